@@ -1,0 +1,60 @@
+// Frames payloads into chunks: compresses each payload into one zstd frame
+// and prepends the 32-byte header (chunk.h). The caller writes the bytes.
+//
+// Thread safety: none; the collector's flusher owns one ChunkWriter.
+// Cost: one ZSTD_compress2 per chunk with a reused context, one CRC32C pass
+// over header and compressed payload. No allocation once `out` has capacity.
+
+#ifndef FORMAT_CHUNK_WRITER_H_
+#define FORMAT_CHUNK_WRITER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "format/chunk.h"
+
+namespace ittc {
+namespace format {
+
+class ChunkWriter {
+ public:
+  // `zstd_level` as zstd understands it (1..19; negative = faster levels).
+  explicit ChunkWriter(int zstd_level = 1);
+  ~ChunkWriter();
+  ChunkWriter(const ChunkWriter&) = delete;
+  ChunkWriter& operator=(const ChunkWriter&) = delete;
+
+  // Appends the complete framed chunk to *out and advances the sequence
+  // number. On error nothing is appended and the sequence number is not
+  // consumed. Errors: payload larger than kMaxChunkPayloadBytes
+  // (kInvalidArgument), zstd failure (kInternal).
+  //
+  // If the caller then fails to write the bytes, the chunk is lost and a
+  // reader sees a sequence gap, which is what happened.
+  absl::Status AppendChunk(ChunkType type, std::string_view payload,
+                           std::string* out);
+
+  // Sequence number the next chunk gets; also the number of chunks so far.
+  uint64_t next_sequence() const { return next_sequence_; }
+
+  int zstd_level() const { return level_; }
+
+ private:
+  void* cctx_ = nullptr;  // ZSTD_CCtx*, kept out of this header
+  int level_;
+  uint64_t next_sequence_ = 0;
+};
+
+// Frames one chunk with explicit header values and no compression checks:
+// for tests that build corrupt or unusual chunks (bad flags, unknown types,
+// chosen sequence numbers). `stored` is the payload bytes as they go on disk.
+std::string FrameChunkForTest(uint16_t type, uint16_t flags, uint64_t sequence,
+                              std::string_view stored,
+                              uint32_t decompressed_length);
+
+}  // namespace format
+}  // namespace ittc
+
+#endif  // FORMAT_CHUNK_WRITER_H_

@@ -1,0 +1,25 @@
+// CRC32C (Castagnoli polynomial, reflected, as in iSCSI/ext4/leveldb).
+// Uses the SSE4.2 crc32 instruction when the CPU has it, else a table.
+//
+// Thread safety: pure functions.
+
+#ifndef FORMAT_CRC32C_H_
+#define FORMAT_CRC32C_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ittc {
+namespace format {
+namespace crc32c {
+
+// CRC32C of concat(A, data[0, n)) given crc = Value(A).
+uint32_t Extend(uint32_t crc, const char* data, size_t n);
+
+inline uint32_t Value(const char* data, size_t n) { return Extend(0, data, n); }
+
+}  // namespace crc32c
+}  // namespace format
+}  // namespace ittc
+
+#endif  // FORMAT_CRC32C_H_

@@ -1,0 +1,132 @@
+// Encoding and decoding of the payload of one events chunk: the events of
+// one thread, in the order they happened on it.
+//
+// Payload: varint thread_index, varint base_time, then events until the end:
+//   varint kind, zigzag varint (time - previous time), [varint length if the
+//   kind is sized], fields in schema order.
+// FORMAT.md ("Events chunk") has the details.
+
+#ifndef FORMAT_EVENT_STREAM_H_
+#define FORMAT_EVENT_STREAM_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "format/schema.h"
+
+namespace ittc {
+namespace format {
+
+// Upper bound of the bytes Append(event) adds to the payload: lets the
+// collector cut a chunk before it would exceed kMaxChunkPayloadBytes.
+// REQUIRES: FindSchema(event.kind) != nullptr.
+size_t MaxEncodedEventSize(const Event& event);
+
+// Builds one events-chunk payload. Used by the collector's flusher thread.
+//
+// Cost: Append does no allocation once the internal buffer has grown to the
+// chunk size (the buffer is reused across Reset calls), and encodes fields
+// with inline varint writes; see tests/format/format_bench.cc for figures.
+//
+// Thread safety: none; one encoder per thread.
+class EventStreamEncoder {
+ public:
+  EventStreamEncoder();
+  EventStreamEncoder(const EventStreamEncoder&) = delete;
+  EventStreamEncoder& operator=(const EventStreamEncoder&) = delete;
+
+  // Starts a new payload for thread `thread_index`. `base_time` is the time
+  // the first event's delta is taken from; any value works, one close to
+  // the first event's time is smallest.
+  void Reset(uint32_t thread_index, uint64_t base_time);
+
+  // Appends `event`. REQUIRES: FindSchema(event.kind) != nullptr; every kBytes
+  // field's view is valid during the call. Times may go backwards.
+  void Append(const Event& event);
+
+  // The payload so far; valid until the next Reset or Append.
+  std::string_view payload() const { return std::string_view(buf_, size_); }
+  size_t event_count() const { return event_count_; }
+  uint32_t thread_index() const { return thread_index_; }
+
+  ~EventStreamEncoder();
+
+ private:
+  void Grow(size_t needed);
+
+  char* buf_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+  size_t event_count_ = 0;
+  uint64_t last_time_ = 0;
+  uint32_t thread_index_ = 0;
+};
+
+// Reads the events of one events-chunk payload.
+//
+// Malformed input (a truncated field, an unknown unsized kind, a varint
+// overflow, a bytes length past the end) ends the iteration with an error
+// status; nothing is read outside the payload and nothing is allocated.
+// Unknown sized kinds are skipped and counted.
+//
+// Thread safety: none; one decoder per thread.
+class EventStreamDecoder {
+ public:
+  EventStreamDecoder() = default;
+
+  // Starts decoding `payload`, which must stay valid while Next is called.
+  // Fails if the payload's prefix (thread index, base time) is malformed.
+  absl::Status Reset(std::string_view payload);
+
+  // Decodes the next event into *event. Returns false at the end of the
+  // payload or on error (then status() is not OK). The event's kBytes views
+  // point into the payload.
+  bool Next(Event* event);
+
+  const absl::Status& status() const { return status_; }
+  uint32_t thread_index() const { return thread_index_; }
+  uint64_t base_time() const { return base_time_; }
+  // Offset in the payload where the next event starts (or the bad one did).
+  size_t offset() const { return static_cast<size_t>(pos_ - begin_); }
+  size_t events_decoded() const { return events_decoded_; }
+  size_t unknown_skipped() const { return unknown_skipped_; }
+
+ private:
+  bool Fail(const char* reason);
+
+  const char* begin_ = nullptr;
+  const char* pos_ = nullptr;
+  const char* limit_ = nullptr;
+  uint64_t last_time_ = 0;
+  uint64_t base_time_ = 0;
+  uint32_t thread_index_ = 0;
+  size_t events_decoded_ = 0;
+  size_t unknown_skipped_ = 0;
+  absl::Status status_;
+};
+
+// Field-block codec shared by events and records. Exposed for the record
+// codec and tests; most code uses the classes above.
+namespace internal {
+
+// Writes the fields of `event` per `schema` at dst, kTime relative to
+// `own_time`. REQUIRES: room for MaxEncodedEventSize(event) bytes.
+char* EncodeFields(const KindSchema& schema, const Event& event,
+                   uint64_t own_time, char* dst);
+
+// Reads schema->field_count fields from [p, limit) into *event, kTime
+// relative to `own_time`. Returns the position after them or nullptr on
+// malformed input (*reason says why).
+const char* DecodeFields(const KindSchema& schema, const char* p,
+                         const char* limit, uint64_t own_time, Event* event,
+                         const char** reason);
+
+}  // namespace internal
+
+}  // namespace format
+}  // namespace ittc
+
+#endif  // FORMAT_EVENT_STREAM_H_

@@ -1,0 +1,125 @@
+// Payloads of the non-event chunks (definitions, thread info, clock sync,
+// loss, end): a sequence of length-prefixed records whose fields follow the
+// same schemas as events (schema.h), plus typed views of the fixed-purpose
+// records so callers need not know field positions.
+//
+// Record: varint kind, varint length of the field block, field block.
+// A reader skips records of unknown kinds, and ignores bytes at the end of a
+// known record's field block (fields a later minor version appended).
+
+#ifndef FORMAT_RECORDS_H_
+#define FORMAT_RECORDS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "format/schema.h"
+
+namespace ittc {
+namespace format {
+
+// Builds a record-chunk payload. Off the hot path; may allocate.
+// Thread safety: none.
+class RecordEncoder {
+ public:
+  void Clear() {
+    buf_.clear();
+    count_ = 0;
+  }
+  // REQUIRES: FindSchema(record.kind) != nullptr.
+  void Append(const Event& record);
+
+  std::string_view payload() const { return buf_; }
+  size_t record_count() const { return count_; }
+
+ private:
+  std::string buf_;
+  std::string scratch_;
+  size_t count_ = 0;
+};
+
+// Reads a record-chunk payload. Records of unknown kinds are skipped.
+// Malformed input ends the iteration with an error status.
+// Thread safety: none.
+class RecordDecoder {
+ public:
+  void Reset(std::string_view payload);
+  // False at the end or on error (status() then says why). kBytes views
+  // point into the payload.
+  bool Next(Event* record);
+  const absl::Status& status() const { return status_; }
+  size_t offset() const { return static_cast<size_t>(pos_ - begin_); }
+  size_t unknown_skipped() const { return unknown_skipped_; }
+
+ private:
+  bool Fail(const char* reason);
+
+  const char* begin_ = nullptr;
+  const char* pos_ = nullptr;
+  const char* limit_ = nullptr;
+  size_t unknown_skipped_ = 0;
+  absl::Status status_;
+};
+
+// kThreadInfo: one per thread, written when the thread first records and
+// again when its name or ignore flag changes (the latest one wins).
+struct ThreadInfo {
+  uint32_t thread_index = 0;  // the events chunks' thread_index
+  uint64_t tid = 0;           // OS thread id (gettid)
+  std::string_view name;      // may be empty
+  bool ignored = false;       // __itt_thread_ignore was called
+};
+
+// kClockSync: the three clocks read together (timebase in the middle of the
+// two others), at start, periodically and at the end.
+struct ClockSync {
+  uint64_t ticks = 0;
+  uint64_t monotonic_raw_ns = 0;
+  int64_t realtime_ns = 0;
+};
+
+// kLoss: events of one thread dropped for one cause, cumulative since the
+// start of the trace: a reader keeps the largest count per (thread, cause).
+struct LossRecord {
+  uint32_t thread_index = 0;
+  LossCause cause = LossCause::kUnknown;
+  uint64_t count = 0;
+};
+
+// kEnd: written by a clean close as the last chunk. Totals over the trace.
+struct EndRecord {
+  uint64_t events_recorded = 0;
+  uint64_t events_dropped = 0;
+  uint64_t chunk_count = 0;  // chunks before the end chunk
+  uint64_t end_ticks = 0;    // timebase value when the trace was closed
+};
+
+Event ToRecord(const ThreadInfo& v);
+Event ToRecord(const ClockSync& v);
+Event ToRecord(const LossRecord& v);
+Event ToRecord(const EndRecord& v);
+
+// Return false if `record` is not of the matching kind.
+bool FromRecord(const Event& record, ThreadInfo* v);
+bool FromRecord(const Event& record, ClockSync* v);
+bool FromRecord(const Event& record, LossRecord* v);
+bool FromRecord(const Event& record, EndRecord* v);
+
+// JIT line tables (kBytes field "line_table" of the kJit* kinds) are the
+// iJIT LineNumberInfo array as pairs of u32 LE (offset, line).
+struct LineEntry {
+  uint32_t offset = 0;
+  uint32_t line = 0;
+};
+void AppendLineEntry(std::string* dst, const LineEntry& e);
+// Number of entries, or -1 if the size is not a multiple of 8.
+long LineTableSize(std::string_view table);
+LineEntry LineTableEntry(std::string_view table, size_t i);
+
+}  // namespace format
+}  // namespace ittc
+
+#endif  // FORMAT_RECORDS_H_

@@ -1,0 +1,360 @@
+// The record vocabulary of the trace format: every kind of event and
+// definition record, its on-disk number, and the ordered list of its fields.
+//
+// One table (schema.cc) is the single source of truth. The event encoder and
+// decoder are driven by it, FORMAT.md's kind table is generated from it
+// (tests/format/schema_doc_test.cc keeps the two equal), and itt-dump prints
+// field names from it.
+//
+// The numbers of EventKind are on-disk values: never renumber, never reuse.
+// Ranges (see FORMAT.md, "Record kinds"):
+//   0x0001..0x00ff  core event kinds (one-byte varint for 1..127)
+//   0x0100..0x0fff  core record kinds of definition, thread-info, clock-sync,
+//                   loss and end chunks
+//   0x1000..0xffff  sized kinds: the field block is preceded by its length,
+//                   so a reader that does not know the kind skips it.
+//
+// Thread safety: everything here is immutable after static initialisation
+// (constant data only, no constructors run).
+
+#ifndef FORMAT_SCHEMA_H_
+#define FORMAT_SCHEMA_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace ittc {
+namespace format {
+
+enum class EventKind : uint16_t {
+  kInvalid = 0,
+
+  // Tasks. The *Ex forms carry a user clock domain: see kTaskBeginEx.
+  kTaskBegin = 1,
+  kTaskEnd = 2,
+  kTaskBeginFn = 3,
+  kTaskBeginOverlapped = 4,
+  kTaskEndOverlapped = 5,
+  kTaskBeginEx = 6,
+  kTaskBeginFnEx = 7,
+  kTaskEndEx = 8,
+  kTaskBeginOverlappedEx = 9,
+  kTaskEndOverlappedEx = 10,
+  kTaskGroup = 11,
+
+  // Regions and frames.
+  kRegionBegin = 12,
+  kRegionEnd = 13,
+  kFrameBegin = 14,
+  kFrameEnd = 15,
+  kFrameSubmit = 16,
+
+  // Markers.
+  kMarker = 17,
+  kMarkerEx = 18,
+
+  // Counters.
+  kCounterInc = 19,
+  kCounterIncDelta = 20,
+  kCounterDec = 21,
+  kCounterDecDelta = 22,
+  kCounterIncV3 = 23,
+  kCounterIncDeltaV3 = 24,
+  kCounterDecV3 = 25,
+  kCounterDecDeltaV3 = 26,
+  kCounterSetValue = 27,
+  kCounterSetValueV3 = 28,
+  kCounterSetValueEx = 29,
+  kCounterDestroy = 30,
+  kCounterBindContextMetadata = 31,
+
+  // Legacy __itt_event API.
+  kEventStart = 32,
+  kEventEnd = 33,
+
+  // Metadata and histograms.
+  kMetadataAdd = 34,
+  kMetadataStrAdd = 35,
+  kMetadataAddWithScope = 36,
+  kMetadataStrAddWithScope = 37,
+  kFormattedMetadataAdd = 38,
+  kFormattedMetadataAddOverlapped = 39,
+  kHistogramSubmit = 40,
+
+  // Relations.
+  kRelationAdd = 41,
+  kRelationAddToCurrent = 42,
+  kRelationAddEx = 43,
+  kRelationAddToCurrentEx = 44,
+
+  // Instance ids.
+  kIdCreate = 45,
+  kIdDestroy = 46,
+  kIdCreateEx = 47,
+  kIdDestroyEx = 48,
+
+  // User-defined synchronisation; objects are identified by address.
+  kSyncCreate = 49,
+  kSyncRename = 50,
+  kSyncDestroy = 51,
+  kSyncPrepare = 52,
+  kSyncCancel = 53,
+  kSyncAcquired = 54,
+  kSyncReleasing = 55,
+
+  // Heap.
+  kHeapAllocateBegin = 56,
+  kHeapAllocateEnd = 57,
+  kHeapFreeBegin = 58,
+  kHeapFreeEnd = 59,
+  kHeapReallocateBegin = 60,
+  kHeapReallocateEnd = 61,
+  kHeapInternalAccessBegin = 62,
+  kHeapInternalAccessEnd = 63,
+  kHeapRecordMemoryGrowthBegin = 64,
+  kHeapRecordMemoryGrowthEnd = 65,
+  kHeapResetDetection = 66,
+  kHeapRecord = 67,
+
+  // Modules.
+  kModuleLoad = 68,
+  kModuleUnload = 69,
+
+  // Threads and collection control.
+  kThreadSetName = 70,
+  kThreadIgnore = 71,
+  kPause = 72,
+  kResume = 73,
+  kDetach = 74,
+  kPauseScoped = 75,
+  kResumeScoped = 76,
+  kClockDomainReset = 77,
+  kSuppressPush = 78,
+  kSuppressPop = 79,
+  kSuppressMarkRange = 80,
+  kSuppressClearRange = 81,
+  kSetTrack = 82,
+
+  // JIT profiling API (iJIT_NotifyEvent).
+  kJitMethodLoad = 96,
+  kJitMethodLoadV2 = 97,
+  kJitMethodLoadV3 = 98,
+  kJitInlineLoad = 99,
+  kJitMethodUpdate = 100,
+  kJitMethodUpdateV2 = 101,
+  kJitMethodUnload = 102,
+  kJitShutdown = 103,
+
+  // Definitions (definitions chunks). A definition gives a small integer id
+  // to something events refer to; ids of each definition kind are their own
+  // namespace, and id 0 always means "none".
+  kDefString = 0x100,
+  kDefDomain = 0x101,
+  kDefCounter = 0x102,
+  kDefHistogram = 0x103,
+  kDefClockDomain = 0x104,
+  kDefHeapFunction = 0x105,
+  kDefEvent = 0x106,
+  kDefTrackGroup = 0x107,
+  kDefTrack = 0x108,
+
+  // Records of the other chunk types.
+  kThreadInfo = 0x180,
+  kClockSync = 0x181,
+  kLoss = 0x182,
+  kEnd = 0x183,
+};
+
+// First kind whose field block is length-prefixed in event streams.
+inline constexpr uint16_t kFirstSizedKind = 0x1000;
+
+inline constexpr bool IsSizedKind(EventKind k) {
+  return static_cast<uint16_t>(k) >= kFirstSizedKind;
+}
+
+enum class FieldType : uint8_t {
+  kUint = 1,    // unsigned varint: ids, sizes, addresses, enum values, bits
+  kSint = 2,    // zigzag varint; FieldValue::u holds two's-complement bits
+  kDouble = 3,  // 8 bytes little-endian IEEE 754; FieldValue::u holds bits
+  kId = 4,      // __itt_id: presence byte + varints of nonzero parts
+  kBytes = 5,   // varint length + bytes: text, raw arrays
+  kTime = 6,    // absolute trace ticks, stored as zigzag delta from the
+                // record's own time (0 in non-event chunks)
+};
+
+// Maximum number of fields of any kind. Small so that an Event is a fixed
+// array the decoder fills without allocating; the widest kind today is
+// kJitMethodLoadV3 with 9.
+inline constexpr int kMaxFields = 10;
+
+struct FieldSpec {
+  const char* name;  // snake_case, stable: tools key on it
+  FieldType type;
+};
+
+struct KindSchema {
+  EventKind kind;
+  const char* name;  // snake_case, e.g. "task_begin"
+  uint8_t field_count;
+  FieldSpec fields[kMaxFields];
+};
+
+// The schema of `kind`, or nullptr if this version does not know it.
+// Cost: one array index. The pointer is valid forever.
+const KindSchema* FindSchema(EventKind kind);
+
+// Every known kind in ascending order (events first, then records).
+const KindSchema* AllSchemas(int* count);
+
+// Index of the field named `name` in `schema`, or -1.
+int FindField(const KindSchema& schema, std::string_view name);
+
+const char* FieldTypeName(FieldType type);
+
+// An __itt_id. {0, 0, 0} is __itt_null.
+struct Id {
+  uint64_t d1 = 0;
+  uint64_t d2 = 0;
+  uint64_t d3 = 0;
+  bool operator==(const Id& o) const {
+    return d1 == o.d1 && d2 == o.d2 && d3 == o.d3;
+  }
+  bool operator!=(const Id& o) const { return !(*this == o); }
+};
+
+// One field of an in-memory record. Which member is meaningful depends on
+// the field's type in the schema: kUint/kSint/kDouble/kTime use `u`
+// (see FieldType), kId uses `id`, kBytes uses `bytes`. `bytes` points into
+// storage owned by whoever filled the Event: the caller when encoding, the
+// decoder's payload when decoding (valid until the payload goes away).
+struct FieldValue {
+  uint64_t u = 0;
+  Id id;
+  std::string_view bytes;
+
+  static FieldValue Uint(uint64_t v) {
+    FieldValue f;
+    f.u = v;
+    return f;
+  }
+  static FieldValue Sint(int64_t v) { return Uint(static_cast<uint64_t>(v)); }
+  static FieldValue Double(double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    return Uint(bits);
+  }
+  static FieldValue Time(uint64_t ticks) { return Uint(ticks); }
+  static FieldValue OfId(const Id& v) {
+    FieldValue f;
+    f.id = v;
+    return f;
+  }
+  static FieldValue Bytes(std::string_view v) {
+    FieldValue f;
+    f.bytes = v;
+    return f;
+  }
+
+  int64_t as_sint() const { return static_cast<int64_t>(u); }
+  double as_double() const {
+    double d;
+    std::memcpy(&d, &u, sizeof d);
+    return d;
+  }
+};
+
+// One record in memory: an event of an events chunk, or a record of any
+// other chunk (then `time` is 0 and unused).
+//
+// The encoders read `kind`, `time` and the first schema->field_count fields;
+// `field_count` is set by Init() and by the decoders. A fixed-size value
+// type: copying it copies the views, not the bytes they point to.
+struct Event {
+  EventKind kind = EventKind::kInvalid;
+  uint64_t time = 0;  // absolute ticks in the trace timebase
+  uint8_t field_count = 0;
+  FieldValue fields[kMaxFields];
+
+  // Sets kind and time, and field_count from the schema (0 if unknown).
+  // Does not clear the fields: the caller sets every one of them.
+  void Init(EventKind k, uint64_t t) {
+    kind = k;
+    time = t;
+    const KindSchema* s = FindSchema(k);
+    field_count = s != nullptr ? s->field_count : 0;
+  }
+
+  void set_u(int i, uint64_t v) { fields[i].u = v; }
+  void set_s(int i, int64_t v) { fields[i].u = static_cast<uint64_t>(v); }
+  void set_d(int i, double v) { fields[i] = FieldValue::Double(v); }
+  void set_time(int i, uint64_t ticks) { fields[i].u = ticks; }
+  void set_id(int i, const Id& v) { fields[i].id = v; }
+  void set_bytes(int i, std::string_view v) { fields[i].bytes = v; }
+
+  uint64_t u(int i) const { return fields[i].u; }
+  int64_t s(int i) const { return fields[i].as_sint(); }
+  double d(int i) const { return fields[i].as_double(); }
+  uint64_t time_field(int i) const { return fields[i].u; }
+  const Id& id(int i) const { return fields[i].id; }
+  std::string_view bytes(int i) const { return fields[i].bytes; }
+};
+
+// Values of enum-typed fields. Numerically equal to the ITT/JIT API's own
+// enums, so the collector stores the API value unchanged.
+
+// __itt_metadata_type: element type of metadata arrays, counters, histograms.
+enum class MetadataType : uint8_t {
+  kUnknown = 0,
+  kU64 = 1,
+  kS64 = 2,
+  kU32 = 3,
+  kS32 = 4,
+  kU16 = 5,
+  kS16 = 6,
+  kFloat = 7,
+  kDouble = 8,
+};
+
+// Size in bytes of one element of `type`, or 0 for kUnknown/out of range.
+int MetadataTypeSize(uint64_t type);
+
+// __itt_scope.
+enum class Scope : uint8_t {
+  kUnknown = 0,
+  kGlobal = 1,
+  kTrackGroup = 2,
+  kTrack = 3,
+  kTask = 4,
+  kMarker = 5,
+};
+
+// __itt_relation.
+enum class Relation : uint8_t {
+  kUnknown = 0,
+  kDependentOn = 1,
+  kSiblingOf = 2,
+  kParentOf = 3,
+  kContinuationOf = 4,
+  kChildOf = 5,
+  kContinuedBy = 6,
+  kPredecessorTo = 7,
+};
+
+// Why events were dropped (kLoss records).
+enum class LossCause : uint8_t {
+  kUnknown = 0,
+  kBufferFull = 1,       // the thread's ring was full (drop mode)
+  kRecordTooLarge = 2,   // one record larger than the ring or a chunk
+  kWriteFailed = 3,      // write(2) failed; the chunk's events are lost
+  kInvalidArgument = 4,  // a call with arguments the collector rejected
+  kBlockTimeout = 5,     // block mode gave up after its timeout
+  kOutOfMemory = 6,      // the thread's ring could not be allocated
+};
+
+const char* LossCauseName(uint64_t cause);
+
+}  // namespace format
+}  // namespace ittc
+
+#endif  // FORMAT_SCHEMA_H_

@@ -1,0 +1,129 @@
+// Streaming reader of a trace file: the header, then the chunks one at a
+// time, decompressed and verified. Used by itt-dump.
+//
+// Memory is bounded by the largest chunk the format allows (chunk.h), never
+// by the file: the reader keeps one window of input and one decompressed
+// payload. Whatever the input, it neither crashes nor allocates more.
+//
+// Damage handling (FORMAT.md, "Reading a damaged trace"):
+//  - A bad sync marker, header CRC, length, chunk CRC or zstd frame makes
+//    the reader report the bytes as corrupt and scan for the next sync
+//    marker. One Corruption() call covers each contiguous damaged region.
+//  - A tail that ends inside a chunk (a process killed mid-write), or
+//    all-zero bytes at the end, is a clean end of data reported through
+//    Truncation(), not Corruption().
+//  - Chunks whose sequence number is not above the last one returned
+//    (duplicated or out of order) are reported and skipped; a jump in
+//    sequence numbers is reported as missing chunks. Each returned chunk is
+//    complete and decodes on its own: nothing is spliced across a gap.
+//  - Chunks of unknown type, or with must-understand flags this version
+//    does not know, are verified and skipped (counted in stats()).
+//
+// Thread safety: none; one reader per thread.
+
+#ifndef FORMAT_TRACE_READER_H_
+#define FORMAT_TRACE_READER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "format/chunk.h"
+#include "format/file_header.h"
+
+namespace ittc {
+namespace format {
+
+// Where the bytes come from.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to n bytes into buf. Returns the count, 0 only at end of data.
+  virtual absl::StatusOr<size_t> Read(char* buf, size_t n) = 0;
+};
+
+// A file opened by path (read(2) underneath).
+absl::StatusOr<std::unique_ptr<ByteSource>> OpenFileSource(
+    const std::string& path);
+// Bytes in memory; `data` must outlive the source.
+std::unique_ptr<ByteSource> MemorySource(std::string_view data);
+
+// Receives damage reports. Offsets are byte offsets from the file start.
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  // `bytes` bytes starting at `offset` could not be used.
+  virtual void Corruption(uint64_t offset, uint64_t bytes,
+                          std::string_view reason) = 0;
+  // The data ends inside a chunk at `offset`; `bytes` bytes were left over.
+  virtual void Truncation(uint64_t offset, uint64_t bytes,
+                          std::string_view reason) = 0;
+};
+
+// One chunk, as TraceReader::Next returns it.
+struct Chunk {
+  ChunkType type = ChunkType::kEvents;
+  uint16_t flags = 0;
+  uint64_t sequence = 0;
+  uint64_t offset = 0;           // file offset of the chunk header
+  uint64_t stored_size = 0;      // header + stored payload bytes
+  std::string_view payload;      // decompressed; valid until the next Next()
+};
+
+struct ReaderStats {
+  uint64_t chunks_read = 0;            // returned by Next
+  uint64_t chunks_unknown_skipped = 0; // unknown type or flags
+  uint64_t chunks_out_of_order = 0;    // duplicated or older sequence
+  uint64_t chunks_missing = 0;         // sum of sequence gaps
+  uint64_t corrupt_regions = 0;
+  uint64_t corrupt_bytes = 0;
+  uint64_t truncated_bytes = 0;
+  bool truncated = false;
+  uint64_t bytes_read = 0;             // total input consumed
+};
+
+class TraceReader {
+ public:
+  // `reporter` may be null; it must outlive the reader.
+  TraceReader(std::unique_ptr<ByteSource> source, Reporter* reporter);
+  ~TraceReader();
+  TraceReader(const TraceReader&) = delete;
+  TraceReader& operator=(const TraceReader&) = delete;
+
+  // Convenience: OpenFileSource + constructor + ReadHeader.
+  static absl::StatusOr<std::unique_ptr<TraceReader>> Open(
+      const std::string& path, Reporter* reporter);
+
+  // Reads the file header. Must be called once, before Next. Errors as for
+  // DecodeFileHeader (IsNotATrace() for "not a trace"; kOutOfRange for a
+  // file that ends inside the header, including an empty file), or the
+  // source's I/O error.
+  absl::Status ReadHeader();
+  const FileHeader& header() const { return header_; }
+  // Bytes the header occupies (first chunk offset).
+  uint64_t header_size() const { return header_size_; }
+
+  // Returns the next good chunk of a known type. False at the end of data,
+  // or on an I/O error (then status() is not OK).
+  bool Next(Chunk* chunk);
+
+  const absl::Status& status() const { return status_; }
+  const ReaderStats& stats() const { return stats_; }
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+  FileHeader header_;
+  uint64_t header_size_ = 0;
+  absl::Status status_;
+  ReaderStats stats_;
+};
+
+}  // namespace format
+}  // namespace ittc
+
+#endif  // FORMAT_TRACE_READER_H_
