@@ -1,0 +1,85 @@
+#include "format/chunk_writer.h"
+
+#include <zstd.h>
+
+#include <cstring>
+#include <string>
+
+#include "format/coding.h"
+#include "format/crc32c.h"
+
+namespace ittc {
+namespace format {
+namespace {
+
+static_assert(kChunkHeaderSize == 32, "chunk header layout changed");
+static_assert(kMaxChunkStoredBytes >= ZSTD_COMPRESSBOUND(kMaxChunkPayloadBytes),
+              "stored limit must cover zstd's worst-case expansion");
+
+// Fills the header at `dst`, whose payload of `stored_len` bytes follows it.
+void FillHeader(char* dst, uint16_t type, uint16_t flags, uint64_t sequence,
+                uint32_t stored_len, uint32_t decompressed_len) {
+  std::memcpy(dst, kChunkSync, sizeof kChunkSync);
+  PutFixed16(dst + 4, type);
+  PutFixed16(dst + 6, flags);
+  PutFixed32(dst + 8, stored_len);
+  PutFixed32(dst + 12, decompressed_len);
+  PutFixed64(dst + 16, sequence);
+  PutFixed32(dst + 24, crc32c::Value(dst, 24));
+  uint32_t crc = crc32c::Value(dst, 28);
+  crc = crc32c::Extend(crc, dst + kChunkHeaderSize, stored_len);
+  PutFixed32(dst + 28, crc);
+}
+
+}  // namespace
+
+ChunkWriter::ChunkWriter(int zstd_level) : level_(zstd_level) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  if (cctx != nullptr) {
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level_);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+    // The chunk CRC already covers the frame.
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
+  }
+  cctx_ = cctx;
+}
+
+ChunkWriter::~ChunkWriter() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
+
+absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload,
+                                      std::string* out) {
+  if (payload.size() > kMaxChunkPayloadBytes) {
+    return absl::InvalidArgumentError("chunk payload exceeds 16 MiB");
+  }
+  if (cctx_ == nullptr) return absl::InternalError("ZSTD_createCCtx failed");
+  auto* cctx = static_cast<ZSTD_CCtx*>(cctx_);
+  const size_t start = out->size();
+  const size_t bound = ZSTD_compressBound(payload.size());
+  out->resize(start + kChunkHeaderSize + bound);
+  char* header = &(*out)[start];
+  const size_t n = ZSTD_compress2(cctx, header + kChunkHeaderSize, bound,
+                                  payload.data(), payload.size());
+  if (ZSTD_isError(n)) {
+    out->resize(start);
+    return absl::InternalError(std::string("zstd: ") + ZSTD_getErrorName(n));
+  }
+  FillHeader(header, static_cast<uint16_t>(type), kChunkFlagZstd,
+             next_sequence_, static_cast<uint32_t>(n),
+             static_cast<uint32_t>(payload.size()));
+  out->resize(start + kChunkHeaderSize + n);
+  ++next_sequence_;
+  return absl::OkStatus();
+}
+
+std::string FrameChunkForTest(uint16_t type, uint16_t flags, uint64_t sequence,
+                              std::string_view stored,
+                              uint32_t decompressed_length) {
+  std::string out(kChunkHeaderSize, '\0');
+  out.append(stored.data(), stored.size());
+  FillHeader(&out[0], type, flags, sequence,
+             static_cast<uint32_t>(stored.size()), decompressed_length);
+  return out;
+}
+
+}  // namespace format
+}  // namespace ittc

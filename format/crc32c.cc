@@ -1,0 +1,81 @@
+#include "format/crc32c.h"
+
+#include <array>
+
+#include "format/coding.h"
+
+namespace ittc {
+namespace format {
+namespace crc32c {
+namespace {
+
+// Reflected Castagnoli polynomial.
+constexpr uint32_t kPoly = 0x82F63B78u;
+
+// Slicing-by-4 tables, computed at compile time.
+constexpr std::array<std::array<uint32_t, 256>, 4> MakeTables() {
+  std::array<std::array<uint32_t, 256>, 4> t{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ kPoly : c >> 1;
+    t[0][i] = c;
+  }
+  for (int j = 1; j < 4; ++j) {
+    for (uint32_t i = 0; i < 256; ++i) {
+      t[j][i] = (t[j - 1][i] >> 8) ^ t[0][t[j - 1][i] & 0xff];
+    }
+  }
+  return t;
+}
+
+constexpr auto kTables = MakeTables();
+
+uint32_t ExtendPortable(uint32_t crc, const unsigned char* p, size_t n) {
+  uint32_t c = ~crc;
+  while (n >= 4) {
+    c ^= DecodeFixed32(reinterpret_cast<const char*>(p));
+    c = kTables[3][c & 0xff] ^ kTables[2][(c >> 8) & 0xff] ^
+        kTables[1][(c >> 16) & 0xff] ^ kTables[0][c >> 24];
+    p += 4;
+    n -= 4;
+  }
+  while (n-- > 0) c = kTables[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+  return ~c;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) uint32_t ExtendSse42(
+    uint32_t crc, const unsigned char* p, size_t n) {
+  uint64_t c = ~crc;
+  while (n >= 8) {
+    c = __builtin_ia32_crc32di(c,
+                               DecodeFixed64(reinterpret_cast<const char*>(p)));
+    p += 8;
+    n -= 8;
+  }
+  uint32_t c32 = static_cast<uint32_t>(c);
+  while (n-- > 0) c32 = __builtin_ia32_crc32qi(c32, *p++);
+  return ~c32;
+}
+
+bool HasSse42() {
+  // Evaluated once; __builtin_cpu_supports needs no initialisation call
+  // from GCC 12 / clang 14 in a normal process.
+  static const bool has = __builtin_cpu_supports("sse4.2");
+  return has;
+}
+#endif
+
+}  // namespace
+
+uint32_t Extend(uint32_t crc, const char* data, size_t n) {
+  const auto* p = reinterpret_cast<const unsigned char*>(data);
+#if defined(__x86_64__)
+  if (HasSse42()) return ExtendSse42(crc, p, n);
+#endif
+  return ExtendPortable(crc, p, n);
+}
+
+}  // namespace crc32c
+}  // namespace format
+}  // namespace ittc

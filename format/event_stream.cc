@@ -1,0 +1,282 @@
+#include "format/event_stream.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "format/coding.h"
+
+namespace ittc {
+namespace format {
+namespace {
+
+// Largest encoding of one field other than the bytes of a kBytes field:
+// an id's presence byte and three 10-byte varints.
+constexpr size_t kMaxFieldBytes = 1 + 3 * kMaxVarint64Bytes;
+
+// Kind, time delta and length prefix, each at most a 10-byte varint.
+constexpr size_t kMaxEventPrefixBytes = 3 * kMaxVarint64Bytes;
+
+// Bound of an event without its kBytes contents.
+constexpr size_t kMaxFixedEventBytes =
+    kMaxEventPrefixBytes + kMaxFields * kMaxFieldBytes;
+
+// Kinds of the non-event chunks are not valid inside an events chunk.
+constexpr uint16_t kFirstRecordKind = 0x100;
+
+}  // namespace
+
+size_t MaxEncodedEventSize(const Event& event) {
+  const KindSchema* s = FindSchema(event.kind);
+  size_t n = kMaxEventPrefixBytes;
+  for (int i = 0; i < s->field_count; ++i) {
+    n += kMaxFieldBytes;
+    if (s->fields[i].type == FieldType::kBytes) n += event.fields[i].bytes.size();
+  }
+  return n;
+}
+
+namespace internal {
+
+char* EncodeFields(const KindSchema& schema, const Event& event,
+                   uint64_t own_time, char* p) {
+  for (int i = 0; i < schema.field_count; ++i) {
+    const FieldValue& f = event.fields[i];
+    switch (schema.fields[i].type) {
+      case FieldType::kUint:
+        p = PutVarint64(p, f.u);
+        break;
+      case FieldType::kSint:
+        p = PutVarint64(p, ZigZagEncode(static_cast<int64_t>(f.u)));
+        break;
+      case FieldType::kDouble:
+        p = PutFixed64(p, f.u);
+        break;
+      case FieldType::kTime:
+        p = PutVarint64(p, ZigZagEncode(static_cast<int64_t>(f.u - own_time)));
+        break;
+      case FieldType::kId: {
+        const Id& id = f.id;
+        const unsigned mask = (id.d1 != 0 ? 1u : 0u) |
+                              (id.d2 != 0 ? 2u : 0u) | (id.d3 != 0 ? 4u : 0u);
+        *p++ = static_cast<char>(mask);
+        if (mask & 1) p = PutVarint64(p, id.d1);
+        if (mask & 2) p = PutVarint64(p, id.d2);
+        if (mask & 4) p = PutVarint64(p, id.d3);
+        break;
+      }
+      case FieldType::kBytes:
+        p = PutVarint64(p, f.bytes.size());
+        if (!f.bytes.empty()) std::memcpy(p, f.bytes.data(), f.bytes.size());
+        p += f.bytes.size();
+        break;
+    }
+  }
+  return p;
+}
+
+const char* DecodeFields(const KindSchema& schema, const char* p,
+                         const char* limit, uint64_t own_time, Event* event,
+                         const char** reason) {
+  for (int i = 0; i < schema.field_count; ++i) {
+    FieldValue& f = event->fields[i];
+    uint64_t v;
+    switch (schema.fields[i].type) {
+      case FieldType::kUint:
+        p = GetVarint64(p, limit, &f.u);
+        if (p == nullptr) {
+          *reason = "bad varint field";
+          return nullptr;
+        }
+        break;
+      case FieldType::kSint:
+        p = GetVarint64(p, limit, &v);
+        if (p == nullptr) {
+          *reason = "bad zigzag field";
+          return nullptr;
+        }
+        f.u = static_cast<uint64_t>(ZigZagDecode(v));
+        break;
+      case FieldType::kDouble:
+        if (limit - p < 8) {
+          *reason = "truncated double field";
+          return nullptr;
+        }
+        f.u = DecodeFixed64(p);
+        p += 8;
+        break;
+      case FieldType::kTime:
+        p = GetVarint64(p, limit, &v);
+        if (p == nullptr) {
+          *reason = "bad time field";
+          return nullptr;
+        }
+        f.u = own_time + static_cast<uint64_t>(ZigZagDecode(v));
+        break;
+      case FieldType::kId: {
+        if (p >= limit) {
+          *reason = "truncated id field";
+          return nullptr;
+        }
+        const unsigned mask = static_cast<unsigned char>(*p++);
+        if (mask > 7) {
+          *reason = "bad id presence byte";
+          return nullptr;
+        }
+        f.id = Id{};
+        if (mask & 1) p = GetVarint64(p, limit, &f.id.d1);
+        if (p != nullptr && (mask & 2)) p = GetVarint64(p, limit, &f.id.d2);
+        if (p != nullptr && (mask & 4)) p = GetVarint64(p, limit, &f.id.d3);
+        if (p == nullptr) {
+          *reason = "bad id field";
+          return nullptr;
+        }
+        break;
+      }
+      case FieldType::kBytes:
+        p = GetVarint64(p, limit, &v);
+        if (p == nullptr || v > static_cast<uint64_t>(limit - p)) {
+          *reason = "bad bytes field length";
+          return nullptr;
+        }
+        f.bytes = std::string_view(p, static_cast<size_t>(v));
+        p += v;
+        break;
+    }
+  }
+  event->field_count = schema.field_count;
+  return p;
+}
+
+}  // namespace internal
+
+EventStreamEncoder::EventStreamEncoder() { Grow(64 << 10); }
+
+EventStreamEncoder::~EventStreamEncoder() { std::free(buf_); }
+
+void EventStreamEncoder::Grow(size_t needed) {
+  size_t cap = capacity_ == 0 ? 4096 : capacity_;
+  while (cap - size_ < needed) cap *= 2;
+  char* nb = static_cast<char*>(std::realloc(buf_, cap));
+  if (nb == nullptr) throw std::bad_alloc();
+  buf_ = nb;
+  capacity_ = cap;
+}
+
+void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
+  size_ = 0;
+  event_count_ = 0;
+  thread_index_ = thread_index;
+  last_time_ = base_time;
+  char* p = buf_;
+  p = PutVarint64(p, thread_index);
+  p = PutVarint64(p, base_time);
+  size_ = static_cast<size_t>(p - buf_);
+}
+
+void EventStreamEncoder::Append(const Event& event) {
+  const KindSchema* s = FindSchema(event.kind);
+  if (capacity_ - size_ < kMaxFixedEventBytes) Grow(kMaxFixedEventBytes);
+  // Bytes fields need room for their contents too.
+  for (int i = 0; i < s->field_count; ++i) {
+    if (s->fields[i].type == FieldType::kBytes) {
+      const size_t need = MaxEncodedEventSize(event);
+      if (capacity_ - size_ < need) Grow(need);
+      break;
+    }
+  }
+  char* p = buf_ + size_;
+  p = PutVarint64(p, static_cast<uint16_t>(event.kind));
+  p = PutVarint64(p, ZigZagEncode(static_cast<int64_t>(event.time - last_time_)));
+  if (IsSizedKind(event.kind)) {
+    // Encode the block after the widest possible length prefix, then move
+    // it next to the actual prefix. Rare: no kind of version 1.0 is sized.
+    char* block = p + kMaxVarint64Bytes;
+    char* end = internal::EncodeFields(*s, event, event.time, block);
+    const size_t len = static_cast<size_t>(end - block);
+    p = PutVarint64(p, len);
+    std::memmove(p, block, len);
+    p += len;
+  } else {
+    p = internal::EncodeFields(*s, event, event.time, p);
+  }
+  size_ = static_cast<size_t>(p - buf_);
+  last_time_ = event.time;
+  ++event_count_;
+}
+
+absl::Status EventStreamDecoder::Reset(std::string_view payload) {
+  begin_ = pos_ = payload.data();
+  limit_ = payload.data() + payload.size();
+  events_decoded_ = 0;
+  unknown_skipped_ = 0;
+  status_ = absl::OkStatus();
+  uint64_t thread_index = 0;
+  uint64_t base = 0;
+  const char* p = GetVarint64(pos_, limit_, &thread_index);
+  if (p != nullptr) p = GetVarint64(p, limit_, &base);
+  if (p == nullptr || thread_index > UINT32_MAX) {
+    pos_ = limit_;
+    Fail("bad events chunk prefix");
+    return status_;
+  }
+  thread_index_ = static_cast<uint32_t>(thread_index);
+  base_time_ = last_time_ = base;
+  pos_ = p;
+  return status_;
+}
+
+bool EventStreamDecoder::Fail(const char* reason) {
+  status_ = absl::DataLossError(reason);
+  limit_ = pos_;  // stop: nothing after a malformed event can be trusted
+  return false;
+}
+
+bool EventStreamDecoder::Next(Event* event) {
+  while (pos_ < limit_) {
+    uint64_t kind;
+    uint64_t zz;
+    const char* p = GetVarint64(pos_, limit_, &kind);
+    if (p == nullptr || kind == 0 || kind > 0xffff) return Fail("bad event kind");
+    if (kind >= kFirstRecordKind && kind < kFirstSizedKind) {
+      return Fail("record kind in events chunk");
+    }
+    p = GetVarint64(p, limit_, &zz);
+    if (p == nullptr) return Fail("bad time delta");
+    const uint64_t time = last_time_ + static_cast<uint64_t>(ZigZagDecode(zz));
+    const auto k = static_cast<EventKind>(kind);
+    const KindSchema* s = FindSchema(k);
+    const char* block_limit = limit_;
+    if (kind >= kFirstSizedKind) {
+      uint64_t len;
+      p = GetVarint64(p, limit_, &len);
+      if (p == nullptr || len > static_cast<uint64_t>(limit_ - p)) {
+        return Fail("bad sized event length");
+      }
+      block_limit = p + len;
+      if (s == nullptr) {
+        pos_ = block_limit;
+        last_time_ = time;
+        ++unknown_skipped_;
+        continue;
+      }
+    } else if (s == nullptr) {
+      return Fail("unknown event kind");
+    }
+    const char* reason = nullptr;
+    p = internal::DecodeFields(*s, p, block_limit, time, event, &reason);
+    if (p == nullptr) return Fail(reason);
+    // A sized kind may carry fields appended by a later minor version.
+    if (kind >= kFirstSizedKind) p = block_limit;
+    event->kind = k;
+    event->time = time;
+    last_time_ = time;
+    pos_ = p;
+    ++events_decoded_;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace format
+}  // namespace ittc

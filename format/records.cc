@@ -1,0 +1,158 @@
+#include "format/records.h"
+
+#include "format/coding.h"
+#include "format/event_stream.h"
+
+namespace ittc {
+namespace format {
+
+void RecordEncoder::Append(const Event& record) {
+  const KindSchema* s = FindSchema(record.kind);
+  scratch_.resize(MaxEncodedEventSize(record));
+  char* end = internal::EncodeFields(*s, record, 0, &scratch_[0]);
+  const size_t len = static_cast<size_t>(end - scratch_.data());
+  AppendVarint64(&buf_, static_cast<uint16_t>(record.kind));
+  AppendVarint64(&buf_, len);
+  buf_.append(scratch_.data(), len);
+  ++count_;
+}
+
+void RecordDecoder::Reset(std::string_view payload) {
+  begin_ = pos_ = payload.data();
+  limit_ = payload.data() + payload.size();
+  unknown_skipped_ = 0;
+  status_ = absl::OkStatus();
+}
+
+bool RecordDecoder::Fail(const char* reason) {
+  status_ = absl::DataLossError(reason);
+  limit_ = pos_;
+  return false;
+}
+
+bool RecordDecoder::Next(Event* record) {
+  while (pos_ < limit_) {
+    uint64_t kind;
+    uint64_t len;
+    const char* p = GetVarint64(pos_, limit_, &kind);
+    if (p == nullptr || kind == 0 || kind > 0xffff) {
+      return Fail("bad record kind");
+    }
+    p = GetVarint64(p, limit_, &len);
+    if (p == nullptr || len > static_cast<uint64_t>(limit_ - p)) {
+      return Fail("bad record length");
+    }
+    const char* block_limit = p + len;
+    const auto k = static_cast<EventKind>(kind);
+    const KindSchema* s = FindSchema(k);
+    if (s == nullptr) {
+      ++unknown_skipped_;
+      pos_ = block_limit;
+      continue;
+    }
+    const char* reason = nullptr;
+    if (internal::DecodeFields(*s, p, block_limit, 0, record, &reason) ==
+        nullptr) {
+      return Fail(reason);
+    }
+    record->kind = k;
+    record->time = 0;
+    pos_ = block_limit;  // trailing bytes: fields of a later minor version
+    return true;
+  }
+  return false;
+}
+
+Event ToRecord(const ThreadInfo& v) {
+  Event e;
+  e.Init(EventKind::kThreadInfo, 0);
+  e.set_u(0, v.thread_index);
+  e.set_u(1, v.tid);
+  e.set_bytes(2, v.name);
+  e.set_u(3, v.ignored ? 1 : 0);
+  return e;
+}
+
+Event ToRecord(const ClockSync& v) {
+  Event e;
+  e.Init(EventKind::kClockSync, 0);
+  e.set_u(0, v.ticks);
+  e.set_u(1, v.monotonic_raw_ns);
+  e.set_s(2, v.realtime_ns);
+  return e;
+}
+
+Event ToRecord(const LossRecord& v) {
+  Event e;
+  e.Init(EventKind::kLoss, 0);
+  e.set_u(0, v.thread_index);
+  e.set_u(1, static_cast<uint64_t>(v.cause));
+  e.set_u(2, v.count);
+  return e;
+}
+
+Event ToRecord(const EndRecord& v) {
+  Event e;
+  e.Init(EventKind::kEnd, 0);
+  e.set_u(0, v.events_recorded);
+  e.set_u(1, v.events_dropped);
+  e.set_u(2, v.chunk_count);
+  e.set_u(3, v.end_ticks);
+  return e;
+}
+
+bool FromRecord(const Event& r, ThreadInfo* v) {
+  if (r.kind != EventKind::kThreadInfo || r.u(0) > UINT32_MAX) return false;
+  v->thread_index = static_cast<uint32_t>(r.u(0));
+  v->tid = r.u(1);
+  v->name = r.bytes(2);
+  v->ignored = r.u(3) != 0;
+  return true;
+}
+
+bool FromRecord(const Event& r, ClockSync* v) {
+  if (r.kind != EventKind::kClockSync) return false;
+  v->ticks = r.u(0);
+  v->monotonic_raw_ns = r.u(1);
+  v->realtime_ns = r.s(2);
+  return true;
+}
+
+bool FromRecord(const Event& r, LossRecord* v) {
+  if (r.kind != EventKind::kLoss || r.u(0) > UINT32_MAX || r.u(1) > 255) {
+    return false;
+  }
+  v->thread_index = static_cast<uint32_t>(r.u(0));
+  v->cause = static_cast<LossCause>(r.u(1));
+  v->count = r.u(2);
+  return true;
+}
+
+bool FromRecord(const Event& r, EndRecord* v) {
+  if (r.kind != EventKind::kEnd) return false;
+  v->events_recorded = r.u(0);
+  v->events_dropped = r.u(1);
+  v->chunk_count = r.u(2);
+  v->end_ticks = r.u(3);
+  return true;
+}
+
+void AppendLineEntry(std::string* dst, const LineEntry& e) {
+  AppendFixed32(dst, e.offset);
+  AppendFixed32(dst, e.line);
+}
+
+long LineTableSize(std::string_view table) {
+  if (table.size() % 8 != 0) return -1;
+  return static_cast<long>(table.size() / 8);
+}
+
+LineEntry LineTableEntry(std::string_view table, size_t i) {
+  LineEntry e;
+  e.offset = DecodeFixed32(table.data() + 8 * i);
+  e.line = DecodeFixed32(table.data() + 8 * i + 4);
+  return e;
+}
+
+}  // namespace format
+}  // namespace ittc
