@@ -1,0 +1,107 @@
+/* ittcollector: the JIT profiling static part (libjitprofiling.a).
+ *
+ * On the first iJIT_NotifyEvent or iJIT_IsProfilingActive call, loads the
+ * agent named by INTEL_JIT_PROFILER64 (INTEL_JIT_PROFILER32 on 32-bit) and
+ * binds its two entry points by Intel's protocol:
+ *   unsigned int NotifyEvent(unsigned int event_type, void *data);
+ *   unsigned int Initialize(void);   -> iJIT_IsProfilingActiveFlags
+ * An agent lacking either is not used. Unlike Intel's, a failed or skipped
+ * load is final: the variable is read once.
+ *
+ * Thread safety: the load runs under pthread_once; every reader of
+ * `notify_event` and `execution_mode` goes through pthread_once first, which
+ * orders the load's writes before the reads. `next_method_id` is atomic.
+ */
+#define _GNU_SOURCE 1
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <jitprofiling.h>
+
+#if defined(__i386__) || defined(_M_IX86) || defined(__arm__)
+#define ITTC_JIT_LIB_VAR "INTEL_JIT_PROFILER32"
+#else
+#define ITTC_JIT_LIB_VAR "INTEL_JIT_PROFILER64"
+#endif
+
+typedef unsigned int(JITAPI *NotifyEventFn)(unsigned int, void *);
+typedef unsigned int(JITAPI *InitializeFn)(void);
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static NotifyEventFn notify_event;
+static iJIT_IsProfilingActiveFlags execution_mode = iJIT_NOTHING_RUNNING;
+static unsigned int next_method_id = 1;
+
+static void LoadAgent(void) {
+  const char *path = getenv(ITTC_JIT_LIB_VAR);
+  if (path == NULL) return;
+  void *lib = dlopen(path, RTLD_LAZY);
+  if (lib == NULL) return;
+  NotifyEventFn notify = (NotifyEventFn)(uintptr_t)dlsym(lib, "NotifyEvent");
+  InitializeFn initialize = (InitializeFn)(uintptr_t)dlsym(lib, "Initialize");
+  if (notify == NULL || initialize == NULL) {
+    /* Unusable; the handle stays open, as a library may not be unloadable. */
+    return;
+  }
+  execution_mode = (iJIT_IsProfilingActiveFlags)initialize();
+  notify_event = notify;
+}
+
+/* Intel's agents expect the ids of load events to be non-zero; events that
+ * break that (or carry no data at all) are dropped here, not passed on. */
+static int IsWellFormed(iJIT_JVM_EVENT event_type, const void *data) {
+  switch (event_type) {
+    case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED:
+    case iJVM_EVENT_TYPE_METHOD_UPDATE:
+    case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2:
+    case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3:
+    case iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED:
+      if (data == NULL) return 0;
+      break;
+    default:
+      return 1;
+  }
+  switch (event_type) {
+    case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED:
+    case iJVM_EVENT_TYPE_METHOD_UPDATE:
+      return ((const iJIT_Method_Load *)data)->method_id != 0;
+    case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2:
+      return ((const iJIT_Method_Load_V2 *)data)->method_id != 0;
+    case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3:
+      return ((const iJIT_Method_Load_V3 *)data)->method_id != 0;
+    case iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED: {
+      const iJIT_Method_Inline_Load *m = (const iJIT_Method_Inline_Load *)data;
+      return m->method_id != 0 && m->parent_method_id != 0;
+    }
+    default:
+      return 1;
+  }
+}
+
+int JITAPI iJIT_NotifyEvent(iJIT_JVM_EVENT event_type,
+                            void *EventSpecificData) {
+  pthread_once(&load_once, LoadAgent);
+  if (notify_event == NULL) return 0;
+  if (!IsWellFormed(event_type, EventSpecificData)) return 0;
+  return (int)notify_event((unsigned int)event_type, EventSpecificData);
+}
+
+iJIT_IsProfilingActiveFlags JITAPI iJIT_IsProfilingActive(void) {
+  pthread_once(&load_once, LoadAgent);
+  return execution_mode;
+}
+
+unsigned int JITAPI iJIT_GetNewMethodID(void) {
+  unsigned int id = __atomic_load_n(&next_method_id, __ATOMIC_RELAXED);
+  /* Relaxed is enough: ids carry no data, only uniqueness, which the CAS
+   * alone guarantees. 0 means exhausted and stays. */
+  while (id != 0 &&
+         !__atomic_compare_exchange_n(&next_method_id, &id, id + 1, 1,
+                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return id;
+}
