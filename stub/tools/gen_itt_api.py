@@ -364,9 +364,11 @@ LIST_PREAMBLE = """\
  *   ITTC_KIND_STATIC   first-call stub generated; the static part keeps it
  *                      as the null function (works without a collector)
  *   ITTC_KIND_CUSTOM   first-call stub hand-written; also the null function
- * and optionally ITTC_API_VA(...) with the same arguments for the variadic
- * functions (defaults to ITTC_API), and ITTC_API_LEGACY(...) for the legacy
- * rows that no public header declares (defaults to ITTC_API).
+ * and optionally, with the same arguments (each defaults to ITTC_API):
+ *   ITTC_API_VA      the variadic functions
+ *   ITTC_API_LEGACY  the legacy rows, which no public header declares
+ *   ITTC_API_ALIAS   rows whose collector symbol is another row's
+ *                    (dll_name != name: fsync_* are bound to __itt_sync_*)
  */
 #ifndef ITTC_API_VA
 #define ITTC_API_VA ITTC_API
@@ -375,6 +377,10 @@ LIST_PREAMBLE = """\
 #ifndef ITTC_API_LEGACY
 #define ITTC_API_LEGACY ITTC_API
 #define ITTC_API_LEGACY_DEFAULTED_
+#endif
+#ifndef ITTC_API_ALIAS
+#define ITTC_API_ALIAS ITTC_API
+#define ITTC_API_ALIAS_DEFAULTED_
 #endif
 """
 
@@ -386,6 +392,10 @@ LIST_EPILOGUE = """\
 #ifdef ITTC_API_LEGACY_DEFAULTED_
 #undef ITTC_API_LEGACY
 #undef ITTC_API_LEGACY_DEFAULTED_
+#endif
+#ifdef ITTC_API_ALIAS_DEFAULTED_
+#undef ITTC_API_ALIAS
+#undef ITTC_API_ALIAS_DEFAULTED_
 #endif
 """
 
@@ -401,6 +411,8 @@ def list_row(a):
         macro = "ITTC_API_VA"
     elif "L" in a.flags:
         macro = "ITTC_API_LEGACY"
+    elif a.dll_name != a.name:
+        macro = "ITTC_API_ALIAS"
     args = "(" + ", ".join(a.param_names()) + ")"
     return "%s(%s, %s, %s, (%s), %s, %s, (%s), %s)" % (
         macro, "V" if a.void else "D", a.ret, a.name, a.params, args, a.dll_name, a.group_expr(), kind)
