@@ -68,6 +68,13 @@ bool HasSse42() {
 
 }  // namespace
 
+namespace internal {
+uint32_t ExtendPortable(uint32_t crc, const char* data, size_t n) {
+  return crc32c::ExtendPortable(crc,
+                                reinterpret_cast<const unsigned char*>(data), n);
+}
+}  // namespace internal
+
 uint32_t Extend(uint32_t crc, const char* data, size_t n) {
   const auto* p = reinterpret_cast<const unsigned char*>(data);
 #if defined(__x86_64__)

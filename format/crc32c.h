@@ -18,6 +18,11 @@ uint32_t Extend(uint32_t crc, const char* data, size_t n);
 
 inline uint32_t Value(const char* data, size_t n) { return Extend(0, data, n); }
 
+namespace internal {
+// The table-driven implementation, exposed so tests compare both paths.
+uint32_t ExtendPortable(uint32_t crc, const char* data, size_t n);
+}  // namespace internal
+
 }  // namespace crc32c
 }  // namespace format
 }  // namespace ittc

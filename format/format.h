@@ -10,6 +10,7 @@
 
 #include "format/chunk.h"
 #include "format/chunk_writer.h"
+#include "format/debug_string.h"
 #include "format/event_stream.h"
 #include "format/file_header.h"
 #include "format/records.h"

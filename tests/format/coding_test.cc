@@ -1,0 +1,130 @@
+#include "format/coding.h"
+
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "format/crc32c.h"
+#include "gtest/gtest.h"
+
+namespace ittc {
+namespace format {
+namespace {
+
+TEST(Coding, FixedIsLittleEndian) {
+  std::string s;
+  AppendFixed16(&s, 0x0102);
+  AppendFixed32(&s, 0x03040506);
+  AppendFixed64(&s, 0x0708090a0b0c0d0eull);
+  EXPECT_EQ(s, std::string("\x02\x01\x06\x05\x04\x03\x0e\x0d\x0c\x0b\x0a\x09\x08\x07", 14));
+  EXPECT_EQ(DecodeFixed16(s.data()), 0x0102);
+  EXPECT_EQ(DecodeFixed32(s.data() + 2), 0x03040506u);
+  EXPECT_EQ(DecodeFixed64(s.data() + 6), 0x0708090a0b0c0d0eull);
+}
+
+TEST(Coding, VarintRoundTripsBoundaries) {
+  std::string s;
+  std::vector<uint64_t> values;
+  for (int shift = 0; shift < 64; ++shift) {
+    const uint64_t p = 1ull << shift;
+    values.push_back(p - 1);
+    values.push_back(p);
+    values.push_back(p + 1);
+  }
+  values.push_back(std::numeric_limits<uint64_t>::max());
+  for (uint64_t v : values) AppendVarint64(&s, v);
+  const char* p = s.data();
+  const char* limit = p + s.size();
+  for (uint64_t v : values) {
+    uint64_t got;
+    const char* next = GetVarint64(p, limit, &got);
+    ASSERT_NE(next, nullptr);
+    EXPECT_EQ(got, v);
+    EXPECT_EQ(next - p, VarintLength(v));
+    p = next;
+  }
+  EXPECT_EQ(p, limit);
+}
+
+TEST(Coding, VarintKnownBytes) {
+  std::string s;
+  AppendVarint64(&s, 300);
+  EXPECT_EQ(s, "\xac\x02");
+  s.clear();
+  AppendVarint64(&s, std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(s.size(), 10u);
+  EXPECT_EQ(static_cast<unsigned char>(s.back()), 1);
+}
+
+TEST(Coding, TruncatedVarintFails) {
+  std::string s;
+  AppendVarint64(&s, 1ull << 40);
+  for (size_t n = 0; n < s.size(); ++n) {
+    uint64_t v;
+    EXPECT_EQ(GetVarint64(s.data(), s.data() + n, &v), nullptr) << n;
+  }
+}
+
+TEST(Coding, OverlongVarintFails) {
+  const std::string eleven(11, '\x80');
+  uint64_t v;
+  EXPECT_EQ(GetVarint64(eleven.data(), eleven.data() + eleven.size(), &v), nullptr);
+  // Ten bytes whose last carries more than bit 63.
+  std::string overflow(9, '\xff');
+  overflow.push_back('\x02');
+  EXPECT_EQ(GetVarint64(overflow.data(), overflow.data() + overflow.size(), &v),
+            nullptr);
+  overflow.back() = '\x01';
+  ASSERT_NE(GetVarint64(overflow.data(), overflow.data() + overflow.size(), &v),
+            nullptr);
+  EXPECT_EQ(v, std::numeric_limits<uint64_t>::max());
+}
+
+TEST(Coding, ZigZagMapsSmallMagnitudesToSmallCodes) {
+  EXPECT_EQ(ZigZagEncode(0), 0u);
+  EXPECT_EQ(ZigZagEncode(-1), 1u);
+  EXPECT_EQ(ZigZagEncode(1), 2u);
+  EXPECT_EQ(ZigZagEncode(-2), 3u);
+  EXPECT_EQ(ZigZagEncode(std::numeric_limits<int64_t>::max()), ~1ull);
+  EXPECT_EQ(ZigZagEncode(std::numeric_limits<int64_t>::min()), ~0ull);
+  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{1}, int64_t{-123456789},
+                    std::numeric_limits<int64_t>::max(),
+                    std::numeric_limits<int64_t>::min()}) {
+    EXPECT_EQ(ZigZagDecode(ZigZagEncode(v)), v);
+  }
+}
+
+TEST(Crc32c, KnownValues) {
+  // Test vectors from RFC 3720, section B.4.
+  char buf[32];
+  memset(buf, 0, sizeof buf);
+  EXPECT_EQ(crc32c::Value(buf, sizeof buf), 0x8a9136aau);
+  memset(buf, 0xff, sizeof buf);
+  EXPECT_EQ(crc32c::Value(buf, sizeof buf), 0x62a8ab43u);
+  for (int i = 0; i < 32; ++i) buf[i] = static_cast<char>(i);
+  EXPECT_EQ(crc32c::Value(buf, sizeof buf), 0x46dd794eu);
+  for (int i = 0; i < 32; ++i) buf[i] = static_cast<char>(31 - i);
+  EXPECT_EQ(crc32c::Value(buf, sizeof buf), 0x113fdb5cu);
+  EXPECT_EQ(crc32c::Value("123456789", 9), 0xe3069283u);
+}
+
+TEST(Crc32c, ExtendEqualsWholeAndPathsAgree) {
+  std::mt19937_64 rng(1);
+  std::string data(4099, '\0');
+  for (auto& c : data) c = static_cast<char>(rng());
+  const uint32_t whole = crc32c::Value(data.data(), data.size());
+  EXPECT_EQ(crc32c::internal::ExtendPortable(0, data.data(), data.size()), whole);
+  for (size_t split : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}, data.size()}) {
+    const uint32_t a = crc32c::Value(data.data(), split);
+    EXPECT_EQ(crc32c::Extend(a, data.data() + split, data.size() - split), whole);
+  }
+  for (size_t n = 0; n < 40; ++n) {
+    EXPECT_EQ(crc32c::internal::ExtendPortable(0, data.data() + 3, n),
+              crc32c::Value(data.data() + 3, n));
+  }
+}
+
+}  // namespace
+}  // namespace format
+}  // namespace ittc

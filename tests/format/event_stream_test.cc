@@ -1,0 +1,342 @@
+#include "format/event_stream.h"
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "format/coding.h"
+#include "format/debug_string.h"
+#include "gtest/gtest.h"
+#include "tests/format/test_util.h"
+
+namespace ittc {
+namespace format {
+namespace {
+
+using testing::RandomEvent;
+using testing::Rng;
+
+// Compares every field according to its type.
+void ExpectSameEvent(const Event& want, const Event& got) {
+  ASSERT_EQ(want.kind, got.kind);
+  EXPECT_EQ(want.time, got.time);
+  const KindSchema* s = FindSchema(want.kind);
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(got.field_count, s->field_count);
+  for (int i = 0; i < s->field_count; ++i) {
+    SCOPED_TRACE(s->fields[i].name);
+    switch (s->fields[i].type) {
+      case FieldType::kId:
+        EXPECT_EQ(want.id(i), got.id(i));
+        break;
+      case FieldType::kBytes:
+        EXPECT_EQ(want.bytes(i), got.bytes(i));
+        break;
+      default:
+        EXPECT_EQ(want.u(i), got.u(i));
+        break;
+    }
+  }
+}
+
+std::vector<Event> DecodeAll(std::string_view payload, absl::Status* status) {
+  EventStreamDecoder dec;
+  std::vector<Event> out;
+  *status = dec.Reset(payload);
+  if (!status->ok()) return out;
+  Event e;
+  while (dec.Next(&e)) out.push_back(e);
+  *status = dec.status();
+  return out;
+}
+
+std::vector<const KindSchema*> EventSchemas() {
+  int count = 0;
+  const KindSchema* all = AllSchemas(&count);
+  std::vector<const KindSchema*> out;
+  for (int i = 0; i < count; ++i) {
+    if (static_cast<uint16_t>(all[i].kind) < 0x100) out.push_back(&all[i]);
+  }
+  return out;
+}
+
+TEST(EventStream, EveryEventKindRoundTrips) {
+  Rng rng(42);
+  std::deque<std::string> storage;
+  std::vector<Event> events;
+  uint64_t time = 1000000;
+  for (int round = 0; round < 20; ++round) {
+    for (const KindSchema* s : EventSchemas()) {
+      // Times mostly rise but step back now and then, as user clock
+      // domain timestamps and cross-CPU TSC reads can.
+      time += rng() % 5000;
+      if (rng() % 10 == 0) time -= rng() % 20000;
+      events.push_back(RandomEvent(rng, s->kind, time, &storage));
+    }
+  }
+  // Extreme times: deltas that need all 64 bits.
+  events.push_back(RandomEvent(rng, EventKind::kTaskEnd, ~0ull, &storage));
+  events.push_back(RandomEvent(rng, EventKind::kTaskEnd, 0, &storage));
+
+  EventStreamEncoder enc;
+  enc.Reset(7, 999999);
+  for (const Event& e : events) {
+    const size_t before = enc.payload().size();
+    enc.Append(e);
+    EXPECT_LE(enc.payload().size() - before, MaxEncodedEventSize(e));
+  }
+  EXPECT_EQ(enc.event_count(), events.size());
+  EXPECT_EQ(enc.thread_index(), 7u);
+
+  EventStreamDecoder dec;
+  ASSERT_TRUE(dec.Reset(enc.payload()).ok());
+  EXPECT_EQ(dec.thread_index(), 7u);
+  EXPECT_EQ(dec.base_time(), 999999u);
+  Event got;
+  for (const Event& want : events) {
+    ASSERT_TRUE(dec.Next(&got)) << dec.status();
+    ExpectSameEvent(want, got);
+    if (HasFailure()) FAIL() << DebugString(want) << "\n" << DebugString(got);
+  }
+  EXPECT_FALSE(dec.Next(&got));
+  EXPECT_TRUE(dec.status().ok());
+  EXPECT_EQ(dec.events_decoded(), events.size());
+}
+
+TEST(EventStream, EveryFieldTypeRoundTripsThroughTheFieldCodec) {
+  // kDouble is used by no kind of version 1.0; a synthetic schema covers it
+  // and every other type with the values that stress its encoding.
+  KindSchema s{EventKind::kInvalid, "synthetic", 6,
+               {{"u", FieldType::kUint}, {"s", FieldType::kSint},
+                {"d", FieldType::kDouble}, {"i", FieldType::kId},
+                {"b", FieldType::kBytes}, {"t", FieldType::kTime}}};
+  const std::string big(100000, 'x');
+  struct Case {
+    uint64_t u;
+    int64_t s;
+    double d;
+    Id id;
+    std::string_view b;
+    uint64_t t;
+  } cases[] = {
+      {0, 0, 0.0, Id{}, "", 1000},
+      {~0ull, -1, -1.5, Id{1, 0, 0}, "a", 0},
+      {127, INT64_MIN, 1e300, Id{0, 2, 0}, std::string_view("\0\xff", 2), ~0ull},
+      {128, INT64_MAX, -0.0, Id{0, 0, 3}, big, 999},
+      {1ull << 63, 12345, 3.25, Id{~0ull, ~0ull, ~0ull}, "text", 1001},
+  };
+  for (const Case& c : cases) {
+    Event e;
+    e.field_count = 6;
+    e.set_u(0, c.u);
+    e.set_s(1, c.s);
+    e.set_d(2, c.d);
+    e.set_id(3, c.id);
+    e.set_bytes(4, c.b);
+    e.set_time(5, c.t);
+    std::string buf(200000, '\0');
+    char* end = internal::EncodeFields(s, e, 1000, &buf[0]);
+    Event got;
+    const char* reason = nullptr;
+    const char* p = internal::DecodeFields(s, buf.data(), end, 1000, &got, &reason);
+    ASSERT_EQ(p, end) << reason;
+    EXPECT_EQ(got.u(0), c.u);
+    EXPECT_EQ(got.s(1), c.s);
+    EXPECT_EQ(got.u(2), e.u(2));  // bit-exact, including -0.0
+    EXPECT_EQ(got.id(3), c.id);
+    EXPECT_EQ(got.bytes(4), c.b);
+    EXPECT_EQ(got.time_field(5), c.t);
+    // Every strict prefix of the encoding is rejected, never over-read.
+    for (const char* q = buf.data(); q < end; q += (end - q > 64 ? 997 : 1)) {
+      EXPECT_EQ(internal::DecodeFields(s, buf.data(), q, 1000, &got, &reason),
+                nullptr);
+    }
+  }
+}
+
+TEST(EventStream, NullIdTakesOneByte) {
+  EventStreamEncoder enc;
+  enc.Reset(0, 100);
+  const size_t start = enc.payload().size();
+  Event e;
+  e.Init(EventKind::kTaskBegin, 101);
+  e.set_u(0, 1);
+  e.set_id(1, Id{});
+  e.set_id(2, Id{});
+  e.set_u(3, 2);
+  enc.Append(e);
+  // kind, delta, domain, id, parent, name.
+  EXPECT_EQ(enc.payload().size() - start, 6u);
+  Event end;
+  end.Init(EventKind::kTaskEnd, 105);
+  end.set_u(0, 1);
+  enc.Append(end);
+  EXPECT_EQ(enc.payload().size() - start, 9u);
+}
+
+TEST(EventStream, ResetReusesTheEncoder) {
+  Rng rng(3);
+  uint64_t t = 0;
+  std::vector<Event> a = testing::RealisticMix(rng, 1000, &t);
+  EventStreamEncoder enc;
+  enc.Reset(1, a[0].time);
+  for (const Event& e : a) enc.Append(e);
+  const std::string first(enc.payload());
+  enc.Reset(1, a[0].time);
+  for (const Event& e : a) enc.Append(e);
+  EXPECT_EQ(enc.payload(), first);
+  EXPECT_EQ(enc.event_count(), a.size());
+}
+
+TEST(EventStream, EmptyPayloadIsAnError) {
+  EventStreamDecoder dec;
+  EXPECT_FALSE(dec.Reset("").ok());
+  Event e;
+  EXPECT_FALSE(dec.Next(&e));
+}
+
+TEST(EventStream, ThreadIndexAbove32BitsIsAnError) {
+  std::string p;
+  AppendVarint64(&p, 1ull << 32);
+  AppendVarint64(&p, 0);
+  EventStreamDecoder dec;
+  EXPECT_FALSE(dec.Reset(p).ok());
+}
+
+std::string Prefix() {
+  std::string p;
+  AppendVarint64(&p, 3);     // thread index
+  AppendVarint64(&p, 1000);  // base time
+  return p;
+}
+
+void AppendTaskEnd(std::string* p, uint64_t zigzag_delta) {
+  AppendVarint64(p, 2);
+  AppendVarint64(p, zigzag_delta);
+  AppendVarint64(p, 1);
+}
+
+TEST(EventStream, UnknownSizedKindIsSkippedAndItsTimeKept) {
+  std::string p = Prefix();
+  AppendTaskEnd(&p, 20);        // +10 -> 1010
+  AppendVarint64(&p, 0x1234);   // unknown sized kind
+  AppendVarint64(&p, 40);       // +20 -> 1030
+  AppendVarint64(&p, 5);        // length
+  p.append("\x01\x02\x03\x04\x05", 5);
+  AppendTaskEnd(&p, 2);         // +1 -> 1031
+  absl::Status st;
+  EventStreamDecoder dec;
+  ASSERT_TRUE(dec.Reset(p).ok());
+  Event e;
+  ASSERT_TRUE(dec.Next(&e));
+  EXPECT_EQ(e.time, 1010u);
+  ASSERT_TRUE(dec.Next(&e));
+  EXPECT_EQ(e.kind, EventKind::kTaskEnd);
+  EXPECT_EQ(e.time, 1031u);
+  EXPECT_FALSE(dec.Next(&e));
+  EXPECT_TRUE(dec.status().ok());
+  EXPECT_EQ(dec.unknown_skipped(), 1u);
+}
+
+struct BadCase {
+  const char* name;
+  std::string body;
+  const char* reason;
+};
+
+TEST(EventStream, MalformedEventsAreErrorsNotCrashes) {
+  std::vector<BadCase> cases;
+  cases.push_back({"kind zero", std::string("\x00\x00", 2), "bad event kind"});
+  cases.push_back({"unknown unsized kind", std::string("\x7f\x00", 2),
+                   "unknown event kind"});
+  {
+    std::string b;
+    AppendVarint64(&b, 0x100);
+    AppendVarint64(&b, 0);
+    AppendVarint64(&b, 1);
+    AppendVarint64(&b, 0);
+    cases.push_back({"record kind", b, "record kind in events chunk"});
+  }
+  {
+    std::string b;
+    AppendVarint64(&b, 0x10000);
+    cases.push_back({"kind above 16 bits", b, "bad event kind"});
+  }
+  cases.push_back({"truncated delta", std::string("\x02\x80", 2), "bad time delta"});
+  cases.push_back({"missing field", std::string("\x02\x00", 2), "bad varint field"});
+  // task_begin with an id presence byte using reserved bits.
+  cases.push_back({"bad id presence", std::string("\x01\x00\x01\x08", 4),
+                   "bad id presence byte"});
+  // metadata_str_add whose text length runs past the end.
+  cases.push_back({"bytes past end", std::string("\x23\x00\x01\x00\x05\x10" "abc", 9),
+                   "bad bytes field length"});
+  {
+    std::string b;
+    AppendVarint64(&b, 0x1234);
+    AppendVarint64(&b, 0);
+    AppendVarint64(&b, 100);
+    b += "short";
+    cases.push_back({"sized length past end", b, "bad sized event length"});
+  }
+  for (const BadCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::string p = Prefix();
+    AppendTaskEnd(&p, 2);
+    const size_t bad_offset = p.size();
+    p += c.body;
+    EventStreamDecoder dec;
+    ASSERT_TRUE(dec.Reset(p).ok());
+    Event e;
+    ASSERT_TRUE(dec.Next(&e));
+    EXPECT_FALSE(dec.Next(&e));
+    EXPECT_FALSE(dec.Next(&e));
+    EXPECT_EQ(dec.status().message(), c.reason);
+    EXPECT_EQ(dec.offset(), bad_offset);
+  }
+}
+
+TEST(EventStream, NothingAfterAMalformedEventIsDecoded) {
+  std::string p = Prefix();
+  AppendVarint64(&p, 0x7f);  // unknown unsized kind: its length is unknowable
+  AppendVarint64(&p, 0);
+  AppendTaskEnd(&p, 2);
+  EventStreamDecoder dec;
+  ASSERT_TRUE(dec.Reset(p).ok());
+  Event e;
+  EXPECT_FALSE(dec.Next(&e));
+  EXPECT_FALSE(dec.status().ok());
+  EXPECT_FALSE(dec.Next(&e));
+  EXPECT_EQ(dec.events_decoded(), 0u);
+}
+
+TEST(EventStream, EveryTruncationOfAPayloadDecodesAPrefixOrFails) {
+  Rng rng(11);
+  std::deque<std::string> storage;
+  EventStreamEncoder enc;
+  enc.Reset(1, 0);
+  std::vector<Event> events;
+  uint64_t t = 0;
+  for (const KindSchema* s : EventSchemas()) {
+    t += 100;
+    events.push_back(RandomEvent(rng, s->kind, t, &storage));
+    enc.Append(events.back());
+  }
+  const std::string payload(enc.payload());
+  for (size_t n = 0; n < payload.size(); ++n) {
+    const std::string cut = payload.substr(0, n);  // exact-size heap buffer
+    absl::Status st;
+    std::vector<Event> got = DecodeAll(cut, &st);
+    ASSERT_LE(got.size(), events.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(DebugString(got[i]), DebugString(events[i]));
+    }
+    if (st.ok()) {
+      // Only a cut exactly between events decodes cleanly.
+      EXPECT_LT(got.size(), events.size());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace format
+}  // namespace ittc

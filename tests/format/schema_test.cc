@@ -1,0 +1,87 @@
+#include "format/schema.h"
+
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace ittc {
+namespace format {
+namespace {
+
+TEST(Schema, EveryListedKindIsFoundByItsNumber) {
+  int count = 0;
+  const KindSchema* all = AllSchemas(&count);
+  ASSERT_GT(count, 90);
+  std::set<std::string> names;
+  for (int i = 0; i < count; ++i) {
+    EXPECT_EQ(FindSchema(all[i].kind), &all[i]);
+    EXPECT_TRUE(names.insert(all[i].name).second) << all[i].name;
+    EXPECT_LE(all[i].field_count, kMaxFields);
+    std::set<std::string> fields;
+    for (int f = 0; f < all[i].field_count; ++f) {
+      EXPECT_TRUE(fields.insert(all[i].fields[f].name).second)
+          << all[i].name << "." << all[i].fields[f].name;
+      EXPECT_EQ(FindField(all[i], all[i].fields[f].name), f);
+    }
+    EXPECT_EQ(FindField(all[i], "no_such_field"), -1);
+  }
+}
+
+TEST(Schema, UnknownKindsHaveNoSchema) {
+  EXPECT_EQ(FindSchema(EventKind::kInvalid), nullptr);
+  EXPECT_EQ(FindSchema(static_cast<EventKind>(127)), nullptr);
+  EXPECT_EQ(FindSchema(static_cast<EventKind>(0x1ff)), nullptr);
+  EXPECT_EQ(FindSchema(static_cast<EventKind>(0x1000)), nullptr);
+  EXPECT_EQ(FindSchema(static_cast<EventKind>(0xffff)), nullptr);
+}
+
+TEST(Schema, HotKindsEncodeInOneByte) {
+  int count = 0;
+  const KindSchema* all = AllSchemas(&count);
+  for (int i = 0; i < count; ++i) {
+    const auto k = static_cast<uint16_t>(all[i].kind);
+    if (k < 0x100) {
+      EXPECT_LT(k, 128) << all[i].name;
+    }
+    EXPECT_FALSE(IsSizedKind(all[i].kind)) << "1.0 defines no sized kinds";
+  }
+}
+
+TEST(Schema, OnDiskNumbersAreStable) {
+  // These values are in files already written: they must never change.
+  EXPECT_EQ(static_cast<int>(EventKind::kTaskBegin), 1);
+  EXPECT_EQ(static_cast<int>(EventKind::kTaskEnd), 2);
+  EXPECT_EQ(static_cast<int>(EventKind::kFrameSubmit), 16);
+  EXPECT_EQ(static_cast<int>(EventKind::kCounterSetValue), 27);
+  EXPECT_EQ(static_cast<int>(EventKind::kJitMethodLoadV3), 98);
+  EXPECT_EQ(static_cast<int>(EventKind::kDefString), 0x100);
+  EXPECT_EQ(static_cast<int>(EventKind::kEnd), 0x183);
+  EXPECT_STREQ(FindSchema(EventKind::kTaskBegin)->name, "task_begin");
+  EXPECT_EQ(FindSchema(EventKind::kTaskBegin)->field_count, 4);
+}
+
+TEST(Schema, MetadataTypeSizes) {
+  EXPECT_EQ(MetadataTypeSize(static_cast<uint64_t>(MetadataType::kU64)), 8);
+  EXPECT_EQ(MetadataTypeSize(static_cast<uint64_t>(MetadataType::kS16)), 2);
+  EXPECT_EQ(MetadataTypeSize(static_cast<uint64_t>(MetadataType::kFloat)), 4);
+  EXPECT_EQ(MetadataTypeSize(static_cast<uint64_t>(MetadataType::kDouble)), 8);
+  EXPECT_EQ(MetadataTypeSize(0), 0);
+  EXPECT_EQ(MetadataTypeSize(9), 0);
+}
+
+TEST(Event, TypedAccessorsRoundTrip) {
+  Event e;
+  e.Init(EventKind::kClockSync, 0);
+  EXPECT_EQ(e.field_count, 3);
+  e.set_s(2, -5);
+  EXPECT_EQ(e.s(2), -5);
+  e.set_d(0, 2.5);
+  EXPECT_EQ(e.d(0), 2.5);
+  e.Init(static_cast<EventKind>(0x1234), 9);
+  EXPECT_EQ(e.field_count, 0);
+}
+
+}  // namespace
+}  // namespace format
+}  // namespace ittc
