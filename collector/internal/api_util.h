@@ -1,0 +1,61 @@
+// Helpers shared by the exported ITT/JIT entry points.
+
+#ifndef COLLECTOR_INTERNAL_API_UTIL_H_
+#define COLLECTOR_INTERNAL_API_UTIL_H_
+
+#include <cstring>
+#include <string_view>
+
+#include "collector/internal/itt_types.h"
+#include "collector/internal/raw_record.h"
+#include "collector/internal/registry.h"
+#include "collector/internal/thread_state.h"
+#include "collector/internal/timebase.h"
+
+// Entry points are the only symbols the collector exports.
+#define ITTC_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace ittc::collector_internal {
+
+inline RawId ToRaw(const __itt_id& id) { return RawId{id.d1, id.d2, id.d3}; }
+inline RawId ToRawPtr(const __itt_id* id) {
+  return id != nullptr ? ToRaw(*id) : RawId{0, 0, 0};
+}
+
+// Marker that ends a string cut to kMaxRawBytesField bytes.
+inline constexpr char kTruncatedMark[] = "...[truncated]";
+
+// A string field of at most kMaxRawBytesField bytes. A longer string is cut
+// and ends in kTruncatedMark, composed in `scratch` (kMaxRawBytesField bytes).
+// `length` < 0 means NUL-terminated.
+inline RawBytes StringField(const char* s, long length, char* scratch) {
+  if (s == nullptr) return RawBytes{"", 0};
+  size_t n = length >= 0 ? static_cast<size_t>(length) : strnlen(s, kMaxRawBytesField + 1);
+  if (n <= kMaxRawBytesField) return RawBytes{s, n};
+  constexpr size_t kMark = sizeof(kTruncatedMark) - 1;
+  std::memcpy(scratch, s, kMaxRawBytesField - kMark);
+  std::memcpy(scratch + kMaxRawBytesField - kMark, kTruncatedMark, kMark);
+  return RawBytes{scratch, kMaxRawBytesField};
+}
+
+// Converts a timestamp of user clock domain `cd` to trace ticks. A null
+// clock domain means the timestamp already is in ticks (__itt_get_timestamp).
+inline uint64_t UserTimeToTicks(const __itt_clock_domain* cd, unsigned long long ts,
+                                uint64_t* clock_id) {
+  if (cd == nullptr) {
+    *clock_id = 0;
+    return ts;
+  }
+  const ClockParams* p = ClockParamsOf(cd);
+  if (p == nullptr) {
+    *clock_id = 0;
+    return ts;
+  }
+  *clock_id = p->id;
+  double delta = static_cast<double>(static_cast<int64_t>(ts - p->clock_base)) * p->ticks_per_unit;
+  return p->ticks_at_base + static_cast<uint64_t>(static_cast<int64_t>(delta));
+}
+
+}  // namespace ittc::collector_internal
+
+#endif  // COLLECTOR_INTERNAL_API_UTIL_H_

@@ -1,0 +1,345 @@
+#include "collector/internal/flusher.h"
+
+#include <linux/futex.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "collector/internal/log.h"
+#include "collector/internal/raw_record.h"
+#include "collector/internal/registry.h"
+#include "collector/internal/session.h"
+#include "collector/internal/timebase.h"
+
+namespace ittc::collector_internal {
+namespace {
+
+using format::ChunkType;
+using format::EventKind;
+
+// Uncompressed bytes per events chunk: big enough for zstd to find the
+// repetition in task streams, small enough that a crash loses little.
+constexpr size_t kEventsChunkTarget = 512 * 1024;
+
+// Framed bytes collected before a write(2).
+constexpr size_t kWriteBatch = 4 * 1024 * 1024;
+
+// How often a clock sync point is written.
+constexpr uint64_t kClockSyncIntervalNs = 1000 * 1000 * 1000;
+
+// Bumped by Wake(); the flusher sleeps on it.
+std::atomic<int> g_wake_seq{0};
+
+long Futex(std::atomic<int>* addr, int op, int value, const timespec* timeout) {
+  return syscall(SYS_futex, reinterpret_cast<int*>(addr), op, value, timeout, nullptr, 0);
+}
+
+void SleepOnWake(int seen, uint32_t timeout_ms) {
+  timespec ts;
+  ts.tv_sec = timeout_ms / 1000;
+  ts.tv_nsec = static_cast<long>(timeout_ms % 1000) * 1000000L;
+  Futex(&g_wake_seq, FUTEX_WAIT_PRIVATE, seen, &ts);
+}
+
+std::string ThreadComm(uint64_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/self/task/%llu/comm",
+                static_cast<unsigned long long>(tid));
+  FILE* f = std::fopen(path, "re");
+  if (f == nullptr) return {};
+  char buf[64] = {};
+  size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\0')) --n;
+  return std::string(buf, n);
+}
+
+}  // namespace
+
+Flusher::Flusher(const Settings& settings, OutputFile* file)
+    : settings_(settings), file_(file), chunk_writer_(settings.zstd_level) {}
+
+void Flusher::Wake() {
+  g_wake_seq.fetch_add(1, std::memory_order_relaxed);
+  Futex(&g_wake_seq, FUTEX_WAKE_PRIVATE, 1, nullptr);
+}
+
+bool Flusher::Start(const format::FileHeader& header) {
+  pending_ = format::EncodeFileHeader(header);
+  WriteClockSync();
+  if (!WritePending()) return false;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  // The flusher must not be cancelled or see the host's signals.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&thread_, &attr, &Flusher::ThreadMain, this);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) {
+    LogWarning("cannot start the flusher thread: %s; collection is off", std::strerror(rc));
+    return false;
+  }
+  thread_started_ = true;
+  return true;
+}
+
+void* Flusher::ThreadMain(void* self) {
+  pthread_setname_np(pthread_self(), "ittc-flusher");
+  static_cast<Flusher*>(self)->Run();
+  return nullptr;
+}
+
+void Flusher::Run() {
+  while (stop_requested_.load(std::memory_order_acquire) == 0) {
+    int seen = g_wake_seq.load(std::memory_order_relaxed);
+    Round(false);
+    if (write_failed_) break;
+    if (stop_requested_.load(std::memory_order_acquire) != 0) break;
+    SleepOnWake(seen, settings_.flush_interval_ms);
+  }
+  if (!write_failed_) {
+    Round(true);
+    WriteEnd();
+  }
+  file_->Close();
+  done_.store(1, std::memory_order_release);
+  Futex(&done_, FUTEX_WAKE_PRIVATE, 1, nullptr);
+}
+
+bool Flusher::Stop(uint32_t timeout_ms) {
+  if (!thread_started_) return true;
+  stop_requested_.store(1, std::memory_order_release);
+  Wake();
+  uint64_t deadline = MonotonicRawNs() + uint64_t{timeout_ms} * 1000000u;
+  while (done_.load(std::memory_order_acquire) == 0) {
+    uint64_t now = MonotonicRawNs();
+    if (now >= deadline) return false;
+    uint64_t left = deadline - now;
+    timespec ts{static_cast<time_t>(left / 1000000000u), static_cast<long>(left % 1000000000u)};
+    Futex(&done_, FUTEX_WAIT_PRIVATE, 0, &ts);
+  }
+  pthread_join(thread_, nullptr);
+  thread_started_ = false;
+  return true;
+}
+
+void Flusher::AbandonInChild() {
+  // The thread does not exist in the child; its object is leaked on purpose
+  // (its state may be mid-update), and the parent's file is not touched.
+  thread_started_ = false;
+  file_->AbandonInChild();
+}
+
+void Flusher::Round(bool final) {
+  ThreadState* prev = nullptr;
+  ThreadState* t = g_threads.load(std::memory_order_acquire);
+  while (t != nullptr && !write_failed_) {
+    ThreadState* next = t->next;
+    if (t->discard.load(std::memory_order_acquire) != 0) {
+      ReapThread(t, prev);
+      t = next;
+      continue;
+    }
+    // Acquire pairs with the release in the thread's key destructor: every
+    // record it committed is visible to the drain below.
+    bool exited = t->exited.load(std::memory_order_acquire) != 0;
+    DrainThread(t);
+    WriteLosses(t, false);
+    if (exited) {
+      WriteThreadInfo(t);
+      ReapThread(t, prev);
+    } else {
+      prev = t;
+    }
+    t = next;
+  }
+  WriteDefinitions();
+  uint64_t now = MonotonicRawNs();
+  if (final || now - last_sync_ns_ >= kClockSyncIntervalNs) WriteClockSync();
+  WritePending();
+}
+
+void Flusher::DrainThread(ThreadState* t) {
+  if (!t->flusher_info_written) WriteThreadInfo(t);
+  for (;;) {
+    const uint8_t* data;
+    size_t available = t->ring.Peek(&data);
+    if (available == 0) break;
+    size_t consumed = 0;
+    while (consumed < available) {
+      uint64_t header;
+      std::memcpy(&header, data + consumed, sizeof(header));
+      size_t size = RawSize(header);
+      if (size < 8 || size > available - consumed) {
+        // Cannot happen unless memory was overwritten; drop the rest rather
+        // than read out of bounds.
+        static int once = 0;
+        LogWarningOnce(&once, "a thread's ring holds a malformed record; its remaining events "
+                              "are dropped");
+        consumed = available;
+        break;
+      }
+      if (RawKind(header) != kPaddingKind) {
+        if (DecodeRawRecord(data + consumed, &event_)) {
+          if (event_.kind == EventKind::kThreadSetName) {
+            t->flusher_name = Registry::Get().StringText(static_cast<uint32_t>(event_.u(0)));
+            t->flusher_info_written = false;
+          } else if (event_.kind == EventKind::kThreadIgnore) {
+            t->flusher_ignored = true;
+            t->flusher_info_written = false;
+          }
+          if (chunk_events_ == 0) events_.Reset(t->index, event_.time);
+          events_.Append(event_);
+          ++chunk_events_;
+          if (events_.payload().size() >= kEventsChunkTarget) FlushEventChunk(t);
+        } else {
+          t->dropped[static_cast<int>(format::LossCause::kInvalidArgument)].fetch_add(
+              1, std::memory_order_relaxed);
+        }
+      }
+      consumed += size;
+    }
+    // The encoder copied every byte it needed; the slots can be reused.
+    t->ring.Release(consumed);
+  }
+  if (chunk_events_ != 0) FlushEventChunk(t);
+  t->wake_pending.store(0, std::memory_order_relaxed);
+}
+
+void Flusher::FlushEventChunk(ThreadState* t) {
+  // Definitions first: every id in this payload was registered before its
+  // record was committed, hence before the drain read it.
+  WriteDefinitions();
+  if (!t->flusher_info_written) WriteThreadInfo(t);
+  absl::Status s = chunk_writer_.AppendChunk(ChunkType::kEvents, events_.payload(), &pending_);
+  if (s.ok()) {
+    t->flusher_recorded += chunk_events_;
+    totals_.events_recorded += chunk_events_;
+  } else {
+    t->dropped[static_cast<int>(format::LossCause::kRecordTooLarge)].fetch_add(
+        chunk_events_, std::memory_order_relaxed);
+  }
+  chunk_events_ = 0;
+  if (pending_.size() >= kWriteBatch) WritePending();
+}
+
+void Flusher::WriteDefinitions() {
+  raw_definitions_.clear();
+  Registry::Get().CollectDefinitions(&definitions_cursor_, &raw_definitions_);
+  if (raw_definitions_.empty()) return;
+  records_.Clear();
+  const auto* p = reinterpret_cast<const uint8_t*>(raw_definitions_.data());
+  const uint8_t* end = p + raw_definitions_.size();
+  while (p < end) {
+    uint64_t header;
+    std::memcpy(&header, p, sizeof(header));
+    size_t size = RawSize(header);
+    if (size < kRawHeaderBytes || size > static_cast<size_t>(end - p)) break;
+    if (DecodeRawRecord(p, &event_)) {
+      records_.Append(event_);
+      // Keep each definitions chunk well under the format's payload limit.
+      if (records_.payload().size() >= kEventsChunkTarget) AppendRecordChunk(ChunkType::kDefinitions);
+    }
+    p += size;
+  }
+  AppendRecordChunk(ChunkType::kDefinitions);
+}
+
+void Flusher::WriteThreadInfo(ThreadState* t) {
+  if (t->flusher_name.empty()) t->flusher_comm = ThreadComm(t->tid);
+  format::ThreadInfo info;
+  info.thread_index = t->index;
+  info.tid = t->tid;
+  info.name = t->flusher_name.empty() ? std::string_view(t->flusher_comm)
+                                      : std::string_view(t->flusher_name);
+  info.ignored = t->flusher_ignored;
+  records_.Clear();
+  records_.Append(format::ToRecord(info));
+  AppendRecordChunk(ChunkType::kThreadInfo);
+  t->flusher_info_written = true;
+}
+
+void Flusher::WriteLosses(ThreadState* t, bool force) {
+  records_.Clear();
+  for (int c = 0; c < kLossCauseSlots; ++c) {
+    uint64_t n = t->dropped[c].load(std::memory_order_relaxed);
+    if (n == t->flusher_dropped_written[c] && !(force && n != 0)) continue;
+    totals_.events_dropped += n - t->flusher_dropped_written[c];
+    t->flusher_dropped_written[c] = n;
+    format::LossRecord loss;
+    loss.thread_index = t->index;
+    loss.cause = static_cast<format::LossCause>(c);
+    loss.count = n;
+    records_.Append(format::ToRecord(loss));
+  }
+  if (records_.record_count() != 0) AppendRecordChunk(ChunkType::kLoss);
+}
+
+void Flusher::WriteClockSync() {
+  SyncPoint p = TakeSyncPoint();
+  format::ClockSync sync;
+  sync.ticks = p.ticks;
+  sync.monotonic_raw_ns = p.monotonic_raw_ns;
+  sync.realtime_ns = static_cast<int64_t>(p.realtime_ns);
+  records_.Clear();
+  records_.Append(format::ToRecord(sync));
+  AppendRecordChunk(ChunkType::kClockSync);
+  last_sync_ns_ = p.monotonic_raw_ns;
+}
+
+void Flusher::AppendRecordChunk(ChunkType type) {
+  if (records_.record_count() == 0) return;
+  absl::Status s = chunk_writer_.AppendChunk(type, records_.payload(), &pending_);
+  if (!s.ok()) {
+    static int once = 0;
+    LogWarningOnce(&once, "cannot encode a %s chunk: %s", format::ChunkTypeName(static_cast<uint16_t>(type)),
+                   std::string(s.message()).c_str());
+  }
+  records_.Clear();
+}
+
+bool Flusher::WritePending() {
+  if (pending_.empty()) return true;
+  if (write_failed_) {
+    pending_.clear();
+    return false;
+  }
+  bool ok = file_->Write(pending_.data(), pending_.size());
+  pending_.clear();
+  if (!ok) {
+    write_failed_ = true;
+    failed_.store(true, std::memory_order_release);
+    OnFlusherFailed();
+  }
+  return ok;
+}
+
+void Flusher::WriteEnd() {
+  for (ThreadState* t = g_threads.load(std::memory_order_acquire); t != nullptr; t = t->next) {
+    WriteLosses(t, false);
+  }
+  WriteClockSync();
+  format::EndRecord end;
+  end.events_recorded = totals_.events_recorded;
+  end.events_dropped = totals_.events_dropped;
+  end.chunk_count = chunk_writer_.next_sequence();
+  end.end_ticks = ReadTicks();
+  records_.Clear();
+  records_.Append(format::ToRecord(end));
+  AppendRecordChunk(ChunkType::kEnd);
+  WritePending();
+}
+
+void Flusher::ReapThread(ThreadState* t, ThreadState* prev) {
+  UnlinkThread(t, prev);
+  FreeThreadState(t);
+}
+
+}  // namespace ittc::collector_internal

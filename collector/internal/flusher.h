@@ -1,0 +1,99 @@
+// The flusher thread: drains every thread's ring, encodes the records into
+// trace chunks, compresses them and appends them to the trace file.
+//
+// A round, for each thread: drain its ring into event-chunk payloads, then
+// write any definitions registered so far, then those payloads. Draining
+// first matters: a record's ids were registered before the record was
+// committed, so definitions collected after the drain cover every id in it.
+// Then thread info, loss counts and (every second) a clock sync point.
+//
+// Thread safety: Start/Stop are called by the session under its lock. The
+// round runs on the flusher thread only. Wake() may be called from any
+// thread, including from the hot path (one futex syscall, rare).
+
+#ifndef COLLECTOR_INTERNAL_FLUSHER_H_
+#define COLLECTOR_INTERNAL_FLUSHER_H_
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "collector/internal/output_file.h"
+#include "collector/internal/settings.h"
+#include "collector/internal/thread_state.h"
+#include "format/format.h"
+
+namespace ittc::collector_internal {
+
+// Totals over the life of one trace file.
+struct FlusherTotals {
+  uint64_t events_recorded = 0;
+  uint64_t events_dropped = 0;
+};
+
+class Flusher {
+ public:
+  // `file` must be open and outlive the flusher.
+  Flusher(const Settings& settings, OutputFile* file);
+  Flusher(const Flusher&) = delete;
+  Flusher& operator=(const Flusher&) = delete;
+
+  // Writes the file header and the first clock sync point, then starts the
+  // thread. Returns false (after logging) if either fails.
+  bool Start(const format::FileHeader& header);
+
+  // Runs a final round, writes the end record and closes the file. Waits at
+  // most `timeout_ms` for the flusher thread; returns false on timeout (the
+  // trace then has no end record and reads as truncated).
+  bool Stop(uint32_t timeout_ms);
+
+  // Asks the flusher for an early round.
+  static void Wake();
+
+  // In a fork child: the thread is gone; forget it without touching the file.
+  void AbandonInChild();
+
+  // True once a write failed: collection has stopped for good.
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+
+ private:
+  static void* ThreadMain(void* self);
+  void Run();
+  void Round(bool final);
+  void DrainThread(ThreadState* t);
+  void FlushEventChunk(ThreadState* t);
+  void WriteDefinitions();
+  void WriteThreadInfo(ThreadState* t);
+  void WriteLosses(ThreadState* t, bool force);
+  void WriteClockSync();
+  void AppendRecordChunk(format::ChunkType type);
+  bool WritePending();
+  void WriteEnd();
+  void ReapThread(ThreadState* t, ThreadState* prev);
+
+  const Settings settings_;
+  OutputFile* const file_;
+  format::ChunkWriter chunk_writer_;
+  format::EventStreamEncoder events_;
+  format::RecordEncoder records_;
+  format::Event event_;
+  std::string raw_definitions_;
+  std::string pending_;  // framed chunks not yet written
+  size_t definitions_cursor_ = 0;
+  uint64_t last_sync_ns_ = 0;
+  uint64_t chunk_events_ = 0;  // events in the open events payload
+  FlusherTotals totals_;
+  bool write_failed_ = false;
+
+  pthread_t thread_{};
+  bool thread_started_ = false;
+  std::atomic<int> stop_requested_{0};
+  std::atomic<int> done_{0};
+  std::atomic<bool> failed_{false};
+};
+
+}  // namespace ittc::collector_internal
+
+#endif  // COLLECTOR_INTERNAL_FLUSHER_H_

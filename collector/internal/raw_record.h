@@ -1,0 +1,120 @@
+// The layout of records in a thread's ring, written by the hot path and read
+// by the flusher, which turns them into format::Event values.
+//
+//   word 0   bits  0..15  kind (format::EventKind; 0 = ring padding)
+//            bits 16..23  id mask: bit i set = the i-th kId field of the
+//                         kind's schema is present (non-null)
+//            bits 24..31  flags (kRawFlagTruncated)
+//            bits 32..63  record size in bytes, a multiple of 8
+//   word 1   timestamp in trace ticks
+//   then the kind's fields in schema order:
+//     kUint, kSint, kDouble, kTime   one word
+//     kId                            three words (d1, d2, d3) if present,
+//                                    nothing if null
+//     kBytes                         one word of length, then the bytes,
+//                                    zero-padded to a multiple of 8
+//
+// Fixed-width host-order words: the ring never leaves the process, and the
+// flusher re-encodes everything into the portable trace format.
+
+#ifndef COLLECTOR_INTERNAL_RAW_RECORD_H_
+#define COLLECTOR_INTERNAL_RAW_RECORD_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "format/schema.h"
+
+namespace ittc::collector_internal {
+
+inline constexpr size_t kRawHeaderBytes = 16;
+inline constexpr uint8_t kRawFlagTruncated = 1;
+
+// Longest string or byte array one record carries; longer ones are cut to
+// this and the record is flagged truncated. 4 KiB holds any sensible name,
+// metadata string or JIT method name, and keeps one record far below the
+// smallest ring's max_record().
+inline constexpr size_t kMaxRawBytesField = 4096;
+
+inline constexpr size_t RoundUp8(size_t n) { return (n + 7) & ~size_t{7}; }
+
+inline uint64_t MakeRawHeader(format::EventKind kind, uint8_t id_mask, uint8_t flags,
+                              size_t size) {
+  return static_cast<uint64_t>(kind) | (static_cast<uint64_t>(id_mask) << 16) |
+         (static_cast<uint64_t>(flags) << 24) | (static_cast<uint64_t>(size) << 32);
+}
+
+inline uint16_t RawKind(uint64_t header) { return static_cast<uint16_t>(header); }
+inline uint8_t RawIdMask(uint64_t header) { return static_cast<uint8_t>(header >> 16); }
+inline uint8_t RawFlags(uint64_t header) { return static_cast<uint8_t>(header >> 24); }
+inline uint32_t RawSize(uint64_t header) { return static_cast<uint32_t>(header >> 32); }
+
+// Argument wrappers for the emitter: a plain uint64_t is a one-word field.
+struct RawId {
+  uint64_t d1, d2, d3;
+  bool present() const { return (d1 | d2 | d3) != 0; }
+};
+struct RawBytes {
+  const void* data;
+  size_t size;  // already capped by the caller
+};
+
+inline size_t RawFieldSize(uint64_t) { return 8; }
+inline size_t RawFieldSize(const RawId& id) { return id.present() ? 24 : 0; }
+inline size_t RawFieldSize(const RawBytes& b) { return 8 + RoundUp8(b.size); }
+
+inline uint8_t* PutRaw(uint8_t* p, uint64_t v) {
+  std::memcpy(p, &v, 8);
+  return p + 8;
+}
+inline uint8_t* PutRaw(uint8_t* p, const RawId& id) {
+  if (!id.present()) return p;
+  std::memcpy(p, &id.d1, 8);
+  std::memcpy(p + 8, &id.d2, 8);
+  std::memcpy(p + 16, &id.d3, 8);
+  return p + 24;
+}
+inline uint8_t* PutRaw(uint8_t* p, const RawBytes& b) {
+  uint64_t n = b.size;
+  std::memcpy(p, &n, 8);
+  if (n != 0) std::memcpy(p + 8, b.data, n);
+  size_t padded = RoundUp8(n);
+  if (padded != n) std::memset(p + 8 + n, 0, padded - n);
+  return p + 8 + padded;
+}
+
+// Id-mask bit contributed by one argument: ids count in order, others not.
+inline void AddIdBit(uint64_t, uint8_t*, int*) {}
+inline void AddIdBit(const RawBytes&, uint8_t*, int*) {}
+inline void AddIdBit(const RawId& id, uint8_t* mask, int* index) {
+  if (id.present()) *mask |= static_cast<uint8_t>(1u << *index);
+  ++*index;
+}
+
+// Size of a record of these fields.
+template <typename... Args>
+inline size_t RawRecordSize(const Args&... args) {
+  return kRawHeaderBytes + (size_t{0} + ... + RawFieldSize(args));
+}
+
+// Writes a whole record of `size` bytes (RawRecordSize of the same args) at p.
+template <typename... Args>
+inline void WriteRawRecord(uint8_t* p, size_t size, format::EventKind kind, uint8_t flags,
+                           uint64_t ticks, const Args&... args) {
+  uint8_t id_mask = 0;
+  int id_index = 0;
+  (AddIdBit(args, &id_mask, &id_index), ...);
+  p = PutRaw(p, MakeRawHeader(kind, id_mask, flags, size));
+  p = PutRaw(p, ticks);
+  ((p = PutRaw(p, args)), ...);
+}
+
+// Decodes one raw record (already known to be whole) into *event, with
+// kBytes views pointing into the record. Returns false if the record does
+// not match its kind's schema (a collector bug; the flusher counts it).
+bool DecodeRawRecord(const uint8_t* record, format::Event* event);
+
+}  // namespace ittc::collector_internal
+
+#endif  // COLLECTOR_INTERNAL_RAW_RECORD_H_

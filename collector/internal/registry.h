@@ -1,0 +1,203 @@
+// The process-wide registry of everything calls refer to by handle: domains,
+// string handles, counters, histograms, clock domains, heap functions and
+// legacy events. One registry serves every static part in the process.
+//
+// Handles are interned by name and live until the process ends. Each handle
+// struct's reserved `extra1` field holds the small integer id events carry,
+// so the hot path maps a handle to its id with one load. Handles created by
+// a static part before the collector loaded (or by one whose create call
+// did not reach us) have extra1 == 0 and are adopted on first use.
+//
+// Every new id also appends a raw definition record (raw_record.h) to an
+// append-only buffer; the flusher writes them to definitions chunks before
+// the events that use them.
+//
+// Thread safety: all methods lock mu_ except the inline id lookups, which
+// read extra1 with acquire order, pairing with the release store made after
+// the definition was appended under mu_. So a thread that sees an id also
+// sees (through the ring's release/acquire and the flusher's lock of mu_)
+// the definition of it.
+
+#ifndef COLLECTOR_INTERNAL_REGISTRY_H_
+#define COLLECTOR_INTERNAL_REGISTRY_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "collector/internal/itt_types.h"
+#include "collector/internal/raw_record.h"
+
+namespace ittc::collector_internal {
+
+// Parameters for converting one user clock domain's timestamps to ticks.
+// Immutable once published; a reset publishes a new one.
+struct ClockParams {
+  uint64_t id;
+  uint64_t frequency_hz;
+  uint64_t clock_base;
+  uint64_t ticks_at_base;
+  double ticks_per_unit;
+};
+
+// What our heap-function handles point to.
+struct HeapFunction {
+  uint64_t magic;
+  uint32_t id;
+};
+inline constexpr uint64_t kHeapFunctionMagic = 0x4954544348454150ull;  // "ITTCHEAP"
+
+class Registry {
+ public:
+  // The registry; created on first use and never destroyed.
+  static Registry& Get();
+
+  // Applies the domain filter. REQUIRES: called once, before any domain.
+  void SetDomainPatterns(std::vector<std::string> patterns);
+
+  // Domains ---------------------------------------------------------------
+  __itt_domain* CreateDomain(const char* name);
+  // Id of a domain struct we did not create; 0 if it has no name.
+  uint32_t AdoptDomain(__itt_domain* domain);
+
+  // Strings ---------------------------------------------------------------
+  __itt_string_handle* CreateStringHandle(const char* name);
+  uint32_t AdoptStringHandle(__itt_string_handle* handle);
+  // Id of a plain string (sync names, thread names, module paths...).
+  uint32_t InternString(std::string_view text);
+  // Text of string `id`, or empty. For the flusher (thread names).
+  std::string StringText(uint32_t id);
+
+  // Counters --------------------------------------------------------------
+  // `domain` may be null (then domain_name names it), `domain_name` too.
+  __itt_counter_info_t* CreateCounter(const char* name, const char* domain_name,
+                                      const __itt_domain* domain, int type);
+  uint32_t AdoptCounter(__itt_counter_info_t* counter);
+  // The metadata type the counter was created with (for set_value).
+  static int CounterType(const __itt_counter_info_t* counter) { return counter->type; }
+
+  // Histograms ------------------------------------------------------------
+  __itt_histogram* CreateHistogram(const __itt_domain* domain, const char* name,
+                                   __itt_metadata_type x_type, __itt_metadata_type y_type);
+  uint32_t AdoptHistogram(__itt_histogram* histogram);
+
+  // Clock domains ---------------------------------------------------------
+  __itt_clock_domain* CreateClockDomain(__itt_get_clock_info_fn fn, void* fn_data);
+  // Calls every clock domain's callback again and publishes new parameters.
+  void ResetClockDomains();
+
+  // Heap functions and legacy events --------------------------------------
+  __itt_heap_function CreateHeapFunction(const char* name, const char* domain_name);
+  // 0 for a null or foreign handle.
+  static uint32_t HeapFunctionId(__itt_heap_function h) {
+    auto* f = static_cast<const HeapFunction*>(h);
+    return f != nullptr && f->magic == kHeapFunctionMagic ? f->id : 0;
+  }
+  int CreateEvent(const char* name, int length);
+  bool IsEvent(int event) const {
+    return event > 0 && static_cast<uint32_t>(event) <= event_count_.load(std::memory_order_acquire);
+  }
+
+  // Static parts ----------------------------------------------------------
+  // Adopts the objects a static part created before it loaded us.
+  // REQUIRES: the static part holds its own mutex (it calls __itt_api_init so).
+  void AdoptStaticPart(__itt_global* global);
+
+  // Collection control ----------------------------------------------------
+  // Sets every known domain's flags: enabled by the filter && recording.
+  void SetRecording(bool recording);
+
+  // Definitions -----------------------------------------------------------
+  // Appends the raw definition records made since *cursor to *out and
+  // advances *cursor. A cursor of 0 replays them all (a new trace file).
+  void CollectDefinitions(size_t* cursor, std::string* out);
+
+  // fork(): hold the lock across fork so the child's copy is consistent.
+  void LockForFork() { mu_.lock(); }
+  void UnlockAfterFork() { mu_.unlock(); }
+
+ private:
+  Registry() = default;
+
+  struct DomainEntry {
+    __itt_domain* domain;
+    bool enabled;
+  };
+
+  // REQUIRES: mu_ held.
+  uint32_t InternStringLocked(std::string_view text);
+  uint32_t DomainIdForNameLocked(const char* name, __itt_domain** canonical);
+  void TrackDomainLocked(__itt_domain* domain, uint32_t id);
+  bool FilterAccepts(const char* name) const;
+  template <typename... Args>
+  void AppendDefinitionLocked(format::EventKind kind, const Args&... args) {
+    size_t size = RawRecordSize(args...);
+    size_t at = definitions_.size();
+    definitions_.resize(at + size);
+    WriteRawRecord(reinterpret_cast<uint8_t*>(&definitions_[at]), size, kind, 0, 0, args...);
+  }
+
+  std::mutex mu_;
+  std::vector<std::string> patterns_;
+  bool recording_ = true;
+
+  std::unordered_map<std::string, uint32_t> string_ids_;
+  std::vector<std::string_view> string_texts_;  // by id - 1; views into string_ids_ keys
+  std::unordered_map<std::string, __itt_string_handle*> string_handles_;
+
+  std::unordered_map<std::string, uint32_t> domain_ids_;
+  std::vector<__itt_domain*> canonical_domains_;  // by id - 1
+  std::vector<bool> domain_enabled_;              // by id - 1
+  std::vector<DomainEntry> domain_structs_;       // every struct whose flags we own
+
+  std::unordered_map<std::string, __itt_counter_info_t*> counters_;
+  uint32_t counter_count_ = 0;
+  std::unordered_map<std::string, __itt_histogram*> histograms_;
+  uint32_t histogram_count_ = 0;
+  std::vector<__itt_clock_domain*> clock_domains_;
+  std::unordered_map<std::string, HeapFunction*> heap_functions_;
+  std::unordered_map<std::string, int> events_;
+  std::atomic<uint32_t> event_count_{0};
+
+  std::string definitions_;
+};
+
+// Hot-path id lookups: one acquire load of the handle's extra1.
+inline uint32_t DomainId(const __itt_domain* d) {
+  int id = __atomic_load_n(&d->extra1, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(id > 0, 1)) return static_cast<uint32_t>(id);
+  return Registry::Get().AdoptDomain(const_cast<__itt_domain*>(d));
+}
+
+inline uint32_t StringId(const __itt_string_handle* h) {
+  if (h == nullptr) return 0;
+  int id = __atomic_load_n(&h->extra1, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(id > 0, 1)) return static_cast<uint32_t>(id);
+  return Registry::Get().AdoptStringHandle(const_cast<__itt_string_handle*>(h));
+}
+
+inline uint32_t CounterId(const __itt_counter_info_t* c) {
+  int id = __atomic_load_n(&c->extra1, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(id > 0, 1)) return static_cast<uint32_t>(id);
+  return Registry::Get().AdoptCounter(const_cast<__itt_counter_info_t*>(c));
+}
+
+inline uint32_t HistogramId(const __itt_histogram* h) {
+  int id = __atomic_load_n(&h->extra1, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(id > 0, 1)) return static_cast<uint32_t>(id);
+  return Registry::Get().AdoptHistogram(const_cast<__itt_histogram*>(h));
+}
+
+// The conversion parameters of a clock domain we created, or nullptr.
+inline const ClockParams* ClockParamsOf(const __itt_clock_domain* cd) {
+  return static_cast<const ClockParams*>(__atomic_load_n(&cd->extra2, __ATOMIC_ACQUIRE));
+}
+
+}  // namespace ittc::collector_internal
+
+#endif  // COLLECTOR_INTERNAL_REGISTRY_H_

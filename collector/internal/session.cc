@@ -1,0 +1,230 @@
+#include "collector/internal/session.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <string>
+
+#include "collector/internal/flusher.h"
+#include "collector/internal/log.h"
+#include "collector/internal/output_file.h"
+#include "collector/internal/registry.h"
+#include "collector/internal/thread_state.h"
+#include "collector/internal/timebase.h"
+#include "format/format.h"
+
+namespace ittc::collector_internal {
+namespace {
+
+enum class State : int { kNotStarted, kRunning, kOff, kForkChild };
+
+// How long exit() waits for the last round and the end record.
+constexpr uint32_t kShutdownTimeoutMs = 5000;
+
+std::mutex g_mu;
+std::atomic<State> g_state{State::kNotStarted};
+std::atomic<bool> g_failed{false};
+bool g_paused = false;            // guarded by g_mu
+bool g_hooks_installed = false;   // guarded by g_mu
+Settings* g_settings = nullptr;   // set once, then immutable
+OutputFile* g_file = nullptr;     // guarded by g_mu
+Flusher* g_flusher = nullptr;     // guarded by g_mu
+std::string g_parent_path;        // guarded by g_mu
+
+std::string ReadSmallFile(const char* path) {
+  std::string out;
+  FILE* f = std::fopen(path, "re");
+  if (f == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0 && out.size() < 65536) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+
+std::string ExecutablePath() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "unknown";
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// REQUIRES: g_mu held.
+void ApplyRecordingLocked() {
+  bool on = g_state.load(std::memory_order_relaxed) == State::kRunning && !g_paused &&
+            !g_failed.load(std::memory_order_acquire);
+  Registry::Get().SetRecording(on);
+  g_recording.store(on ? 1 : 0, std::memory_order_release);
+}
+
+void ShutdownAtExit();
+void ForkPrepare();
+void ForkParent();
+void ForkChild();
+
+// REQUIRES: g_mu held. Opens the file and starts the flusher.
+void StartLocked(bool in_fork_child) {
+  if (g_settings == nullptr) {
+    g_settings = new Settings(ReadSettings());
+    InitTimebase();
+    Registry::Get().SetDomainPatterns(g_settings->domain_patterns);
+    g_paused = g_settings->start_paused;
+  }
+  const std::string exe = ExecutablePath();
+  std::string path = ExpandOutputPath(g_settings->output, getpid(), BaseName(exe));
+  if (in_fork_child && path == g_parent_path) {
+    // The pattern has no %p: never write into the parent's file.
+    path += "." + std::to_string(getpid());
+  }
+  g_parent_path = path;
+
+  g_file = new OutputFile();
+  if (!g_file->Open(path)) {
+    g_state.store(State::kOff, std::memory_order_relaxed);
+    ApplyRecordingLocked();
+    return;
+  }
+
+  format::FileHeader header;
+  header.pid = static_cast<uint32_t>(getpid());
+  header.ppid = static_cast<uint32_t>(getppid());
+  header.timebase = g_timebase.use_tsc ? format::Timebase::kTsc : format::Timebase::kMonotonicRawNs;
+  header.timebase_hz = g_timebase.hz;
+  SyncPoint start = TakeSyncPoint();
+  header.start_ticks = start.ticks;
+  header.start_realtime_ns = static_cast<int64_t>(start.realtime_ns);
+  header.start_monotonic_raw_ns = start.monotonic_raw_ns;
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) == 0) header.host_name = host;
+  header.executable_path = exe;
+  header.command_line = ReadSmallFile("/proc/self/cmdline");
+  header.writer = std::string("ittcollector 0.1 (tsc hz from ") + g_timebase.hz_source + ")";
+
+  g_flusher = new Flusher(*g_settings, g_file);
+  if (!g_flusher->Start(header)) {
+    g_state.store(State::kOff, std::memory_order_relaxed);
+    ApplyRecordingLocked();
+    return;
+  }
+  if (!g_hooks_installed) {
+    g_hooks_installed = true;
+    pthread_atfork(&ForkPrepare, &ForkParent, &ForkChild);
+    std::atexit(&ShutdownAtExit);
+  }
+  g_state.store(State::kRunning, std::memory_order_release);
+  ApplyRecordingLocked();
+}
+
+// REQUIRES: g_mu held. Ends collection for good and closes the trace.
+void StopLocked() {
+  if (g_state.load(std::memory_order_relaxed) != State::kRunning) {
+    g_state.store(State::kOff, std::memory_order_relaxed);
+    ApplyRecordingLocked();
+    return;
+  }
+  g_state.store(State::kOff, std::memory_order_relaxed);
+  ApplyRecordingLocked();
+  if (g_flusher != nullptr && !g_flusher->Stop(kShutdownTimeoutMs)) {
+    LogWarning("the flusher did not finish within %u ms; the trace %s ends without its end "
+               "record",
+               kShutdownTimeoutMs, g_file != nullptr ? g_file->path().c_str() : "");
+  }
+}
+
+void ShutdownAtExit() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  StopLocked();
+}
+
+// fork(): no transition and no registration may be half-done in the child.
+void ForkPrepare() {
+  g_mu.lock();
+  Registry::Get().LockForFork();
+}
+
+void ForkParent() {
+  Registry::Get().UnlockAfterFork();
+  g_mu.unlock();
+}
+
+void ForkChild() {
+  Registry::Get().UnlockAfterFork();
+  if (g_state.load(std::memory_order_relaxed) == State::kRunning) {
+    // The parent's flusher thread does not exist here; its file is the
+    // parent's. Start afresh on this process's first call.
+    if (g_flusher != nullptr) g_flusher->AbandonInChild();
+    g_flusher = nullptr;
+    g_file = nullptr;
+    g_recording.store(0, std::memory_order_relaxed);
+    ResetThreadsInForkChild();
+    g_state.store(State::kForkChild, std::memory_order_release);
+  }
+  g_mu.unlock();
+}
+
+template <typename... Args>
+void EmitControl(format::EventKind kind, const Args&... args) {
+  CallScope call;
+  if (!call.ok()) return;
+  Emit(call.thread(), kind, ReadTicks(), 0, args...);
+}
+
+}  // namespace
+
+bool SessionStartIfNeeded() {
+  State s = g_state.load(std::memory_order_acquire);
+  if (s == State::kRunning) return true;
+  if (s == State::kOff) return false;
+  std::lock_guard<std::mutex> lock(g_mu);
+  s = g_state.load(std::memory_order_relaxed);
+  if (s == State::kNotStarted) StartLocked(false);
+  if (s == State::kForkChild) StartLocked(true);
+  return g_state.load(std::memory_order_relaxed) == State::kRunning;
+}
+
+const Settings& SessionSettings() { return *g_settings; }
+
+void SessionPause() {
+  if (!SessionStartIfNeeded()) return;
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_paused || g_state.load(std::memory_order_relaxed) != State::kRunning) return;
+  EmitControl(format::EventKind::kPause);
+  g_paused = true;
+  ApplyRecordingLocked();
+}
+
+void SessionResume() {
+  if (!SessionStartIfNeeded()) return;
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_paused || g_state.load(std::memory_order_relaxed) != State::kRunning) return;
+  g_paused = false;
+  ApplyRecordingLocked();
+  EmitControl(format::EventKind::kResume);
+}
+
+void SessionDetach() {
+  if (!SessionStartIfNeeded()) return;
+  std::lock_guard<std::mutex> lock(g_mu);
+  EmitControl(format::EventKind::kDetach);
+  StopLocked();
+}
+
+void OnFlusherFailed() {
+  g_failed.store(true, std::memory_order_release);
+  g_recording.store(0, std::memory_order_release);
+  Registry::Get().SetRecording(false);
+}
+
+}  // namespace ittc::collector_internal

@@ -1,0 +1,39 @@
+// The collection session of this process: starting it on the first call,
+// pause/resume/detach, the end of the process, and fork().
+//
+// States: not started -> running -> off (detached, shut down at exit, or a
+// failed write). A fork child starts again, lazily, with its own file.
+// Pausing is a flag on top of "running".
+//
+// Thread safety: every transition takes the session mutex. The hot path
+// never does: it reads g_recording (thread_state.h), which the session sets
+// to running && !paused && !failed after each transition.
+
+#ifndef COLLECTOR_INTERNAL_SESSION_H_
+#define COLLECTOR_INTERNAL_SESSION_H_
+
+#include "collector/internal/settings.h"
+
+namespace ittc::collector_internal {
+
+// Starts the session if it has not started (or must restart in a fork
+// child). Returns true if the session is running (it may be paused).
+// Any thread; idempotent; cheap once started (one relaxed load).
+bool SessionStartIfNeeded();
+
+// The settings the session started with. REQUIRES: SessionStartIfNeeded()
+// returned true at least once in this process.
+const Settings& SessionSettings();
+
+// __itt_pause/__itt_resume/__itt_detach (and their scoped forms).
+void SessionPause();
+void SessionResume();
+void SessionDetach();
+
+// Called by the flusher when a write failed: collection stops for good.
+// Takes no session lock (the session may be waiting for the flusher).
+void OnFlusherFailed();
+
+}  // namespace ittc::collector_internal
+
+#endif  // COLLECTOR_INTERNAL_SESSION_H_

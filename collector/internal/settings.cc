@@ -1,0 +1,163 @@
+#include "collector/internal/settings.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "collector/internal/log.h"
+
+namespace ittc::collector_internal {
+namespace {
+
+// Parses an unsigned decimal in [lo, hi]; false on anything else.
+bool ParseUint(const char* s, uint64_t lo, uint64_t hi, uint64_t* out) {
+  if (s == nullptr || *s == '\0') return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s, &end, 10);
+  if (errno != 0 || *end != '\0' || s[0] == '-' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+bool ParseBool(const char* s, bool* out) {
+  if (!std::strcmp(s, "1") || !std::strcmp(s, "true") || !std::strcmp(s, "yes") ||
+      !std::strcmp(s, "on")) {
+    *out = true;
+    return true;
+  }
+  if (!std::strcmp(s, "0") || !std::strcmp(s, "false") || !std::strcmp(s, "no") ||
+      !std::strcmp(s, "off")) {
+    *out = false;
+    return true;
+  }
+  return false;
+}
+
+void WarnBadValue(const char* var, const char* value, const char* expected) {
+  LogWarning("ignoring %s=\"%s\" (expected %s); using the default", var, value, expected);
+}
+
+}  // namespace
+
+Settings ReadSettings() {
+  Settings s;
+  if (const char* dir = std::getenv("INTEL_LIBITTNOTIFY_LOG_DIR"); dir != nullptr && *dir) {
+    s.output = std::string(dir) + "/%e-%p.itt";
+  }
+  if (const char* v = std::getenv("ITTC_OUTPUT"); v != nullptr) {
+    if (*v) {
+      s.output = v;
+    } else {
+      WarnBadValue("ITTC_OUTPUT", v, "a file path");
+    }
+  }
+  if (const char* v = std::getenv("ITTC_RING_KB"); v != nullptr) {
+    uint64_t kb;
+    // 64 KiB .. 1 GiB, a power of two: the ring index math masks by size.
+    if (ParseUint(v, 64, uint64_t{1} << 20, &kb) && (kb & (kb - 1)) == 0) {
+      s.ring_bytes = kb << 10;
+    } else {
+      WarnBadValue("ITTC_RING_KB", v, "a power of two from 64 to 1048576");
+    }
+  }
+  if (const char* v = std::getenv("ITTC_FLUSH_MS"); v != nullptr) {
+    uint64_t ms;
+    if (ParseUint(v, 1, 60000, &ms)) {
+      s.flush_interval_ms = static_cast<uint32_t>(ms);
+    } else {
+      WarnBadValue("ITTC_FLUSH_MS", v, "milliseconds from 1 to 60000");
+    }
+  }
+  if (const char* v = std::getenv("ITTC_OVERFLOW"); v != nullptr) {
+    if (!std::strcmp(v, "drop")) {
+      s.overflow = OverflowMode::kDrop;
+    } else if (!std::strcmp(v, "block")) {
+      s.overflow = OverflowMode::kBlock;
+    } else {
+      WarnBadValue("ITTC_OVERFLOW", v, "drop or block");
+    }
+  }
+  if (const char* v = std::getenv("ITTC_BLOCK_TIMEOUT_MS"); v != nullptr) {
+    uint64_t ms;
+    if (ParseUint(v, 1, 60000, &ms)) {
+      s.block_timeout_ms = static_cast<uint32_t>(ms);
+    } else {
+      WarnBadValue("ITTC_BLOCK_TIMEOUT_MS", v, "milliseconds from 1 to 60000");
+    }
+  }
+  if (const char* v = std::getenv("ITTC_ZSTD_LEVEL"); v != nullptr) {
+    uint64_t level;
+    if (ParseUint(v, 1, 19, &level)) {
+      s.zstd_level = static_cast<int>(level);
+    } else {
+      WarnBadValue("ITTC_ZSTD_LEVEL", v, "a level from 1 to 19");
+    }
+  }
+  if (const char* v = std::getenv("ITTC_START_PAUSED"); v != nullptr) {
+    if (!ParseBool(v, &s.start_paused)) WarnBadValue("ITTC_START_PAUSED", v, "0 or 1");
+  }
+  if (const char* v = std::getenv("ITTC_DOMAINS"); v != nullptr && *v) {
+    const char* p = v;
+    while (*p) {
+      const char* comma = std::strchr(p, ',');
+      size_t len = comma ? static_cast<size_t>(comma - p) : std::strlen(p);
+      if (len > 0) s.domain_patterns.emplace_back(p, len);
+      if (!comma) break;
+      p = comma + 1;
+    }
+  }
+  return s;
+}
+
+std::string ExpandOutputPath(const std::string& pattern, int pid, const std::string& exe_name) {
+  std::string out;
+  out.reserve(pattern.size() + 16);
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size()) {
+      char c = pattern[i + 1];
+      if (c == 'p') {
+        out += std::to_string(pid);
+        ++i;
+        continue;
+      }
+      if (c == 'e') {
+        out += exe_name;
+        ++i;
+        continue;
+      }
+      if (c == '%') {
+        out += '%';
+        ++i;
+        continue;
+      }
+    }
+    out += pattern[i];
+  }
+  return out;
+}
+
+bool GlobMatch(const char* pattern, const char* name) {
+  // Iterative matcher with single-star backtracking: linear in practice.
+  const char* star = nullptr;
+  const char* resume = nullptr;
+  while (*name) {
+    if (*pattern == '*') {
+      star = pattern++;
+      resume = name;
+    } else if (*pattern == '?' || *pattern == *name) {
+      ++pattern;
+      ++name;
+    } else if (star) {
+      pattern = star + 1;
+      name = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (*pattern == '*') ++pattern;
+  return *pattern == '\0';
+}
+
+}  // namespace ittc::collector_internal

@@ -1,0 +1,211 @@
+#include "collector/internal/thread_state.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <new>
+
+#include "collector/internal/flusher.h"
+#include "collector/internal/session.h"
+
+namespace ittc::collector_internal {
+
+__thread ThreadState* tls_thread __attribute__((tls_model("initial-exec"))) = nullptr;
+std::atomic<int> g_recording{0};
+std::atomic<ThreadState*> g_threads{nullptr};
+
+namespace {
+
+std::atomic<uint32_t> g_next_thread_index{1};
+
+pthread_key_t g_thread_key;
+pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+
+// Rings of exited threads, kept for new threads: programs that start many
+// short threads then reuse a few buffers instead of mapping new ones.
+constexpr size_t kMaxSpareBuffers = 16;
+std::mutex g_spare_mu;
+uint8_t* g_spare_buffers[kMaxSpareBuffers];
+size_t g_spare_sizes[kMaxSpareBuffers];
+size_t g_spare_count = 0;
+
+void OnThreadExit(void* arg) {
+  auto* t = static_cast<ThreadState*>(arg);
+  if (tls_thread == t) tls_thread = nullptr;
+  // Pairs with the flusher's acquire load: all our commits precede it.
+  t->exited.store(1, std::memory_order_release);
+}
+
+void MakeKey() { pthread_key_create(&g_thread_key, &OnThreadExit); }
+
+uint8_t* TakeBuffer(size_t size) {
+  {
+    std::lock_guard<std::mutex> lock(g_spare_mu);
+    for (size_t i = 0; i < g_spare_count; ++i) {
+      if (g_spare_sizes[i] == size) {
+        uint8_t* b = g_spare_buffers[i];
+        --g_spare_count;
+        g_spare_buffers[i] = g_spare_buffers[g_spare_count];
+        g_spare_sizes[i] = g_spare_sizes[g_spare_count];
+        return b;
+      }
+    }
+  }
+  return static_cast<uint8_t*>(std::aligned_alloc(kCacheLine, size));
+}
+
+void GiveBuffer(uint8_t* buffer, size_t size) {
+  {
+    std::lock_guard<std::mutex> lock(g_spare_mu);
+    if (g_spare_count < kMaxSpareBuffers) {
+      g_spare_buffers[g_spare_count] = buffer;
+      g_spare_sizes[g_spare_count] = size;
+      ++g_spare_count;
+      return;
+    }
+  }
+  std::free(buffer);
+}
+
+// Creates the calling thread's state. Slow path: allocates.
+ThreadState* AttachThread() {
+  pthread_once(&g_key_once, &MakeKey);
+  size_t ring_bytes = SessionSettings().ring_bytes;
+  uint8_t* buffer = TakeBuffer(ring_bytes);
+  void* mem = std::aligned_alloc(kCacheLine, sizeof(ThreadState));
+  if (buffer == nullptr || mem == nullptr) {
+    std::free(buffer);
+    std::free(mem);
+    return nullptr;
+  }
+  uint32_t index = g_next_thread_index.fetch_add(1, std::memory_order_relaxed);
+  auto* t = new (mem)
+      ThreadState(buffer, ring_bytes, index, static_cast<uint64_t>(syscall(SYS_gettid)));
+  ThreadState* head = g_threads.load(std::memory_order_relaxed);
+  do {
+    t->next = head;
+    // Release: the flusher that finds `t` sees it fully constructed.
+  } while (!g_threads.compare_exchange_weak(head, t, std::memory_order_release,
+                                            std::memory_order_relaxed));
+  tls_thread = t;
+  pthread_setspecific(g_thread_key, t);
+  return t;
+}
+
+}  // namespace
+
+ThreadState::ThreadState(uint8_t* buf, size_t capacity, uint32_t idx, uint64_t os_tid)
+    : ring(buf, capacity), index(idx), tid(os_tid), buffer(buf) {
+  for (auto& d : dropped) d.store(0, std::memory_order_relaxed);
+  check_at = capacity / 2;
+}
+
+ThreadState* BeginCallSlow() {
+  ThreadState* t = tls_thread;
+  if (t != nullptr && t->in_call != 0) {
+    // A signal handler interrupted an ITT call on this thread.
+    if (g_recording.load(std::memory_order_relaxed) != 0) CountDrop(t, kLossReentrant);
+    return nullptr;
+  }
+  if (g_recording.load(std::memory_order_relaxed) == 0) {
+    // Not recording: the session may need starting (first call, or first
+    // call in a fork child); otherwise paused, detached or shut down.
+    if (!SessionStartIfNeeded()) return nullptr;
+    if (g_recording.load(std::memory_order_relaxed) == 0) return nullptr;
+  }
+  if (t == nullptr) {
+    t = AttachThread();
+    if (t == nullptr) return nullptr;
+  }
+  t->in_call = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  return t;
+}
+
+void CountDrop(ThreadState* t, format::LossCause cause) {
+  t->dropped[static_cast<int>(cause)].fetch_add(1, std::memory_order_relaxed);
+}
+
+
+uint8_t* ReserveSlow(ThreadState* t, size_t size) {
+  if (size > t->ring.max_record()) {
+    CountDrop(t, format::LossCause::kRecordTooLarge);
+    return nullptr;
+  }
+  const Settings& settings = SessionSettings();
+  if (settings.overflow == OverflowMode::kBlock) {
+    // Opt-in: wait for the flusher, bounded by the timeout.
+    uint64_t deadline = MonotonicRawNs() + uint64_t{settings.block_timeout_ms} * 1000000u;
+    for (;;) {
+      Flusher::Wake();
+      timespec nap{0, 20 * 1000};
+      nanosleep(&nap, nullptr);
+      if (uint8_t* p = t->ring.Reserve(size)) return p;
+      if (MonotonicRawNs() >= deadline || g_recording.load(std::memory_order_relaxed) == 0) {
+        CountDrop(t, format::LossCause::kBlockTimeout);
+        return nullptr;
+      }
+    }
+  }
+  CountDrop(t, format::LossCause::kBufferFull);
+  if (t->wake_pending.exchange(1, std::memory_order_relaxed) == 0) Flusher::Wake();
+  return nullptr;
+}
+
+void CheckFill(ThreadState* t) {
+  size_t fill = t->ring.RefreshFill();
+  size_t mark = t->ring.capacity() / 2;
+  uint64_t head = t->ring.head();
+  if (fill > mark) {
+    if (t->wake_pending.exchange(1, std::memory_order_relaxed) == 0) Flusher::Wake();
+    // Look again after another sixteenth of the ring, not on every record.
+    t->check_at = head + t->ring.capacity() / 16;
+  } else {
+    t->check_at = head + (mark - fill);
+  }
+}
+
+void UnlinkThread(ThreadState* t, ThreadState* prev) {
+  if (prev == nullptr) {
+    ThreadState* expected = t;
+    // Still the head: swing it. Otherwise producers pushed in front of it;
+    // find the predecessor (only we unlink, so the list below is stable).
+    if (g_threads.compare_exchange_strong(expected, t->next, std::memory_order_acq_rel)) return;
+    prev = g_threads.load(std::memory_order_acquire);
+    while (prev->next != t) prev = prev->next;
+  }
+  prev->next = t->next;
+}
+
+void FreeThreadState(ThreadState* t) {
+  uint8_t* buffer = t->buffer;
+  size_t size = t->ring.capacity();
+  t->~ThreadState();
+  std::free(t);
+  GiveBuffer(buffer, size);
+}
+
+void ResetThreadsInForkChild() {
+  ThreadState* self = tls_thread;
+  for (ThreadState* t = g_threads.load(std::memory_order_relaxed); t != nullptr; t = t->next) {
+    if (t == self) {
+      t->ring.ResetUnsafe();
+      for (auto& d : t->dropped) d.store(0, std::memory_order_relaxed);
+      for (auto& d : t->flusher_dropped_written) d = 0;
+      t->flusher_recorded = 0;
+      t->flusher_info_written = false;
+      t->tid = static_cast<uint64_t>(syscall(SYS_gettid));
+      t->in_call = 0;
+      t->check_at = t->ring.head() + t->ring.capacity() / 2;
+    } else {
+      t->discard.store(1, std::memory_order_relaxed);
+    }
+  }
+}
+
+}  // namespace ittc::collector_internal

@@ -1,0 +1,167 @@
+// Per-thread recording state and the hot path that appends one record.
+//
+// Each thread that records owns a ThreadState with an SpscRing; the flusher
+// thread is the ring's only consumer. A thread finds its state through one
+// initial-exec TLS pointer (no __tls_get_addr call, even though the
+// collector is dlopen-ed: glibc keeps a static TLS surplus for this).
+//
+// Thread safety:
+//   ring           producer = owning thread, consumer = flusher (spsc_ring.h).
+//   in_call        owning thread only; a signal handler on the same thread
+//                  sees it set and drops its record instead of interleaving.
+//                  atomic_signal_fence orders it against the ring writes.
+//   dropped[]      incremented by the owning thread (fetch_add, relaxed: a
+//                  count, read by the flusher with no ordering needed);
+//                  read by the flusher.
+//   check_at       owning thread only.
+//   wake_pending   set by the owner when it wakes the flusher, cleared by
+//                  the flusher after a drain; relaxed (a hint, no data).
+//   exited         set by the owner's key destructor (release), read by
+//                  the flusher (acquire: all commits happen-before it).
+//   discard        set in a fork child for threads that no longer exist.
+//   next           written before publication (release CAS on the list
+//                  head) and afterwards only by the flusher.
+//   flusher_*      flusher only.
+
+#ifndef COLLECTOR_INTERNAL_THREAD_STATE_H_
+#define COLLECTOR_INTERNAL_THREAD_STATE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "collector/internal/raw_record.h"
+#include "collector/internal/spsc_ring.h"
+#include "collector/internal/timebase.h"
+#include "format/schema.h"
+
+namespace ittc::collector_internal {
+
+inline constexpr int kLossCauseSlots = 8;
+
+struct ThreadState {
+  ThreadState(uint8_t* buffer, size_t capacity, uint32_t index, uint64_t tid);
+
+  SpscRing ring;
+  int in_call = 0;
+  uint64_t check_at = 0;
+  uint32_t index;
+  uint64_t tid;
+  std::atomic<uint64_t> dropped[kLossCauseSlots];
+  std::atomic<int> wake_pending{0};
+  std::atomic<int> exited{0};
+  std::atomic<int> discard{0};
+  ThreadState* next = nullptr;
+  uint8_t* buffer;
+
+  // Flusher-private bookkeeping.
+  uint64_t flusher_recorded = 0;
+  uint64_t flusher_dropped_written[kLossCauseSlots] = {};
+  bool flusher_info_written = false;
+  bool flusher_ignored = false;
+  std::string flusher_name;  // set by __itt_thread_set_name
+  std::string flusher_comm;  // the kernel's name, when there is no ITT name
+};
+
+// A call made from a signal handler while the same thread was inside an ITT
+// call: recording it would interleave two records in one ring.
+inline constexpr auto kLossReentrant = static_cast<format::LossCause>(7);
+
+// Every ThreadState not yet reaped, newest first. Threads push themselves
+// with a release CAS; only the flusher unlinks (no ABA: nodes are freed only
+// after being unlinked by the single remover).
+extern std::atomic<ThreadState*> g_threads;
+
+// Flusher: unlinks `t`, whose predecessor in the list is `prev` (or nullptr
+// if `t` was the head when the flusher read it).
+void UnlinkThread(ThreadState* t, ThreadState* prev);
+
+// Flusher: frees `t` and its ring (or keeps them for reuse).
+void FreeThreadState(ThreadState* t);
+
+// Fork child: drops every other thread's state and this thread's unflushed
+// records (they belong to the parent's trace).
+void ResetThreadsInForkChild();
+
+// The calling thread's state, or nullptr before its first record.
+extern __thread ThreadState* tls_thread __attribute__((tls_model("initial-exec")));
+
+// Nonzero while calls are recorded: the session runs, is not paused, has not
+// been detached or shut down. Relaxed loads: a call racing with pause may
+// still land, as with any profiler; pause's own record orders the rest.
+extern std::atomic<int> g_recording;
+
+// Slow path of BeginCall: starts the session on the first call, attaches a
+// new thread, or counts a re-entrant call. Returns the state with in_call
+// set, or nullptr if this call must not record.
+ThreadState* BeginCallSlow();
+
+// Counts one dropped event of `cause` for the calling thread.
+void CountDrop(ThreadState* t, format::LossCause cause);
+
+// Counts one call rejected for its arguments (NULL handle, bad size...).
+inline void CountInvalidCall(ThreadState* t) { CountDrop(t, format::LossCause::kInvalidArgument); }
+
+// Out-of-line part of Emit when the ring is full or the record is too large.
+uint8_t* ReserveSlow(ThreadState* t, size_t size);
+
+// Fill-mark check: refreshes the ring's view of the tail and wakes the
+// flusher if the ring is more than half full.
+void CheckFill(ThreadState* t);
+
+inline ThreadState* BeginCall() {
+  ThreadState* t = tls_thread;
+  if (__builtin_expect(g_recording.load(std::memory_order_relaxed) == 0 || t == nullptr ||
+                           t->in_call != 0,
+                       0)) {
+    return BeginCallSlow();
+  }
+  t->in_call = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  return t;
+}
+
+inline void EndCall(ThreadState* t) {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->in_call = 0;
+}
+
+// RAII form of BeginCall/EndCall. `ok()` is false when the call must not
+// record (paused, detached, re-entrant...).
+class CallScope {
+ public:
+  CallScope() : t_(BeginCall()) {}
+  ~CallScope() {
+    if (t_ != nullptr) EndCall(t_);
+  }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+  bool ok() const { return t_ != nullptr; }
+  ThreadState* thread() const { return t_; }
+
+ private:
+  ThreadState* const t_;
+};
+
+// Appends one record. REQUIRES: t == the calling thread's state, in a call.
+// The arguments follow the kind's schema order (raw_record.h).
+template <typename... Args>
+inline void Emit(ThreadState* t, format::EventKind kind, uint64_t ticks, uint8_t flags,
+                 const Args&... args) {
+  const size_t size = RawRecordSize(args...);
+  uint8_t* p;
+  if (__builtin_expect(size > t->ring.max_record(), 0) ||
+      __builtin_expect((p = t->ring.Reserve(size)) == nullptr, 0)) {
+    p = ReserveSlow(t, size);
+    if (p == nullptr) return;
+  }
+  WriteRawRecord(p, size, kind, flags, ticks, args...);
+  t->ring.Commit();
+  if (__builtin_expect(t->ring.head() > t->check_at, 0)) CheckFill(t);
+}
+
+}  // namespace ittc::collector_internal
+
+#endif  // COLLECTOR_INTERNAL_THREAD_STATE_H_

@@ -1,0 +1,136 @@
+// Entry points: handles (domains, strings, counters, histograms, clock
+// domains, heap functions, legacy events), thread naming and collection
+// control. Creation is a slow path (a lock and a hash lookup); handles are
+// interned so repeated creation returns the same object.
+
+#include "collector/internal/api_util.h"
+#include "collector/internal/session.h"
+
+using namespace ittc::collector_internal;  // NOLINT: entry points only
+using ittc::format::EventKind;
+
+ITTC_EXPORT __itt_domain* ITTAPI __itt_domain_create(const char* name) {
+  SessionStartIfNeeded();
+  return Registry::Get().CreateDomain(name);
+}
+
+ITTC_EXPORT __itt_string_handle* ITTAPI __itt_string_handle_create(const char* name) {
+  SessionStartIfNeeded();
+  return Registry::Get().CreateStringHandle(name);
+}
+
+ITTC_EXPORT __itt_counter ITTAPI __itt_counter_create(const char* name, const char* domain) {
+  SessionStartIfNeeded();
+  return reinterpret_cast<__itt_counter>(
+      Registry::Get().CreateCounter(name, domain, nullptr, __itt_metadata_u64));
+}
+
+ITTC_EXPORT __itt_counter ITTAPI __itt_counter_create_typed(const char* name, const char* domain,
+                                                            __itt_metadata_type type) {
+  SessionStartIfNeeded();
+  return reinterpret_cast<__itt_counter>(Registry::Get().CreateCounter(name, domain, nullptr, type));
+}
+
+ITTC_EXPORT __itt_counter ITTAPI __itt_counter_create_v3(const __itt_domain* domain,
+                                                         const char* name,
+                                                         __itt_metadata_type type) {
+  SessionStartIfNeeded();
+  if (domain == nullptr) return nullptr;
+  return reinterpret_cast<__itt_counter>(Registry::Get().CreateCounter(name, nullptr, domain, type));
+}
+
+ITTC_EXPORT __itt_histogram* ITTAPI __itt_histogram_create(const __itt_domain* domain,
+                                                           const char* name,
+                                                           __itt_metadata_type x_type,
+                                                           __itt_metadata_type y_type) {
+  SessionStartIfNeeded();
+  return Registry::Get().CreateHistogram(domain, name, x_type, y_type);
+}
+
+ITTC_EXPORT __itt_clock_domain* ITTAPI __itt_clock_domain_create(__itt_get_clock_info_fn fn,
+                                                                 void* fn_data) {
+  SessionStartIfNeeded();
+  return Registry::Get().CreateClockDomain(fn, fn_data);
+}
+
+ITTC_EXPORT void ITTAPI __itt_clock_domain_reset(void) {
+  SessionStartIfNeeded();
+  Registry::Get().ResetClockDomains();
+  CallScope call;
+  if (!call.ok()) return;
+  Emit(call.thread(), EventKind::kClockDomainReset, ReadTicks(), 0);
+}
+
+ITTC_EXPORT __itt_heap_function ITTAPI __itt_heap_function_create(const char* name,
+                                                                  const char* domain) {
+  SessionStartIfNeeded();
+  return Registry::Get().CreateHeapFunction(name, domain);
+}
+
+ITTC_EXPORT __itt_event ITTAPI __itt_event_create(const char* name, int namelen) {
+  SessionStartIfNeeded();
+  return Registry::Get().CreateEvent(name, namelen);
+}
+
+ITTC_EXPORT __itt_timestamp ITTAPI __itt_get_timestamp(void) { return ReadTicks(); }
+
+// Thread naming works while paused (the spec keeps naming on), so it does
+// not go through the recording gate's pause check alone: a paused call is
+// remembered by registering the name, and the event is recorded if we can.
+ITTC_EXPORT void ITTAPI __itt_thread_set_name(const char* name) {
+  if (name == nullptr || !SessionStartIfNeeded()) return;
+  uint32_t id = Registry::Get().InternString(std::string_view(name, strnlen(name, kMaxRawBytesField)));
+  CallScope call;
+  if (!call.ok()) return;
+  Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), 0, uint64_t{id});
+}
+
+ITTC_EXPORT void ITTAPI __itt_thread_ignore(void) {
+  CallScope call;
+  if (!call.ok()) return;
+  Emit(call.thread(), EventKind::kThreadIgnore, ReadTicks(), 0);
+}
+
+// Legacy forms of the two above.
+ITTC_EXPORT int ITTAPI __itt_thr_name_set(const char* name, int namelen) {
+  if (name == nullptr || !SessionStartIfNeeded()) return 0;
+  size_t n = namelen > 0 ? strnlen(name, static_cast<size_t>(namelen)) : strnlen(name, kMaxRawBytesField);
+  uint32_t id = Registry::Get().InternString(std::string_view(name, n));
+  CallScope call;
+  if (call.ok()) Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), 0, uint64_t{id});
+  return 0;
+}
+
+ITTC_EXPORT void ITTAPI __itt_thr_ignore(void) { __itt_thread_ignore(); }
+
+ITTC_EXPORT void ITTAPI __itt_pause(void) { SessionPause(); }
+ITTC_EXPORT void ITTAPI __itt_resume(void) { SessionResume(); }
+ITTC_EXPORT void ITTAPI __itt_detach(void) { SessionDetach(); }
+
+// Scoped forms: the collector has one scope, the whole process.
+ITTC_EXPORT void ITTAPI __itt_pause_scoped(__itt_collection_scope scope) { SessionPause(); }
+ITTC_EXPORT void ITTAPI __itt_resume_scoped(__itt_collection_scope scope) { SessionResume(); }
+
+ITTC_EXPORT void ITTAPI __itt_enable_attach(void) {}
+
+ITTC_EXPORT int ITTAPI __itt_event_start(__itt_event event) {
+  CallScope call;
+  if (!call.ok()) return 0;
+  if (!Registry::Get().IsEvent(event)) {
+    CountInvalidCall(call.thread());
+    return 0;
+  }
+  Emit(call.thread(), EventKind::kEventStart, ReadTicks(), 0, static_cast<uint64_t>(event));
+  return 0;
+}
+
+ITTC_EXPORT int ITTAPI __itt_event_end(__itt_event event) {
+  CallScope call;
+  if (!call.ok()) return 0;
+  if (!Registry::Get().IsEvent(event)) {
+    CountInvalidCall(call.thread());
+    return 0;
+  }
+  Emit(call.thread(), EventKind::kEventEnd, ReadTicks(), 0, static_cast<uint64_t>(event));
+  return 0;
+}

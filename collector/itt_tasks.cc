@@ -1,0 +1,361 @@
+// Entry points: tasks, regions, frames, markers, ids, relations and
+// metadata. These are the hot calls: each is BeginCall (a TLS load and two
+// checks), one RDTSC, a handle->id load and a record written to the
+// thread's ring, with no lock, no syscall and no allocation.
+//
+// A NULL domain (or a handle that cannot be read) is counted as an invalid
+// call and not recorded.
+
+#include <cstdarg>
+#include <cstdio>
+
+#include "collector/internal/api_util.h"
+
+using namespace ittc::collector_internal;  // NOLINT: entry points only
+using ittc::format::EventKind;
+
+namespace {
+
+// Records kind(domain, id, parent, name) - the task/region/group shape.
+inline void TaskLike(EventKind kind, const __itt_domain* domain, const __itt_id& id,
+                     const __itt_id& parent, uint64_t name) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  if (domain == nullptr) return CountInvalidCall(call.thread());
+  Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, ToRaw(id), ToRaw(parent), name);
+}
+
+// Records kind(domain, id).
+inline void DomainAndId(EventKind kind, const __itt_domain* domain, const __itt_id& id) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  if (domain == nullptr) return CountInvalidCall(call.thread());
+  Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, ToRaw(id));
+}
+
+// Records the _ex shape: kind(domain, clock_domain, user_timestamp,
+// timestamp, rest...), converting the user timestamp to ticks.
+template <typename... Rest>
+inline void ExLike(EventKind kind, const __itt_domain* domain, const __itt_clock_domain* cd,
+                   unsigned long long timestamp, const Rest&... rest) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  if (domain == nullptr) return CountInvalidCall(call.thread());
+  uint64_t clock_id;
+  uint64_t ticks = UserTimeToTicks(cd, timestamp, &clock_id);
+  Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, clock_id,
+       static_cast<uint64_t>(timestamp), ticks, rest...);
+}
+
+}  // namespace
+
+// ---- Tasks ------------------------------------------------------------------
+
+ITTC_EXPORT void ITTAPI __itt_task_begin(const __itt_domain* domain, __itt_id taskid,
+                                         __itt_id parentid, __itt_string_handle* name) {
+  TaskLike(EventKind::kTaskBegin, domain, taskid, parentid, StringId(name));
+}
+
+ITTC_EXPORT void ITTAPI __itt_task_begin_fn(const __itt_domain* domain, __itt_id taskid,
+                                            __itt_id parentid, void* fn) {
+  TaskLike(EventKind::kTaskBeginFn, domain, taskid, parentid, reinterpret_cast<uint64_t>(fn));
+}
+
+ITTC_EXPORT void ITTAPI __itt_task_end(const __itt_domain* domain) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  if (domain == nullptr) return CountInvalidCall(call.thread());
+  Emit(call.thread(), EventKind::kTaskEnd, now, 0, uint64_t{DomainId(domain)});
+}
+
+ITTC_EXPORT void ITTAPI __itt_task_group(const __itt_domain* domain, __itt_id id, __itt_id parentid,
+                                         __itt_string_handle* name) {
+  TaskLike(EventKind::kTaskGroup, domain, id, parentid, StringId(name));
+}
+
+ITTC_EXPORT void ITTAPI __itt_task_begin_overlapped(const __itt_domain* domain, __itt_id taskid,
+                                                    __itt_id parentid, __itt_string_handle* name) {
+  TaskLike(EventKind::kTaskBeginOverlapped, domain, taskid, parentid, StringId(name));
+}
+
+ITTC_EXPORT void ITTAPI __itt_task_end_overlapped(const __itt_domain* domain, __itt_id taskid) {
+  DomainAndId(EventKind::kTaskEndOverlapped, domain, taskid);
+}
+
+ITTC_EXPORT void ITTAPI __itt_task_begin_ex(const __itt_domain* domain,
+                                            __itt_clock_domain* clock_domain,
+                                            unsigned long long timestamp, __itt_id taskid,
+                                            __itt_id parentid, __itt_string_handle* name) {
+  ExLike(EventKind::kTaskBeginEx, domain, clock_domain, timestamp, ToRaw(taskid), ToRaw(parentid),
+         uint64_t{StringId(name)});
+}
+
+ITTC_EXPORT void ITTAPI __itt_task_begin_fn_ex(const __itt_domain* domain,
+                                               __itt_clock_domain* clock_domain,
+                                               unsigned long long timestamp, __itt_id taskid,
+                                               __itt_id parentid, void* fn) {
+  ExLike(EventKind::kTaskBeginFnEx, domain, clock_domain, timestamp, ToRaw(taskid),
+         ToRaw(parentid), reinterpret_cast<uint64_t>(fn));
+}
+
+ITTC_EXPORT void ITTAPI __itt_task_end_ex(const __itt_domain* domain,
+                                          __itt_clock_domain* clock_domain,
+                                          unsigned long long timestamp) {
+  ExLike(EventKind::kTaskEndEx, domain, clock_domain, timestamp);
+}
+
+ITTC_EXPORT void ITTAPI __itt_task_begin_overlapped_ex(const __itt_domain* domain,
+                                                       __itt_clock_domain* clock_domain,
+                                                       unsigned long long timestamp,
+                                                       __itt_id taskid, __itt_id parentid,
+                                                       __itt_string_handle* name) {
+  ExLike(EventKind::kTaskBeginOverlappedEx, domain, clock_domain, timestamp, ToRaw(taskid),
+         ToRaw(parentid), uint64_t{StringId(name)});
+}
+
+ITTC_EXPORT void ITTAPI __itt_task_end_overlapped_ex(const __itt_domain* domain,
+                                                     __itt_clock_domain* clock_domain,
+                                                     unsigned long long timestamp,
+                                                     __itt_id taskid) {
+  ExLike(EventKind::kTaskEndOverlappedEx, domain, clock_domain, timestamp, ToRaw(taskid));
+}
+
+// ---- Regions and frames -----------------------------------------------------
+
+ITTC_EXPORT void ITTAPI __itt_region_begin(const __itt_domain* domain, __itt_id id,
+                                           __itt_id parentid, __itt_string_handle* name) {
+  TaskLike(EventKind::kRegionBegin, domain, id, parentid, StringId(name));
+}
+
+ITTC_EXPORT void ITTAPI __itt_region_end(const __itt_domain* domain, __itt_id id) {
+  DomainAndId(EventKind::kRegionEnd, domain, id);
+}
+
+ITTC_EXPORT void ITTAPI __itt_frame_begin_v3(const __itt_domain* domain, __itt_id* id) {
+  DomainAndId(EventKind::kFrameBegin, domain, id != nullptr ? *id : __itt_null);
+}
+
+ITTC_EXPORT void ITTAPI __itt_frame_end_v3(const __itt_domain* domain, __itt_id* id) {
+  DomainAndId(EventKind::kFrameEnd, domain, id != nullptr ? *id : __itt_null);
+}
+
+// begin/end are __itt_get_timestamp() values, i.e. already trace ticks.
+ITTC_EXPORT void ITTAPI __itt_frame_submit_v3(const __itt_domain* domain, __itt_id* id,
+                                              __itt_timestamp begin, __itt_timestamp end) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  if (domain == nullptr) return CountInvalidCall(call.thread());
+  Emit(call.thread(), EventKind::kFrameSubmit, now, 0, uint64_t{DomainId(domain)}, ToRawPtr(id),
+       static_cast<uint64_t>(begin), static_cast<uint64_t>(end));
+}
+
+// ---- Markers and ids --------------------------------------------------------
+
+ITTC_EXPORT void ITTAPI __itt_marker(const __itt_domain* domain, __itt_id id,
+                                     __itt_string_handle* name, __itt_scope scope) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  if (domain == nullptr) return CountInvalidCall(call.thread());
+  Emit(call.thread(), EventKind::kMarker, now, 0, uint64_t{DomainId(domain)}, ToRaw(id),
+       uint64_t{StringId(name)}, static_cast<uint64_t>(scope));
+}
+
+ITTC_EXPORT void ITTAPI __itt_marker_ex(const __itt_domain* domain,
+                                        __itt_clock_domain* clock_domain,
+                                        unsigned long long timestamp, __itt_id id,
+                                        __itt_string_handle* name, __itt_scope scope) {
+  ExLike(EventKind::kMarkerEx, domain, clock_domain, timestamp, ToRaw(id), uint64_t{StringId(name)},
+         static_cast<uint64_t>(scope));
+}
+
+ITTC_EXPORT void ITTAPI __itt_id_create(const __itt_domain* domain, __itt_id id) {
+  DomainAndId(EventKind::kIdCreate, domain, id);
+}
+
+ITTC_EXPORT void ITTAPI __itt_id_destroy(const __itt_domain* domain, __itt_id id) {
+  DomainAndId(EventKind::kIdDestroy, domain, id);
+}
+
+ITTC_EXPORT void ITTAPI __itt_id_create_ex(const __itt_domain* domain,
+                                           __itt_clock_domain* clock_domain,
+                                           unsigned long long timestamp, __itt_id id) {
+  ExLike(EventKind::kIdCreateEx, domain, clock_domain, timestamp, ToRaw(id));
+}
+
+ITTC_EXPORT void ITTAPI __itt_id_destroy_ex(const __itt_domain* domain,
+                                            __itt_clock_domain* clock_domain,
+                                            unsigned long long timestamp, __itt_id id) {
+  ExLike(EventKind::kIdDestroyEx, domain, clock_domain, timestamp, ToRaw(id));
+}
+
+// ---- Relations --------------------------------------------------------------
+
+ITTC_EXPORT void ITTAPI __itt_relation_add_to_current(const __itt_domain* domain,
+                                                      __itt_relation relation, __itt_id tail) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  if (domain == nullptr) return CountInvalidCall(call.thread());
+  Emit(call.thread(), EventKind::kRelationAddToCurrent, now, 0, uint64_t{DomainId(domain)},
+       static_cast<uint64_t>(relation), ToRaw(tail));
+}
+
+ITTC_EXPORT void ITTAPI __itt_relation_add(const __itt_domain* domain, __itt_id head,
+                                           __itt_relation relation, __itt_id tail) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  if (domain == nullptr) return CountInvalidCall(call.thread());
+  Emit(call.thread(), EventKind::kRelationAdd, now, 0, uint64_t{DomainId(domain)}, ToRaw(head),
+       static_cast<uint64_t>(relation), ToRaw(tail));
+}
+
+ITTC_EXPORT void ITTAPI __itt_relation_add_to_current_ex(const __itt_domain* domain,
+                                                         __itt_clock_domain* clock_domain,
+                                                         unsigned long long timestamp,
+                                                         __itt_relation relation, __itt_id tail) {
+  ExLike(EventKind::kRelationAddToCurrentEx, domain, clock_domain, timestamp,
+         static_cast<uint64_t>(relation), ToRaw(tail));
+}
+
+ITTC_EXPORT void ITTAPI __itt_relation_add_ex(const __itt_domain* domain,
+                                              __itt_clock_domain* clock_domain,
+                                              unsigned long long timestamp, __itt_id head,
+                                              __itt_relation relation, __itt_id tail) {
+  ExLike(EventKind::kRelationAddEx, domain, clock_domain, timestamp, ToRaw(head),
+         static_cast<uint64_t>(relation), ToRaw(tail));
+}
+
+// ---- Metadata ---------------------------------------------------------------
+
+namespace {
+
+// Bytes of `count` elements of `type`, or 0 with *ok false when either is
+// invalid (an unknown type, or a count whose size overflows).
+size_t MetadataBytes(__itt_metadata_type type, size_t count, bool* ok) {
+  int element = ittc::format::MetadataTypeSize(static_cast<uint64_t>(type));
+  *ok = element > 0 && count <= (size_t{1} << 40) / static_cast<size_t>(element);
+  return *ok ? count * static_cast<size_t>(element) : 0;
+}
+
+}  // namespace
+
+ITTC_EXPORT void ITTAPI __itt_metadata_add(const __itt_domain* domain, __itt_id id,
+                                           __itt_string_handle* key, __itt_metadata_type type,
+                                           size_t count, void* data) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  bool ok;
+  size_t bytes = MetadataBytes(type, count, &ok);
+  if (domain == nullptr || !ok || (data == nullptr && count != 0)) {
+    return CountInvalidCall(call.thread());
+  }
+  // An array too large for the ring is counted as too large by Emit.
+  Emit(call.thread(), EventKind::kMetadataAdd, now, 0, uint64_t{DomainId(domain)}, ToRaw(id),
+       uint64_t{StringId(key)}, static_cast<uint64_t>(type), static_cast<uint64_t>(count),
+       RawBytes{data, bytes});
+}
+
+ITTC_EXPORT void ITTAPI __itt_metadata_str_add(const __itt_domain* domain, __itt_id id,
+                                               __itt_string_handle* key, const char* data,
+                                               size_t length) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  if (domain == nullptr || data == nullptr) return CountInvalidCall(call.thread());
+  char scratch[kMaxRawBytesField];
+  long n = length == 0 ? -1 : static_cast<long>(length);
+  Emit(call.thread(), EventKind::kMetadataStrAdd, now, 0, uint64_t{DomainId(domain)}, ToRaw(id),
+       uint64_t{StringId(key)}, StringField(data, n, scratch));
+}
+
+ITTC_EXPORT void ITTAPI __itt_metadata_add_with_scope(const __itt_domain* domain,
+                                                      __itt_scope scope, __itt_string_handle* key,
+                                                      __itt_metadata_type type, size_t count,
+                                                      void* data) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  bool ok;
+  size_t bytes = MetadataBytes(type, count, &ok);
+  if (domain == nullptr || !ok || (data == nullptr && count != 0)) {
+    return CountInvalidCall(call.thread());
+  }
+  Emit(call.thread(), EventKind::kMetadataAddWithScope, now, 0, uint64_t{DomainId(domain)},
+       static_cast<uint64_t>(scope), uint64_t{StringId(key)}, static_cast<uint64_t>(type),
+       static_cast<uint64_t>(count), RawBytes{data, bytes});
+}
+
+ITTC_EXPORT void ITTAPI __itt_metadata_str_add_with_scope(const __itt_domain* domain,
+                                                          __itt_scope scope,
+                                                          __itt_string_handle* key,
+                                                          const char* data, size_t length) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  if (domain == nullptr || data == nullptr) return CountInvalidCall(call.thread());
+  char scratch[kMaxRawBytesField];
+  long n = length == 0 ? -1 : static_cast<long>(length);
+  Emit(call.thread(), EventKind::kMetadataStrAddWithScope, now, 0, uint64_t{DomainId(domain)},
+       static_cast<uint64_t>(scope), uint64_t{StringId(key)}, StringField(data, n, scratch));
+}
+
+// Formatted metadata is formatted at record time with vsnprintf into a
+// stack buffer (glibc allocates nothing for the conversions ITT formats
+// use); the text goes into the trace, the raw arguments do not.
+namespace {
+
+constexpr size_t kFormattedTextBytes = 1024;
+
+void FormattedMetadata(EventKind kind, const __itt_domain* domain, const __itt_id& id,
+                       bool with_id, __itt_string_handle* format, va_list args) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return;
+  if (domain == nullptr || format == nullptr || format->strA == nullptr) {
+    return CountInvalidCall(call.thread());
+  }
+  char text[kFormattedTextBytes];
+  int n = std::vsnprintf(text, sizeof(text), format->strA, args);
+  if (n < 0) return CountInvalidCall(call.thread());
+  size_t len = static_cast<size_t>(n);
+  if (len >= sizeof(text)) {
+    constexpr size_t kMark = sizeof(kTruncatedMark) - 1;
+    len = sizeof(text) - 1;
+    std::memcpy(text + len - kMark, kTruncatedMark, kMark);
+  }
+  RawBytes no_args{"", 0};
+  if (with_id) {
+    Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, ToRaw(id),
+         uint64_t{StringId(format)}, no_args, RawBytes{text, len});
+  } else {
+    Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, uint64_t{StringId(format)},
+         no_args, RawBytes{text, len});
+  }
+}
+
+}  // namespace
+
+ITTC_EXPORT void __itt_formatted_metadata_add(const __itt_domain* domain,
+                                              __itt_string_handle* format, ...) {
+  va_list args;
+  va_start(args, format);
+  FormattedMetadata(EventKind::kFormattedMetadataAdd, domain, __itt_null, false, format, args);
+  va_end(args);
+}
+
+ITTC_EXPORT void __itt_formatted_metadata_add_overlapped(const __itt_domain* domain,
+                                                         __itt_id taskid,
+                                                         __itt_string_handle* format, ...) {
+  va_list args;
+  va_start(args, format);
+  FormattedMetadata(EventKind::kFormattedMetadataAddOverlapped, domain, taskid, true, format, args);
+  va_end(args);
+}

@@ -1,0 +1,163 @@
+// The JIT profiling API's dynamic part: NotifyEvent and Initialize, which
+// the JIT static part (libjitprofiling.a) looks up in the library named by
+// INTEL_JIT_PROFILER64. The same library serves ITT, so one process writes
+// one trace.
+//
+// Method names, file names and line tables are copied into the record
+// (names capped at kMaxRawBytesField, marked when cut; a line table too
+// large for the ring is counted as too large).
+
+#include "collector/internal/api_util.h"
+#include "collector/internal/session.h"
+
+using namespace ittc::collector_internal;  // NOLINT: entry points only
+using ittc::format::EventKind;
+
+namespace {
+
+RawBytes LineTable(const LineNumberInfo* table, unsigned int entries) {
+  if (table == nullptr || entries == 0) return RawBytes{"", 0};
+  // LineNumberInfo is two host-order (little-endian here) u32s: exactly the
+  // format's line-table encoding.
+  static_assert(sizeof(LineNumberInfo) == 8, "LineNumberInfo is two u32s");
+  return RawBytes{table, static_cast<size_t>(entries) * sizeof(LineNumberInfo)};
+}
+
+int MethodLoad(EventKind kind, const iJIT_Method_Load* m) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return 0;
+  if (m == nullptr || m->method_id == 0) {
+    CountInvalidCall(call.thread());
+    return 0;
+  }
+  char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField];
+  Emit(call.thread(), kind, now, 0, uint64_t{m->method_id}, StringField(m->method_name, -1, s1),
+       reinterpret_cast<uint64_t>(m->method_load_address), uint64_t{m->method_size},
+       StringField(m->class_file_name, -1, s2), StringField(m->source_file_name, -1, s3),
+       LineTable(m->line_number_table, m->line_number_size));
+  return 1;
+}
+
+int MethodLoadV2(const iJIT_Method_Load_V2* m) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return 0;
+  if (m == nullptr || m->method_id == 0) {
+    CountInvalidCall(call.thread());
+    return 0;
+  }
+  char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField],
+      s4[kMaxRawBytesField];
+  Emit(call.thread(), EventKind::kJitMethodLoadV2, now, 0, uint64_t{m->method_id},
+       StringField(m->method_name, -1, s1), reinterpret_cast<uint64_t>(m->method_load_address),
+       uint64_t{m->method_size}, StringField(m->class_file_name, -1, s2),
+       StringField(m->source_file_name, -1, s3),
+       LineTable(m->line_number_table, m->line_number_size), StringField(m->module_name, -1, s4));
+  return 1;
+}
+
+int MethodLoadV3(const iJIT_Method_Load_V3* m) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return 0;
+  if (m == nullptr || m->method_id == 0) {
+    CountInvalidCall(call.thread());
+    return 0;
+  }
+  char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField],
+      s4[kMaxRawBytesField];
+  Emit(call.thread(), EventKind::kJitMethodLoadV3, now, 0, uint64_t{m->method_id},
+       StringField(m->method_name, -1, s1), reinterpret_cast<uint64_t>(m->method_load_address),
+       uint64_t{m->method_size}, StringField(m->class_file_name, -1, s2),
+       StringField(m->source_file_name, -1, s3),
+       LineTable(m->line_number_table, m->line_number_size), StringField(m->module_name, -1, s4),
+       static_cast<uint64_t>(m->module_arch));
+  return 1;
+}
+
+int InlineLoad(const iJIT_Method_Inline_Load* m) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return 0;
+  if (m == nullptr || m->method_id == 0) {
+    CountInvalidCall(call.thread());
+    return 0;
+  }
+  char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField];
+  Emit(call.thread(), EventKind::kJitInlineLoad, now, 0, uint64_t{m->method_id},
+       uint64_t{m->parent_method_id}, StringField(m->method_name, -1, s1),
+       reinterpret_cast<uint64_t>(m->method_load_address), uint64_t{m->method_size},
+       StringField(m->class_file_name, -1, s2), StringField(m->source_file_name, -1, s3),
+       LineTable(m->line_number_table, m->line_number_size));
+  return 1;
+}
+
+int MethodUpdateV2(const iJIT_Method_Update* m) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return 0;
+  if (m == nullptr) {
+    CountInvalidCall(call.thread());
+    return 0;
+  }
+  char s1[kMaxRawBytesField];
+  // iJIT_Method_Update names no method; the address identifies the code.
+  Emit(call.thread(), EventKind::kJitMethodUpdateV2, now, 0, uint64_t{0},
+       reinterpret_cast<uint64_t>(m->load_address), uint64_t{m->size},
+       static_cast<uint64_t>(m->type), StringField(m->data_format, -1, s1));
+  return 1;
+}
+
+int SimpleEvent(EventKind kind, uint64_t arg, bool with_arg) {
+  uint64_t now = ReadTicks();
+  CallScope call;
+  if (!call.ok()) return 0;
+  if (with_arg) {
+    Emit(call.thread(), kind, now, 0, arg);
+  } else {
+    Emit(call.thread(), kind, now, 0);
+  }
+  return 1;
+}
+
+}  // namespace
+
+ITTC_EXPORT int NotifyEvent(iJIT_JVM_EVENT event_type, void* data) {
+  switch (event_type) {
+    case iJVM_EVENT_TYPE_SHUTDOWN:
+      return SimpleEvent(EventKind::kJitShutdown, 0, false);
+    case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED:
+      return MethodLoad(EventKind::kJitMethodLoad, static_cast<const iJIT_Method_Load*>(data));
+    case iJVM_EVENT_TYPE_METHOD_UPDATE:
+      return MethodLoad(EventKind::kJitMethodUpdate, static_cast<const iJIT_Method_Load*>(data));
+    case iJVM_EVENT_TYPE_METHOD_UNLOAD_START: {
+      auto* m = static_cast<const iJIT_Method_Load*>(data);
+      if (m == nullptr || m->method_id == 0) {
+        CallScope call;
+        if (call.ok()) CountInvalidCall(call.thread());
+        return 0;
+      }
+      return SimpleEvent(EventKind::kJitMethodUnload, m->method_id, true);
+    }
+    case iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED:
+      return InlineLoad(static_cast<const iJIT_Method_Inline_Load*>(data));
+    case iJVM_EVENT_TYPE_METHOD_UPDATE_V2:
+      return MethodUpdateV2(static_cast<const iJIT_Method_Update*>(data));
+    case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2:
+      return MethodLoadV2(static_cast<const iJIT_Method_Load_V2*>(data));
+    case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3:
+      return MethodLoadV3(static_cast<const iJIT_Method_Load_V3*>(data));
+    default: {
+      CallScope call;
+      if (call.ok()) CountInvalidCall(call.thread());
+      return 0;
+    }
+  }
+}
+
+// Called by the JIT static part when it loads us: we always record.
+ITTC_EXPORT int Initialize(void) {
+  SessionStartIfNeeded();
+  return iJIT_SAMPLING_ON;
+}
