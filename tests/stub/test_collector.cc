@@ -32,6 +32,17 @@ std::vector<std::string> *call_log = new std::vector<std::string>();
 int init_count = 0;
 std::atomic<unsigned long> next_result{1};
 
+// Objects handed to the program stay alive (and reachable, for LeakSanitizer)
+// until the process ends.
+std::vector<void *> *kept_objects = new std::vector<void *>();
+
+template <typename T>
+T Keep(T object) {
+  std::lock_guard<std::mutex> lock(mu);
+  kept_objects->push_back(reinterpret_cast<void *>(object));
+  return object;
+}
+
 void Append(std::string line) {
   std::lock_guard<std::mutex> lock(mu);
   call_log->push_back(std::move(line));
@@ -45,7 +56,7 @@ struct Result {
   template <typename... Args>
   static T Make(const Args &...) {
     if constexpr (std::is_pointer<T>::value) {
-      return reinterpret_cast<T>(new unsigned long(next_result++));
+      return Keep(reinterpret_cast<T>(new unsigned long(next_result++)));
     } else if constexpr (std::is_enum<T>::value) {
       return static_cast<T>(1);
     } else {
@@ -60,7 +71,7 @@ struct Result<__itt_domain *> {
     __itt_domain *d = new __itt_domain();
     d->flags = 1;
     d->nameA = strdup(name);
-    return d;
+    return Keep(d);
   }
 };
 
@@ -69,7 +80,7 @@ struct Result<__itt_string_handle *> {
   static __itt_string_handle *Make(const char *name) {
     __itt_string_handle *h = new __itt_string_handle();
     h->strA = strdup(name);
-    return h;
+    return Keep(h);
   }
 };
 
