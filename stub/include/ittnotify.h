@@ -260,6 +260,12 @@ typedef unsigned char __itt_pt_region;
 
 void __itt_mark_pt_region_begin(__itt_pt_region region);
 void __itt_mark_pt_region_end(__itt_pt_region region);
+/* Real functions, not pointers; compiled out as well without the API (Intel's
+ * header leaves them in, which needs the static part at link time). */
+#if defined(INTEL_NO_ITTNOTIFY_API) && !defined(INTEL_NO_MACRO_BODY)
+#define __itt_mark_pt_region_begin(region) ((void)(region))
+#define __itt_mark_pt_region_end(region) ((void)(region))
+#endif
 
 /* ---- Thread naming and ignoring ---------------------------------------- */
 #define ITTC_API_SECTION_THREAD
@@ -639,6 +645,11 @@ __itt_collection_state __itt_get_collection_state(void);
  * more; pointers returned by the create functions become dangling. */
 void __itt_release_resources(void);
 
+#if defined(INTEL_NO_ITTNOTIFY_API) && !defined(INTEL_NO_MACRO_BODY)
+#define __itt_get_collection_state() __itt_collection_collector_absent
+#define __itt_release_resources()
+#endif
+
 /* ---- Counter context metadata ------------------------------------------- */
 typedef enum {
   __itt_context_unknown = 0,
@@ -753,6 +764,9 @@ typedef void(__itt_error_handler_t)(__itt_error_code code, va_list);
 
 /* Installs `handler` (NULL removes it); returns the previous one. */
 __itt_error_handler_t *__itt_set_error_handler(__itt_error_handler_t *);
+#if defined(INTEL_NO_ITTNOTIFY_API) && !defined(INTEL_NO_MACRO_BODY)
+#define __itt_set_error_handler(handler) ((void)(handler), (__itt_error_handler_t *)0)
+#endif
 
 #define ITTC_API_SECTION_PRIVATE_VERSION
 #include "ittnotify_api.inc"
