@@ -15,7 +15,8 @@
 
 namespace ittc::collector_internal {
 
-__thread ThreadState* tls_thread __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread ThreadState* tls_thread __attribute__((tls_model("initial-exec"), visibility("hidden"))) =
+    nullptr;
 std::atomic<int> g_recording{0};
 std::atomic<ThreadState*> g_threads{nullptr};
 

@@ -85,7 +85,8 @@ void FreeThreadState(ThreadState* t);
 void ResetThreadsInForkChild();
 
 // The calling thread's state, or nullptr before its first record.
-extern __thread ThreadState* tls_thread __attribute__((tls_model("initial-exec")));
+extern __thread ThreadState* tls_thread
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 // Nonzero while calls are recorded: the session runs, is not paused, has not
 // been detached or shut down. Relaxed loads: a call racing with pause may
