@@ -150,44 +150,98 @@ const char* DecodeFields(const KindSchema& schema, const char* p,
 
 }  // namespace internal
 
-EventStreamEncoder::EventStreamEncoder() { Grow(64 << 10); }
-
-EventStreamEncoder::~EventStreamEncoder() { std::free(buf_); }
-
-void EventStreamEncoder::Grow(size_t needed) {
-  size_t cap = capacity_ == 0 ? 4096 : capacity_;
-  while (cap - size_ < needed) cap *= 2;
-  char* nb = static_cast<char*>(std::realloc(buf_, cap));
+void EventStreamEncoder::Buffer::Grow(size_t n) {
+  size_t cap = capacity == 0 ? 4096 : capacity;
+  while (cap - size < n) cap *= 2;
+  char* nb = static_cast<char*>(std::realloc(data, cap));
   if (nb == nullptr) throw std::bad_alloc();
-  buf_ = nb;
-  capacity_ = cap;
+  data = nb;
+  capacity = cap;
+}
+
+void EventStreamEncoder::Buffer::Free() {
+  std::free(data);
+  data = nullptr;
+  size = capacity = 0;
+}
+
+EventStreamEncoder::EventStreamEncoder() {
+  times_.Grow(16 << 10);
+  ops_.Grow(64 << 10);
+}
+
+EventStreamEncoder::~EventStreamEncoder() {
+  times_.Free();
+  ops_.Free();
+  out_.Free();
 }
 
 void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
-  size_ = 0;
+  times_.size = 0;
+  ops_.size = 0;
   event_count_ = 0;
   thread_index_ = thread_index;
-  last_time_ = base_time;
-  char* p = buf_;
-  p = PutVarint64(p, thread_index);
-  p = PutVarint64(p, base_time);
-  size_ = static_cast<size_t>(p - buf_);
+  base_time_ = last_time_ = base_time;
+  assembled_ = false;
 }
 
-void EventStreamEncoder::Append(const Event& event) {
-  const KindSchema* s = FindSchema(event.kind);
-  if (capacity_ - size_ < kMaxFixedEventBytes) Grow(kMaxFixedEventBytes);
-  // Bytes fields need room for their contents too.
-  for (int i = 0; i < s->field_count; ++i) {
-    if (s->fields[i].type == FieldType::kBytes) {
-      const size_t need = MaxEncodedEventSize(event);
-      if (capacity_ - size_ < need) Grow(need);
-      break;
-    }
+namespace {
+
+inline char* PutId(char* p, const Id& id) {
+  if ((id.d1 | id.d2 | id.d3) == 0) {
+    *p++ = 0;
+    return p;
   }
-  char* p = buf_ + size_;
+  const unsigned mask = (id.d1 != 0 ? 1u : 0u) | (id.d2 != 0 ? 2u : 0u) |
+                        (id.d3 != 0 ? 4u : 0u);
+  *p++ = static_cast<char>(mask);
+  if (mask & 1) p = PutVarint64(p, id.d1);
+  if (mask & 2) p = PutVarint64(p, id.d2);
+  if (mask & 4) p = PutVarint64(p, id.d3);
+  return p;
+}
+
+}  // namespace
+
+void EventStreamEncoder::Append(const Event& event) {
+  assembled_ = false;
+  {
+    char* t = times_.Reserve(kMaxVarint64Bytes);
+    t = PutVarint64(
+        t, ZigZagEncode(static_cast<int64_t>(event.time - last_time_)));
+    times_.size = static_cast<size_t>(t - times_.data);
+  }
+  last_time_ = event.time;
+  ++event_count_;
+
+  // The two kinds that make up most traces get straight-line code.
+  const FieldValue* f = event.fields;
+  switch (event.kind) {
+    case EventKind::kTaskBegin: {
+      char* p = ops_.Reserve(1 + 2 * kMaxVarint64Bytes + 2 * kMaxFieldBytes);
+      *p++ = static_cast<char>(EventKind::kTaskBegin);
+      p = PutVarint64(p, f[0].u);
+      p = PutId(p, f[1].id);
+      p = PutId(p, f[2].id);
+      p = PutVarint64(p, f[3].u);
+      ops_.size = static_cast<size_t>(p - ops_.data);
+      return;
+    }
+    case EventKind::kTaskEnd: {
+      char* p = ops_.Reserve(1 + kMaxVarint64Bytes);
+      *p++ = static_cast<char>(EventKind::kTaskEnd);
+      p = PutVarint64(p, f[0].u);
+      ops_.size = static_cast<size_t>(p - ops_.data);
+      return;
+    }
+    default:
+      break;
+  }
+
+  const KindSchema* s = FindSchema(event.kind);
+  char* p = ops_.Reserve(s->bytes_field_count == 0 ? kMaxFixedEventBytes
+                                                   : MaxEncodedEventSize(event));
   p = PutVarint64(p, static_cast<uint16_t>(event.kind));
-  p = PutVarint64(p, ZigZagEncode(static_cast<int64_t>(event.time - last_time_)));
   if (IsSizedKind(event.kind)) {
     // Encode the block after the widest possible length prefix, then move
     // it next to the actual prefix. Rare: no kind of version 1.0 is sized.
@@ -200,29 +254,61 @@ void EventStreamEncoder::Append(const Event& event) {
   } else {
     p = internal::EncodeFields(*s, event, event.time, p);
   }
-  size_ = static_cast<size_t>(p - buf_);
-  last_time_ = event.time;
-  ++event_count_;
+  ops_.size = static_cast<size_t>(p - ops_.data);
+}
+
+size_t EventStreamEncoder::payload_size() const {
+  return static_cast<size_t>(VarintLength(thread_index_)) +
+         VarintLength(base_time_) + VarintLength(event_count_) +
+         VarintLength(times_.size) + times_.size + ops_.size;
+}
+
+std::string_view EventStreamEncoder::payload() const {
+  if (!assembled_) {
+    out_.size = 0;
+    char* p = out_.Reserve(payload_size());
+    p = PutVarint64(p, thread_index_);
+    p = PutVarint64(p, base_time_);
+    p = PutVarint64(p, event_count_);
+    p = PutVarint64(p, times_.size);
+    if (times_.size > 0) std::memcpy(p, times_.data, times_.size);
+    p += times_.size;
+    if (ops_.size > 0) std::memcpy(p, ops_.data, ops_.size);
+    p += ops_.size;
+    out_.size = static_cast<size_t>(p - out_.data);
+    assembled_ = true;
+  }
+  return std::string_view(out_.data, out_.size);
 }
 
 absl::Status EventStreamDecoder::Reset(std::string_view payload) {
   begin_ = pos_ = payload.data();
   limit_ = payload.data() + payload.size();
+  tpos_ = tlimit_ = nullptr;
   events_decoded_ = 0;
   unknown_skipped_ = 0;
+  event_count_ = 0;
   status_ = absl::OkStatus();
   uint64_t thread_index = 0;
   uint64_t base = 0;
+  uint64_t count = 0;
+  uint64_t times_len = 0;
   const char* p = GetVarint64(pos_, limit_, &thread_index);
   if (p != nullptr) p = GetVarint64(p, limit_, &base);
-  if (p == nullptr || thread_index > UINT32_MAX) {
+  if (p != nullptr) p = GetVarint64(p, limit_, &count);
+  if (p != nullptr) p = GetVarint64(p, limit_, &times_len);
+  if (p == nullptr || thread_index > UINT32_MAX ||
+      times_len > static_cast<uint64_t>(limit_ - p)) {
     pos_ = limit_;
     Fail("bad events chunk prefix");
     return status_;
   }
   thread_index_ = static_cast<uint32_t>(thread_index);
   base_time_ = last_time_ = base;
-  pos_ = p;
+  event_count_ = count;
+  tpos_ = p;
+  tlimit_ = p + times_len;
+  pos_ = tlimit_;
   return status_;
 }
 
@@ -234,6 +320,9 @@ bool EventStreamDecoder::Fail(const char* reason) {
 
 bool EventStreamDecoder::Next(Event* event) {
   while (pos_ < limit_) {
+    if (events_decoded_ + unknown_skipped_ >= event_count_) {
+      return Fail("more events than the declared count");
+    }
     uint64_t kind;
     uint64_t zz;
     const char* p = GetVarint64(pos_, limit_, &kind);
@@ -241,8 +330,8 @@ bool EventStreamDecoder::Next(Event* event) {
     if (kind >= kFirstRecordKind && kind < kFirstSizedKind) {
       return Fail("record kind in events chunk");
     }
-    p = GetVarint64(p, limit_, &zz);
-    if (p == nullptr) return Fail("bad time delta");
+    const char* t = GetVarint64(tpos_, tlimit_, &zz);
+    if (t == nullptr) return Fail("bad time delta");
     const uint64_t time = last_time_ + static_cast<uint64_t>(ZigZagDecode(zz));
     const auto k = static_cast<EventKind>(kind);
     const KindSchema* s = FindSchema(k);
@@ -256,6 +345,7 @@ bool EventStreamDecoder::Next(Event* event) {
       block_limit = p + len;
       if (s == nullptr) {
         pos_ = block_limit;
+        tpos_ = t;
         last_time_ = time;
         ++unknown_skipped_;
         continue;
@@ -272,8 +362,13 @@ bool EventStreamDecoder::Next(Event* event) {
     event->time = time;
     last_time_ = time;
     pos_ = p;
+    tpos_ = t;
     ++events_decoded_;
     return true;
+  }
+  if (status_.ok() &&
+      (events_decoded_ + unknown_skipped_ != event_count_ || tpos_ != tlimit_)) {
+    return Fail("event count does not match the streams");
   }
   return false;
 }

@@ -1,10 +1,14 @@
 // Encoding and decoding of the payload of one events chunk: the events of
 // one thread, in the order they happened on it.
 //
-// Payload: varint thread_index, varint base_time, then events until the end:
-//   varint kind, zigzag varint (time - previous time), [varint length if the
-//   kind is sized], fields in schema order.
-// FORMAT.md ("Events chunk") has the details.
+// Payload (FORMAT.md, "Events chunk"):
+//   varint thread_index, varint base_time, varint event_count,
+//   varint times_length, the time stream (times_length bytes: one zigzag
+//   varint time delta per event), then the op stream up to the end (per
+//   event: varint kind, [varint length if the kind is sized], fields).
+// Times are kept apart from everything else because they are the one
+// high-entropy part: separated, zstd codes them with their own Huffman
+// table and finds long matches in the regular op stream.
 
 #ifndef FORMAT_EVENT_STREAM_H_
 #define FORMAT_EVENT_STREAM_H_
@@ -47,20 +51,37 @@ class EventStreamEncoder {
   // field's view is valid during the call. Times may go backwards.
   void Append(const Event& event);
 
-  // The payload so far; valid until the next Reset or Append.
-  std::string_view payload() const { return std::string_view(buf_, size_); }
+  // The payload so far; valid until the next Reset or Append. The first
+  // call after an Append assembles the payload (one copy of its bytes).
+  std::string_view payload() const;
+  // Bytes payload() would return, without assembling it.
+  size_t payload_size() const;
   size_t event_count() const { return event_count_; }
   uint32_t thread_index() const { return thread_index_; }
 
   ~EventStreamEncoder();
 
- private:
-  void Grow(size_t needed);
+  // A growable byte buffer written through raw pointers.
+  struct Buffer {
+    char* data = nullptr;
+    size_t size = 0;
+    size_t capacity = 0;
+    // Makes room for n more bytes; returns where they go.
+    char* Reserve(size_t n) {
+      if (capacity - size < n) Grow(n);
+      return data + size;
+    }
+    void Grow(size_t n);
+    void Free();
+  };
 
-  char* buf_ = nullptr;
-  size_t size_ = 0;
-  size_t capacity_ = 0;
+ private:
+  Buffer times_;
+  Buffer ops_;
+  mutable Buffer out_;
+  mutable bool assembled_ = false;
   size_t event_count_ = 0;
+  uint64_t base_time_ = 0;
   uint64_t last_time_ = 0;
   uint32_t thread_index_ = 0;
 };
@@ -89,7 +110,10 @@ class EventStreamDecoder {
   const absl::Status& status() const { return status_; }
   uint32_t thread_index() const { return thread_index_; }
   uint64_t base_time() const { return base_time_; }
-  // Offset in the payload where the next event starts (or the bad one did).
+  // The event count the payload declares (known after Reset).
+  uint64_t event_count() const { return event_count_; }
+  // Offset in the payload where the next event's ops start (or the bad
+  // one's did).
   size_t offset() const { return static_cast<size_t>(pos_ - begin_); }
   size_t events_decoded() const { return events_decoded_; }
   size_t unknown_skipped() const { return unknown_skipped_; }
@@ -98,8 +122,11 @@ class EventStreamDecoder {
   bool Fail(const char* reason);
 
   const char* begin_ = nullptr;
-  const char* pos_ = nullptr;
-  const char* limit_ = nullptr;
+  const char* pos_ = nullptr;    // op stream cursor
+  const char* limit_ = nullptr;  // end of the op stream (of the payload)
+  const char* tpos_ = nullptr;   // time stream cursor
+  const char* tlimit_ = nullptr;
+  uint64_t event_count_ = 0;
   uint64_t last_time_ = 0;
   uint64_t base_time_ = 0;
   uint32_t thread_index_ = 0;

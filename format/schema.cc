@@ -21,13 +21,16 @@ template <size_t N>
 constexpr KindSchema K(EventKind kind, const char* name,
                        const FieldSpec (&f)[N]) {
   static_assert(N <= kMaxFields, "too many fields");
-  KindSchema s{kind, name, static_cast<uint8_t>(N), {}};
-  for (size_t i = 0; i < N; ++i) s.fields[i] = f[i];
+  KindSchema s{kind, name, static_cast<uint8_t>(N), {}, 0};
+  for (size_t i = 0; i < N; ++i) {
+    s.fields[i] = f[i];
+    if (f[i].type == FieldType::kBytes) ++s.bytes_field_count;
+  }
   return s;
 }
 
 constexpr KindSchema K(EventKind kind, const char* name) {
-  return KindSchema{kind, name, 0, {}};
+  return KindSchema{kind, name, 0, {}, 0};
 }
 
 using E = EventKind;

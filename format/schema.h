@@ -198,6 +198,9 @@ struct KindSchema {
   const char* name;  // snake_case, e.g. "task_begin"
   uint8_t field_count;
   FieldSpec fields[kMaxFields];
+  // How many of the fields are kBytes: lets encoders skip sizing variable
+  // parts of kinds that have none.
+  uint8_t bytes_field_count;
 };
 
 // The schema of `kind`, or nullptr if this version does not know it.

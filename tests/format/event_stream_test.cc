@@ -109,7 +109,8 @@ TEST(EventStream, EveryFieldTypeRoundTripsThroughTheFieldCodec) {
   KindSchema s{EventKind::kInvalid, "synthetic", 6,
                {{"u", FieldType::kUint}, {"s", FieldType::kSint},
                 {"d", FieldType::kDouble}, {"i", FieldType::kId},
-                {"b", FieldType::kBytes}, {"t", FieldType::kTime}}};
+                {"b", FieldType::kBytes}, {"t", FieldType::kTime}},
+               1};
   const std::string big(100000, 'x');
   struct Case {
     uint64_t u;
@@ -157,7 +158,7 @@ TEST(EventStream, EveryFieldTypeRoundTripsThroughTheFieldCodec) {
 TEST(EventStream, NullIdTakesOneByte) {
   EventStreamEncoder enc;
   enc.Reset(0, 100);
-  const size_t start = enc.payload().size();
+  const size_t start = enc.payload_size();
   Event e;
   e.Init(EventKind::kTaskBegin, 101);
   e.set_u(0, 1);
@@ -165,13 +166,18 @@ TEST(EventStream, NullIdTakesOneByte) {
   e.set_id(2, Id{});
   e.set_u(3, 2);
   enc.Append(e);
-  // kind, delta, domain, id, parent, name.
-  EXPECT_EQ(enc.payload().size() - start, 6u);
+  // delta; kind, domain, id, parent, name; and the count varint stays 1 byte.
+  EXPECT_EQ(enc.payload_size() - start, 6u);
   Event end;
   end.Init(EventKind::kTaskEnd, 105);
   end.set_u(0, 1);
   enc.Append(end);
-  EXPECT_EQ(enc.payload().size() - start, 9u);
+  EXPECT_EQ(enc.payload_size() - start, 9u);
+  EXPECT_EQ(enc.payload().size(), enc.payload_size());
+  // Layout: thread, base, count, times length, times, ops.
+  EXPECT_EQ(enc.payload(), std::string("\x00\x64\x02\x02\x02\x08"
+                                       "\x01\x01\x00\x00\x02"
+                                       "\x02\x01", 13));
 }
 
 TEST(EventStream, ResetReusesTheEncoder) {
@@ -199,34 +205,51 @@ TEST(EventStream, ThreadIndexAbove32BitsIsAnError) {
   std::string p;
   AppendVarint64(&p, 1ull << 32);
   AppendVarint64(&p, 0);
+  AppendVarint64(&p, 0);
+  AppendVarint64(&p, 0);
   EventStreamDecoder dec;
   EXPECT_FALSE(dec.Reset(p).ok());
 }
 
-std::string Prefix() {
-  std::string p;
-  AppendVarint64(&p, 3);     // thread index
-  AppendVarint64(&p, 1000);  // base time
-  return p;
-}
+// Builds payloads by hand, as an independent decoder would read them.
+struct RawStream {
+  std::string times;
+  std::string ops;
+  uint64_t count = 0;
 
-void AppendTaskEnd(std::string* p, uint64_t zigzag_delta) {
-  AppendVarint64(p, 2);
-  AppendVarint64(p, zigzag_delta);
-  AppendVarint64(p, 1);
+  void Add(uint64_t zigzag_delta, std::string_view op_bytes) {
+    AppendVarint64(&times, zigzag_delta);
+    ops.append(op_bytes.data(), op_bytes.size());
+    ++count;
+  }
+  void AddTaskEnd(uint64_t zigzag_delta) {
+    Add(zigzag_delta, std::string("\x02\x01", 2));
+  }
+  std::string Payload() const {
+    std::string p;
+    AppendVarint64(&p, 3);     // thread index
+    AppendVarint64(&p, 1000);  // base time
+    AppendVarint64(&p, count);
+    AppendVarint64(&p, times.size());
+    return p + times + ops;
+  }
+};
+
+std::string Varints(std::initializer_list<uint64_t> values) {
+  std::string s;
+  for (uint64_t v : values) AppendVarint64(&s, v);
+  return s;
 }
 
 TEST(EventStream, UnknownSizedKindIsSkippedAndItsTimeKept) {
-  std::string p = Prefix();
-  AppendTaskEnd(&p, 20);        // +10 -> 1010
-  AppendVarint64(&p, 0x1234);   // unknown sized kind
-  AppendVarint64(&p, 40);       // +20 -> 1030
-  AppendVarint64(&p, 5);        // length
-  p.append("\x01\x02\x03\x04\x05", 5);
-  AppendTaskEnd(&p, 2);         // +1 -> 1031
-  absl::Status st;
+  RawStream raw;
+  raw.AddTaskEnd(20);  // +10 -> 1010
+  // Unknown sized kind, +20 -> 1030, five bytes of fields.
+  raw.Add(40, Varints({0x1234, 5}) + "\x01\x02\x03\x04\x05");
+  raw.AddTaskEnd(2);   // +1 -> 1031
+  const std::string payload = raw.Payload();  // must outlive the decoder
   EventStreamDecoder dec;
-  ASSERT_TRUE(dec.Reset(p).ok());
+  ASSERT_TRUE(dec.Reset(payload).ok());
   Event e;
   ASSERT_TRUE(dec.Next(&e));
   EXPECT_EQ(e.time, 1010u);
@@ -234,56 +257,43 @@ TEST(EventStream, UnknownSizedKindIsSkippedAndItsTimeKept) {
   EXPECT_EQ(e.kind, EventKind::kTaskEnd);
   EXPECT_EQ(e.time, 1031u);
   EXPECT_FALSE(dec.Next(&e));
-  EXPECT_TRUE(dec.status().ok());
+  EXPECT_TRUE(dec.status().ok()) << dec.status();
   EXPECT_EQ(dec.unknown_skipped(), 1u);
 }
 
 struct BadCase {
   const char* name;
-  std::string body;
+  std::string times;  // time-stream bytes of the bad event
+  std::string ops;    // op-stream bytes of the bad event
   const char* reason;
 };
 
 TEST(EventStream, MalformedEventsAreErrorsNotCrashes) {
-  std::vector<BadCase> cases;
-  cases.push_back({"kind zero", std::string("\x00\x00", 2), "bad event kind"});
-  cases.push_back({"unknown unsized kind", std::string("\x7f\x00", 2),
-                   "unknown event kind"});
-  {
-    std::string b;
-    AppendVarint64(&b, 0x100);
-    AppendVarint64(&b, 0);
-    AppendVarint64(&b, 1);
-    AppendVarint64(&b, 0);
-    cases.push_back({"record kind", b, "record kind in events chunk"});
-  }
-  {
-    std::string b;
-    AppendVarint64(&b, 0x10000);
-    cases.push_back({"kind above 16 bits", b, "bad event kind"});
-  }
-  cases.push_back({"truncated delta", std::string("\x02\x80", 2), "bad time delta"});
-  cases.push_back({"missing field", std::string("\x02\x00", 2), "bad varint field"});
-  // task_begin with an id presence byte using reserved bits.
-  cases.push_back({"bad id presence", std::string("\x01\x00\x01\x08", 4),
-                   "bad id presence byte"});
-  // metadata_str_add whose text length runs past the end.
-  cases.push_back({"bytes past end", std::string("\x23\x00\x01\x00\x05\x10" "abc", 9),
-                   "bad bytes field length"});
-  {
-    std::string b;
-    AppendVarint64(&b, 0x1234);
-    AppendVarint64(&b, 0);
-    AppendVarint64(&b, 100);
-    b += "short";
-    cases.push_back({"sized length past end", b, "bad sized event length"});
-  }
+  const std::string zero(1, '\0');
+  std::vector<BadCase> cases = {
+      {"kind zero", zero, zero, "bad event kind"},
+      {"unknown unsized kind", zero, "\x7f", "unknown event kind"},
+      {"record kind", zero, Varints({0x100, 1, 0}), "record kind in events chunk"},
+      {"kind above 16 bits", zero, Varints({0x10000}), "bad event kind"},
+      {"truncated delta", "\x80", "\x02\x01", "bad time delta"},
+      {"missing delta", "", "\x02\x01", "bad time delta"},
+      {"missing field", zero, "\x02", "bad varint field"},
+      // task_begin with an id presence byte using reserved bits.
+      {"bad id presence", zero, std::string("\x01\x01\x08", 3), "bad id presence byte"},
+      // metadata_str_add whose text length runs past the end.
+      {"bytes past end", zero, std::string("\x23\x01\x00\x05\x10" "abc", 8),
+       "bad bytes field length"},
+      {"sized length past end", zero, Varints({0x1234, 100}) + "short",
+       "bad sized event length"},
+  };
   for (const BadCase& c : cases) {
     SCOPED_TRACE(c.name);
-    std::string p = Prefix();
-    AppendTaskEnd(&p, 2);
-    const size_t bad_offset = p.size();
-    p += c.body;
+    RawStream raw;
+    raw.AddTaskEnd(2);
+    raw.times += c.times;
+    raw.ops += c.ops;
+    raw.count += 1;
+    const std::string p = raw.Payload();
     EventStreamDecoder dec;
     ASSERT_TRUE(dec.Reset(p).ok());
     Event e;
@@ -291,17 +301,56 @@ TEST(EventStream, MalformedEventsAreErrorsNotCrashes) {
     EXPECT_FALSE(dec.Next(&e));
     EXPECT_FALSE(dec.Next(&e));
     EXPECT_EQ(dec.status().message(), c.reason);
-    EXPECT_EQ(dec.offset(), bad_offset);
+    EXPECT_EQ(dec.offset(), p.size() - c.ops.size());
   }
 }
 
-TEST(EventStream, NothingAfterAMalformedEventIsDecoded) {
-  std::string p = Prefix();
-  AppendVarint64(&p, 0x7f);  // unknown unsized kind: its length is unknowable
-  AppendVarint64(&p, 0);
-  AppendTaskEnd(&p, 2);
+TEST(EventStream, CountAndStreamsMustAgree) {
+  RawStream ok;
+  ok.AddTaskEnd(2);
+  ok.AddTaskEnd(2);
+  RawStream more_times = ok;
+  more_times.times += std::string(1, '\0');
+  RawStream fewer_declared = ok;
+  fewer_declared.count = 1;
+  RawStream more_declared = ok;
+  more_declared.count = 3;
+  for (auto& [raw, reason] :
+       std::vector<std::pair<RawStream, const char*>>{
+           {more_times, "event count does not match the streams"},
+           {fewer_declared, "more events than the declared count"},
+           {more_declared, "event count does not match the streams"}}) {
+    const std::string payload = raw.Payload();
+    EventStreamDecoder dec;
+    ASSERT_TRUE(dec.Reset(payload).ok());
+    Event e;
+    while (dec.Next(&e)) {
+    }
+    EXPECT_EQ(dec.status().message(), reason);
+  }
+  const std::string payload = ok.Payload();
   EventStreamDecoder dec;
-  ASSERT_TRUE(dec.Reset(p).ok());
+  ASSERT_TRUE(dec.Reset(payload).ok());
+  EXPECT_EQ(dec.event_count(), 2u);
+  Event e;
+  int n = 0;
+  while (dec.Next(&e)) ++n;
+  EXPECT_EQ(n, 2);
+  EXPECT_TRUE(dec.status().ok());
+}
+
+TEST(EventStream, TimesLengthPastTheEndIsAnError) {
+  EventStreamDecoder dec;
+  EXPECT_FALSE(dec.Reset(Varints({0, 0, 1, 50}) + "\x00\x02\x01").ok());
+}
+
+TEST(EventStream, NothingAfterAMalformedEventIsDecoded) {
+  RawStream raw;
+  raw.Add(0, "\x7f");  // unknown unsized kind: its length is unknowable
+  raw.AddTaskEnd(2);
+  const std::string payload = raw.Payload();  // must outlive the decoder
+  EventStreamDecoder dec;
+  ASSERT_TRUE(dec.Reset(payload).ok());
   Event e;
   EXPECT_FALSE(dec.Next(&e));
   EXPECT_FALSE(dec.status().ok());

@@ -108,6 +108,10 @@ TEST(Mutation, RandomMutationsOfRealTracesNeverCrashAndAreReported) {
   const TestTraceWriter small = testing::SmallTrace();
   Rng rng(20261122);
   constexpr int kIterations = 4000;
+  int header_ok = 0;
+  int corrupt = 0;
+  int truncated = 0;
+  uint64_t chunks_read = 0;
   for (int i = 0; i < kIterations; ++i) {
     std::string how;
     const std::string input = Mutate(small.bytes(), rng, &how);
@@ -115,7 +119,16 @@ TEST(Mutation, RandomMutationsOfRealTracesNeverCrashAndAreReported) {
     const ReadResult r = testing::ReadTrace(input, i % 4 == 0 ? 1 + rng() % 300 : 0);
     CheckInvariants(small, input, r);
     if (HasFailure()) return;
+    header_ok += r.header_status.ok();
+    corrupt += r.stats.corrupt_regions > 0;
+    truncated += r.stats.truncated;
+    chunks_read += r.chunks.size();
   }
+  // The mutations reach past the header and hit every kind of damage.
+  EXPECT_GT(header_ok, kIterations / 2);
+  EXPECT_GT(corrupt, kIterations / 4);
+  EXPECT_GT(truncated, kIterations / 20);
+  EXPECT_GT(chunks_read, uint64_t{kIterations} * 3);
 }
 
 TEST(Mutation, MutatedPayloadsNeverCrashTheDecoders) {

@@ -105,28 +105,49 @@ Event RandomEvent(Rng& rng, EventKind kind, uint64_t time,
 }
 
 std::vector<Event> TaskPairs(Rng& rng, size_t n, uint64_t* time) {
+  // A loop program: each iteration is an outer task holding a fixed
+  // sequence of inner tasks, some with a nested helper task. Every name has
+  // its own typical duration; each instance varies by about 10%, and the
+  // glue code between calls by about 30%.
+  static const double kDuration[] = {0, 0, 4000, 900, 12000, 2500, 600};
+  std::lognormal_distribution<double> jitter(0.0, 0.1);
+  std::lognormal_distribution<double> glue(std::log(60.0), 0.3);
   std::vector<Event> out;
-  out.reserve(n);
-  int depth = 0;
-  while (out.size() < n) {
-    *time += Gap(rng);
+  out.reserve(n + 8);
+  auto begin = [&](uint64_t name) {
+    *time += static_cast<uint64_t>(glue(rng));
     Event e;
-    const bool end = depth > 0 && (depth >= 3 || rng() % 2 == 0 ||
-                                   out.size() + depth >= n);
-    if (end) {
-      e.Init(EventKind::kTaskEnd, *time);
-      e.set_u(0, 1);
-      --depth;
-    } else {
-      e.Init(EventKind::kTaskBegin, *time);
-      e.set_u(0, 1);
-      e.set_id(1, Id{});
-      e.set_id(2, Id{});
-      e.set_u(3, 1 + rng() % 12);
-      ++depth;
-    }
+    e.Init(EventKind::kTaskBegin, *time);
+    e.set_u(0, 1);
+    e.set_id(1, Id{});
+    e.set_id(2, Id{});
+    e.set_u(3, name);
     out.push_back(e);
+  };
+  auto end = [&]() {
+    *time += static_cast<uint64_t>(glue(rng));
+    Event e;
+    e.Init(EventKind::kTaskEnd, *time);
+    e.set_u(0, 1);
+    out.push_back(e);
+  };
+  uint64_t iteration = 0;
+  while (out.size() < n) {
+    begin(1);
+    for (uint64_t name = 2; name <= 5; ++name) {
+      begin(name);
+      *time += static_cast<uint64_t>(kDuration[name] * jitter(rng));
+      if (name == 3 && iteration % 2 == 0) {
+        begin(6);
+        *time += static_cast<uint64_t>(kDuration[6] * jitter(rng));
+        end();
+      }
+      end();
+    }
+    end();
+    ++iteration;
   }
+  out.resize(n);
   return out;
 }
 

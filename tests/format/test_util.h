@@ -28,13 +28,17 @@ using Rng = std::mt19937_64;
 Event RandomEvent(Rng& rng, EventKind kind, uint64_t time,
                   std::deque<std::string>* storage);
 
-// A realistic event mix of one thread, as a traced program produces it:
-// mostly nested task begin/end pairs on a few domains and names, with
-// counters, markers, frames and metadata. `time` advances like a 3 GHz TSC.
+// A harder mix of one thread: nested task begin/end pairs with randomly
+// chosen names and durations spread over three orders of magnitude
+// (lognormal), with counters, markers, frames and metadata.
+// `time` advances like a 3 GHz TSC.
 // Bytes fields point at static data.
 std::vector<Event> RealisticMix(Rng& rng, size_t n, uint64_t* time);
 
-// The fraction of RealisticMix that is task_begin/task_end only.
+// task_begin/task_end only, as a loop program produces them: a fixed
+// sequence of named tasks per iteration, each name with its own duration
+// varying ~10% per instance. The "typical program" of the 2-byte goal.
+// May end with tasks open (the stream is cut at n events).
 std::vector<Event> TaskPairs(Rng& rng, size_t n, uint64_t* time);
 
 // Writes a trace the way the collector does, remembering where each chunk
