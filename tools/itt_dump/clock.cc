@@ -1,0 +1,108 @@
+#include "tools/itt_dump/clock.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace ittc {
+namespace itt_dump {
+namespace {
+
+int64_t Saturate(__int128 v) {
+  if (v > std::numeric_limits<int64_t>::max()) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  if (v < std::numeric_limits<int64_t>::min()) {
+    return std::numeric_limits<int64_t>::min();
+  }
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
+
+Clock::Clock(const format::FileHeader& header,
+             std::vector<format::ClockSync> points)
+    : start_ticks_(header.start_ticks),
+      hz_(header.timebase_hz != 0 ? header.timebase_hz : 1000000000),
+      start_real_(header.start_realtime_ns) {
+  std::sort(points.begin(), points.end(),
+            [](const format::ClockSync& a, const format::ClockSync& b) {
+              return a.ticks < b.ticks;
+            });
+  for (const format::ClockSync& p : points) {
+    const Point q{p.ticks, static_cast<int64_t>(p.monotonic_raw_ns),
+                  p.realtime_ns};
+    if (!points_.empty()) {
+      const Point& last = points_.back();
+      if (q.ticks == last.ticks || q.mono < last.mono) continue;
+    }
+    points_.push_back(q);
+  }
+  if (points_.size() >= 2) start_mono_ = Interpolate(start_ticks_, false);
+}
+
+size_t Clock::Segment(uint64_t ticks) const {
+  const size_t last = points_.size() - 2;
+  size_t i = cache_;
+  if (points_[i].ticks <= ticks && (i == last || ticks < points_[i + 1].ticks)) {
+    return i;
+  }
+  if (ticks < points_[1].ticks) {
+    i = 0;
+  } else {
+    // First point above `ticks`, minus one: the segment's left end.
+    auto it = std::upper_bound(
+        points_.begin(), points_.end(), ticks,
+        [](uint64_t t, const Point& p) { return t < p.ticks; });
+    i = static_cast<size_t>(it - points_.begin()) - 1;
+    if (i > last) i = last;
+  }
+  cache_ = i;
+  return i;
+}
+
+int64_t Clock::Interpolate(uint64_t ticks, bool real) const {
+  const size_t i = Segment(ticks);
+  const Point& a = points_[i];
+  const Point& b = points_[i + 1];
+  const int64_t ya = real ? a.real : a.mono;
+  const int64_t yb = real ? b.real : b.mono;
+  const __int128 dt = static_cast<__int128>(ticks) - a.ticks;
+  const __int128 span = static_cast<__int128>(b.ticks) - a.ticks;
+  const __int128 dy = static_cast<__int128>(yb) - ya;
+  // dt * dy fits: |dt| < 2^64 and |dy| < 2^65.
+  return Saturate(ya + dt * dy / span);
+}
+
+int64_t Clock::SinceStartNs(uint64_t ticks) const {
+  if (points_.size() < 2) {
+    const __int128 dt = static_cast<__int128>(ticks) - start_ticks_;
+    return Saturate(dt * 1000000000 / hz_);
+  }
+  return Saturate(static_cast<__int128>(Interpolate(ticks, false)) -
+                  start_mono_);
+}
+
+int64_t Clock::RealtimeNs(uint64_t ticks) const {
+  if (points_.size() < 2) {
+    return Saturate(static_cast<__int128>(start_real_) + SinceStartNs(ticks));
+  }
+  return Interpolate(ticks, true);
+}
+
+uint64_t Clock::TicksAt(int64_t ns) const {
+  // Binary search over ticks: SinceStartNs is monotonic (non-decreasing).
+  uint64_t lo = 0;
+  uint64_t hi = std::numeric_limits<uint64_t>::max();
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (SinceStartNs(mid) < ns) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

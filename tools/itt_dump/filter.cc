@@ -1,0 +1,57 @@
+#include "tools/itt_dump/filter.h"
+
+#include <cstdint>
+#include <cstdlib>
+
+#include "absl/strings/numbers.h"
+
+namespace ittc {
+namespace itt_dump {
+
+bool GlobMatch(std::string_view p, std::string_view s) {
+  // Iterative matcher with one backtrack point for the last '*': linear
+  // enough for names, never recursive.
+  size_t pi = 0;
+  size_t si = 0;
+  size_t star = std::string_view::npos;
+  size_t resume = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == s[si])) {
+      ++pi;
+      ++si;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      resume = si;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+Filter::Filter(const FilterSpec& spec, const TraceIndex& index)
+    : spec_(spec), index_(index), active_(!spec.empty()) {
+  if (spec_.from_ns) from_ticks_ = index.clock.TicksAt(*spec_.from_ns);
+  if (spec_.to_ns && *spec_.to_ns < INT64_MAX) {
+    // The last tick still at or before `to`.
+    const uint64_t after = index.clock.TicksAt(*spec_.to_ns + 1);
+    to_ticks_ = after == 0 ? 0 : after - 1;
+    if (*spec_.to_ns < (spec_.from_ns ? *spec_.from_ns : INT64_MIN)) {
+      to_ticks_ = 0;
+      from_ticks_ = 1;
+    }
+  }
+}
+
+bool Filter::MatchThread(const ThreadRec& t) const {
+  uint64_t tid;
+  if (absl::SimpleAtoi(*spec_.thread, &tid)) return t.tid == tid;
+  return GlobMatch(*spec_.thread, t.name);
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

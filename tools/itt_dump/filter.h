@@ -1,0 +1,103 @@
+// The filters of text, stats, chrome and vtune-csv:
+//   --thread=ID|NAME  OS thread id, or a glob on the thread's name
+//   --domain=GLOB     glob on the domain name
+//   --name=GLOB       glob on the event's name (task, marker, counter, ...)
+//   --from=NS --to=NS time window, nanoseconds since the start of the trace
+// Globs use '*' (any run) and '?' (any one character); a pattern without
+// either is an exact match. Each verb documents what an item is for the
+// name and time tests (docs/ITT_DUMP.md, "Filters").
+//
+// Thread safety: none (per-thread and per-domain answers are cached).
+
+#ifndef TOOLS_ITT_DUMP_FILTER_H_
+#define TOOLS_ITT_DUMP_FILTER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "tools/itt_dump/flat_map.h"
+#include "tools/itt_dump/trace_index.h"
+
+namespace ittc {
+namespace itt_dump {
+
+struct FilterSpec {
+  std::optional<std::string> thread;
+  std::optional<std::string> domain;
+  std::optional<std::string> name;
+  std::optional<int64_t> from_ns;
+  std::optional<int64_t> to_ns;
+
+  bool empty() const {
+    return !thread && !domain && !name && !from_ns && !to_ns;
+  }
+};
+
+// True if `text` matches the glob `pattern`.
+bool GlobMatch(std::string_view pattern, std::string_view text);
+
+class Filter {
+ public:
+  // `index` must outlive the filter.
+  Filter(const FilterSpec& spec, const TraceIndex& index);
+
+  bool active() const { return active_; }
+
+  bool ThreadOk(const ThreadRec& t) {
+    if (!spec_.thread) return true;
+    int8_t& c = thread_cache_[t.index];
+    if (c == 0) c = MatchThread(t) ? 1 : -1;
+    return c > 0;
+  }
+  // Domain by id; an event without a domain (0) fails a domain filter.
+  bool DomainOk(uint64_t domain_id) {
+    if (!spec_.domain) return true;
+    int8_t& c = domain_cache_[domain_id];
+    if (c == 0) {
+      c = domain_id != 0 && GlobMatch(*spec_.domain, index_.Domain(domain_id))
+              ? 1
+              : -1;
+    }
+    return c > 0;
+  }
+  bool DomainNameOk(std::string_view name) const {
+    return !spec_.domain || GlobMatch(*spec_.domain, name);
+  }
+  bool NameOk(std::string_view name) const {
+    return !spec_.name || GlobMatch(*spec_.name, name);
+  }
+  // Name by kDefString id.
+  bool NameIdOk(uint64_t string_id) {
+    if (!spec_.name) return true;
+    int8_t& c = name_cache_[string_id];
+    if (c == 0) c = GlobMatch(*spec_.name, index_.String(string_id)) ? 1 : -1;
+    return c > 0;
+  }
+  // `ticks` inside [from, to].
+  bool TimeOk(uint64_t ticks) const {
+    return ticks >= from_ticks_ && ticks <= to_ticks_;
+  }
+  bool has_name() const { return spec_.name.has_value(); }
+  bool has_domain() const { return spec_.domain.has_value(); }
+  bool has_time() const { return spec_.from_ns || spec_.to_ns; }
+
+ private:
+  bool MatchThread(const ThreadRec& t) const;
+
+  FilterSpec spec_;
+  const TraceIndex& index_;
+  bool active_;
+  uint64_t from_ticks_ = 0;
+  uint64_t to_ticks_ = ~uint64_t{0};
+  U64Map<int8_t> thread_cache_;
+  U64Map<int8_t> domain_cache_;
+  U64Map<int8_t> name_cache_;
+};
+
+}  // namespace itt_dump
+}  // namespace ittc
+
+#endif  // TOOLS_ITT_DUMP_FILTER_H_

@@ -1,0 +1,374 @@
+#include "tools/itt_dump/intervals.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tools/itt_dump/values.h"
+
+namespace ittc {
+namespace itt_dump {
+
+using format::Event;
+using format::EventKind;
+
+namespace {
+
+// Nesting deeper than this, or more open keyed intervals than kMaxKeyed, is
+// not tracked (counted as open at end): a runaway begin loop cannot exhaust
+// memory.
+constexpr size_t kMaxDepth = 100000;
+constexpr size_t kMaxKeyed = 1000000;
+
+bool IsNull(const format::Id& id) { return id == format::Id{}; }
+
+}  // namespace
+
+const char* IntervalKindName(IntervalKind kind) {
+  switch (kind) {
+    case IntervalKind::kTask:
+      return "task";
+    case IntervalKind::kOverlapped:
+      return "overlapped_task";
+    case IntervalKind::kRegion:
+      return "region";
+    case IntervalKind::kFrame:
+      return "frame";
+    case IntervalKind::kLegacyEvent:
+      return "event";
+  }
+  return "?";
+}
+
+std::string IntervalName(const TraceIndex& index, const Interval& iv) {
+  if (iv.kind == IntervalKind::kLegacyEvent) {
+    const std::string* s = index.event_names.Find(iv.event_id);
+    return s != nullptr ? *s : absl::StrCat("event#", iv.event_id);
+  }
+  if (iv.name_id != 0) return std::string(index.String(iv.name_id));
+  if (iv.fn != 0) return absl::StrFormat("fn@0x%x", iv.fn);
+  return std::string();
+}
+
+uint64_t IntervalTracker::EffectiveTime(const Event& e) {
+  switch (e.kind) {
+    case EventKind::kTaskBeginEx:
+    case EventKind::kTaskBeginFnEx:
+    case EventKind::kTaskEndEx:
+    case EventKind::kTaskBeginOverlappedEx:
+    case EventKind::kTaskEndOverlappedEx:
+    case EventKind::kMarkerEx:
+    case EventKind::kCounterSetValueEx:
+    case EventKind::kRelationAddEx:
+    case EventKind::kRelationAddToCurrentEx:
+    case EventKind::kIdCreateEx:
+    case EventKind::kIdDestroyEx:
+      return e.time_field(3);
+    default:
+      return e.time;
+  }
+}
+
+IntervalTracker::IntervalTracker(const TraceIndex& index,
+                                 IntervalListener* listener)
+    : index_(index), listener_(listener) {}
+
+IntervalTracker::~IntervalTracker() = default;
+
+IntervalTracker::ThreadState& IntervalTracker::StateOf(const ThreadRec& t) {
+  if (&t != last_thread_) {
+    last_thread_ = &t;
+    last_state_ = &threads_[t.index];
+  }
+  return *last_state_;
+}
+
+void IntervalTracker::Begin(std::vector<Open>* stack, const Interval& iv) {
+  if (stack->size() >= kMaxDepth) {
+    ++unbalanced_.open_at_end;
+    return;
+  }
+  stack->emplace_back();
+  stack->back().iv = iv;
+}
+
+void IntervalTracker::Deliver(Open* open) {
+  open->iv.args = open->args.get();
+  listener_->OnInterval(open->iv);
+}
+
+void IntervalTracker::EndKeyed(std::map<Key, std::vector<Open>>* map,
+                               const Key& key, IntervalKind kind,
+                               const ThreadRec& t, uint64_t domain,
+                               uint64_t ticks) {
+  auto it = map->find(key);
+  if (it == map->end() || it->second.empty()) {
+    if (kind == IntervalKind::kFrame) {
+      ++unbalanced_.frame_end_without_begin;
+    } else {
+      ++unbalanced_.end_without_begin;
+    }
+    listener_->OnUnmatchedEnd(kind, t, domain, ticks);
+    return;
+  }
+  Open open = std::move(it->second.back());
+  it->second.pop_back();
+  if (it->second.empty()) map->erase(it);
+  open.iv.end = std::max(ticks, open.iv.begin);
+  Deliver(&open);
+}
+
+void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
+  Interval iv;
+  iv.thread = &t;
+  switch (e.kind) {
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskBeginFn:
+    case EventKind::kTaskBeginEx:
+    case EventKind::kTaskBeginFnEx: {
+      const bool ex = e.kind == EventKind::kTaskBeginEx ||
+                      e.kind == EventKind::kTaskBeginFnEx;
+      const bool fn = e.kind == EventKind::kTaskBeginFn ||
+                      e.kind == EventKind::kTaskBeginFnEx;
+      const int base = ex ? 4 : 1;  // index of `id`
+      iv.kind = IntervalKind::kTask;
+      iv.domain = e.u(0);
+      iv.id = e.id(base);
+      (fn ? iv.fn : iv.name_id) = e.u(base + 2);
+      iv.begin = EffectiveTime(e);
+      ThreadState& s = StateOf(t);
+      iv.depth = static_cast<int>(s.stack.size());
+      Begin(&s.stack, iv);
+      return;
+    }
+    case EventKind::kTaskEnd:
+    case EventKind::kTaskEndEx: {
+      ThreadState& s = StateOf(t);
+      const uint64_t end = EffectiveTime(e);
+      if (s.stack.empty()) {
+        ++unbalanced_.end_without_begin;
+        listener_->OnUnmatchedEnd(IntervalKind::kTask, t, e.u(0), end);
+        return;
+      }
+      Open open = std::move(s.stack.back());
+      s.stack.pop_back();
+      open.iv.end = std::max(end, open.iv.begin);
+      if (!s.stack.empty()) {
+        s.stack.back().iv.child_ticks += open.iv.end - open.iv.begin;
+      }
+      Deliver(&open);
+      return;
+    }
+    case EventKind::kTaskBeginOverlapped:
+    case EventKind::kTaskBeginOverlappedEx: {
+      const int base = e.kind == EventKind::kTaskBeginOverlappedEx ? 4 : 1;
+      iv.kind = IntervalKind::kOverlapped;
+      iv.domain = e.u(0);
+      iv.id = e.id(base);
+      iv.name_id = e.u(base + 2);
+      iv.begin = EffectiveTime(e);
+      if (overlapped_.size() >= kMaxKeyed) {
+        ++unbalanced_.open_at_end;
+        return;
+      }
+      Begin(&overlapped_[Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, 0)],
+            iv);
+      return;
+    }
+    case EventKind::kTaskEndOverlapped:
+    case EventKind::kTaskEndOverlappedEx: {
+      const format::Id& id =
+          e.id(e.kind == EventKind::kTaskEndOverlappedEx ? 4 : 1);
+      EndKeyed(&overlapped_, Key(e.u(0), id.d1, id.d2, id.d3, 0),
+               IntervalKind::kOverlapped, t, e.u(0), EffectiveTime(e));
+      return;
+    }
+    case EventKind::kRegionBegin: {
+      iv.kind = IntervalKind::kRegion;
+      iv.domain = e.u(0);
+      iv.id = e.id(1);
+      iv.name_id = e.u(3);
+      iv.begin = e.time;
+      if (regions_.size() >= kMaxKeyed) {
+        ++unbalanced_.open_at_end;
+        return;
+      }
+      const uint64_t tag = IsNull(iv.id) ? uint64_t{t.index} + 1 : 0;
+      Begin(&regions_[Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, tag)], iv);
+      return;
+    }
+    case EventKind::kRegionEnd: {
+      const format::Id& id = e.id(1);
+      const uint64_t tag = IsNull(id) ? uint64_t{t.index} + 1 : 0;
+      EndKeyed(&regions_, Key(e.u(0), id.d1, id.d2, id.d3, tag),
+               IntervalKind::kRegion, t, e.u(0), e.time);
+      return;
+    }
+    case EventKind::kFrameBegin: {
+      iv.kind = IntervalKind::kFrame;
+      iv.domain = e.u(0);
+      iv.id = e.id(1);
+      iv.begin = e.time;
+      if (frames_.size() >= kMaxKeyed) {
+        ++unbalanced_.frames_open_at_end;
+        return;
+      }
+      Begin(&frames_[Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, 0)], iv);
+      return;
+    }
+    case EventKind::kFrameEnd: {
+      const format::Id& id = e.id(1);
+      EndKeyed(&frames_, Key(e.u(0), id.d1, id.d2, id.d3, 0),
+               IntervalKind::kFrame, t, e.u(0), e.time);
+      return;
+    }
+    case EventKind::kFrameSubmit: {
+      Open open;
+      open.iv.kind = IntervalKind::kFrame;
+      open.iv.thread = &t;
+      open.iv.domain = e.u(0);
+      open.iv.id = e.id(1);
+      open.iv.begin = e.time_field(2);
+      open.iv.end = std::max(e.time_field(3), open.iv.begin);
+      Deliver(&open);
+      return;
+    }
+    case EventKind::kEventStart: {
+      iv.kind = IntervalKind::kLegacyEvent;
+      iv.event_id = e.u(0);
+      iv.begin = e.time;
+      Begin(&StateOf(t).events, iv);
+      return;
+    }
+    case EventKind::kEventEnd: {
+      std::vector<Open>& events = StateOf(t).events;
+      for (size_t i = events.size(); i-- > 0;) {
+        if (events[i].iv.event_id != e.u(0)) continue;
+        Open open = std::move(events[i]);
+        events.erase(events.begin() + static_cast<std::ptrdiff_t>(i));
+        open.iv.end = std::max(e.time, open.iv.begin);
+        Deliver(&open);
+        return;
+      }
+      ++unbalanced_.end_without_begin;
+      listener_->OnUnmatchedEnd(IntervalKind::kLegacyEvent, t, 0, e.time);
+      return;
+    }
+    case EventKind::kMetadataAdd:
+    case EventKind::kMetadataStrAdd:
+    case EventKind::kMetadataAddWithScope:
+    case EventKind::kMetadataStrAddWithScope:
+    case EventKind::kFormattedMetadataAdd:
+    case EventKind::kFormattedMetadataAddOverlapped:
+      AddArg(e, t);
+      return;
+    default:
+      return;
+  }
+}
+
+IntervalTracker::Open* IntervalTracker::ArgTarget(const Event& e,
+                                                  const ThreadRec& t,
+                                                  bool by_id) {
+  ThreadState& s = StateOf(t);
+  if (!by_id) return s.stack.empty() ? nullptr : &s.stack.back();
+  const format::Id& id = e.id(1);
+  if (IsNull(id)) return s.stack.empty() ? nullptr : &s.stack.back();
+  auto it = overlapped_.find(Key(e.u(0), id.d1, id.d2, id.d3, 0));
+  if (it != overlapped_.end() && !it->second.empty()) {
+    return &it->second.back();
+  }
+  for (size_t i = s.stack.size(); i-- > 0;) {
+    if (s.stack[i].iv.id == id) return &s.stack[i];
+  }
+  return nullptr;
+}
+
+void IntervalTracker::AddArg(const Event& e, const ThreadRec& t) {
+  Open* target = nullptr;
+  Arg arg;
+  switch (e.kind) {
+    case EventKind::kMetadataAdd:
+      target = ArgTarget(e, t, true);
+      arg.key = std::string(index_.String(e.u(2)));
+      AppendMetadataArray(&arg.value, e.u(3), e.u(4), e.bytes(5));
+      break;
+    case EventKind::kMetadataStrAdd:
+      target = ArgTarget(e, t, true);
+      arg.key = std::string(index_.String(e.u(2)));
+      arg.value = std::string(e.bytes(3));
+      arg.is_text = true;
+      break;
+    case EventKind::kMetadataAddWithScope:
+    case EventKind::kMetadataStrAddWithScope:
+      if (e.u(1) != static_cast<uint64_t>(format::Scope::kTask)) return;
+      target = ArgTarget(e, t, false);
+      arg.key = std::string(index_.String(e.u(2)));
+      if (e.kind == EventKind::kMetadataAddWithScope) {
+        AppendMetadataArray(&arg.value, e.u(3), e.u(4), e.bytes(5));
+      } else {
+        arg.value = std::string(e.bytes(3));
+        arg.is_text = true;
+      }
+      break;
+    case EventKind::kFormattedMetadataAdd:
+      target = ArgTarget(e, t, false);
+      arg.key = std::string(index_.String(e.u(1)));
+      arg.value = std::string(e.bytes(3));
+      arg.is_text = true;
+      break;
+    case EventKind::kFormattedMetadataAddOverlapped:
+      target = ArgTarget(e, t, true);
+      arg.key = std::string(index_.String(e.u(2)));
+      arg.value = std::string(e.bytes(4));
+      arg.is_text = true;
+      break;
+    default:
+      return;
+  }
+  if (target == nullptr) return;
+  if (!target->args) target->args = std::make_unique<std::vector<Arg>>();
+  if (target->args->size() >= kMaxArgs) return;
+  if (arg.key.empty()) arg.key = "metadata";
+  target->args->push_back(std::move(arg));
+}
+
+void IntervalTracker::Finish(uint64_t end_ticks) {
+  for (auto& [index, s] : threads_.entries()) {
+    for (size_t i = s.stack.size(); i-- > 0;) {
+      Open& open = s.stack[i];
+      open.iv.end = std::max(end_ticks, open.iv.begin);
+      open.iv.open_at_end = true;
+      if (i > 0) s.stack[i - 1].iv.child_ticks += open.iv.end - open.iv.begin;
+      ++unbalanced_.open_at_end;
+      Deliver(&open);
+    }
+    s.stack.clear();
+    for (Open& open : s.events) {
+      open.iv.end = std::max(end_ticks, open.iv.begin);
+      open.iv.open_at_end = true;
+      ++unbalanced_.open_at_end;
+      Deliver(&open);
+    }
+    s.events.clear();
+  }
+  for (auto* map : {&overlapped_, &regions_, &frames_}) {
+    for (auto& [key, opens] : *map) {
+      for (Open& open : opens) {
+        open.iv.end = std::max(end_ticks, open.iv.begin);
+        open.iv.open_at_end = true;
+        if (map == &frames_) {
+          ++unbalanced_.frames_open_at_end;
+        } else {
+          ++unbalanced_.open_at_end;
+        }
+        Deliver(&open);
+      }
+    }
+    map->clear();
+  }
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

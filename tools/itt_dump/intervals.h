@@ -1,0 +1,146 @@
+// Pairing of begin/end events into intervals, shared by stats, chrome and
+// vtune-csv:
+//   tasks              task_begin*/task_end*: a stack per thread
+//   overlapped tasks   task_begin_overlapped*/task_end_overlapped*: by
+//                      (domain, id), across threads
+//   regions            region_begin/region_end: by (domain, id)
+//   frames             frame_begin/frame_end: by (domain, id);
+//                      frame_submit is a complete frame
+//   legacy events      event_start/event_end: by event id, per thread
+// The *_ex kinds use their `timestamp` field (already in trace ticks) as the
+// event's time.
+//
+// Metadata (metadata_add*, metadata_str_add*, formatted_metadata_add*)
+// becomes args of the task it belongs to: the open task with the event's
+// id, or with a null id (or task scope) the innermost open task of the
+// thread. Up to kMaxArgs per interval are kept.
+//
+// Unbalanced input is reported through the listener, never fatal: an end
+// without a begin, a begin left open at the end of the trace.
+//
+// Thread safety: none. Memory: the open intervals only.
+
+#ifndef TOOLS_ITT_DUMP_INTERVALS_H_
+#define TOOLS_ITT_DUMP_INTERVALS_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "format/format.h"
+#include "tools/itt_dump/flat_map.h"
+#include "tools/itt_dump/trace_index.h"
+
+namespace ittc {
+namespace itt_dump {
+
+enum class IntervalKind { kTask, kOverlapped, kRegion, kFrame, kLegacyEvent };
+
+const char* IntervalKindName(IntervalKind kind);  // "task", "frame", ...
+
+struct Arg {
+  std::string key;
+  std::string value;  // JSON-ready: a number/array, or text when is_text
+  bool is_text = false;
+};
+
+struct Interval {
+  IntervalKind kind = IntervalKind::kTask;
+  const ThreadRec* thread = nullptr;  // the thread that began it
+  uint64_t domain = 0;                // kDefDomain id, 0 if none
+  uint64_t name_id = 0;               // kDefString id, 0 if none
+  uint64_t fn = 0;                    // task_begin_fn's function address
+  uint64_t event_id = 0;              // kDefEvent id (legacy events)
+  format::Id id;
+  uint64_t begin = 0;  // trace ticks
+  uint64_t end = 0;
+  uint64_t child_ticks = 0;  // direct children's total (tasks only)
+  int depth = 0;             // nesting depth on the thread (tasks only)
+  bool open_at_end = false;  // still open when the trace ended
+  const std::vector<Arg>* args = nullptr;  // may be null
+};
+
+// The name to show for an interval: the string, "fn@0x..." for
+// task_begin_fn, the legacy event's name, or "" when it has none.
+std::string IntervalName(const TraceIndex& index, const Interval& interval);
+
+struct Unbalanced {
+  uint64_t end_without_begin = 0;
+  uint64_t open_at_end = 0;
+  uint64_t frame_end_without_begin = 0;
+  uint64_t frames_open_at_end = 0;
+  uint64_t total() const {
+    return end_without_begin + open_at_end + frame_end_without_begin +
+           frames_open_at_end;
+  }
+};
+
+class IntervalListener {
+ public:
+  virtual ~IntervalListener() = default;
+  // A completed interval. Pointers inside are valid during the call.
+  virtual void OnInterval(const Interval& interval) = 0;
+  // An end without a begin (`kind`, thread, domain, time as in Interval).
+  virtual void OnUnmatchedEnd(IntervalKind kind, const ThreadRec& thread,
+                              uint64_t domain, uint64_t ticks) {}
+};
+
+class IntervalTracker {
+ public:
+  static constexpr size_t kMaxArgs = 64;
+
+  // `index` and `listener` must outlive the tracker.
+  IntervalTracker(const TraceIndex& index, IntervalListener* listener);
+  ~IntervalTracker();
+
+  // Feeds one event in time order (per thread at least). Events of other
+  // kinds are ignored.
+  void OnEvent(const format::Event& e, const ThreadRec& thread);
+
+  // Ends the trace at `end_ticks`: open intervals are delivered with
+  // open_at_end set and end = max(begin, end_ticks), and counted.
+  void Finish(uint64_t end_ticks);
+
+  const Unbalanced& unbalanced() const { return unbalanced_; }
+
+  // Effective time of an event: the `timestamp` field of *_ex kinds.
+  static uint64_t EffectiveTime(const format::Event& e);
+
+ private:
+  struct Open {
+    Interval iv;
+    std::unique_ptr<std::vector<Arg>> args;
+  };
+  using Key = std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>;
+  struct ThreadState {
+    std::vector<Open> stack;   // simple tasks
+    std::vector<Open> events;  // legacy events
+  };
+
+  ThreadState& StateOf(const ThreadRec& t);
+  void Begin(std::vector<Open>* stack, const Interval& iv);
+  void Deliver(Open* open);
+  void EndKeyed(std::map<Key, std::vector<Open>>* map, const Key& key,
+                IntervalKind kind, const ThreadRec& t, uint64_t domain,
+                uint64_t ticks);
+  void AddArg(const format::Event& e, const ThreadRec& t);
+  Open* ArgTarget(const format::Event& e, const ThreadRec& t, bool by_id);
+
+  const TraceIndex& index_;
+  IntervalListener* listener_;
+  U64Map<ThreadState> threads_;
+  const ThreadRec* last_thread_ = nullptr;
+  ThreadState* last_state_ = nullptr;
+  std::map<Key, std::vector<Open>> overlapped_;
+  std::map<Key, std::vector<Open>> regions_;
+  std::map<Key, std::vector<Open>> frames_;
+  Unbalanced unbalanced_;
+};
+
+}  // namespace itt_dump
+}  // namespace ittc
+
+#endif  // TOOLS_ITT_DUMP_INTERVALS_H_

@@ -1,0 +1,185 @@
+#include "tools/itt_dump/merge.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace ittc {
+namespace itt_dump {
+
+struct EventMerger::Queue {
+  const ThreadRec* thread = nullptr;
+  std::deque<std::string> payloads;  // the front one is being decoded
+  bool decoding = false;             // dec is positioned in payloads.front()
+  format::EventStreamDecoder dec;
+  format::Event head;
+  bool has_head = false;
+  size_t chunks_read = 0;  // how many of thread->chunk_first_times
+};
+
+EventMerger::EventMerger(const TraceIndex& index, format::TraceReader* reader,
+                         const MergeOptions& options)
+    : index_(index), reader_(reader), options_(options) {
+  for (const auto& [thread_index, rec] : index.threads.entries()) {
+    queue_of_thread_[thread_index] = static_cast<int>(queues_.size());
+    queues_.push_back(std::make_unique<Queue>());
+    queues_.back()->thread = &rec;
+  }
+  RecomputeBlocking();
+}
+
+EventMerger::~EventMerger() = default;
+
+bool EventMerger::Advance(Queue* q) {
+  for (;;) {
+    if (q->decoding && q->dec.Next(&q->head)) {
+      q->has_head = true;
+      return true;
+    }
+    if (q->decoding) {
+      // The payload is done (or malformed, which the index pass reported).
+      buffered_ -= q->payloads.front().size();
+      spare_.push_back(std::move(q->payloads.front()));
+      q->payloads.pop_front();
+      q->decoding = false;
+    }
+    if (q->payloads.empty()) {
+      q->has_head = false;
+      return false;
+    }
+    q->decoding = q->dec.Reset(q->payloads.front()).ok();
+    if (!q->decoding) {
+      buffered_ -= q->payloads.front().size();
+      q->payloads.pop_front();
+    }
+  }
+}
+
+void EventMerger::RecomputeBlocking() {
+  blocking_ = kNoEvents;
+  for (const auto& q : queues_) {
+    if (q->has_head) continue;
+    const std::vector<uint64_t>& firsts = q->thread->chunk_first_times;
+    for (size_t j = q->chunks_read; j < firsts.size(); ++j) {
+      if (firsts[j] != kNoEvents) {
+        blocking_ = std::min(blocking_, firsts[j]);
+        break;
+      }
+    }
+  }
+}
+
+bool EventMerger::ReadChunk() {
+  format::Chunk chunk;
+  while (reader_->Next(&chunk)) {
+    if (options_.progress != nullptr) {
+      options_.progress->Update(reader_->stats().bytes_read);
+    }
+    if (chunk.type != format::ChunkType::kEvents) continue;
+    if (!probe_.Reset(chunk.payload).ok()) continue;
+    const uint32_t thread_index = probe_.thread_index();
+    int* qi = queue_of_thread_.Find(thread_index);
+    if (qi == nullptr) {
+      // The file changed between passes; keep going with what it says now.
+      extra_threads_.emplace_back();
+      extra_threads_.back().index = thread_index;
+      extra_threads_.back().label = std::to_string(thread_index);
+      queue_of_thread_[thread_index] = static_cast<int>(queues_.size());
+      queues_.push_back(std::make_unique<Queue>());
+      queues_.back()->thread = &extra_threads_.back();
+      qi = queue_of_thread_.Find(thread_index);
+    }
+    Queue* q = queues_[static_cast<size_t>(*qi)].get();
+    std::string buf;
+    if (!spare_.empty()) {
+      buf = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    buf.assign(chunk.payload.data(), chunk.payload.size());
+    buffered_ += buf.size();
+    peak_buffered_ = std::max(peak_buffered_, buffered_);
+    q->payloads.push_back(std::move(buf));
+    ++q->chunks_read;
+    if (!q->has_head && *qi != current_) {
+      if (Advance(q)) PushHeap(*qi);
+    }
+    RecomputeBlocking();
+    return true;
+  }
+  return false;
+}
+
+void EventMerger::PushHeap(int qi) {
+  heap_.emplace_back(queues_[static_cast<size_t>(qi)]->head.time, qi);
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+int EventMerger::PopHeap() {
+  std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+  const int qi = heap_.back().second;
+  heap_.pop_back();
+  return qi;
+}
+
+bool EventMerger::Emit(int qi, const format::Event** event,
+                       const ThreadRec** thread) {
+  Queue* q = queues_[static_cast<size_t>(qi)].get();
+  current_ = qi;
+  *event = &q->head;
+  *thread = q->thread;
+  if (q->head.time < last_time_) {
+    ++late_events_;
+  } else {
+    last_time_ = q->head.time;
+  }
+  ++events_;
+  return true;
+}
+
+bool EventMerger::FastNext(const format::Event** event,
+                           const ThreadRec** thread) {
+  Queue* q = queues_[static_cast<size_t>(current_)].get();
+  if (!Advance(q)) {
+    // The thread's queue ran dry: it may now block the others.
+    current_ = -1;
+    RecomputeBlocking();
+    return false;
+  }
+  const uint64_t t = q->head.time;
+  if (t <= blocking_ &&
+      (heap_.empty() || t < heap_.front().first ||
+       (t == heap_.front().first && current_ < heap_.front().second))) {
+    return Emit(current_, event, thread);
+  }
+  PushHeap(current_);
+  current_ = -1;
+  return false;
+}
+
+bool EventMerger::SlowNext(const format::Event** event,
+                           const ThreadRec** thread) {
+  if (current_ >= 0) {
+    // Only when FastNext was not tried; keep the invariant anyway.
+    Queue* q = queues_[static_cast<size_t>(current_)].get();
+    if (q->has_head) PushHeap(current_);
+    current_ = -1;
+  }
+  for (;;) {
+    if (!heap_.empty()) {
+      const uint64_t t = heap_.front().first;
+      if (t <= blocking_ || reader_done_) return Emit(PopHeap(), event, thread);
+      if (buffered_ > options_.max_buffered_bytes) {
+        ++forced_emits_;
+        return Emit(PopHeap(), event, thread);
+      }
+    } else if (reader_done_) {
+      return false;
+    }
+    if (!ReadChunk()) {
+      reader_done_ = true;
+      blocking_ = kNoEvents;
+    }
+  }
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

@@ -1,0 +1,106 @@
+// The k-way merge: the events of every thread of a trace in time order,
+// streaming.
+//
+// Each events chunk holds one thread's events in order, and the collector
+// writes the chunks of all threads of one flush round (about every 100 ms)
+// together, so chunks of different threads interleave in the file. The
+// merger reads chunks in file order into one queue per thread (the
+// decompressed payloads, about 8 bytes per event, decoded lazily) and emits
+// the smallest head event once it is safe: every thread whose queue is
+// empty but which still has chunks later in the file starts its next chunk
+// after that event. The index pass (trace_index.h) recorded each chunk's
+// first event time, which is what makes that test exact.
+//
+// Bound: the queued payload bytes never exceed `max_buffered_bytes` (256 MiB
+// by default). Past it the smallest head is emitted anyway; an event of a
+// lagging thread that then arrives earlier than one already emitted is
+// delivered late, out of order, and counted in late_events() (itt-dump
+// prints a warning). A trace the collector wrote stays far below the bound:
+// a round holds at most one ring (1 MiB by default) per thread.
+//
+// Thread safety: none.
+
+#ifndef TOOLS_ITT_DUMP_MERGE_H_
+#define TOOLS_ITT_DUMP_MERGE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "format/format.h"
+#include "tools/itt_dump/flat_map.h"
+#include "tools/itt_dump/progress.h"
+#include "tools/itt_dump/trace_index.h"
+
+namespace ittc {
+namespace itt_dump {
+
+struct MergeOptions {
+  size_t max_buffered_bytes = size_t{256} << 20;
+  Progress* progress = nullptr;
+};
+
+class EventMerger {
+ public:
+  // `index` and `reader` must outlive the merger; `reader` is positioned
+  // after the header (OpenForPass).
+  EventMerger(const TraceIndex& index, format::TraceReader* reader,
+              const MergeOptions& options);
+  ~EventMerger();
+  EventMerger(const EventMerger&) = delete;
+  EventMerger& operator=(const EventMerger&) = delete;
+
+  // The next event in time order and its thread, or false at the end. Both
+  // pointers stay valid until the next call.
+  bool Next(const format::Event** event, const ThreadRec** thread) {
+    if (current_ >= 0 && FastNext(event, thread)) return true;
+    return SlowNext(event, thread);
+  }
+
+  uint64_t events() const { return events_; }
+  uint64_t late_events() const { return late_events_; }
+  uint64_t forced_emits() const { return forced_emits_; }
+  size_t peak_buffered_bytes() const { return peak_buffered_; }
+
+ private:
+  struct Queue;
+
+  // Continues with the queue that emitted last while it stays the smallest.
+  bool FastNext(const format::Event** event, const ThreadRec** thread);
+  bool SlowNext(const format::Event** event, const ThreadRec** thread);
+  // Decodes the queue's next event into its head; false when it is empty.
+  bool Advance(Queue* q);
+  // Reads chunks until one events chunk was queued; false at the end.
+  bool ReadChunk();
+  void RecomputeBlocking();
+  bool Emit(int qi, const format::Event** event, const ThreadRec** thread);
+  void PushHeap(int qi);
+  int PopHeap();
+
+  const TraceIndex& index_;
+  format::TraceReader* reader_;
+  MergeOptions options_;
+  std::vector<std::unique_ptr<Queue>> queues_;
+  U64Map<int> queue_of_thread_;
+  std::deque<ThreadRec> extra_threads_;  // threads the index did not know
+  std::vector<std::pair<uint64_t, int>> heap_;  // min-heap on (time, queue)
+  std::vector<std::string> spare_;              // recycled payload buffers
+  format::EventStreamDecoder probe_;
+  int current_ = -1;  // queue of the last emitted event, not in heap_
+  bool reader_done_ = false;
+  uint64_t blocking_ = 0;  // earliest next-chunk time of an empty queue
+  size_t buffered_ = 0;
+  size_t peak_buffered_ = 0;
+  uint64_t last_time_ = 0;
+  uint64_t events_ = 0;
+  uint64_t late_events_ = 0;
+  uint64_t forced_emits_ = 0;
+};
+
+}  // namespace itt_dump
+}  // namespace ittc
+
+#endif  // TOOLS_ITT_DUMP_MERGE_H_

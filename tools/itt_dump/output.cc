@@ -1,0 +1,101 @@
+#include "tools/itt_dump/output.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
+namespace ittc {
+namespace itt_dump {
+
+Output::Output() : buf_(new char[kBufferSize]) {}
+
+Output::~Output() = default;
+
+bool Output::Flush() {
+  if (used_ != 0 && good()) WriteRaw(buf_.get(), used_);
+  used_ = 0;
+  return good();
+}
+
+void Output::Spill(std::string_view s) {
+  Flush();
+  if (s.size() >= kBufferSize) {
+    if (good()) WriteRaw(s.data(), s.size());
+    return;
+  }
+  std::memcpy(buf_.get(), s.data(), s.size());
+  used_ = s.size();
+}
+
+namespace {
+
+class FdOutputImpl : public Output {
+ public:
+  FdOutputImpl(int fd, std::string name, bool owned)
+      : fd_(fd), name_(std::move(name)), owned_(owned) {}
+  ~FdOutputImpl() override {
+    Flush();
+    if (owned_) close(fd_);
+  }
+
+ protected:
+  void WriteRaw(const char* p, size_t n) override {
+    while (n > 0) {
+      const ssize_t w = write(fd_, p, n);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EPIPE) {
+          broken_ = true;
+        } else {
+          status_ = absl::ErrnoToStatus(errno, name_);
+        }
+        return;
+      }
+      p += w;
+      n -= static_cast<size_t>(w);
+    }
+  }
+
+ private:
+  int fd_;
+  std::string name_;
+  bool owned_;
+};
+
+class StringOutputImpl : public Output {
+ public:
+  StringOutputImpl(std::string* dst, size_t limit) : dst_(dst), limit_(limit) {}
+  ~StringOutputImpl() override { Flush(); }
+
+ protected:
+  void WriteRaw(const char* p, size_t n) override {
+    const size_t room = limit_ > dst_->size() ? limit_ - dst_->size() : 0;
+    dst_->append(p, n < room ? n : room);
+  }
+
+ private:
+  std::string* dst_;
+  size_t limit_;
+};
+
+}  // namespace
+
+std::unique_ptr<Output> FdOutput(int fd, std::string name, bool owned) {
+  return std::make_unique<FdOutputImpl>(fd, std::move(name), owned);
+}
+
+absl::StatusOr<std::unique_ptr<Output>> FileOutput(const std::string& path) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                      0644);
+  if (fd < 0) return absl::ErrnoToStatus(errno, path);
+  return FdOutput(fd, path, /*owned=*/true);
+}
+
+std::unique_ptr<Output> StringOutput(std::string* dst, size_t limit) {
+  return std::make_unique<StringOutputImpl>(dst, limit);
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

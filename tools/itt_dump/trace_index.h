@@ -1,0 +1,190 @@
+// Loading a trace: where its bytes come from (TraceSource), and the index
+// pass (BuildIndex) that every verb runs first.
+//
+// The index pass reads the whole file once and keeps what is small and
+// needed to interpret events: the header, every definition, thread info
+// (the latest record of each thread wins), clock-sync points, losses (the
+// largest cumulative count per thread and cause), the end record, damage
+// reports, and for each thread the first event time of each of its events
+// chunks (the k-way merge's schedule, merge.h). Memory is proportional to
+// definitions, threads and chunks, never to events.
+//
+// Definitions must be known before the events that use them are printed,
+// and clock-sync points after an event are needed to convert its time, so
+// the second pass (the verb's own) starts with all of them at hand.
+//
+// Thread safety: none.
+
+#ifndef TOOLS_ITT_DUMP_TRACE_INDEX_H_
+#define TOOLS_ITT_DUMP_TRACE_INDEX_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "format/format.h"
+#include "tools/itt_dump/clock.h"
+#include "tools/itt_dump/flat_map.h"
+#include "tools/itt_dump/progress.h"
+
+namespace ittc {
+namespace itt_dump {
+
+// Where a trace's bytes come from. Opened once per pass.
+class TraceSource {
+ public:
+  static TraceSource File(std::string path);
+  // `data` must outlive the source and every reader opened from it.
+  static TraceSource Memory(std::string_view data, std::string name);
+
+  // The name used in messages (the path).
+  const std::string& name() const { return name_; }
+  absl::StatusOr<std::unique_ptr<format::ByteSource>> Open() const;
+  // Size in bytes, 0 if unknown. For the progress line only.
+  uint64_t Size() const;
+
+ private:
+  std::string name_;
+  bool memory_ = false;
+  std::string_view data_;
+};
+
+// A damaged region or a malformed payload.
+struct Problem {
+  enum class Kind { kCorrupt, kTruncated };
+  Kind kind = Kind::kCorrupt;
+  uint64_t offset = 0;  // byte offset in the file
+  uint64_t bytes = 0;   // bytes lost (0 for a gap in chunk sequence numbers)
+  std::string reason;
+};
+
+struct CounterDef {
+  std::string name;
+  std::string domain_name;
+  uint64_t domain = 0;
+  uint64_t type = 0;  // MetadataType
+};
+
+struct HistogramDef {
+  uint64_t domain = 0;
+  std::string name;
+  uint64_t x_type = 0;
+  uint64_t y_type = 0;
+};
+
+struct ClockDomainDef {
+  uint64_t frequency_hz = 0;
+  uint64_t clock_base = 0;
+  uint64_t ticks = 0;
+};
+
+struct HeapFunctionDef {
+  std::string name;
+  std::string domain_name;
+};
+
+struct ThreadRec {
+  uint32_t index = 0;
+  uint64_t tid = 0;
+  std::string name;
+  bool ignored = false;
+  bool has_info = false;  // a thread_info record was seen
+  uint64_t events = 0;    // counted by BuildIndex with count_events
+  // First event time of each events chunk of the thread, in file order;
+  // kNoEvents for a chunk without a decodable event.
+  std::vector<uint64_t> chunk_first_times;
+  // "tid/name" or "tid" as the text verb prints it.
+  std::string label;
+};
+
+inline constexpr uint64_t kNoEvents = ~uint64_t{0};
+
+struct IndexOptions {
+  // Decode every event of every events chunk: counts events per thread and
+  // reports malformed payloads. Without it only the first event of each
+  // chunk is decoded (verbs that decode everything in their own pass).
+  bool decode_all_events = false;
+  Progress* progress = nullptr;  // may be null
+};
+
+struct TraceIndex {
+  std::string name;
+  format::FileHeader header;
+  uint64_t header_size = 0;
+  uint64_t file_bytes = 0;  // bytes the reader consumed
+
+  U64Map<std::string> strings;  // kDefString
+  U64Map<std::string> domains;  // kDefDomain
+  U64Map<CounterDef> counters;
+  U64Map<HistogramDef> histograms;
+  U64Map<ClockDomainDef> clock_domains;
+  U64Map<HeapFunctionDef> heap_functions;
+  U64Map<std::string> event_names;  // kDefEvent
+
+  U64Map<ThreadRec> threads;  // by thread_index, in order of appearance
+
+  std::vector<format::ClockSync> sync_points;
+  Clock clock;
+
+  // Key: thread_index << 8 | cause. Value: the largest cumulative count.
+  U64Map<uint64_t> losses;
+
+  bool has_end = false;
+  format::EndRecord end;
+
+  std::vector<Problem> problems;  // at most kMaxProblems kept
+  uint64_t problems_dropped = 0;
+  format::ReaderStats reader_stats;
+  uint64_t events_chunks = 0;
+  uint64_t record_chunks = 0;
+  uint64_t events = 0;           // with decode_all_events
+  uint64_t unknown_events = 0;   // sized kinds this version skips
+  uint64_t unknown_records = 0;
+  uint64_t min_event_ticks = kNoEvents;
+  uint64_t max_event_ticks = 0;  // with decode_all_events
+
+  static constexpr size_t kMaxProblems = 1000;
+
+  bool corrupt() const;
+  bool truncated() const { return reader_stats.truncated; }
+
+  // Name lookups; "" when the id is 0 or undefined.
+  std::string_view String(uint64_t id) const;
+  std::string_view Domain(uint64_t id) const;
+  const ThreadRec* Thread(uint32_t index) const { return threads.Find(index); }
+
+  void AddProblem(Problem::Kind kind, uint64_t offset, uint64_t bytes,
+                  std::string reason);
+};
+
+// Why a file could not be read at all.
+enum class OpenFailure {
+  kNone,
+  kNotATrace,    // wrong magic, or an empty file
+  kTruncated,    // ends inside the file header
+  kCorrupt,      // the header is damaged
+  kUnsupported,  // a format major version this tool cannot read
+  kIo,           // cannot open or read
+};
+
+struct IndexResult {
+  OpenFailure failure = OpenFailure::kNone;
+  absl::Status status;  // why, when failure != kNone
+  std::unique_ptr<TraceIndex> index;
+};
+
+IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options);
+
+// Opens `source` for a verb's own pass: a reader positioned after the
+// header, whose chunks are the ones the index pass saw.
+absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(
+    const TraceSource& source);
+
+}  // namespace itt_dump
+}  // namespace ittc
+
+#endif  // TOOLS_ITT_DUMP_TRACE_INDEX_H_

@@ -1,0 +1,307 @@
+#include "tools/itt_dump/values.h"
+
+#include <time.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace ittc {
+namespace itt_dump {
+
+const char* ScopeName(uint64_t scope) {
+  switch (scope) {
+    case 1:
+      return "global";
+    case 2:
+      return "track_group";
+    case 3:
+      return "track";
+    case 4:
+      return "task";
+    case 5:
+      return "marker";
+    default:
+      return "unknown";
+  }
+}
+
+const char* RelationName(uint64_t relation) {
+  switch (relation) {
+    case 1:
+      return "dependent_on";
+    case 2:
+      return "sibling_of";
+    case 3:
+      return "parent_of";
+    case 4:
+      return "continuation_of";
+    case 5:
+      return "child_of";
+    case 6:
+      return "continued_by";
+    case 7:
+      return "predecessor_to";
+    default:
+      return "unknown";
+  }
+}
+
+const char* MetadataTypeName(uint64_t type) {
+  switch (type) {
+    case 1:
+      return "u64";
+    case 2:
+      return "s64";
+    case 3:
+      return "u32";
+    case 4:
+      return "s32";
+    case 5:
+      return "u16";
+    case 6:
+      return "s16";
+    case 7:
+      return "float";
+    case 8:
+      return "double";
+    default:
+      return "unknown";
+  }
+}
+
+namespace {
+
+// Little-endian loads of metadata array elements.
+uint64_t Le(const char* p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) {
+    v = (v << 8) | static_cast<unsigned char>(p[i]);
+  }
+  return v;
+}
+
+double BitsToDouble(uint64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+}  // namespace
+
+long double CounterValue(uint64_t type, uint64_t bits) {
+  switch (type) {
+    case 2:  // s64
+    case 4:  // s32
+    case 6:  // s16
+      return static_cast<long double>(static_cast<int64_t>(bits));
+    case 7:  // float
+    case 8:  // double
+      return static_cast<long double>(BitsToDouble(bits));
+    default:
+      return static_cast<long double>(bits);
+  }
+}
+
+void AppendNumber(std::string* out, long double v) {
+  if (std::isnan(v)) {
+    out->append("nan");
+  } else if (std::isinf(v)) {
+    out->append(v < 0 ? "-inf" : "inf");
+  } else if (v == std::floor(v) && std::fabs(v) < 1.9e19L) {
+    if (v < 0) {
+      absl::StrAppend(out, static_cast<int64_t>(v));
+    } else {
+      absl::StrAppend(out, static_cast<uint64_t>(v));
+    }
+  } else {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17Lg", v);
+    out->append(buf);
+  }
+}
+
+void AppendMetadataArray(std::string* out, uint64_t type, uint64_t count,
+                         std::string_view data) {
+  const int size = format::MetadataTypeSize(type);
+  if (size == 0) {
+    out->append("[]");
+    return;
+  }
+  const uint64_t have = data.size() / static_cast<uint64_t>(size);
+  const uint64_t n = count < have ? count : have;
+  if (n != 1) out->push_back('[');
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i != 0) out->push_back(',');
+    const char* p = data.data() + i * static_cast<uint64_t>(size);
+    uint64_t u = 0;
+    long double v = 0;
+    switch (type) {
+      case 1:
+        v = static_cast<long double>(Le(p, 8));
+        break;
+      case 2:
+        v = static_cast<long double>(
+            static_cast<int64_t>(Le(p, 8)));
+        break;
+      case 3:
+        v = Le(p, 4);
+        break;
+      case 4:
+        v = static_cast<int32_t>(static_cast<uint32_t>(Le(p, 4)));
+        break;
+      case 5:
+        v = Le(p, 2);
+        break;
+      case 6:
+        v = static_cast<int16_t>(static_cast<uint16_t>(Le(p, 2)));
+        break;
+      case 7: {
+        float f;
+        const uint32_t b = static_cast<uint32_t>(Le(p, 4));
+        std::memcpy(&f, &b, sizeof f);
+        v = f;
+        break;
+      }
+      case 8:
+        u = Le(p, 8);
+        v = BitsToDouble(u);
+        break;
+    }
+    AppendNumber(out, v);
+  }
+  if (n != 1) out->push_back(']');
+}
+
+void AppendJsonString(std::string* out, std::string_view s) {
+  out->push_back('"');
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    const unsigned char c = *p;
+    if (c < 0x80) {
+      switch (c) {
+        case '"':
+          out->append("\\\"");
+          break;
+        case '\\':
+          out->append("\\\\");
+          break;
+        case '\n':
+          out->append("\\n");
+          break;
+        case '\r':
+          out->append("\\r");
+          break;
+        case '\t':
+          out->append("\\t");
+          break;
+        default:
+          if (c < 0x20 || c == 0x7f) {
+            absl::StrAppendFormat(out, "\\u%04x", c);
+          } else {
+            out->push_back(static_cast<char>(c));
+          }
+      }
+      ++p;
+      continue;
+    }
+    // Validate one UTF-8 sequence; copy it or replace the lead byte.
+    int len = 0;
+    uint32_t cp = 0;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    }
+    bool ok = len != 0 && end - p >= len;
+    for (int i = 1; ok && i < len; ++i) {
+      if ((p[i] & 0xC0) != 0x80) ok = false;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if (ok) {
+      static constexpr uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+      ok = cp >= kMin[len] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+    }
+    if (ok) {
+      out->append(reinterpret_cast<const char*>(p), static_cast<size_t>(len));
+      p += len;
+    } else {
+      out->append("\\ufffd");
+      ++p;
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendCsvField(std::string* out, std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out->append(s.data(), s.size());
+    return;
+  }
+  out->push_back('"');
+  for (char c : s) {
+    if (c == '"') out->push_back('"');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+void AppendQuoted(std::string* out, std::string_view s) {
+  out->push_back('"');
+  for (unsigned char c : s) {
+    if (c == '\\' || c == '"') {
+      out->push_back('\\');
+      out->push_back(static_cast<char>(c));
+    } else if (c >= 0x20 && c < 0x7f) {
+      out->push_back(static_cast<char>(c));
+    } else {
+      absl::StrAppendFormat(out, "\\x%02x", c);
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendSeconds(std::string* out, int64_t ns) {
+  const bool neg = ns < 0;
+  const uint64_t a = neg ? 0 - static_cast<uint64_t>(ns)
+                         : static_cast<uint64_t>(ns);
+  absl::StrAppendFormat(out, "%s%u.%09u", neg ? "-" : "", a / 1000000000,
+                        a % 1000000000);
+}
+
+void AppendUtc(std::string* out, int64_t ns) {
+  int64_t sec = ns / 1000000000;
+  int64_t frac = ns % 1000000000;
+  if (frac < 0) {
+    frac += 1000000000;
+    --sec;
+  }
+  const time_t t = static_cast<time_t>(sec);
+  struct tm tm;
+  if (gmtime_r(&t, &tm) == nullptr) {
+    absl::StrAppend(out, ns, "ns");
+    return;
+  }
+  absl::StrAppendFormat(out, "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ",
+                        tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                        tm.tm_hour, tm.tm_min, tm.tm_sec,
+                        static_cast<int>(frac));
+}
+
+void AppendMicros(std::string* out, int64_t ns) {
+  const bool neg = ns < 0;
+  const uint64_t a = neg ? 0 - static_cast<uint64_t>(ns)
+                         : static_cast<uint64_t>(ns);
+  absl::StrAppendFormat(out, "%s%u.%03u", neg ? "-" : "", a / 1000, a % 1000);
+}
+
+}  // namespace itt_dump
+}  // namespace ittc
