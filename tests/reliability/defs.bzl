@@ -1,0 +1,37 @@
+"""One fault-matrix row: a program linked with our static part, and the test
+that runs it under the collector."""
+
+load("//bazel:copts.bzl", "ITTC_COPTS")
+
+def fault_test(name, program_deps = [], program_linkopts = [], data = [], **kwargs):
+    """`<name>_program.cc` built against the stub; `<name>_test.cc` runs it.
+
+    Args:
+      name: the row's short name.
+      program_deps: extra deps of the program (e.g. TBB).
+      program_linkopts: extra link flags of the program.
+      data: extra runfiles of the test.
+      **kwargs: passed to the cc_test (size, tags, ...).
+    """
+    native.cc_binary(
+        name = name + "_program",
+        testonly = True,
+        srcs = [name + "_program.cc"],
+        copts = ITTC_COPTS,
+        linkopts = ["-pthread"] + program_linkopts,
+        deps = ["//stub:ittnotify"] + program_deps,
+    )
+    native.cc_test(
+        name = name + "_test",
+        srcs = [name + "_test.cc"],
+        copts = ITTC_COPTS,
+        data = [
+            ":" + name + "_program",
+            "//collector:libittcollector.so",
+        ] + data,
+        deps = [
+            ":fault_util",
+            "@system//:gtest_main",
+        ],
+        **kwargs
+    )

@@ -1,0 +1,186 @@
+#include "tests/reliability/fault_util.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace ittc::testing {
+namespace {
+
+double NowSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
+std::vector<std::string> CollectorEnv(const std::string& trace_path,
+                                      const std::vector<std::string>& extra) {
+  std::string lib = Runfile("collector/libittcollector.so");
+  std::vector<std::string> env = {"INTEL_LIBITTNOTIFY64=" + lib, "INTEL_JIT_PROFILER64=" + lib,
+                                  "ITTC_OUTPUT=" + trace_path};
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+            const std::string& stdout_path, const std::string& stderr_path) {
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  env_strings.insert(env_strings.end(), env.begin(), env.end());
+  std::vector<char*> envp;
+  for (std::string& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = argv;
+  std::vector<char*> argp;
+  for (std::string& s : args) argp.push_back(s.data());
+  argp.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, argp[0], &actions, nullptr, argp.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
+ExitInfo WaitFor(pid_t pid, double timeout_s) {
+  ExitInfo info;
+  double start = NowSeconds();
+  rusage usage{};
+  for (;;) {
+    int status = 0;
+    pid_t r = wait4(pid, &status, WNOHANG, &usage);
+    if (r == pid) {
+      info.finished = true;
+      info.status = status;
+      break;
+    }
+    if (r < 0) {
+      info.finished = false;
+      return info;
+    }
+    if (NowSeconds() - start > timeout_s) {
+      kill(pid, SIGKILL);
+      wait4(pid, &status, 0, &usage);
+      info.finished = false;
+      info.status = status;
+      break;
+    }
+    usleep(2000);
+  }
+  info.seconds = NowSeconds() - start;
+  info.max_rss_kb = usage.ru_maxrss;
+  return info;
+}
+
+ExitInfo RunFor(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                const std::string& stdout_path, const std::string& stderr_path, double timeout_s) {
+  pid_t pid = Spawn(argv, env, stdout_path, stderr_path);
+  if (pid < 0) return ExitInfo{};
+  return WaitFor(pid, timeout_s);
+}
+
+bool ExitedCleanly(const ExitInfo& info) {
+  return info.finished && WIFEXITED(info.status) && WEXITSTATUS(info.status) == 0;
+}
+
+std::string Describe(const ExitInfo& info) {
+  std::ostringstream out;
+  if (!info.finished) {
+    out << "still running at the deadline (killed)";
+  } else if (WIFEXITED(info.status)) {
+    out << "exit code " << WEXITSTATUS(info.status);
+  } else if (WIFSIGNALED(info.status)) {
+    out << "killed by signal " << WTERMSIG(info.status);
+  } else {
+    out << "wait status " << info.status;
+  }
+  out << " after " << info.seconds << " s";
+  return out.str();
+}
+
+std::string ReadFileOrEmpty(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::vector<std::string> lines;
+  std::istringstream in(ReadFileOrEmpty(path));
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> CollectorLines(const std::string& stderr_path) {
+  std::vector<std::string> out;
+  for (const std::string& line : ReadLines(stderr_path)) {
+    if (line.rfind("ittcollector", 0) == 0) out.push_back(line);
+  }
+  return out;
+}
+
+std::map<std::string, uint64_t> ParseCounts(const std::string& path, const std::string& prefix) {
+  std::map<std::string, uint64_t> counts;
+  for (const std::string& line : ReadLines(path)) {
+    std::istringstream in(line);
+    std::string word, key;
+    uint64_t value;
+    if (in >> word >> key >> value && word == prefix) counts[key] = value;
+  }
+  return counts;
+}
+
+std::map<std::string, ThreadTally> TallyByThreadName(const LoadedTrace& trace) {
+  std::map<uint32_t, ThreadTally> by_index;
+  for (const DecodedEvent& e : trace.events) ++by_index[e.thread].events;
+  for (const auto& [key, count] : trace.losses) {
+    by_index[key.first].lost += count;
+    by_index[key.first].lost_by_cause[key.second] += count;
+  }
+  std::map<std::string, ThreadTally> by_name;
+  for (const auto& [index, tally] : by_index) {
+    auto it = trace.thread_names.find(index);
+    std::string name = it != trace.thread_names.end() ? it->second : "#" + std::to_string(index);
+    ThreadTally& t = by_name[name];
+    t.events += tally.events;
+    t.lost += tally.lost;
+    for (const auto& [cause, n] : tally.lost_by_cause) t.lost_by_cause[cause] += n;
+  }
+  return by_name;
+}
+
+std::string WaitForLine(const std::string& path, const std::string& prefix, double timeout_s) {
+  double start = NowSeconds();
+  while (NowSeconds() - start < timeout_s) {
+    // Only whole lines: the program may be in the middle of writing one.
+    std::string text = ReadFileOrEmpty(path);
+    size_t at = 0;
+    for (size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) {
+      std::string line = text.substr(at, nl - at);
+      if (line.rfind(prefix, 0) == 0) return line;
+    }
+    usleep(5000);
+  }
+  return {};
+}
+
+}  // namespace ittc::testing

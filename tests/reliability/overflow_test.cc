@@ -1,0 +1,78 @@
+// Row 1: producers faster than the flusher. Whatever the ring cannot hold is
+// dropped (or, in block mode, waited for and then dropped) and counted, so
+// that for every thread: events in the trace + losses counted == emitted.
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/reliability/fault_util.h"
+
+namespace ittc::testing {
+namespace {
+
+constexpr int kThreads = 4;
+constexpr long kPairs = 300000;
+
+struct OverflowRun {
+  LoadedTrace trace;
+  std::map<std::string, uint64_t> emitted;
+  std::vector<std::string> collector_lines;
+};
+
+OverflowRun RunOverflow(const std::string& name, const std::vector<std::string>& settings) {
+  OverflowRun run;
+  std::string dir = MakeTempDir(name);
+  std::string trace = dir + "/overflow.itt";
+  ExitInfo exit = RunFor({Runfile("tests/reliability/overflow_program"), std::to_string(kThreads),
+                          std::to_string(kPairs)},
+                         CollectorEnv(trace, settings), dir + "/out", dir + "/err", 120);
+  EXPECT_TRUE(ExitedCleanly(exit)) << Describe(exit);
+  run.emitted = ParseCounts(dir + "/out", "emitted");
+  run.collector_lines = CollectorLines(dir + "/err");
+  auto loaded = LoadTrace(trace);
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  if (loaded.ok()) run.trace = std::move(*loaded);
+  return run;
+}
+
+void ExpectEveryEventAccountedFor(const OverflowRun& run, int expected_cause) {
+  ASSERT_EQ(run.emitted.size(), static_cast<size_t>(kThreads));
+  EXPECT_TRUE(run.trace.has_end);
+  EXPECT_EQ(run.trace.corruptions, 0);
+  EXPECT_EQ(run.trace.truncations, 0);
+  auto tally = TallyByThreadName(run.trace);
+  uint64_t total_lost = 0;
+  for (const auto& [thread, emitted] : run.emitted) {
+    const ThreadTally& t = tally[thread];
+    EXPECT_EQ(t.events + t.lost, emitted) << thread << ": " << t.events << " recorded + " << t.lost
+                                          << " dropped";
+    for (const auto& [cause, n] : t.lost_by_cause) {
+      EXPECT_EQ(cause, expected_cause) << thread << " lost " << n << " events to cause " << cause;
+    }
+    total_lost += t.lost;
+  }
+  EXPECT_EQ(run.trace.end.events_dropped, run.trace.TotalLoss());
+  EXPECT_EQ(run.trace.end.events_recorded, run.trace.events.size());
+  // The collector reports losses in the trace, not on the host's stderr.
+  EXPECT_TRUE(run.collector_lines.empty()) << run.collector_lines[0];
+  ::testing::Test::RecordProperty("events_lost", std::to_string(total_lost));
+}
+
+TEST(Overflow, DropModeCountsEveryDroppedEvent) {
+  // The smallest ring and a slow timer: the producers must overrun it.
+  OverflowRun run = RunOverflow("drop", {"ITTC_RING_KB=64", "ITTC_FLUSH_MS=200"});
+  ExpectEveryEventAccountedFor(run, static_cast<int>(format::LossCause::kBufferFull));
+  EXPECT_GT(run.trace.TotalLoss(), 0u) << "the test no longer overruns the rings";
+}
+
+TEST(Overflow, BlockModeCountsTimeoutsAsLosses) {
+  // A 1 ms block timeout: producers wait, and sometimes give up.
+  OverflowRun run = RunOverflow(
+      "block", {"ITTC_RING_KB=64", "ITTC_FLUSH_MS=200", "ITTC_OVERFLOW=block",
+                "ITTC_BLOCK_TIMEOUT_MS=1"});
+  ExpectEveryEventAccountedFor(run, static_cast<int>(format::LossCause::kBlockTimeout));
+}
+
+}  // namespace
+}  // namespace ittc::testing
