@@ -296,4 +296,9 @@ extern "C" __attribute__((visibility("default"))) void __itt_api_init(
   pthread_mutex_unlock(&g->mutex);
 }
 
+extern "C" __attribute__((visibility("default"))) void __itt_api_fini(
+    __itt_global *g) {
+  Append(Call("api_fini", static_cast<void *>(g)));
+}
+
 #endif  // TEST_COLLECTOR_WITH_API_INIT
