@@ -154,5 +154,79 @@ LineEntry LineTableEntry(std::string_view table, size_t i) {
   return e;
 }
 
+void AppendFormatArgInt(std::string* dst, int64_t v) {
+  dst->push_back(static_cast<char>(FormatArgTag::kInt));
+  AppendVarint64(dst, ZigZagEncode(v));
+}
+
+void AppendFormatArgUint(std::string* dst, uint64_t v) {
+  dst->push_back(static_cast<char>(FormatArgTag::kUint));
+  AppendVarint64(dst, v);
+}
+
+void AppendFormatArgDouble(std::string* dst, double v) {
+  dst->push_back(static_cast<char>(FormatArgTag::kDouble));
+  AppendFixed64(dst, FieldValue::Double(v).u);
+}
+
+void AppendFormatArgString(std::string* dst, std::string_view v) {
+  dst->push_back(static_cast<char>(FormatArgTag::kString));
+  AppendVarint64(dst, v.size());
+  dst->append(v.data(), v.size());
+}
+
+void AppendFormatArgPointer(std::string* dst, uint64_t v) {
+  dst->push_back(static_cast<char>(FormatArgTag::kPointer));
+  AppendVarint64(dst, v);
+}
+
+bool NextFormatArg(std::string_view* args, FormatArg* out, bool* malformed) {
+  *malformed = false;
+  if (args->empty()) return false;
+  const char* p = args->data();
+  const char* limit = p + args->size();
+  const auto tag = static_cast<FormatArgTag>(static_cast<unsigned char>(*p++));
+  uint64_t v = 0;
+  switch (tag) {
+    case FormatArgTag::kInt:
+      p = GetVarint64(p, limit, &v);
+      if (p != nullptr) v = static_cast<uint64_t>(ZigZagDecode(v));
+      break;
+    case FormatArgTag::kUint:
+    case FormatArgTag::kPointer:
+      p = GetVarint64(p, limit, &v);
+      break;
+    case FormatArgTag::kDouble:
+      if (limit - p < 8) {
+        p = nullptr;
+      } else {
+        v = DecodeFixed64(p);
+        p += 8;
+      }
+      break;
+    case FormatArgTag::kString:
+      p = GetVarint64(p, limit, &v);
+      if (p != nullptr && v > static_cast<uint64_t>(limit - p)) p = nullptr;
+      if (p != nullptr) {
+        out->text = std::string_view(p, static_cast<size_t>(v));
+        p += v;
+      }
+      break;
+    default:
+      p = nullptr;
+      break;
+  }
+  if (p == nullptr) {
+    *args = std::string_view();
+    *malformed = true;
+    return false;
+  }
+  out->tag = tag;
+  out->u = v;
+  out->d = FieldValue::Uint(v).as_double();
+  args->remove_prefix(static_cast<size_t>(p - args->data()));
+  return true;
+}
+
 }  // namespace format
 }  // namespace ittc

@@ -119,6 +119,35 @@ void AppendLineEntry(std::string* dst, const LineEntry& e);
 long LineTableSize(std::string_view table);
 LineEntry LineTableEntry(std::string_view table, size_t i);
 
+// Raw arguments of formatted metadata (the "args" field of
+// kFormattedMetadataAdd*): one tagged value per conversion of the format
+// string, in order. FORMAT.md, "Formatted metadata arguments".
+enum class FormatArgTag : uint8_t {
+  kInt = 1,     // zigzag varint: d, i, c and their length modifiers
+  kUint = 2,    // varint: u, o, x, X and their length modifiers
+  kDouble = 3,  // 8 bytes LE IEEE 754: f, e, g, a (float promoted)
+  kString = 4,  // varint length + bytes: s
+  kPointer = 5, // varint: p
+};
+
+struct FormatArg {
+  FormatArgTag tag = FormatArgTag::kInt;
+  uint64_t u = 0;          // kInt (two's complement), kUint, kPointer
+  double d = 0;            // kDouble
+  std::string_view text;   // kString; points into the args bytes
+};
+
+void AppendFormatArgInt(std::string* dst, int64_t v);
+void AppendFormatArgUint(std::string* dst, uint64_t v);
+void AppendFormatArgDouble(std::string* dst, double v);
+void AppendFormatArgString(std::string* dst, std::string_view v);
+void AppendFormatArgPointer(std::string* dst, uint64_t v);
+
+// Reads the next argument from the front of *args and removes it. Returns
+// false at the end or on malformed bytes (then *args is left empty and
+// *malformed is set).
+bool NextFormatArg(std::string_view* args, FormatArg* out, bool* malformed);
+
 }  // namespace format
 }  // namespace ittc
 

@@ -1,6 +1,8 @@
 #include "format/records.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "format/coding.h"
 #include "format/debug_string.h"
@@ -129,6 +131,59 @@ TEST(Records, LineTables) {
   EXPECT_EQ(LineTableEntry(t, 1).offset, 16u);
   EXPECT_EQ(LineTableEntry(t, 1).line, 11u);
   EXPECT_EQ(LineTableSize("abc"), -1);
+}
+
+}  // namespace
+}  // namespace format
+}  // namespace ittc
+
+namespace ittc {
+namespace format {
+namespace {
+
+TEST(FormatArgs, RoundTripAndRejectMalformed) {
+  std::string a;
+  std::vector<size_t> ends;
+  AppendFormatArgInt(&a, -7);
+  ends.push_back(a.size());
+  AppendFormatArgUint(&a, 1ull << 60);
+  ends.push_back(a.size());
+  AppendFormatArgDouble(&a, 2.75);
+  ends.push_back(a.size());
+  AppendFormatArgString(&a, std::string("x\0y", 3));
+  ends.push_back(a.size());
+  AppendFormatArgPointer(&a, 0x7fff0000);
+  std::string_view v = a;
+  FormatArg arg;
+  bool bad = true;
+  ASSERT_TRUE(NextFormatArg(&v, &arg, &bad));
+  EXPECT_EQ(arg.tag, FormatArgTag::kInt);
+  EXPECT_EQ(static_cast<int64_t>(arg.u), -7);
+  ASSERT_TRUE(NextFormatArg(&v, &arg, &bad));
+  EXPECT_EQ(arg.u, 1ull << 60);
+  ASSERT_TRUE(NextFormatArg(&v, &arg, &bad));
+  EXPECT_EQ(arg.d, 2.75);
+  ASSERT_TRUE(NextFormatArg(&v, &arg, &bad));
+  EXPECT_EQ(arg.text, std::string_view("x\0y", 3));
+  ASSERT_TRUE(NextFormatArg(&v, &arg, &bad));
+  EXPECT_EQ(arg.tag, FormatArgTag::kPointer);
+  EXPECT_EQ(arg.u, 0x7fff0000u);
+  EXPECT_FALSE(NextFormatArg(&v, &arg, &bad));
+  EXPECT_FALSE(bad);
+  // Every cut inside an argument, and an unknown tag, is malformed.
+  for (size_t n = 1; n < a.size(); ++n) {
+    std::string_view cut(a.data(), n);
+    size_t good = 0;
+    while (NextFormatArg(&cut, &arg, &bad)) ++good;
+    const bool boundary = std::find(ends.begin(), ends.end(), n) != ends.end();
+    EXPECT_EQ(bad, !boundary) << n;
+    EXPECT_EQ(good, static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), n) -
+                                        ends.begin())) << n;
+  }
+  std::string_view unknown("\x09\x01", 2);
+  EXPECT_FALSE(NextFormatArg(&unknown, &arg, &bad));
+  EXPECT_TRUE(bad);
+  EXPECT_TRUE(unknown.empty());
 }
 
 }  // namespace
