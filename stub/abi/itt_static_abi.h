@@ -52,6 +52,15 @@
  *       named __kmp_itt_<name>_ptr__3_0, but api_list names are still
  *       "__itt_<name>".
  *
+ * Observed with our recording test collector (tests/stub) on Debian 12:
+ *   a oneTBB program calls __itt_api_init twice, from two static parts with
+ *   two different __itt_global: libtbb.so.12 and libtbbmalloc.so.2 (which
+ *   libtbb dlopens), each with init_groups = 0x1414 (thread | sync | stitch |
+ *   structure), not __itt_group_all. An OpenMP program (libomp.so.5) calls it
+ *   once with __itt_group_all and then goes through mark_create / mark /
+ *   thr_name_set / suppress_mark_range. A collector must therefore accept
+ *   several __itt_api_init calls, one per static part, and bind each table.
+ *
  * Other differences in old static parts:
  *   - Before 3.22.3 (November 2021) `state` held an enum with 0 = normal,
  *     1 = paused; today it holds __itt_collection_state. Do not interpret it

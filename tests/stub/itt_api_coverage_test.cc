@@ -16,6 +16,7 @@
 #define INTEL_ITTNOTIFY_API_PRIVATE
 #include <ittnotify.h>
 
+#include "stub/abi/itt_static_abi.h"
 #include "tests/stub/test_collector.h"
 
 #define TEST_STR_(x) #x
@@ -121,7 +122,10 @@ TEST_F(IttApiCoverage, LoadHappensOnFirstCallAndHandsOverPreLoadObjects) {
   EXPECT_EQ(log_->InitCount(), 1);
   const std::string p = ittc_test::FormatArg(pre_domain_);
   expected.push_back(
-      "api_init(-1) domains=[" + p + " \"pre.domain\";] strings=[" +
+      "api_init(-1) global=" +
+      ittc_test::FormatArg(static_cast<void *>(&__itt__ittapi_global)) +
+      " build=" + ittc_test::FormatArg(__itt__ittapi_global.version_build) +
+      " domains=[" + p + " \"pre.domain\";] strings=[" +
       ittc_test::FormatArg(pre_string_) + " \"pre.string\";] counters=[" +
       ittc_test::FormatArg(pre_counter_) +
       " \"pre.counter\" \"pre.counter.domain\" 1;" +

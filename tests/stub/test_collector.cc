@@ -231,10 +231,13 @@ void *Lookup(const char *name) {
   return nullptr;
 }
 
-// One line describing the objects the static part created before the load:
-//   api_init(groups) domains=[ptr "name" flags, ...] strings=[...] ...
+// One line describing the static part and the objects it created before the
+// load:
+//   api_init(groups) global=ptr build=N domains=[ptr "name";...] strings=...
 std::string DescribeStaticPart(const __itt_global *g, __itt_group_id groups) {
   std::string s = "api_init(" + FormatArg(static_cast<int>(groups)) + ")";
+  s += " global=" + FormatArg(static_cast<const void *>(g));
+  s += " build=" + FormatArg(g->version_build);
   s += " domains=[";
   for (const __itt_domain *d = g->domain_list; d != nullptr; d = d->next) {
     s += FormatArg(d) + " " + FormatArg(d->nameA) + ";";
