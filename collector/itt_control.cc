@@ -79,7 +79,7 @@ ITTC_EXPORT __itt_timestamp ITTAPI __itt_get_timestamp(void) { return ReadTicks(
 // remembered by registering the name, and the event is recorded if we can.
 ITTC_EXPORT void ITTAPI __itt_thread_set_name(const char* name) {
   if (name == nullptr || !SessionStartIfNeeded()) return;
-  uint32_t id = Registry::Get().InternString(std::string_view(name, strnlen(name, kMaxRawBytesField)));
+  uint32_t id = Registry::Get().InternString(std::string_view(name, strnlen(name, kMaxRawBytesField + 1)));
   CallScope call;
   if (!call.ok()) return;
   Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), 0, uint64_t{id});
@@ -94,7 +94,7 @@ ITTC_EXPORT void ITTAPI __itt_thread_ignore(void) {
 // Legacy forms of the two above.
 ITTC_EXPORT int ITTAPI __itt_thr_name_set(const char* name, int namelen) {
   if (name == nullptr || !SessionStartIfNeeded()) return 0;
-  size_t n = namelen > 0 ? strnlen(name, static_cast<size_t>(namelen)) : strnlen(name, kMaxRawBytesField);
+  size_t n = namelen > 0 ? strnlen(name, static_cast<size_t>(namelen)) : strnlen(name, kMaxRawBytesField + 1);
   uint32_t id = Registry::Get().InternString(std::string_view(name, n));
   CallScope call;
   if (call.ok()) Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), 0, uint64_t{id});

@@ -15,7 +15,7 @@ namespace {
 
 uint32_t InternName(const char* s, long length) {
   if (s == nullptr) return 0;
-  size_t n = length > 0 ? strnlen(s, static_cast<size_t>(length)) : strnlen(s, kMaxRawBytesField);
+  size_t n = length > 0 ? strnlen(s, static_cast<size_t>(length)) : strnlen(s, kMaxRawBytesField + 1);
   return Registry::Get().InternString(std::string_view(s, n));
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "collector/internal/api_util.h"
 #include "collector/internal/settings.h"
 #include "collector/internal/timebase.h"
 
@@ -15,10 +16,12 @@ using format::EventKind;
 alignas(Registry) unsigned char g_registry_storage[sizeof(Registry)];
 std::once_flag g_registry_once;
 
-std::string_view Cap(const char* s) {
-  if (s == nullptr) return {};
-  size_t n = strnlen(s, kMaxRawBytesField);
-  return std::string_view(s, n);
+// A name as the registry keeps it: at most kMaxRawBytesField bytes, a longer
+// one cut and marked like every other string (api_util.h). Slow path only.
+std::string Cap(const char* s) {
+  char scratch[kMaxRawBytesField];
+  RawBytes b = StringField(s, -1, scratch);
+  return std::string(static_cast<const char*>(b.data), b.size);
 }
 
 RawBytes AsBytes(std::string_view s) { return RawBytes{s.data(), s.size()}; }
@@ -73,9 +76,10 @@ uint32_t Registry::InternStringLocked(std::string_view text) {
 }
 
 uint32_t Registry::InternString(std::string_view text) {
-  if (text.size() > kMaxRawBytesField) text = text.substr(0, kMaxRawBytesField);
+  char scratch[kMaxRawBytesField];
+  RawBytes capped = StringField(text.data(), static_cast<long>(text.size()), scratch);
   std::lock_guard<std::mutex> lock(mu_);
-  return InternStringLocked(text);
+  return InternStringLocked(std::string_view(static_cast<const char*>(capped.data), capped.size));
 }
 
 std::string Registry::StringText(uint32_t id) {
@@ -86,7 +90,7 @@ std::string Registry::StringText(uint32_t id) {
 
 __itt_string_handle* Registry::CreateStringHandle(const char* name) {
   if (name == nullptr) return nullptr;
-  std::string_view text = Cap(name);
+  std::string text = Cap(name);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = string_handles_.find(std::string(text));
   if (it != string_handles_.end()) return it->second;
@@ -120,7 +124,7 @@ void Registry::TrackDomainLocked(__itt_domain* domain, uint32_t id) {
 }
 
 uint32_t Registry::DomainIdForNameLocked(const char* name, __itt_domain** canonical) {
-  std::string_view text = Cap(name);
+  std::string text = Cap(name);
   auto it = domain_ids_.find(std::string(text));
   if (it != domain_ids_.end()) {
     *canonical = canonical_domains_[it->second - 1];
@@ -166,8 +170,8 @@ uint32_t Registry::AdoptDomain(__itt_domain* domain) {
 __itt_counter_info_t* Registry::CreateCounter(const char* name, const char* domain_name,
                                               const __itt_domain* domain, int type) {
   if (name == nullptr) return nullptr;
-  std::string_view dom_text = domain != nullptr ? Cap(domain->nameA) : Cap(domain_name);
-  std::string_view name_text = Cap(name);
+  std::string dom_text = domain != nullptr ? Cap(domain->nameA) : Cap(domain_name);
+  std::string name_text = Cap(name);
   std::lock_guard<std::mutex> lock(mu_);
   std::string key = PairKey(dom_text, name_text);
   auto it = counters_.find(key);
@@ -192,7 +196,7 @@ uint32_t Registry::AdoptCounter(__itt_counter_info_t* counter) {
   std::lock_guard<std::mutex> lock(mu_);
   int existing = __atomic_load_n(&counter->extra1, __ATOMIC_ACQUIRE);
   if (existing > 0) return static_cast<uint32_t>(existing);
-  std::string_view dom_text = Cap(counter->domainA);
+  std::string dom_text = Cap(counter->domainA);
   uint32_t id = ++counter_count_;
   __itt_domain* canonical;
   uint32_t domain_id = dom_text.empty() ? 0 : DomainIdForNameLocked(counter->domainA, &canonical);
@@ -208,7 +212,7 @@ __itt_histogram* Registry::CreateHistogram(const __itt_domain* domain, const cha
                                            __itt_metadata_type y_type) {
   if (domain == nullptr || name == nullptr) return nullptr;
   uint32_t domain_id = DomainId(domain);
-  std::string_view name_text = Cap(name);
+  std::string name_text = Cap(name);
   std::lock_guard<std::mutex> lock(mu_);
   std::string key = PairKey(std::to_string(domain_id), name_text);
   auto it = histograms_.find(key);
@@ -303,8 +307,8 @@ void Registry::ResetClockDomains() {
 
 __itt_heap_function Registry::CreateHeapFunction(const char* name, const char* domain_name) {
   if (name == nullptr) return nullptr;
-  std::string_view name_text = Cap(name);
-  std::string_view dom_text = Cap(domain_name);
+  std::string name_text = Cap(name);
+  std::string dom_text = Cap(domain_name);
   std::lock_guard<std::mutex> lock(mu_);
   std::string key = PairKey(dom_text, name_text);
   auto it = heap_functions_.find(key);

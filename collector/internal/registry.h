@@ -68,7 +68,8 @@ class Registry {
   // Strings ---------------------------------------------------------------
   __itt_string_handle* CreateStringHandle(const char* name);
   uint32_t AdoptStringHandle(__itt_string_handle* handle);
-  // Id of a plain string (sync names, thread names, module paths...).
+  // Id of a plain string (sync names, thread names, module paths...). A text
+  // longer than kMaxRawBytesField is cut and marked (api_util.h StringField).
   uint32_t InternString(std::string_view text);
   // Text of string `id`, or empty. For the flusher (thread names).
   std::string StringText(uint32_t id);
