@@ -80,7 +80,7 @@ absl::Status DecodeFileHeader(std::string_view data, FileHeader* h,
                               size_t* header_size) {
   *header_size = 0;
   const size_t magic_n = std::min(data.size(), sizeof kFileMagic);
-  if (std::memcmp(data.data(), kFileMagic, magic_n) != 0) {
+  if (magic_n > 0 && std::memcmp(data.data(), kFileMagic, magic_n) != 0) {
     return absl::InvalidArgumentError("not an ittcollector trace (bad magic)");
   }
   if (data.size() < kStablePrefixSize) {

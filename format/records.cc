@@ -1,5 +1,7 @@
 #include "format/records.h"
 
+#include <initializer_list>
+
 #include "format/coding.h"
 #include "format/event_stream.h"
 
@@ -135,6 +137,73 @@ bool FromRecord(const Event& r, EndRecord* v) {
   v->chunk_count = r.u(2);
   v->end_ticks = r.u(3);
   return true;
+}
+
+namespace {
+
+Event Record(EventKind kind, std::initializer_list<FieldValue> fields) {
+  Event e;
+  e.Init(kind, 0);
+  int i = 0;
+  for (const FieldValue& f : fields) e.fields[i++] = f;
+  return e;
+}
+
+using F = FieldValue;
+
+}  // namespace
+
+Event DefString(uint64_t id, std::string_view text) {
+  return Record(EventKind::kDefString, {F::Uint(id), F::Bytes(text)});
+}
+
+Event DefDomain(uint64_t id, std::string_view name) {
+  return Record(EventKind::kDefDomain, {F::Uint(id), F::Bytes(name)});
+}
+
+Event DefCounter(uint64_t id, std::string_view name,
+                 std::string_view domain_name, uint64_t domain_id,
+                 MetadataType type) {
+  return Record(EventKind::kDefCounter,
+                {F::Uint(id), F::Bytes(name), F::Bytes(domain_name),
+                 F::Uint(domain_id), F::Uint(static_cast<uint64_t>(type))});
+}
+
+Event DefHistogram(uint64_t id, uint64_t domain_id, std::string_view name,
+                   MetadataType x_type, MetadataType y_type) {
+  return Record(EventKind::kDefHistogram,
+                {F::Uint(id), F::Uint(domain_id), F::Bytes(name),
+                 F::Uint(static_cast<uint64_t>(x_type)),
+                 F::Uint(static_cast<uint64_t>(y_type))});
+}
+
+Event DefClockDomain(uint64_t id, uint64_t frequency_hz, uint64_t clock_base,
+                     uint64_t ticks) {
+  return Record(EventKind::kDefClockDomain,
+                {F::Uint(id), F::Uint(frequency_hz), F::Uint(clock_base),
+                 F::Uint(ticks)});
+}
+
+Event DefHeapFunction(uint64_t id, std::string_view name,
+                      std::string_view domain_name) {
+  return Record(EventKind::kDefHeapFunction,
+                {F::Uint(id), F::Bytes(name), F::Bytes(domain_name)});
+}
+
+Event DefLegacyEvent(uint64_t id, std::string_view name) {
+  return Record(EventKind::kDefEvent, {F::Uint(id), F::Bytes(name)});
+}
+
+Event DefTrackGroup(uint64_t id, uint64_t name_string_id, uint64_t type) {
+  return Record(EventKind::kDefTrackGroup,
+                {F::Uint(id), F::Uint(name_string_id), F::Uint(type)});
+}
+
+Event DefTrack(uint64_t id, uint64_t track_group_id, uint64_t name_string_id,
+               uint64_t type) {
+  return Record(EventKind::kDefTrack,
+                {F::Uint(id), F::Uint(track_group_id), F::Uint(name_string_id),
+                 F::Uint(type)});
 }
 
 void AppendLineEntry(std::string* dst, const LineEntry& e) {

@@ -108,6 +108,24 @@ bool FromRecord(const Event& record, ClockSync* v);
 bool FromRecord(const Event& record, LossRecord* v);
 bool FromRecord(const Event& record, EndRecord* v);
 
+// Builders of definition records, for writers. Text views must stay valid
+// until the record is appended to a RecordEncoder.
+Event DefString(uint64_t id, std::string_view text);
+Event DefDomain(uint64_t id, std::string_view name);
+Event DefCounter(uint64_t id, std::string_view name,
+                 std::string_view domain_name, uint64_t domain_id,
+                 MetadataType type);
+Event DefHistogram(uint64_t id, uint64_t domain_id, std::string_view name,
+                   MetadataType x_type, MetadataType y_type);
+Event DefClockDomain(uint64_t id, uint64_t frequency_hz, uint64_t clock_base,
+                     uint64_t ticks);
+Event DefHeapFunction(uint64_t id, std::string_view name,
+                      std::string_view domain_name);
+Event DefLegacyEvent(uint64_t id, std::string_view name);
+Event DefTrackGroup(uint64_t id, uint64_t name_string_id, uint64_t type);
+Event DefTrack(uint64_t id, uint64_t track_group_id, uint64_t name_string_id,
+               uint64_t type);
+
 // JIT line tables (kBytes field "line_table" of the kJit* kinds) are the
 // iJIT LineNumberInfo array as pairs of u32 LE (offset, line).
 struct LineEntry {

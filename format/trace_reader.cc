@@ -42,6 +42,7 @@ class StringSource : public ByteSource {
   explicit StringSource(std::string_view data) : data_(data) {}
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
     n = std::min(n, data_.size());
+    if (n == 0) return n;
     std::memcpy(buf, data_.data(), n);
     data_.remove_prefix(n);
     return n;
@@ -391,6 +392,9 @@ absl::Status TraceReader::ReadHeader() {
 }
 
 bool TraceReader::Next(Chunk* chunk) {
+  if (header_size_ == 0) {
+    status_ = absl::FailedPreconditionError("ReadHeader has not succeeded");
+  }
   if (!status_.ok()) return false;
   return impl_->NextChunk(chunk) && status_.ok();
 }

@@ -109,6 +109,7 @@ class TraceReader {
 
   // Returns the next good chunk of a known type. False at the end of data,
   // or on an I/O error (then status() is not OK).
+  // REQUIRES: ReadHeader() succeeded (else false, FailedPrecondition).
   bool Next(Chunk* chunk);
 
   const absl::Status& status() const { return status_; }

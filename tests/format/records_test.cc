@@ -189,3 +189,44 @@ TEST(FormatArgs, RoundTripAndRejectMalformed) {
 }  // namespace
 }  // namespace format
 }  // namespace ittc
+
+namespace ittc {
+namespace format {
+namespace {
+
+TEST(Records, DefinitionBuildersFillEveryField) {
+  RecordEncoder enc;
+  enc.Append(DefString(1, "parse"));
+  enc.Append(DefDomain(2, "app"));
+  enc.Append(DefCounter(3, "queue", "app", 2, MetadataType::kS32));
+  enc.Append(DefHistogram(4, 2, "sizes", MetadataType::kU64, MetadataType::kDouble));
+  enc.Append(DefClockDomain(5, 1000000, 77, 123456));
+  enc.Append(DefHeapFunction(6, "my_malloc", "alloc"));
+  enc.Append(DefLegacyEvent(7, "legacy"));
+  enc.Append(DefTrackGroup(8, 1, 0));
+  enc.Append(DefTrack(9, 8, 1, 1));
+  const char* want[] = {
+      "def_string @0 id=1 text=\"parse\"",
+      "def_domain @0 id=2 name=\"app\"",
+      "def_counter @0 id=3 name=\"queue\" domain_name=\"app\" domain=2 type=4",
+      "def_histogram @0 id=4 domain=2 name=\"sizes\" x_type=1 y_type=8",
+      "def_clock_domain @0 id=5 frequency_hz=1000000 clock_base=77 ticks=123456",
+      "def_heap_function @0 id=6 name=\"my_malloc\" domain_name=\"alloc\"",
+      "def_event @0 id=7 name=\"legacy\"",
+      "def_track_group @0 id=8 name=1 type=0",
+      "def_track @0 id=9 track_group=8 name=1 type=1",
+  };
+  RecordDecoder dec;
+  dec.Reset(enc.payload());
+  Event r;
+  for (const char* w : want) {
+    ASSERT_TRUE(dec.Next(&r));
+    EXPECT_EQ(DebugString(r), w);
+  }
+  EXPECT_FALSE(dec.Next(&r));
+  EXPECT_TRUE(dec.status().ok());
+}
+
+}  // namespace
+}  // namespace format
+}  // namespace ittc

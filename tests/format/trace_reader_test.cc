@@ -346,6 +346,14 @@ TEST(Reader, NotATraceAndEmptyFile) {
   EXPECT_FALSE(IsNotATrace(r.header_status));
 }
 
+TEST(Reader, NextBeforeTheHeaderIsAnError) {
+  const TestTraceWriter w = testing::SmallTrace();
+  TraceReader reader(MemorySource(w.bytes()), nullptr);
+  Chunk c;
+  EXPECT_FALSE(reader.Next(&c));
+  EXPECT_EQ(reader.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(Reader, HeaderOnlyTraceHasNoChunksAndNoReports) {
   ReadResult r = ReadTrace(EncodeFileHeader(testing::SampleHeader()));
   ASSERT_TRUE(r.header_status.ok());
