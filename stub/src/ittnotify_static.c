@@ -75,13 +75,12 @@
 /* Longest environment value accepted, as in Intel's. */
 #define ITTC_MAX_ENV_VALUE 4086
 
-
 /* ---- Pointer variables and first-call stubs (declarations) -------------- */
 
 #define ITTC_API(rk, ret, name, params, args, dll, groups, kind) \
-  typedef ret(ITTAPI *ItTcFn_##name) params;                      \
+  typedef ret(ITTAPI *ApiFn_##name) params;                      \
   static ret ITTAPI FirstCall_##name params;                      \
-  ItTcFn_##name ITTNOTIFY_NAME(name) = FirstCall_##name;
+  ApiFn_##name ITTNOTIFY_NAME(name) = FirstCall_##name;
 #include "stub/src/itt_api_list.inc"
 #undef ITTC_API
 
@@ -126,6 +125,7 @@ __itt_global __itt__ittapi_global = {
     NULL, /* counter_metadata_list */
 };
 
+/* The descriptor, by a short name (defined after every include). */
 #define G __itt__ittapi_global
 
 /* Returned by domain_create once loading is over and no collector provides
@@ -371,11 +371,11 @@ static void EnsureLoaded(void) {
 
 #define ITTC_STUB_BODY_V(ret, name, args) \
   EnsureLoaded();                          \
-  ItTcFn_##name ittc_fn_ = ITTC_CURRENT_(name); \
+  ApiFn_##name ittc_fn_ = ITTC_CURRENT_(name); \
   if (ittc_fn_ != NULL && ittc_fn_ != FirstCall_##name) ittc_fn_ args;
 #define ITTC_STUB_BODY_D(ret, name, args) \
   EnsureLoaded();                          \
-  ItTcFn_##name ittc_fn_ = ITTC_CURRENT_(name); \
+  ApiFn_##name ittc_fn_ = ITTC_CURRENT_(name); \
   if (ittc_fn_ != NULL && ittc_fn_ != FirstCall_##name) return ittc_fn_ args; \
   return (ret)0;
 
@@ -404,7 +404,7 @@ static void ITTAPI FirstCall_formatted_metadata_add(
 #if defined(__GNUC__) && !defined(__clang__)
   void *saved_args = __builtin_apply_args();
   EnsureLoaded();
-  ItTcFn_formatted_metadata_add fn = ITTC_CURRENT_(formatted_metadata_add);
+  ApiFn_formatted_metadata_add fn = ITTC_CURRENT_(formatted_metadata_add);
   if (fn != NULL && fn != FirstCall_formatted_metadata_add) {
     __builtin_apply((void (*)())fn, saved_args, ITTC_FORWARD_STACK_BYTES);
   }
@@ -421,7 +421,7 @@ static void ITTAPI FirstCall_formatted_metadata_add_overlapped(
 #if defined(__GNUC__) && !defined(__clang__)
   void *saved_args = __builtin_apply_args();
   EnsureLoaded();
-  ItTcFn_formatted_metadata_add_overlapped fn =
+  ApiFn_formatted_metadata_add_overlapped fn =
       ITTC_CURRENT_(formatted_metadata_add_overlapped);
   if (fn != NULL && fn != FirstCall_formatted_metadata_add_overlapped) {
     __builtin_apply((void (*)())fn, saved_args, ITTC_FORWARD_STACK_BYTES);
@@ -449,7 +449,7 @@ static __itt_domain *ITTAPI FirstCall_domain_create(const char *name) {
   if (name == NULL) return NULL;
   Lock();
   if (IsInitialized()) {
-    ItTcFn_domain_create fn = ITTC_CURRENT_(domain_create);
+    ApiFn_domain_create fn = ITTC_CURRENT_(domain_create);
     Unlock();
     if (fn != NULL && fn != FirstCall_domain_create) return fn(name);
     return &disabled_domain;
@@ -479,7 +479,7 @@ static __itt_string_handle *ITTAPI FirstCall_string_handle_create(
   if (name == NULL) return NULL;
   Lock();
   if (IsInitialized()) {
-    ItTcFn_string_handle_create fn = ITTC_CURRENT_(string_handle_create);
+    ApiFn_string_handle_create fn = ITTC_CURRENT_(string_handle_create);
     Unlock();
     if (fn != NULL && fn != FirstCall_string_handle_create) return fn(name);
     return NULL;
@@ -533,7 +533,7 @@ static __itt_counter ITTAPI FirstCall_counter_create_typed(
   if (name == NULL) return NULL;
   Lock();
   if (IsInitialized()) {
-    ItTcFn_counter_create_typed fn = ITTC_CURRENT_(counter_create_typed);
+    ApiFn_counter_create_typed fn = ITTC_CURRENT_(counter_create_typed);
     Unlock();
     if (fn != NULL && fn != FirstCall_counter_create_typed) {
       return fn(name, domain, type);
@@ -553,7 +553,7 @@ static __itt_counter ITTAPI FirstCall_counter_create(const char *name,
   if (name == NULL) return NULL;
   Lock();
   if (IsInitialized()) {
-    ItTcFn_counter_create fn = ITTC_CURRENT_(counter_create);
+    ApiFn_counter_create fn = ITTC_CURRENT_(counter_create);
     Unlock();
     if (fn != NULL && fn != FirstCall_counter_create) return fn(name, domain);
     return NULL;
@@ -571,7 +571,7 @@ static __itt_counter ITTAPI FirstCall_counter_create_v3(
   if (domain == NULL || name == NULL) return NULL;
   Lock();
   if (IsInitialized()) {
-    ItTcFn_counter_create_v3 fn = ITTC_CURRENT_(counter_create_v3);
+    ApiFn_counter_create_v3 fn = ITTC_CURRENT_(counter_create_v3);
     Unlock();
     if (fn != NULL && fn != FirstCall_counter_create_v3) {
       return fn(domain, name, type);
@@ -592,7 +592,7 @@ static __itt_histogram *ITTAPI FirstCall_histogram_create(
   if (domain == NULL || name == NULL) return NULL;
   Lock();
   if (IsInitialized()) {
-    ItTcFn_histogram_create fn = ITTC_CURRENT_(histogram_create);
+    ApiFn_histogram_create fn = ITTC_CURRENT_(histogram_create);
     Unlock();
     if (fn != NULL && fn != FirstCall_histogram_create) {
       return fn(domain, name, x_type, y_type);
@@ -635,7 +635,7 @@ static void ITTAPI FirstCall_bind_context_metadata_to_counter(
   if (counter == NULL || length == 0 || metadata == NULL) return;
   Lock();
   if (IsInitialized()) {
-    ItTcFn_bind_context_metadata_to_counter fn =
+    ApiFn_bind_context_metadata_to_counter fn =
         ITTC_CURRENT_(bind_context_metadata_to_counter);
     Unlock();
     if (fn != NULL && fn != FirstCall_bind_context_metadata_to_counter) {
@@ -676,7 +676,7 @@ static void ITTAPI FirstCall_bind_context_metadata_to_counter(
 static void ITTAPI FirstCall_module_load_with_sections(
     __itt_module_object *module_obj) {
   EnsureLoaded();
-  ItTcFn_module_load_with_sections fn =
+  ApiFn_module_load_with_sections fn =
       ITTC_CURRENT_(module_load_with_sections);
   if (fn != NULL && fn != FirstCall_module_load_with_sections &&
       module_obj != NULL) {
@@ -688,7 +688,7 @@ static void ITTAPI FirstCall_module_load_with_sections(
 static void ITTAPI FirstCall_module_unload_with_sections(
     __itt_module_object *module_obj) {
   EnsureLoaded();
-  ItTcFn_module_unload_with_sections fn =
+  ApiFn_module_unload_with_sections fn =
       ITTC_CURRENT_(module_unload_with_sections);
   if (fn != NULL && fn != FirstCall_module_unload_with_sections &&
       module_obj != NULL) {
