@@ -323,6 +323,8 @@ const char* LossCauseName(uint64_t cause) {
       return "block_timeout";
     case 6:
       return "out_of_memory";
+    case 7:
+      return "reentrant";
     default:
       return "unknown";
   }

@@ -353,6 +353,8 @@ enum class LossCause : uint8_t {
   kInvalidArgument = 4,  // a call with arguments the collector rejected
   kBlockTimeout = 5,     // block mode gave up after its timeout
   kOutOfMemory = 6,      // the thread's ring could not be allocated
+  kReentrant = 7,        // a call from a signal handler interrupting an ITT
+                         // call of the same thread
 };
 
 const char* LossCauseName(uint64_t cause);

@@ -85,3 +85,17 @@ TEST(Event, TypedAccessorsRoundTrip) {
 }  // namespace
 }  // namespace format
 }  // namespace ittc
+
+namespace ittc {
+namespace format {
+namespace {
+
+TEST(Schema, LossCauseNames) {
+  EXPECT_STREQ(LossCauseName(static_cast<uint64_t>(LossCause::kBufferFull)), "buffer_full");
+  EXPECT_STREQ(LossCauseName(static_cast<uint64_t>(LossCause::kReentrant)), "reentrant");
+  EXPECT_STREQ(LossCauseName(200), "unknown");
+}
+
+}  // namespace
+}  // namespace format
+}  // namespace ittc
