@@ -1,0 +1,92 @@
+#include "bench/call_registry.h"
+
+#include <cstdio>
+#include <deque>
+
+namespace ittc::bench {
+namespace {
+
+struct Registered {
+  CallGroup group;
+  std::string benchmark_name;
+  uint64_t calls_made = 0;
+};
+
+// A deque: the lambdas keep pointers to the entries.
+std::deque<Registered>& Registry() {
+  static auto* registry = new std::deque<Registered>;
+  return *registry;
+}
+
+benchmark::internal::Benchmark* Register(const CallGroup& group, const std::string& state,
+                                         CallBody body) {
+  Registry().push_back(Registered{group, "BM_" + std::string(group.name) + "/" + state, 0});
+  Registered* entry = &Registry().back();
+  return benchmark::RegisterBenchmark(entry->benchmark_name.c_str(),
+                                      [entry, body](benchmark::State& s) {
+                                        body(s);
+                                        entry->calls_made += static_cast<uint64_t>(s.iterations()) *
+                                                             entry->group.calls_per_iteration;
+                                        s.counters["calls"] = entry->group.calls_per_iteration;
+                                      });
+}
+
+}  // namespace
+
+void RegisterCallGroup(const CallGroup& group, const std::string& state, CallBody body) {
+  Register(group, state, body);
+}
+
+void RegisterBurstGroup(const CallGroup& group, const std::string& state, CallBody body) {
+  Register(group, state, body)->UseManualTime()->MinTime(0.2);
+}
+
+void WriteRecordedReport(const TraceSummary& trace, const std::string& state,
+                         const std::string& json_path) {
+  FILE* out = json_path.empty() ? nullptr : std::fopen(json_path.c_str(), "w");
+  if (out != nullptr) {
+    std::fprintf(out, "{\"state\": \"%s\", \"trace_events\": %llu, \"end_recorded\": %llu, "
+                      "\"end_dropped\": %llu, \"has_end\": %s, \"groups\": [",
+                 state.c_str(), static_cast<unsigned long long>(trace.events),
+                 static_cast<unsigned long long>(trace.end_recorded),
+                 static_cast<unsigned long long>(trace.end_dropped),
+                 trace.has_end ? "true" : "false");
+  }
+  std::printf("\n%-40s %14s %14s %9s\n", "benchmark", "calls made", "recorded", "recorded%");
+  bool first = true;
+  for (const Registered& r : Registry()) {
+    uint64_t recorded = 0;
+    for (const std::string& kind : r.group.kinds) {
+      if (r.group.domain.empty()) {
+        auto it = trace.by_kind.find(kind);
+        if (it != trace.by_kind.end()) recorded += it->second;
+      } else {
+        auto it = trace.by_kind_domain.find({kind, r.group.domain});
+        if (it != trace.by_kind_domain.end()) recorded += it->second;
+      }
+    }
+    double share = r.calls_made != 0 ? 100.0 * static_cast<double>(recorded) /
+                                           static_cast<double>(r.calls_made)
+                                     : 0.0;
+    std::printf("%-40s %14llu %14llu %8.1f%%\n", r.benchmark_name.c_str(),
+                static_cast<unsigned long long>(r.calls_made),
+                static_cast<unsigned long long>(recorded), share);
+    if (out != nullptr) {
+      std::fprintf(out, "%s\n  {\"name\": \"%s\", \"calls_made\": %llu, \"recorded\": %llu}",
+                   first ? "" : ",", r.benchmark_name.c_str(),
+                   static_cast<unsigned long long>(r.calls_made),
+                   static_cast<unsigned long long>(recorded));
+    }
+    first = false;
+  }
+  std::printf("trace: %llu events, end record: %llu recorded, %llu dropped\n",
+              static_cast<unsigned long long>(trace.events),
+              static_cast<unsigned long long>(trace.end_recorded),
+              static_cast<unsigned long long>(trace.end_dropped));
+  if (out != nullptr) {
+    std::fprintf(out, "\n]}\n");
+    std::fclose(out);
+  }
+}
+
+}  // namespace ittc::bench

@@ -1,0 +1,47 @@
+// Registration of the per-call benchmarks and the account of how many of
+// the events they emitted the collector recorded.
+//
+// Each call group is registered as "BM_<group>/<state>" with a counter
+// "calls" (API calls per iteration); a report divides the time per
+// iteration by it. The registry also counts the calls each group made over
+// all of its runs, so that after __itt_detach the trace tells what share of
+// them was recorded (a tight loop outruns the flusher; the rest is dropped
+// and counted, which costs a different path).
+//
+// Thread safety: registration and the report run on the main thread; the
+// benchmarks of this registry are single-threaded.
+
+#ifndef BENCH_CALL_REGISTRY_H_
+#define BENCH_CALL_REGISTRY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "bench/trace_summary.h"
+
+namespace ittc::bench {
+
+struct CallGroup {
+  const char* name;
+  int calls_per_iteration;
+  std::vector<std::string> kinds;  // schema names of the events it records
+  std::string domain;              // domain of those events, or "" if none
+};
+
+using CallBody = void (*)(benchmark::State&);
+
+void RegisterCallGroup(const CallGroup& group, const std::string& state, CallBody body);
+// The same, timed by the body with SetIterationTime (UseManualTime).
+void RegisterBurstGroup(const CallGroup& group, const std::string& state, CallBody body);
+
+// Writes, as JSON, for every registered group: calls made, events of its
+// kinds found in `trace`, and the recorded share. Also prints it to stdout.
+void WriteRecordedReport(const TraceSummary& trace, const std::string& state,
+                         const std::string& json_path);
+
+}  // namespace ittc::bench
+
+#endif  // BENCH_CALL_REGISTRY_H_
