@@ -28,6 +28,10 @@ constexpr size_t kEventsChunkTarget = 512 * 1024;
 // Framed bytes collected before a write(2).
 constexpr size_t kWriteBatch = 4 * 1024 * 1024;
 
+// A round that drained more than this goes straight into the next one
+// instead of sleeping: a producer that fast refills its ring within a sleep.
+constexpr size_t kBusyRoundBytes = 64 * 1024;
+
 // How often a clock sync point is written.
 constexpr uint64_t kClockSyncIntervalNs = 1000 * 1000 * 1000;
 
@@ -99,10 +103,10 @@ void* Flusher::ThreadMain(void* self) {
 void Flusher::Run() {
   while (stop_requested_.load(std::memory_order_acquire) == 0) {
     int seen = g_wake_seq.load(std::memory_order_relaxed);
-    Round(false);
+    size_t drained = Round(false);
     if (write_failed_) break;
     if (stop_requested_.load(std::memory_order_acquire) != 0) break;
-    SleepOnWake(seen, settings_.flush_interval_ms);
+    if (drained < kBusyRoundBytes) SleepOnWake(seen, settings_.flush_interval_ms);
   }
   if (!write_failed_) {
     Round(true);
@@ -137,7 +141,8 @@ void Flusher::AbandonInChild() {
   file_->AbandonInChild();
 }
 
-void Flusher::Round(bool final) {
+size_t Flusher::Round(bool final) {
+  size_t drained = 0;
   ThreadState* prev = nullptr;
   ThreadState* t = g_threads.load(std::memory_order_acquire);
   while (t != nullptr && !write_failed_) {
@@ -150,7 +155,7 @@ void Flusher::Round(bool final) {
     // Acquire pairs with the release in the thread's key destructor: every
     // record it committed is visible to the drain below.
     bool exited = t->exited.load(std::memory_order_acquire) != 0;
-    DrainThread(t);
+    drained += DrainThread(t);
     WriteLosses(t, false);
     if (exited) {
       WriteThreadInfo(t);
@@ -164,9 +169,11 @@ void Flusher::Round(bool final) {
   uint64_t now = MonotonicRawNs();
   if (final || now - last_sync_ns_ >= kClockSyncIntervalNs) WriteClockSync();
   WritePending();
+  return drained;
 }
 
-void Flusher::DrainThread(ThreadState* t) {
+size_t Flusher::DrainThread(ThreadState* t) {
+  size_t drained = 0;
   if (!t->flusher_info_written) WriteThreadInfo(t);
   for (;;) {
     const uint8_t* data;
@@ -198,7 +205,10 @@ void Flusher::DrainThread(ThreadState* t) {
           if (chunk_events_ == 0) events_.Reset(t->index, event_.time);
           events_.Append(event_);
           ++chunk_events_;
-          if (events_.payload().size() >= kEventsChunkTarget) FlushEventChunk(t);
+          // payload_size() costs a few varint lengths; look every 256 events.
+          if ((chunk_events_ & 255) == 0 && events_.payload_size() >= kEventsChunkTarget) {
+            FlushEventChunk(t);
+          }
         } else {
           t->dropped[static_cast<int>(format::LossCause::kInvalidArgument)].fetch_add(
               1, std::memory_order_relaxed);
@@ -208,9 +218,11 @@ void Flusher::DrainThread(ThreadState* t) {
     }
     // The encoder copied every byte it needed; the slots can be reused.
     t->ring.Release(consumed);
+    drained += consumed;
   }
   if (chunk_events_ != 0) FlushEventChunk(t);
   t->wake_pending.store(0, std::memory_order_relaxed);
+  return drained;
 }
 
 void Flusher::FlushEventChunk(ThreadState* t) {

@@ -61,8 +61,9 @@ class Flusher {
  private:
   static void* ThreadMain(void* self);
   void Run();
-  void Round(bool final);
-  void DrainThread(ThreadState* t);
+  // Both return the ring bytes drained.
+  size_t Round(bool final);
+  size_t DrainThread(ThreadState* t);
   void FlushEventChunk(ThreadState* t);
   void WriteDefinitions();
   void WriteThreadInfo(ThreadState* t);
