@@ -281,6 +281,41 @@ std::string_view EventStreamEncoder::payload() const {
   return std::string_view(out_.data, out_.size);
 }
 
+namespace {
+
+inline const char* GetId(const char* p, const char* limit, Id* id) {
+  if (p >= limit) return nullptr;
+  const unsigned mask = static_cast<unsigned char>(*p++);
+  *id = Id{};
+  if (mask == 0) return p;
+  if (mask > 7) return nullptr;
+  if (mask & 1) p = GetVarint64(p, limit, &id->d1);
+  if (p != nullptr && (mask & 2)) p = GetVarint64(p, limit, &id->d2);
+  if (p != nullptr && (mask & 4)) p = GetVarint64(p, limit, &id->d3);
+  return p;
+}
+
+// Straight-line decoding of the two kinds most traces are made of. Returns
+// nullptr on any malformation; the caller then lets DecodeFields, which
+// reads the same bytes, say exactly what is wrong.
+const char* DecodeTaskFast(EventKind kind, const char* p, const char* limit,
+                           Event* event) {
+  FieldValue* f = event->fields;
+  p = GetVarint64(p, limit, &f[0].u);
+  if (p == nullptr) return nullptr;
+  if (kind == EventKind::kTaskEnd) {
+    event->field_count = 1;
+    return p;
+  }
+  p = GetId(p, limit, &f[1].id);
+  if (p != nullptr) p = GetId(p, limit, &f[2].id);
+  if (p != nullptr) p = GetVarint64(p, limit, &f[3].u);
+  event->field_count = 4;
+  return p;
+}
+
+}  // namespace
+
 absl::Status EventStreamDecoder::Reset(std::string_view payload) {
   begin_ = pos_ = payload.data();
   limit_ = payload.data() + payload.size();
@@ -354,8 +389,15 @@ bool EventStreamDecoder::Next(Event* event) {
       return Fail("unknown event kind");
     }
     const char* reason = nullptr;
-    p = internal::DecodeFields(*s, p, block_limit, time, event, &reason);
-    if (p == nullptr) return Fail(reason);
+    const char* q = nullptr;
+    if (k == EventKind::kTaskEnd || k == EventKind::kTaskBegin) {
+      q = DecodeTaskFast(k, p, limit_, event);
+    }
+    if (q == nullptr) {
+      q = internal::DecodeFields(*s, p, block_limit, time, event, &reason);
+    }
+    if (q == nullptr) return Fail(reason);
+    p = q;
     // A sized kind may carry fields appended by a later minor version.
     if (kind >= kFirstSizedKind) p = block_limit;
     event->kind = k;
