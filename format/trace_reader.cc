@@ -235,6 +235,7 @@ bool TraceReader::Impl::Decompress(uint64_t offset, const char* stored,
 bool TraceReader::Impl::NextChunk(Chunk* chunk) {
   for (;;) {
     const size_t avail = Fill(kChunkHeaderSize);
+    if (!status_->ok()) return false;  // an I/O error is not damage
     if (avail == 0) {
       EndAtTail("");
       return false;
@@ -276,7 +277,9 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
       continue;
     }
     const size_t need = kChunkHeaderSize + stored_len;
-    if (Fill(need) < need) {
+    const size_t have = Fill(need);
+    if (!status_->ok()) return false;
+    if (have < need) {
       EndAtTail("data ends inside a chunk");
       return false;
     }

@@ -4,7 +4,10 @@
 
 #include "format/trace_reader.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -336,6 +339,69 @@ TEST_F(ReaderTest, LengthBeyondTheLimitIsCorruptionNotAnAllocation) {
   ASSERT_EQ(r.reports.size(), 1u);
   EXPECT_FALSE(r.reports[0].truncation);
   EXPECT_EQ(r.reports[0].reason, "chunk length exceeds the format limit");
+}
+
+TEST_F(ReaderTest, CorruptionThenTruncationAreBothReported) {
+  std::string bad = bytes();
+  bad[chunks()[3].offset + 40] ^= 0x10;
+  bad.resize(chunks()[5].offset + 20);  // inside chunk 5's header
+  ReadResult r = ReadTrace(bad);
+  SCOPED_TRACE(Describe(r));
+  ExpectChunks(r, {0, 1, 2, 4});
+  ASSERT_EQ(r.reports.size(), 3u);
+  EXPECT_FALSE(r.reports[0].truncation);
+  EXPECT_EQ(r.reports[0].offset, chunks()[3].offset);
+  EXPECT_EQ(r.reports[0].bytes, chunks()[3].size);
+  EXPECT_EQ(r.reports[1].reason, "1 chunk(s) missing before sequence 4");
+  EXPECT_TRUE(r.reports[2].truncation);
+  EXPECT_EQ(r.reports[2].offset, chunks()[5].offset);
+  EXPECT_EQ(r.reports[2].bytes, 20u);
+}
+
+TEST_F(ReaderTest, DamageRunningToTheEndIsCorruption) {
+  // The last chunk's payload damaged, nothing after it: not a truncation,
+  // since the chunk is whole but wrong.
+  std::string bad = bytes();
+  bad[bad.size() - 3] ^= 0x01;
+  ReadResult r = ReadTrace(bad);
+  ExpectChunks(r, FirstN(static_cast<int>(chunks().size()) - 1));
+  ASSERT_EQ(r.reports.size(), 1u);
+  EXPECT_FALSE(r.reports[0].truncation);
+  EXPECT_EQ(r.reports[0].offset, chunks().back().offset);
+  EXPECT_EQ(r.reports[0].reason, "chunk checksum mismatch");
+}
+
+class FailingSource : public ByteSource {
+ public:
+  FailingSource(std::string_view data, size_t fail_at)
+      : data_(data), fail_at_(fail_at) {}
+  absl::StatusOr<size_t> Read(char* buf, size_t n) override {
+    if (pos_ >= fail_at_) return absl::DataLossError("EIO");
+    n = std::min({n, data_.size() - pos_, fail_at_ - pos_});
+    std::memcpy(buf, data_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+
+ private:
+  std::string_view data_;
+  size_t fail_at_;
+  size_t pos_ = 0;
+};
+
+TEST_F(ReaderTest, ReadErrorStopsWithTheError) {
+  const size_t fail_at = chunks()[4].offset + 10;
+  testing::CollectingReporter rep;
+  TraceReader reader(std::make_unique<FailingSource>(bytes(), fail_at), &rep);
+  ASSERT_TRUE(reader.ReadHeader().ok());
+  Chunk c;
+  int n = 0;
+  while (reader.Next(&c)) ++n;
+  EXPECT_EQ(n, 4);
+  EXPECT_EQ(reader.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(reader.status().message(), "EIO");
+  EXPECT_FALSE(reader.Next(&c));
+  EXPECT_TRUE(rep.reports.empty()) << "an I/O error is neither damage nor a cut";
 }
 
 TEST(Reader, NotATraceAndEmptyFile) {
