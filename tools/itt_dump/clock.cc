@@ -30,14 +30,44 @@ Clock::Clock(const format::FileHeader& header,
             });
   for (const format::ClockSync& p : points) {
     const Point q{p.ticks, static_cast<int64_t>(p.monotonic_raw_ns),
-                  p.realtime_ns};
+                  p.realtime_ns, 0.0};
     if (!points_.empty()) {
       const Point& last = points_.back();
       if (q.ticks == last.ticks || q.mono < last.mono) continue;
     }
     points_.push_back(q);
   }
+  for (size_t i = 0; i + 1 < points_.size(); ++i) {
+    points_[i].slope =
+        static_cast<double>(points_[i + 1].mono - points_[i].mono) /
+        static_cast<double>(points_[i + 1].ticks - points_[i].ticks);
+  }
+  if (!points_.empty()) points_.back().slope = 0;
+  hz_slope_ = 1e9 / static_cast<double>(hz_);
   if (points_.size() >= 2) start_mono_ = Interpolate(start_ticks_, false);
+}
+
+int64_t Clock::DurationNs(uint64_t begin, uint64_t end) const {
+  const int64_t dt = static_cast<int64_t>(end - begin);
+  // Short spans by double arithmetic; long ones (or huge tick differences
+  // from damaged input) exactly.
+  constexpr int64_t kShort = int64_t{1} << 52;
+  if (dt > -kShort && dt < kShort) {
+    if (points_.size() < 2) {
+      return static_cast<int64_t>(static_cast<double>(dt) * hz_slope_ +
+                                  (dt >= 0 ? 0.5 : -0.5));
+    }
+    const size_t i = Segment(begin);
+    const size_t last = points_.size() - 2;
+    const bool end_inside =
+        (i == 0 || end >= points_[i].ticks) &&
+        (i == last || end < points_[i + 1].ticks);
+    if (end_inside) {
+      return static_cast<int64_t>(static_cast<double>(dt) * points_[i].slope +
+                                  (dt >= 0 ? 0.5 : -0.5));
+    }
+  }
+  return SinceStartNs(end) - SinceStartNs(begin);
 }
 
 size_t Clock::Segment(uint64_t ticks) const {

@@ -1,0 +1,35 @@
+// Writes a sample trace to a file: for manual runs of itt-dump and for
+// regenerating the fuzz seed corpus.
+//   make_sample_trace sample OUT.itt
+//   make_sample_trace synthetic OUT.itt THREADS EVENTS_PER_THREAD
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "tests/tools/sample_traces.h"
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s sample|synthetic OUT [THREADS EVENTS]\n",
+                 argv[0]);
+    return 64;
+  }
+  std::string bytes;
+  if (std::strcmp(argv[1], "sample") == 0) {
+    bytes = ittc::itt_dump::testing::SampleTrace();
+  } else {
+    const int threads = argc > 3 ? std::atoi(argv[3]) : 4;
+    const unsigned long long events =
+        argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 1000000;
+    bytes = ittc::itt_dump::testing::SyntheticTrace(threads, events, 65536);
+  }
+  FILE* f = std::fopen(argv[2], "wb");
+  if (f == nullptr || std::fwrite(bytes.data(), 1, bytes.size(), f) !=
+                          bytes.size() || std::fclose(f) != 0) {
+    std::perror(argv[2]);
+    return 1;
+  }
+  return 0;
+}

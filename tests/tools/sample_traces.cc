@@ -1,0 +1,127 @@
+#include "tests/tools/sample_traces.h"
+
+#include <string>
+#include <vector>
+
+#include "tests/tools/trace_builder.h"
+
+namespace ittc {
+namespace itt_dump {
+namespace testing {
+
+using format::EventKind;
+using format::FieldValue;
+
+std::string SampleTrace() {
+  static const std::string kU64_42("\x2a\0\0\0\0\0\0\0", 8);
+  TraceBuilder b;
+  b.String(1, "main_loop")
+      .String(2, "work")
+      .String(3, "io")
+      .String(4, "tick")
+      .String(5, "bytes")
+      .String(6, "queue_lock")
+      .String(7, "std::mutex")
+      .String(8, "overlap")
+      .Domain(1, "app")
+      .Domain(2, "render")
+      .Counter(1, "queue_depth", "app", 1, format::MetadataType::kU64)
+      .Counter(2, "temperature", "app", 1, format::MetadataType::kDouble)
+      .HeapFunction(1, "malloc", "libc")
+      .EventName(1, "legacy")
+      .ClockDomain(1, 1000, 0, 1000);
+  b.Thread(0, 101, "main").Thread(1, 102, "worker").SyncAt(1000);
+  b.Events(0, {
+                  Ev(EventKind::kTaskBegin, 1100, {U(1), Null(), Null(), U(1)}),
+                  Ev(EventKind::kTaskBegin, 1200, {U(1), I(7), Null(), U(2)}),
+                  Ev(EventKind::kMetadataAdd, 1250,
+                     {U(1), Null(), U(5), U(1), U(1), B(kU64_42)}),
+                  Ev(EventKind::kMarker, 1300, {U(1), Null(), U(4), U(1)}),
+                  Ev(EventKind::kTaskEnd, 1400, {U(1)}),
+                  Ev(EventKind::kCounterInc, 1500, {U(1)}),
+                  Ev(EventKind::kCounterIncDelta, 1600, {U(1), U(5)}),
+                  Ev(EventKind::kTaskBegin, 1700, {U(1), Null(), Null(), U(2)}),
+                  Ev(EventKind::kTaskEnd, 1800, {U(1)}),
+                  Ev(EventKind::kFrameBegin, 1900, {U(2), Null()}),
+                  Ev(EventKind::kFrameEnd, 2900, {U(2), Null()}),
+                  Ev(EventKind::kTaskEnd, 3000, {U(1)}),
+              });
+  b.Events(1, {
+                  Ev(EventKind::kTaskBeginOverlapped, 1150,
+                     {U(1), I(9), Null(), U(8)}),
+                  Ev(EventKind::kSyncCreate, 1350, {U(0x1000), U(7), U(6), U(0)}),
+                  Ev(EventKind::kSyncPrepare, 1360, {U(0x1000)}),
+                  Ev(EventKind::kSyncAcquired, 1460, {U(0x1000)}),
+                  Ev(EventKind::kSyncReleasing, 1560, {U(0x1000)}),
+                  Ev(EventKind::kHeapAllocateBegin, 1600, {U(1), U(64), U(0)}),
+                  Ev(EventKind::kHeapAllocateEnd, 1610,
+                     {U(1), U(0xa000), U(64), U(0)}),
+                  Ev(EventKind::kCounterSetValue, 1700,
+                     {U(2), U(8), FieldValue::Double(21.5)}),
+                  Ev(EventKind::kTaskEndOverlapped, 2050, {U(1), I(9)}),
+                  Ev(EventKind::kHeapFreeBegin, 2100, {U(1), U(0xa000)}),
+                  Ev(EventKind::kHeapFreeEnd, 2110, {U(1), U(0xa000)}),
+                  Ev(EventKind::kTaskEnd, 2200, {U(1)}),
+                  Ev(EventKind::kTaskBegin, 2300, {U(2), Null(), Null(), U(3)}),
+              });
+  b.Loss(1, format::LossCause::kBufferFull, 3);
+  b.Events(0, {
+                  Ev(EventKind::kFrameSubmit, 3100, {U(2), Null(), T(3100), T(3600)}),
+                  Ev(EventKind::kEventStart, 3200, {U(1)}),
+                  Ev(EventKind::kEventEnd, 3300, {U(1)}),
+                  Ev(EventKind::kJitMethodLoad, 3400,
+                     {U(5), B("jitted_fn"), U(0x7000), U(256), B(""),
+                      B("a.cpp"), B("")}),
+                  Ev(EventKind::kCounterDec, 3500, {U(1)}),
+                  Ev(EventKind::kTaskBeginEx, 3650,
+                     {U(1), U(1), U(77), T(3700), Null(), Null(), U(2)}),
+                  Ev(EventKind::kTaskEndEx, 3760, {U(1), U(1), U(88), T(3750)}),
+              });
+  b.SyncAt(4000).End(4000);
+  return b.bytes();
+}
+
+std::string SyntheticTrace(int threads, uint64_t events_per_thread,
+                           uint64_t events_per_chunk) {
+  TraceBuilder b;
+  b.String(1, "outer").String(2, "inner").Domain(1, "bench");
+  for (int t = 0; t < threads; ++t) {
+    b.Thread(static_cast<uint32_t>(t), 1000 + static_cast<uint64_t>(t),
+             "thread");
+  }
+  b.SyncAt(1000);
+  std::vector<uint64_t> time(static_cast<size_t>(threads), 1000);
+  std::vector<uint64_t> done(static_cast<size_t>(threads), 0);
+  std::vector<format::Event> chunk;
+  bool more = true;
+  while (more) {
+    more = false;
+    for (int t = 0; t < threads; ++t) {
+      const size_t ti = static_cast<size_t>(t);
+      if (done[ti] >= events_per_thread) continue;
+      chunk.clear();
+      // Pattern of four: begin outer, begin inner, end, end.
+      while (chunk.size() < events_per_chunk && done[ti] < events_per_thread) {
+        const uint64_t k = done[ti] % 4;
+        time[ti] += 37 + (done[ti] * 7919) % 101;
+        if (k == 0 || k == 1) {
+          chunk.push_back(Ev(EventKind::kTaskBegin, time[ti],
+                             {U(1), Null(), Null(), U(k + 1)}));
+        } else {
+          chunk.push_back(Ev(EventKind::kTaskEnd, time[ti], {U(1)}));
+        }
+        ++done[ti];
+      }
+      b.Events(static_cast<uint32_t>(t), chunk);
+      if (done[ti] < events_per_thread) more = true;
+    }
+  }
+  uint64_t end = 0;
+  for (uint64_t t : time) end = std::max(end, t);
+  b.SyncAt(end + 1).End(end + 1);
+  return b.bytes();
+}
+
+}  // namespace testing
+}  // namespace itt_dump
+}  // namespace ittc

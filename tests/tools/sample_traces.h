@@ -1,0 +1,32 @@
+// Deterministic sample traces for the itt-dump golden tests, the fuzz seed
+// corpus and manual runs (make_sample_trace writes them to files).
+
+#ifndef TESTS_TOOLS_SAMPLE_TRACES_H_
+#define TESTS_TOOLS_SAMPLE_TRACES_H_
+
+#include <cstdint>
+#include <string>
+
+namespace ittc {
+namespace itt_dump {
+namespace testing {
+
+// Two threads ("main" tid 101, "worker" tid 102) in three events chunks
+// that interleave in time: nested tasks, metadata, a marker, counters, a
+// frame and a submitted frame, an overlapped task, a sync object, heap
+// calls, a legacy event, a JIT method, an _ex task, a 3-event loss, an end
+// without begin and a task left open; clean end at tick 4000. The clock is
+// TestHeader's: ns since start = ticks - 1000.
+std::string SampleTrace();
+
+// `threads` threads each with `events_per_thread` task_begin/task_end
+// events (nested two deep), in chunks of `events_per_chunk` per thread,
+// interleaved round-robin like the collector's flush rounds.
+std::string SyntheticTrace(int threads, uint64_t events_per_thread,
+                           uint64_t events_per_chunk);
+
+}  // namespace testing
+}  // namespace itt_dump
+}  // namespace ittc
+
+#endif  // TESTS_TOOLS_SAMPLE_TRACES_H_

@@ -1,0 +1,192 @@
+#include "tests/tools/trace_builder.h"
+
+#include <cstdlib>
+
+namespace ittc {
+namespace itt_dump {
+namespace testing {
+
+using format::Event;
+using format::EventKind;
+
+namespace {
+
+constexpr uint64_t kStartTicks = 1000;
+constexpr uint64_t kStartMono = 5000000000;
+constexpr int64_t kStartReal = 1700000000000000000;
+
+void Check(const absl::Status& s) {
+  if (!s.ok()) std::abort();
+}
+
+}  // namespace
+
+format::FileHeader TestHeader() {
+  format::FileHeader h;
+  h.pid = 4242;
+  h.ppid = 1;
+  h.timebase = format::Timebase::kTsc;
+  h.timebase_hz = 1000000000;
+  h.start_ticks = kStartTicks;
+  h.start_realtime_ns = kStartReal;
+  h.start_monotonic_raw_ns = kStartMono;
+  h.host_name = "testhost";
+  h.executable_path = "/usr/bin/demo";
+  h.command_line = std::string("demo\0--fast\0two words\0", 22);
+  h.writer = "trace_builder";
+  return h;
+}
+
+Event Ev(EventKind kind, uint64_t time,
+         std::initializer_list<format::FieldValue> fields) {
+  Event e;
+  e.Init(kind, time);
+  int i = 0;
+  for (const format::FieldValue& f : fields) {
+    if (i < format::kMaxFields) e.fields[i++] = f;
+  }
+  if (i != e.field_count) std::abort();  // a test built a wrong event
+  return e;
+}
+
+TraceBuilder::TraceBuilder(const format::FileHeader& header, int zstd_level)
+    : writer_(zstd_level) {
+  out_ = format::EncodeFileHeader(header);
+}
+
+TraceBuilder& TraceBuilder::String(uint64_t id, std::string_view text) {
+  defs_.Append(Ev(EventKind::kDefString, 0, {U(id), B(text)}));
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::Domain(uint64_t id, std::string_view name) {
+  defs_.Append(Ev(EventKind::kDefDomain, 0, {U(id), B(name)}));
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::Counter(uint64_t id, std::string_view name,
+                                    std::string_view domain_name,
+                                    uint64_t domain,
+                                    format::MetadataType type) {
+  defs_.Append(Ev(EventKind::kDefCounter, 0,
+                  {U(id), B(name), B(domain_name), U(domain),
+                   U(static_cast<uint64_t>(type))}));
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::Histogram(uint64_t id, uint64_t domain,
+                                      std::string_view name,
+                                      format::MetadataType x,
+                                      format::MetadataType y) {
+  defs_.Append(Ev(EventKind::kDefHistogram, 0,
+                  {U(id), U(domain), B(name), U(static_cast<uint64_t>(x)),
+                   U(static_cast<uint64_t>(y))}));
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::HeapFunction(uint64_t id, std::string_view name,
+                                         std::string_view domain_name) {
+  defs_.Append(
+      Ev(EventKind::kDefHeapFunction, 0, {U(id), B(name), B(domain_name)}));
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::EventName(uint64_t id, std::string_view name) {
+  defs_.Append(Ev(EventKind::kDefEvent, 0, {U(id), B(name)}));
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::ClockDomain(uint64_t id, uint64_t hz,
+                                        uint64_t base, uint64_t ticks) {
+  defs_.Append(
+      Ev(EventKind::kDefClockDomain, 0, {U(id), U(hz), U(base), U(ticks)}));
+  return *this;
+}
+
+void TraceBuilder::FlushDefinitions() {
+  if (defs_.record_count() == 0) return;
+  Check(writer_.AppendChunk(format::ChunkType::kDefinitions, defs_.payload(),
+                            &out_));
+  defs_.Clear();
+}
+
+void TraceBuilder::Records(format::ChunkType type, const Event& record) {
+  FlushDefinitions();
+  format::RecordEncoder enc;
+  enc.Append(record);
+  Check(writer_.AppendChunk(type, enc.payload(), &out_));
+}
+
+TraceBuilder& TraceBuilder::Thread(uint32_t index, uint64_t tid,
+                                   std::string_view name, bool ignored) {
+  format::ThreadInfo t;
+  t.thread_index = index;
+  t.tid = tid;
+  t.name = name;
+  t.ignored = ignored;
+  Records(format::ChunkType::kThreadInfo, format::ToRecord(t));
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::Sync(uint64_t ticks, uint64_t mono_ns,
+                                 int64_t real_ns) {
+  format::ClockSync s;
+  s.ticks = ticks;
+  s.monotonic_raw_ns = mono_ns;
+  s.realtime_ns = real_ns;
+  Records(format::ChunkType::kClockSync, format::ToRecord(s));
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::SyncAt(uint64_t ticks) {
+  const uint64_t d = ticks - kStartTicks;
+  return Sync(ticks, kStartMono + d, kStartReal + static_cast<int64_t>(d));
+}
+
+TraceBuilder& TraceBuilder::Loss(uint32_t thread_index,
+                                 format::LossCause cause, uint64_t count) {
+  format::LossRecord l;
+  l.thread_index = thread_index;
+  l.cause = cause;
+  l.count = count;
+  dropped_ += count;
+  Records(format::ChunkType::kLoss, format::ToRecord(l));
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::Events(uint32_t thread_index,
+                                   const std::vector<Event>& events) {
+  FlushDefinitions();
+  events_.Reset(thread_index, events.empty() ? 0 : events.front().time);
+  for (const Event& e : events) events_.Append(e);
+  Check(writer_.AppendChunk(format::ChunkType::kEvents, events_.payload(),
+                            &out_));
+  events_written_ += events.size();
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::End(uint64_t end_ticks) {
+  FlushDefinitions();
+  format::EndRecord e;
+  e.events_recorded = events_written_;
+  e.events_dropped = dropped_;
+  e.chunk_count = writer_.next_sequence();
+  e.end_ticks = end_ticks;
+  Records(format::ChunkType::kEnd, format::ToRecord(e));
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::Raw(std::string_view bytes) {
+  FlushDefinitions();
+  out_.append(bytes.data(), bytes.size());
+  return *this;
+}
+
+const std::string& TraceBuilder::bytes() {
+  FlushDefinitions();
+  return out_;
+}
+
+}  // namespace testing
+}  // namespace itt_dump
+}  // namespace ittc

@@ -1,0 +1,96 @@
+// Builds small traces in memory through the format library's writer API,
+// the way the collector lays them out (definitions, thread info and clock
+// sync chunks, one events chunk per call, loss and end chunks), for the
+// itt-dump tests, the fuzz seed corpus and the benchmark.
+
+#ifndef TESTS_TOOLS_TRACE_BUILDER_H_
+#define TESTS_TOOLS_TRACE_BUILDER_H_
+
+#include <cstdint>
+#include <deque>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/format.h"
+
+namespace ittc {
+namespace itt_dump {
+namespace testing {
+
+// The header the tests use: a 1 GHz TSC (one tick per nanosecond),
+// start_ticks 1000, pid 4242 on host "testhost".
+format::FileHeader TestHeader();
+
+// An event with its fields in schema order. Bytes fields must point at
+// storage that outlives the builder call that takes the event.
+format::Event Ev(format::EventKind kind, uint64_t time,
+                 std::initializer_list<format::FieldValue> fields);
+
+using format::FieldValue;
+inline FieldValue U(uint64_t v) { return FieldValue::Uint(v); }
+inline FieldValue T(uint64_t ticks) { return FieldValue::Time(ticks); }
+inline FieldValue B(std::string_view v) { return FieldValue::Bytes(v); }
+inline FieldValue I(uint64_t d1, uint64_t d2 = 0, uint64_t d3 = 0) {
+  return FieldValue::OfId(format::Id{d1, d2, d3});
+}
+inline FieldValue Null() { return FieldValue::OfId(format::Id{}); }
+
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(const format::FileHeader& header = TestHeader(),
+                        int zstd_level = 1);
+
+  // Definitions are batched into one definitions chunk, written before
+  // the next chunk of another type.
+  TraceBuilder& String(uint64_t id, std::string_view text);
+  TraceBuilder& Domain(uint64_t id, std::string_view name);
+  TraceBuilder& Counter(uint64_t id, std::string_view name,
+                        std::string_view domain_name, uint64_t domain,
+                        format::MetadataType type);
+  TraceBuilder& Histogram(uint64_t id, uint64_t domain, std::string_view name,
+                          format::MetadataType x, format::MetadataType y);
+  TraceBuilder& HeapFunction(uint64_t id, std::string_view name,
+                             std::string_view domain_name);
+  TraceBuilder& EventName(uint64_t id, std::string_view name);
+  TraceBuilder& ClockDomain(uint64_t id, uint64_t hz, uint64_t base,
+                            uint64_t ticks);
+
+  TraceBuilder& Thread(uint32_t index, uint64_t tid, std::string_view name,
+                       bool ignored = false);
+  TraceBuilder& Sync(uint64_t ticks, uint64_t mono_ns, int64_t real_ns);
+  // Sync points of TestHeader's clock at `ticks`.
+  TraceBuilder& SyncAt(uint64_t ticks);
+  TraceBuilder& Loss(uint32_t thread_index, format::LossCause cause,
+                     uint64_t count);
+  // One events chunk of `thread_index`.
+  TraceBuilder& Events(uint32_t thread_index,
+                       const std::vector<format::Event>& events);
+  // The end chunk; counts default to what was written.
+  TraceBuilder& End(uint64_t end_ticks);
+  // Raw bytes (damage, hand-made chunks).
+  TraceBuilder& Raw(std::string_view bytes);
+
+  // The file so far (pending definitions flushed).
+  const std::string& bytes();
+  // Offset where the next chunk will start.
+  size_t size() { return bytes().size(); }
+
+ private:
+  void FlushDefinitions();
+  void Records(format::ChunkType type, const format::Event& record);
+
+  std::string out_;
+  format::ChunkWriter writer_;
+  format::RecordEncoder defs_;
+  format::EventStreamEncoder events_;
+  uint64_t events_written_ = 0;
+  uint64_t dropped_ = 0;
+};
+
+}  // namespace testing
+}  // namespace itt_dump
+}  // namespace ittc
+
+#endif  // TESTS_TOOLS_TRACE_BUILDER_H_

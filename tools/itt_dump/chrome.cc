@@ -1,0 +1,448 @@
+#include "tools/itt_dump/chrome.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tools/itt_dump/counters.h"
+#include "tools/itt_dump/intervals.h"
+#include "tools/itt_dump/values.h"
+
+namespace ittc {
+namespace itt_dump {
+
+using format::Event;
+using format::EventKind;
+
+namespace {
+
+// Bounds on the flow bookkeeping: task begins remembered by id, and
+// relations waiting for their tail task.
+constexpr size_t kMaxRememberedTasks = 1 << 20;
+constexpr size_t kMaxPendingFlows = 1 << 16;
+
+uint64_t IdHash(const format::Id& id) {
+  uint64_t h = id.d1 * 0x9E3779B97F4A7C15ull;
+  h ^= (id.d2 + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull;
+  h ^= (id.d3 + 0x8CB92BA72F3D8DD7ull) * 0x94D049BB133111EBull;
+  return h;
+}
+
+std::string IdText(const format::Id& id) {
+  if (id.d2 == 0 && id.d3 == 0) return absl::StrFormat("0x%x", id.d1);
+  return absl::StrFormat("0x%x:0x%x:0x%x", id.d1, id.d2, id.d3);
+}
+
+const char* ScopeLetter(uint64_t scope) {
+  switch (scope) {
+    case 1:
+      return "g";
+    case 2:
+      return "p";
+    default:
+      return "t";
+  }
+}
+
+class ChromeWriter : public IntervalListener {
+ public:
+  explicit ChromeWriter(const VerbContext& ctx)
+      : ctx_(ctx),
+        x_(*ctx.index),
+        filter_(ctx.filter, x_),
+        tracker_(x_, this),
+        pid_(x_.header.pid) {}
+
+  void Begin();
+  void OnEvent(const Event& e, const ThreadRec& t);
+  void End(uint64_t end_ticks, uint64_t events);
+  void OnInterval(const Interval& iv) override;
+
+ private:
+  // Starts an event object: {"ph":"X","pid":..,"tid":..,"ts":..
+  void Open(const char* ph, uint64_t tid, uint64_t ticks) {
+    line_.clear();
+    line_.append(first_ ? "\n" : ",\n");
+    first_ = false;
+    absl::StrAppend(&line_, "{\"ph\":\"", ph, "\",\"pid\":", pid_,
+                    ",\"tid\":", tid, ",\"ts\":");
+    AppendMicros(&line_, x_.clock.SinceStartNs(ticks));
+  }
+  void Field(const char* key, std::string_view text) {
+    absl::StrAppend(&line_, ",\"", key, "\":");
+    AppendJsonString(&line_, text);
+  }
+  void Close() {
+    line_.append("}");
+    ctx_.out->Write(line_);
+  }
+  void Metadata(const char* what, uint64_t tid, std::string_view name) {
+    line_.clear();
+    line_.append(first_ ? "\n" : ",\n");
+    first_ = false;
+    absl::StrAppend(&line_, "{\"ph\":\"M\",\"pid\":", pid_, ",\"tid\":", tid,
+                    ",\"ts\":0,\"name\":\"", what, "\",\"args\":{\"name\":");
+    AppendJsonString(&line_, name);
+    line_.append("}");
+    Close();
+  }
+  void Args(const std::vector<Arg>* args, bool open_at_end) {
+    if ((args == nullptr || args->empty()) && !open_at_end) return;
+    line_.append(",\"args\":{");
+    bool first = true;
+    if (args != nullptr) {
+      for (const Arg& a : *args) {
+        if (!first) line_.push_back(',');
+        first = false;
+        AppendJsonString(&line_, a.key);
+        line_.push_back(':');
+        if (a.is_text || a.value.empty() || a.value == "nan" ||
+            a.value == "inf" || a.value == "-inf" ||
+            a.value.find("nan") != std::string::npos ||
+            a.value.find("inf") != std::string::npos) {
+          AppendJsonString(&line_, a.value);
+        } else {
+          line_.append(a.value);
+        }
+      }
+    }
+    if (open_at_end) {
+      if (!first) line_.push_back(',');
+      line_.append("\"open_at_end\":true");
+    }
+    line_.push_back('}');
+  }
+  bool Keep(const ThreadRec& t, uint64_t domain, std::string_view name,
+            uint64_t ticks) {
+    if (!filter_.active()) return true;
+    return filter_.ThreadOk(t) && filter_.DomainOk(domain) &&
+           filter_.NameOk(name) && filter_.TimeOk(ticks);
+  }
+  uint64_t FrameTid(uint64_t domain);
+  void OnRelation(const Event& e, const ThreadRec& t);
+  void OnTaskBegin(const format::Id& id, const ThreadRec& t, uint64_t ticks);
+
+  struct CounterState {
+    long double value = 0;
+    std::string name;
+    std::string domain;
+  };
+  struct Remembered {
+    format::Id id;
+    uint64_t tid = 0;
+    uint64_t ticks = 0;
+  };
+  struct Pending {
+    format::Id tail;
+    uint64_t flow = 0;
+  };
+
+  const VerbContext& ctx_;
+  const TraceIndex& x_;
+  Filter filter_;
+  IntervalTracker tracker_;
+  uint64_t pid_;
+  bool first_ = true;
+  std::string line_;
+  U64Map<uint64_t> frame_tids_;  // domain -> pseudo tid
+  U64Map<CounterState> counters_;
+  U64Map<Remembered> tasks_by_id_;
+  std::vector<Pending> pending_;
+  uint64_t next_flow_ = 1;
+  uint64_t dropped_flows_ = 0;
+};
+
+void ChromeWriter::Begin() {
+  ctx_.out->Write("{\"traceEvents\":[");
+  const std::string& exe = x_.header.executable_path;
+  const size_t slash = exe.rfind('/');
+  Metadata("process_name", 0,
+           slash == std::string::npos ? exe : exe.substr(slash + 1));
+  for (const auto& [index, t] : x_.threads.entries()) {
+    Metadata("thread_name", t.tid,
+             t.name.empty() ? absl::StrCat("thread ", t.tid) : t.name);
+  }
+}
+
+uint64_t ChromeWriter::FrameTid(uint64_t domain) {
+  uint64_t& tid = frame_tids_[domain];
+  if (tid == 0) {
+    tid = kFrameTrackTid + frame_tids_.size() - 1;
+    Metadata("thread_name", tid,
+             absl::StrCat("frames ", std::string(x_.Domain(domain))));
+  }
+  return tid;
+}
+
+void ChromeWriter::OnInterval(const Interval& iv) {
+  const ThreadRec& t = *iv.thread;
+  const std::string name = IntervalName(x_, iv);
+  if (filter_.active()) {
+    if (!filter_.ThreadOk(t) || !filter_.TimeOk(iv.begin)) return;
+    if (iv.kind != IntervalKind::kLegacyEvent &&
+        !filter_.DomainOk(iv.domain)) {
+      return;
+    }
+    if (iv.kind == IntervalKind::kLegacyEvent && filter_.has_domain()) return;
+    if (!filter_.NameOk(name)) return;
+  }
+  const std::string_view domain = x_.Domain(iv.domain);
+  switch (iv.kind) {
+    case IntervalKind::kOverlapped: {
+      const std::string id = IdText(iv.id);
+      Open("b", t.tid, iv.begin);
+      Field("name", name);
+      Field("cat", domain.empty() ? "overlapped" : domain);
+      Field("id", id);
+      Args(iv.args, iv.open_at_end);
+      Close();
+      Open("e", t.tid, iv.end);
+      Field("name", name);
+      Field("cat", domain.empty() ? "overlapped" : domain);
+      Field("id", id);
+      Close();
+      return;
+    }
+    case IntervalKind::kFrame: {
+      const uint64_t tid = FrameTid(iv.domain);
+      Open("X", tid, iv.begin);
+      line_.append(",\"dur\":");
+      AppendMicros(&line_, x_.clock.DurationNs(iv.begin, iv.end));
+      Field("name", absl::StrCat("frame ", std::string(domain)));
+      Field("cat", domain.empty() ? "frame" : domain);
+      Args(nullptr, iv.open_at_end);
+      Close();
+      return;
+    }
+    default: {
+      Open("X", t.tid, iv.begin);
+      line_.append(",\"dur\":");
+      AppendMicros(&line_, x_.clock.DurationNs(iv.begin, iv.end));
+      Field("name", name);
+      Field("cat", domain.empty() ? IntervalKindName(iv.kind) : domain);
+      Args(iv.args, iv.open_at_end);
+      Close();
+      return;
+    }
+  }
+}
+
+void ChromeWriter::OnTaskBegin(const format::Id& id, const ThreadRec& t,
+                               uint64_t ticks) {
+  if (id == format::Id{}) return;
+  if (tasks_by_id_.size() >= kMaxRememberedTasks) tasks_by_id_.clear();
+  Remembered& r = tasks_by_id_[IdHash(id)];
+  r.id = id;
+  r.tid = t.tid;
+  r.ticks = ticks;
+  // Relations that were waiting for this task.
+  for (size_t i = 0; i < pending_.size();) {
+    if (pending_[i].tail == id) {
+      Open("f", t.tid, ticks);
+      absl::StrAppend(&line_, ",\"bp\":\"e\",\"id\":", pending_[i].flow);
+      Field("name", "relation");
+      Field("cat", "relation");
+      Close();
+      pending_[i] = pending_.back();
+      pending_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
+void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
+  const format::KindSchema* s = format::FindSchema(e.kind);
+  const int ri = format::FindField(*s, "relation");
+  const int ti = format::FindField(*s, "tail");
+  const int hi = format::FindField(*s, "head");
+  const uint64_t ticks = IntervalTracker::EffectiveTime(e);
+  const char* relation = RelationName(e.u(ri));
+  if (!Keep(t, e.u(0), relation, ticks)) return;
+  const uint64_t flow = next_flow_++;
+  Open("s", t.tid, ticks);
+  absl::StrAppend(&line_, ",\"id\":", flow);
+  Field("name", "relation");
+  Field("cat", "relation");
+  line_.append(",\"args\":{\"relation\":");
+  AppendJsonString(&line_, relation);
+  if (hi >= 0) {
+    line_.append(",\"head\":");
+    AppendJsonString(&line_, IdText(e.id(hi)));
+  }
+  line_.append(",\"tail\":");
+  AppendJsonString(&line_, IdText(e.id(ti)));
+  line_.append("}");
+  Close();
+  const format::Id& tail = e.id(ti);
+  const Remembered* r = tasks_by_id_.Find(IdHash(tail));
+  if (r != nullptr && r->id == tail) {
+    Open("f", r->tid, r->ticks);
+    absl::StrAppend(&line_, ",\"bp\":\"e\",\"id\":", flow);
+    Field("name", "relation");
+    Field("cat", "relation");
+    Close();
+  } else if (pending_.size() < kMaxPendingFlows) {
+    pending_.push_back({tail, flow});
+  } else {
+    ++dropped_flows_;
+  }
+}
+
+void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
+  CounterChange c;
+  if (DecodeCounterChange(e, &c)) {
+    const uint64_t key =
+        (c.key_kind * 0x9E3779B97F4A7C15ull) ^ (c.a * 0xBF58476D1CE4E5B9ull) ^
+        (c.b * 0x94D049BB133111EBull);
+    CounterState& s = counters_[key];
+    if (s.name.empty()) {
+      if (c.key_kind == 1) {
+        const CounterDef* d = x_.counters.Find(c.a);
+        s.name = d != nullptr ? d->name : absl::StrCat("counter#", c.a);
+        if (d != nullptr) s.domain = d->domain_name;
+      } else {
+        s.name = std::string(x_.String(c.b));
+        s.domain = std::string(x_.Domain(c.a));
+      }
+    }
+    s.value = c.set ? c.value : s.value + c.value;
+    const uint64_t ticks = IntervalTracker::EffectiveTime(e);
+    if (filter_.active() &&
+        (!filter_.ThreadOk(t) || !filter_.TimeOk(ticks) ||
+         !filter_.NameOk(s.name) ||
+         (filter_.has_domain() &&
+          (s.domain.empty() || !filter_.DomainNameOk(s.domain))))) {
+      return;
+    }
+    Open("C", t.tid, ticks);
+    Field("name", s.name);
+    if (!s.domain.empty()) Field("cat", s.domain);
+    line_.append(",\"args\":{\"value\":");
+    std::string v;
+    AppendNumber(&v, s.value);
+    if (v == "nan" || v == "inf" || v == "-inf") v = "0";
+    line_.append(v);
+    line_.append("}");
+    Close();
+    return;
+  }
+  switch (e.kind) {
+    case EventKind::kMarker:
+    case EventKind::kMarkerEx: {
+      const bool ex = e.kind == EventKind::kMarkerEx;
+      const uint64_t ticks = IntervalTracker::EffectiveTime(e);
+      const std::string_view name = x_.String(e.u(ex ? 5 : 2));
+      if (!Keep(t, e.u(0), name, ticks)) return;
+      Open("i", t.tid, ticks);
+      Field("name", name);
+      const std::string_view domain = x_.Domain(e.u(0));
+      Field("cat", domain.empty() ? "marker" : domain);
+      absl::StrAppend(&line_, ",\"s\":\"", ScopeLetter(e.u(ex ? 6 : 3)), "\"");
+      Close();
+      return;
+    }
+    case EventKind::kRelationAdd:
+    case EventKind::kRelationAddToCurrent:
+    case EventKind::kRelationAddEx:
+    case EventKind::kRelationAddToCurrentEx:
+      OnRelation(e, t);
+      return;
+    case EventKind::kMetadataAddWithScope:
+    case EventKind::kMetadataStrAddWithScope: {
+      if (e.u(1) == static_cast<uint64_t>(format::Scope::kTask)) break;
+      const std::string_view key = x_.String(e.u(2));
+      if (!Keep(t, e.u(0), key, e.time)) return;
+      Open("i", t.tid, e.time);
+      Field("name", key.empty() ? "metadata" : key);
+      Field("cat", "metadata");
+      absl::StrAppend(&line_, ",\"s\":\"", ScopeLetter(e.u(1)), "\"");
+      line_.append(",\"args\":{");
+      AppendJsonString(&line_, key.empty() ? "value" : key);
+      line_.push_back(':');
+      if (e.kind == EventKind::kMetadataStrAddWithScope) {
+        AppendJsonString(&line_, e.bytes(3));
+      } else {
+        std::string v;
+        AppendMetadataArray(&v, e.u(3), e.u(4), e.bytes(5));
+        if (v.find("nan") != std::string::npos ||
+            v.find("inf") != std::string::npos) {
+          AppendJsonString(&line_, v);
+        } else {
+          line_.append(v);
+        }
+      }
+      line_.append("}");
+      Close();
+      return;
+    }
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskBeginFn:
+    case EventKind::kTaskBeginOverlapped:
+      OnTaskBegin(e.id(1), t, e.time);
+      break;
+    case EventKind::kTaskBeginEx:
+    case EventKind::kTaskBeginFnEx:
+    case EventKind::kTaskBeginOverlappedEx:
+      OnTaskBegin(e.id(4), t, e.time_field(3));
+      break;
+    default:
+      break;
+  }
+  tracker_.OnEvent(e, t);
+}
+
+void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
+  tracker_.Finish(end_ticks);
+  const Unbalanced& u = tracker_.unbalanced();
+  line_.clear();
+  line_.append("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"trace\":");
+  AppendJsonString(&line_, x_.name);
+  line_.append(",\"host\":");
+  AppendJsonString(&line_, x_.header.host_name);
+  absl::StrAppend(&line_, ",\"pid\":", pid_, ",\"events\":", events,
+                  ",\"end_without_begin\":", u.end_without_begin,
+                  ",\"open_at_end\":", u.open_at_end,
+                  ",\"frame_end_without_begin\":", u.frame_end_without_begin,
+                  ",\"frames_open_at_end\":", u.frames_open_at_end,
+                  ",\"unresolved_relations\":",
+                  pending_.size() + dropped_flows_, "}}\n");
+  ctx_.out->Write(line_);
+  if (u.total() != 0) {
+    Warn(ctx_, absl::StrCat("unbalanced: ", u.end_without_begin,
+                            " ends without begin, ", u.open_at_end,
+                            " tasks open at the end, ",
+                            u.frame_end_without_begin,
+                            " frame ends without begin, ",
+                            u.frames_open_at_end, " frames open at the end"));
+  }
+}
+
+}  // namespace
+
+absl::Status RunChrome(const VerbContext& ctx) {
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
+      OpenForPass(*ctx.source);
+  if (!reader.ok()) return reader.status();
+  EventMerger merger(*ctx.index, reader->get(), ctx.merge);
+  ChromeWriter w(ctx);
+  w.Begin();
+  const Event* e;
+  const ThreadRec* t;
+  uint64_t last = 0;
+  uint64_t n = 0;
+  while (merger.Next(&e, &t)) {
+    w.OnEvent(*e, *t);
+    last = std::max(last, e->time);
+    if ((++n & 4095) == 0 && !ctx.out->good()) break;
+  }
+  w.End(TraceEndTicks(*ctx.index, last), merger.events());
+  ctx.out->Flush();
+  WarnMerge(ctx, merger);
+  return absl::OkStatus();
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

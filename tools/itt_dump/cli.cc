@@ -1,0 +1,448 @@
+#include "tools/itt_dump/cli.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <optional>
+#include <string_view>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "tools/itt_dump/chrome.h"
+#include "tools/itt_dump/info.h"
+#include "tools/itt_dump/stats.h"
+#include "tools/itt_dump/text.h"
+#include "tools/itt_dump/verify.h"
+#include "tools/itt_dump/vtune_csv.h"
+
+namespace ittc {
+namespace itt_dump {
+namespace {
+
+constexpr char kMainHelp[] =
+    "usage: itt-dump [VERB] [OPTIONS] FILE\n"
+    "\n"
+    "Reads an ittcollector trace (.itt).\n"
+    "\n"
+    "verbs:\n"
+    "  text       one line per event in time order (the default verb)\n"
+    "  info       header, threads, event counts, losses, damage, clean end\n"
+    "  stats      task/frame/counter/sync/heap/JIT statistics\n"
+    "  chrome     Chrome Trace Event JSON (chrome://tracing, Perfetto)\n"
+    "  vtune-csv  CSV files VTune imports as external data\n"
+    "  verify     check every chunk and event; exit status says what was "
+    "found\n"
+    "\n"
+    "'itt-dump VERB --help' describes a verb. Exit status: 0 success;\n"
+    "1 truncated, 2 corrupt, 3 not a trace, 4 unreadable (verify, or a\n"
+    "file whose header cannot be read); 64 bad usage; 73 output error.\n";
+
+constexpr char kFilterHelp[] =
+    "filters:\n"
+    "  --thread=ID|NAME  OS thread id, or a glob on the thread name\n"
+    "  --domain=GLOB     glob on the domain name\n"
+    "  --name=GLOB       glob on the task/marker/counter/... name\n"
+    "  --from=NS         keep items at or after NS ns since the start\n"
+    "  --to=NS           keep items at or before NS ns since the start\n"
+    "  (globs: '*' any run, '?' one character)\n"
+    "  --lookahead-mb=N  memory bound of the time-order merge (default 256)\n"
+    "  --no-progress     never show the progress line\n";
+
+constexpr char kTextHelp[] =
+    "usage: itt-dump [text] [OPTIONS] FILE\n"
+    "\n"
+    "One line per event, in time order across threads:\n"
+    "  TIME THREAD KIND DOMAIN NAME [FIELD=VALUE ...]\n"
+    "TIME is nanoseconds since the start of the trace; THREAD is tid/name;\n"
+    "DOMAIN and NAME are '-' when the event has none.\n"
+    "\n"
+    "options:\n"
+    "  --wall            TIME as UTC wall-clock time\n";
+
+constexpr char kInfoHelp[] =
+    "usage: itt-dump info FILE\n"
+    "\n"
+    "Header facts (process, host, command line, start time, timebase,\n"
+    "duration), threads with names and event counts, the total events,\n"
+    "losses, damaged regions, and whether the trace ended cleanly.\n";
+
+constexpr char kStatsHelp[] =
+    "usage: itt-dump stats [OPTIONS] FILE\n"
+    "\n"
+    "Statistics: losses (first, when any), tasks per (domain, name, kind)\n"
+    "with count, total, self, min, mean, p50, p90, p99, max; frames per\n"
+    "domain; counters; sync objects; heap functions; JIT methods.\n"
+    "Durations: microseconds in tables, nanoseconds in CSV and JSON.\n"
+    "\n"
+    "options:\n"
+    "  --format=table|csv|json  output format (default table)\n"
+    "  --per-thread             also the task statistics per thread\n";
+
+constexpr char kChromeHelp[] =
+    "usage: itt-dump chrome FILE -o OUT.json\n"
+    "\n"
+    "Chrome Trace Event JSON for chrome://tracing and ui.perfetto.dev:\n"
+    "tasks as complete events, overlapped tasks as async pairs, frames on\n"
+    "a frame track, markers as instant events, counters, thread names,\n"
+    "relations as flows, metadata as task args. -o - writes to stdout.\n";
+
+constexpr char kVtuneHelp[] =
+    "usage: itt-dump vtune-csv FILE -o DIR [--prefix=NAME]\n"
+    "\n"
+    "Writes VTune external-data CSV files into DIR (created if missing):\n"
+    "  NAME-intervals-hostname-HOST.csv  tasks (with tid) and frames\n"
+    "  NAME-counters-hostname-HOST.csv   counter samples (if any)\n"
+    "NAME defaults to the trace file name without .itt.\n";
+
+constexpr char kVerifyHelp[] =
+    "usage: itt-dump verify FILE\n"
+    "\n"
+    "Checks every chunk and every event; prints each problem with its\n"
+    "byte offset and reason, then a summary line. Exit status:\n"
+    "  0  clean and complete\n"
+    "  1  truncated, or no end record (the writer did not close it)\n"
+    "  2  corrupt\n"
+    "  3  not a trace (wrong magic, or empty)\n"
+    "  4  cannot be read (I/O error, unsupported format version)\n";
+
+struct Args {
+  std::string verb = "text";
+  std::string file;
+  std::string output;
+  bool has_output = false;
+  std::string prefix;
+  FilterSpec filter;
+  ReportFormat format = ReportFormat::kTable;
+  bool per_thread = false;
+  bool wall = false;
+  bool help = false;
+  bool no_progress = false;
+  size_t lookahead = size_t{256} << 20;
+};
+
+bool IsVerb(std::string_view s) {
+  return s == "text" || s == "info" || s == "stats" || s == "chrome" ||
+         s == "vtune-csv" || s == "verify" || s == "help";
+}
+
+const char* HelpFor(const std::string& verb) {
+  if (verb == "text") return kTextHelp;
+  if (verb == "info") return kInfoHelp;
+  if (verb == "stats") return kStatsHelp;
+  if (verb == "chrome") return kChromeHelp;
+  if (verb == "vtune-csv") return kVtuneHelp;
+  if (verb == "verify") return kVerifyHelp;
+  return kMainHelp;
+}
+
+bool TakesFilters(const std::string& verb) {
+  return verb == "text" || verb == "stats" || verb == "chrome" ||
+         verb == "vtune-csv";
+}
+
+// Parses args; on error returns the message.
+std::optional<std::string> Parse(const std::vector<std::string>& in,
+                                 Args* a) {
+  size_t i = 0;
+  if (!in.empty() && IsVerb(in[0])) {
+    a->verb = in[0];
+    i = 1;
+  }
+  if (a->verb == "help") {
+    a->help = true;
+    a->verb = i < in.size() && IsVerb(in[i]) ? in[i] : "";
+    return std::nullopt;
+  }
+  bool only_files = false;
+  for (; i < in.size(); ++i) {
+    const std::string& s = in[i];
+    auto value = [&](std::string_view flag) -> std::optional<std::string> {
+      // --flag=VALUE
+      if (s.size() > flag.size() && s.compare(0, flag.size(), flag) == 0 &&
+          s[flag.size()] == '=') {
+        return s.substr(flag.size() + 1);
+      }
+      return std::nullopt;
+    };
+    if (only_files || s.empty() || s[0] != '-' || s == "-") {
+      if (!a->file.empty()) return "more than one FILE";
+      a->file = s;
+      continue;
+    }
+    if (s == "--") {
+      only_files = true;
+      continue;
+    }
+    if (s == "-h" || s == "--help") {
+      a->help = true;
+      continue;
+    }
+    if (s == "-o" || s == "--output") {
+      if (i + 1 >= in.size()) return s + " needs a value";
+      a->output = in[++i];
+      a->has_output = true;
+      continue;
+    }
+    if (auto v = value("--output")) {
+      a->output = *v;
+      a->has_output = true;
+      continue;
+    }
+    if (s == "--no-progress") {
+      a->no_progress = true;
+      continue;
+    }
+    if (auto v = value("--lookahead-mb")) {
+      uint64_t mb;
+      if (!absl::SimpleAtoi(*v, &mb) || mb == 0 || mb > (1u << 20)) {
+        return "--lookahead-mb needs a number of MiB (1..1048576)";
+      }
+      a->lookahead = static_cast<size_t>(mb) << 20;
+      continue;
+    }
+    if (a->verb == "text" && s == "--wall") {
+      a->wall = true;
+      continue;
+    }
+    if (a->verb == "stats" && s == "--per-thread") {
+      a->per_thread = true;
+      continue;
+    }
+    if (a->verb == "stats") {
+      if (auto v = value("--format")) {
+        if (*v == "table") {
+          a->format = ReportFormat::kTable;
+        } else if (*v == "csv") {
+          a->format = ReportFormat::kCsv;
+        } else if (*v == "json") {
+          a->format = ReportFormat::kJson;
+        } else {
+          return "--format must be table, csv or json";
+        }
+        continue;
+      }
+    }
+    if (a->verb == "vtune-csv") {
+      if (auto v = value("--prefix")) {
+        if (v->empty() || v->find('/') != std::string::npos) {
+          return "--prefix must be a non-empty file name part";
+        }
+        a->prefix = *v;
+        continue;
+      }
+    }
+    if (TakesFilters(a->verb)) {
+      if (auto v = value("--thread")) {
+        a->filter.thread = *v;
+        continue;
+      }
+      if (auto v = value("--domain")) {
+        a->filter.domain = *v;
+        continue;
+      }
+      if (auto v = value("--name")) {
+        a->filter.name = *v;
+        continue;
+      }
+      bool from = false;
+      std::optional<std::string> v = value("--from");
+      if (v) {
+        from = true;
+      } else {
+        v = value("--to");
+      }
+      if (v) {
+        int64_t ns;
+        if (!absl::SimpleAtoi(*v, &ns)) {
+          return absl::StrCat(from ? "--from" : "--to",
+                              " needs nanoseconds since the start");
+        }
+        (from ? a->filter.from_ns : a->filter.to_ns) = ns;
+        continue;
+      }
+    }
+    return absl::StrCat("unknown option for ", a->verb, ": ", s);
+  }
+  if (a->help) return std::nullopt;
+  if (a->file.empty()) return "no FILE given";
+  if ((a->verb == "chrome" || a->verb == "vtune-csv") && !a->has_output) {
+    return absl::StrCat(a->verb, " needs -o ",
+                        a->verb == "chrome" ? "OUT.json" : "DIR");
+  }
+  if (a->has_output && a->verb != "chrome" && a->verb != "vtune-csv") {
+    return absl::StrCat(a->verb, " writes to stdout; -o is not an option");
+  }
+  return std::nullopt;
+}
+
+int OpenFailureStatus(OpenFailure f) { return StatusForFailure(f); }
+
+class DirFactory : public OutputFactory {
+ public:
+  DirFactory(const Env& env, std::string dir)
+      : env_(env), dir_(std::move(dir)) {}
+  absl::StatusOr<std::unique_ptr<Output>> Create(
+      const std::string& name) override {
+    return env_.create_file(dir_.empty() ? name : absl::StrCat(dir_, "/", name));
+  }
+
+ private:
+  const Env& env_;
+  std::string dir_;
+};
+
+}  // namespace
+
+int RunItDump(const std::vector<std::string>& args, const Env& env) {
+  Args a;
+  if (std::optional<std::string> error = Parse(args, &a)) {
+    env.err->Write(absl::StrCat("itt-dump: ", *error,
+                                "\nTry 'itt-dump --help'.\n"));
+    env.err->Flush();
+    return kExitUsage;
+  }
+  if (a.help) {
+    env.out->Write(HelpFor(a.verb));
+    if (TakesFilters(a.verb)) {
+      env.out->Write("\n");
+      env.out->Write(kFilterHelp);
+    }
+    env.out->Flush();
+    return kExitOk;
+  }
+
+  const TraceSource source = env.source(a.file);
+  const bool want_progress = env.progress && !a.no_progress;
+  Progress progress(a.file, want_progress ? source.Size() : 0, want_progress);
+  const bool two_pass = a.verb != "info";
+  progress.SetPass(1, a.verb == "vtune-csv" ? 3 : two_pass ? 2 : 1);
+  IndexOptions io;
+  io.decode_all_events = a.verb == "info" || a.verb == "verify";
+  io.progress = &progress;
+  IndexResult r = BuildIndex(source, io);
+
+  VerbContext ctx;
+  ctx.source = &source;
+  ctx.index = r.index.get();
+  ctx.out = env.out;
+  ctx.err = env.err;
+  ctx.filter = a.filter;
+  ctx.merge.max_buffered_bytes = a.lookahead;
+  ctx.merge.progress = &progress;
+  ctx.wall_clock = a.wall;
+
+  if (r.failure != OpenFailure::kNone) {
+    progress.Done();
+    Warn(ctx, std::string(r.status.message()));
+    if (a.verb == "verify") return VerifyOpenFailure(ctx, r);
+    return OpenFailureStatus(r.failure);
+  }
+  progress.SetPass(2, a.verb == "vtune-csv" ? 3 : 2);
+
+  if (a.verb == "verify") {
+    const int status = RunVerify(ctx);
+    progress.Done();
+    return status;
+  }
+  if (a.verb != "info") WarnDamage(ctx);
+
+  absl::Status s;
+  std::unique_ptr<Output> file_out;
+  if (a.verb == "info") {
+    s = RunInfo(ctx);
+  } else if (a.verb == "text") {
+    s = RunText(ctx);
+  } else if (a.verb == "stats") {
+    StatsOptions so;
+    so.format = a.format;
+    so.per_thread = a.per_thread;
+    s = RunStats(ctx, so);
+  } else if (a.verb == "chrome") {
+    Output* out = env.out;
+    if (a.output != "-") {
+      absl::StatusOr<std::unique_ptr<Output>> f = env.create_file(a.output);
+      if (!f.ok()) {
+        progress.Done();
+        env.err->Write(absl::StrCat("itt-dump: ", f.status().message(), "\n"));
+        env.err->Flush();
+        return kExitOutput;
+      }
+      file_out = std::move(*f);
+      out = file_out.get();
+    }
+    ctx.out = out;
+    s = RunChrome(ctx);
+    if (s.ok() && !out->status().ok()) s = out->status();
+  } else if (a.verb == "vtune-csv") {
+    absl::Status d = env.make_dir(a.output);
+    if (!d.ok()) {
+      progress.Done();
+      env.err->Write(absl::StrCat("itt-dump: ", d.message(), "\n"));
+      env.err->Flush();
+      return kExitOutput;
+    }
+    DirFactory files(env, a.output);
+    VtuneOptions vo;
+    vo.prefix = a.prefix;
+    s = RunVtuneCsv(ctx, vo, &files);
+    if (!s.ok()) {
+      progress.Done();
+      env.err->Write(absl::StrCat("itt-dump: ", s.message(), "\n"));
+      env.err->Flush();
+      return kExitOutput;
+    }
+  }
+  progress.Done();
+  env.out->Flush();
+  if (!s.ok()) {
+    Warn(ctx, std::string(s.message()));
+    return kExitOutput;
+  }
+  if (!env.out->status().ok()) {
+    env.err->Write(absl::StrCat("itt-dump: ", env.out->status().message(),
+                                "\n"));
+    env.err->Flush();
+    return kExitOutput;
+  }
+  return kExitOk;
+}
+
+std::unique_ptr<ProcessEnv> MakeProcessEnv() {
+  auto p = std::make_unique<ProcessEnv>();
+  p->out = FdOutput(STDOUT_FILENO, "stdout", false);
+  p->err = FdOutput(STDERR_FILENO, "stderr", false);
+  p->env.out = p->out.get();
+  p->env.err = p->err.get();
+  p->env.source = [](const std::string& path) {
+    return TraceSource::File(path);
+  };
+  p->env.create_file = [](const std::string& path) { return FileOutput(path); };
+  p->env.make_dir = [](const std::string& dir) -> absl::Status {
+    if (mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) {
+      struct stat st;
+      if (stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        return absl::OkStatus();
+      }
+      return absl::FailedPreconditionError(dir + ": not a directory");
+    }
+    return absl::ErrnoToStatus(errno, dir);
+  };
+  p->env.progress = Progress::StderrIsTerminal();
+  return p;
+}
+
+int IttDumpMain(int argc, char** argv) {
+  // A closed pipe shows up as EPIPE from write(2): the verb stops quietly.
+  signal(SIGPIPE, SIG_IGN);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::unique_ptr<ProcessEnv> p = MakeProcessEnv();
+  const int status = RunItDump(args, p->env);
+  p->out->Flush();
+  p->err->Flush();
+  return status;
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

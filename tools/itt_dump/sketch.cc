@@ -1,0 +1,91 @@
+#include "tools/itt_dump/sketch.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ittc {
+namespace itt_dump {
+namespace {
+
+constexpr int kSubBits = 6;
+constexpr uint64_t kSub = uint64_t{1} << kSubBits;  // buckets per octave
+constexpr uint64_t kLinear = 2 * kSub;              // values with own bucket
+
+}  // namespace
+
+int PercentileSketch::BucketOf(uint64_t v) {
+  if (v < kLinear) return static_cast<int>(v);
+  const int msb = 63 - __builtin_clzll(v);
+  const int e = msb - kSubBits;  // >= 1
+  const uint64_t mant = v >> e;  // in [kSub, 2 * kSub)
+  return static_cast<int>(kLinear + static_cast<uint64_t>(e - 1) * kSub +
+                          (mant - kSub));
+}
+
+uint64_t PercentileSketch::BucketLow(int b) {
+  if (b < static_cast<int>(kLinear)) return static_cast<uint64_t>(b);
+  const uint64_t k = static_cast<uint64_t>(b) - kLinear;
+  const int e = static_cast<int>(k / kSub) + 1;
+  const uint64_t mant = k % kSub + kSub;
+  return mant << e;
+}
+
+uint64_t PercentileSketch::BucketHigh(int b) {
+  if (b < static_cast<int>(kLinear)) return static_cast<uint64_t>(b);
+  const uint64_t k = static_cast<uint64_t>(b) - kLinear;
+  const int e = static_cast<int>(k / kSub) + 1;
+  const uint64_t mant = k % kSub + kSub;
+  // For the top bucket (mant + 1) << e wraps to 0: it ends at 2^64 - 1.
+  return ((mant + 1) << e) - 1;
+}
+
+uint64_t PercentileSketch::BucketMid(int b) {
+  const uint64_t lo = BucketLow(b);
+  return lo + (BucketHigh(b) - lo) / 2;
+}
+
+void PercentileSketch::SwitchToHistogram() {
+  exact_mode_ = false;
+  std::vector<uint64_t> samples;
+  samples.swap(exact_);
+  for (uint64_t v : samples) AddToHistogram(v);
+}
+
+void PercentileSketch::AddToHistogram(uint64_t v) {
+  const int b = BucketOf(v);
+  if (buckets_.empty()) {
+    lo_ = b;
+    buckets_.assign(1, 0);
+  } else if (b < lo_) {
+    buckets_.insert(buckets_.begin(), static_cast<size_t>(lo_ - b), 0);
+    lo_ = b;
+  } else if (b >= lo_ + static_cast<int>(buckets_.size())) {
+    buckets_.resize(static_cast<size_t>(b - lo_ + 1), 0);
+  }
+  ++buckets_[static_cast<size_t>(b - lo_)];
+}
+
+uint64_t PercentileSketch::Quantile(double q) const {
+  if (count_ == 0) return 0;
+  uint64_t rank = static_cast<uint64_t>(std::ceil(q * static_cast<double>(count_)));
+  rank = std::clamp<uint64_t>(rank, 1, count_);
+  if (exact_mode_) {
+    if (!sorted_) {
+      std::sort(exact_.begin(), exact_.end());
+      sorted_ = true;
+    }
+    return exact_[rank - 1];
+  }
+  uint64_t seen = 0;
+  for (size_t i = 0; i < buckets_.size(); ++i) {
+    seen += buckets_[i];
+    if (seen >= rank) {
+      const uint64_t mid = BucketMid(lo_ + static_cast<int>(i));
+      return std::clamp(mid, min_, max_);
+    }
+  }
+  return max_;
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

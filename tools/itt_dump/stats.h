@@ -1,0 +1,123 @@
+// `itt-dump stats`: summaries of a trace, in sections (report.h renders
+// them as a table, CSV or JSON; docs/ITT_DUMP.md lists every column):
+//
+//   losses        dropped events per thread and cause (first, when any)
+//   damage        corrupt/truncated regions (when any)
+//   unbalanced    ends without begin, begins left open (when any)
+//   tasks         per (domain, name, kind): count, total, self (direct
+//                 children subtracted), min, mean, p50, p90, p99, max
+//   thread_tasks  the same per thread (with per_thread)
+//   frames        per domain: count, rate, duration percentiles
+//   counters      samples, min, max, last value
+//   sync          per object: acquisitions, total and max wait from
+//                 prepare to acquired, cancels
+//   heap          per heap function: allocations, frees, bytes, peak live
+//   jit           methods loaded, inline loaded, updated, unloaded
+//
+// Tasks left open at the end are counted in `unbalanced` and not in the
+// task statistics. Percentiles come from PercentileSketch (sketch.h): exact
+// up to 1024 samples per row, within 0.8% beyond.
+
+#ifndef TOOLS_ITT_DUMP_STATS_H_
+#define TOOLS_ITT_DUMP_STATS_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "tools/itt_dump/filter.h"
+#include "tools/itt_dump/intervals.h"
+#include "tools/itt_dump/report.h"
+#include "tools/itt_dump/sketch.h"
+#include "tools/itt_dump/verb.h"
+
+namespace ittc {
+namespace itt_dump {
+
+struct StatsOptions {
+  ReportFormat format = ReportFormat::kTable;
+  bool per_thread = false;
+};
+
+// The statistics engine; RunStats feeds it from the merge. Exposed for the
+// benchmark and tests.
+class StatsCollector : public IntervalListener {
+ public:
+  // `index` must outlive the collector.
+  StatsCollector(const TraceIndex& index, const FilterSpec& filter,
+                 bool per_thread);
+  ~StatsCollector() override;
+
+  void OnEvent(const format::Event& e, const ThreadRec& t);
+  // Closes open intervals at the end of the trace.
+  void Finish(uint64_t last_event_ticks);
+  std::vector<Section> Sections() const;
+
+  uint64_t events() const { return events_; }
+
+  void OnInterval(const Interval& iv) override;
+
+ private:
+  struct TaskRow;
+  struct FrameRow;
+  struct CounterRow;
+  struct SyncRow;
+  struct HeapRow;
+  struct Wait {
+    uint64_t addr = 0;
+    uint32_t thread = 0;
+    uint64_t since = 0;
+    bool open = false;
+  };
+
+  TaskRow* TaskRowFor(const Interval& iv, bool per_thread);
+  CounterRow* CounterRowFor(uint64_t kind, uint64_t a, uint64_t b);
+  SyncRow* SyncRowFor(uint64_t addr);
+  HeapRow* HeapRowFor(uint64_t function);
+  void OnCounter(const format::Event& e, const ThreadRec& t);
+  void OnSync(const format::Event& e, const ThreadRec& t);
+  void OnHeap(const format::Event& e, const ThreadRec& t);
+
+  const TraceIndex& x_;
+  Filter filter_;
+  bool per_thread_;
+  IntervalTracker tracker_;
+  uint64_t events_ = 0;
+
+  // Rows by a 64-bit hash of their key; the row keeps the key and a
+  // mismatch (a hash collision) falls back to the exact map.
+  U64Map<TaskRow*> task_by_hash_;
+  std::map<std::tuple<int, uint64_t, uint64_t, uint64_t, uint64_t>, TaskRow*>
+      task_exact_;
+  std::vector<std::unique_ptr<TaskRow>> tasks_;
+  U64Map<std::unique_ptr<FrameRow>> frames_;  // by domain id
+  U64Map<CounterRow*> counter_by_hash_;
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, CounterRow*>
+      counter_exact_;
+  std::vector<std::unique_ptr<CounterRow>> counters_;
+  U64Map<std::unique_ptr<SyncRow>> sync_;  // by address
+  U64Map<Wait> waits_;                     // by hash of (thread, addr)
+  U64Map<std::unique_ptr<HeapRow>> heap_;  // by function id
+  // Live allocations: address -> (size, function). Bounded: past
+  // kMaxLiveAllocations new ones are not tracked (counted in the output).
+  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> live_;
+  uint64_t untracked_allocations_ = 0;
+  uint64_t jit_loaded_ = 0;
+  uint64_t jit_inline_ = 0;
+  uint64_t jit_updated_ = 0;
+  uint64_t jit_unloaded_ = 0;
+  uint64_t jit_code_bytes_ = 0;
+  uint64_t last_ticks_ = 0;
+};
+
+absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options);
+
+}  // namespace itt_dump
+}  // namespace ittc
+
+#endif  // TOOLS_ITT_DUMP_STATS_H_

@@ -1,0 +1,56 @@
+#include "tools/itt_dump/verb.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace ittc {
+namespace itt_dump {
+
+void Warn(const VerbContext& ctx, std::string_view message) {
+  if (ctx.err == nullptr) return;
+  ctx.err->Write(absl::StrCat("itt-dump: ", ctx.source->name(), ": ",
+                              std::string(message), "\n"));
+  ctx.err->Flush();
+}
+
+void WarnDamage(const VerbContext& ctx) {
+  const TraceIndex& x = *ctx.index;
+  constexpr size_t kShown = 3;
+  size_t shown = 0;
+  for (const Problem& p : x.problems) {
+    if (shown++ == kShown) break;
+    Warn(ctx, absl::StrCat(p.kind == Problem::Kind::kCorrupt ? "corrupt"
+                                                             : "truncated",
+                           " at offset ", p.offset, " (", p.bytes,
+                           " bytes): ", p.reason));
+  }
+  const uint64_t more = x.problems.size() + x.problems_dropped;
+  if (more > kShown) {
+    Warn(ctx, absl::StrCat(more - kShown,
+                           " more damaged regions; run itt-dump verify"));
+  }
+}
+
+void WarnMerge(const VerbContext& ctx, const EventMerger& merger) {
+  if (merger.late_events() != 0) {
+    Warn(ctx, absl::StrCat(merger.late_events(),
+                           " events out of time order (per-thread time went "
+                           "backwards, or the merge lookahead of ",
+                           ctx.merge.max_buffered_bytes >> 20,
+                           " MiB was exceeded ",
+                           merger.forced_emits(), " times)"));
+  }
+}
+
+uint64_t TraceEndTicks(const TraceIndex& index, uint64_t last_event) {
+  if (index.has_end) return std::max(index.end.end_ticks, last_event);
+  uint64_t t = last_event;
+  for (const format::ClockSync& s : index.sync_points) {
+    t = std::max(t, s.ticks);
+  }
+  return t;
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

@@ -1,0 +1,185 @@
+#include "tools/itt_dump/verify.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace ittc {
+namespace itt_dump {
+
+using format::Event;
+
+namespace {
+
+constexpr uint64_t kMaxWarnings = 20;
+
+class Checker {
+ public:
+  Checker(const VerbContext& ctx) : ctx_(ctx), x_(*ctx.index) {}
+
+  void Run();
+  uint64_t warnings() const { return warnings_; }
+
+ private:
+  void CheckEvent(const format::Chunk& c, uint32_t thread, size_t offset,
+                  const Event& e);
+  void Warning(std::string text) {
+    if (warnings_++ < kMaxWarnings) {
+      ctx_.out->Write(absl::StrCat("warning: ", text, "\n"));
+    }
+  }
+
+  const VerbContext& ctx_;
+  const TraceIndex& x_;
+  uint64_t warnings_ = 0;
+  U64Map<uint64_t> last_time_;
+};
+
+void Checker::CheckEvent(const format::Chunk& c, uint32_t thread,
+                         size_t offset, const Event& e) {
+  const format::KindSchema* s = format::FindSchema(e.kind);
+  if (s == nullptr) return;
+  for (int i = 0; i < s->field_count; ++i) {
+    if (s->fields[i].type != format::FieldType::kUint) continue;
+    const uint64_t v = e.u(i);
+    if (v == 0) continue;
+    const std::string_view f = s->fields[i].name;
+    const char* what = nullptr;
+    if (f == "domain") {
+      if (x_.domains.Find(v) == nullptr) what = "domain";
+    } else if (f == "name" || f == "key" || f == "format" || f == "objtype" ||
+               f == "objname" || f == "path") {
+      if (x_.strings.Find(v) == nullptr) what = "string";
+    } else if (f == "counter") {
+      if (x_.counters.Find(v) == nullptr) what = "counter";
+    } else if (f == "histogram") {
+      if (x_.histograms.Find(v) == nullptr) what = "histogram";
+    } else if (f == "function") {
+      if (x_.heap_functions.Find(v) == nullptr) what = "heap function";
+    } else if (f == "event") {
+      if (x_.event_names.Find(v) == nullptr) what = "event";
+    } else if (f == "clock_domain") {
+      if (x_.clock_domains.Find(v) == nullptr) what = "clock domain";
+    }
+    if (what != nullptr) {
+      Warning(absl::StrCat("offset ", c.offset, ": ", s->name,
+                           " at payload offset ", offset, " of thread ",
+                           thread, " refers to undefined ", what, " ", v));
+    }
+  }
+}
+
+void Checker::Run() {
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
+      OpenForPass(*ctx_.source);
+  if (!reader.ok()) return;
+  format::Chunk c;
+  format::EventStreamDecoder dec;
+  Event e;
+  while ((*reader)->Next(&c)) {
+    if (ctx_.merge.progress != nullptr) {
+      ctx_.merge.progress->Update((*reader)->stats().bytes_read);
+    }
+    if (c.type != format::ChunkType::kEvents) continue;
+    if (!dec.Reset(c.payload).ok()) continue;
+    uint64_t& last = last_time_[dec.thread_index()];
+    size_t offset = dec.offset();
+    while (dec.Next(&e)) {
+      CheckEvent(c, dec.thread_index(), offset, e);
+      if (e.time < last) {
+        Warning(absl::StrCat("offset ", c.offset, ": thread ",
+                             dec.thread_index(), " time goes back by ",
+                             last - e.time, " ticks at payload offset ",
+                             offset));
+      }
+      last = e.time;
+      offset = dec.offset();
+    }
+  }
+}
+
+const char* StatusWord(int status) {
+  switch (status) {
+    case kVerifyClean:
+      return "ok";
+    case kVerifyTruncated:
+      return "truncated";
+    case kVerifyCorrupt:
+      return "corrupt";
+    case kVerifyNotATrace:
+      return "not a trace";
+    default:
+      return "unreadable";
+  }
+}
+
+}  // namespace
+
+VerifyStatus StatusForFailure(OpenFailure failure) {
+  switch (failure) {
+    case OpenFailure::kNone:
+      return kVerifyClean;
+    case OpenFailure::kNotATrace:
+      return kVerifyNotATrace;
+    case OpenFailure::kTruncated:
+      return kVerifyTruncated;
+    case OpenFailure::kCorrupt:
+      return kVerifyCorrupt;
+    case OpenFailure::kUnsupported:
+    case OpenFailure::kIo:
+      return kVerifyUnreadable;
+  }
+  return kVerifyUnreadable;
+}
+
+int VerifyOpenFailure(const VerbContext& ctx, const IndexResult& result) {
+  const int status = StatusForFailure(result.failure);
+  ctx.out->Write(absl::StrCat(ctx.source->name(), ": ", StatusWord(status),
+                              ": ", result.status.message(), "\n"));
+  ctx.out->Flush();
+  return status;
+}
+
+int RunVerify(const VerbContext& ctx) {
+  const TraceIndex& x = *ctx.index;
+  std::string o;
+  for (const Problem& p : x.problems) {
+    absl::StrAppend(&o, "offset ", p.offset, ": ",
+                    p.kind == Problem::Kind::kCorrupt ? "corrupt"
+                                                      : "truncated",
+                    ", ", p.bytes, " bytes: ", p.reason, "\n");
+  }
+  if (x.problems_dropped != 0) {
+    absl::StrAppend(&o, x.problems_dropped, " more problems not shown\n");
+  }
+  ctx.out->Write(o);
+  Checker checker(ctx);
+  checker.Run();
+  if (checker.warnings() > kMaxWarnings) {
+    ctx.out->Write(absl::StrCat(checker.warnings() - kMaxWarnings,
+                                " more warnings not shown\n"));
+  }
+  int status = kVerifyClean;
+  std::string why;
+  if (x.corrupt()) {
+    status = kVerifyCorrupt;
+  } else if (x.truncated()) {
+    status = kVerifyTruncated;
+  } else if (!x.has_end) {
+    status = kVerifyTruncated;
+    why = ", no end record: the writer did not close the trace";
+  }
+  if (x.has_end && status != kVerifyCorrupt &&
+      x.end.events_recorded != x.events) {
+    why = absl::StrCat(", end record counts ", x.end.events_recorded,
+                       " events");
+  }
+  ctx.out->Write(absl::StrCat(
+      x.name, ": ", StatusWord(status), " (", x.reader_stats.chunks_read,
+      " chunks, ", x.events, " events, ",
+      x.problems.size() + x.problems_dropped, " problems, ",
+      checker.warnings(), " warnings", why, ")\n"));
+  ctx.out->Flush();
+  return status;
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

@@ -1,0 +1,250 @@
+#include "tools/itt_dump/vtune_csv.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "tools/itt_dump/counters.h"
+#include "tools/itt_dump/intervals.h"
+#include "tools/itt_dump/values.h"
+
+namespace ittc {
+namespace itt_dump {
+
+using format::Event;
+
+namespace {
+
+uint64_t CounterKey(const CounterChange& c) {
+  return (c.key_kind * 0x9E3779B97F4A7C15ull) ^ (c.a * 0xBF58476D1CE4E5B9ull) ^
+         (c.b * 0x94D049BB133111EBull);
+}
+
+struct CounterColumn {
+  int column = 0;
+  std::string name;
+  std::string domain;
+  bool instantaneous = false;  // set at least once
+  bool keep = true;            // passes the name/domain filters
+  long double value = 0;
+};
+
+class VtuneWriter : public IntervalListener {
+ public:
+  VtuneWriter(const VerbContext& ctx, Output* intervals)
+      : ctx_(ctx), x_(*ctx.index), filter_(ctx.filter, x_), out_(intervals) {
+    tsc_ = x_.header.timebase == format::Timebase::kTsc;
+    raw_ = tsc_ || x_.header.timebase == format::Timebase::kMonotonicRawNs;
+  }
+
+  const char* ClockName() const {
+    return tsc_ ? "RDTSC" : "CLOCK_MONOTONIC_RAW";
+  }
+  void AppendTs(std::string* s, uint64_t ticks) const {
+    if (raw_) {
+      absl::StrAppend(s, ticks);
+    } else {
+      const int64_t ns =
+          static_cast<int64_t>(x_.header.start_monotonic_raw_ns) +
+          x_.clock.SinceStartNs(ticks);
+      absl::StrAppend(s, ns);
+    }
+  }
+
+  void OnInterval(const Interval& iv) override {
+    const std::string name = IntervalName(x_, iv);
+    if (filter_.active()) {
+      if (!filter_.ThreadOk(*iv.thread) || !filter_.TimeOk(iv.begin)) return;
+      if (iv.kind == IntervalKind::kLegacyEvent ? filter_.has_domain()
+                                                : !filter_.DomainOk(iv.domain)) {
+        return;
+      }
+      if (!filter_.NameOk(name)) return;
+    }
+    line_.clear();
+    if (iv.kind == IntervalKind::kFrame) {
+      const std::string_view domain = x_.Domain(iv.domain);
+      AppendCsvField(&line_, domain.empty() ? "frame" : domain);
+    } else {
+      AppendCsvField(&line_, name);
+    }
+    line_.push_back(',');
+    AppendTs(&line_, iv.begin);
+    line_.push_back(',');
+    AppendTs(&line_, iv.end);
+    absl::StrAppend(&line_, ",", x_.header.pid, ",");
+    if (iv.kind != IntervalKind::kFrame) absl::StrAppend(&line_, iv.thread->tid);
+    line_.push_back('\n');
+    out_->Write(line_);
+  }
+
+  // Pass 1: intervals, and the counter columns.
+  void Pass1(const Event& e, const ThreadRec& t) {
+    CounterChange c;
+    if (!DecodeCounterChange(e, &c)) {
+      tracker_.OnEvent(e, t);
+      return;
+    }
+    CounterColumn& col = Column(c);
+    if (c.set) col.instantaneous = true;
+  }
+
+  // Pass 2: counter samples.
+  void Pass2(const Event& e, const ThreadRec& t, Output* out) {
+    CounterChange c;
+    if (!DecodeCounterChange(e, &c)) return;
+    CounterColumn& col = Column(c);
+    col.value = c.set ? c.value : col.value + c.value;
+    const uint64_t ticks = IntervalTracker::EffectiveTime(e);
+    if (!col.keep ||
+        (filter_.active() && (!filter_.ThreadOk(t) || !filter_.TimeOk(ticks)))) {
+      return;
+    }
+    line_.clear();
+    AppendTs(&line_, ticks);
+    const int n = static_cast<int>(order_.size());
+    for (int i = 0; i < n; ++i) {
+      line_.push_back(',');
+      if (i == col.column) {
+        std::string v;
+        AppendNumber(&v, col.value);
+        line_.append(v);
+      }
+    }
+    absl::StrAppend(&line_, ",", x_.header.pid, ",", t.tid, "\n");
+    out->Write(line_);
+  }
+
+  // Column header of the counters file; resets values for pass 2.
+  std::string CounterHeader() {
+    std::string h = absl::StrCat("tsc.", ClockName());
+    std::vector<std::string> used;
+    for (CounterColumn* c : order_) {
+      c->value = 0;
+      std::string name = c->name;
+      // Two counters of one name (different domains) get distinct columns.
+      if (std::count(used.begin(), used.end(), name) != 0) {
+        name = c->domain.empty() ? absl::StrCat(name, "#", c->column)
+                                 : absl::StrCat(c->domain, "/", name);
+      }
+      used.push_back(name);
+      h.push_back(',');
+      AppendCsvField(&h, absl::StrCat(name, c->instantaneous ? ".INST"
+                                                             : ".COUNT"));
+    }
+    h.append(",pid,tid\n");
+    return h;
+  }
+
+  bool has_counters() const {
+    for (const CounterColumn* c : order_) {
+      if (c->keep) return true;
+    }
+    return false;
+  }
+  void Finish(uint64_t end_ticks) { tracker_.Finish(end_ticks); }
+
+ private:
+  CounterColumn& Column(const CounterChange& c) {
+    CounterColumn& col = columns_[CounterKey(c)];
+    if (col.name.empty()) {
+      if (c.key_kind == 1) {
+        const CounterDef* d = x_.counters.Find(c.a);
+        col.name = d != nullptr ? d->name : absl::StrCat("counter#", c.a);
+        if (d != nullptr) col.domain = d->domain_name;
+      } else {
+        col.name = std::string(x_.String(c.b));
+        col.domain = std::string(x_.Domain(c.a));
+      }
+      if (col.name.empty()) col.name = "counter";
+      col.keep = !filter_.active() ||
+                 (filter_.NameOk(col.name) &&
+                  (!filter_.has_domain() ||
+                   (!col.domain.empty() && filter_.DomainNameOk(col.domain))));
+      col.column = static_cast<int>(order_.size());
+      order_.push_back(&col);
+    }
+    return col;
+  }
+
+  const VerbContext& ctx_;
+  const TraceIndex& x_;
+  Filter filter_;
+  IntervalTracker tracker_{*ctx_.index, this};
+  Output* out_;
+  bool tsc_ = false;
+  bool raw_ = false;
+  std::string line_;
+  U64Map<CounterColumn> columns_;
+  std::vector<CounterColumn*> order_;
+};
+
+}  // namespace
+
+std::string DefaultVtunePrefix(const std::string& trace_path) {
+  std::string base = trace_path.substr(trace_path.rfind('/') + 1);
+  if (base.size() > 4 && base.compare(base.size() - 4, 4, ".itt") == 0) {
+    base.resize(base.size() - 4);
+  }
+  return base.empty() ? "trace" : base;
+}
+
+std::string VtuneHostName(const std::string& host) {
+  std::string out;
+  for (char c : host) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    out.push_back(ok ? c : '_');
+  }
+  return out.empty() ? "unknown" : out;
+}
+
+absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options,
+                         OutputFactory* files) {
+  const std::string prefix = options.prefix.empty()
+                                 ? DefaultVtunePrefix(ctx.source->name())
+                                 : options.prefix;
+  const std::string host = VtuneHostName(ctx.index->header.host_name);
+  absl::StatusOr<std::unique_ptr<Output>> intervals =
+      files->Create(absl::StrCat(prefix, "-intervals-hostname-", host, ".csv"));
+  if (!intervals.ok()) return intervals.status();
+  VtuneWriter w(ctx, intervals->get());
+  (*intervals)->Write(absl::StrCat("name,start_tsc.", w.ClockName(),
+                                   ",end_tsc,pid,tid\n"));
+  uint64_t last = 0;
+  {
+    absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
+        OpenForPass(*ctx.source);
+    if (!reader.ok()) return reader.status();
+    EventMerger merger(*ctx.index, reader->get(), ctx.merge);
+    const Event* e;
+    const ThreadRec* t;
+    while (merger.Next(&e, &t)) {
+      w.Pass1(*e, *t);
+      last = std::max(last, e->time);
+    }
+    w.Finish(TraceEndTicks(*ctx.index, last));
+    WarnMerge(ctx, merger);
+  }
+  (*intervals)->Flush();
+  if (!(*intervals)->status().ok()) return (*intervals)->status();
+  if (!w.has_counters()) return absl::OkStatus();
+
+  absl::StatusOr<std::unique_ptr<Output>> counters =
+      files->Create(absl::StrCat(prefix, "-counters-hostname-", host, ".csv"));
+  if (!counters.ok()) return counters.status();
+  (*counters)->Write(w.CounterHeader());
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
+      OpenForPass(*ctx.source);
+  if (!reader.ok()) return reader.status();
+  EventMerger merger(*ctx.index, reader->get(), ctx.merge);
+  const Event* e;
+  const ThreadRec* t;
+  while (merger.Next(&e, &t)) w.Pass2(*e, *t, counters->get());
+  (*counters)->Flush();
+  return (*counters)->status();
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

@@ -1,0 +1,52 @@
+// `itt-dump vtune-csv`: the external-data CSV files VTune imports
+// (/work/shared/spec/004_369148a0777841dd.txt, "外部データと CSV ファイルの
+// 作成"). Two files in the output directory, named as VTune requires,
+// "[user-defined]-hostname-<host>.csv":
+//
+//   <prefix>-intervals-hostname-<host>.csv
+//     name,start_tsc.<CLOCK>,end_tsc,pid,tid
+//     tasks, overlapped tasks, regions and legacy events with their tid
+//     (VTune shows them as tasks); frames with an empty tid (VTune shows
+//     rows without a tid as frames).
+//   <prefix>-counters-hostname-<host>.csv   (only when there are counters)
+//     tsc.<CLOCK>,<Counter1>.COUNT|INST,...,pid,tid
+//     one row per sample, the counter's own column filled, the others
+//     empty. Counters only ever incremented or decremented are cumulative
+//     (.COUNT); counters that are set are instantaneous (.INST).
+//
+// <CLOCK> is the trace's timebase: RDTSC for a TSC trace (raw tick values),
+// CLOCK_MONOTONIC_RAW for a CLOCK_MONOTONIC_RAW trace (raw ns); a trace of
+// unknown timebase is converted to CLOCK_MONOTONIC_RAW nanoseconds through
+// the clock-sync points. Fields with a comma, quote or line break are
+// quoted (RFC 4180). <host> is the header's host name with characters
+// other than [A-Za-z0-9._-] replaced by '_'.
+
+#ifndef TOOLS_ITT_DUMP_VTUNE_CSV_H_
+#define TOOLS_ITT_DUMP_VTUNE_CSV_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "tools/itt_dump/output.h"
+#include "tools/itt_dump/verb.h"
+
+namespace ittc {
+namespace itt_dump {
+
+struct VtuneOptions {
+  std::string prefix;  // default: the trace's file name without ".itt"
+};
+
+// Default file-name prefix for a trace path.
+std::string DefaultVtunePrefix(const std::string& trace_path);
+// The host part of the file names.
+std::string VtuneHostName(const std::string& host);
+
+// Creates the files through `files`; ctx.out is not used.
+absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options,
+                         OutputFactory* files);
+
+}  // namespace itt_dump
+}  // namespace ittc
+
+#endif  // TOOLS_ITT_DUMP_VTUNE_CSV_H_
