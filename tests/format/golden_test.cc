@@ -1,0 +1,114 @@
+// Exact bytes of small encodings, written out by hand from FORMAT.md. Any
+// change to what the library writes for these inputs is a format change
+// and must come with a version bump and an update of FORMAT.md.
+// (zstd output is not pinned: it may differ between zstd versions.)
+
+#include <string>
+
+#include "format/format.h"
+#include "gtest/gtest.h"
+
+namespace ittc {
+namespace format {
+namespace {
+
+std::string Hex(std::string_view s) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+
+TEST(Golden, FileHeader) {
+  FileHeader h;
+  h.pid = 0x01020304;
+  h.ppid = 7;
+  h.timebase = Timebase::kMonotonicRawNs;
+  h.timebase_hz = 1000000000;
+  h.start_ticks = 5;
+  h.start_realtime_ns = -1;
+  h.start_monotonic_raw_ns = 6;
+  h.host_name = "h";
+  h.executable_path = "/x";
+  h.command_line = std::string("x\0-v", 4);
+  h.writer = "";
+  const std::string bytes = EncodeFileHeader(h);
+  EXPECT_EQ(Hex(bytes.substr(0, bytes.size() - 4)),
+            "89495454430d0a1a"  // magic
+            "0100" "0000"       // version 1.0
+            "5b000000"          // header size 91
+            "00000000"          // flags
+            "04030201"          // pid
+            "07000000"          // ppid
+            "02000000"          // timebase: CLOCK_MONOTONIC_RAW ns
+            "00ca9a3b00000000"  // 1e9 Hz
+            "0500000000000000"  // start ticks
+            "ffffffffffffffff"  // start realtime -1
+            "0600000000000000"  // start monotonic raw
+            "01000000" "68"     // "h"
+            "02000000" "2f78"   // "/x"
+            "04000000" "78002d76"  // "x\0-v"
+            "00000000");        // ""
+  EXPECT_EQ(bytes.size(), 91u);
+}
+
+TEST(Golden, EventsPayload) {
+  EventStreamEncoder enc;
+  enc.Reset(0, 100);
+  Event e;
+  e.Init(EventKind::kTaskBegin, 101);
+  e.set_u(0, 1);
+  e.set_id(1, Id{});
+  e.set_id(2, Id{});
+  e.set_u(3, 2);
+  enc.Append(e);
+  e.Init(EventKind::kTaskEnd, 105);
+  e.set_u(0, 1);
+  enc.Append(e);
+  // The example of FORMAT.md section 6.
+  EXPECT_EQ(Hex(enc.payload()), "00640202" "0208" "0101000002" "0201");
+
+  // An id made from a pointer, a time field, bytes and a step back in time.
+  enc.Reset(3, 1000);
+  e.Init(EventKind::kFrameSubmit, 990);  // 10 ticks back
+  e.set_u(0, 2);
+  e.set_id(1, Id{0x1234, 0, 0});
+  e.set_time(2, 980);
+  e.set_time(3, 1000);
+  enc.Append(e);
+  e.Init(EventKind::kMetadataStrAdd, 991);
+  e.set_u(0, 2);
+  e.set_id(1, Id{0, 0, 1});
+  e.set_u(2, 300);
+  e.set_bytes(3, "hi");
+  enc.Append(e);
+  EXPECT_EQ(Hex(enc.payload()),
+            "03" "e807" "02" "02"  // thread 3, base 1000, 2 events, 2 bytes
+            "13" "02"              // -10, +1 (zigzag)
+            "10" "02" "01b424" "13" "14"  // frame_submit: -10 and +10 from 990
+            "23" "02" "0401" "ac02" "026869");  // metadata_str_add
+}
+
+TEST(Golden, RecordsPayload) {
+  RecordEncoder enc;
+  enc.Append(DefString(1, "ab"));
+  enc.Append(ToRecord(ClockSync{300, 2, -1}));
+  EXPECT_EQ(Hex(enc.payload()),
+            "8002" "04" "01" "026162"   // def_string, 4 bytes
+            "8103" "04" "ac02" "02" "01");  // clock_sync, 4 bytes
+}
+
+TEST(Golden, UncompressedChunkFraming) {
+  const std::string c = FrameChunkForTest(3, 0, 0x0102030405060708ull, "xyz", 3);
+  EXPECT_EQ(Hex(c.substr(0, 24)),
+            "d743484b" "0300" "0000" "03000000" "03000000" "0807060504030201");
+  EXPECT_EQ(c.substr(32), "xyz");
+  EXPECT_EQ(c.size(), 35u);
+}
+
+}  // namespace
+}  // namespace format
+}  // namespace ittc
