@@ -1,0 +1,47 @@
+#include "tests/tools/dump_runner.h"
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "tools/itt_dump/cli.h"
+#include "tools/itt_dump/output.h"
+#include "tools/itt_dump/trace_index.h"
+
+namespace ittc {
+namespace itt_dump {
+namespace testing {
+
+DumpResult RunDump(const std::vector<std::string>& args,
+                   const std::string& trace, size_t output_limit) {
+  DumpResult r;
+  std::unique_ptr<Output> out = StringOutput(&r.out, output_limit);
+  std::unique_ptr<Output> err = StringOutput(&r.err);
+  Env env;
+  env.out = out.get();
+  env.err = err.get();
+  env.source = [&trace](const std::string& path) {
+    if (path == "missing.itt") return TraceSource::File("/nonexistent/x.itt");
+    return TraceSource::Memory(trace, path);
+  };
+  env.create_file = [&r, output_limit](const std::string& path)
+      -> absl::StatusOr<std::unique_ptr<Output>> {
+    if (path.rfind("/nonexistent", 0) == 0) {
+      return absl::NotFoundError(path + ": No such file or directory");
+    }
+    return StringOutput(&r.files[path], output_limit);
+  };
+  env.make_dir = [](const std::string& dir) -> absl::Status {
+    if (dir.rfind("/nonexistent", 0) == 0) {
+      return absl::NotFoundError(dir + ": No such file or directory");
+    }
+    return absl::OkStatus();
+  };
+  r.status = RunItDump(args, env);
+  out.reset();
+  err.reset();
+  return r;
+}
+
+}  // namespace testing
+}  // namespace itt_dump
+}  // namespace ittc

@@ -1,0 +1,33 @@
+// Runs itt-dump in-process on traces held in memory, capturing stdout,
+// stderr and the files it creates: for the tests and the fuzz target.
+
+#ifndef TESTS_TOOLS_DUMP_RUNNER_H_
+#define TESTS_TOOLS_DUMP_RUNNER_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ittc {
+namespace itt_dump {
+namespace testing {
+
+struct DumpResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+  std::map<std::string, std::string> files;  // path -> contents
+};
+
+// Runs `args`; the file name "trace.itt" (and any other path) reads
+// `trace`, except "missing.itt", which does not exist. `output_limit` caps
+// what stdout and each file keep.
+DumpResult RunDump(const std::vector<std::string>& args,
+                   const std::string& trace,
+                   size_t output_limit = static_cast<size_t>(-1));
+
+}  // namespace testing
+}  // namespace itt_dump
+}  // namespace ittc
+
+#endif  // TESTS_TOOLS_DUMP_RUNNER_H_

@@ -1,0 +1,361 @@
+// Golden tests: every verb on SampleTrace() (sample_traces.h) gives exactly
+// the expected output. The sample's clock makes ns since start equal to
+// ticks - 1000, so each number below can be checked by hand against the
+// events in sample_traces.cc, e.g. main_loop runs 1100..3000 (1900 ns)
+// with children work 1200..1400 and 1700..1800 (self 1600 ns).
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/tools/dump_runner.h"
+#include "tests/tools/sample_traces.h"
+
+namespace ittc {
+namespace itt_dump {
+namespace testing {
+namespace {
+
+constexpr char kText[] = R"golden(100 101/main task_begin app "main_loop" id=- parent=-
+150 102/worker task_begin_overlapped app "overlap" id=9 parent=-
+200 101/main task_begin app "work" id=7 parent=-
+250 101/main metadata_add app "bytes" id=- type=u64 count=1 data=42
+300 101/main marker app "tick" id=- scope=global
+350 102/worker sync_create - "queue_lock" addr=0x1000 objtype="std::mutex" attribute=0
+360 102/worker sync_prepare - "queue_lock" addr=0x1000
+400 101/main task_end app "work"
+460 102/worker sync_acquired - "queue_lock" addr=0x1000
+500 101/main counter_inc app "queue_depth"
+560 102/worker sync_releasing - "queue_lock" addr=0x1000
+600 101/main counter_inc_delta app "queue_depth" delta=5
+600 102/worker heap_allocate_begin libc "malloc" size=64 initialized=0
+610 102/worker heap_allocate_end libc "malloc" addr=0xa000 size=64 initialized=0
+700 101/main task_begin app "work" id=- parent=-
+700 102/worker counter_set_value app "temperature" type=double value=21.5
+800 101/main task_end app "work"
+900 101/main frame_begin render - id=-
+1050 102/worker task_end_overlapped app "overlap" id=9
+1100 102/worker heap_free_begin libc "malloc" addr=0xa000
+1110 102/worker heap_free_end libc "malloc" addr=0xa000
+1200 102/worker task_end app -
+1300 102/worker task_begin render "io" id=- parent=-
+1900 101/main frame_end render - id=-
+2000 101/main task_end app "main_loop"
+2100 101/main frame_submit render - id=- begin=2100 end=2600
+2200 101/main event_start - "legacy"
+2300 101/main event_end - "legacy"
+2400 101/main jit_method_load - "jitted_fn" method_id=5 address=0x7000 size=256 class_file="" source_file="a.cpp" line_table=[]
+2500 101/main counter_dec app "queue_depth"
+2650 101/main task_begin_ex app "work" clock_domain=1 user_timestamp=77 timestamp=2700 id=- parent=-
+2760 101/main task_end_ex app "work" clock_domain=1 user_timestamp=88 timestamp=2750
+)golden";
+
+constexpr char kTextWallWorker[] = R"golden(2023-11-14T22:13:20.000000150Z 102/worker task_begin_overlapped app "overlap" id=9 parent=-
+2023-11-14T22:13:20.000000350Z 102/worker sync_create - "queue_lock" addr=0x1000 objtype="std::mutex" attribute=0
+2023-11-14T22:13:20.000000360Z 102/worker sync_prepare - "queue_lock" addr=0x1000
+2023-11-14T22:13:20.000000460Z 102/worker sync_acquired - "queue_lock" addr=0x1000
+2023-11-14T22:13:20.000000560Z 102/worker sync_releasing - "queue_lock" addr=0x1000
+2023-11-14T22:13:20.000000600Z 102/worker heap_allocate_begin libc "malloc" size=64 initialized=0
+2023-11-14T22:13:20.000000610Z 102/worker heap_allocate_end libc "malloc" addr=0xa000 size=64 initialized=0
+2023-11-14T22:13:20.000000700Z 102/worker counter_set_value app "temperature" type=double value=21.5
+2023-11-14T22:13:20.000001050Z 102/worker task_end_overlapped app "overlap" id=9
+2023-11-14T22:13:20.000001100Z 102/worker heap_free_begin libc "malloc" addr=0xa000
+2023-11-14T22:13:20.000001110Z 102/worker heap_free_end libc "malloc" addr=0xa000
+2023-11-14T22:13:20.000001200Z 102/worker task_end app -
+2023-11-14T22:13:20.000001300Z 102/worker task_begin render "io" id=- parent=-
+)golden";
+
+constexpr char kInfo[] = R"golden(file      trace.itt (1014 bytes, format 1.0)
+process   pid 4242, ppid 1
+exe       "/usr/bin/demo"
+command   demo --fast "two words"
+host      "testhost"
+writer    "trace_builder"
+start     2023-11-14T22:13:20.000000000Z
+timebase  tsc at 1000000000 Hz, 2 clock sync points
+duration  0.000003000 s
+threads   2
+  tid 101 "main" (index 0): 19 events
+  tid 102 "worker" (index 1): 13 events
+total     32 events
+losses    3 events dropped
+  tid 102 (index 1): 3 buffer_full
+damage    none
+end       clean (32 recorded, 3 dropped, 9 chunks)
+)golden";
+
+constexpr char kStatsTable[] = R"golden(trace trace.itt: 32 events
+
+losses
+  tid thread index cause       dropped
+  102 worker     1 buffer_full       3
+
+unbalanced
+  what              count
+  end_without_begin     1
+  open_at_end           1
+
+tasks
+  domain name      kind            count total(us) self(us) min(us) mean(us) p50(us) p90(us) p99(us) max(us)
+  app    main_loop task                1     1.900    1.600   1.900    1.900   1.900   1.900   1.900   1.900
+  app    overlap   overlapped_task     1     0.900    0.900   0.900    0.900   0.900   0.900   0.900   0.900
+  app    work      task                3     0.350    0.350   0.050    0.116   0.100   0.200   0.200   0.200
+         legacy    event               1     0.100    0.100   0.100    0.100   0.100   0.100   0.100   0.100
+
+frames
+  domain count    rate(Hz) min(us) mean(us) p50(us) p90(us) p99(us) max(us)
+  render     2 1176470.588   0.500    0.750   0.500   1.000   1.000   1.000
+
+counters
+  domain name        samples  min  max last
+  app    queue_depth       3    1    6    5
+  app    temperature       1 21.5 21.5 21.5
+
+sync
+  addr   type       name       acquired cancels total_wait(us) max_wait(us)
+  0x1000 std::mutex queue_lock        1       0          0.100        0.100
+
+heap
+  function domain allocs reallocs frees bytes peak_live
+  malloc   libc        1        0     1    64        64
+
+jit
+  loaded inline updated unloaded code_bytes
+       1      0       0        0        256
+
+)golden";
+
+constexpr char kStatsCsvPerThread[] = R"golden(section,tid,thread,thread_index,cause,dropped
+losses,102,worker,1,buffer_full,3
+
+section,what,count
+unbalanced,end_without_begin,1
+unbalanced,open_at_end,1
+
+section,domain,name,kind,count,total_ns,self_ns,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,max_ns
+tasks,app,main_loop,task,1,1900,1600,1900,1900,1900,1900,1900,1900
+tasks,app,overlap,overlapped_task,1,900,900,900,900,900,900,900,900
+tasks,app,work,task,3,350,350,50,116,100,200,200,200
+tasks,,legacy,event,1,100,100,100,100,100,100,100,100
+
+section,tid,thread,domain,name,kind,count,total_ns,self_ns,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,max_ns
+thread_tasks,101,main,app,main_loop,task,1,1900,1600,1900,1900,1900,1900,1900,1900
+thread_tasks,101,main,app,work,task,3,350,350,50,116,100,200,200,200
+thread_tasks,101,main,,legacy,event,1,100,100,100,100,100,100,100,100
+thread_tasks,102,worker,app,overlap,overlapped_task,1,900,900,900,900,900,900,900,900
+
+section,domain,count,rate_hz,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,max_ns
+frames,render,2,1176470.588,500,750,500,1000,1000,1000
+
+section,domain,name,samples,min,max,last
+counters,app,queue_depth,3,1,6,5
+counters,app,temperature,1,21.5,21.5,21.5
+
+section,addr,type,name,acquisitions,cancels,total_wait_ns,max_wait_ns
+sync,0x1000,std::mutex,queue_lock,1,0,100,100
+
+section,function,domain,allocations,reallocations,frees,bytes,peak_live_bytes
+heap,malloc,libc,1,0,1,64,64
+
+section,methods_loaded,inline_loaded,updated,unloaded,code_bytes
+jit,1,0,0,0,256
+)golden";
+
+constexpr char kStatsJson[] = R"golden({"trace":"trace.itt","events":32,
+"losses":[
+{"tid":102,"thread":"worker","thread_index":1,"cause":"buffer_full","dropped":3}],
+"damage":[],
+"unbalanced":[
+{"what":"end_without_begin","count":1},
+{"what":"open_at_end","count":1}],
+"tasks":[
+{"domain":"app","name":"main_loop","kind":"task","count":1,"total_ns":1900,"self_ns":1600,"min_ns":1900,"mean_ns":1900,"p50_ns":1900,"p90_ns":1900,"p99_ns":1900,"max_ns":1900},
+{"domain":"app","name":"overlap","kind":"overlapped_task","count":1,"total_ns":900,"self_ns":900,"min_ns":900,"mean_ns":900,"p50_ns":900,"p90_ns":900,"p99_ns":900,"max_ns":900},
+{"domain":"app","name":"work","kind":"task","count":3,"total_ns":350,"self_ns":350,"min_ns":50,"mean_ns":116,"p50_ns":100,"p90_ns":200,"p99_ns":200,"max_ns":200},
+{"domain":"","name":"legacy","kind":"event","count":1,"total_ns":100,"self_ns":100,"min_ns":100,"mean_ns":100,"p50_ns":100,"p90_ns":100,"p99_ns":100,"max_ns":100}],
+"frames":[
+{"domain":"render","count":2,"rate_hz":1176470.588,"min_ns":500,"mean_ns":750,"p50_ns":500,"p90_ns":1000,"p99_ns":1000,"max_ns":1000}],
+"counters":[
+{"domain":"app","name":"queue_depth","samples":3,"min":1,"max":6,"last":5},
+{"domain":"app","name":"temperature","samples":1,"min":21.5,"max":21.5,"last":21.5}],
+"sync":[
+{"addr":"0x1000","type":"std::mutex","name":"queue_lock","acquisitions":1,"cancels":0,"total_wait_ns":100,"max_wait_ns":100}],
+"heap":[
+{"function":"malloc","domain":"libc","allocations":1,"reallocations":0,"frees":1,"bytes":64,"peak_live_bytes":64}],
+"jit":[
+{"methods_loaded":1,"inline_loaded":0,"updated":0,"unloaded":0,"code_bytes":256}]
+}
+)golden";
+
+constexpr char kChrome[] = R"golden({"traceEvents":[
+{"ph":"M","pid":4242,"tid":0,"ts":0,"name":"process_name","args":{"name":"demo"}},
+{"ph":"M","pid":4242,"tid":101,"ts":0,"name":"thread_name","args":{"name":"main"}},
+{"ph":"M","pid":4242,"tid":102,"ts":0,"name":"thread_name","args":{"name":"worker"}},
+{"ph":"i","pid":4242,"tid":101,"ts":0.300,"name":"tick","cat":"app","s":"g"},
+{"ph":"X","pid":4242,"tid":101,"ts":0.200,"dur":0.200,"name":"work","cat":"app","args":{"bytes":42}},
+{"ph":"C","pid":4242,"tid":101,"ts":0.500,"name":"queue_depth","cat":"app","args":{"value":1}},
+{"ph":"C","pid":4242,"tid":101,"ts":0.600,"name":"queue_depth","cat":"app","args":{"value":6}},
+{"ph":"C","pid":4242,"tid":102,"ts":0.700,"name":"temperature","cat":"app","args":{"value":21.5}},
+{"ph":"X","pid":4242,"tid":101,"ts":0.700,"dur":0.100,"name":"work","cat":"app"},
+{"ph":"b","pid":4242,"tid":102,"ts":0.150,"name":"overlap","cat":"app","id":"0x9"},
+{"ph":"e","pid":4242,"tid":102,"ts":1.050,"name":"overlap","cat":"app","id":"0x9"},
+{"ph":"M","pid":4242,"tid":1073741824,"ts":0,"name":"thread_name","args":{"name":"frames render"}},
+{"ph":"X","pid":4242,"tid":1073741824,"ts":0.900,"dur":1.000,"name":"frame render","cat":"render"},
+{"ph":"X","pid":4242,"tid":101,"ts":0.100,"dur":1.900,"name":"main_loop","cat":"app"},
+{"ph":"X","pid":4242,"tid":1073741824,"ts":2.100,"dur":0.500,"name":"frame render","cat":"render"},
+{"ph":"X","pid":4242,"tid":101,"ts":2.200,"dur":0.100,"name":"legacy","cat":"event"},
+{"ph":"C","pid":4242,"tid":101,"ts":2.500,"name":"queue_depth","cat":"app","args":{"value":5}},
+{"ph":"X","pid":4242,"tid":101,"ts":2.700,"dur":0.050,"name":"work","cat":"app"},
+{"ph":"X","pid":4242,"tid":102,"ts":1.300,"dur":1.700,"name":"io","cat":"render","args":{"open_at_end":true}}
+],"displayTimeUnit":"ns","otherData":{"trace":"trace.itt","host":"testhost","pid":4242,"events":32,"end_without_begin":1,"open_at_end":1,"frame_end_without_begin":0,"frames_open_at_end":0,"unresolved_relations":0}}
+)golden";
+
+constexpr char kVtuneIntervals[] = R"golden(name,start_tsc.RDTSC,end_tsc,pid,tid
+work,1200,1400,4242,101
+work,1700,1800,4242,101
+overlap,1150,2050,4242,102
+render,1900,2900,4242,
+main_loop,1100,3000,4242,101
+render,3100,3600,4242,
+legacy,3200,3300,4242,101
+work,3700,3750,4242,101
+io,2300,4000,4242,102
+)golden";
+
+constexpr char kVtuneCounters[] = R"golden(tsc.RDTSC,queue_depth.COUNT,temperature.INST,pid,tid
+1500,1,,4242,101
+1600,6,,4242,101
+1700,,21.5,4242,102
+3500,5,,4242,101
+)golden";
+
+class GoldenTest : public ::testing::Test {
+ protected:
+  DumpResult Run(const std::vector<std::string>& args) {
+    return RunDump(args, trace_);
+  }
+  const std::string trace_ = SampleTrace();
+};
+
+TEST_F(GoldenTest, TextIsTheDefaultVerbInTimeOrder) {
+  DumpResult r = Run({"trace.itt"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, kText);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(Run({"text", "trace.itt"}).out, kText);
+}
+
+TEST_F(GoldenTest, TextWallClockAndThreadFilter) {
+  DumpResult r = Run({"text", "--wall", "--thread=worker", "trace.itt"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, kTextWallWorker);
+  // The same thread by its OS id.
+  EXPECT_EQ(Run({"text", "--wall", "--thread=102", "trace.itt"}).out,
+            kTextWallWorker);
+}
+
+TEST_F(GoldenTest, TextNameAndTimeWindowFilters) {
+  DumpResult r =
+      Run({"text", "--name=w*", "--from=150", "--to=800", "trace.itt"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "200 101/main task_begin app \"work\" id=7 parent=-\n"
+            "400 101/main task_end app \"work\"\n"
+            "700 101/main task_begin app \"work\" id=- parent=-\n"
+            "800 101/main task_end app \"work\"\n");
+}
+
+TEST_F(GoldenTest, TextDomainFilter) {
+  DumpResult r = Run({"text", "--domain=render", "trace.itt"});
+  EXPECT_EQ(r.out,
+            "900 101/main frame_begin render - id=-\n"
+            "1300 102/worker task_begin render \"io\" id=- parent=-\n"
+            "1900 101/main frame_end render - id=-\n"
+            "2100 101/main frame_submit render - id=- begin=2100 end=2600\n");
+}
+
+TEST_F(GoldenTest, Info) {
+  DumpResult r = Run({"info", "trace.itt"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, kInfo);
+}
+
+TEST_F(GoldenTest, StatsTable) {
+  DumpResult r = Run({"stats", "trace.itt"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, kStatsTable);
+}
+
+TEST_F(GoldenTest, StatsCsvPerThread) {
+  DumpResult r = Run({"stats", "--format=csv", "--per-thread", "trace.itt"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, kStatsCsvPerThread);
+}
+
+TEST_F(GoldenTest, StatsJson) {
+  DumpResult r = Run({"stats", "--format=json", "trace.itt"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, kStatsJson);
+}
+
+TEST_F(GoldenTest, StatsNameFilterKeepsMatchingTasksOnly) {
+  DumpResult r = Run({"stats", "--format=csv", "--name=main_loop",
+                      "trace.itt"});
+  EXPECT_NE(r.out.find("tasks,app,main_loop,task,1,1900,1600,"),
+            std::string::npos);
+  EXPECT_EQ(r.out.find("tasks,app,work,"), std::string::npos);
+  EXPECT_EQ(r.out.find("frames,"), std::string::npos);
+}
+
+TEST_F(GoldenTest, Chrome) {
+  DumpResult r = Run({"chrome", "trace.itt", "-o", "out.json"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "");
+  ASSERT_EQ(r.files.count("out.json"), 1u);
+  EXPECT_EQ(r.files["out.json"], kChrome);
+  // The unbalanced input is reported on stderr, not fatal.
+  EXPECT_EQ(r.err,
+            "itt-dump: trace.itt: unbalanced: 1 ends without begin, 1 tasks "
+            "open at the end, 0 frame ends without begin, 0 frames open at "
+            "the end\n");
+}
+
+TEST_F(GoldenTest, ChromeToStdout) {
+  DumpResult r = Run({"chrome", "trace.itt", "-o", "-"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, kChrome);
+}
+
+TEST_F(GoldenTest, VtuneCsv) {
+  DumpResult r = Run({"vtune-csv", "trace.itt", "-o", "out"});
+  EXPECT_EQ(r.status, 0);
+  ASSERT_EQ(r.files.size(), 2u);
+  EXPECT_EQ(r.files["out/trace-intervals-hostname-testhost.csv"],
+            kVtuneIntervals);
+  EXPECT_EQ(r.files["out/trace-counters-hostname-testhost.csv"],
+            kVtuneCounters);
+}
+
+TEST_F(GoldenTest, VtuneCsvPrefixAndFilter) {
+  DumpResult r = Run({"vtune-csv", "--prefix=phases", "--thread=102",
+                      "trace.itt", "-o", "d"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.files["d/phases-intervals-hostname-testhost.csv"],
+            "name,start_tsc.RDTSC,end_tsc,pid,tid\n"
+            "overlap,1150,2050,4242,102\n"
+            "io,2300,4000,4242,102\n");
+  EXPECT_EQ(r.files["d/phases-counters-hostname-testhost.csv"],
+            "tsc.RDTSC,queue_depth.COUNT,temperature.INST,pid,tid\n"
+            "1700,,21.5,4242,102\n");
+}
+
+TEST_F(GoldenTest, VerifyCleanTrace) {
+  DumpResult r = Run({"verify", "trace.itt"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "trace.itt: ok (10 chunks, 32 events, 0 problems, 0 warnings)\n");
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace itt_dump
+}  // namespace ittc

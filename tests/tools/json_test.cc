@@ -1,0 +1,189 @@
+// The JSON itt-dump writes (chrome, stats --format=json) parses with a
+// strict parser, and every Chrome trace event has the fields the Trace
+// Event Format requires for its phase.
+
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/tools/dump_runner.h"
+#include "tests/tools/json_checker.h"
+#include "tests/tools/sample_traces.h"
+#include "tests/tools/trace_builder.h"
+
+namespace ittc {
+namespace itt_dump {
+namespace testing {
+namespace {
+
+using format::EventKind;
+using Type = JsonValue::Type;
+
+TEST(JsonChecker, AcceptsValidAndRejectsInvalid) {
+  JsonValue v;
+  std::string err;
+  EXPECT_TRUE(ParseJson(R"({"a":[1,-2.5e3,true,null,"x\"\u00e9"],"b":{}})",
+                        &v, &err))
+      << err;
+  for (const char* bad :
+       {"{\"a\":1,}", "[1,]", "{\"a\":NaN}", "[\"x", "{\"a\" 1}", "01",
+        "[1] [2]", "{\"a\":\"\x01\"}", "[1.]", "[-]", "{'a':1}"}) {
+    EXPECT_FALSE(ParseJson(bad, &v, &err)) << bad;
+  }
+}
+
+// Checks the Trace Event Format requirements of each event and counts the
+// events per phase into *phases.
+void CheckChrome(const std::string& json,
+                 std::map<std::string, int>* phases) {
+  JsonValue doc;
+  std::string err;
+  EXPECT_TRUE(ParseJson(json, &doc, &err)) << err;
+  if (doc.type != Type::kObject) {
+    ADD_FAILURE() << "not an object";
+    return;
+  }
+  const JsonValue* events = doc.Get("traceEvents");
+  if (events == nullptr || events->type != Type::kArray) {
+    ADD_FAILURE() << "no traceEvents array";
+    return;
+  }
+  for (const JsonValue& e : events->items) {
+    ASSERT_EQ(e.type, Type::kObject);
+    const JsonValue* ph = e.Get("ph");
+    ASSERT_NE(ph, nullptr);
+    ASSERT_EQ(ph->type, Type::kString);
+    ++(*phases)[ph->text];
+    for (const char* key : {"pid", "tid", "ts"}) {
+      const JsonValue* f = e.Get(key);
+      ASSERT_NE(f, nullptr) << key << " missing in a " << ph->text;
+      EXPECT_EQ(f->type, Type::kNumber) << key;
+    }
+    const JsonValue* name = e.Get("name");
+    ASSERT_NE(name, nullptr) << "name missing in a " << ph->text;
+    EXPECT_EQ(name->type, Type::kString);
+    const std::string& p = ph->text;
+    if (p == "X") {
+      const JsonValue* dur = e.Get("dur");
+      ASSERT_NE(dur, nullptr);
+      EXPECT_EQ(dur->type, Type::kNumber);
+      EXPECT_GE(dur->number, 0);
+    } else if (p == "b" || p == "e") {
+      ASSERT_NE(e.Get("id"), nullptr);
+      ASSERT_NE(e.Get("cat"), nullptr);
+    } else if (p == "s" || p == "f") {
+      ASSERT_NE(e.Get("id"), nullptr);
+      if (p == "f") {
+        ASSERT_NE(e.Get("bp"), nullptr);
+      }
+    } else if (p == "i") {
+      const JsonValue* s = e.Get("s");
+      ASSERT_NE(s, nullptr);
+      EXPECT_TRUE(s->text == "g" || s->text == "p" || s->text == "t");
+    } else if (p == "C") {
+      const JsonValue* args = e.Get("args");
+      ASSERT_NE(args, nullptr);
+      ASSERT_EQ(args->type, Type::kObject);
+      for (const auto& [k, v] : args->members) EXPECT_EQ(v.type, Type::kNumber);
+    } else if (p == "M") {
+      const JsonValue* args = e.Get("args");
+      ASSERT_NE(args, nullptr);
+      ASSERT_NE(args->Get("name"), nullptr);
+    } else {
+      ADD_FAILURE() << "unexpected phase " << p;
+    }
+  }
+}
+
+std::string Chrome(const std::string& trace) {
+  DumpResult r = RunDump({"chrome", "trace.itt", "-o", "-"}, trace);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.out;
+}
+
+TEST(ChromeJson, SampleHasEveryPhaseWithRequiredFields) {
+  std::map<std::string, int> phases;
+  CheckChrome(Chrome(SampleTrace()), &phases);
+  EXPECT_EQ(phases["M"], 4);  // process, two threads, one frame track
+  EXPECT_EQ(phases["X"], 8);  // 5 tasks, 2 frames, 1 legacy event
+  EXPECT_EQ(phases["b"], 1);
+  EXPECT_EQ(phases["e"], 1);
+  EXPECT_EQ(phases["i"], 1);
+  EXPECT_EQ(phases["C"], 4);
+}
+
+TEST(ChromeJson, SyntheticTraceHasOneCompleteEventPerTask) {
+  // 3 threads x 4000 events = 6000 tasks.
+  std::map<std::string, int> phases;
+  CheckChrome(Chrome(SyntheticTrace(3, 4000, 500)), &phases);
+  EXPECT_EQ(phases["X"], 6000);
+}
+
+TEST(ChromeJson, StringsAreEscapedWhateverTheirBytes) {
+  static const std::string kNasty("q\"uote\\back\nline\x01\xff\xc3(end", 20);
+  TraceBuilder b;
+  b.String(1, kNasty).Domain(1, "d\"om").Thread(0, 7, "t\tab\x80");
+  b.Events(0, {Ev(EventKind::kTaskBegin, 1100, {U(1), Null(), Null(), U(1)}),
+               Ev(EventKind::kMetadataStrAdd, 1150,
+                  {U(1), Null(), U(1), B(kNasty)}),
+               Ev(EventKind::kTaskEnd, 1200, {U(1)})});
+  const std::string json = Chrome(b.bytes());
+  std::map<std::string, int> phases;
+  CheckChrome(json, &phases);
+  EXPECT_EQ(phases["X"], 1);
+}
+
+TEST(ChromeJson, RelationsBecomeFlowPairs) {
+  TraceBuilder b;
+  b.String(1, "producer").String(2, "consumer").Domain(1, "d");
+  b.Thread(0, 7, "a").Thread(1, 8, "b");
+  b.Events(0, {Ev(EventKind::kTaskBegin, 1100, {U(1), I(1), Null(), U(1)}),
+               Ev(EventKind::kRelationAdd, 1150,
+                  {U(1), I(1), U(7), I(2)}),
+               Ev(EventKind::kTaskEnd, 1200, {U(1)})});
+  b.Events(1, {Ev(EventKind::kTaskBegin, 1300, {U(1), I(2), Null(), U(2)}),
+               Ev(EventKind::kTaskEnd, 1400, {U(1)})});
+  const std::string json = Chrome(b.bytes());
+  std::map<std::string, int> phases;
+  CheckChrome(json, &phases);
+  EXPECT_EQ(phases["s"], 1);
+  EXPECT_EQ(phases["f"], 1);
+  EXPECT_NE(json.find("{\"ph\":\"f\",\"pid\":4242,\"tid\":8,\"ts\":0.300,"
+                      "\"bp\":\"e\",\"id\":1"),
+            std::string::npos)
+      << json;
+}
+
+TEST(ChromeJson, DamagedAndEmptyTracesStillGiveValidJson) {
+  std::string t = SampleTrace();
+  for (size_t cut : {t.size() - 1, t.size() / 2, t.size() / 3}) {
+    std::map<std::string, int> phases;
+    CheckChrome(Chrome(t.substr(0, cut)), &phases);
+  }
+  TraceBuilder empty;
+  std::map<std::string, int> phases;
+  CheckChrome(Chrome(empty.bytes()), &phases);
+  EXPECT_EQ(phases["M"], 1);
+}
+
+TEST(StatsJson, ParsesAndHasEverySection) {
+  for (const std::string& t :
+       {SampleTrace(), TraceBuilder().bytes(), SyntheticTrace(2, 3000, 256)}) {
+    DumpResult r = RunDump({"stats", "--format=json", "trace.itt"}, t);
+    ASSERT_EQ(r.status, 0);
+    JsonValue doc;
+    std::string err;
+    ASSERT_TRUE(ParseJson(r.out, &doc, &err)) << err << "\n" << r.out;
+    for (const char* s : {"losses", "damage", "unbalanced", "tasks",
+                          "frames", "counters", "sync", "heap", "jit"}) {
+      const JsonValue* v = doc.Get(s);
+      ASSERT_NE(v, nullptr) << s;
+      EXPECT_EQ(v->type, Type::kArray) << s;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace itt_dump
+}  // namespace ittc
