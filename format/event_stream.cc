@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <new>
 
 #include "format/coding.h"
 
@@ -150,13 +149,14 @@ const char* DecodeFields(const KindSchema& schema, const char* p,
 
 }  // namespace internal
 
-void EventStreamEncoder::Buffer::Grow(size_t n) {
+bool EventStreamEncoder::Buffer::Grow(size_t n) {
   size_t cap = capacity == 0 ? 4096 : capacity;
   while (cap - size < n) cap *= 2;
   char* nb = static_cast<char*>(std::realloc(data, cap));
-  if (nb == nullptr) throw std::bad_alloc();
+  if (nb == nullptr) return false;
   data = nb;
   capacity = cap;
+  return true;
 }
 
 void EventStreamEncoder::Buffer::Free() {
@@ -183,6 +183,7 @@ void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
   thread_index_ = thread_index;
   base_time_ = last_time_ = base_time;
   assembled_ = false;
+  failed_ = false;
 }
 
 namespace {
@@ -205,54 +206,64 @@ inline char* PutId(char* p, const Id& id) {
 
 void EventStreamEncoder::Append(const Event& event) {
   assembled_ = false;
-  {
-    char* t = times_.Reserve(kMaxVarint64Bytes);
-    t = PutVarint64(
-        t, ZigZagEncode(static_cast<int64_t>(event.time - last_time_)));
-    times_.size = static_cast<size_t>(t - times_.data);
+  // Room for the whole event in both streams first, so that a failed
+  // allocation leaves the streams consistent.
+  const KindSchema* s = nullptr;
+  size_t op_room;
+  switch (event.kind) {
+    case EventKind::kTaskBegin:
+      op_room = 1 + 2 * kMaxVarint64Bytes + 2 * kMaxFieldBytes;
+      break;
+    case EventKind::kTaskEnd:
+      op_room = 1 + kMaxVarint64Bytes;
+      break;
+    default:
+      s = FindSchema(event.kind);
+      op_room = s->bytes_field_count == 0 ? kMaxFixedEventBytes
+                                          : MaxEncodedEventSize(event);
+      break;
   }
+  char* t = times_.Reserve(kMaxVarint64Bytes);
+  char* p = ops_.Reserve(op_room);
+  if (t == nullptr || p == nullptr) {
+    failed_ = true;
+    return;
+  }
+  t = PutVarint64(
+      t, ZigZagEncode(static_cast<int64_t>(event.time - last_time_)));
+  times_.size = static_cast<size_t>(t - times_.data);
   last_time_ = event.time;
   ++event_count_;
 
   // The two kinds that make up most traces get straight-line code.
   const FieldValue* f = event.fields;
   switch (event.kind) {
-    case EventKind::kTaskBegin: {
-      char* p = ops_.Reserve(1 + 2 * kMaxVarint64Bytes + 2 * kMaxFieldBytes);
+    case EventKind::kTaskBegin:
       *p++ = static_cast<char>(EventKind::kTaskBegin);
       p = PutVarint64(p, f[0].u);
       p = PutId(p, f[1].id);
       p = PutId(p, f[2].id);
       p = PutVarint64(p, f[3].u);
-      ops_.size = static_cast<size_t>(p - ops_.data);
-      return;
-    }
-    case EventKind::kTaskEnd: {
-      char* p = ops_.Reserve(1 + kMaxVarint64Bytes);
+      break;
+    case EventKind::kTaskEnd:
       *p++ = static_cast<char>(EventKind::kTaskEnd);
       p = PutVarint64(p, f[0].u);
-      ops_.size = static_cast<size_t>(p - ops_.data);
-      return;
-    }
-    default:
       break;
-  }
-
-  const KindSchema* s = FindSchema(event.kind);
-  char* p = ops_.Reserve(s->bytes_field_count == 0 ? kMaxFixedEventBytes
-                                                   : MaxEncodedEventSize(event));
-  p = PutVarint64(p, static_cast<uint16_t>(event.kind));
-  if (IsSizedKind(event.kind)) {
-    // Encode the block after the widest possible length prefix, then move
-    // it next to the actual prefix. Rare: no kind of version 1.0 is sized.
-    char* block = p + kMaxVarint64Bytes;
-    char* end = internal::EncodeFields(*s, event, event.time, block);
-    const size_t len = static_cast<size_t>(end - block);
-    p = PutVarint64(p, len);
-    std::memmove(p, block, len);
-    p += len;
-  } else {
-    p = internal::EncodeFields(*s, event, event.time, p);
+    default:
+      p = PutVarint64(p, static_cast<uint16_t>(event.kind));
+      if (IsSizedKind(event.kind)) {
+        // Encode the block after the widest possible length prefix, then
+        // move it next to the actual prefix. Rare: no 1.0 kind is sized.
+        char* block = p + kMaxVarint64Bytes;
+        char* end = internal::EncodeFields(*s, event, event.time, block);
+        const size_t len = static_cast<size_t>(end - block);
+        p = PutVarint64(p, len);
+        std::memmove(p, block, len);
+        p += len;
+      } else {
+        p = internal::EncodeFields(*s, event, event.time, p);
+      }
+      break;
   }
   ops_.size = static_cast<size_t>(p - ops_.data);
 }
@@ -267,6 +278,10 @@ std::string_view EventStreamEncoder::payload() const {
   if (!assembled_) {
     out_.size = 0;
     char* p = out_.Reserve(payload_size());
+    if (p == nullptr) {
+      failed_ = true;
+      return std::string_view();
+    }
     p = PutVarint64(p, thread_index_);
     p = PutVarint64(p, base_time_);
     p = PutVarint64(p, event_count_);

@@ -58,6 +58,11 @@ class EventStreamEncoder {
   size_t payload_size() const;
   size_t event_count() const { return event_count_; }
   uint32_t thread_index() const { return thread_index_; }
+  // True if memory ran out since the last Reset: an Append dropped its
+  // event (or payload() returned an empty view). The encoder never throws
+  // or aborts, since it runs inside the traced process; the caller counts
+  // the events as lost and Resets.
+  bool failed() const { return failed_; }
 
   ~EventStreamEncoder();
 
@@ -66,12 +71,13 @@ class EventStreamEncoder {
     char* data = nullptr;
     size_t size = 0;
     size_t capacity = 0;
-    // Makes room for n more bytes; returns where they go.
+    // Makes room for n more bytes; returns where they go, or nullptr if
+    // memory ran out (the buffer is then unchanged).
     char* Reserve(size_t n) {
-      if (capacity - size < n) Grow(n);
+      if (capacity - size < n && !Grow(n)) return nullptr;
       return data + size;
     }
-    void Grow(size_t n);
+    bool Grow(size_t n);
     void Free();
   };
 
@@ -80,6 +86,7 @@ class EventStreamEncoder {
   Buffer ops_;
   mutable Buffer out_;
   mutable bool assembled_ = false;
+  mutable bool failed_ = false;
   size_t event_count_ = 0;
   uint64_t base_time_ = 0;
   uint64_t last_time_ = 0;

@@ -180,6 +180,33 @@ TEST(EventStream, NullIdTakesOneByte) {
                                        "\x02\x01", 13));
 }
 
+TEST(EventStream, OutOfMemoryDropsTheEventAndIsReported) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan reports a 4 TiB allocation instead of failing it";
+#endif
+  EventStreamEncoder enc;
+  enc.Reset(1, 0);
+  Event e;
+  e.Init(EventKind::kTaskEnd, 1);
+  e.set_u(0, 1);
+  enc.Append(e);
+  const std::string before(enc.payload());
+  // A bytes field claiming 4 TiB: the encoder must fail to make room for it
+  // before reading any of it.
+  static const char kByte = 'x';
+  e.Init(EventKind::kMetadataStrAdd, 2);
+  e.set_u(0, 1);
+  e.set_id(1, Id{});
+  e.set_u(2, 1);
+  e.set_bytes(3, std::string_view(&kByte, size_t{1} << 42));
+  enc.Append(e);
+  EXPECT_TRUE(enc.failed());
+  EXPECT_EQ(enc.event_count(), 1u);
+  EXPECT_EQ(enc.payload(), before);  // still a consistent payload
+  enc.Reset(1, 0);
+  EXPECT_FALSE(enc.failed());
+}
+
 TEST(EventStream, ResetReusesTheEncoder) {
   Rng rng(3);
   uint64_t t = 0;
