@@ -20,7 +20,7 @@ DumpResult RunDump(const std::vector<std::string>& args,
   env.out = out.get();
   env.err = err.get();
   env.source = [&trace](const std::string& path) {
-    if (path == "missing.itt") return TraceSource::File("/nonexistent/x.itt");
+    if (path == "missing.itt") return TraceSource::File(path);
     return TraceSource::Memory(trace, path);
   };
   env.create_file = [&r, output_limit](const std::string& path)

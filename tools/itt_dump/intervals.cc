@@ -23,6 +23,9 @@ constexpr size_t kMaxKeyed = 1000000;
 
 bool IsNull(const format::Id& id) { return id == format::Id{}; }
 
+// __itt_timestamp_none, stored as passed (FORMAT.md, "Frame submit").
+constexpr uint64_t kTimestampNone = ~uint64_t{0};
+
 }  // namespace
 
 const char* IntervalKindName(IntervalKind kind) {
@@ -230,7 +233,11 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       open.iv.domain = e.u(0);
       open.iv.id = e.id(1);
       open.iv.begin = e.time_field(2);
-      open.iv.end = std::max(e.time_field(3), open.iv.begin);
+      // __itt_timestamp_none as the end means "the time of the call".
+      const uint64_t end = e.time_field(3) == kTimestampNone ? e.time
+                                                             : e.time_field(3);
+      if (open.iv.begin == kTimestampNone) open.iv.begin = e.time;
+      open.iv.end = std::max(end, open.iv.begin);
       Deliver(&open);
       return;
     }

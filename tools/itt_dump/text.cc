@@ -247,7 +247,11 @@ void TextPrinter::AppendField(std::string* out, const Event& e,
       AppendNumber(out, v.as_double());
       return;
     case FieldType::kTime:
-      AppendTime(out, v.u);
+      if (v.u == ~uint64_t{0}) {
+        out->append("none");  // __itt_timestamp_none
+      } else {
+        AppendTime(out, v.u);
+      }
       return;
     case FieldType::kId:
       if (v.id == format::Id{}) {

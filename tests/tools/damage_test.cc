@@ -1,0 +1,223 @@
+// Damaged, truncated, empty and foreign files: verify's documented exit
+// statuses (0 clean, 1 truncated, 2 corrupt, 3 not a trace, 4 unreadable),
+// one clear stderr line naming the file for the other verbs, and no crash
+// on any of them with any verb.
+
+#include <string>
+#include <vector>
+
+#include "format/crc32c.h"
+#include "gtest/gtest.h"
+#include "tests/tools/dump_runner.h"
+#include "tests/tools/sample_traces.h"
+#include "tests/tools/trace_builder.h"
+
+namespace ittc {
+namespace itt_dump {
+namespace testing {
+namespace {
+
+using format::EventKind;
+
+const std::vector<std::vector<std::string>>& AllVerbs() {
+  static const std::vector<std::vector<std::string>> kVerbs = {
+      {"info", "trace.itt"},
+      {"text", "trace.itt"},
+      {"text", "--wall", "--name=*o*", "--from=100", "trace.itt"},
+      {"stats", "trace.itt"},
+      {"stats", "--format=json", "--per-thread", "trace.itt"},
+      {"stats", "--format=csv", "--domain=app", "trace.itt"},
+      {"chrome", "trace.itt", "-o", "out.json"},
+      {"vtune-csv", "trace.itt", "-o", "dir"},
+      {"verify", "trace.itt"},
+  };
+  return kVerbs;
+}
+
+int Verify(const std::string& trace, std::string* out = nullptr) {
+  DumpResult r = RunDump({"verify", "trace.itt"}, trace);
+  if (out != nullptr) *out = r.out;
+  return r.status;
+}
+
+// A trace with the end chunk but one events chunk's payload byte flipped.
+std::string FlipInChunk(const std::string& trace, size_t chunk_start) {
+  std::string t = trace;
+  t[chunk_start + 40] ^= 0x55;
+  return t;
+}
+
+TEST(Verify, CleanTraceIsZero) { EXPECT_EQ(Verify(SampleTrace()), 0); }
+
+TEST(Verify, TruncatedTailIsOne) {
+  const std::string t = SampleTrace();
+  std::string out;
+  EXPECT_EQ(Verify(t.substr(0, t.size() - 5), &out), 1);
+  EXPECT_NE(out.find(": truncated, "), std::string::npos) << out;
+  EXPECT_NE(out.find("trace.itt: truncated ("), std::string::npos) << out;
+}
+
+TEST(Verify, ZeroFilledTailIsOne) {
+  EXPECT_EQ(Verify(SampleTrace() + std::string(4096, '\0')), 1);
+}
+
+TEST(Verify, MissingEndRecordIsOne) {
+  TraceBuilder b;
+  b.Thread(0, 1, "t").SyncAt(1000);
+  std::string out;
+  EXPECT_EQ(Verify(b.bytes(), &out), 1);
+  EXPECT_NE(out.find("no end record"), std::string::npos) << out;
+}
+
+TEST(Verify, FlippedByteIsTwoWithOffset) {
+  TraceBuilder b;
+  b.String(1, "x").Domain(1, "d").Thread(0, 1, "t");
+  const size_t chunk = b.size();
+  std::vector<format::Event> events;
+  for (int i = 0; i < 200; ++i) {
+    events.push_back(Ev(EventKind::kTaskBegin, 1000 + 2 * i,
+                        {U(1), Null(), Null(), U(1)}));
+    events.push_back(Ev(EventKind::kTaskEnd, 1001 + 2 * i, {U(1)}));
+  }
+  b.Events(0, events).End(2000);
+  std::string out;
+  EXPECT_EQ(Verify(FlipInChunk(b.bytes(), chunk), &out), 2);
+  EXPECT_NE(out.find("offset " + std::to_string(chunk) + ": corrupt"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("trace.itt: corrupt ("), std::string::npos) << out;
+}
+
+TEST(Verify, MalformedPayloadWithGoodChecksumIsTwo) {
+  TraceBuilder b;
+  b.Thread(0, 1, "t");
+  // A valid payload cut short by one byte, framed with a good checksum.
+  format::EventStreamEncoder enc;
+  enc.Reset(0, 1000);
+  enc.Append(Ev(EventKind::kTaskBegin, 1000, {U(1), I(300), Null(), U(1)}));
+  std::string payload(enc.payload());
+  payload.pop_back();
+  b.Raw(format::FrameChunkForTest(1, 0, 1, payload,
+                                  static_cast<uint32_t>(payload.size())));
+  std::string out;
+  EXPECT_EQ(Verify(b.bytes(), &out), 2);
+  EXPECT_NE(out.find("events chunk of thread 0"), std::string::npos) << out;
+}
+
+TEST(Verify, MissingChunkIsTwo) {
+  TraceBuilder b;
+  b.Thread(0, 1, "t");
+  b.Raw(format::FrameChunkForTest(3, 0, 5, "", 0));  // sequence 1..4 missing
+  std::string out;
+  EXPECT_EQ(Verify(b.bytes(), &out), 2);
+  EXPECT_NE(out.find("missing"), std::string::npos) << out;
+}
+
+TEST(Verify, EmptyFileIsNotATrace) {
+  std::string out;
+  EXPECT_EQ(Verify("", &out), 3);
+  EXPECT_EQ(out, "trace.itt: not a trace: empty file, not a trace\n");
+}
+
+TEST(Verify, ForeignFileIsNotATrace) {
+  EXPECT_EQ(Verify("#!/bin/sh\necho hello\n"), 3);
+  EXPECT_EQ(Verify(std::string(100, '\0')), 3);
+}
+
+TEST(Verify, TruncatedHeaderIsOne) {
+  const std::string t = SampleTrace();
+  EXPECT_EQ(Verify(t.substr(0, 3)), 1);
+  EXPECT_EQ(Verify(t.substr(0, 30)), 1);
+}
+
+TEST(Verify, CorruptHeaderIsTwo) {
+  std::string t = SampleTrace();
+  t[70] ^= 1;  // inside the header's strings: the header CRC fails
+  EXPECT_EQ(Verify(t), 2);
+}
+
+TEST(Verify, UnsupportedMajorVersionIsFour) {
+  std::string t = SampleTrace();
+  size_t size = static_cast<unsigned char>(t[12]) |
+                static_cast<unsigned char>(t[13]) << 8;
+  t[8] = 9;  // major version 9, CRC recomputed
+  const uint32_t crc = format::crc32c::Value(t.data(), size - 4);
+  for (int i = 0; i < 4; ++i) t[size - 4 + i] = static_cast<char>(crc >> (8 * i));
+  std::string out;
+  EXPECT_EQ(Verify(t, &out), 4);
+  EXPECT_NE(out.find("version"), std::string::npos) << out;
+}
+
+TEST(Verify, MissingFileIsFour) {
+  DumpResult r = RunDump({"verify", "missing.itt"}, "");
+  EXPECT_EQ(r.status, 4);
+  EXPECT_NE(r.err.find("itt-dump: missing.itt: "), std::string::npos) << r.err;
+}
+
+TEST(OtherVerbs, UnreadableFilesGiveOneErrorLineAndVerifysStatus) {
+  struct Case {
+    std::string bytes;
+    int status;
+  };
+  const std::string t = SampleTrace();
+  const std::vector<Case> cases = {
+      {"", 3}, {"GIF89a not a trace", 3}, {t.substr(0, 20), 1}};
+  for (const Case& c : cases) {
+    for (const auto& args : AllVerbs()) {
+      DumpResult r = RunDump(args, c.bytes);
+      EXPECT_EQ(r.status, c.status) << args[0];
+      // Exactly one line, naming the file.
+      EXPECT_EQ(r.err.rfind("itt-dump: trace.itt: ", 0), 0u) << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+  }
+}
+
+TEST(OtherVerbs, DamagedTraceIsReportedNotFatal) {
+  const std::string t = SampleTrace();
+  const std::string cut = t.substr(0, t.size() - 5);
+  for (const auto& args : AllVerbs()) {
+    if (args[0] == "verify" || args[0] == "info") continue;
+    DumpResult r = RunDump(args, cut);
+    EXPECT_EQ(r.status, 0) << args[0];
+    EXPECT_NE(r.err.find("itt-dump: trace.itt: truncated at offset "),
+              std::string::npos)
+        << args[0] << ": " << r.err;
+  }
+  DumpResult info = RunDump({"info", "trace.itt"}, cut);
+  EXPECT_EQ(info.status, 0);
+  EXPECT_NE(info.out.find("end       missing"), std::string::npos);
+  EXPECT_NE(info.out.find("  truncated at offset "), std::string::npos);
+}
+
+TEST(OtherVerbs, EveryPrefixOfATraceIsHandled) {
+  // Every verb on every prefix of the sample: no crash, a documented status.
+  const std::string t = SampleTrace();
+  for (size_t n = 0; n <= t.size(); n += 7) {
+    for (const auto& args : AllVerbs()) {
+      DumpResult r = RunDump(args, t.substr(0, n));
+      EXPECT_TRUE(r.status >= 0 && r.status <= 4) << args[0] << " " << n;
+    }
+  }
+}
+
+TEST(OtherVerbs, EveryFlippedByteIsHandled) {
+  const std::string t = SampleTrace();
+  for (size_t i = 0; i < t.size(); i += 3) {
+    std::string d = t;
+    d[i] ^= 0xA5;
+    for (const auto& args : AllVerbs()) {
+      DumpResult r = RunDump(args, d);
+      EXPECT_TRUE(r.status >= 0 && r.status <= 4) << args[0] << " " << i;
+      if (args[0] == "verify" && i >= 64 + 40) {
+        // Past the header, a flipped byte is always noticed.
+        EXPECT_NE(r.status, 0) << "byte " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace itt_dump
+}  // namespace ittc
