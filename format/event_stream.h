@@ -24,8 +24,10 @@
 namespace ittc {
 namespace format {
 
-// Upper bound of the bytes Append(event) adds to the payload: lets the
-// collector cut a chunk before it would exceed kMaxChunkPayloadBytes.
+// Upper bound of the bytes Append(event) adds to the payload, so a writer
+// keeps a chunk within the format's limit by appending only while
+//   encoder.payload_size() + MaxEncodedEventSize(e) <= kMaxChunkPayloadBytes
+// (a single event larger than that cannot be recorded: "record too large").
 // REQUIRES: FindSchema(event.kind) != nullptr.
 size_t MaxEncodedEventSize(const Event& event);
 
@@ -66,6 +68,7 @@ class EventStreamEncoder {
 
   ~EventStreamEncoder();
 
+ private:
   // A growable byte buffer written through raw pointers.
   struct Buffer {
     char* data = nullptr;
@@ -81,7 +84,6 @@ class EventStreamEncoder {
     void Free();
   };
 
- private:
   Buffer times_;
   Buffer ops_;
   mutable Buffer out_;
