@@ -76,6 +76,9 @@ uint64_t PercentileSketch::Quantile(double q) const {
     }
     return exact_[rank - 1];
   }
+  // The extremes are known exactly.
+  if (rank == count_) return max_;
+  if (rank == 1) return min_;
   uint64_t seen = 0;
   for (size_t i = 0; i < buckets_.size(); ++i) {
     seen += buckets_[i];
