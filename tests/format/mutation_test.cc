@@ -104,20 +104,41 @@ void CheckInvariants(const TestTraceWriter& original, const std::string& input,
   EXPECT_TRUE(r.status.ok());
 }
 
+// A trace of many small chunks from three threads, as a busy collector
+// with a short flush interval writes it.
+TestTraceWriter ManyChunks() {
+  TestTraceWriter w(testing::SampleHeader());
+  Rng rng(8);
+  uint64_t t[3] = {1000, 1500, 2000};
+  w.AddRecords(ChunkType::kDefinitions,
+               {DefDomain(1, "d"), DefString(1, "a"), DefString(2, "b")});
+  for (int i = 0; i < 12; ++i) {
+    const uint32_t thread = static_cast<uint32_t>(i % 3);
+    w.AddEvents(thread, i % 2 ? testing::TaskPairs(rng, 20, &t[thread])
+                              : testing::RealisticMix(rng, 15, &t[thread]));
+    if (i % 4 == 3) {
+      w.AddRecords(ChunkType::kClockSync, {ToRecord(ClockSync{t[0], 1, 2})});
+    }
+  }
+  w.AddRecords(ChunkType::kEnd, {ToRecord(EndRecord{400, 0, 16, t[0]})});
+  return w;
+}
+
 TEST(Mutation, RandomMutationsOfRealTracesNeverCrashAndAreReported) {
-  const TestTraceWriter small = testing::SmallTrace();
+  const TestTraceWriter traces[] = {testing::SmallTrace(), ManyChunks()};
   Rng rng(20261122);
-  constexpr int kIterations = 4000;
+  constexpr int kIterations = 6000;
   int header_ok = 0;
   int corrupt = 0;
   int truncated = 0;
   uint64_t chunks_read = 0;
   for (int i = 0; i < kIterations; ++i) {
     std::string how;
-    const std::string input = Mutate(small.bytes(), rng, &how);
+    const TestTraceWriter& original = traces[i % 2];
+    const std::string input = Mutate(original.bytes(), rng, &how);
     SCOPED_TRACE(absl::StrCat("iteration ", i, ": ", how));
     const ReadResult r = testing::ReadTrace(input, i % 4 == 0 ? 1 + rng() % 300 : 0);
-    CheckInvariants(small, input, r);
+    CheckInvariants(original, input, r);
     if (HasFailure()) return;
     header_ok += r.header_status.ok();
     corrupt += r.stats.corrupt_regions > 0;
