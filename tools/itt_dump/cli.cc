@@ -146,8 +146,10 @@ bool TakesFilters(const std::string& verb) {
 std::optional<std::string> Parse(const std::vector<std::string>& in,
                                  Args* a) {
   size_t i = 0;
+  bool explicit_verb = false;
   if (!in.empty() && IsVerb(in[0])) {
     a->verb = in[0];
+    explicit_verb = true;
     i = 1;
   }
   if (a->verb == "help") {
@@ -265,7 +267,11 @@ std::optional<std::string> Parse(const std::vector<std::string>& in,
     }
     return absl::StrCat("unknown option for ", a->verb, ": ", s);
   }
-  if (a->help) return std::nullopt;
+  if (a->help) {
+    // Without a verb, --help describes the program, not the default verb.
+    if (!explicit_verb) a->verb = "";
+    return std::nullopt;
+  }
   if (a->file.empty()) return "no FILE given";
   if ((a->verb == "chrome" || a->verb == "vtune-csv") && !a->has_output) {
     return absl::StrCat(a->verb, " needs -o ",

@@ -1,0 +1,150 @@
+// The command line: --help of every verb, usage errors, and the real
+// binary piped into a reader that goes away early (`itt-dump text | head`):
+// it exits 0 quietly, without SIGPIPE, and never shows a progress line when
+// stderr is not a terminal.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/tools/dump_runner.h"
+#include "tests/tools/sample_traces.h"
+
+namespace ittc {
+namespace itt_dump {
+namespace testing {
+namespace {
+
+TEST(Cli, EveryVerbHasHelp) {
+  for (const char* verb :
+       {"text", "info", "stats", "chrome", "vtune-csv", "verify"}) {
+    DumpResult r = RunDump({verb, "--help"}, "");
+    EXPECT_EQ(r.status, 0) << verb;
+    EXPECT_NE(r.out.find(std::string("usage: itt-dump ")), std::string::npos)
+        << verb;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(RunDump({"help", verb}, "").out, r.out) << verb;
+  }
+  DumpResult top = RunDump({"--help"}, "");
+  EXPECT_EQ(top.status, 0);
+  EXPECT_NE(top.out.find("vtune-csv"), std::string::npos);
+  EXPECT_NE(RunDump({"stats", "--help"}, "").out.find("--per-thread"),
+            std::string::npos);
+  EXPECT_NE(RunDump({"text", "-h"}, "").out.find("--thread=ID|NAME"),
+            std::string::npos);
+}
+
+TEST(Cli, UsageErrorsAre64WithOneHint) {
+  const std::vector<std::vector<std::string>> bad = {
+      {},
+      {"stats"},
+      {"stats", "--format=xml", "trace.itt"},
+      {"chrome", "trace.itt"},
+      {"vtune-csv", "trace.itt"},
+      {"text", "a.itt", "b.itt"},
+      {"text", "--bogus", "trace.itt"},
+      {"info", "--thread=1", "trace.itt"},
+      {"text", "--from=abc", "trace.itt"},
+      {"verify", "-o", "x", "trace.itt"},
+      {"chrome", "trace.itt", "-o"},
+  };
+  for (const auto& args : bad) {
+    DumpResult r = RunDump(args, SampleTrace());
+    EXPECT_EQ(r.status, 64) << (args.empty() ? "" : args[0]);
+    EXPECT_NE(r.err.find("Try 'itt-dump --help'."), std::string::npos);
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+TEST(Cli, OutputFileErrorsAre73) {
+  DumpResult r =
+      RunDump({"chrome", "trace.itt", "-o", "/nonexistent/x.json"},
+              SampleTrace());
+  EXPECT_EQ(r.status, 73);
+  EXPECT_NE(r.err.find("/nonexistent/x.json"), std::string::npos);
+  DumpResult v =
+      RunDump({"vtune-csv", "trace.itt", "-o", "/nonexistent/d"}, SampleTrace());
+  EXPECT_EQ(v.status, 73);
+}
+
+std::string BinaryPath() {
+  const char* dir = std::getenv("TEST_SRCDIR");
+  return std::string(dir != nullptr ? dir : ".") + "/ittcollector/tools/itt-dump";
+}
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+}
+
+TEST(Cli, ClosedPipeEndsQuietlyWithStatusZero) {
+  const std::string trace = TempPath("big.itt");
+  {
+    std::ofstream f(trace, std::ios::binary);
+    f << SyntheticTrace(4, 200000, 65536);  // 800k lines of text
+  }
+  const std::string err_path = TempPath("stderr.txt");
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // Default SIGPIPE disposition, as a shell gives it.
+    signal(SIGPIPE, SIG_DFL);
+    dup2(pipefd[1], STDOUT_FILENO);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(err, STDERR_FILENO);
+    const std::string bin = BinaryPath();
+    execl(bin.c_str(), bin.c_str(), "text", trace.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(pipefd[1]);
+  // Read the first line, like `head -1`, then go away.
+  std::string first;
+  char c;
+  while (read(pipefd[0], &c, 1) == 1 && c != '\n') first.push_back(c);
+  close(pipefd[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(first.rfind("37 1000/thread task_begin bench \"outer\"", 0), 0u)
+      << first;
+  std::ifstream err(err_path);
+  std::stringstream ss;
+  ss << err.rdbuf();
+  EXPECT_EQ(ss.str(), "");
+}
+
+TEST(Cli, RealBinaryWritesCompleteOutput) {
+  const std::string trace = TempPath("sample.itt");
+  {
+    std::ofstream f(trace, std::ios::binary);
+    f << SampleTrace();
+  }
+  const std::string out = TempPath("out.txt");
+  const std::string cmd =
+      BinaryPath() + " stats --format=csv " + trace + " > " + out;
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream f(out);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  EXPECT_NE(ss.str().find("jit,1,0,0,0,256\n"), std::string::npos) << ss.str();
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace itt_dump
+}  // namespace ittc
