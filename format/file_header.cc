@@ -4,12 +4,15 @@
 #include <cstring>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "format/coding.h"
 #include "format/crc32c.h"
 
 namespace ittc {
 namespace format {
 namespace {
+
+constexpr char kNotATraceMessage[] = "not an ittcollector trace";
 
 // Fields every major version keeps in place: magic, major, minor, size;
 // and the CRC as the last four bytes.
@@ -81,7 +84,8 @@ absl::Status DecodeFileHeader(std::string_view data, FileHeader* h,
   *header_size = 0;
   const size_t magic_n = std::min(data.size(), sizeof kFileMagic);
   if (magic_n > 0 && std::memcmp(data.data(), kFileMagic, magic_n) != 0) {
-    return absl::InvalidArgumentError("not an ittcollector trace (bad magic)");
+    return absl::InvalidArgumentError(
+        std::string(kNotATraceMessage) + " (bad magic)");
   }
   if (data.size() < kStablePrefixSize) {
     *header_size = kStablePrefixSize;
@@ -132,7 +136,10 @@ absl::Status DecodeFileHeader(std::string_view data, FileHeader* h,
 }
 
 bool IsNotATrace(const absl::Status& status) {
-  return status.code() == absl::StatusCode::kInvalidArgument;
+  // The message as well as the code: an I/O error can map to
+  // kInvalidArgument too (EINVAL).
+  return status.code() == absl::StatusCode::kInvalidArgument &&
+         absl::StartsWith(status.message(), kNotATraceMessage);
 }
 
 }  // namespace format

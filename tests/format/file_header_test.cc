@@ -55,6 +55,11 @@ TEST(FileHeader, NotATrace) {
   EXPECT_TRUE(IsNotATrace(DecodeFileHeader("x", &got, &size)));
 }
 
+TEST(FileHeader, OtherInvalidArgumentErrorsAreNotNotATrace) {
+  EXPECT_FALSE(IsNotATrace(absl::InvalidArgumentError("read: Invalid argument")));
+  EXPECT_FALSE(IsNotATrace(absl::DataLossError("not an ittcollector trace")));
+}
+
 TEST(FileHeader, EveryTruncationIsOutOfRange) {
   const std::string bytes = EncodeFileHeader(testing::SampleHeader());
   for (size_t n = 0; n < bytes.size(); ++n) {
