@@ -1,5 +1,6 @@
 #include "bench/call_registry.h"
 
+#include <atomic>
 #include <cstdio>
 #include <deque>
 
@@ -7,9 +8,10 @@ namespace ittc::bench {
 namespace {
 
 struct Registered {
+  Registered(const CallGroup& g, std::string name) : group(g), benchmark_name(std::move(name)) {}
   CallGroup group;
   std::string benchmark_name;
-  uint64_t calls_made = 0;
+  std::atomic<uint64_t> calls_made{0};
 };
 
 // A deque: the lambdas keep pointers to the entries.
@@ -20,21 +22,26 @@ std::deque<Registered>& Registry() {
 
 benchmark::internal::Benchmark* Register(const CallGroup& group, const std::string& state,
                                          CallBody body) {
-  Registry().push_back(Registered{group, "BM_" + std::string(group.name) + "/" + state, 0});
+  Registry().emplace_back(group, "BM_" + std::string(group.name) + "/" + state);
   Registered* entry = &Registry().back();
   return benchmark::RegisterBenchmark(entry->benchmark_name.c_str(),
                                       [entry, body](benchmark::State& s) {
                                         body(s);
-                                        entry->calls_made += static_cast<uint64_t>(s.iterations()) *
-                                                             entry->group.calls_per_iteration;
-                                        s.counters["calls"] = entry->group.calls_per_iteration;
+                                        entry->calls_made.fetch_add(
+                                            static_cast<uint64_t>(s.iterations()) *
+                                                entry->group.calls_per_iteration,
+                                            std::memory_order_relaxed);
+                                        s.counters["calls"] = benchmark::Counter(
+                                            entry->group.calls_per_iteration,
+                                            benchmark::Counter::kAvgThreads);
                                       });
 }
 
 }  // namespace
 
-void RegisterCallGroup(const CallGroup& group, const std::string& state, CallBody body) {
-  Register(group, state, body);
+benchmark::internal::Benchmark* RegisterCallGroup(const CallGroup& group, const std::string& state,
+                                                  CallBody body) {
+  return Register(group, state, body);
 }
 
 void RegisterBurstGroup(const CallGroup& group, const std::string& state, CallBody body) {
@@ -56,6 +63,7 @@ void WriteRecordedReport(const TraceSummary& trace, const std::string& state,
   bool first = true;
   for (const Registered& r : Registry()) {
     uint64_t recorded = 0;
+    uint64_t calls_made = r.calls_made.load(std::memory_order_relaxed);
     for (const std::string& kind : r.group.kinds) {
       if (r.group.domain.empty()) {
         auto it = trace.by_kind.find(kind);
@@ -65,16 +73,16 @@ void WriteRecordedReport(const TraceSummary& trace, const std::string& state,
         if (it != trace.by_kind_domain.end()) recorded += it->second;
       }
     }
-    double share = r.calls_made != 0 ? 100.0 * static_cast<double>(recorded) /
-                                           static_cast<double>(r.calls_made)
+    double share = calls_made != 0 ? 100.0 * static_cast<double>(recorded) /
+                                         static_cast<double>(calls_made)
                                      : 0.0;
     std::printf("%-40s %14llu %14llu %8.1f%%\n", r.benchmark_name.c_str(),
-                static_cast<unsigned long long>(r.calls_made),
+                static_cast<unsigned long long>(calls_made),
                 static_cast<unsigned long long>(recorded), share);
     if (out != nullptr) {
       std::fprintf(out, "%s\n  {\"name\": \"%s\", \"calls_made\": %llu, \"recorded\": %llu}",
                    first ? "" : ",", r.benchmark_name.c_str(),
-                   static_cast<unsigned long long>(r.calls_made),
+                   static_cast<unsigned long long>(calls_made),
                    static_cast<unsigned long long>(recorded));
     }
     first = false;

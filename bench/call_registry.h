@@ -9,7 +9,7 @@
 // and counted, which costs a different path).
 //
 // Thread safety: registration and the report run on the main thread; the
-// benchmarks of this registry are single-threaded.
+// bodies may run on several threads at once (the call count is atomic).
 
 #ifndef BENCH_CALL_REGISTRY_H_
 #define BENCH_CALL_REGISTRY_H_
@@ -33,7 +33,9 @@ struct CallGroup {
 
 using CallBody = void (*)(benchmark::State&);
 
-void RegisterCallGroup(const CallGroup& group, const std::string& state, CallBody body);
+// The body may run on several threads (->Threads(n) on the result).
+benchmark::internal::Benchmark* RegisterCallGroup(const CallGroup& group, const std::string& state,
+                                                  CallBody body);
 // The same, timed by the body with SetIterationTime (UseManualTime).
 void RegisterBurstGroup(const CallGroup& group, const std::string& state, CallBody body);
 

@@ -64,6 +64,7 @@ absl::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
         int id = format::FindField(*schema, "id");
         int name = format::FindField(*schema, "name");
         if (id >= 0 && name >= 0) domains[e.fields[id].u] = std::string(e.fields[name].bytes);
+        ++out.domains;
       }
     }
     if (!dec.status().ok()) return dec.status();

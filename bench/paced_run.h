@@ -1,0 +1,52 @@
+// One measured recording session in a child process: the collector is set
+// up from flags, one producer thread emits task begin/end pairs at a target
+// rate for a fixed time, then the trace is closed (__itt_detach) and read
+// back. The child prints one line
+//   RESULT emitted=N recorded=N dropped=N seconds=S producer_cpu_ns=N
+//          flusher_cpu_ns=N file_bytes=N
+// which the parent benchmark (threads_bench, flusher_bench) turns into
+// counters. A child per run because settings (ring size, zstd level) are
+// read once per process, and so that every run starts with an empty ring.
+//
+// Flusher CPU time is the process's CPU time minus the producer's (the
+// only other thread): it includes the flusher's exit, which thread-local
+// readings would miss.
+
+#ifndef BENCH_PACED_RUN_H_
+#define BENCH_PACED_RUN_H_
+
+#include <cstdint>
+#include <string>
+
+namespace ittc::bench {
+
+struct PacedRunConfig {
+  double rate_mps = 0;   // target events per second / 1e6; 0 = as fast as possible
+  double seconds = 1.0;  // producing time
+  int ring_kb = 0;       // ITTC_RING_KB, 0 = the collector's default
+  int zstd_level = 0;    // ITTC_ZSTD_LEVEL, 0 = the collector's default
+  bool block = false;    // ITTC_OVERFLOW=block
+};
+
+struct PacedRunResult {
+  bool ok = false;
+  uint64_t emitted = 0;
+  uint64_t recorded = 0;  // events in the trace (end record)
+  uint64_t dropped = 0;   // drops in the end record
+  double seconds = 0;     // wall time of producing
+  uint64_t producer_cpu_ns = 0;
+  uint64_t flusher_cpu_ns = 0;
+  uint64_t file_bytes = 0;
+};
+
+// Parent side: runs this binary as a child with `config` and parses its
+// RESULT line.
+PacedRunResult RunPacedChild(const PacedRunConfig& config);
+
+// Child side: if argv holds --paced_child, runs the session and returns
+// true (main then exits with *exit_code); otherwise returns false.
+bool MaybeRunPacedChild(int argc, char** argv, int* exit_code);
+
+}  // namespace ittc::bench
+
+#endif  // BENCH_PACED_RUN_H_
