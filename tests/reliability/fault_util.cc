@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -149,23 +151,134 @@ std::map<std::string, uint64_t> ParseCounts(const std::string& path, const std::
   return counts;
 }
 
-std::map<std::string, ThreadTally> TallyByThreadName(const LoadedTrace& trace) {
+namespace {
+
+class CountingReporter : public format::Reporter {
+ public:
+  void Corruption(uint64_t offset, uint64_t bytes, std::string_view reason) override {
+    ++corruptions;
+    std::fprintf(stderr, "corruption at %llu (%llu bytes): %.*s\n",
+                 static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes),
+                 static_cast<int>(reason.size()), reason.data());
+  }
+  void Truncation(uint64_t, uint64_t, std::string_view) override { ++truncations; }
+  int corruptions = 0;
+  int truncations = 0;
+};
+
+DecodedEvent CopyEvent(uint32_t thread, const format::Event& e) {
+  DecodedEvent d;
+  d.thread = thread;
+  d.kind = e.kind;
+  d.time = e.time;
+  const format::KindSchema* schema = format::FindSchema(e.kind);
+  for (int i = 0; i < e.field_count; ++i) {
+    d.u.push_back(e.fields[i].u);
+    d.ids.push_back(e.fields[i].id);
+    // Only kBytes fields hold a view; others may keep a stale one.
+    bool is_bytes = schema != nullptr && schema->fields[i].type == format::FieldType::kBytes;
+    d.bytes.emplace_back(is_bytes ? std::string(e.fields[i].bytes) : std::string());
+  }
+  return d;
+}
+
+std::map<std::string, ThreadTally> ByName(const std::map<uint32_t, uint64_t>& events,
+                                          const std::map<std::pair<uint32_t, int>, uint64_t>& losses,
+                                          const std::map<uint32_t, std::string>& names) {
   std::map<uint32_t, ThreadTally> by_index;
-  for (const DecodedEvent& e : trace.events) ++by_index[e.thread].events;
-  for (const auto& [key, count] : trace.losses) {
+  for (const auto& [thread, n] : events) by_index[thread].events += n;
+  for (const auto& [key, count] : losses) {
     by_index[key.first].lost += count;
     by_index[key.first].lost_by_cause[key.second] += count;
   }
   std::map<std::string, ThreadTally> by_name;
   for (const auto& [index, tally] : by_index) {
-    auto it = trace.thread_names.find(index);
-    std::string name = it != trace.thread_names.end() ? it->second : "#" + std::to_string(index);
+    auto it = names.find(index);
+    std::string name = it != names.end() ? it->second : "#" + std::to_string(index);
     ThreadTally& t = by_name[name];
     t.events += tally.events;
     t.lost += tally.lost;
     for (const auto& [cause, n] : tally.lost_by_cause) t.lost_by_cause[cause] += n;
   }
   return by_name;
+}
+
+}  // namespace
+
+uint64_t TraceSummary::TotalLoss() const {
+  uint64_t total = 0;
+  for (const auto& [key, n] : losses) total += n;
+  return total;
+}
+
+int TraceSummary::CountNamed(format::EventKind kind, const char* field,
+                             const std::string& text) const {
+  int n = 0;
+  for (const DecodedEvent& e : rare_events) {
+    if (e.kind != kind) continue;
+    auto it = strings.find(e.U(field));
+    if (it != strings.end() && it->second == text) ++n;
+  }
+  return n;
+}
+
+absl::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
+  CountingReporter reporter;
+  auto reader = format::TraceReader::Open(path, &reporter);
+  if (!reader.ok()) return reader.status();
+  TraceSummary trace;
+  trace.header = (*reader)->header();
+  format::Chunk chunk;
+  format::Event e;
+  while ((*reader)->Next(&chunk)) {
+    if (chunk.type == format::ChunkType::kEvents) {
+      format::EventStreamDecoder dec;
+      absl::Status s = dec.Reset(chunk.payload);
+      if (!s.ok()) return s;
+      uint64_t& count = trace.events_per_thread[dec.thread_index()];
+      while (dec.Next(&e)) {
+        ++count;
+        ++trace.total_events;
+        if (e.kind != format::EventKind::kTaskBegin && e.kind != format::EventKind::kTaskEnd) {
+          trace.rare_events.push_back(CopyEvent(dec.thread_index(), e));
+        }
+      }
+      if (!dec.status().ok()) return dec.status();
+      continue;
+    }
+    format::RecordDecoder dec;
+    dec.Reset(chunk.payload);
+    while (dec.Next(&e)) {
+      format::ThreadInfo info;
+      format::LossRecord loss;
+      if (format::FromRecord(e, &info)) {
+        trace.thread_names[info.thread_index] = std::string(info.name);
+      } else if (format::FromRecord(e, &loss)) {
+        uint64_t& n = trace.losses[{loss.thread_index, static_cast<int>(loss.cause)}];
+        n = std::max(n, loss.count);
+      } else if (format::FromRecord(e, &trace.end)) {
+        trace.has_end = true;
+      } else if (e.kind == format::EventKind::kDefString) {
+        DecodedEvent d = CopyEvent(0, e);
+        trace.strings[d.U("id")] = d.Bytes("text");
+      }
+    }
+    if (!dec.status().ok()) return dec.status();
+  }
+  if (!(*reader)->status().ok()) return (*reader)->status();
+  trace.corruptions = reporter.corruptions;
+  trace.truncations = reporter.truncations;
+  return trace;
+}
+
+std::map<std::string, ThreadTally> TallyByThreadName(const TraceSummary& trace) {
+  return ByName(trace.events_per_thread, trace.losses, trace.thread_names);
+}
+
+std::map<std::string, ThreadTally> TallyByThreadName(const LoadedTrace& trace) {
+  std::map<uint32_t, uint64_t> events;
+  for (const DecodedEvent& e : trace.events) ++events[e.thread];
+  return ByName(events, trace.losses, trace.thread_names);
 }
 
 std::string WaitForLine(const std::string& path, const std::string& prefix, double timeout_s) {

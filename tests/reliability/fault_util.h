@@ -55,6 +55,28 @@ std::vector<std::string> CollectorLines(const std::string& stderr_path);
 // lines starting with `prefix` followed by a space.
 std::map<std::string, uint64_t> ParseCounts(const std::string& path, const std::string& prefix);
 
+// A trace read in one streaming pass, for traces too big to load whole:
+// counts per thread, and only the events of kinds other than task begin/end
+// kept in full.
+struct TraceSummary {
+  format::FileHeader header;
+  uint64_t total_events = 0;
+  std::map<uint32_t, uint64_t> events_per_thread;
+  std::map<uint32_t, std::string> thread_names;
+  std::map<std::pair<uint32_t, int>, uint64_t> losses;  // (thread, cause) -> count
+  std::map<uint64_t, std::string> strings;
+  std::vector<DecodedEvent> rare_events;  // every kind but task begin/end
+  bool has_end = false;
+  format::EndRecord end;
+  int corruptions = 0;
+  int truncations = 0;
+
+  uint64_t TotalLoss() const;
+  // Rare events of `kind` whose field `field` names the string `text`.
+  int CountNamed(format::EventKind kind, const char* field, const std::string& text) const;
+};
+absl::StatusOr<TraceSummary> SummarizeTrace(const std::string& path);
+
 // Per thread name: number of events and total losses (every cause).
 struct ThreadTally {
   uint64_t events = 0;
@@ -62,6 +84,7 @@ struct ThreadTally {
   std::map<int, uint64_t> lost_by_cause;
 };
 std::map<std::string, ThreadTally> TallyByThreadName(const LoadedTrace& trace);
+std::map<std::string, ThreadTally> TallyByThreadName(const TraceSummary& trace);
 
 // Sleeps until `path` holds a line starting with `prefix` or `timeout_s`
 // passes; returns that line (empty on timeout).

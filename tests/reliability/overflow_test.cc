@@ -15,7 +15,7 @@ constexpr int kThreads = 4;
 constexpr long kPairs = 300000;
 
 struct OverflowRun {
-  LoadedTrace trace;
+  TraceSummary trace;
   std::map<std::string, uint64_t> emitted;
   std::vector<std::string> collector_lines;
 };
@@ -30,7 +30,7 @@ OverflowRun RunOverflow(const std::string& name, const std::vector<std::string>&
   EXPECT_TRUE(ExitedCleanly(exit)) << Describe(exit);
   run.emitted = ParseCounts(dir + "/out", "emitted");
   run.collector_lines = CollectorLines(dir + "/err");
-  auto loaded = LoadTrace(trace);
+  auto loaded = SummarizeTrace(trace);
   EXPECT_TRUE(loaded.ok()) << loaded.status();
   if (loaded.ok()) run.trace = std::move(*loaded);
   return run;
@@ -53,7 +53,7 @@ void ExpectEveryEventAccountedFor(const OverflowRun& run, int expected_cause) {
     total_lost += t.lost;
   }
   EXPECT_EQ(run.trace.end.events_dropped, run.trace.TotalLoss());
-  EXPECT_EQ(run.trace.end.events_recorded, run.trace.events.size());
+  EXPECT_EQ(run.trace.end.events_recorded, run.trace.total_events);
   // The collector reports losses in the trace, not on the host's stderr.
   EXPECT_TRUE(run.collector_lines.empty()) << run.collector_lines[0];
   ::testing::Test::RecordProperty("events_lost", std::to_string(total_lost));

@@ -1,0 +1,50 @@
+// Row 3: killed with SIGKILL in the middle of a run. Worker threads emit task
+// pairs (paced, so rings rarely overflow); after a while the main thread
+// prints how many events each had emitted so far ("snapshot worker-<i> <n>",
+// then "snapshot-done") and the program runs on until it is killed.
+// usage: sigkill_program <threads>
+
+#include <ittnotify.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+int main(int argc, char** argv) {
+  if (argc != 2) return 2;
+  const int threads = std::atoi(argv[1]);
+  __itt_domain* domain = __itt_domain_create("reliability.sigkill");
+  __itt_string_handle* name = __itt_string_handle_create("work");
+  std::vector<std::atomic<long>> emitted(threads);
+  for (int i = 0; i < threads; ++i) {
+    std::thread([&, i] {
+      std::string thread_name = "worker-" + std::to_string(i);
+      __itt_thread_set_name(thread_name.c_str());
+      emitted[i].store(1, std::memory_order_relaxed);
+      for (long k = 1;; ++k) {
+        __itt_task_begin(domain, __itt_null, __itt_null, name);
+        __itt_task_end(domain);
+        emitted[i].fetch_add(2, std::memory_order_relaxed);
+        if (k % 512 == 0) {
+          timespec nap{0, 200 * 1000};
+          nanosleep(&nap, nullptr);
+        }
+      }
+    }).detach();
+  }
+  usleep(400 * 1000);
+  std::string report;
+  for (int i = 0; i < threads; ++i) {
+    report += "snapshot worker-" + std::to_string(i) + " " +
+              std::to_string(emitted[i].load(std::memory_order_relaxed)) + "\n";
+  }
+  report += "snapshot-done\n";
+  // One write: the test reads whole lines while we keep running.
+  if (write(1, report.data(), report.size()) != static_cast<ssize_t>(report.size())) return 3;
+  for (;;) pause();
+}
