@@ -78,7 +78,7 @@ double LoadedTrace::TicksToNs(uint64_t ticks) const {
   return static_cast<double>(ticks) * 1e9 / static_cast<double>(header.timebase_hz);
 }
 
-absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path) {
+absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, bool keep_events) {
   CountingReporter reporter;
   auto reader = format::TraceReader::Open(path, &reporter);
   if (!reader.ok()) return reader.status();
@@ -91,7 +91,10 @@ absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path) {
       format::EventStreamDecoder dec;
       absl::Status s = dec.Reset(chunk.payload);
       if (!s.ok()) return s;
-      while (dec.Next(&e)) trace.events.push_back(Copy(dec.thread_index(), e));
+      while (dec.Next(&e)) {
+        ++trace.event_counts[dec.thread_index()];
+        if (keep_events) trace.events.push_back(Copy(dec.thread_index(), e));
+      }
       if (!dec.status().ok()) return dec.status();
       continue;
     }

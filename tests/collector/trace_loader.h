@@ -39,6 +39,7 @@ struct LoadedTrace {
   std::map<uint32_t, format::ThreadInfo> threads;  // latest per index; name copied below
   std::map<uint32_t, std::string> thread_names;
   std::vector<DecodedEvent> events;          // file order (per-thread order kept)
+  std::map<uint32_t, uint64_t> event_counts;  // per thread, always filled
   std::map<std::pair<uint32_t, int>, uint64_t> losses;  // (thread, cause) -> max count
   std::vector<format::ClockSync> syncs;
   bool has_end = false;
@@ -53,7 +54,9 @@ struct LoadedTrace {
   double TicksToNs(uint64_t ticks) const;
 };
 
-absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path);
+// With keep_events false only event_counts is filled (for traces too large
+// to hold in memory); everything else is loaded either way.
+absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, bool keep_events = true);
 
 // Absolute path of a runfile given its workspace-relative path.
 std::string Runfile(const std::string& workspace_path);

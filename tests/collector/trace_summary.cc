@@ -10,14 +10,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: trace_summary [-v] FILE\n");
     return 2;
   }
-  auto trace = ittc::testing::LoadTrace(argv[argc - 1]);
+  auto trace = ittc::testing::LoadTrace(argv[argc - 1], verbose);
   if (!trace.ok()) {
     std::fprintf(stderr, "%s: %s\n", argv[1], std::string(trace.status().message()).c_str());
     return 1;
   }
-  std::printf("events %zu, end %d (recorded %llu dropped %llu), chunks %llu, corrupt %d, "
+  uint64_t events = 0;
+  for (const auto& [thread, n] : trace->event_counts) events += n;
+  std::printf("events %llu, end %d (recorded %llu dropped %llu), chunks %llu, corrupt %d, "
               "truncated %d\n",
-              trace->events.size(), trace->has_end,
+              static_cast<unsigned long long>(events), trace->has_end,
               static_cast<unsigned long long>(trace->end.events_recorded),
               static_cast<unsigned long long>(trace->end.events_dropped),
               static_cast<unsigned long long>(trace->stats.chunks_read), trace->corruptions,
