@@ -74,19 +74,19 @@ ITTC_EXPORT __itt_event ITTAPI __itt_event_create(const char* name, int namelen)
 
 ITTC_EXPORT __itt_timestamp ITTAPI __itt_get_timestamp(void) { return ReadTicks(); }
 
-// Thread naming works while paused (the spec keeps naming on), so it does
-// not go through the recording gate's pause check alone: a paused call is
-// remembered by registering the name, and the event is recorded if we can.
+// The thread naming API works in every state, paused or not (spec), so
+// these record through the control path, which ignores pause.
 ITTC_EXPORT void ITTAPI __itt_thread_set_name(const char* name) {
   if (name == nullptr || !SessionStartIfNeeded()) return;
   uint32_t id = Registry::Get().InternString(std::string_view(name, strnlen(name, kMaxRawBytesField + 1)));
-  CallScope call;
+  CallScope call(CallScope::kControl);
   if (!call.ok()) return;
   Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), 0, uint64_t{id});
 }
 
 ITTC_EXPORT void ITTAPI __itt_thread_ignore(void) {
-  CallScope call;
+  if (!SessionStartIfNeeded()) return;
+  CallScope call(CallScope::kControl);
   if (!call.ok()) return;
   Emit(call.thread(), EventKind::kThreadIgnore, ReadTicks(), 0);
 }
@@ -96,7 +96,7 @@ ITTC_EXPORT int ITTAPI __itt_thr_name_set(const char* name, int namelen) {
   if (name == nullptr || !SessionStartIfNeeded()) return 0;
   size_t n = namelen > 0 ? strnlen(name, static_cast<size_t>(namelen)) : strnlen(name, kMaxRawBytesField + 1);
   uint32_t id = Registry::Get().InternString(std::string_view(name, n));
-  CallScope call;
+  CallScope call(CallScope::kControl);
   if (call.ok()) Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), 0, uint64_t{id});
   return 0;
 }

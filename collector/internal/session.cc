@@ -176,7 +176,7 @@ void ForkChild() {
 
 template <typename... Args>
 void EmitControl(format::EventKind kind, const Args&... args) {
-  CallScope call;
+  CallScope call(CallScope::kControl);
   if (!call.ok()) return;
   Emit(call.thread(), kind, ReadTicks(), 0, args...);
 }
@@ -192,6 +192,11 @@ bool SessionStartIfNeeded() {
   if (s == State::kNotStarted) StartLocked(false);
   if (s == State::kForkChild) StartLocked(true);
   return g_state.load(std::memory_order_relaxed) == State::kRunning;
+}
+
+bool SessionRunning() {
+  return g_state.load(std::memory_order_acquire) == State::kRunning &&
+         !g_failed.load(std::memory_order_relaxed);
 }
 
 const Settings& SessionSettings() { return *g_settings; }

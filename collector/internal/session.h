@@ -21,6 +21,10 @@ namespace ittc::collector_internal {
 // Any thread; idempotent; cheap once started (one relaxed load).
 bool SessionStartIfNeeded();
 
+// True if the session has started and is not off (it may be paused).
+// One relaxed load; does not start the session.
+bool SessionRunning();
+
 // The settings the session started with. REQUIRES: SessionStartIfNeeded()
 // returned true at least once in this process.
 const Settings& SessionSettings();

@@ -128,6 +128,22 @@ ThreadState* BeginCallSlow() {
   return t;
 }
 
+ThreadState* BeginControlCall() {
+  ThreadState* t = tls_thread;
+  if (t != nullptr && t->in_call != 0) {
+    CountDrop(t, kLossReentrant);
+    return nullptr;
+  }
+  if (!SessionRunning()) return nullptr;
+  if (t == nullptr) {
+    t = AttachThread();
+    if (t == nullptr) return nullptr;
+  }
+  t->in_call = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  return t;
+}
+
 void CountDrop(ThreadState* t, format::LossCause cause) {
   t->dropped[static_cast<int>(cause)].fetch_add(1, std::memory_order_relaxed);
 }

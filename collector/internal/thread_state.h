@@ -66,7 +66,7 @@ struct ThreadState {
 
 // A call made from a signal handler while the same thread was inside an ITT
 // call: recording it would interleave two records in one ring.
-inline constexpr auto kLossReentrant = static_cast<format::LossCause>(7);
+inline constexpr auto kLossReentrant = format::LossCause::kReentrant;
 
 // Every ThreadState not yet reaped, newest first. Threads push themselves
 // with a release CAS; only the flusher unlinks (no ABA: nodes are freed only
@@ -97,6 +97,11 @@ extern std::atomic<int> g_recording;
 // new thread, or counts a re-entrant call. Returns the state with in_call
 // set, or nullptr if this call must not record.
 ThreadState* BeginCallSlow();
+
+// Like BeginCall, for the calls that record even while paused (thread
+// naming, which the spec keeps working in every state, and pause/resume
+// themselves): requires only that the session runs. Slow path.
+ThreadState* BeginControlCall();
 
 // Counts one dropped event of `cause` for the calling thread.
 void CountDrop(ThreadState* t, format::LossCause cause);
@@ -132,7 +137,9 @@ inline void EndCall(ThreadState* t) {
 // record (paused, detached, re-entrant...).
 class CallScope {
  public:
-  CallScope() : t_(BeginCall()) {}
+  enum Kind { kRecord, kControl };
+  explicit CallScope(Kind kind = kRecord)
+      : t_(kind == kRecord ? BeginCall() : BeginControlCall()) {}
   ~CallScope() {
     if (t_ != nullptr) EndCall(t_);
   }

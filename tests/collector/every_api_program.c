@@ -143,8 +143,10 @@ int main(void) {
   __itt_suppress_push(EA_SUPPRESS_MASK);
   __itt_suppress_pop();
 
-  /* Paused: none of these may be recorded. */
+  /* Paused: none of these may be recorded, except thread naming, which the
+   * spec keeps working in every state. */
   __itt_pause();
+  __itt_thread_set_name(EA_THREAD);
   __itt_task_begin(d, __itt_null, __itt_null, paused_task);
   __itt_task_end(d);
   __itt_counter_inc(c);
