@@ -319,8 +319,11 @@ void StatsCollector::OnHeap(const Event& e, const ThreadRec& t) {
   const uint64_t fn = e.u(0);
   if (filter_.active()) {
     const HeapFunctionDef* def = x_.heap_functions.Find(fn);
-    const std::string_view name = def != nullptr ? def->name : "";
-    const std::string_view domain = def != nullptr ? def->domain_name : "";
+    const std::string_view name =
+        def != nullptr ? std::string_view(def->name) : std::string_view();
+    const std::string_view domain = def != nullptr
+                                        ? std::string_view(def->domain_name)
+                                        : std::string_view();
     if (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time) ||
         !filter_.NameOk(name) ||
         (filter_.has_domain() &&
