@@ -42,10 +42,13 @@ while read -r target result; do
   if [[ "$result" == PASSED ]]; then
     if ((cases == 0)); then cases=1; fi
     passed=$((passed + cases - fails))
-  else
+  elif [[ "$result" == FAILED ]]; then
     if ((fails == 0)); then fails=1; fi
     passed=$((passed + (cases > fails ? cases - fails : 0)))
     failed=$((failed + fails))
+  else
+    # Did not run (build failure, timeout, no status): any XML is stale.
+    failed=$((failed + 1))
   fi
 done < <(grep -E '^//[^ ]+ +(\(cached\) )?(PASSED|FAILED|TIMEOUT|FLAKY|NO STATUS|FAILED TO BUILD)' "$log" |
            sed -E 's/\(cached\) //; s/ +in [0-9.]+s$//' |
