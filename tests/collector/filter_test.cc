@@ -1,0 +1,49 @@
+// ITTC_DOMAINS enables only matching domains (the others get flags = 0, so
+// the caller skips them), and ITTC_START_PAUSED records nothing until
+// __itt_resume.
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/collector/trace_loader.h"
+
+namespace ittc::testing {
+namespace {
+
+using K = format::EventKind;
+
+TEST(Filter, DomainFilterAndStartPaused) {
+  std::string dir = MakeTempDir("filter");
+  std::string path = dir + "/filter.itt";
+  int status = RunProgram({Runfile("tests/collector/filter_program")},
+                          {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"),
+                           "ITTC_OUTPUT=" + path, "ITTC_DOMAINS=keep.*", "ITTC_START_PAUSED=1"},
+                          dir + "/stdout.txt");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  FILE* f = std::fopen((dir + "/stdout.txt").c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  int keep_flags = -1, drop_flags = -1;
+  ASSERT_EQ(std::fscanf(f, "%d %d", &keep_flags, &drop_flags), 2);
+  std::fclose(f);
+  EXPECT_EQ(keep_flags, 1);
+  EXPECT_EQ(drop_flags, 0);
+
+  auto trace = LoadTrace(path);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  std::vector<std::string> seen;
+  for (const DecodedEvent& e : trace->events) {
+    std::string what = format::FindSchema(e.kind)->name;
+    if (e.kind == K::kTaskBegin) what += ":" + trace->domains[e.U("domain")] + ":" + trace->strings[e.U("name")];
+    if (e.kind == K::kTaskEnd) what += ":" + trace->domains[e.U("domain")];
+    seen.push_back(what);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"resume", "task_begin:keep.me:after_resume",
+                                             "task_end:keep.me"}));
+  EXPECT_TRUE(trace->has_end);
+}
+
+}  // namespace
+}  // namespace ittc::testing
