@@ -74,26 +74,26 @@ bool CounterValueBits(int type, const void* p, uint64_t* bits) {
 }
 
 inline void CounterOnly(EventKind kind, __itt_counter counter) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (counter == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), kind, now, 0, uint64_t{CounterId(AsCounter(counter))});
 }
 
 inline void CounterDelta(EventKind kind, __itt_counter counter, unsigned long long delta) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (counter == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), kind, now, 0, uint64_t{CounterId(AsCounter(counter))},
        static_cast<uint64_t>(delta));
 }
 
 inline void SetValue(EventKind kind, __itt_counter counter, void* value_ptr) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   uint64_t bits;
   if (counter == nullptr || value_ptr == nullptr ||
       !CounterValueBits(AsCounter(counter)->type, value_ptr, &bits)) {
@@ -104,18 +104,18 @@ inline void SetValue(EventKind kind, __itt_counter counter, void* value_ptr) {
 }
 
 inline void DomainCounter(EventKind kind, const __itt_domain* domain, __itt_string_handle* name) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr || name == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, uint64_t{StringId(name)});
 }
 
 inline void DomainCounterDelta(EventKind kind, const __itt_domain* domain,
                                __itt_string_handle* name, unsigned long long delta) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr || name == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, uint64_t{StringId(name)},
        static_cast<uint64_t>(delta));
@@ -149,9 +149,9 @@ ITTC_EXPORT void ITTAPI __itt_counter_set_value_ex(__itt_counter id,
                                                    __itt_clock_domain* clock_domain,
                                                    unsigned long long timestamp,
                                                    void* value_ptr) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   uint64_t bits;
   if (id == nullptr || value_ptr == nullptr ||
       !CounterValueBits(AsCounter(id)->type, value_ptr, &bits)) {
@@ -186,9 +186,9 @@ ITTC_EXPORT void ITTAPI __itt_counter_dec_delta_v3(const __itt_domain* domain,
 ITTC_EXPORT void ITTAPI __itt_bind_context_metadata_to_counter(__itt_counter counter,
                                                                size_t length,
                                                                __itt_context_metadata* metadata) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (counter == nullptr || (metadata == nullptr && length != 0)) {
     return CountInvalidCall(call.thread());
   }
@@ -212,9 +212,9 @@ ITTC_EXPORT void ITTAPI __itt_bind_context_metadata_to_counter(__itt_counter cou
 
 ITTC_EXPORT void ITTAPI __itt_histogram_submit(__itt_histogram* hist, size_t length, void* x_data,
                                                void* y_data) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (hist == nullptr || y_data == nullptr) return CountInvalidCall(call.thread());
   int x_size = ittc::format::MetadataTypeSize(static_cast<uint64_t>(hist->x_type));
   int y_size = ittc::format::MetadataTypeSize(static_cast<uint64_t>(hist->y_type));

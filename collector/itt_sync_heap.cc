@@ -21,9 +21,9 @@ uint32_t InternName(const char* s, long length) {
 
 void SyncCreate(void* addr, const char* objtype, long typelen, const char* objname, long namelen,
                 int attribute) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (addr == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kSyncCreate, now, 0, reinterpret_cast<uint64_t>(addr),
        uint64_t{InternName(objtype, typelen)}, uint64_t{InternName(objname, namelen)},
@@ -31,33 +31,33 @@ void SyncCreate(void* addr, const char* objtype, long typelen, const char* objna
 }
 
 inline void SyncAddr(EventKind kind, void* addr) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (addr == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), kind, now, 0, reinterpret_cast<uint64_t>(addr));
 }
 
 inline void HeapCall(EventKind kind, __itt_heap_function h, uint64_t a) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   uint32_t id = Registry::HeapFunctionId(h);
   if (id == 0) return CountInvalidCall(call.thread());
   Emit(call.thread(), kind, now, 0, uint64_t{id}, a);
 }
 
 inline void NoArgs(EventKind kind) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   Emit(call.thread(), kind, now, 0);
 }
 
 inline void OneArg(EventKind kind, uint64_t a) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   Emit(call.thread(), kind, now, 0, a);
 }
 
@@ -71,9 +71,9 @@ ITTC_EXPORT void ITTAPI __itt_sync_create(void* addr, const char* objtype, const
 }
 
 ITTC_EXPORT void ITTAPI __itt_sync_rename(void* addr, const char* name) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (addr == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kSyncRename, now, 0, reinterpret_cast<uint64_t>(addr),
        uint64_t{InternName(name, -1)});
@@ -119,9 +119,9 @@ ITTC_EXPORT void ITTAPI __itt_notify_sync_releasing(void* p) {
 
 ITTC_EXPORT void ITTAPI __itt_heap_allocate_begin(__itt_heap_function h, size_t size,
                                                   int initialized) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   uint32_t id = Registry::HeapFunctionId(h);
   if (id == 0) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kHeapAllocateBegin, now, 0, uint64_t{id},
@@ -130,9 +130,9 @@ ITTC_EXPORT void ITTAPI __itt_heap_allocate_begin(__itt_heap_function h, size_t 
 
 ITTC_EXPORT void ITTAPI __itt_heap_allocate_end(__itt_heap_function h, void** addr, size_t size,
                                                 int initialized) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   uint32_t id = Registry::HeapFunctionId(h);
   if (id == 0 || addr == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kHeapAllocateEnd, now, 0, uint64_t{id},
@@ -150,9 +150,9 @@ ITTC_EXPORT void ITTAPI __itt_heap_free_end(__itt_heap_function h, void* addr) {
 
 ITTC_EXPORT void ITTAPI __itt_heap_reallocate_begin(__itt_heap_function h, void* addr,
                                                     size_t new_size, int initialized) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   uint32_t id = Registry::HeapFunctionId(h);
   if (id == 0) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kHeapReallocateBegin, now, 0, uint64_t{id},
@@ -163,9 +163,9 @@ ITTC_EXPORT void ITTAPI __itt_heap_reallocate_begin(__itt_heap_function h, void*
 ITTC_EXPORT void ITTAPI __itt_heap_reallocate_end(__itt_heap_function h, void* addr,
                                                   void** new_addr, size_t new_size,
                                                   int initialized) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   uint32_t id = Registry::HeapFunctionId(h);
   if (id == 0 || new_addr == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kHeapReallocateEnd, now, 0, uint64_t{id},
@@ -195,9 +195,9 @@ ITTC_EXPORT void ITTAPI __itt_heap_record(unsigned int record_mask) {
 // ---- Modules ----------------------------------------------------------------
 
 ITTC_EXPORT void ITTAPI __itt_module_load(void* start_addr, void* end_addr, const char* path) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (path == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kModuleLoad, now, 0, reinterpret_cast<uint64_t>(start_addr),
        reinterpret_cast<uint64_t>(end_addr), uint64_t{InternName(path, -1)});
@@ -208,9 +208,9 @@ ITTC_EXPORT void ITTAPI __itt_module_unload(void* start_addr) {
 }
 
 ITTC_EXPORT void ITTAPI __itt_module_load_with_sections(__itt_module_object* module_obj) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (module_obj == nullptr || module_obj->module_name == nullptr) {
     return CountInvalidCall(call.thread());
   }
@@ -220,9 +220,9 @@ ITTC_EXPORT void ITTAPI __itt_module_load_with_sections(__itt_module_object* mod
 }
 
 ITTC_EXPORT void ITTAPI __itt_module_unload_with_sections(__itt_module_object* module_obj) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (module_obj == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kModuleUnload, now, 0,
        reinterpret_cast<uint64_t>(module_obj->module_buffer));
@@ -237,18 +237,18 @@ ITTC_EXPORT void ITTAPI __itt_suppress_pop(void) { NoArgs(EventKind::kSuppressPo
 
 ITTC_EXPORT void ITTAPI __itt_suppress_mark_range(__itt_suppress_mode_t mode, unsigned int mask,
                                                   void* address, size_t size) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   Emit(call.thread(), EventKind::kSuppressMarkRange, now, 0, static_cast<uint64_t>(mode),
        uint64_t{mask}, reinterpret_cast<uint64_t>(address), static_cast<uint64_t>(size));
 }
 
 ITTC_EXPORT void ITTAPI __itt_suppress_clear_range(__itt_suppress_mode_t mode, unsigned int mask,
                                                    void* address, size_t size) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   Emit(call.thread(), EventKind::kSuppressClearRange, now, 0, static_cast<uint64_t>(mode),
        uint64_t{mask}, reinterpret_cast<uint64_t>(address), static_cast<uint64_t>(size));
 }

@@ -19,18 +19,18 @@ namespace {
 // Records kind(domain, id, parent, name) - the task/region/group shape.
 inline void TaskLike(EventKind kind, const __itt_domain* domain, const __itt_id& id,
                      const __itt_id& parent, uint64_t name) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, ToRaw(id), ToRaw(parent), name);
 }
 
 // Records kind(domain, id).
 inline void DomainAndId(EventKind kind, const __itt_domain* domain, const __itt_id& id) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, ToRaw(id));
 }
@@ -40,9 +40,9 @@ inline void DomainAndId(EventKind kind, const __itt_domain* domain, const __itt_
 template <typename... Rest>
 inline void ExLike(EventKind kind, const __itt_domain* domain, const __itt_clock_domain* cd,
                    unsigned long long timestamp, const Rest&... rest) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
   uint64_t clock_id;
   uint64_t ticks = UserTimeToTicks(cd, timestamp, &clock_id);
@@ -65,9 +65,9 @@ ITTC_EXPORT void ITTAPI __itt_task_begin_fn(const __itt_domain* domain, __itt_id
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_end(const __itt_domain* domain) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kTaskEnd, now, 0, uint64_t{DomainId(domain)});
 }
@@ -146,9 +146,9 @@ ITTC_EXPORT void ITTAPI __itt_frame_end_v3(const __itt_domain* domain, __itt_id*
 // begin/end are __itt_get_timestamp() values, i.e. already trace ticks.
 ITTC_EXPORT void ITTAPI __itt_frame_submit_v3(const __itt_domain* domain, __itt_id* id,
                                               __itt_timestamp begin, __itt_timestamp end) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kFrameSubmit, now, 0, uint64_t{DomainId(domain)}, ToRawPtr(id),
        static_cast<uint64_t>(begin), static_cast<uint64_t>(end));
@@ -158,9 +158,9 @@ ITTC_EXPORT void ITTAPI __itt_frame_submit_v3(const __itt_domain* domain, __itt_
 
 ITTC_EXPORT void ITTAPI __itt_marker(const __itt_domain* domain, __itt_id id,
                                      __itt_string_handle* name, __itt_scope scope) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kMarker, now, 0, uint64_t{DomainId(domain)}, ToRaw(id),
        uint64_t{StringId(name)}, static_cast<uint64_t>(scope));
@@ -198,9 +198,9 @@ ITTC_EXPORT void ITTAPI __itt_id_destroy_ex(const __itt_domain* domain,
 
 ITTC_EXPORT void ITTAPI __itt_relation_add_to_current(const __itt_domain* domain,
                                                       __itt_relation relation, __itt_id tail) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kRelationAddToCurrent, now, 0, uint64_t{DomainId(domain)},
        static_cast<uint64_t>(relation), ToRaw(tail));
@@ -208,9 +208,9 @@ ITTC_EXPORT void ITTAPI __itt_relation_add_to_current(const __itt_domain* domain
 
 ITTC_EXPORT void ITTAPI __itt_relation_add(const __itt_domain* domain, __itt_id head,
                                            __itt_relation relation, __itt_id tail) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kRelationAdd, now, 0, uint64_t{DomainId(domain)}, ToRaw(head),
        static_cast<uint64_t>(relation), ToRaw(tail));
@@ -249,9 +249,9 @@ size_t MetadataBytes(__itt_metadata_type type, size_t count, bool* ok) {
 ITTC_EXPORT void ITTAPI __itt_metadata_add(const __itt_domain* domain, __itt_id id,
                                            __itt_string_handle* key, __itt_metadata_type type,
                                            size_t count, void* data) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   bool ok;
   size_t bytes = MetadataBytes(type, count, &ok);
   if (domain == nullptr || !ok || (data == nullptr && count != 0)) {
@@ -266,9 +266,9 @@ ITTC_EXPORT void ITTAPI __itt_metadata_add(const __itt_domain* domain, __itt_id 
 ITTC_EXPORT void ITTAPI __itt_metadata_str_add(const __itt_domain* domain, __itt_id id,
                                                __itt_string_handle* key, const char* data,
                                                size_t length) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr || data == nullptr) return CountInvalidCall(call.thread());
   char scratch[kMaxRawBytesField];
   long n = length == 0 ? -1 : static_cast<long>(length);
@@ -280,9 +280,9 @@ ITTC_EXPORT void ITTAPI __itt_metadata_add_with_scope(const __itt_domain* domain
                                                       __itt_scope scope, __itt_string_handle* key,
                                                       __itt_metadata_type type, size_t count,
                                                       void* data) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   bool ok;
   size_t bytes = MetadataBytes(type, count, &ok);
   if (domain == nullptr || !ok || (data == nullptr && count != 0)) {
@@ -297,9 +297,9 @@ ITTC_EXPORT void ITTAPI __itt_metadata_str_add_with_scope(const __itt_domain* do
                                                           __itt_scope scope,
                                                           __itt_string_handle* key,
                                                           const char* data, size_t length) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr || data == nullptr) return CountInvalidCall(call.thread());
   char scratch[kMaxRawBytesField];
   long n = length == 0 ? -1 : static_cast<long>(length);
@@ -316,9 +316,9 @@ constexpr size_t kFormattedTextBytes = 1024;
 
 void FormattedMetadata(EventKind kind, const __itt_domain* domain, const __itt_id& id,
                        bool with_id, __itt_string_handle* format, va_list args) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return;
+  uint64_t now = ReadTicks();
   if (domain == nullptr || format == nullptr || format->strA == nullptr) {
     return CountInvalidCall(call.thread());
   }

@@ -24,9 +24,9 @@ RawBytes LineTable(const LineNumberInfo* table, unsigned int entries) {
 }
 
 int MethodLoad(EventKind kind, const iJIT_Method_Load* m) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return 0;
+  uint64_t now = ReadTicks();
   if (m == nullptr || m->method_id == 0) {
     CountInvalidCall(call.thread());
     return 0;
@@ -40,9 +40,9 @@ int MethodLoad(EventKind kind, const iJIT_Method_Load* m) {
 }
 
 int MethodLoadV2(const iJIT_Method_Load_V2* m) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return 0;
+  uint64_t now = ReadTicks();
   if (m == nullptr || m->method_id == 0) {
     CountInvalidCall(call.thread());
     return 0;
@@ -58,9 +58,9 @@ int MethodLoadV2(const iJIT_Method_Load_V2* m) {
 }
 
 int MethodLoadV3(const iJIT_Method_Load_V3* m) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return 0;
+  uint64_t now = ReadTicks();
   if (m == nullptr || m->method_id == 0) {
     CountInvalidCall(call.thread());
     return 0;
@@ -77,9 +77,9 @@ int MethodLoadV3(const iJIT_Method_Load_V3* m) {
 }
 
 int InlineLoad(const iJIT_Method_Inline_Load* m) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return 0;
+  uint64_t now = ReadTicks();
   if (m == nullptr || m->method_id == 0) {
     CountInvalidCall(call.thread());
     return 0;
@@ -94,9 +94,9 @@ int InlineLoad(const iJIT_Method_Inline_Load* m) {
 }
 
 int MethodUpdateV2(const iJIT_Method_Update* m) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return 0;
+  uint64_t now = ReadTicks();
   if (m == nullptr) {
     CountInvalidCall(call.thread());
     return 0;
@@ -110,9 +110,9 @@ int MethodUpdateV2(const iJIT_Method_Update* m) {
 }
 
 int SimpleEvent(EventKind kind, uint64_t arg, bool with_arg) {
-  uint64_t now = ReadTicks();
   CallScope call;
   if (!call.ok()) return 0;
+  uint64_t now = ReadTicks();
   if (with_arg) {
     Emit(call.thread(), kind, now, 0, arg);
   } else {

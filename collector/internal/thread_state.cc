@@ -103,8 +103,55 @@ ThreadState* AttachThread() {
 ThreadState::ThreadState(uint8_t* buf, size_t capacity, uint32_t idx, uint64_t os_tid)
     : ring(buf, capacity), index(idx), tid(os_tid), buffer(buf) {
   for (auto& d : dropped) d.store(0, std::memory_order_relaxed);
-  check_at = capacity / 2;
+  check_at = FillMark(capacity);
 }
+
+namespace {
+
+// Nonzero while this thread starts the session or attaches itself. Both
+// allocate and take locks, so a signal handler's ITT call landing then must
+// not enter them again (it would deadlock on malloc's or our own lock): it
+// is dropped, and counted as reentrant once the thread's state exists.
+__thread int tls_attaching __attribute__((tls_model("initial-exec"))) = 0;
+__thread uint32_t tls_attach_drops __attribute__((tls_model("initial-exec"))) = 0;
+
+// The tail of both slow paths: attaches the thread if needed and enters the
+// call. `start` is true for recording calls, which may start the session.
+ThreadState* AttachAndEnter(ThreadState* t, bool start) {
+  if (tls_attaching != 0) {
+    if (g_recording.load(std::memory_order_relaxed) != 0) ++tls_attach_drops;
+    return nullptr;
+  }
+  tls_attaching = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  bool ok;
+  if (start) {
+    // Not recording: the session may need starting (first call, or first
+    // call in a fork child); otherwise paused, detached or shut down.
+    ok = g_recording.load(std::memory_order_relaxed) != 0 ||
+         (SessionStartIfNeeded() && g_recording.load(std::memory_order_relaxed) != 0);
+  } else {
+    ok = SessionRunning();
+  }
+  if (ok && t == nullptr) t = AttachThread();
+  if (!ok || t == nullptr) {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    tls_attaching = 0;
+    return nullptr;
+  }
+  // in_call first: from here a handler's call is counted on `t` directly.
+  t->in_call = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (tls_attach_drops != 0) {
+    t->dropped[static_cast<int>(kLossReentrant)].fetch_add(tls_attach_drops,
+                                                           std::memory_order_relaxed);
+    tls_attach_drops = 0;
+  }
+  tls_attaching = 0;
+  return t;
+}
+
+}  // namespace
 
 ThreadState* BeginCallSlow() {
   ThreadState* t = tls_thread;
@@ -113,19 +160,7 @@ ThreadState* BeginCallSlow() {
     if (g_recording.load(std::memory_order_relaxed) != 0) CountDrop(t, kLossReentrant);
     return nullptr;
   }
-  if (g_recording.load(std::memory_order_relaxed) == 0) {
-    // Not recording: the session may need starting (first call, or first
-    // call in a fork child); otherwise paused, detached or shut down.
-    if (!SessionStartIfNeeded()) return nullptr;
-    if (g_recording.load(std::memory_order_relaxed) == 0) return nullptr;
-  }
-  if (t == nullptr) {
-    t = AttachThread();
-    if (t == nullptr) return nullptr;
-  }
-  t->in_call = 1;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  return t;
+  return AttachAndEnter(t, /*start=*/true);
 }
 
 ThreadState* BeginControlCall() {
@@ -134,14 +169,7 @@ ThreadState* BeginControlCall() {
     CountDrop(t, kLossReentrant);
     return nullptr;
   }
-  if (!SessionRunning()) return nullptr;
-  if (t == nullptr) {
-    t = AttachThread();
-    if (t == nullptr) return nullptr;
-  }
-  t->in_call = 1;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  return t;
+  return AttachAndEnter(t, /*start=*/false);
 }
 
 void CountDrop(ThreadState* t, format::LossCause cause) {
@@ -176,7 +204,7 @@ uint8_t* ReserveSlow(ThreadState* t, size_t size) {
 
 void CheckFill(ThreadState* t) {
   size_t fill = t->ring.RefreshFill();
-  size_t mark = t->ring.capacity() / 2;
+  size_t mark = FillMark(t->ring.capacity());
   uint64_t head = t->ring.head();
   if (fill > mark) {
     if (t->wake_pending.exchange(1, std::memory_order_relaxed) == 0) Flusher::Wake();
@@ -218,7 +246,7 @@ void ResetThreadsInForkChild() {
       t->flusher_info_written = false;
       t->tid = static_cast<uint64_t>(syscall(SYS_gettid));
       t->in_call = 0;
-      t->check_at = t->ring.head() + t->ring.capacity() / 2;
+      t->check_at = t->ring.head() + FillMark(t->ring.capacity());
     } else {
       t->discard.store(1, std::memory_order_relaxed);
     }

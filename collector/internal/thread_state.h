@@ -112,8 +112,13 @@ inline void CountInvalidCall(ThreadState* t) { CountDrop(t, format::LossCause::k
 // Out-of-line part of Emit when the ring is full or the record is too large.
 uint8_t* ReserveSlow(ThreadState* t, size_t size);
 
+// Fill at which a producer wakes the flusher early: an eighth of the ring,
+// so that seven eighths remain to absorb the flusher's scheduling latency
+// on a busy machine (one futex wake per eighth of a ring is cheap).
+inline constexpr size_t FillMark(size_t capacity) { return capacity / 8; }
+
 // Fill-mark check: refreshes the ring's view of the tail and wakes the
-// flusher if the ring is more than half full.
+// flusher if the ring is past FillMark.
 void CheckFill(ThreadState* t);
 
 inline ThreadState* BeginCall() {
