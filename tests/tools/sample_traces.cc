@@ -1,5 +1,6 @@
 #include "tests/tools/sample_traces.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -82,8 +83,8 @@ std::string SampleTrace() {
 }
 
 std::string SyntheticTrace(int threads, uint64_t events_per_thread,
-                           uint64_t events_per_chunk) {
-  TraceBuilder b;
+                           uint64_t events_per_chunk, bool compress) {
+  TraceBuilder b(TestHeader(), compress);
   b.String(1, "outer").String(2, "inner").Domain(1, "bench");
   for (int t = 0; t < threads; ++t) {
     b.Thread(static_cast<uint32_t>(t), 1000 + static_cast<uint64_t>(t),

@@ -49,9 +49,20 @@ Event Ev(EventKind kind, uint64_t time,
   return e;
 }
 
-TraceBuilder::TraceBuilder(const format::FileHeader& header, int zstd_level)
-    : writer_(zstd_level) {
+TraceBuilder::TraceBuilder(const format::FileHeader& header, bool compress)
+    : compress_(compress), writer_(1) {
   out_ = format::EncodeFileHeader(header);
+}
+
+void TraceBuilder::Chunk(format::ChunkType type, std::string_view payload) {
+  if (compress_) {
+    Check(writer_.AppendChunk(type, payload, &out_));
+  } else {
+    out_ += format::FrameChunkForTest(static_cast<uint16_t>(type), 0,
+                                      sequence_, payload,
+                                      static_cast<uint32_t>(payload.size()));
+  }
+  ++sequence_;
 }
 
 TraceBuilder& TraceBuilder::String(uint64_t id, std::string_view text) {
@@ -105,8 +116,7 @@ TraceBuilder& TraceBuilder::ClockDomain(uint64_t id, uint64_t hz,
 
 void TraceBuilder::FlushDefinitions() {
   if (defs_.record_count() == 0) return;
-  Check(writer_.AppendChunk(format::ChunkType::kDefinitions, defs_.payload(),
-                            &out_));
+  Chunk(format::ChunkType::kDefinitions, defs_.payload());
   defs_.Clear();
 }
 
@@ -114,7 +124,7 @@ void TraceBuilder::Records(format::ChunkType type, const Event& record) {
   FlushDefinitions();
   format::RecordEncoder enc;
   enc.Append(record);
-  Check(writer_.AppendChunk(type, enc.payload(), &out_));
+  Chunk(type, enc.payload());
 }
 
 TraceBuilder& TraceBuilder::Thread(uint32_t index, uint64_t tid,
@@ -159,8 +169,7 @@ TraceBuilder& TraceBuilder::Events(uint32_t thread_index,
   FlushDefinitions();
   events_.Reset(thread_index, events.empty() ? 0 : events.front().time);
   for (const Event& e : events) events_.Append(e);
-  Check(writer_.AppendChunk(format::ChunkType::kEvents, events_.payload(),
-                            &out_));
+  Chunk(format::ChunkType::kEvents, events_.payload());
   events_written_ += events.size();
   return *this;
 }
@@ -170,7 +179,7 @@ TraceBuilder& TraceBuilder::End(uint64_t end_ticks) {
   format::EndRecord e;
   e.events_recorded = events_written_;
   e.events_dropped = dropped_;
-  e.chunk_count = writer_.next_sequence();
+  e.chunk_count = sequence_;
   e.end_ticks = end_ticks;
   Records(format::ChunkType::kEnd, format::ToRecord(e));
   return *this;

@@ -39,8 +39,10 @@ inline FieldValue Null() { return FieldValue::OfId(format::Id{}); }
 
 class TraceBuilder {
  public:
+  // `compress` false frames every chunk uncompressed (flags 0), as the
+  // format allows: for measuring decoding without decompression.
   explicit TraceBuilder(const format::FileHeader& header = TestHeader(),
-                        int zstd_level = 1);
+                        bool compress = true);
 
   // Definitions are batched into one definitions chunk, written before
   // the next chunk of another type.
@@ -80,8 +82,11 @@ class TraceBuilder {
  private:
   void FlushDefinitions();
   void Records(format::ChunkType type, const format::Event& record);
+  void Chunk(format::ChunkType type, std::string_view payload);
 
   std::string out_;
+  bool compress_;
+  uint64_t sequence_ = 0;
   format::ChunkWriter writer_;
   format::RecordEncoder defs_;
   format::EventStreamEncoder events_;

@@ -79,12 +79,14 @@ IntervalTracker::IntervalTracker(const TraceIndex& index,
 
 IntervalTracker::~IntervalTracker() = default;
 
-IntervalTracker::ThreadState& IntervalTracker::StateOf(const ThreadRec& t) {
-  if (&t != last_thread_) {
-    last_thread_ = &t;
-    last_state_ = &threads_[t.index];
+IntervalTracker::ThreadState& IntervalTracker::NewState(const ThreadRec& t) {
+  constexpr uint32_t kMaxDense = 1 << 16;
+  ThreadState* s = &threads_[t.index];
+  if (t.index < kMaxDense) {
+    if (dense_.size() <= t.index) dense_.resize(t.index + 1, nullptr);
+    dense_[t.index] = s;
   }
-  return *last_state_;
+  return *s;
 }
 
 void IntervalTracker::Begin(std::vector<Open>* stack, const Interval& iv) {
@@ -123,8 +125,6 @@ void IntervalTracker::EndKeyed(std::map<Key, std::vector<Open>>* map,
 }
 
 void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
-  Interval iv;
-  iv.thread = &t;
   switch (e.kind) {
     case EventKind::kTaskBegin:
     case EventKind::kTaskBeginFn:
@@ -135,14 +135,19 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       const bool fn = e.kind == EventKind::kTaskBeginFn ||
                       e.kind == EventKind::kTaskBeginFnEx;
       const int base = ex ? 4 : 1;  // index of `id`
-      iv.kind = IntervalKind::kTask;
-      iv.domain = e.u(0);
-      iv.id = e.id(base);
-      (fn ? iv.fn : iv.name_id) = e.u(base + 2);
-      iv.begin = EffectiveTime(e);
       ThreadState& s = StateOf(t);
-      iv.depth = static_cast<int>(s.stack.size());
-      Begin(&s.stack, iv);
+      if (s.stack.size() >= kMaxDepth) {
+        ++unbalanced_.open_at_end;
+        return;
+      }
+      // Built in place: this and task_end are the hot path of stats.
+      Interval& n = s.stack.emplace_back().iv;
+      n.thread = &t;
+      n.domain = e.u(0);
+      n.id = e.id(base);
+      (fn ? n.fn : n.name_id) = e.u(base + 2);
+      n.begin = EffectiveTime(e);
+      n.depth = static_cast<int>(s.stack.size() - 1);
       return;
     }
     case EventKind::kTaskEnd:
@@ -154,17 +159,19 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
         listener_->OnUnmatchedEnd(IntervalKind::kTask, t, e.u(0), end);
         return;
       }
-      Open open = std::move(s.stack.back());
+      // Delivered in place; listeners do not call back into the tracker.
+      Open& top = s.stack.back();
+      top.iv.end = std::max(end, top.iv.begin);
+      const uint64_t ticks = top.iv.end - top.iv.begin;
+      Deliver(&top);
       s.stack.pop_back();
-      open.iv.end = std::max(end, open.iv.begin);
-      if (!s.stack.empty()) {
-        s.stack.back().iv.child_ticks += open.iv.end - open.iv.begin;
-      }
-      Deliver(&open);
+      if (!s.stack.empty()) s.stack.back().iv.child_ticks += ticks;
       return;
     }
     case EventKind::kTaskBeginOverlapped:
     case EventKind::kTaskBeginOverlappedEx: {
+      Interval iv;
+      iv.thread = &t;
       const int base = e.kind == EventKind::kTaskBeginOverlappedEx ? 4 : 1;
       iv.kind = IntervalKind::kOverlapped;
       iv.domain = e.u(0);
@@ -188,6 +195,8 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       return;
     }
     case EventKind::kRegionBegin: {
+      Interval iv;
+      iv.thread = &t;
       iv.kind = IntervalKind::kRegion;
       iv.domain = e.u(0);
       iv.id = e.id(1);
@@ -209,6 +218,8 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       return;
     }
     case EventKind::kFrameBegin: {
+      Interval iv;
+      iv.thread = &t;
       iv.kind = IntervalKind::kFrame;
       iv.domain = e.u(0);
       iv.id = e.id(1);
@@ -242,6 +253,8 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       return;
     }
     case EventKind::kEventStart: {
+      Interval iv;
+      iv.thread = &t;
       iv.kind = IntervalKind::kLegacyEvent;
       iv.event_id = e.u(0);
       iv.begin = e.time;

@@ -120,7 +120,13 @@ class IntervalTracker {
     std::vector<Open> events;  // legacy events
   };
 
-  ThreadState& StateOf(const ThreadRec& t);
+  ThreadState& StateOf(const ThreadRec& t) {
+    if (t.index < dense_.size() && dense_[t.index] != nullptr) {
+      return *dense_[t.index];
+    }
+    return NewState(t);
+  }
+  ThreadState& NewState(const ThreadRec& t);
   void Begin(std::vector<Open>* stack, const Interval& iv);
   void Deliver(Open* open);
   void EndKeyed(std::map<Key, std::vector<Open>>* map, const Key& key,
@@ -132,8 +138,8 @@ class IntervalTracker {
   const TraceIndex& index_;
   IntervalListener* listener_;
   U64Map<ThreadState> threads_;
-  const ThreadRec* last_thread_ = nullptr;
-  ThreadState* last_state_ = nullptr;
+  // threads_ by thread index, for the usual small indexes: one load.
+  std::vector<ThreadState*> dense_;
   std::map<Key, std::vector<Open>> overlapped_;
   std::map<Key, std::vector<Open>> regions_;
   std::map<Key, std::vector<Open>> frames_;

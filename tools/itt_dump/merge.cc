@@ -24,6 +24,7 @@ EventMerger::EventMerger(const TraceIndex& index, format::TraceReader* reader,
     queues_.push_back(std::make_unique<Queue>());
     queues_.back()->thread = &rec;
   }
+  small_ = queues_.size() <= kSmall;
   RecomputeBlocking();
 }
 
@@ -87,6 +88,10 @@ bool EventMerger::ReadChunk() {
       queues_.push_back(std::make_unique<Queue>());
       queues_.back()->thread = &extra_threads_.back();
       qi = queue_of_thread_.Find(thread_index);
+      if (small_ && queues_.size() > kSmall) {
+        small_ = false;
+        std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+      }
     }
     Queue* q = queues_[static_cast<size_t>(*qi)].get();
     std::string buf;
@@ -110,10 +115,17 @@ bool EventMerger::ReadChunk() {
 
 void EventMerger::PushHeap(int qi) {
   heap_.emplace_back(queues_[static_cast<size_t>(qi)]->head.time, qi);
-  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  if (!small_) std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 
 int EventMerger::PopHeap() {
+  if (small_) {
+    const size_t i = TopIndex();
+    const int qi = heap_[i].second;
+    heap_[i] = heap_.back();
+    heap_.pop_back();
+    return qi;
+  }
   std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
   const int qi = heap_.back().second;
   heap_.pop_back();
@@ -145,10 +157,19 @@ bool EventMerger::FastNext(const format::Event** event,
     return false;
   }
   const uint64_t t = q->head.time;
-  if (t <= blocking_ &&
-      (heap_.empty() || t < heap_.front().first ||
-       (t == heap_.front().first && current_ < heap_.front().second))) {
-    return Emit(current_, event, thread);
+  if (heap_.empty()) {
+    if (t <= blocking_) return Emit(current_, event, thread);
+  } else {
+    const size_t i = TopIndex();
+    const std::pair<uint64_t, int> top = heap_[i];
+    if (t < top.first || (t == top.first && current_ < top.second)) {
+      if (t <= blocking_) return Emit(current_, event, thread);
+    } else if (small_ && top.first <= blocking_) {
+      // Threads taking turns: swap the current queue for the smallest
+      // candidate in place, without going through the slow path.
+      heap_[i] = {t, current_};
+      return Emit(top.second, event, thread);
+    }
   }
   PushHeap(current_);
   current_ = -1;
@@ -165,7 +186,7 @@ bool EventMerger::SlowNext(const format::Event** event,
   }
   for (;;) {
     if (!heap_.empty()) {
-      const uint64_t t = heap_.front().first;
+      const uint64_t t = heap_[TopIndex()].first;
       if (t <= blocking_ || reader_done_) return Emit(PopHeap(), event, thread);
       if (buffered_ > options_.max_buffered_bytes) {
         ++forced_emits_;

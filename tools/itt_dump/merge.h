@@ -79,6 +79,15 @@ class EventMerger {
   bool Emit(int qi, const format::Event** event, const ThreadRec** thread);
   void PushHeap(int qi);
   int PopHeap();
+  // Position of the smallest candidate in heap_. REQUIRES: !heap_.empty().
+  size_t TopIndex() const {
+    if (!small_) return 0;
+    size_t best = 0;
+    for (size_t i = 1; i < heap_.size(); ++i) {
+      if (heap_[i] < heap_[best]) best = i;
+    }
+    return best;
+  }
 
   const TraceIndex& index_;
   format::TraceReader* reader_;
@@ -86,7 +95,12 @@ class EventMerger {
   std::vector<std::unique_ptr<Queue>> queues_;
   U64Map<int> queue_of_thread_;
   std::deque<ThreadRec> extra_threads_;  // threads the index did not know
-  std::vector<std::pair<uint64_t, int>> heap_;  // min-heap on (time, queue)
+  // Queues with a head, as (head time, queue): a min-heap, or for a few
+  // threads (small_) an unordered array scanned linearly, which is cheaper
+  // than heap operations when threads alternate event by event.
+  std::vector<std::pair<uint64_t, int>> heap_;
+  bool small_ = true;
+  static constexpr size_t kSmall = 16;
   std::vector<std::string> spare_;              // recycled payload buffers
   format::EventStreamDecoder probe_;
   int current_ = -1;  // queue of the last emitted event, not in heap_
