@@ -1,5 +1,7 @@
 #include "bench/paced_run.h"
 
+#include <dirent.h>
+#include <unistd.h>
 #include <x86intrin.h>
 
 #include <chrono>
@@ -21,6 +23,38 @@ namespace {
 // rate smooth at the scale of the ring (1 MiB holds ~18k pairs).
 constexpr int kPairsPerCheck = 32;
 
+// Run-queue wait of a thread (second field of schedstat, ns): how long it
+// was runnable but not running. 0 if unavailable.
+uint64_t RunQueueWaitNs(const std::string& task_dir) {
+  FILE* f = std::fopen((task_dir + "/schedstat").c_str(), "r");
+  if (f == nullptr) return 0;
+  unsigned long long run = 0, wait = 0;
+  int n = std::fscanf(f, "%llu %llu", &run, &wait);
+  std::fclose(f);
+  return n == 2 ? wait : 0;
+}
+
+// The /proc directory of the thread named `comm`, or "".
+std::string FindTask(const char* comm) {
+  DIR* d = opendir("/proc/self/task");
+  if (d == nullptr) return "";
+  std::string found;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::string dir = std::string("/proc/self/task/") + e->d_name;
+    FILE* f = std::fopen((dir + "/comm").c_str(), "r");
+    if (f == nullptr) continue;
+    char buf[64] = {};
+    if (std::fgets(buf, sizeof(buf), f) != nullptr &&
+        std::strncmp(buf, comm, std::strlen(comm)) == 0) {
+      found = dir;
+    }
+    std::fclose(f);
+  }
+  closedir(d);
+  return found;
+}
+
 int ChildMain(const PacedRunConfig& config) {
   std::string dir = MakeTempDir("ittc-paced");
   SetEnv("INTEL_LIBITTNOTIFY64", CollectorPath());
@@ -36,13 +70,33 @@ int ChildMain(const PacedRunConfig& config) {
       __itt_string_handle_create("paced.io"), __itt_string_handle_create("paced.compute")};
   const double hz = TscHz();
 
+  // The first event starts the session and its flusher, which names itself
+  // when it starts running: give it a moment.
+  __itt_task_begin(domain, __itt_null, __itt_null, names[0]);
+  __itt_task_end(domain);
+  std::string flusher_task;
+  for (int i = 0; i < 100 && flusher_task.empty(); ++i) {
+    flusher_task = FindTask("ittc-flusher");
+    if (flusher_task.empty()) usleep(1000);
+  }
+  const uint64_t flusher_wait0 = RunQueueWaitNs(flusher_task);
+  const uint64_t producer_wait0 = RunQueueWaitNs("/proc/thread-self");
   uint64_t cpu0 = ProcessCpuNs();
   uint64_t thread_cpu0 = ThreadCpuNs();
   auto wall0 = std::chrono::steady_clock::now();
   const uint64_t tsc0 = __rdtsc();
   const uint64_t tsc_end = tsc0 + static_cast<uint64_t>(config.seconds * hz);
-  const double ticks_per_event = config.rate_mps > 0 ? hz / (config.rate_mps * 1e6) : 0;
-  uint64_t emitted = 0;
+  // Ticks per batch of kPairsPerCheck pairs at the target rate.
+  const uint64_t batch_ticks =
+      config.rate_mps > 0
+          ? static_cast<uint64_t>(hz * 2 * kPairsPerCheck / (config.rate_mps * 1e6))
+          : 0;
+  // A producer that was preempted does not catch up in a burst at full
+  // speed (that would measure bursts, not the rate): past this lag the
+  // schedule restarts from now, and the achieved rate falls short instead.
+  const uint64_t max_lag_ticks = static_cast<uint64_t>(hz * 20e-6);
+  uint64_t due = tsc0;
+  uint64_t emitted = 2;  // the first pair above
   unsigned n = 0;
   for (;;) {
     for (int i = 0; i < kPairsPerCheck; ++i) {
@@ -52,8 +106,9 @@ int ChildMain(const PacedRunConfig& config) {
     emitted += 2 * kPairsPerCheck;
     uint64_t now = __rdtsc();
     if (now >= tsc_end) break;
-    if (ticks_per_event > 0) {
-      uint64_t due = tsc0 + static_cast<uint64_t>(static_cast<double>(emitted) * ticks_per_event);
+    if (batch_ticks > 0) {
+      due += batch_ticks;
+      if (now > due + max_lag_ticks) due = now;
       while (now < due && now < tsc_end) {
         _mm_pause();
         now = __rdtsc();
@@ -62,6 +117,8 @@ int ChildMain(const PacedRunConfig& config) {
   }
   auto wall1 = std::chrono::steady_clock::now();
   uint64_t producer_cpu = ThreadCpuNs() - thread_cpu0;
+  const uint64_t flusher_wait = RunQueueWaitNs(flusher_task) - flusher_wait0;
+  const uint64_t producer_wait = RunQueueWaitNs("/proc/thread-self") - producer_wait0;
   __itt_detach();
   uint64_t cpu1 = ProcessCpuNs();
   uint64_t thread_cpu_total = ThreadCpuNs() - thread_cpu0;
@@ -77,14 +134,16 @@ int ChildMain(const PacedRunConfig& config) {
   // Drops: the end record's total, which counts every cause.
   std::printf(
       "RESULT emitted=%llu recorded=%llu dropped=%llu seconds=%.6f producer_cpu_ns=%llu "
-      "flusher_cpu_ns=%llu file_bytes=%llu\n",
+      "flusher_cpu_ns=%llu file_bytes=%llu flusher_wait_ns=%llu producer_wait_ns=%llu\n",
       static_cast<unsigned long long>(emitted),
       static_cast<unsigned long long>(summary->end_recorded),
       static_cast<unsigned long long>(summary->end_dropped),
       std::chrono::duration<double>(wall1 - wall0).count(),
       static_cast<unsigned long long>(producer_cpu),
       static_cast<unsigned long long>(cpu1 - cpu0 - thread_cpu_total),
-      static_cast<unsigned long long>(summary->file_bytes));
+      static_cast<unsigned long long>(summary->file_bytes),
+      static_cast<unsigned long long>(flusher_task.empty() ? 0 : flusher_wait),
+      static_cast<unsigned long long>(producer_wait));
   RemoveTree(dir);
   return summary->has_end ? 0 : 1;
 }
@@ -129,6 +188,8 @@ PacedRunResult RunPacedChild(const PacedRunConfig& config) {
     result.producer_cpu_ns = Field(line, "producer_cpu_ns");
     result.flusher_cpu_ns = Field(line, "flusher_cpu_ns");
     result.file_bytes = Field(line, "file_bytes");
+    result.flusher_wait_ns = Field(line, "flusher_wait_ns");
+    result.producer_wait_ns = Field(line, "producer_wait_ns");
   }
   if (f != nullptr) std::fclose(f);
   RemoveTree(dir);

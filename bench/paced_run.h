@@ -3,7 +3,7 @@
 // rate for a fixed time, then the trace is closed (__itt_detach) and read
 // back. The child prints one line
 //   RESULT emitted=N recorded=N dropped=N seconds=S producer_cpu_ns=N
-//          flusher_cpu_ns=N file_bytes=N
+//          flusher_cpu_ns=N file_bytes=N flusher_wait_ns=N producer_wait_ns=N
 // which the parent benchmark (threads_bench, flusher_bench) turns into
 // counters. A child per run because settings (ring size, zstd level) are
 // read once per process, and so that every run starts with an empty ring.
@@ -37,6 +37,10 @@ struct PacedRunResult {
   uint64_t producer_cpu_ns = 0;
   uint64_t flusher_cpu_ns = 0;
   uint64_t file_bytes = 0;
+  // Time the flusher / the producer spent runnable but waiting for a CPU
+  // (schedstat) while producing: other processes on this shared machine.
+  uint64_t flusher_wait_ns = 0;
+  uint64_t producer_wait_ns = 0;
 };
 
 // Parent side: runs this binary as a child with `config` and parses its

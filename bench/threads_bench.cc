@@ -74,6 +74,8 @@ void RegisterRateStep(int ring_kb, double rate_mps) {
       state.counters["drop_pct"] =
           r.emitted != 0 ? 100.0 * static_cast<double>(r.dropped) / static_cast<double>(r.emitted)
                          : 0;
+      state.counters["flusher_wait_ms"] = static_cast<double>(r.flusher_wait_ns) / 1e6;
+      state.counters["producer_wait_ms"] = static_cast<double>(r.producer_wait_ns) / 1e6;
       state.counters["producer_ns_per_event"] =
           static_cast<double>(r.producer_cpu_ns) / static_cast<double>(r.emitted);
       state.counters["flusher_ns_per_event"] =
