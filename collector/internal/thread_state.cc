@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,9 +45,19 @@ void OnThreadExit(void* arg) {
 
 void MakeKey() { pthread_key_create(&g_thread_key, &OnThreadExit); }
 
+// Thread states and rings come from mmap, not malloc: a thread may attach
+// from a signal handler that interrupted malloc (or any allocating call) on
+// the same thread, and mmap is async-signal-safe where malloc is not.
+void* MapBytes(size_t size) {
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
 uint8_t* TakeBuffer(size_t size) {
-  {
-    std::lock_guard<std::mutex> lock(g_spare_mu);
+  // try_lock: never wait in a path a signal handler may take; without the
+  // lock we just map a fresh buffer.
+  if (g_spare_mu.try_lock()) {
+    std::lock_guard<std::mutex> lock(g_spare_mu, std::adopt_lock);
     for (size_t i = 0; i < g_spare_count; ++i) {
       if (g_spare_sizes[i] == size) {
         uint8_t* b = g_spare_buffers[i];
@@ -57,7 +68,7 @@ uint8_t* TakeBuffer(size_t size) {
       }
     }
   }
-  return static_cast<uint8_t*>(std::aligned_alloc(kCacheLine, size));
+  return static_cast<uint8_t*>(MapBytes(size));
 }
 
 void GiveBuffer(uint8_t* buffer, size_t size) {
@@ -70,23 +81,23 @@ void GiveBuffer(uint8_t* buffer, size_t size) {
       return;
     }
   }
-  std::free(buffer);
+  munmap(buffer, size);
 }
 
-// Creates the calling thread's state. Slow path: allocates.
+// Creates the calling thread's state. Slow path: maps memory.
 ThreadState* AttachThread() {
   pthread_once(&g_key_once, &MakeKey);
   size_t ring_bytes = SessionSettings().ring_bytes;
   uint8_t* buffer = TakeBuffer(ring_bytes);
-  void* mem = std::aligned_alloc(kCacheLine, sizeof(ThreadState));
+  void* mem = MapBytes(sizeof(ThreadState));
   if (buffer == nullptr || mem == nullptr) {
-    std::free(buffer);
-    std::free(mem);
+    if (buffer != nullptr) munmap(buffer, ring_bytes);
+    if (mem != nullptr) munmap(mem, sizeof(ThreadState));
     return nullptr;
   }
   uint32_t index = g_next_thread_index.fetch_add(1, std::memory_order_relaxed);
-  auto* t = new (mem)
-      ThreadState(buffer, ring_bytes, index, static_cast<uint64_t>(syscall(SYS_gettid)));
+  auto* t =
+      new (mem) ThreadState(buffer, ring_bytes, index, static_cast<uint64_t>(syscall(SYS_gettid)));
   ThreadState* head = g_threads.load(std::memory_order_relaxed);
   do {
     t->next = head;
@@ -176,7 +187,6 @@ void CountDrop(ThreadState* t, format::LossCause cause) {
   t->dropped[static_cast<int>(cause)].fetch_add(1, std::memory_order_relaxed);
 }
 
-
 uint8_t* ReserveSlow(ThreadState* t, size_t size) {
   if (size > t->ring.max_record()) {
     CountDrop(t, format::LossCause::kRecordTooLarge);
@@ -231,7 +241,7 @@ void FreeThreadState(ThreadState* t) {
   uint8_t* buffer = t->buffer;
   size_t size = t->ring.capacity();
   t->~ThreadState();
-  std::free(t);
+  munmap(t, sizeof(ThreadState));
   GiveBuffer(buffer, size);
 }
 
