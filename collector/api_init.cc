@@ -37,7 +37,8 @@ struct Entry {
   void* fn;
 };
 
-#define ITTC_ENTRY(name) {#name, reinterpret_cast<void*>(&name)}
+#define ITTC_ENTRY(name) \
+  { #name, reinterpret_cast < void*>(&name) }
 
 // Sorted by name (checked at first use) for binary search.
 const Entry kEntries[] = {

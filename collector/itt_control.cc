@@ -28,7 +28,8 @@ ITTC_EXPORT __itt_counter ITTAPI __itt_counter_create(const char* name, const ch
 ITTC_EXPORT __itt_counter ITTAPI __itt_counter_create_typed(const char* name, const char* domain,
                                                             __itt_metadata_type type) {
   SessionStartIfNeeded();
-  return reinterpret_cast<__itt_counter>(Registry::Get().CreateCounter(name, domain, nullptr, type));
+  return reinterpret_cast<__itt_counter>(
+      Registry::Get().CreateCounter(name, domain, nullptr, type));
 }
 
 ITTC_EXPORT __itt_counter ITTAPI __itt_counter_create_v3(const __itt_domain* domain,
@@ -36,7 +37,8 @@ ITTC_EXPORT __itt_counter ITTAPI __itt_counter_create_v3(const __itt_domain* dom
                                                          __itt_metadata_type type) {
   SessionStartIfNeeded();
   if (domain == nullptr) return nullptr;
-  return reinterpret_cast<__itt_counter>(Registry::Get().CreateCounter(name, nullptr, domain, type));
+  return reinterpret_cast<__itt_counter>(
+      Registry::Get().CreateCounter(name, nullptr, domain, type));
 }
 
 ITTC_EXPORT __itt_histogram* ITTAPI __itt_histogram_create(const __itt_domain* domain,
@@ -78,7 +80,8 @@ ITTC_EXPORT __itt_timestamp ITTAPI __itt_get_timestamp(void) { return ReadTicks(
 // these record through the control path, which ignores pause.
 ITTC_EXPORT void ITTAPI __itt_thread_set_name(const char* name) {
   if (name == nullptr || !SessionStartIfNeeded()) return;
-  uint32_t id = Registry::Get().InternString(std::string_view(name, strnlen(name, kMaxRawBytesField + 1)));
+  uint32_t id =
+      Registry::Get().InternString(std::string_view(name, strnlen(name, kMaxRawBytesField + 1)));
   CallScope call(CallScope::kControl);
   if (!call.ok()) return;
   Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), 0, uint64_t{id});
@@ -94,7 +97,8 @@ ITTC_EXPORT void ITTAPI __itt_thread_ignore(void) {
 // Legacy forms of the two above.
 ITTC_EXPORT int ITTAPI __itt_thr_name_set(const char* name, int namelen) {
   if (name == nullptr || !SessionStartIfNeeded()) return 0;
-  size_t n = namelen > 0 ? strnlen(name, static_cast<size_t>(namelen)) : strnlen(name, kMaxRawBytesField + 1);
+  size_t n = namelen > 0 ? strnlen(name, static_cast<size_t>(namelen))
+                         : strnlen(name, kMaxRawBytesField + 1);
   uint32_t id = Registry::Get().InternString(std::string_view(name, n));
   CallScope call(CallScope::kControl);
   if (call.ok()) Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), 0, uint64_t{id});

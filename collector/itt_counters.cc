@@ -14,7 +14,9 @@ using ittc::format::EventKind;
 
 namespace {
 
-__itt_counter_info_t* AsCounter(__itt_counter c) { return reinterpret_cast<__itt_counter_info_t*>(c); }
+__itt_counter_info_t* AsCounter(__itt_counter c) {
+  return reinterpret_cast<__itt_counter_info_t*>(c);
+}
 
 // False if the type is unknown.
 bool CounterValueBits(int type, const void* p, uint64_t* bits) {
@@ -147,8 +149,7 @@ ITTC_EXPORT void ITTAPI __itt_counter_set_value_v3(__itt_counter counter, void* 
 
 ITTC_EXPORT void ITTAPI __itt_counter_set_value_ex(__itt_counter id,
                                                    __itt_clock_domain* clock_domain,
-                                                   unsigned long long timestamp,
-                                                   void* value_ptr) {
+                                                   unsigned long long timestamp, void* value_ptr) {
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
@@ -164,10 +165,12 @@ ITTC_EXPORT void ITTAPI __itt_counter_set_value_ex(__itt_counter id,
        static_cast<uint64_t>(timestamp), ticks, static_cast<uint64_t>(c->type), bits);
 }
 
-ITTC_EXPORT void ITTAPI __itt_counter_inc_v3(const __itt_domain* domain, __itt_string_handle* name) {
+ITTC_EXPORT void ITTAPI __itt_counter_inc_v3(const __itt_domain* domain,
+                                             __itt_string_handle* name) {
   DomainCounter(EventKind::kCounterIncV3, domain, name);
 }
-ITTC_EXPORT void ITTAPI __itt_counter_dec_v3(const __itt_domain* domain, __itt_string_handle* name) {
+ITTC_EXPORT void ITTAPI __itt_counter_dec_v3(const __itt_domain* domain,
+                                             __itt_string_handle* name) {
   DomainCounter(EventKind::kCounterDecV3, domain, name);
 }
 ITTC_EXPORT void ITTAPI __itt_counter_inc_delta_v3(const __itt_domain* domain,
@@ -183,8 +186,7 @@ ITTC_EXPORT void ITTAPI __itt_counter_dec_delta_v3(const __itt_domain* domain,
 
 // One record per metadata element: string kinds carry text, the others a
 // 64-bit value read from where `value` points.
-ITTC_EXPORT void ITTAPI __itt_bind_context_metadata_to_counter(__itt_counter counter,
-                                                               size_t length,
+ITTC_EXPORT void ITTAPI __itt_bind_context_metadata_to_counter(__itt_counter counter, size_t length,
                                                                __itt_context_metadata* metadata) {
   CallScope call;
   if (!call.ok()) return;

@@ -15,7 +15,8 @@ namespace {
 
 uint32_t InternName(const char* s, long length) {
   if (s == nullptr) return 0;
-  size_t n = length > 0 ? strnlen(s, static_cast<size_t>(length)) : strnlen(s, kMaxRawBytesField + 1);
+  size_t n =
+      length > 0 ? strnlen(s, static_cast<size_t>(length)) : strnlen(s, kMaxRawBytesField + 1);
   return Registry::Get().InternString(std::string_view(s, n));
 }
 
@@ -82,7 +83,9 @@ ITTC_EXPORT void ITTAPI __itt_sync_rename(void* addr, const char* name) {
 ITTC_EXPORT void ITTAPI __itt_sync_destroy(void* addr) { SyncAddr(EventKind::kSyncDestroy, addr); }
 ITTC_EXPORT void ITTAPI __itt_sync_prepare(void* addr) { SyncAddr(EventKind::kSyncPrepare, addr); }
 ITTC_EXPORT void ITTAPI __itt_sync_cancel(void* addr) { SyncAddr(EventKind::kSyncCancel, addr); }
-ITTC_EXPORT void ITTAPI __itt_sync_acquired(void* addr) { SyncAddr(EventKind::kSyncAcquired, addr); }
+ITTC_EXPORT void ITTAPI __itt_sync_acquired(void* addr) {
+  SyncAddr(EventKind::kSyncAcquired, addr);
+}
 ITTC_EXPORT void ITTAPI __itt_sync_releasing(void* addr) {
   SyncAddr(EventKind::kSyncReleasing, addr);
 }

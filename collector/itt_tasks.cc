@@ -98,8 +98,8 @@ ITTC_EXPORT void ITTAPI __itt_task_begin_fn_ex(const __itt_domain* domain,
                                                __itt_clock_domain* clock_domain,
                                                unsigned long long timestamp, __itt_id taskid,
                                                __itt_id parentid, void* fn) {
-  ExLike(EventKind::kTaskBeginFnEx, domain, clock_domain, timestamp, ToRaw(taskid),
-         ToRaw(parentid), reinterpret_cast<uint64_t>(fn));
+  ExLike(EventKind::kTaskBeginFnEx, domain, clock_domain, timestamp, ToRaw(taskid), ToRaw(parentid),
+         reinterpret_cast<uint64_t>(fn));
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_end_ex(const __itt_domain* domain,
@@ -276,8 +276,8 @@ ITTC_EXPORT void ITTAPI __itt_metadata_str_add(const __itt_domain* domain, __itt
        uint64_t{StringId(key)}, StringField(data, n, scratch));
 }
 
-ITTC_EXPORT void ITTAPI __itt_metadata_add_with_scope(const __itt_domain* domain,
-                                                      __itt_scope scope, __itt_string_handle* key,
+ITTC_EXPORT void ITTAPI __itt_metadata_add_with_scope(const __itt_domain* domain, __itt_scope scope,
+                                                      __itt_string_handle* key,
                                                       __itt_metadata_type type, size_t count,
                                                       void* data) {
   CallScope call;
@@ -314,8 +314,8 @@ namespace {
 
 constexpr size_t kFormattedTextBytes = 1024;
 
-void FormattedMetadata(EventKind kind, const __itt_domain* domain, const __itt_id& id,
-                       bool with_id, __itt_string_handle* format, va_list args) {
+void FormattedMetadata(EventKind kind, const __itt_domain* domain, const __itt_id& id, bool with_id,
+                       __itt_string_handle* format, va_list args) {
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();

@@ -47,8 +47,7 @@ int MethodLoadV2(const iJIT_Method_Load_V2* m) {
     CountInvalidCall(call.thread());
     return 0;
   }
-  char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField],
-      s4[kMaxRawBytesField];
+  char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField], s4[kMaxRawBytesField];
   Emit(call.thread(), EventKind::kJitMethodLoadV2, now, 0, uint64_t{m->method_id},
        StringField(m->method_name, -1, s1), reinterpret_cast<uint64_t>(m->method_load_address),
        uint64_t{m->method_size}, StringField(m->class_file_name, -1, s2),
@@ -65,8 +64,7 @@ int MethodLoadV3(const iJIT_Method_Load_V3* m) {
     CountInvalidCall(call.thread());
     return 0;
   }
-  char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField],
-      s4[kMaxRawBytesField];
+  char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField], s4[kMaxRawBytesField];
   Emit(call.thread(), EventKind::kJitMethodLoadV3, now, 0, uint64_t{m->method_id},
        StringField(m->method_name, -1, s1), reinterpret_cast<uint64_t>(m->method_load_address),
        uint64_t{m->method_size}, StringField(m->class_file_name, -1, s2),

@@ -18,9 +18,7 @@
 namespace ittc::collector_internal {
 
 inline RawId ToRaw(const __itt_id& id) { return RawId{id.d1, id.d2, id.d3}; }
-inline RawId ToRawPtr(const __itt_id* id) {
-  return id != nullptr ? ToRaw(*id) : RawId{0, 0, 0};
-}
+inline RawId ToRawPtr(const __itt_id* id) { return id != nullptr ? ToRaw(*id) : RawId{0, 0, 0}; }
 
 // Marker that ends a string cut to kMaxRawBytesField bytes.
 inline constexpr char kTruncatedMark[] = "...[truncated]";

@@ -188,8 +188,9 @@ size_t Flusher::DrainThread(ThreadState* t) {
         // Cannot happen unless memory was overwritten; drop the rest rather
         // than read out of bounds.
         static int once = 0;
-        LogWarningOnce(&once, "a thread's ring holds a malformed record; its remaining events "
-                              "are dropped");
+        LogWarningOnce(&once,
+                       "a thread's ring holds a malformed record; its remaining events "
+                       "are dropped");
         consumed = available;
         break;
       }
@@ -257,7 +258,8 @@ void Flusher::WriteDefinitions() {
     if (DecodeRawRecord(p, &event_)) {
       records_.Append(event_);
       // Keep each definitions chunk well under the format's payload limit.
-      if (records_.payload().size() >= kEventsChunkTarget) AppendRecordChunk(ChunkType::kDefinitions);
+      if (records_.payload().size() >= kEventsChunkTarget)
+        AppendRecordChunk(ChunkType::kDefinitions);
     }
     p += size;
   }
@@ -311,7 +313,8 @@ void Flusher::AppendRecordChunk(ChunkType type) {
   absl::Status s = chunk_writer_.AppendChunk(type, records_.payload(), &pending_);
   if (!s.ok()) {
     static int once = 0;
-    LogWarningOnce(&once, "cannot encode a %s chunk: %s", format::ChunkTypeName(static_cast<uint16_t>(type)),
+    LogWarningOnce(&once, "cannot encode a %s chunk: %s",
+                   format::ChunkTypeName(static_cast<uint16_t>(type)),
                    std::string(s.message()).c_str());
   }
   records_.Clear();

@@ -12,8 +12,7 @@ namespace ittc::collector_internal {
 void LogWarning(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 // Like LogWarning, but only the first call with the same `once_flag` prints.
-void LogWarningOnce(int* once_flag, const char* format, ...)
-    __attribute__((format(printf, 2, 3)));
+void LogWarningOnce(int* once_flag, const char* format, ...) __attribute__((format(printf, 2, 3)));
 
 }  // namespace ittc::collector_internal
 

@@ -68,9 +68,10 @@ bool OutputFile::Write(const void* data, size_t size) {
   if (fd_ < 0) return false;
   if (!StillOurs()) {
     if (!Reopen()) {
-      LogWarning("the program closed or replaced the trace file's descriptor and %s cannot be "
-                 "reopened; collection stops",
-                 path_.c_str());
+      LogWarning(
+          "the program closed or replaced the trace file's descriptor and %s cannot be "
+          "reopened; collection stops",
+          path_.c_str());
       fd_ = -1;
       return false;
     }

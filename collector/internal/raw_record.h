@@ -39,8 +39,7 @@ inline constexpr size_t kMaxRawBytesField = 4096;
 
 inline constexpr size_t RoundUp8(size_t n) { return (n + 7) & ~size_t{7}; }
 
-inline uint64_t MakeRawHeader(format::EventKind kind, uint8_t id_mask, uint8_t flags,
-                              size_t size) {
+inline uint64_t MakeRawHeader(format::EventKind kind, uint8_t id_mask, uint8_t flags, size_t size) {
   return static_cast<uint64_t>(kind) | (static_cast<uint64_t>(id_mask) << 16) |
          (static_cast<uint64_t>(flags) << 24) | (static_cast<uint64_t>(size) << 32);
 }

@@ -208,8 +208,7 @@ uint32_t Registry::AdoptCounter(__itt_counter_info_t* counter) {
 }
 
 __itt_histogram* Registry::CreateHistogram(const __itt_domain* domain, const char* name,
-                                           __itt_metadata_type x_type,
-                                           __itt_metadata_type y_type) {
+                                           __itt_metadata_type x_type, __itt_metadata_type y_type) {
   if (domain == nullptr || name == nullptr) return nullptr;
   uint32_t domain_id = DomainId(domain);
   std::string name_text = Cap(name);
@@ -240,8 +239,7 @@ uint32_t Registry::AdoptHistogram(__itt_histogram* histogram) {
   if (existing > 0) return static_cast<uint32_t>(existing);
   uint32_t id = ++histogram_count_;
   AppendDefinitionLocked(EventKind::kDefHistogram, uint64_t{id}, uint64_t{domain_id},
-                         AsBytes(Cap(histogram->nameA)),
-                         static_cast<uint64_t>(histogram->x_type),
+                         AsBytes(Cap(histogram->nameA)), static_cast<uint64_t>(histogram->x_type),
                          static_cast<uint64_t>(histogram->y_type));
   __atomic_store_n(&histogram->extra1, static_cast<int>(id), __ATOMIC_RELEASE);
   return id;
@@ -264,8 +262,7 @@ ClockParams* MeasureClock(__itt_clock_domain* cd, uint64_t id) {
   p->frequency_hz = info.clock_freq;
   p->clock_base = info.clock_base;
   p->ticks_at_base = before + (after - before) / 2;
-  p->ticks_per_unit =
-      static_cast<double>(g_timebase.hz) / static_cast<double>(info.clock_freq);
+  p->ticks_per_unit = static_cast<double>(g_timebase.hz) / static_cast<double>(info.clock_freq);
   return p;
 }
 

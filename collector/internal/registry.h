@@ -101,7 +101,8 @@ class Registry {
   }
   int CreateEvent(const char* name, int length);
   bool IsEvent(int event) const {
-    return event > 0 && static_cast<uint32_t>(event) <= event_count_.load(std::memory_order_acquire);
+    return event > 0 &&
+           static_cast<uint32_t>(event) <= event_count_.load(std::memory_order_acquire);
   }
 
   // Static parts ----------------------------------------------------------

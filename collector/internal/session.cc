@@ -31,12 +31,12 @@ constexpr uint32_t kShutdownTimeoutMs = 5000;
 std::mutex g_mu;
 std::atomic<State> g_state{State::kNotStarted};
 std::atomic<bool> g_failed{false};
-bool g_paused = false;            // guarded by g_mu
-bool g_hooks_installed = false;   // guarded by g_mu
-Settings* g_settings = nullptr;   // set once, then immutable
-OutputFile* g_file = nullptr;     // guarded by g_mu
-Flusher* g_flusher = nullptr;     // guarded by g_mu
-std::string g_parent_path;        // guarded by g_mu
+bool g_paused = false;           // guarded by g_mu
+bool g_hooks_installed = false;  // guarded by g_mu
+Settings* g_settings = nullptr;  // set once, then immutable
+OutputFile* g_file = nullptr;    // guarded by g_mu
+Flusher* g_flusher = nullptr;    // guarded by g_mu
+std::string g_parent_path;       // guarded by g_mu
 
 std::string ReadSmallFile(const char* path) {
   std::string out;
@@ -137,9 +137,10 @@ void StopLocked() {
   g_state.store(State::kOff, std::memory_order_relaxed);
   ApplyRecordingLocked();
   if (g_flusher != nullptr && !g_flusher->Stop(kShutdownTimeoutMs)) {
-    LogWarning("the flusher did not finish within %u ms; the trace %s ends without its end "
-               "record",
-               kShutdownTimeoutMs, g_file != nullptr ? g_file->path().c_str() : "");
+    LogWarning(
+        "the flusher did not finish within %u ms; the trace %s ends without its end "
+        "record",
+        kShutdownTimeoutMs, g_file != nullptr ? g_file->path().c_str() : "");
   }
 }
 

@@ -123,9 +123,8 @@ void CheckFill(ThreadState* t);
 
 inline ThreadState* BeginCall() {
   ThreadState* t = tls_thread;
-  if (__builtin_expect(g_recording.load(std::memory_order_relaxed) == 0 || t == nullptr ||
-                           t->in_call != 0,
-                       0)) {
+  if (__builtin_expect(
+          g_recording.load(std::memory_order_relaxed) == 0 || t == nullptr || t->in_call != 0, 0)) {
     return BeginCallSlow();
   }
   t->in_call = 1;

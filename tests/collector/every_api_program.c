@@ -70,7 +70,8 @@ int main(void) {
   __itt_counter cs = __itt_counter_create_typed(EA_COUNTER_S32, EA_DOMAIN, __itt_metadata_s32);
   int s32 = EA_S32_VALUE;
   __itt_counter_set_value(cs, &s32);
-  __itt_counter cdbl = __itt_counter_create_typed(EA_COUNTER_DOUBLE, EA_DOMAIN, __itt_metadata_double);
+  __itt_counter cdbl =
+      __itt_counter_create_typed(EA_COUNTER_DOUBLE, EA_DOMAIN, __itt_metadata_double);
   double dbl = EA_DOUBLE_VALUE;
   __itt_counter_set_value_v3(cdbl, &dbl);
   __itt_counter cv3 = __itt_counter_create_v3(d, EA_COUNTER_V3, __itt_metadata_u64);
@@ -102,7 +103,8 @@ int main(void) {
   __itt_metadata_str_add_with_scope(d, __itt_scope_task, key, EA_STR_META, 5);
   __itt_formatted_metadata_add(d, fmt, 42, "x");
   __itt_formatted_metadata_add_overlapped(d, id, fmt, 42, "x");
-  __itt_histogram* h = __itt_histogram_create(d, EA_HIST, __itt_metadata_u32, __itt_metadata_double);
+  __itt_histogram* h =
+      __itt_histogram_create(d, EA_HIST, __itt_metadata_u32, __itt_metadata_double);
   unsigned int xs[3] = {1, 2, 3};
   double ys[3] = {0.5, 1.5, 2.5};
   __itt_histogram_submit(h, 3, xs, ys);

@@ -36,12 +36,13 @@ TEST(Filter, DomainFilterAndStartPaused) {
   std::vector<std::string> seen;
   for (const DecodedEvent& e : trace->events) {
     std::string what = format::FindSchema(e.kind)->name;
-    if (e.kind == K::kTaskBegin) what += ":" + trace->domains[e.U("domain")] + ":" + trace->strings[e.U("name")];
+    if (e.kind == K::kTaskBegin)
+      what += ":" + trace->domains[e.U("domain")] + ":" + trace->strings[e.U("name")];
     if (e.kind == K::kTaskEnd) what += ":" + trace->domains[e.U("domain")];
     seen.push_back(what);
   }
   EXPECT_EQ(seen, (std::vector<std::string>{"resume", "task_begin:keep.me:after_resume",
-                                             "task_end:keep.me"}));
+                                            "task_end:keep.me"}));
   EXPECT_TRUE(trace->has_end);
 }
 

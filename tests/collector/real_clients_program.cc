@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   std::printf("tbb %ld omp %ld\n", tbb_sum, omp_sum);
   // Exact results: 200000 numbers mod 7 summed, plus 8, plus 1000; and
   // five rounds of 100000 numbers mod 3, plus one per OpenMP thread.
-  bool ok = (tbb_sum == 0 || tbb_sum == 599994 + 8 + 1000) &&
-            (omp_sum == 0 || omp_sum >= 5 * 99999);
+  bool ok =
+      (tbb_sum == 0 || tbb_sum == 599994 + 8 + 1000) && (omp_sum == 0 || omp_sum >= 5 * 99999);
   return ok ? 0 : 1;
 }

@@ -13,9 +13,9 @@ namespace {
 class SettingsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* v : {"ITTC_OUTPUT", "ITTC_RING_KB", "ITTC_FLUSH_MS", "ITTC_OVERFLOW",
-                          "ITTC_BLOCK_TIMEOUT_MS", "ITTC_ZSTD_LEVEL", "ITTC_START_PAUSED",
-                          "ITTC_DOMAINS", "INTEL_LIBITTNOTIFY_LOG_DIR"}) {
+    for (const char* v :
+         {"ITTC_OUTPUT", "ITTC_RING_KB", "ITTC_FLUSH_MS", "ITTC_OVERFLOW", "ITTC_BLOCK_TIMEOUT_MS",
+          "ITTC_ZSTD_LEVEL", "ITTC_START_PAUSED", "ITTC_DOMAINS", "INTEL_LIBITTNOTIFY_LOG_DIR"}) {
       unsetenv(v);
     }
   }

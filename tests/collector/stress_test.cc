@@ -29,16 +29,17 @@ StressRun Stress(const std::string& name, const std::vector<std::string>& extra_
   std::string dir = MakeTempDir(name);
   std::string path = dir + "/stress.itt";
   std::vector<std::string> env = {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"),
-                                   "ITTC_OUTPUT=" + path};
+                                  "ITTC_OUTPUT=" + path};
   env.insert(env.end(), extra_env.begin(), extra_env.end());
-  int status = RunProgram({Runfile("tests/collector/stress_program"), "3", "8"}, env,
-                          dir + "/stdout.txt");
+  int status =
+      RunProgram({Runfile("tests/collector/stress_program"), "3", "8"}, env, dir + "/stdout.txt");
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   FILE* f = std::fopen((dir + "/stdout.txt").c_str(), "r");
   EXPECT_NE(f, nullptr);
   char thread_name[64];
   ThreadResult r;
-  while (f != nullptr && std::fscanf(f, "%63s %llu %lf", thread_name, &r.emitted, &r.max_gap_ms) == 3) {
+  while (f != nullptr &&
+         std::fscanf(f, "%63s %llu %lf", thread_name, &r.emitted, &r.max_gap_ms) == 3) {
     run.results[thread_name] = r;
   }
   if (f != nullptr) std::fclose(f);

@@ -19,10 +19,10 @@ class TimingTest : public ::testing::Test {
   static void SetUpTestSuite() {
     std::string dir = MakeTempDir("timing");
     std::string path = dir + "/timing.itt";
-    int status = RunProgram({Runfile("tests/collector/timing_program")},
-                            {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"),
-                             "ITTC_OUTPUT=" + path},
-                            dir + "/stdout.txt");
+    int status = RunProgram(
+        {Runfile("tests/collector/timing_program")},
+        {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"), "ITTC_OUTPUT=" + path},
+        dir + "/stdout.txt");
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
     auto loaded = LoadTrace(path);
     ASSERT_TRUE(loaded.ok()) << loaded.status();

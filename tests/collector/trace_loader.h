@@ -21,9 +21,9 @@ struct DecodedEvent {
   uint32_t thread = 0;
   format::EventKind kind = format::EventKind::kInvalid;
   uint64_t time = 0;
-  std::vector<uint64_t> u;          // FieldValue::u of each field
-  std::vector<format::Id> ids;      // FieldValue::id of each field
-  std::vector<std::string> bytes;   // FieldValue::bytes of each field
+  std::vector<uint64_t> u;         // FieldValue::u of each field
+  std::vector<format::Id> ids;     // FieldValue::id of each field
+  std::vector<std::string> bytes;  // FieldValue::bytes of each field
 
   // Field by schema name; the test fails loudly (abort) on a wrong name.
   uint64_t U(const char* field) const;
@@ -33,13 +33,13 @@ struct DecodedEvent {
 
 struct LoadedTrace {
   format::FileHeader header;
-  std::map<uint64_t, std::string> strings;   // def_string
-  std::map<uint64_t, std::string> domains;   // def_domain
-  std::vector<DecodedEvent> definitions;     // every kDef* record, in order
+  std::map<uint64_t, std::string> strings;         // def_string
+  std::map<uint64_t, std::string> domains;         // def_domain
+  std::vector<DecodedEvent> definitions;           // every kDef* record, in order
   std::map<uint32_t, format::ThreadInfo> threads;  // latest per index; name copied below
   std::map<uint32_t, std::string> thread_names;
-  std::vector<DecodedEvent> events;          // file order (per-thread order kept)
-  std::map<uint32_t, uint64_t> event_counts;  // per thread, always filled
+  std::vector<DecodedEvent> events;                     // file order (per-thread order kept)
+  std::map<uint32_t, uint64_t> event_counts;            // per thread, always filled
   std::map<std::pair<uint32_t, int>, uint64_t> losses;  // (thread, cause) -> max count
   std::vector<format::ClockSync> syncs;
   bool has_end = false;

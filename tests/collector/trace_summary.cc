@@ -17,19 +17,21 @@ int main(int argc, char** argv) {
   }
   uint64_t events = 0;
   for (const auto& [thread, n] : trace->event_counts) events += n;
-  std::printf("events %llu, end %d (recorded %llu dropped %llu), chunks %llu, corrupt %d, "
-              "truncated %d\n",
-              static_cast<unsigned long long>(events), trace->has_end,
-              static_cast<unsigned long long>(trace->end.events_recorded),
-              static_cast<unsigned long long>(trace->end.events_dropped),
-              static_cast<unsigned long long>(trace->stats.chunks_read), trace->corruptions,
-              trace->truncations);
+  std::printf(
+      "events %llu, end %d (recorded %llu dropped %llu), chunks %llu, corrupt %d, "
+      "truncated %d\n",
+      static_cast<unsigned long long>(events), trace->has_end,
+      static_cast<unsigned long long>(trace->end.events_recorded),
+      static_cast<unsigned long long>(trace->end.events_dropped),
+      static_cast<unsigned long long>(trace->stats.chunks_read), trace->corruptions,
+      trace->truncations);
   for (const auto& [key, n] : trace->losses) {
-    std::printf("loss thread %u cause %s: %llu\n", key.first, ittc::format::LossCauseName(key.second),
-                static_cast<unsigned long long>(n));
+    std::printf("loss thread %u cause %s: %llu\n", key.first,
+                ittc::format::LossCauseName(key.second), static_cast<unsigned long long>(n));
   }
   if (verbose) {
-    std::printf("timebase_hz %llu (%s)\n", static_cast<unsigned long long>(trace->header.timebase_hz),
+    std::printf("timebase_hz %llu (%s)\n",
+                static_cast<unsigned long long>(trace->header.timebase_hz),
                 trace->header.writer.c_str());
     for (const auto& sync : trace->syncs) {
       std::printf("sync ticks %llu monotonic_raw_ns %llu\n",
