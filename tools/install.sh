@@ -49,9 +49,11 @@ for a in "${artifacts[@]}"; do
   done
 done
 
-if compgen -G "stub/include/*.h" >/dev/null; then
-  install -m 0644 stub/include/*.h "$prefix/include/"
-  echo "install: $prefix/include/ ($(cd stub/include && echo *.h))"
+# The public headers and the API table they include.
+headers=$(cd stub/include && ls *.h *.inc 2>/dev/null || true)
+if [[ -n "$headers" ]]; then
+  (cd stub/include && install -m 0644 $headers "$prefix/include/")
+  echo "install: $prefix/include/ ($(echo $headers))"
 fi
 
 cat >"$prefix/lib/pkgconfig/ittcollector.pc" <<PC
