@@ -8,6 +8,8 @@
 //                            "after decompression"
 //   BM_StatsEngine           decoded payloads into StatsCollector only (no
 //                            reader, no merge): the statistics themselves
+//   BM_DecodeOnly            EventStreamDecoder over the same payloads: the
+//                            format library's floor
 //   BM_Chrome/...            the whole `chrome` verb, JSON to memory
 //   BM_Text/uncompressed     the whole `text` verb, to memory
 //
@@ -70,23 +72,48 @@ void BM_Text(benchmark::State& state) {
 }
 BENCHMARK(BM_Text)->Arg(0)->Unit(benchmark::kMillisecond);
 
-void BM_StatsEngine(benchmark::State& state) {
-  using ittc::itt_dump::TraceSource;
-  const std::string& trace = Trace(false);
-  const TraceSource source = TraceSource::Memory(trace, "bench");
-  ittc::itt_dump::IndexResult index =
-      ittc::itt_dump::BuildIndex(source, ittc::itt_dump::IndexOptions());
-  // The decompressed payloads, decoded again in every iteration.
-  std::vector<std::string> payloads;
-  {
+// The decompressed events payloads of the uncompressed trace.
+const std::vector<std::string>& Payloads() {
+  static const std::vector<std::string>* kPayloads = [] {
+    auto* v = new std::vector<std::string>;
+    const auto source =
+        ittc::itt_dump::TraceSource::Memory(Trace(false), "bench");
     auto reader = ittc::itt_dump::OpenForPass(source);
     ittc::format::Chunk c;
     while ((*reader)->Next(&c)) {
       if (c.type == ittc::format::ChunkType::kEvents) {
-        payloads.emplace_back(c.payload);
+        v->emplace_back(c.payload);
+      }
+    }
+    return v;
+  }();
+  return *kPayloads;
+}
+
+void BM_DecodeOnly(benchmark::State& state) {
+  const std::vector<std::string>& payloads = Payloads();
+  uint64_t events = 0;
+  for (auto _ : state) {
+    ittc::format::EventStreamDecoder dec;
+    ittc::format::Event e;
+    for (const std::string& p : payloads) {
+      if (!dec.Reset(p).ok()) continue;
+      while (dec.Next(&e)) {
+        benchmark::DoNotOptimize(e.time);
+        ++events;
       }
     }
   }
+  state.SetItemsProcessed(static_cast<int64_t>(events));
+}
+BENCHMARK(BM_DecodeOnly)->Unit(benchmark::kMillisecond);
+
+void BM_StatsEngine(benchmark::State& state) {
+  using ittc::itt_dump::TraceSource;
+  const TraceSource source = TraceSource::Memory(Trace(false), "bench");
+  ittc::itt_dump::IndexResult index =
+      ittc::itt_dump::BuildIndex(source, ittc::itt_dump::IndexOptions());
+  const std::vector<std::string>& payloads = Payloads();
   uint64_t events = 0;
   for (auto _ : state) {
     ittc::itt_dump::StatsCollector stats(*index.index, {}, false);

@@ -136,36 +136,44 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
                       e.kind == EventKind::kTaskBeginFnEx;
       const int base = ex ? 4 : 1;  // index of `id`
       ThreadState& s = StateOf(t);
-      if (s.stack.size() >= kMaxDepth) {
+      if (s.depth >= kMaxDepth) {
         ++unbalanced_.open_at_end;
         return;
       }
-      // Built in place: this and task_end are the hot path of stats.
-      Interval& n = s.stack.emplace_back().iv;
+      // The hot path of stats: reuse the slot, set every field.
+      if (s.depth == s.stack.size()) s.stack.emplace_back();
+      Open& o = s.stack[s.depth];
+      Interval& n = o.iv;
+      n.kind = IntervalKind::kTask;
       n.thread = &t;
       n.domain = e.u(0);
       n.id = e.id(base);
-      (fn ? n.fn : n.name_id) = e.u(base + 2);
+      n.name_id = fn ? 0 : e.u(base + 2);
+      n.fn = fn ? e.u(base + 2) : 0;
       n.begin = EffectiveTime(e);
-      n.depth = static_cast<int>(s.stack.size() - 1);
+      n.child_ticks = 0;
+      n.depth = static_cast<int>(s.depth);
+      n.open_at_end = false;
+      if (o.args) o.args->clear();
+      ++s.depth;
       return;
     }
     case EventKind::kTaskEnd:
     case EventKind::kTaskEndEx: {
       ThreadState& s = StateOf(t);
       const uint64_t end = EffectiveTime(e);
-      if (s.stack.empty()) {
+      if (s.depth == 0) {
         ++unbalanced_.end_without_begin;
         listener_->OnUnmatchedEnd(IntervalKind::kTask, t, e.u(0), end);
         return;
       }
       // Delivered in place; listeners do not call back into the tracker.
-      Open& top = s.stack.back();
+      Open& top = s.stack[--s.depth];
       top.iv.end = std::max(end, top.iv.begin);
-      const uint64_t ticks = top.iv.end - top.iv.begin;
       Deliver(&top);
-      s.stack.pop_back();
-      if (!s.stack.empty()) s.stack.back().iv.child_ticks += ticks;
+      if (s.depth != 0) {
+        s.stack[s.depth - 1].iv.child_ticks += top.iv.end - top.iv.begin;
+      }
       return;
     }
     case EventKind::kTaskBeginOverlapped:
@@ -292,14 +300,15 @@ IntervalTracker::Open* IntervalTracker::ArgTarget(const Event& e,
                                                   const ThreadRec& t,
                                                   bool by_id) {
   ThreadState& s = StateOf(t);
-  if (!by_id) return s.stack.empty() ? nullptr : &s.stack.back();
+  Open* top = s.depth == 0 ? nullptr : &s.stack[s.depth - 1];
+  if (!by_id) return top;
   const format::Id& id = e.id(1);
-  if (IsNull(id)) return s.stack.empty() ? nullptr : &s.stack.back();
+  if (IsNull(id)) return top;
   auto it = overlapped_.find(Key(e.u(0), id.d1, id.d2, id.d3, 0));
   if (it != overlapped_.end() && !it->second.empty()) {
     return &it->second.back();
   }
-  for (size_t i = s.stack.size(); i-- > 0;) {
+  for (size_t i = s.depth; i-- > 0;) {
     if (s.stack[i].iv.id == id) return &s.stack[i];
   }
   return nullptr;
@@ -356,7 +365,7 @@ void IntervalTracker::AddArg(const Event& e, const ThreadRec& t) {
 
 void IntervalTracker::Finish(uint64_t end_ticks) {
   for (auto& [index, s] : threads_.entries()) {
-    for (size_t i = s.stack.size(); i-- > 0;) {
+    for (size_t i = s.depth; i-- > 0;) {
       Open& open = s.stack[i];
       open.iv.end = std::max(end_ticks, open.iv.begin);
       open.iv.open_at_end = true;
@@ -365,6 +374,7 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
       Deliver(&open);
     }
     s.stack.clear();
+    s.depth = 0;
     for (Open& open : s.events) {
       open.iv.end = std::max(end_ticks, open.iv.begin);
       open.iv.open_at_end = true;

@@ -116,7 +116,10 @@ class IntervalTracker {
   };
   using Key = std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>;
   struct ThreadState {
-    std::vector<Open> stack;   // simple tasks
+    // Simple tasks: stack[0, depth) are open. Entries above depth are kept
+    // and reused, so a begin/end pair constructs nothing.
+    std::vector<Open> stack;
+    size_t depth = 0;
     std::vector<Open> events;  // legacy events
   };
 
