@@ -23,11 +23,16 @@ RawBytes LineTable(const LineNumberInfo* table, unsigned int entries) {
   return RawBytes{table, static_cast<size_t>(entries) * sizeof(LineNumberInfo)};
 }
 
-int MethodLoad(EventKind kind, const iJIT_Method_Load* m) {
+// Records a method load or update: the fields every iJIT_Method_Load*
+// struct has, in the schema's order, followed by `tail` (the fields only the
+// newer structs have). `tail` is computed by the caller, after it checked
+// `m` is not null.
+template <typename Method, typename... Tail>
+int MethodRecord(EventKind kind, const Method* m, const Tail&... tail) {
   CallScope call;
   if (!call.ok()) return 0;
   uint64_t now = ReadTicks();
-  if (m == nullptr || m->method_id == 0) {
+  if (m->method_id == 0) {
     CountInvalidCall(call.thread());
     return 0;
   }
@@ -35,43 +40,32 @@ int MethodLoad(EventKind kind, const iJIT_Method_Load* m) {
   Emit(call.thread(), kind, now, 0, uint64_t{m->method_id}, StringField(m->method_name, -1, s1),
        reinterpret_cast<uint64_t>(m->method_load_address), uint64_t{m->method_size},
        StringField(m->class_file_name, -1, s2), StringField(m->source_file_name, -1, s3),
-       LineTable(m->line_number_table, m->line_number_size));
+       LineTable(m->line_number_table, m->line_number_size), tail...);
   return 1;
+}
+
+// A call with missing data or a method id of 0: counted, not recorded.
+int InvalidJitCall() {
+  CallScope call;
+  if (call.ok()) CountInvalidCall(call.thread());
+  return 0;
+}
+
+int MethodLoad(EventKind kind, const iJIT_Method_Load* m) {
+  return m != nullptr ? MethodRecord(kind, m) : InvalidJitCall();
 }
 
 int MethodLoadV2(const iJIT_Method_Load_V2* m) {
-  CallScope call;
-  if (!call.ok()) return 0;
-  uint64_t now = ReadTicks();
-  if (m == nullptr || m->method_id == 0) {
-    CountInvalidCall(call.thread());
-    return 0;
-  }
-  char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField], s4[kMaxRawBytesField];
-  Emit(call.thread(), EventKind::kJitMethodLoadV2, now, 0, uint64_t{m->method_id},
-       StringField(m->method_name, -1, s1), reinterpret_cast<uint64_t>(m->method_load_address),
-       uint64_t{m->method_size}, StringField(m->class_file_name, -1, s2),
-       StringField(m->source_file_name, -1, s3),
-       LineTable(m->line_number_table, m->line_number_size), StringField(m->module_name, -1, s4));
-  return 1;
+  if (m == nullptr) return InvalidJitCall();
+  char module[kMaxRawBytesField];
+  return MethodRecord(EventKind::kJitMethodLoadV2, m, StringField(m->module_name, -1, module));
 }
 
 int MethodLoadV3(const iJIT_Method_Load_V3* m) {
-  CallScope call;
-  if (!call.ok()) return 0;
-  uint64_t now = ReadTicks();
-  if (m == nullptr || m->method_id == 0) {
-    CountInvalidCall(call.thread());
-    return 0;
-  }
-  char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField], s4[kMaxRawBytesField];
-  Emit(call.thread(), EventKind::kJitMethodLoadV3, now, 0, uint64_t{m->method_id},
-       StringField(m->method_name, -1, s1), reinterpret_cast<uint64_t>(m->method_load_address),
-       uint64_t{m->method_size}, StringField(m->class_file_name, -1, s2),
-       StringField(m->source_file_name, -1, s3),
-       LineTable(m->line_number_table, m->line_number_size), StringField(m->module_name, -1, s4),
-       static_cast<uint64_t>(m->module_arch));
-  return 1;
+  if (m == nullptr) return InvalidJitCall();
+  char module[kMaxRawBytesField];
+  return MethodRecord(EventKind::kJitMethodLoadV3, m, StringField(m->module_name, -1, module),
+                      static_cast<uint64_t>(m->module_arch));
 }
 
 int InlineLoad(const iJIT_Method_Inline_Load* m) {
@@ -131,11 +125,7 @@ ITTC_EXPORT int NotifyEvent(iJIT_JVM_EVENT event_type, void* data) {
       return MethodLoad(EventKind::kJitMethodUpdate, static_cast<const iJIT_Method_Load*>(data));
     case iJVM_EVENT_TYPE_METHOD_UNLOAD_START: {
       auto* m = static_cast<const iJIT_Method_Load*>(data);
-      if (m == nullptr || m->method_id == 0) {
-        CallScope call;
-        if (call.ok()) CountInvalidCall(call.thread());
-        return 0;
-      }
+      if (m == nullptr || m->method_id == 0) return InvalidJitCall();
       return SimpleEvent(EventKind::kJitMethodUnload, m->method_id, true);
     }
     case iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED:
@@ -146,11 +136,8 @@ ITTC_EXPORT int NotifyEvent(iJIT_JVM_EVENT event_type, void* data) {
       return MethodLoadV2(static_cast<const iJIT_Method_Load_V2*>(data));
     case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3:
       return MethodLoadV3(static_cast<const iJIT_Method_Load_V3*>(data));
-    default: {
-      CallScope call;
-      if (call.ok()) CountInvalidCall(call.thread());
-      return 0;
-    }
+    default:
+      return InvalidJitCall();
   }
 }
 
