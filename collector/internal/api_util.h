@@ -25,10 +25,14 @@ inline constexpr char kTruncatedMark[] = "...[truncated]";
 
 // A string field of at most kMaxRawBytesField bytes. A longer string is cut
 // and ends in kTruncatedMark, composed in `scratch` (kMaxRawBytesField bytes).
-// `length` < 0 means NUL-terminated.
+// `length` < 0 means NUL-terminated. A given length is an upper bound: the
+// text also ends at a NUL, so a wrong, huge length never reads past the end
+// of a terminated string (text fields hold no NULs).
 inline RawBytes StringField(const char* s, long length, char* scratch) {
   if (s == nullptr) return RawBytes{"", 0};
-  size_t n = length >= 0 ? static_cast<size_t>(length) : strnlen(s, kMaxRawBytesField + 1);
+  size_t limit = kMaxRawBytesField + 1;
+  if (length >= 0 && static_cast<size_t>(length) < limit) limit = static_cast<size_t>(length);
+  size_t n = strnlen(s, limit);
   if (n <= kMaxRawBytesField) return RawBytes{s, n};
   constexpr size_t kMark = sizeof(kTruncatedMark) - 1;
   std::memcpy(scratch, s, kMaxRawBytesField - kMark);
