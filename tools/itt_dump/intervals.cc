@@ -342,17 +342,19 @@ void IntervalTracker::AddArg(const Event& e, const ThreadRec& t) {
       }
       break;
     case EventKind::kFormattedMetadataAdd:
-      target = ArgTarget(e, t, false);
-      arg.key = std::string(index_.String(e.u(1)));
-      arg.value = std::string(e.bytes(3));
+    case EventKind::kFormattedMetadataAddOverlapped: {
+      // The text, or the format rendered with the raw arguments.
+      const bool overlapped =
+          e.kind == EventKind::kFormattedMetadataAddOverlapped;
+      const int fi = overlapped ? 2 : 1;
+      target = ArgTarget(e, t, overlapped);
+      arg.key = std::string(index_.String(e.u(fi)));
+      arg.value = e.bytes(fi + 2).empty() && !e.bytes(fi + 1).empty()
+                      ? RenderFormatted(arg.key, e.bytes(fi + 1))
+                      : std::string(e.bytes(fi + 2));
       arg.is_text = true;
       break;
-    case EventKind::kFormattedMetadataAddOverlapped:
-      target = ArgTarget(e, t, true);
-      arg.key = std::string(index_.String(e.u(2)));
-      arg.value = std::string(e.bytes(4));
-      arg.is_text = true;
-      break;
+    }
     default:
       return;
   }

@@ -289,6 +289,15 @@ void TextPrinter::AppendField(std::string* out, const Event& e,
           }
           out->push_back(']');
         }
+      } else if (f == "text" && v.bytes.empty() &&
+                 (e.kind == EventKind::kFormattedMetadataAdd ||
+                  e.kind == EventKind::kFormattedMetadataAddOverlapped)) {
+        // Recorded with raw arguments: show what printf would have made.
+        const int fi = format::FindField(s, "format");
+        const int ai = format::FindField(s, "args");
+        AppendQuoted(out, RenderFormatted(x_.String(e.u(fi)), e.bytes(ai)));
+      } else if (f == "args" && !v.bytes.empty()) {
+        absl::StrAppend(out, "<", v.bytes.size(), " bytes>");
       } else {
         AppendQuoted(out, v.bytes);
       }

@@ -2,11 +2,14 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "format/records.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -173,6 +176,106 @@ void AppendMetadataArray(std::string* out, uint64_t type, uint64_t count,
     AppendNumber(out, v);
   }
   if (n != 1) out->push_back(']');
+}
+
+std::string RenderFormatted(std::string_view fmt, std::string_view args) {
+  std::string out;
+  size_t i = 0;
+  while (i < fmt.size()) {
+    const char c = fmt[i];
+    if (c != '%') {
+      out.push_back(c);
+      ++i;
+      continue;
+    }
+    if (i + 1 < fmt.size() && fmt[i + 1] == '%') {
+      out.push_back('%');
+      i += 2;
+      continue;
+    }
+    // %[flags][width][.precision][length]conversion
+    const size_t start = i++;
+    std::string flags;
+    while (i < fmt.size() && std::strchr("-+ #0", fmt[i]) != nullptr) {
+      flags.push_back(fmt[i++]);
+    }
+    int width = -1;
+    int precision = -1;
+    while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
+      width = std::min(256, (width < 0 ? 0 : width) * 10 + (fmt[i++] - '0'));
+    }
+    if (i < fmt.size() && fmt[i] == '.') {
+      ++i;
+      precision = 0;
+      while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
+        precision = std::min(256, precision * 10 + (fmt[i++] - '0'));
+      }
+    }
+    while (i < fmt.size() && std::strchr("hlLqjzt", fmt[i]) != nullptr) ++i;
+    if (i >= fmt.size()) {
+      out.append(fmt.substr(start));
+      break;
+    }
+    const char conv = fmt[i++];
+    format::FormatArg arg;
+    bool malformed = false;
+    if (std::strchr("diuoxXcfFeEgGaAsp", conv) == nullptr ||
+        !format::NextFormatArg(&args, &arg, &malformed)) {
+      if (malformed) {
+        out.append("<bad args>");
+        break;
+      }
+      out.append(fmt.substr(start, i - start));  // as written
+      continue;
+    }
+    std::string spec = "%" + flags;
+    if (width >= 0) absl::StrAppend(&spec, width);
+    if (precision >= 0) absl::StrAppend(&spec, ".", precision);
+    char buf[600];
+    switch (arg.tag) {
+      case format::FormatArgTag::kInt:
+        if (conv == 'c') {
+          std::snprintf(buf, sizeof buf, (spec + "c").c_str(),
+                        static_cast<int>(static_cast<unsigned char>(arg.u)));
+        } else {
+          std::snprintf(buf, sizeof buf, (spec + "lld").c_str(),
+                        static_cast<long long>(arg.u));
+        }
+        break;
+      case format::FormatArgTag::kUint: {
+        const char u = std::strchr("oxX", conv) != nullptr ? conv : 'u';
+        std::snprintf(buf, sizeof buf, (spec + "ll" + u).c_str(),
+                      static_cast<unsigned long long>(arg.u));
+        break;
+      }
+      case format::FormatArgTag::kDouble: {
+        const char d = std::strchr("fFeEgGaA", conv) != nullptr ? conv : 'g';
+        std::snprintf(buf, sizeof buf, (spec + d).c_str(), arg.d);
+        break;
+      }
+      case format::FormatArgTag::kString: {
+        const int n = static_cast<int>(std::min<size_t>(
+            arg.text.size(), precision >= 0 ? static_cast<size_t>(precision)
+                                            : arg.text.size()));
+        std::string text(arg.text.substr(0, static_cast<size_t>(n)));
+        if (width > static_cast<int>(text.size())) {
+          const std::string pad(static_cast<size_t>(width) - text.size(), ' ');
+          text = flags.find('-') != std::string::npos ? text + pad : pad + text;
+        }
+        out.append(text);
+        continue;
+      }
+      case format::FormatArgTag::kPointer:
+        std::snprintf(buf, sizeof buf, "0x%llx",
+                      static_cast<unsigned long long>(arg.u));
+        break;
+      default:
+        out.append("<bad args>");
+        return out;
+    }
+    out.append(buf);
+  }
+  return out;
 }
 
 void AppendJsonString(std::string* out, std::string_view s) {

@@ -34,6 +34,13 @@ void AppendNumber(std::string* out, long double v);
 void AppendMetadataArray(std::string* out, uint64_t type, uint64_t count,
                          std::string_view data);
 
+// formatted_metadata_add* recorded with raw arguments: `format` rendered
+// with the tagged values in `args` (format::NextFormatArg), as printf would.
+// Widths and precisions are capped at 256; a conversion without a matching
+// argument prints as written; malformed args end the rendering with
+// "<bad args>". Never reads outside its inputs.
+std::string RenderFormatted(std::string_view format, std::string_view args);
+
 // `s` as a JSON string with quotes; invalid UTF-8 bytes become U+FFFD.
 void AppendJsonString(std::string* out, std::string_view s);
 

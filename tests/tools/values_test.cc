@@ -1,0 +1,79 @@
+// Rendering helpers: formatted metadata from raw arguments, JSON and CSV
+// quoting, metadata arrays, counter values, times.
+
+#include <string>
+
+#include "format/records.h"
+#include "gtest/gtest.h"
+#include "tools/itt_dump/values.h"
+
+namespace ittc {
+namespace itt_dump {
+namespace {
+
+TEST(RenderFormatted, FormatsEveryArgumentKind) {
+  std::string args;
+  format::AppendFormatArgInt(&args, -42);
+  format::AppendFormatArgUint(&args, 255);
+  format::AppendFormatArgDouble(&args, 2.5);
+  format::AppendFormatArgString(&args, "abc");
+  format::AppendFormatArgPointer(&args, 0x1000);
+  format::AppendFormatArgInt(&args, 'A');
+  EXPECT_EQ(RenderFormatted("i=%d x=%04x f=%.2f s=[%-5s] p=%p c=%c 100%%",
+                            args),
+            "i=-42 x=00ff f=2.50 s=[abc  ] p=0x1000 c=A 100%");
+}
+
+TEST(RenderFormatted, MissingAndMalformedArguments) {
+  std::string one;
+  format::AppendFormatArgInt(&one, 7);
+  EXPECT_EQ(RenderFormatted("%d and %s", one), "7 and %s");
+  EXPECT_EQ(RenderFormatted("%d", std::string("\x09\x01", 2)), "<bad args>");
+  EXPECT_EQ(RenderFormatted("trailing %", ""), "trailing %");
+  std::string wide;
+  format::AppendFormatArgInt(&wide, 1);
+  EXPECT_EQ(RenderFormatted("%999999d", wide).size(), 256u);
+}
+
+TEST(Values, JsonStringsAreValidWhateverTheBytes) {
+  std::string out;
+  AppendJsonString(&out, std::string("a\"b\\c\n\x01\xff\xc3\xa9", 10));
+  EXPECT_EQ(out, "\"a\\\"b\\\\c\\n\\u0001\\ufffd\xc3\xa9\"");
+}
+
+TEST(Values, CsvFieldsAreQuotedOnlyWhenNeeded) {
+  std::string out;
+  AppendCsvField(&out, "plain");
+  out.push_back('|');
+  AppendCsvField(&out, "a,\"b\"");
+  EXPECT_EQ(out, "plain|\"a,\"\"b\"\"\"");
+}
+
+TEST(Values, MetadataArraysAndCounterValues) {
+  std::string out;
+  AppendMetadataArray(&out, 4, 3, std::string("\x01\0\0\0\xfe\xff\xff\xff\x03\0\0\0", 12));
+  EXPECT_EQ(out, "[1,-2,3]");
+  out.clear();
+  AppendMetadataArray(&out, 1, 5, std::string(8, '\0'));  // short data
+  EXPECT_EQ(out, "0");
+  out.clear();
+  AppendNumber(&out, CounterValue(4, static_cast<uint64_t>(-7)));
+  EXPECT_EQ(out, "-7");
+  out.clear();
+  AppendNumber(&out, CounterValue(1, ~uint64_t{0}));
+  EXPECT_EQ(out, "18446744073709551615");
+}
+
+TEST(Values, Times) {
+  std::string out;
+  AppendSeconds(&out, -1500);
+  out.push_back(' ');
+  AppendMicros(&out, 1234567);
+  out.push_back(' ');
+  AppendUtc(&out, 1700000000123456789);
+  EXPECT_EQ(out, "-0.000001500 1234.567 2023-11-14T22:13:20.123456789Z");
+}
+
+}  // namespace
+}  // namespace itt_dump
+}  // namespace ittc
