@@ -3,11 +3,12 @@ that runs it under the collector."""
 
 load("//bazel:copts.bzl", "ITTC_COPTS")
 
-def fault_test(name, program_deps = [], program_linkopts = [], data = [], **kwargs):
+def fault_test(name, program_copts = [], program_deps = [], program_linkopts = [], data = [], **kwargs):
     """`<name>_program.cc` built against the stub; `<name>_test.cc` runs it.
 
     Args:
       name: the row's short name.
+      program_copts: extra compiler flags of the program.
       program_deps: extra deps of the program (e.g. TBB).
       program_linkopts: extra link flags of the program.
       data: extra runfiles of the test.
@@ -17,7 +18,7 @@ def fault_test(name, program_deps = [], program_linkopts = [], data = [], **kwar
         name = name + "_program",
         testonly = True,
         srcs = [name + "_program.cc"],
-        copts = ITTC_COPTS,
+        copts = ITTC_COPTS + program_copts,
         linkopts = ["-pthread"] + program_linkopts,
         deps = ["//stub:ittnotify"] + program_deps,
     )
