@@ -261,6 +261,9 @@ absl::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
       } else if (e.kind == format::EventKind::kDefString) {
         DecodedEvent d = CopyEvent(0, e);
         trace.strings[d.U("id")] = d.Bytes("text");
+      } else if (e.kind == format::EventKind::kDefDomain) {
+        DecodedEvent d = CopyEvent(0, e);
+        trace.domains[d.U("id")] = d.Bytes("name");
       }
     }
     if (!dec.status().ok()) return dec.status();

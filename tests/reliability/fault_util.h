@@ -65,6 +65,7 @@ struct TraceSummary {
   std::map<uint32_t, std::string> thread_names;
   std::map<std::pair<uint32_t, int>, uint64_t> losses;  // (thread, cause) -> count
   std::map<uint64_t, std::string> strings;
+  std::map<uint64_t, std::string> domains;
   std::vector<DecodedEvent> rare_events;  // every kind but task begin/end
   bool has_end = false;
   format::EndRecord end;
