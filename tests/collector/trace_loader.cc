@@ -31,10 +31,14 @@ DecodedEvent Copy(uint32_t thread, const format::Event& e) {
   d.thread = thread;
   d.kind = e.kind;
   d.time = e.time;
+  const format::KindSchema* schema = format::FindSchema(e.kind);
   for (int i = 0; i < e.field_count; ++i) {
     d.u.push_back(e.fields[i].u);
     d.ids.push_back(e.fields[i].id);
-    d.bytes.emplace_back(e.fields[i].bytes);
+    // Only kBytes fields hold a view; the decoder leaves others' stale (they
+    // may point into a previous chunk's freed payload).
+    bool is_bytes = schema != nullptr && schema->fields[i].type == format::FieldType::kBytes;
+    d.bytes.emplace_back(is_bytes ? std::string(e.fields[i].bytes) : std::string());
   }
   return d;
 }
