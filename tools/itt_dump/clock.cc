@@ -1,6 +1,7 @@
 #include "tools/itt_dump/clock.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace ittc {
@@ -104,9 +105,24 @@ int64_t Clock::Interpolate(uint64_t ticks, bool real) const {
 }
 
 int64_t Clock::SinceStartNs(uint64_t ticks) const {
+  // Ticks within 2^52 of the segment's start (a segment is about a second)
+  // by one double multiply, which is exact to well under a nanosecond;
+  // anything else (damaged input) by exact 128-bit arithmetic.
+  constexpr int64_t kNear = int64_t{1} << 52;
   if (points_.size() < 2) {
-    const __int128 dt = static_cast<__int128>(ticks) - start_ticks_;
-    return Saturate(dt * 1000000000 / hz_);
+    const int64_t dt = static_cast<int64_t>(ticks - start_ticks_);
+    if (dt > -kNear && dt < kNear) {
+      return std::llround(static_cast<double>(dt) * hz_slope_);
+    }
+    const __int128 wide = static_cast<__int128>(ticks) - start_ticks_;
+    return Saturate(wide * 1000000000 / hz_);
+  }
+  const Point& p = points_[Segment(ticks)];
+  const int64_t dt = static_cast<int64_t>(ticks - p.ticks);
+  if (dt > -kNear && dt < kNear && p.mono - start_mono_ > -kNear &&
+      p.mono - start_mono_ < kNear) {
+    return (p.mono - start_mono_) +
+           std::llround(static_cast<double>(dt) * p.slope);
   }
   return Saturate(static_cast<__int128>(Interpolate(ticks, false)) -
                   start_mono_);

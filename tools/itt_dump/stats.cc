@@ -103,36 +103,44 @@ StatsCollector::StatsCollector(const TraceIndex& index,
 
 StatsCollector::~StatsCollector() = default;
 
-StatsCollector::TaskRow* StatsCollector::TaskRowFor(const Interval& iv,
-                                                    bool per_thread) {
-  const int kind = static_cast<int>(iv.kind);
-  const uint64_t name = iv.kind == IntervalKind::kLegacyEvent ? iv.event_id
-                                                              : iv.name_id;
-  const uint64_t thread = per_thread ? iv.thread->index : kAllThreads;
+StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind,
+                                                    uint64_t domain,
+                                                    uint64_t name_id,
+                                                    uint64_t fn,
+                                                    uint64_t event_id,
+                                                    const ThreadRec* t) {
+  const int k = static_cast<int>(kind);
+  const uint64_t name = kind == IntervalKind::kLegacyEvent ? event_id : name_id;
+  const uint64_t thread = t != nullptr ? t->index : kAllThreads;
   // One multiply per part: the exact key is compared below anyway.
   const uint64_t h = (name * 0x9E3779B97F4A7C15ull) ^
-                     (iv.domain * 0xBF58476D1CE4E5B9ull) ^
-                     (iv.fn * 0x94D049BB133111EBull) ^
+                     (domain * 0xBF58476D1CE4E5B9ull) ^
+                     (fn * 0x94D049BB133111EBull) ^
                      (thread * 0xD6E8FEB86659FD93ull) ^
-                     static_cast<uint64_t>(kind);
+                     static_cast<uint64_t>(k);
   TaskRow*& slot = task_by_hash_[h];
   auto matches = [&](const TaskRow* r) {
-    return r->kind == kind && r->domain == iv.domain &&
-           (iv.kind == IntervalKind::kLegacyEvent ? r->event_id
-                                                   : r->name_id) == name &&
-           r->fn == iv.fn && r->thread == thread;
+    return r->kind == k && r->domain == domain &&
+           (kind == IntervalKind::kLegacyEvent ? r->event_id : r->name_id) ==
+               name &&
+           r->fn == fn && r->thread == thread;
   };
   if (slot != nullptr && matches(slot)) return slot;
-  const auto key = std::make_tuple(kind, iv.domain, name, iv.fn, thread);
+  const auto key = std::make_tuple(k, domain, name, fn, thread);
   auto it = task_exact_.find(key);
   if (it != task_exact_.end()) return it->second;
   auto row = std::make_unique<TaskRow>();
-  row->kind = kind;
-  row->domain = iv.domain;
-  row->name_id = iv.kind == IntervalKind::kLegacyEvent ? 0 : iv.name_id;
-  row->event_id = iv.event_id;
-  row->fn = iv.fn;
+  row->kind = k;
+  row->domain = domain;
+  row->name_id = kind == IntervalKind::kLegacyEvent ? 0 : name_id;
+  row->event_id = event_id;
+  row->fn = fn;
   row->thread = thread;
+  Interval iv;
+  iv.kind = kind;
+  iv.name_id = name_id;
+  iv.fn = fn;
+  iv.event_id = event_id;
   row->name = IntervalName(x_, iv);
   TaskRow* r = row.get();
   tasks_.push_back(std::move(row));
@@ -141,54 +149,128 @@ StatsCollector::TaskRow* StatsCollector::TaskRowFor(const Interval& iv,
   return r;
 }
 
-void StatsCollector::OnInterval(const Interval& iv) {
-  if (iv.open_at_end) return;  // counted by the tracker as unbalanced
+void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t,
+                             uint64_t domain, uint64_t name_id, uint64_t fn,
+                             uint64_t event_id, uint64_t begin, uint64_t end,
+                             uint64_t child_ticks) {
   if (filter_.active()) {
-    if (!filter_.ThreadOk(*iv.thread) || !filter_.TimeOk(iv.begin)) return;
-    if (iv.kind == IntervalKind::kFrame) {
-      if (!filter_.DomainOk(iv.domain) || filter_.has_name()) return;
-    } else {
-      if (!filter_.DomainOk(iv.domain)) return;
-      if (filter_.has_name()) {
-        if (iv.name_id != 0 && iv.kind != IntervalKind::kLegacyEvent) {
-          if (!filter_.NameIdOk(iv.name_id)) return;
-        } else if (!filter_.NameOk(IntervalName(x_, iv))) {
-          return;
-        }
+    if (!filter_.ThreadOk(t) || !filter_.TimeOk(begin)) return;
+    if (kind == IntervalKind::kLegacyEvent ? filter_.has_domain()
+                                           : !filter_.DomainOk(domain)) {
+      return;
+    }
+    if (filter_.has_name()) {
+      if (name_id != 0 && kind != IntervalKind::kLegacyEvent) {
+        if (!filter_.NameIdOk(name_id)) return;
+      } else {
+        Interval iv;
+        iv.kind = kind;
+        iv.fn = fn;
+        iv.event_id = event_id;
+        if (!filter_.NameOk(IntervalName(x_, iv))) return;
       }
     }
   }
-  const int64_t d = x_.clock.DurationNs(iv.begin, iv.end);
+  const int64_t d = x_.clock.DurationNs(begin, end);
   const uint64_t dur = d > 0 ? static_cast<uint64_t>(d) : 0;
-  if (iv.kind == IntervalKind::kFrame) {
-    std::unique_ptr<FrameRow>& f = frames_[iv.domain];
-    if (!f) {
-      f = std::make_unique<FrameRow>();
-      f->domain = iv.domain;
-    }
-    f->first_begin = std::min(f->first_begin, iv.begin);
-    f->last_end = std::max(f->last_end, iv.end);
-    f->sketch.Add(dur);
-    return;
-  }
   uint64_t self = dur;
-  if (iv.child_ticks != 0) {
-    const int64_t c =
-        x_.clock.DurationNs(iv.begin, iv.begin + iv.child_ticks);
+  if (child_ticks != 0) {
+    const int64_t c = x_.clock.DurationNs(begin, begin + child_ticks);
     self = c <= 0 ? dur : static_cast<uint64_t>(c) >= dur
                               ? 0
                               : dur - static_cast<uint64_t>(c);
   }
-  TaskRow* row = TaskRowFor(iv, false);
+  TaskRow* row = TaskRowFor(kind, domain, name_id, fn, event_id, nullptr);
   row->total_ns += dur;
   row->self_ns += self;
   row->sketch.Add(dur);
   if (per_thread_) {
-    TaskRow* t = TaskRowFor(iv, true);
-    t->total_ns += dur;
-    t->self_ns += self;
-    t->sketch.Add(dur);
+    TaskRow* r = TaskRowFor(kind, domain, name_id, fn, event_id, &t);
+    r->total_ns += dur;
+    r->self_ns += self;
+    r->sketch.Add(dur);
   }
+}
+
+StatsCollector::TaskStack& StatsCollector::NewStack(const ThreadRec& t) {
+  TaskStack* s = &stacks_[t.index];
+  if (t.index < (1u << 16)) {
+    if (dense_stacks_.size() <= t.index) {
+      dense_stacks_.resize(t.index + 1, nullptr);
+    }
+    dense_stacks_[t.index] = s;
+  }
+  return *s;
+}
+
+void StatsCollector::TaskBegin(const Event& e, const ThreadRec& t) {
+  // Depth bound as IntervalTracker's: a runaway begin loop is not tracked.
+  constexpr size_t kMaxDepth = 100000;
+  TaskStack& s = StackOf(t);
+  if (s.open.size() >= kMaxDepth) {
+    ++tasks_open_at_end_;
+    return;
+  }
+  const bool ex = e.kind == EventKind::kTaskBeginEx ||
+                  e.kind == EventKind::kTaskBeginFnEx;
+  const bool fn = e.kind == EventKind::kTaskBeginFn ||
+                  e.kind == EventKind::kTaskBeginFnEx;
+  const uint64_t v = e.u(ex ? 6 : 3);
+  // Field by field into the slot: building the struct on the stack and
+  // copying it costs a store-forwarding stall on this hot path.
+  s.open.emplace_back();
+  OpenTask& o = s.open.back();
+  o.begin = IntervalTracker::EffectiveTime(e);
+  o.child_ticks = 0;
+  o.domain = e.u(0);
+  o.name_id = fn ? 0 : v;
+  o.fn = fn ? v : 0;
+}
+
+void StatsCollector::TaskEnd(const Event& e, const ThreadRec& t) {
+  TaskStack& s = StackOf(t);
+  if (s.open.empty()) {
+    ++task_end_without_begin_;
+    return;
+  }
+  // Field by field, for the same reason as in TaskBegin: a task often ends
+  // right after it began, while its slot is still in the store buffer.
+  const OpenTask& o = s.open.back();
+  const uint64_t begin = o.begin;
+  const uint64_t child_ticks = o.child_ticks;
+  const uint64_t domain = o.domain;
+  const uint64_t name_id = o.name_id;
+  const uint64_t fn = o.fn;
+  s.open.pop_back();
+  const uint64_t end = std::max(IntervalTracker::EffectiveTime(e), begin);
+  if (!s.open.empty()) s.open.back().child_ticks += end - begin;
+  AddTask(IntervalKind::kTask, t, domain, name_id, fn, 0, begin, end,
+          child_ticks);
+}
+
+void StatsCollector::OnInterval(const Interval& iv) {
+  if (iv.open_at_end) return;  // counted by the tracker as unbalanced
+  if (iv.kind != IntervalKind::kFrame) {
+    AddTask(iv.kind, *iv.thread, iv.domain, iv.name_id, iv.fn, iv.event_id,
+            iv.begin, iv.end, iv.child_ticks);
+    return;
+  }
+  if (filter_.active()) {
+    if (!filter_.ThreadOk(*iv.thread) || !filter_.TimeOk(iv.begin) ||
+        !filter_.DomainOk(iv.domain) || filter_.has_name()) {
+      return;
+    }
+  }
+  const int64_t d = x_.clock.DurationNs(iv.begin, iv.end);
+  const uint64_t dur = d > 0 ? static_cast<uint64_t>(d) : 0;
+  std::unique_ptr<FrameRow>& f = frames_[iv.domain];
+  if (!f) {
+    f = std::make_unique<FrameRow>();
+    f->domain = iv.domain;
+  }
+  f->first_begin = std::min(f->first_begin, iv.begin);
+  f->last_end = std::max(f->last_end, iv.end);
+  f->sketch.Add(dur);
 }
 
 StatsCollector::CounterRow* StatsCollector::CounterRowFor(uint64_t kind,
@@ -378,6 +460,16 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
   ++events_;
   last_ticks_ = std::max(last_ticks_, e.time);
   switch (e.kind) {
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskBeginFn:
+    case EventKind::kTaskBeginEx:
+    case EventKind::kTaskBeginFnEx:
+      TaskBegin(e, t);
+      return;
+    case EventKind::kTaskEnd:
+    case EventKind::kTaskEndEx:
+      TaskEnd(e, t);
+      return;
     case EventKind::kCounterInc:
     case EventKind::kCounterIncDelta:
     case EventKind::kCounterDec:
@@ -441,6 +533,10 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
 
 void StatsCollector::Finish(uint64_t last_event_ticks) {
   tracker_.Finish(std::max(last_event_ticks, last_ticks_));
+  for (auto& [index, s] : stacks_.entries()) {
+    tasks_open_at_end_ += s.open.size();
+    s.open.clear();
+  }
 }
 
 std::vector<Section> StatsCollector::Sections() const {
@@ -501,7 +597,9 @@ std::vector<Section> StatsCollector::Sections() const {
     s.name = "unbalanced";
     s.columns = {{"what", "what", CellType::kText},
                  {"count", "count", CellType::kNumber}};
-    const Unbalanced& u = tracker_.unbalanced();
+    Unbalanced u = tracker_.unbalanced();
+    u.end_without_begin += task_end_without_begin_;
+    u.open_at_end += tasks_open_at_end_;
     if (u.end_without_begin != 0) {
       s.AddRow({"end_without_begin", Num(u.end_without_begin)});
     }

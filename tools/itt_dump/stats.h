@@ -75,7 +75,34 @@ class StatsCollector : public IntervalListener {
     bool open = false;
   };
 
-  TaskRow* TaskRowFor(const Interval& iv, bool per_thread);
+  // A completed task-like interval (not a frame) into its rows.
+  void AddTask(IntervalKind kind, const ThreadRec& t, uint64_t domain,
+               uint64_t name_id, uint64_t fn, uint64_t event_id,
+               uint64_t begin, uint64_t end, uint64_t child_ticks);
+  TaskRow* TaskRowFor(IntervalKind kind, uint64_t domain, uint64_t name_id,
+                      uint64_t fn, uint64_t event_id, const ThreadRec* t);
+  // Simple tasks (task_begin*/task_end*) are paired here rather than by
+  // the tracker: they are most of a trace, and a compact stack per thread
+  // is what makes stats fast.
+  struct OpenTask {
+    uint64_t begin;
+    uint64_t child_ticks;
+    uint64_t domain;
+    uint64_t name_id;
+    uint64_t fn;
+  };
+  struct TaskStack {
+    std::vector<OpenTask> open;
+  };
+  TaskStack& StackOf(const ThreadRec& t) {
+    if (t.index < dense_stacks_.size() && dense_stacks_[t.index] != nullptr) {
+      return *dense_stacks_[t.index];
+    }
+    return NewStack(t);
+  }
+  TaskStack& NewStack(const ThreadRec& t);
+  void TaskBegin(const format::Event& e, const ThreadRec& t);
+  void TaskEnd(const format::Event& e, const ThreadRec& t);
   CounterRow* CounterRowFor(uint64_t kind, uint64_t a, uint64_t b);
   SyncRow* SyncRowFor(uint64_t addr);
   HeapRow* HeapRowFor(uint64_t function);
@@ -88,6 +115,10 @@ class StatsCollector : public IntervalListener {
   bool per_thread_;
   IntervalTracker tracker_;
   uint64_t events_ = 0;
+  U64Map<TaskStack> stacks_;
+  std::vector<TaskStack*> dense_stacks_;
+  uint64_t task_end_without_begin_ = 0;
+  uint64_t tasks_open_at_end_ = 0;
 
   // Rows by a 64-bit hash of their key; the row keeps the key and a
   // mismatch (a hash collision) falls back to the exact map.
