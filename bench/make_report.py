@@ -546,13 +546,22 @@ def section_findings(out, calls, threads, flusher, recorded):
                    (fmt_ns(f), fmt_ratio(f, burst), fmt_ns(burst)))
     if saturated:
         out.append("- With `ITTC_OVERFLOW=block` the producer waits for the flusher: "
-                   "%.1f M events/s recorded, %s of flusher CPU per event. That is the "
-                   "flusher's throughput when it gets a core; a lossless rate in drop mode "
-                   "also needs the flusher to be scheduled before the ring fills (a 1 MiB "
-                   "ring holds ~37k task events, ~1.9 ms at 20 M/s past its half-full wake "
-                   "mark), which a loaded shared VM does not guarantee." %
-                   (saturated.get("recorded_mps", 0),
-                    fmt_ns(saturated.get("flusher_ns_per_event"))))
+                   "%.1f M events/s recorded, %s of flusher CPU per event: the flusher's "
+                   "throughput on this machine at the time, including the hand-offs of "
+                   "blocking." % (saturated.get("recorded_mps", 0),
+                                  fmt_ns(saturated.get("flusher_ns_per_event"))))
+    steps = threads.runs("BM_RateStep") if threads.entries else []
+    if steps:
+        fw = [r.get("flusher_wait_ms", 0) for r in steps]
+        pw = [r.get("producer_wait_ms", 0) for r in steps]
+        out.append("- In the rate steps the flusher spent %.0f to %.0f ms of each 1 s run "
+                   "runnable but waiting for a CPU, and the producer %.0f to %.0f ms: other "
+                   "jobs held the cores. In drop mode an event is lost whenever the flusher "
+                   "is not running for longer than the ring's slack (a 1 MiB ring holds "
+                   "~37k task events: under 2 ms at 20 M/s), so on a loaded 2-core VM the "
+                   "lossless rate measures the scheduler as much as the collector. The "
+                   "16 MiB ring rows show how much of the loss is this: the same steps "
+                   "with 16 times the slack." % (min(fw), max(fw), min(pw), max(pw)))
     if paused:
         flags = per_call_ns(paused.get("BM_Floor_FlagsCheck/paused"))
         rdtsc = per_call_ns(paused.get("BM_Floor_Rdtsc/paused"))
@@ -563,10 +572,12 @@ def section_findings(out, calls, threads, flusher, recorded):
                 slow.append("%s %s (%s RDTSC)" % (title, fmt_ns(v), fmt_ratio(v, rdtsc)))
         if slow:
             out.append("- Calls without a domain cannot be skipped by the static part's "
-                       "flags check; while paused they still call into the collector: %s. "
-                       "Those near 1x RDTSC read the clock before checking whether the "
-                       "collector records (an RDTSC per paused call); the collector could "
-                       "check first." % "; ".join(slow))
+                       "flags check; while paused they still call into the collector, "
+                       "whose inline gate sends every call that does not record to its "
+                       "out-of-line slow path (BeginCallSlow, which also handles the "
+                       "first call and thread attach): %s. A paused state the inline gate "
+                       "recognises would bring these near the indirect-call floor." %
+                       "; ".join(slow))
     out.append("")
 
 
