@@ -35,6 +35,12 @@ std::string IdText(const format::Id& id) {
   return absl::StrFormat("0x%x:0x%x:0x%x", id.d1, id.d2, id.d3);
 }
 
+// True if `v` (from AppendNumber/AppendMetadataArray) is valid JSON as it
+// is: non-finite values ("nan", "inf") are not, and go out as strings.
+bool IsJsonNumberOrArray(const std::string& v) {
+  return !v.empty() && v.find_first_of("ni") == std::string::npos;
+}
+
 const char* ScopeLetter(uint64_t scope) {
   switch (scope) {
     case 1:
@@ -98,10 +104,7 @@ class ChromeWriter : public IntervalListener {
         first = false;
         AppendJsonString(&line_, a.key);
         line_.push_back(':');
-        if (a.is_text || a.value.empty() || a.value == "nan" ||
-            a.value == "inf" || a.value == "-inf" ||
-            a.value.find("nan") != std::string::npos ||
-            a.value.find("inf") != std::string::npos) {
+        if (a.is_text || !IsJsonNumberOrArray(a.value)) {
           AppendJsonString(&line_, a.value);
         } else {
           line_.append(a.value);
@@ -367,11 +370,10 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
       } else {
         std::string v;
         AppendMetadataArray(&v, e.u(3), e.u(4), e.bytes(5));
-        if (v.find("nan") != std::string::npos ||
-            v.find("inf") != std::string::npos) {
-          AppendJsonString(&line_, v);
-        } else {
+        if (IsJsonNumberOrArray(v)) {
           line_.append(v);
+        } else {
+          AppendJsonString(&line_, v);
         }
       }
       line_.append("}");

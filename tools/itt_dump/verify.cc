@@ -13,7 +13,7 @@ constexpr uint64_t kMaxWarnings = 20;
 
 class Checker {
  public:
-  Checker(const VerbContext& ctx) : ctx_(ctx), x_(*ctx.index) {}
+  explicit Checker(const VerbContext& ctx) : ctx_(ctx), x_(*ctx.index) {}
 
   void Run();
   uint64_t warnings() const { return warnings_; }
