@@ -64,6 +64,7 @@ void WriteRecordedReport(const TraceSummary& trace, const std::string& state,
   for (const Registered& r : Registry()) {
     uint64_t recorded = 0;
     uint64_t calls_made = r.calls_made.load(std::memory_order_relaxed);
+    if (calls_made == 0) continue;  // filtered out of this run
     for (const std::string& kind : r.group.kinds) {
       if (r.group.domain.empty()) {
         auto it = trace.by_kind.find(kind);
@@ -73,9 +74,7 @@ void WriteRecordedReport(const TraceSummary& trace, const std::string& state,
         if (it != trace.by_kind_domain.end()) recorded += it->second;
       }
     }
-    double share = calls_made != 0 ? 100.0 * static_cast<double>(recorded) /
-                                         static_cast<double>(calls_made)
-                                     : 0.0;
+    double share = 100.0 * static_cast<double>(recorded) / static_cast<double>(calls_made);
     std::printf("%-40s %14llu %14llu %8.1f%%\n", r.benchmark_name.c_str(),
                 static_cast<unsigned long long>(calls_made),
                 static_cast<unsigned long long>(recorded), share);
