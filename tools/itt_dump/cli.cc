@@ -322,8 +322,8 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
   const TraceSource source = env.source(a.file);
   const bool want_progress = env.progress && !a.no_progress;
   Progress progress(a.file, want_progress ? source.Size() : 0, want_progress);
-  const bool two_pass = a.verb != "info";
-  progress.SetPass(1, a.verb == "vtune-csv" ? 3 : two_pass ? 2 : 1);
+  const int passes = a.verb == "info" ? 1 : a.verb == "vtune-csv" ? 3 : 2;
+  progress.SetPass(1, passes, source.Size());
   IndexOptions io;
   io.decode_all_events = a.verb == "info" || a.verb == "verify";
   io.progress = &progress;
@@ -345,7 +345,7 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     if (a.verb == "verify") return VerifyOpenFailure(ctx, r);
     return OpenFailureStatus(r.failure);
   }
-  progress.SetPass(2, a.verb == "vtune-csv" ? 3 : 2);
+  progress.SetPass(2, passes, r.index->reader_stats.chunks_read);
 
   if (a.verb == "verify") {
     const int status = RunVerify(ctx);

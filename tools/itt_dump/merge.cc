@@ -73,7 +73,7 @@ bool EventMerger::ReadChunk() {
   format::Chunk chunk;
   while (reader_->Next(&chunk)) {
     if (options_.progress != nullptr) {
-      options_.progress->Update(reader_->stats().bytes_read);
+      options_.progress->Update(reader_->stats().chunks_read);
     }
     if (chunk.type != format::ChunkType::kEvents) continue;
     if (!probe_.Reset(chunk.payload).ok()) continue;

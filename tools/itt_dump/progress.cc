@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -25,25 +26,24 @@ constexpr int64_t kRefreshNs = 250000000;
 
 bool Progress::StderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
 
-Progress::Progress(std::string name, uint64_t total_bytes, bool enabled)
-    : name_(std::move(name)), total_(total_bytes), enabled_(enabled) {
+Progress::Progress(std::string name, uint64_t total, bool enabled)
+    : name_(std::move(name)), total_(total), enabled_(enabled) {
   if (enabled_) start_ns_ = last_ns_ = NowNs();
 }
 
 Progress::~Progress() { Done(); }
 
-void Progress::Print(uint64_t bytes_done) {
+void Progress::Print(uint64_t done) {
   const int64_t now = NowNs();
   if (now - start_ns_ < kQuietNs || now - last_ns_ < kRefreshNs) return;
   last_ns_ = now;
   shown_ = true;
   const double pct =
-      total_ != 0 ? 100.0 * static_cast<double>(bytes_done) /
+      total_ != 0 ? 100.0 * static_cast<double>(std::min(done, total_)) /
                         static_cast<double>(total_)
                   : 0.0;
-  std::fprintf(stderr, "\ritt-dump: %s: pass %d/%d %3.0f%% (%.1f MB)\033[K",
-               name_.c_str(), pass_, passes_, pct,
-               static_cast<double>(bytes_done) / 1e6);
+  std::fprintf(stderr, "\ritt-dump: %s: pass %d/%d %3.0f%%\033[K",
+               name_.c_str(), pass_, passes_, pct);
   std::fflush(stderr);
 }
 

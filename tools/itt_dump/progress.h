@@ -16,17 +16,22 @@ namespace itt_dump {
 class Progress {
  public:
   // `enabled` false makes every call a no-op (tests, the fuzz target).
-  Progress(std::string name, uint64_t total_bytes, bool enabled);
+  // `total` is the amount of work of the first pass (bytes of the file).
+  Progress(std::string name, uint64_t total, bool enabled);
   ~Progress();
 
-  void SetPass(int pass, int passes) {
+  // Starts pass `pass` of `passes`, whose work is `total` units (the index
+  // pass counts bytes; later passes count chunks, since a compressed file is
+  // read far ahead of the events it holds).
+  void SetPass(int pass, int passes, uint64_t total) {
     pass_ = pass;
     passes_ = passes;
+    total_ = total;
   }
   // Cheap: reads the clock once every 64 calls.
-  void Update(uint64_t bytes_done) {
+  void Update(uint64_t done) {
     if (!enabled_ || (++calls_ & 63) != 0) return;
-    Print(bytes_done);
+    Print(done);
   }
   void Done();
 

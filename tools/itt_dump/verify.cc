@@ -76,7 +76,7 @@ void Checker::Run() {
   Event e;
   while ((*reader)->Next(&c)) {
     if (ctx_.merge.progress != nullptr) {
-      ctx_.merge.progress->Update((*reader)->stats().bytes_read);
+      ctx_.merge.progress->Update((*reader)->stats().chunks_read);
     }
     if (c.type != format::ChunkType::kEvents) continue;
     if (!dec.Reset(c.payload).ok()) continue;

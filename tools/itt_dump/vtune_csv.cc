@@ -231,6 +231,9 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options,
   if (!(*intervals)->status().ok()) return (*intervals)->status();
   if (!w.has_counters()) return absl::OkStatus();
 
+  if (ctx.merge.progress != nullptr) {
+    ctx.merge.progress->SetPass(3, 3, ctx.index->reader_stats.chunks_read);
+  }
   absl::StatusOr<std::unique_ptr<Output>> counters =
       files->Create(absl::StrCat(prefix, "-counters-hostname-", host, ".csv"));
   if (!counters.ok()) return counters.status();
