@@ -198,8 +198,9 @@ ITTC_EXPORT void ITTAPI __itt_bind_context_metadata_to_counter(__itt_counter cou
   char scratch[kMaxRawBytesField];
   for (size_t i = 0; i < length; ++i) {
     const __itt_context_metadata& m = metadata[i];
-    bool is_text = m.type == __itt_context_nameA || m.type == __itt_context_deviceA ||
-                   m.type == __itt_context_unitsA || m.type == __itt_context_pci_addrA;
+    const uint64_t type = EnumBits(m.type);
+    bool is_text = type == __itt_context_nameA || type == __itt_context_deviceA ||
+                   type == __itt_context_unitsA || type == __itt_context_pci_addrA;
     uint64_t value = 0;
     RawBytes text{"", 0};
     if (is_text) {
@@ -208,7 +209,7 @@ ITTC_EXPORT void ITTAPI __itt_bind_context_metadata_to_counter(__itt_counter cou
       std::memcpy(&value, m.value, sizeof(value));
     }
     Emit(call.thread(), EventKind::kCounterBindContextMetadata, now, 0, counter_id,
-         static_cast<uint64_t>(m.type), value, text);
+         type, value, text);
   }
 }
 
@@ -218,8 +219,8 @@ ITTC_EXPORT void ITTAPI __itt_histogram_submit(__itt_histogram* hist, size_t len
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (hist == nullptr || y_data == nullptr) return CountInvalidCall(call.thread());
-  int x_size = ittc::format::MetadataTypeSize(static_cast<uint64_t>(hist->x_type));
-  int y_size = ittc::format::MetadataTypeSize(static_cast<uint64_t>(hist->y_type));
+  int x_size = ittc::format::MetadataTypeSize(EnumBits(hist->x_type));
+  int y_size = ittc::format::MetadataTypeSize(EnumBits(hist->y_type));
   // x may be omitted (the index is the x value); y is required.
   if (y_size <= 0 || length > (size_t{1} << 32) || (x_data != nullptr && x_size <= 0)) {
     return CountInvalidCall(call.thread());

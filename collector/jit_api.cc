@@ -65,7 +65,7 @@ int MethodLoadV3(const iJIT_Method_Load_V3* m) {
   if (m == nullptr) return InvalidJitCall();
   char module[kMaxRawBytesField];
   return MethodRecord(EventKind::kJitMethodLoadV3, m, StringField(m->module_name, -1, module),
-                      static_cast<uint64_t>(m->module_arch));
+                      EnumBits(m->module_arch));
 }
 
 int InlineLoad(const iJIT_Method_Inline_Load* m) {
@@ -97,7 +97,7 @@ int MethodUpdateV2(const iJIT_Method_Update* m) {
   // iJIT_Method_Update names no method; the address identifies the code.
   Emit(call.thread(), EventKind::kJitMethodUpdateV2, now, 0, uint64_t{0},
        reinterpret_cast<uint64_t>(m->load_address), uint64_t{m->size},
-       static_cast<uint64_t>(m->type), StringField(m->data_format, -1, s1));
+       EnumBits(m->type), StringField(m->data_format, -1, s1));
   return 1;
 }
 

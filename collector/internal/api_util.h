@@ -40,6 +40,17 @@ inline RawBytes StringField(const char* s, long length, char* scratch) {
   return RawBytes{scratch, kMaxRawBytesField};
 }
 
+// The integer a caller stored in an enum-typed field. C code may store any
+// int in an enum, but a C++ load of a value outside the enum's range is
+// undefined, so the field is read as the int it is.
+template <typename Enum>
+inline uint64_t EnumBits(const Enum& e) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof(v));
+  return static_cast<uint64_t>(static_cast<int64_t>(v));
+}
+
 // Converts a timestamp of user clock domain `cd` to trace ticks. A null
 // clock domain means the timestamp already is in ticks (__itt_get_timestamp).
 inline uint64_t UserTimeToTicks(const __itt_clock_domain* cd, unsigned long long ts,

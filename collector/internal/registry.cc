@@ -239,8 +239,8 @@ uint32_t Registry::AdoptHistogram(__itt_histogram* histogram) {
   if (existing > 0) return static_cast<uint32_t>(existing);
   uint32_t id = ++histogram_count_;
   AppendDefinitionLocked(EventKind::kDefHistogram, uint64_t{id}, uint64_t{domain_id},
-                         AsBytes(Cap(histogram->nameA)), static_cast<uint64_t>(histogram->x_type),
-                         static_cast<uint64_t>(histogram->y_type));
+                         AsBytes(Cap(histogram->nameA)), EnumBits(histogram->x_type),
+                         EnumBits(histogram->y_type));
   __atomic_store_n(&histogram->extra1, static_cast<int>(id), __ATOMIC_RELEASE);
   return id;
 }

@@ -20,6 +20,9 @@
 #include "collector/internal/timebase.h"
 #include "format/format.h"
 
+// Present under LeakSanitizer: objects left behind on purpose are not leaks.
+extern "C" void __lsan_ignore_object(const void* p) __attribute__((weak));
+
 namespace ittc::collector_internal {
 namespace {
 
@@ -66,7 +69,7 @@ void ApplyRecordingLocked() {
   bool on = g_state.load(std::memory_order_relaxed) == State::kRunning && !g_paused &&
             !g_failed.load(std::memory_order_acquire);
   Registry::Get().SetRecording(on);
-  g_recording.store(on ? 1 : 0, std::memory_order_release);
+  g_recording.store(on ? kGateOpen : kGateClosed, std::memory_order_release);
 }
 
 void ShutdownAtExit();
@@ -166,9 +169,13 @@ void ForkChild() {
     // The parent's flusher thread does not exist here; its file is the
     // parent's. Start afresh on this process's first call.
     if (g_flusher != nullptr) g_flusher->AbandonInChild();
+    if (__lsan_ignore_object != nullptr) {
+      __lsan_ignore_object(g_flusher);
+      __lsan_ignore_object(g_file);
+    }
     g_flusher = nullptr;
     g_file = nullptr;
-    g_recording.store(0, std::memory_order_relaxed);
+    g_recording.store(kGateSlow, std::memory_order_relaxed);
     ResetThreadsInForkChild();
     g_state.store(State::kForkChild, std::memory_order_release);
   }
@@ -229,7 +236,7 @@ void SessionDetach() {
 
 void OnFlusherFailed() {
   g_failed.store(true, std::memory_order_release);
-  g_recording.store(0, std::memory_order_release);
+  g_recording.store(kGateClosed, std::memory_order_release);
   Registry::Get().SetRecording(false);
 }
 

@@ -7,7 +7,8 @@
 //
 // Thread safety: every transition takes the session mutex. The hot path
 // never does: it reads g_recording (thread_state.h), which the session sets
-// to running && !paused && !failed after each transition.
+// to kGateOpen when running && !paused && !failed, else kGateClosed, after
+// each transition (kGateSlow before the start and in a fork child).
 
 #ifndef COLLECTOR_INTERNAL_SESSION_H_
 #define COLLECTOR_INTERNAL_SESSION_H_

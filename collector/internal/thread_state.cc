@@ -14,11 +14,16 @@
 #include "collector/internal/flusher.h"
 #include "collector/internal/session.h"
 
+// LeakSanitizer does not scan mmap-ed memory; thread states (which hold
+// heap strings) are registered as roots when it is present.
+extern "C" void __lsan_register_root_region(const void* p, size_t size) __attribute__((weak));
+extern "C" void __lsan_unregister_root_region(const void* p, size_t size) __attribute__((weak));
+
 namespace ittc::collector_internal {
 
 __thread ThreadState* tls_thread __attribute__((tls_model("initial-exec"), visibility("hidden"))) =
     nullptr;
-std::atomic<int> g_recording{0};
+std::atomic<int> g_recording{kGateSlow};
 std::atomic<ThreadState*> g_threads{nullptr};
 
 namespace {
@@ -95,6 +100,7 @@ ThreadState* AttachThread() {
     if (mem != nullptr) munmap(mem, sizeof(ThreadState));
     return nullptr;
   }
+  if (__lsan_register_root_region != nullptr) __lsan_register_root_region(mem, sizeof(ThreadState));
   uint32_t index = g_next_thread_index.fetch_add(1, std::memory_order_relaxed);
   auto* t =
       new (mem) ThreadState(buffer, ring_bytes, index, static_cast<uint64_t>(syscall(SYS_gettid)));
@@ -130,7 +136,7 @@ __thread uint32_t tls_attach_drops __attribute__((tls_model("initial-exec"))) = 
 // call. `start` is true for recording calls, which may start the session.
 ThreadState* AttachAndEnter(ThreadState* t, bool start) {
   if (tls_attaching != 0) {
-    if (g_recording.load(std::memory_order_relaxed) != 0) ++tls_attach_drops;
+    if (Recording()) ++tls_attach_drops;
     return nullptr;
   }
   tls_attaching = 1;
@@ -139,8 +145,7 @@ ThreadState* AttachAndEnter(ThreadState* t, bool start) {
   if (start) {
     // Not recording: the session may need starting (first call, or first
     // call in a fork child); otherwise paused, detached or shut down.
-    ok = g_recording.load(std::memory_order_relaxed) != 0 ||
-         (SessionStartIfNeeded() && g_recording.load(std::memory_order_relaxed) != 0);
+    ok = Recording() || (SessionStartIfNeeded() && Recording());
   } else {
     ok = SessionRunning();
   }
@@ -168,7 +173,7 @@ ThreadState* BeginCallSlow() {
   ThreadState* t = tls_thread;
   if (t != nullptr && t->in_call != 0) {
     // A signal handler interrupted an ITT call on this thread.
-    if (g_recording.load(std::memory_order_relaxed) != 0) CountDrop(t, kLossReentrant);
+    if (Recording()) CountDrop(t, kLossReentrant);
     return nullptr;
   }
   return AttachAndEnter(t, /*start=*/true);
@@ -201,7 +206,7 @@ uint8_t* ReserveSlow(ThreadState* t, size_t size) {
       timespec nap{0, 20 * 1000};
       nanosleep(&nap, nullptr);
       if (uint8_t* p = t->ring.Reserve(size)) return p;
-      if (MonotonicRawNs() >= deadline || g_recording.load(std::memory_order_relaxed) == 0) {
+      if (MonotonicRawNs() >= deadline || !Recording()) {
         CountDrop(t, format::LossCause::kBlockTimeout);
         return nullptr;
       }
@@ -241,6 +246,7 @@ void FreeThreadState(ThreadState* t) {
   uint8_t* buffer = t->buffer;
   size_t size = t->ring.capacity();
   t->~ThreadState();
+  if (__lsan_unregister_root_region != nullptr) __lsan_unregister_root_region(t, sizeof(ThreadState));
   munmap(t, sizeof(ThreadState));
   GiveBuffer(buffer, size);
 }

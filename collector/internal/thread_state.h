@@ -88,10 +88,21 @@ void ResetThreadsInForkChild();
 extern __thread ThreadState* tls_thread
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
-// Nonzero while calls are recorded: the session runs, is not paused, has not
-// been detached or shut down. Relaxed loads: a call racing with pause may
-// still land, as with any profiler; pause's own record orders the rest.
+// The recording gate every call checks first (relaxed loads: a call racing
+// with pause may still land, as with any profiler; pause's own record
+// orders the rest):
+//   kGateOpen    recording: the session runs, not paused, not off;
+//   kGateSlow    not started yet, or a fork child that has not restarted:
+//                the slow path starts the session;
+//   kGateClosed  paused, detached, shut down or failed: the call returns at
+//                once, inline, so even calls without a domain cost almost
+//                nothing while paused.
+inline constexpr int kGateOpen = 1;
+inline constexpr int kGateSlow = 0;
+inline constexpr int kGateClosed = -1;
 extern std::atomic<int> g_recording;
+
+inline bool Recording() { return g_recording.load(std::memory_order_relaxed) > 0; }
 
 // Slow path of BeginCall: starts the session on the first call, attaches a
 // new thread, or counts a re-entrant call. Returns the state with in_call
@@ -123,8 +134,9 @@ void CheckFill(ThreadState* t);
 
 inline ThreadState* BeginCall() {
   ThreadState* t = tls_thread;
-  if (__builtin_expect(
-          g_recording.load(std::memory_order_relaxed) == 0 || t == nullptr || t->in_call != 0, 0)) {
+  int gate = g_recording.load(std::memory_order_relaxed);
+  if (__builtin_expect(gate != kGateOpen || t == nullptr || t->in_call != 0, 0)) {
+    if (gate == kGateClosed) return nullptr;
     return BeginCallSlow();
   }
   t->in_call = 1;
