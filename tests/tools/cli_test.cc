@@ -48,7 +48,6 @@ TEST(Cli, UsageErrorsAre64WithOneHint) {
       {},
       {"stats"},
       {"stats", "--format=xml", "trace.itt"},
-      {"chrome", "trace.itt"},
       {"vtune-csv", "trace.itt"},
       {"text", "a.itt", "b.itt"},
       {"text", "--bogus", "trace.itt"},
@@ -63,6 +62,13 @@ TEST(Cli, UsageErrorsAre64WithOneHint) {
     EXPECT_NE(r.err.find("Try 'itt-dump --help'."), std::string::npos);
     EXPECT_EQ(r.out, "");
   }
+}
+
+TEST(Cli, ChromeWithoutOutputWritesToStdout) {
+  DumpResult r = RunDump({"chrome", "trace.itt"}, SampleTrace());
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("{\"traceEvents\":[", 0), 0u);
+  EXPECT_TRUE(r.files.empty());
 }
 
 TEST(Cli, OutputFileErrorsAre73) {

@@ -81,12 +81,13 @@ constexpr char kStatsHelp[] =
     "  --per-thread             also the task statistics per thread\n";
 
 constexpr char kChromeHelp[] =
-    "usage: itt-dump chrome FILE -o OUT.json\n"
+    "usage: itt-dump chrome FILE [-o OUT.json]\n"
     "\n"
     "Chrome Trace Event JSON for chrome://tracing and ui.perfetto.dev:\n"
     "tasks as complete events, overlapped tasks as async pairs, frames on\n"
     "a frame track, markers as instant events, counters, thread names,\n"
-    "relations as flows, metadata as task args. -o - writes to stdout.\n";
+    "relations as flows, metadata as task args. Without -o (or with\n"
+    "-o -) the JSON goes to stdout.\n";
 
 constexpr char kVtuneHelp[] =
     "usage: itt-dump vtune-csv FILE -o DIR [--prefix=NAME]\n"
@@ -273,10 +274,10 @@ std::optional<std::string> Parse(const std::vector<std::string>& in,
     return std::nullopt;
   }
   if (a->file.empty()) return "no FILE given";
-  if ((a->verb == "chrome" || a->verb == "vtune-csv") && !a->has_output) {
-    return absl::StrCat(a->verb, " needs -o ",
-                        a->verb == "chrome" ? "OUT.json" : "DIR");
+  if (a->verb == "vtune-csv" && !a->has_output) {
+    return "vtune-csv needs -o DIR";
   }
+  if (a->verb == "chrome" && !a->has_output) a->output = "-";  // stdout
   if (a->has_output && a->verb != "chrome" && a->verb != "vtune-csv") {
     return absl::StrCat(a->verb, " writes to stdout; -o is not an option");
   }

@@ -35,8 +35,8 @@ struct VerbContext {
 void Warn(const VerbContext& ctx, std::string_view message);
 
 // Reports what the index pass found that every verb should mention:
-// damaged regions and truncation, in one line each (at most a few; the rest
-// are counted). `verb` names the caller in the lines.
+// damaged regions and truncation, one line each (at most three; the rest
+// are counted in a fourth line).
 void WarnDamage(const VerbContext& ctx);
 
 // Reports merge anomalies (late events) after a pass.
