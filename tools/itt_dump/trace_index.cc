@@ -235,8 +235,14 @@ OpenFailure Classify(const absl::Status& s, uint64_t bytes_read) {
 
 void MakeLabels(TraceIndex* x) {
   for (auto& [index, t] : x->threads.entries()) {
-    t.label = t.name.empty() ? absl::StrCat(t.tid)
-                             : absl::StrCat(t.tid, "/", t.name);
+    if (!t.has_info) {
+      // Its thread info was lost (damage): only the trace's index is known.
+      t.label = absl::StrCat("#", t.index);
+    } else if (t.name.empty()) {
+      t.label = absl::StrCat(t.tid);
+    } else {
+      t.label = absl::StrCat(t.tid, "/", t.name);
+    }
   }
 }
 

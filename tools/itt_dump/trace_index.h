@@ -97,7 +97,7 @@ struct ThreadRec {
   // First event time of each events chunk of the thread, in file order;
   // kNoEvents for a chunk without a decodable event.
   std::vector<uint64_t> chunk_first_times;
-  // "tid/name" or "tid" as the text verb prints it.
+  // "tid/name", "tid", or "#index" without thread info, as text prints it.
   std::string label;
 };
 
