@@ -38,8 +38,15 @@ std::vector<std::string> CollectorEnv(const std::string& trace_path,
 
 pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
             const std::string& stdout_path, const std::string& stderr_path) {
+  // `env` overrides inherited variables of the same name.
+  auto name_of = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
   std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string kv = *e;
+    bool overridden = false;
+    for (const std::string& mine : env) overridden |= name_of(mine) == name_of(kv);
+    if (!overridden) env_strings.push_back(kv);
+  }
   env_strings.insert(env_strings.end(), env.begin(), env.end());
   std::vector<char*> envp;
   for (std::string& s : env_strings) envp.push_back(s.data());

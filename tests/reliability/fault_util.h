@@ -21,7 +21,8 @@ namespace ittc::testing {
 std::vector<std::string> CollectorEnv(const std::string& trace_path,
                                       const std::vector<std::string>& extra = {});
 
-// Starts `argv` with the test's environment plus `env`; stdout and stderr go
+// Starts `argv` with the test's environment plus `env` (which overrides
+// variables of the same name); stdout and stderr go
 // to the given files. Returns the pid, or -1.
 pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
             const std::string& stdout_path, const std::string& stderr_path);

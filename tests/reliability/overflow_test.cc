@@ -15,6 +15,8 @@ constexpr int kThreads = 4;
 constexpr long kPairs = 300000;
 
 struct OverflowRun {
+  std::string dir;
+  std::string trace_path;
   TraceSummary trace;
   std::map<std::string, uint64_t> emitted;
   std::vector<std::string> collector_lines;
@@ -24,6 +26,8 @@ OverflowRun RunOverflow(const std::string& name, const std::vector<std::string>&
   OverflowRun run;
   std::string dir = MakeTempDir(name);
   std::string trace = dir + "/overflow.itt";
+  run.dir = dir;
+  run.trace_path = trace;
   ExitInfo exit = RunFor({Runfile("tests/reliability/overflow_program"), std::to_string(kThreads),
                           std::to_string(kPairs)},
                          CollectorEnv(trace, settings), dir + "/out", dir + "/err", 120);
@@ -64,6 +68,39 @@ TEST(Overflow, DropModeCountsEveryDroppedEvent) {
   OverflowRun run = RunOverflow("drop", {"ITTC_RING_KB=64", "ITTC_FLUSH_MS=200"});
   ExpectEveryEventAccountedFor(run, static_cast<int>(format::LossCause::kBufferFull));
   EXPECT_GT(run.trace.TotalLoss(), 0u) << "the test no longer overruns the rings";
+}
+
+// Runs `itt-dump <verb> <trace>` and returns its standard output.
+std::string Dump(const OverflowRun& run, const std::string& verb) {
+  std::string out = run.dir + "/" + verb + ".txt";
+  ExitInfo exit = RunFor({Runfile("tools/itt-dump"), verb, run.trace_path}, {}, out,
+                         run.dir + "/" + verb + ".err", 60);
+  EXPECT_TRUE(ExitedCleanly(exit)) << verb << ": " << Describe(exit);
+  return ReadFileOrEmpty(out);
+}
+
+TEST(Overflow, DropsAreReportedByIttDumpInfoAndAtTheTopOfStats) {
+  OverflowRun run = RunOverflow("reported", {"ITTC_RING_KB=64", "ITTC_FLUSH_MS=200"});
+  const uint64_t lost = run.trace.TotalLoss();
+  ASSERT_GT(lost, 0u);
+  std::string info = Dump(run, "info");
+  EXPECT_NE(info.find("losses    " + std::to_string(lost) + " events dropped"), std::string::npos)
+      << info;
+  // The end record's totals.
+  EXPECT_NE(info.find("(" + std::to_string(run.trace.total_events) + " recorded, " +
+                      std::to_string(lost) + " dropped"),
+            std::string::npos)
+      << info;
+  std::string stats = Dump(run, "stats");
+  // The losses table is the first section after the title line.
+  size_t title_end = stats.find("\n\n");
+  ASSERT_NE(title_end, std::string::npos) << stats;
+  EXPECT_EQ(stats.compare(title_end + 2, 7, "losses\n"), 0) << stats;
+  for (const auto& [key, count] : run.trace.losses) {
+    EXPECT_NE(stats.find("buffer_full  " + std::to_string(count)), std::string::npos)
+        << count << "\n" << stats;
+  }
+  Dump(run, "verify");  // exits 0: the trace is clean despite the drops
 }
 
 TEST(Overflow, BlockModeCountsTimeoutsAsLosses) {

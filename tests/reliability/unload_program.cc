@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <ittnotify.h>
 #include <link.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -22,8 +23,15 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
+struct stat g_collector;  // the library's file
+
+// Counts loaded objects that are the collector's file, whatever path
+// (real, symlink, hard link) they were first loaded by.
 int CountMappings(dl_phdr_info* info, size_t, void* data) {
-  if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "libittcollector") != nullptr) {
+  struct stat st;
+  if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0' &&
+      stat(info->dlpi_name, &st) == 0 && st.st_dev == g_collector.st_dev &&
+      st.st_ino == g_collector.st_ino) {
     ++*static_cast<int*>(data);
   }
   return 0;
@@ -34,7 +42,7 @@ int CountMappings(dl_phdr_info* info, size_t, void* data) {
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   const char* real = std::getenv("INTEL_LIBITTNOTIFY64");
-  if (real == nullptr) return 3;
+  if (real == nullptr || stat(real, &g_collector) != 0) return 3;
   const std::string dir = argv[1];
   const std::string symlinked = dir + "/symlinked.so";
   const std::string hardlinked = dir + "/hardlinked.so";

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# CI steps beyond `bazel test //...` (run by tools/test.sh after it). Each
+# step prints exactly one line "STEP <name> PASSED" or "STEP <name> FAILED";
+# its own output goes to a log printed only when it fails.
+#
+#   asan_ubsan       format, collector and reliability tests under
+#                    AddressSanitizer + UndefinedBehaviorSanitizer (the test
+#                    programs and the collector are built with them too)
+#   tsan             every test tagged "concurrency" under ThreadSanitizer
+#   format_fuzz      the trace reader's libFuzzer target on its committed
+#                    corpus for a fixed budget (tests/format/fuzz/run_fuzz.sh)
+#   itt_dump_fuzz    itt-dump's fuzz target likewise (tests/tools/fuzz/)
+#   itt_dump_corpus  both fuzz corpora through every itt-dump verb, with
+#                    itt-dump built under ASan + UBSan
+#
+# Sanitizer builds use their own Bazel output bases (under
+# ~/.cache/bazel/ittc-<name>): they neither evict the default build's cache
+# nor each other's (ASan and TSan both build in k8-dbg), and they keep their
+# caches between runs. Their servers are shut down at the end.
+#
+#   tools/ci_extra.sh [step...]      (default: every step)
+#   ITTC_FUZZ_SECONDS=N              fuzzing budget per target (default 30)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+fuzz_seconds="${ITTC_FUZZ_SECONDS:-30}"
+logs="$(mktemp -d "${TMPDIR:-/tmp}/ittc_ci_extra.XXXXXX")"
+cache_root="${HOME:-/root}/.cache/bazel"
+used_bases=()
+
+# Bazel on a sanitizer's own output base; no convenience symlinks, so the
+# workspace's bazel-bin keeps pointing at the default build.
+sanitizer_bazel() {
+  local name="$1"
+  shift
+  local base="$cache_root/ittc-$name"
+  used_bases+=("$base")
+  bazel --output_base="$base" "$1" --symlink_prefix=/ "${@:2}"
+}
+
+# run_step NAME COMMAND...: runs the command with output to a log, prints
+# the STEP line, and the log's tail if it failed.
+run_step() {
+  local name="$1"
+  shift
+  local log="$logs/$name.log"
+  local start=$SECONDS
+  if "$@" >"$log" 2>&1; then
+    echo "STEP $name PASSED"
+  else
+    echo "--- $name: last 60 lines of $log" >&2
+    tail -n 60 "$log" >&2
+    echo "STEP $name FAILED"
+  fi
+  echo "    ($name took $((SECONDS - start)) s)" >&2
+}
+
+# real_clients_test's program is built by clang in a genrule that cannot take
+# Bazel's sanitizer flags; reliability's static_parts_test covers the same
+# runtimes with a GCC-built program under the sanitizers.
+step_asan_ubsan() {
+  sanitizer_bazel asan test --config=asan --config=ubsan --build_tests_only -- \
+    //tests/format/... //tests/collector/... //tests/reliability/... \
+    -//tests/collector:real_clients_test
+}
+
+step_tsan() {
+  sanitizer_bazel tsan test --config=tsan --build_tests_only --test_tag_filters=concurrency \
+    -- //tests/... -//tests/collector:real_clients_test
+}
+
+step_format_fuzz() {
+  sh tests/format/fuzz/run_fuzz.sh "$fuzz_seconds"
+}
+
+step_itt_dump_fuzz() {
+  sh tests/tools/fuzz/run_fuzz.sh "$fuzz_seconds"
+}
+
+# Every corpus input through every verb of an ASan+UBSan itt-dump: any exit
+# status itt-dump documents (0-3) is fine; a sanitizer report, a signal or
+# another status is not.
+step_itt_dump_corpus() {
+  sanitizer_bazel asan build --config=asan --config=ubsan //tools:itt-dump || return 1
+  local dump
+  dump="$(sanitizer_bazel asan info --config=asan --config=ubsan bazel-bin)/tools/itt-dump"
+  local failures=0 runs=0 input verb status
+  for input in tests/format/fuzz/corpus/* tests/tools/fuzz/corpus/*; do
+    [[ -f "$input" ]] || continue
+    for verb in info text stats chrome vtune-csv verify; do
+      runs=$((runs + 1))
+      ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 \
+        timeout 60 "$dump" "$verb" "$input" >/dev/null 2>"$logs/corpus.err"
+      status=$?
+      if ((status > 3)) || grep -qE 'AddressSanitizer|LeakSanitizer|runtime error' "$logs/corpus.err"; then
+        echo "itt-dump $verb $input: status $status"
+        head -n 20 "$logs/corpus.err"
+        failures=$((failures + 1))
+      fi
+    done
+  done
+  echo "$runs runs, $failures failed"
+  ((runs > 0 && failures == 0))
+}
+
+steps=("$@")
+if ((${#steps[@]} == 0)); then
+  steps=(asan_ubsan tsan format_fuzz itt_dump_fuzz itt_dump_corpus)
+fi
+total_start=$SECONDS
+for step in "${steps[@]}"; do
+  if ! declare -F "step_$step" >/dev/null; then
+    echo "STEP $step FAILED"
+    echo "    (no such step: $step)" >&2
+    continue
+  fi
+  run_step "$step" "step_$step"
+done
+for base in $(printf '%s\n' "${used_bases[@]}" | sort -u); do
+  bazel --output_base="$base" shutdown >/dev/null 2>&1
+done
+echo "    (ci_extra took $((SECONDS - total_start)) s)" >&2
+rm -rf "$logs"
