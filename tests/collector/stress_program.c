@@ -64,5 +64,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < n; ++i) {
     printf("%s %llu %.3f\n", results[i].name, results[i].emitted, results[i].max_gap_ms);
   }
+  free(threads);
+  free(results);
   return 0;
 }
