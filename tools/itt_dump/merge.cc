@@ -6,16 +6,6 @@
 namespace ittc {
 namespace itt_dump {
 
-struct EventMerger::Queue {
-  const ThreadRec* thread = nullptr;
-  std::deque<std::string> payloads;  // the front one is being decoded
-  bool decoding = false;             // dec is positioned in payloads.front()
-  format::EventStreamDecoder dec;
-  format::Event head;
-  bool has_head = false;
-  size_t chunks_read = 0;  // how many of thread->chunk_first_times
-};
-
 EventMerger::EventMerger(const TraceIndex& index, format::TraceReader* reader,
                          const MergeOptions& options)
     : index_(index), reader_(reader), options_(options) {
@@ -156,6 +146,13 @@ bool EventMerger::FastNext(const format::Event** event,
     RecomputeBlocking();
     return false;
   }
+  return AfterAdvance(event, thread);
+}
+
+bool EventMerger::AfterAdvance(const format::Event** event,
+                               const ThreadRec** thread) {
+  Queue* q = queues_[static_cast<size_t>(current_)].get();
+  q->has_head = true;
   const uint64_t t = q->head.time;
   if (heap_.empty()) {
     if (t <= blocking_) return Emit(current_, event, thread);

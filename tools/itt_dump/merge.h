@@ -56,7 +56,23 @@ class EventMerger {
   // The next event in time order and its thread, or false at the end. Both
   // pointers stay valid until the next call.
   bool Next(const format::Event** event, const ThreadRec** thread) {
-    if (current_ >= 0 && FastNext(event, thread)) return true;
+    if (current_ >= 0) {
+      // Inline fast path: one thread's events while no other is waiting.
+      Queue* q = queues_[static_cast<size_t>(current_)].get();
+      if (q->decoding && q->dec.Next(&q->head)) {
+        const uint64_t t = q->head.time;
+        if (heap_.empty() && t <= blocking_ && t >= last_time_) {
+          last_time_ = t;
+          ++events_;
+          *event = &q->head;
+          *thread = q->thread;
+          return true;
+        }
+        if (AfterAdvance(event, thread)) return true;
+      } else if (FastNext(event, thread)) {
+        return true;
+      }
+    }
     return SlowNext(event, thread);
   }
 
@@ -66,10 +82,20 @@ class EventMerger {
   size_t peak_buffered_bytes() const { return peak_buffered_; }
 
  private:
-  struct Queue;
+  struct Queue {
+    const ThreadRec* thread = nullptr;
+    std::deque<std::string> payloads;  // the front one is being decoded
+    bool decoding = false;             // dec is positioned in payloads.front()
+    format::EventStreamDecoder dec;
+    format::Event head;
+    bool has_head = false;
+    size_t chunks_read = 0;  // how many of thread->chunk_first_times
+  };
 
   // Continues with the queue that emitted last while it stays the smallest.
   bool FastNext(const format::Event** event, const ThreadRec** thread);
+  // FastNext after the current queue's head advanced.
+  bool AfterAdvance(const format::Event** event, const ThreadRec** thread);
   bool SlowNext(const format::Event** event, const ThreadRec** thread);
   // Decodes the queue's next event into its head; false when it is empty.
   bool Advance(Queue* q);
