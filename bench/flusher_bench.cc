@@ -35,6 +35,11 @@ void Register(const char* name, const PacedRunConfig& config) {
       state.counters["dropped"] = static_cast<double>(r.dropped);
       state.counters["flusher_ns_per_event"] = static_cast<double>(r.flusher_cpu_ns) / recorded;
       state.counters["bytes_per_event"] = static_cast<double>(r.file_bytes) / recorded;
+      if (r.event_chunks != 0) {
+        state.counters["events_per_chunk"] = recorded / static_cast<double>(r.event_chunks);
+        state.counters["raw_bytes_per_event"] =
+            static_cast<double>(r.event_payload_bytes) / recorded;
+      }
       state.counters["flusher_wait_ms"] = static_cast<double>(r.flusher_wait_ns) / 1e6;
       state.counters["producer_wait_ms"] = static_cast<double>(r.producer_wait_ns) / 1e6;
       state.counters["producer_ns_per_event"] =

@@ -536,9 +536,12 @@ def section_flusher(out, flusher):
         rows.append([mode, label, "%.1f M/s" % e.get("recorded_mps", 0),
                      fmt_ns(e.get("flusher_ns_per_event")),
                      "%.3f" % e.get("bytes_per_event", 0),
+                     "%.2f" % e.get("raw_bytes_per_event", 0),
+                     "%.0f" % e.get("events_per_chunk", 0),
                      "%d" % e.get("dropped", 0)])
     table(out, ["run", "zstd level", "recorded rate", "flusher CPU / event",
-                "bytes / event on disk", "dropped"], rows)
+                "bytes / event on disk", "bytes / event before zstd", "events per chunk",
+                "dropped"], rows)
     out.append("Reproduce: `%sflusher_bench`." % RUN)
     out.append("")
 

@@ -134,7 +134,8 @@ int ChildMain(const PacedRunConfig& config) {
   // Drops: the end record's total, which counts every cause.
   std::printf(
       "RESULT emitted=%llu recorded=%llu dropped=%llu seconds=%.6f producer_cpu_ns=%llu "
-      "flusher_cpu_ns=%llu file_bytes=%llu flusher_wait_ns=%llu producer_wait_ns=%llu\n",
+      "flusher_cpu_ns=%llu file_bytes=%llu flusher_wait_ns=%llu producer_wait_ns=%llu "
+      "event_chunks=%llu event_payload_bytes=%llu\n",
       static_cast<unsigned long long>(emitted),
       static_cast<unsigned long long>(summary->end_recorded),
       static_cast<unsigned long long>(summary->end_dropped),
@@ -143,7 +144,9 @@ int ChildMain(const PacedRunConfig& config) {
       static_cast<unsigned long long>(cpu1 - cpu0 - thread_cpu_total),
       static_cast<unsigned long long>(summary->file_bytes),
       static_cast<unsigned long long>(flusher_task.empty() ? 0 : flusher_wait),
-      static_cast<unsigned long long>(producer_wait));
+      static_cast<unsigned long long>(producer_wait),
+      static_cast<unsigned long long>(summary->event_chunks),
+      static_cast<unsigned long long>(summary->event_payload_bytes));
   RemoveTree(dir);
   return summary->has_end ? 0 : 1;
 }
@@ -190,6 +193,8 @@ PacedRunResult RunPacedChild(const PacedRunConfig& config) {
     result.file_bytes = Field(line, "file_bytes");
     result.flusher_wait_ns = Field(line, "flusher_wait_ns");
     result.producer_wait_ns = Field(line, "producer_wait_ns");
+    result.event_chunks = Field(line, "event_chunks");
+    result.event_payload_bytes = Field(line, "event_payload_bytes");
   }
   if (f != nullptr) std::fclose(f);
   RemoveTree(dir);

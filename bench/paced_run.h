@@ -4,6 +4,7 @@
 // back. The child prints one line
 //   RESULT emitted=N recorded=N dropped=N seconds=S producer_cpu_ns=N
 //          flusher_cpu_ns=N file_bytes=N flusher_wait_ns=N producer_wait_ns=N
+//          event_chunks=N event_payload_bytes=N
 // which the parent benchmark (threads_bench, flusher_bench) turns into
 // counters. A child per run because settings (ring size, zstd level) are
 // read once per process, and so that every run starts with an empty ring.
@@ -37,6 +38,8 @@ struct PacedRunResult {
   uint64_t producer_cpu_ns = 0;
   uint64_t flusher_cpu_ns = 0;
   uint64_t file_bytes = 0;
+  uint64_t event_chunks = 0;
+  uint64_t event_payload_bytes = 0;  // before compression
   // Time the flusher / the producer spent runnable but waiting for a CPU
   // (schedstat) while producing: other processes on this shared machine.
   uint64_t flusher_wait_ns = 0;

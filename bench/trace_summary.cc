@@ -29,6 +29,8 @@ absl::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
   format::Event e;
   while ((*reader)->Next(&chunk)) {
     if (chunk.type == format::ChunkType::kEvents) {
+      ++out.event_chunks;
+      out.event_payload_bytes += chunk.payload.size();
       format::EventStreamDecoder dec;
       absl::Status s = dec.Reset(chunk.payload);
       if (!s.ok()) return s;
