@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "tests/tools/dump_runner.h"
 #include "tests/tools/sample_traces.h"
+#include "tests/tools/trace_builder.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -80,6 +81,41 @@ TEST(Cli, OutputFileErrorsAre73) {
   DumpResult v =
       RunDump({"vtune-csv", "trace.itt", "-o", "/nonexistent/d"}, SampleTrace());
   EXPECT_EQ(v.status, 73);
+}
+
+// Thread 1's only chunk comes after about 2 MiB of thread 0's payloads but
+// starts before all of them.
+std::string LaggingThreadTrace() {
+  TraceBuilder b;
+  b.String(1, "m").Domain(1, "d").Thread(0, 10, "busy").Thread(1, 11, "late");
+  uint64_t time = 1000;
+  for (int c = 0; c < 8; ++c) {
+    std::vector<format::Event> events;
+    for (int i = 0; i < 40000; ++i) {
+      time += 3;
+      events.push_back(Ev(format::EventKind::kMarker, time,
+                          {U(1), I(1000000 + i), U(1), U(1)}));
+    }
+    b.Events(0, events);
+  }
+  b.Events(1, {Ev(format::EventKind::kMarker, 1001, {U(1), Null(), U(1), U(1)})});
+  return b.bytes();
+}
+
+TEST(Cli, MergeBoundExceededIsReportedAndDefaultBoundKeepsOrder) {
+  const std::string trace = LaggingThreadTrace();
+  DumpResult small = RunDump({"text", "--lookahead-mb=1", "trace.itt"}, trace);
+  EXPECT_EQ(small.status, 0);
+  EXPECT_NE(small.err.find("itt-dump: trace.itt: 1 events out of time order"),
+            std::string::npos)
+      << small.err;
+  DumpResult normal = RunDump({"text", "trace.itt"}, trace);
+  EXPECT_EQ(normal.status, 0);
+  EXPECT_EQ(normal.err, "");
+  EXPECT_EQ(normal.out.rfind("1 11/late marker d \"m\"", 0), 0u)
+      << normal.out.substr(0, 200);
+  EXPECT_EQ(std::count(normal.out.begin(), normal.out.end(), '\n'),
+            8 * 40000 + 1);
 }
 
 std::string BinaryPath() {
