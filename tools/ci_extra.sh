@@ -64,8 +64,14 @@ step_asan_ubsan() {
     -//tests/collector:real_clients_test
 }
 
+# tests/reliability/tsan.supp explains each suppression.
 step_tsan() {
+  local supp="$PWD/tests/reliability/tsan.supp"
+  local options="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp"
+  # The suppressions file is no Bazel input: its hash in the environment
+  # makes an edit to it invalidate cached results.
   sanitizer_bazel tsan test --config=tsan --build_tests_only --test_tag_filters=concurrency \
+    --test_env=TSAN_OPTIONS="$options" --test_env=ITTC_TSAN_SUPP="$(sha1sum <"$supp")" \
     -- //tests/... -//tests/collector:real_clients_test
 }
 
