@@ -91,6 +91,20 @@ TEST(Merge, WaitsForALaggingThreadsLaterChunk) {
   EXPECT_EQ(m.forced, 0u);
 }
 
+TEST(Merge, ManyThreadsWithOneChunkEach) {
+  TraceBuilder b;
+  constexpr int kThreads = 3000;
+  for (int t = 0; t < kThreads; ++t) b.Thread(t, 10000 + t, "w");
+  // File order is the reverse of time order.
+  for (int t = kThreads - 1; t >= 0; --t) {
+    b.Events(t, Markers({1000u + t, 1000u + kThreads + t}));
+  }
+  const Merged m = Merge(b.bytes());
+  EXPECT_EQ(m.events.size(), 2u * kThreads);
+  EXPECT_TRUE(Sorted(m));
+  EXPECT_EQ(m.late, 0u);
+}
+
 TEST(Merge, PastTheBoundEverythingIsDeliveredAndLateEventsCounted) {
   TraceBuilder b;
   b.Thread(0, 10, "a").Thread(1, 11, "b");
@@ -110,10 +124,13 @@ TEST(Merge, PastTheBoundEverythingIsDeliveredAndLateEventsCounted) {
   EXPECT_EQ(b_times, (std::vector<uint64_t>{500, 1525, 5000}));
 }
 
+// Rounds alternate between a few threads (the linear-scan candidate set)
+// and many (the heap).
 TEST(Merge, RandomInterleavingsComeOutSorted) {
   std::mt19937_64 rng(42);
-  for (int round = 0; round < 30; ++round) {
-    const int threads = 1 + static_cast<int>(rng() % 6);
+  for (int round = 0; round < 40; ++round) {
+    const int threads = round % 2 == 0 ? 1 + static_cast<int>(rng() % 6)
+                                       : 17 + static_cast<int>(rng() % 40);
     TraceBuilder b;
     std::vector<std::vector<std::vector<uint64_t>>> chunks(threads);
     size_t total = 0;

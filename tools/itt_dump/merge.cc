@@ -15,7 +15,10 @@ EventMerger::EventMerger(const TraceIndex& index, format::TraceReader* reader,
     queues_.back()->thread = &rec;
   }
   small_ = queues_.size() <= kSmall;
-  RecomputeBlocking();
+  blocking_ = kNoEvents;
+  for (size_t i = 0; i < queues_.size(); ++i) {
+    UpdateWaiting(static_cast<int>(i));
+  }
 }
 
 EventMerger::~EventMerger() = default;
@@ -45,18 +48,29 @@ bool EventMerger::Advance(Queue* q) {
   }
 }
 
-void EventMerger::RecomputeBlocking() {
-  blocking_ = kNoEvents;
-  for (const auto& q : queues_) {
-    if (q->has_head) continue;
+void EventMerger::UpdateWaiting(int qi) {
+  Queue* q = queues_[static_cast<size_t>(qi)].get();
+  uint64_t key = kNoEvents;
+  if (!q->has_head && qi != current_) {
     const std::vector<uint64_t>& firsts = q->thread->chunk_first_times;
     for (size_t j = q->chunks_read; j < firsts.size(); ++j) {
       if (firsts[j] != kNoEvents) {
-        blocking_ = std::min(blocking_, firsts[j]);
+        key = firsts[j];
         break;
       }
     }
   }
+  if (q->waiting && (key == kNoEvents || key != q->waiting_key)) {
+    waiting_.erase({q->waiting_key, qi});
+    q->waiting = false;
+  }
+  if (key != kNoEvents && !q->waiting) {
+    waiting_.emplace(key, qi);
+    q->waiting = true;
+    q->waiting_key = key;
+  }
+  blocking_ = reader_done_ || waiting_.empty() ? kNoEvents
+                                               : waiting_.begin()->first;
 }
 
 bool EventMerger::ReadChunk() {
@@ -97,7 +111,7 @@ bool EventMerger::ReadChunk() {
     if (!q->has_head && *qi != current_) {
       if (Advance(q)) PushHeap(*qi);
     }
-    RecomputeBlocking();
+    UpdateWaiting(*qi);
     return true;
   }
   return false;
@@ -142,8 +156,9 @@ bool EventMerger::FastNext(const format::Event** event,
   Queue* q = queues_[static_cast<size_t>(current_)].get();
   if (!Advance(q)) {
     // The thread's queue ran dry: it may now block the others.
+    const int qi = current_;
     current_ = -1;
-    RecomputeBlocking();
+    UpdateWaiting(qi);
     return false;
   }
   return AfterAdvance(event, thread);

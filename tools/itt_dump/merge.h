@@ -27,7 +27,9 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "format/format.h"
@@ -90,6 +92,8 @@ class EventMerger {
     format::Event head;
     bool has_head = false;
     size_t chunks_read = 0;  // how many of thread->chunk_first_times
+    bool waiting = false;    // in waiting_, under waiting_key
+    uint64_t waiting_key = 0;
   };
 
   // Continues with the queue that emitted last while it stays the smallest.
@@ -101,7 +105,10 @@ class EventMerger {
   bool Advance(Queue* q);
   // Reads chunks until one events chunk was queued; false at the end.
   bool ReadChunk();
-  void RecomputeBlocking();
+  // Puts queue `qi` in waiting_ (keyed by its next unread chunk's first
+  // time) if it is empty and has chunks to come, takes it out otherwise,
+  // and updates blocking_. O(log threads).
+  void UpdateWaiting(int qi);
   bool Emit(int qi, const format::Event** event, const ThreadRec** thread);
   void PushHeap(int qi);
   int PopHeap();
@@ -131,7 +138,10 @@ class EventMerger {
   format::EventStreamDecoder probe_;
   int current_ = -1;  // queue of the last emitted event, not in heap_
   bool reader_done_ = false;
-  uint64_t blocking_ = 0;  // earliest next-chunk time of an empty queue
+  // Empty queues whose thread has chunks later in the file, by the first
+  // event time of the next one; blocking_ is the smallest such time.
+  std::set<std::pair<uint64_t, int>> waiting_;
+  uint64_t blocking_ = 0;
   size_t buffered_ = 0;
   size_t peak_buffered_ = 0;
   uint64_t last_time_ = 0;
