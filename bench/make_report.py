@@ -596,13 +596,12 @@ def section_findings(out, calls, threads, flusher, recorded):
             if v is not None and flags and v > max(2 * flags, 2.0):
                 slow.append("%s %s (%s RDTSC)" % (title, fmt_ns(v), fmt_ratio(v, rdtsc)))
         if slow:
+            call = per_call_ns(paused.get("BM_Floor_IndirectCall/paused"))
             out.append("- Calls without a domain cannot be skipped by the static part's "
-                       "flags check; while paused they still call into the collector, "
-                       "whose inline gate sends every call that does not record to its "
-                       "out-of-line slow path (BeginCallSlow, which also handles the "
-                       "first call and thread attach): %s. A paused state the inline gate "
-                       "recognises would bring these near the indirect-call floor." %
-                       "; ".join(slow))
+                       "flags check: while paused they still make the indirect call into "
+                       "the collector, which rejects them at its recording gate: %s. The "
+                       "floor for that is the empty indirect call, %s." %
+                       ("; ".join(slow), fmt_ns(call)))
     out.append("")
 
 
