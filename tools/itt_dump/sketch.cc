@@ -7,20 +7,11 @@ namespace ittc {
 namespace itt_dump {
 namespace {
 
-constexpr int kSubBits = 6;
-constexpr uint64_t kSub = uint64_t{1} << kSubBits;  // buckets per octave
-constexpr uint64_t kLinear = 2 * kSub;              // values with own bucket
+// Must agree with BucketOf in the header.
+constexpr uint64_t kSub = 64;             // buckets per octave
+constexpr uint64_t kLinear = 2 * kSub;    // values with their own bucket
 
 }  // namespace
-
-int PercentileSketch::BucketOf(uint64_t v) {
-  if (v < kLinear) return static_cast<int>(v);
-  const int msb = 63 - __builtin_clzll(v);
-  const int e = msb - kSubBits;  // >= 1
-  const uint64_t mant = v >> e;  // in [kSub, 2 * kSub)
-  return static_cast<int>(kLinear + static_cast<uint64_t>(e - 1) * kSub +
-                          (mant - kSub));
-}
 
 uint64_t PercentileSketch::BucketLow(int b) {
   if (b < static_cast<int>(kLinear)) return static_cast<uint64_t>(b);

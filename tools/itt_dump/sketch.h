@@ -39,6 +39,12 @@ class PercentileSketch {
       if (exact_.size() > kExact) SwitchToHistogram();
       return;
     }
+    // Inline when the bucket is already in range (almost always).
+    const size_t i = static_cast<size_t>(BucketOf(v) - lo_);
+    if (i < buckets_.size()) {
+      ++buckets_[i];
+      return;
+    }
     AddToHistogram(v);
   }
 
@@ -58,7 +64,15 @@ class PercentileSketch {
   uint64_t Quantile(double q) const;
 
   // Bucket of v and the midpoint value of a bucket; exposed for tests.
-  static int BucketOf(uint64_t v);
+  // Values below 128 have their own bucket; above, 64 per power of two.
+  static int BucketOf(uint64_t v) {
+    if (v < 128) return static_cast<int>(v);
+    const int msb = 63 - __builtin_clzll(v);
+    const int e = msb - 6;        // >= 1
+    const uint64_t mant = v >> e;  // in [64, 128)
+    return static_cast<int>(128 + static_cast<uint64_t>(e - 1) * 64 +
+                            (mant - 64));
+  }
   static uint64_t BucketMid(int bucket);
   static uint64_t BucketLow(int bucket);
   static uint64_t BucketHigh(int bucket);

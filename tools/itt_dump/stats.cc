@@ -118,14 +118,21 @@ StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind,
                      (fn * 0x94D049BB133111EBull) ^
                      (thread * 0xD6E8FEB86659FD93ull) ^
                      static_cast<uint64_t>(k);
-  TaskRow*& slot = task_by_hash_[h];
   auto matches = [&](const TaskRow* r) {
     return r->kind == k && r->domain == domain &&
            (kind == IntervalKind::kLegacyEvent ? r->event_id : r->name_id) ==
                name &&
            r->fn == fn && r->thread == thread;
   };
-  if (slot != nullptr && matches(slot)) return slot;
+  RowCacheEntry& cached = row_cache_[(h ^ (h >> 29)) % kRowCacheSize];
+  if (cached.row != nullptr && cached.hash == h && matches(cached.row)) {
+    return cached.row;
+  }
+  TaskRow*& slot = task_by_hash_[h];
+  if (slot != nullptr && matches(slot)) {
+    cached = {slot, h};
+    return slot;
+  }
   const auto key = std::make_tuple(k, domain, name, fn, thread);
   auto it = task_exact_.find(key);
   if (it != task_exact_.end()) return it->second;

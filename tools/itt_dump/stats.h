@@ -123,6 +123,13 @@ class StatsCollector : public IntervalListener {
   // Rows by a 64-bit hash of their key; the row keeps the key and a
   // mismatch (a hash collision) falls back to the exact map.
   U64Map<TaskRow*> task_by_hash_;
+  // Direct-mapped cache in front of task_by_hash_, by the same hash.
+  struct RowCacheEntry {
+    TaskRow* row = nullptr;
+    uint64_t hash = 0;
+  };
+  static constexpr size_t kRowCacheSize = 256;
+  RowCacheEntry row_cache_[kRowCacheSize];
   std::map<std::tuple<int, uint64_t, uint64_t, uint64_t, uint64_t>, TaskRow*>
       task_exact_;
   std::vector<std::unique_ptr<TaskRow>> tasks_;
