@@ -48,25 +48,30 @@ Clock::Clock(const format::FileHeader& header,
   if (points_.size() >= 2) start_mono_ = Interpolate(start_ticks_, false);
 }
 
-int64_t Clock::DurationNs(uint64_t begin, uint64_t end) const {
+int64_t Clock::DurationNsSlow(uint64_t begin, uint64_t end) const {
   const int64_t dt = static_cast<int64_t>(end - begin);
   // Short spans by double arithmetic; long ones (or huge tick differences
   // from damaged input) exactly.
   constexpr int64_t kShort = int64_t{1} << 52;
   if (dt > -kShort && dt < kShort) {
+    double slope;
     if (points_.size() < 2) {
-      return static_cast<int64_t>(static_cast<double>(dt) * hz_slope_ +
-                                  (dt >= 0 ? 0.5 : -0.5));
+      slope = hz_slope_;
+      fast_lo_ = 0;
+      fast_hi_ = ~uint64_t{0};
+    } else {
+      const size_t i = Segment(begin);
+      const size_t last = points_.size() - 2;
+      const uint64_t lo = i == 0 ? 0 : points_[i].ticks;
+      const uint64_t hi = i == last ? ~uint64_t{0} : points_[i + 1].ticks;
+      if (end < lo || end >= hi) return SinceStartNs(end) - SinceStartNs(begin);
+      slope = points_[i].slope;
+      fast_lo_ = lo;
+      fast_hi_ = hi;
     }
-    const size_t i = Segment(begin);
-    const size_t last = points_.size() - 2;
-    const bool end_inside =
-        (i == 0 || end >= points_[i].ticks) &&
-        (i == last || end < points_[i + 1].ticks);
-    if (end_inside) {
-      return static_cast<int64_t>(static_cast<double>(dt) * points_[i].slope +
-                                  (dt >= 0 ? 0.5 : -0.5));
-    }
+    fast_slope_ = slope;
+    return static_cast<int64_t>(static_cast<double>(dt) * slope +
+                                (dt >= 0 ? 0.5 : -0.5));
   }
   return SinceStartNs(end) - SinceStartNs(begin);
 }
