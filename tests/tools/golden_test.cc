@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "tests/tools/dump_runner.h"
 #include "tests/tools/sample_traces.h"
+#include "tests/tools/trace_builder.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -353,6 +354,74 @@ TEST_F(GoldenTest, VerifyCleanTrace) {
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out,
             "trace.itt: ok (10 chunks, 32 events, 0 problems, 0 warnings)\n");
+}
+
+// A trace of one timebase with one task and one counter sample.
+std::string OneTaskTrace(format::Timebase timebase) {
+  format::FileHeader h = TestHeader();
+  h.timebase = timebase;
+  h.host_name = "build/host 7";
+  TraceBuilder b(h);
+  b.String(1, "job").Domain(1, "d").Counter(1, "depth, max", "d", 1,
+                                              format::MetadataType::kS64);
+  b.Thread(0, 55, "t").SyncAt(1000);
+  b.Events(0, {Ev(format::EventKind::kTaskBegin, 1500,
+                  {U(1), Null(), Null(), U(1)}),
+               Ev(format::EventKind::kCounterSetValue, 1600,
+                  {U(1), U(2), U(static_cast<uint64_t>(-3))}),
+               Ev(format::EventKind::kTaskEnd, 2500, {U(1)})});
+  b.SyncAt(3000).End(3000);
+  return b.bytes();
+}
+
+TEST(VtuneCsvTimebase, MonotonicRawTraceUsesItsOwnClock) {
+  DumpResult r = RunDump({"vtune-csv", "x.itt", "-o", "o"},
+                         OneTaskTrace(format::Timebase::kMonotonicRawNs));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.files["o/x-intervals-hostname-build_host_7.csv"],
+            "name,start_tsc.CLOCK_MONOTONIC_RAW,end_tsc,pid,tid\n"
+            "job,1500,2500,4242,55\n");
+  // A counter name with a comma is quoted as one CSV field.
+  EXPECT_EQ(r.files["o/x-counters-hostname-build_host_7.csv"],
+            "tsc.CLOCK_MONOTONIC_RAW,\"depth, max.INST\",pid,tid\n"
+            "1600,-3,4242,55\n");
+}
+
+TEST(VtuneCsvTimebase, UnknownTimebaseIsConvertedToMonotonicRaw) {
+  DumpResult r = RunDump({"vtune-csv", "x.itt", "-o", "o"},
+                         OneTaskTrace(format::Timebase::kUnknown));
+  EXPECT_EQ(r.status, 0);
+  // start_monotonic_raw_ns 5000000000 + ns since start (ticks - 1000).
+  EXPECT_EQ(r.files["o/x-intervals-hostname-build_host_7.csv"],
+            "name,start_tsc.CLOCK_MONOTONIC_RAW,end_tsc,pid,tid\n"
+            "job,5000000500,5000001500,4242,55\n");
+}
+
+TEST(LostThreadInfo, ThreadShowsAsItsIndex) {
+  TraceBuilder b;
+  b.String(1, "job").Domain(1, "d");
+  b.Events(3, {Ev(format::EventKind::kTaskBegin, 1500,
+                  {U(1), Null(), Null(), U(1)}),
+               Ev(format::EventKind::kTaskEnd, 2500, {U(1)})});
+  b.End(3000);
+  DumpResult text = RunDump({"text", "x.itt"}, b.bytes());
+  EXPECT_EQ(text.out,
+            "500 #3 task_begin d \"job\" id=- parent=-\n"
+            "1500 #3 task_end d \"job\"\n");
+  DumpResult info = RunDump({"info", "x.itt"}, b.bytes());
+  EXPECT_NE(info.out.find("  tid 0 \"\" (index 3): 2 events, no thread info\n"),
+            std::string::npos)
+      << info.out;
+}
+
+TEST_F(GoldenTest, ChromeNameFilterKeepsOnlyMatchingTasks) {
+  DumpResult r = Run({"chrome", "--name=work", "trace.itt"});
+  EXPECT_EQ(r.status, 0);
+  // One line per event (3 names, 3 "work" tasks; frames have no name) and
+  // two closing lines.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3 + 3 + 2)
+      << r.out;
+  EXPECT_EQ(r.out.find("main_loop"), std::string::npos);
 }
 
 }  // namespace
