@@ -141,6 +141,10 @@ ThreadState* AttachAndEnter(ThreadState* t, bool start) {
   }
   tls_attaching = 1;
   std::atomic_signal_fence(std::memory_order_seq_cst);
+  // A signal handler may have attached this thread since the caller read
+  // tls_thread; from here on none can. Attaching again would orphan that
+  // state (never reaped, its events under another thread).
+  t = tls_thread;
   bool ok;
   if (start) {
     // Not recording: the session may need starting (first call, or first
