@@ -61,6 +61,11 @@ TEST_P(SignalsTest, HandlerCallsAreRecordedOrCountedNeverInterleaved) {
     total_handled += handled[thread];
     total_reentrant += reentrant;
   }
+  // One state per thread: the workers plus main (its marker). A thread that
+  // a handler attached while the thread itself was attaching must not end
+  // up with a second, orphaned state.
+  EXPECT_EQ(trace.events_per_thread.size(), emitted.size() + 1);
+
   // The test only means something if signals did land inside ITT calls.
   EXPECT_GT(total_handled, 1000u);
   EXPECT_GT(total_reentrant, 0u);
