@@ -256,6 +256,12 @@ void FreeThreadState(ThreadState* t) {
 }
 
 void ResetThreadsInForkChild() {
+  // The parent's flusher may have held the spare-buffer lock, mid-update,
+  // when fork() copied it; the child's flusher would then block forever on
+  // its first reap. Only this thread exists here: start the pool afresh
+  // (the buffers are the parent's copies; leaving them costs address space).
+  new (&g_spare_mu) std::mutex();
+  g_spare_count = 0;
   ThreadState* self = tls_thread;
   for (ThreadState* t = g_threads.load(std::memory_order_relaxed); t != nullptr; t = t->next) {
     if (t == self) {
