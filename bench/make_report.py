@@ -192,7 +192,8 @@ def section_targets(out, calls, recorded, pause, threads, meta):
         if tight is not None:
             rows.append([
                 "(same, tight loop that outruns the flusher)",
-                "%s per event = %s RDTSC; only %s recorded, the rest dropped and counted" %
+                "%s per event = %s RDTSC; %s of the events recorded, the rest dropped "
+                "and counted" %
                 (fmt_ns(tight), fmt_ratio(tight, rdtsc), share_text(tight_share)),
                 "see below", ""])
     else:
