@@ -191,7 +191,7 @@ def section_targets(out, calls, recorded, pause, threads, meta):
             "`%scall_overhead_bench -- --state=recording --benchmark_filter=TaskBeginEnd`" % RUN])
         if tight is not None:
             rows.append([
-                "(same, tight loop that outruns the flusher)",
+                "(same, in a tight loop, which can outrun the flusher)",
                 "%s per event = %s RDTSC; %s of the events recorded, the rest dropped "
                 "and counted" %
                 (fmt_ns(tight), fmt_ratio(tight, rdtsc), share_text(tight_share)),
@@ -320,9 +320,9 @@ def section_calls(out, calls, recorded):
                "unset; *recording* = our collector, tight loop (see the recorded share); "
                "*paused* = after `__itt_pause()`; *domain filtered* = recording with "
                "`ITTC_DOMAINS` excluding the benchmark's domain (calls without a domain "
-               "still record). The recording column's tight loops produce events faster "
-               "than the flusher drains them, so they measure a mix of recorded and "
-               "dropped events; the burst row measures the ring-has-room path alone.")
+               "still record). The recording column's tight loops can produce events "
+               "faster than the flusher drains them, so they measure a mix of recorded and "
+               "dropped events (recorded share, last column); the burst row measures the ring-has-room path alone.")
     out.append("")
     header = ["API group"] + [STATE_TITLES[s] for s in STATES] + ["recorded share"]
     rows = []
