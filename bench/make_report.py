@@ -422,8 +422,9 @@ def section_pause(out, pause, pause_tbb, meta):
     first = pause.get("BM_FirstPairAfterResume")
     if steady and first:
         out.append("Task begin + end right after `__itt_resume()` against the same pair in "
-                   "steady state, each timed with RDTSC around the pair (RDTSC granularity "
-                   "on this VM is ~26 ticks = ~10 ns, so the medians are coarse):")
+                   "steady state, each timed with RDTSC around the pair (the TSC advances in "
+                   "coarse steps on this VM, so the percentiles are coarse; the mean also "
+                   "counts preemptions):")
         out.append("")
         table(out, ["pair", "median", "90th percentile", "mean (wall)"], [
             ["steady state", fmt_ns(steady.get("p50_ns")), fmt_ns(steady.get("p90_ns")),
