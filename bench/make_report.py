@@ -385,8 +385,8 @@ def section_naive(out, calls):
     burst = per_call_ns(rec.get("BM_TaskBeginEndBurst/recording"))
     tight = per_call_ns(rec.get("BM_TaskBeginEnd/recording"))
     out.append("`bench/naive_collector.c` takes one global mutex and calls `fprintf` per "
-               "event, as Intel's reference collector does (~640 ns per event measured "
-               "on this machine). Task begin + end through our stub, per event:")
+               "event, as Intel's reference collector does (issue 7 gives about 640 ns per "
+               "event for that one on this machine). Task begin + end through our stub, per event:")
     out.append("")
     table(out, ["collector", "CPU per event", "x RDTSC", "naive / this"], [
         ["naive (mutex + fprintf)", fmt_ns(n), fmt_ratio(n, n_rdtsc), "1x"],
@@ -584,8 +584,8 @@ def section_findings(out, calls, threads, flusher, recorded):
         out.append("- In the rate steps the flusher spent %.0f to %.0f ms of each 1 s run "
                    "runnable but waiting for a CPU, and the producer %.0f to %.0f ms: other "
                    "jobs held the cores. In drop mode an event is lost whenever the flusher "
-                   "is not running for longer than the ring's slack (a 1 MiB ring holds "
-                   "~37k task events: under 2 ms at 20 M/s), so on a loaded 2-core VM the "
+                   "is not running for longer than the ring's slack (the default 1 MiB ring "
+                   "holds a few milliseconds of task events at these rates), so on a loaded 2-core VM the "
                    "lossless rate measures the scheduler as much as the collector. The "
                    "16 MiB ring rows show how much of the loss is this: the same steps "
                    "with 16 times the slack." % (min(fw), max(fw), min(pw), max(pw)))
