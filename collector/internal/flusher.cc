@@ -158,6 +158,7 @@ size_t Flusher::Round(bool final) {
     drained += DrainThread(t);
     WriteLosses(t, false);
     if (exited) {
+      CloseChunkOf(t);
       WriteThreadInfo(t);
       ReapThread(t, prev);
     } else {
@@ -165,6 +166,9 @@ size_t Flusher::Round(bool final) {
     }
     t = next;
   }
+  // A round that is not busy is followed by a sleep: nothing may wait in an
+  // open chunk through it.
+  CloseChunks(final || drained < kBusyRoundBytes);
   WriteDefinitions();
   uint64_t now = MonotonicRawNs();
   if (final || now - last_sync_ns_ >= kClockSyncIntervalNs) WriteClockSync();
@@ -174,6 +178,7 @@ size_t Flusher::Round(bool final) {
 
 size_t Flusher::DrainThread(ThreadState* t) {
   size_t drained = 0;
+  OpenChunk* chunk = nullptr;
   if (!t->flusher_info_written) WriteThreadInfo(t);
   for (;;) {
     const uint8_t* data;
@@ -203,12 +208,16 @@ size_t Flusher::DrainThread(ThreadState* t) {
             t->flusher_ignored = true;
             t->flusher_info_written = false;
           }
-          if (chunk_events_ == 0) events_.Reset(t->index, event_.time);
-          events_.Append(event_);
-          ++chunk_events_;
+          if (chunk == nullptr) chunk = ChunkFor(t);
+          if (chunk->events == 0) {
+            chunk->encoder->Reset(t->index, event_.time);
+            chunk->opened_ns = MonotonicRawNs();
+          }
+          chunk->encoder->Append(event_);
+          ++chunk->events;
           // payload_size() costs a few varint lengths; look every 256 events.
-          if ((chunk_events_ & 255) == 0 && events_.payload_size() >= kEventsChunkTarget) {
-            FlushEventChunk(t);
+          if ((chunk->events & 255) == 0 && chunk->encoder->payload_size() >= kEventsChunkTarget) {
+            WriteChunk(chunk);
           }
         } else {
           t->dropped[static_cast<int>(format::LossCause::kInvalidArgument)].fetch_add(
@@ -221,25 +230,71 @@ size_t Flusher::DrainThread(ThreadState* t) {
     t->ring.Release(consumed);
     drained += consumed;
   }
-  if (chunk_events_ != 0) FlushEventChunk(t);
   t->wake_pending.store(0, std::memory_order_relaxed);
   return drained;
 }
 
-void Flusher::FlushEventChunk(ThreadState* t) {
+Flusher::OpenChunk* Flusher::ChunkFor(ThreadState* t) {
+  for (OpenChunk& c : open_chunks_) {
+    if (c.thread == t) return &c;
+  }
+  OpenChunk c;
+  c.thread = t;
+  if (!spare_encoders_.empty()) {
+    c.encoder = std::move(spare_encoders_.back());
+    spare_encoders_.pop_back();
+  } else {
+    c.encoder = std::make_unique<format::EventStreamEncoder>();
+  }
+  open_chunks_.push_back(std::move(c));
+  return &open_chunks_.back();
+}
+
+void Flusher::CloseChunks(bool all) {
+  const uint64_t max_age_ns = uint64_t{settings_.flush_interval_ms} * 1000000u / 2;
+  const uint64_t now = MonotonicRawNs();
+  size_t kept = 0;
+  for (size_t i = 0; i < open_chunks_.size(); ++i) {
+    OpenChunk& c = open_chunks_[i];
+    bool close = all || c.events == 0 || now - c.opened_ns >= max_age_ns ||
+                 c.encoder->payload_size() >= kEventsChunkTarget;
+    if (!close) {
+      if (kept != i) open_chunks_[kept] = std::move(c);
+      ++kept;
+      continue;
+    }
+    if (c.events != 0) WriteChunk(&c);
+    // A few encoders are kept for reuse; their buffers have grown already.
+    if (spare_encoders_.size() < 4) spare_encoders_.push_back(std::move(c.encoder));
+  }
+  open_chunks_.resize(kept);
+}
+
+void Flusher::CloseChunkOf(ThreadState* t) {
+  for (size_t i = 0; i < open_chunks_.size(); ++i) {
+    if (open_chunks_[i].thread != t) continue;
+    if (open_chunks_[i].events != 0) WriteChunk(&open_chunks_[i]);
+    if (spare_encoders_.size() < 4) spare_encoders_.push_back(std::move(open_chunks_[i].encoder));
+    open_chunks_.erase(open_chunks_.begin() + static_cast<ptrdiff_t>(i));
+    return;
+  }
+}
+
+void Flusher::WriteChunk(OpenChunk* c) {
+  ThreadState* t = c->thread;
   // Definitions first: every id in this payload was registered before its
   // record was committed, hence before the drain read it.
   WriteDefinitions();
   if (!t->flusher_info_written) WriteThreadInfo(t);
-  absl::Status s = chunk_writer_.AppendChunk(ChunkType::kEvents, events_.payload(), &pending_);
+  absl::Status s = chunk_writer_.AppendChunk(ChunkType::kEvents, c->encoder->payload(), &pending_);
   if (s.ok()) {
-    t->flusher_recorded += chunk_events_;
-    totals_.events_recorded += chunk_events_;
+    t->flusher_recorded += c->events;
+    totals_.events_recorded += c->events;
   } else {
     t->dropped[static_cast<int>(format::LossCause::kRecordTooLarge)].fetch_add(
-        chunk_events_, std::memory_order_relaxed);
+        c->events, std::memory_order_relaxed);
   }
-  chunk_events_ = 0;
+  c->events = 0;
   if (pending_.size() >= kWriteBatch) WritePending();
 }
 

@@ -18,7 +18,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "collector/internal/output_file.h"
 #include "collector/internal/settings.h"
@@ -61,10 +63,29 @@ class Flusher {
  private:
   static void* ThreadMain(void* self);
   void Run();
+  // An events chunk being built for one thread. While the flusher is busy
+  // (rounds back to back) a thread's chunk stays open across rounds, so
+  // zstd sees large chunks; it is closed at the size target, after half a
+  // flush interval, when its thread exits, or before the flusher sleeps.
+  struct OpenChunk {
+    ThreadState* thread = nullptr;
+    std::unique_ptr<format::EventStreamEncoder> encoder;
+    uint64_t events = 0;
+    uint64_t opened_ns = 0;
+  };
+
   // Both return the ring bytes drained.
   size_t Round(bool final);
   size_t DrainThread(ThreadState* t);
-  void FlushEventChunk(ThreadState* t);
+  // The open chunk of `t`, opening one if needed. The pointer is valid
+  // until the next CloseChunks/CloseChunkOf.
+  OpenChunk* ChunkFor(ThreadState* t);
+  // Frames and queues `c`'s events; `c` stays open, empty.
+  void WriteChunk(OpenChunk* c);
+  // Writes and releases every open chunk (all = true) or those that are
+  // empty, full or old.
+  void CloseChunks(bool all);
+  void CloseChunkOf(ThreadState* t);
   void WriteDefinitions();
   void WriteThreadInfo(ThreadState* t);
   void WriteLosses(ThreadState* t, bool force);
@@ -77,14 +98,14 @@ class Flusher {
   const Settings settings_;
   OutputFile* const file_;
   format::ChunkWriter chunk_writer_;
-  format::EventStreamEncoder events_;
+  std::vector<OpenChunk> open_chunks_;
+  std::vector<std::unique_ptr<format::EventStreamEncoder>> spare_encoders_;
   format::RecordEncoder records_;
   format::Event event_;
   std::string raw_definitions_;
   std::string pending_;  // framed chunks not yet written
   size_t definitions_cursor_ = 0;
   uint64_t last_sync_ns_ = 0;
-  uint64_t chunk_events_ = 0;  // events in the open events payload
   FlusherTotals totals_;
   bool write_failed_ = false;
 

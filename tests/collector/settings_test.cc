@@ -24,7 +24,7 @@ class SettingsTest : public ::testing::Test {
 TEST_F(SettingsTest, DefaultsWithNoVariables) {
   Settings s = ReadSettings();
   EXPECT_EQ(s.output, "%e-%p.itt");
-  EXPECT_EQ(s.ring_bytes, size_t{1} << 20);
+  EXPECT_EQ(s.ring_bytes, size_t{4} << 20);
   EXPECT_EQ(s.flush_interval_ms, 100u);
   EXPECT_EQ(s.overflow, OverflowMode::kDrop);
   EXPECT_EQ(s.zstd_level, 1);
@@ -60,7 +60,7 @@ TEST_F(SettingsTest, BadValuesFallBackToDefaults) {
   setenv("ITTC_START_PAUSED", "maybe", 1);
   setenv("ITTC_OUTPUT", "", 1);
   Settings s = ReadSettings();
-  EXPECT_EQ(s.ring_bytes, size_t{1} << 20);
+  EXPECT_EQ(s.ring_bytes, size_t{4} << 20);
   EXPECT_EQ(s.flush_interval_ms, 100u);
   EXPECT_EQ(s.overflow, OverflowMode::kDrop);
   EXPECT_EQ(s.zstd_level, 1);
