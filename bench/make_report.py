@@ -238,7 +238,7 @@ def section_targets(out, calls, recorded, pause, threads, meta):
         rows.append(["pause+resume with 100 domains <= 1 us", "no data", "unknown", ""])
 
     lossless = lossless_rates(threads)
-    default = lossless.get(1024)
+    default = lossless.get(4096)
     if default is not None:
         every, best, reps = default
         met = every is not None and every >= 20
@@ -252,7 +252,7 @@ def section_targets(out, calls, recorded, pause, threads, meta):
                     "target rate, see Threads)" % loaded[len(loaded) // 2])
         rows.append([
             ">= 20 M events/s lossless, one producer + the flusher",
-            "default 1 MiB ring: highest step with no drop in every one of %d runs of 1 s: "
+            "default 4 MiB ring: highest step with no drop in every one of %d runs of 1 s: "
             "%s; in at least one run: %s" % (reps, rate_text(every), rate_text(best)),
             verdict(met) + note,
             "`%sthreads_bench -- --benchmark_filter=RateStep`" % RUN])
@@ -463,7 +463,7 @@ def section_threads(out, threads, threads_recorded):
     out.append("### Drops against rate, lossless sustained rate")
     out.append("")
     out.append("One producer paced at a target rate for 1 s in a fresh process "
-               "(`bench/paced_run.cc`), default ring (1 MiB) and 16 MiB; rate 'max' = "
+               "(`bench/paced_run.cc`), default ring (4 MiB) and 16 MiB; rate 'max' = "
                "unpaced. A preempted producer does not catch up in a burst, so the "
                "achieved rate can fall short of the target. Per run: achieved rate, "
                "drops, and how long the flusher and the producer were runnable but "
@@ -584,11 +584,11 @@ def section_findings(out, calls, threads, flusher, recorded):
         out.append("- In the rate steps the flusher spent %.0f to %.0f ms of each 1 s run "
                    "runnable but waiting for a CPU, and the producer %.0f to %.0f ms: other "
                    "jobs held the cores. In drop mode an event is lost whenever the flusher "
-                   "is not running for longer than the ring's slack (the default 1 MiB ring "
-                   "holds a few milliseconds of task events at these rates), so on a loaded 2-core VM the "
+                   "is not running for longer than the ring's slack (the default 4 MiB ring "
+                   "holds ~150k task events, under 8 ms at 20 M/s), so on a loaded 2-core VM the "
                    "lossless rate measures the scheduler as much as the collector. The "
                    "16 MiB ring rows show how much of the loss is this: the same steps "
-                   "with 16 times the slack." % (min(fw), max(fw), min(pw), max(pw)))
+                   "with 4 times the slack." % (min(fw), max(fw), min(pw), max(pw)))
     if paused:
         flags = per_call_ns(paused.get("BM_Floor_FlagsCheck/paused"))
         rdtsc = per_call_ns(paused.get("BM_Floor_Rdtsc/paused"))

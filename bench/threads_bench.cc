@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
   RegisterProducers<2>();
   RegisterProducers<8>();
   for (double rate : {2.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 40.0, 0.0}) {
-    RegisterRateStep(1024, rate);
+    RegisterRateStep(4096, rate);  // the default ring (ITTC_RING_KB)
   }
   for (double rate : {5.0, 10.0, 20.0, 30.0, 40.0, 0.0}) RegisterRateStep(16384, rate);
   benchmark::RunSpecifiedBenchmarks();
