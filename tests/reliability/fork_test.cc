@@ -47,12 +47,8 @@ TEST_P(ForkTest, ParentAndChildrenWriteTheirOwnValidTraces) {
   const bool with_pid = GetParam();
   std::string dir = MakeTempDir(with_pid ? "fork_pid" : "fork_fixed");
   std::string pattern = dir + (with_pid ? "/trace-%p.itt" : "/trace.itt");
-  // LeakSanitizer cannot check a fork child (it still lists the parent's
-  // threads and reports false leaks), so leak checking is off for this
-  // program under ASan; everything else stays on.
   pid_t pid = Spawn({Runfile("tests/reliability/fork_program"), std::to_string(kChildren)},
-                    CollectorEnv(pattern, {"ASAN_OPTIONS=detect_leaks=0:abort_on_error=1"}),
-                    dir + "/out", dir + "/err");
+                    CollectorEnv(pattern), dir + "/out", dir + "/err");
   ASSERT_GT(pid, 0);
   ExitInfo exit = WaitFor(pid, 240);
   ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n" << ReadFileOrEmpty(dir + "/err");
