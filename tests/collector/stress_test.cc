@@ -16,7 +16,7 @@ namespace {
 
 struct ThreadResult {
   unsigned long long emitted = 0;
-  double max_gap_ms = 0;
+  long voluntary_switches = 0;  // times the thread blocked while emitting
 };
 
 struct StressRun {
@@ -39,7 +39,7 @@ StressRun Stress(const std::string& name, const std::vector<std::string>& extra_
   char thread_name[64];
   ThreadResult r;
   while (f != nullptr &&
-         std::fscanf(f, "%63s %llu %lf", thread_name, &r.emitted, &r.max_gap_ms) == 3) {
+         std::fscanf(f, "%63s %llu %ld", thread_name, &r.emitted, &r.voluntary_switches) == 3) {
     run.results[thread_name] = r;
   }
   if (f != nullptr) std::fclose(f);
@@ -83,14 +83,21 @@ TEST(Stress, EightThreadsDropModeAccountsForEveryEvent) {
   for (const auto& [key, n] : run.trace.losses) {
     EXPECT_EQ(key.second, static_cast<int>(format::LossCause::kBufferFull));
   }
-  // Nobody blocks in drop mode: a thread only ever loses the CPU to the
-  // scheduler, never waits for the flusher (the block timeout is 100 ms).
-  for (const auto& [name, r] : run.results) EXPECT_LT(r.max_gap_ms, 250.0) << name;
+  // Nobody blocks in drop mode: a producer only ever loses the CPU to the
+  // scheduler (involuntary switches, which a busy machine makes many of),
+  // never waits for the flusher. Voluntary switches count blocking; a few
+  // are allowed for the first call's locks.
+  for (const auto& [name, r] : run.results) EXPECT_LE(r.voluntary_switches, 20) << name;
 }
 
 TEST(Stress, EightThreadsBlockModeAccountsForEveryEvent) {
   StressRun run = Stress("stress_block", {"ITTC_RING_KB=64", "ITTC_OVERFLOW=block"});
   ExpectEveryEventAccounted(run);
+  // The control for the drop-mode check: waiting for room is blocking, and
+  // shows up as voluntary switches.
+  long switches = 0;
+  for (const auto& [name, r] : run.results) switches += r.voluntary_switches;
+  EXPECT_GT(switches, 8 * 20);
   for (const auto& [key, n] : run.trace.losses) {
     EXPECT_EQ(key.second, static_cast<int>(format::LossCause::kBlockTimeout));
   }
