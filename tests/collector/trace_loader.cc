@@ -26,7 +26,9 @@ int FieldIndex(format::EventKind kind, const char* field) {
   return i;
 }
 
-DecodedEvent Copy(uint32_t thread, const format::Event& e) {
+}  // namespace
+
+DecodedEvent CopyEvent(uint32_t thread, const format::Event& e) {
   DecodedEvent d;
   d.thread = thread;
   d.kind = e.kind;
@@ -43,18 +45,14 @@ DecodedEvent Copy(uint32_t thread, const format::Event& e) {
   return d;
 }
 
-class CountingReporter : public format::Reporter {
- public:
-  void Corruption(uint64_t, uint64_t, std::string_view reason) override {
-    ++corruptions;
-    std::fprintf(stderr, "corruption: %.*s\n", static_cast<int>(reason.size()), reason.data());
-  }
-  void Truncation(uint64_t, uint64_t, std::string_view) override { ++truncations; }
-  int corruptions = 0;
-  int truncations = 0;
-};
+void CountingReporter::Corruption(uint64_t offset, uint64_t bytes, std::string_view reason) {
+  ++corruptions;
+  std::fprintf(stderr, "corruption at %llu (%llu bytes): %.*s\n",
+               static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes),
+               static_cast<int>(reason.size()), reason.data());
+}
 
-}  // namespace
+void CountingReporter::Truncation(uint64_t, uint64_t, std::string_view) { ++truncations; }
 
 uint64_t DecodedEvent::U(const char* field) const { return u[FieldIndex(kind, field)]; }
 const format::Id& DecodedEvent::IdOf(const char* field) const {
@@ -97,7 +95,7 @@ absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, bool keep_events)
       if (!s.ok()) return s;
       while (dec.Next(&e)) {
         ++trace.event_counts[dec.thread_index()];
-        if (keep_events) trace.events.push_back(Copy(dec.thread_index(), e));
+        if (keep_events) trace.events.push_back(CopyEvent(dec.thread_index(), e));
       }
       if (!dec.status().ok()) return dec.status();
       continue;
@@ -119,7 +117,7 @@ absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, bool keep_events)
       } else if (format::FromRecord(e, &trace.end)) {
         trace.has_end = true;
       } else {
-        DecodedEvent d = Copy(0, e);
+        DecodedEvent d = CopyEvent(0, e);
         if (e.kind == format::EventKind::kDefString) trace.strings[d.U("id")] = d.Bytes("text");
         if (e.kind == format::EventKind::kDefDomain) trace.domains[d.U("id")] = d.Bytes("name");
         trace.definitions.push_back(std::move(d));

@@ -58,6 +58,18 @@ struct LoadedTrace {
 // to hold in memory); everything else is loaded either way.
 absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, bool keep_events = true);
 
+// Copies `e` (decoded on `thread`) out of the decoder's payload.
+DecodedEvent CopyEvent(uint32_t thread, const format::Event& e);
+
+// A reader Reporter that counts damage and prints each corruption.
+class CountingReporter : public format::Reporter {
+ public:
+  void Corruption(uint64_t offset, uint64_t bytes, std::string_view reason) override;
+  void Truncation(uint64_t offset, uint64_t bytes, std::string_view reason) override;
+  int corruptions = 0;
+  int truncations = 0;
+};
+
 // Absolute path of a runfile given its workspace-relative path.
 std::string Runfile(const std::string& workspace_path);
 

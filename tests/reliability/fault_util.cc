@@ -160,35 +160,6 @@ std::map<std::string, uint64_t> ParseCounts(const std::string& path, const std::
 
 namespace {
 
-class CountingReporter : public format::Reporter {
- public:
-  void Corruption(uint64_t offset, uint64_t bytes, std::string_view reason) override {
-    ++corruptions;
-    std::fprintf(stderr, "corruption at %llu (%llu bytes): %.*s\n",
-                 static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes),
-                 static_cast<int>(reason.size()), reason.data());
-  }
-  void Truncation(uint64_t, uint64_t, std::string_view) override { ++truncations; }
-  int corruptions = 0;
-  int truncations = 0;
-};
-
-DecodedEvent CopyEvent(uint32_t thread, const format::Event& e) {
-  DecodedEvent d;
-  d.thread = thread;
-  d.kind = e.kind;
-  d.time = e.time;
-  const format::KindSchema* schema = format::FindSchema(e.kind);
-  for (int i = 0; i < e.field_count; ++i) {
-    d.u.push_back(e.fields[i].u);
-    d.ids.push_back(e.fields[i].id);
-    // Only kBytes fields hold a view; others may keep a stale one.
-    bool is_bytes = schema != nullptr && schema->fields[i].type == format::FieldType::kBytes;
-    d.bytes.emplace_back(is_bytes ? std::string(e.fields[i].bytes) : std::string());
-  }
-  return d;
-}
-
 std::map<std::string, ThreadTally> ByName(const std::map<uint32_t, uint64_t>& events,
                                           const std::map<std::pair<uint32_t, int>, uint64_t>& losses,
                                           const std::map<uint32_t, std::string>& names) {
