@@ -40,7 +40,6 @@ class OutputFile {
   void AbandonInChild();
 
   const std::string& path() const { return path_; }
-  bool is_open() const { return fd_ >= 0; }
 
  private:
   bool StillOurs() const;

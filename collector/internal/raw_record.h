@@ -4,7 +4,7 @@
 //   word 0   bits  0..15  kind (format::EventKind; 0 = ring padding)
 //            bits 16..23  id mask: bit i set = the i-th kId field of the
 //                         kind's schema is present (non-null)
-//            bits 24..31  flags (kRawFlagTruncated)
+//            bits 24..31  flags (none defined yet; written as 0)
 //            bits 32..63  record size in bytes, a multiple of 8
 //   word 1   timestamp in trace ticks
 //   then the kind's fields in schema order:
@@ -29,7 +29,6 @@
 namespace ittc::collector_internal {
 
 inline constexpr size_t kRawHeaderBytes = 16;
-inline constexpr uint8_t kRawFlagTruncated = 1;
 
 // Longest string or byte array one record carries; longer ones are cut to
 // this and the record is flagged truncated. 4 KiB holds any sensible name,
@@ -46,7 +45,6 @@ inline uint64_t MakeRawHeader(format::EventKind kind, uint8_t id_mask, uint8_t f
 
 inline uint16_t RawKind(uint64_t header) { return static_cast<uint16_t>(header); }
 inline uint8_t RawIdMask(uint64_t header) { return static_cast<uint8_t>(header >> 16); }
-inline uint8_t RawFlags(uint64_t header) { return static_cast<uint8_t>(header >> 24); }
 inline uint32_t RawSize(uint64_t header) { return static_cast<uint32_t>(header >> 32); }
 
 // Argument wrappers for the emitter: a plain uint64_t is a one-word field.

@@ -79,8 +79,6 @@ class Registry {
   __itt_counter_info_t* CreateCounter(const char* name, const char* domain_name,
                                       const __itt_domain* domain, int type);
   uint32_t AdoptCounter(__itt_counter_info_t* counter);
-  // The metadata type the counter was created with (for set_value).
-  static int CounterType(const __itt_counter_info_t* counter) { return counter->type; }
 
   // Histograms ------------------------------------------------------------
   __itt_histogram* CreateHistogram(const __itt_domain* domain, const char* name,

@@ -106,12 +106,6 @@ class SpscRing {
     tail_.store(tail + bytes, std::memory_order_release);
   }
 
-  // Consumer: bytes committed but not yet released.
-  size_t ConsumerFill() const {
-    return static_cast<size_t>(head_.load(std::memory_order_acquire) -
-                               tail_.load(std::memory_order_relaxed));
-  }
-
   // Drops everything committed so far. REQUIRES: no producer or consumer
   // runs concurrently (used in a fork child, which has a single thread).
   void ResetUnsafe() {
