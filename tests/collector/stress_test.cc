@@ -43,7 +43,7 @@ StressRun Stress(const std::string& name, const std::vector<std::string>& extra_
     run.results[thread_name] = r;
   }
   if (f != nullptr) std::fclose(f);
-  auto trace = LoadTrace(path, /*keep_events=*/false);
+  auto trace = LoadTrace(path, KeepEvents::kNone);
   EXPECT_TRUE(trace.ok()) << trace.status();
   if (trace.ok()) run.trace = std::move(*trace);
   return run;

@@ -80,7 +80,7 @@ double LoadedTrace::TicksToNs(uint64_t ticks) const {
   return static_cast<double>(ticks) * 1e9 / static_cast<double>(header.timebase_hz);
 }
 
-absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, bool keep_events) {
+absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, KeepEvents keep) {
   CountingReporter reporter;
   auto reader = format::TraceReader::Open(path, &reporter);
   if (!reader.ok()) return reader.status();
@@ -95,7 +95,11 @@ absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, bool keep_events)
       if (!s.ok()) return s;
       while (dec.Next(&e)) {
         ++trace.event_counts[dec.thread_index()];
-        if (keep_events) trace.events.push_back(CopyEvent(dec.thread_index(), e));
+        bool task_pair =
+            e.kind == format::EventKind::kTaskBegin || e.kind == format::EventKind::kTaskEnd;
+        if (keep == KeepEvents::kAll || (keep == KeepEvents::kAllButTaskPairs && !task_pair)) {
+          trace.events.push_back(CopyEvent(dec.thread_index(), e));
+        }
       }
       if (!dec.status().ok()) return dec.status();
       continue;

@@ -54,9 +54,12 @@ struct LoadedTrace {
   double TicksToNs(uint64_t ticks) const;
 };
 
-// With keep_events false only event_counts is filled (for traces too large
-// to hold in memory); everything else is loaded either way.
-absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, bool keep_events = true);
+// Which events LoadTrace copies into `events`; event_counts and everything
+// else are loaded either way. Traces too large to hold in memory keep none,
+// or all but the task begin/end pairs that make up their bulk.
+enum class KeepEvents { kAll, kNone, kAllButTaskPairs };
+
+absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, KeepEvents keep = KeepEvents::kAll);
 
 // Copies `e` (decoded on `thread`) out of the decoder's payload.
 DecodedEvent CopyEvent(uint32_t thread, const format::Event& e);

@@ -10,7 +10,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: trace_summary [-v] FILE\n");
     return 2;
   }
-  auto trace = ittc::testing::LoadTrace(argv[argc - 1], verbose);
+  auto trace = ittc::testing::LoadTrace(
+      argv[argc - 1], verbose ? ittc::testing::KeepEvents::kAll : ittc::testing::KeepEvents::kNone);
   if (!trace.ok()) {
     std::fprintf(stderr, "%s: %s\n", argv[1], std::string(trace.status().message()).c_str());
     return 1;

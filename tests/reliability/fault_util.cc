@@ -160,9 +160,10 @@ std::map<std::string, uint64_t> ParseCounts(const std::string& path, const std::
 
 namespace {
 
-std::map<std::string, ThreadTally> ByName(const std::map<uint32_t, uint64_t>& events,
-                                          const std::map<std::pair<uint32_t, int>, uint64_t>& losses,
-                                          const std::map<uint32_t, std::string>& names) {
+std::map<std::string, ThreadTally> ByName(
+    const std::map<uint32_t, uint64_t>& events,
+    const std::map<std::pair<uint32_t, int>, uint64_t>& losses,
+    const std::map<uint32_t, std::string>& names) {
   std::map<uint32_t, ThreadTally> by_index;
   for (const auto& [thread, n] : events) by_index[thread].events += n;
   for (const auto& [key, count] : losses) {
@@ -201,54 +202,21 @@ int TraceSummary::CountNamed(format::EventKind kind, const char* field,
 }
 
 absl::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
-  CountingReporter reporter;
-  auto reader = format::TraceReader::Open(path, &reporter);
-  if (!reader.ok()) return reader.status();
+  auto loaded = LoadTrace(path, KeepEvents::kAllButTaskPairs);
+  if (!loaded.ok()) return loaded.status();
   TraceSummary trace;
-  trace.header = (*reader)->header();
-  format::Chunk chunk;
-  format::Event e;
-  while ((*reader)->Next(&chunk)) {
-    if (chunk.type == format::ChunkType::kEvents) {
-      format::EventStreamDecoder dec;
-      absl::Status s = dec.Reset(chunk.payload);
-      if (!s.ok()) return s;
-      uint64_t& count = trace.events_per_thread[dec.thread_index()];
-      while (dec.Next(&e)) {
-        ++count;
-        ++trace.total_events;
-        if (e.kind != format::EventKind::kTaskBegin && e.kind != format::EventKind::kTaskEnd) {
-          trace.rare_events.push_back(CopyEvent(dec.thread_index(), e));
-        }
-      }
-      if (!dec.status().ok()) return dec.status();
-      continue;
-    }
-    format::RecordDecoder dec;
-    dec.Reset(chunk.payload);
-    while (dec.Next(&e)) {
-      format::ThreadInfo info;
-      format::LossRecord loss;
-      if (format::FromRecord(e, &info)) {
-        trace.thread_names[info.thread_index] = std::string(info.name);
-      } else if (format::FromRecord(e, &loss)) {
-        uint64_t& n = trace.losses[{loss.thread_index, static_cast<int>(loss.cause)}];
-        n = std::max(n, loss.count);
-      } else if (format::FromRecord(e, &trace.end)) {
-        trace.has_end = true;
-      } else if (e.kind == format::EventKind::kDefString) {
-        DecodedEvent d = CopyEvent(0, e);
-        trace.strings[d.U("id")] = d.Bytes("text");
-      } else if (e.kind == format::EventKind::kDefDomain) {
-        DecodedEvent d = CopyEvent(0, e);
-        trace.domains[d.U("id")] = d.Bytes("name");
-      }
-    }
-    if (!dec.status().ok()) return dec.status();
-  }
-  if (!(*reader)->status().ok()) return (*reader)->status();
-  trace.corruptions = reporter.corruptions;
-  trace.truncations = reporter.truncations;
+  trace.header = std::move(loaded->header);
+  trace.events_per_thread = std::move(loaded->event_counts);
+  for (const auto& [thread, n] : trace.events_per_thread) trace.total_events += n;
+  trace.thread_names = std::move(loaded->thread_names);
+  trace.losses = std::move(loaded->losses);
+  trace.strings = std::move(loaded->strings);
+  trace.domains = std::move(loaded->domains);
+  trace.rare_events = std::move(loaded->events);
+  trace.has_end = loaded->has_end;
+  trace.end = loaded->end;
+  trace.corruptions = loaded->corruptions;
+  trace.truncations = loaded->truncations;
   return trace;
 }
 
