@@ -78,13 +78,34 @@ ITTC_EXPORT __itt_timestamp ITTAPI __itt_get_timestamp(void) { return ReadTicks(
 
 // The thread naming API works in every state, paused or not (spec), so
 // these record through the control path, which ignores pause.
-ITTC_EXPORT void ITTAPI __itt_thread_set_name(const char* name) {
+namespace {
+
+// Names the calling thread; `length` bytes at most (the text also ends at
+// its NUL).
+void SetThreadName(const char* name, size_t length) {
   if (name == nullptr || !SessionStartIfNeeded()) return;
-  uint32_t id =
-      Registry::Get().InternString(std::string_view(name, strnlen(name, kMaxRawBytesField + 1)));
+  uint32_t id = Registry::Get().InternString(std::string_view(name, strnlen(name, length)));
   CallScope call(CallScope::kControl);
   if (!call.ok()) return;
   Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), 0, uint64_t{id});
+}
+
+// __itt_event_start/end: the event must come from __itt_event_create.
+int LegacyEvent(EventKind kind, __itt_event event) {
+  CallScope call;
+  if (!call.ok()) return 0;
+  if (!Registry::Get().IsEvent(event)) {
+    CountInvalidCall(call.thread());
+    return 0;
+  }
+  Emit(call.thread(), kind, ReadTicks(), 0, static_cast<uint64_t>(event));
+  return 0;
+}
+
+}  // namespace
+
+ITTC_EXPORT void ITTAPI __itt_thread_set_name(const char* name) {
+  SetThreadName(name, kMaxRawBytesField + 1);
 }
 
 ITTC_EXPORT void ITTAPI __itt_thread_ignore(void) {
@@ -96,12 +117,7 @@ ITTC_EXPORT void ITTAPI __itt_thread_ignore(void) {
 
 // Legacy forms of the two above.
 ITTC_EXPORT int ITTAPI __itt_thr_name_set(const char* name, int namelen) {
-  if (name == nullptr || !SessionStartIfNeeded()) return 0;
-  size_t n = namelen > 0 ? strnlen(name, static_cast<size_t>(namelen))
-                         : strnlen(name, kMaxRawBytesField + 1);
-  uint32_t id = Registry::Get().InternString(std::string_view(name, n));
-  CallScope call(CallScope::kControl);
-  if (call.ok()) Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), 0, uint64_t{id});
+  SetThreadName(name, namelen > 0 ? static_cast<size_t>(namelen) : kMaxRawBytesField + 1);
   return 0;
 }
 
@@ -118,23 +134,9 @@ ITTC_EXPORT void ITTAPI __itt_resume_scoped(__itt_collection_scope scope) { Sess
 ITTC_EXPORT void ITTAPI __itt_enable_attach(void) {}
 
 ITTC_EXPORT int ITTAPI __itt_event_start(__itt_event event) {
-  CallScope call;
-  if (!call.ok()) return 0;
-  if (!Registry::Get().IsEvent(event)) {
-    CountInvalidCall(call.thread());
-    return 0;
-  }
-  Emit(call.thread(), EventKind::kEventStart, ReadTicks(), 0, static_cast<uint64_t>(event));
-  return 0;
+  return LegacyEvent(EventKind::kEventStart, event);
 }
 
 ITTC_EXPORT int ITTAPI __itt_event_end(__itt_event event) {
-  CallScope call;
-  if (!call.ok()) return 0;
-  if (!Registry::Get().IsEvent(event)) {
-    CountInvalidCall(call.thread());
-    return 0;
-  }
-  Emit(call.thread(), EventKind::kEventEnd, ReadTicks(), 0, static_cast<uint64_t>(event));
-  return 0;
+  return LegacyEvent(EventKind::kEventEnd, event);
 }
