@@ -181,12 +181,7 @@ __itt_counter_info_t* Registry::CreateCounter(const char* name, const char* doma
   c->nameA = Dup(name_text);
   c->domainA = Dup(dom_text);
   c->type = type;
-  uint32_t id = ++counter_count_;
-  __itt_domain* canonical;
-  uint32_t domain_id = dom_text.empty() ? 0 : DomainIdForNameLocked(c->domainA, &canonical);
-  AppendDefinitionLocked(EventKind::kDefCounter, uint64_t{id}, AsBytes(name_text),
-                         AsBytes(dom_text), uint64_t{domain_id}, static_cast<uint64_t>(type));
-  __atomic_store_n(&c->extra1, static_cast<int>(id), __ATOMIC_RELEASE);
+  DefineCounterLocked(c);
   counters_.emplace(std::move(key), c);
   return c;
 }
@@ -196,6 +191,10 @@ uint32_t Registry::AdoptCounter(__itt_counter_info_t* counter) {
   std::lock_guard<std::mutex> lock(mu_);
   int existing = __atomic_load_n(&counter->extra1, __ATOMIC_ACQUIRE);
   if (existing > 0) return static_cast<uint32_t>(existing);
+  return DefineCounterLocked(counter);
+}
+
+uint32_t Registry::DefineCounterLocked(__itt_counter_info_t* counter) {
   std::string dom_text = Cap(counter->domainA);
   uint32_t id = ++counter_count_;
   __itt_domain* canonical;
@@ -203,6 +202,7 @@ uint32_t Registry::AdoptCounter(__itt_counter_info_t* counter) {
   AppendDefinitionLocked(EventKind::kDefCounter, uint64_t{id}, AsBytes(Cap(counter->nameA)),
                          AsBytes(dom_text), uint64_t{domain_id},
                          static_cast<uint64_t>(counter->type));
+  // Pairs with the acquire load in CounterId().
   __atomic_store_n(&counter->extra1, static_cast<int>(id), __ATOMIC_RELEASE);
   return id;
 }
@@ -222,11 +222,7 @@ __itt_histogram* Registry::CreateHistogram(const __itt_domain* domain, const cha
   h->nameA = Dup(name_text);
   h->x_type = x_type;
   h->y_type = y_type;
-  uint32_t id = ++histogram_count_;
-  AppendDefinitionLocked(EventKind::kDefHistogram, uint64_t{id}, uint64_t{domain_id},
-                         AsBytes(name_text), static_cast<uint64_t>(x_type),
-                         static_cast<uint64_t>(y_type));
-  __atomic_store_n(&h->extra1, static_cast<int>(id), __ATOMIC_RELEASE);
+  DefineHistogramLocked(h, domain_id);
   histograms_.emplace(std::move(key), h);
   return h;
 }
@@ -237,10 +233,15 @@ uint32_t Registry::AdoptHistogram(__itt_histogram* histogram) {
   std::lock_guard<std::mutex> lock(mu_);
   int existing = __atomic_load_n(&histogram->extra1, __ATOMIC_ACQUIRE);
   if (existing > 0) return static_cast<uint32_t>(existing);
+  return DefineHistogramLocked(histogram, domain_id);
+}
+
+uint32_t Registry::DefineHistogramLocked(__itt_histogram* histogram, uint32_t domain_id) {
   uint32_t id = ++histogram_count_;
   AppendDefinitionLocked(EventKind::kDefHistogram, uint64_t{id}, uint64_t{domain_id},
                          AsBytes(Cap(histogram->nameA)), EnumBits(histogram->x_type),
                          EnumBits(histogram->y_type));
+  // Pairs with the acquire load in HistogramId().
   __atomic_store_n(&histogram->extra1, static_cast<int>(id), __ATOMIC_RELEASE);
   return id;
 }

@@ -133,6 +133,10 @@ class Registry {
   uint32_t InternStringLocked(std::string_view text);
   uint32_t DomainIdForNameLocked(const char* name, __itt_domain** canonical);
   void TrackDomainLocked(__itt_domain* domain, uint32_t id);
+  // Give a counter or histogram struct (ours or a static part's) its id,
+  // append its definition and publish the id in extra1.
+  uint32_t DefineCounterLocked(__itt_counter_info_t* counter);
+  uint32_t DefineHistogramLocked(__itt_histogram* histogram, uint32_t domain_id);
   bool FilterAccepts(const char* name) const;
   template <typename... Args>
   void AppendDefinitionLocked(format::EventKind kind, const Args&... args) {
