@@ -17,14 +17,14 @@
 // group's calls that was recorded is printed (and written as JSON to
 // --recorded_out=PATH).
 
+#include <benchmark/benchmark.h>
+#include <ittnotify.h>
+#include <jitprofiling.h>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <benchmark/benchmark.h>
-#include <ittnotify.h>
-#include <jitprofiling.h>
 
 #include "bench/bench_env.h"
 #include "bench/call_registry.h"

@@ -24,17 +24,15 @@ benchmark::internal::Benchmark* Register(const CallGroup& group, const std::stri
                                          CallBody body) {
   Registry().emplace_back(group, "BM_" + std::string(group.name) + "/" + state);
   Registered* entry = &Registry().back();
-  return benchmark::RegisterBenchmark(entry->benchmark_name.c_str(),
-                                      [entry, body](benchmark::State& s) {
-                                        body(s);
-                                        entry->calls_made.fetch_add(
-                                            static_cast<uint64_t>(s.iterations()) *
-                                                entry->group.calls_per_iteration,
-                                            std::memory_order_relaxed);
-                                        s.counters["calls"] = benchmark::Counter(
-                                            entry->group.calls_per_iteration,
-                                            benchmark::Counter::kAvgThreads);
-                                      });
+  return benchmark::RegisterBenchmark(
+      entry->benchmark_name.c_str(), [entry, body](benchmark::State& s) {
+        body(s);
+        entry->calls_made.fetch_add(
+            static_cast<uint64_t>(s.iterations()) * entry->group.calls_per_iteration,
+            std::memory_order_relaxed);
+        s.counters["calls"] =
+            benchmark::Counter(entry->group.calls_per_iteration, benchmark::Counter::kAvgThreads);
+      });
 }
 
 }  // namespace
@@ -52,8 +50,9 @@ void WriteRecordedReport(const TraceSummary& trace, const std::string& state,
                          const std::string& json_path) {
   FILE* out = json_path.empty() ? nullptr : std::fopen(json_path.c_str(), "w");
   if (out != nullptr) {
-    std::fprintf(out, "{\"state\": \"%s\", \"trace_events\": %llu, \"end_recorded\": %llu, "
-                      "\"end_dropped\": %llu, \"has_end\": %s, \"groups\": [",
+    std::fprintf(out,
+                 "{\"state\": \"%s\", \"trace_events\": %llu, \"end_recorded\": %llu, "
+                 "\"end_dropped\": %llu, \"has_end\": %s, \"groups\": [",
                  state.c_str(), static_cast<unsigned long long>(trace.events),
                  static_cast<unsigned long long>(trace.end_recorded),
                  static_cast<unsigned long long>(trace.end_dropped),

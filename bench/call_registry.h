@@ -14,11 +14,11 @@
 #ifndef BENCH_CALL_REGISTRY_H_
 #define BENCH_CALL_REGISTRY_H_
 
+#include <benchmark/benchmark.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <benchmark/benchmark.h>
 
 #include "bench/trace_summary.h"
 

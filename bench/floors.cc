@@ -1,11 +1,10 @@
 #include "bench/floors.h"
 
+#include <benchmark/benchmark.h>
+#include <ittnotify.h>
 #include <x86intrin.h>
 
 #include <cstdint>
-
-#include <benchmark/benchmark.h>
-#include <ittnotify.h>
 
 namespace ittc::bench {
 namespace {
@@ -39,19 +38,19 @@ void BM_Floor_Rdtsc(benchmark::State& state) {
 }
 
 void BM_Floor_IndirectCall(benchmark::State& state) {
-  for (auto _ : state) Load(&g_empty)();
+  for (auto _ : state) Load (&g_empty)();
   state.counters["calls"] = 1;
 }
 
 void BM_Floor_FlagsCheck(benchmark::State& state) {
   for (auto _ : state) {
-    if (g_disabled->flags) Load(&g_empty)();
+    if (g_disabled->flags) Load (&g_empty)();
   }
   state.counters["calls"] = 1;
 }
 
 void BM_Floor_CallRdtscStore(benchmark::State& state) {
-  for (auto _ : state) Load(&g_rdtsc_store)();
+  for (auto _ : state) Load (&g_rdtsc_store)();
   state.counters["calls"] = 1;
 }
 

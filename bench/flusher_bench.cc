@@ -10,10 +10,10 @@
 //
 //   bazel run -c opt //bench:flusher_bench
 
+#include <benchmark/benchmark.h>
+
 #include <cstdio>
 #include <string>
-
-#include <benchmark/benchmark.h>
 
 #include "bench/paced_run.h"
 
@@ -21,31 +21,36 @@ namespace ittc::bench {
 namespace {
 
 void Register(const char* name, const PacedRunConfig& config) {
-  benchmark::RegisterBenchmark(name, [config](benchmark::State& state) {
-    for (auto _ : state) {
-      PacedRunResult r = RunPacedChild(config);
-      if (!r.ok || r.recorded == 0) {
-        state.SkipWithError("child run failed");
-        return;
-      }
-      double recorded = static_cast<double>(r.recorded);
-      state.SetIterationTime(r.seconds);
-      state.counters["zstd_level"] = config.zstd_level;
-      state.counters["recorded_mps"] = recorded / r.seconds / 1e6;
-      state.counters["dropped"] = static_cast<double>(r.dropped);
-      state.counters["flusher_ns_per_event"] = static_cast<double>(r.flusher_cpu_ns) / recorded;
-      state.counters["bytes_per_event"] = static_cast<double>(r.file_bytes) / recorded;
-      if (r.event_chunks != 0) {
-        state.counters["events_per_chunk"] = recorded / static_cast<double>(r.event_chunks);
-        state.counters["raw_bytes_per_event"] =
-            static_cast<double>(r.event_payload_bytes) / recorded;
-      }
-      state.counters["flusher_wait_ms"] = static_cast<double>(r.flusher_wait_ns) / 1e6;
-      state.counters["producer_wait_ms"] = static_cast<double>(r.producer_wait_ns) / 1e6;
-      state.counters["producer_ns_per_event"] =
-          static_cast<double>(r.producer_cpu_ns) / static_cast<double>(r.emitted);
-    }
-  })->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(
+      name,
+      [config](benchmark::State& state) {
+        for (auto _ : state) {
+          PacedRunResult r = RunPacedChild(config);
+          if (!r.ok || r.recorded == 0) {
+            state.SkipWithError("child run failed");
+            return;
+          }
+          double recorded = static_cast<double>(r.recorded);
+          state.SetIterationTime(r.seconds);
+          state.counters["zstd_level"] = config.zstd_level;
+          state.counters["recorded_mps"] = recorded / r.seconds / 1e6;
+          state.counters["dropped"] = static_cast<double>(r.dropped);
+          state.counters["flusher_ns_per_event"] = static_cast<double>(r.flusher_cpu_ns) / recorded;
+          state.counters["bytes_per_event"] = static_cast<double>(r.file_bytes) / recorded;
+          if (r.event_chunks != 0) {
+            state.counters["events_per_chunk"] = recorded / static_cast<double>(r.event_chunks);
+            state.counters["raw_bytes_per_event"] =
+                static_cast<double>(r.event_payload_bytes) / recorded;
+          }
+          state.counters["flusher_wait_ms"] = static_cast<double>(r.flusher_wait_ns) / 1e6;
+          state.counters["producer_wait_ms"] = static_cast<double>(r.producer_wait_ns) / 1e6;
+          state.counters["producer_ns_per_event"] =
+              static_cast<double>(r.producer_cpu_ns) / static_cast<double>(r.emitted);
+        }
+      })
+      ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace

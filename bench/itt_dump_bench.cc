@@ -43,8 +43,7 @@ const std::string& Trace(bool compressed, int threads) {
       new std::map<std::pair<bool, int>, std::string>;
   std::string& t = (*cache)[{compressed, threads}];
   if (t.empty()) {
-    t = SyntheticTrace(threads, kEvents / static_cast<uint64_t>(threads),
-                       65536, compressed);
+    t = SyntheticTrace(threads, kEvents / static_cast<uint64_t>(threads), 65536, compressed);
   }
   return t;
 }
@@ -61,36 +60,27 @@ void RunVerb(benchmark::State& state, std::vector<std::string> args) {
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kEvents));
   state.counters["trace_MB"] = static_cast<double>(trace.size()) / 1e6;
-  state.SetLabel(std::string(compressed ? "compressed" : "uncompressed") +
-                 ", " + std::to_string(threads) + " threads");
+  state.SetLabel(std::string(compressed ? "compressed" : "uncompressed") + ", " +
+                 std::to_string(threads) + " threads");
 }
 
-void BM_Stats(benchmark::State& state) {
-  RunVerb(state, {"stats", "--no-progress", "trace.itt"});
-}
-BENCHMARK(BM_Stats)
-    ->Args({1, 2})
-    ->Args({0, 1})
-    ->Args({0, 2})
-    ->Args({0, 4})
-    ->Unit(benchmark::kMillisecond);
+void BM_Stats(benchmark::State& state) { RunVerb(state, {"stats", "--no-progress", "trace.itt"}); }
+BENCHMARK(BM_Stats)->Args({1, 2})->Args({0, 1})->Args({0, 2})->Args({0, 4})->Unit(
+    benchmark::kMillisecond);
 
 void BM_Chrome(benchmark::State& state) {
   RunVerb(state, {"chrome", "--no-progress", "trace.itt", "-o", "-"});
 }
 BENCHMARK(BM_Chrome)->Args({1, 2})->Args({0, 2})->Unit(benchmark::kMillisecond);
 
-void BM_Text(benchmark::State& state) {
-  RunVerb(state, {"text", "--no-progress", "trace.itt"});
-}
+void BM_Text(benchmark::State& state) { RunVerb(state, {"text", "--no-progress", "trace.itt"}); }
 BENCHMARK(BM_Text)->Args({0, 2})->Unit(benchmark::kMillisecond);
 
 // The decompressed events payloads of the uncompressed trace.
 const std::vector<std::string>& Payloads() {
   static const std::vector<std::string>* kPayloads = [] {
     auto* v = new std::vector<std::string>;
-    const auto source =
-        ittc::itt_dump::TraceSource::Memory(Trace(false, 2), "bench");
+    const auto source = ittc::itt_dump::TraceSource::Memory(Trace(false, 2), "bench");
     auto reader = ittc::itt_dump::OpenForPass(source);
     ittc::format::Chunk c;
     while ((*reader)->Next(&c)) {
@@ -134,8 +124,7 @@ void BM_StatsEngine(benchmark::State& state) {
     ittc::format::Event e;
     for (const std::string& p : payloads) {
       if (!dec.Reset(p).ok()) continue;
-      const ittc::itt_dump::ThreadRec* t =
-          index.index->Thread(dec.thread_index());
+      const ittc::itt_dump::ThreadRec* t = index.index->Thread(dec.thread_index());
       while (dec.Next(&e)) stats.OnEvent(e, *t);
     }
     stats.Finish(0);

@@ -9,13 +9,12 @@
 #define _GNU_SOURCE 1
 #define INTEL_NO_MACRO_BODY
 
+#include <ittnotify.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include <ittnotify.h>
 
 #define NAIVE_EXPORT __attribute__((visibility("default")))
 

@@ -1,6 +1,7 @@
 #include "bench/paced_run.h"
 
 #include <dirent.h>
+#include <ittnotify.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -10,8 +11,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <ittnotify.h>
 
 #include "bench/bench_env.h"
 #include "bench/trace_summary.h"
@@ -88,9 +87,8 @@ int ChildMain(const PacedRunConfig& config) {
   const uint64_t tsc_end = tsc0 + static_cast<uint64_t>(config.seconds * hz);
   // Ticks per batch of kPairsPerCheck pairs at the target rate.
   const uint64_t batch_ticks =
-      config.rate_mps > 0
-          ? static_cast<uint64_t>(hz * 2 * kPairsPerCheck / (config.rate_mps * 1e6))
-          : 0;
+      config.rate_mps > 0 ? static_cast<uint64_t>(hz * 2 * kPairsPerCheck / (config.rate_mps * 1e6))
+                          : 0;
   // A producer that was preempted does not catch up in a burst at full
   // speed (that would measure bursts, not the rate): past this lag the
   // schedule restarts from now, and the achieved rate falls short instead.
@@ -172,11 +170,12 @@ PacedRunResult RunPacedChild(const PacedRunConfig& config) {
   char rate[64], seconds[64];
   std::snprintf(rate, sizeof(rate), "%g", config.rate_mps);
   std::snprintf(seconds, sizeof(seconds), "%g", config.seconds);
-  std::vector<std::string> args = {
-      "--paced_child", std::string("--rate_mps=") + rate, std::string("--seconds=") + seconds,
-      "--ring_kb=" + std::to_string(config.ring_kb),
-      "--zstd_level=" + std::to_string(config.zstd_level),
-      std::string("--block=") + (config.block ? "1" : "0")};
+  std::vector<std::string> args = {"--paced_child",
+                                   std::string("--rate_mps=") + rate,
+                                   std::string("--seconds=") + seconds,
+                                   "--ring_kb=" + std::to_string(config.ring_kb),
+                                   "--zstd_level=" + std::to_string(config.zstd_level),
+                                   std::string("--block=") + (config.block ? "1" : "0")};
   int rc = RunSelf(args, {}, out);
   FILE* f = std::fopen(out.c_str(), "r");
   char buf[1024];

@@ -13,15 +13,14 @@
 //
 //   bazel run -c opt //bench:pause_resume_bench
 
+#include <benchmark/benchmark.h>
+#include <ittnotify.h>
 #include <x86intrin.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
-
-#include <benchmark/benchmark.h>
-#include <ittnotify.h>
 
 #include "bench/bench_env.h"
 #include "bench/trace_summary.h"
@@ -138,8 +137,8 @@ int main(int argc, char** argv) {
   __itt_detach();
   // How many domains pause and resume walked (ours, plus libtbb's).
   auto summary = SummarizeTrace(FindTrace(dir));
-  if (summary.ok()) std::printf("domains in the trace: %llu\n",
-                                static_cast<unsigned long long>(summary->domains));
+  if (summary.ok())
+    std::printf("domains in the trace: %llu\n", static_cast<unsigned long long>(summary->domains));
   RemoveTree(dir);
   return 0;
 }

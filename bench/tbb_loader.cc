@@ -1,9 +1,9 @@
 // Runs one oneTBB parallel loop, which makes libtbb's ITT static part load
 // the collector named by INTEL_LIBITTNOTIFY64 and register its domains.
 
-#include <atomic>
-
 #include <tbb/parallel_for.h>
+
+#include <atomic>
 
 namespace ittc::bench {
 

@@ -13,11 +13,11 @@
 //   bazel run -c opt //bench:threads_bench
 //   bazel run -c opt //bench:threads_bench -- --benchmark_filter=RateStep
 
-#include <cstdio>
-#include <string>
-
 #include <benchmark/benchmark.h>
 #include <ittnotify.h>
+
+#include <cstdio>
+#include <string>
 
 #include "bench/bench_env.h"
 #include "bench/call_registry.h"
@@ -44,7 +44,9 @@ void RegisterProducers() {
   std::string name = "ProducerThreads" + std::to_string(kThreads);
   // The registry keeps the group (and so the name) alive.
   static std::string stable_name = name;
-  RegisterCallGroup(CallGroup{stable_name.c_str(), 2, {"task_begin", "task_end"},
+  RegisterCallGroup(CallGroup{stable_name.c_str(),
+                              2,
+                              {"task_begin", "task_end"},
                               "threads." + std::to_string(kThreads)},
                     "recording", BM_ProducerThreads<kThreads>)
       ->Threads(kThreads)
@@ -54,35 +56,41 @@ void RegisterProducers() {
 void RegisterRateStep(int ring_kb, double rate_mps) {
   char name[128];
   std::snprintf(name, sizeof(name), "BM_RateStep/ring_kb:%d/rate_mps:%g", ring_kb, rate_mps);
-  benchmark::RegisterBenchmark(name, [ring_kb, rate_mps](benchmark::State& state) {
-    PacedRunConfig config;
-    config.rate_mps = rate_mps;
-    config.seconds = 1.0;
-    config.ring_kb = ring_kb;
-    for (auto _ : state) {
-      PacedRunResult r = RunPacedChild(config);
-      if (!r.ok) {
-        state.SkipWithError("child run failed");
-        return;
-      }
-      state.SetIterationTime(r.seconds);
-      state.counters["target_mps"] = rate_mps;
-      state.counters["achieved_mps"] = static_cast<double>(r.emitted) / r.seconds / 1e6;
-      state.counters["emitted"] = static_cast<double>(r.emitted);
-      state.counters["recorded"] = static_cast<double>(r.recorded);
-      state.counters["dropped"] = static_cast<double>(r.dropped);
-      state.counters["drop_pct"] =
-          r.emitted != 0 ? 100.0 * static_cast<double>(r.dropped) / static_cast<double>(r.emitted)
-                         : 0;
-      state.counters["flusher_wait_ms"] = static_cast<double>(r.flusher_wait_ns) / 1e6;
-      state.counters["producer_wait_ms"] = static_cast<double>(r.producer_wait_ns) / 1e6;
-      state.counters["producer_ns_per_event"] =
-          static_cast<double>(r.producer_cpu_ns) / static_cast<double>(r.emitted);
-      state.counters["flusher_ns_per_event"] =
-          r.recorded != 0 ? static_cast<double>(r.flusher_cpu_ns) / static_cast<double>(r.recorded)
-                          : 0;
-    }
-  })->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(
+      name,
+      [ring_kb, rate_mps](benchmark::State& state) {
+        PacedRunConfig config;
+        config.rate_mps = rate_mps;
+        config.seconds = 1.0;
+        config.ring_kb = ring_kb;
+        for (auto _ : state) {
+          PacedRunResult r = RunPacedChild(config);
+          if (!r.ok) {
+            state.SkipWithError("child run failed");
+            return;
+          }
+          state.SetIterationTime(r.seconds);
+          state.counters["target_mps"] = rate_mps;
+          state.counters["achieved_mps"] = static_cast<double>(r.emitted) / r.seconds / 1e6;
+          state.counters["emitted"] = static_cast<double>(r.emitted);
+          state.counters["recorded"] = static_cast<double>(r.recorded);
+          state.counters["dropped"] = static_cast<double>(r.dropped);
+          state.counters["drop_pct"] = r.emitted != 0 ? 100.0 * static_cast<double>(r.dropped) /
+                                                            static_cast<double>(r.emitted)
+                                                      : 0;
+          state.counters["flusher_wait_ms"] = static_cast<double>(r.flusher_wait_ns) / 1e6;
+          state.counters["producer_wait_ms"] = static_cast<double>(r.producer_wait_ns) / 1e6;
+          state.counters["producer_ns_per_event"] =
+              static_cast<double>(r.producer_cpu_ns) / static_cast<double>(r.emitted);
+          state.counters["flusher_ns_per_event"] =
+              r.recorded != 0
+                  ? static_cast<double>(r.flusher_cpu_ns) / static_cast<double>(r.recorded)
+                  : 0;
+        }
+      })
+      ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace
@@ -121,7 +129,8 @@ int main(int argc, char** argv) {
   if (summary.ok()) {
     WriteRecordedReport(*summary, "recording", recorded_out);
   } else {
-    std::fprintf(stderr, "reading the trace: %s\n", std::string(summary.status().message()).c_str());
+    std::fprintf(stderr, "reading the trace: %s\n",
+                 std::string(summary.status().message()).c_str());
     rc = 1;
   }
   benchmark::Shutdown();

@@ -86,7 +86,8 @@ absl::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
     out.by_kind[kind] += n;
     if (key.second != ~uint64_t{0}) {
       auto it = domains.find(key.second);
-      std::string domain = it != domains.end() ? it->second : "domain-" + std::to_string(key.second);
+      std::string domain =
+          it != domains.end() ? it->second : "domain-" + std::to_string(key.second);
       out.by_kind_domain[{kind, domain}] += n;
     }
   }

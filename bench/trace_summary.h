@@ -20,7 +20,7 @@ struct TraceSummary {
   uint64_t events = 0;   // in events chunks
   uint64_t domains = 0;  // kDefDomain records
   uint64_t event_chunks = 0;
-  uint64_t event_payload_bytes = 0;  // decompressed
+  uint64_t event_payload_bytes = 0;         // decompressed
   std::map<std::string, uint64_t> by_kind;  // schema name -> count
   // (schema name, domain name) -> count, for kinds with a "domain" field.
   std::map<std::pair<std::string, std::string>, uint64_t> by_kind_domain;

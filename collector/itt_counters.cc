@@ -208,8 +208,8 @@ ITTC_EXPORT void ITTAPI __itt_bind_context_metadata_to_counter(__itt_counter cou
     } else if (m.value != nullptr) {
       std::memcpy(&value, m.value, sizeof(value));
     }
-    Emit(call.thread(), EventKind::kCounterBindContextMetadata, now, 0, counter_id,
-         type, value, text);
+    Emit(call.thread(), EventKind::kCounterBindContextMetadata, now, 0, counter_id, type, value,
+         text);
   }
 }
 

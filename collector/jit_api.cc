@@ -96,8 +96,8 @@ int MethodUpdateV2(const iJIT_Method_Update* m) {
   char s1[kMaxRawBytesField];
   // iJIT_Method_Update names no method; the address identifies the code.
   Emit(call.thread(), EventKind::kJitMethodUpdateV2, now, 0, uint64_t{0},
-       reinterpret_cast<uint64_t>(m->load_address), uint64_t{m->size},
-       EnumBits(m->type), StringField(m->data_format, -1, s1));
+       reinterpret_cast<uint64_t>(m->load_address), uint64_t{m->size}, EnumBits(m->type),
+       StringField(m->data_format, -1, s1));
   return 1;
 }
 

@@ -17,8 +17,8 @@ static_assert(kMaxChunkStoredBytes >= ZSTD_COMPRESSBOUND(kMaxChunkPayloadBytes),
               "stored limit must cover zstd's worst-case expansion");
 
 // Fills the header at `dst`, whose payload of `stored_len` bytes follows it.
-void FillHeader(char* dst, uint16_t type, uint16_t flags, uint64_t sequence,
-                uint32_t stored_len, uint32_t decompressed_len) {
+void FillHeader(char* dst, uint16_t type, uint16_t flags, uint64_t sequence, uint32_t stored_len,
+                uint32_t decompressed_len) {
   std::memcpy(dst, kChunkSync, sizeof kChunkSync);
   PutFixed16(dst + 4, type);
   PutFixed16(dst + 6, flags);
@@ -46,8 +46,7 @@ ChunkWriter::ChunkWriter(int zstd_level) : level_(zstd_level) {
 
 ChunkWriter::~ChunkWriter() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
 
-absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload,
-                                      std::string* out) {
+absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload, std::string* out) {
   if (payload.size() > kMaxChunkPayloadBytes) {
     return absl::InvalidArgumentError("chunk payload exceeds 16 MiB");
   }
@@ -57,27 +56,25 @@ absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload,
   const size_t bound = ZSTD_compressBound(payload.size());
   out->resize(start + kChunkHeaderSize + bound);
   char* header = &(*out)[start];
-  const size_t n = ZSTD_compress2(cctx, header + kChunkHeaderSize, bound,
-                                  payload.data(), payload.size());
+  const size_t n =
+      ZSTD_compress2(cctx, header + kChunkHeaderSize, bound, payload.data(), payload.size());
   if (ZSTD_isError(n)) {
     out->resize(start);
     return absl::InternalError(std::string("zstd: ") + ZSTD_getErrorName(n));
   }
-  FillHeader(header, static_cast<uint16_t>(type), kChunkFlagZstd,
-             next_sequence_, static_cast<uint32_t>(n),
-             static_cast<uint32_t>(payload.size()));
+  FillHeader(header, static_cast<uint16_t>(type), kChunkFlagZstd, next_sequence_,
+             static_cast<uint32_t>(n), static_cast<uint32_t>(payload.size()));
   out->resize(start + kChunkHeaderSize + n);
   ++next_sequence_;
   return absl::OkStatus();
 }
 
 std::string FrameChunkForTest(uint16_t type, uint16_t flags, uint64_t sequence,
-                              std::string_view stored,
-                              uint32_t decompressed_length) {
+                              std::string_view stored, uint32_t decompressed_length) {
   std::string out(kChunkHeaderSize, '\0');
   out.append(stored.data(), stored.size());
-  FillHeader(&out[0], type, flags, sequence,
-             static_cast<uint32_t>(stored.size()), decompressed_length);
+  FillHeader(&out[0], type, flags, sequence, static_cast<uint32_t>(stored.size()),
+             decompressed_length);
   return out;
 }
 

@@ -33,8 +33,7 @@ class ChunkWriter {
   //
   // If the caller then fails to write the bytes, the chunk is lost and a
   // reader sees a sequence gap, which is what happened.
-  absl::Status AppendChunk(ChunkType type, std::string_view payload,
-                           std::string* out);
+  absl::Status AppendChunk(ChunkType type, std::string_view payload, std::string* out);
 
   // Sequence number the next chunk gets; also the number of chunks so far.
   uint64_t next_sequence() const { return next_sequence_; }
@@ -51,8 +50,7 @@ class ChunkWriter {
 // for tests that build corrupt or unusual chunks (bad flags, unknown types,
 // chosen sequence numbers). `stored` is the payload bytes as they go on disk.
 std::string FrameChunkForTest(uint16_t type, uint16_t flags, uint64_t sequence,
-                              std::string_view stored,
-                              uint32_t decompressed_length);
+                              std::string_view stored, uint32_t decompressed_length);
 
 }  // namespace format
 }  // namespace ittc

@@ -48,8 +48,7 @@ inline uint16_t DecodeFixed16(const char* p) {
 inline uint32_t DecodeFixed32(const char* p) {
   const auto* u = reinterpret_cast<const unsigned char*>(p);
   return static_cast<uint32_t>(u[0]) | (static_cast<uint32_t>(u[1]) << 8) |
-         (static_cast<uint32_t>(u[2]) << 16) |
-         (static_cast<uint32_t>(u[3]) << 24);
+         (static_cast<uint32_t>(u[2]) << 16) | (static_cast<uint32_t>(u[3]) << 24);
 }
 
 inline uint64_t DecodeFixed64(const char* p) {
@@ -84,8 +83,7 @@ inline int VarintLength(uint64_t v) {
 // or overflows 64 bits.
 const char* GetVarint64Slow(const char* p, const char* limit, uint64_t* v);
 
-inline const char* GetVarint64(const char* p, const char* limit,
-                               uint64_t* v) {
+inline const char* GetVarint64(const char* p, const char* limit, uint64_t* v) {
   if (p < limit) {
     const auto b = static_cast<unsigned char>(*p);
     if (b < 0x80) {
@@ -100,9 +98,7 @@ inline uint64_t ZigZagEncode(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
 }
 
-inline int64_t ZigZagDecode(uint64_t v) {
-  return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
-}
+inline int64_t ZigZagDecode(uint64_t v) { return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)); }
 
 // Appending forms for code off the hot path.
 void AppendFixed16(std::string* dst, uint16_t v);

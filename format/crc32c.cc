@@ -34,8 +34,8 @@ uint32_t ExtendPortable(uint32_t crc, const unsigned char* p, size_t n) {
   uint32_t c = ~crc;
   while (n >= 4) {
     c ^= DecodeFixed32(reinterpret_cast<const char*>(p));
-    c = kTables[3][c & 0xff] ^ kTables[2][(c >> 8) & 0xff] ^
-        kTables[1][(c >> 16) & 0xff] ^ kTables[0][c >> 24];
+    c = kTables[3][c & 0xff] ^ kTables[2][(c >> 8) & 0xff] ^ kTables[1][(c >> 16) & 0xff] ^
+        kTables[0][c >> 24];
     p += 4;
     n -= 4;
   }
@@ -44,12 +44,11 @@ uint32_t ExtendPortable(uint32_t crc, const unsigned char* p, size_t n) {
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) uint32_t ExtendSse42(
-    uint32_t crc, const unsigned char* p, size_t n) {
+__attribute__((target("sse4.2"))) uint32_t ExtendSse42(uint32_t crc, const unsigned char* p,
+                                                       size_t n) {
   uint64_t c = ~crc;
   while (n >= 8) {
-    c = __builtin_ia32_crc32di(c,
-                               DecodeFixed64(reinterpret_cast<const char*>(p)));
+    c = __builtin_ia32_crc32di(c, DecodeFixed64(reinterpret_cast<const char*>(p)));
     p += 8;
     n -= 8;
   }
@@ -70,8 +69,7 @@ bool HasSse42() {
 
 namespace internal {
 uint32_t ExtendPortable(uint32_t crc, const char* data, size_t n) {
-  return crc32c::ExtendPortable(crc,
-                                reinterpret_cast<const unsigned char*>(data), n);
+  return crc32c::ExtendPortable(crc, reinterpret_cast<const unsigned char*>(data), n);
 }
 }  // namespace internal
 

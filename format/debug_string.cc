@@ -25,8 +25,7 @@ std::string EscapeBytes(std::string_view bytes) {
 std::string DebugString(const Event& e) {
   const KindSchema* s = FindSchema(e.kind);
   std::string out =
-      s != nullptr ? std::string(s->name)
-                   : absl::StrCat("kind_", static_cast<uint16_t>(e.kind));
+      s != nullptr ? std::string(s->name) : absl::StrCat("kind_", static_cast<uint16_t>(e.kind));
   absl::StrAppend(&out, " @", e.time);
   if (s == nullptr) return out;
   for (int i = 0; i < s->field_count && i < e.field_count; ++i) {

@@ -17,8 +17,7 @@ constexpr size_t kMaxFieldBytes = 1 + 3 * kMaxVarint64Bytes;
 constexpr size_t kMaxEventPrefixBytes = 3 * kMaxVarint64Bytes;
 
 // Bound of an event without its kBytes contents.
-constexpr size_t kMaxFixedEventBytes =
-    kMaxEventPrefixBytes + kMaxFields * kMaxFieldBytes;
+constexpr size_t kMaxFixedEventBytes = kMaxEventPrefixBytes + kMaxFields * kMaxFieldBytes;
 
 // Kinds of the non-event chunks are not valid inside an events chunk.
 constexpr uint16_t kFirstRecordKind = 0x100;
@@ -37,8 +36,7 @@ size_t MaxEncodedEventSize(const Event& event) {
 
 namespace internal {
 
-char* EncodeFields(const KindSchema& schema, const Event& event,
-                   uint64_t own_time, char* p) {
+char* EncodeFields(const KindSchema& schema, const Event& event, uint64_t own_time, char* p) {
   for (int i = 0; i < schema.field_count; ++i) {
     const FieldValue& f = event.fields[i];
     switch (schema.fields[i].type) {
@@ -56,8 +54,8 @@ char* EncodeFields(const KindSchema& schema, const Event& event,
         break;
       case FieldType::kId: {
         const Id& id = f.id;
-        const unsigned mask = (id.d1 != 0 ? 1u : 0u) |
-                              (id.d2 != 0 ? 2u : 0u) | (id.d3 != 0 ? 4u : 0u);
+        const unsigned mask =
+            (id.d1 != 0 ? 1u : 0u) | (id.d2 != 0 ? 2u : 0u) | (id.d3 != 0 ? 4u : 0u);
         *p++ = static_cast<char>(mask);
         if (mask & 1) p = PutVarint64(p, id.d1);
         if (mask & 2) p = PutVarint64(p, id.d2);
@@ -74,9 +72,8 @@ char* EncodeFields(const KindSchema& schema, const Event& event,
   return p;
 }
 
-const char* DecodeFields(const KindSchema& schema, const char* p,
-                         const char* limit, uint64_t own_time, Event* event,
-                         const char** reason) {
+const char* DecodeFields(const KindSchema& schema, const char* p, const char* limit,
+                         uint64_t own_time, Event* event, const char** reason) {
   for (int i = 0; i < schema.field_count; ++i) {
     FieldValue& f = event->fields[i];
     uint64_t v;
@@ -193,8 +190,7 @@ inline char* PutId(char* p, const Id& id) {
     *p++ = 0;
     return p;
   }
-  const unsigned mask = (id.d1 != 0 ? 1u : 0u) | (id.d2 != 0 ? 2u : 0u) |
-                        (id.d3 != 0 ? 4u : 0u);
+  const unsigned mask = (id.d1 != 0 ? 1u : 0u) | (id.d2 != 0 ? 2u : 0u) | (id.d3 != 0 ? 4u : 0u);
   *p++ = static_cast<char>(mask);
   if (mask & 1) p = PutVarint64(p, id.d1);
   if (mask & 2) p = PutVarint64(p, id.d2);
@@ -219,8 +215,7 @@ void EventStreamEncoder::Append(const Event& event) {
       break;
     default:
       s = FindSchema(event.kind);
-      op_room = s->bytes_field_count == 0 ? kMaxFixedEventBytes
-                                          : MaxEncodedEventSize(event);
+      op_room = s->bytes_field_count == 0 ? kMaxFixedEventBytes : MaxEncodedEventSize(event);
       break;
   }
   char* t = times_.Reserve(kMaxVarint64Bytes);
@@ -229,8 +224,7 @@ void EventStreamEncoder::Append(const Event& event) {
     failed_ = true;
     return;
   }
-  t = PutVarint64(
-      t, ZigZagEncode(static_cast<int64_t>(event.time - last_time_)));
+  t = PutVarint64(t, ZigZagEncode(static_cast<int64_t>(event.time - last_time_)));
   times_.size = static_cast<size_t>(t - times_.data);
   last_time_ = event.time;
   ++event_count_;
@@ -269,9 +263,8 @@ void EventStreamEncoder::Append(const Event& event) {
 }
 
 size_t EventStreamEncoder::payload_size() const {
-  return static_cast<size_t>(VarintLength(thread_index_)) +
-         VarintLength(base_time_) + VarintLength(event_count_) +
-         VarintLength(times_.size) + times_.size + ops_.size;
+  return static_cast<size_t>(VarintLength(thread_index_)) + VarintLength(base_time_) +
+         VarintLength(event_count_) + VarintLength(times_.size) + times_.size + ops_.size;
 }
 
 std::string_view EventStreamEncoder::payload() const {
@@ -313,8 +306,7 @@ inline const char* GetId(const char* p, const char* limit, Id* id) {
 // Straight-line decoding of the two kinds most traces are made of. Returns
 // nullptr on any malformation; the caller then lets DecodeFields, which
 // reads the same bytes, say exactly what is wrong.
-const char* DecodeTaskFast(EventKind kind, const char* p, const char* limit,
-                           Event* event) {
+const char* DecodeTaskFast(EventKind kind, const char* p, const char* limit, Event* event) {
   FieldValue* f = event->fields;
   p = GetVarint64(p, limit, &f[0].u);
   if (p == nullptr) return nullptr;
@@ -347,8 +339,7 @@ absl::Status EventStreamDecoder::Reset(std::string_view payload) {
   if (p != nullptr) p = GetVarint64(p, limit_, &base);
   if (p != nullptr) p = GetVarint64(p, limit_, &count);
   if (p != nullptr) p = GetVarint64(p, limit_, &times_len);
-  if (p == nullptr || thread_index > UINT32_MAX ||
-      times_len > static_cast<uint64_t>(limit_ - p)) {
+  if (p == nullptr || thread_index > UINT32_MAX || times_len > static_cast<uint64_t>(limit_ - p)) {
     pos_ = limit_;
     Fail("bad events chunk prefix");
     return status_;
@@ -423,8 +414,7 @@ bool EventStreamDecoder::Next(Event* event) {
     ++events_decoded_;
     return true;
   }
-  if (status_.ok() &&
-      (events_decoded_ + unknown_skipped_ != event_count_ || tpos_ != tlimit_)) {
+  if (status_.ok() && (events_decoded_ + unknown_skipped_ != event_count_ || tpos_ != tlimit_)) {
     return Fail("event count does not match the streams");
   }
   return false;

@@ -150,15 +150,13 @@ namespace internal {
 
 // Writes the fields of `event` per `schema` at dst, kTime relative to
 // `own_time`. REQUIRES: room for MaxEncodedEventSize(event) bytes.
-char* EncodeFields(const KindSchema& schema, const Event& event,
-                   uint64_t own_time, char* dst);
+char* EncodeFields(const KindSchema& schema, const Event& event, uint64_t own_time, char* dst);
 
 // Reads schema->field_count fields from [p, limit) into *event, kTime
 // relative to `own_time`. Returns the position after them or nullptr on
 // malformed input (*reason says why).
-const char* DecodeFields(const KindSchema& schema, const char* p,
-                         const char* limit, uint64_t own_time, Event* event,
-                         const char** reason);
+const char* DecodeFields(const KindSchema& schema, const char* p, const char* limit,
+                         uint64_t own_time, Event* event, const char** reason);
 
 }  // namespace internal
 

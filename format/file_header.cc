@@ -79,13 +79,11 @@ std::string EncodeFileHeader(const FileHeader& h) {
   return out;
 }
 
-absl::Status DecodeFileHeader(std::string_view data, FileHeader* h,
-                              size_t* header_size) {
+absl::Status DecodeFileHeader(std::string_view data, FileHeader* h, size_t* header_size) {
   *header_size = 0;
   const size_t magic_n = std::min(data.size(), sizeof kFileMagic);
   if (magic_n > 0 && std::memcmp(data.data(), kFileMagic, magic_n) != 0) {
-    return absl::InvalidArgumentError(
-        std::string(kNotATraceMessage) + " (bad magic)");
+    return absl::InvalidArgumentError(std::string(kNotATraceMessage) + " (bad magic)");
   }
   if (data.size() < kStablePrefixSize) {
     *header_size = kStablePrefixSize;
@@ -124,10 +122,8 @@ absl::Status DecodeFileHeader(std::string_view data, FileHeader* h,
   h->start_monotonic_raw_ns = DecodeFixed64(p + 56);
   const char* q = p + kFileHeaderFixedSize;
   const char* limit = p + size - 4;
-  if (!ReadString(&q, limit, &h->host_name) ||
-      !ReadString(&q, limit, &h->executable_path) ||
-      !ReadString(&q, limit, &h->command_line) ||
-      !ReadString(&q, limit, &h->writer)) {
+  if (!ReadString(&q, limit, &h->host_name) || !ReadString(&q, limit, &h->executable_path) ||
+      !ReadString(&q, limit, &h->command_line) || !ReadString(&q, limit, &h->writer)) {
     return absl::DataLossError("trace header strings overrun the header");
   }
   // Bytes between q and limit belong to later minor versions: ignored.

@@ -20,8 +20,7 @@ namespace format {
 
 // The 8 bytes a trace starts with. The high first byte and the CR LF / SUB
 // bytes catch text-mode transfers, as PNG's signature does.
-inline constexpr unsigned char kFileMagic[8] = {0x89, 'I',  'T',  'T',
-                                                'C',  '\r', '\n', 0x1A};
+inline constexpr unsigned char kFileMagic[8] = {0x89, 'I', 'T', 'T', 'C', '\r', '\n', 0x1A};
 
 // Bytes of the fixed part of the header before its strings.
 inline constexpr size_t kFileHeaderFixedSize = 64;
@@ -78,8 +77,7 @@ std::string EncodeFileHeader(const FileHeader& header);
 //                     are needed when known, else 0)
 //   kUnimplemented    a major version this library cannot read
 //   kDataLoss         the magic matches but the header is corrupt
-absl::Status DecodeFileHeader(std::string_view data, FileHeader* header,
-                              size_t* header_size);
+absl::Status DecodeFileHeader(std::string_view data, FileHeader* header, size_t* header_size);
 
 // True if `status` is DecodeFileHeader's / TraceReader's "not a trace".
 bool IsNotATrace(const absl::Status& status);

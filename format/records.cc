@@ -53,8 +53,7 @@ bool RecordDecoder::Next(Event* record) {
       continue;
     }
     const char* reason = nullptr;
-    if (internal::DecodeFields(*s, p, block_limit, 0, record, &reason) ==
-        nullptr) {
+    if (internal::DecodeFields(*s, p, block_limit, 0, record, &reason) == nullptr) {
       return Fail(reason);
     }
     record->kind = k;
@@ -161,33 +160,26 @@ Event DefDomain(uint64_t id, std::string_view name) {
   return Record(EventKind::kDefDomain, {F::Uint(id), F::Bytes(name)});
 }
 
-Event DefCounter(uint64_t id, std::string_view name,
-                 std::string_view domain_name, uint64_t domain_id,
-                 MetadataType type) {
-  return Record(EventKind::kDefCounter,
-                {F::Uint(id), F::Bytes(name), F::Bytes(domain_name),
-                 F::Uint(domain_id), F::Uint(static_cast<uint64_t>(type))});
+Event DefCounter(uint64_t id, std::string_view name, std::string_view domain_name,
+                 uint64_t domain_id, MetadataType type) {
+  return Record(EventKind::kDefCounter, {F::Uint(id), F::Bytes(name), F::Bytes(domain_name),
+                                         F::Uint(domain_id), F::Uint(static_cast<uint64_t>(type))});
 }
 
-Event DefHistogram(uint64_t id, uint64_t domain_id, std::string_view name,
-                   MetadataType x_type, MetadataType y_type) {
+Event DefHistogram(uint64_t id, uint64_t domain_id, std::string_view name, MetadataType x_type,
+                   MetadataType y_type) {
   return Record(EventKind::kDefHistogram,
                 {F::Uint(id), F::Uint(domain_id), F::Bytes(name),
-                 F::Uint(static_cast<uint64_t>(x_type)),
-                 F::Uint(static_cast<uint64_t>(y_type))});
+                 F::Uint(static_cast<uint64_t>(x_type)), F::Uint(static_cast<uint64_t>(y_type))});
 }
 
-Event DefClockDomain(uint64_t id, uint64_t frequency_hz, uint64_t clock_base,
-                     uint64_t ticks) {
+Event DefClockDomain(uint64_t id, uint64_t frequency_hz, uint64_t clock_base, uint64_t ticks) {
   return Record(EventKind::kDefClockDomain,
-                {F::Uint(id), F::Uint(frequency_hz), F::Uint(clock_base),
-                 F::Uint(ticks)});
+                {F::Uint(id), F::Uint(frequency_hz), F::Uint(clock_base), F::Uint(ticks)});
 }
 
-Event DefHeapFunction(uint64_t id, std::string_view name,
-                      std::string_view domain_name) {
-  return Record(EventKind::kDefHeapFunction,
-                {F::Uint(id), F::Bytes(name), F::Bytes(domain_name)});
+Event DefHeapFunction(uint64_t id, std::string_view name, std::string_view domain_name) {
+  return Record(EventKind::kDefHeapFunction, {F::Uint(id), F::Bytes(name), F::Bytes(domain_name)});
 }
 
 Event DefLegacyEvent(uint64_t id, std::string_view name) {
@@ -195,15 +187,12 @@ Event DefLegacyEvent(uint64_t id, std::string_view name) {
 }
 
 Event DefTrackGroup(uint64_t id, uint64_t name_string_id, uint64_t type) {
-  return Record(EventKind::kDefTrackGroup,
-                {F::Uint(id), F::Uint(name_string_id), F::Uint(type)});
+  return Record(EventKind::kDefTrackGroup, {F::Uint(id), F::Uint(name_string_id), F::Uint(type)});
 }
 
-Event DefTrack(uint64_t id, uint64_t track_group_id, uint64_t name_string_id,
-               uint64_t type) {
+Event DefTrack(uint64_t id, uint64_t track_group_id, uint64_t name_string_id, uint64_t type) {
   return Record(EventKind::kDefTrack,
-                {F::Uint(id), F::Uint(track_group_id), F::Uint(name_string_id),
-                 F::Uint(type)});
+                {F::Uint(id), F::Uint(track_group_id), F::Uint(name_string_id), F::Uint(type)});
 }
 
 void AppendLineEntry(std::string* dst, const LineEntry& e) {

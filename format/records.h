@@ -112,19 +112,15 @@ bool FromRecord(const Event& record, EndRecord* v);
 // until the record is appended to a RecordEncoder.
 Event DefString(uint64_t id, std::string_view text);
 Event DefDomain(uint64_t id, std::string_view name);
-Event DefCounter(uint64_t id, std::string_view name,
-                 std::string_view domain_name, uint64_t domain_id,
-                 MetadataType type);
-Event DefHistogram(uint64_t id, uint64_t domain_id, std::string_view name,
-                   MetadataType x_type, MetadataType y_type);
-Event DefClockDomain(uint64_t id, uint64_t frequency_hz, uint64_t clock_base,
-                     uint64_t ticks);
-Event DefHeapFunction(uint64_t id, std::string_view name,
-                      std::string_view domain_name);
+Event DefCounter(uint64_t id, std::string_view name, std::string_view domain_name,
+                 uint64_t domain_id, MetadataType type);
+Event DefHistogram(uint64_t id, uint64_t domain_id, std::string_view name, MetadataType x_type,
+                   MetadataType y_type);
+Event DefClockDomain(uint64_t id, uint64_t frequency_hz, uint64_t clock_base, uint64_t ticks);
+Event DefHeapFunction(uint64_t id, std::string_view name, std::string_view domain_name);
 Event DefLegacyEvent(uint64_t id, std::string_view name);
 Event DefTrackGroup(uint64_t id, uint64_t name_string_id, uint64_t type);
-Event DefTrack(uint64_t id, uint64_t track_group_id, uint64_t name_string_id,
-               uint64_t type);
+Event DefTrack(uint64_t id, uint64_t track_group_id, uint64_t name_string_id, uint64_t type);
 
 // JIT line tables (kBytes field "line_table" of the kJit* kinds) are the
 // iJIT LineNumberInfo array as pairs of u32 LE (offset, line).
@@ -141,18 +137,18 @@ LineEntry LineTableEntry(std::string_view table, size_t i);
 // kFormattedMetadataAdd*): one tagged value per conversion of the format
 // string, in order. FORMAT.md, "Formatted metadata arguments".
 enum class FormatArgTag : uint8_t {
-  kInt = 1,     // zigzag varint: d, i, c and their length modifiers
-  kUint = 2,    // varint: u, o, x, X and their length modifiers
-  kDouble = 3,  // 8 bytes LE IEEE 754: f, e, g, a (float promoted)
-  kString = 4,  // varint length + bytes: s
-  kPointer = 5, // varint: p
+  kInt = 1,      // zigzag varint: d, i, c and their length modifiers
+  kUint = 2,     // varint: u, o, x, X and their length modifiers
+  kDouble = 3,   // 8 bytes LE IEEE 754: f, e, g, a (float promoted)
+  kString = 4,   // varint length + bytes: s
+  kPointer = 5,  // varint: p
 };
 
 struct FormatArg {
   FormatArgTag tag = FormatArgTag::kInt;
-  uint64_t u = 0;          // kInt (two's complement), kUint, kPointer
-  double d = 0;            // kDouble
-  std::string_view text;   // kString; points into the args bytes
+  uint64_t u = 0;         // kInt (two's complement), kUint, kPointer
+  double d = 0;           // kDouble
+  std::string_view text;  // kString; points into the args bytes
 };
 
 void AppendFormatArgInt(std::string* dst, int64_t v);

@@ -220,9 +220,7 @@ struct Id {
   uint64_t d1 = 0;
   uint64_t d2 = 0;
   uint64_t d3 = 0;
-  bool operator==(const Id& o) const {
-    return d1 == o.d1 && d2 == o.d2 && d3 == o.d3;
-  }
+  bool operator==(const Id& o) const { return d1 == o.d1 && d2 == o.d2 && d3 == o.d3; }
   bool operator!=(const Id& o) const { return !(*this == o); }
 };
 

@@ -57,8 +57,7 @@ constexpr size_t kReadSize = 256 << 10;
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ByteSource>> OpenFileSource(
-    const std::string& path) {
+absl::StatusOr<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return absl::ErrnoToStatus(errno, path);
   return std::unique_ptr<ByteSource>(new FileSource(fd));
@@ -71,12 +70,9 @@ std::unique_ptr<ByteSource> MemorySource(std::string_view data) {
 // The input window and the chunk-finding state machine.
 class TraceReader::Impl {
  public:
-  Impl(std::unique_ptr<ByteSource> source, Reporter* reporter,
-       absl::Status* status, ReaderStats* stats)
-      : source_(std::move(source)),
-        reporter_(reporter),
-        status_(status),
-        stats_(stats) {
+  Impl(std::unique_ptr<ByteSource> source, Reporter* reporter, absl::Status* status,
+       ReaderStats* stats)
+      : source_(std::move(source)), reporter_(reporter), status_(status), stats_(stats) {
     dctx_ = ZSTD_createDCtx();
   }
   ~Impl() { ZSTD_freeDCtx(dctx_); }
@@ -200,10 +196,8 @@ void TraceReader::Impl::EndAtTail(const char* reason) {
   if (reporter_ != nullptr) reporter_->Truncation(start, bytes, reason);
 }
 
-bool TraceReader::Impl::Decompress(uint64_t offset, const char* stored,
-                                   uint32_t stored_len,
-                                   uint32_t decompressed_len,
-                                   std::string_view* out) {
+bool TraceReader::Impl::Decompress(uint64_t offset, const char* stored, uint32_t stored_len,
+                                   uint32_t decompressed_len, std::string_view* out) {
   const char* reason = nullptr;
   const unsigned long long content = ZSTD_getFrameContentSize(stored, stored_len);
   if (content != decompressed_len) {
@@ -212,8 +206,7 @@ bool TraceReader::Impl::Decompress(uint64_t offset, const char* stored,
     reason = "payload is not exactly one zstd frame";
   } else {
     if (out_.size() < decompressed_len) out_.resize(decompressed_len);
-    const size_t n = ZSTD_decompressDCtx(dctx_, &out_[0], decompressed_len,
-                                         stored, stored_len);
+    const size_t n = ZSTD_decompressDCtx(dctx_, &out_[0], decompressed_len, stored, stored_len);
     if (ZSTD_isError(n)) {
       reason = "bad zstd frame";
     } else if (n != decompressed_len) {
@@ -257,8 +250,7 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
       // Skip to the next candidate marker in the window.
       const void* hit = std::memchr(p + 1, kChunkSync[0], avail - 1);
       const size_t skip =
-          hit == nullptr ? avail : static_cast<size_t>(
-                                       static_cast<const char*>(hit) - p);
+          hit == nullptr ? avail : static_cast<size_t>(static_cast<const char*>(hit) - p);
       SkipDamaged(skip, "bad chunk sync marker");
       continue;
     }
@@ -271,8 +263,7 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
     const uint32_t stored_len = DecodeFixed32(p + 8);
     const uint32_t decompressed_len = DecodeFixed32(p + 12);
     const uint64_t sequence = DecodeFixed64(p + 16);
-    if (stored_len > kMaxChunkStoredBytes ||
-        decompressed_len > kMaxChunkPayloadBytes) {
+    if (stored_len > kMaxChunkStoredBytes || decompressed_len > kMaxChunkPayloadBytes) {
       SkipDamaged(1, "chunk length exceeds the format limit");
       continue;
     }
@@ -301,10 +292,9 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
       ++stats_->corrupt_regions;
       stats_->corrupt_bytes += need;
       if (reporter_ != nullptr) {
-        reporter_->Corruption(
-            chunk_offset, need,
-            absl::StrCat("duplicate or out-of-order chunk: sequence ",
-                         sequence, " after ", last_sequence_));
+        reporter_->Corruption(chunk_offset, need,
+                              absl::StrCat("duplicate or out-of-order chunk: sequence ", sequence,
+                                           " after ", last_sequence_));
       }
       continue;
     }
@@ -312,25 +302,22 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
     if (sequence > expected) {
       stats_->chunks_missing += sequence - expected;
       if (reporter_ != nullptr) {
-        reporter_->Corruption(chunk_offset, 0,
-                              absl::StrCat(sequence - expected,
-                                           " chunk(s) missing before sequence ",
-                                           sequence));
+        reporter_->Corruption(
+            chunk_offset, 0,
+            absl::StrCat(sequence - expected, " chunk(s) missing before sequence ", sequence));
       }
     }
     have_sequence_ = true;
     last_sequence_ = sequence;
 
-    if (!IsKnownChunkType(type) ||
-        (flags & kChunkFlagsMustUnderstand & ~kChunkFlagsKnown) != 0) {
+    if (!IsKnownChunkType(type) || (flags & kChunkFlagsMustUnderstand & ~kChunkFlagsKnown) != 0) {
       ++stats_->chunks_unknown_skipped;
       continue;
     }
     const char* stored = p + kChunkHeaderSize;
     std::string_view payload;
     if (flags & kChunkFlagZstd) {
-      if (!Decompress(chunk_offset, stored, stored_len, decompressed_len,
-                      &payload)) {
+      if (!Decompress(chunk_offset, stored, stored_len, decompressed_len, &payload)) {
         continue;
       }
     } else {
@@ -338,8 +325,7 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
         ++stats_->corrupt_regions;
         stats_->corrupt_bytes += need;
         if (reporter_ != nullptr) {
-          reporter_->Corruption(chunk_offset, need,
-                                "uncompressed chunk with mismatched lengths");
+          reporter_->Corruption(chunk_offset, need, "uncompressed chunk with mismatched lengths");
         }
         continue;
       }
@@ -356,14 +342,13 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
   }
 }
 
-TraceReader::TraceReader(std::unique_ptr<ByteSource> source,
-                         Reporter* reporter)
+TraceReader::TraceReader(std::unique_ptr<ByteSource> source, Reporter* reporter)
     : impl_(new Impl(std::move(source), reporter, &status_, &stats_)) {}
 
 TraceReader::~TraceReader() = default;
 
-absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(
-    const std::string& path, Reporter* reporter) {
+absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path,
+                                                               Reporter* reporter) {
   absl::StatusOr<std::unique_ptr<ByteSource>> source = OpenFileSource(path);
   if (!source.ok()) return source.status();
   auto reader = std::make_unique<TraceReader>(std::move(*source), reporter);
@@ -378,16 +363,14 @@ absl::Status TraceReader::ReadHeader() {
     const size_t avail = impl_->Fill(want);
     if (!status_.ok()) return status_;
     size_t size = 0;
-    absl::Status s = DecodeFileHeader(
-        std::string_view(impl_->data(), avail), &header_, &size);
+    absl::Status s = DecodeFileHeader(std::string_view(impl_->data(), avail), &header_, &size);
     if (s.ok()) {
       header_size_ = size;
       impl_->Consume(size);  // chunk offsets continue after the header
       return absl::OkStatus();
     }
     // More bytes may complete the header; stop once the data has ended.
-    if (s.code() != absl::StatusCode::kOutOfRange || size <= avail ||
-        avail < want) {
+    if (s.code() != absl::StatusCode::kOutOfRange || size <= avail || avail < want) {
       return s;
     }
     want = size;

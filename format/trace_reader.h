@@ -47,8 +47,7 @@ class ByteSource {
 };
 
 // A file opened by path (read(2) underneath).
-absl::StatusOr<std::unique_ptr<ByteSource>> OpenFileSource(
-    const std::string& path);
+absl::StatusOr<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path);
 // Bytes in memory; `data` must outlive the source.
 std::unique_ptr<ByteSource> MemorySource(std::string_view data);
 
@@ -57,11 +56,9 @@ class Reporter {
  public:
   virtual ~Reporter() = default;
   // `bytes` bytes starting at `offset` could not be used.
-  virtual void Corruption(uint64_t offset, uint64_t bytes,
-                          std::string_view reason) = 0;
+  virtual void Corruption(uint64_t offset, uint64_t bytes, std::string_view reason) = 0;
   // The data ends inside a chunk at `offset`; `bytes` bytes were left over.
-  virtual void Truncation(uint64_t offset, uint64_t bytes,
-                          std::string_view reason) = 0;
+  virtual void Truncation(uint64_t offset, uint64_t bytes, std::string_view reason) = 0;
 };
 
 // One chunk, as TraceReader::Next returns it.
@@ -69,21 +66,21 @@ struct Chunk {
   ChunkType type = ChunkType::kEvents;
   uint16_t flags = 0;
   uint64_t sequence = 0;
-  uint64_t offset = 0;           // file offset of the chunk header
-  uint64_t stored_size = 0;      // header + stored payload bytes
-  std::string_view payload;      // decompressed; valid until the next Next()
+  uint64_t offset = 0;       // file offset of the chunk header
+  uint64_t stored_size = 0;  // header + stored payload bytes
+  std::string_view payload;  // decompressed; valid until the next Next()
 };
 
 struct ReaderStats {
-  uint64_t chunks_read = 0;            // returned by Next
-  uint64_t chunks_unknown_skipped = 0; // unknown type or flags
-  uint64_t chunks_out_of_order = 0;    // duplicated or older sequence
-  uint64_t chunks_missing = 0;         // sum of sequence gaps
+  uint64_t chunks_read = 0;             // returned by Next
+  uint64_t chunks_unknown_skipped = 0;  // unknown type or flags
+  uint64_t chunks_out_of_order = 0;     // duplicated or older sequence
+  uint64_t chunks_missing = 0;          // sum of sequence gaps
   uint64_t corrupt_regions = 0;
   uint64_t corrupt_bytes = 0;
   uint64_t truncated_bytes = 0;
   bool truncated = false;
-  uint64_t bytes_read = 0;             // total input consumed
+  uint64_t bytes_read = 0;  // total input consumed
 };
 
 class TraceReader {
@@ -95,8 +92,8 @@ class TraceReader {
   TraceReader& operator=(const TraceReader&) = delete;
 
   // Convenience: OpenFileSource + constructor + ReadHeader.
-  static absl::StatusOr<std::unique_ptr<TraceReader>> Open(
-      const std::string& path, Reporter* reporter);
+  static absl::StatusOr<std::unique_ptr<TraceReader>> Open(const std::string& path,
+                                                           Reporter* reporter);
 
   // Reads the file header. Must be called once, before Next. Errors as for
   // DecodeFileHeader (IsNotATrace() for "not a trace"; kOutOfRange for a

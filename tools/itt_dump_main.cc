@@ -3,6 +3,4 @@
 
 #include "tools/itt_dump/cli.h"
 
-int main(int argc, char** argv) {
-  return ittc::itt_dump::IttDumpMain(argc, argv);
-}
+int main(int argc, char** argv) { return ittc::itt_dump::IttDumpMain(argc, argv); }

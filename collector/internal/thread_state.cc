@@ -250,7 +250,8 @@ void FreeThreadState(ThreadState* t) {
   uint8_t* buffer = t->buffer;
   size_t size = t->ring.capacity();
   t->~ThreadState();
-  if (__lsan_unregister_root_region != nullptr) __lsan_unregister_root_region(t, sizeof(ThreadState));
+  if (__lsan_unregister_root_region != nullptr)
+    __lsan_unregister_root_region(t, sizeof(ThreadState));
   munmap(t, sizeof(ThreadState));
   GiveBuffer(buffer, size);
 }

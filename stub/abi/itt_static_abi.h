@@ -87,18 +87,18 @@
 #ifndef STUB_ABI_ITT_STATIC_ABI_H_
 #define STUB_ABI_ITT_STATIC_ABI_H_
 
+#include <ittnotify.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <string.h>
-
-#include <ittnotify.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* The first 8 bytes of every __itt_global. */
-#define ITT_MAGIC {0xED, 0xAB, 0xAB, 0xEC, 0x0D, 0xEE, 0xDA, 0x30}
+#define ITT_MAGIC \
+  { 0xED, 0xAB, 0xAB, 0xEC, 0x0D, 0xEE, 0xDA, 0x30 }
 
 /* Version triple our static part reports (major/minor are fixed at 3/0 in
  * every ittapi release; see the table above for what build means). */
@@ -136,10 +136,7 @@ typedef enum ___itt_group_id {
   __itt_group_all = -1
 } __itt_group_id;
 
-typedef enum {
-  __itt_thread_normal = 0,
-  __itt_thread_ignored = 1
-} __itt_thread_state;
+typedef enum { __itt_thread_normal = 0, __itt_thread_ignored = 1 } __itt_thread_state;
 
 #pragma pack(push, 8)
 
@@ -252,14 +249,11 @@ extern __itt_global __itt__ittapi_global;
 
 /* Byte sizes up to and including each appended field (LP64). A collector
  * that copies an __itt_global must copy no more than the part has. */
-#define ITTC_ABI_SIZE_UP_TO_STATE \
-  (offsetof(__itt_global, state) + sizeof(__itt_collection_state))
-#define ITTC_ABI_SIZE_UP_TO_COUNTER_LIST \
-  (offsetof(__itt_global, counter_list) + sizeof(void *))
+#define ITTC_ABI_SIZE_UP_TO_STATE (offsetof(__itt_global, state) + sizeof(__itt_collection_state))
+#define ITTC_ABI_SIZE_UP_TO_COUNTER_LIST (offsetof(__itt_global, counter_list) + sizeof(void *))
 #define ITTC_ABI_SIZE_UP_TO_IPT_COLLECT_EVENTS \
   (offsetof(__itt_global, ipt_collect_events) + sizeof(unsigned int))
-#define ITTC_ABI_SIZE_UP_TO_HISTOGRAM_LIST \
-  (offsetof(__itt_global, histogram_list) + sizeof(void *))
+#define ITTC_ABI_SIZE_UP_TO_HISTOGRAM_LIST (offsetof(__itt_global, histogram_list) + sizeof(void *))
 
 /* True when the table of `g` has an entry `name`. REQUIRES: g->api_list_ptr
  * is a table of __itt_api_info (version_build > 20101001). */
@@ -272,14 +266,11 @@ static inline int ittc_abi_table_has(const __itt_global *g, const char *name) {
   return 0;
 }
 
-#define ITTC_ABI_HAS_COUNTER_LIST(g) \
-  ((g)->version_build >= ITTC_ABI_BUILD_COUNTER_LIST)
-#define ITTC_ABI_HAS_IPT_COLLECT_EVENTS(g) \
-  ((g)->version_build >= ITTC_ABI_BUILD_IPT_COLLECT_EVENTS)
-#define ITTC_ABI_HAS_HISTOGRAM_LIST(g)   \
-  (ITTC_ABI_HAS_IPT_COLLECT_EVENTS(g) && \
-   ittc_abi_table_has((g), "__itt_histogram_create"))
-#define ITTC_ABI_HAS_COUNTER_METADATA_LIST(g)                 \
+#define ITTC_ABI_HAS_COUNTER_LIST(g) ((g)->version_build >= ITTC_ABI_BUILD_COUNTER_LIST)
+#define ITTC_ABI_HAS_IPT_COLLECT_EVENTS(g) ((g)->version_build >= ITTC_ABI_BUILD_IPT_COLLECT_EVENTS)
+#define ITTC_ABI_HAS_HISTOGRAM_LIST(g) \
+  (ITTC_ABI_HAS_IPT_COLLECT_EVENTS(g) && ittc_abi_table_has((g), "__itt_histogram_create"))
+#define ITTC_ABI_HAS_COUNTER_METADATA_LIST(g)                    \
   ((g)->version_build >= ITTC_ABI_BUILD_COUNTER_METADATA_LIST && \
    ittc_abi_table_has((g), "__itt_bind_context_metadata_to_counter"))
 

@@ -152,8 +152,7 @@
 #define ITT_MAJOR 3
 #define ITT_MINOR 0
 
-#define ITT_VERSIONIZE(x) \
-  ITT_JOIN(x, ITT_JOIN(_, ITT_JOIN(ITT_MAJOR, ITT_JOIN(_, ITT_MINOR))))
+#define ITT_VERSIONIZE(x) ITT_JOIN(x, ITT_JOIN(_, ITT_JOIN(ITT_MAJOR, ITT_JOIN(_, ITT_MINOR))))
 
 #ifndef INTEL_ITTNOTIFY_PREFIX
 #define INTEL_ITTNOTIFY_PREFIX __itt_
@@ -163,8 +162,7 @@
 #endif
 
 #define ITTNOTIFY_NAME_AUX(n) ITT_JOIN(INTEL_ITTNOTIFY_PREFIX, n)
-#define ITTNOTIFY_NAME(n) \
-  ITT_VERSIONIZE(ITTNOTIFY_NAME_AUX(ITT_JOIN(n, INTEL_ITTNOTIFY_POSTFIX)))
+#define ITTNOTIFY_NAME(n) ITT_VERSIONIZE(ITTNOTIFY_NAME_AUX(ITT_JOIN(n, INTEL_ITTNOTIFY_POSTFIX)))
 
 /* Reading a pointer variable. The static part (or the collector) rebinds the
  * pointers once, on the first call, possibly while other threads are already
@@ -187,10 +185,8 @@
 
 #define ITTNOTIFY_SKIP_D_(d, n) ((d) == NULL || !(d)->flags || !ITTNOTIFY_LOAD_(n))
 
-#define ITTNOTIFY_VOID_D0(n, d) \
-  ITTNOTIFY_SKIP_D_(d, n) ? (void)0 : ITTNOTIFY_LOAD_(n)(d)
-#define ITTNOTIFY_VOID_D1(n, d, x) \
-  ITTNOTIFY_SKIP_D_(d, n) ? (void)0 : ITTNOTIFY_LOAD_(n)(d, x)
+#define ITTNOTIFY_VOID_D0(n, d) ITTNOTIFY_SKIP_D_(d, n) ? (void)0 : ITTNOTIFY_LOAD_(n)(d)
+#define ITTNOTIFY_VOID_D1(n, d, x) ITTNOTIFY_SKIP_D_(d, n) ? (void)0 : ITTNOTIFY_LOAD_(n)(d, x)
 #define ITTNOTIFY_VOID_D2(n, d, x, y) \
   ITTNOTIFY_SKIP_D_(d, n) ? (void)0 : ITTNOTIFY_LOAD_(n)(d, x, y)
 #define ITTNOTIFY_VOID_D3(n, d, x, y, z) \
@@ -206,12 +202,9 @@
 #define ITTNOTIFY_VOID_D3_VA(n, d, x, y, ...) \
   ITTNOTIFY_SKIP_D_(d, n) ? (void)0 : ITTNOTIFY_LOAD_(n)(d, x, y, __VA_ARGS__)
 
-#define ITTNOTIFY_DATA_D0(n, d) \
-  ITTNOTIFY_SKIP_D_(d, n) ? 0 : ITTNOTIFY_LOAD_(n)(d)
-#define ITTNOTIFY_DATA_D1(n, d, x) \
-  ITTNOTIFY_SKIP_D_(d, n) ? 0 : ITTNOTIFY_LOAD_(n)(d, x)
-#define ITTNOTIFY_DATA_D2(n, d, x, y) \
-  ITTNOTIFY_SKIP_D_(d, n) ? 0 : ITTNOTIFY_LOAD_(n)(d, x, y)
+#define ITTNOTIFY_DATA_D0(n, d) ITTNOTIFY_SKIP_D_(d, n) ? 0 : ITTNOTIFY_LOAD_(n)(d)
+#define ITTNOTIFY_DATA_D1(n, d, x) ITTNOTIFY_SKIP_D_(d, n) ? 0 : ITTNOTIFY_LOAD_(n)(d, x)
+#define ITTNOTIFY_DATA_D2(n, d, x, y) ITTNOTIFY_SKIP_D_(d, n) ? 0 : ITTNOTIFY_LOAD_(n)(d, x, y)
 #define ITTNOTIFY_DATA_D3(n, d, x, y, z) \
   ITTNOTIFY_SKIP_D_(d, n) ? 0 : ITTNOTIFY_LOAD_(n)(d, x, y, z)
 #define ITTNOTIFY_DATA_D4(n, d, x, y, z, a) \
@@ -229,7 +222,7 @@
 #ifdef ITT_STUBV
 #undef ITT_STUBV
 #endif
-#define ITT_STUBV(api, type, name, args)                     \
+#define ITT_STUBV(api, type, name, args)                      \
   typedef type(api *ITT_JOIN(ITTNOTIFY_NAME(name), _t)) args; \
   extern ITT_JOIN(ITTNOTIFY_NAME(name), _t) ITTNOTIFY_NAME(name);
 #define ITT_STUB ITT_STUBV
@@ -362,8 +355,7 @@ typedef struct ___itt_id {
 static const __itt_id __itt_null = {0, 0, 0};
 
 /* Builds an id from an address and a caller-chosen number; d3 stays 0. */
-ITT_INLINE __itt_id ITTAPI __itt_id_make(void *addr, unsigned long long extra)
-    ITT_INLINE_ATTRIBUTE;
+ITT_INLINE __itt_id ITTAPI __itt_id_make(void *addr, unsigned long long extra) ITT_INLINE_ATTRIBUTE;
 ITT_INLINE __itt_id ITTAPI __itt_id_make(void *addr, unsigned long long extra) {
   __itt_id id = __itt_null;
   id.d1 = (unsigned long long)(uintptr_t)addr;
@@ -471,8 +463,7 @@ typedef struct ___itt_clock_info {
 } __itt_clock_info;
 #pragma pack(pop)
 
-typedef void(ITTAPI *__itt_get_clock_info_fn)(__itt_clock_info *clock_info,
-                                               void *data);
+typedef void(ITTAPI *__itt_get_clock_info_fn)(__itt_clock_info *clock_info, void *data);
 
 #pragma pack(push, 8)
 typedef struct ___itt_clock_domain {
@@ -501,9 +492,7 @@ typedef struct ___itt_counter *__itt_counter;
 #include "ittnotify_api.inc"
 
 /* ---- Tracks ------------------------------------------------------------- */
-typedef enum ___itt_track_group_type {
-  __itt_track_group_type_normal = 0
-} __itt_track_group_type;
+typedef enum ___itt_track_group_type { __itt_track_group_type_normal = 0 } __itt_track_group_type;
 
 #pragma pack(push, 8)
 typedef struct ___itt_track_group {

@@ -37,7 +37,7 @@ typedef enum _iJIT_IsProfilingActiveFlags {
 typedef struct _LineNumberInfo {
   unsigned int Offset;
   unsigned int LineNumber;
-} *pLineNumberInfo, LineNumberInfo;
+} * pLineNumberInfo, LineNumberInfo;
 
 typedef enum _iJIT_CodeArchitecture {
   iJIT_CA_NATIVE = 0, /* same as the process */
@@ -59,7 +59,7 @@ typedef struct _iJIT_Method_Load {
   unsigned int class_id; /* reserved, 0 */
   char *class_file_name;
   char *source_file_name;
-} *piJIT_Method_Load, iJIT_Method_Load;
+} * piJIT_Method_Load, iJIT_Method_Load;
 
 /* METHOD_LOAD_FINISHED_V2: as above plus the module the method belongs to. */
 typedef struct _iJIT_Method_Load_V2 {
@@ -72,7 +72,7 @@ typedef struct _iJIT_Method_Load_V2 {
   char *class_file_name;
   char *source_file_name;
   char *module_name;
-} *piJIT_Method_Load_V2, iJIT_Method_Load_V2;
+} * piJIT_Method_Load_V2, iJIT_Method_Load_V2;
 
 /* METHOD_LOAD_FINISHED_V3: as V2 plus the code's architecture. */
 typedef struct _iJIT_Method_Load_V3 {
@@ -86,7 +86,7 @@ typedef struct _iJIT_Method_Load_V3 {
   char *source_file_name;
   char *module_name;
   iJIT_CodeArchitecture module_arch;
-} *piJIT_Method_Load_V3, iJIT_Method_Load_V3;
+} * piJIT_Method_Load_V3, iJIT_Method_Load_V3;
 
 /* METHOD_INLINE_LOAD_FINISHED: a method inlined into parent_method_id; both
  * ids must be non-zero. */
@@ -100,7 +100,7 @@ typedef struct _iJIT_Method_Inline_Load {
   pLineNumberInfo line_number_table;
   char *class_file_name;
   char *source_file_name;
-} *piJIT_Method_Inline_Load, iJIT_Method_Inline_Load;
+} * piJIT_Method_Inline_Load, iJIT_Method_Inline_Load;
 
 typedef enum _iJIT_SegmentType {
   iJIT_CT_UNKNOWN = 0,
@@ -116,7 +116,7 @@ typedef struct _iJIT_Method_Update {
   unsigned int size;
   iJIT_SegmentType type;
   const char *data_format;
-} *piJIT_Method_Update, iJIT_Method_Update;
+} * piJIT_Method_Update, iJIT_Method_Update;
 
 #pragma pack(pop)
 

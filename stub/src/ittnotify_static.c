@@ -53,12 +53,11 @@
 #define INTEL_ITTNOTIFY_API_PRIVATE
 
 #include <dlfcn.h>
+#include <ittnotify.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <ittnotify.h>
 
 #include "stub/abi/itt_static_abi.h"
 #include "stub/src/itt_legacy_types.h"
@@ -79,7 +78,7 @@
 
 #define ITTC_API(rk, ret, name, params, args, dll, groups, kind) \
   typedef ret(ITTAPI *ApiFn_##name) params;                      \
-  static ret ITTAPI FirstCall_##name params;                      \
+  static ret ITTAPI FirstCall_##name params;                     \
   ApiFn_##name ITTNOTIFY_NAME(name) = FirstCall_##name;
 #include "stub/src/itt_api_list.inc"
 #undef ITTC_API
@@ -90,10 +89,9 @@
 #define ITTC_NULL_FUNC_ITTC_KIND_STATIC(name) (void *)FirstCall_##name
 #define ITTC_NULL_FUNC_ITTC_KIND_CUSTOM(name) (void *)FirstCall_##name
 
-#define ITTC_API(rk, ret, name, params, args, dll, groups, kind) \
-  {"__itt_" #dll, (void **)(void *)&ITTNOTIFY_NAME(name),         \
-   (void *)FirstCall_##name, ITTC_NULL_FUNC_##kind(name),         \
-   (__itt_group_id)(groups)},
+#define ITTC_API(rk, ret, name, params, args, dll, groups, kind)                    \
+  {"__itt_" #dll, (void **)(void *)&ITTNOTIFY_NAME(name), (void *)FirstCall_##name, \
+   ITTC_NULL_FUNC_##kind(name), (__itt_group_id)(groups)},
 static __itt_api_info api_table[] = {
 #include "stub/src/itt_api_list.inc"
     {NULL, NULL, NULL, NULL, __itt_group_none}};
@@ -149,8 +147,8 @@ static int IsInitialized(void) {
 }
 
 static void ReportError(__itt_error_code code, ...) {
-  __itt_error_handler_t *handler = (__itt_error_handler_t *)(uintptr_t)
-      __atomic_load_n(&G.error_handler, __ATOMIC_ACQUIRE);
+  __itt_error_handler_t *handler =
+      (__itt_error_handler_t *)(uintptr_t)__atomic_load_n(&G.error_handler, __ATOMIC_ACQUIRE);
   if (handler == NULL) return;
   va_list args;
   va_start(args, code);
@@ -165,8 +163,7 @@ static const char *ReadEnv(const char *name, char *buf) {
   if (value == NULL) return NULL;
   size_t len = strlen(value);
   if (len > ITTC_MAX_ENV_VALUE) {
-    ReportError(__itt_error_env_too_long, name, len,
-                (size_t)ITTC_MAX_ENV_VALUE);
+    ReportError(__itt_error_env_too_long, name, len, (size_t)ITTC_MAX_ENV_VALUE);
     return NULL;
   }
   memcpy(buf, value, len + 1);
@@ -193,17 +190,23 @@ static int CollectorExpectedLocked(void) {
          G.state == __itt_collection_init_successful;
 }
 
-static const __itt_group_list group_names[] = {
-    {__itt_group_all, "all"},         {__itt_group_control, "control"},
-    {__itt_group_thread, "thread"},   {__itt_group_mark, "mark"},
-    {__itt_group_sync, "sync"},       {__itt_group_fsync, "fsync"},
-    {__itt_group_jit, "jit"},         {__itt_group_model, "model"},
-    {__itt_group_counter, "counter"}, {__itt_group_frame, "frame"},
-    {__itt_group_stitch, "stitch"},   {__itt_group_heap, "heap"},
-    {__itt_group_structure, "structure"},
-    {__itt_group_suppress, "suppress"},
-    {__itt_group_arrays, "arrays"},   {__itt_group_module, "module"},
-    {__itt_group_none, NULL}};
+static const __itt_group_list group_names[] = {{__itt_group_all, "all"},
+                                               {__itt_group_control, "control"},
+                                               {__itt_group_thread, "thread"},
+                                               {__itt_group_mark, "mark"},
+                                               {__itt_group_sync, "sync"},
+                                               {__itt_group_fsync, "fsync"},
+                                               {__itt_group_jit, "jit"},
+                                               {__itt_group_model, "model"},
+                                               {__itt_group_counter, "counter"},
+                                               {__itt_group_frame, "frame"},
+                                               {__itt_group_stitch, "stitch"},
+                                               {__itt_group_heap, "heap"},
+                                               {__itt_group_structure, "structure"},
+                                               {__itt_group_suppress, "suppress"},
+                                               {__itt_group_arrays, "arrays"},
+                                               {__itt_group_module, "module"},
+                                               {__itt_group_none, NULL}};
 
 /* Groups for per-symbol binding, from INTEL_ITTNOTIFY_GROUPS (names
  * separated by ',', ';' or ' '), else from the OpenMP runtime's alias
@@ -247,13 +250,12 @@ static __itt_group_id SelectedGroupsLocked(void) {
     return (__itt_group_id)groups;
   }
   if (getenv("KMP_FOR_TPROFILE") != NULL) {
-    return (__itt_group_id)(__itt_group_control | __itt_group_thread |
-                            __itt_group_sync | __itt_group_mark);
+    return (__itt_group_id)(__itt_group_control | __itt_group_thread | __itt_group_sync |
+                            __itt_group_mark);
   }
   if (getenv("KMP_FOR_TCHECK") != NULL) {
-    return (__itt_group_id)(__itt_group_control | __itt_group_thread |
-                            __itt_group_sync | __itt_group_fsync |
-                            __itt_group_mark | __itt_group_suppress);
+    return (__itt_group_id)(__itt_group_control | __itt_group_thread | __itt_group_sync |
+                            __itt_group_fsync | __itt_group_mark | __itt_group_suppress);
   }
   return __itt_group_none;
 }
@@ -283,8 +285,7 @@ static void BindBySymbolLocked(const char *lib_name, __itt_group_id groups,
                                __itt_group_id init_groups) {
   for (const __itt_api_info *row = G.api_list_ptr; row->name != NULL; ++row) {
     void *fn = NULL;
-    if ((unsigned int)row->group & (unsigned int)groups &
-        (unsigned int)init_groups) {
+    if ((unsigned int)row->group & (unsigned int)groups & (unsigned int)init_groups) {
       fn = dlsym(G.lib, row->name);
       if (fn == NULL) {
         ReportError(__itt_error_no_symbol, lib_name, row->name);
@@ -294,10 +295,8 @@ static void BindBySymbolLocked(const char *lib_name, __itt_group_id groups,
   }
   if (groups == __itt_group_legacy) {
     /* A legacy collector implements the old names of these functions. */
-    StorePointer((void **)(void *)&ITTNOTIFY_NAME(thread_ignore),
-                 PointerOf("__itt_thr_ignore"));
-    StorePointer((void **)(void *)&ITTNOTIFY_NAME(sync_create),
-                 PointerOf("__itt_sync_set_name"));
+    StorePointer((void **)(void *)&ITTNOTIFY_NAME(thread_ignore), PointerOf("__itt_thr_ignore"));
+    StorePointer((void **)(void *)&ITTNOTIFY_NAME(sync_create), PointerOf("__itt_sync_set_name"));
     StorePointer((void **)(void *)&ITTNOTIFY_NAME(sync_prepare),
                  PointerOf("__itt_notify_sync_prepare"));
     StorePointer((void **)(void *)&ITTNOTIFY_NAME(sync_cancel),
@@ -336,8 +335,7 @@ static void LoadLocked(const char *lib_name, __itt_group_id init_groups) {
       ReportError(__itt_error_no_module, path, dlerror());
     } else {
       G.state = __itt_collection_init_successful;
-      __itt_api_init_t *api_init =
-          (__itt_api_init_t *)(uintptr_t)dlsym(G.lib, "__itt_api_init");
+      __itt_api_init_t *api_init = (__itt_api_init_t *)(uintptr_t)dlsym(G.lib, "__itt_api_init");
       if (api_init != NULL) {
         api_init(&G, init_groups);
       } else {
@@ -366,16 +364,15 @@ static void EnsureLoaded(void) {
 
 /* ---- Generated first-call stubs ----------------------------------------- */
 
-#define ITTC_CURRENT_(name) \
-  __atomic_load_n(&ITTNOTIFY_NAME(name), __ATOMIC_ACQUIRE)
+#define ITTC_CURRENT_(name) __atomic_load_n(&ITTNOTIFY_NAME(name), __ATOMIC_ACQUIRE)
 
-#define ITTC_STUB_BODY_V(ret, name, args) \
-  EnsureLoaded();                          \
+#define ITTC_STUB_BODY_V(ret, name, args)      \
+  EnsureLoaded();                              \
   ApiFn_##name ittc_fn_ = ITTC_CURRENT_(name); \
   if (ittc_fn_ != NULL && ittc_fn_ != FirstCall_##name) ittc_fn_ args;
-#define ITTC_STUB_BODY_D(ret, name, args) \
-  EnsureLoaded();                          \
-  ApiFn_##name ittc_fn_ = ITTC_CURRENT_(name); \
+#define ITTC_STUB_BODY_D(ret, name, args)                                     \
+  EnsureLoaded();                                                             \
+  ApiFn_##name ittc_fn_ = ITTC_CURRENT_(name);                                \
   if (ittc_fn_ != NULL && ittc_fn_ != FirstCall_##name) return ittc_fn_ args; \
   return (ret)0;
 
@@ -399,8 +396,8 @@ static void EnsureLoaded(void) {
  * stack arguments, 16 eight-byte values beyond the registers). */
 #define ITTC_FORWARD_STACK_BYTES 128
 
-static void ITTAPI FirstCall_formatted_metadata_add(
-    const __itt_domain *domain, __itt_string_handle *format, ...) {
+static void ITTAPI FirstCall_formatted_metadata_add(const __itt_domain *domain,
+                                                    __itt_string_handle *format, ...) {
 #if defined(__GNUC__) && !defined(__clang__)
   void *saved_args = __builtin_apply_args();
   EnsureLoaded();
@@ -415,14 +412,13 @@ static void ITTAPI FirstCall_formatted_metadata_add(
   (void)format;
 }
 
-static void ITTAPI FirstCall_formatted_metadata_add_overlapped(
-    const __itt_domain *domain, __itt_id taskid, __itt_string_handle *format,
-    ...) {
+static void ITTAPI FirstCall_formatted_metadata_add_overlapped(const __itt_domain *domain,
+                                                               __itt_id taskid,
+                                                               __itt_string_handle *format, ...) {
 #if defined(__GNUC__) && !defined(__clang__)
   void *saved_args = __builtin_apply_args();
   EnsureLoaded();
-  ApiFn_formatted_metadata_add_overlapped fn =
-      ITTC_CURRENT_(formatted_metadata_add_overlapped);
+  ApiFn_formatted_metadata_add_overlapped fn = ITTC_CURRENT_(formatted_metadata_add_overlapped);
   if (fn != NULL && fn != FirstCall_formatted_metadata_add_overlapped) {
     __builtin_apply((void (*)())fn, saved_args, ITTC_FORWARD_STACK_BYTES);
   }
@@ -436,9 +432,7 @@ static void ITTAPI FirstCall_formatted_metadata_add_overlapped(
 
 /* ---- Creators: objects kept for the collector --------------------------- */
 
-static char *CopyString(const char *s) {
-  return s != NULL ? strdup(s) : NULL;
-}
+static char *CopyString(const char *s) { return s != NULL ? strdup(s) : NULL; }
 
 static int SameString(const char *a, const char *b) {
   if (a == NULL || b == NULL) return a == b;
@@ -474,8 +468,7 @@ static __itt_domain *ITTAPI FirstCall_domain_create(const char *name) {
   return found;
 }
 
-static __itt_string_handle *ITTAPI FirstCall_string_handle_create(
-    const char *name) {
+static __itt_string_handle *ITTAPI FirstCall_string_handle_create(const char *name) {
   if (name == NULL) return NULL;
   Lock();
   if (IsInitialized()) {
@@ -505,14 +498,12 @@ static __itt_string_handle *ITTAPI FirstCall_string_handle_create(
 
 /* Finds or appends a counter on G.counter_list. REQUIRES: G.mutex held and
  * CollectorExpectedLocked(). */
-static __itt_counter FindOrAddCounterLocked(const char *name,
-                                            const char *domain,
+static __itt_counter FindOrAddCounterLocked(const char *name, const char *domain,
                                             __itt_metadata_type type) {
   __itt_counter_info_t **tail = &G.counter_list;
   for (; *tail != NULL; tail = &(*tail)->next) {
     const __itt_counter_info_t *c = *tail;
-    if (c->type == (int)type && SameString(c->nameA, name) &&
-        SameString(c->domainA, domain)) {
+    if (c->type == (int)type && SameString(c->nameA, name) && SameString(c->domainA, domain)) {
       break;
     }
   }
@@ -528,8 +519,8 @@ static __itt_counter FindOrAddCounterLocked(const char *name,
   return (__itt_counter)*tail;
 }
 
-static __itt_counter ITTAPI FirstCall_counter_create_typed(
-    const char *name, const char *domain, __itt_metadata_type type) {
+static __itt_counter ITTAPI FirstCall_counter_create_typed(const char *name, const char *domain,
+                                                           __itt_metadata_type type) {
   if (name == NULL) return NULL;
   Lock();
   if (IsInitialized()) {
@@ -548,8 +539,7 @@ static __itt_counter ITTAPI FirstCall_counter_create_typed(
   return found;
 }
 
-static __itt_counter ITTAPI FirstCall_counter_create(const char *name,
-                                                    const char *domain) {
+static __itt_counter ITTAPI FirstCall_counter_create(const char *name, const char *domain) {
   if (name == NULL) return NULL;
   Lock();
   if (IsInitialized()) {
@@ -566,8 +556,9 @@ static __itt_counter ITTAPI FirstCall_counter_create(const char *name,
   return found;
 }
 
-static __itt_counter ITTAPI FirstCall_counter_create_v3(
-    const __itt_domain *domain, const char *name, __itt_metadata_type type) {
+static __itt_counter ITTAPI FirstCall_counter_create_v3(const __itt_domain *domain,
+                                                        const char *name,
+                                                        __itt_metadata_type type) {
   if (domain == NULL || name == NULL) return NULL;
   Lock();
   if (IsInitialized()) {
@@ -586,9 +577,10 @@ static __itt_counter ITTAPI FirstCall_counter_create_v3(
   return found;
 }
 
-static __itt_histogram *ITTAPI FirstCall_histogram_create(
-    const __itt_domain *domain, const char *name, __itt_metadata_type x_type,
-    __itt_metadata_type y_type) {
+static __itt_histogram *ITTAPI FirstCall_histogram_create(const __itt_domain *domain,
+                                                          const char *name,
+                                                          __itt_metadata_type x_type,
+                                                          __itt_metadata_type y_type) {
   if (domain == NULL || name == NULL) return NULL;
   Lock();
   if (IsInitialized()) {
@@ -630,13 +622,12 @@ static int IsNumericContext(__itt_context_type type) {
   return type >= __itt_context_tid && type <= __itt_context_cpu_cycles_flag;
 }
 
-static void ITTAPI FirstCall_bind_context_metadata_to_counter(
-    __itt_counter counter, size_t length, __itt_context_metadata *metadata) {
+static void ITTAPI FirstCall_bind_context_metadata_to_counter(__itt_counter counter, size_t length,
+                                                              __itt_context_metadata *metadata) {
   if (counter == NULL || length == 0 || metadata == NULL) return;
   Lock();
   if (IsInitialized()) {
-    ApiFn_bind_context_metadata_to_counter fn =
-        ITTC_CURRENT_(bind_context_metadata_to_counter);
+    ApiFn_bind_context_metadata_to_counter fn = ITTC_CURRENT_(bind_context_metadata_to_counter);
     Unlock();
     if (fn != NULL && fn != FirstCall_bind_context_metadata_to_counter) {
       fn(counter, length, metadata);
@@ -652,8 +643,7 @@ static void ITTAPI FirstCall_bind_context_metadata_to_counter(
         if ((*tail)->counter == counter && (*tail)->type == type) break;
       }
       if (*tail != NULL) continue; /* the first binding of a kind wins */
-      __itt_counter_metadata *m =
-          (__itt_counter_metadata *)calloc(1, sizeof(*m));
+      __itt_counter_metadata *m = (__itt_counter_metadata *)calloc(1, sizeof(*m));
       if (m == NULL) break;
       m->counter = counter;
       m->type = type;
@@ -673,25 +663,19 @@ static void ITTAPI FirstCall_bind_context_metadata_to_counter(
 /* Version of __itt_module_object the static part fills in. */
 #define ITTC_MODULE_OBJECT_VERSION 1
 
-static void ITTAPI FirstCall_module_load_with_sections(
-    __itt_module_object *module_obj) {
+static void ITTAPI FirstCall_module_load_with_sections(__itt_module_object *module_obj) {
   EnsureLoaded();
-  ApiFn_module_load_with_sections fn =
-      ITTC_CURRENT_(module_load_with_sections);
-  if (fn != NULL && fn != FirstCall_module_load_with_sections &&
-      module_obj != NULL) {
+  ApiFn_module_load_with_sections fn = ITTC_CURRENT_(module_load_with_sections);
+  if (fn != NULL && fn != FirstCall_module_load_with_sections && module_obj != NULL) {
     module_obj->version = ITTC_MODULE_OBJECT_VERSION;
     fn(module_obj);
   }
 }
 
-static void ITTAPI FirstCall_module_unload_with_sections(
-    __itt_module_object *module_obj) {
+static void ITTAPI FirstCall_module_unload_with_sections(__itt_module_object *module_obj) {
   EnsureLoaded();
-  ApiFn_module_unload_with_sections fn =
-      ITTC_CURRENT_(module_unload_with_sections);
-  if (fn != NULL && fn != FirstCall_module_unload_with_sections &&
-      module_obj != NULL) {
+  ApiFn_module_unload_with_sections fn = ITTC_CURRENT_(module_unload_with_sections);
+  if (fn != NULL && fn != FirstCall_module_unload_with_sections && module_obj != NULL) {
     module_obj->version = ITTC_MODULE_OBJECT_VERSION;
     fn(module_obj);
   }
@@ -726,8 +710,7 @@ void __itt_fini_ittlib(void) {
   if (IsInitialized() && !load_in_progress) {
     load_in_progress = 1; /* keeps ITT calls from the collector from loading */
     if (G.lib != NULL) {
-      __itt_api_fini_t *api_fini =
-          (__itt_api_fini_t *)(uintptr_t)dlsym(G.lib, "__itt_api_fini");
+      __itt_api_fini_t *api_fini = (__itt_api_fini_t *)(uintptr_t)dlsym(G.lib, "__itt_api_fini");
       if (api_fini != NULL) api_fini(&G);
     }
     NullifyAllLocked();
@@ -772,8 +755,7 @@ void __itt_release_resources(void) {
     free(h);
   }
   G.histogram_list = NULL;
-  for (__itt_counter_metadata *m = G.counter_metadata_list, *next; m != NULL;
-       m = next) {
+  for (__itt_counter_metadata *m = G.counter_metadata_list, *next; m != NULL; m = next) {
     next = m->next;
     free((void *)m->str_valueA);
     free(m);
@@ -791,4 +773,3 @@ __itt_error_handler_t *__itt_set_error_handler(__itt_error_handler_t *handler) {
  * (ITT_API_IPT_SUPPORT), which this project does not ship. */
 void __itt_mark_pt_region_begin(__itt_pt_region region) { (void)region; }
 void __itt_mark_pt_region_end(__itt_pt_region region) { (void)region; }
-

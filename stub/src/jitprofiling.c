@@ -15,12 +15,11 @@
 #define _GNU_SOURCE 1
 
 #include <dlfcn.h>
+#include <jitprofiling.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-
-#include <jitprofiling.h>
 
 #if defined(__i386__) || defined(_M_IX86) || defined(__arm__)
 #define ITTC_JIT_LIB_VAR "INTEL_JIT_PROFILER32"
@@ -82,8 +81,7 @@ static int IsWellFormed(iJIT_JVM_EVENT event_type, const void *data) {
   }
 }
 
-int JITAPI iJIT_NotifyEvent(iJIT_JVM_EVENT event_type,
-                            void *EventSpecificData) {
+int JITAPI iJIT_NotifyEvent(iJIT_JVM_EVENT event_type, void *EventSpecificData) {
   pthread_once(&load_once, LoadAgent);
   if (notify_event == NULL) return 0;
   if (!IsWellFormed(event_type, EventSpecificData)) return 0;
@@ -99,9 +97,8 @@ unsigned int JITAPI iJIT_GetNewMethodID(void) {
   unsigned int id = __atomic_load_n(&next_method_id, __ATOMIC_RELAXED);
   /* Relaxed is enough: ids carry no data, only uniqueness, which the CAS
    * alone guarantees. 0 means exhausted and stays. */
-  while (id != 0 &&
-         !__atomic_compare_exchange_n(&next_method_id, &id, id + 1, 1,
-                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  while (id != 0 && !__atomic_compare_exchange_n(&next_method_id, &id, id + 1, 1, __ATOMIC_RELAXED,
+                                                 __ATOMIC_RELAXED)) {
   }
   return id;
 }

@@ -8,8 +8,8 @@
 #include <ittnotify.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <sys/resource.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static __itt_domain* g_domain;

@@ -73,11 +73,9 @@ TEST(Coding, OverlongVarintFails) {
   // Ten bytes whose last carries more than bit 63.
   std::string overflow(9, '\xff');
   overflow.push_back('\x02');
-  EXPECT_EQ(GetVarint64(overflow.data(), overflow.data() + overflow.size(), &v),
-            nullptr);
+  EXPECT_EQ(GetVarint64(overflow.data(), overflow.data() + overflow.size(), &v), nullptr);
   overflow.back() = '\x01';
-  ASSERT_NE(GetVarint64(overflow.data(), overflow.data() + overflow.size(), &v),
-            nullptr);
+  ASSERT_NE(GetVarint64(overflow.data(), overflow.data() + overflow.size(), &v), nullptr);
   EXPECT_EQ(v, std::numeric_limits<uint64_t>::max());
 }
 
@@ -89,8 +87,7 @@ TEST(Coding, ZigZagMapsSmallMagnitudesToSmallCodes) {
   EXPECT_EQ(ZigZagEncode(std::numeric_limits<int64_t>::max()), ~1ull);
   EXPECT_EQ(ZigZagEncode(std::numeric_limits<int64_t>::min()), ~0ull);
   for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{1}, int64_t{-123456789},
-                    std::numeric_limits<int64_t>::max(),
-                    std::numeric_limits<int64_t>::min()}) {
+                    std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()}) {
     EXPECT_EQ(ZigZagDecode(ZigZagEncode(v)), v);
   }
 }

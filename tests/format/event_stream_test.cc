@@ -106,10 +106,15 @@ TEST(EventStream, EveryEventKindRoundTrips) {
 TEST(EventStream, EveryFieldTypeRoundTripsThroughTheFieldCodec) {
   // kDouble is used by no kind of version 1.0; a synthetic schema covers it
   // and every other type with the values that stress its encoding.
-  KindSchema s{EventKind::kInvalid, "synthetic", 6,
-               {{"u", FieldType::kUint}, {"s", FieldType::kSint},
-                {"d", FieldType::kDouble}, {"i", FieldType::kId},
-                {"b", FieldType::kBytes}, {"t", FieldType::kTime}},
+  KindSchema s{EventKind::kInvalid,
+               "synthetic",
+               6,
+               {{"u", FieldType::kUint},
+                {"s", FieldType::kSint},
+                {"d", FieldType::kDouble},
+                {"i", FieldType::kId},
+                {"b", FieldType::kBytes},
+                {"t", FieldType::kTime}},
                1};
   const std::string big(100000, 'x');
   struct Case {
@@ -149,8 +154,7 @@ TEST(EventStream, EveryFieldTypeRoundTripsThroughTheFieldCodec) {
     EXPECT_EQ(got.time_field(5), c.t);
     // Every strict prefix of the encoding is rejected, never over-read.
     for (const char* q = buf.data(); q < end; q += (end - q > 64 ? 997 : 1)) {
-      EXPECT_EQ(internal::DecodeFields(s, buf.data(), q, 1000, &got, &reason),
-                nullptr);
+      EXPECT_EQ(internal::DecodeFields(s, buf.data(), q, 1000, &got, &reason), nullptr);
     }
   }
 }
@@ -177,7 +181,8 @@ TEST(EventStream, NullIdTakesOneByte) {
   // Layout: thread, base, count, times length, times, ops.
   EXPECT_EQ(enc.payload(), std::string("\x00\x64\x02\x02\x02\x08"
                                        "\x01\x01\x00\x00\x02"
-                                       "\x02\x01", 13));
+                                       "\x02\x01",
+                                       13));
 }
 
 TEST(EventStream, OutOfMemoryDropsTheEventAndIsReported) {
@@ -249,9 +254,7 @@ struct RawStream {
     ops.append(op_bytes.data(), op_bytes.size());
     ++count;
   }
-  void AddTaskEnd(uint64_t zigzag_delta) {
-    Add(zigzag_delta, std::string("\x02\x01", 2));
-  }
+  void AddTaskEnd(uint64_t zigzag_delta) { Add(zigzag_delta, std::string("\x02\x01", 2)); }
   std::string Payload() const {
     std::string p;
     AppendVarint64(&p, 3);     // thread index
@@ -273,7 +276,7 @@ TEST(EventStream, UnknownSizedKindIsSkippedAndItsTimeKept) {
   raw.AddTaskEnd(20);  // +10 -> 1010
   // Unknown sized kind, +20 -> 1030, five bytes of fields.
   raw.Add(40, Varints({0x1234, 5}) + "\x01\x02\x03\x04\x05");
-  raw.AddTaskEnd(2);   // +1 -> 1031
+  raw.AddTaskEnd(2);                          // +1 -> 1031
   const std::string payload = raw.Payload();  // must outlive the decoder
   EventStreamDecoder dec;
   ASSERT_TRUE(dec.Reset(payload).ok());
@@ -308,10 +311,12 @@ TEST(EventStream, MalformedEventsAreErrorsNotCrashes) {
       // task_begin with an id presence byte using reserved bits.
       {"bad id presence", zero, std::string("\x01\x01\x08", 3), "bad id presence byte"},
       // metadata_str_add whose text length runs past the end.
-      {"bytes past end", zero, std::string("\x23\x01\x00\x05\x10" "abc", 8),
+      {"bytes past end", zero,
+       std::string("\x23\x01\x00\x05\x10"
+                   "abc",
+                   8),
        "bad bytes field length"},
-      {"sized length past end", zero, Varints({0x1234, 100}) + "short",
-       "bad sized event length"},
+      {"sized length past end", zero, Varints({0x1234, 100}) + "short", "bad sized event length"},
   };
   for (const BadCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -342,8 +347,7 @@ TEST(EventStream, CountAndStreamsMustAgree) {
   fewer_declared.count = 1;
   RawStream more_declared = ok;
   more_declared.count = 3;
-  for (auto& [raw, reason] :
-       std::vector<std::pair<RawStream, const char*>>{
+  for (auto& [raw, reason] : std::vector<std::pair<RawStream, const char*>>{
            {more_times, "event count does not match the streams"},
            {fewer_declared, "more events than the declared count"},
            {more_declared, "event count does not match the streams"}}) {

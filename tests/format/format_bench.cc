@@ -27,9 +27,7 @@ std::vector<Event> Mix(int which) {
                     : testing::RealisticMix(rng, kChunkEvents, &t);
 }
 
-const char* MixName(int which) {
-  return which == 0 ? "loop_task_pairs" : "random_mix";
-}
+const char* MixName(int which) { return which == 0 ? "loop_task_pairs" : "random_mix"; }
 
 // Encoding alone. An Event is ~500 bytes, so a chunk's worth of distinct
 // Events would measure memory bandwidth, not the encoder; the collector
@@ -52,8 +50,7 @@ void BM_Encode(benchmark::State& state) {
     benchmark::DoNotOptimize(enc.payload_size());
   }
   state.SetItemsProcessed(state.iterations() * kChunkEvents);
-  state.counters["raw_B/ev"] =
-      static_cast<double>(enc.payload_size()) / kChunkEvents;
+  state.counters["raw_B/ev"] = static_cast<double>(enc.payload_size()) / kChunkEvents;
   state.SetLabel(MixName(static_cast<int>(state.range(0))));
 }
 BENCHMARK(BM_Encode)->Arg(0)->Arg(1);
@@ -78,17 +75,12 @@ void BM_Compress(benchmark::State& state) {
     benchmark::DoNotOptimize(out.data());
   }
   state.SetItemsProcessed(state.iterations() * events.size());
-  state.counters["raw_B/ev"] =
-      static_cast<double>(payload.size()) / events.size();
+  state.counters["raw_B/ev"] = static_cast<double>(payload.size()) / events.size();
   state.counters["zstd_B/ev"] = static_cast<double>(out.size()) / events.size();
-  state.SetLabel(std::string(MixName(static_cast<int>(state.range(0)))) +
-                 " zstd " + std::to_string(level));
+  state.SetLabel(std::string(MixName(static_cast<int>(state.range(0)))) + " zstd " +
+                 std::to_string(level));
 }
-BENCHMARK(BM_Compress)
-    ->Args({0, 1})
-    ->Args({0, 3})
-    ->Args({1, 1})
-    ->Args({1, 3});
+BENCHMARK(BM_Compress)->Args({0, 1})->Args({0, 3})->Args({1, 1})->Args({1, 3});
 
 void BM_Decode(benchmark::State& state) {
   const std::vector<Event> events = Mix(static_cast<int>(state.range(0)));
@@ -135,8 +127,7 @@ void BM_ReadTrace(benchmark::State& state) {
   }
   benchmark::DoNotOptimize(n);
   state.SetItemsProcessed(state.iterations() * events.size() * 16);
-  state.counters["file_B/ev"] =
-      static_cast<double>(bytes.size()) / (events.size() * 16);
+  state.counters["file_B/ev"] = static_cast<double>(bytes.size()) / (events.size() * 16);
   state.SetLabel(MixName(static_cast<int>(state.range(0))));
 }
 BENCHMARK(BM_ReadTrace)->Arg(0)->Arg(1);

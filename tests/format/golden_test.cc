@@ -38,7 +38,8 @@ TEST(Golden, FileHeader) {
   const std::string bytes = EncodeFileHeader(h);
   EXPECT_EQ(Hex(bytes.substr(0, bytes.size() - 4)),
             "89495454430d0a1a"  // magic
-            "0100" "0000"       // version 1.0
+            "0100"
+            "0000"              // version 1.0
             "5b000000"          // header size 91
             "00000000"          // flags
             "04030201"          // pid
@@ -48,10 +49,13 @@ TEST(Golden, FileHeader) {
             "0500000000000000"  // start ticks
             "ffffffffffffffff"  // start realtime -1
             "0600000000000000"  // start monotonic raw
-            "01000000" "68"     // "h"
-            "02000000" "2f78"   // "/x"
-            "04000000" "78002d76"  // "x\0-v"
-            "00000000");        // ""
+            "01000000"
+            "68"  // "h"
+            "02000000"
+            "2f78"  // "/x"
+            "04000000"
+            "78002d76"    // "x\0-v"
+            "00000000");  // ""
   EXPECT_EQ(bytes.size(), 91u);
 }
 
@@ -69,7 +73,11 @@ TEST(Golden, EventsPayload) {
   e.set_u(0, 1);
   enc.Append(e);
   // The example of FORMAT.md section 6.
-  EXPECT_EQ(Hex(enc.payload()), "00640202" "0208" "0101000002" "0201");
+  EXPECT_EQ(Hex(enc.payload()),
+            "00640202"
+            "0208"
+            "0101000002"
+            "0201");
 
   // An id made from a pointer, a time field, bytes and a step back in time.
   enc.Reset(3, 1000);
@@ -86,10 +94,22 @@ TEST(Golden, EventsPayload) {
   e.set_bytes(3, "hi");
   enc.Append(e);
   EXPECT_EQ(Hex(enc.payload()),
-            "03" "e807" "02" "02"  // thread 3, base 1000, 2 events, 2 bytes
-            "13" "02"              // -10, +1 (zigzag)
-            "10" "02" "01b424" "13" "14"  // frame_submit: -10 and +10 from 990
-            "23" "02" "0401" "ac02" "026869");  // metadata_str_add
+            "03"
+            "e807"
+            "02"
+            "02"  // thread 3, base 1000, 2 events, 2 bytes
+            "13"
+            "02"  // -10, +1 (zigzag)
+            "10"
+            "02"
+            "01b424"
+            "13"
+            "14"  // frame_submit: -10 and +10 from 990
+            "23"
+            "02"
+            "0401"
+            "ac02"
+            "026869");  // metadata_str_add
 }
 
 TEST(Golden, RecordsPayload) {
@@ -97,14 +117,26 @@ TEST(Golden, RecordsPayload) {
   enc.Append(DefString(1, "ab"));
   enc.Append(ToRecord(ClockSync{300, 2, -1}));
   EXPECT_EQ(Hex(enc.payload()),
-            "8002" "04" "01" "026162"   // def_string, 4 bytes
-            "8103" "04" "ac02" "02" "01");  // clock_sync, 4 bytes
+            "8002"
+            "04"
+            "01"
+            "026162"  // def_string, 4 bytes
+            "8103"
+            "04"
+            "ac02"
+            "02"
+            "01");  // clock_sync, 4 bytes
 }
 
 TEST(Golden, UncompressedChunkFraming) {
   const std::string c = FrameChunkForTest(3, 0, 0x0102030405060708ull, "xyz", 3);
   EXPECT_EQ(Hex(c.substr(0, 24)),
-            "d743484b" "0300" "0000" "03000000" "03000000" "0807060504030201");
+            "d743484b"
+            "0300"
+            "0000"
+            "03000000"
+            "03000000"
+            "0807060504030201");
   EXPECT_EQ(c.substr(32), "xyz");
   EXPECT_EQ(c.size(), 35u);
 }

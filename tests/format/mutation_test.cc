@@ -110,8 +110,7 @@ TestTraceWriter ManyChunks() {
   TestTraceWriter w(testing::SampleHeader());
   Rng rng(8);
   uint64_t t[3] = {1000, 1500, 2000};
-  w.AddRecords(ChunkType::kDefinitions,
-               {DefDomain(1, "d"), DefString(1, "a"), DefString(2, "b")});
+  w.AddRecords(ChunkType::kDefinitions, {DefDomain(1, "d"), DefString(1, "a"), DefString(2, "b")});
   for (int i = 0; i < 12; ++i) {
     const uint32_t thread = static_cast<uint32_t>(i % 3);
     w.AddEvents(thread, i % 2 ? testing::TaskPairs(rng, 20, &t[thread])

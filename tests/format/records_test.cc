@@ -110,7 +110,10 @@ TEST(Records, MalformedRecordsAreErrors) {
   } cases[] = {
       {std::string("\x00\x00", 2), "bad record kind"},
       {std::string("\x80", 1), "bad record kind"},
-      {std::string("\x80\x02\x05" "ab", 5), "bad record length"},
+      {std::string("\x80\x02\x05"
+                   "ab",
+                   5),
+       "bad record length"},
       // def_string whose field block is shorter than its fields.
       {std::string("\x80\x02\x02\x01\x05", 5), "bad bytes field length"},
   };
@@ -177,8 +180,9 @@ TEST(FormatArgs, RoundTripAndRejectMalformed) {
     while (NextFormatArg(&cut, &arg, &bad)) ++good;
     const bool boundary = std::find(ends.begin(), ends.end(), n) != ends.end();
     EXPECT_EQ(bad, !boundary) << n;
-    EXPECT_EQ(good, static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), n) -
-                                        ends.begin())) << n;
+    EXPECT_EQ(good,
+              static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), n) - ends.begin()))
+        << n;
   }
   std::string_view unknown("\x09\x01", 2);
   EXPECT_FALSE(NextFormatArg(&unknown, &arg, &bad));

@@ -18,12 +18,10 @@ std::string KindTableMarkdown() {
     std::string fields;
     for (int f = 0; f < s.field_count; ++f) {
       if (f > 0) fields += ", ";
-      absl::StrAppendFormat(&fields, "%s: %s", s.fields[f].name,
-                            FieldTypeName(s.fields[f].type));
+      absl::StrAppendFormat(&fields, "%s: %s", s.fields[f].name, FieldTypeName(s.fields[f].type));
     }
     if (fields.empty()) fields = "(none)";
-    absl::StrAppendFormat(&out, "| 0x%04x (%d) | `%s` | %s |\n",
-                          static_cast<unsigned>(s.kind),
+    absl::StrAppendFormat(&out, "| 0x%04x (%d) | `%s` | %s |\n", static_cast<unsigned>(s.kind),
                           static_cast<unsigned>(s.kind), s.name, fields);
   }
   return out;

@@ -3,12 +3,13 @@
 //   bazel run //tests/format:print_kind_table
 // and paste its output between the markers in format/FORMAT.md.
 
+#include "tests/format/schema_doc.h"
+
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
-#include "tests/format/schema_doc.h"
 
 namespace ittc {
 namespace format {

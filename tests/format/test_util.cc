@@ -12,9 +12,8 @@ namespace testing {
 namespace {
 
 uint64_t RandomUint(Rng& rng) {
-  static const uint64_t kEdges[] = {0,     1,       127,        128,
-                                    16383, 16384,   UINT32_MAX, 1ull << 63,
-                                    ~0ull, 0x7fffffffffffffffull};
+  static const uint64_t kEdges[] = {0,     1,          127,        128,   16383,
+                                    16384, UINT32_MAX, 1ull << 63, ~0ull, 0x7fffffffffffffffull};
   switch (rng() % 4) {
     case 0:
       return kEdges[rng() % (sizeof kEdges / sizeof kEdges[0])];
@@ -59,8 +58,7 @@ const char kMetadataBytes[16] = {1, 0, 0, 0, 0, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0
 
 class ChoppySource : public ByteSource {
  public:
-  ChoppySource(std::string_view data, size_t max_read)
-      : data_(data), max_read_(max_read) {}
+  ChoppySource(std::string_view data, size_t max_read) : data_(data), max_read_(max_read) {}
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
     n = std::min({n, data_.size(), max_read_});
     std::memcpy(buf, data_.data(), n);
@@ -75,8 +73,7 @@ class ChoppySource : public ByteSource {
 
 }  // namespace
 
-Event RandomEvent(Rng& rng, EventKind kind, uint64_t time,
-                  std::deque<std::string>* storage) {
+Event RandomEvent(Rng& rng, EventKind kind, uint64_t time, std::deque<std::string>* storage) {
   Event e;
   e.Init(kind, time);
   const KindSchema* s = FindSchema(kind);
@@ -91,8 +88,7 @@ Event RandomEvent(Rng& rng, EventKind kind, uint64_t time,
         e.set_time(i, rng() % 3 == 0 ? rng() : time + (rng() % 2000000) - 1000000);
         break;
       case FieldType::kId:
-        e.set_id(i, Id{rng() % 2 ? RandomUint(rng) : 0,
-                       rng() % 2 ? RandomUint(rng) : 0,
+        e.set_id(i, Id{rng() % 2 ? RandomUint(rng) : 0, rng() % 2 ? RandomUint(rng) : 0,
                        rng() % 4 == 0 ? RandomUint(rng) : 0});
         break;
       case FieldType::kBytes:
@@ -172,11 +168,10 @@ std::vector<Event> RealisticMix(Rng& rng, size_t n, uint64_t* time) {
         e.Init(EventKind::kTaskBegin, *time);
         e.set_u(0, domain);
         // Some programs pass instance ids (e.g. TBB passes task addresses).
-        e.set_id(1, rng() % 4 == 0 ? Id{0x7f0000400000ull + 64 * (rng() % 4096), 0, 0}
-                                    : Id{});
+        e.set_id(1, rng() % 4 == 0 ? Id{0x7f0000400000ull + 64 * (rng() % 4096), 0, 0} : Id{});
         e.set_id(2, Id{});
-        e.set_u(3, 1 + static_cast<uint64_t>(std::min(
-                           30.0, std::floor(std::exponential_distribution<>(0.3)(rng)))));
+        e.set_u(3, 1 + static_cast<uint64_t>(
+                           std::min(30.0, std::floor(std::exponential_distribution<>(0.3)(rng)))));
         ++depth;
       }
     } else if (r < 92) {
@@ -222,8 +217,7 @@ TestTraceWriter::TestTraceWriter(const FileHeader& header, int zstd_level)
   header_size_ = bytes_.size();
 }
 
-void TestTraceWriter::AddEvents(uint32_t thread_index,
-                                const std::vector<Event>& events) {
+void TestTraceWriter::AddEvents(uint32_t thread_index, const std::vector<Event>& events) {
   EventStreamEncoder enc;
   enc.Reset(thread_index, events.empty() ? 0 : events.front().time);
   ChunkInfo info;
@@ -240,8 +234,7 @@ void TestTraceWriter::AddEvents(uint32_t thread_index,
   chunks_.push_back(std::move(info));
 }
 
-void TestTraceWriter::AddRecords(ChunkType type,
-                                 const std::vector<Event>& records) {
+void TestTraceWriter::AddRecords(ChunkType type, const std::vector<Event>& records) {
   RecordEncoder enc;
   ChunkInfo info;
   for (const Event& e : records) {
@@ -288,22 +281,19 @@ Event Def(EventKind kind, std::initializer_list<FieldValue> fields) {
 TestTraceWriter SmallTrace() {
   TestTraceWriter w(SampleHeader());
   using F = FieldValue;
-  w.AddRecords(ChunkType::kDefinitions,
-               {Def(EventKind::kDefDomain, {F::Uint(1), F::Bytes("app")}),
-                Def(EventKind::kDefDomain, {F::Uint(2), F::Bytes("io")}),
-                Def(EventKind::kDefString, {F::Uint(1), F::Bytes("parse")}),
-                Def(EventKind::kDefString, {F::Uint(2), F::Bytes("render")}),
-                Def(EventKind::kDefCounter,
-                    {F::Uint(1), F::Bytes("queue"), F::Bytes("app"), F::Uint(1),
-                     F::Uint(1)}),
-                Def(EventKind::kDefClockDomain,
-                    {F::Uint(1), F::Uint(1000000), F::Uint(5), F::Uint(77)})});
-  w.AddRecords(ChunkType::kThreadInfo,
-               {ToRecord(ThreadInfo{0, 4242, "main", false}),
-                ToRecord(ThreadInfo{1, 4243, "worker", false})});
+  w.AddRecords(
+      ChunkType::kDefinitions,
+      {Def(EventKind::kDefDomain, {F::Uint(1), F::Bytes("app")}),
+       Def(EventKind::kDefDomain, {F::Uint(2), F::Bytes("io")}),
+       Def(EventKind::kDefString, {F::Uint(1), F::Bytes("parse")}),
+       Def(EventKind::kDefString, {F::Uint(2), F::Bytes("render")}),
+       Def(EventKind::kDefCounter,
+           {F::Uint(1), F::Bytes("queue"), F::Bytes("app"), F::Uint(1), F::Uint(1)}),
+       Def(EventKind::kDefClockDomain, {F::Uint(1), F::Uint(1000000), F::Uint(5), F::Uint(77)})});
+  w.AddRecords(ChunkType::kThreadInfo, {ToRecord(ThreadInfo{0, 4242, "main", false}),
+                                        ToRecord(ThreadInfo{1, 4243, "worker", false})});
   w.AddRecords(ChunkType::kClockSync,
-               {ToRecord(ClockSync{123456789012345, 987654321,
-                                   1795000000123456789})});
+               {ToRecord(ClockSync{123456789012345, 987654321, 1795000000123456789})});
   Rng rng(7);
   uint64_t t0 = 123456789012345;
   uint64_t t1 = t0 + 100;
@@ -329,22 +319,18 @@ TestTraceWriter SmallTrace() {
     w.AddEvents(1, all);
   }
   w.AddEvents(0, RealisticMix(rng, 25, &t0));
-  w.AddRecords(ChunkType::kLoss,
-               {ToRecord(LossRecord{1, LossCause::kBufferFull, 12})});
+  w.AddRecords(ChunkType::kLoss, {ToRecord(LossRecord{1, LossCause::kBufferFull, 12})});
   w.AddRecords(ChunkType::kClockSync,
-               {ToRecord(ClockSync{t0 + 5000, 987654321 + 100000,
-                                   1795000000123456789 + 100000})});
+               {ToRecord(ClockSync{t0 + 5000, 987654321 + 100000, 1795000000123456789 + 100000})});
   w.AddRecords(ChunkType::kEnd, {ToRecord(EndRecord{200, 12, 8, t0 + 6000})});
   return w;
 }
 
-void CollectingReporter::Corruption(uint64_t offset, uint64_t bytes,
-                                    std::string_view reason) {
+void CollectingReporter::Corruption(uint64_t offset, uint64_t bytes, std::string_view reason) {
   reports.push_back(Report{false, offset, bytes, std::string(reason)});
 }
 
-void CollectingReporter::Truncation(uint64_t offset, uint64_t bytes,
-                                    std::string_view reason) {
+void CollectingReporter::Truncation(uint64_t offset, uint64_t bytes, std::string_view reason) {
   reports.push_back(Report{true, offset, bytes, std::string(reason)});
 }
 

@@ -25,8 +25,7 @@ using Rng = std::mt19937_64;
 // Fills every field of `kind` with random values that exercise the
 // encodings (zero, small, large, extreme values; empty, short and long
 // bytes; times before and after `time`). Bytes live in *storage.
-Event RandomEvent(Rng& rng, EventKind kind, uint64_t time,
-                  std::deque<std::string>* storage);
+Event RandomEvent(Rng& rng, EventKind kind, uint64_t time, std::deque<std::string>* storage);
 
 // A harder mix of one thread: nested task begin/end pairs with randomly
 // chosen names and durations spread over three orders of magnitude
@@ -86,10 +85,8 @@ struct Report {
 
 class CollectingReporter : public Reporter {
  public:
-  void Corruption(uint64_t offset, uint64_t bytes,
-                  std::string_view reason) override;
-  void Truncation(uint64_t offset, uint64_t bytes,
-                  std::string_view reason) override;
+  void Corruption(uint64_t offset, uint64_t bytes, std::string_view reason) override;
+  void Truncation(uint64_t offset, uint64_t bytes, std::string_view reason) override;
   std::vector<Report> reports;
 };
 

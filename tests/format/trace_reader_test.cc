@@ -4,12 +4,13 @@
 
 #include "format/trace_reader.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -33,15 +34,12 @@ class ReaderTest : public ::testing::Test {
   ReaderTest() : trace_(testing::SmallTrace()) {}
 
   const std::string& bytes() const { return trace_.bytes(); }
-  const std::vector<TestTraceWriter::ChunkInfo>& chunks() const {
-    return trace_.chunks();
-  }
+  const std::vector<TestTraceWriter::ChunkInfo>& chunks() const { return trace_.chunks(); }
 
   // Index of the chunk holding byte `offset`, or -1 for the file header.
   int ChunkAt(uint64_t offset) const {
     for (size_t i = 0; i < chunks().size(); ++i) {
-      if (offset >= chunks()[i].offset &&
-          offset < chunks()[i].offset + chunks()[i].size) {
+      if (offset >= chunks()[i].offset && offset < chunks()[i].offset + chunks()[i].size) {
         return static_cast<int>(i);
       }
     }
@@ -83,8 +81,8 @@ class ReaderTest : public ::testing::Test {
   static std::string Describe(const ReadResult& r) {
     std::string s;
     for (const Report& rep : r.reports) {
-      absl::StrAppend(&s, rep.truncation ? "truncation" : "corruption", " @",
-                      rep.offset, " +", rep.bytes, " ", rep.reason, "\n");
+      absl::StrAppend(&s, rep.truncation ? "truncation" : "corruption", " @", rep.offset, " +",
+                      rep.bytes, " ", rep.reason, "\n");
     }
     return s;
   }
@@ -181,8 +179,7 @@ TEST_F(ReaderTest, TruncationAtEveryOffsetIsACleanEnd) {
 }
 
 TEST_F(ReaderTest, ZeroFilledTailIsTruncation) {
-  for (size_t zeros : {size_t{1}, size_t{31}, size_t{32}, size_t{4096},
-                       size_t{300000}}) {
+  for (size_t zeros : {size_t{1}, size_t{31}, size_t{32}, size_t{4096}, size_t{300000}}) {
     ReadResult r = ReadTrace(bytes() + std::string(zeros, '\0'));
     SCOPED_TRACE(absl::StrCat(zeros, " zeros\n", Describe(r)));
     ExpectChunks(r, AllBut(-1));
@@ -225,7 +222,11 @@ TEST_F(ReaderTest, GarbageTailIsCorruption) {
 TEST_F(ReaderTest, GarbageBetweenChunksIsSkippedAndReported) {
   const auto& c2 = chunks()[2];
   std::string bad = bytes();
-  const std::string junk = std::string("\xd7" "CH", 3) + std::string(500, 'j');
+  const std::string junk = std::string(
+                               "\xd7"
+                               "CH",
+                               3) +
+                           std::string(500, 'j');
   bad.insert(c2.offset, junk);
   ReadResult r = ReadTrace(bad);
   SCOPED_TRACE(Describe(r));
@@ -256,10 +257,8 @@ TEST_F(ReaderTest, DuplicatedChunkIsReportedAndSkipped) {
 TEST_F(ReaderTest, SwappedChunksDoNotSplice) {
   const auto& a = chunks()[4];
   const auto& b = chunks()[5];
-  std::string bad = bytes().substr(0, a.offset) +
-                    bytes().substr(b.offset, b.size) +
-                    bytes().substr(a.offset, a.size) +
-                    bytes().substr(b.offset + b.size);
+  std::string bad = bytes().substr(0, a.offset) + bytes().substr(b.offset, b.size) +
+                    bytes().substr(a.offset, a.size) + bytes().substr(b.offset + b.size);
   ReadResult r = ReadTrace(bad);
   SCOPED_TRACE(Describe(r));
   // Chunk 5 is returned (after a reported gap), chunk 4 is older than it
@@ -270,8 +269,7 @@ TEST_F(ReaderTest, SwappedChunksDoNotSplice) {
   EXPECT_EQ(r.chunks[5].sequence, 6u);
   ASSERT_EQ(r.reports.size(), 2u);
   EXPECT_EQ(r.reports[0].reason, "1 chunk(s) missing before sequence 5");
-  EXPECT_EQ(r.reports[1].reason,
-            "duplicate or out-of-order chunk: sequence 4 after 5");
+  EXPECT_EQ(r.reports[1].reason, "duplicate or out-of-order chunk: sequence 4 after 5");
   EXPECT_EQ(r.reports[1].offset, a.offset + b.size);
 }
 
@@ -281,8 +279,8 @@ TEST_F(ReaderTest, UnknownChunkTypesAndFlagsAreSkipped) {
   t.resize(end.offset);  // drop the end chunk, append hand-made ones
   const uint64_t seq = end.sequence;
   std::string stored = "opaque";
-  t += FrameChunkForTest(0x8001, 0, seq, stored, 6);            // private type
-  t += FrameChunkForTest(7, 0, seq + 1, stored, 6);             // future type
+  t += FrameChunkForTest(0x8001, 0, seq, stored, 6);                     // private type
+  t += FrameChunkForTest(7, 0, seq + 1, stored, 6);                      // future type
   t += FrameChunkForTest(1, kChunkFlagZstd | 0x02, seq + 2, stored, 6);  // must-understand bit
   // An advisory flag bit is ignored: an uncompressed thread-info chunk.
   RecordEncoder rec;
@@ -373,8 +371,7 @@ TEST_F(ReaderTest, DamageRunningToTheEndIsCorruption) {
 
 class FailingSource : public ByteSource {
  public:
-  FailingSource(std::string_view data, size_t fail_at)
-      : data_(data), fail_at_(fail_at) {}
+  FailingSource(std::string_view data, size_t fail_at) : data_(data), fail_at_(fail_at) {}
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
     if (pos_ >= fail_at_) return absl::DataLossError("EIO");
     n = std::min({n, data_.size() - pos_, fail_at_ - pos_});
@@ -432,8 +429,7 @@ TEST(Reader, OpensAFileByPath) {
   char path[] = "/tmp/ittc_reader_testXXXXXX";
   const int fd = mkstemp(path);
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(write(fd, w.bytes().data(), w.bytes().size()),
-            static_cast<ssize_t>(w.bytes().size()));
+  ASSERT_EQ(write(fd, w.bytes().data(), w.bytes().size()), static_cast<ssize_t>(w.bytes().size()));
   close(fd);
   testing::CollectingReporter rep;
   auto reader = TraceReader::Open(path, &rep);

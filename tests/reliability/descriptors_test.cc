@@ -32,7 +32,8 @@ Outcome RunMode(const std::string& mode) {
   o.exit = RunFor({Runfile("tests/reliability/descriptors_program"), mode, o.trace, o.victim},
                   CollectorEnv(o.trace, {"ITTC_FLUSH_MS=20"}), o.dir + "/out", o.dir + "/err", 60);
   EXPECT_TRUE(ExitedCleanly(o.exit)) << Describe(o.exit) << ReadFileOrEmpty(o.dir + "/out");
-  EXPECT_EQ(ReadFileOrEmpty(o.victim), kVictimText) << "the collector wrote into the program's file";
+  EXPECT_EQ(ReadFileOrEmpty(o.victim), kVictimText)
+      << "the collector wrote into the program's file";
   o.collector_lines = CollectorLines(o.dir + "/err");
   return o;
 }

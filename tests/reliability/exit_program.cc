@@ -51,8 +51,7 @@ void KeyDestructor(void*) {
 void LateAtExit() {
   // Registered after the collector's own handler: runs before it, so this
   // is recorded.
-  __itt_marker(g_domain, __itt_null, __itt_string_handle_create("late-atexit"),
-               __itt_scope_global);
+  __itt_marker(g_domain, __itt_null, __itt_string_handle_create("late-atexit"), __itt_scope_global);
 }
 
 void ShortThread() {

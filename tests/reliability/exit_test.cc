@@ -30,9 +30,9 @@ TEST_P(ExitTest, EndsCleanlyWithEverythingRecordedBeforeShutdown) {
     if (const char* tsan = std::getenv("TSAN_OPTIONS")) {
       env.push_back(std::string("TSAN_OPTIONS=") + tsan + ":report_thread_leaks=0");
     }
-    ExitInfo exit = RunFor({Runfile("tests/reliability/exit_program"), GetParam(),
-                            std::to_string(kThreads)},
-                           CollectorEnv(trace_path, env), dir + "/out", dir + "/err", 30);
+    ExitInfo exit =
+        RunFor({Runfile("tests/reliability/exit_program"), GetParam(), std::to_string(kThreads)},
+               CollectorEnv(trace_path, env), dir + "/out", dir + "/err", 30);
     ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n" << ReadFileOrEmpty(dir + "/err");
     // 0.3 s of work, then a shutdown bounded by 5 s.
     EXPECT_LT(exit.seconds, 8.0);

@@ -28,10 +28,10 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>
             const std::string& stdout_path, const std::string& stderr_path);
 
 struct ExitInfo {
-  bool finished = false;   // false: still running at the deadline (then killed)
-  int status = 0;          // wait status
-  double seconds = 0;      // from the call to WaitFor until the child ended
-  long max_rss_kb = 0;     // ru_maxrss of the child
+  bool finished = false;  // false: still running at the deadline (then killed)
+  int status = 0;         // wait status
+  double seconds = 0;     // from the call to WaitFor until the child ended
+  long max_rss_kb = 0;    // ru_maxrss of the child
 };
 
 // Waits up to `timeout_s` for `pid`; on timeout kills it with SIGKILL, reaps

@@ -38,8 +38,9 @@ void ClockInfoNull(__itt_clock_info*, void*) {}
 }  // namespace
 
 // Like the header's macros, skips functions the collector left NULL.
-#define CALL(name, ...) \
-  (__itt_##name##_ptr ? __itt_##name##_ptr(__VA_ARGS__) : decltype(__itt_##name##_ptr(__VA_ARGS__))())
+#define CALL(name, ...)                                 \
+  (__itt_##name##_ptr ? __itt_##name##_ptr(__VA_ARGS__) \
+                      : decltype(__itt_##name##_ptr(__VA_ARGS__))())
 
 int main() {
   const size_t kHuge = SIZE_MAX / 2;
@@ -73,9 +74,11 @@ int main() {
   CALL(string_handle_create, nullptr);
   __itt_counter c_null = CALL(counter_create, nullptr, nullptr);
   CALL(counter_create_typed, nullptr, nullptr, static_cast<__itt_metadata_type>(999));
-  __itt_counter c_bad_type = CALL(counter_create_typed, "c", "d", static_cast<__itt_metadata_type>(999));
+  __itt_counter c_bad_type =
+      CALL(counter_create_typed, "c", "d", static_cast<__itt_metadata_type>(999));
   CALL(counter_create_v3, nullptr, nullptr, __itt_metadata_u64);
-  __itt_histogram* hist_null = CALL(histogram_create, nullptr, nullptr, __itt_metadata_u64, __itt_metadata_u64);
+  __itt_histogram* hist_null =
+      CALL(histogram_create, nullptr, nullptr, __itt_metadata_u64, __itt_metadata_u64);
   __itt_histogram* hist_bad = CALL(histogram_create, d, "h", static_cast<__itt_metadata_type>(999),
                                    static_cast<__itt_metadata_type>(999));
   __itt_clock_domain* cd_null_fn = CALL(clock_domain_create, nullptr, nullptr);

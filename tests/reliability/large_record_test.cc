@@ -68,7 +68,7 @@ TEST_P(LargeRecordTest, CallsAroundOversizedRecordsAreRecordedInOrder) {
   for (const DecodedEvent& e : trace_.events) kinds.push_back(e.kind);
   const std::vector<K> expected = {
       K::kThreadSetName, K::kTaskBegin, K::kMetadataStrAdd, K::kMetadataStrAdd, K::kTaskEnd,
-      K::kTaskBegin,     K::kTaskEnd,   K::kTaskBegin,      K::kTaskEnd,       K::kTaskBegin,
+      K::kTaskBegin,     K::kTaskEnd,   K::kTaskBegin,      K::kTaskEnd,        K::kTaskBegin,
       K::kTaskEnd,       K::kTaskBegin, K::kJitMethodLoad,  K::kTaskEnd,
   };
   EXPECT_EQ(kinds, expected);

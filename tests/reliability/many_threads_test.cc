@@ -20,8 +20,9 @@ ThreadsRun RunThreads(int total) {
   ThreadsRun run;
   std::string dir = MakeTempDir("many_threads_" + std::to_string(total));
   std::string trace_path = dir + "/threads.itt";
-  run.exit = RunFor({Runfile("tests/reliability/many_threads_program"), std::to_string(total), "16"},
-                    CollectorEnv(trace_path), dir + "/out", dir + "/err", 120);
+  run.exit =
+      RunFor({Runfile("tests/reliability/many_threads_program"), std::to_string(total), "16"},
+             CollectorEnv(trace_path), dir + "/out", dir + "/err", 120);
   EXPECT_TRUE(ExitedCleanly(run.exit)) << Describe(run.exit);
   EXPECT_EQ(ReadFileOrEmpty(dir + "/out"), "started " + std::to_string(total) + "\n");
   EXPECT_TRUE(CollectorLines(dir + "/err").empty()) << ReadFileOrEmpty(dir + "/err");
@@ -63,8 +64,8 @@ TEST(ManyThreads, EveryThreadsEventsAreRecordedAndMemoryStaysBounded) {
 #endif
   EXPECT_LT(many.exit.max_rss_kb, 256 * 1024);
   EXPECT_LT(many.exit.max_rss_kb, few.exit.max_rss_kb + 64 * 1024)
-      << "2,000 threads: " << few.exit.max_rss_kb << " KiB, 20,000 threads: "
-      << many.exit.max_rss_kb << " KiB";
+      << "2,000 threads: " << few.exit.max_rss_kb
+      << " KiB, 20,000 threads: " << many.exit.max_rss_kb << " KiB";
 }
 
 }  // namespace

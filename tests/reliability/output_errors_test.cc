@@ -29,8 +29,8 @@ std::string ExpectedOutput() {
 
 // A private mount namespace for this test process, so mounts vanish with it.
 bool PrivateMounts() {
-  static const bool ok = unshare(CLONE_NEWNS) == 0 &&
-                         mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
+  static const bool ok =
+      unshare(CLONE_NEWNS) == 0 && mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
   return ok;
 }
 

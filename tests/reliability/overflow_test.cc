@@ -51,8 +51,8 @@ void ExpectEveryEventAccountedFor(const OverflowRun& run, int expected_cause) {
   uint64_t total_lost = 0;
   for (const auto& [thread, emitted] : run.emitted) {
     const ThreadTally& t = tally[thread];
-    EXPECT_EQ(t.events + t.lost, emitted) << thread << ": " << t.events << " recorded + " << t.lost
-                                          << " dropped";
+    EXPECT_EQ(t.events + t.lost, emitted)
+        << thread << ": " << t.events << " recorded + " << t.lost << " dropped";
     for (const auto& [cause, n] : t.lost_by_cause) {
       EXPECT_EQ(cause, expected_cause) << thread << " lost " << n << " events to cause " << cause;
     }
@@ -114,9 +114,8 @@ TEST(Overflow, DropsAreReportedByIttDumpInfoAndAtTheTopOfStats) {
 
 TEST(Overflow, BlockModeCountsTimeoutsAsLosses) {
   // A 1 ms block timeout: producers wait, and sometimes give up.
-  OverflowRun run = RunOverflow(
-      "block", {"ITTC_RING_KB=64", "ITTC_FLUSH_MS=200", "ITTC_OVERFLOW=block",
-                "ITTC_BLOCK_TIMEOUT_MS=1"});
+  OverflowRun run = RunOverflow("block", {"ITTC_RING_KB=64", "ITTC_FLUSH_MS=200",
+                                          "ITTC_OVERFLOW=block", "ITTC_BLOCK_TIMEOUT_MS=1"});
   ExpectEveryEventAccountedFor(run, static_cast<int>(format::LossCause::kBlockTimeout));
 }
 

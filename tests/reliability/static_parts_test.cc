@@ -28,9 +28,9 @@ TEST(StaticParts, ThreeStaticPartsRacingToInitialiseShareOneRegistry) {
     SCOPED_TRACE("run " + std::to_string(run));
     std::string dir = MakeTempDir("static_parts_" + std::to_string(run));
     std::string trace_path = dir + "/parts.itt";
-    ExitInfo exit = RunFor({Runfile("tests/reliability/static_parts_program"),
-                            std::to_string(kStubThreads)},
-                           CollectorEnv(trace_path), dir + "/out", dir + "/err", 120);
+    ExitInfo exit =
+        RunFor({Runfile("tests/reliability/static_parts_program"), std::to_string(kStubThreads)},
+               CollectorEnv(trace_path), dir + "/out", dir + "/err", 120);
     ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n" << ReadFileOrEmpty(dir + "/err");
     EXPECT_EQ(ReadFileOrEmpty(dir + "/out"),
               "sum " + std::to_string(ExpectedSum()) + "\nthreads-done\n");
@@ -59,8 +59,7 @@ TEST(StaticParts, ThreeStaticPartsRacingToInitialiseShareOneRegistry) {
     std::set<uint32_t> stub_threads;
     size_t runtime_events = 0;
     for (const DecodedEvent& e : t.events) {
-      if (e.kind == format::EventKind::kTaskBegin &&
-          t.strings.at(e.U("name")) == "stub-task") {
+      if (e.kind == format::EventKind::kTaskBegin && t.strings.at(e.U("name")) == "stub-task") {
         stub_threads.insert(e.thread);
       }
       if (e.kind == format::EventKind::kSyncCreate || e.kind == format::EventKind::kSyncAcquired ||

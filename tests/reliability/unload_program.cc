@@ -29,9 +29,8 @@ struct stat g_collector;  // the library's file
 // (real, symlink, hard link) they were first loaded by.
 int CountMappings(dl_phdr_info* info, size_t, void* data) {
   struct stat st;
-  if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0' &&
-      stat(info->dlpi_name, &st) == 0 && st.st_dev == g_collector.st_dev &&
-      st.st_ino == g_collector.st_ino) {
+  if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0' && stat(info->dlpi_name, &st) == 0 &&
+      st.st_dev == g_collector.st_dev && st.st_ino == g_collector.st_ino) {
     ++*static_cast<int*>(data);
   }
   return 0;
@@ -75,7 +74,8 @@ int main(int argc, char** argv) {
     using HandleCreate = __itt_string_handle* (*)(const char*);
     using Marker = void (*)(const __itt_domain*, __itt_id, __itt_string_handle*, __itt_scope);
     auto create = reinterpret_cast<DomainCreate>(dlsym(handle, "__itt_domain_create"));
-    auto create_handle = reinterpret_cast<HandleCreate>(dlsym(handle, "__itt_string_handle_create"));
+    auto create_handle =
+        reinterpret_cast<HandleCreate>(dlsym(handle, "__itt_string_handle_create"));
     auto marker = reinterpret_cast<Marker>(dlsym(handle, "__itt_marker"));
     if (create == nullptr || create_handle == nullptr || marker == nullptr) return 6;
     // Per-symbol use through this path reaches the same registry: the

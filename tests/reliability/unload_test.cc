@@ -17,8 +17,9 @@ TEST(Unload, DlcloseAndOtherPathsLeaveOneLoadedCollector) {
   std::string trace_path = dir + "/unload.itt";
   ExitInfo exit = RunFor({Runfile("tests/reliability/unload_program"), scratch},
                          CollectorEnv(trace_path), dir + "/out", dir + "/err", 60);
-  ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n"
-                                   << ReadFileOrEmpty(dir + "/out") << ReadFileOrEmpty(dir + "/err");
+  ASSERT_TRUE(ExitedCleanly(exit))
+      << Describe(exit) << "\n"
+      << ReadFileOrEmpty(dir + "/out") << ReadFileOrEmpty(dir + "/err");
   std::string out = ReadFileOrEmpty(dir + "/out");
   EXPECT_EQ(out, "mapped 1\nstill-loaded 1\n");
   EXPECT_TRUE(CollectorLines(dir + "/err").empty()) << ReadFileOrEmpty(dir + "/err");

@@ -6,15 +6,13 @@
 //   SCENARIO_LEGACY  it does not: only legacy-group functions are bound, and
 //                    the modern sync/thread functions are routed to their
 //                    legacy names.
+#include <ittnotify.h>
 #include <stdlib.h>
 
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-
-#include <ittnotify.h>
-
 #include "tests/stub/test_collector.h"
 
 namespace {
@@ -23,8 +21,7 @@ using ittc_test::Call;
 using Lines = std::vector<std::string>;
 
 TEST(BindingRules, OnlySelectedGroupsAreBound) {
-  const std::string path = ittc_test::RunfilePath(
-      "tests/stub/" TEST_COLLECTOR_SO_NAME);
+  const std::string path = ittc_test::RunfilePath("tests/stub/" TEST_COLLECTOR_SO_NAME);
   setenv("INTEL_LIBITTNOTIFY64", path.c_str(), 1);
 #ifdef SCENARIO_GROUPS
   setenv("INTEL_ITTNOTIFY_GROUPS", "sync;control", 1);
@@ -48,8 +45,7 @@ TEST(BindingRules, OnlySelectedGroupsAreBound) {
   // sync and control were asked for, heap comes always; thread (ignore),
   // structure (task_begin) and mark (event_create) were not.
   EXPECT_EQ(log.Take(),
-            (Lines{Call("sync_prepare", addr), Call("pause"),
-                   Call("heap_internal_access_begin")}));
+            (Lines{Call("sync_prepare", addr), Call("pause"), Call("heap_internal_access_begin")}));
   EXPECT_EQ(__itt_task_begin_ptr, nullptr);
 #else
   // Legacy names for the modern sync and thread functions; pause and

@@ -1,6 +1,7 @@
 // 32 threads make their first ITT call at the same moment: the collector is
 // loaded exactly once and every call reaches it. Meant to run under
 // ThreadSanitizer too (bazel test --config=tsan).
+#include <ittnotify.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -10,9 +11,6 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-
-#include <ittnotify.h>
-
 #include "tests/stub/test_collector.h"
 
 namespace {
@@ -20,8 +18,7 @@ namespace {
 constexpr int kThreads = 32;
 
 TEST(ConcurrentFirstCall, LoadsTheCollectorOnceAndLosesNoCall) {
-  const std::string path =
-      ittc_test::RunfilePath("tests/stub/libtest_collector_init.so");
+  const std::string path = ittc_test::RunfilePath("tests/stub/libtest_collector_init.so");
   setenv("INTEL_LIBITTNOTIFY64", path.c_str(), 1);
 
   pthread_barrier_t barrier;
@@ -62,12 +59,11 @@ TEST(ConcurrentFirstCall, LoadsTheCollectorOnceAndLosesNoCall) {
   for (int i = 0; i < kThreads; ++i) {
     switch (i % 4) {
       case 0:
-        expected.push_back(ittc_test::Call("sync_prepare",
-                                           static_cast<void *>(&slots[i])));
+        expected.push_back(ittc_test::Call("sync_prepare", static_cast<void *>(&slots[i])));
         break;
       case 1:
-        expected.push_back(ittc_test::Call(
-            "thread_set_name", ("thread " + std::to_string(i)).c_str()));
+        expected.push_back(
+            ittc_test::Call("thread_set_name", ("thread " + std::to_string(i)).c_str()));
         break;
       case 2:
         expected.push_back(ittc_test::Call("pause"));

@@ -1,15 +1,13 @@
 // __itt_fini_ittlib() hands the collector __itt_api_fini and unbinds every
 // pointer; __itt_release_resources() frees the objects the static part kept
 // for the collector.
+#include <ittnotify.h>
 #include <stdlib.h>
 
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-
-#include <ittnotify.h>
-
 #include "stub/abi/itt_static_abi.h"
 #include "tests/stub/test_collector.h"
 
@@ -19,8 +17,7 @@ using ittc_test::Call;
 using Lines = std::vector<std::string>;
 
 TEST(Fini, UnbindsAndTellsTheCollector) {
-  const std::string path =
-      ittc_test::RunfilePath("tests/stub/libtest_collector_init.so");
+  const std::string path = ittc_test::RunfilePath("tests/stub/libtest_collector_init.so");
   setenv("INTEL_LIBITTNOTIFY64", path.c_str(), 1);
   __itt_domain *d = __itt_domain_create("fini");
   ASSERT_NE(d, nullptr);
@@ -32,9 +29,7 @@ TEST(Fini, UnbindsAndTellsTheCollector) {
   ASSERT_TRUE(log.ok());
   log.Take();
   __itt_fini_ittlib();
-  EXPECT_EQ(log.Take(),
-            (Lines{Call("api_fini", static_cast<void *>(
-                                        &__itt__ittapi_global))}));
+  EXPECT_EQ(log.Take(), (Lines{Call("api_fini", static_cast<void *>(&__itt__ittapi_global))}));
   EXPECT_EQ(__itt__ittapi_global.api_initialized, 0);
   EXPECT_EQ(__itt_task_begin_ptr, nullptr);
   __itt_task_end(d);

@@ -21,14 +21,11 @@ namespace {
 
 std::vector<int> *reported_errors = new std::vector<int>();
 
-void RecordError(__itt_error_code code, va_list) {
-  reported_errors->push_back(code);
-}
+void RecordError(__itt_error_code code, va_list) { reported_errors->push_back(code); }
 
 // A small computation instrumented with every kind of call; returns the sum
 // of squares of 1..n, which must not depend on the ITT calls.
-unsigned long long InstrumentedWork(__itt_domain *d, __itt_string_handle *h,
-                                    int n) {
+unsigned long long InstrumentedWork(__itt_domain *d, __itt_string_handle *h, int n) {
   unsigned long long sum = 0;
   __itt_counter c = __itt_counter_create("sum", "work");
   for (int i = 1; i <= n; ++i) {
@@ -66,8 +63,7 @@ class NoCollector : public ::testing::Test {
     setenv("INTEL_LIBITTNOTIFY64", "/nonexistent/dir/libittnotify_nope.so", 1);
 #elif defined(SCENARIO_NO_SYMBOLS)
     setenv("INTEL_LIBITTNOTIFY64",
-           ittc_test::RunfilePath("tests/stub/libnot_a_collector.so").c_str(),
-           1);
+           ittc_test::RunfilePath("tests/stub/libnot_a_collector.so").c_str(), 1);
 #else
 #error "define a SCENARIO_*"
 #endif

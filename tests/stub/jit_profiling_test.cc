@@ -1,6 +1,7 @@
 // iJIT_NotifyEvent reaches the agent's NotifyEvent with every event type and
 // structure intact; iJIT_IsProfilingActive reports the agent's Initialize.
 // With JIT_NO_AGENT the variable is unset and every call returns 0.
+#include <jitprofiling.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -10,9 +11,6 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-
-#include <jitprofiling.h>
-
 #include "tests/stub/jit_event_format.h"
 
 namespace {
@@ -122,25 +120,21 @@ TEST_F(JitProfiling, EveryEventReachesTheAgentIntact) {
   EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_UPDATE, &load), 77);
   EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2, &v2), 77);
   EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3, &v3), 77);
-  EXPECT_EQ(
-      iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &inl), 77);
+  EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &inl), 77);
   EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_UPDATE_V2, &update), 77);
   EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &load), 77);
   EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_SHUTDOWN, nullptr), 77);
 
-  EXPECT_EQ(
-      log.Take(),
-      (Lines{FormatJitEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &load),
-             FormatJitEvent(iJVM_EVENT_TYPE_METHOD_UPDATE, &load),
-             FormatJitEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2, &v2),
-             FormatJitEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3, &v3),
-             FormatJitEvent(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &inl),
-             FormatJitEvent(iJVM_EVENT_TYPE_METHOD_UPDATE_V2, &update),
-             FormatJitEvent(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &load),
-             FormatJitEvent(iJVM_EVENT_TYPE_SHUTDOWN, nullptr)}));
+  EXPECT_EQ(log.Take(), (Lines{FormatJitEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &load),
+                               FormatJitEvent(iJVM_EVENT_TYPE_METHOD_UPDATE, &load),
+                               FormatJitEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2, &v2),
+                               FormatJitEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3, &v3),
+                               FormatJitEvent(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &inl),
+                               FormatJitEvent(iJVM_EVENT_TYPE_METHOD_UPDATE_V2, &update),
+                               FormatJitEvent(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &load),
+                               FormatJitEvent(iJVM_EVENT_TYPE_SHUTDOWN, nullptr)}));
   // The rendering must carry the fields, not just the pointer.
-  EXPECT_NE(FormatJitEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &load)
-                .find("\"jitted\""),
+  EXPECT_NE(FormatJitEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &load).find("\"jitted\""),
             std::string::npos);
 }
 
@@ -157,8 +151,7 @@ TEST_F(JitProfiling, EventsWithZeroIdsAreDropped) {
   EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_UPDATE, &load), 0);
   EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2, &v2), 0);
   EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3, &v3), 0);
-  EXPECT_EQ(
-      iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &inl), 0);
+  EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &inl), 0);
   EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, nullptr), 0);
   EXPECT_TRUE(log.Take().empty());
 }

@@ -1,13 +1,11 @@
 // The static-part ABI: layouts and values that must match Intel's ittapi
 // byte for byte (numbers measured against Intel's headers, LP64), and the
 // helpers that tell which fields an older static part has.
+#include <jitprofiling.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "gtest/gtest.h"
-
-#include <jitprofiling.h>
-
 #include "stub/abi/itt_static_abi.h"
 
 namespace {
@@ -86,20 +84,15 @@ static_assert(sizeof(LineNumberInfo) == 8, "");
 
 // Values.
 static_assert(__itt_group_legacy == 1 && __itt_group_control == 2 &&
-                  __itt_group_structure == 4096 &&
-                  __itt_group_module == 32768 && __itt_group_all == -1,
+                  __itt_group_structure == 4096 && __itt_group_module == 32768 &&
+                  __itt_group_all == -1,
               "");
-static_assert(__itt_collection_uninitialized == 0 &&
-                  __itt_collection_init_successful == 4,
-              "");
+static_assert(__itt_collection_uninitialized == 0 && __itt_collection_init_successful == 4, "");
 static_assert(__itt_metadata_double == 8 && __itt_scope_marker == 5 &&
                   __itt_relation_is_predecessor_to == 7,
               "");
-static_assert(__itt_context_tid == 9 &&
-                  __itt_context_cpu_cycles_flag == 17,
-              "");
-static_assert(iJVM_EVENT_TYPE_SHUTDOWN == 2 &&
-                  iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED == 13 &&
+static_assert(__itt_context_tid == 9 && __itt_context_cpu_cycles_flag == 17, "");
+static_assert(iJVM_EVENT_TYPE_SHUTDOWN == 2 && iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED == 13 &&
                   iJVM_EVENT_TYPE_METHOD_UPDATE_V2 == 17 &&
                   iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3 == 22,
               "");
@@ -118,15 +111,13 @@ TEST(StaticAbi, OurDescriptorIdentifiesItself) {
 TEST(StaticAbi, TableRowsNameTheExportedPointers) {
   int rows = 0;
   bool saw_task_begin = false;
-  for (const __itt_api_info *row = __itt__ittapi_global.api_list_ptr;
-       row->name != nullptr; ++row) {
+  for (const __itt_api_info *row = __itt__ittapi_global.api_list_ptr; row->name != nullptr; ++row) {
     ++rows;
     EXPECT_EQ(strncmp(row->name, "__itt_", 6), 0) << row->name;
     EXPECT_EQ(*row->func_ptr, row->init_func) << row->name;
     if (strcmp(row->name, "__itt_task_begin") == 0) {
       saw_task_begin = true;
-      EXPECT_EQ(row->func_ptr, reinterpret_cast<void **>(
-                                   &ITTNOTIFY_NAME(task_begin)));
+      EXPECT_EQ(row->func_ptr, reinterpret_cast<void **>(&ITTNOTIFY_NAME(task_begin)));
       EXPECT_EQ(row->null_func, nullptr);
       EXPECT_EQ(row->group, __itt_group_structure);
     }
@@ -144,8 +135,7 @@ TEST(StaticAbi, TableRowsNameTheExportedPointers) {
 TEST(StaticAbi, OlderStaticPartsAreToldApartByTheirTable) {
   __itt_api_info with_histograms[] = {
       {"__itt_task_begin", nullptr, nullptr, nullptr, __itt_group_structure},
-      {"__itt_histogram_create", nullptr, nullptr, nullptr,
-       __itt_group_structure},
+      {"__itt_histogram_create", nullptr, nullptr, nullptr, __itt_group_structure},
       {nullptr, nullptr, nullptr, nullptr, __itt_group_none}};
   __itt_api_info without[] = {
       {"__itt_task_begin", nullptr, nullptr, nullptr, __itt_group_structure},

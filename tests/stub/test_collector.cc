@@ -7,6 +7,8 @@
 #define INTEL_NO_MACRO_BODY
 #define INTEL_ITTNOTIFY_API_PRIVATE
 
+#include "tests/stub/test_collector.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
@@ -19,7 +21,6 @@
 
 #include "stub/abi/itt_static_abi.h"
 #include "stub/src/itt_legacy_types.h"
-#include "tests/stub/test_collector.h"
 
 namespace {
 
@@ -108,8 +109,7 @@ std::string FormatVarargs(const __itt_string_handle *format, va_list args) {
     switch (*p) {
       case 'd':
       case 'i':
-        out += longs >= 1 ? FormatArg(va_arg(args, long long))
-                          : FormatArg(va_arg(args, int));
+        out += longs >= 1 ? FormatArg(va_arg(args, long long)) : FormatArg(va_arg(args, int));
         break;
       case 'u':
       case 'x':
@@ -146,11 +146,11 @@ std::string FormatVarargs(const __itt_string_handle *format, va_list args) {
 
 #define ITTC_BODY_V(ret, name, args) \
   { Append(Call(#name ITTC_ARGS_ args)); }
-#define ITTC_BODY_D(ret, name, args)                     \
-  {                                                      \
-    ret result = Result<ret>::Make args;                 \
+#define ITTC_BODY_D(ret, name, args)                      \
+  {                                                       \
+    ret result = Result<ret>::Make args;                  \
     Append(CallReturning(result, #name ITTC_ARGS_ args)); \
-    return result;                                       \
+    return result;                                        \
   }
 
 #define ITTC_API(rk, ret, name, params, args, dll, groups, kind) \
@@ -162,8 +162,8 @@ std::string FormatVarargs(const __itt_string_handle *format, va_list args) {
 #undef ITTC_API_VA
 #undef ITTC_API_ALIAS
 
-extern "C" void ITTAPI __itt_formatted_metadata_add(
-    const __itt_domain *domain, __itt_string_handle *format, ...) {
+extern "C" void ITTAPI __itt_formatted_metadata_add(const __itt_domain *domain,
+                                                    __itt_string_handle *format, ...) {
   va_list args;
   va_start(args, format);
   std::string rest = FormatVarargs(format, args);
@@ -173,23 +173,21 @@ extern "C" void ITTAPI __itt_formatted_metadata_add(
   Append(line);
 }
 
-extern "C" void ITTAPI __itt_formatted_metadata_add_overlapped(
-    const __itt_domain *domain, __itt_id taskid, __itt_string_handle *format,
-    ...) {
+extern "C" void ITTAPI __itt_formatted_metadata_add_overlapped(const __itt_domain *domain,
+                                                               __itt_id taskid,
+                                                               __itt_string_handle *format, ...) {
   va_list args;
   va_start(args, format);
   std::string rest = FormatVarargs(format, args);
   va_end(args);
-  std::string line =
-      Call("formatted_metadata_add_overlapped", domain, taskid, format);
+  std::string line = Call("formatted_metadata_add_overlapped", domain, taskid, format);
   line.insert(line.size() - 1, rest);
   Append(line);
 }
 
 // ---- Query functions for the tests -----------------------------------------
 
-extern "C" __attribute__((visibility("default"))) int
-test_collector_init_count(void) {
+extern "C" __attribute__((visibility("default"))) int test_collector_init_count(void) {
   std::lock_guard<std::mutex> lock(mu);
   return init_count;
 }
@@ -243,33 +241,28 @@ std::string DescribeStaticPart(const __itt_global *g, __itt_group_id groups) {
     s += FormatArg(d) + " " + FormatArg(d->nameA) + ";";
   }
   s += "] strings=[";
-  for (const __itt_string_handle *h = g->string_list; h != nullptr;
-       h = h->next) {
+  for (const __itt_string_handle *h = g->string_list; h != nullptr; h = h->next) {
     s += FormatArg(h) + " " + FormatArg(h->strA) + ";";
   }
   s += "] counters=[";
   if (ITTC_ABI_HAS_COUNTER_LIST(g)) {
-    for (const __itt_counter_info_t *c = g->counter_list; c != nullptr;
-         c = c->next) {
-      s += FormatArg(c) + " " + FormatArg(c->nameA) + " " +
-           FormatArg(c->domainA) + " " + FormatArg(c->type) + ";";
+    for (const __itt_counter_info_t *c = g->counter_list; c != nullptr; c = c->next) {
+      s += FormatArg(c) + " " + FormatArg(c->nameA) + " " + FormatArg(c->domainA) + " " +
+           FormatArg(c->type) + ";";
     }
   }
   s += "] histograms=[";
   if (ITTC_ABI_HAS_HISTOGRAM_LIST(g)) {
-    for (const __itt_histogram *h = g->histogram_list; h != nullptr;
-         h = h->next) {
-      s += FormatArg(h) + " " + FormatArg(h->domain) + " " +
-           FormatArg(h->nameA) + " " + FormatArg(h->x_type) + " " +
-           FormatArg(h->y_type) + ";";
+    for (const __itt_histogram *h = g->histogram_list; h != nullptr; h = h->next) {
+      s += FormatArg(h) + " " + FormatArg(h->domain) + " " + FormatArg(h->nameA) + " " +
+           FormatArg(h->x_type) + " " + FormatArg(h->y_type) + ";";
     }
   }
   s += "] metadata=[";
   if (ITTC_ABI_HAS_COUNTER_METADATA_LIST(g)) {
-    for (const __itt_counter_metadata *m = g->counter_metadata_list;
-         m != nullptr; m = m->next) {
-      s += FormatArg(m->counter) + " " + FormatArg(m->type) + " " +
-           FormatArg(m->str_valueA) + " " + FormatArg(m->value) + ";";
+    for (const __itt_counter_metadata *m = g->counter_metadata_list; m != nullptr; m = m->next) {
+      s += FormatArg(m->counter) + " " + FormatArg(m->type) + " " + FormatArg(m->str_valueA) + " " +
+           FormatArg(m->value) + ";";
     }
   }
   s += "]";
@@ -278,8 +271,8 @@ std::string DescribeStaticPart(const __itt_global *g, __itt_group_id groups) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) void __itt_api_init(
-    __itt_global *g, __itt_group_id init_groups) {
+extern "C" __attribute__((visibility("default"))) void __itt_api_init(__itt_global *g,
+                                                                      __itt_group_id init_groups) {
   static const unsigned char kMagic[] = ITT_MAGIC;
   if (g == nullptr || memcmp(g->magic, kMagic, sizeof(kMagic)) != 0) return;
   // As Intel's reference collector does: lock the static part's (recursive)
@@ -293,14 +286,12 @@ extern "C" __attribute__((visibility("default"))) void __itt_api_init(
   for (__itt_api_info *row = g->api_list_ptr; row->name != nullptr; ++row) {
     void *fn = Lookup(row->name);
     // Release pairs with the acquire loads of the call macros.
-    __atomic_store_n(row->func_ptr, fn != nullptr ? fn : row->null_func,
-                     __ATOMIC_RELEASE);
+    __atomic_store_n(row->func_ptr, fn != nullptr ? fn : row->null_func, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&g->mutex);
 }
 
-extern "C" __attribute__((visibility("default"))) void __itt_api_fini(
-    __itt_global *g) {
+extern "C" __attribute__((visibility("default"))) void __itt_api_fini(__itt_global *g) {
   Append(Call("api_fini", static_cast<void *>(g)));
 }
 

@@ -20,6 +20,7 @@
 #define TESTS_STUB_TEST_COLLECTOR_H_
 
 #include <dlfcn.h>
+#include <ittnotify.h>
 #include <stdio.h>
 
 #include <cinttypes>
@@ -28,14 +29,11 @@
 #include <type_traits>
 #include <vector>
 
-#include <ittnotify.h>
-
 extern "C" {
 // Calls to __itt_api_init so far.
 typedef int (*TestCollectorInitCountFn)(void);
 // Copies the log into `out` (one string per call) and clears it.
-typedef void (*TestCollectorTakeLogFn)(void (*sink)(void *ctx, const char *),
-                                       void *ctx);
+typedef void (*TestCollectorTakeLogFn)(void (*sink)(void *ctx, const char *), void *ctx);
 }
 
 namespace ittc_test {
@@ -45,9 +43,7 @@ namespace ittc_test {
 inline std::string FormatArg(const char *s) {
   return s == nullptr ? std::string("null") : "\"" + std::string(s) + "\"";
 }
-inline std::string FormatArg(char *s) {
-  return FormatArg(static_cast<const char *>(s));
-}
+inline std::string FormatArg(char *s) { return FormatArg(static_cast<const char *>(s)); }
 inline std::string FormatArg(const __itt_id &id) {
   char buf[96];
   snprintf(buf, sizeof(buf), "{%llu,%llu,%llu}", id.d1, id.d2, id.d3);
@@ -101,10 +97,9 @@ class CollectorLog {
   explicit CollectorLog(const std::string &path) {
     handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
     if (handle_ == nullptr) return;
-    init_count_ = reinterpret_cast<TestCollectorInitCountFn>(
-        dlsym(handle_, "test_collector_init_count"));
-    take_log_ = reinterpret_cast<TestCollectorTakeLogFn>(
-        dlsym(handle_, "test_collector_take_log"));
+    init_count_ =
+        reinterpret_cast<TestCollectorInitCountFn>(dlsym(handle_, "test_collector_init_count"));
+    take_log_ = reinterpret_cast<TestCollectorTakeLogFn>(dlsym(handle_, "test_collector_take_log"));
   }
   ~CollectorLog() {
     if (handle_ != nullptr) dlclose(handle_);

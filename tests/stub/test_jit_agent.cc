@@ -19,23 +19,21 @@ int initialize_calls = 0;
 // Result of NotifyEvent: distinguishable from the static part's own 0.
 constexpr unsigned int kNotifyResult = 77;
 
-extern "C" __attribute__((visibility("default"))) unsigned int Initialize(
-    void) {
+extern "C" __attribute__((visibility("default"))) unsigned int Initialize(void) {
   std::lock_guard<std::mutex> lock(mu);
   ++initialize_calls;
   return iJIT_SAMPLING_ON;
 }
 
-extern "C" __attribute__((visibility("default"))) unsigned int NotifyEvent(
-    unsigned int event_type, void *data) {
+extern "C" __attribute__((visibility("default"))) unsigned int NotifyEvent(unsigned int event_type,
+                                                                           void *data) {
   std::string line = ittc_test::FormatJitEvent(event_type, data);
   std::lock_guard<std::mutex> lock(mu);
   event_log->push_back(line);
   return kNotifyResult;
 }
 
-extern "C" __attribute__((visibility("default"))) int
-test_collector_init_count(void) {
+extern "C" __attribute__((visibility("default"))) int test_collector_init_count(void) {
   std::lock_guard<std::mutex> lock(mu);
   return initialize_calls;
 }

@@ -26,22 +26,18 @@ namespace testing {
 namespace {
 
 TEST(Cli, EveryVerbHasHelp) {
-  for (const char* verb :
-       {"text", "info", "stats", "chrome", "vtune-csv", "verify"}) {
+  for (const char* verb : {"text", "info", "stats", "chrome", "vtune-csv", "verify"}) {
     DumpResult r = RunDump({verb, "--help"}, "");
     EXPECT_EQ(r.status, 0) << verb;
-    EXPECT_NE(r.out.find(std::string("usage: itt-dump ")), std::string::npos)
-        << verb;
+    EXPECT_NE(r.out.find(std::string("usage: itt-dump ")), std::string::npos) << verb;
     EXPECT_EQ(r.err, "");
     EXPECT_EQ(RunDump({"help", verb}, "").out, r.out) << verb;
   }
   DumpResult top = RunDump({"--help"}, "");
   EXPECT_EQ(top.status, 0);
   EXPECT_NE(top.out.find("vtune-csv"), std::string::npos);
-  EXPECT_NE(RunDump({"stats", "--help"}, "").out.find("--per-thread"),
-            std::string::npos);
-  EXPECT_NE(RunDump({"text", "-h"}, "").out.find("--thread=ID|NAME"),
-            std::string::npos);
+  EXPECT_NE(RunDump({"stats", "--help"}, "").out.find("--per-thread"), std::string::npos);
+  EXPECT_NE(RunDump({"text", "-h"}, "").out.find("--thread=ID|NAME"), std::string::npos);
 }
 
 TEST(Cli, UsageErrorsAre64WithOneHint) {
@@ -73,13 +69,10 @@ TEST(Cli, ChromeWithoutOutputWritesToStdout) {
 }
 
 TEST(Cli, OutputFileErrorsAre73) {
-  DumpResult r =
-      RunDump({"chrome", "trace.itt", "-o", "/nonexistent/x.json"},
-              SampleTrace());
+  DumpResult r = RunDump({"chrome", "trace.itt", "-o", "/nonexistent/x.json"}, SampleTrace());
   EXPECT_EQ(r.status, 73);
   EXPECT_NE(r.err.find("/nonexistent/x.json"), std::string::npos);
-  DumpResult v =
-      RunDump({"vtune-csv", "trace.itt", "-o", "/nonexistent/d"}, SampleTrace());
+  DumpResult v = RunDump({"vtune-csv", "trace.itt", "-o", "/nonexistent/d"}, SampleTrace());
   EXPECT_EQ(v.status, 73);
 }
 
@@ -93,8 +86,7 @@ std::string LaggingThreadTrace() {
     std::vector<format::Event> events;
     for (int i = 0; i < 40000; ++i) {
       time += 3;
-      events.push_back(Ev(format::EventKind::kMarker, time,
-                          {U(1), I(1000000 + i), U(1), U(1)}));
+      events.push_back(Ev(format::EventKind::kMarker, time, {U(1), I(1000000 + i), U(1), U(1)}));
     }
     b.Events(0, events);
   }
@@ -106,16 +98,13 @@ TEST(Cli, MergeBoundExceededIsReportedAndDefaultBoundKeepsOrder) {
   const std::string trace = LaggingThreadTrace();
   DumpResult small = RunDump({"text", "--lookahead-mb=1", "trace.itt"}, trace);
   EXPECT_EQ(small.status, 0);
-  EXPECT_NE(small.err.find("itt-dump: trace.itt: 1 events out of time order"),
-            std::string::npos)
+  EXPECT_NE(small.err.find("itt-dump: trace.itt: 1 events out of time order"), std::string::npos)
       << small.err;
   DumpResult normal = RunDump({"text", "trace.itt"}, trace);
   EXPECT_EQ(normal.status, 0);
   EXPECT_EQ(normal.err, "");
-  EXPECT_EQ(normal.out.rfind("1 11/late marker d \"m\"", 0), 0u)
-      << normal.out.substr(0, 200);
-  EXPECT_EQ(std::count(normal.out.begin(), normal.out.end(), '\n'),
-            8 * 40000 + 1);
+  EXPECT_EQ(normal.out.rfind("1 11/late marker d \"m\"", 0), 0u) << normal.out.substr(0, 200);
+  EXPECT_EQ(std::count(normal.out.begin(), normal.out.end(), '\n'), 8 * 40000 + 1);
 }
 
 std::string BinaryPath() {
@@ -148,8 +137,7 @@ TEST(Cli, ClosedPipeEndsQuietlyWithStatusZero) {
     const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(err, STDERR_FILENO);
     const std::string bin = BinaryPath();
-    execl(bin.c_str(), bin.c_str(), "text", trace.c_str(),
-          static_cast<char*>(nullptr));
+    execl(bin.c_str(), bin.c_str(), "text", trace.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(pipefd[1]);
@@ -162,8 +150,7 @@ TEST(Cli, ClosedPipeEndsQuietlyWithStatusZero) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 0);
-  EXPECT_EQ(first.rfind("37 1000/thread task_begin bench \"outer\"", 0), 0u)
-      << first;
+  EXPECT_EQ(first.rfind("37 1000/thread task_begin bench \"outer\"", 0), 0u) << first;
   std::ifstream err(err_path);
   std::stringstream ss;
   ss << err.rdbuf();
@@ -177,8 +164,7 @@ TEST(Cli, RealBinaryWritesCompleteOutput) {
     f << SampleTrace();
   }
   const std::string out = TempPath("out.txt");
-  const std::string cmd =
-      BinaryPath() + " stats --format=csv " + trace + " > " + out;
+  const std::string cmd = BinaryPath() + " stats --format=csv " + trace + " > " + out;
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream f(out);
   std::stringstream ss;

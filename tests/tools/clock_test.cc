@@ -1,10 +1,11 @@
 // Clock: ticks to nanoseconds through clock-sync points, piecewise, with
 // extrapolation at both ends and the header's frequency as the fallback.
 
+#include "tools/itt_dump/clock.h"
+
 #include <random>
 
 #include "gtest/gtest.h"
-#include "tools/itt_dump/clock.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -43,12 +44,11 @@ TEST(Clock, ZeroFrequencyMeansNanoseconds) {
 
 TEST(Clock, PiecewiseLinearBetweenSyncPoints) {
   // 1 ns/tick up to tick 1000, then 2 ns/tick; points given out of order.
-  Clock c(Header(1000000000, 0),
-          {P(2000, 3000, 103000), P(0, 0, 100000), P(1000, 1000, 101000)});
+  Clock c(Header(1000000000, 0), {P(2000, 3000, 103000), P(0, 0, 100000), P(1000, 1000, 101000)});
   EXPECT_EQ(c.SinceStartNs(500), 500);
   EXPECT_EQ(c.SinceStartNs(1000), 1000);
   EXPECT_EQ(c.SinceStartNs(1500), 2000);
-  EXPECT_EQ(c.SinceStartNs(3000), 5000);   // extrapolates the last segment
+  EXPECT_EQ(c.SinceStartNs(3000), 5000);  // extrapolates the last segment
   EXPECT_EQ(c.RealtimeNs(1500), 102000);
   EXPECT_EQ(c.DurationNs(500, 1500), 1500);  // spans two segments
   EXPECT_EQ(c.DurationNs(1200, 1300), 200);
@@ -61,8 +61,7 @@ TEST(Clock, StartTicksIsTimeZero) {
 }
 
 TEST(Clock, BackwardsAndDuplicatePointsAreDropped) {
-  Clock c(Header(1000000000, 0),
-          {P(0, 0, 0), P(1000, 1000, 0), P(1000, 7, 0), P(2000, 500, 0)});
+  Clock c(Header(1000000000, 0), {P(0, 0, 0), P(1000, 1000, 0), P(1000, 7, 0), P(2000, 500, 0)});
   EXPECT_EQ(c.sync_points(), 2u);
 }
 
@@ -87,8 +86,7 @@ TEST(Clock, DurationMatchesDifferenceOfTimes) {
 }
 
 TEST(Clock, TicksAtInvertsSinceStart) {
-  Clock c(Header(1000000000, 0), {P(0, 0, 0), P(1000, 1000, 0),
-                                  P(2000, 3000, 0)});
+  Clock c(Header(1000000000, 0), {P(0, 0, 0), P(1000, 1000, 0), P(2000, 3000, 0)});
   for (int64_t ns : {0, 1, 999, 1000, 1001, 2000, 2999, 5000}) {
     const uint64_t t = c.TicksAt(ns);
     EXPECT_GE(c.SinceStartNs(t), ns);

@@ -57,9 +57,7 @@ TEST(Verify, TruncatedTailIsOne) {
   EXPECT_NE(out.find("trace.itt: truncated ("), std::string::npos) << out;
 }
 
-TEST(Verify, ZeroFilledTailIsOne) {
-  EXPECT_EQ(Verify(SampleTrace() + std::string(4096, '\0')), 1);
-}
+TEST(Verify, ZeroFilledTailIsOne) { EXPECT_EQ(Verify(SampleTrace() + std::string(4096, '\0')), 1); }
 
 TEST(Verify, MissingEndRecordIsOne) {
   TraceBuilder b;
@@ -75,16 +73,13 @@ TEST(Verify, FlippedByteIsTwoWithOffset) {
   const size_t chunk = b.size();
   std::vector<format::Event> events;
   for (int i = 0; i < 200; ++i) {
-    events.push_back(Ev(EventKind::kTaskBegin, 1000 + 2 * i,
-                        {U(1), Null(), Null(), U(1)}));
+    events.push_back(Ev(EventKind::kTaskBegin, 1000 + 2 * i, {U(1), Null(), Null(), U(1)}));
     events.push_back(Ev(EventKind::kTaskEnd, 1001 + 2 * i, {U(1)}));
   }
   b.Events(0, events).End(2000);
   std::string out;
   EXPECT_EQ(Verify(FlipInChunk(b.bytes(), chunk), &out), 2);
-  EXPECT_NE(out.find("offset " + std::to_string(chunk) + ": corrupt"),
-            std::string::npos)
-      << out;
+  EXPECT_NE(out.find("offset " + std::to_string(chunk) + ": corrupt"), std::string::npos) << out;
   EXPECT_NE(out.find("trace.itt: corrupt ("), std::string::npos) << out;
 }
 
@@ -97,8 +92,7 @@ TEST(Verify, MalformedPayloadWithGoodChecksumIsTwo) {
   enc.Append(Ev(EventKind::kTaskBegin, 1000, {U(1), I(300), Null(), U(1)}));
   std::string payload(enc.payload());
   payload.pop_back();
-  b.Raw(format::FrameChunkForTest(1, 0, 1, payload,
-                                  static_cast<uint32_t>(payload.size())));
+  b.Raw(format::FrameChunkForTest(1, 0, 1, payload, static_cast<uint32_t>(payload.size())));
   std::string out;
   EXPECT_EQ(Verify(b.bytes(), &out), 2);
   EXPECT_NE(out.find("events chunk of thread 0"), std::string::npos) << out;
@@ -138,8 +132,7 @@ TEST(Verify, CorruptHeaderIsTwo) {
 
 TEST(Verify, UnsupportedMajorVersionIsFour) {
   std::string t = SampleTrace();
-  size_t size = static_cast<unsigned char>(t[12]) |
-                static_cast<unsigned char>(t[13]) << 8;
+  size_t size = static_cast<unsigned char>(t[12]) | static_cast<unsigned char>(t[13]) << 8;
   t[8] = 9;  // major version 9, CRC recomputed
   const uint32_t crc = format::crc32c::Value(t.data(), size - 4);
   for (int i = 0; i < 4; ++i) t[size - 4 + i] = static_cast<char>(crc >> (8 * i));
@@ -160,8 +153,7 @@ TEST(OtherVerbs, UnreadableFilesGiveOneErrorLineAndVerifysStatus) {
     int status;
   };
   const std::string t = SampleTrace();
-  const std::vector<Case> cases = {
-      {"", 3}, {"GIF89a not a trace", 3}, {t.substr(0, 20), 1}};
+  const std::vector<Case> cases = {{"", 3}, {"GIF89a not a trace", 3}, {t.substr(0, 20), 1}};
   for (const Case& c : cases) {
     for (const auto& args : AllVerbs()) {
       DumpResult r = RunDump(args, c.bytes);
@@ -180,8 +172,7 @@ TEST(OtherVerbs, DamagedTraceIsReportedNotFatal) {
     if (args[0] == "verify" || args[0] == "info") continue;
     DumpResult r = RunDump(args, cut);
     EXPECT_EQ(r.status, 0) << args[0];
-    EXPECT_NE(r.err.find("itt-dump: trace.itt: truncated at offset "),
-              std::string::npos)
+    EXPECT_NE(r.err.find("itt-dump: trace.itt: truncated at offset "), std::string::npos)
         << args[0] << ": " << r.err;
   }
   DumpResult info = RunDump({"info", "trace.itt"}, cut);

@@ -11,8 +11,8 @@ namespace ittc {
 namespace itt_dump {
 namespace testing {
 
-DumpResult RunDump(const std::vector<std::string>& args,
-                   const std::string& trace, size_t output_limit) {
+DumpResult RunDump(const std::vector<std::string>& args, const std::string& trace,
+                   size_t output_limit) {
   DumpResult r;
   std::unique_ptr<Output> out = StringOutput(&r.out, output_limit);
   std::unique_ptr<Output> err = StringOutput(&r.err);
@@ -23,8 +23,8 @@ DumpResult RunDump(const std::vector<std::string>& args,
     if (path == "missing.itt") return TraceSource::File(path);
     return TraceSource::Memory(trace, path);
   };
-  env.create_file = [&r, output_limit](const std::string& path)
-      -> absl::StatusOr<std::unique_ptr<Output>> {
+  env.create_file =
+      [&r, output_limit](const std::string& path) -> absl::StatusOr<std::unique_ptr<Output>> {
     if (path.rfind("/nonexistent", 0) == 0) {
       return absl::NotFoundError(path + ": No such file or directory");
     }

@@ -22,8 +22,7 @@ struct DumpResult {
 // Runs `args`; the file name "trace.itt" (and any other path) reads
 // `trace`, except "missing.itt", which does not exist. `output_limit` caps
 // what stdout and each file keep.
-DumpResult RunDump(const std::vector<std::string>& args,
-                   const std::string& trace,
+DumpResult RunDump(const std::vector<std::string>& args, const std::string& trace,
                    size_t output_limit = static_cast<size_t>(-1));
 
 }  // namespace testing

@@ -46,8 +46,7 @@ int main(void) {
   g_domain = __itt_domain_create("e2e");
   g_outer = __itt_string_handle_create("outer");
   g_inner = __itt_string_handle_create("inner");
-  g_counter = __itt_counter_create_typed("progress", "e2e",
-                                         __itt_metadata_u64);
+  g_counter = __itt_counter_create_typed("progress", "e2e", __itt_metadata_u64);
   __itt_thread_set_name("e2e-main");
   __itt_heap_function heap = __itt_heap_function_create("e2e_alloc", "e2e");
   __itt_heap_allocate_begin(heap, 100, 0);

@@ -36,8 +36,7 @@ Result Dump(const std::vector<std::string>& args) {
   env.out = out.get();
   env.err = err.get();
   env.source = [](const std::string& p) { return TraceSource::File(p); };
-  env.create_file = [&r](const std::string& path)
-      -> absl::StatusOr<std::unique_ptr<Output>> {
+  env.create_file = [&r](const std::string& path) -> absl::StatusOr<std::unique_ptr<Output>> {
     return StringOutput(&r.files[path]);
   };
   env.make_dir = [](const std::string&) { return absl::OkStatus(); };
@@ -47,16 +46,13 @@ Result Dump(const std::vector<std::string>& args) {
   return r;
 }
 
-std::string RunUnderCollector(const std::string& program,
-                              const std::string& name) {
+std::string RunUnderCollector(const std::string& program, const std::string& name) {
   const std::string dir = ittc::testing::MakeTempDir(name);
   const std::string trace = dir + "/" + name + ".itt";
-  const std::string lib =
-      ittc::testing::Runfile("collector/libittcollector.so");
+  const std::string lib = ittc::testing::Runfile("collector/libittcollector.so");
   const int status = ittc::testing::RunProgram(
       {ittc::testing::Runfile(program)},
-      {"INTEL_LIBITTNOTIFY64=" + lib, "INTEL_JIT_PROFILER64=" + lib,
-       "ITTC_OUTPUT=" + trace},
+      {"INTEL_LIBITTNOTIFY64=" + lib, "INTEL_JIT_PROFILER64=" + lib, "ITTC_OUTPUT=" + trace},
       dir + "/stdout.txt", dir + "/stderr.txt");
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   return trace;
@@ -65,8 +61,7 @@ std::string RunUnderCollector(const std::string& program,
 class E2eProgram : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    trace_ = new std::string(
-        RunUnderCollector("tests/tools/e2e_program", "e2e"));
+    trace_ = new std::string(RunUnderCollector("tests/tools/e2e_program", "e2e"));
   }
   static std::string* trace_;
 };
@@ -90,16 +85,13 @@ TEST_F(E2eProgram, InfoCountsThreadsAndEvents) {
 TEST_F(E2eProgram, StatsHasExactCounts) {
   Result r = Dump({"stats", "--format=csv", "--per-thread", *trace_});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("tasks,e2e,outer,task,1000,"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("tasks,e2e,outer,task,1000,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tasks,e2e,inner,task,1000,"), std::string::npos);
   EXPECT_NE(r.out.find(",e2e-worker,e2e,outer,task,500,"), std::string::npos);
   EXPECT_NE(r.out.find("frames,e2e,500,"), std::string::npos);
-  EXPECT_NE(r.out.find("counters,e2e,progress,1000,0,499,"),
-            std::string::npos);
+  EXPECT_NE(r.out.find("counters,e2e,progress,1000,0,499,"), std::string::npos);
   EXPECT_NE(r.out.find(",e2e-mutex,e2e-lock,500,0,"), std::string::npos);
-  EXPECT_NE(r.out.find("heap,e2e_alloc,e2e,1,0,1,100,100"),
-            std::string::npos);
+  EXPECT_NE(r.out.find("heap,e2e_alloc,e2e,1,0,1,100,100"), std::string::npos);
   EXPECT_EQ(r.out.find("unbalanced"), std::string::npos);
   EXPECT_EQ(r.out.find("losses"), std::string::npos);
 }
@@ -160,19 +152,17 @@ TEST_F(E2eProgram, VtuneCsvHasTasksFramesAndCounters) {
 }
 
 TEST(E2eEveryApi, EveryVerbRunsCleanly) {
-  const std::string trace =
-      RunUnderCollector("tests/collector/every_api_program", "every_api");
+  const std::string trace = RunUnderCollector("tests/collector/every_api_program", "every_api");
   EXPECT_EQ(Dump({"verify", trace}).status, 0);
   for (const std::vector<std::string>& args :
-       std::vector<std::vector<std::string>>{
-           {"info", trace},
-           {"text", trace},
-           {"text", "--wall", trace},
-           {"stats", trace},
-           {"stats", "--format=json", "--per-thread", trace},
-           {"stats", "--format=csv", trace},
-           {"chrome", trace, "-o", "c.json"},
-           {"vtune-csv", trace, "-o", "d"}}) {
+       std::vector<std::vector<std::string>>{{"info", trace},
+                                             {"text", trace},
+                                             {"text", "--wall", trace},
+                                             {"stats", trace},
+                                             {"stats", "--format=json", "--per-thread", trace},
+                                             {"stats", "--format=csv", trace},
+                                             {"chrome", trace, "-o", "c.json"},
+                                             {"vtune-csv", trace, "-o", "d"}}) {
     Result r = Dump(args);
     EXPECT_EQ(r.status, 0) << args[0] << ": " << r.err;
     if (args[0] == "chrome") {

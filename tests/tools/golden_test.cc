@@ -50,7 +50,8 @@ constexpr char kText[] = R"golden(100 101/main task_begin app "main_loop" id=- p
 2760 101/main task_end_ex app "work" clock_domain=1 user_timestamp=88 timestamp=2750
 )golden";
 
-constexpr char kTextWallWorker[] = R"golden(2023-11-14T22:13:20.000000150Z 102/worker task_begin_overlapped app "overlap" id=9 parent=-
+constexpr char kTextWallWorker[] =
+    R"golden(2023-11-14T22:13:20.000000150Z 102/worker task_begin_overlapped app "overlap" id=9 parent=-
 2023-11-14T22:13:20.000000350Z 102/worker sync_create - "queue_lock" addr=0x1000 objtype="std::mutex" attribute=0
 2023-11-14T22:13:20.000000360Z 102/worker sync_prepare - "queue_lock" addr=0x1000
 2023-11-14T22:13:20.000000460Z 102/worker sync_acquired - "queue_lock" addr=0x1000
@@ -231,9 +232,7 @@ constexpr char kVtuneCounters[] = R"golden(tsc.RDTSC,queue_depth.COUNT,temperatu
 
 class GoldenTest : public ::testing::Test {
  protected:
-  DumpResult Run(const std::vector<std::string>& args) {
-    return RunDump(args, trace_);
-  }
+  DumpResult Run(const std::vector<std::string>& args) { return RunDump(args, trace_); }
   const std::string trace_ = SampleTrace();
 };
 
@@ -250,13 +249,11 @@ TEST_F(GoldenTest, TextWallClockAndThreadFilter) {
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, kTextWallWorker);
   // The same thread by its OS id.
-  EXPECT_EQ(Run({"text", "--wall", "--thread=102", "trace.itt"}).out,
-            kTextWallWorker);
+  EXPECT_EQ(Run({"text", "--wall", "--thread=102", "trace.itt"}).out, kTextWallWorker);
 }
 
 TEST_F(GoldenTest, TextNameAndTimeWindowFilters) {
-  DumpResult r =
-      Run({"text", "--name=w*", "--from=150", "--to=800", "trace.itt"});
+  DumpResult r = Run({"text", "--name=w*", "--from=150", "--to=800", "trace.itt"});
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out,
             "200 101/main task_begin app \"work\" id=7 parent=-\n"
@@ -299,10 +296,8 @@ TEST_F(GoldenTest, StatsJson) {
 }
 
 TEST_F(GoldenTest, StatsNameFilterKeepsMatchingTasksOnly) {
-  DumpResult r = Run({"stats", "--format=csv", "--name=main_loop",
-                      "trace.itt"});
-  EXPECT_NE(r.out.find("tasks,app,main_loop,task,1,1900,1600,"),
-            std::string::npos);
+  DumpResult r = Run({"stats", "--format=csv", "--name=main_loop", "trace.itt"});
+  EXPECT_NE(r.out.find("tasks,app,main_loop,task,1,1900,1600,"), std::string::npos);
   EXPECT_EQ(r.out.find("tasks,app,work,"), std::string::npos);
   EXPECT_EQ(r.out.find("frames,"), std::string::npos);
 }
@@ -330,15 +325,12 @@ TEST_F(GoldenTest, VtuneCsv) {
   DumpResult r = Run({"vtune-csv", "trace.itt", "-o", "out"});
   EXPECT_EQ(r.status, 0);
   ASSERT_EQ(r.files.size(), 2u);
-  EXPECT_EQ(r.files["out/trace-intervals-hostname-testhost.csv"],
-            kVtuneIntervals);
-  EXPECT_EQ(r.files["out/trace-counters-hostname-testhost.csv"],
-            kVtuneCounters);
+  EXPECT_EQ(r.files["out/trace-intervals-hostname-testhost.csv"], kVtuneIntervals);
+  EXPECT_EQ(r.files["out/trace-counters-hostname-testhost.csv"], kVtuneCounters);
 }
 
 TEST_F(GoldenTest, VtuneCsvPrefixAndFilter) {
-  DumpResult r = Run({"vtune-csv", "--prefix=phases", "--thread=102",
-                      "trace.itt", "-o", "d"});
+  DumpResult r = Run({"vtune-csv", "--prefix=phases", "--thread=102", "trace.itt", "-o", "d"});
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.files["d/phases-intervals-hostname-testhost.csv"],
             "name,start_tsc.RDTSC,end_tsc,pid,tid\n"
@@ -352,8 +344,7 @@ TEST_F(GoldenTest, VtuneCsvPrefixAndFilter) {
 TEST_F(GoldenTest, VerifyCleanTrace) {
   DumpResult r = Run({"verify", "trace.itt"});
   EXPECT_EQ(r.status, 0);
-  EXPECT_EQ(r.out,
-            "trace.itt: ok (10 chunks, 32 events, 0 problems, 0 warnings)\n");
+  EXPECT_EQ(r.out, "trace.itt: ok (10 chunks, 32 events, 0 problems, 0 warnings)\n");
 }
 
 // A trace of one timebase with one task and one counter sample.
@@ -362,21 +353,19 @@ std::string OneTaskTrace(format::Timebase timebase) {
   h.timebase = timebase;
   h.host_name = "build/host 7";
   TraceBuilder b(h);
-  b.String(1, "job").Domain(1, "d").Counter(1, "depth, max", "d", 1,
-                                              format::MetadataType::kS64);
+  b.String(1, "job").Domain(1, "d").Counter(1, "depth, max", "d", 1, format::MetadataType::kS64);
   b.Thread(0, 55, "t").SyncAt(1000);
-  b.Events(0, {Ev(format::EventKind::kTaskBegin, 1500,
-                  {U(1), Null(), Null(), U(1)}),
-               Ev(format::EventKind::kCounterSetValue, 1600,
-                  {U(1), U(2), U(static_cast<uint64_t>(-3))}),
-               Ev(format::EventKind::kTaskEnd, 2500, {U(1)})});
+  b.Events(
+      0, {Ev(format::EventKind::kTaskBegin, 1500, {U(1), Null(), Null(), U(1)}),
+          Ev(format::EventKind::kCounterSetValue, 1600, {U(1), U(2), U(static_cast<uint64_t>(-3))}),
+          Ev(format::EventKind::kTaskEnd, 2500, {U(1)})});
   b.SyncAt(3000).End(3000);
   return b.bytes();
 }
 
 TEST(VtuneCsvTimebase, MonotonicRawTraceUsesItsOwnClock) {
-  DumpResult r = RunDump({"vtune-csv", "x.itt", "-o", "o"},
-                         OneTaskTrace(format::Timebase::kMonotonicRawNs));
+  DumpResult r =
+      RunDump({"vtune-csv", "x.itt", "-o", "o"}, OneTaskTrace(format::Timebase::kMonotonicRawNs));
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.files["o/x-intervals-hostname-build_host_7.csv"],
             "name,start_tsc.CLOCK_MONOTONIC_RAW,end_tsc,pid,tid\n"
@@ -388,8 +377,8 @@ TEST(VtuneCsvTimebase, MonotonicRawTraceUsesItsOwnClock) {
 }
 
 TEST(VtuneCsvTimebase, UnknownTimebaseIsConvertedToMonotonicRaw) {
-  DumpResult r = RunDump({"vtune-csv", "x.itt", "-o", "o"},
-                         OneTaskTrace(format::Timebase::kUnknown));
+  DumpResult r =
+      RunDump({"vtune-csv", "x.itt", "-o", "o"}, OneTaskTrace(format::Timebase::kUnknown));
   EXPECT_EQ(r.status, 0);
   // start_monotonic_raw_ns 5000000000 + ns since start (ticks - 1000).
   EXPECT_EQ(r.files["o/x-intervals-hostname-build_host_7.csv"],
@@ -400,8 +389,7 @@ TEST(VtuneCsvTimebase, UnknownTimebaseIsConvertedToMonotonicRaw) {
 TEST(LostThreadInfo, ThreadShowsAsItsIndex) {
   TraceBuilder b;
   b.String(1, "job").Domain(1, "d");
-  b.Events(3, {Ev(format::EventKind::kTaskBegin, 1500,
-                  {U(1), Null(), Null(), U(1)}),
+  b.Events(3, {Ev(format::EventKind::kTaskBegin, 1500, {U(1), Null(), Null(), U(1)}),
                Ev(format::EventKind::kTaskEnd, 2500, {U(1)})});
   b.End(3000);
   DumpResult text = RunDump({"text", "x.itt"}, b.bytes());
@@ -409,8 +397,7 @@ TEST(LostThreadInfo, ThreadShowsAsItsIndex) {
             "500 #3 task_begin d \"job\" id=- parent=-\n"
             "1500 #3 task_end d \"job\"\n");
   DumpResult info = RunDump({"info", "x.itt"}, b.bytes());
-  EXPECT_NE(info.out.find("  tid 0 \"\" (index 3): 2 events, no thread info\n"),
-            std::string::npos)
+  EXPECT_NE(info.out.find("  tid 0 \"\" (index 3): 2 events, no thread info\n"), std::string::npos)
       << info.out;
 }
 
@@ -419,8 +406,7 @@ TEST_F(GoldenTest, ChromeNameFilterKeepsOnlyMatchingTasks) {
   EXPECT_EQ(r.status, 0);
   // One line per event (3 names, 3 "work" tasks; frames have no name) and
   // two closing lines.
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3 + 3 + 2)
-      << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3 + 3 + 2) << r.out;
   EXPECT_EQ(r.out.find("main_loop"), std::string::npos);
 }
 

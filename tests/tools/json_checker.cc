@@ -35,8 +35,8 @@ class Parser {
     return false;
   }
   void Ws() {
-    while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\n' ||
-                              s_[p_] == '\r' || s_[p_] == '\t')) {
+    while (p_ < s_.size() &&
+           (s_[p_] == ' ' || s_[p_] == '\n' || s_[p_] == '\r' || s_[p_] == '\t')) {
       ++p_;
     }
   }

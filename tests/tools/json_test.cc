@@ -22,20 +22,16 @@ using Type = JsonValue::Type;
 TEST(JsonChecker, AcceptsValidAndRejectsInvalid) {
   JsonValue v;
   std::string err;
-  EXPECT_TRUE(ParseJson(R"({"a":[1,-2.5e3,true,null,"x\"\u00e9"],"b":{}})",
-                        &v, &err))
-      << err;
-  for (const char* bad :
-       {"{\"a\":1,}", "[1,]", "{\"a\":NaN}", "[\"x", "{\"a\" 1}", "01",
-        "[1] [2]", "{\"a\":\"\x01\"}", "[1.]", "[-]", "{'a':1}"}) {
+  EXPECT_TRUE(ParseJson(R"({"a":[1,-2.5e3,true,null,"x\"\u00e9"],"b":{}})", &v, &err)) << err;
+  for (const char* bad : {"{\"a\":1,}", "[1,]", "{\"a\":NaN}", "[\"x", "{\"a\" 1}", "01", "[1] [2]",
+                          "{\"a\":\"\x01\"}", "[1.]", "[-]", "{'a':1}"}) {
     EXPECT_FALSE(ParseJson(bad, &v, &err)) << bad;
   }
 }
 
 // Checks the Trace Event Format requirements of each event and counts the
 // events per phase into *phases.
-void CheckChrome(const std::string& json,
-                 std::map<std::string, int>* phases) {
+void CheckChrome(const std::string& json, std::map<std::string, int>* phases) {
   JsonValue doc;
   std::string err;
   EXPECT_TRUE(ParseJson(json, &doc, &err)) << err;
@@ -124,8 +120,7 @@ TEST(ChromeJson, StringsAreEscapedWhateverTheirBytes) {
   TraceBuilder b;
   b.String(1, kNasty).Domain(1, "d\"om").Thread(0, 7, "t\tab\x80");
   b.Events(0, {Ev(EventKind::kTaskBegin, 1100, {U(1), Null(), Null(), U(1)}),
-               Ev(EventKind::kMetadataStrAdd, 1150,
-                  {U(1), Null(), U(1), B(kNasty)}),
+               Ev(EventKind::kMetadataStrAdd, 1150, {U(1), Null(), U(1), B(kNasty)}),
                Ev(EventKind::kTaskEnd, 1200, {U(1)})});
   const std::string json = Chrome(b.bytes());
   std::map<std::string, int> phases;
@@ -138,8 +133,7 @@ TEST(ChromeJson, RelationsBecomeFlowPairs) {
   b.String(1, "producer").String(2, "consumer").Domain(1, "d");
   b.Thread(0, 7, "a").Thread(1, 8, "b");
   b.Events(0, {Ev(EventKind::kTaskBegin, 1100, {U(1), I(1), Null(), U(1)}),
-               Ev(EventKind::kRelationAdd, 1150,
-                  {U(1), I(1), U(7), I(2)}),
+               Ev(EventKind::kRelationAdd, 1150, {U(1), I(1), U(7), I(2)}),
                Ev(EventKind::kTaskEnd, 1200, {U(1)})});
   b.Events(1, {Ev(EventKind::kTaskBegin, 1300, {U(1), I(2), Null(), U(2)}),
                Ev(EventKind::kTaskEnd, 1400, {U(1)})});
@@ -174,8 +168,8 @@ TEST(StatsJson, ParsesAndHasEverySection) {
     JsonValue doc;
     std::string err;
     ASSERT_TRUE(ParseJson(r.out, &doc, &err)) << err << "\n" << r.out;
-    for (const char* s : {"losses", "damage", "unbalanced", "tasks",
-                          "frames", "counters", "sync", "heap", "jit"}) {
+    for (const char* s :
+         {"losses", "damage", "unbalanced", "tasks", "frames", "counters", "sync", "heap", "jit"}) {
       const JsonValue* v = doc.Get(s);
       ASSERT_NE(v, nullptr) << s;
       EXPECT_EQ(v->type, Type::kArray) << s;

@@ -12,8 +12,7 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s sample|synthetic OUT [THREADS EVENTS]\n",
-                 argv[0]);
+    std::fprintf(stderr, "usage: %s sample|synthetic OUT [THREADS EVENTS]\n", argv[0]);
     return 64;
   }
   std::string bytes;
@@ -21,13 +20,12 @@ int main(int argc, char** argv) {
     bytes = ittc::itt_dump::testing::SampleTrace();
   } else {
     const int threads = argc > 3 ? std::atoi(argv[3]) : 4;
-    const unsigned long long events =
-        argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 1000000;
+    const unsigned long long events = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 1000000;
     bytes = ittc::itt_dump::testing::SyntheticTrace(threads, events, 65536);
   }
   FILE* f = std::fopen(argv[2], "wb");
-  if (f == nullptr || std::fwrite(bytes.data(), 1, bytes.size(), f) !=
-                          bytes.size() || std::fclose(f) != 0) {
+  if (f == nullptr || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() ||
+      std::fclose(f) != 0) {
     std::perror(argv[2]);
     return 1;
   }

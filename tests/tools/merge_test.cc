@@ -2,6 +2,8 @@
 // whatever the interleaving of chunks in the file; past its memory bound it
 // still delivers everything and counts what came late.
 
+#include "tools/itt_dump/merge.h"
+
 #include <algorithm>
 #include <random>
 #include <string>
@@ -9,7 +11,6 @@
 
 #include "gtest/gtest.h"
 #include "tests/tools/trace_builder.h"
-#include "tools/itt_dump/merge.h"
 #include "tools/itt_dump/trace_index.h"
 
 namespace ittc {
@@ -31,8 +32,7 @@ Merged Merge(const std::string& trace, size_t max_buffered = 256 << 20) {
   IndexResult r = BuildIndex(source, IndexOptions());
   EXPECT_EQ(r.failure, OpenFailure::kNone);
   if (r.index == nullptr) return m;
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
-      OpenForPass(source);
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(source);
   EXPECT_TRUE(reader.ok());
   MergeOptions options;
   options.max_buffered_bytes = max_buffered;
@@ -55,9 +55,7 @@ std::vector<format::Event> Markers(std::vector<uint64_t> times) {
 
 bool Sorted(const Merged& m) {
   return std::is_sorted(m.events.begin(), m.events.end(),
-                        [](const auto& a, const auto& b) {
-                          return a.first < b.first;
-                        });
+                        [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 TEST(Merge, InterleavesThreadsInTimeOrder) {
@@ -129,8 +127,8 @@ TEST(Merge, PastTheBoundEverythingIsDeliveredAndLateEventsCounted) {
 TEST(Merge, RandomInterleavingsComeOutSorted) {
   std::mt19937_64 rng(42);
   for (int round = 0; round < 40; ++round) {
-    const int threads = round % 2 == 0 ? 1 + static_cast<int>(rng() % 6)
-                                       : 17 + static_cast<int>(rng() % 40);
+    const int threads =
+        round % 2 == 0 ? 1 + static_cast<int>(rng() % 6) : 17 + static_cast<int>(rng() % 40);
     TraceBuilder b;
     std::vector<std::vector<std::vector<uint64_t>>> chunks(threads);
     size_t total = 0;

@@ -35,8 +35,7 @@ std::string SampleTrace() {
   b.Events(0, {
                   Ev(EventKind::kTaskBegin, 1100, {U(1), Null(), Null(), U(1)}),
                   Ev(EventKind::kTaskBegin, 1200, {U(1), I(7), Null(), U(2)}),
-                  Ev(EventKind::kMetadataAdd, 1250,
-                     {U(1), Null(), U(5), U(1), U(1), B(kU64_42)}),
+                  Ev(EventKind::kMetadataAdd, 1250, {U(1), Null(), U(5), U(1), U(1), B(kU64_42)}),
                   Ev(EventKind::kMarker, 1300, {U(1), Null(), U(4), U(1)}),
                   Ev(EventKind::kTaskEnd, 1400, {U(1)}),
                   Ev(EventKind::kCounterInc, 1500, {U(1)}),
@@ -48,17 +47,14 @@ std::string SampleTrace() {
                   Ev(EventKind::kTaskEnd, 3000, {U(1)}),
               });
   b.Events(1, {
-                  Ev(EventKind::kTaskBeginOverlapped, 1150,
-                     {U(1), I(9), Null(), U(8)}),
+                  Ev(EventKind::kTaskBeginOverlapped, 1150, {U(1), I(9), Null(), U(8)}),
                   Ev(EventKind::kSyncCreate, 1350, {U(0x1000), U(7), U(6), U(0)}),
                   Ev(EventKind::kSyncPrepare, 1360, {U(0x1000)}),
                   Ev(EventKind::kSyncAcquired, 1460, {U(0x1000)}),
                   Ev(EventKind::kSyncReleasing, 1560, {U(0x1000)}),
                   Ev(EventKind::kHeapAllocateBegin, 1600, {U(1), U(64), U(0)}),
-                  Ev(EventKind::kHeapAllocateEnd, 1610,
-                     {U(1), U(0xa000), U(64), U(0)}),
-                  Ev(EventKind::kCounterSetValue, 1700,
-                     {U(2), U(8), FieldValue::Double(21.5)}),
+                  Ev(EventKind::kHeapAllocateEnd, 1610, {U(1), U(0xa000), U(64), U(0)}),
+                  Ev(EventKind::kCounterSetValue, 1700, {U(2), U(8), FieldValue::Double(21.5)}),
                   Ev(EventKind::kTaskEndOverlapped, 2050, {U(1), I(9)}),
                   Ev(EventKind::kHeapFreeBegin, 2100, {U(1), U(0xa000)}),
                   Ev(EventKind::kHeapFreeEnd, 2110, {U(1), U(0xa000)}),
@@ -66,29 +62,27 @@ std::string SampleTrace() {
                   Ev(EventKind::kTaskBegin, 2300, {U(2), Null(), Null(), U(3)}),
               });
   b.Loss(1, format::LossCause::kBufferFull, 3);
-  b.Events(0, {
-                  Ev(EventKind::kFrameSubmit, 3100, {U(2), Null(), T(3100), T(3600)}),
-                  Ev(EventKind::kEventStart, 3200, {U(1)}),
-                  Ev(EventKind::kEventEnd, 3300, {U(1)}),
-                  Ev(EventKind::kJitMethodLoad, 3400,
-                     {U(5), B("jitted_fn"), U(0x7000), U(256), B(""),
-                      B("a.cpp"), B("")}),
-                  Ev(EventKind::kCounterDec, 3500, {U(1)}),
-                  Ev(EventKind::kTaskBeginEx, 3650,
-                     {U(1), U(1), U(77), T(3700), Null(), Null(), U(2)}),
-                  Ev(EventKind::kTaskEndEx, 3760, {U(1), U(1), U(88), T(3750)}),
-              });
+  b.Events(
+      0, {
+             Ev(EventKind::kFrameSubmit, 3100, {U(2), Null(), T(3100), T(3600)}),
+             Ev(EventKind::kEventStart, 3200, {U(1)}),
+             Ev(EventKind::kEventEnd, 3300, {U(1)}),
+             Ev(EventKind::kJitMethodLoad, 3400,
+                {U(5), B("jitted_fn"), U(0x7000), U(256), B(""), B("a.cpp"), B("")}),
+             Ev(EventKind::kCounterDec, 3500, {U(1)}),
+             Ev(EventKind::kTaskBeginEx, 3650, {U(1), U(1), U(77), T(3700), Null(), Null(), U(2)}),
+             Ev(EventKind::kTaskEndEx, 3760, {U(1), U(1), U(88), T(3750)}),
+         });
   b.SyncAt(4000).End(4000);
   return b.bytes();
 }
 
-std::string SyntheticTrace(int threads, uint64_t events_per_thread,
-                           uint64_t events_per_chunk, bool compress) {
+std::string SyntheticTrace(int threads, uint64_t events_per_thread, uint64_t events_per_chunk,
+                           bool compress) {
   TraceBuilder b(TestHeader(), compress);
   b.String(1, "outer").String(2, "inner").Domain(1, "bench");
   for (int t = 0; t < threads; ++t) {
-    b.Thread(static_cast<uint32_t>(t), 1000 + static_cast<uint64_t>(t),
-             "thread");
+    b.Thread(static_cast<uint32_t>(t), 1000 + static_cast<uint64_t>(t), "thread");
   }
   b.SyncAt(1000);
   std::vector<uint64_t> time(static_cast<size_t>(threads), 1000);
@@ -106,8 +100,7 @@ std::string SyntheticTrace(int threads, uint64_t events_per_thread,
         const uint64_t k = done[ti] % 4;
         time[ti] += 37 + (done[ti] * 7919) % 101;
         if (k == 0 || k == 1) {
-          chunk.push_back(Ev(EventKind::kTaskBegin, time[ti],
-                             {U(1), Null(), Null(), U(k + 1)}));
+          chunk.push_back(Ev(EventKind::kTaskBegin, time[ti], {U(1), Null(), Null(), U(k + 1)}));
         } else {
           chunk.push_back(Ev(EventKind::kTaskEnd, time[ti], {U(1)}));
         }

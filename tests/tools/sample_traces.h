@@ -23,8 +23,8 @@ std::string SampleTrace();
 // events (nested two deep), in chunks of `events_per_chunk` per thread,
 // interleaved round-robin like the collector's flush rounds.
 // `compress` false writes uncompressed chunks.
-std::string SyntheticTrace(int threads, uint64_t events_per_thread,
-                           uint64_t events_per_chunk, bool compress = true);
+std::string SyntheticTrace(int threads, uint64_t events_per_thread, uint64_t events_per_chunk,
+                           bool compress = true);
 
 }  // namespace testing
 }  // namespace itt_dump

@@ -1,13 +1,14 @@
 // PercentileSketch: exact nearest-rank percentiles for small populations,
 // within 0.8% beyond, and consistent buckets over the whole 64-bit range.
 
+#include "tools/itt_dump/sketch.h"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tools/itt_dump/sketch.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -66,9 +67,7 @@ TEST(PercentileSketch, LargePopulationsAreWithinTheDocumentedError) {
 
 TEST(PercentileSketch, BucketsTileTheRange) {
   for (int b = 0; b < PercentileSketch::BucketOf(~uint64_t{0}); ++b) {
-    ASSERT_EQ(PercentileSketch::BucketHigh(b) + 1,
-              PercentileSketch::BucketLow(b + 1))
-        << b;
+    ASSERT_EQ(PercentileSketch::BucketHigh(b) + 1, PercentileSketch::BucketLow(b + 1)) << b;
   }
   std::mt19937_64 rng(3);
   for (int i = 0; i < 100000; ++i) {
@@ -77,12 +76,10 @@ TEST(PercentileSketch, BucketsTileTheRange) {
     ASSERT_LE(PercentileSketch::BucketLow(b), v);
     ASSERT_GE(PercentileSketch::BucketHigh(b), v);
     // Bucket width at most 1/64 of its low end (or exact below 128).
-    const uint64_t width =
-        PercentileSketch::BucketHigh(b) - PercentileSketch::BucketLow(b);
+    const uint64_t width = PercentileSketch::BucketHigh(b) - PercentileSketch::BucketLow(b);
     ASSERT_LE(width, std::max<uint64_t>(PercentileSketch::BucketLow(b) / 64, 0));
   }
-  EXPECT_EQ(PercentileSketch::BucketHigh(PercentileSketch::BucketOf(~uint64_t{0})),
-            ~uint64_t{0});
+  EXPECT_EQ(PercentileSketch::BucketHigh(PercentileSketch::BucketOf(~uint64_t{0})), ~uint64_t{0});
 }
 
 TEST(PercentileSketch, ExtremeValuesDoNotOverflow) {

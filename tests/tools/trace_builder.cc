@@ -37,8 +37,7 @@ format::FileHeader TestHeader() {
   return h;
 }
 
-Event Ev(EventKind kind, uint64_t time,
-         std::initializer_list<format::FieldValue> fields) {
+Event Ev(EventKind kind, uint64_t time, std::initializer_list<format::FieldValue> fields) {
   Event e;
   e.Init(kind, time);
   int i = 0;
@@ -58,8 +57,7 @@ void TraceBuilder::Chunk(format::ChunkType type, std::string_view payload) {
   if (compress_) {
     Check(writer_.AppendChunk(type, payload, &out_));
   } else {
-    out_ += format::FrameChunkForTest(static_cast<uint16_t>(type), 0,
-                                      sequence_, payload,
+    out_ += format::FrameChunkForTest(static_cast<uint16_t>(type), 0, sequence_, payload,
                                       static_cast<uint32_t>(payload.size()));
   }
   ++sequence_;
@@ -76,29 +74,24 @@ TraceBuilder& TraceBuilder::Domain(uint64_t id, std::string_view name) {
 }
 
 TraceBuilder& TraceBuilder::Counter(uint64_t id, std::string_view name,
-                                    std::string_view domain_name,
-                                    uint64_t domain,
+                                    std::string_view domain_name, uint64_t domain,
                                     format::MetadataType type) {
   defs_.Append(Ev(EventKind::kDefCounter, 0,
-                  {U(id), B(name), B(domain_name), U(domain),
-                   U(static_cast<uint64_t>(type))}));
+                  {U(id), B(name), B(domain_name), U(domain), U(static_cast<uint64_t>(type))}));
   return *this;
 }
 
-TraceBuilder& TraceBuilder::Histogram(uint64_t id, uint64_t domain,
-                                      std::string_view name,
-                                      format::MetadataType x,
-                                      format::MetadataType y) {
-  defs_.Append(Ev(EventKind::kDefHistogram, 0,
-                  {U(id), U(domain), B(name), U(static_cast<uint64_t>(x)),
-                   U(static_cast<uint64_t>(y))}));
+TraceBuilder& TraceBuilder::Histogram(uint64_t id, uint64_t domain, std::string_view name,
+                                      format::MetadataType x, format::MetadataType y) {
+  defs_.Append(
+      Ev(EventKind::kDefHistogram, 0,
+         {U(id), U(domain), B(name), U(static_cast<uint64_t>(x)), U(static_cast<uint64_t>(y))}));
   return *this;
 }
 
 TraceBuilder& TraceBuilder::HeapFunction(uint64_t id, std::string_view name,
                                          std::string_view domain_name) {
-  defs_.Append(
-      Ev(EventKind::kDefHeapFunction, 0, {U(id), B(name), B(domain_name)}));
+  defs_.Append(Ev(EventKind::kDefHeapFunction, 0, {U(id), B(name), B(domain_name)}));
   return *this;
 }
 
@@ -107,10 +100,8 @@ TraceBuilder& TraceBuilder::EventName(uint64_t id, std::string_view name) {
   return *this;
 }
 
-TraceBuilder& TraceBuilder::ClockDomain(uint64_t id, uint64_t hz,
-                                        uint64_t base, uint64_t ticks) {
-  defs_.Append(
-      Ev(EventKind::kDefClockDomain, 0, {U(id), U(hz), U(base), U(ticks)}));
+TraceBuilder& TraceBuilder::ClockDomain(uint64_t id, uint64_t hz, uint64_t base, uint64_t ticks) {
+  defs_.Append(Ev(EventKind::kDefClockDomain, 0, {U(id), U(hz), U(base), U(ticks)}));
   return *this;
 }
 
@@ -127,8 +118,8 @@ void TraceBuilder::Records(format::ChunkType type, const Event& record) {
   Chunk(type, enc.payload());
 }
 
-TraceBuilder& TraceBuilder::Thread(uint32_t index, uint64_t tid,
-                                   std::string_view name, bool ignored) {
+TraceBuilder& TraceBuilder::Thread(uint32_t index, uint64_t tid, std::string_view name,
+                                   bool ignored) {
   format::ThreadInfo t;
   t.thread_index = index;
   t.tid = tid;
@@ -138,8 +129,7 @@ TraceBuilder& TraceBuilder::Thread(uint32_t index, uint64_t tid,
   return *this;
 }
 
-TraceBuilder& TraceBuilder::Sync(uint64_t ticks, uint64_t mono_ns,
-                                 int64_t real_ns) {
+TraceBuilder& TraceBuilder::Sync(uint64_t ticks, uint64_t mono_ns, int64_t real_ns) {
   format::ClockSync s;
   s.ticks = ticks;
   s.monotonic_raw_ns = mono_ns;
@@ -153,8 +143,7 @@ TraceBuilder& TraceBuilder::SyncAt(uint64_t ticks) {
   return Sync(ticks, kStartMono + d, kStartReal + static_cast<int64_t>(d));
 }
 
-TraceBuilder& TraceBuilder::Loss(uint32_t thread_index,
-                                 format::LossCause cause, uint64_t count) {
+TraceBuilder& TraceBuilder::Loss(uint32_t thread_index, format::LossCause cause, uint64_t count) {
   format::LossRecord l;
   l.thread_index = thread_index;
   l.cause = cause;
@@ -164,8 +153,7 @@ TraceBuilder& TraceBuilder::Loss(uint32_t thread_index,
   return *this;
 }
 
-TraceBuilder& TraceBuilder::Events(uint32_t thread_index,
-                                   const std::vector<Event>& events) {
+TraceBuilder& TraceBuilder::Events(uint32_t thread_index, const std::vector<Event>& events) {
   FlushDefinitions();
   events_.Reset(thread_index, events.empty() ? 0 : events.front().time);
   for (const Event& e : events) events_.Append(e);

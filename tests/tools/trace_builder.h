@@ -41,34 +41,27 @@ class TraceBuilder {
  public:
   // `compress` false frames every chunk uncompressed (flags 0), as the
   // format allows: for measuring decoding without decompression.
-  explicit TraceBuilder(const format::FileHeader& header = TestHeader(),
-                        bool compress = true);
+  explicit TraceBuilder(const format::FileHeader& header = TestHeader(), bool compress = true);
 
   // Definitions are batched into one definitions chunk, written before
   // the next chunk of another type.
   TraceBuilder& String(uint64_t id, std::string_view text);
   TraceBuilder& Domain(uint64_t id, std::string_view name);
-  TraceBuilder& Counter(uint64_t id, std::string_view name,
-                        std::string_view domain_name, uint64_t domain,
-                        format::MetadataType type);
+  TraceBuilder& Counter(uint64_t id, std::string_view name, std::string_view domain_name,
+                        uint64_t domain, format::MetadataType type);
   TraceBuilder& Histogram(uint64_t id, uint64_t domain, std::string_view name,
                           format::MetadataType x, format::MetadataType y);
-  TraceBuilder& HeapFunction(uint64_t id, std::string_view name,
-                             std::string_view domain_name);
+  TraceBuilder& HeapFunction(uint64_t id, std::string_view name, std::string_view domain_name);
   TraceBuilder& EventName(uint64_t id, std::string_view name);
-  TraceBuilder& ClockDomain(uint64_t id, uint64_t hz, uint64_t base,
-                            uint64_t ticks);
+  TraceBuilder& ClockDomain(uint64_t id, uint64_t hz, uint64_t base, uint64_t ticks);
 
-  TraceBuilder& Thread(uint32_t index, uint64_t tid, std::string_view name,
-                       bool ignored = false);
+  TraceBuilder& Thread(uint32_t index, uint64_t tid, std::string_view name, bool ignored = false);
   TraceBuilder& Sync(uint64_t ticks, uint64_t mono_ns, int64_t real_ns);
   // Sync points of TestHeader's clock at `ticks`.
   TraceBuilder& SyncAt(uint64_t ticks);
-  TraceBuilder& Loss(uint32_t thread_index, format::LossCause cause,
-                     uint64_t count);
+  TraceBuilder& Loss(uint32_t thread_index, format::LossCause cause, uint64_t count);
   // One events chunk of `thread_index`.
-  TraceBuilder& Events(uint32_t thread_index,
-                       const std::vector<format::Event>& events);
+  TraceBuilder& Events(uint32_t thread_index, const std::vector<format::Event>& events);
   // The end chunk; counts default to what was written.
   TraceBuilder& End(uint64_t end_ticks);
   // Raw bytes (damage, hand-made chunks).

@@ -1,11 +1,12 @@
 // Rendering helpers: formatted metadata from raw arguments, JSON and CSV
 // quoting, metadata arrays, counter values, times.
 
+#include "tools/itt_dump/values.h"
+
 #include <string>
 
 #include "format/records.h"
 #include "gtest/gtest.h"
-#include "tools/itt_dump/values.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -19,8 +20,7 @@ TEST(RenderFormatted, FormatsEveryArgumentKind) {
   format::AppendFormatArgString(&args, "abc");
   format::AppendFormatArgPointer(&args, 0x1000);
   format::AppendFormatArgInt(&args, 'A');
-  EXPECT_EQ(RenderFormatted("i=%d x=%04x f=%.2f s=[%-5s] p=%p c=%c 100%%",
-                            args),
+  EXPECT_EQ(RenderFormatted("i=%d x=%04x f=%.2f s=[%-5s] p=%p c=%c 100%%", args),
             "i=-42 x=00ff f=2.50 s=[abc  ] p=0x1000 c=A 100%");
 }
 

@@ -72,8 +72,7 @@ class ChromeWriter : public IntervalListener {
     line_.clear();
     line_.append(first_ ? "\n" : ",\n");
     first_ = false;
-    absl::StrAppend(&line_, "{\"ph\":\"", ph, "\",\"pid\":", pid_,
-                    ",\"tid\":", tid, ",\"ts\":");
+    absl::StrAppend(&line_, "{\"ph\":\"", ph, "\",\"pid\":", pid_, ",\"tid\":", tid, ",\"ts\":");
     AppendMicros(&line_, x_.clock.SinceStartNs(ticks));
   }
   void Field(const char* key, std::string_view text) {
@@ -117,11 +116,10 @@ class ChromeWriter : public IntervalListener {
     }
     line_.push_back('}');
   }
-  bool Keep(const ThreadRec& t, uint64_t domain, std::string_view name,
-            uint64_t ticks) {
+  bool Keep(const ThreadRec& t, uint64_t domain, std::string_view name, uint64_t ticks) {
     if (!filter_.active()) return true;
-    return filter_.ThreadOk(t) && filter_.DomainOk(domain) &&
-           filter_.NameOk(name) && filter_.TimeOk(ticks);
+    return filter_.ThreadOk(t) && filter_.DomainOk(domain) && filter_.NameOk(name) &&
+           filter_.TimeOk(ticks);
   }
   uint64_t FrameTid(uint64_t domain);
   void OnRelation(const Event& e, const ThreadRec& t);
@@ -161,11 +159,9 @@ void ChromeWriter::Begin() {
   ctx_.out->Write("{\"traceEvents\":[");
   const std::string& exe = x_.header.executable_path;
   const size_t slash = exe.rfind('/');
-  Metadata("process_name", 0,
-           slash == std::string::npos ? exe : exe.substr(slash + 1));
+  Metadata("process_name", 0, slash == std::string::npos ? exe : exe.substr(slash + 1));
   for (const auto& [index, t] : x_.threads.entries()) {
-    Metadata("thread_name", t.tid,
-             t.name.empty() ? absl::StrCat("thread ", t.tid) : t.name);
+    Metadata("thread_name", t.tid, t.name.empty() ? absl::StrCat("thread ", t.tid) : t.name);
   }
 }
 
@@ -173,8 +169,7 @@ uint64_t ChromeWriter::FrameTid(uint64_t domain) {
   uint64_t& tid = frame_tids_[domain];
   if (tid == 0) {
     tid = kFrameTrackTid + frame_tids_.size() - 1;
-    Metadata("thread_name", tid,
-             absl::StrCat("frames ", std::string(x_.Domain(domain))));
+    Metadata("thread_name", tid, absl::StrCat("frames ", std::string(x_.Domain(domain))));
   }
   return tid;
 }
@@ -184,8 +179,7 @@ void ChromeWriter::OnInterval(const Interval& iv) {
   const std::string name = IntervalName(x_, iv);
   if (filter_.active()) {
     if (!filter_.ThreadOk(t) || !filter_.TimeOk(iv.begin)) return;
-    if (iv.kind != IntervalKind::kLegacyEvent &&
-        !filter_.DomainOk(iv.domain)) {
+    if (iv.kind != IntervalKind::kLegacyEvent && !filter_.DomainOk(iv.domain)) {
       return;
     }
     if (iv.kind == IntervalKind::kLegacyEvent && filter_.has_domain()) return;
@@ -232,8 +226,7 @@ void ChromeWriter::OnInterval(const Interval& iv) {
   }
 }
 
-void ChromeWriter::OnTaskBegin(const format::Id& id, const ThreadRec& t,
-                               uint64_t ticks) {
+void ChromeWriter::OnTaskBegin(const format::Id& id, const ThreadRec& t, uint64_t ticks) {
   if (id == format::Id{}) return;
   if (tasks_by_id_.size() >= kMaxRememberedTasks) tasks_by_id_.clear();
   Remembered& r = tasks_by_id_[IdHash(id)];
@@ -297,9 +290,8 @@ void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
 void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
   CounterChange c;
   if (DecodeCounterChange(e, &c)) {
-    const uint64_t key =
-        (c.key_kind * 0x9E3779B97F4A7C15ull) ^ (c.a * 0xBF58476D1CE4E5B9ull) ^
-        (c.b * 0x94D049BB133111EBull);
+    const uint64_t key = (c.key_kind * 0x9E3779B97F4A7C15ull) ^ (c.a * 0xBF58476D1CE4E5B9ull) ^
+                         (c.b * 0x94D049BB133111EBull);
     CounterState& s = counters_[key];
     if (s.name.empty()) {
       if (c.key_kind == 1) {
@@ -314,10 +306,8 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
     s.value = c.set ? c.value : s.value + c.value;
     const uint64_t ticks = IntervalTracker::EffectiveTime(e);
     if (filter_.active() &&
-        (!filter_.ThreadOk(t) || !filter_.TimeOk(ticks) ||
-         !filter_.NameOk(s.name) ||
-         (filter_.has_domain() &&
-          (s.domain.empty() || !filter_.DomainNameOk(s.domain))))) {
+        (!filter_.ThreadOk(t) || !filter_.TimeOk(ticks) || !filter_.NameOk(s.name) ||
+         (filter_.has_domain() && (s.domain.empty() || !filter_.DomainNameOk(s.domain))))) {
       return;
     }
     Open("C", t.tid, ticks);
@@ -409,24 +399,20 @@ void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
                   ",\"open_at_end\":", u.open_at_end,
                   ",\"frame_end_without_begin\":", u.frame_end_without_begin,
                   ",\"frames_open_at_end\":", u.frames_open_at_end,
-                  ",\"unresolved_relations\":",
-                  pending_.size() + dropped_flows_, "}}\n");
+                  ",\"unresolved_relations\":", pending_.size() + dropped_flows_, "}}\n");
   ctx_.out->Write(line_);
   if (u.total() != 0) {
-    Warn(ctx_, absl::StrCat("unbalanced: ", u.end_without_begin,
-                            " ends without begin, ", u.open_at_end,
-                            " tasks open at the end, ",
-                            u.frame_end_without_begin,
-                            " frame ends without begin, ",
-                            u.frames_open_at_end, " frames open at the end"));
+    Warn(ctx_, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
+                            u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,
+                            " frame ends without begin, ", u.frames_open_at_end,
+                            " frames open at the end"));
   }
 }
 
 }  // namespace
 
 absl::Status RunChrome(const VerbContext& ctx) {
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
-      OpenForPass(*ctx.source);
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
   if (!reader.ok()) return reader.status();
   EventMerger merger(*ctx.index, reader->get(), ctx.merge);
   ChromeWriter w(ctx);

@@ -124,8 +124,8 @@ struct Args {
 };
 
 bool IsVerb(std::string_view s) {
-  return s == "text" || s == "info" || s == "stats" || s == "chrome" ||
-         s == "vtune-csv" || s == "verify" || s == "help";
+  return s == "text" || s == "info" || s == "stats" || s == "chrome" || s == "vtune-csv" ||
+         s == "verify" || s == "help";
 }
 
 const char* HelpFor(const std::string& verb) {
@@ -139,13 +139,11 @@ const char* HelpFor(const std::string& verb) {
 }
 
 bool TakesFilters(const std::string& verb) {
-  return verb == "text" || verb == "stats" || verb == "chrome" ||
-         verb == "vtune-csv";
+  return verb == "text" || verb == "stats" || verb == "chrome" || verb == "vtune-csv";
 }
 
 // Parses args; on error returns the message.
-std::optional<std::string> Parse(const std::vector<std::string>& in,
-                                 Args* a) {
+std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
   size_t i = 0;
   bool explicit_verb = false;
   if (!in.empty() && IsVerb(in[0])) {
@@ -163,8 +161,7 @@ std::optional<std::string> Parse(const std::vector<std::string>& in,
     const std::string& s = in[i];
     auto value = [&](std::string_view flag) -> std::optional<std::string> {
       // --flag=VALUE
-      if (s.size() > flag.size() && s.compare(0, flag.size(), flag) == 0 &&
-          s[flag.size()] == '=') {
+      if (s.size() > flag.size() && s.compare(0, flag.size(), flag) == 0 && s[flag.size()] == '=') {
         return s.substr(flag.size() + 1);
       }
       return std::nullopt;
@@ -259,8 +256,7 @@ std::optional<std::string> Parse(const std::vector<std::string>& in,
       if (v) {
         int64_t ns;
         if (!absl::SimpleAtoi(*v, &ns)) {
-          return absl::StrCat(from ? "--from" : "--to",
-                              " needs nanoseconds since the start");
+          return absl::StrCat(from ? "--from" : "--to", " needs nanoseconds since the start");
         }
         (from ? a->filter.from_ns : a->filter.to_ns) = ns;
         continue;
@@ -288,10 +284,8 @@ int OpenFailureStatus(OpenFailure f) { return StatusForFailure(f); }
 
 class DirFactory : public OutputFactory {
  public:
-  DirFactory(const Env& env, std::string dir)
-      : env_(env), dir_(std::move(dir)) {}
-  absl::StatusOr<std::unique_ptr<Output>> Create(
-      const std::string& name) override {
+  DirFactory(const Env& env, std::string dir) : env_(env), dir_(std::move(dir)) {}
+  absl::StatusOr<std::unique_ptr<Output>> Create(const std::string& name) override {
     return env_.create_file(dir_.empty() ? name : absl::StrCat(dir_, "/", name));
   }
 
@@ -305,8 +299,7 @@ class DirFactory : public OutputFactory {
 int RunItDump(const std::vector<std::string>& args, const Env& env) {
   Args a;
   if (std::optional<std::string> error = Parse(args, &a)) {
-    env.err->Write(absl::StrCat("itt-dump: ", *error,
-                                "\nTry 'itt-dump --help'.\n"));
+    env.err->Write(absl::StrCat("itt-dump: ", *error, "\nTry 'itt-dump --help'.\n"));
     env.err->Flush();
     return kExitUsage;
   }
@@ -408,8 +401,7 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     return kExitOutput;
   }
   if (!env.out->status().ok()) {
-    env.err->Write(absl::StrCat("itt-dump: ", env.out->status().message(),
-                                "\n"));
+    env.err->Write(absl::StrCat("itt-dump: ", env.out->status().message(), "\n"));
     env.err->Flush();
     return kExitOutput;
   }
@@ -422,9 +414,7 @@ std::unique_ptr<ProcessEnv> MakeProcessEnv() {
   p->err = FdOutput(STDERR_FILENO, "stderr", false);
   p->env.out = p->out.get();
   p->env.err = p->err.get();
-  p->env.source = [](const std::string& path) {
-    return TraceSource::File(path);
-  };
+  p->env.source = [](const std::string& path) { return TraceSource::File(path); };
   p->env.create_file = [](const std::string& path) { return FileOutput(path); };
   p->env.make_dir = [](const std::string& dir) -> absl::Status {
     if (mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) {

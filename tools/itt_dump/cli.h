@@ -24,8 +24,8 @@ namespace itt_dump {
 // verbs exit 0 when they produced their output (damage is reported on
 // stderr), and 1..4 as verify does when the file header cannot be read.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitUsage = 64;    // bad command line
-inline constexpr int kExitOutput = 73;   // cannot create/write the output
+inline constexpr int kExitUsage = 64;   // bad command line
+inline constexpr int kExitOutput = 73;  // cannot create/write the output
 
 // Where a run reads and writes. The defaults are the real files.
 struct Env {
@@ -35,8 +35,7 @@ struct Env {
   std::function<TraceSource(const std::string& path)> source;
   // Creates an output file (chrome -o, vtune-csv files). `path` is the
   // full path.
-  std::function<absl::StatusOr<std::unique_ptr<Output>>(const std::string&)>
-      create_file;
+  std::function<absl::StatusOr<std::unique_ptr<Output>>(const std::string&)> create_file;
   // Creates the vtune-csv output directory if missing.
   std::function<absl::Status(const std::string&)> make_dir;
   bool progress = false;  // show the progress line (stderr is a terminal)

@@ -20,18 +20,15 @@ int64_t Saturate(__int128 v) {
 
 }  // namespace
 
-Clock::Clock(const format::FileHeader& header,
-             std::vector<format::ClockSync> points)
+Clock::Clock(const format::FileHeader& header, std::vector<format::ClockSync> points)
     : start_ticks_(header.start_ticks),
       hz_(header.timebase_hz != 0 ? header.timebase_hz : 1000000000),
       start_real_(header.start_realtime_ns) {
-  std::sort(points.begin(), points.end(),
-            [](const format::ClockSync& a, const format::ClockSync& b) {
-              return a.ticks < b.ticks;
-            });
+  std::sort(
+      points.begin(), points.end(),
+      [](const format::ClockSync& a, const format::ClockSync& b) { return a.ticks < b.ticks; });
   for (const format::ClockSync& p : points) {
-    const Point q{p.ticks, static_cast<int64_t>(p.monotonic_raw_ns),
-                  p.realtime_ns, 0.0};
+    const Point q{p.ticks, static_cast<int64_t>(p.monotonic_raw_ns), p.realtime_ns, 0.0};
     if (!points_.empty()) {
       const Point& last = points_.back();
       if (q.ticks == last.ticks || q.mono < last.mono) continue;
@@ -39,9 +36,8 @@ Clock::Clock(const format::FileHeader& header,
     points_.push_back(q);
   }
   for (size_t i = 0; i + 1 < points_.size(); ++i) {
-    points_[i].slope =
-        static_cast<double>(points_[i + 1].mono - points_[i].mono) /
-        static_cast<double>(points_[i + 1].ticks - points_[i].ticks);
+    points_[i].slope = static_cast<double>(points_[i + 1].mono - points_[i].mono) /
+                       static_cast<double>(points_[i + 1].ticks - points_[i].ticks);
   }
   if (!points_.empty()) points_.back().slope = 0;
   hz_slope_ = 1e9 / static_cast<double>(hz_);
@@ -70,8 +66,7 @@ int64_t Clock::DurationNsSlow(uint64_t begin, uint64_t end) const {
       fast_hi_ = hi;
     }
     fast_slope_ = slope;
-    return static_cast<int64_t>(static_cast<double>(dt) * slope +
-                                (dt >= 0 ? 0.5 : -0.5));
+    return static_cast<int64_t>(static_cast<double>(dt) * slope + (dt >= 0 ? 0.5 : -0.5));
   }
   return SinceStartNs(end) - SinceStartNs(begin);
 }
@@ -86,9 +81,8 @@ size_t Clock::Segment(uint64_t ticks) const {
     i = 0;
   } else {
     // First point above `ticks`, minus one: the segment's left end.
-    auto it = std::upper_bound(
-        points_.begin(), points_.end(), ticks,
-        [](uint64_t t, const Point& p) { return t < p.ticks; });
+    auto it = std::upper_bound(points_.begin(), points_.end(), ticks,
+                               [](uint64_t t, const Point& p) { return t < p.ticks; });
     i = static_cast<size_t>(it - points_.begin()) - 1;
     if (i > last) i = last;
   }
@@ -124,13 +118,10 @@ int64_t Clock::SinceStartNs(uint64_t ticks) const {
   }
   const Point& p = points_[Segment(ticks)];
   const int64_t dt = static_cast<int64_t>(ticks - p.ticks);
-  if (dt > -kNear && dt < kNear && p.mono - start_mono_ > -kNear &&
-      p.mono - start_mono_ < kNear) {
-    return (p.mono - start_mono_) +
-           std::llround(static_cast<double>(dt) * p.slope);
+  if (dt > -kNear && dt < kNear && p.mono - start_mono_ > -kNear && p.mono - start_mono_ < kNear) {
+    return (p.mono - start_mono_) + std::llround(static_cast<double>(dt) * p.slope);
   }
-  return Saturate(static_cast<__int128>(Interpolate(ticks, false)) -
-                  start_mono_);
+  return Saturate(static_cast<__int128>(Interpolate(ticks, false)) - start_mono_);
 }
 
 int64_t Clock::RealtimeNs(uint64_t ticks) const {

@@ -38,10 +38,8 @@ class Clock {
   // both lie in the segment used last it is one inline double multiply
   // (the stats hot path).
   int64_t DurationNs(uint64_t begin, uint64_t end) const {
-    if (begin >= fast_lo_ && end < fast_hi_ && end >= begin &&
-        end - begin < (uint64_t{1} << 52)) {
-      return static_cast<int64_t>(
-          static_cast<double>(end - begin) * fast_slope_ + 0.5);
+    if (begin >= fast_lo_ && end < fast_hi_ && end >= begin && end - begin < (uint64_t{1} << 52)) {
+      return static_cast<int64_t>(static_cast<double>(end - begin) * fast_slope_ + 0.5);
     }
     return DurationNsSlow(begin, end);
   }

@@ -21,7 +21,7 @@ struct CounterChange {
   uint64_t key_kind = 0;  // 1: by counter id `a`; 2: v3, domain `a`, name `b`
   uint64_t a = 0;
   uint64_t b = 0;
-  bool set = false;       // replaces the value; else adds `value`
+  bool set = false;  // replaces the value; else adds `value`
   long double value = 0;
 };
 

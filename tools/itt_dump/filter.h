@@ -31,9 +31,7 @@ struct FilterSpec {
   std::optional<int64_t> from_ns;
   std::optional<int64_t> to_ns;
 
-  bool empty() const {
-    return !thread && !domain && !name && !from_ns && !to_ns;
-  }
+  bool empty() const { return !thread && !domain && !name && !from_ns && !to_ns; }
 };
 
 // True if `text` matches the glob `pattern`.
@@ -57,18 +55,14 @@ class Filter {
     if (!spec_.domain) return true;
     int8_t& c = domain_cache_[domain_id];
     if (c == 0) {
-      c = domain_id != 0 && GlobMatch(*spec_.domain, index_.Domain(domain_id))
-              ? 1
-              : -1;
+      c = domain_id != 0 && GlobMatch(*spec_.domain, index_.Domain(domain_id)) ? 1 : -1;
     }
     return c > 0;
   }
   bool DomainNameOk(std::string_view name) const {
     return !spec_.domain || GlobMatch(*spec_.domain, name);
   }
-  bool NameOk(std::string_view name) const {
-    return !spec_.name || GlobMatch(*spec_.name, name);
-  }
+  bool NameOk(std::string_view name) const { return !spec_.name || GlobMatch(*spec_.name, name); }
   // Name by kDefString id.
   bool NameIdOk(uint64_t string_id) {
     if (!spec_.name) return true;
@@ -77,9 +71,7 @@ class Filter {
     return c > 0;
   }
   // `ticks` inside [from, to].
-  bool TimeOk(uint64_t ticks) const {
-    return ticks >= from_ticks_ && ticks <= to_ticks_;
-  }
+  bool TimeOk(uint64_t ticks) const { return ticks >= from_ticks_ && ticks <= to_ticks_; }
   bool has_name() const { return spec_.name.has_value(); }
   bool has_domain() const { return spec_.domain.has_value(); }
   bool has_time() const { return spec_.from_ns || spec_.to_ns; }

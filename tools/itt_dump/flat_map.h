@@ -36,9 +36,7 @@ class U64Map {
       }
     }
   }
-  const V* Find(uint64_t key) const {
-    return const_cast<U64Map*>(this)->Find(key);
-  }
+  const V* Find(uint64_t key) const { return const_cast<U64Map*>(this)->Find(key); }
 
   // The value for `key`, default-constructed if new. The reference stays
   // valid for the map's lifetime.

@@ -14,19 +14,14 @@ std::string FormatCommandLine(std::string_view cmd) {
   while (!cmd.empty() && cmd.back() == '\0') cmd.remove_suffix(1);
   std::string out;
   bool first = true;
-  for (absl::string_view w :
-       absl::StrSplit(absl::string_view(cmd.data(), cmd.size()), '\0')) {
+  for (absl::string_view w : absl::StrSplit(absl::string_view(cmd.data(), cmd.size()), '\0')) {
     const std::string_view word(w.data(), w.size());
     if (!first) out.push_back(' ');
     first = false;
-    const bool plain =
-        !word.empty() &&
-        std::all_of(word.begin(), word.end(), [](char c) {
-          return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                 (c >= '0' && c <= '9') ||
-                 std::string_view("-_./=:,+@%").find(c) !=
-                     std::string_view::npos;
-        });
+    const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             std::string_view("-_./=:,+@%").find(c) != std::string_view::npos;
+    });
     if (plain) {
       out.append(word.data(), word.size());
     } else {
@@ -40,9 +35,8 @@ absl::Status RunInfo(const VerbContext& ctx) {
   const TraceIndex& x = *ctx.index;
   const format::FileHeader& h = x.header;
   std::string o;
-  absl::StrAppend(&o, "file      ", x.name, " (", x.file_bytes,
-                  " bytes, format ", h.version_major, ".", h.version_minor,
-                  ")\n");
+  absl::StrAppend(&o, "file      ", x.name, " (", x.file_bytes, " bytes, format ", h.version_major,
+                  ".", h.version_minor, ")\n");
   absl::StrAppend(&o, "process   pid ", h.pid, ", ppid ", h.ppid, "\n");
   o.append("exe       ");
   AppendQuoted(&o, h.executable_path);
@@ -57,9 +51,8 @@ absl::Status RunInfo(const VerbContext& ctx) {
   }
   o.append("\nstart     ");
   AppendUtc(&o, h.start_realtime_ns);
-  absl::StrAppend(&o, "\ntimebase  ", format::TimebaseName(h.timebase),
-                  " at ", h.timebase_hz, " Hz, ", x.sync_points.size(),
-                  " clock sync points\n");
+  absl::StrAppend(&o, "\ntimebase  ", format::TimebaseName(h.timebase), " at ", h.timebase_hz,
+                  " Hz, ", x.sync_points.size(), " clock sync points\n");
   const uint64_t end_ticks = TraceEndTicks(x, x.max_event_ticks);
   o.append("duration  ");
   AppendSeconds(&o, std::max<int64_t>(0, x.clock.SinceStartNs(end_ticks)));
@@ -89,32 +82,27 @@ absl::Status RunInfo(const VerbContext& ctx) {
     for (const auto& [key, n] : losses) {
       const uint32_t ti = static_cast<uint32_t>(key >> 8);
       const ThreadRec* t = x.Thread(ti);
-      absl::StrAppend(&o, "  tid ", t != nullptr ? t->tid : 0, " (index ", ti,
-                      "): ", n, " ", format::LossCauseName(key & 0xff), "\n");
+      absl::StrAppend(&o, "  tid ", t != nullptr ? t->tid : 0, " (index ", ti, "): ", n, " ",
+                      format::LossCauseName(key & 0xff), "\n");
     }
   }
   if (x.problems.empty()) {
     o.append("damage    none\n");
   } else {
-    absl::StrAppend(&o, "damage    ", x.problems.size() + x.problems_dropped,
-                    " problems, ", x.reader_stats.corrupt_bytes,
-                    " corrupt bytes, ", x.reader_stats.truncated_bytes,
-                    " truncated bytes\n");
+    absl::StrAppend(&o, "damage    ", x.problems.size() + x.problems_dropped, " problems, ",
+                    x.reader_stats.corrupt_bytes, " corrupt bytes, ",
+                    x.reader_stats.truncated_bytes, " truncated bytes\n");
     for (const Problem& p : x.problems) {
-      absl::StrAppend(&o, "  ",
-                      p.kind == Problem::Kind::kCorrupt ? "corrupt"
-                                                        : "truncated",
-                      " at offset ", p.offset, " (", p.bytes,
-                      " bytes): ", p.reason, "\n");
+      absl::StrAppend(&o, "  ", p.kind == Problem::Kind::kCorrupt ? "corrupt" : "truncated",
+                      " at offset ", p.offset, " (", p.bytes, " bytes): ", p.reason, "\n");
     }
     if (x.problems_dropped != 0) {
       absl::StrAppend(&o, "  ", x.problems_dropped, " more not shown\n");
     }
   }
   if (x.has_end) {
-    absl::StrAppend(&o, "end       clean (", x.end.events_recorded,
-                    " recorded, ", x.end.events_dropped, " dropped, ",
-                    x.end.chunk_count, " chunks)\n");
+    absl::StrAppend(&o, "end       clean (", x.end.events_recorded, " recorded, ",
+                    x.end.events_dropped, " dropped, ", x.end.chunk_count, " chunks)\n");
   } else {
     o.append("end       missing: the trace did not end cleanly\n");
   }

@@ -73,8 +73,7 @@ uint64_t IntervalTracker::EffectiveTime(const Event& e) {
   }
 }
 
-IntervalTracker::IntervalTracker(const TraceIndex& index,
-                                 IntervalListener* listener)
+IntervalTracker::IntervalTracker(const TraceIndex& index, IntervalListener* listener)
     : index_(index), listener_(listener) {}
 
 IntervalTracker::~IntervalTracker() = default;
@@ -103,9 +102,8 @@ void IntervalTracker::Deliver(Open* open) {
   listener_->OnInterval(open->iv);
 }
 
-void IntervalTracker::EndKeyed(std::map<Key, std::vector<Open>>* map,
-                               const Key& key, IntervalKind kind,
-                               const ThreadRec& t, uint64_t domain,
+void IntervalTracker::EndKeyed(std::map<Key, std::vector<Open>>* map, const Key& key,
+                               IntervalKind kind, const ThreadRec& t, uint64_t domain,
                                uint64_t ticks) {
   auto it = map->find(key);
   if (it == map->end() || it->second.empty()) {
@@ -130,10 +128,8 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kTaskBeginFn:
     case EventKind::kTaskBeginEx:
     case EventKind::kTaskBeginFnEx: {
-      const bool ex = e.kind == EventKind::kTaskBeginEx ||
-                      e.kind == EventKind::kTaskBeginFnEx;
-      const bool fn = e.kind == EventKind::kTaskBeginFn ||
-                      e.kind == EventKind::kTaskBeginFnEx;
+      const bool ex = e.kind == EventKind::kTaskBeginEx || e.kind == EventKind::kTaskBeginFnEx;
+      const bool fn = e.kind == EventKind::kTaskBeginFn || e.kind == EventKind::kTaskBeginFnEx;
       const int base = ex ? 4 : 1;  // index of `id`
       ThreadState& s = StateOf(t);
       if (s.depth >= kMaxDepth) {
@@ -190,16 +186,14 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
         ++unbalanced_.open_at_end;
         return;
       }
-      Begin(&overlapped_[Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, 0)],
-            iv);
+      Begin(&overlapped_[Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, 0)], iv);
       return;
     }
     case EventKind::kTaskEndOverlapped:
     case EventKind::kTaskEndOverlappedEx: {
-      const format::Id& id =
-          e.id(e.kind == EventKind::kTaskEndOverlappedEx ? 4 : 1);
-      EndKeyed(&overlapped_, Key(e.u(0), id.d1, id.d2, id.d3, 0),
-               IntervalKind::kOverlapped, t, e.u(0), EffectiveTime(e));
+      const format::Id& id = e.id(e.kind == EventKind::kTaskEndOverlappedEx ? 4 : 1);
+      EndKeyed(&overlapped_, Key(e.u(0), id.d1, id.d2, id.d3, 0), IntervalKind::kOverlapped, t,
+               e.u(0), EffectiveTime(e));
       return;
     }
     case EventKind::kRegionBegin: {
@@ -221,8 +215,8 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kRegionEnd: {
       const format::Id& id = e.id(1);
       const uint64_t tag = IsNull(id) ? uint64_t{t.index} + 1 : 0;
-      EndKeyed(&regions_, Key(e.u(0), id.d1, id.d2, id.d3, tag),
-               IntervalKind::kRegion, t, e.u(0), e.time);
+      EndKeyed(&regions_, Key(e.u(0), id.d1, id.d2, id.d3, tag), IntervalKind::kRegion, t, e.u(0),
+               e.time);
       return;
     }
     case EventKind::kFrameBegin: {
@@ -241,8 +235,8 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
     }
     case EventKind::kFrameEnd: {
       const format::Id& id = e.id(1);
-      EndKeyed(&frames_, Key(e.u(0), id.d1, id.d2, id.d3, 0),
-               IntervalKind::kFrame, t, e.u(0), e.time);
+      EndKeyed(&frames_, Key(e.u(0), id.d1, id.d2, id.d3, 0), IntervalKind::kFrame, t, e.u(0),
+               e.time);
       return;
     }
     case EventKind::kFrameSubmit: {
@@ -253,8 +247,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       open.iv.id = e.id(1);
       open.iv.begin = e.time_field(2);
       // __itt_timestamp_none as the end means "the time of the call".
-      const uint64_t end = e.time_field(3) == kTimestampNone ? e.time
-                                                             : e.time_field(3);
+      const uint64_t end = e.time_field(3) == kTimestampNone ? e.time : e.time_field(3);
       if (open.iv.begin == kTimestampNone) open.iv.begin = e.time;
       open.iv.end = std::max(end, open.iv.begin);
       Deliver(&open);
@@ -296,9 +289,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
   }
 }
 
-IntervalTracker::Open* IntervalTracker::ArgTarget(const Event& e,
-                                                  const ThreadRec& t,
-                                                  bool by_id) {
+IntervalTracker::Open* IntervalTracker::ArgTarget(const Event& e, const ThreadRec& t, bool by_id) {
   ThreadState& s = StateOf(t);
   Open* top = s.depth == 0 ? nullptr : &s.stack[s.depth - 1];
   if (!by_id) return top;
@@ -344,8 +335,7 @@ void IntervalTracker::AddArg(const Event& e, const ThreadRec& t) {
     case EventKind::kFormattedMetadataAdd:
     case EventKind::kFormattedMetadataAddOverlapped: {
       // The text, or the format rendered with the raw arguments.
-      const bool overlapped =
-          e.kind == EventKind::kFormattedMetadataAddOverlapped;
+      const bool overlapped = e.kind == EventKind::kFormattedMetadataAddOverlapped;
       const int fi = overlapped ? 2 : 1;
       target = ArgTarget(e, t, overlapped);
       arg.key = std::string(index_.String(e.u(fi)));

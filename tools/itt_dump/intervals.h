@@ -57,9 +57,9 @@ struct Interval {
   format::Id id;
   uint64_t begin = 0;  // trace ticks
   uint64_t end = 0;
-  uint64_t child_ticks = 0;  // direct children's total (tasks only)
-  int depth = 0;             // nesting depth on the thread (tasks only)
-  bool open_at_end = false;  // still open when the trace ended
+  uint64_t child_ticks = 0;                // direct children's total (tasks only)
+  int depth = 0;                           // nesting depth on the thread (tasks only)
+  bool open_at_end = false;                // still open when the trace ended
   const std::vector<Arg>* args = nullptr;  // may be null
 };
 
@@ -73,8 +73,7 @@ struct Unbalanced {
   uint64_t frame_end_without_begin = 0;
   uint64_t frames_open_at_end = 0;
   uint64_t total() const {
-    return end_without_begin + open_at_end + frame_end_without_begin +
-           frames_open_at_end;
+    return end_without_begin + open_at_end + frame_end_without_begin + frames_open_at_end;
   }
 };
 
@@ -84,8 +83,8 @@ class IntervalListener {
   // A completed interval. Pointers inside are valid during the call.
   virtual void OnInterval(const Interval& interval) = 0;
   // An end without a begin (`kind`, thread, domain, time as in Interval).
-  virtual void OnUnmatchedEnd(IntervalKind kind, const ThreadRec& thread,
-                              uint64_t domain, uint64_t ticks) {}
+  virtual void OnUnmatchedEnd(IntervalKind kind, const ThreadRec& thread, uint64_t domain,
+                              uint64_t ticks) {}
 };
 
 class IntervalTracker {
@@ -132,9 +131,8 @@ class IntervalTracker {
   ThreadState& NewState(const ThreadRec& t);
   void Begin(std::vector<Open>* stack, const Interval& iv);
   void Deliver(Open* open);
-  void EndKeyed(std::map<Key, std::vector<Open>>* map, const Key& key,
-                IntervalKind kind, const ThreadRec& t, uint64_t domain,
-                uint64_t ticks);
+  void EndKeyed(std::map<Key, std::vector<Open>>* map, const Key& key, IntervalKind kind,
+                const ThreadRec& t, uint64_t domain, uint64_t ticks);
   void AddArg(const format::Event& e, const ThreadRec& t);
   Open* ArgTarget(const format::Event& e, const ThreadRec& t, bool by_id);
 

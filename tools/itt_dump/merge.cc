@@ -69,8 +69,7 @@ void EventMerger::UpdateWaiting(int qi) {
     q->waiting = true;
     q->waiting_key = key;
   }
-  blocking_ = reader_done_ || waiting_.empty() ? kNoEvents
-                                               : waiting_.begin()->first;
+  blocking_ = reader_done_ || waiting_.empty() ? kNoEvents : waiting_.begin()->first;
 }
 
 bool EventMerger::ReadChunk() {
@@ -136,8 +135,7 @@ int EventMerger::PopHeap() {
   return qi;
 }
 
-bool EventMerger::Emit(int qi, const format::Event** event,
-                       const ThreadRec** thread) {
+bool EventMerger::Emit(int qi, const format::Event** event, const ThreadRec** thread) {
   Queue* q = queues_[static_cast<size_t>(qi)].get();
   current_ = qi;
   *event = &q->head;
@@ -151,8 +149,7 @@ bool EventMerger::Emit(int qi, const format::Event** event,
   return true;
 }
 
-bool EventMerger::FastNext(const format::Event** event,
-                           const ThreadRec** thread) {
+bool EventMerger::FastNext(const format::Event** event, const ThreadRec** thread) {
   Queue* q = queues_[static_cast<size_t>(current_)].get();
   if (!Advance(q)) {
     // The thread's queue ran dry: it may now block the others.
@@ -164,8 +161,7 @@ bool EventMerger::FastNext(const format::Event** event,
   return AfterAdvance(event, thread);
 }
 
-bool EventMerger::AfterAdvance(const format::Event** event,
-                               const ThreadRec** thread) {
+bool EventMerger::AfterAdvance(const format::Event** event, const ThreadRec** thread) {
   Queue* q = queues_[static_cast<size_t>(current_)].get();
   q->has_head = true;
   const uint64_t t = q->head.time;
@@ -188,8 +184,7 @@ bool EventMerger::AfterAdvance(const format::Event** event,
   return false;
 }
 
-bool EventMerger::SlowNext(const format::Event** event,
-                           const ThreadRec** thread) {
+bool EventMerger::SlowNext(const format::Event** event, const ThreadRec** thread) {
   if (current_ >= 0) {
     // Only when FastNext was not tried; keep the invariant anyway.
     Queue* q = queues_[static_cast<size_t>(current_)].get();

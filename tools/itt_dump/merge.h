@@ -49,8 +49,7 @@ class EventMerger {
  public:
   // `index` and `reader` must outlive the merger; `reader` is positioned
   // after the header (OpenForPass).
-  EventMerger(const TraceIndex& index, format::TraceReader* reader,
-              const MergeOptions& options);
+  EventMerger(const TraceIndex& index, format::TraceReader* reader, const MergeOptions& options);
   ~EventMerger();
   EventMerger(const EventMerger&) = delete;
   EventMerger& operator=(const EventMerger&) = delete;
@@ -134,7 +133,7 @@ class EventMerger {
   std::vector<std::pair<uint64_t, int>> heap_;
   bool small_ = true;
   static constexpr size_t kSmall = 16;
-  std::vector<std::string> spare_;              // recycled payload buffers
+  std::vector<std::string> spare_;  // recycled payload buffers
   format::EventStreamDecoder probe_;
   int current_ = -1;  // queue of the last emitted event, not in heap_
   bool reader_done_ = false;

@@ -87,8 +87,7 @@ std::unique_ptr<Output> FdOutput(int fd, std::string name, bool owned) {
 }
 
 absl::StatusOr<std::unique_ptr<Output>> FileOutput(const std::string& path) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                      0644);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return absl::ErrnoToStatus(errno, path);
   return FdOutput(fd, path, /*owned=*/true);
 }

@@ -76,16 +76,14 @@ absl::StatusOr<std::unique_ptr<Output>> FileOutput(const std::string& path);
 
 // Appends to *dst, which must outlive the Output. `limit` caps the bytes kept
 // (further bytes are counted, not stored) so a fuzz run cannot grow memory.
-std::unique_ptr<Output> StringOutput(std::string* dst,
-                                     size_t limit = static_cast<size_t>(-1));
+std::unique_ptr<Output> StringOutput(std::string* dst, size_t limit = static_cast<size_t>(-1));
 
 // Receives the files a verb creates (vtune-csv). The default creates real
 // files in a directory; tests collect them in memory.
 class OutputFactory {
  public:
   virtual ~OutputFactory() = default;
-  virtual absl::StatusOr<std::unique_ptr<Output>> Create(
-      const std::string& file_name) = 0;
+  virtual absl::StatusOr<std::unique_ptr<Output>> Create(const std::string& file_name) = 0;
 };
 
 }  // namespace itt_dump

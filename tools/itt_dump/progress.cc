@@ -38,12 +38,11 @@ void Progress::Print(uint64_t done) {
   if (now - start_ns_ < kQuietNs || now - last_ns_ < kRefreshNs) return;
   last_ns_ = now;
   shown_ = true;
-  const double pct =
-      total_ != 0 ? 100.0 * static_cast<double>(std::min(done, total_)) /
-                        static_cast<double>(total_)
-                  : 0.0;
-  std::fprintf(stderr, "\ritt-dump: %s: pass %d/%d %3.0f%%\033[K",
-               name_.c_str(), pass_, passes_, pct);
+  const double pct = total_ != 0 ? 100.0 * static_cast<double>(std::min(done, total_)) /
+                                       static_cast<double>(total_)
+                                 : 0.0;
+  std::fprintf(stderr, "\ritt-dump: %s: pass %d/%d %3.0f%%\033[K", name_.c_str(), pass_, passes_,
+               pct);
   std::fflush(stderr);
 }
 

@@ -78,8 +78,7 @@ void RenderCsv(const std::vector<Section>& sections, std::string* out) {
   }
 }
 
-void RenderJson(const std::vector<Section>& sections,
-                const std::string& prefix, std::string* out) {
+void RenderJson(const std::vector<Section>& sections, const std::string& prefix, std::string* out) {
   out->append("{");
   out->append(prefix);
   bool first_section = true;

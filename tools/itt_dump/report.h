@@ -42,8 +42,7 @@ void RenderTable(const std::vector<Section>& sections, std::string* out);
 void RenderCsv(const std::vector<Section>& sections, std::string* out);
 // JSON: {"<name>": [{"<key>": value, ...}, ...], ...} with every section,
 // empty ones as []; `prefix` (e.g. "\"trace\":\"x\",") is inserted first.
-void RenderJson(const std::vector<Section>& sections,
-                const std::string& prefix, std::string* out);
+void RenderJson(const std::vector<Section>& sections, const std::string& prefix, std::string* out);
 
 }  // namespace itt_dump
 }  // namespace ittc

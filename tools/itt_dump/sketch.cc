@@ -8,8 +8,8 @@ namespace itt_dump {
 namespace {
 
 // Must agree with BucketOf in the header.
-constexpr uint64_t kSub = 64;             // buckets per octave
-constexpr uint64_t kLinear = 2 * kSub;    // values with their own bucket
+constexpr uint64_t kSub = 64;           // buckets per octave
+constexpr uint64_t kLinear = 2 * kSub;  // values with their own bucket
 
 }  // namespace
 

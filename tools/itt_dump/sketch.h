@@ -52,12 +52,8 @@ class PercentileSketch {
   uint64_t min() const { return count_ == 0 ? 0 : min_; }
   uint64_t max() const { return max_; }
   // Saturates at 2^64-1.
-  uint64_t sum() const {
-    return sum_ > ~uint64_t{0} ? ~uint64_t{0} : static_cast<uint64_t>(sum_);
-  }
-  uint64_t mean() const {
-    return count_ == 0 ? 0 : static_cast<uint64_t>(sum_ / count_);
-  }
+  uint64_t sum() const { return sum_ > ~uint64_t{0} ? ~uint64_t{0} : static_cast<uint64_t>(sum_); }
+  uint64_t mean() const { return count_ == 0 ? 0 : static_cast<uint64_t>(sum_ / count_); }
   bool exact() const { return exact_mode_; }
 
   // REQUIRES: 0 < q <= 1. 0 when empty. Sorts the exact samples (mutable).
@@ -68,10 +64,9 @@ class PercentileSketch {
   static int BucketOf(uint64_t v) {
     if (v < 128) return static_cast<int>(v);
     const int msb = 63 - __builtin_clzll(v);
-    const int e = msb - 6;        // >= 1
+    const int e = msb - 6;         // >= 1
     const uint64_t mant = v >> e;  // in [64, 128)
-    return static_cast<int>(128 + static_cast<uint64_t>(e - 1) * 64 +
-                            (mant - 64));
+    return static_cast<int>(128 + static_cast<uint64_t>(e - 1) * 64 + (mant - 64));
   }
   static uint64_t BucketMid(int bucket);
   static uint64_t BucketLow(int bucket);
@@ -88,7 +83,7 @@ class PercentileSketch {
   bool exact_mode_ = true;
   mutable bool sorted_ = true;
   mutable std::vector<uint64_t> exact_;
-  int lo_ = 0;                    // bucket of buckets_[0]
+  int lo_ = 0;  // bucket of buckets_[0]
   std::vector<uint64_t> buckets_;
 };
 

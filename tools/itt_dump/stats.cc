@@ -64,7 +64,7 @@ struct StatsCollector::CounterRow {
   std::string domain;
   std::string name;
   uint64_t type = 0;
-  int8_t passes = 0;  // cached name/domain filter answer (0: unknown)
+  int8_t passes = 0;      // cached name/domain filter answer (0: unknown)
   long double value = 0;  // current value
   long double last = 0;   // value at the last kept sample
   uint64_t samples = 0;
@@ -94,35 +94,25 @@ struct StatsCollector::HeapRow {
   bool used = false;
 };
 
-StatsCollector::StatsCollector(const TraceIndex& index,
-                               const FilterSpec& filter, bool per_thread)
-    : x_(index),
-      filter_(filter, index),
-      per_thread_(per_thread),
-      tracker_(index, this) {}
+StatsCollector::StatsCollector(const TraceIndex& index, const FilterSpec& filter, bool per_thread)
+    : x_(index), filter_(filter, index), per_thread_(per_thread), tracker_(index, this) {}
 
 StatsCollector::~StatsCollector() = default;
 
-StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind,
-                                                    uint64_t domain,
-                                                    uint64_t name_id,
-                                                    uint64_t fn,
-                                                    uint64_t event_id,
-                                                    const ThreadRec* t) {
+StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind, uint64_t domain,
+                                                    uint64_t name_id, uint64_t fn,
+                                                    uint64_t event_id, const ThreadRec* t) {
   const int k = static_cast<int>(kind);
   const uint64_t name = kind == IntervalKind::kLegacyEvent ? event_id : name_id;
   const uint64_t thread = t != nullptr ? t->index : kAllThreads;
   // One multiply per part: the exact key is compared below anyway.
-  const uint64_t h = (name * 0x9E3779B97F4A7C15ull) ^
-                     (domain * 0xBF58476D1CE4E5B9ull) ^
-                     (fn * 0x94D049BB133111EBull) ^
-                     (thread * 0xD6E8FEB86659FD93ull) ^
+  const uint64_t h = (name * 0x9E3779B97F4A7C15ull) ^ (domain * 0xBF58476D1CE4E5B9ull) ^
+                     (fn * 0x94D049BB133111EBull) ^ (thread * 0xD6E8FEB86659FD93ull) ^
                      static_cast<uint64_t>(k);
   auto matches = [&](const TaskRow* r) {
     return r->kind == k && r->domain == domain &&
-           (kind == IntervalKind::kLegacyEvent ? r->event_id : r->name_id) ==
-               name &&
-           r->fn == fn && r->thread == thread;
+           (kind == IntervalKind::kLegacyEvent ? r->event_id : r->name_id) == name && r->fn == fn &&
+           r->thread == thread;
   };
   RowCacheEntry& cached = row_cache_[(h ^ (h >> 29)) % kRowCacheSize];
   if (cached.row != nullptr && cached.hash == h && matches(cached.row)) {
@@ -156,14 +146,12 @@ StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind,
   return r;
 }
 
-void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t,
-                             uint64_t domain, uint64_t name_id, uint64_t fn,
-                             uint64_t event_id, uint64_t begin, uint64_t end,
-                             uint64_t child_ticks) {
+void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t, uint64_t domain,
+                             uint64_t name_id, uint64_t fn, uint64_t event_id, uint64_t begin,
+                             uint64_t end, uint64_t child_ticks) {
   if (filter_.active()) {
     if (!filter_.ThreadOk(t) || !filter_.TimeOk(begin)) return;
-    if (kind == IntervalKind::kLegacyEvent ? filter_.has_domain()
-                                           : !filter_.DomainOk(domain)) {
+    if (kind == IntervalKind::kLegacyEvent ? filter_.has_domain() : !filter_.DomainOk(domain)) {
       return;
     }
     if (filter_.has_name()) {
@@ -183,9 +171,7 @@ void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t,
   uint64_t self = dur;
   if (child_ticks != 0) {
     const int64_t c = x_.clock.DurationNs(begin, begin + child_ticks);
-    self = c <= 0 ? dur : static_cast<uint64_t>(c) >= dur
-                              ? 0
-                              : dur - static_cast<uint64_t>(c);
+    self = c <= 0 ? dur : static_cast<uint64_t>(c) >= dur ? 0 : dur - static_cast<uint64_t>(c);
   }
   TaskRow* row = TaskRowFor(kind, domain, name_id, fn, event_id, nullptr);
   row->total_ns += dur;
@@ -218,10 +204,8 @@ void StatsCollector::TaskBegin(const Event& e, const ThreadRec& t) {
     ++tasks_open_at_end_;
     return;
   }
-  const bool ex = e.kind == EventKind::kTaskBeginEx ||
-                  e.kind == EventKind::kTaskBeginFnEx;
-  const bool fn = e.kind == EventKind::kTaskBeginFn ||
-                  e.kind == EventKind::kTaskBeginFnEx;
+  const bool ex = e.kind == EventKind::kTaskBeginEx || e.kind == EventKind::kTaskBeginFnEx;
+  const bool fn = e.kind == EventKind::kTaskBeginFn || e.kind == EventKind::kTaskBeginFnEx;
   const uint64_t v = e.u(ex ? 6 : 3);
   // Field by field into the slot: building the struct on the stack and
   // copying it costs a store-forwarding stall on this hot path.
@@ -251,15 +235,14 @@ void StatsCollector::TaskEnd(const Event& e, const ThreadRec& t) {
   s.open.pop_back();
   const uint64_t end = std::max(IntervalTracker::EffectiveTime(e), begin);
   if (!s.open.empty()) s.open.back().child_ticks += end - begin;
-  AddTask(IntervalKind::kTask, t, domain, name_id, fn, 0, begin, end,
-          child_ticks);
+  AddTask(IntervalKind::kTask, t, domain, name_id, fn, 0, begin, end, child_ticks);
 }
 
 void StatsCollector::OnInterval(const Interval& iv) {
   if (iv.open_at_end) return;  // counted by the tracker as unbalanced
   if (iv.kind != IntervalKind::kFrame) {
-    AddTask(iv.kind, *iv.thread, iv.domain, iv.name_id, iv.fn, iv.event_id,
-            iv.begin, iv.end, iv.child_ticks);
+    AddTask(iv.kind, *iv.thread, iv.domain, iv.name_id, iv.fn, iv.event_id, iv.begin, iv.end,
+            iv.child_ticks);
     return;
   }
   if (filter_.active()) {
@@ -280,13 +263,10 @@ void StatsCollector::OnInterval(const Interval& iv) {
   f->sketch.Add(dur);
 }
 
-StatsCollector::CounterRow* StatsCollector::CounterRowFor(uint64_t kind,
-                                                          uint64_t a,
-                                                          uint64_t b) {
+StatsCollector::CounterRow* StatsCollector::CounterRowFor(uint64_t kind, uint64_t a, uint64_t b) {
   const uint64_t h = Mix(Mix(kind, a), b);
   CounterRow*& slot = counter_by_hash_[h];
-  if (slot != nullptr && slot->key_kind == kind && slot->a == a &&
-      slot->b == b) {
+  if (slot != nullptr && slot->key_kind == kind && slot->a == a && slot->b == b) {
     return slot;
   }
   auto it = counter_exact_.find(std::make_tuple(kind, a, b));
@@ -324,10 +304,9 @@ void StatsCollector::OnCounter(const Event& e, const ThreadRec& t) {
   row->value = c.set ? c.value : row->value + c.value;
   if (filter_.active()) {
     if (row->passes == 0) {
-      const bool ok = filter_.NameOk(row->name) &&
-                      (!filter_.has_domain() ||
-                       (!row->domain.empty() &&
-                        filter_.DomainNameOk(row->domain)));
+      const bool ok =
+          filter_.NameOk(row->name) &&
+          (!filter_.has_domain() || (!row->domain.empty() && filter_.DomainNameOk(row->domain)));
       row->passes = ok ? 1 : -1;
     }
     if (row->passes < 0 || !filter_.ThreadOk(t)) return;
@@ -411,15 +390,11 @@ void StatsCollector::OnHeap(const Event& e, const ThreadRec& t) {
   const uint64_t fn = e.u(0);
   if (filter_.active()) {
     const HeapFunctionDef* def = x_.heap_functions.Find(fn);
-    const std::string_view name =
-        def != nullptr ? std::string_view(def->name) : std::string_view();
-    const std::string_view domain = def != nullptr
-                                        ? std::string_view(def->domain_name)
-                                        : std::string_view();
-    if (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time) ||
-        !filter_.NameOk(name) ||
-        (filter_.has_domain() &&
-         (domain.empty() || !filter_.DomainNameOk(domain)))) {
+    const std::string_view name = def != nullptr ? std::string_view(def->name) : std::string_view();
+    const std::string_view domain =
+        def != nullptr ? std::string_view(def->domain_name) : std::string_view();
+    if (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time) || !filter_.NameOk(name) ||
+        (filter_.has_domain() && (domain.empty() || !filter_.DomainNameOk(domain)))) {
       return;
     }
   }
@@ -510,19 +485,15 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kJitMethodUpdateV2:
     case EventKind::kJitMethodUnload: {
       if (filter_.active()) {
-        const int mi = format::FindField(*format::FindSchema(e.kind),
-                                         "method_name");
-        if (filter_.has_domain() || !filter_.ThreadOk(t) ||
-            !filter_.TimeOk(e.time) ||
-            (filter_.has_name() &&
-             (mi < 0 || !filter_.NameOk(e.bytes(mi))))) {
+        const int mi = format::FindField(*format::FindSchema(e.kind), "method_name");
+        if (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time) ||
+            (filter_.has_name() && (mi < 0 || !filter_.NameOk(e.bytes(mi))))) {
           return;
         }
       }
       if (e.kind == EventKind::kJitInlineLoad) {
         ++jit_inline_;
-      } else if (e.kind == EventKind::kJitMethodUpdate ||
-                 e.kind == EventKind::kJitMethodUpdateV2) {
+      } else if (e.kind == EventKind::kJitMethodUpdate || e.kind == EventKind::kJitMethodUpdateV2) {
         ++jit_updated_;
       } else if (e.kind == EventKind::kJitMethodUnload) {
         ++jit_unloaded_;
@@ -550,12 +521,10 @@ std::vector<Section> StatsCollector::Sections() const {
   std::vector<Section> out;
   auto duration_columns = [](std::vector<Column>* c) {
     for (const char* n : {"min", "mean", "p50", "p90", "p99", "max"}) {
-      c->push_back({absl::StrCat(n, "_ns"), absl::StrCat(n, "(us)"),
-                    CellType::kDuration});
+      c->push_back({absl::StrCat(n, "_ns"), absl::StrCat(n, "(us)"), CellType::kDuration});
     }
   };
-  auto duration_cells = [](const PercentileSketch& s,
-                           std::vector<std::string>* row) {
+  auto duration_cells = [](const PercentileSketch& s, std::vector<std::string>* row) {
     row->push_back(Num(s.min()));
     row->push_back(Num(s.mean()));
     row->push_back(Num(s.Quantile(0.50)));
@@ -581,8 +550,8 @@ std::vector<Section> StatsCollector::Sections() const {
     for (const auto& [key, n] : losses) {
       const uint32_t ti = static_cast<uint32_t>(key >> 8);
       const ThreadRec* t = x_.Thread(ti);
-      s.AddRow({Num(t != nullptr ? t->tid : 0), t != nullptr ? t->name : "",
-                Num(ti), format::LossCauseName(key & 0xff), Num(n)});
+      s.AddRow({Num(t != nullptr ? t->tid : 0), t != nullptr ? t->name : "", Num(ti),
+                format::LossCauseName(key & 0xff), Num(n)});
     }
     out.push_back(std::move(s));
   }
@@ -594,16 +563,15 @@ std::vector<Section> StatsCollector::Sections() const {
                  {"bytes", "bytes", CellType::kNumber},
                  {"reason", "reason", CellType::kText}};
     for (const Problem& p : x_.problems) {
-      s.AddRow({p.kind == Problem::Kind::kCorrupt ? "corrupt" : "truncated",
-                Num(p.offset), Num(p.bytes), p.reason});
+      s.AddRow({p.kind == Problem::Kind::kCorrupt ? "corrupt" : "truncated", Num(p.offset),
+                Num(p.bytes), p.reason});
     }
     out.push_back(std::move(s));
   }
   {
     Section s;
     s.name = "unbalanced";
-    s.columns = {{"what", "what", CellType::kText},
-                 {"count", "count", CellType::kNumber}};
+    s.columns = {{"what", "what", CellType::kText}, {"count", "count", CellType::kNumber}};
     Unbalanced u = tracker_.unbalanced();
     u.end_without_begin += task_end_without_begin_;
     u.open_at_end += tasks_open_at_end_;
@@ -626,16 +594,14 @@ std::vector<Section> StatsCollector::Sections() const {
     Section s;
     s.name = by_thread ? "thread_tasks" : "tasks";
     if (by_thread) {
-      s.columns = {{"tid", "tid", CellType::kNumber},
-                   {"thread", "thread", CellType::kText}};
+      s.columns = {{"tid", "tid", CellType::kNumber}, {"thread", "thread", CellType::kText}};
     }
-    for (const Column& c : std::vector<Column>{
-             {"domain", "domain", CellType::kText},
-             {"name", "name", CellType::kText},
-             {"kind", "kind", CellType::kText},
-             {"count", "count", CellType::kNumber},
-             {"total_ns", "total(us)", CellType::kDuration},
-             {"self_ns", "self(us)", CellType::kDuration}}) {
+    for (const Column& c : std::vector<Column>{{"domain", "domain", CellType::kText},
+                                               {"name", "name", CellType::kText},
+                                               {"kind", "kind", CellType::kText},
+                                               {"count", "count", CellType::kNumber},
+                                               {"total_ns", "total(us)", CellType::kDuration},
+                                               {"self_ns", "self(us)", CellType::kDuration}}) {
       s.columns.push_back(c);
     }
     duration_columns(&s.columns);
@@ -648,18 +614,17 @@ std::vector<Section> StatsCollector::Sections() const {
       const ThreadRec* t = x_.Thread(static_cast<uint32_t>(r->thread));
       return t != nullptr ? t->tid : 0;
     };
-    std::sort(rows.begin(), rows.end(),
-              [&](const TaskRow* a, const TaskRow* b) {
-                if (by_thread && tid_of(a) != tid_of(b)) {
-                  return tid_of(a) < tid_of(b);
-                }
-                if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns;
-                const auto da = domain_of(a);
-                const auto db = domain_of(b);
-                if (da != db) return da < db;
-                if (a->name != b->name) return a->name < b->name;
-                return a->kind < b->kind;
-              });
+    std::sort(rows.begin(), rows.end(), [&](const TaskRow* a, const TaskRow* b) {
+      if (by_thread && tid_of(a) != tid_of(b)) {
+        return tid_of(a) < tid_of(b);
+      }
+      if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns;
+      const auto da = domain_of(a);
+      const auto db = domain_of(b);
+      if (da != db) return da < db;
+      if (a->name != b->name) return a->name < b->name;
+      return a->kind < b->kind;
+    });
     for (const TaskRow* r : rows) {
       std::vector<std::string> row;
       if (by_thread) {
@@ -688,8 +653,7 @@ std::vector<Section> StatsCollector::Sections() const {
     duration_columns(&s.columns);
     std::vector<const FrameRow*> rows;
     for (const auto& [id, f] : frames_.entries()) rows.push_back(f.get());
-    std::sort(rows.begin(), rows.end(), [&](const FrameRow* a,
-                                            const FrameRow* b) {
+    std::sort(rows.begin(), rows.end(), [&](const FrameRow* a, const FrameRow* b) {
       return x_.Domain(a->domain) != x_.Domain(b->domain)
                  ? x_.Domain(a->domain) < x_.Domain(b->domain)
                  : a->domain < b->domain;
@@ -697,11 +661,8 @@ std::vector<Section> StatsCollector::Sections() const {
     for (const FrameRow* f : rows) {
       const int64_t span = x_.clock.DurationNs(f->first_begin, f->last_end);
       const double rate =
-          span > 0 ? static_cast<double>(f->sketch.count()) * 1e9 /
-                         static_cast<double>(span)
-                   : 0.0;
-      std::vector<std::string> row = {std::string(x_.Domain(f->domain)),
-                                      Num(f->sketch.count()),
+          span > 0 ? static_cast<double>(f->sketch.count()) * 1e9 / static_cast<double>(span) : 0.0;
+      std::vector<std::string> row = {std::string(x_.Domain(f->domain)), Num(f->sketch.count()),
                                       absl::StrFormat("%.3f", rate)};
       duration_cells(f->sketch, &row);
       s.AddRow(std::move(row));
@@ -712,24 +673,19 @@ std::vector<Section> StatsCollector::Sections() const {
   {
     Section s;
     s.name = "counters";
-    s.columns = {{"domain", "domain", CellType::kText},
-                 {"name", "name", CellType::kText},
-                 {"samples", "samples", CellType::kNumber},
-                 {"min", "min", CellType::kNumber},
-                 {"max", "max", CellType::kNumber},
-                 {"last", "last", CellType::kNumber}};
+    s.columns = {{"domain", "domain", CellType::kText},     {"name", "name", CellType::kText},
+                 {"samples", "samples", CellType::kNumber}, {"min", "min", CellType::kNumber},
+                 {"max", "max", CellType::kNumber},         {"last", "last", CellType::kNumber}};
     std::vector<const CounterRow*> rows;
     for (const auto& r : counters_) {
       if (r->samples != 0) rows.push_back(r.get());
     }
-    std::sort(rows.begin(), rows.end(),
-              [](const CounterRow* a, const CounterRow* b) {
-                return std::tie(a->domain, a->name, a->key_kind, a->a, a->b) <
-                       std::tie(b->domain, b->name, b->key_kind, b->a, b->b);
-              });
+    std::sort(rows.begin(), rows.end(), [](const CounterRow* a, const CounterRow* b) {
+      return std::tie(a->domain, a->name, a->key_kind, a->a, a->b) <
+             std::tie(b->domain, b->name, b->key_kind, b->a, b->b);
+    });
     for (const CounterRow* r : rows) {
-      s.AddRow({r->domain, r->name, Num(r->samples), Real(r->min),
-                Real(r->max), Real(r->last)});
+      s.AddRow({r->domain, r->name, Num(r->samples), Real(r->min), Real(r->max), Real(r->last)});
     }
     out.push_back(std::move(s));
   }
@@ -751,10 +707,9 @@ std::vector<Section> StatsCollector::Sections() const {
     std::sort(rows.begin(), rows.end(),
               [](const SyncRow* a, const SyncRow* b) { return a->addr < b->addr; });
     for (const SyncRow* r : rows) {
-      s.AddRow({absl::StrFormat("0x%x", r->addr),
-                std::string(x_.String(r->type_id)),
-                std::string(x_.String(r->name_id)), Num(r->acquisitions),
-                Num(r->cancels), Num(r->total_wait_ns), Num(r->max_wait_ns)});
+      s.AddRow({absl::StrFormat("0x%x", r->addr), std::string(x_.String(r->type_id)),
+                std::string(x_.String(r->name_id)), Num(r->acquisitions), Num(r->cancels),
+                Num(r->total_wait_ns), Num(r->max_wait_ns)});
     }
     out.push_back(std::move(s));
   }
@@ -773,17 +728,13 @@ std::vector<Section> StatsCollector::Sections() const {
     for (const auto& [fn, r] : heap_.entries()) {
       if (r->used) rows.push_back(r.get());
     }
-    std::sort(rows.begin(), rows.end(), [](const HeapRow* a,
-                                           const HeapRow* b) {
-      return a->function < b->function;
-    });
+    std::sort(rows.begin(), rows.end(),
+              [](const HeapRow* a, const HeapRow* b) { return a->function < b->function; });
     for (const HeapRow* r : rows) {
       const HeapFunctionDef* def = x_.heap_functions.Find(r->function);
-      s.AddRow({def != nullptr ? def->name
-                               : absl::StrCat("function#", r->function),
-                def != nullptr ? def->domain_name : "", Num(r->allocations),
-                Num(r->reallocs), Num(r->frees), Num(r->bytes),
-                Num(r->peak)});
+      s.AddRow({def != nullptr ? def->name : absl::StrCat("function#", r->function),
+                def != nullptr ? def->domain_name : "", Num(r->allocations), Num(r->reallocs),
+                Num(r->frees), Num(r->bytes), Num(r->peak)});
     }
     out.push_back(std::move(s));
   }
@@ -797,8 +748,8 @@ std::vector<Section> StatsCollector::Sections() const {
                  {"unloaded", "unloaded", CellType::kNumber},
                  {"code_bytes", "code_bytes", CellType::kNumber}};
     if (jit_loaded_ + jit_inline_ + jit_updated_ + jit_unloaded_ != 0) {
-      s.AddRow({Num(jit_loaded_), Num(jit_inline_), Num(jit_updated_),
-                Num(jit_unloaded_), Num(jit_code_bytes_)});
+      s.AddRow({Num(jit_loaded_), Num(jit_inline_), Num(jit_updated_), Num(jit_unloaded_),
+                Num(jit_code_bytes_)});
     }
     out.push_back(std::move(s));
   }
@@ -806,8 +757,7 @@ std::vector<Section> StatsCollector::Sections() const {
 }
 
 absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options) {
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
-      OpenForPass(*ctx.source);
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
   if (!reader.ok()) return reader.status();
   EventMerger merger(*ctx.index, reader->get(), ctx.merge);
   StatsCollector stats(*ctx.index, ctx.filter, options.per_thread);
@@ -823,8 +773,7 @@ absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options) {
   std::string text;
   switch (options.format) {
     case ReportFormat::kTable:
-      absl::StrAppend(&text, "trace ", ctx.index->name, ": ",
-                      merger.events(), " events\n\n");
+      absl::StrAppend(&text, "trace ", ctx.index->name, ": ", merger.events(), " events\n\n");
       RenderTable(sections, &text);
       break;
     case ReportFormat::kCsv:

@@ -49,8 +49,7 @@ struct StatsOptions {
 class StatsCollector : public IntervalListener {
  public:
   // `index` must outlive the collector.
-  StatsCollector(const TraceIndex& index, const FilterSpec& filter,
-                 bool per_thread);
+  StatsCollector(const TraceIndex& index, const FilterSpec& filter, bool per_thread);
   ~StatsCollector() override;
 
   void OnEvent(const format::Event& e, const ThreadRec& t);
@@ -76,11 +75,10 @@ class StatsCollector : public IntervalListener {
   };
 
   // A completed task-like interval (not a frame) into its rows.
-  void AddTask(IntervalKind kind, const ThreadRec& t, uint64_t domain,
-               uint64_t name_id, uint64_t fn, uint64_t event_id,
-               uint64_t begin, uint64_t end, uint64_t child_ticks);
-  TaskRow* TaskRowFor(IntervalKind kind, uint64_t domain, uint64_t name_id,
-                      uint64_t fn, uint64_t event_id, const ThreadRec* t);
+  void AddTask(IntervalKind kind, const ThreadRec& t, uint64_t domain, uint64_t name_id,
+               uint64_t fn, uint64_t event_id, uint64_t begin, uint64_t end, uint64_t child_ticks);
+  TaskRow* TaskRowFor(IntervalKind kind, uint64_t domain, uint64_t name_id, uint64_t fn,
+                      uint64_t event_id, const ThreadRec* t);
   // Simple tasks (task_begin*/task_end*) are paired here rather than by
   // the tracker: they are most of a trace, and a compact stack per thread
   // is what makes stats fast.
@@ -130,13 +128,11 @@ class StatsCollector : public IntervalListener {
   };
   static constexpr size_t kRowCacheSize = 256;
   RowCacheEntry row_cache_[kRowCacheSize];
-  std::map<std::tuple<int, uint64_t, uint64_t, uint64_t, uint64_t>, TaskRow*>
-      task_exact_;
+  std::map<std::tuple<int, uint64_t, uint64_t, uint64_t, uint64_t>, TaskRow*> task_exact_;
   std::vector<std::unique_ptr<TaskRow>> tasks_;
   U64Map<std::unique_ptr<FrameRow>> frames_;  // by domain id
   U64Map<CounterRow*> counter_by_hash_;
-  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, CounterRow*>
-      counter_exact_;
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, CounterRow*> counter_exact_;
   std::vector<std::unique_ptr<CounterRow>> counters_;
   U64Map<std::unique_ptr<SyncRow>> sync_;  // by address
   U64Map<Wait> waits_;                     // by hash of (thread, addr)

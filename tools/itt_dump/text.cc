@@ -39,8 +39,7 @@ class TextPrinter {
   void Print(const Event& e, const ThreadRec& t);
 
  private:
-  void Describe(const Event& e, const format::KindSchema& s,
-                const ThreadRec& t, Subject* sub);
+  void Describe(const Event& e, const format::KindSchema& s, const ThreadRec& t, Subject* sub);
   void AppendTime(std::string* out, uint64_t ticks) const {
     if (ctx_.wall_clock) {
       AppendUtc(out, x_.clock.RealtimeNs(ticks));
@@ -48,8 +47,7 @@ class TextPrinter {
       absl::StrAppend(out, x_.clock.SinceStartNs(ticks));
     }
   }
-  void AppendField(std::string* out, const Event& e,
-                   const format::KindSchema& s, int i);
+  void AppendField(std::string* out, const Event& e, const format::KindSchema& s, int i);
 
   using Key = std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>;
   struct Names {
@@ -68,25 +66,24 @@ class TextPrinter {
 };
 
 bool IsAddressField(std::string_view f) {
-  return f == "addr" || f == "start_addr" || f == "end_addr" ||
-         f == "new_addr" || f == "address" || f == "fn";
+  return f == "addr" || f == "start_addr" || f == "end_addr" || f == "new_addr" || f == "address" ||
+         f == "fn";
 }
 
 bool IsStringField(std::string_view f) {
-  return f == "name" || f == "key" || f == "format" || f == "objtype" ||
-         f == "objname" || f == "path";
+  return f == "name" || f == "key" || f == "format" || f == "objtype" || f == "objname" ||
+         f == "path";
 }
 
-void TextPrinter::Describe(const Event& e, const format::KindSchema& s,
-                           const ThreadRec& t, Subject* sub) {
+void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const ThreadRec& t,
+                           Subject* sub) {
   for (int i = 0; i < s.field_count; ++i) {
     const std::string_view f = s.fields[i].name;
     if (f == "domain" && sub->domain_field < 0) {
       sub->domain_field = i;
       sub->has_domain = true;
       const std::string_view d = x_.Domain(e.u(i));
-      sub->domain = d.empty() && e.u(i) != 0 ? absl::StrCat("#", e.u(i))
-                                             : std::string(d);
+      sub->domain = d.empty() && e.u(i) != 0 ? absl::StrCat("#", e.u(i)) : std::string(d);
       if (e.u(i) == 0) sub->has_domain = false;
     }
   }
@@ -97,8 +94,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s,
   };
   auto string_name = [&](int i) {
     const std::string_view n = x_.String(e.u(i));
-    set_name(i, n.empty() && e.u(i) != 0 ? absl::StrCat("#", e.u(i))
-                                         : std::string(n));
+    set_name(i, n.empty() && e.u(i) != 0 ? absl::StrCat("#", e.u(i)) : std::string(n));
     if (e.u(i) == 0) sub->has_name = false;
   };
   const int name_i = format::FindField(s, "name");
@@ -124,10 +120,8 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s,
     case EventKind::kTaskEndOverlapped:
     case EventKind::kTaskEndOverlappedEx:
     case EventKind::kRegionEnd: {
-      const format::Id& id =
-          e.id(e.kind == EventKind::kTaskEndOverlappedEx ? 4 : 1);
-      const auto& map =
-          e.kind == EventKind::kRegionEnd ? regions_ : overlapped_;
+      const format::Id& id = e.id(e.kind == EventKind::kTaskEndOverlappedEx ? 4 : 1);
+      const auto& map = e.kind == EventKind::kRegionEnd ? regions_ : overlapped_;
       auto it = map.find(Key(e.u(0), id.d1, id.d2, id.d3));
       if (it != map.end()) set_name(-1, std::string(x_.String(it->second)));
       return;
@@ -212,8 +206,8 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s,
   if (fo >= 0) string_name(fo);
 }
 
-void TextPrinter::AppendField(std::string* out, const Event& e,
-                              const format::KindSchema& s, int i) {
+void TextPrinter::AppendField(std::string* out, const Event& e, const format::KindSchema& s,
+                              int i) {
   const format::FieldSpec& spec = s.fields[i];
   const std::string_view f = spec.name;
   absl::StrAppend(out, " ", std::string(f), "=");
@@ -230,10 +224,9 @@ void TextPrinter::AppendField(std::string* out, const Event& e,
         out->append(RelationName(v.u));
       } else if (f == "type" || f == "x_type" || f == "y_type") {
         out->append(MetadataTypeName(v.u));
-      } else if (f == "value" &&
-                 (e.kind == EventKind::kCounterSetValue ||
-                  e.kind == EventKind::kCounterSetValueV3 ||
-                  e.kind == EventKind::kCounterSetValueEx)) {
+      } else if (f == "value" && (e.kind == EventKind::kCounterSetValue ||
+                                  e.kind == EventKind::kCounterSetValueV3 ||
+                                  e.kind == EventKind::kCounterSetValueEx)) {
         const int ti = format::FindField(s, "type");
         AppendNumber(out, CounterValue(e.u(ti), v.u));
       } else {
@@ -269,8 +262,7 @@ void TextPrinter::AppendField(std::string* out, const Event& e,
         AppendMetadataArray(out, e.u(ti), e.u(ci), v.bytes);
       } else if (f == "x" || f == "y") {
         const HistogramDef* h = x_.histograms.Find(e.u(0));
-        const uint64_t type = h == nullptr ? 0 : f == "x" ? h->x_type
-                                                          : h->y_type;
+        const uint64_t type = h == nullptr ? 0 : f == "x" ? h->x_type : h->y_type;
         if (v.bytes.empty()) {
           out->append("[]");
         } else {
@@ -283,8 +275,7 @@ void TextPrinter::AppendField(std::string* out, const Event& e,
         } else {
           out->push_back('[');
           for (long j = 0; j < n; ++j) {
-            const format::LineEntry le =
-                format::LineTableEntry(v.bytes, static_cast<size_t>(j));
+            const format::LineEntry le = format::LineTableEntry(v.bytes, static_cast<size_t>(j));
             absl::StrAppend(out, j == 0 ? "" : ",", le.offset, ":", le.line);
           }
           out->push_back(']');
@@ -317,10 +308,8 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
     case EventKind::kTaskBeginFn:
     case EventKind::kTaskBeginEx:
     case EventKind::kTaskBeginFnEx: {
-      const bool ex = e.kind == EventKind::kTaskBeginEx ||
-                      e.kind == EventKind::kTaskBeginFnEx;
-      const bool fn = e.kind == EventKind::kTaskBeginFn ||
-                      e.kind == EventKind::kTaskBeginFnEx;
+      const bool ex = e.kind == EventKind::kTaskBeginEx || e.kind == EventKind::kTaskBeginFnEx;
+      const bool fn = e.kind == EventKind::kTaskBeginFn || e.kind == EventKind::kTaskBeginFnEx;
       const uint64_t v = e.u(ex ? 6 : 3);
       Names& n = names_[t.index];
       if (n.tasks.size() < kMaxNameStack) {
@@ -357,8 +346,7 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
 
   if (filter_.active()) {
     if (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time)) return;
-    if (filter_.has_domain() &&
-        (!sub.has_domain || !filter_.DomainNameOk(sub.domain))) {
+    if (filter_.has_domain() && (!sub.has_domain || !filter_.DomainNameOk(sub.domain))) {
       return;
     }
     if (filter_.has_name() && (!sub.has_name || !filter_.NameOk(sub.name))) {
@@ -391,8 +379,7 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
 }  // namespace
 
 absl::Status RunText(const VerbContext& ctx) {
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
-      OpenForPass(*ctx.source);
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
   if (!reader.ok()) return reader.status();
   EventMerger merger(*ctx.index, reader->get(), ctx.merge);
   TextPrinter printer(ctx);

@@ -57,8 +57,8 @@ std::string_view TraceIndex::Domain(uint64_t id) const {
   return s != nullptr ? std::string_view(*s) : std::string_view();
 }
 
-void TraceIndex::AddProblem(Problem::Kind kind, uint64_t offset,
-                            uint64_t bytes, std::string reason) {
+void TraceIndex::AddProblem(Problem::Kind kind, uint64_t offset, uint64_t bytes,
+                            std::string reason) {
   if (problems.size() >= kMaxProblems) {
     ++problems_dropped;
     return;
@@ -71,15 +71,11 @@ namespace {
 class IndexReporter : public format::Reporter {
  public:
   explicit IndexReporter(TraceIndex* index) : index_(index) {}
-  void Corruption(uint64_t offset, uint64_t bytes,
-                  std::string_view reason) override {
-    index_->AddProblem(Problem::Kind::kCorrupt, offset, bytes,
-                       std::string(reason));
+  void Corruption(uint64_t offset, uint64_t bytes, std::string_view reason) override {
+    index_->AddProblem(Problem::Kind::kCorrupt, offset, bytes, std::string(reason));
   }
-  void Truncation(uint64_t offset, uint64_t bytes,
-                  std::string_view reason) override {
-    index_->AddProblem(Problem::Kind::kTruncated, offset, bytes,
-                       std::string(reason));
+  void Truncation(uint64_t offset, uint64_t bytes, std::string_view reason) override {
+    index_->AddProblem(Problem::Kind::kTruncated, offset, bytes, std::string(reason));
   }
 
  private:
@@ -162,8 +158,7 @@ void AddRecord(TraceIndex* x, const format::Chunk& chunk, const Event& r) {
       format::LossRecord loss;
       if (!format::FromRecord(r, &loss)) return;
       ThreadOf(x, loss.thread_index);
-      uint64_t& n = x->losses[uint64_t{loss.thread_index} << 8 |
-                              static_cast<uint64_t>(loss.cause)];
+      uint64_t& n = x->losses[uint64_t{loss.thread_index} << 8 | static_cast<uint64_t>(loss.cause)];
       n = std::max(n, loss.count);
       return;
     }
@@ -202,19 +197,17 @@ void IndexEvents(TraceIndex* x, const format::Chunk& chunk, bool all) {
     x->max_event_ticks = std::max(x->max_event_ticks, hi);
     x->unknown_events += dec.unknown_skipped();
     if (!dec.status().ok()) {
-      x->AddProblem(Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size,
-                    absl::StrCat("events chunk of thread ", dec.thread_index(),
-                                 ": ", dec.status().message(),
-                                 " at payload offset ", dec.offset(),
-                                 " (the rest of the chunk is lost)"));
+      x->AddProblem(
+          Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size,
+          absl::StrCat("events chunk of thread ", dec.thread_index(), ": ", dec.status().message(),
+                       " at payload offset ", dec.offset(), " (the rest of the chunk is lost)"));
     }
   } else if (first != kNoEvents) {
     x->min_event_ticks = std::min(x->min_event_ticks, first);
   } else if (!dec.status().ok()) {
     x->AddProblem(Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size,
-                  absl::StrCat("events chunk of thread ", dec.thread_index(),
-                               ": ", dec.status().message(),
-                               " at payload offset ", dec.offset()));
+                  absl::StrCat("events chunk of thread ", dec.thread_index(), ": ",
+                               dec.status().message(), " at payload offset ", dec.offset()));
   }
 }
 
@@ -222,8 +215,7 @@ OpenFailure Classify(const absl::Status& s, uint64_t bytes_read) {
   if (format::IsNotATrace(s)) return OpenFailure::kNotATrace;
   switch (s.code()) {
     case absl::StatusCode::kOutOfRange:
-      return bytes_read == 0 ? OpenFailure::kNotATrace
-                             : OpenFailure::kTruncated;
+      return bytes_read == 0 ? OpenFailure::kNotATrace : OpenFailure::kTruncated;
     case absl::StatusCode::kDataLoss:
       return OpenFailure::kCorrupt;
     case absl::StatusCode::kUnimplemented:
@@ -263,8 +255,7 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options) {
   absl::Status s = reader.ReadHeader();
   if (!s.ok()) {
     result.failure = Classify(s, reader.stats().bytes_read);
-    if (result.failure == OpenFailure::kNotATrace &&
-        reader.stats().bytes_read == 0) {
+    if (result.failure == OpenFailure::kNotATrace && reader.stats().bytes_read == 0) {
       s = absl::InvalidArgumentError("empty file, not a trace");
     }
     result.status = s;
@@ -290,11 +281,10 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options) {
     while (records.Next(&r)) AddRecord(index.get(), chunk, r);
     index->unknown_records += records.unknown_skipped();
     if (!records.status().ok()) {
-      index->AddProblem(
-          Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size,
-          absl::StrCat(format::ChunkTypeName(static_cast<uint16_t>(chunk.type)),
-                       " chunk: ", records.status().message(),
-                       " at payload offset ", records.offset()));
+      index->AddProblem(Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size,
+                        absl::StrCat(format::ChunkTypeName(static_cast<uint16_t>(chunk.type)),
+                                     " chunk: ", records.status().message(), " at payload offset ",
+                                     records.offset()));
     }
   }
   if (!reader.status().ok()) {
@@ -310,12 +300,10 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options) {
   return result;
 }
 
-absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(
-    const TraceSource& source) {
+absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(const TraceSource& source) {
   absl::StatusOr<std::unique_ptr<format::ByteSource>> bytes = source.Open();
   if (!bytes.ok()) return bytes.status();
-  auto reader =
-      std::make_unique<format::TraceReader>(std::move(*bytes), nullptr);
+  auto reader = std::make_unique<format::TraceReader>(std::move(*bytes), nullptr);
   absl::Status s = reader->ReadHeader();
   if (!s.ok()) return s;
   return reader;

@@ -141,8 +141,8 @@ struct TraceIndex {
   format::ReaderStats reader_stats;
   uint64_t events_chunks = 0;
   uint64_t record_chunks = 0;
-  uint64_t events = 0;           // with decode_all_events
-  uint64_t unknown_events = 0;   // sized kinds this version skips
+  uint64_t events = 0;          // with decode_all_events
+  uint64_t unknown_events = 0;  // sized kinds this version skips
   uint64_t unknown_records = 0;
   uint64_t min_event_ticks = kNoEvents;
   uint64_t max_event_ticks = 0;  // with decode_all_events
@@ -157,8 +157,7 @@ struct TraceIndex {
   std::string_view Domain(uint64_t id) const;
   const ThreadRec* Thread(uint32_t index) const { return threads.Find(index); }
 
-  void AddProblem(Problem::Kind kind, uint64_t offset, uint64_t bytes,
-                  std::string reason);
+  void AddProblem(Problem::Kind kind, uint64_t offset, uint64_t bytes, std::string reason);
 };
 
 // Why a file could not be read at all.
@@ -181,8 +180,7 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options);
 
 // Opens `source` for a verb's own pass: a reader positioned after the
 // header, whose chunks are the ones the index pass saw.
-absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(
-    const TraceSource& source);
+absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(const TraceSource& source);
 
 }  // namespace itt_dump
 }  // namespace ittc

@@ -126,8 +126,7 @@ void AppendNumber(std::string* out, long double v) {
   }
 }
 
-void AppendMetadataArray(std::string* out, uint64_t type, uint64_t count,
-                         std::string_view data) {
+void AppendMetadataArray(std::string* out, uint64_t type, uint64_t count, std::string_view data) {
   const int size = format::MetadataTypeSize(type);
   if (size == 0) {
     out->append("[]");
@@ -146,8 +145,7 @@ void AppendMetadataArray(std::string* out, uint64_t type, uint64_t count,
         v = static_cast<long double>(Le(p, 8));
         break;
       case 2:
-        v = static_cast<long double>(
-            static_cast<int64_t>(Le(p, 8)));
+        v = static_cast<long double>(static_cast<int64_t>(Le(p, 8)));
         break;
       case 3:
         v = Le(p, 4);
@@ -238,8 +236,7 @@ std::string RenderFormatted(std::string_view fmt, std::string_view args) {
           std::snprintf(buf, sizeof buf, (spec + "c").c_str(),
                         static_cast<int>(static_cast<unsigned char>(arg.u)));
         } else {
-          std::snprintf(buf, sizeof buf, (spec + "lld").c_str(),
-                        static_cast<long long>(arg.u));
+          std::snprintf(buf, sizeof buf, (spec + "lld").c_str(), static_cast<long long>(arg.u));
         }
         break;
       case format::FormatArgTag::kUint: {
@@ -255,8 +252,7 @@ std::string RenderFormatted(std::string_view fmt, std::string_view args) {
       }
       case format::FormatArgTag::kString: {
         const int n = static_cast<int>(std::min<size_t>(
-            arg.text.size(), precision >= 0 ? static_cast<size_t>(precision)
-                                            : arg.text.size()));
+            arg.text.size(), precision >= 0 ? static_cast<size_t>(precision) : arg.text.size()));
         std::string text(arg.text.substr(0, static_cast<size_t>(n)));
         if (width > static_cast<int>(text.size())) {
           const std::string pad(static_cast<size_t>(width) - text.size(), ' ');
@@ -266,8 +262,7 @@ std::string RenderFormatted(std::string_view fmt, std::string_view args) {
         continue;
       }
       case format::FormatArgTag::kPointer:
-        std::snprintf(buf, sizeof buf, "0x%llx",
-                      static_cast<unsigned long long>(arg.u));
+        std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(arg.u));
         break;
       default:
         out.append("<bad args>");
@@ -374,10 +369,8 @@ void AppendQuoted(std::string* out, std::string_view s) {
 
 void AppendSeconds(std::string* out, int64_t ns) {
   const bool neg = ns < 0;
-  const uint64_t a = neg ? 0 - static_cast<uint64_t>(ns)
-                         : static_cast<uint64_t>(ns);
-  absl::StrAppendFormat(out, "%s%u.%09u", neg ? "-" : "", a / 1000000000,
-                        a % 1000000000);
+  const uint64_t a = neg ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  absl::StrAppendFormat(out, "%s%u.%09u", neg ? "-" : "", a / 1000000000, a % 1000000000);
 }
 
 void AppendUtc(std::string* out, int64_t ns) {
@@ -393,17 +386,15 @@ void AppendUtc(std::string* out, int64_t ns) {
     absl::StrAppend(out, ns, "ns");
     return;
   }
-  absl::StrAppendFormat(out, "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ",
-                        tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                        tm.tm_hour, tm.tm_min, tm.tm_sec,
+  absl::StrAppendFormat(out, "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", tm.tm_year + 1900,
+                        tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                         static_cast<int>(frac));
 }
 
 void AppendMicros(std::string* out, int64_t ns) {
   // By hand: chrome calls this twice per event.
   const bool neg = ns < 0;
-  const uint64_t a = neg ? 0 - static_cast<uint64_t>(ns)
-                         : static_cast<uint64_t>(ns);
+  const uint64_t a = neg ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
   if (neg) out->push_back('-');
   absl::StrAppend(out, a / 1000);
   const unsigned frac = static_cast<unsigned>(a % 1000);

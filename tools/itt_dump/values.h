@@ -31,8 +31,7 @@ void AppendNumber(std::string* out, long double v);
 // Appends the elements of a metadata array of `count` elements of `type`
 // stored little-endian in `data`, as "v" for one element or "[v1,v2,...]".
 // Elements past the data (a damaged record) are not printed.
-void AppendMetadataArray(std::string* out, uint64_t type, uint64_t count,
-                         std::string_view data);
+void AppendMetadataArray(std::string* out, uint64_t type, uint64_t count, std::string_view data);
 
 // formatted_metadata_add* recorded with raw arguments: `format` rendered
 // with the tagged values in `args` (format::NextFormatArg), as printf would.

@@ -9,8 +9,7 @@ namespace itt_dump {
 
 void Warn(const VerbContext& ctx, std::string_view message) {
   if (ctx.err == nullptr) return;
-  ctx.err->Write(absl::StrCat("itt-dump: ", ctx.source->name(), ": ",
-                              std::string(message), "\n"));
+  ctx.err->Write(absl::StrCat("itt-dump: ", ctx.source->name(), ": ", std::string(message), "\n"));
   ctx.err->Flush();
 }
 
@@ -20,15 +19,12 @@ void WarnDamage(const VerbContext& ctx) {
   size_t shown = 0;
   for (const Problem& p : x.problems) {
     if (shown++ == kShown) break;
-    Warn(ctx, absl::StrCat(p.kind == Problem::Kind::kCorrupt ? "corrupt"
-                                                             : "truncated",
-                           " at offset ", p.offset, " (", p.bytes,
-                           " bytes): ", p.reason));
+    Warn(ctx, absl::StrCat(p.kind == Problem::Kind::kCorrupt ? "corrupt" : "truncated",
+                           " at offset ", p.offset, " (", p.bytes, " bytes): ", p.reason));
   }
   const uint64_t more = x.problems.size() + x.problems_dropped;
   if (more > kShown) {
-    Warn(ctx, absl::StrCat(more - kShown,
-                           " more damaged regions; run itt-dump verify"));
+    Warn(ctx, absl::StrCat(more - kShown, " more damaged regions; run itt-dump verify"));
   }
 }
 
@@ -37,8 +33,7 @@ void WarnMerge(const VerbContext& ctx, const EventMerger& merger) {
     Warn(ctx, absl::StrCat(merger.late_events(),
                            " events out of time order (per-thread time went "
                            "backwards, or the merge lookahead of ",
-                           ctx.merge.max_buffered_bytes >> 20,
-                           " MiB was exceeded ",
+                           ctx.merge.max_buffered_bytes >> 20, " MiB was exceeded ",
                            merger.forced_emits(), " times)"));
   }
 }

@@ -24,11 +24,11 @@ namespace itt_dump {
 struct VerbContext {
   const TraceSource* source = nullptr;
   const TraceIndex* index = nullptr;
-  Output* out = nullptr;   // the verb's main output (stdout or -o FILE)
-  Output* err = nullptr;   // diagnostics: one line each, "itt-dump: FILE: "
+  Output* out = nullptr;  // the verb's main output (stdout or -o FILE)
+  Output* err = nullptr;  // diagnostics: one line each, "itt-dump: FILE: "
   FilterSpec filter;
-  MergeOptions merge;      // merge.progress is set when a progress line shows
-  bool wall_clock = false; // text: wall clock instead of ns since start
+  MergeOptions merge;       // merge.progress is set when a progress line shows
+  bool wall_clock = false;  // text: wall clock instead of ns since start
 };
 
 // Writes "itt-dump: <file>: <message>\n" to ctx.err.

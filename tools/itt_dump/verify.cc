@@ -19,8 +19,7 @@ class Checker {
   uint64_t warnings() const { return warnings_; }
 
  private:
-  void CheckEvent(const format::Chunk& c, uint32_t thread, size_t offset,
-                  const Event& e);
+  void CheckEvent(const format::Chunk& c, uint32_t thread, size_t offset, const Event& e);
   void Warning(std::string text) {
     if (warnings_++ < kMaxWarnings) {
       ctx_.out->Write(absl::StrCat("warning: ", text, "\n"));
@@ -33,8 +32,7 @@ class Checker {
   U64Map<uint64_t> last_time_;
 };
 
-void Checker::CheckEvent(const format::Chunk& c, uint32_t thread,
-                         size_t offset, const Event& e) {
+void Checker::CheckEvent(const format::Chunk& c, uint32_t thread, size_t offset, const Event& e) {
   const format::KindSchema* s = format::FindSchema(e.kind);
   if (s == nullptr) return;
   for (int i = 0; i < s->field_count; ++i) {
@@ -45,8 +43,8 @@ void Checker::CheckEvent(const format::Chunk& c, uint32_t thread,
     const char* what = nullptr;
     if (f == "domain") {
       if (x_.domains.Find(v) == nullptr) what = "domain";
-    } else if (f == "name" || f == "key" || f == "format" || f == "objtype" ||
-               f == "objname" || f == "path") {
+    } else if (f == "name" || f == "key" || f == "format" || f == "objtype" || f == "objname" ||
+               f == "path") {
       if (x_.strings.Find(v) == nullptr) what = "string";
     } else if (f == "counter") {
       if (x_.counters.Find(v) == nullptr) what = "counter";
@@ -60,16 +58,14 @@ void Checker::CheckEvent(const format::Chunk& c, uint32_t thread,
       if (x_.clock_domains.Find(v) == nullptr) what = "clock domain";
     }
     if (what != nullptr) {
-      Warning(absl::StrCat("offset ", c.offset, ": ", s->name,
-                           " at payload offset ", offset, " of thread ",
-                           thread, " refers to undefined ", what, " ", v));
+      Warning(absl::StrCat("offset ", c.offset, ": ", s->name, " at payload offset ", offset,
+                           " of thread ", thread, " refers to undefined ", what, " ", v));
     }
   }
 }
 
 void Checker::Run() {
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
-      OpenForPass(*ctx_.source);
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx_.source);
   if (!reader.ok()) return;
   format::Chunk c;
   format::EventStreamDecoder dec;
@@ -85,9 +81,8 @@ void Checker::Run() {
     while (dec.Next(&e)) {
       CheckEvent(c, dec.thread_index(), offset, e);
       if (e.time < last) {
-        Warning(absl::StrCat("offset ", c.offset, ": thread ",
-                             dec.thread_index(), " time goes back by ",
-                             last - e.time, " ticks at payload offset ",
+        Warning(absl::StrCat("offset ", c.offset, ": thread ", dec.thread_index(),
+                             " time goes back by ", last - e.time, " ticks at payload offset ",
                              offset));
       }
       last = e.time;
@@ -132,8 +127,8 @@ VerifyStatus StatusForFailure(OpenFailure failure) {
 
 int VerifyOpenFailure(const VerbContext& ctx, const IndexResult& result) {
   const int status = StatusForFailure(result.failure);
-  ctx.out->Write(absl::StrCat(ctx.source->name(), ": ", StatusWord(status),
-                              ": ", result.status.message(), "\n"));
+  ctx.out->Write(absl::StrCat(ctx.source->name(), ": ", StatusWord(status), ": ",
+                              result.status.message(), "\n"));
   ctx.out->Flush();
   return status;
 }
@@ -143,9 +138,8 @@ int RunVerify(const VerbContext& ctx) {
   std::string o;
   for (const Problem& p : x.problems) {
     absl::StrAppend(&o, "offset ", p.offset, ": ",
-                    p.kind == Problem::Kind::kCorrupt ? "corrupt"
-                                                      : "truncated",
-                    ", ", p.bytes, " bytes: ", p.reason, "\n");
+                    p.kind == Problem::Kind::kCorrupt ? "corrupt" : "truncated", ", ", p.bytes,
+                    " bytes: ", p.reason, "\n");
   }
   if (x.problems_dropped != 0) {
     absl::StrAppend(&o, x.problems_dropped, " more problems not shown\n");
@@ -154,8 +148,7 @@ int RunVerify(const VerbContext& ctx) {
   Checker checker(ctx);
   checker.Run();
   if (checker.warnings() > kMaxWarnings) {
-    ctx.out->Write(absl::StrCat(checker.warnings() - kMaxWarnings,
-                                " more warnings not shown\n"));
+    ctx.out->Write(absl::StrCat(checker.warnings() - kMaxWarnings, " more warnings not shown\n"));
   }
   int status = kVerifyClean;
   std::string why;
@@ -167,16 +160,13 @@ int RunVerify(const VerbContext& ctx) {
     status = kVerifyTruncated;
     why = ", no end record: the writer did not close the trace";
   }
-  if (x.has_end && status != kVerifyCorrupt &&
-      x.end.events_recorded != x.events) {
-    why = absl::StrCat(", end record counts ", x.end.events_recorded,
-                       " events");
+  if (x.has_end && status != kVerifyCorrupt && x.end.events_recorded != x.events) {
+    why = absl::StrCat(", end record counts ", x.end.events_recorded, " events");
   }
-  ctx.out->Write(absl::StrCat(
-      x.name, ": ", StatusWord(status), " (", x.reader_stats.chunks_read,
-      " chunks, ", x.events, " events, ",
-      x.problems.size() + x.problems_dropped, " problems, ",
-      checker.warnings(), " warnings", why, ")\n"));
+  ctx.out->Write(absl::StrCat(x.name, ": ", StatusWord(status), " (", x.reader_stats.chunks_read,
+                              " chunks, ", x.events, " events, ",
+                              x.problems.size() + x.problems_dropped, " problems, ",
+                              checker.warnings(), " warnings", why, ")\n"));
   ctx.out->Flush();
   return status;
 }

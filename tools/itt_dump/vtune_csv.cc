@@ -38,16 +38,13 @@ class VtuneWriter : public IntervalListener {
     raw_ = tsc_ || x_.header.timebase == format::Timebase::kMonotonicRawNs;
   }
 
-  const char* ClockName() const {
-    return tsc_ ? "RDTSC" : "CLOCK_MONOTONIC_RAW";
-  }
+  const char* ClockName() const { return tsc_ ? "RDTSC" : "CLOCK_MONOTONIC_RAW"; }
   void AppendTs(std::string* s, uint64_t ticks) const {
     if (raw_) {
       absl::StrAppend(s, ticks);
     } else {
       const int64_t ns =
-          static_cast<int64_t>(x_.header.start_monotonic_raw_ns) +
-          x_.clock.SinceStartNs(ticks);
+          static_cast<int64_t>(x_.header.start_monotonic_raw_ns) + x_.clock.SinceStartNs(ticks);
       absl::StrAppend(s, ns);
     }
   }
@@ -97,8 +94,7 @@ class VtuneWriter : public IntervalListener {
     CounterColumn& col = Column(c);
     col.value = c.set ? c.value : col.value + c.value;
     const uint64_t ticks = IntervalTracker::EffectiveTime(e);
-    if (!col.keep ||
-        (filter_.active() && (!filter_.ThreadOk(t) || !filter_.TimeOk(ticks)))) {
+    if (!col.keep || (filter_.active() && (!filter_.ThreadOk(t) || !filter_.TimeOk(ticks)))) {
       return;
     }
     line_.clear();
@@ -130,8 +126,7 @@ class VtuneWriter : public IntervalListener {
       }
       used.push_back(name);
       h.push_back(',');
-      AppendCsvField(&h, absl::StrCat(name, c->instantaneous ? ".INST"
-                                                             : ".COUNT"));
+      AppendCsvField(&h, absl::StrCat(name, c->instantaneous ? ".INST" : ".COUNT"));
     }
     h.append(",pid,tid\n");
     return h;
@@ -158,10 +153,10 @@ class VtuneWriter : public IntervalListener {
         col.domain = std::string(x_.Domain(c.a));
       }
       if (col.name.empty()) col.name = "counter";
-      col.keep = !filter_.active() ||
-                 (filter_.NameOk(col.name) &&
-                  (!filter_.has_domain() ||
-                   (!col.domain.empty() && filter_.DomainNameOk(col.domain))));
+      col.keep =
+          !filter_.active() ||
+          (filter_.NameOk(col.name) &&
+           (!filter_.has_domain() || (!col.domain.empty() && filter_.DomainNameOk(col.domain))));
       col.column = static_cast<int>(order_.size());
       order_.push_back(&col);
     }
@@ -193,8 +188,8 @@ std::string DefaultVtunePrefix(const std::string& trace_path) {
 std::string VtuneHostName(const std::string& host) {
   std::string out;
   for (char c : host) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
     out.push_back(ok ? c : '_');
   }
   return out.empty() ? "unknown" : out;
@@ -202,20 +197,17 @@ std::string VtuneHostName(const std::string& host) {
 
 absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options,
                          OutputFactory* files) {
-  const std::string prefix = options.prefix.empty()
-                                 ? DefaultVtunePrefix(ctx.source->name())
-                                 : options.prefix;
+  const std::string prefix =
+      options.prefix.empty() ? DefaultVtunePrefix(ctx.source->name()) : options.prefix;
   const std::string host = VtuneHostName(ctx.index->header.host_name);
   absl::StatusOr<std::unique_ptr<Output>> intervals =
       files->Create(absl::StrCat(prefix, "-intervals-hostname-", host, ".csv"));
   if (!intervals.ok()) return intervals.status();
   VtuneWriter w(ctx, intervals->get());
-  (*intervals)->Write(absl::StrCat("name,start_tsc.", w.ClockName(),
-                                   ",end_tsc,pid,tid\n"));
+  (*intervals)->Write(absl::StrCat("name,start_tsc.", w.ClockName(), ",end_tsc,pid,tid\n"));
   uint64_t last = 0;
   {
-    absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
-        OpenForPass(*ctx.source);
+    absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
     if (!reader.ok()) return reader.status();
     EventMerger merger(*ctx.index, reader->get(), ctx.merge);
     const Event* e;
@@ -238,8 +230,7 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options,
       files->Create(absl::StrCat(prefix, "-counters-hostname-", host, ".csv"));
   if (!counters.ok()) return counters.status();
   (*counters)->Write(w.CounterHeader());
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
-      OpenForPass(*ctx.source);
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
   if (!reader.ok()) return reader.status();
   EventMerger merger(*ctx.index, reader->get(), ctx.merge);
   const Event* e;

@@ -43,8 +43,7 @@ std::string DefaultVtunePrefix(const std::string& trace_path);
 std::string VtuneHostName(const std::string& host);
 
 // Creates the files through `files`; ctx.out is not used.
-absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options,
-                         OutputFactory* files);
+absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, OutputFactory* files);
 
 }  // namespace itt_dump
 }  // namespace ittc

@@ -13,8 +13,7 @@ namespace {
 
 using namespace ittc::format;
 
-void Write(const std::string& dir, const std::string& name,
-           const std::string& bytes) {
+void Write(const std::string& dir, const std::string& name, const std::string& bytes) {
   const std::string path = dir + "/" + name;
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size()) {
@@ -34,8 +33,7 @@ int main(int argc, char** argv) {
   const std::string dir = argv[1];
   const testing::TestTraceWriter small = testing::SmallTrace();
   Write(dir, "small_trace.itt", small.bytes());
-  Write(dir, "small_trace_cut.itt",
-        small.bytes().substr(0, small.chunks()[5].offset + 40));
+  Write(dir, "small_trace_cut.itt", small.bytes().substr(0, small.chunks()[5].offset + 40));
   Write(dir, "header_only.itt", small.bytes().substr(0, small.header_size()));
   {
     std::string t = small.bytes();
@@ -63,7 +61,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < count; ++i) {
     Event e = testing::RandomEvent(rng, all[i].kind, 0, &storage);
     for (int f = 0; f < e.field_count; ++f) {
-      if (e.fields[f].bytes.size() > 16) e.fields[f].bytes.remove_suffix(e.fields[f].bytes.size() - 16);
+      if (e.fields[f].bytes.size() > 16)
+        e.fields[f].bytes.remove_suffix(e.fields[f].bytes.size() - 16);
     }
     if (static_cast<uint16_t>(all[i].kind) < 0x100) {
       t += 100;

@@ -60,8 +60,7 @@ void DecodeRecords(std::string_view payload) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
-  if (size >= sizeof kFileMagic &&
-      std::memcmp(data, kFileMagic, sizeof kFileMagic) == 0) {
+  if (size >= sizeof kFileMagic && std::memcmp(data, kFileMagic, sizeof kFileMagic) == 0) {
     NullReporter reporter;
     TraceReader reader(MemorySource(input), &reporter);
     if (!reader.ReadHeader().ok()) return 0;

@@ -14,8 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 int main() {
   const char* srcdir = std::getenv("TEST_SRCDIR");
-  const std::string dir = std::string(srcdir != nullptr ? srcdir : ".") +
-                          "/ittcollector/tests/tools/fuzz/corpus";
+  const std::string dir =
+      std::string(srcdir != nullptr ? srcdir : ".") + "/ittcollector/tests/tools/fuzz/corpus";
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) {
     std::perror(dir.c_str());
@@ -28,8 +28,7 @@ int main() {
     std::stringstream ss;
     ss << f.rdbuf();
     const std::string bytes = ss.str();
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()),
-                           bytes.size());
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
     ++n;
   }
   closedir(d);

@@ -19,12 +19,10 @@ using ittc::itt_dump::testing::TraceBuilder;
 // One event of every event kind, fields filled by type.
 std::string EveryKind() {
   TraceBuilder b;
-  b.String(1, "s1").String(2, "s2").Domain(1, "dom").Counter(
-      1, "c", "dom", 1, ittc::format::MetadataType::kS32);
-  b.Histogram(1, 1, "h", ittc::format::MetadataType::kU16,
-              ittc::format::MetadataType::kFloat);
-  b.HeapFunction(1, "malloc", "libc").EventName(1, "ev").ClockDomain(1, 1000,
-                                                                     0, 1000);
+  b.String(1, "s1").String(2, "s2").Domain(1, "dom").Counter(1, "c", "dom", 1,
+                                                             ittc::format::MetadataType::kS32);
+  b.Histogram(1, 1, "h", ittc::format::MetadataType::kU16, ittc::format::MetadataType::kFloat);
+  b.HeapFunction(1, "malloc", "libc").EventName(1, "ev").ClockDomain(1, 1000, 0, 1000);
   b.Thread(0, 77, "all").SyncAt(1000);
   static const std::string kData(16, '\x01');
   std::vector<ittc::format::Event> events;
@@ -58,13 +56,11 @@ std::string EveryKind() {
   return b.bytes();
 }
 
-bool Write(const std::string& dir, const std::string& name,
-           const std::string& bytes) {
+bool Write(const std::string& dir, const std::string& name, const std::string& bytes) {
   const std::string path = dir + "/" + name;
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return false;
-  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) ==
-                  bytes.size();
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   return std::fclose(f) == 0 && ok;
 }
 
@@ -82,14 +78,12 @@ int main(int argc, char** argv) {
   flipped[sample.size() / 2] ^= 0x40;
   TraceBuilder no_end;
   no_end.Thread(0, 1, "t").SyncAt(1000);
-  const bool ok =
-      Write(dir, "sample", sample) && Write(dir, "every_kind", every) &&
-      Write(dir, "synthetic",
-            ittc::itt_dump::testing::SyntheticTrace(3, 600, 128)) &&
-      Write(dir, "truncated", sample.substr(0, sample.size() - 9)) &&
-      Write(dir, "flipped", flipped) && Write(dir, "no_end", no_end.bytes()) &&
-      Write(dir, "header_only", sample.substr(0, 120)) &&
-      Write(dir, "not_a_trace", "hello, world\n");
+  const bool ok = Write(dir, "sample", sample) && Write(dir, "every_kind", every) &&
+                  Write(dir, "synthetic", ittc::itt_dump::testing::SyntheticTrace(3, 600, 128)) &&
+                  Write(dir, "truncated", sample.substr(0, sample.size() - 9)) &&
+                  Write(dir, "flipped", flipped) && Write(dir, "no_end", no_end.bytes()) &&
+                  Write(dir, "header_only", sample.substr(0, 120)) &&
+                  Write(dir, "not_a_trace", "hello, world\n");
   if (!ok) {
     std::perror(dir.c_str());
     return 1;
