@@ -16,6 +16,8 @@ packages=(
   libomp-dev        # real-client tests: LLVM OpenMP embeds an ITT static part
   clang             # OpenMP test programs and libFuzzer targets
   libclang-rt-14-dev
+  zlib1g-dev        # itt-dump perfetto: compressed packet blocks
+  protobuf-compiler # tests: protoc --decode checks the Perfetto export
 )
 
 missing=()

@@ -1,0 +1,277 @@
+// Tests of the Perfetto trace writer: its output decodes against the
+// schema (protoc --decode with tests/tools/perfetto/perfetto_subset.proto,
+// Debian's protobuf-compiler), names are interned once per sequence, the
+// incremental clock adds up to the caller's times, and the compressed form
+// holds exactly the uncompressed packets.
+
+#include "tools/itt_dump/perfetto/trace_writer.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tools/itt_dump/output.h"
+
+namespace ittc::itt_dump {
+namespace {
+
+std::string Runfile(const std::string& path) {
+  const char* srcdir = getenv("TEST_SRCDIR");
+  return std::string(srcdir != nullptr ? srcdir : ".") + "/ittcollector/" + path;
+}
+
+std::string TempPath(const std::string& name) {
+  const char* dir = getenv("TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+}
+
+// protoc's text rendering of `trace`, or "" with *ok false.
+std::string Decode(const std::string& trace, bool* ok) {
+  const std::string in = TempPath("trace.pftrace");
+  const std::string out = TempPath("trace.txt");
+  std::ofstream(in, std::ios::binary) << trace;
+  const std::string proto = Runfile("tests/tools/perfetto/perfetto_subset.proto");
+  const std::string dir = proto.substr(0, proto.rfind('/'));
+  const std::string cmd = "protoc --proto_path=" + dir +
+                          " --decode=perfetto.protos.Trace perfetto_subset.proto < " + in + " > " +
+                          out + " 2>&1";
+  *ok = system(cmd.c_str()) == 0;
+  std::stringstream text;
+  text << std::ifstream(out).rdbuf();
+  return text.str();
+}
+
+int Count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// Writes a small trace: a process, two threads, nested slices, a counter,
+// an instant with annotations, a flow between the threads.
+std::string WriteSample(PerfettoCompression compression, PerfettoWriterStats* stats = nullptr) {
+  std::string bytes;
+  std::unique_ptr<Output> out = StringOutput(&bytes);
+  PerfettoTraceWriter w(out.get(), compression, 1700000000000000000);
+  const uint64_t proc = w.AddProcess(42, "rank 3 (host-a) app", {"rank=3"});
+  const uint64_t t1 = w.AddThread(proc, 42, 42, "main");
+  const uint64_t t2 = w.AddThread(proc, 42, 43, "worker");
+  const uint64_t counter = w.AddCounterTrack(proc, "queue depth", CounterUnit::kCount);
+
+  PerfettoEvent e;
+  e.category = "domain.a";
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t base = 1000 + 100 * static_cast<uint64_t>(i);
+    e = PerfettoEvent();
+    e.type = PerfettoEvent::Type::kSliceBegin;
+    e.time_ns = base;
+    e.category = "domain.a";
+    e.name = "outer";
+    w.Write(t1, e);
+    e.name = "inner";
+    e.time_ns = base + 10;
+    w.Write(t1, e);
+    PerfettoEvent end;
+    end.type = PerfettoEvent::Type::kSliceEnd;
+    end.time_ns = base + 20;
+    w.Write(t1, end);
+    end.time_ns = base + 30;
+    const Annotation args[] = {Annotation::Uint("bytes", 4096), Annotation::String("kind", "x")};
+    end.annotations = args;
+    end.annotation_count = 2;
+    w.Write(t1, end);
+  }
+  PerfettoEvent c;
+  c.type = PerfettoEvent::Type::kCounter;
+  c.track = counter;
+  c.time_ns = 1500;
+  c.int_value = -7;
+  w.Write(t2, c);
+  c.time_ns = 1600;
+  c.is_double = true;
+  c.double_value = 2.5;
+  w.Write(t2, c);
+
+  const uint64_t flow = 99;
+  PerfettoEvent from;
+  from.type = PerfettoEvent::Type::kInstant;
+  from.time_ns = 1700;
+  from.name = "send";
+  from.flow_ids = &flow;
+  from.flow_count = 1;
+  w.Write(t1, from);
+  PerfettoEvent to;
+  to.type = PerfettoEvent::Type::kInstant;
+  to.time_ns = 1800;
+  to.name = "send";
+  to.terminating_flow_ids = &flow;
+  to.terminating_flow_count = 1;
+  w.Write(t2, to);
+  EXPECT_TRUE(w.Finish().ok());
+  if (stats != nullptr) *stats = w.stats();
+  return bytes;
+}
+
+TEST(PerfettoTraceWriter, OutputDecodesAgainstTheSchema) {
+  bool ok = false;
+  const std::string text = Decode(WriteSample(PerfettoCompression::kNone), &ok);
+  ASSERT_TRUE(ok) << text;
+  // protoc prints fields the subset does not name as bare numbers.
+  EXPECT_EQ(Count(text, "\n  1: "), 0) << text;
+  EXPECT_NE(text.find("process_name: \"rank 3 (host-a) app\""), std::string::npos) << text;
+  EXPECT_NE(text.find("thread_name: \"worker\""), std::string::npos);
+  EXPECT_NE(text.find("unit: UNIT_COUNT"), std::string::npos);
+  EXPECT_EQ(Count(text, "type: TYPE_SLICE_BEGIN"), 6);
+  EXPECT_EQ(Count(text, "type: TYPE_SLICE_END"), 6);
+  EXPECT_EQ(Count(text, "type: TYPE_COUNTER"), 2);
+  EXPECT_EQ(Count(text, "type: TYPE_INSTANT"), 2);
+  EXPECT_NE(text.find("counter_value: -7"), std::string::npos);
+  EXPECT_NE(text.find("double_counter_value: 2.5"), std::string::npos);
+  EXPECT_EQ(Count(text, " flow_ids: 99"), 1);
+  EXPECT_EQ(Count(text, "terminating_flow_ids: 99"), 1);
+  EXPECT_EQ(Count(text, "uint_value: 4096"), 3);
+}
+
+TEST(PerfettoTraceWriter, NamesAreInternedOncePerSequence) {
+  bool ok = false;
+  const std::string text = Decode(WriteSample(PerfettoCompression::kNone), &ok);
+  ASSERT_TRUE(ok) << text;
+  // "outer" and "inner" are used three times on thread 1's sequence only;
+  // "send" once on each thread's sequence: one entry per sequence.
+  EXPECT_EQ(Count(text, "name: \"outer\""), 1);
+  EXPECT_EQ(Count(text, "name: \"inner\""), 1);
+  EXPECT_EQ(Count(text, "name: \"send\""), 2);
+  EXPECT_EQ(Count(text, "name: \"domain.a\""), 1);
+  EXPECT_EQ(Count(text, "name: \"bytes\""), 1);
+  EXPECT_EQ(Count(text, "name_iid: "), Count(text, "type: TYPE_SLICE_BEGIN") +
+                                           Count(text, "type: TYPE_INSTANT") +
+                                           /* annotations */ 6);
+}
+
+TEST(PerfettoTraceWriter, SequencesClearStateAndDeclareTheirClock) {
+  bool ok = false;
+  const std::string text = Decode(WriteSample(PerfettoCompression::kNone), &ok);
+  ASSERT_TRUE(ok) << text;
+  EXPECT_EQ(Count(text, "first_packet_on_sequence: true"), 2);
+  EXPECT_EQ(Count(text, "sequence_flags: 1\n"), 2);
+  EXPECT_EQ(Count(text, "is_incremental: true"), 2);
+  EXPECT_EQ(Count(text, "timestamp_clock_id: 64"), 2);
+  EXPECT_EQ(Count(text, "primary_trace_clock: 1"), 2);
+  EXPECT_EQ(Count(text, "timestamp: 1700000000000000000"), 2);
+}
+
+// Sums the incremental timestamps per sequence, from the text rendering.
+TEST(PerfettoTraceWriter, IncrementalTimestampsAddUpToTheCallersTimes) {
+  bool ok = false;
+  const std::string text = Decode(WriteSample(PerfettoCompression::kNone), &ok);
+  ASSERT_TRUE(ok) << text;
+  std::map<int, uint64_t> clock;              // sequence -> absolute time
+  std::map<int, std::vector<uint64_t>> seen;  // sequence -> absolute times
+  std::istringstream lines(text);
+  std::string line;
+  uint64_t pending = 0;
+  bool has_pending = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("  timestamp: ", 0) == 0) {
+      pending = std::stoull(line.substr(13));
+      has_pending = true;
+    } else if (line.rfind("  trusted_packet_sequence_id: ", 0) == 0 && has_pending) {
+      const int seq = std::stoi(line.substr(30));
+      clock[seq] += pending;
+      seen[seq].push_back(clock[seq]);
+      has_pending = false;
+    }
+  }
+  ASSERT_EQ(seen.size(), 2u);
+  const std::vector<uint64_t> t1 = {1000, 1010, 1020, 1030, 1100, 1110, 1120,
+                                    1130, 1200, 1210, 1220, 1230, 1700};
+  const std::vector<uint64_t> t2 = {1500, 1600, 1800};
+  EXPECT_EQ(seen.begin()->second, t1);
+  EXPECT_EQ(seen.rbegin()->second, t2);
+}
+
+// Inflates every compressed_packets block of `trace`.
+std::string Inflate(const std::string& trace) {
+  std::string plain;
+  size_t at = 0;
+  auto varint = [&](size_t* p) {
+    uint64_t v = 0;
+    for (int shift = 0; *p < trace.size(); shift += 7) {
+      const uint8_t b = static_cast<uint8_t>(trace[(*p)++]);
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) break;
+    }
+    return v;
+  };
+  while (at < trace.size()) {
+    EXPECT_EQ(static_cast<uint8_t>(trace[at]), 0x0a);  // Trace.packet
+    ++at;
+    const size_t packet_end = at + varint(&at);
+    EXPECT_EQ(varint(&at), (50u << 3) | 2);  // TracePacket.compressed_packets
+    const size_t n = varint(&at);
+    EXPECT_EQ(at + n, packet_end);
+    z_stream z{};
+    EXPECT_EQ(inflateInit(&z), Z_OK);
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(trace.data() + at));
+    z.avail_in = static_cast<uInt>(n);
+    char buf[1 << 16];
+    int rc;
+    do {
+      z.next_out = reinterpret_cast<Bytef*>(buf);
+      z.avail_out = sizeof buf;
+      rc = inflate(&z, Z_NO_FLUSH);
+      plain.append(buf, sizeof buf - z.avail_out);
+    } while (rc == Z_OK);
+    EXPECT_EQ(rc, Z_STREAM_END);
+    inflateEnd(&z);
+    at = packet_end;
+  }
+  return plain;
+}
+
+TEST(PerfettoTraceWriter, CompressedBlocksHoldThePlainPackets) {
+  PerfettoWriterStats stats;
+  const std::string compressed = WriteSample(PerfettoCompression::kDeflate, &stats);
+  const std::string plain = WriteSample(PerfettoCompression::kNone);
+  EXPECT_EQ(Inflate(compressed), plain);
+  EXPECT_EQ(stats.uncompressed_bytes, plain.size());
+  EXPECT_EQ(stats.output_bytes, compressed.size());
+  bool ok = false;
+  const std::string text = Decode(compressed, &ok);
+  ASSERT_TRUE(ok) << text;
+  EXPECT_NE(text.find("compressed_packets: "), std::string::npos);
+}
+
+TEST(PerfettoTraceWriter, EncodingIsAsSmallAsProtocs) {
+  // protoc re-encodes the decoded text minimally (field order may differ,
+  // sizes may not): equal sizes mean every length prefix is minimal.
+  const std::string plain = WriteSample(PerfettoCompression::kNone);
+  bool ok = false;
+  const std::string text = Decode(plain, &ok);
+  ASSERT_TRUE(ok) << text;
+  const std::string in = TempPath("trace_text.txt");
+  const std::string out = TempPath("trace_reencoded.pftrace");
+  std::ofstream(in) << text;
+  const std::string proto = Runfile("tests/tools/perfetto/perfetto_subset.proto");
+  const std::string dir = proto.substr(0, proto.rfind('/'));
+  const std::string cmd = "protoc --proto_path=" + dir +
+                          " --encode=perfetto.protos.Trace perfetto_subset.proto < " + in + " > " +
+                          out;
+  ASSERT_EQ(system(cmd.c_str()), 0);
+  std::stringstream reencoded;
+  reencoded << std::ifstream(out, std::ios::binary).rdbuf();
+  EXPECT_EQ(reencoded.str().size(), plain.size());
+}
+
+}  // namespace
+}  // namespace ittc::itt_dump

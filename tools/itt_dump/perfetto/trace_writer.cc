@@ -1,0 +1,401 @@
+#include "tools/itt_dump/perfetto/trace_writer.h"
+
+#include <zlib.h>
+
+#include <utility>
+
+namespace ittc::itt_dump {
+namespace {
+
+// Field numbers of Perfetto's trace protos (protos/perfetto/trace/ in
+// Perfetto's repository; the file of each message is named beside it).
+
+// trace.proto: message Trace.
+constexpr uint32_t kTracePacket = 1;
+
+// trace_packet.proto: message TracePacket.
+constexpr uint32_t kPacketClockSnapshot = 6;
+constexpr uint32_t kPacketTimestamp = 8;
+constexpr uint32_t kPacketSequenceId = 10;  // trusted_packet_sequence_id
+constexpr uint32_t kPacketTrackEvent = 11;
+constexpr uint32_t kPacketInternedData = 12;
+constexpr uint32_t kPacketSequenceFlags = 13;
+constexpr uint32_t kPacketCompressedPackets = 50;
+constexpr uint32_t kPacketDefaults = 59;  // trace_packet_defaults
+constexpr uint32_t kPacketTrackDescriptor = 60;
+constexpr uint32_t kPacketFirstOnSequence = 87;  // first_packet_on_sequence
+// TracePacket.SequenceFlags.
+constexpr uint64_t kSeqIncrementalStateCleared = 1;
+constexpr uint64_t kSeqNeedsIncrementalState = 2;
+
+// trace_packet_defaults.proto: message TracePacketDefaults.
+constexpr uint32_t kDefaultsTimestampClockId = 58;
+constexpr uint32_t kDefaultsTrackEvent = 11;  // track_event_defaults
+// track_event.proto: message TrackEventDefaults.
+constexpr uint32_t kTrackEventDefaultsTrackUuid = 11;
+
+// clock_snapshot.proto: messages ClockSnapshot and ClockSnapshot.Clock;
+// builtin_clock.proto: BuiltinClock.
+constexpr uint32_t kSnapshotClocks = 1;
+constexpr uint32_t kSnapshotPrimaryTraceClock = 2;
+constexpr uint32_t kClockId = 1;
+constexpr uint32_t kClockTimestamp = 2;
+constexpr uint32_t kClockIsIncremental = 3;
+constexpr uint64_t kBuiltinClockRealtime = 1;
+// Sequence-scoped clock ids are 64..127.
+constexpr uint64_t kSequenceClockId = 64;
+
+// track_event.proto: message TrackEvent.
+constexpr uint32_t kEventCategoryIids = 3;
+constexpr uint32_t kEventDebugAnnotations = 4;
+constexpr uint32_t kEventType = 9;
+constexpr uint32_t kEventNameIid = 10;
+constexpr uint32_t kEventTrackUuid = 11;
+constexpr uint32_t kEventCounterValue = 30;
+constexpr uint32_t kEventDoubleCounterValue = 44;
+constexpr uint32_t kEventFlowIds = 47;             // fixed64
+constexpr uint32_t kEventTerminatingFlowIds = 48;  // fixed64
+
+// debug_annotation.proto: message DebugAnnotation.
+constexpr uint32_t kAnnotationNameIid = 1;
+constexpr uint32_t kAnnotationBool = 2;
+constexpr uint32_t kAnnotationUint = 3;
+constexpr uint32_t kAnnotationInt = 4;
+constexpr uint32_t kAnnotationDouble = 5;
+constexpr uint32_t kAnnotationString = 6;
+constexpr uint32_t kAnnotationPointer = 7;
+constexpr uint32_t kAnnotationLegacyJson = 9;
+
+// interned_data.proto: message InternedData; track_event.proto:
+// EventCategory and EventName; debug_annotation.proto: DebugAnnotationName
+// (all three are {iid = 1, name = 2}).
+constexpr uint32_t kInternedCategories = 1;
+constexpr uint32_t kInternedNames = 2;
+constexpr uint32_t kInternedAnnotationNames = 3;
+constexpr uint32_t kInternedIid = 1;
+constexpr uint32_t kInternedName = 2;
+
+// track_descriptor.proto: message TrackDescriptor.
+constexpr uint32_t kTrackUuid = 1;
+constexpr uint32_t kTrackName = 2;
+constexpr uint32_t kTrackProcess = 3;
+constexpr uint32_t kTrackThread = 4;
+constexpr uint32_t kTrackParentUuid = 5;
+constexpr uint32_t kTrackCounter = 8;
+// process_descriptor.proto: message ProcessDescriptor.
+constexpr uint32_t kProcessPid = 1;
+constexpr uint32_t kProcessName = 6;
+constexpr uint32_t kProcessLabels = 8;
+// thread_descriptor.proto: message ThreadDescriptor.
+constexpr uint32_t kThreadPid = 1;
+constexpr uint32_t kThreadTid = 2;
+constexpr uint32_t kThreadName = 5;
+// counter_descriptor.proto: message CounterDescriptor.
+constexpr uint32_t kCounterUnit = 3;
+
+// Packets gathered before a block is compressed and written: large enough
+// for deflate to find the repetition, small enough to bound memory.
+constexpr size_t kBlockBytes = size_t{1} << 20;
+
+// Track descriptors go on a sequence of their own, which needs no
+// incremental state.
+constexpr uint32_t kDescriptorSequence = 1;
+
+}  // namespace
+
+Annotation Annotation::Int(std::string_view n, int64_t v) {
+  Annotation a;
+  a.name = n;
+  a.type = Type::kInt;
+  a.i = v;
+  return a;
+}
+Annotation Annotation::Uint(std::string_view n, uint64_t v) {
+  Annotation a;
+  a.name = n;
+  a.type = Type::kUint;
+  a.u = v;
+  return a;
+}
+Annotation Annotation::Double(std::string_view n, double v) {
+  Annotation a;
+  a.name = n;
+  a.type = Type::kDouble;
+  a.d = v;
+  return a;
+}
+Annotation Annotation::String(std::string_view n, std::string_view v) {
+  Annotation a;
+  a.name = n;
+  a.type = Type::kString;
+  a.s = v;
+  return a;
+}
+Annotation Annotation::Bool(std::string_view n, bool v) {
+  Annotation a;
+  a.name = n;
+  a.type = Type::kBool;
+  a.u = v ? 1 : 0;
+  return a;
+}
+Annotation Annotation::Pointer(std::string_view n, uint64_t v) {
+  Annotation a;
+  a.name = n;
+  a.type = Type::kPointer;
+  a.u = v;
+  return a;
+}
+Annotation Annotation::Json(std::string_view n, std::string_view v) {
+  Annotation a;
+  a.name = n;
+  a.type = Type::kJson;
+  a.s = v;
+  return a;
+}
+
+PerfettoTraceWriter::PerfettoTraceWriter(Output* out, PerfettoCompression compression,
+                                         int64_t realtime_at_zero_ns)
+    : out_(out),
+      compression_(compression),
+      realtime_at_zero_ns_(realtime_at_zero_ns),
+      last_sequence_(kDescriptorSequence) {}
+
+PerfettoTraceWriter::~PerfettoTraceWriter() = default;
+
+uint64_t PerfettoTraceWriter::AddProcess(int32_t pid, std::string_view name,
+                                         const std::vector<std::string>& labels) {
+  const uint64_t uuid = NewUuid();
+  ProtoWriter d;
+  d.Varint(kTrackUuid, uuid);
+  d.Begin(kTrackProcess);
+  d.Int(kProcessPid, pid);
+  if (!name.empty()) d.Bytes(kProcessName, name);
+  for (const std::string& label : labels) d.Bytes(kProcessLabels, label);
+  d.End();
+  WriteTrackDescriptor(d);
+  return uuid;
+}
+
+uint64_t PerfettoTraceWriter::AddThread(uint64_t process, int32_t pid, int64_t tid,
+                                        std::string_view name) {
+  const uint64_t uuid = NewUuid();
+  ProtoWriter d;
+  d.Varint(kTrackUuid, uuid);
+  if (process != 0) d.Varint(kTrackParentUuid, process);
+  d.Begin(kTrackThread);
+  d.Int(kThreadPid, pid);
+  d.Int(kThreadTid, tid);
+  if (!name.empty()) d.Bytes(kThreadName, name);
+  d.End();
+  WriteTrackDescriptor(d);
+
+  // The sequence's first packet: clears incremental state, sets the
+  // defaults (clock, track) and declares the clock.
+  auto seq = std::make_unique<Sequence>();
+  seq->id = ++last_sequence_;
+  packet_.Clear();
+  packet_.Varint(kPacketSequenceId, seq->id);
+  packet_.Varint(kPacketSequenceFlags, kSeqIncrementalStateCleared);
+  packet_.Bool(kPacketFirstOnSequence, true);
+  packet_.Begin(kPacketDefaults);
+  packet_.Varint(kDefaultsTimestampClockId, kSequenceClockId);
+  packet_.Begin(kDefaultsTrackEvent);
+  packet_.Varint(kTrackEventDefaultsTrackUuid, uuid);
+  packet_.End();
+  packet_.End();
+  packet_.Begin(kPacketClockSnapshot);
+  packet_.Begin(kSnapshotClocks);
+  packet_.Varint(kClockId, kSequenceClockId);
+  packet_.Varint(kClockTimestamp, 0);
+  packet_.Bool(kClockIsIncremental, true);
+  packet_.End();
+  packet_.Begin(kSnapshotClocks);
+  packet_.Varint(kClockId, kBuiltinClockRealtime);
+  packet_.Varint(kClockTimestamp, static_cast<uint64_t>(realtime_at_zero_ns_));
+  packet_.End();
+  packet_.Varint(kSnapshotPrimaryTraceClock, kBuiltinClockRealtime);
+  packet_.End();
+  EmitPacket();
+  sequences_[uuid] = std::move(seq);
+  return uuid;
+}
+
+uint64_t PerfettoTraceWriter::AddTrack(uint64_t parent, std::string_view name) {
+  const uint64_t uuid = NewUuid();
+  ProtoWriter d;
+  d.Varint(kTrackUuid, uuid);
+  if (parent != 0) d.Varint(kTrackParentUuid, parent);
+  d.Bytes(kTrackName, name);
+  WriteTrackDescriptor(d);
+  return uuid;
+}
+
+uint64_t PerfettoTraceWriter::AddCounterTrack(uint64_t parent, std::string_view name,
+                                              CounterUnit unit) {
+  const uint64_t uuid = NewUuid();
+  ProtoWriter d;
+  d.Varint(kTrackUuid, uuid);
+  if (parent != 0) d.Varint(kTrackParentUuid, parent);
+  d.Bytes(kTrackName, name);
+  d.Begin(kTrackCounter);
+  if (unit != CounterUnit::kUnspecified) d.Varint(kCounterUnit, static_cast<uint64_t>(unit));
+  d.End();
+  WriteTrackDescriptor(d);
+  return uuid;
+}
+
+void PerfettoTraceWriter::WriteTrackDescriptor(const ProtoWriter& descriptor_body) {
+  packet_.Clear();
+  packet_.Varint(kPacketSequenceId, kDescriptorSequence);
+  packet_.Bytes(kPacketTrackDescriptor, descriptor_body.data());
+  EmitPacket();
+}
+
+uint64_t PerfettoTraceWriter::Intern(absl::flat_hash_map<std::string, uint64_t>* table,
+                                     std::string_view s, uint32_t field,
+                                     std::vector<PendingIntern>* pending) {
+  // Debian's Abseil has its own string_view type.
+  auto it = table->find(absl::string_view(s.data(), s.size()));
+  if (it != table->end()) return it->second;
+  const uint64_t iid = table->size() + 1;  // iids start at 1: 0 means none
+  auto inserted = table->emplace(std::string(s), iid).first;
+  pending->push_back({field, iid, inserted->first});
+  ++stats_.interned_strings;
+  return iid;
+}
+
+void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
+  auto found = sequences_.find(thread);
+  if (found == sequences_.end()) return;  // REQUIRES violated: nothing to write on
+  Sequence& seq = *found->second;
+
+  // Interning first: the InternedData entries go in the same packet, before
+  // the event that uses them (field order does not matter to parsers).
+  pending_.clear();
+  uint64_t category_iid = 0;
+  uint64_t name_iid = 0;
+  if (!e.category.empty()) {
+    category_iid = Intern(&seq.categories, e.category, kInternedCategories, &pending_);
+  }
+  if (!e.name.empty()) name_iid = Intern(&seq.names, e.name, kInternedNames, &pending_);
+  // At most a few annotations per event: a small fixed array of iids.
+  constexpr size_t kMaxAnnotations = 64;
+  uint64_t annotation_iids[kMaxAnnotations];
+  const size_t annotations =
+      e.annotation_count < kMaxAnnotations ? e.annotation_count : kMaxAnnotations;
+  for (size_t i = 0; i < annotations; ++i) {
+    annotation_iids[i] =
+        Intern(&seq.annotation_names, e.annotations[i].name, kInternedAnnotationNames, &pending_);
+  }
+
+  packet_.Clear();
+  const uint64_t delta = e.time_ns >= seq.last_time ? e.time_ns - seq.last_time : 0;
+  seq.last_time += delta;
+  packet_.Varint(kPacketTimestamp, delta);
+  packet_.Varint(kPacketSequenceId, seq.id);
+  packet_.Varint(kPacketSequenceFlags, kSeqNeedsIncrementalState);
+  if (!pending_.empty()) {
+    packet_.Begin(kPacketInternedData);
+    for (const PendingIntern& p : pending_) {
+      packet_.Begin(p.field);
+      packet_.Varint(kInternedIid, p.iid);
+      packet_.Bytes(kInternedName, p.name);
+      packet_.End();
+    }
+    packet_.End();
+  }
+  packet_.Begin(kPacketTrackEvent);
+  packet_.Varint(kEventType, static_cast<uint64_t>(e.type));
+  if (e.track != 0 && e.track != thread) packet_.Varint(kEventTrackUuid, e.track);
+  if (category_iid != 0) packet_.Varint(kEventCategoryIids, category_iid);
+  if (name_iid != 0) packet_.Varint(kEventNameIid, name_iid);
+  if (e.type == PerfettoEvent::Type::kCounter) {
+    if (e.is_double) {
+      packet_.Double(kEventDoubleCounterValue, e.double_value);
+    } else {
+      packet_.Int(kEventCounterValue, e.int_value);
+    }
+  }
+  for (size_t i = 0; i < annotations; ++i) {
+    const Annotation& a = e.annotations[i];
+    packet_.Begin(kEventDebugAnnotations);
+    packet_.Varint(kAnnotationNameIid, annotation_iids[i]);
+    switch (a.type) {
+      case Annotation::Type::kInt:
+        packet_.Int(kAnnotationInt, a.i);
+        break;
+      case Annotation::Type::kUint:
+        packet_.Varint(kAnnotationUint, a.u);
+        break;
+      case Annotation::Type::kDouble:
+        packet_.Double(kAnnotationDouble, a.d);
+        break;
+      case Annotation::Type::kString:
+        packet_.Bytes(kAnnotationString, a.s);
+        break;
+      case Annotation::Type::kBool:
+        packet_.Bool(kAnnotationBool, a.u != 0);
+        break;
+      case Annotation::Type::kPointer:
+        packet_.Varint(kAnnotationPointer, a.u);
+        break;
+      case Annotation::Type::kJson:
+        packet_.Bytes(kAnnotationLegacyJson, a.s);
+        break;
+    }
+    packet_.End();
+  }
+  for (size_t i = 0; i < e.flow_count; ++i) packet_.Fixed64(kEventFlowIds, e.flow_ids[i]);
+  for (size_t i = 0; i < e.terminating_flow_count; ++i) {
+    packet_.Fixed64(kEventTerminatingFlowIds, e.terminating_flow_ids[i]);
+  }
+  packet_.End();
+  ++stats_.events;
+  EmitPacket();
+}
+
+void PerfettoTraceWriter::EmitPacket() {
+  block_.Bytes(kTracePacket, packet_.data());
+  ++stats_.packets;
+  if (block_.size() >= kBlockBytes) FlushBlock();
+}
+
+void PerfettoTraceWriter::FlushBlock() {
+  if (block_.size() == 0) return;
+  stats_.uncompressed_bytes += block_.size();
+  if (compression_ == PerfettoCompression::kNone) {
+    out_->Write(block_.data());
+    stats_.output_bytes += block_.size();
+    block_.Clear();
+    return;
+  }
+  // One TracePacket whose compressed_packets holds the zlib stream of the
+  // block's Trace.packet fields, as Perfetto's service writes them.
+  uLongf bound = compressBound(static_cast<uLong>(block_.size()));
+  compressed_.resize(bound);
+  const int rc = compress2(reinterpret_cast<Bytef*>(&compressed_[0]), &bound,
+                           reinterpret_cast<const Bytef*>(block_.data().data()),
+                           static_cast<uLong>(block_.size()), Z_BEST_SPEED);
+  if (rc != Z_OK) {
+    if (status_.ok()) status_ = absl::InternalError("zlib compress2 failed");
+    block_.Clear();
+    return;
+  }
+  compressed_.resize(bound);
+  ProtoWriter wrapper;
+  wrapper.Begin(kTracePacket);
+  wrapper.Bytes(kPacketCompressedPackets, compressed_);
+  wrapper.End();
+  out_->Write(wrapper.data());
+  stats_.output_bytes += wrapper.size();
+  block_.Clear();
+}
+
+absl::Status PerfettoTraceWriter::Finish() {
+  FlushBlock();
+  out_->Flush();
+  if (!status_.ok()) return status_;
+  return out_->status();
+}
+
+}  // namespace ittc::itt_dump

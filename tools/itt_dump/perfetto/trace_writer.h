@@ -1,0 +1,173 @@
+// Writes a trace in Perfetto's native format: a `Trace` message, that is a
+// stream of `TracePacket`s, as defined by protos/perfetto/trace/*.proto in
+// Perfetto's repository (the field numbers are in trace_writer.cc, each
+// beside the message it belongs to). What Perfetto's UI and trace_processor
+// load at scale, unlike JSON.
+//
+// Model of the output:
+//  - Tracks: one per process (ProcessDescriptor), one per thread
+//    (ThreadDescriptor), and named child tracks for anything else (async
+//    slices, frames) and for counters (CounterDescriptor). Each is a
+//    TrackDescriptor packet written when the track is created.
+//  - Sequences: every thread track has its own packet sequence
+//    (trusted_packet_sequence_id). Its first packet clears the incremental
+//    state and sets the sequence's defaults: the thread's track, and the
+//    sequence's own incremental clock (below). Event names, categories and
+//    debug annotation names are interned per sequence: the first packet that
+//    uses one carries its InternedData entry; later ones refer to its iid.
+//  - Time: the caller's timestamps are nanoseconds on the trace's own time
+//    axis. Each sequence declares, in a ClockSnapshot, a sequence-scoped
+//    incremental clock (id 64, nanoseconds) that reads 0 where REALTIME reads
+//    `realtime_at_zero_ns`, and makes REALTIME the trace's primary clock, so
+//    each packet carries only the delta from the previous one.
+//  - Compression: packets are gathered into blocks, each written as one
+//    TracePacket whose `compressed_packets` field holds the zlib-deflated
+//    packets (what Perfetto's own tracing service writes), unless
+//    Compression::kNone.
+//
+// Memory: interning tables (one entry per distinct name per sequence), the
+// track table, and one block of packets. Nothing grows with events.
+//
+// Thread safety: none.
+
+#ifndef TOOLS_ITT_DUMP_PERFETTO_TRACE_WRITER_H_
+#define TOOLS_ITT_DUMP_PERFETTO_TRACE_WRITER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "tools/itt_dump/output.h"
+#include "tools/itt_dump/perfetto/proto_writer.h"
+
+namespace ittc::itt_dump {
+
+enum class PerfettoCompression { kNone, kDeflate };
+
+// CounterDescriptor.Unit.
+enum class CounterUnit { kUnspecified = 0, kTimeNs = 1, kCount = 2, kSizeBytes = 3 };
+
+// One debug annotation: a name and one value.
+struct Annotation {
+  enum class Type { kInt, kUint, kDouble, kString, kBool, kPointer, kJson };
+  std::string_view name;
+  Type type = Type::kString;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double d = 0;
+  std::string_view s;  // kString; kJson: a JSON value (legacy_json_value)
+
+  static Annotation Int(std::string_view n, int64_t v);
+  static Annotation Uint(std::string_view n, uint64_t v);
+  static Annotation Double(std::string_view n, double v);
+  static Annotation String(std::string_view n, std::string_view v);
+  static Annotation Bool(std::string_view n, bool v);
+  static Annotation Pointer(std::string_view n, uint64_t v);
+  static Annotation Json(std::string_view n, std::string_view v);
+};
+
+// One TrackEvent. Views must stay valid during Write().
+struct PerfettoEvent {
+  enum class Type { kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter = 4 };
+  Type type = Type::kInstant;
+  uint64_t time_ns = 0;
+  // Where it shows; 0: the thread track of the sequence it is written on.
+  uint64_t track = 0;
+  std::string_view category;  // slices and instants; "" for none
+  std::string_view name;      // slices and instants; "" for none
+  // Counters: the value, as an integer unless `double_value`.
+  int64_t int_value = 0;
+  double double_value = 0;
+  bool is_double = false;
+  const Annotation* annotations = nullptr;
+  size_t annotation_count = 0;
+  // Flows: ids that leave this event, and ids that end at it.
+  const uint64_t* flow_ids = nullptr;
+  size_t flow_count = 0;
+  const uint64_t* terminating_flow_ids = nullptr;
+  size_t terminating_flow_count = 0;
+};
+
+struct PerfettoWriterStats {
+  uint64_t packets = 0;
+  uint64_t events = 0;
+  uint64_t interned_strings = 0;
+  uint64_t uncompressed_bytes = 0;  // packets before compression
+  uint64_t output_bytes = 0;
+};
+
+class PerfettoTraceWriter {
+ public:
+  // `out` must outlive the writer. `realtime_at_zero_ns`: the wall clock
+  // (ns since the Unix epoch) at time 0 of the caller's time axis.
+  PerfettoTraceWriter(Output* out, PerfettoCompression compression, int64_t realtime_at_zero_ns);
+  ~PerfettoTraceWriter();
+  PerfettoTraceWriter(const PerfettoTraceWriter&) = delete;
+  PerfettoTraceWriter& operator=(const PerfettoTraceWriter&) = delete;
+
+  // Track creation. Each returns the track's uuid (never 0).
+  uint64_t AddProcess(int32_t pid, std::string_view name, const std::vector<std::string>& labels);
+  // Also starts the thread's packet sequence.
+  uint64_t AddThread(uint64_t process, int32_t pid, int64_t tid, std::string_view name);
+  // A named track under `parent` (a process or thread track): async slices,
+  // frames, instants of a scope.
+  uint64_t AddTrack(uint64_t parent, std::string_view name);
+  uint64_t AddCounterTrack(uint64_t parent, std::string_view name, CounterUnit unit);
+
+  // Writes `event` on the packet sequence of thread track `thread`.
+  // REQUIRES: `thread` came from AddThread; per thread, time_ns does not
+  // decrease from one call to the next (the clock is incremental).
+  void Write(uint64_t thread, const PerfettoEvent& event);
+
+  // Writes what is buffered and flushes the output. Call once at the end.
+  absl::Status Finish();
+
+  const PerfettoWriterStats& stats() const { return stats_; }
+
+ private:
+  struct Sequence {
+    uint32_t id = 0;
+    uint64_t last_time = 0;
+    // Interned strings: one table per kind, as InternedData keeps them.
+    absl::flat_hash_map<std::string, uint64_t> categories;
+    absl::flat_hash_map<std::string, uint64_t> names;
+    absl::flat_hash_map<std::string, uint64_t> annotation_names;
+  };
+
+  uint64_t NewUuid() { return ++last_uuid_; }
+  // Returns the iid of `s` in `table`, adding an InternedData entry to
+  // *pending (a list of (field, iid, string)) when it is new.
+  struct PendingIntern {
+    uint32_t field;
+    uint64_t iid;
+    std::string_view name;
+  };
+  uint64_t Intern(absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
+                  uint32_t field, std::vector<PendingIntern>* pending);
+  void WriteTrackDescriptor(const ProtoWriter& descriptor_body);
+  // Appends the packet in packet_ (a TracePacket body) to the block.
+  void EmitPacket();
+  void FlushBlock();
+
+  Output* out_;
+  PerfettoCompression compression_;
+  int64_t realtime_at_zero_ns_;
+  uint64_t last_uuid_ = 0;
+  uint32_t last_sequence_ = 0;
+  absl::flat_hash_map<uint64_t, std::unique_ptr<Sequence>> sequences_;  // by thread track
+  ProtoWriter packet_;                                                  // the packet being built
+  ProtoWriter block_;  // Trace.packet fields not yet written
+  std::vector<PendingIntern> pending_;
+  std::string compressed_;
+  absl::Status status_;
+  PerfettoWriterStats stats_;
+};
+
+}  // namespace ittc::itt_dump
+
+#endif  // TOOLS_ITT_DUMP_PERFETTO_TRACE_WRITER_H_
