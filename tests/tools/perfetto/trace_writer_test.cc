@@ -200,6 +200,31 @@ TEST(PerfettoTraceWriter, IncrementalTimestampsAddUpToTheCallersTimes) {
   EXPECT_EQ(seen.rbegin()->second, t2);
 }
 
+TEST(PerfettoTraceWriter, AStepBackInTimeAnchorsTheClockAgain) {
+  std::string bytes;
+  std::unique_ptr<Output> out = StringOutput(&bytes);
+  PerfettoTraceWriter w(out.get(), PerfettoCompression::kNone, 5000);
+  const uint64_t t = w.AddThread(w.AddProcess(1, "p", {}), 1, 1, "t");
+  for (uint64_t time : {100, 50, 60}) {
+    PerfettoEvent e;
+    e.type = PerfettoEvent::Type::kInstant;
+    e.name = "i";
+    e.time_ns = time;
+    w.Write(t, e);
+  }
+  ASSERT_TRUE(w.Finish().ok());
+  EXPECT_EQ(w.stats().clock_anchors, 1u);
+  bool ok = false;
+  const std::string text = Decode(bytes, &ok);
+  ASSERT_TRUE(ok) << text;
+  // The anchor says: the sequence clock reads 50 where REALTIME reads 5050.
+  EXPECT_NE(text.find("clock_id: 64\n      timestamp: 50\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("clock_id: 1\n      timestamp: 5050\n"), std::string::npos) << text;
+  EXPECT_EQ(Count(text, "\n  timestamp: 100\n"), 1);
+  EXPECT_EQ(Count(text, "\n  timestamp: 0\n"), 1);
+  EXPECT_EQ(Count(text, "\n  timestamp: 10\n"), 1);
+}
+
 // Inflates every compressed_packets block of `trace`.
 std::string Inflate(const std::string& trace) {
   std::string plain;

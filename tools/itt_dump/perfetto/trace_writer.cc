@@ -189,33 +189,10 @@ uint64_t PerfettoTraceWriter::AddThread(uint64_t process, int32_t pid, int64_t t
   d.End();
   WriteTrackDescriptor(d);
 
-  // The sequence's first packet: clears incremental state, sets the
-  // defaults (clock, track) and declares the clock.
   auto seq = std::make_unique<Sequence>();
   seq->id = ++last_sequence_;
-  packet_.Clear();
-  packet_.Varint(kPacketSequenceId, seq->id);
-  packet_.Varint(kPacketSequenceFlags, kSeqIncrementalStateCleared);
-  packet_.Bool(kPacketFirstOnSequence, true);
-  packet_.Begin(kPacketDefaults);
-  packet_.Varint(kDefaultsTimestampClockId, kSequenceClockId);
-  packet_.Begin(kDefaultsTrackEvent);
-  packet_.Varint(kTrackEventDefaultsTrackUuid, uuid);
-  packet_.End();
-  packet_.End();
-  packet_.Begin(kPacketClockSnapshot);
-  packet_.Begin(kSnapshotClocks);
-  packet_.Varint(kClockId, kSequenceClockId);
-  packet_.Varint(kClockTimestamp, 0);
-  packet_.Bool(kClockIsIncremental, true);
-  packet_.End();
-  packet_.Begin(kSnapshotClocks);
-  packet_.Varint(kClockId, kBuiltinClockRealtime);
-  packet_.Varint(kClockTimestamp, static_cast<uint64_t>(realtime_at_zero_ns_));
-  packet_.End();
-  packet_.Varint(kSnapshotPrimaryTraceClock, kBuiltinClockRealtime);
-  packet_.End();
-  EmitPacket();
+  seq->track = uuid;
+  AnchorClock(seq.get(), 0, /*first=*/true);
   sequences_[uuid] = std::move(seq);
   return uuid;
 }
@@ -242,6 +219,38 @@ uint64_t PerfettoTraceWriter::AddCounterTrack(uint64_t parent, std::string_view 
   d.End();
   WriteTrackDescriptor(d);
   return uuid;
+}
+
+void PerfettoTraceWriter::AnchorClock(Sequence* seq, uint64_t time_ns, bool first) {
+  packet_.Clear();
+  packet_.Varint(kPacketSequenceId, seq->id);
+  if (first) {
+    // The sequence's first packet clears the incremental state and sets the
+    // defaults (clock, track), which are part of that state.
+    packet_.Varint(kPacketSequenceFlags, kSeqIncrementalStateCleared);
+    packet_.Bool(kPacketFirstOnSequence, true);
+    packet_.Begin(kPacketDefaults);
+    packet_.Varint(kDefaultsTimestampClockId, kSequenceClockId);
+    packet_.Begin(kDefaultsTrackEvent);
+    packet_.Varint(kTrackEventDefaultsTrackUuid, seq->track);
+    packet_.End();
+    packet_.End();
+  }
+  packet_.Begin(kPacketClockSnapshot);
+  packet_.Begin(kSnapshotClocks);
+  packet_.Varint(kClockId, kSequenceClockId);
+  packet_.Varint(kClockTimestamp, time_ns);
+  packet_.Bool(kClockIsIncremental, true);
+  packet_.End();
+  packet_.Begin(kSnapshotClocks);
+  packet_.Varint(kClockId, kBuiltinClockRealtime);
+  packet_.Varint(kClockTimestamp, static_cast<uint64_t>(realtime_at_zero_ns_) + time_ns);
+  packet_.End();
+  packet_.Varint(kSnapshotPrimaryTraceClock, kBuiltinClockRealtime);
+  packet_.End();
+  EmitPacket();
+  seq->last_time = time_ns;
+  if (!first) ++stats_.clock_anchors;
 }
 
 void PerfettoTraceWriter::WriteTrackDescriptor(const ProtoWriter& descriptor_body) {
@@ -288,10 +297,12 @@ void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
         Intern(&seq.annotation_names, e.annotations[i].name, kInternedAnnotationNames, &pending_);
   }
 
+  // A step back in time (user-clock timestamps of the *_ex calls) cannot
+  // be an unsigned delta: the clock is anchored anew at the event's time.
+  if (e.time_ns < seq.last_time) AnchorClock(&seq, e.time_ns, /*first=*/false);
   packet_.Clear();
-  const uint64_t delta = e.time_ns >= seq.last_time ? e.time_ns - seq.last_time : 0;
-  seq.last_time += delta;
-  packet_.Varint(kPacketTimestamp, delta);
+  packet_.Varint(kPacketTimestamp, e.time_ns - seq.last_time);
+  seq.last_time = e.time_ns;
   packet_.Varint(kPacketSequenceId, seq.id);
   packet_.Varint(kPacketSequenceFlags, kSeqNeedsIncrementalState);
   if (!pending_.empty()) {

@@ -19,7 +19,9 @@
 //    axis. Each sequence declares, in a ClockSnapshot, a sequence-scoped
 //    incremental clock (id 64, nanoseconds) that reads 0 where REALTIME reads
 //    `realtime_at_zero_ns`, and makes REALTIME the trace's primary clock, so
-//    each packet carries only the delta from the previous one.
+//    each packet carries only the delta from the previous one. An event
+//    earlier than the previous one on its sequence (user-clock timestamps)
+//    gets a new ClockSnapshot that anchors the clock at its time.
 //  - Compression: packets are gathered into blocks, each written as one
 //    TracePacket whose `compressed_packets` field holds the zlib-deflated
 //    packets (what Perfetto's own tracing service writes), unless
@@ -97,6 +99,7 @@ struct PerfettoWriterStats {
   uint64_t packets = 0;
   uint64_t events = 0;
   uint64_t interned_strings = 0;
+  uint64_t clock_anchors = 0;       // ClockSnapshots for steps back in time
   uint64_t uncompressed_bytes = 0;  // packets before compression
   uint64_t output_bytes = 0;
 };
@@ -120,8 +123,8 @@ class PerfettoTraceWriter {
   uint64_t AddCounterTrack(uint64_t parent, std::string_view name, CounterUnit unit);
 
   // Writes `event` on the packet sequence of thread track `thread`.
-  // REQUIRES: `thread` came from AddThread; per thread, time_ns does not
-  // decrease from one call to the next (the clock is incremental).
+  // REQUIRES: `thread` came from AddThread. Times should not decrease per
+  // thread: each step back costs a ClockSnapshot packet.
   void Write(uint64_t thread, const PerfettoEvent& event);
 
   // Writes what is buffered and flushes the output. Call once at the end.
@@ -132,7 +135,8 @@ class PerfettoTraceWriter {
  private:
   struct Sequence {
     uint32_t id = 0;
-    uint64_t last_time = 0;
+    uint64_t track = 0;      // the thread track: the sequence's default
+    uint64_t last_time = 0;  // the incremental clock's value
     // Interned strings: one table per kind, as InternedData keeps them.
     absl::flat_hash_map<std::string, uint64_t> categories;
     absl::flat_hash_map<std::string, uint64_t> names;
@@ -149,6 +153,9 @@ class PerfettoTraceWriter {
   };
   uint64_t Intern(absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
                   uint32_t field, std::vector<PendingIntern>* pending);
+  // Writes a ClockSnapshot packet on `seq` where its clock reads `time_ns`;
+  // `first` makes it the packet that starts the sequence.
+  void AnchorClock(Sequence* seq, uint64_t time_ns, bool first);
   void WriteTrackDescriptor(const ProtoWriter& descriptor_body);
   // Appends the packet in packet_ (a TracePacket body) to the block.
   void EmitPacket();
