@@ -1,4 +1,4 @@
-#include "tools/itt_dump/values.h"
+#include "tools/itt_dump/model/values.h"
 
 #include <time.h>
 
