@@ -16,7 +16,7 @@
 // lagging thread that then arrives earlier than one already emitted is
 // delivered late, out of order, and counted in late_events() (itt-dump
 // prints a warning). A trace the collector wrote stays far below the bound:
-// a round holds at most one ring (1 MiB by default) per thread.
+// a round holds at most one ring (ITTC_RING_KB) per thread.
 //
 // Thread safety: none.
 
