@@ -151,6 +151,66 @@ std::string SyntheticTrace(int threads, uint64_t events_per_thread, uint64_t eve
   return b.bytes();
 }
 
+std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_per_chunk,
+                       bool compress) {
+  TraceBuilder b(TestHeader(), compress);
+  b.String(1, "frame_work").String(2, "update").String(3, "render").String(4, "checkpoint");
+  b.Domain(1, "app").Domain(2, "frames");
+  b.Counter(1, "queue_depth", "app", 1, format::MetadataType::kU64);
+  for (int t = 0; t < threads; ++t) {
+    b.Thread(static_cast<uint32_t>(t), 2000 + static_cast<uint64_t>(t), "worker");
+  }
+  b.SyncAt(1000);
+  const size_t n = static_cast<size_t>(threads);
+  std::vector<uint64_t> time(n, 1000);
+  std::vector<uint64_t> frame(n, 0);
+  std::vector<uint64_t> rng(n);
+  for (size_t ti = 0; ti < n; ++ti) rng[ti] = ti * 1000003;
+  std::vector<format::Event> chunk;
+  bool more = true;
+  while (more) {
+    more = false;
+    for (size_t ti = 0; ti < n; ++ti) {
+      chunk.clear();
+      while (chunk.size() + 10 <= events_per_chunk && frame[ti] < frames_per_thread) {
+        uint64_t& now = time[ti];
+        const uint64_t f = frame[ti]++;
+        // Durations jitter like real ones (a splitmix64 stream): the times
+        // are the one high-entropy part of a trace.
+        auto at = [&](uint64_t step) {
+          uint64_t z = (rng[ti] += 0x9E3779B97F4A7C15ull);
+          z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+          z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+          return now += step + ((z ^ (z >> 31)) % (step / 16 + 1));
+        };
+        chunk.push_back(Ev(EventKind::kFrameBegin, at(50), {{F::kDomain, U(2)}}));
+        chunk.push_back(Ev(EventKind::kTaskBegin, at(20), {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+        chunk.push_back(Ev(EventKind::kTaskBegin, at(30), {{F::kDomain, U(1)}, {F::kName, U(2)}}));
+        chunk.push_back(Ev(EventKind::kTaskEnd, at(400), {{F::kDomain, U(1)}}));
+        chunk.push_back(Ev(EventKind::kTaskBegin, at(30), {{F::kDomain, U(1)}, {F::kName, U(3)}}));
+        chunk.push_back(Ev(EventKind::kTaskEnd, at(900), {{F::kDomain, U(1)}}));
+        chunk.push_back(Ev(EventKind::kTaskEnd, at(20), {{F::kDomain, U(1)}}));
+        if (f % 64 == 0) {
+          chunk.push_back(Ev(EventKind::kCounterSetValue, at(10),
+                             {{F::kCounter, U(1)},
+                              {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
+                              {F::kValue, U(f % 1000)}}));
+          chunk.push_back(Ev(EventKind::kMarker, at(10),
+                             {{F::kDomain, U(1)},
+                              {F::kName, U(4)},
+                              {F::kScope, U(static_cast<uint64_t>(format::Scope::kTrack))}}));
+        }
+        chunk.push_back(Ev(EventKind::kFrameEnd, at(10), {{F::kDomain, U(2)}}));
+      }
+      if (!chunk.empty()) b.Events(static_cast<uint32_t>(ti), chunk);
+      if (frame[ti] < frames_per_thread) more = true;
+    }
+  }
+  const uint64_t end = *std::max_element(time.begin(), time.end()) + 1;
+  b.SyncAt(end).End(end);
+  return b.bytes();
+}
+
 }  // namespace testing
 }  // namespace itt_dump
 }  // namespace ittc

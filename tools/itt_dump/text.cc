@@ -24,11 +24,13 @@ namespace {
 constexpr size_t kMaxSyncNames = 100000;
 
 // What the name and domain columns show, and which fields they used.
+// The views point into the index, the event's payload, or the printer's
+// scratch buffers, and are valid while the event is printed.
 struct Subject {
   bool has_domain = false;
-  std::string domain;
+  std::string_view domain;
   bool has_name = false;
-  std::string name;
+  std::string_view name;
   int domain_field = -1;  // schema index shown in the domain column
   int name_field = -1;    // schema index shown in the name column
 };
@@ -69,6 +71,8 @@ class TextPrinter : public IntervalListener {
   uint64_t closed_name_id_ = 0;
   uint64_t closed_fn_ = 0;
   U64Map<uint64_t> sync_names_;  // addr -> objname string id
+  std::string domain_buf_;       // Subject::domain when it is made up
+  std::string name_buf_;         // Subject::name when it is made up
   std::string line_;
 };
 
@@ -80,38 +84,51 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     sub->domain_field = domain_i;
     sub->has_domain = domain != 0;
     const std::string_view d = x_.Domain(domain);
-    sub->domain = d.empty() && domain != 0 ? absl::StrCat("#", domain) : std::string(d);
+    if (d.empty() && domain != 0) {
+      domain_buf_ = absl::StrCat("#", domain);
+      sub->domain = domain_buf_;
+    } else {
+      sub->domain = d;
+    }
   }
-  auto set_name = [&](int i, std::string name) {
+  auto set_name = [&](int i, std::string_view name) {
     sub->name_field = i;
     sub->has_name = true;
-    sub->name = std::move(name);
+    sub->name = name;
+  };
+  auto own_name = [&](int i, std::string name) {
+    name_buf_ = std::move(name);
+    set_name(i, name_buf_);
   };
   auto string_name = [&](F f) {
     const int i = s.IndexOf(f);
     const uint64_t id = e.fields[i].u;
     const std::string_view n = x_.String(id);
-    set_name(i, n.empty() && id != 0 ? absl::StrCat("#", id) : std::string(n));
+    if (n.empty() && id != 0) {
+      own_name(i, absl::StrCat("#", id));
+    } else {
+      set_name(i, n);
+    }
     if (id == 0) sub->has_name = false;
   };
   switch (e.kind) {
     case EventKind::kTaskBeginFn:
     case EventKind::kTaskBeginFnEx:
-      set_name(s.IndexOf(F::kFn), absl::StrFormat("fn@0x%x", e.Get(F::kFn)));
+      own_name(s.IndexOf(F::kFn), absl::StrFormat("fn@0x%x", e.Get(F::kFn)));
       return;
     case EventKind::kTaskEnd:
     case EventKind::kTaskEndEx:
       if (!closed_) return;
       if (closed_name_id_ != 0) {
-        set_name(-1, std::string(x_.String(closed_name_id_)));
+        set_name(-1, x_.String(closed_name_id_));
       } else if (closed_fn_ != 0) {
-        set_name(-1, absl::StrFormat("fn@0x%x", closed_fn_));
+        own_name(-1, absl::StrFormat("fn@0x%x", closed_fn_));
       }
       return;
     case EventKind::kTaskEndOverlapped:
     case EventKind::kTaskEndOverlappedEx:
     case EventKind::kRegionEnd:
-      if (closed_) set_name(-1, std::string(x_.String(closed_name_id_)));
+      if (closed_) set_name(-1, x_.String(closed_name_id_));
       return;
     case EventKind::kCounterInc:
     case EventKind::kCounterIncDelta:
@@ -129,17 +146,17 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
         sub->has_domain = !c->domain_name.empty();
         sub->domain = c->domain_name;
       } else {
-        set_name(s.IndexOf(F::kCounter), absl::StrCat("counter#", id));
+        own_name(s.IndexOf(F::kCounter), absl::StrCat("counter#", id));
       }
       return;
     }
     case EventKind::kHistogramSubmit: {
       const uint64_t id = e.Get(F::kHistogram);
       const HistogramDef* h = x_.histograms.Find(id);
-      set_name(s.IndexOf(F::kHistogram), h != nullptr ? h->name : absl::StrCat("histogram#", id));
+      own_name(s.IndexOf(F::kHistogram), h != nullptr ? h->name : absl::StrCat("histogram#", id));
       if (h != nullptr && h->domain != 0) {
         sub->has_domain = true;
-        sub->domain = std::string(x_.Domain(h->domain));
+        sub->domain = x_.Domain(h->domain);
       }
       return;
     }
@@ -147,7 +164,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kEventEnd: {
       const uint64_t id = e.Get(F::kEvent);
       const std::string* n = x_.event_names.Find(id);
-      set_name(s.IndexOf(F::kEvent), n != nullptr ? *n : absl::StrCat("event#", id));
+      own_name(s.IndexOf(F::kEvent), n != nullptr ? *n : absl::StrCat("event#", id));
       return;
     }
     case EventKind::kSyncCreate:
@@ -159,7 +176,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kSyncReleasing:
     case EventKind::kSyncDestroy: {
       const uint64_t* n = sync_names_.Find(e.Get(F::kAddr));
-      if (n != nullptr && *n != 0) set_name(-1, std::string(x_.String(*n)));
+      if (n != nullptr && *n != 0) set_name(-1, x_.String(*n));
       return;
     }
     case EventKind::kModuleLoad:
@@ -177,7 +194,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
   if (fi >= 0) {
     const uint64_t id = e.fields[fi].u;
     const HeapFunctionDef* h = x_.heap_functions.Find(id);
-    set_name(fi, h != nullptr ? h->name : absl::StrCat("function#", id));
+    own_name(fi, h != nullptr ? h->name : absl::StrCat("function#", id));
     if (h != nullptr && !h->domain_name.empty()) {
       sub->has_domain = true;
       sub->domain = h->domain_name;
@@ -186,7 +203,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
   }
   const int mi = s.IndexOf(F::kMethodName);
   if (mi >= 0) {
-    set_name(mi, std::string(e.fields[mi].bytes));
+    set_name(mi, e.fields[mi].bytes);
     return;
   }
   if (e.Has(F::kKey)) {
@@ -200,7 +217,9 @@ void TextPrinter::AppendField(std::string* out, const Event& e, const format::Ki
                               int i) {
   const format::FieldSpec& spec = s.fields[i];
   const std::string_view f = spec.name;
-  absl::StrAppend(out, " ", std::string(f), "=");
+  out->push_back(' ');
+  out->append(f);
+  out->push_back('=');
   const format::FieldValue& v = e.fields[i];
   switch (spec.type) {
     case FieldType::kUint:

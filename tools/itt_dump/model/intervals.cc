@@ -22,6 +22,10 @@ namespace {
 // memory.
 constexpr size_t kMaxDepth = 100000;
 constexpr size_t kMaxKeyed = 1000000;
+// Keyed maps keep up to this many entries whose last interval closed, so
+// the usual few keys (frames of a domain, null ids) cost no allocation per
+// interval.
+constexpr size_t kKeepEmptyKeys = 64;
 
 bool IsNull(const format::Id& id) { return id == format::Id{}; }
 
@@ -100,7 +104,7 @@ void IntervalTracker::EndKeyed(std::map<Key, std::vector<Open>>* map, const Key&
   }
   Open open = std::move(it->second.back());
   it->second.pop_back();
-  if (it->second.empty()) map->erase(it);
+  if (it->second.empty() && map->size() > kKeepEmptyKeys) map->erase(it);
   open.iv.end = std::max(ticks, open.iv.begin);
   Deliver(&open);
 }
