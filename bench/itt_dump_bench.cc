@@ -26,8 +26,8 @@
 #include "format/format.h"
 #include "tests/tools/dump_runner.h"
 #include "tests/tools/sample_traces.h"
+#include "tools/itt_dump/model/trace_index.h"
 #include "tools/itt_dump/stats.h"
-#include "tools/itt_dump/trace_index.h"
 
 namespace {
 

@@ -67,74 +67,75 @@ bool RecordDecoder::Next(Event* record) {
 Event ToRecord(const ThreadInfo& v) {
   Event e;
   e.Init(EventKind::kThreadInfo, 0);
-  e.set_u(0, v.thread_index);
-  e.set_u(1, v.tid);
-  e.set_bytes(2, v.name);
-  e.set_u(3, v.ignored ? 1 : 0);
+  e.Set(Field::kThreadIndex, v.thread_index);
+  e.Set(Field::kTid, v.tid);
+  e.SetBytes(Field::kName, v.name);
+  e.Set(Field::kIgnored, v.ignored ? 1 : 0);
   return e;
 }
 
 Event ToRecord(const ClockSync& v) {
   Event e;
   e.Init(EventKind::kClockSync, 0);
-  e.set_u(0, v.ticks);
-  e.set_u(1, v.monotonic_raw_ns);
-  e.set_s(2, v.realtime_ns);
+  e.Set(Field::kTicks, v.ticks);
+  e.Set(Field::kMonotonicRawNs, v.monotonic_raw_ns);
+  e.SetSint(Field::kRealtimeNs, v.realtime_ns);
   return e;
 }
 
 Event ToRecord(const LossRecord& v) {
   Event e;
   e.Init(EventKind::kLoss, 0);
-  e.set_u(0, v.thread_index);
-  e.set_u(1, static_cast<uint64_t>(v.cause));
-  e.set_u(2, v.count);
+  e.Set(Field::kThreadIndex, v.thread_index);
+  e.Set(Field::kCause, static_cast<uint64_t>(v.cause));
+  e.Set(Field::kCount, v.count);
   return e;
 }
 
 Event ToRecord(const EndRecord& v) {
   Event e;
   e.Init(EventKind::kEnd, 0);
-  e.set_u(0, v.events_recorded);
-  e.set_u(1, v.events_dropped);
-  e.set_u(2, v.chunk_count);
-  e.set_u(3, v.end_ticks);
+  e.Set(Field::kEventsRecorded, v.events_recorded);
+  e.Set(Field::kEventsDropped, v.events_dropped);
+  e.Set(Field::kChunkCount, v.chunk_count);
+  e.Set(Field::kEndTicks, v.end_ticks);
   return e;
 }
 
 bool FromRecord(const Event& r, ThreadInfo* v) {
-  if (r.kind != EventKind::kThreadInfo || r.u(0) > UINT32_MAX) return false;
-  v->thread_index = static_cast<uint32_t>(r.u(0));
-  v->tid = r.u(1);
-  v->name = r.bytes(2);
-  v->ignored = r.u(3) != 0;
+  const uint64_t index = r.Get(Field::kThreadIndex);
+  if (r.kind != EventKind::kThreadInfo || index > UINT32_MAX) return false;
+  v->thread_index = static_cast<uint32_t>(index);
+  v->tid = r.Get(Field::kTid);
+  v->name = r.GetBytes(Field::kName);
+  v->ignored = r.Get(Field::kIgnored) != 0;
   return true;
 }
 
 bool FromRecord(const Event& r, ClockSync* v) {
   if (r.kind != EventKind::kClockSync) return false;
-  v->ticks = r.u(0);
-  v->monotonic_raw_ns = r.u(1);
-  v->realtime_ns = r.s(2);
+  v->ticks = r.Get(Field::kTicks);
+  v->monotonic_raw_ns = r.Get(Field::kMonotonicRawNs);
+  v->realtime_ns = r.GetSint(Field::kRealtimeNs);
   return true;
 }
 
 bool FromRecord(const Event& r, LossRecord* v) {
-  if (r.kind != EventKind::kLoss || r.u(0) > UINT32_MAX || r.u(1) > 255) {
-    return false;
-  }
-  v->thread_index = static_cast<uint32_t>(r.u(0));
-  v->cause = static_cast<LossCause>(r.u(1));
-  v->count = r.u(2);
+  const uint64_t index = r.Get(Field::kThreadIndex);
+  const uint64_t cause = r.Get(Field::kCause);
+  if (r.kind != EventKind::kLoss || index > UINT32_MAX || cause > 255) return false;
+  v->thread_index = static_cast<uint32_t>(index);
+  v->cause = static_cast<LossCause>(cause);
+  v->count = r.Get(Field::kCount);
   return true;
 }
 
 bool FromRecord(const Event& r, EndRecord* v) {
   if (r.kind != EventKind::kEnd) return false;
-  v->events_recorded = r.u(0);
-  v->events_dropped = r.u(1);
-  v->chunk_count = r.u(2);
-  v->end_ticks = r.u(3);
+  v->events_recorded = r.Get(Field::kEventsRecorded);
+  v->events_dropped = r.Get(Field::kEventsDropped);
+  v->chunk_count = r.Get(Field::kChunkCount);
+  v->end_ticks = r.Get(Field::kEndTicks);
   return true;
 }
 

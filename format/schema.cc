@@ -1,6 +1,11 @@
-// The schema table. Order: ascending kind. To add a kind: append it here
-// with a new number, regenerate FORMAT.md's table (schema_doc_test prints
-// the expected text on mismatch), and bump kFormatMinorVersion.
+// The schema table. Order: ascending kind. To add a kind: append a row to
+// kSchemas with a new number, regenerate FORMAT.md's table (schema_doc_test
+// prints the expected text on mismatch), and bump kFormatMinorVersion. A
+// row names its fields; each name is a Field (schema.h) whose meaning
+// (FieldRole) comes from its kFields row, so a new kind made of existing
+// field names needs nothing else. A new field name needs an enumerator in
+// Field and a row in kFields (the static_asserts below say so if missing).
+// FORMAT.md, "Adding a field or a kind", has the whole recipe.
 
 #include "format/schema.h"
 
@@ -11,11 +16,140 @@ namespace ittc {
 namespace format {
 namespace {
 
-constexpr FieldSpec U(const char* n) { return {n, FieldType::kUint}; }
-constexpr FieldSpec S(const char* n) { return {n, FieldType::kSint}; }
-constexpr FieldSpec I(const char* n) { return {n, FieldType::kId}; }
-constexpr FieldSpec B(const char* n) { return {n, FieldType::kBytes}; }
-constexpr FieldSpec T(const char* n) { return {n, FieldType::kTime}; }
+// The name and meaning of every Field. Order: as the enum (checked below).
+struct FieldInfo {
+  Field field;
+  const char* name;
+  // The meaning of a kUint field of this name; kBytes fields are kText
+  // unless listed in kRawBytes, kTime fields kTime.
+  FieldRole role;
+};
+
+using F = Field;
+using R = FieldRole;
+
+constexpr FieldInfo kFields[] = {
+    {F::kUnknown, "", R::kPlain},
+    {F::kDomain, "domain", R::kDomainRef},
+    {F::kId, "id", R::kPlain},
+    {F::kParent, "parent", R::kPlain},
+    {F::kName, "name", R::kStringRef},
+    {F::kFn, "fn", R::kAddress},
+    {F::kClockDomain, "clock_domain", R::kClockDomainRef},
+    {F::kUserTimestamp, "user_timestamp", R::kPlain},
+    {F::kTimestamp, "timestamp", R::kTime},
+    {F::kBegin, "begin", R::kTime},
+    {F::kEnd, "end", R::kTime},
+    {F::kScope, "scope", R::kScope},
+    {F::kCounter, "counter", R::kCounterRef},
+    {F::kDelta, "delta", R::kPlain},
+    {F::kType, "type", R::kMetadataType},
+    {F::kValue, "value", R::kPlain},
+    {F::kContextType, "context_type", R::kPlain},
+    {F::kText, "text", R::kText},
+    {F::kEvent, "event", R::kEventRef},
+    {F::kKey, "key", R::kStringRef},
+    {F::kCount, "count", R::kPlain},
+    {F::kData, "data", R::kMetadataArray},
+    {F::kFormat, "format", R::kStringRef},
+    {F::kArgs, "args", R::kPlain},
+    {F::kHistogram, "histogram", R::kHistogramRef},
+    {F::kLength, "length", R::kPlain},
+    {F::kX, "x", R::kMetadataArray},
+    {F::kY, "y", R::kMetadataArray},
+    {F::kHead, "head", R::kPlain},
+    {F::kRelation, "relation", R::kRelation},
+    {F::kTail, "tail", R::kPlain},
+    {F::kAddr, "addr", R::kAddress},
+    {F::kObjtype, "objtype", R::kStringRef},
+    {F::kObjname, "objname", R::kStringRef},
+    {F::kAttribute, "attribute", R::kPlain},
+    {F::kFunction, "function", R::kHeapFunctionRef},
+    {F::kSize, "size", R::kPlain},
+    {F::kInitialized, "initialized", R::kPlain},
+    {F::kNewSize, "new_size", R::kPlain},
+    {F::kNewAddr, "new_addr", R::kAddress},
+    {F::kMask, "mask", R::kPlain},
+    {F::kStartAddr, "start_addr", R::kAddress},
+    {F::kEndAddr, "end_addr", R::kAddress},
+    {F::kPath, "path", R::kStringRef},
+    {F::kMode, "mode", R::kPlain},
+    {F::kTrack, "track", R::kTrackRef},
+    {F::kMethodId, "method_id", R::kPlain},
+    {F::kMethodName, "method_name", R::kText},
+    {F::kAddress, "address", R::kAddress},
+    {F::kClassFile, "class_file", R::kText},
+    {F::kSourceFile, "source_file", R::kText},
+    {F::kLineTable, "line_table", R::kPlain},
+    {F::kModuleName, "module_name", R::kText},
+    {F::kArch, "arch", R::kPlain},
+    {F::kParentMethodId, "parent_method_id", R::kPlain},
+    {F::kSegmentType, "segment_type", R::kPlain},
+    {F::kDataFormat, "data_format", R::kText},
+    {F::kDomainName, "domain_name", R::kText},
+    {F::kXType, "x_type", R::kMetadataType},
+    {F::kYType, "y_type", R::kMetadataType},
+    {F::kFrequencyHz, "frequency_hz", R::kPlain},
+    {F::kClockBase, "clock_base", R::kPlain},
+    {F::kTicks, "ticks", R::kPlain},
+    {F::kTrackGroup, "track_group", R::kTrackGroupRef},
+    {F::kThreadIndex, "thread_index", R::kPlain},
+    {F::kTid, "tid", R::kPlain},
+    {F::kIgnored, "ignored", R::kPlain},
+    {F::kMonotonicRawNs, "monotonic_raw_ns", R::kPlain},
+    {F::kRealtimeNs, "realtime_ns", R::kPlain},
+    {F::kCause, "cause", R::kPlain},
+    {F::kEventsRecorded, "events_recorded", R::kPlain},
+    {F::kEventsDropped, "events_dropped", R::kPlain},
+    {F::kChunkCount, "chunk_count", R::kPlain},
+    {F::kEndTicks, "end_ticks", R::kPlain},
+};
+static_assert(sizeof kFields / sizeof kFields[0] == kFieldCount, "one kFields row per Field");
+
+constexpr bool FieldsInEnumOrder() {
+  for (int i = 0; i < kFieldCount; ++i) {
+    if (static_cast<int>(kFields[i].field) != i) return false;
+  }
+  return true;
+}
+static_assert(FieldsInEnumOrder(), "kFields must follow the order of enum Field");
+
+constexpr bool SameName(const char* a, const char* b) {
+  while (*a != 0 && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+
+constexpr Field FieldOfName(const char* n) {
+  for (int i = 1; i < kFieldCount; ++i) {
+    if (SameName(kFields[i].name, n)) return kFields[i].field;
+  }
+  return Field::kUnknown;
+}
+
+// A field of the table: its name must be one of kFields (a new name needs a
+// Field enumerator and a kFields row first; AllFieldsKnown checks it).
+constexpr FieldSpec Spec(const char* n, FieldType type) {
+  const Field f = FieldOfName(n);
+  FieldRole role = kFields[static_cast<int>(f)].role;
+  if (type == FieldType::kTime) role = FieldRole::kTime;
+  if (type == FieldType::kId) role = FieldRole::kPlain;
+  // A bytes field is text unless its name says raw data (data, x, y,
+  // args, line_table: kPlain or kMetadataArray in kFields).
+  if (type == FieldType::kBytes && role != FieldRole::kMetadataArray && role != FieldRole::kPlain) {
+    role = FieldRole::kText;
+  }
+  if (type == FieldType::kBytes && f == Field::kName) role = FieldRole::kText;
+  return {n, type, f, role};
+}
+
+constexpr FieldSpec U(const char* n) { return Spec(n, FieldType::kUint); }
+constexpr FieldSpec S(const char* n) { return Spec(n, FieldType::kSint); }
+constexpr FieldSpec I(const char* n) { return Spec(n, FieldType::kId); }
+constexpr FieldSpec B(const char* n) { return Spec(n, FieldType::kBytes); }
+constexpr FieldSpec T(const char* n) { return Spec(n, FieldType::kTime); }
 
 template <size_t N>
 constexpr KindSchema K(EventKind kind, const char* name, const FieldSpec (&f)[N]) {
@@ -218,7 +352,43 @@ constexpr bool Sorted() {
 }
 static_assert(Sorted(), "kSchemas must be in ascending kind order");
 
+constexpr bool AllFieldsKnown() {
+  for (int i = 0; i < kSchemaCount; ++i) {
+    for (int f = 0; f < kSchemas[i].field_count; ++f) {
+      if (kSchemas[i].fields[f].field == Field::kUnknown) return false;
+      for (int g = 0; g < f; ++g) {
+        if (kSchemas[i].fields[g].field == kSchemas[i].fields[f].field) return false;
+      }
+    }
+  }
+  return true;
+}
+static_assert(AllFieldsKnown(),
+              "every field name in kSchemas must have a kFields row, once per kind");
+
 }  // namespace
+
+namespace internal {
+
+constexpr FieldIndexTable BuildFieldIndex() {
+  FieldIndexTable t{};
+  for (int k = 0; k < kFieldIndexKinds; ++k) {
+    for (int f = 0; f < kFieldCount; ++f) t.at[k][f] = -1;
+  }
+  for (int i = 0; i < kSchemaCount; ++i) {
+    const int k = static_cast<uint16_t>(kSchemas[i].kind);
+    for (int f = 0; f < kSchemas[i].field_count; ++f) {
+      t.at[k][static_cast<int>(kSchemas[i].fields[f].field)] = static_cast<int8_t>(f);
+    }
+  }
+  return t;
+}
+
+constexpr FieldIndexTable kFieldIndex = BuildFieldIndex();
+
+}  // namespace internal
+
+namespace {}  // namespace
 
 const KindSchema* FindSchema(EventKind kind) {
   const auto k = static_cast<uint16_t>(kind);
@@ -230,6 +400,18 @@ const KindSchema* FindSchema(EventKind kind) {
 const KindSchema* AllSchemas(int* count) {
   *count = kSchemaCount;
   return kSchemas;
+}
+
+const char* FieldName(Field f) {
+  const int i = static_cast<int>(f);
+  return i >= 0 && i < kFieldCount ? kFields[i].name : "";
+}
+
+Field FieldNamed(std::string_view name) {
+  for (int i = 1; i < kFieldCount; ++i) {
+    if (name == kFields[i].name) return kFields[i].field;
+  }
+  return Field::kUnknown;
 }
 
 int FindField(const KindSchema& schema, std::string_view name) {

@@ -188,9 +188,124 @@ enum class FieldType : uint8_t {
 // kJitMethodLoadV3 with 9.
 inline constexpr int kMaxFields = 10;
 
+// Every field name of the schema, as a type: readers say
+// `e.Get(Field::kDomain)`, never a position. The enumerator kFoo is the
+// field named "foo" (FieldName); its meaning is the same in every kind that
+// has it (FORMAT.md, "Meaning of fields"). Not an on-disk value: fields are
+// stored by position, so these may be renumbered freely.
+enum class Field : uint8_t {
+  kUnknown = 0,
+  kDomain,
+  kId,
+  kParent,
+  kName,
+  kFn,
+  kClockDomain,
+  kUserTimestamp,
+  kTimestamp,
+  kBegin,
+  kEnd,
+  kScope,
+  kCounter,
+  kDelta,
+  kType,
+  kValue,
+  kContextType,
+  kText,
+  kEvent,
+  kKey,
+  kCount,
+  kData,
+  kFormat,
+  kArgs,
+  kHistogram,
+  kLength,
+  kX,
+  kY,
+  kHead,
+  kRelation,
+  kTail,
+  kAddr,
+  kObjtype,
+  kObjname,
+  kAttribute,
+  kFunction,
+  kSize,
+  kInitialized,
+  kNewSize,
+  kNewAddr,
+  kMask,
+  kStartAddr,
+  kEndAddr,
+  kPath,
+  kMode,
+  kTrack,
+  kMethodId,
+  kMethodName,
+  kAddress,
+  kClassFile,
+  kSourceFile,
+  kLineTable,
+  kModuleName,
+  kArch,
+  kParentMethodId,
+  kSegmentType,
+  kDataFormat,
+  kDomainName,
+  kXType,
+  kYType,
+  kFrequencyHz,
+  kClockBase,
+  kTicks,
+  kTrackGroup,
+  kThreadIndex,
+  kTid,
+  kIgnored,
+  kMonotonicRawNs,
+  kRealtimeNs,
+  kCause,
+  kEventsRecorded,
+  kEventsDropped,
+  kChunkCount,
+  kEndTicks,
+  kCount_,  // number of enumerators; not a field
+};
+
+inline constexpr int kFieldCount = static_cast<int>(Field::kCount_);
+
+// What a field's value is, beyond its wire type: which definition an id
+// refers to, or how a number reads. Derived from the field (and its type),
+// so tools print, resolve and export a field without knowing its kind.
+enum class FieldRole : uint8_t {
+  kPlain = 0,        // a number or raw bytes with no further meaning
+  kStringRef,        // kDefString id: name, key, format, objtype, objname, path
+  kDomainRef,        // kDefDomain id
+  kCounterRef,       // kDefCounter id
+  kHistogramRef,     // kDefHistogram id
+  kClockDomainRef,   // kDefClockDomain id
+  kHeapFunctionRef,  // kDefHeapFunction id
+  kEventRef,         // kDefEvent id
+  kTrackRef,         // kDefTrack id
+  kTrackGroupRef,    // kDefTrackGroup id
+  kAddress,          // a code or data address (printed in hex)
+  kScope,            // an __itt_scope value
+  kRelation,         // an __itt_relation value
+  kMetadataType,     // an __itt_metadata_type value
+  kTime,             // trace ticks (type kTime)
+  kText,             // UTF-8 text (type kBytes)
+  kMetadataArray,    // packed elements of a metadata/histogram type
+};
+
+// The schema name of `f` ("domain", "clock_domain", ...), "" for kUnknown.
+const char* FieldName(Field f);
+// The field named `name`, or Field::kUnknown.
+Field FieldNamed(std::string_view name);
+
 struct FieldSpec {
   const char* name;  // snake_case, stable: tools key on it
   FieldType type;
+  Field field;     // the same name, as a type
+  FieldRole role;  // what the value means
 };
 
 struct KindSchema {
@@ -201,6 +316,9 @@ struct KindSchema {
   // How many of the fields are kBytes: lets encoders skip sizing variable
   // parts of kinds that have none.
   uint8_t bytes_field_count;
+
+  // Position of `f` in fields, or -1.
+  int IndexOf(Field f) const;
 };
 
 // The schema of `kind`, or nullptr if this version does not know it.
@@ -212,6 +330,26 @@ const KindSchema* AllSchemas(int* count);
 
 // Index of the field named `name` in `schema`, or -1.
 int FindField(const KindSchema& schema, std::string_view name);
+
+namespace internal {
+// kFieldIndex[kind][field]: position of the field in the kind's schema, or
+// -1 (also for kinds this version does not know). Kinds at or above
+// kFieldIndexKinds are sized kinds, which have no fields here yet.
+inline constexpr int kFieldIndexKinds = 0x200;
+struct FieldIndexTable {
+  int8_t at[kFieldIndexKinds][kFieldCount];
+};
+extern const FieldIndexTable kFieldIndex;
+}  // namespace internal
+
+// Position of field `f` in the schema of `kind`, or -1 if the kind has no
+// such field. Cost: one table load.
+inline int FieldIndexOf(EventKind kind, Field f) {
+  const auto k = static_cast<uint16_t>(kind);
+  return k < internal::kFieldIndexKinds ? internal::kFieldIndex.at[k][static_cast<int>(f)] : -1;
+}
+
+inline int KindSchema::IndexOf(Field f) const { return FieldIndexOf(kind, f); }
 
 const char* FieldTypeName(FieldType type);
 
@@ -268,6 +406,11 @@ struct FieldValue {
 // One record in memory: an event of an events chunk, or a record of any
 // other chunk (then `time` is 0 and unused).
 //
+// Fields are reached by name: Get(Field::kDomain), GetId(Field::kId),
+// GetBytes(Field::kText); a field the kind does not have reads as 0 / null
+// / empty, and Has() tells the difference. Only the codecs in format/ walk
+// `fields` by position, through the kind's schema.
+//
 // The encoders read `kind`, `time` and the first schema->field_count fields;
 // `field_count` is set by Init() and by the decoders. A fixed-size value
 // type: copying it copies the views, not the bytes they point to.
@@ -277,29 +420,58 @@ struct Event {
   uint8_t field_count = 0;
   FieldValue fields[kMaxFields];
 
-  // Sets kind and time, and field_count from the schema (0 if unknown).
-  // Does not clear the fields: the caller sets every one of them.
+  // Sets kind and time, and field_count from the schema (0 if unknown), and
+  // clears every field.
   void Init(EventKind k, uint64_t t) {
     kind = k;
     time = t;
     const KindSchema* s = FindSchema(k);
     field_count = s != nullptr ? s->field_count : 0;
+    for (int i = 0; i < field_count; ++i) fields[i] = FieldValue();
   }
 
-  void set_u(int i, uint64_t v) { fields[i].u = v; }
-  void set_s(int i, int64_t v) { fields[i].u = static_cast<uint64_t>(v); }
-  void set_d(int i, double v) { fields[i] = FieldValue::Double(v); }
-  void set_time(int i, uint64_t ticks) { fields[i].u = ticks; }
-  void set_id(int i, const Id& v) { fields[i].id = v; }
-  void set_bytes(int i, std::string_view v) { fields[i].bytes = v; }
+  bool Has(Field f) const { return FieldIndexOf(kind, f) >= 0; }
 
-  uint64_t u(int i) const { return fields[i].u; }
-  int64_t s(int i) const { return fields[i].as_sint(); }
-  double d(int i) const { return fields[i].as_double(); }
-  uint64_t time_field(int i) const { return fields[i].u; }
-  const Id& id(int i) const { return fields[i].id; }
-  std::string_view bytes(int i) const { return fields[i].bytes; }
+  // kUint, kTime fields (and the raw bits of kSint, kDouble).
+  uint64_t Get(Field f) const {
+    const int i = FieldIndexOf(kind, f);
+    return i >= 0 ? fields[i].u : 0;
+  }
+  int64_t GetSint(Field f) const { return static_cast<int64_t>(Get(f)); }
+  double GetDouble(Field f) const {
+    const int i = FieldIndexOf(kind, f);
+    return i >= 0 ? fields[i].as_double() : 0;
+  }
+  const Id& GetId(Field f) const {
+    static constexpr Id kNull{};
+    const int i = FieldIndexOf(kind, f);
+    return i >= 0 ? fields[i].id : kNull;
+  }
+  std::string_view GetBytes(Field f) const {
+    const int i = FieldIndexOf(kind, f);
+    return i >= 0 ? fields[i].bytes : std::string_view();
+  }
+
+  // Setters return false (and change nothing) if the kind has no field `f`.
+  bool Set(Field f, uint64_t v) { return SetValue(f, FieldValue::Uint(v)); }
+  bool SetSint(Field f, int64_t v) { return SetValue(f, FieldValue::Sint(v)); }
+  bool SetDouble(Field f, double v) { return SetValue(f, FieldValue::Double(v)); }
+  bool SetId(Field f, const Id& v) { return SetValue(f, FieldValue::OfId(v)); }
+  bool SetBytes(Field f, std::string_view v) { return SetValue(f, FieldValue::Bytes(v)); }
+  bool SetValue(Field f, const FieldValue& v) {
+    const int i = FieldIndexOf(kind, f);
+    if (i < 0) return false;
+    fields[i] = v;
+    return true;
+  }
 };
+
+// The time an event happened on the trace clock: its `timestamp` field for
+// the kinds that carry a user clock domain (*_ex), else its own time.
+inline uint64_t EffectiveTime(const Event& e) {
+  const int i = FieldIndexOf(e.kind, Field::kTimestamp);
+  return i >= 0 ? e.fields[i].u : e.time;
+}
 
 // Values of enum-typed fields. Numerically equal to the ITT/JIT API's own
 // enums, so the collector stores the API value unchanged.

@@ -202,7 +202,8 @@ size_t Flusher::DrainThread(ThreadState* t) {
       if (RawKind(header) != kPaddingKind) {
         if (DecodeRawRecord(data + consumed, &event_)) {
           if (event_.kind == EventKind::kThreadSetName) {
-            t->flusher_name = Registry::Get().StringText(static_cast<uint32_t>(event_.u(0)));
+            t->flusher_name =
+                Registry::Get().StringText(static_cast<uint32_t>(event_.Get(format::Field::kName)));
             t->flusher_info_written = false;
           } else if (event_.kind == EventKind::kThreadIgnore) {
             t->flusher_ignored = true;

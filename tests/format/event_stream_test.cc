@@ -27,13 +27,13 @@ void ExpectSameEvent(const Event& want, const Event& got) {
     SCOPED_TRACE(s->fields[i].name);
     switch (s->fields[i].type) {
       case FieldType::kId:
-        EXPECT_EQ(want.id(i), got.id(i));
+        EXPECT_EQ(want.fields[i].id, got.fields[i].id);
         break;
       case FieldType::kBytes:
-        EXPECT_EQ(want.bytes(i), got.bytes(i));
+        EXPECT_EQ(want.fields[i].bytes, got.fields[i].bytes);
         break;
       default:
-        EXPECT_EQ(want.u(i), got.u(i));
+        EXPECT_EQ(want.fields[i].u, got.fields[i].u);
         break;
     }
   }
@@ -109,12 +109,12 @@ TEST(EventStream, EveryFieldTypeRoundTripsThroughTheFieldCodec) {
   KindSchema s{EventKind::kInvalid,
                "synthetic",
                6,
-               {{"u", FieldType::kUint},
-                {"s", FieldType::kSint},
-                {"d", FieldType::kDouble},
-                {"i", FieldType::kId},
-                {"b", FieldType::kBytes},
-                {"t", FieldType::kTime}},
+               {{"u", FieldType::kUint, Field::kUnknown, FieldRole::kPlain},
+                {"s", FieldType::kSint, Field::kUnknown, FieldRole::kPlain},
+                {"d", FieldType::kDouble, Field::kUnknown, FieldRole::kPlain},
+                {"i", FieldType::kId, Field::kUnknown, FieldRole::kPlain},
+                {"b", FieldType::kBytes, Field::kUnknown, FieldRole::kPlain},
+                {"t", FieldType::kTime, Field::kUnknown, FieldRole::kPlain}},
                1};
   const std::string big(100000, 'x');
   struct Case {
@@ -134,24 +134,24 @@ TEST(EventStream, EveryFieldTypeRoundTripsThroughTheFieldCodec) {
   for (const Case& c : cases) {
     Event e;
     e.field_count = 6;
-    e.set_u(0, c.u);
-    e.set_s(1, c.s);
-    e.set_d(2, c.d);
-    e.set_id(3, c.id);
-    e.set_bytes(4, c.b);
-    e.set_time(5, c.t);
+    e.fields[0] = FieldValue::Uint(c.u);
+    e.fields[1] = FieldValue::Sint(c.s);
+    e.fields[2] = FieldValue::Double(c.d);
+    e.fields[3] = FieldValue::OfId(c.id);
+    e.fields[4] = FieldValue::Bytes(c.b);
+    e.fields[5] = FieldValue::Time(c.t);
     std::string buf(200000, '\0');
     char* end = internal::EncodeFields(s, e, 1000, &buf[0]);
     Event got;
     const char* reason = nullptr;
     const char* p = internal::DecodeFields(s, buf.data(), end, 1000, &got, &reason);
     ASSERT_EQ(p, end) << reason;
-    EXPECT_EQ(got.u(0), c.u);
-    EXPECT_EQ(got.s(1), c.s);
-    EXPECT_EQ(got.u(2), e.u(2));  // bit-exact, including -0.0
-    EXPECT_EQ(got.id(3), c.id);
-    EXPECT_EQ(got.bytes(4), c.b);
-    EXPECT_EQ(got.time_field(5), c.t);
+    EXPECT_EQ(got.fields[0].u, c.u);
+    EXPECT_EQ(got.fields[1].as_sint(), c.s);
+    EXPECT_EQ(got.fields[2].u, e.fields[2].u);  // bit-exact, including -0.0
+    EXPECT_EQ(got.fields[3].id, c.id);
+    EXPECT_EQ(got.fields[4].bytes, c.b);
+    EXPECT_EQ(got.fields[5].u, c.t);
     // Every strict prefix of the encoding is rejected, never over-read.
     for (const char* q = buf.data(); q < end; q += (end - q > 64 ? 997 : 1)) {
       EXPECT_EQ(internal::DecodeFields(s, buf.data(), q, 1000, &got, &reason), nullptr);
@@ -165,16 +165,16 @@ TEST(EventStream, NullIdTakesOneByte) {
   const size_t start = enc.payload_size();
   Event e;
   e.Init(EventKind::kTaskBegin, 101);
-  e.set_u(0, 1);
-  e.set_id(1, Id{});
-  e.set_id(2, Id{});
-  e.set_u(3, 2);
+  e.Set(Field::kDomain, 1);
+  e.SetId(Field::kId, Id{});
+  e.SetId(Field::kParent, Id{});
+  e.Set(Field::kName, 2);
   enc.Append(e);
   // delta; kind, domain, id, parent, name; and the count varint stays 1 byte.
   EXPECT_EQ(enc.payload_size() - start, 6u);
   Event end;
   end.Init(EventKind::kTaskEnd, 105);
-  end.set_u(0, 1);
+  end.Set(Field::kDomain, 1);
   enc.Append(end);
   EXPECT_EQ(enc.payload_size() - start, 9u);
   EXPECT_EQ(enc.payload().size(), enc.payload_size());
@@ -193,17 +193,17 @@ TEST(EventStream, OutOfMemoryDropsTheEventAndIsReported) {
   enc.Reset(1, 0);
   Event e;
   e.Init(EventKind::kTaskEnd, 1);
-  e.set_u(0, 1);
+  e.Set(Field::kDomain, 1);
   enc.Append(e);
   const std::string before(enc.payload());
   // A bytes field claiming 4 TiB: the encoder must fail to make room for it
   // before reading any of it.
   static const char kByte = 'x';
   e.Init(EventKind::kMetadataStrAdd, 2);
-  e.set_u(0, 1);
-  e.set_id(1, Id{});
-  e.set_u(2, 1);
-  e.set_bytes(3, std::string_view(&kByte, size_t{1} << 42));
+  e.Set(Field::kDomain, 1);
+  e.SetId(Field::kId, Id{});
+  e.Set(Field::kKey, 1);
+  e.SetBytes(Field::kText, std::string_view(&kByte, size_t{1} << 42));
   enc.Append(e);
   EXPECT_TRUE(enc.failed());
   EXPECT_EQ(enc.event_count(), 1u);

@@ -64,13 +64,13 @@ TEST(Golden, EventsPayload) {
   enc.Reset(0, 100);
   Event e;
   e.Init(EventKind::kTaskBegin, 101);
-  e.set_u(0, 1);
-  e.set_id(1, Id{});
-  e.set_id(2, Id{});
-  e.set_u(3, 2);
+  e.Set(Field::kDomain, 1);
+  e.SetId(Field::kId, Id{});
+  e.SetId(Field::kParent, Id{});
+  e.Set(Field::kName, 2);
   enc.Append(e);
   e.Init(EventKind::kTaskEnd, 105);
-  e.set_u(0, 1);
+  e.Set(Field::kDomain, 1);
   enc.Append(e);
   // The example of FORMAT.md section 6.
   EXPECT_EQ(Hex(enc.payload()),
@@ -82,16 +82,16 @@ TEST(Golden, EventsPayload) {
   // An id made from a pointer, a time field, bytes and a step back in time.
   enc.Reset(3, 1000);
   e.Init(EventKind::kFrameSubmit, 990);  // 10 ticks back
-  e.set_u(0, 2);
-  e.set_id(1, Id{0x1234, 0, 0});
-  e.set_time(2, 980);
-  e.set_time(3, 1000);
+  e.Set(Field::kDomain, 2);
+  e.SetId(Field::kId, Id{0x1234, 0, 0});
+  e.Set(Field::kBegin, 980);
+  e.Set(Field::kEnd, 1000);
   enc.Append(e);
   e.Init(EventKind::kMetadataStrAdd, 991);
-  e.set_u(0, 2);
-  e.set_id(1, Id{0, 0, 1});
-  e.set_u(2, 300);
-  e.set_bytes(3, "hi");
+  e.Set(Field::kDomain, 2);
+  e.SetId(Field::kId, Id{0, 0, 1});
+  e.Set(Field::kKey, 300);
+  e.SetBytes(Field::kText, "hi");
   enc.Append(e);
   EXPECT_EQ(Hex(enc.payload()),
             "03"

@@ -189,8 +189,8 @@ TEST(Mutation, MutatedPayloadsNeverCrashTheDecoders) {
         for (int f = 0; f < ev.field_count; ++f) {
           if (FindSchema(ev.kind)->fields[f].type == FieldType::kBytes) {
             // Views stay inside the payload.
-            ASSERT_GE(ev.bytes(f).data(), e.data());
-            ASSERT_LE(ev.bytes(f).data() + ev.bytes(f).size(), e.data() + e.size());
+            ASSERT_GE(ev.fields[f].bytes.data(), e.data());
+            ASSERT_LE(ev.fields[f].bytes.data() + ev.fields[f].bytes.size(), e.data() + e.size());
           }
         }
         ++n;

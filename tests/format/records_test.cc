@@ -96,8 +96,8 @@ TEST(Records, UnknownKindsAndAppendedFieldsAreSkipped) {
   Event r;
   ASSERT_TRUE(dec.Next(&r));
   EXPECT_EQ(r.kind, EventKind::kDefString);
-  EXPECT_EQ(r.u(0), 9u);
-  EXPECT_EQ(r.bytes(1), "hi");
+  EXPECT_EQ(r.Get(Field::kId), 9u);
+  EXPECT_EQ(r.GetBytes(Field::kText), "hi");
   EXPECT_FALSE(dec.Next(&r));
   EXPECT_TRUE(dec.status().ok());
   EXPECT_EQ(dec.unknown_skipped(), 1u);

@@ -82,18 +82,19 @@ Event RandomEvent(Rng& rng, EventKind kind, uint64_t time, std::deque<std::strin
       case FieldType::kUint:
       case FieldType::kSint:
       case FieldType::kDouble:
-        e.set_u(i, RandomUint(rng));
+        e.fields[i] = FieldValue::Uint(RandomUint(rng));
         break;
       case FieldType::kTime:
-        e.set_time(i, rng() % 3 == 0 ? rng() : time + (rng() % 2000000) - 1000000);
+        e.fields[i] = FieldValue::Time(rng() % 3 == 0 ? rng() : time + (rng() % 2000000) - 1000000);
         break;
       case FieldType::kId:
-        e.set_id(i, Id{rng() % 2 ? RandomUint(rng) : 0, rng() % 2 ? RandomUint(rng) : 0,
-                       rng() % 4 == 0 ? RandomUint(rng) : 0});
+        e.fields[i] =
+            FieldValue::OfId(Id{rng() % 2 ? RandomUint(rng) : 0, rng() % 2 ? RandomUint(rng) : 0,
+                                rng() % 4 == 0 ? RandomUint(rng) : 0});
         break;
       case FieldType::kBytes:
         storage->push_back(RandomBytes(rng, 2000));
-        e.set_bytes(i, storage->back());
+        e.fields[i] = FieldValue::Bytes(storage->back());
         break;
     }
   }
@@ -114,17 +115,17 @@ std::vector<Event> TaskPairs(Rng& rng, size_t n, uint64_t* time) {
     *time += static_cast<uint64_t>(glue(rng));
     Event e;
     e.Init(EventKind::kTaskBegin, *time);
-    e.set_u(0, 1);
-    e.set_id(1, Id{});
-    e.set_id(2, Id{});
-    e.set_u(3, name);
+    e.Set(Field::kDomain, 1);
+    e.SetId(Field::kId, Id{});
+    e.SetId(Field::kParent, Id{});
+    e.Set(Field::kName, name);
     out.push_back(e);
   };
   auto end = [&]() {
     *time += static_cast<uint64_t>(glue(rng));
     Event e;
     e.Init(EventKind::kTaskEnd, *time);
-    e.set_u(0, 1);
+    e.Set(Field::kDomain, 1);
     out.push_back(e);
   };
   uint64_t iteration = 0;
@@ -162,42 +163,43 @@ std::vector<Event> RealisticMix(Rng& rng, size_t n, uint64_t* time) {
       const uint64_t domain = 1 + (rng() % 8 == 0 ? 1 : 0);
       if (end) {
         e.Init(EventKind::kTaskEnd, *time);
-        e.set_u(0, domain);
+        e.Set(Field::kDomain, domain);
         --depth;
       } else {
         e.Init(EventKind::kTaskBegin, *time);
-        e.set_u(0, domain);
+        e.Set(Field::kDomain, domain);
         // Some programs pass instance ids (e.g. TBB passes task addresses).
-        e.set_id(1, rng() % 4 == 0 ? Id{0x7f0000400000ull + 64 * (rng() % 4096), 0, 0} : Id{});
-        e.set_id(2, Id{});
-        e.set_u(3, 1 + static_cast<uint64_t>(
-                           std::min(30.0, std::floor(std::exponential_distribution<>(0.3)(rng)))));
+        e.SetId(Field::kId,
+                rng() % 4 == 0 ? Id{0x7f0000400000ull + 64 * (rng() % 4096), 0, 0} : Id{});
+        e.SetId(Field::kParent, Id{});
+        e.Set(Field::kName, 1 + static_cast<uint64_t>(std::min(
+                                    30.0, std::floor(std::exponential_distribution<>(0.3)(rng)))));
         ++depth;
       }
     } else if (r < 92) {
       e.Init(EventKind::kCounterSetValue, *time);
-      e.set_u(0, 1 + rng() % 2);
-      e.set_u(1, static_cast<uint64_t>(MetadataType::kU64));
+      e.Set(Field::kCounter, 1 + rng() % 2);
+      e.Set(Field::kType, static_cast<uint64_t>(MetadataType::kU64));
       counter_value += rng() % 100;
-      e.set_u(2, counter_value);
+      e.Set(Field::kValue, counter_value);
     } else if (r < 95) {
       e.Init(EventKind::kMarker, *time);
-      e.set_u(0, 1);
-      e.set_id(1, Id{});
-      e.set_u(2, 40 + rng() % 3);
-      e.set_u(3, static_cast<uint64_t>(Scope::kTrack));
+      e.Set(Field::kDomain, 1);
+      e.SetId(Field::kId, Id{});
+      e.Set(Field::kName, 40 + rng() % 3);
+      e.Set(Field::kScope, static_cast<uint64_t>(Scope::kTrack));
     } else if (r < 98) {
       e.Init(rng() % 2 ? EventKind::kFrameBegin : EventKind::kFrameEnd, *time);
-      e.set_u(0, 3);
-      e.set_id(1, Id{++frame / 2, 0, 0});
+      e.Set(Field::kDomain, 3);
+      e.SetId(Field::kId, Id{++frame / 2, 0, 0});
     } else {
       e.Init(EventKind::kMetadataAdd, *time);
-      e.set_u(0, 1);
-      e.set_id(1, Id{});
-      e.set_u(2, 50);
-      e.set_u(3, static_cast<uint64_t>(MetadataType::kU64));
-      e.set_u(4, 2);
-      e.set_bytes(5, std::string_view(kMetadataBytes, sizeof kMetadataBytes));
+      e.Set(Field::kDomain, 1);
+      e.SetId(Field::kId, Id{});
+      e.Set(Field::kKey, 50);
+      e.Set(Field::kType, static_cast<uint64_t>(MetadataType::kU64));
+      e.Set(Field::kCount, 2);
+      e.SetBytes(Field::kData, std::string_view(kMetadataBytes, sizeof kMetadataBytes));
     }
     out.push_back(e);
   }
@@ -205,7 +207,7 @@ std::vector<Event> RealisticMix(Rng& rng, size_t n, uint64_t* time) {
     *time += Gap(rng);
     Event e;
     e.Init(EventKind::kTaskEnd, *time);
-    e.set_u(0, 1);
+    e.Set(Field::kDomain, 1);
     out.push_back(e);
   }
   return out;

@@ -86,11 +86,14 @@ std::string LaggingThreadTrace() {
     std::vector<format::Event> events;
     for (int i = 0; i < 40000; ++i) {
       time += 3;
-      events.push_back(Ev(format::EventKind::kMarker, time, {U(1), I(1000000 + i), U(1), U(1)}));
+      events.push_back(
+          Ev(format::EventKind::kMarker, time,
+             {{F::kDomain, U(1)}, {F::kId, I(1000000 + i)}, {F::kName, U(1)}, {F::kScope, U(1)}}));
     }
     b.Events(0, events);
   }
-  b.Events(1, {Ev(format::EventKind::kMarker, 1001, {U(1), Null(), U(1), U(1)})});
+  b.Events(1, {Ev(format::EventKind::kMarker, 1001,
+                  {{F::kDomain, U(1)}, {F::kName, U(1)}, {F::kScope, U(1)}})});
   return b.bytes();
 }
 

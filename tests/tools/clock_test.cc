@@ -1,7 +1,7 @@
 // Clock: ticks to nanoseconds through clock-sync points, piecewise, with
 // extrapolation at both ends and the header's frequency as the fallback.
 
-#include "tools/itt_dump/clock.h"
+#include "tools/itt_dump/model/clock.h"
 
 #include <random>
 

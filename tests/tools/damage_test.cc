@@ -73,8 +73,9 @@ TEST(Verify, FlippedByteIsTwoWithOffset) {
   const size_t chunk = b.size();
   std::vector<format::Event> events;
   for (int i = 0; i < 200; ++i) {
-    events.push_back(Ev(EventKind::kTaskBegin, 1000 + 2 * i, {U(1), Null(), Null(), U(1)}));
-    events.push_back(Ev(EventKind::kTaskEnd, 1001 + 2 * i, {U(1)}));
+    events.push_back(
+        Ev(EventKind::kTaskBegin, 1000 + 2 * i, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+    events.push_back(Ev(EventKind::kTaskEnd, 1001 + 2 * i, {{F::kDomain, U(1)}}));
   }
   b.Events(0, events).End(2000);
   std::string out;
@@ -89,7 +90,8 @@ TEST(Verify, MalformedPayloadWithGoodChecksumIsTwo) {
   // A valid payload cut short by one byte, framed with a good checksum.
   format::EventStreamEncoder enc;
   enc.Reset(0, 1000);
-  enc.Append(Ev(EventKind::kTaskBegin, 1000, {U(1), I(300), Null(), U(1)}));
+  enc.Append(
+      Ev(EventKind::kTaskBegin, 1000, {{F::kDomain, U(1)}, {F::kId, I(300)}, {F::kName, U(1)}}));
   std::string payload(enc.payload());
   payload.pop_back();
   b.Raw(format::FrameChunkForTest(1, 0, 1, payload, static_cast<uint32_t>(payload.size())));

@@ -4,8 +4,8 @@
 
 #include "absl/status/status.h"
 #include "tools/itt_dump/cli.h"
+#include "tools/itt_dump/model/trace_index.h"
 #include "tools/itt_dump/output.h"
-#include "tools/itt_dump/trace_index.h"
 
 namespace ittc {
 namespace itt_dump {

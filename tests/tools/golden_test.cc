@@ -355,10 +355,11 @@ std::string OneTaskTrace(format::Timebase timebase) {
   TraceBuilder b(h);
   b.String(1, "job").Domain(1, "d").Counter(1, "depth, max", "d", 1, format::MetadataType::kS64);
   b.Thread(0, 55, "t").SyncAt(1000);
-  b.Events(
-      0, {Ev(format::EventKind::kTaskBegin, 1500, {U(1), Null(), Null(), U(1)}),
-          Ev(format::EventKind::kCounterSetValue, 1600, {U(1), U(2), U(static_cast<uint64_t>(-3))}),
-          Ev(format::EventKind::kTaskEnd, 2500, {U(1)})});
+  b.Events(0,
+           {Ev(format::EventKind::kTaskBegin, 1500, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+            Ev(format::EventKind::kCounterSetValue, 1600,
+               {{F::kCounter, U(1)}, {F::kType, U(2)}, {F::kValue, U(static_cast<uint64_t>(-3))}}),
+            Ev(format::EventKind::kTaskEnd, 2500, {{F::kDomain, U(1)}})});
   b.SyncAt(3000).End(3000);
   return b.bytes();
 }
@@ -389,8 +390,8 @@ TEST(VtuneCsvTimebase, UnknownTimebaseIsConvertedToMonotonicRaw) {
 TEST(LostThreadInfo, ThreadShowsAsItsIndex) {
   TraceBuilder b;
   b.String(1, "job").Domain(1, "d");
-  b.Events(3, {Ev(format::EventKind::kTaskBegin, 1500, {U(1), Null(), Null(), U(1)}),
-               Ev(format::EventKind::kTaskEnd, 2500, {U(1)})});
+  b.Events(3, {Ev(format::EventKind::kTaskBegin, 1500, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+               Ev(format::EventKind::kTaskEnd, 2500, {{F::kDomain, U(1)}})});
   b.End(3000);
   DumpResult text = RunDump({"text", "x.itt"}, b.bytes());
   EXPECT_EQ(text.out,

@@ -119,9 +119,10 @@ TEST(ChromeJson, StringsAreEscapedWhateverTheirBytes) {
   static const std::string kNasty("q\"uote\\back\nline\x01\xff\xc3(end", 20);
   TraceBuilder b;
   b.String(1, kNasty).Domain(1, "d\"om").Thread(0, 7, "t\tab\x80");
-  b.Events(0, {Ev(EventKind::kTaskBegin, 1100, {U(1), Null(), Null(), U(1)}),
-               Ev(EventKind::kMetadataStrAdd, 1150, {U(1), Null(), U(1), B(kNasty)}),
-               Ev(EventKind::kTaskEnd, 1200, {U(1)})});
+  b.Events(0, {Ev(EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+               Ev(EventKind::kMetadataStrAdd, 1150,
+                  {{F::kDomain, U(1)}, {F::kKey, U(1)}, {F::kText, B(kNasty)}}),
+               Ev(EventKind::kTaskEnd, 1200, {{F::kDomain, U(1)}})});
   const std::string json = Chrome(b.bytes());
   std::map<std::string, int> phases;
   CheckChrome(json, &phases);
@@ -132,11 +133,14 @@ TEST(ChromeJson, RelationsBecomeFlowPairs) {
   TraceBuilder b;
   b.String(1, "producer").String(2, "consumer").Domain(1, "d");
   b.Thread(0, 7, "a").Thread(1, 8, "b");
-  b.Events(0, {Ev(EventKind::kTaskBegin, 1100, {U(1), I(1), Null(), U(1)}),
-               Ev(EventKind::kRelationAdd, 1150, {U(1), I(1), U(7), I(2)}),
-               Ev(EventKind::kTaskEnd, 1200, {U(1)})});
-  b.Events(1, {Ev(EventKind::kTaskBegin, 1300, {U(1), I(2), Null(), U(2)}),
-               Ev(EventKind::kTaskEnd, 1400, {U(1)})});
+  b.Events(0,
+           {Ev(EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kId, I(1)}, {F::kName, U(1)}}),
+            Ev(EventKind::kRelationAdd, 1150,
+               {{F::kDomain, U(1)}, {F::kHead, I(1)}, {F::kRelation, U(7)}, {F::kTail, I(2)}}),
+            Ev(EventKind::kTaskEnd, 1200, {{F::kDomain, U(1)}})});
+  b.Events(1,
+           {Ev(EventKind::kTaskBegin, 1300, {{F::kDomain, U(1)}, {F::kId, I(2)}, {F::kName, U(2)}}),
+            Ev(EventKind::kTaskEnd, 1400, {{F::kDomain, U(1)}})});
   const std::string json = Chrome(b.bytes());
   std::map<std::string, int> phases;
   CheckChrome(json, &phases);

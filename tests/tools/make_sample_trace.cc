@@ -2,6 +2,8 @@
 // regenerating the fuzz seed corpus.
 //   make_sample_trace sample OUT.itt
 //   make_sample_trace synthetic OUT.itt THREADS EVENTS_PER_THREAD
+//   make_sample_trace frames OUT.itt THREADS FRAMES_PER_THREAD
+//     (the benchmark's big trace: 4 2000000 is 64 M events)
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,12 +14,17 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s sample|synthetic OUT [THREADS EVENTS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s sample|synthetic|frames OUT [THREADS EVENTS|FRAMES]\n",
+                 argv[0]);
     return 64;
   }
   std::string bytes;
   if (std::strcmp(argv[1], "sample") == 0) {
     bytes = ittc::itt_dump::testing::SampleTrace();
+  } else if (std::strcmp(argv[1], "frames") == 0) {
+    const int threads = argc > 3 ? std::atoi(argv[3]) : 4;
+    const unsigned long long frames = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 2000000;
+    bytes = ittc::itt_dump::testing::FrameTrace(threads, frames);
   } else {
     const int threads = argc > 3 ? std::atoi(argv[3]) : 4;
     const unsigned long long events = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 1000000;

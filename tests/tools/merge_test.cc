@@ -2,7 +2,7 @@
 // whatever the interleaving of chunks in the file; past its memory bound it
 // still delivers everything and counts what came late.
 
-#include "tools/itt_dump/merge.h"
+#include "tools/itt_dump/model/merge.h"
 
 #include <algorithm>
 #include <random>
@@ -11,7 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/tools/trace_builder.h"
-#include "tools/itt_dump/trace_index.h"
+#include "tools/itt_dump/model/trace_index.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -48,7 +48,8 @@ Merged Merge(const std::string& trace, size_t max_buffered = 256 << 20) {
 std::vector<format::Event> Markers(std::vector<uint64_t> times) {
   std::vector<format::Event> v;
   for (uint64_t t : times) {
-    v.push_back(Ev(EventKind::kMarker, t, {U(0), Null(), U(0), U(0)}));
+    v.push_back(
+        Ev(EventKind::kMarker, t, {{F::kDomain, U(0)}, {F::kName, U(0)}, {F::kScope, U(0)}}));
   }
   return v;
 }

@@ -32,47 +32,81 @@ std::string SampleTrace() {
       .EventName(1, "legacy")
       .ClockDomain(1, 1000, 0, 1000);
   b.Thread(0, 101, "main").Thread(1, 102, "worker").SyncAt(1000);
-  b.Events(0, {
-                  Ev(EventKind::kTaskBegin, 1100, {U(1), Null(), Null(), U(1)}),
-                  Ev(EventKind::kTaskBegin, 1200, {U(1), I(7), Null(), U(2)}),
-                  Ev(EventKind::kMetadataAdd, 1250, {U(1), Null(), U(5), U(1), U(1), B(kU64_42)}),
-                  Ev(EventKind::kMarker, 1300, {U(1), Null(), U(4), U(1)}),
-                  Ev(EventKind::kTaskEnd, 1400, {U(1)}),
-                  Ev(EventKind::kCounterInc, 1500, {U(1)}),
-                  Ev(EventKind::kCounterIncDelta, 1600, {U(1), U(5)}),
-                  Ev(EventKind::kTaskBegin, 1700, {U(1), Null(), Null(), U(2)}),
-                  Ev(EventKind::kTaskEnd, 1800, {U(1)}),
-                  Ev(EventKind::kFrameBegin, 1900, {U(2), Null()}),
-                  Ev(EventKind::kFrameEnd, 2900, {U(2), Null()}),
-                  Ev(EventKind::kTaskEnd, 3000, {U(1)}),
-              });
-  b.Events(1, {
-                  Ev(EventKind::kTaskBeginOverlapped, 1150, {U(1), I(9), Null(), U(8)}),
-                  Ev(EventKind::kSyncCreate, 1350, {U(0x1000), U(7), U(6), U(0)}),
-                  Ev(EventKind::kSyncPrepare, 1360, {U(0x1000)}),
-                  Ev(EventKind::kSyncAcquired, 1460, {U(0x1000)}),
-                  Ev(EventKind::kSyncReleasing, 1560, {U(0x1000)}),
-                  Ev(EventKind::kHeapAllocateBegin, 1600, {U(1), U(64), U(0)}),
-                  Ev(EventKind::kHeapAllocateEnd, 1610, {U(1), U(0xa000), U(64), U(0)}),
-                  Ev(EventKind::kCounterSetValue, 1700, {U(2), U(8), FieldValue::Double(21.5)}),
-                  Ev(EventKind::kTaskEndOverlapped, 2050, {U(1), I(9)}),
-                  Ev(EventKind::kHeapFreeBegin, 2100, {U(1), U(0xa000)}),
-                  Ev(EventKind::kHeapFreeEnd, 2110, {U(1), U(0xa000)}),
-                  Ev(EventKind::kTaskEnd, 2200, {U(1)}),
-                  Ev(EventKind::kTaskBegin, 2300, {U(2), Null(), Null(), U(3)}),
-              });
-  b.Loss(1, format::LossCause::kBufferFull, 3);
   b.Events(
-      0, {
-             Ev(EventKind::kFrameSubmit, 3100, {U(2), Null(), T(3100), T(3600)}),
-             Ev(EventKind::kEventStart, 3200, {U(1)}),
-             Ev(EventKind::kEventEnd, 3300, {U(1)}),
-             Ev(EventKind::kJitMethodLoad, 3400,
-                {U(5), B("jitted_fn"), U(0x7000), U(256), B(""), B("a.cpp"), B("")}),
-             Ev(EventKind::kCounterDec, 3500, {U(1)}),
-             Ev(EventKind::kTaskBeginEx, 3650, {U(1), U(1), U(77), T(3700), Null(), Null(), U(2)}),
-             Ev(EventKind::kTaskEndEx, 3760, {U(1), U(1), U(88), T(3750)}),
-         });
+      0,
+      {
+          Ev(EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+          Ev(EventKind::kTaskBegin, 1200, {{F::kDomain, U(1)}, {F::kId, I(7)}, {F::kName, U(2)}}),
+          Ev(EventKind::kMetadataAdd, 1250,
+             {{F::kDomain, U(1)},
+              {F::kKey, U(5)},
+              {F::kType, U(1)},
+              {F::kCount, U(1)},
+              {F::kData, B(kU64_42)}}),
+          Ev(EventKind::kMarker, 1300, {{F::kDomain, U(1)}, {F::kName, U(4)}, {F::kScope, U(1)}}),
+          Ev(EventKind::kTaskEnd, 1400, {{F::kDomain, U(1)}}),
+          Ev(EventKind::kCounterInc, 1500, {{F::kCounter, U(1)}}),
+          Ev(EventKind::kCounterIncDelta, 1600, {{F::kCounter, U(1)}, {F::kDelta, U(5)}}),
+          Ev(EventKind::kTaskBegin, 1700, {{F::kDomain, U(1)}, {F::kName, U(2)}}),
+          Ev(EventKind::kTaskEnd, 1800, {{F::kDomain, U(1)}}),
+          Ev(EventKind::kFrameBegin, 1900, {{F::kDomain, U(2)}}),
+          Ev(EventKind::kFrameEnd, 2900, {{F::kDomain, U(2)}}),
+          Ev(EventKind::kTaskEnd, 3000, {{F::kDomain, U(1)}}),
+      });
+  b.Events(1,
+           {
+               Ev(EventKind::kTaskBeginOverlapped, 1150,
+                  {{F::kDomain, U(1)}, {F::kId, I(9)}, {F::kName, U(8)}}),
+               Ev(EventKind::kSyncCreate, 1350,
+                  {{F::kAddr, U(0x1000)},
+                   {F::kObjtype, U(7)},
+                   {F::kObjname, U(6)},
+                   {F::kAttribute, U(0)}}),
+               Ev(EventKind::kSyncPrepare, 1360, {{F::kAddr, U(0x1000)}}),
+               Ev(EventKind::kSyncAcquired, 1460, {{F::kAddr, U(0x1000)}}),
+               Ev(EventKind::kSyncReleasing, 1560, {{F::kAddr, U(0x1000)}}),
+               Ev(EventKind::kHeapAllocateBegin, 1600,
+                  {{F::kFunction, U(1)}, {F::kSize, U(64)}, {F::kInitialized, U(0)}}),
+               Ev(EventKind::kHeapAllocateEnd, 1610,
+                  {{F::kFunction, U(1)},
+                   {F::kAddr, U(0xa000)},
+                   {F::kSize, U(64)},
+                   {F::kInitialized, U(0)}}),
+               Ev(EventKind::kCounterSetValue, 1700,
+                  {{F::kCounter, U(2)}, {F::kType, U(8)}, {F::kValue, FieldValue::Double(21.5)}}),
+               Ev(EventKind::kTaskEndOverlapped, 2050, {{F::kDomain, U(1)}, {F::kId, I(9)}}),
+               Ev(EventKind::kHeapFreeBegin, 2100, {{F::kFunction, U(1)}, {F::kAddr, U(0xa000)}}),
+               Ev(EventKind::kHeapFreeEnd, 2110, {{F::kFunction, U(1)}, {F::kAddr, U(0xa000)}}),
+               Ev(EventKind::kTaskEnd, 2200, {{F::kDomain, U(1)}}),
+               Ev(EventKind::kTaskBegin, 2300, {{F::kDomain, U(2)}, {F::kName, U(3)}}),
+           });
+  b.Loss(1, format::LossCause::kBufferFull, 3);
+  b.Events(0, {
+                  Ev(EventKind::kFrameSubmit, 3100,
+                     {{F::kDomain, U(2)}, {F::kBegin, T(3100)}, {F::kEnd, T(3600)}}),
+                  Ev(EventKind::kEventStart, 3200, {{F::kEvent, U(1)}}),
+                  Ev(EventKind::kEventEnd, 3300, {{F::kEvent, U(1)}}),
+                  Ev(EventKind::kJitMethodLoad, 3400,
+                     {{F::kMethodId, U(5)},
+                      {F::kMethodName, B("jitted_fn")},
+                      {F::kAddress, U(0x7000)},
+                      {F::kSize, U(256)},
+                      {F::kClassFile, B("")},
+                      {F::kSourceFile, B("a.cpp")},
+                      {F::kLineTable, B("")}}),
+                  Ev(EventKind::kCounterDec, 3500, {{F::kCounter, U(1)}}),
+                  Ev(EventKind::kTaskBeginEx, 3650,
+                     {{F::kDomain, U(1)},
+                      {F::kClockDomain, U(1)},
+                      {F::kUserTimestamp, U(77)},
+                      {F::kTimestamp, T(3700)},
+                      {F::kName, U(2)}}),
+                  Ev(EventKind::kTaskEndEx, 3760,
+                     {{F::kDomain, U(1)},
+                      {F::kClockDomain, U(1)},
+                      {F::kUserTimestamp, U(88)},
+                      {F::kTimestamp, T(3750)}}),
+              });
   b.SyncAt(4000).End(4000);
   return b.bytes();
 }
@@ -100,9 +134,10 @@ std::string SyntheticTrace(int threads, uint64_t events_per_thread, uint64_t eve
         const uint64_t k = done[ti] % 4;
         time[ti] += 37 + (done[ti] * 7919) % 101;
         if (k == 0 || k == 1) {
-          chunk.push_back(Ev(EventKind::kTaskBegin, time[ti], {U(1), Null(), Null(), U(k + 1)}));
+          chunk.push_back(
+              Ev(EventKind::kTaskBegin, time[ti], {{F::kDomain, U(1)}, {F::kName, U(k + 1)}}));
         } else {
-          chunk.push_back(Ev(EventKind::kTaskEnd, time[ti], {U(1)}));
+          chunk.push_back(Ev(EventKind::kTaskEnd, time[ti], {{F::kDomain, U(1)}}));
         }
         ++done[ti];
       }
@@ -113,6 +148,66 @@ std::string SyntheticTrace(int threads, uint64_t events_per_thread, uint64_t eve
   uint64_t end = 0;
   for (uint64_t t : time) end = std::max(end, t);
   b.SyncAt(end + 1).End(end + 1);
+  return b.bytes();
+}
+
+std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_per_chunk,
+                       bool compress) {
+  TraceBuilder b(TestHeader(), compress);
+  b.String(1, "frame_work").String(2, "update").String(3, "render").String(4, "checkpoint");
+  b.Domain(1, "app").Domain(2, "frames");
+  b.Counter(1, "queue_depth", "app", 1, format::MetadataType::kU64);
+  for (int t = 0; t < threads; ++t) {
+    b.Thread(static_cast<uint32_t>(t), 2000 + static_cast<uint64_t>(t), "worker");
+  }
+  b.SyncAt(1000);
+  const size_t n = static_cast<size_t>(threads);
+  std::vector<uint64_t> time(n, 1000);
+  std::vector<uint64_t> frame(n, 0);
+  std::vector<uint64_t> rng(n);
+  for (size_t ti = 0; ti < n; ++ti) rng[ti] = ti * 1000003;
+  std::vector<format::Event> chunk;
+  bool more = true;
+  while (more) {
+    more = false;
+    for (size_t ti = 0; ti < n; ++ti) {
+      chunk.clear();
+      while (chunk.size() + 10 <= events_per_chunk && frame[ti] < frames_per_thread) {
+        uint64_t& now = time[ti];
+        const uint64_t f = frame[ti]++;
+        // Durations jitter like real ones (a splitmix64 stream): the times
+        // are the one high-entropy part of a trace.
+        auto at = [&](uint64_t step) {
+          uint64_t z = (rng[ti] += 0x9E3779B97F4A7C15ull);
+          z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+          z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+          return now += step + ((z ^ (z >> 31)) % (step / 16 + 1));
+        };
+        chunk.push_back(Ev(EventKind::kFrameBegin, at(50), {{F::kDomain, U(2)}}));
+        chunk.push_back(Ev(EventKind::kTaskBegin, at(20), {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+        chunk.push_back(Ev(EventKind::kTaskBegin, at(30), {{F::kDomain, U(1)}, {F::kName, U(2)}}));
+        chunk.push_back(Ev(EventKind::kTaskEnd, at(400), {{F::kDomain, U(1)}}));
+        chunk.push_back(Ev(EventKind::kTaskBegin, at(30), {{F::kDomain, U(1)}, {F::kName, U(3)}}));
+        chunk.push_back(Ev(EventKind::kTaskEnd, at(900), {{F::kDomain, U(1)}}));
+        chunk.push_back(Ev(EventKind::kTaskEnd, at(20), {{F::kDomain, U(1)}}));
+        if (f % 64 == 0) {
+          chunk.push_back(Ev(EventKind::kCounterSetValue, at(10),
+                             {{F::kCounter, U(1)},
+                              {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
+                              {F::kValue, U(f % 1000)}}));
+          chunk.push_back(Ev(EventKind::kMarker, at(10),
+                             {{F::kDomain, U(1)},
+                              {F::kName, U(4)},
+                              {F::kScope, U(static_cast<uint64_t>(format::Scope::kTrack))}}));
+        }
+        chunk.push_back(Ev(EventKind::kFrameEnd, at(10), {{F::kDomain, U(2)}}));
+      }
+      if (!chunk.empty()) b.Events(static_cast<uint32_t>(ti), chunk);
+      if (frame[ti] < frames_per_thread) more = true;
+    }
+  }
+  const uint64_t end = *std::max_element(time.begin(), time.end()) + 1;
+  b.SyncAt(end).End(end);
   return b.bytes();
 }
 

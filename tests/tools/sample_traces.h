@@ -26,6 +26,15 @@ std::string SampleTrace();
 std::string SyntheticTrace(int threads, uint64_t events_per_thread, uint64_t events_per_chunk,
                            bool compress = true);
 
+// The "big trace" of the itt-dump benchmark (issue 12): `threads` threads
+// each running `frames_per_thread` frames; a frame holds an outer task with
+// two nested inner tasks (8 events per frame), and every 64th frame also a
+// counter sample and a marker. Threads' chunks of `events_per_chunk`
+// events interleave in time like the collector's flush rounds. About
+// 8.03 events per frame: 4 threads x 2 M frames is 64 M events.
+std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_per_chunk = 65536,
+                       bool compress = true);
+
 }  // namespace testing
 }  // namespace itt_dump
 }  // namespace ittc

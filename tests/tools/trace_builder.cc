@@ -1,5 +1,6 @@
 #include "tests/tools/trace_builder.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 namespace ittc {
@@ -37,14 +38,16 @@ format::FileHeader TestHeader() {
   return h;
 }
 
-Event Ev(EventKind kind, uint64_t time, std::initializer_list<format::FieldValue> fields) {
+Event Ev(EventKind kind, uint64_t time, std::initializer_list<FieldInit> fields) {
   Event e;
   e.Init(kind, time);
-  int i = 0;
-  for (const format::FieldValue& f : fields) {
-    if (i < format::kMaxFields) e.fields[i++] = f;
+  for (const FieldInit& f : fields) {
+    if (!e.SetValue(f.field, f.value)) {
+      std::fprintf(stderr, "trace_builder: kind %d has no field %s\n", static_cast<int>(kind),
+                   format::FieldName(f.field));
+      std::abort();  // a test built a wrong event
+    }
   }
-  if (i != e.field_count) std::abort();  // a test built a wrong event
   return e;
 }
 
@@ -64,44 +67,41 @@ void TraceBuilder::Chunk(format::ChunkType type, std::string_view payload) {
 }
 
 TraceBuilder& TraceBuilder::String(uint64_t id, std::string_view text) {
-  defs_.Append(Ev(EventKind::kDefString, 0, {U(id), B(text)}));
+  defs_.Append(format::DefString(id, text));
   return *this;
 }
 
 TraceBuilder& TraceBuilder::Domain(uint64_t id, std::string_view name) {
-  defs_.Append(Ev(EventKind::kDefDomain, 0, {U(id), B(name)}));
+  defs_.Append(format::DefDomain(id, name));
   return *this;
 }
 
 TraceBuilder& TraceBuilder::Counter(uint64_t id, std::string_view name,
                                     std::string_view domain_name, uint64_t domain,
                                     format::MetadataType type) {
-  defs_.Append(Ev(EventKind::kDefCounter, 0,
-                  {U(id), B(name), B(domain_name), U(domain), U(static_cast<uint64_t>(type))}));
+  defs_.Append(format::DefCounter(id, name, domain_name, domain, type));
   return *this;
 }
 
 TraceBuilder& TraceBuilder::Histogram(uint64_t id, uint64_t domain, std::string_view name,
                                       format::MetadataType x, format::MetadataType y) {
-  defs_.Append(
-      Ev(EventKind::kDefHistogram, 0,
-         {U(id), U(domain), B(name), U(static_cast<uint64_t>(x)), U(static_cast<uint64_t>(y))}));
+  defs_.Append(format::DefHistogram(id, domain, name, x, y));
   return *this;
 }
 
 TraceBuilder& TraceBuilder::HeapFunction(uint64_t id, std::string_view name,
                                          std::string_view domain_name) {
-  defs_.Append(Ev(EventKind::kDefHeapFunction, 0, {U(id), B(name), B(domain_name)}));
+  defs_.Append(format::DefHeapFunction(id, name, domain_name));
   return *this;
 }
 
 TraceBuilder& TraceBuilder::EventName(uint64_t id, std::string_view name) {
-  defs_.Append(Ev(EventKind::kDefEvent, 0, {U(id), B(name)}));
+  defs_.Append(format::DefLegacyEvent(id, name));
   return *this;
 }
 
 TraceBuilder& TraceBuilder::ClockDomain(uint64_t id, uint64_t hz, uint64_t base, uint64_t ticks) {
-  defs_.Append(Ev(EventKind::kDefClockDomain, 0, {U(id), U(hz), U(base), U(ticks)}));
+  defs_.Append(format::DefClockDomain(id, hz, base, ticks));
   return *this;
 }
 

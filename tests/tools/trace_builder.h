@@ -23,12 +23,20 @@ namespace testing {
 // start_ticks 1000, pid 4242 on host "testhost".
 format::FileHeader TestHeader();
 
-// An event with its fields in schema order. Bytes fields must point at
-// storage that outlives the builder call that takes the event.
-format::Event Ev(format::EventKind kind, uint64_t time,
-                 std::initializer_list<format::FieldValue> fields);
-
 using format::FieldValue;
+using F = format::Field;
+
+// One field of an event under construction, by name: {F::kDomain, U(1)}.
+struct FieldInit {
+  format::Field field;
+  FieldValue value;
+};
+
+// An event with the named fields set and every other field 0 / null /
+// empty. Bytes fields must point at storage that outlives the builder call
+// that takes the event. Aborts if the kind has no such field (a test bug).
+format::Event Ev(format::EventKind kind, uint64_t time, std::initializer_list<FieldInit> fields);
+
 inline FieldValue U(uint64_t v) { return FieldValue::Uint(v); }
 inline FieldValue T(uint64_t ticks) { return FieldValue::Time(ticks); }
 inline FieldValue B(std::string_view v) { return FieldValue::Bytes(v); }

@@ -1,7 +1,7 @@
 // Rendering helpers: formatted metadata from raw arguments, JSON and CSV
 // quoting, metadata arrays, counter values, times.
 
-#include "tools/itt_dump/values.h"
+#include "tools/itt_dump/model/values.h"
 
 #include <string>
 

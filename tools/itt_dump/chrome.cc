@@ -6,15 +6,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "tools/itt_dump/counters.h"
-#include "tools/itt_dump/intervals.h"
-#include "tools/itt_dump/values.h"
+#include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/metadata.h"
+#include "tools/itt_dump/model/values.h"
 
 namespace ittc {
 namespace itt_dump {
 
 using format::Event;
 using format::EventKind;
+using F = format::Field;
 
 namespace {
 
@@ -59,7 +61,8 @@ class ChromeWriter : public IntervalListener {
         x_(*ctx.index),
         filter_(ctx.filter, x_),
         tracker_(x_, this),
-        pid_(x_.header.pid) {}
+        pid_(x_.header.pid),
+        counters_(x_) {}
 
   void Begin();
   void OnEvent(const Event& e, const ThreadRec& t);
@@ -125,11 +128,6 @@ class ChromeWriter : public IntervalListener {
   void OnRelation(const Event& e, const ThreadRec& t);
   void OnTaskBegin(const format::Id& id, const ThreadRec& t, uint64_t ticks);
 
-  struct CounterState {
-    long double value = 0;
-    std::string name;
-    std::string domain;
-  };
   struct Remembered {
     format::Id id;
     uint64_t tid = 0;
@@ -148,7 +146,7 @@ class ChromeWriter : public IntervalListener {
   bool first_ = true;
   std::string line_;
   U64Map<uint64_t> frame_tids_;  // domain -> pseudo tid
-  U64Map<CounterState> counters_;
+  CounterTracker counters_;
   U64Map<Remembered> tasks_by_id_;
   std::vector<Pending> pending_;
   uint64_t next_flow_ = 1;
@@ -250,13 +248,9 @@ void ChromeWriter::OnTaskBegin(const format::Id& id, const ThreadRec& t, uint64_
 }
 
 void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
-  const format::KindSchema* s = format::FindSchema(e.kind);
-  const int ri = format::FindField(*s, "relation");
-  const int ti = format::FindField(*s, "tail");
-  const int hi = format::FindField(*s, "head");
-  const uint64_t ticks = IntervalTracker::EffectiveTime(e);
-  const char* relation = RelationName(e.u(ri));
-  if (!Keep(t, e.u(0), relation, ticks)) return;
+  const uint64_t ticks = format::EffectiveTime(e);
+  const char* relation = RelationName(e.Get(F::kRelation));
+  if (!Keep(t, e.Get(F::kDomain), relation, ticks)) return;
   const uint64_t flow = next_flow_++;
   Open("s", t.tid, ticks);
   absl::StrAppend(&line_, ",\"id\":", flow);
@@ -264,15 +258,15 @@ void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
   Field("cat", "relation");
   line_.append(",\"args\":{\"relation\":");
   AppendJsonString(&line_, relation);
-  if (hi >= 0) {
+  if (e.Has(F::kHead)) {
     line_.append(",\"head\":");
-    AppendJsonString(&line_, IdText(e.id(hi)));
+    AppendJsonString(&line_, IdText(e.GetId(F::kHead)));
   }
+  const format::Id& tail = e.GetId(F::kTail);
   line_.append(",\"tail\":");
-  AppendJsonString(&line_, IdText(e.id(ti)));
+  AppendJsonString(&line_, IdText(tail));
   line_.append("}");
   Close();
-  const format::Id& tail = e.id(ti);
   const Remembered* r = tasks_by_id_.Find(IdHash(tail));
   if (r != nullptr && r->id == tail) {
     Open("f", r->tid, r->ticks);
@@ -288,23 +282,10 @@ void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
 }
 
 void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
-  CounterChange c;
-  if (DecodeCounterChange(e, &c)) {
-    const uint64_t key = (c.key_kind * 0x9E3779B97F4A7C15ull) ^ (c.a * 0xBF58476D1CE4E5B9ull) ^
-                         (c.b * 0x94D049BB133111EBull);
-    CounterState& s = counters_[key];
-    if (s.name.empty()) {
-      if (c.key_kind == 1) {
-        const CounterDef* d = x_.counters.Find(c.a);
-        s.name = d != nullptr ? d->name : absl::StrCat("counter#", c.a);
-        if (d != nullptr) s.domain = d->domain_name;
-      } else {
-        s.name = std::string(x_.String(c.b));
-        s.domain = std::string(x_.Domain(c.a));
-      }
-    }
-    s.value = c.set ? c.value : s.value + c.value;
-    const uint64_t ticks = IntervalTracker::EffectiveTime(e);
+  CounterSample sample;
+  if (counters_.OnEvent(e, &sample)) {
+    const Counter& s = *sample.counter;
+    const uint64_t ticks = sample.ticks;
     if (filter_.active() &&
         (!filter_.ThreadOk(t) || !filter_.TimeOk(ticks) || !filter_.NameOk(s.name) ||
          (filter_.has_domain() && (s.domain.empty() || !filter_.DomainNameOk(s.domain))))) {
@@ -325,15 +306,14 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
   switch (e.kind) {
     case EventKind::kMarker:
     case EventKind::kMarkerEx: {
-      const bool ex = e.kind == EventKind::kMarkerEx;
-      const uint64_t ticks = IntervalTracker::EffectiveTime(e);
-      const std::string_view name = x_.String(e.u(ex ? 5 : 2));
-      if (!Keep(t, e.u(0), name, ticks)) return;
+      const uint64_t ticks = format::EffectiveTime(e);
+      const std::string_view name = x_.String(e.Get(F::kName));
+      if (!Keep(t, e.Get(F::kDomain), name, ticks)) return;
       Open("i", t.tid, ticks);
       Field("name", name);
-      const std::string_view domain = x_.Domain(e.u(0));
+      const std::string_view domain = x_.Domain(e.Get(F::kDomain));
       Field("cat", domain.empty() ? "marker" : domain);
-      absl::StrAppend(&line_, ",\"s\":\"", ScopeLetter(e.u(ex ? 6 : 3)), "\"");
+      absl::StrAppend(&line_, ",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\"");
       Close();
       return;
     }
@@ -345,26 +325,21 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
       return;
     case EventKind::kMetadataAddWithScope:
     case EventKind::kMetadataStrAddWithScope: {
-      if (e.u(1) == static_cast<uint64_t>(format::Scope::kTask)) break;
-      const std::string_view key = x_.String(e.u(2));
-      if (!Keep(t, e.u(0), key, e.time)) return;
+      if (e.Get(F::kScope) == static_cast<uint64_t>(format::Scope::kTask)) break;
+      const MetadataValue m = DecodeMetadata(x_, e);
+      const std::string_view key = m.key;
+      if (!Keep(t, e.Get(F::kDomain), key, e.time)) return;
       Open("i", t.tid, e.time);
       Field("name", key.empty() ? "metadata" : key);
       Field("cat", "metadata");
-      absl::StrAppend(&line_, ",\"s\":\"", ScopeLetter(e.u(1)), "\"");
+      absl::StrAppend(&line_, ",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\"");
       line_.append(",\"args\":{");
       AppendJsonString(&line_, key.empty() ? "value" : key);
       line_.push_back(':');
-      if (e.kind == EventKind::kMetadataStrAddWithScope) {
-        AppendJsonString(&line_, e.bytes(3));
+      if (m.is_text || !IsJsonNumberOrArray(m.value)) {
+        AppendJsonString(&line_, m.value);
       } else {
-        std::string v;
-        AppendMetadataArray(&v, e.u(3), e.u(4), e.bytes(5));
-        if (IsJsonNumberOrArray(v)) {
-          line_.append(v);
-        } else {
-          AppendJsonString(&line_, v);
-        }
+        line_.append(m.value);
       }
       line_.append("}");
       Close();
@@ -373,12 +348,10 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kTaskBegin:
     case EventKind::kTaskBeginFn:
     case EventKind::kTaskBeginOverlapped:
-      OnTaskBegin(e.id(1), t, e.time);
-      break;
     case EventKind::kTaskBeginEx:
     case EventKind::kTaskBeginFnEx:
     case EventKind::kTaskBeginOverlappedEx:
-      OnTaskBegin(e.id(4), t, e.time_field(3));
+      OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e));
       break;
     default:
       break;

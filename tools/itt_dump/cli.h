@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tools/itt_dump/model/trace_index.h"
 #include "tools/itt_dump/output.h"
-#include "tools/itt_dump/trace_index.h"
 
 namespace ittc {
 namespace itt_dump {

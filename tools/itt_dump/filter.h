@@ -18,8 +18,8 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "tools/itt_dump/flat_map.h"
-#include "tools/itt_dump/trace_index.h"
+#include "tools/itt_dump/model/flat_map.h"
+#include "tools/itt_dump/model/trace_index.h"
 
 namespace ittc {
 namespace itt_dump {

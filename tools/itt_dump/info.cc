@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "tools/itt_dump/values.h"
+#include "tools/itt_dump/model/values.h"
 
 namespace ittc {
 namespace itt_dump {

@@ -5,14 +5,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "tools/itt_dump/counters.h"
-#include "tools/itt_dump/values.h"
+#include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/values.h"
 
 namespace ittc {
 namespace itt_dump {
 
 using format::Event;
 using format::EventKind;
+using F = format::Field;
 
 namespace {
 
@@ -58,15 +59,8 @@ struct StatsCollector::FrameRow {
 };
 
 struct StatsCollector::CounterRow {
-  uint64_t key_kind = 0;
-  uint64_t a = 0;
-  uint64_t b = 0;
-  std::string domain;
-  std::string name;
-  uint64_t type = 0;
-  int8_t passes = 0;      // cached name/domain filter answer (0: unknown)
-  long double value = 0;  // current value
-  long double last = 0;   // value at the last kept sample
+  int8_t passes = 0;     // cached name/domain filter answer (0: unknown)
+  long double last = 0;  // value at the last kept sample
   uint64_t samples = 0;
   long double min = 0;
   long double max = 0;
@@ -95,7 +89,11 @@ struct StatsCollector::HeapRow {
 };
 
 StatsCollector::StatsCollector(const TraceIndex& index, const FilterSpec& filter, bool per_thread)
-    : x_(index), filter_(filter, index), per_thread_(per_thread), tracker_(index, this) {}
+    : x_(index),
+      filter_(filter, index),
+      per_thread_(per_thread),
+      tracker_(index, this),
+      counter_tracker_(index) {}
 
 StatsCollector::~StatsCollector() = default;
 
@@ -185,59 +183,6 @@ void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t, uint64_t dom
   }
 }
 
-StatsCollector::TaskStack& StatsCollector::NewStack(const ThreadRec& t) {
-  TaskStack* s = &stacks_[t.index];
-  if (t.index < (1u << 16)) {
-    if (dense_stacks_.size() <= t.index) {
-      dense_stacks_.resize(t.index + 1, nullptr);
-    }
-    dense_stacks_[t.index] = s;
-  }
-  return *s;
-}
-
-void StatsCollector::TaskBegin(const Event& e, const ThreadRec& t) {
-  // Depth bound as IntervalTracker's: a runaway begin loop is not tracked.
-  constexpr size_t kMaxDepth = 100000;
-  TaskStack& s = StackOf(t);
-  if (s.open.size() >= kMaxDepth) {
-    ++tasks_open_at_end_;
-    return;
-  }
-  const bool ex = e.kind == EventKind::kTaskBeginEx || e.kind == EventKind::kTaskBeginFnEx;
-  const bool fn = e.kind == EventKind::kTaskBeginFn || e.kind == EventKind::kTaskBeginFnEx;
-  const uint64_t v = e.u(ex ? 6 : 3);
-  // Field by field into the slot: building the struct on the stack and
-  // copying it costs a store-forwarding stall on this hot path.
-  s.open.emplace_back();
-  OpenTask& o = s.open.back();
-  o.begin = IntervalTracker::EffectiveTime(e);
-  o.child_ticks = 0;
-  o.domain = e.u(0);
-  o.name_id = fn ? 0 : v;
-  o.fn = fn ? v : 0;
-}
-
-void StatsCollector::TaskEnd(const Event& e, const ThreadRec& t) {
-  TaskStack& s = StackOf(t);
-  if (s.open.empty()) {
-    ++task_end_without_begin_;
-    return;
-  }
-  // Field by field, for the same reason as in TaskBegin: a task often ends
-  // right after it began, while its slot is still in the store buffer.
-  const OpenTask& o = s.open.back();
-  const uint64_t begin = o.begin;
-  const uint64_t child_ticks = o.child_ticks;
-  const uint64_t domain = o.domain;
-  const uint64_t name_id = o.name_id;
-  const uint64_t fn = o.fn;
-  s.open.pop_back();
-  const uint64_t end = std::max(IntervalTracker::EffectiveTime(e), begin);
-  if (!s.open.empty()) s.open.back().child_ticks += end - begin;
-  AddTask(IntervalKind::kTask, t, domain, name_id, fn, 0, begin, end, child_ticks);
-}
-
 void StatsCollector::OnInterval(const Interval& iv) {
   if (iv.open_at_end) return;  // counted by the tracker as unbalanced
   if (iv.kind != IntervalKind::kFrame) {
@@ -263,59 +208,27 @@ void StatsCollector::OnInterval(const Interval& iv) {
   f->sketch.Add(dur);
 }
 
-StatsCollector::CounterRow* StatsCollector::CounterRowFor(uint64_t kind, uint64_t a, uint64_t b) {
-  const uint64_t h = Mix(Mix(kind, a), b);
-  CounterRow*& slot = counter_by_hash_[h];
-  if (slot != nullptr && slot->key_kind == kind && slot->a == a && slot->b == b) {
-    return slot;
-  }
-  auto it = counter_exact_.find(std::make_tuple(kind, a, b));
-  if (it != counter_exact_.end()) return it->second;
-  auto row = std::make_unique<CounterRow>();
-  row->key_kind = kind;
-  row->a = a;
-  row->b = b;
-  if (kind == 1) {
-    const CounterDef* c = x_.counters.Find(a);
-    if (c != nullptr) {
-      row->name = c->name;
-      row->domain = c->domain_name;
-      row->type = c->type;
-    } else {
-      row->name = absl::StrCat("counter#", a);
-    }
-  } else {
-    row->domain = std::string(x_.Domain(a));
-    row->name = std::string(x_.String(b));
-  }
-  CounterRow* r = row.get();
-  counters_.push_back(std::move(row));
-  counter_exact_[std::make_tuple(kind, a, b)] = r;
-  if (slot == nullptr) slot = r;
-  return r;
-}
-
-void StatsCollector::OnCounter(const Event& e, const ThreadRec& t) {
-  CounterChange c;
-  if (!DecodeCounterChange(e, &c)) return;
-  CounterRow* row = CounterRowFor(c.key_kind, c.a, c.b);
-  // The value follows every change; only the samples the filters keep
-  // count.
-  row->value = c.set ? c.value : row->value + c.value;
+void StatsCollector::OnCounter(const CounterSample& sample, const ThreadRec& t) {
+  const Counter& counter = *sample.counter;
+  if (counter_rows_.size() <= counter.index) counter_rows_.resize(counter.index + 1);
+  CounterRow& row = counter_rows_[counter.index];
+  // The value follows every change (the tracker's); only the samples the
+  // filters keep count.
   if (filter_.active()) {
-    if (row->passes == 0) {
-      const bool ok =
-          filter_.NameOk(row->name) &&
-          (!filter_.has_domain() || (!row->domain.empty() && filter_.DomainNameOk(row->domain)));
-      row->passes = ok ? 1 : -1;
+    if (row.passes == 0) {
+      const bool ok = filter_.NameOk(counter.name) &&
+                      (!filter_.has_domain() ||
+                       (!counter.domain.empty() && filter_.DomainNameOk(counter.domain)));
+      row.passes = ok ? 1 : -1;
     }
-    if (row->passes < 0 || !filter_.ThreadOk(t)) return;
-    if (!filter_.TimeOk(IntervalTracker::EffectiveTime(e))) return;
+    if (row.passes < 0 || !filter_.ThreadOk(t)) return;
+    if (!filter_.TimeOk(sample.ticks)) return;
   }
-  if (row->samples == 0 || row->value < row->min) row->min = row->value;
-  if (row->samples == 0 || row->value > row->max) row->max = row->value;
-  row->last = row->value;
-  ++row->samples;
+  const long double value = counter.value;
+  if (row.samples == 0 || value < row.min) row.min = value;
+  if (row.samples == 0 || value > row.max) row.max = value;
+  row.last = value;
+  ++row.samples;
 }
 
 StatsCollector::SyncRow* StatsCollector::SyncRowFor(uint64_t addr) {
@@ -328,15 +241,15 @@ StatsCollector::SyncRow* StatsCollector::SyncRowFor(uint64_t addr) {
 }
 
 void StatsCollector::OnSync(const Event& e, const ThreadRec& t) {
-  const uint64_t addr = e.u(0);
+  const uint64_t addr = e.Get(F::kAddr);
   SyncRow* row = SyncRowFor(addr);
   if (e.kind == EventKind::kSyncCreate) {
-    row->type_id = e.u(1);
-    row->name_id = e.u(2);
+    row->type_id = e.Get(F::kObjtype);
+    row->name_id = e.Get(F::kObjname);
     return;
   }
   if (e.kind == EventKind::kSyncRename) {
-    row->name_id = e.u(1);
+    row->name_id = e.Get(F::kName);
     return;
   }
   if (filter_.active()) {
@@ -387,7 +300,7 @@ StatsCollector::HeapRow* StatsCollector::HeapRowFor(uint64_t function) {
 }
 
 void StatsCollector::OnHeap(const Event& e, const ThreadRec& t) {
-  const uint64_t fn = e.u(0);
+  const uint64_t fn = e.Get(F::kFunction);
   if (filter_.active()) {
     const HeapFunctionDef* def = x_.heap_functions.Find(fn);
     const std::string_view name = def != nullptr ? std::string_view(def->name) : std::string_view();
@@ -422,16 +335,16 @@ void StatsCollector::OnHeap(const Event& e, const ThreadRec& t) {
   switch (e.kind) {
     case EventKind::kHeapAllocateEnd:
       ++row->allocations;
-      allocate(e.u(1), e.u(2));
+      allocate(e.Get(F::kAddr), e.Get(F::kSize));
       break;
     case EventKind::kHeapFreeEnd:
       ++row->frees;
-      release(e.u(1));
+      release(e.Get(F::kAddr));
       break;
     case EventKind::kHeapReallocateEnd:
       ++row->reallocs;
-      release(e.u(1));
-      allocate(e.u(2), e.u(3));
+      release(e.Get(F::kAddr));
+      allocate(e.Get(F::kNewAddr), e.Get(F::kNewSize));
       break;
     default:
       break;
@@ -442,16 +355,6 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
   ++events_;
   last_ticks_ = std::max(last_ticks_, e.time);
   switch (e.kind) {
-    case EventKind::kTaskBegin:
-    case EventKind::kTaskBeginFn:
-    case EventKind::kTaskBeginEx:
-    case EventKind::kTaskBeginFnEx:
-      TaskBegin(e, t);
-      return;
-    case EventKind::kTaskEnd:
-    case EventKind::kTaskEndEx:
-      TaskEnd(e, t);
-      return;
     case EventKind::kCounterInc:
     case EventKind::kCounterIncDelta:
     case EventKind::kCounterDec:
@@ -462,9 +365,11 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kCounterDecDeltaV3:
     case EventKind::kCounterSetValue:
     case EventKind::kCounterSetValueV3:
-    case EventKind::kCounterSetValueEx:
-      OnCounter(e, t);
+    case EventKind::kCounterSetValueEx: {
+      CounterSample sample;
+      if (counter_tracker_.OnEvent(e, &sample)) OnCounter(sample, t);
       return;
+    }
     case EventKind::kSyncCreate:
     case EventKind::kSyncRename:
     case EventKind::kSyncPrepare:
@@ -485,9 +390,9 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kJitMethodUpdateV2:
     case EventKind::kJitMethodUnload: {
       if (filter_.active()) {
-        const int mi = format::FindField(*format::FindSchema(e.kind), "method_name");
         if (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time) ||
-            (filter_.has_name() && (mi < 0 || !filter_.NameOk(e.bytes(mi))))) {
+            (filter_.has_name() &&
+             (!e.Has(F::kMethodName) || !filter_.NameOk(e.GetBytes(F::kMethodName))))) {
           return;
         }
       }
@@ -499,7 +404,7 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
         ++jit_unloaded_;
       } else {
         ++jit_loaded_;
-        jit_code_bytes_ += e.u(3);
+        jit_code_bytes_ += e.Get(F::kSize);
       }
       return;
     }
@@ -511,10 +416,6 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
 
 void StatsCollector::Finish(uint64_t last_event_ticks) {
   tracker_.Finish(std::max(last_event_ticks, last_ticks_));
-  for (auto& [index, s] : stacks_.entries()) {
-    tasks_open_at_end_ += s.open.size();
-    s.open.clear();
-  }
 }
 
 std::vector<Section> StatsCollector::Sections() const {
@@ -572,9 +473,7 @@ std::vector<Section> StatsCollector::Sections() const {
     Section s;
     s.name = "unbalanced";
     s.columns = {{"what", "what", CellType::kText}, {"count", "count", CellType::kNumber}};
-    Unbalanced u = tracker_.unbalanced();
-    u.end_without_begin += task_end_without_begin_;
-    u.open_at_end += tasks_open_at_end_;
+    const Unbalanced& u = tracker_.unbalanced();
     if (u.end_without_begin != 0) {
       s.AddRow({"end_without_begin", Num(u.end_without_begin)});
     }
@@ -676,16 +575,19 @@ std::vector<Section> StatsCollector::Sections() const {
     s.columns = {{"domain", "domain", CellType::kText},     {"name", "name", CellType::kText},
                  {"samples", "samples", CellType::kNumber}, {"min", "min", CellType::kNumber},
                  {"max", "max", CellType::kNumber},         {"last", "last", CellType::kNumber}};
-    std::vector<const CounterRow*> rows;
-    for (const auto& r : counters_) {
-      if (r->samples != 0) rows.push_back(r.get());
+    std::vector<const Counter*> rows;
+    for (const auto& c : counter_tracker_.counters()) {
+      if (c->index < counter_rows_.size() && counter_rows_[c->index].samples != 0) {
+        rows.push_back(c.get());
+      }
     }
-    std::sort(rows.begin(), rows.end(), [](const CounterRow* a, const CounterRow* b) {
+    std::sort(rows.begin(), rows.end(), [](const Counter* a, const Counter* b) {
       return std::tie(a->domain, a->name, a->key_kind, a->a, a->b) <
              std::tie(b->domain, b->name, b->key_kind, b->a, b->b);
     });
-    for (const CounterRow* r : rows) {
-      s.AddRow({r->domain, r->name, Num(r->samples), Real(r->min), Real(r->max), Real(r->last)});
+    for (const Counter* c : rows) {
+      const CounterRow& r = counter_rows_[c->index];
+      s.AddRow({c->domain, c->name, Num(r.samples), Real(r.min), Real(r.max), Real(r.last)});
     }
     out.push_back(std::move(s));
   }

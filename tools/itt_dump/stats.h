@@ -31,7 +31,8 @@
 
 #include "absl/status/status.h"
 #include "tools/itt_dump/filter.h"
-#include "tools/itt_dump/intervals.h"
+#include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/report.h"
 #include "tools/itt_dump/sketch.h"
 #include "tools/itt_dump/verb.h"
@@ -79,32 +80,9 @@ class StatsCollector : public IntervalListener {
                uint64_t fn, uint64_t event_id, uint64_t begin, uint64_t end, uint64_t child_ticks);
   TaskRow* TaskRowFor(IntervalKind kind, uint64_t domain, uint64_t name_id, uint64_t fn,
                       uint64_t event_id, const ThreadRec* t);
-  // Simple tasks (task_begin*/task_end*) are paired here rather than by
-  // the tracker: they are most of a trace, and a compact stack per thread
-  // is what makes stats fast.
-  struct OpenTask {
-    uint64_t begin;
-    uint64_t child_ticks;
-    uint64_t domain;
-    uint64_t name_id;
-    uint64_t fn;
-  };
-  struct TaskStack {
-    std::vector<OpenTask> open;
-  };
-  TaskStack& StackOf(const ThreadRec& t) {
-    if (t.index < dense_stacks_.size() && dense_stacks_[t.index] != nullptr) {
-      return *dense_stacks_[t.index];
-    }
-    return NewStack(t);
-  }
-  TaskStack& NewStack(const ThreadRec& t);
-  void TaskBegin(const format::Event& e, const ThreadRec& t);
-  void TaskEnd(const format::Event& e, const ThreadRec& t);
-  CounterRow* CounterRowFor(uint64_t kind, uint64_t a, uint64_t b);
   SyncRow* SyncRowFor(uint64_t addr);
   HeapRow* HeapRowFor(uint64_t function);
-  void OnCounter(const format::Event& e, const ThreadRec& t);
+  void OnCounter(const CounterSample& sample, const ThreadRec& t);
   void OnSync(const format::Event& e, const ThreadRec& t);
   void OnHeap(const format::Event& e, const ThreadRec& t);
 
@@ -113,10 +91,7 @@ class StatsCollector : public IntervalListener {
   bool per_thread_;
   IntervalTracker tracker_;
   uint64_t events_ = 0;
-  U64Map<TaskStack> stacks_;
-  std::vector<TaskStack*> dense_stacks_;
-  uint64_t task_end_without_begin_ = 0;
-  uint64_t tasks_open_at_end_ = 0;
+  CounterTracker counter_tracker_;
 
   // Rows by a 64-bit hash of their key; the row keeps the key and a
   // mismatch (a hash collision) falls back to the exact map.
@@ -131,12 +106,10 @@ class StatsCollector : public IntervalListener {
   std::map<std::tuple<int, uint64_t, uint64_t, uint64_t, uint64_t>, TaskRow*> task_exact_;
   std::vector<std::unique_ptr<TaskRow>> tasks_;
   U64Map<std::unique_ptr<FrameRow>> frames_;  // by domain id
-  U64Map<CounterRow*> counter_by_hash_;
-  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, CounterRow*> counter_exact_;
-  std::vector<std::unique_ptr<CounterRow>> counters_;
-  U64Map<std::unique_ptr<SyncRow>> sync_;  // by address
-  U64Map<Wait> waits_;                     // by hash of (thread, addr)
-  U64Map<std::unique_ptr<HeapRow>> heap_;  // by function id
+  std::vector<CounterRow> counter_rows_;      // by Counter::index
+  U64Map<std::unique_ptr<SyncRow>> sync_;     // by address
+  U64Map<Wait> waits_;                        // by hash of (thread, addr)
+  U64Map<std::unique_ptr<HeapRow>> heap_;     // by function id
   // Live allocations: address -> (size, function). Bounded: past
   // kMaxLiveAllocations new ones are not tracked (counted in the output).
   std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> live_;

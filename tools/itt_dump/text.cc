@@ -7,36 +7,49 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "tools/itt_dump/intervals.h"
-#include "tools/itt_dump/values.h"
+#include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/values.h"
 
 namespace ittc {
 namespace itt_dump {
 
 using format::Event;
 using format::EventKind;
+using format::FieldRole;
 using format::FieldType;
+using F = format::Field;
 
 namespace {
 
-constexpr size_t kMaxNameStack = 100000;
+constexpr size_t kMaxSyncNames = 100000;
 
 // What the name and domain columns show, and which fields they used.
+// The views point into the index, the event's payload, or the printer's
+// scratch buffers, and are valid while the event is printed.
 struct Subject {
   bool has_domain = false;
-  std::string domain;
+  std::string_view domain;
   bool has_name = false;
-  std::string name;
+  std::string_view name;
   int domain_field = -1;  // schema index shown in the domain column
   int name_field = -1;    // schema index shown in the name column
 };
 
-class TextPrinter {
+// Prints one line per event. End events are named after the interval
+// they close, which the model's pairing engine (intervals.h) reports.
+class TextPrinter : public IntervalListener {
  public:
   explicit TextPrinter(const VerbContext& ctx)
-      : ctx_(ctx), x_(*ctx.index), filter_(ctx.filter, x_) {}
+      : ctx_(ctx), x_(*ctx.index), filter_(ctx.filter, x_), tracker_(x_, this) {
+    tracker_.set_collect_args(false);
+  }
 
   void Print(const Event& e, const ThreadRec& t);
+  void OnInterval(const Interval& iv) override {
+    closed_ = true;
+    closed_name_id_ = iv.name_id;
+    closed_fn_ = iv.fn;
+  }
 
  private:
   void Describe(const Event& e, const format::KindSchema& s, const ThreadRec& t, Subject* sub);
@@ -49,83 +62,74 @@ class TextPrinter {
   }
   void AppendField(std::string* out, const Event& e, const format::KindSchema& s, int i);
 
-  using Key = std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>;
-  struct Names {
-    // Open tasks of the thread: (name id, fn address), one of them 0.
-    std::vector<std::pair<uint64_t, uint64_t>> tasks;
-  };
-
   const VerbContext& ctx_;
   const TraceIndex& x_;
   Filter filter_;
-  U64Map<Names> names_;
-  std::map<Key, uint64_t> overlapped_;  // (domain, id) -> name id
-  std::map<Key, uint64_t> regions_;
+  IntervalTracker tracker_;
+  // The interval the current event closed, if any (set by OnInterval).
+  bool closed_ = false;
+  uint64_t closed_name_id_ = 0;
+  uint64_t closed_fn_ = 0;
   U64Map<uint64_t> sync_names_;  // addr -> objname string id
+  std::string domain_buf_;       // Subject::domain when it is made up
+  std::string name_buf_;         // Subject::name when it is made up
   std::string line_;
 };
 
-bool IsAddressField(std::string_view f) {
-  return f == "addr" || f == "start_addr" || f == "end_addr" || f == "new_addr" || f == "address" ||
-         f == "fn";
-}
-
-bool IsStringField(std::string_view f) {
-  return f == "name" || f == "key" || f == "format" || f == "objtype" || f == "objname" ||
-         f == "path";
-}
-
 void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const ThreadRec& t,
                            Subject* sub) {
-  for (int i = 0; i < s.field_count; ++i) {
-    const std::string_view f = s.fields[i].name;
-    if (f == "domain" && sub->domain_field < 0) {
-      sub->domain_field = i;
-      sub->has_domain = true;
-      const std::string_view d = x_.Domain(e.u(i));
-      sub->domain = d.empty() && e.u(i) != 0 ? absl::StrCat("#", e.u(i)) : std::string(d);
-      if (e.u(i) == 0) sub->has_domain = false;
+  const int domain_i = s.IndexOf(F::kDomain);
+  if (domain_i >= 0) {
+    const uint64_t domain = e.fields[domain_i].u;
+    sub->domain_field = domain_i;
+    sub->has_domain = domain != 0;
+    const std::string_view d = x_.Domain(domain);
+    if (d.empty() && domain != 0) {
+      domain_buf_ = absl::StrCat("#", domain);
+      sub->domain = domain_buf_;
+    } else {
+      sub->domain = d;
     }
   }
-  auto set_name = [&](int i, std::string name) {
+  auto set_name = [&](int i, std::string_view name) {
     sub->name_field = i;
     sub->has_name = true;
-    sub->name = std::move(name);
+    sub->name = name;
   };
-  auto string_name = [&](int i) {
-    const std::string_view n = x_.String(e.u(i));
-    set_name(i, n.empty() && e.u(i) != 0 ? absl::StrCat("#", e.u(i)) : std::string(n));
-    if (e.u(i) == 0) sub->has_name = false;
+  auto own_name = [&](int i, std::string name) {
+    name_buf_ = std::move(name);
+    set_name(i, name_buf_);
   };
-  const int name_i = format::FindField(s, "name");
+  auto string_name = [&](F f) {
+    const int i = s.IndexOf(f);
+    const uint64_t id = e.fields[i].u;
+    const std::string_view n = x_.String(id);
+    if (n.empty() && id != 0) {
+      own_name(i, absl::StrCat("#", id));
+    } else {
+      set_name(i, n);
+    }
+    if (id == 0) sub->has_name = false;
+  };
   switch (e.kind) {
     case EventKind::kTaskBeginFn:
-    case EventKind::kTaskBeginFnEx: {
-      const int i = format::FindField(s, "fn");
-      set_name(i, absl::StrFormat("fn@0x%x", e.u(i)));
+    case EventKind::kTaskBeginFnEx:
+      own_name(s.IndexOf(F::kFn), absl::StrFormat("fn@0x%x", e.Get(F::kFn)));
       return;
-    }
     case EventKind::kTaskEnd:
-    case EventKind::kTaskEndEx: {
-      Names& n = names_[t.index];
-      if (n.tasks.empty()) return;
-      const auto [id, fn] = n.tasks.back();
-      if (id != 0) {
-        set_name(-1, std::string(x_.String(id)));
-      } else if (fn != 0) {
-        set_name(-1, absl::StrFormat("fn@0x%x", fn));
+    case EventKind::kTaskEndEx:
+      if (!closed_) return;
+      if (closed_name_id_ != 0) {
+        set_name(-1, x_.String(closed_name_id_));
+      } else if (closed_fn_ != 0) {
+        own_name(-1, absl::StrFormat("fn@0x%x", closed_fn_));
       }
       return;
-    }
     case EventKind::kTaskEndOverlapped:
     case EventKind::kTaskEndOverlappedEx:
-    case EventKind::kRegionEnd: {
-      const format::Id& id = e.id(e.kind == EventKind::kTaskEndOverlappedEx ? 4 : 1);
-      const auto& map = e.kind == EventKind::kRegionEnd ? regions_ : overlapped_;
-      auto it = map.find(Key(e.u(0), id.d1, id.d2, id.d3));
-      if (it != map.end()) set_name(-1, std::string(x_.String(it->second)));
+    case EventKind::kRegionEnd:
+      if (closed_) set_name(-1, x_.String(closed_name_id_));
       return;
-    }
     case EventKind::kCounterInc:
     case EventKind::kCounterIncDelta:
     case EventKind::kCounterDec:
@@ -135,100 +139,103 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kCounterSetValueEx:
     case EventKind::kCounterDestroy:
     case EventKind::kCounterBindContextMetadata: {
-      const CounterDef* c = x_.counters.Find(e.u(0));
+      const uint64_t id = e.Get(F::kCounter);
+      const CounterDef* c = x_.counters.Find(id);
       if (c != nullptr) {
-        set_name(0, c->name);
+        set_name(s.IndexOf(F::kCounter), c->name);
         sub->has_domain = !c->domain_name.empty();
         sub->domain = c->domain_name;
       } else {
-        set_name(0, absl::StrCat("counter#", e.u(0)));
+        own_name(s.IndexOf(F::kCounter), absl::StrCat("counter#", id));
       }
       return;
     }
     case EventKind::kHistogramSubmit: {
-      const HistogramDef* h = x_.histograms.Find(e.u(0));
-      set_name(0, h != nullptr ? h->name : absl::StrCat("histogram#", e.u(0)));
+      const uint64_t id = e.Get(F::kHistogram);
+      const HistogramDef* h = x_.histograms.Find(id);
+      own_name(s.IndexOf(F::kHistogram), h != nullptr ? h->name : absl::StrCat("histogram#", id));
       if (h != nullptr && h->domain != 0) {
         sub->has_domain = true;
-        sub->domain = std::string(x_.Domain(h->domain));
+        sub->domain = x_.Domain(h->domain);
       }
       return;
     }
     case EventKind::kEventStart:
     case EventKind::kEventEnd: {
-      const std::string* n = x_.event_names.Find(e.u(0));
-      set_name(0, n != nullptr ? *n : absl::StrCat("event#", e.u(0)));
+      const uint64_t id = e.Get(F::kEvent);
+      const std::string* n = x_.event_names.Find(id);
+      own_name(s.IndexOf(F::kEvent), n != nullptr ? *n : absl::StrCat("event#", id));
       return;
     }
     case EventKind::kSyncCreate:
-      string_name(2);
+      string_name(F::kObjname);
       return;
     case EventKind::kSyncPrepare:
     case EventKind::kSyncCancel:
     case EventKind::kSyncAcquired:
     case EventKind::kSyncReleasing:
     case EventKind::kSyncDestroy: {
-      const uint64_t* n = sync_names_.Find(e.u(0));
-      if (n != nullptr && *n != 0) set_name(-1, std::string(x_.String(*n)));
+      const uint64_t* n = sync_names_.Find(e.Get(F::kAddr));
+      if (n != nullptr && *n != 0) set_name(-1, x_.String(*n));
       return;
     }
     case EventKind::kModuleLoad:
-      string_name(2);
+      string_name(F::kPath);
       return;
     default:
       break;
   }
+  const int name_i = s.IndexOf(F::kName);
   if (name_i >= 0 && s.fields[name_i].type == FieldType::kUint) {
-    string_name(name_i);
+    string_name(F::kName);
     return;
   }
-  const int fi = format::FindField(s, "function");
+  const int fi = s.IndexOf(F::kFunction);
   if (fi >= 0) {
-    const HeapFunctionDef* h = x_.heap_functions.Find(e.u(fi));
-    set_name(fi, h != nullptr ? h->name : absl::StrCat("function#", e.u(fi)));
+    const uint64_t id = e.fields[fi].u;
+    const HeapFunctionDef* h = x_.heap_functions.Find(id);
+    own_name(fi, h != nullptr ? h->name : absl::StrCat("function#", id));
     if (h != nullptr && !h->domain_name.empty()) {
       sub->has_domain = true;
       sub->domain = h->domain_name;
     }
     return;
   }
-  const int mi = format::FindField(s, "method_name");
+  const int mi = s.IndexOf(F::kMethodName);
   if (mi >= 0) {
-    set_name(mi, std::string(e.bytes(mi)));
+    set_name(mi, e.fields[mi].bytes);
     return;
   }
-  const int ki = format::FindField(s, "key");
-  if (ki >= 0) {
-    string_name(ki);
+  if (e.Has(F::kKey)) {
+    string_name(F::kKey);
     return;
   }
-  const int fo = format::FindField(s, "format");
-  if (fo >= 0) string_name(fo);
+  if (e.Has(F::kFormat)) string_name(F::kFormat);
 }
 
 void TextPrinter::AppendField(std::string* out, const Event& e, const format::KindSchema& s,
                               int i) {
   const format::FieldSpec& spec = s.fields[i];
   const std::string_view f = spec.name;
-  absl::StrAppend(out, " ", std::string(f), "=");
+  out->push_back(' ');
+  out->append(f);
+  out->push_back('=');
   const format::FieldValue& v = e.fields[i];
   switch (spec.type) {
     case FieldType::kUint:
-      if (IsAddressField(f)) {
+      if (spec.role == FieldRole::kAddress) {
         absl::StrAppendFormat(out, "0x%x", v.u);
-      } else if (IsStringField(f)) {
+      } else if (spec.role == FieldRole::kStringRef) {
         AppendQuoted(out, x_.String(v.u));
-      } else if (f == "scope") {
+      } else if (spec.role == FieldRole::kScope) {
         out->append(ScopeName(v.u));
-      } else if (f == "relation") {
+      } else if (spec.role == FieldRole::kRelation) {
         out->append(RelationName(v.u));
-      } else if (f == "type" || f == "x_type" || f == "y_type") {
+      } else if (spec.role == FieldRole::kMetadataType) {
         out->append(MetadataTypeName(v.u));
-      } else if (f == "value" && (e.kind == EventKind::kCounterSetValue ||
-                                  e.kind == EventKind::kCounterSetValueV3 ||
-                                  e.kind == EventKind::kCounterSetValueEx)) {
-        const int ti = format::FindField(s, "type");
-        AppendNumber(out, CounterValue(e.u(ti), v.u));
+      } else if (spec.field == F::kValue && e.Has(F::kType)) {
+        // counter_set_value*: the value's bits, read as its type.
+        AppendNumber(out, CounterValue(e.Get(F::kType), v.u));
       } else {
         absl::StrAppend(out, v.u);
       }
@@ -256,19 +263,17 @@ void TextPrinter::AppendField(std::string* out, const Event& e, const format::Ki
       }
       return;
     case FieldType::kBytes:
-      if (f == "data") {
-        const int ti = format::FindField(s, "type");
-        const int ci = format::FindField(s, "count");
-        AppendMetadataArray(out, e.u(ti), e.u(ci), v.bytes);
-      } else if (f == "x" || f == "y") {
-        const HistogramDef* h = x_.histograms.Find(e.u(0));
-        const uint64_t type = h == nullptr ? 0 : f == "x" ? h->x_type : h->y_type;
+      if (spec.field == F::kData) {
+        AppendMetadataArray(out, e.Get(F::kType), e.Get(F::kCount), v.bytes);
+      } else if (spec.field == F::kX || spec.field == F::kY) {
+        const HistogramDef* h = x_.histograms.Find(e.Get(F::kHistogram));
+        const uint64_t type = h == nullptr ? 0 : spec.field == F::kX ? h->x_type : h->y_type;
         if (v.bytes.empty()) {
           out->append("[]");
         } else {
-          AppendMetadataArray(out, type, e.u(1), v.bytes);
+          AppendMetadataArray(out, type, e.Get(F::kLength), v.bytes);
         }
-      } else if (f == "line_table") {
+      } else if (spec.field == F::kLineTable) {
         const long n = format::LineTableSize(v.bytes);
         if (n < 0) {
           absl::StrAppend(out, "<", v.bytes.size(), " bytes>");
@@ -280,14 +285,10 @@ void TextPrinter::AppendField(std::string* out, const Event& e, const format::Ki
           }
           out->push_back(']');
         }
-      } else if (f == "text" && v.bytes.empty() &&
-                 (e.kind == EventKind::kFormattedMetadataAdd ||
-                  e.kind == EventKind::kFormattedMetadataAddOverlapped)) {
+      } else if (spec.field == F::kText && v.bytes.empty() && e.Has(F::kFormat)) {
         // Recorded with raw arguments: show what printf would have made.
-        const int fi = format::FindField(s, "format");
-        const int ai = format::FindField(s, "args");
-        AppendQuoted(out, RenderFormatted(x_.String(e.u(fi)), e.bytes(ai)));
-      } else if (f == "args" && !v.bytes.empty()) {
+        AppendQuoted(out, RenderFormatted(x_.String(e.Get(F::kFormat)), e.GetBytes(F::kArgs)));
+      } else if (spec.field == F::kArgs && !v.bytes.empty()) {
         absl::StrAppend(out, "<", v.bytes.size(), " bytes>");
       } else {
         AppendQuoted(out, v.bytes);
@@ -299,46 +300,18 @@ void TextPrinter::AppendField(std::string* out, const Event& e, const format::Ki
 void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   const format::KindSchema* s = format::FindSchema(e.kind);
   if (s == nullptr) return;
+  closed_ = false;
+  tracker_.OnEvent(e, t);
   Subject sub;
   Describe(e, *s, t, &sub);
 
-  // Remember names for the ends that follow.
   switch (e.kind) {
-    case EventKind::kTaskBegin:
-    case EventKind::kTaskBeginFn:
-    case EventKind::kTaskBeginEx:
-    case EventKind::kTaskBeginFnEx: {
-      const bool ex = e.kind == EventKind::kTaskBeginEx || e.kind == EventKind::kTaskBeginFnEx;
-      const bool fn = e.kind == EventKind::kTaskBeginFn || e.kind == EventKind::kTaskBeginFnEx;
-      const uint64_t v = e.u(ex ? 6 : 3);
-      Names& n = names_[t.index];
-      if (n.tasks.size() < kMaxNameStack) {
-        n.tasks.emplace_back(fn ? 0 : v, fn ? v : 0);
-      }
-      break;
-    }
-    case EventKind::kTaskEnd:
-    case EventKind::kTaskEndEx: {
-      Names& n = names_[t.index];
-      if (!n.tasks.empty()) n.tasks.pop_back();
-      break;
-    }
-    case EventKind::kTaskBeginOverlapped:
-    case EventKind::kTaskBeginOverlappedEx:
-    case EventKind::kRegionBegin: {
-      const int base = e.kind == EventKind::kTaskBeginOverlappedEx ? 4 : 1;
-      const format::Id& id = e.id(base);
-      auto& map = e.kind == EventKind::kRegionBegin ? regions_ : overlapped_;
-      if (map.size() < kMaxNameStack) {
-        map[Key(e.u(0), id.d1, id.d2, id.d3)] = e.u(base + 2);
-      }
-      break;
-    }
     case EventKind::kSyncCreate:
-      if (sync_names_.size() < kMaxNameStack) sync_names_[e.u(0)] = e.u(2);
-      break;
     case EventKind::kSyncRename:
-      if (sync_names_.size() < kMaxNameStack) sync_names_[e.u(0)] = e.u(1);
+      if (sync_names_.size() < kMaxSyncNames) {
+        sync_names_[e.Get(F::kAddr)] =
+            e.Get(e.kind == EventKind::kSyncCreate ? F::kObjname : F::kName);
+      }
       break;
     default:
       break;

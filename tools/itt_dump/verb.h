@@ -13,10 +13,10 @@
 
 #include "absl/status/status.h"
 #include "tools/itt_dump/filter.h"
-#include "tools/itt_dump/merge.h"
+#include "tools/itt_dump/model/merge.h"
+#include "tools/itt_dump/model/progress.h"
+#include "tools/itt_dump/model/trace_index.h"
 #include "tools/itt_dump/output.h"
-#include "tools/itt_dump/progress.h"
-#include "tools/itt_dump/trace_index.h"
 
 namespace ittc {
 namespace itt_dump {

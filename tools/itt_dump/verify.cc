@@ -37,25 +37,33 @@ void Checker::CheckEvent(const format::Chunk& c, uint32_t thread, size_t offset,
   if (s == nullptr) return;
   for (int i = 0; i < s->field_count; ++i) {
     if (s->fields[i].type != format::FieldType::kUint) continue;
-    const uint64_t v = e.u(i);
+    const uint64_t v = e.fields[i].u;
     if (v == 0) continue;
-    const std::string_view f = s->fields[i].name;
     const char* what = nullptr;
-    if (f == "domain") {
-      if (x_.domains.Find(v) == nullptr) what = "domain";
-    } else if (f == "name" || f == "key" || f == "format" || f == "objtype" || f == "objname" ||
-               f == "path") {
-      if (x_.strings.Find(v) == nullptr) what = "string";
-    } else if (f == "counter") {
-      if (x_.counters.Find(v) == nullptr) what = "counter";
-    } else if (f == "histogram") {
-      if (x_.histograms.Find(v) == nullptr) what = "histogram";
-    } else if (f == "function") {
-      if (x_.heap_functions.Find(v) == nullptr) what = "heap function";
-    } else if (f == "event") {
-      if (x_.event_names.Find(v) == nullptr) what = "event";
-    } else if (f == "clock_domain") {
-      if (x_.clock_domains.Find(v) == nullptr) what = "clock domain";
+    switch (s->fields[i].role) {
+      case format::FieldRole::kDomainRef:
+        if (x_.domains.Find(v) == nullptr) what = "domain";
+        break;
+      case format::FieldRole::kStringRef:
+        if (x_.strings.Find(v) == nullptr) what = "string";
+        break;
+      case format::FieldRole::kCounterRef:
+        if (x_.counters.Find(v) == nullptr) what = "counter";
+        break;
+      case format::FieldRole::kHistogramRef:
+        if (x_.histograms.Find(v) == nullptr) what = "histogram";
+        break;
+      case format::FieldRole::kHeapFunctionRef:
+        if (x_.heap_functions.Find(v) == nullptr) what = "heap function";
+        break;
+      case format::FieldRole::kEventRef:
+        if (x_.event_names.Find(v) == nullptr) what = "event";
+        break;
+      case format::FieldRole::kClockDomainRef:
+        if (x_.clock_domains.Find(v) == nullptr) what = "clock domain";
+        break;
+      default:
+        break;  // tracks are not defined by any writer yet
     }
     if (what != nullptr) {
       Warning(absl::StrCat("offset ", c.offset, ": ", s->name, " at payload offset ", offset,

@@ -17,7 +17,7 @@
 #ifndef TOOLS_ITT_DUMP_VERIFY_H_
 #define TOOLS_ITT_DUMP_VERIFY_H_
 
-#include "tools/itt_dump/trace_index.h"
+#include "tools/itt_dump/model/trace_index.h"
 #include "tools/itt_dump/verb.h"
 
 namespace ittc {

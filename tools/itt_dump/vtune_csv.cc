@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "tools/itt_dump/counters.h"
-#include "tools/itt_dump/intervals.h"
-#include "tools/itt_dump/values.h"
+#include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/values.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -16,18 +16,11 @@ using format::Event;
 
 namespace {
 
-uint64_t CounterKey(const CounterChange& c) {
-  return (c.key_kind * 0x9E3779B97F4A7C15ull) ^ (c.a * 0xBF58476D1CE4E5B9ull) ^
-         (c.b * 0x94D049BB133111EBull);
-}
-
+// A column of the counters file: one counter of the model's.
 struct CounterColumn {
   int column = 0;
   std::string name;
-  std::string domain;
-  bool instantaneous = false;  // set at least once
-  bool keep = true;            // passes the name/domain filters
-  long double value = 0;
+  bool keep = true;  // passes the name/domain filters
 };
 
 class VtuneWriter : public IntervalListener {
@@ -78,33 +71,31 @@ class VtuneWriter : public IntervalListener {
 
   // Pass 1: intervals, and the counter columns.
   void Pass1(const Event& e, const ThreadRec& t) {
-    CounterChange c;
-    if (!DecodeCounterChange(e, &c)) {
+    CounterSample sample;
+    if (!counters_.OnEvent(e, &sample)) {
       tracker_.OnEvent(e, t);
       return;
     }
-    CounterColumn& col = Column(c);
-    if (c.set) col.instantaneous = true;
+    Column(*sample.counter);
   }
 
   // Pass 2: counter samples.
   void Pass2(const Event& e, const ThreadRec& t, Output* out) {
-    CounterChange c;
-    if (!DecodeCounterChange(e, &c)) return;
-    CounterColumn& col = Column(c);
-    col.value = c.set ? c.value : col.value + c.value;
-    const uint64_t ticks = IntervalTracker::EffectiveTime(e);
+    CounterSample sample;
+    if (!counters_.OnEvent(e, &sample)) return;
+    const CounterColumn& col = Column(*sample.counter);
+    const uint64_t ticks = sample.ticks;
     if (!col.keep || (filter_.active() && (!filter_.ThreadOk(t) || !filter_.TimeOk(ticks)))) {
       return;
     }
     line_.clear();
     AppendTs(&line_, ticks);
-    const int n = static_cast<int>(order_.size());
+    const int n = static_cast<int>(columns_.size());
     for (int i = 0; i < n; ++i) {
       line_.push_back(',');
       if (i == col.column) {
         std::string v;
-        AppendNumber(&v, col.value);
+        AppendNumber(&v, sample.counter->value);
         line_.append(v);
       }
     }
@@ -116,51 +107,44 @@ class VtuneWriter : public IntervalListener {
   std::string CounterHeader() {
     std::string h = absl::StrCat("tsc.", ClockName());
     std::vector<std::string> used;
-    for (CounterColumn* c : order_) {
-      c->value = 0;
-      std::string name = c->name;
+    counters_.ResetValues();
+    for (const auto& counter : counters_.counters()) {
+      const CounterColumn& c = columns_[counter->index];
+      std::string name = c.name;
       // Two counters of one name (different domains) get distinct columns.
       if (std::count(used.begin(), used.end(), name) != 0) {
-        name = c->domain.empty() ? absl::StrCat(name, "#", c->column)
-                                 : absl::StrCat(c->domain, "/", name);
+        name = counter->domain.empty() ? absl::StrCat(name, "#", c.column)
+                                       : absl::StrCat(counter->domain, "/", name);
       }
       used.push_back(name);
       h.push_back(',');
-      AppendCsvField(&h, absl::StrCat(name, c->instantaneous ? ".INST" : ".COUNT"));
+      AppendCsvField(&h, absl::StrCat(name, counter->ever_set ? ".INST" : ".COUNT"));
     }
     h.append(",pid,tid\n");
     return h;
   }
 
   bool has_counters() const {
-    for (const CounterColumn* c : order_) {
-      if (c->keep) return true;
+    for (const CounterColumn& c : columns_) {
+      if (c.keep) return true;
     }
     return false;
   }
   void Finish(uint64_t end_ticks) { tracker_.Finish(end_ticks); }
 
  private:
-  CounterColumn& Column(const CounterChange& c) {
-    CounterColumn& col = columns_[CounterKey(c)];
-    if (col.name.empty()) {
-      if (c.key_kind == 1) {
-        const CounterDef* d = x_.counters.Find(c.a);
-        col.name = d != nullptr ? d->name : absl::StrCat("counter#", c.a);
-        if (d != nullptr) col.domain = d->domain_name;
-      } else {
-        col.name = std::string(x_.String(c.b));
-        col.domain = std::string(x_.Domain(c.a));
-      }
-      if (col.name.empty()) col.name = "counter";
-      col.keep =
-          !filter_.active() ||
-          (filter_.NameOk(col.name) &&
-           (!filter_.has_domain() || (!col.domain.empty() && filter_.DomainNameOk(col.domain))));
-      col.column = static_cast<int>(order_.size());
-      order_.push_back(&col);
-    }
-    return col;
+  // The column of `counter`, made on its first change (in pass 1).
+  const CounterColumn& Column(const Counter& counter) {
+    if (counter.index < columns_.size()) return columns_[counter.index];
+    CounterColumn col;
+    col.name = counter.name.empty() ? "counter" : counter.name;
+    col.keep =
+        !filter_.active() || (filter_.NameOk(col.name) &&
+                              (!filter_.has_domain() ||
+                               (!counter.domain.empty() && filter_.DomainNameOk(counter.domain))));
+    col.column = static_cast<int>(columns_.size());
+    columns_.push_back(std::move(col));
+    return columns_.back();
   }
 
   const VerbContext& ctx_;
@@ -171,8 +155,8 @@ class VtuneWriter : public IntervalListener {
   bool tsc_ = false;
   bool raw_ = false;
   std::string line_;
-  U64Map<CounterColumn> columns_;
-  std::vector<CounterColumn*> order_;
+  CounterTracker counters_{*ctx_.index};
+  std::vector<CounterColumn> columns_;  // by Counter::index
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
-// `itt-dump vtune-csv`: the external-data CSV files VTune imports
-// (/work/shared/spec/004_369148a0777841dd.txt, "外部データと CSV ファイルの
-// 作成"). Two files in the output directory, named as VTune requires,
+// `itt-dump vtune-csv`: the external-data CSV files VTune imports (Intel
+// VTune Profiler User Guide, "Creating a CSV File with External Data").
+// Two files in the output directory, named as VTune requires,
 // "[user-defined]-hostname-<host>.csv":
 //
 //   <prefix>-intervals-hostname-<host>.csv

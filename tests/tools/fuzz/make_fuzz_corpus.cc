@@ -37,16 +37,16 @@ std::string EveryKind() {
     for (int f = 0; f < s.field_count; ++f) {
       switch (s.fields[f].type) {
         case ittc::format::FieldType::kBytes:
-          e.set_bytes(f, kData);
+          e.SetBytes(s.fields[f].field, kData);
           break;
         case ittc::format::FieldType::kTime:
-          e.set_time(f, t + 5);
+          e.Set(s.fields[f].field, t + 5);
           break;
         case ittc::format::FieldType::kId:
-          e.set_id(f, ittc::format::Id{3, 0, 0});
+          e.SetId(s.fields[f].field, ittc::format::Id{3, 0, 0});
           break;
         default:
-          e.set_u(f, 1);
+          e.Set(s.fields[f].field, 1);
       }
     }
     events.push_back(e);

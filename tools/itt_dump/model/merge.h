@@ -16,12 +16,12 @@
 // lagging thread that then arrives earlier than one already emitted is
 // delivered late, out of order, and counted in late_events() (itt-dump
 // prints a warning). A trace the collector wrote stays far below the bound:
-// a round holds at most one ring (1 MiB by default) per thread.
+// a round holds at most one ring (ITTC_RING_KB) per thread.
 //
 // Thread safety: none.
 
-#ifndef TOOLS_ITT_DUMP_MERGE_H_
-#define TOOLS_ITT_DUMP_MERGE_H_
+#ifndef TOOLS_ITT_DUMP_MODEL_MERGE_H_
+#define TOOLS_ITT_DUMP_MODEL_MERGE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -33,9 +33,9 @@
 #include <vector>
 
 #include "format/format.h"
-#include "tools/itt_dump/flat_map.h"
-#include "tools/itt_dump/progress.h"
-#include "tools/itt_dump/trace_index.h"
+#include "tools/itt_dump/model/flat_map.h"
+#include "tools/itt_dump/model/progress.h"
+#include "tools/itt_dump/model/trace_index.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -152,4 +152,4 @@ class EventMerger {
 }  // namespace itt_dump
 }  // namespace ittc
 
-#endif  // TOOLS_ITT_DUMP_MERGE_H_
+#endif  // TOOLS_ITT_DUMP_MODEL_MERGE_H_

@@ -9,8 +9,8 @@
 //
 // Thread safety: none.
 
-#ifndef TOOLS_ITT_DUMP_FLAT_MAP_H_
-#define TOOLS_ITT_DUMP_FLAT_MAP_H_
+#ifndef TOOLS_ITT_DUMP_MODEL_FLAT_MAP_H_
+#define TOOLS_ITT_DUMP_MODEL_FLAT_MAP_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -84,4 +84,4 @@ class U64Map {
 }  // namespace itt_dump
 }  // namespace ittc
 
-#endif  // TOOLS_ITT_DUMP_FLAT_MAP_H_
+#endif  // TOOLS_ITT_DUMP_MODEL_FLAT_MAP_H_

@@ -15,8 +15,8 @@
 //
 // Thread safety: none.
 
-#ifndef TOOLS_ITT_DUMP_TRACE_INDEX_H_
-#define TOOLS_ITT_DUMP_TRACE_INDEX_H_
+#ifndef TOOLS_ITT_DUMP_MODEL_TRACE_INDEX_H_
+#define TOOLS_ITT_DUMP_MODEL_TRACE_INDEX_H_
 
 #include <cstdint>
 #include <memory>
@@ -27,9 +27,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "format/format.h"
-#include "tools/itt_dump/clock.h"
-#include "tools/itt_dump/flat_map.h"
-#include "tools/itt_dump/progress.h"
+#include "tools/itt_dump/model/clock.h"
+#include "tools/itt_dump/model/flat_map.h"
+#include "tools/itt_dump/model/progress.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -185,4 +185,4 @@ absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(const TraceSour
 }  // namespace itt_dump
 }  // namespace ittc
 
-#endif  // TOOLS_ITT_DUMP_TRACE_INDEX_H_
+#endif  // TOOLS_ITT_DUMP_MODEL_TRACE_INDEX_H_

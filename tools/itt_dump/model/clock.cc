@@ -1,4 +1,4 @@
-#include "tools/itt_dump/clock.h"
+#include "tools/itt_dump/model/clock.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "tools/itt_dump/values.h"
+#include "tools/itt_dump/model/values.h"
 
 #include <time.h>
 
@@ -354,16 +354,20 @@ void AppendCsvField(std::string* out, std::string_view s) {
 
 void AppendQuoted(std::string* out, std::string_view s) {
   out->push_back('"');
-  for (unsigned char c : s) {
+  size_t run = 0;  // start of the pending run of characters copied as-is
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"') continue;
+    out->append(s.data() + run, i - run);
+    run = i + 1;
     if (c == '\\' || c == '"') {
       out->push_back('\\');
-      out->push_back(static_cast<char>(c));
-    } else if (c >= 0x20 && c < 0x7f) {
       out->push_back(static_cast<char>(c));
     } else {
       absl::StrAppendFormat(out, "\\x%02x", c);
     }
   }
+  out->append(s.data() + run, s.size() - run);
   out->push_back('"');
 }
 

@@ -8,7 +8,11 @@
 //                      frame_submit is a complete frame
 //   legacy events      event_start/event_end: by event id, per thread
 // The *_ex kinds use their `timestamp` field (already in trace ticks) as the
-// event's time.
+// event's time (format::EffectiveTime).
+//
+// This is the one place where begin and end events are paired: every
+// consumer (stats, text, chrome, vtune-csv, the tests' loaders) listens to
+// an IntervalTracker.
 //
 // Metadata (metadata_add*, metadata_str_add*, formatted_metadata_add*)
 // becomes args of the task it belongs to: the open task with the event's
@@ -20,8 +24,8 @@
 //
 // Thread safety: none. Memory: the open intervals only.
 
-#ifndef TOOLS_ITT_DUMP_INTERVALS_H_
-#define TOOLS_ITT_DUMP_INTERVALS_H_
+#ifndef TOOLS_ITT_DUMP_MODEL_INTERVALS_H_
+#define TOOLS_ITT_DUMP_MODEL_INTERVALS_H_
 
 #include <cstdint>
 #include <map>
@@ -31,8 +35,8 @@
 #include <vector>
 
 #include "format/format.h"
-#include "tools/itt_dump/flat_map.h"
-#include "tools/itt_dump/trace_index.h"
+#include "tools/itt_dump/model/flat_map.h"
+#include "tools/itt_dump/model/trace_index.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -105,8 +109,9 @@ class IntervalTracker {
 
   const Unbalanced& unbalanced() const { return unbalanced_; }
 
-  // Effective time of an event: the `timestamp` field of *_ex kinds.
-  static uint64_t EffectiveTime(const format::Event& e);
+  // Whether metadata events become args of intervals (the default). A
+  // consumer that never reads args turns it off and saves the work.
+  void set_collect_args(bool on) { collect_args_ = on; }
 
  private:
   struct Open {
@@ -145,9 +150,10 @@ class IntervalTracker {
   std::map<Key, std::vector<Open>> regions_;
   std::map<Key, std::vector<Open>> frames_;
   Unbalanced unbalanced_;
+  bool collect_args_ = true;
 };
 
 }  // namespace itt_dump
 }  // namespace ittc
 
-#endif  // TOOLS_ITT_DUMP_INTERVALS_H_
+#endif  // TOOLS_ITT_DUMP_MODEL_INTERVALS_H_

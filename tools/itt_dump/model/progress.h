@@ -4,8 +4,8 @@
 //
 // Thread safety: none.
 
-#ifndef TOOLS_ITT_DUMP_PROGRESS_H_
-#define TOOLS_ITT_DUMP_PROGRESS_H_
+#ifndef TOOLS_ITT_DUMP_MODEL_PROGRESS_H_
+#define TOOLS_ITT_DUMP_MODEL_PROGRESS_H_
 
 #include <cstdint>
 #include <string>
@@ -55,4 +55,4 @@ class Progress {
 }  // namespace itt_dump
 }  // namespace ittc
 
-#endif  // TOOLS_ITT_DUMP_PROGRESS_H_
+#endif  // TOOLS_ITT_DUMP_MODEL_PROGRESS_H_

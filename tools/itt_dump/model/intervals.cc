@@ -1,17 +1,19 @@
-#include "tools/itt_dump/intervals.h"
+#include "tools/itt_dump/model/intervals.h"
 
 #include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "tools/itt_dump/values.h"
+#include "tools/itt_dump/model/metadata.h"
+#include "tools/itt_dump/model/values.h"
 
 namespace ittc {
 namespace itt_dump {
 
 using format::Event;
 using format::EventKind;
+using F = format::Field;
 
 namespace {
 
@@ -20,6 +22,10 @@ namespace {
 // memory.
 constexpr size_t kMaxDepth = 100000;
 constexpr size_t kMaxKeyed = 1000000;
+// Keyed maps keep up to this many entries whose last interval closed, so
+// the usual few keys (frames of a domain, null ids) cost no allocation per
+// interval.
+constexpr size_t kKeepEmptyKeys = 64;
 
 bool IsNull(const format::Id& id) { return id == format::Id{}; }
 
@@ -52,25 +58,6 @@ std::string IntervalName(const TraceIndex& index, const Interval& iv) {
   if (iv.name_id != 0) return std::string(index.String(iv.name_id));
   if (iv.fn != 0) return absl::StrFormat("fn@0x%x", iv.fn);
   return std::string();
-}
-
-uint64_t IntervalTracker::EffectiveTime(const Event& e) {
-  switch (e.kind) {
-    case EventKind::kTaskBeginEx:
-    case EventKind::kTaskBeginFnEx:
-    case EventKind::kTaskEndEx:
-    case EventKind::kTaskBeginOverlappedEx:
-    case EventKind::kTaskEndOverlappedEx:
-    case EventKind::kMarkerEx:
-    case EventKind::kCounterSetValueEx:
-    case EventKind::kRelationAddEx:
-    case EventKind::kRelationAddToCurrentEx:
-    case EventKind::kIdCreateEx:
-    case EventKind::kIdDestroyEx:
-      return e.time_field(3);
-    default:
-      return e.time;
-  }
 }
 
 IntervalTracker::IntervalTracker(const TraceIndex& index, IntervalListener* listener)
@@ -117,7 +104,7 @@ void IntervalTracker::EndKeyed(std::map<Key, std::vector<Open>>* map, const Key&
   }
   Open open = std::move(it->second.back());
   it->second.pop_back();
-  if (it->second.empty()) map->erase(it);
+  if (it->second.empty() && map->size() > kKeepEmptyKeys) map->erase(it);
   open.iv.end = std::max(ticks, open.iv.begin);
   Deliver(&open);
 }
@@ -128,9 +115,6 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kTaskBeginFn:
     case EventKind::kTaskBeginEx:
     case EventKind::kTaskBeginFnEx: {
-      const bool ex = e.kind == EventKind::kTaskBeginEx || e.kind == EventKind::kTaskBeginFnEx;
-      const bool fn = e.kind == EventKind::kTaskBeginFn || e.kind == EventKind::kTaskBeginFnEx;
-      const int base = ex ? 4 : 1;  // index of `id`
       ThreadState& s = StateOf(t);
       if (s.depth >= kMaxDepth) {
         ++unbalanced_.open_at_end;
@@ -142,11 +126,11 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       Interval& n = o.iv;
       n.kind = IntervalKind::kTask;
       n.thread = &t;
-      n.domain = e.u(0);
-      n.id = e.id(base);
-      n.name_id = fn ? 0 : e.u(base + 2);
-      n.fn = fn ? e.u(base + 2) : 0;
-      n.begin = EffectiveTime(e);
+      n.domain = e.Get(F::kDomain);
+      n.id = e.GetId(F::kId);
+      n.name_id = e.Get(F::kName);
+      n.fn = e.Get(F::kFn);
+      n.begin = format::EffectiveTime(e);
       n.child_ticks = 0;
       n.depth = static_cast<int>(s.depth);
       n.open_at_end = false;
@@ -157,10 +141,10 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kTaskEnd:
     case EventKind::kTaskEndEx: {
       ThreadState& s = StateOf(t);
-      const uint64_t end = EffectiveTime(e);
+      const uint64_t end = format::EffectiveTime(e);
       if (s.depth == 0) {
         ++unbalanced_.end_without_begin;
-        listener_->OnUnmatchedEnd(IntervalKind::kTask, t, e.u(0), end);
+        listener_->OnUnmatchedEnd(IntervalKind::kTask, t, e.Get(F::kDomain), end);
         return;
       }
       // Delivered in place; listeners do not call back into the tracker.
@@ -176,12 +160,11 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kTaskBeginOverlappedEx: {
       Interval iv;
       iv.thread = &t;
-      const int base = e.kind == EventKind::kTaskBeginOverlappedEx ? 4 : 1;
       iv.kind = IntervalKind::kOverlapped;
-      iv.domain = e.u(0);
-      iv.id = e.id(base);
-      iv.name_id = e.u(base + 2);
-      iv.begin = EffectiveTime(e);
+      iv.domain = e.Get(F::kDomain);
+      iv.id = e.GetId(F::kId);
+      iv.name_id = e.Get(F::kName);
+      iv.begin = format::EffectiveTime(e);
       if (overlapped_.size() >= kMaxKeyed) {
         ++unbalanced_.open_at_end;
         return;
@@ -191,18 +174,19 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
     }
     case EventKind::kTaskEndOverlapped:
     case EventKind::kTaskEndOverlappedEx: {
-      const format::Id& id = e.id(e.kind == EventKind::kTaskEndOverlappedEx ? 4 : 1);
-      EndKeyed(&overlapped_, Key(e.u(0), id.d1, id.d2, id.d3, 0), IntervalKind::kOverlapped, t,
-               e.u(0), EffectiveTime(e));
+      const format::Id& id = e.GetId(F::kId);
+      const uint64_t domain = e.Get(F::kDomain);
+      EndKeyed(&overlapped_, Key(domain, id.d1, id.d2, id.d3, 0), IntervalKind::kOverlapped, t,
+               domain, format::EffectiveTime(e));
       return;
     }
     case EventKind::kRegionBegin: {
       Interval iv;
       iv.thread = &t;
       iv.kind = IntervalKind::kRegion;
-      iv.domain = e.u(0);
-      iv.id = e.id(1);
-      iv.name_id = e.u(3);
+      iv.domain = e.Get(F::kDomain);
+      iv.id = e.GetId(F::kId);
+      iv.name_id = e.Get(F::kName);
       iv.begin = e.time;
       if (regions_.size() >= kMaxKeyed) {
         ++unbalanced_.open_at_end;
@@ -213,9 +197,10 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       return;
     }
     case EventKind::kRegionEnd: {
-      const format::Id& id = e.id(1);
+      const format::Id& id = e.GetId(F::kId);
+      const uint64_t domain = e.Get(F::kDomain);
       const uint64_t tag = IsNull(id) ? uint64_t{t.index} + 1 : 0;
-      EndKeyed(&regions_, Key(e.u(0), id.d1, id.d2, id.d3, tag), IntervalKind::kRegion, t, e.u(0),
+      EndKeyed(&regions_, Key(domain, id.d1, id.d2, id.d3, tag), IntervalKind::kRegion, t, domain,
                e.time);
       return;
     }
@@ -223,8 +208,8 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       Interval iv;
       iv.thread = &t;
       iv.kind = IntervalKind::kFrame;
-      iv.domain = e.u(0);
-      iv.id = e.id(1);
+      iv.domain = e.Get(F::kDomain);
+      iv.id = e.GetId(F::kId);
       iv.begin = e.time;
       if (frames_.size() >= kMaxKeyed) {
         ++unbalanced_.frames_open_at_end;
@@ -234,8 +219,9 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       return;
     }
     case EventKind::kFrameEnd: {
-      const format::Id& id = e.id(1);
-      EndKeyed(&frames_, Key(e.u(0), id.d1, id.d2, id.d3, 0), IntervalKind::kFrame, t, e.u(0),
+      const format::Id& id = e.GetId(F::kId);
+      const uint64_t domain = e.Get(F::kDomain);
+      EndKeyed(&frames_, Key(domain, id.d1, id.d2, id.d3, 0), IntervalKind::kFrame, t, domain,
                e.time);
       return;
     }
@@ -243,11 +229,11 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       Open open;
       open.iv.kind = IntervalKind::kFrame;
       open.iv.thread = &t;
-      open.iv.domain = e.u(0);
-      open.iv.id = e.id(1);
-      open.iv.begin = e.time_field(2);
+      open.iv.domain = e.Get(F::kDomain);
+      open.iv.id = e.GetId(F::kId);
+      open.iv.begin = e.Get(F::kBegin);
       // __itt_timestamp_none as the end means "the time of the call".
-      const uint64_t end = e.time_field(3) == kTimestampNone ? e.time : e.time_field(3);
+      const uint64_t end = e.Get(F::kEnd) == kTimestampNone ? e.time : e.Get(F::kEnd);
       if (open.iv.begin == kTimestampNone) open.iv.begin = e.time;
       open.iv.end = std::max(end, open.iv.begin);
       Deliver(&open);
@@ -257,7 +243,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       Interval iv;
       iv.thread = &t;
       iv.kind = IntervalKind::kLegacyEvent;
-      iv.event_id = e.u(0);
+      iv.event_id = e.Get(F::kEvent);
       iv.begin = e.time;
       Begin(&StateOf(t).events, iv);
       return;
@@ -265,7 +251,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kEventEnd: {
       std::vector<Open>& events = StateOf(t).events;
       for (size_t i = events.size(); i-- > 0;) {
-        if (events[i].iv.event_id != e.u(0)) continue;
+        if (events[i].iv.event_id != e.Get(F::kEvent)) continue;
         Open open = std::move(events[i]);
         events.erase(events.begin() + static_cast<std::ptrdiff_t>(i));
         open.iv.end = std::max(e.time, open.iv.begin);
@@ -282,7 +268,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kMetadataStrAddWithScope:
     case EventKind::kFormattedMetadataAdd:
     case EventKind::kFormattedMetadataAddOverlapped:
-      AddArg(e, t);
+      if (collect_args_) AddArg(e, t);
       return;
     default:
       return;
@@ -293,9 +279,9 @@ IntervalTracker::Open* IntervalTracker::ArgTarget(const Event& e, const ThreadRe
   ThreadState& s = StateOf(t);
   Open* top = s.depth == 0 ? nullptr : &s.stack[s.depth - 1];
   if (!by_id) return top;
-  const format::Id& id = e.id(1);
+  const format::Id& id = e.GetId(F::kId);
   if (IsNull(id)) return top;
-  auto it = overlapped_.find(Key(e.u(0), id.d1, id.d2, id.d3, 0));
+  auto it = overlapped_.find(Key(e.Get(F::kDomain), id.d1, id.d2, id.d3, 0));
   if (it != overlapped_.end() && !it->second.empty()) {
     return &it->second.back();
   }
@@ -307,50 +293,31 @@ IntervalTracker::Open* IntervalTracker::ArgTarget(const Event& e, const ThreadRe
 
 void IntervalTracker::AddArg(const Event& e, const ThreadRec& t) {
   Open* target = nullptr;
-  Arg arg;
   switch (e.kind) {
     case EventKind::kMetadataAdd:
-      target = ArgTarget(e, t, true);
-      arg.key = std::string(index_.String(e.u(2)));
-      AppendMetadataArray(&arg.value, e.u(3), e.u(4), e.bytes(5));
-      break;
     case EventKind::kMetadataStrAdd:
+    case EventKind::kFormattedMetadataAddOverlapped:
       target = ArgTarget(e, t, true);
-      arg.key = std::string(index_.String(e.u(2)));
-      arg.value = std::string(e.bytes(3));
-      arg.is_text = true;
       break;
     case EventKind::kMetadataAddWithScope:
     case EventKind::kMetadataStrAddWithScope:
-      if (e.u(1) != static_cast<uint64_t>(format::Scope::kTask)) return;
+      if (e.Get(F::kScope) != static_cast<uint64_t>(format::Scope::kTask)) return;
       target = ArgTarget(e, t, false);
-      arg.key = std::string(index_.String(e.u(2)));
-      if (e.kind == EventKind::kMetadataAddWithScope) {
-        AppendMetadataArray(&arg.value, e.u(3), e.u(4), e.bytes(5));
-      } else {
-        arg.value = std::string(e.bytes(3));
-        arg.is_text = true;
-      }
       break;
     case EventKind::kFormattedMetadataAdd:
-    case EventKind::kFormattedMetadataAddOverlapped: {
-      // The text, or the format rendered with the raw arguments.
-      const bool overlapped = e.kind == EventKind::kFormattedMetadataAddOverlapped;
-      const int fi = overlapped ? 2 : 1;
-      target = ArgTarget(e, t, overlapped);
-      arg.key = std::string(index_.String(e.u(fi)));
-      arg.value = e.bytes(fi + 2).empty() && !e.bytes(fi + 1).empty()
-                      ? RenderFormatted(arg.key, e.bytes(fi + 1))
-                      : std::string(e.bytes(fi + 2));
-      arg.is_text = true;
+      target = ArgTarget(e, t, false);
       break;
-    }
     default:
       return;
   }
   if (target == nullptr) return;
   if (!target->args) target->args = std::make_unique<std::vector<Arg>>();
   if (target->args->size() >= kMaxArgs) return;
+  Arg arg;
+  const MetadataValue m = DecodeMetadata(index_, e);
+  arg.key = std::string(m.key);
+  arg.value = m.value;
+  arg.is_text = m.is_text;
   if (arg.key.empty()) arg.key = "metadata";
   target->args->push_back(std::move(arg));
 }

@@ -1,4 +1,4 @@
-#include "tools/itt_dump/progress.h"
+#include "tools/itt_dump/model/progress.h"
 
 #include <time.h>
 #include <unistd.h>

@@ -10,8 +10,8 @@
 // Thread safety: none (a one-entry segment cache is updated by the const
 // conversions).
 
-#ifndef TOOLS_ITT_DUMP_CLOCK_H_
-#define TOOLS_ITT_DUMP_CLOCK_H_
+#ifndef TOOLS_ITT_DUMP_MODEL_CLOCK_H_
+#define TOOLS_ITT_DUMP_MODEL_CLOCK_H_
 
 #include <cstdint>
 #include <vector>
@@ -77,4 +77,4 @@ class Clock {
 }  // namespace itt_dump
 }  // namespace ittc
 
-#endif  // TOOLS_ITT_DUMP_CLOCK_H_
+#endif  // TOOLS_ITT_DUMP_MODEL_CLOCK_H_

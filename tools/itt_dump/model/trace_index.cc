@@ -1,4 +1,4 @@
-#include "tools/itt_dump/trace_index.h"
+#include "tools/itt_dump/model/trace_index.h"
 
 #include <sys/stat.h>
 
@@ -89,45 +89,46 @@ ThreadRec& ThreadOf(TraceIndex* index, uint32_t thread_index) {
 }
 
 void AddDefinition(TraceIndex* x, const Event& r) {
-  const uint64_t id = r.u(0);
+  using F = format::Field;
+  const uint64_t id = r.Get(F::kId);
   switch (r.kind) {
     case EventKind::kDefString:
-      x->strings[id] = std::string(r.bytes(1));
+      x->strings[id] = std::string(r.GetBytes(F::kText));
       break;
     case EventKind::kDefDomain:
-      x->domains[id] = std::string(r.bytes(1));
+      x->domains[id] = std::string(r.GetBytes(F::kName));
       break;
     case EventKind::kDefCounter: {
       CounterDef& c = x->counters[id];
-      c.name = std::string(r.bytes(1));
-      c.domain_name = std::string(r.bytes(2));
-      c.domain = r.u(3);
-      c.type = r.u(4);
+      c.name = std::string(r.GetBytes(F::kName));
+      c.domain_name = std::string(r.GetBytes(F::kDomainName));
+      c.domain = r.Get(F::kDomain);
+      c.type = r.Get(F::kType);
       break;
     }
     case EventKind::kDefHistogram: {
       HistogramDef& h = x->histograms[id];
-      h.domain = r.u(1);
-      h.name = std::string(r.bytes(2));
-      h.x_type = r.u(3);
-      h.y_type = r.u(4);
+      h.domain = r.Get(F::kDomain);
+      h.name = std::string(r.GetBytes(F::kName));
+      h.x_type = r.Get(F::kXType);
+      h.y_type = r.Get(F::kYType);
       break;
     }
     case EventKind::kDefClockDomain: {
       ClockDomainDef& c = x->clock_domains[id];
-      c.frequency_hz = r.u(1);
-      c.clock_base = r.u(2);
-      c.ticks = r.u(3);
+      c.frequency_hz = r.Get(F::kFrequencyHz);
+      c.clock_base = r.Get(F::kClockBase);
+      c.ticks = r.Get(F::kTicks);
       break;
     }
     case EventKind::kDefHeapFunction: {
       HeapFunctionDef& h = x->heap_functions[id];
-      h.name = std::string(r.bytes(1));
-      h.domain_name = std::string(r.bytes(2));
+      h.name = std::string(r.GetBytes(F::kName));
+      h.domain_name = std::string(r.GetBytes(F::kDomainName));
       break;
     }
     case EventKind::kDefEvent:
-      x->event_names[id] = std::string(r.bytes(1));
+      x->event_names[id] = std::string(r.GetBytes(F::kName));
       break;
     default:
       break;  // track groups and tracks: not used by any verb yet

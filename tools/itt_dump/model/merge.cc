@@ -1,4 +1,4 @@
-#include "tools/itt_dump/merge.h"
+#include "tools/itt_dump/model/merge.h"
 
 #include <algorithm>
 #include <functional>

@@ -3,8 +3,8 @@
 //
 // Thread safety: pure functions.
 
-#ifndef TOOLS_ITT_DUMP_VALUES_H_
-#define TOOLS_ITT_DUMP_VALUES_H_
+#ifndef TOOLS_ITT_DUMP_MODEL_VALUES_H_
+#define TOOLS_ITT_DUMP_MODEL_VALUES_H_
 
 #include <cstdint>
 #include <string>
@@ -65,4 +65,4 @@ void AppendMicros(std::string* out, int64_t ns);
 }  // namespace itt_dump
 }  // namespace ittc
 
-#endif  // TOOLS_ITT_DUMP_VALUES_H_
+#endif  // TOOLS_ITT_DUMP_MODEL_VALUES_H_

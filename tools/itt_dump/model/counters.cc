@@ -1,0 +1,113 @@
+#include "tools/itt_dump/model/counters.h"
+
+#include "absl/strings/str_cat.h"
+#include "tools/itt_dump/model/values.h"
+
+namespace ittc {
+namespace itt_dump {
+
+using format::EventKind;
+using F = format::Field;
+
+bool DecodeCounterChange(const format::Event& e, CounterChange* c) {
+  c->set = false;
+  c->b = 0;
+  switch (e.kind) {
+    case EventKind::kCounterInc:
+    case EventKind::kCounterIncDelta:
+    case EventKind::kCounterDec:
+    case EventKind::kCounterDecDelta:
+    case EventKind::kCounterIncV3:
+    case EventKind::kCounterIncDeltaV3:
+    case EventKind::kCounterDecV3:
+    case EventKind::kCounterDecDeltaV3: {
+      if (e.Has(F::kCounter)) {
+        c->key_kind = 1;
+        c->a = e.Get(F::kCounter);
+      } else {
+        c->key_kind = 2;
+        c->a = e.Get(F::kDomain);
+        c->b = e.Get(F::kName);
+      }
+      c->value = e.Has(F::kDelta) ? static_cast<long double>(e.Get(F::kDelta)) : 1;
+      const bool dec = e.kind == EventKind::kCounterDec || e.kind == EventKind::kCounterDecDelta ||
+                       e.kind == EventKind::kCounterDecV3 ||
+                       e.kind == EventKind::kCounterDecDeltaV3;
+      if (dec) c->value = -c->value;
+      return true;
+    }
+    case EventKind::kCounterSetValue:
+    case EventKind::kCounterSetValueV3:
+    case EventKind::kCounterSetValueEx:
+      c->key_kind = 1;
+      c->a = e.Get(F::kCounter);
+      c->set = true;
+      c->value = CounterValue(e.Get(F::kType), e.Get(F::kValue));
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+uint64_t Mix(uint64_t a, uint64_t b) {
+  uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
+  x ^= x >> 29;
+  return x * 0xBF58476D1CE4E5B9ull;
+}
+
+}  // namespace
+
+Counter* CounterTracker::Find(const CounterChange& c) {
+  const uint64_t h = Mix(Mix(c.key_kind, c.a), c.b);
+  Counter*& slot = by_hash_[h];
+  if (slot != nullptr && slot->key_kind == c.key_kind && slot->a == c.a && slot->b == c.b) {
+    return slot;
+  }
+  const auto key = std::make_tuple(c.key_kind, c.a, c.b);
+  auto it = exact_.find(key);
+  if (it != exact_.end()) return it->second;
+  auto counter = std::make_unique<Counter>();
+  counter->index = counters_.size();
+  counter->key_kind = c.key_kind;
+  counter->a = c.a;
+  counter->b = c.b;
+  if (c.key_kind == 1) {
+    const CounterDef* d = index_.counters.Find(c.a);
+    if (d != nullptr) {
+      counter->name = d->name;
+      counter->domain = d->domain_name;
+      counter->type = d->type;
+    } else {
+      counter->name = absl::StrCat("counter#", c.a);
+    }
+  } else {
+    counter->domain = std::string(index_.Domain(c.a));
+    counter->name = std::string(index_.String(c.b));
+  }
+  Counter* r = counter.get();
+  counters_.push_back(std::move(counter));
+  exact_[key] = r;
+  if (slot == nullptr) slot = r;
+  return r;
+}
+
+bool CounterTracker::OnEvent(const format::Event& e, CounterSample* sample) {
+  CounterChange c;
+  if (!DecodeCounterChange(e, &c)) return false;
+  Counter* counter = Find(c);
+  counter->value = c.set ? c.value : counter->value + c.value;
+  if (c.set) counter->ever_set = true;
+  sample->counter = counter;
+  sample->ticks = format::EffectiveTime(e);
+  sample->set = c.set;
+  return true;
+}
+
+void CounterTracker::ResetValues() {
+  for (auto& c : counters_) c->value = 0;
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

@@ -1,0 +1,87 @@
+// Counters: the one place that knows which counter an event changes and
+// what its value becomes. stats, chrome and vtune-csv read counter samples
+// from here.
+//
+// A counter is identified by its kDefCounter id (counter_inc*,
+// counter_set_value*) or, for the v3 API, by (domain id, name string id).
+// Its value starts at 0; inc/dec events add or subtract (1 or their delta),
+// set_value events replace it with the value read as the counter's type
+// (values.h).
+//
+// Thread safety: none. Memory: one entry per distinct counter.
+
+#ifndef TOOLS_ITT_DUMP_MODEL_COUNTERS_H_
+#define TOOLS_ITT_DUMP_MODEL_COUNTERS_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "format/schema.h"
+#include "tools/itt_dump/model/flat_map.h"
+#include "tools/itt_dump/model/trace_index.h"
+
+namespace ittc {
+namespace itt_dump {
+
+// Which counter an event changes, and how.
+struct CounterChange {
+  uint64_t key_kind = 0;  // 1: by counter id `a`; 2: v3, domain `a`, name `b`
+  uint64_t a = 0;
+  uint64_t b = 0;
+  bool set = false;  // replaces the value; else adds `value`
+  long double value = 0;
+};
+
+// Fills *c and returns true for the kinds that change a counter's value.
+bool DecodeCounterChange(const format::Event& e, CounterChange* c);
+
+struct Counter {
+  size_t index = 0;  // order of first change in the trace: 0, 1, ...
+  uint64_t key_kind = 0;
+  uint64_t a = 0;
+  uint64_t b = 0;
+  std::string name;    // "counter#N" for an undefined id; may be "" (v3)
+  std::string domain;  // "" if none
+  uint64_t type = 0;   // MetadataType of a defined counter, else 0
+  long double value = 0;
+  bool ever_set = false;  // some set_value event changed it
+};
+
+// One change of one counter, as the tracker applied it.
+struct CounterSample {
+  Counter* counter = nullptr;  // valid as long as the tracker
+  uint64_t ticks = 0;          // when (the timestamp of *_ex kinds)
+  bool set = false;            // a set_value event (an instantaneous value)
+};
+
+class CounterTracker {
+ public:
+  // `index` must outlive the tracker.
+  explicit CounterTracker(const TraceIndex& index) : index_(index) {}
+
+  // If `e` changes a counter: applies the change (sample->counter->value is
+  // the new value) and returns true. Cost: one hash lookup.
+  bool OnEvent(const format::Event& e, CounterSample* sample);
+
+  // Every counter seen so far, in order of first change.
+  const std::vector<std::unique_ptr<Counter>>& counters() const { return counters_; }
+  // Sets every value back to 0, for a second pass over the trace.
+  void ResetValues();
+
+ private:
+  Counter* Find(const CounterChange& c);
+
+  const TraceIndex& index_;
+  U64Map<Counter*> by_hash_;
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, Counter*> exact_;
+  std::vector<std::unique_ptr<Counter>> counters_;
+};
+
+}  // namespace itt_dump
+}  // namespace ittc
+
+#endif  // TOOLS_ITT_DUMP_MODEL_COUNTERS_H_

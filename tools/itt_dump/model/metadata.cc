@@ -1,0 +1,47 @@
+#include "tools/itt_dump/model/metadata.h"
+
+#include "tools/itt_dump/model/values.h"
+
+namespace ittc {
+namespace itt_dump {
+
+using format::EventKind;
+using F = format::Field;
+
+bool IsMetadataKind(EventKind kind) {
+  switch (kind) {
+    case EventKind::kMetadataAdd:
+    case EventKind::kMetadataStrAdd:
+    case EventKind::kMetadataAddWithScope:
+    case EventKind::kMetadataStrAddWithScope:
+    case EventKind::kFormattedMetadataAdd:
+    case EventKind::kFormattedMetadataAddOverlapped:
+      return true;
+    default:
+      return false;
+  }
+}
+
+MetadataValue DecodeMetadata(const TraceIndex& index, const format::Event& e) {
+  MetadataValue m;
+  if (e.Has(F::kFormat)) {
+    // The text, or the format rendered with the raw arguments.
+    m.key = index.String(e.Get(F::kFormat));
+    const std::string_view text = e.GetBytes(F::kText);
+    const std::string_view args = e.GetBytes(F::kArgs);
+    m.value = text.empty() && !args.empty() ? RenderFormatted(m.key, args) : std::string(text);
+    m.is_text = true;
+    return m;
+  }
+  m.key = index.String(e.Get(F::kKey));
+  if (e.Has(F::kData)) {
+    AppendMetadataArray(&m.value, e.Get(F::kType), e.Get(F::kCount), e.GetBytes(F::kData));
+  } else {
+    m.value = std::string(e.GetBytes(F::kText));
+    m.is_text = true;
+  }
+  return m;
+}
+
+}  // namespace itt_dump
+}  // namespace ittc
