@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/flows.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/metadata.h"
 #include "tools/itt_dump/model/values.h"
@@ -19,18 +20,6 @@ using format::EventKind;
 using F = format::Field;
 
 namespace {
-
-// Bounds on the flow bookkeeping: task begins remembered by id, and
-// relations waiting for their tail task.
-constexpr size_t kMaxRememberedTasks = 1 << 20;
-constexpr size_t kMaxPendingFlows = 1 << 16;
-
-uint64_t IdHash(const format::Id& id) {
-  uint64_t h = id.d1 * 0x9E3779B97F4A7C15ull;
-  h ^= (id.d2 + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull;
-  h ^= (id.d3 + 0x8CB92BA72F3D8DD7ull) * 0x94D049BB133111EBull;
-  return h;
-}
 
 std::string IdText(const format::Id& id) {
   if (id.d2 == 0 && id.d3 == 0) return absl::StrFormat("0x%x", id.d1);
@@ -126,17 +115,8 @@ class ChromeWriter : public IntervalListener {
   }
   uint64_t FrameTid(uint64_t domain);
   void OnRelation(const Event& e, const ThreadRec& t);
-  void OnTaskBegin(const format::Id& id, const ThreadRec& t, uint64_t ticks);
-
-  struct Remembered {
-    format::Id id;
-    uint64_t tid = 0;
-    uint64_t ticks = 0;
-  };
-  struct Pending {
-    format::Id tail;
-    uint64_t flow = 0;
-  };
+  // Writes the "f" events of flow_ends_ and clears it.
+  void WriteFlowEnds();
 
   const VerbContext& ctx_;
   const TraceIndex& x_;
@@ -147,10 +127,8 @@ class ChromeWriter : public IntervalListener {
   std::string line_;
   U64Map<uint64_t> frame_tids_;  // domain -> pseudo tid
   CounterTracker counters_;
-  U64Map<Remembered> tasks_by_id_;
-  std::vector<Pending> pending_;
-  uint64_t next_flow_ = 1;
-  uint64_t dropped_flows_ = 0;
+  FlowTracker flows_;
+  std::vector<FlowTracker::End> flow_ends_;
 };
 
 void ChromeWriter::Begin() {
@@ -224,34 +202,22 @@ void ChromeWriter::OnInterval(const Interval& iv) {
   }
 }
 
-void ChromeWriter::OnTaskBegin(const format::Id& id, const ThreadRec& t, uint64_t ticks) {
-  if (id == format::Id{}) return;
-  if (tasks_by_id_.size() >= kMaxRememberedTasks) tasks_by_id_.clear();
-  Remembered& r = tasks_by_id_[IdHash(id)];
-  r.id = id;
-  r.tid = t.tid;
-  r.ticks = ticks;
-  // Relations that were waiting for this task.
-  for (size_t i = 0; i < pending_.size();) {
-    if (pending_[i].tail == id) {
-      Open("f", t.tid, ticks);
-      absl::StrAppend(&line_, ",\"bp\":\"e\",\"id\":", pending_[i].flow);
-      Field("name", "relation");
-      Field("cat", "relation");
-      Close();
-      pending_[i] = pending_.back();
-      pending_.pop_back();
-    } else {
-      ++i;
-    }
+void ChromeWriter::WriteFlowEnds() {
+  for (const FlowTracker::End& end : flow_ends_) {
+    Open("f", end.thread->tid, end.ticks);
+    absl::StrAppend(&line_, ",\"bp\":\"e\",\"id\":", end.flow);
+    Field("name", "relation");
+    Field("cat", "relation");
+    Close();
   }
+  flow_ends_.clear();
 }
 
 void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
   const uint64_t ticks = format::EffectiveTime(e);
   const char* relation = RelationName(e.Get(F::kRelation));
   if (!Keep(t, e.Get(F::kDomain), relation, ticks)) return;
-  const uint64_t flow = next_flow_++;
+  const uint64_t flow = flows_.OnRelation(e.GetId(F::kTail), &flow_ends_);
   Open("s", t.tid, ticks);
   absl::StrAppend(&line_, ",\"id\":", flow);
   Field("name", "relation");
@@ -267,18 +233,7 @@ void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
   AppendJsonString(&line_, IdText(tail));
   line_.append("}");
   Close();
-  const Remembered* r = tasks_by_id_.Find(IdHash(tail));
-  if (r != nullptr && r->id == tail) {
-    Open("f", r->tid, r->ticks);
-    absl::StrAppend(&line_, ",\"bp\":\"e\",\"id\":", flow);
-    Field("name", "relation");
-    Field("cat", "relation");
-    Close();
-  } else if (pending_.size() < kMaxPendingFlows) {
-    pending_.push_back({tail, flow});
-  } else {
-    ++dropped_flows_;
-  }
+  WriteFlowEnds();
 }
 
 void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
@@ -351,7 +306,8 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kTaskBeginEx:
     case EventKind::kTaskBeginFnEx:
     case EventKind::kTaskBeginOverlappedEx:
-      OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e));
+      flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
+      WriteFlowEnds();
       break;
     default:
       break;
@@ -372,7 +328,7 @@ void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
                   ",\"open_at_end\":", u.open_at_end,
                   ",\"frame_end_without_begin\":", u.frame_end_without_begin,
                   ",\"frames_open_at_end\":", u.frames_open_at_end,
-                  ",\"unresolved_relations\":", pending_.size() + dropped_flows_, "}}\n");
+                  ",\"unresolved_relations\":", flows_.unresolved(), "}}\n");
   ctx_.out->Write(line_);
   if (u.total() != 0) {
     Warn(ctx_, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
