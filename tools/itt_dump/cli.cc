@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/chrome.h"
 #include "tools/itt_dump/info.h"
+#include "tools/itt_dump/perfetto/export.h"
 #include "tools/itt_dump/stats.h"
 #include "tools/itt_dump/text.h"
 #include "tools/itt_dump/verify.h"
@@ -31,6 +32,7 @@ constexpr char kMainHelp[] =
     "  info       header, threads, event counts, losses, damage, clean end\n"
     "  stats      task/frame/counter/sync/heap/JIT statistics\n"
     "  chrome     Chrome Trace Event JSON (chrome://tracing, Perfetto)\n"
+    "  perfetto   Perfetto's native protobuf trace (big traces)\n"
     "  vtune-csv  CSV files VTune imports as external data\n"
     "  verify     check every chunk and event; exit status says what was "
     "found\n"
@@ -89,6 +91,18 @@ constexpr char kChromeHelp[] =
     "relations as flows, metadata as task args. Without -o (or with\n"
     "-o -) the JSON goes to stdout.\n";
 
+constexpr char kPerfettoHelp[] =
+    "usage: itt-dump perfetto FILE -o OUT.pftrace [--compress=zstd|deflate|none]\n"
+    "\n"
+    "Perfetto's native protobuf trace format, for ui.perfetto.dev (Open\n"
+    "trace file) and trace_processor: process and thread tracks, tasks as\n"
+    "slices with metadata as annotations, overlapped tasks, regions and\n"
+    "frames on lane tracks, markers as instants, counter tracks, relations\n"
+    "as flows, JIT method loads as instants. Streamed in one pass. Packets\n"
+    "are compressed in blocks: zstd (the default) needs Perfetto v58\n"
+    "(2026-08) or later; deflate is read by every release; none writes\n"
+    "plain packets (protoc --decode can read them). -o - writes to stdout.\n";
+
 constexpr char kVtuneHelp[] =
     "usage: itt-dump vtune-csv FILE -o DIR [--prefix=NAME]\n"
     "\n"
@@ -120,12 +134,13 @@ struct Args {
   bool wall = false;
   bool help = false;
   bool no_progress = false;
+  PerfettoCompression compression = PerfettoOptions().compression;
   size_t lookahead = size_t{256} << 20;
 };
 
 bool IsVerb(std::string_view s) {
-  return s == "text" || s == "info" || s == "stats" || s == "chrome" || s == "vtune-csv" ||
-         s == "verify" || s == "help";
+  return s == "text" || s == "info" || s == "stats" || s == "chrome" || s == "perfetto" ||
+         s == "vtune-csv" || s == "verify" || s == "help";
 }
 
 const char* HelpFor(const std::string& verb) {
@@ -133,13 +148,15 @@ const char* HelpFor(const std::string& verb) {
   if (verb == "info") return kInfoHelp;
   if (verb == "stats") return kStatsHelp;
   if (verb == "chrome") return kChromeHelp;
+  if (verb == "perfetto") return kPerfettoHelp;
   if (verb == "vtune-csv") return kVtuneHelp;
   if (verb == "verify") return kVerifyHelp;
   return kMainHelp;
 }
 
 bool TakesFilters(const std::string& verb) {
-  return verb == "text" || verb == "stats" || verb == "chrome" || verb == "vtune-csv";
+  return verb == "text" || verb == "stats" || verb == "chrome" || verb == "perfetto" ||
+         verb == "vtune-csv";
 }
 
 // Parses args; on error returns the message.
@@ -224,6 +241,20 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
         continue;
       }
     }
+    if (a->verb == "perfetto") {
+      if (auto v = value("--compress")) {
+        if (*v == "zstd") {
+          a->compression = PerfettoCompression::kZstd;
+        } else if (*v == "deflate") {
+          a->compression = PerfettoCompression::kDeflate;
+        } else if (*v == "none") {
+          a->compression = PerfettoCompression::kNone;
+        } else {
+          return "--compress must be zstd, deflate or none";
+        }
+        continue;
+      }
+    }
     if (a->verb == "vtune-csv") {
       if (auto v = value("--prefix")) {
         if (v->empty() || v->find('/') != std::string::npos) {
@@ -273,8 +304,11 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
   if (a->verb == "vtune-csv" && !a->has_output) {
     return "vtune-csv needs -o DIR";
   }
+  if (a->verb == "perfetto" && !a->has_output) {
+    return "perfetto needs -o OUT (-o - for stdout)";
+  }
   if (a->verb == "chrome" && !a->has_output) a->output = "-";  // stdout
-  if (a->has_output && a->verb != "chrome" && a->verb != "vtune-csv") {
+  if (a->has_output && a->verb != "chrome" && a->verb != "perfetto" && a->verb != "vtune-csv") {
     return absl::StrCat(a->verb, " writes to stdout; -o is not an option");
   }
   return std::nullopt;
@@ -359,7 +393,7 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     so.format = a.format;
     so.per_thread = a.per_thread;
     s = RunStats(ctx, so);
-  } else if (a.verb == "chrome") {
+  } else if (a.verb == "chrome" || a.verb == "perfetto") {
     Output* out = env.out;
     if (a.output != "-") {
       absl::StatusOr<std::unique_ptr<Output>> f = env.create_file(a.output);
@@ -373,7 +407,13 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
       out = file_out.get();
     }
     ctx.out = out;
-    s = RunChrome(ctx);
+    if (a.verb == "chrome") {
+      s = RunChrome(ctx);
+    } else {
+      PerfettoOptions po;
+      po.compression = a.compression;
+      s = RunPerfetto(ctx, po);
+    }
     if (s.ok() && !out->status().ok()) s = out->status();
   } else if (a.verb == "vtune-csv") {
     absl::Status d = env.make_dir(a.output);

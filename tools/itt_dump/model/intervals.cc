@@ -81,7 +81,10 @@ void IntervalTracker::Begin(std::vector<Open>* stack, const Interval& iv) {
     return;
   }
   stack->emplace_back();
-  stack->back().iv = iv;
+  Interval& n = stack->back().iv;
+  n = iv;
+  n.serial = ++serial_;
+  if (report_begins_) listener_->OnBegin(n);
 }
 
 void IntervalTracker::Deliver(Open* open) {
@@ -134,8 +137,10 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       n.child_ticks = 0;
       n.depth = static_cast<int>(s.depth);
       n.open_at_end = false;
+      n.serial = ++serial_;
       if (o.args) o.args->clear();
       ++s.depth;
+      if (report_begins_) listener_->OnBegin(n);
       return;
     }
     case EventKind::kTaskEnd:
@@ -236,6 +241,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       const uint64_t end = e.Get(F::kEnd) == kTimestampNone ? e.time : e.Get(F::kEnd);
       if (open.iv.begin == kTimestampNone) open.iv.begin = e.time;
       open.iv.end = std::max(end, open.iv.begin);
+      open.iv.serial = ++serial_;
       Deliver(&open);
       return;
     }

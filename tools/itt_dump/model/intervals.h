@@ -65,6 +65,9 @@ struct Interval {
   int depth = 0;                           // nesting depth on the thread (tasks only)
   bool open_at_end = false;                // still open when the trace ended
   const std::vector<Arg>* args = nullptr;  // may be null
+  // 1, 2, ... in the order intervals begin: the same in OnBegin and
+  // OnInterval, so a listener can find what it kept at the begin.
+  uint64_t serial = 0;
 };
 
 // The name to show for an interval: the string, "fn@0x..." for
@@ -84,6 +87,10 @@ struct Unbalanced {
 class IntervalListener {
  public:
   virtual ~IntervalListener() = default;
+  // An interval began (its end and args are not known yet), in the order of
+  // the begin events; only with IntervalTracker::set_report_begins(true).
+  // A frame_submit arrives complete: its OnInterval has no OnBegin.
+  virtual void OnBegin(const Interval& interval) {}
   // A completed interval. Pointers inside are valid during the call.
   virtual void OnInterval(const Interval& interval) = 0;
   // An end without a begin (`kind`, thread, domain, time as in Interval).
@@ -112,6 +119,9 @@ class IntervalTracker {
   // Whether metadata events become args of intervals (the default). A
   // consumer that never reads args turns it off and saves the work.
   void set_collect_args(bool on) { collect_args_ = on; }
+  // Whether the listener's OnBegin is called (off by default: consumers
+  // that need only complete intervals pay nothing for it).
+  void set_report_begins(bool on) { report_begins_ = on; }
 
  private:
   struct Open {
@@ -151,6 +161,8 @@ class IntervalTracker {
   std::map<Key, std::vector<Open>> frames_;
   Unbalanced unbalanced_;
   bool collect_args_ = true;
+  bool report_begins_ = false;
+  uint64_t serial_ = 0;
 };
 
 }  // namespace itt_dump

@@ -18,6 +18,7 @@
 #ifndef TOOLS_ITT_DUMP_PERFETTO_PROTO_WRITER_H_
 #define TOOLS_ITT_DUMP_PERFETTO_PROTO_WRITER_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -33,17 +34,17 @@ class ProtoWriter {
   static constexpr size_t kMaxNestedBytes = (size_t{1} << 28) - 1;
 
   void Varint(uint32_t field, uint64_t v) {
-    Key(field, 0);
-    PutVarint(v);
+    char* p = Room(20);
+    p = PutVarint(p, Key(field, 0));
+    size_ = static_cast<size_t>(PutVarint(p, v) - buf_.data());
   }
   // int32/int64 fields: negative values take ten bytes, as the format says.
   void Int(uint32_t field, int64_t v) { Varint(field, static_cast<uint64_t>(v)); }
   void Bool(uint32_t field, bool v) { Varint(field, v ? 1 : 0); }
   void Fixed64(uint32_t field, uint64_t v) {
-    Key(field, 1);
-    char b[8];
-    for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (8 * i));
-    buf_.append(b, 8);
+    char* p = PutVarint(Room(18), Key(field, 1));
+    for (int i = 0; i < 8; ++i) *p++ = static_cast<char>(v >> (8 * i));
+    size_ = static_cast<size_t>(p - buf_.data());
   }
   void Double(uint32_t field, double v) {
     uint64_t bits;
@@ -51,59 +52,63 @@ class ProtoWriter {
     Fixed64(field, bits);
   }
   void Bytes(uint32_t field, std::string_view v) {
-    Key(field, 2);
-    PutVarint(v.size());
-    buf_.append(v.data(), v.size());
+    char* p = Room(20 + v.size());
+    p = PutVarint(p, Key(field, 2));
+    p = PutVarint(p, v.size());
+    if (!v.empty()) std::memcpy(p, v.data(), v.size());
+    size_ = static_cast<size_t>(p + v.size() - buf_.data());
   }
 
   // Starts a nested message in `field`; every Begin has its End.
   void Begin(uint32_t field) {
-    Key(field, 2);
-    open_.push_back(buf_.size());
-    buf_.append(4, '\0');
+    char* p = PutVarint(Room(14), Key(field, 2));
+    open_.push_back(static_cast<size_t>(p - buf_.data()));
+    size_ = open_.back() + 4;
   }
   // Ends the innermost nested message and writes its length.
   // REQUIRES: a Begin is open; the message is at most kMaxNestedBytes.
   void End() {
     const size_t at = open_.back();
     open_.pop_back();
-    const size_t n = buf_.size() - at - 4;
-    char len[10];
-    const size_t k = EncodeVarint(n, len);
-    if (k != 4) std::memmove(&buf_[at + k], &buf_[at + 4], n);
-    std::memcpy(&buf_[at], len, k);
-    buf_.resize(at + k + n);
+    const size_t n = size_ - at - 4;
+    char* base = &buf_[0];
+    const size_t k = static_cast<size_t>(PutVarint(base + at, n) - (base + at));
+    if (k != 4) std::memmove(base + at + k, base + at + 4, n);
+    size_ = at + k + n;
   }
 
-  // What was written so far. REQUIRES for a complete message: no Begin open.
-  const std::string& data() const { return buf_; }
-  size_t size() const { return buf_.size(); }
+  // What was written so far; valid until the next write. REQUIRES for a
+  // complete message: no Begin open.
+  std::string_view data() const { return std::string_view(buf_.data(), size_); }
+  size_t size() const { return size_; }
   bool nested() const { return !open_.empty(); }
   void Clear() {
-    buf_.clear();
+    size_ = 0;
     open_.clear();
   }
 
  private:
-  void Key(uint32_t field, uint32_t wire_type) {
-    PutVarint((static_cast<uint64_t>(field) << 3) | wire_type);
+  static uint64_t Key(uint32_t field, uint32_t wire_type) {
+    return (static_cast<uint64_t>(field) << 3) | wire_type;
   }
-  // Writes v's varint into out (room for ten bytes); returns its length.
-  static size_t EncodeVarint(uint64_t v, char* out) {
-    size_t n = 0;
+  // Writes v's varint at p (room for ten bytes); returns the end.
+  static char* PutVarint(char* p, uint64_t v) {
     while (v >= 0x80) {
-      out[n++] = static_cast<char>(v | 0x80);
+      *p++ = static_cast<char>(v | 0x80);
       v >>= 7;
     }
-    out[n++] = static_cast<char>(v);
-    return n;
+    *p++ = static_cast<char>(v);
+    return p;
   }
-  void PutVarint(uint64_t v) {
-    char b[10];
-    buf_.append(b, EncodeVarint(v, b));
+  // Makes room for n more bytes; returns where they go. The string's size
+  // is the capacity in use; size_ is what was written.
+  char* Room(size_t n) {
+    if (buf_.size() - size_ < n) buf_.resize(std::max(buf_.size() * 2, size_ + n + 256));
+    return &buf_[size_];
   }
 
   std::string buf_;
+  size_t size_ = 0;
   std::vector<size_t> open_;  // offsets of the length bytes of open messages
 };
 

@@ -1,7 +1,5 @@
 #include "tools/itt_dump/perfetto/trace_writer.h"
 
-#include <zlib.h>
-
 #include <utility>
 
 namespace ittc::itt_dump {
@@ -20,7 +18,6 @@ constexpr uint32_t kPacketSequenceId = 10;  // trusted_packet_sequence_id
 constexpr uint32_t kPacketTrackEvent = 11;
 constexpr uint32_t kPacketInternedData = 12;
 constexpr uint32_t kPacketSequenceFlags = 13;
-constexpr uint32_t kPacketCompressedPackets = 50;
 constexpr uint32_t kPacketDefaults = 59;  // trace_packet_defaults
 constexpr uint32_t kPacketTrackDescriptor = 60;
 constexpr uint32_t kPacketFirstOnSequence = 87;  // first_packet_on_sequence
@@ -158,7 +155,13 @@ PerfettoTraceWriter::PerfettoTraceWriter(Output* out, PerfettoCompression compre
     : out_(out),
       compression_(compression),
       realtime_at_zero_ns_(realtime_at_zero_ns),
-      last_sequence_(kDescriptorSequence) {}
+      last_sequence_(kDescriptorSequence) {
+  if (compression != PerfettoCompression::kNone) {
+    compressor_ = std::make_unique<BlockCompressor>(out, compression == PerfettoCompression::kZstd
+                                                             ? BlockCompressor::Codec::kZstd
+                                                             : BlockCompressor::Codec::kDeflate);
+  }
+}
 
 PerfettoTraceWriter::~PerfettoTraceWriter() = default;
 
@@ -273,6 +276,19 @@ uint64_t PerfettoTraceWriter::Intern(absl::flat_hash_map<std::string, uint64_t>*
   return iid;
 }
 
+uint64_t PerfettoTraceWriter::InternKeyed(absl::flat_hash_map<uint64_t, uint64_t>* keys,
+                                          uint64_t key,
+                                          absl::flat_hash_map<std::string, uint64_t>* table,
+                                          std::string_view s, uint32_t field,
+                                          std::vector<PendingIntern>* pending) {
+  if (key == 0) return Intern(table, s, field, pending);
+  auto it = keys->find(key);
+  if (it != keys->end()) return it->second;
+  const uint64_t iid = Intern(table, s, field, pending);
+  keys->emplace(key, iid);
+  return iid;
+}
+
 void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
   auto found = sequences_.find(thread);
   if (found == sequences_.end()) return;  // REQUIRES violated: nothing to write on
@@ -284,9 +300,13 @@ void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
   uint64_t category_iid = 0;
   uint64_t name_iid = 0;
   if (!e.category.empty()) {
-    category_iid = Intern(&seq.categories, e.category, kInternedCategories, &pending_);
+    category_iid = InternKeyed(&seq.category_keys, e.category_key, &seq.categories, e.category,
+                               kInternedCategories, &pending_);
   }
-  if (!e.name.empty()) name_iid = Intern(&seq.names, e.name, kInternedNames, &pending_);
+  if (!e.name.empty()) {
+    name_iid =
+        InternKeyed(&seq.name_keys, e.name_key, &seq.names, e.name, kInternedNames, &pending_);
+  }
   // At most a few annotations per event: a small fixed array of iids.
   constexpr size_t kMaxAnnotations = 64;
   uint64_t annotation_iids[kMaxAnnotations];
@@ -374,38 +394,23 @@ void PerfettoTraceWriter::EmitPacket() {
 void PerfettoTraceWriter::FlushBlock() {
   if (block_.size() == 0) return;
   stats_.uncompressed_bytes += block_.size();
-  if (compression_ == PerfettoCompression::kNone) {
+  if (compressor_ != nullptr) {
+    compressor_->Submit(block_.data());
+  } else {
     out_->Write(block_.data());
     stats_.output_bytes += block_.size();
-    block_.Clear();
-    return;
   }
-  // One TracePacket whose compressed_packets holds the zlib stream of the
-  // block's Trace.packet fields, as Perfetto's service writes them.
-  uLongf bound = compressBound(static_cast<uLong>(block_.size()));
-  compressed_.resize(bound);
-  const int rc = compress2(reinterpret_cast<Bytef*>(&compressed_[0]), &bound,
-                           reinterpret_cast<const Bytef*>(block_.data().data()),
-                           static_cast<uLong>(block_.size()), Z_BEST_SPEED);
-  if (rc != Z_OK) {
-    if (status_.ok()) status_ = absl::InternalError("zlib compress2 failed");
-    block_.Clear();
-    return;
-  }
-  compressed_.resize(bound);
-  ProtoWriter wrapper;
-  wrapper.Begin(kTracePacket);
-  wrapper.Bytes(kPacketCompressedPackets, compressed_);
-  wrapper.End();
-  out_->Write(wrapper.data());
-  stats_.output_bytes += wrapper.size();
   block_.Clear();
 }
 
 absl::Status PerfettoTraceWriter::Finish() {
   FlushBlock();
+  if (compressor_ != nullptr) {
+    absl::Status s = compressor_->Finish();
+    stats_.output_bytes = compressor_->output_bytes();
+    if (!s.ok()) return s;
+  }
   out_->Flush();
-  if (!status_.ok()) return status_;
   return out_->status();
 }
 

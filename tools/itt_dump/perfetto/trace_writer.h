@@ -23,9 +23,10 @@
 //    earlier than the previous one on its sequence (user-clock timestamps)
 //    gets a new ClockSnapshot that anchors the clock at its time.
 //  - Compression: packets are gathered into blocks, each written as one
-//    TracePacket whose `compressed_packets` field holds the zlib-deflated
-//    packets (what Perfetto's own tracing service writes), unless
-//    Compression::kNone.
+//    TracePacket whose compressed-packets field holds the zstd- or
+//    zlib-compressed packets (what Perfetto's own tracing service writes),
+//    unless PerfettoCompression::kNone. Compression runs on a second
+//    thread (block_compressor.h).
 //
 // Memory: interning tables (one entry per distinct name per sequence), the
 // track table, and one block of packets. Nothing grows with events.
@@ -45,11 +46,14 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "tools/itt_dump/output.h"
+#include "tools/itt_dump/perfetto/block_compressor.h"
 #include "tools/itt_dump/perfetto/proto_writer.h"
 
 namespace ittc::itt_dump {
 
-enum class PerfettoCompression { kNone, kDeflate };
+// How packet blocks are compressed (block_compressor.h): kZstd needs
+// Perfetto v58 (2026-08) or later to read; kDeflate any release.
+enum class PerfettoCompression { kNone, kDeflate, kZstd };
 
 // CounterDescriptor.Unit.
 enum class CounterUnit { kUnspecified = 0, kTimeNs = 1, kCount = 2, kSizeBytes = 3 };
@@ -82,6 +86,11 @@ struct PerfettoEvent {
   uint64_t track = 0;
   std::string_view category;  // slices and instants; "" for none
   std::string_view name;      // slices and instants; "" for none
+  // Optional identities of `category` and `name` chosen by the caller (say,
+  // the trace's string id), nonzero: equal keys must mean equal strings.
+  // With a key the writer finds the interned string without hashing text.
+  uint64_t category_key = 0;
+  uint64_t name_key = 0;
   // Counters: the value, as an integer unless `double_value`.
   int64_t int_value = 0;
   double double_value = 0;
@@ -141,6 +150,8 @@ class PerfettoTraceWriter {
     absl::flat_hash_map<std::string, uint64_t> categories;
     absl::flat_hash_map<std::string, uint64_t> names;
     absl::flat_hash_map<std::string, uint64_t> annotation_names;
+    absl::flat_hash_map<uint64_t, uint64_t> category_keys;  // key -> iid
+    absl::flat_hash_map<uint64_t, uint64_t> name_keys;
   };
 
   uint64_t NewUuid() { return ++last_uuid_; }
@@ -153,6 +164,10 @@ class PerfettoTraceWriter {
   };
   uint64_t Intern(absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
                   uint32_t field, std::vector<PendingIntern>* pending);
+  // Intern() through a caller's key (0: by text only).
+  uint64_t InternKeyed(absl::flat_hash_map<uint64_t, uint64_t>* keys, uint64_t key,
+                       absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
+                       uint32_t field, std::vector<PendingIntern>* pending);
   // Writes a ClockSnapshot packet on `seq` where its clock reads `time_ns`;
   // `first` makes it the packet that starts the sequence.
   void AnchorClock(Sequence* seq, uint64_t time_ns, bool first);
@@ -170,8 +185,7 @@ class PerfettoTraceWriter {
   ProtoWriter packet_;                                                  // the packet being built
   ProtoWriter block_;  // Trace.packet fields not yet written
   std::vector<PendingIntern> pending_;
-  std::string compressed_;
-  absl::Status status_;
+  std::unique_ptr<BlockCompressor> compressor_;  // with kDeflate
   PerfettoWriterStats stats_;
 };
 

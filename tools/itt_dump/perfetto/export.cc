@@ -1,0 +1,467 @@
+#include "tools/itt_dump/perfetto/export.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "tools/itt_dump/filter.h"
+#include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/flows.h"
+#include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/metadata.h"
+#include "tools/itt_dump/model/values.h"
+#include "tools/itt_dump/perfetto/lanes.h"
+
+namespace ittc::itt_dump {
+namespace {
+
+using format::Event;
+using format::EventKind;
+using F = format::Field;
+
+// A group of lane tracks of one name under one parent track.
+struct LaneGroup {
+  uint64_t parent = 0;
+  std::string name;
+  Lanes lanes;
+  std::vector<uint64_t> tracks;  // by lane
+};
+
+// A metadata arg as a typed annotation: integers and reals as numbers,
+// text and arrays as strings.
+Annotation ArgAnnotation(const Arg& a) {
+  if (!a.is_text && !a.value.empty()) {
+    int64_t i = 0;
+    if (absl::SimpleAtoi(a.value, &i)) return Annotation::Int(a.key, i);
+    double d = 0;
+    if (a.value.front() != '[' && absl::SimpleAtod(a.value, &d)) {
+      return Annotation::Double(a.key, d);
+    }
+  }
+  return Annotation::String(a.key, a.value);
+}
+
+class PerfettoExporter : public IntervalListener {
+ public:
+  PerfettoExporter(const VerbContext& ctx, const PerfettoOptions& options)
+      : ctx_(ctx),
+        x_(*ctx.index),
+        filter_(ctx.filter, x_),
+        tracker_(x_, this),
+        counters_(x_),
+        writer_(ctx.out, options.compression, x_.clock.RealtimeNs(x_.header.start_ticks)) {
+    tracker_.set_report_begins(true);
+  }
+
+  void Begin();
+  void OnEvent(const Event& e, const ThreadRec& t);
+  absl::Status End(uint64_t end_ticks);
+
+  void OnBegin(const Interval& iv) override;
+  void OnInterval(const Interval& iv) override;
+
+ private:
+  // Per thread: its track, the kept/dropped state of its open tasks (they
+  // nest, so a stack), and its lane group of legacy events.
+  struct ThreadOut {
+    uint64_t track = 0;
+    std::vector<char> kept;
+    LaneGroup events;
+  };
+  // An open interval on a lane.
+  struct OnLane {
+    LaneGroup* group = nullptr;
+    size_t lane = 0;
+  };
+
+  uint64_t Ns(uint64_t ticks) const {
+    const int64_t ns = x_.clock.SinceStartNs(ticks);
+    return ns > 0 ? static_cast<uint64_t>(ns) : 0;
+  }
+  // One load for the usual small thread indexes.
+  ThreadOut& Out(const ThreadRec& t) {
+    if (t.index < dense_.size() && dense_[t.index] != nullptr) return *dense_[t.index];
+    return NewOut(t);
+  }
+  ThreadOut& NewOut(const ThreadRec& t);
+  // The name of an interval, as a view valid until the next call.
+  std::string_view Name(const Interval& iv);
+  bool Keep(const Interval& iv, std::string_view name);
+  LaneGroup* Group(IntervalKind kind, uint64_t domain);
+  // Interning keys (PerfettoEvent::name_key) of a string id and a domain id.
+  static uint64_t NameKey(uint64_t string_id) { return string_id; }
+  static uint64_t CategoryKey(uint64_t domain_id) { return domain_id; }
+  void Slice(PerfettoEvent::Type type, const ThreadRec& t, uint64_t track, uint64_t ticks,
+             std::string_view category, std::string_view name, const std::vector<Arg>* args,
+             bool open_at_end, uint64_t category_key = 0, uint64_t name_key = 0);
+  void Instant(const ThreadRec& t, uint64_t track, uint64_t ticks, std::string_view category,
+               std::string_view name, const Annotation* annotations, size_t count);
+  void OnCounter(const CounterSample& sample, const ThreadRec& t);
+  void OnRelation(const Event& e, const ThreadRec& t);
+  void WriteFlowEnds();
+  uint64_t GlobalTrack();
+
+  const VerbContext& ctx_;
+  const TraceIndex& x_;
+  Filter filter_;
+  IntervalTracker tracker_;
+  CounterTracker counters_;
+  FlowTracker flows_;
+  std::vector<FlowTracker::End> flow_ends_;
+  PerfettoTraceWriter writer_;
+  uint64_t process_track_ = 0;
+  uint64_t global_track_ = 0;
+  // By thread index; ThreadOut never moves (lane groups point into it).
+  U64Map<std::unique_ptr<ThreadOut>> threads_;
+  std::vector<ThreadOut*> dense_;
+  static constexpr uint32_t kMaxDense = 1 << 16;
+  std::map<std::pair<int, uint64_t>, std::unique_ptr<LaneGroup>> groups_;
+  absl::flat_hash_map<uint64_t, OnLane> on_lanes_;  // by Interval::serial
+  U64Map<uint64_t> counter_tracks_;                 // by Counter::index
+  std::string name_;                                // Name()'s storage
+  std::vector<Annotation> annotations_;
+  uint64_t dropped_ends_ = 0;
+};
+
+PerfettoExporter::ThreadOut& PerfettoExporter::NewOut(const ThreadRec& t) {
+  std::unique_ptr<ThreadOut>& slot = threads_[t.index];
+  if (slot != nullptr) return *slot;
+  slot = std::make_unique<ThreadOut>();
+  ThreadOut& n = *slot;
+  if (t.index < kMaxDense) {
+    if (dense_.size() <= t.index) dense_.resize(t.index + 1, nullptr);
+    dense_[t.index] = &n;
+  }
+  const int32_t pid = static_cast<int32_t>(x_.header.pid);
+  n.track = writer_.AddThread(process_track_, pid, static_cast<int64_t>(t.tid),
+                              t.name.empty() ? absl::StrCat("thread ", t.tid) : t.name);
+  n.events.parent = n.track;
+  n.events.name = "events";
+  return n;
+}
+
+void PerfettoExporter::Begin() {
+  const std::string& exe = x_.header.executable_path;
+  const size_t slash = exe.rfind('/');
+  std::vector<std::string> labels;
+  if (!x_.header.host_name.empty()) labels.push_back(absl::StrCat("host=", x_.header.host_name));
+  process_track_ =
+      writer_.AddProcess(static_cast<int32_t>(x_.header.pid),
+                         slash == std::string::npos ? exe : exe.substr(slash + 1), labels);
+  for (const auto& [index, t] : x_.threads.entries()) Out(t);
+}
+
+std::string_view PerfettoExporter::Name(const Interval& iv) {
+  if (iv.name_id != 0) return x_.String(iv.name_id);
+  name_ = IntervalName(x_, iv);
+  return name_;
+}
+
+bool PerfettoExporter::Keep(const Interval& iv, std::string_view name) {
+  if (!filter_.active()) return true;
+  if (!filter_.ThreadOk(*iv.thread) || !filter_.TimeOk(iv.begin)) return false;
+  if (iv.kind == IntervalKind::kLegacyEvent) return !filter_.has_domain() && filter_.NameOk(name);
+  return filter_.DomainOk(iv.domain) && filter_.NameOk(name);
+}
+
+LaneGroup* PerfettoExporter::Group(IntervalKind kind, uint64_t domain) {
+  std::unique_ptr<LaneGroup>& g = groups_[{static_cast<int>(kind), domain}];
+  if (g == nullptr) {
+    g = std::make_unique<LaneGroup>();
+    g->parent = process_track_;
+    const std::string_view d = x_.Domain(domain);
+    const char* what = kind == IntervalKind::kFrame ? "frames" : IntervalKindName(kind);
+    g->name = d.empty() ? std::string(what) : absl::StrCat(what, " ", std::string(d));
+  }
+  return g.get();
+}
+
+void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadRec& t, uint64_t track,
+                             uint64_t ticks, std::string_view category, std::string_view name,
+                             const std::vector<Arg>* args, bool open_at_end, uint64_t category_key,
+                             uint64_t name_key) {
+  PerfettoEvent e;
+  e.type = type;
+  e.time_ns = Ns(ticks);
+  e.track = track;
+  e.category = category;
+  e.name = name;
+  e.category_key = category_key;
+  e.name_key = name_key;
+  annotations_.clear();
+  if (args != nullptr) {
+    for (const Arg& a : *args) annotations_.push_back(ArgAnnotation(a));
+  }
+  if (open_at_end) annotations_.push_back(Annotation::Bool("open_at_end", true));
+  e.annotations = annotations_.data();
+  e.annotation_count = annotations_.size();
+  writer_.Write(Out(t).track, e);
+}
+
+void PerfettoExporter::OnBegin(const Interval& iv) {
+  const ThreadRec& t = *iv.thread;
+  ThreadOut& out = Out(t);
+  const std::string_view name = Name(iv);
+  const bool keep = Keep(iv, name);
+  const std::string_view domain = x_.Domain(iv.domain);
+  const std::string_view category = domain.empty() ? IntervalKindName(iv.kind) : domain;
+  if (iv.kind == IntervalKind::kTask) {
+    out.kept.push_back(keep ? 1 : 0);
+    if (keep) {
+      Slice(PerfettoEvent::Type::kSliceBegin, t, 0, iv.begin, category, name, nullptr, false,
+            CategoryKey(iv.domain), iv.fn == 0 ? NameKey(iv.name_id) : 0);
+    }
+    return;
+  }
+  if (!keep) return;
+  LaneGroup* g = iv.kind == IntervalKind::kLegacyEvent ? &out.events : Group(iv.kind, iv.domain);
+  bool created = false;
+  const size_t lane = g->lanes.Acquire(&created);
+  if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
+  on_lanes_[iv.serial] = {g, lane};
+  Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin, category,
+        iv.kind == IntervalKind::kFrame ? std::string_view("frame") : name, nullptr, false);
+}
+
+void PerfettoExporter::OnInterval(const Interval& iv) {
+  const ThreadRec& t = *iv.thread;
+  if (iv.kind == IntervalKind::kTask) {
+    std::vector<char>& kept = Out(t).kept;
+    if (kept.empty()) {  // cannot happen: every task end had its begin
+      ++dropped_ends_;
+      return;
+    }
+    const bool keep = kept.back() != 0;
+    kept.pop_back();
+    if (keep) {
+      Slice(PerfettoEvent::Type::kSliceEnd, t, 0, iv.end, {}, {}, iv.args, iv.open_at_end);
+    }
+    return;
+  }
+  auto it = on_lanes_.find(iv.serial);
+  if (it != on_lanes_.end()) {
+    const OnLane on = it->second;
+    on_lanes_.erase(it);
+    Slice(PerfettoEvent::Type::kSliceEnd, t, on.group->tracks[on.lane], iv.end, {}, {}, iv.args,
+          iv.open_at_end);
+    on.group->lanes.Release(on.lane);
+    return;
+  }
+  if (iv.kind != IntervalKind::kFrame || iv.serial == 0) return;
+  // A frame_submit: complete on arrival, begin and end at once.
+  const std::string_view name = Name(iv);
+  if (!Keep(iv, name)) return;
+  LaneGroup* g = Group(iv.kind, iv.domain);
+  bool created = false;
+  const size_t lane = g->lanes.Acquire(&created);
+  if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
+  const std::string_view domain = x_.Domain(iv.domain);
+  Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin,
+        domain.empty() ? "frame" : domain, "frame", nullptr, false);
+  Slice(PerfettoEvent::Type::kSliceEnd, t, g->tracks[lane], iv.end, {}, {}, nullptr, false);
+  g->lanes.Release(lane);
+}
+
+void PerfettoExporter::Instant(const ThreadRec& t, uint64_t track, uint64_t ticks,
+                               std::string_view category, std::string_view name,
+                               const Annotation* annotations, size_t count) {
+  PerfettoEvent e;
+  e.type = PerfettoEvent::Type::kInstant;
+  e.time_ns = Ns(ticks);
+  e.track = track;
+  e.category = category;
+  e.name = name;
+  e.annotations = annotations;
+  e.annotation_count = count;
+  writer_.Write(Out(t).track, e);
+}
+
+uint64_t PerfettoExporter::GlobalTrack() {
+  if (global_track_ == 0) global_track_ = writer_.AddTrack(0, "global markers");
+  return global_track_;
+}
+
+void PerfettoExporter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
+  const Counter& c = *sample.counter;
+  if (filter_.active() &&
+      (!filter_.ThreadOk(t) || !filter_.TimeOk(sample.ticks) || !filter_.NameOk(c.name) ||
+       (filter_.has_domain() && (c.domain.empty() || !filter_.DomainNameOk(c.domain))))) {
+    return;
+  }
+  uint64_t& track = counter_tracks_[c.index];
+  if (track == 0) {
+    const std::string name = c.domain.empty() ? c.name : absl::StrCat(c.domain, " ", c.name);
+    track = writer_.AddCounterTrack(process_track_, name, CounterUnit::kCount);
+  }
+  PerfettoEvent e;
+  e.type = PerfettoEvent::Type::kCounter;
+  e.time_ns = Ns(sample.ticks);
+  e.track = track;
+  const long double v = c.value;
+  if (v == static_cast<long double>(static_cast<int64_t>(v)) && v >= -9.2e18L && v <= 9.2e18L) {
+    e.int_value = static_cast<int64_t>(v);
+  } else {
+    e.is_double = true;
+    e.double_value = static_cast<double>(v);
+  }
+  writer_.Write(Out(t).track, e);
+}
+
+void PerfettoExporter::WriteFlowEnds() {
+  for (const FlowTracker::End& end : flow_ends_) {
+    PerfettoEvent e;
+    e.type = PerfettoEvent::Type::kInstant;
+    e.time_ns = Ns(end.ticks);
+    e.category = "relation";
+    e.name = "relation";
+    e.terminating_flow_ids = &end.flow;
+    e.terminating_flow_count = 1;
+    writer_.Write(Out(*end.thread).track, e);
+  }
+  flow_ends_.clear();
+}
+
+void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
+  const uint64_t ticks = format::EffectiveTime(e);
+  const char* relation = RelationName(e.Get(F::kRelation));
+  if (filter_.active() && (!filter_.ThreadOk(t) || !filter_.DomainOk(e.Get(F::kDomain)) ||
+                           !filter_.NameOk(relation) || !filter_.TimeOk(ticks))) {
+    return;
+  }
+  const uint64_t flow = flows_.OnRelation(e.GetId(F::kTail), &flow_ends_);
+  const Annotation a[] = {Annotation::String("relation", relation)};
+  PerfettoEvent p;
+  p.type = PerfettoEvent::Type::kInstant;
+  p.time_ns = Ns(ticks);
+  p.category = "relation";
+  p.name = "relation";
+  p.annotations = a;
+  p.annotation_count = 1;
+  p.flow_ids = &flow;
+  p.flow_count = 1;
+  writer_.Write(Out(t).track, p);
+  WriteFlowEnds();
+}
+
+void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
+  CounterSample sample;
+  if (counters_.OnEvent(e, &sample)) {
+    OnCounter(sample, t);
+    return;
+  }
+  switch (e.kind) {
+    case EventKind::kMarker:
+    case EventKind::kMarkerEx: {
+      const uint64_t ticks = format::EffectiveTime(e);
+      const uint64_t domain_id = e.Get(F::kDomain);
+      const std::string_view name = x_.String(e.Get(F::kName));
+      if (filter_.active() && (!filter_.ThreadOk(t) || !filter_.DomainOk(domain_id) ||
+                               !filter_.NameOk(name) || !filter_.TimeOk(ticks))) {
+        return;
+      }
+      const std::string_view domain = x_.Domain(domain_id);
+      uint64_t track = 0;  // thread and task scope: the thread's track
+      const uint64_t scope = e.Get(F::kScope);
+      if (scope == static_cast<uint64_t>(format::Scope::kGlobal)) track = GlobalTrack();
+      if (scope == static_cast<uint64_t>(format::Scope::kTrackGroup)) track = process_track_;
+      Instant(t, track, ticks, domain.empty() ? "marker" : domain, name, nullptr, 0);
+      return;
+    }
+    case EventKind::kRelationAdd:
+    case EventKind::kRelationAddToCurrent:
+    case EventKind::kRelationAddEx:
+    case EventKind::kRelationAddToCurrentEx:
+      OnRelation(e, t);
+      return;
+    case EventKind::kMetadataAddWithScope:
+    case EventKind::kMetadataStrAddWithScope: {
+      if (e.Get(F::kScope) == static_cast<uint64_t>(format::Scope::kTask)) break;
+      const MetadataValue m = DecodeMetadata(x_, e);
+      const std::string_view key = m.key.empty() ? std::string_view("metadata") : m.key;
+      if (filter_.active() && (!filter_.ThreadOk(t) || !filter_.DomainOk(e.Get(F::kDomain)) ||
+                               !filter_.NameOk(key) || !filter_.TimeOk(e.time))) {
+        return;
+      }
+      const Annotation a[] = {Annotation::String(key, m.value)};
+      uint64_t track = 0;
+      const uint64_t scope = e.Get(F::kScope);
+      if (scope == static_cast<uint64_t>(format::Scope::kGlobal)) track = GlobalTrack();
+      if (scope == static_cast<uint64_t>(format::Scope::kTrackGroup)) track = process_track_;
+      Instant(t, track, e.time, "metadata", key, a, 1);
+      return;
+    }
+    case EventKind::kJitMethodLoad:
+    case EventKind::kJitMethodLoadV2:
+    case EventKind::kJitMethodLoadV3:
+    case EventKind::kJitInlineLoad: {
+      const std::string_view name = e.GetBytes(F::kMethodName);
+      if (filter_.active() && (!filter_.ThreadOk(t) || filter_.has_domain() ||
+                               !filter_.NameOk(name) || !filter_.TimeOk(e.time))) {
+        return;
+      }
+      const Annotation a[] = {Annotation::Pointer("address", e.Get(F::kAddress)),
+                              Annotation::Uint("size", e.Get(F::kSize)),
+                              Annotation::Uint("method_id", e.Get(F::kMethodId))};
+      Instant(t, 0, e.time, "jit", name.empty() ? std::string_view("jit method") : name, a, 3);
+      return;
+    }
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskBeginFn:
+    case EventKind::kTaskBeginOverlapped:
+    case EventKind::kTaskBeginEx:
+    case EventKind::kTaskBeginFnEx:
+    case EventKind::kTaskBeginOverlappedEx:
+      tracker_.OnEvent(e, t);
+      flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
+      WriteFlowEnds();
+      return;
+    default:
+      break;
+  }
+  tracker_.OnEvent(e, t);
+}
+
+absl::Status PerfettoExporter::End(uint64_t end_ticks) {
+  tracker_.Finish(end_ticks);
+  const Unbalanced& u = tracker_.unbalanced();
+  if (u.total() != 0) {
+    Warn(ctx_, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
+                            u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,
+                            " frame ends without begin, ", u.frames_open_at_end,
+                            " frames open at the end"));
+  }
+  if (flows_.unresolved() != 0) {
+    Warn(ctx_, absl::StrCat(flows_.unresolved(), " relations whose tail task never began"));
+  }
+  return writer_.Finish();
+}
+
+}  // namespace
+
+absl::Status RunPerfetto(const VerbContext& ctx, const PerfettoOptions& options) {
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
+  if (!reader.ok()) return reader.status();
+  EventMerger merger(*ctx.index, reader->get(), ctx.merge);
+  PerfettoExporter exporter(ctx, options);
+  exporter.Begin();
+  const Event* e;
+  const ThreadRec* t;
+  uint64_t last = 0;
+  uint64_t n = 0;
+  while (merger.Next(&e, &t)) {
+    exporter.OnEvent(*e, *t);
+    last = std::max(last, e->time);
+    if ((++n & 4095) == 0 && !ctx.out->good()) break;
+  }
+  absl::Status status = exporter.End(TraceEndTicks(*ctx.index, last));
+  WarnMerge(ctx, merger);
+  return status;
+}
+
+}  // namespace ittc::itt_dump
