@@ -17,16 +17,7 @@ using F = format::Field;
 
 namespace {
 
-constexpr size_t kMaxLiveAllocations = 10000000;
 constexpr uint64_t kAllThreads = ~uint64_t{0};
-
-uint64_t Mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  h ^= h >> 31;
-  h *= 0xBF58476D1CE4E5B9ull;
-  h ^= h >> 29;
-  return h;
-}
 
 std::string Num(uint64_t v) { return absl::StrCat(v); }
 
@@ -68,8 +59,6 @@ struct StatsCollector::CounterRow {
 
 struct StatsCollector::SyncRow {
   uint64_t addr = 0;
-  uint64_t type_id = 0;
-  uint64_t name_id = 0;
   uint64_t acquisitions = 0;
   uint64_t cancels = 0;
   uint64_t total_wait_ns = 0;
@@ -241,49 +230,38 @@ StatsCollector::SyncRow* StatsCollector::SyncRowFor(uint64_t addr) {
 }
 
 void StatsCollector::OnSync(const Event& e, const ThreadRec& t) {
-  const uint64_t addr = e.Get(F::kAddr);
-  SyncRow* row = SyncRowFor(addr);
-  if (e.kind == EventKind::kSyncCreate) {
-    row->type_id = e.Get(F::kObjtype);
-    row->name_id = e.Get(F::kObjname);
-    return;
-  }
-  if (e.kind == EventKind::kSyncRename) {
-    row->name_id = e.Get(F::kName);
+  SyncChange c;
+  // Names follow every create and rename; waits only the events the
+  // filters keep.
+  if (e.kind == EventKind::kSyncCreate || e.kind == EventKind::kSyncRename) {
+    sync_tracker_.OnEvent(e, t, &c);
+    SyncRowFor(e.Get(F::kAddr));
     return;
   }
   if (filter_.active()) {
     if (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time)) {
       return;
     }
-    if (filter_.has_name() && !filter_.NameOk(x_.String(row->name_id))) return;
+    if (filter_.has_name() &&
+        !filter_.NameOk(x_.String(sync_tracker_.Object(e.Get(F::kAddr))->name_id))) {
+      return;
+    }
   }
-  Wait& w = waits_[Mix(t.index, addr)];
-  const bool mine = w.open && w.addr == addr && w.thread == t.index;
-  switch (e.kind) {
-    case EventKind::kSyncPrepare:
-      w.addr = addr;
-      w.thread = t.index;
-      w.since = e.time;
-      w.open = true;
-      row->used = true;
-      break;
-    case EventKind::kSyncAcquired: {
+  if (!sync_tracker_.OnEvent(e, t, &c)) return;
+  SyncRow* row = SyncRowFor(c.object->addr);
+  row->used = true;
+  switch (c.kind) {
+    case SyncChange::Kind::kAcquired:
       ++row->acquisitions;
-      row->used = true;
-      if (mine) {
-        const int64_t d = x_.clock.DurationNs(w.since, e.time);
+      if (c.closes_wait) {
+        const int64_t d = x_.clock.DurationNs(c.wait_begin, e.time);
         const uint64_t wait = d > 0 ? static_cast<uint64_t>(d) : 0;
         row->total_wait_ns += wait;
         row->max_wait_ns = std::max(row->max_wait_ns, wait);
-        w.open = false;
       }
       break;
-    }
-    case EventKind::kSyncCancel:
+    case SyncChange::Kind::kCancel:
       ++row->cancels;
-      row->used = true;
-      if (mine) w.open = false;
       break;
     default:
       break;
@@ -311,43 +289,33 @@ void StatsCollector::OnHeap(const Event& e, const ThreadRec& t) {
       return;
     }
   }
+  // Only the events the filters keep are paired: peak live bytes are those
+  // of the selected calls.
+  HeapChange c;
+  if (!heap_tracker_.OnEvent(e, t, &c)) return;
   HeapRow* row = HeapRowFor(fn);
   row->used = true;
-  auto release = [&](uint64_t addr) {
-    auto it = live_.find(addr);
-    if (it == live_.end()) return;
-    HeapRow* owner = HeapRowFor(it->second.second);
-    owner->live -= std::min(owner->live, it->second.first);
-    live_.erase(it);
-  };
-  auto allocate = [&](uint64_t addr, uint64_t size) {
-    row->bytes += size;
-    if (addr == 0) return;
-    release(addr);  // a reused address we never saw freed
-    if (live_.size() >= kMaxLiveAllocations) {
-      ++untracked_allocations_;
-      return;
-    }
-    live_[addr] = {size, fn};
-    row->live += size;
-    row->peak = std::max(row->peak, row->live);
-  };
-  switch (e.kind) {
-    case EventKind::kHeapAllocateEnd:
+  switch (c.kind) {
+    case HeapChange::Kind::kAllocate:
       ++row->allocations;
-      allocate(e.Get(F::kAddr), e.Get(F::kSize));
       break;
-    case EventKind::kHeapFreeEnd:
+    case HeapChange::Kind::kFree:
       ++row->frees;
-      release(e.Get(F::kAddr));
       break;
-    case EventKind::kHeapReallocateEnd:
+    case HeapChange::Kind::kReallocate:
       ++row->reallocs;
-      release(e.Get(F::kAddr));
-      allocate(e.Get(F::kNewAddr), e.Get(F::kNewSize));
       break;
-    default:
-      break;
+  }
+  row->bytes += c.size;
+  auto release = [&](const Allocation& block) {
+    HeapRow* owner = HeapRowFor(block.function);
+    owner->live -= std::min(owner->live, block.size);
+  };
+  if (c.released) release(c.released_block);
+  if (c.replaced) release(c.replaced_block);
+  if (c.allocated) {
+    row->live += c.size;
+    row->peak = std::max(row->peak, row->live);
   }
 }
 
@@ -609,8 +577,9 @@ std::vector<Section> StatsCollector::Sections() const {
     std::sort(rows.begin(), rows.end(),
               [](const SyncRow* a, const SyncRow* b) { return a->addr < b->addr; });
     for (const SyncRow* r : rows) {
-      s.AddRow({absl::StrFormat("0x%x", r->addr), std::string(x_.String(r->type_id)),
-                std::string(x_.String(r->name_id)), Num(r->acquisitions), Num(r->cancels),
+      const SyncObject* o = sync_tracker_.objects().Find(r->addr);
+      s.AddRow({absl::StrFormat("0x%x", r->addr), std::string(x_.String(o->type_id)),
+                std::string(x_.String(o->name_id)), Num(r->acquisitions), Num(r->cancels),
                 Num(r->total_wait_ns), Num(r->max_wait_ns)});
     }
     out.push_back(std::move(s));
