@@ -79,6 +79,12 @@ class StatsCollector : public IntervalListener {
   SyncRow* SyncRowFor(uint64_t addr);
   HeapRow* HeapRowFor(uint64_t function);
   void OnCounter(const CounterSample& sample, const ThreadRec& t);
+  // Each appends its family of sections (one file each).
+  void HealthSections(std::vector<Section>* out) const;
+  void TaskSections(std::vector<Section>* out) const;
+  void CounterSections(std::vector<Section>* out) const;
+  void SyncHeapSections(std::vector<Section>* out) const;
+  void JitSections(std::vector<Section>* out) const;
   void OnSync(const format::Event& e, const ThreadRec& t);
   void OnHeap(const format::Event& e, const ThreadRec& t);
 
