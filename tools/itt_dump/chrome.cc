@@ -125,6 +125,7 @@ class ChromeWriter : public IntervalListener {
   uint64_t pid_;
   bool first_ = true;
   std::string line_;
+  std::string name_buf_;         // an interval's name when it is made up
   U64Map<uint64_t> frame_tids_;  // domain -> pseudo tid
   CounterTracker counters_;
   FlowTracker flows_;
@@ -152,7 +153,7 @@ uint64_t ChromeWriter::FrameTid(uint64_t domain) {
 
 void ChromeWriter::OnInterval(const Interval& iv) {
   const ThreadRec& t = *iv.thread;
-  const std::string name = IntervalName(x_, iv);
+  const std::string_view name = IntervalNameView(x_, iv, &name_buf_);
   if (filter_.active()) {
     if (!filter_.ThreadOk(t) || !filter_.TimeOk(iv.begin)) return;
     if (iv.kind != IntervalKind::kLegacyEvent && !filter_.DomainOk(iv.domain)) {
@@ -183,7 +184,9 @@ void ChromeWriter::OnInterval(const Interval& iv) {
       Open("X", tid, iv.begin);
       line_.append(",\"dur\":");
       AppendMicros(&line_, x_.clock.DurationNs(iv.begin, iv.end));
-      Field("name", absl::StrCat("frame ", std::string(domain)));
+      name_buf_.assign("frame ");
+      name_buf_.append(domain);
+      Field("name", name_buf_);
       Field("cat", domain.empty() ? "frame" : domain);
       Args(nullptr, iv.open_at_end);
       Close();
@@ -238,7 +241,7 @@ void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
 
 void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
   CounterSample sample;
-  if (counters_.OnEvent(e, &sample)) {
+  if (MayChangeCounter(e.kind) && counters_.OnEvent(e, &sample)) {
     const Counter& s = *sample.counter;
     const uint64_t ticks = sample.ticks;
     if (filter_.active() &&

@@ -32,7 +32,9 @@
 #include "absl/status/status.h"
 #include "tools/itt_dump/filter.h"
 #include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/report.h"
 #include "tools/itt_dump/sketch.h"
 #include "tools/itt_dump/verb.h"
@@ -68,12 +70,6 @@ class StatsCollector : public IntervalListener {
   struct CounterRow;
   struct SyncRow;
   struct HeapRow;
-  struct Wait {
-    uint64_t addr = 0;
-    uint32_t thread = 0;
-    uint64_t since = 0;
-    bool open = false;
-  };
 
   // A completed task-like interval (not a frame) into its rows.
   void AddTask(IntervalKind kind, const ThreadRec& t, uint64_t domain, uint64_t name_id,
@@ -83,6 +79,12 @@ class StatsCollector : public IntervalListener {
   SyncRow* SyncRowFor(uint64_t addr);
   HeapRow* HeapRowFor(uint64_t function);
   void OnCounter(const CounterSample& sample, const ThreadRec& t);
+  // Each appends its family of sections (one file each).
+  void HealthSections(std::vector<Section>* out) const;
+  void TaskSections(std::vector<Section>* out) const;
+  void CounterSections(std::vector<Section>* out) const;
+  void SyncHeapSections(std::vector<Section>* out) const;
+  void JitSections(std::vector<Section>* out) const;
   void OnSync(const format::Event& e, const ThreadRec& t);
   void OnHeap(const format::Event& e, const ThreadRec& t);
 
@@ -108,12 +110,9 @@ class StatsCollector : public IntervalListener {
   U64Map<std::unique_ptr<FrameRow>> frames_;  // by domain id
   std::vector<CounterRow> counter_rows_;      // by Counter::index
   U64Map<std::unique_ptr<SyncRow>> sync_;     // by address
-  U64Map<Wait> waits_;                        // by hash of (thread, addr)
-  U64Map<std::unique_ptr<HeapRow>> heap_;     // by function id
-  // Live allocations: address -> (size, function). Bounded: past
-  // kMaxLiveAllocations new ones are not tracked (counted in the output).
-  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> live_;
-  uint64_t untracked_allocations_ = 0;
+  SyncTracker sync_tracker_;
+  U64Map<std::unique_ptr<HeapRow>> heap_;  // by function id
+  HeapTracker heap_tracker_;               // fed the heap events the filters keep
   uint64_t jit_loaded_ = 0;
   uint64_t jit_inline_ = 0;
   uint64_t jit_updated_ = 0;

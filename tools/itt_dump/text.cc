@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/model/values.h"
 
 namespace ittc {
@@ -20,8 +21,6 @@ using format::FieldType;
 using F = format::Field;
 
 namespace {
-
-constexpr size_t kMaxSyncNames = 100000;
 
 // What the name and domain columns show, and which fields they used.
 // The views point into the index, the event's payload, or the printer's
@@ -70,9 +69,9 @@ class TextPrinter : public IntervalListener {
   bool closed_ = false;
   uint64_t closed_name_id_ = 0;
   uint64_t closed_fn_ = 0;
-  U64Map<uint64_t> sync_names_;  // addr -> objname string id
-  std::string domain_buf_;       // Subject::domain when it is made up
-  std::string name_buf_;         // Subject::name when it is made up
+  SyncTracker sync_;        // names of sync objects
+  std::string domain_buf_;  // Subject::domain when it is made up
+  std::string name_buf_;    // Subject::name when it is made up
   std::string line_;
 };
 
@@ -175,8 +174,8 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kSyncAcquired:
     case EventKind::kSyncReleasing:
     case EventKind::kSyncDestroy: {
-      const uint64_t* n = sync_names_.Find(e.Get(F::kAddr));
-      if (n != nullptr && *n != 0) set_name(-1, x_.String(*n));
+      const SyncObject* o = sync_.objects().Find(e.Get(F::kAddr));
+      if (o != nullptr && o->name_id != 0) set_name(-1, x_.String(o->name_id));
       return;
     }
     case EventKind::kModuleLoad:
@@ -302,20 +301,10 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   if (s == nullptr) return;
   closed_ = false;
   tracker_.OnEvent(e, t);
+  SyncChange sync;
+  if (IsSyncKind(e.kind)) sync_.OnEvent(e, t, &sync);
   Subject sub;
   Describe(e, *s, t, &sub);
-
-  switch (e.kind) {
-    case EventKind::kSyncCreate:
-    case EventKind::kSyncRename:
-      if (sync_names_.size() < kMaxSyncNames) {
-        sync_names_[e.Get(F::kAddr)] =
-            e.Get(e.kind == EventKind::kSyncCreate ? F::kObjname : F::kName);
-      }
-      break;
-    default:
-      break;
-  }
 
   if (filter_.active()) {
     if (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time)) return;

@@ -72,7 +72,7 @@ class VtuneWriter : public IntervalListener {
   // Pass 1: intervals, and the counter columns.
   void Pass1(const Event& e, const ThreadRec& t) {
     CounterSample sample;
-    if (!counters_.OnEvent(e, &sample)) {
+    if (!MayChangeCounter(e.kind) || !counters_.OnEvent(e, &sample)) {
       tracker_.OnEvent(e, t);
       return;
     }
@@ -82,7 +82,7 @@ class VtuneWriter : public IntervalListener {
   // Pass 2: counter samples.
   void Pass2(const Event& e, const ThreadRec& t, Output* out) {
     CounterSample sample;
-    if (!counters_.OnEvent(e, &sample)) return;
+    if (!MayChangeCounter(e.kind) || !counters_.OnEvent(e, &sample)) return;
     const CounterColumn& col = Column(*sample.counter);
     const uint64_t ticks = sample.ticks;
     if (!col.keep || (filter_.active() && (!filter_.ThreadOk(t) || !filter_.TimeOk(ticks)))) {

@@ -39,6 +39,12 @@ struct CounterChange {
 // Fills *c and returns true for the kinds that change a counter's value.
 bool DecodeCounterChange(const format::Event& e, CounterChange* c);
 
+// Whether `kind` may change a counter's value: one compare, so consumers
+// ask it before calling into the tracker for every event.
+inline bool MayChangeCounter(format::EventKind kind) {
+  return kind >= format::EventKind::kCounterInc && kind <= format::EventKind::kCounterSetValueEx;
+}
+
 struct Counter {
   size_t index = 0;  // order of first change in the trace: 0, 1, ...
   uint64_t key_kind = 0;

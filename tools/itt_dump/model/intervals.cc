@@ -50,6 +50,13 @@ const char* IntervalKindName(IntervalKind kind) {
   return "?";
 }
 
+std::string_view IntervalNameView(const TraceIndex& index, const Interval& iv,
+                                  std::string* scratch) {
+  if (iv.kind != IntervalKind::kLegacyEvent && iv.name_id != 0) return index.String(iv.name_id);
+  *scratch = IntervalName(index, iv);
+  return *scratch;
+}
+
 std::string IntervalName(const TraceIndex& index, const Interval& iv) {
   if (iv.kind == IntervalKind::kLegacyEvent) {
     const std::string* s = index.event_names.Find(iv.event_id);

@@ -31,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -73,6 +74,11 @@ struct Interval {
 // The name to show for an interval: the string, "fn@0x..." for
 // task_begin_fn, the legacy event's name, or "" when it has none.
 std::string IntervalName(const TraceIndex& index, const Interval& interval);
+// The same as a view: of the index's strings, or of *scratch when the name
+// is made up (valid until *scratch changes). Allocates nothing when the
+// interval has a name string: the per-interval path of the exports.
+std::string_view IntervalNameView(const TraceIndex& index, const Interval& interval,
+                                  std::string* scratch);
 
 struct Unbalanced {
   uint64_t end_without_begin = 0;

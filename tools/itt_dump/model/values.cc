@@ -278,6 +278,11 @@ void AppendJsonString(std::string* out, std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = p + s.size();
   while (p < end) {
+    // Printable ASCII other than '"' and '\\' is copied in runs.
+    const auto* run = p;
+    while (p < end && *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') ++p;
+    if (p != run) out->append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
+    if (p == end) break;
     const unsigned char c = *p;
     if (c < 0x80) {
       switch (c) {

@@ -1,0 +1,155 @@
+// The trace model's trackers, fed events directly: counter identity and
+// values, sync waits, heap allocations, and the pairing engine's parent
+// time and unbalanced counts.
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/tools/trace_builder.h"
+#include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/heap.h"
+#include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/sync.h"
+#include "tools/itt_dump/model/trace_index.h"
+
+namespace ittc::itt_dump {
+namespace {
+
+using format::EventKind;
+using testing::Ev;
+using testing::F;
+using testing::U;
+
+std::unique_ptr<TraceIndex> Index() {
+  testing::TraceBuilder b;
+  b.String(1, "requests").Domain(1, "app");
+  b.Counter(1, "queue", "app", 1, format::MetadataType::kU64);
+  b.Thread(0, 100, "main").Thread(1, 101, "other").SyncAt(1000).End(2000);
+  IndexResult r = BuildIndex(TraceSource::Memory(b.bytes(), "t"), IndexOptions());
+  return std::move(r.index);
+}
+
+TEST(CounterTracker, OneCounterPerIdentityWithItsValue) {
+  const auto x = Index();
+  CounterTracker counters(*x);
+  CounterSample s;
+  EXPECT_FALSE(counters.OnEvent(Ev(EventKind::kTaskEnd, 1, {}), &s));
+  ASSERT_TRUE(counters.OnEvent(
+      Ev(EventKind::kCounterIncDelta, 10, {{F::kCounter, U(1)}, {F::kDelta, U(5)}}), &s));
+  EXPECT_EQ(s.counter->name, "queue");
+  EXPECT_EQ(s.counter->domain, "app");
+  EXPECT_EQ(s.counter->value, 5);
+  ASSERT_TRUE(counters.OnEvent(Ev(EventKind::kCounterDec, 11, {{F::kCounter, U(1)}}), &s));
+  EXPECT_EQ(s.counter->value, 4);
+  // The v3 API names a counter by (domain, name string): another counter.
+  ASSERT_TRUE(counters.OnEvent(
+      Ev(EventKind::kCounterIncV3, 12, {{F::kDomain, U(1)}, {F::kName, U(1)}}), &s));
+  EXPECT_EQ(s.counter->name, "requests");
+  EXPECT_EQ(s.counter->index, 1u);
+  EXPECT_EQ(s.counter->value, 1);
+  EXPECT_FALSE(s.set);
+  ASSERT_EQ(counters.counters().size(), 2u);
+  EXPECT_FALSE(counters.counters()[0]->ever_set);
+  counters.ResetValues();
+  EXPECT_EQ(counters.counters()[0]->value, 0);
+}
+
+TEST(SyncTracker, PrepareThenAcquiredIsAWaitOfThatThread) {
+  const auto x = Index();
+  SyncTracker sync;
+  SyncChange c;
+  const ThreadRec& main = *x->Thread(0);
+  const ThreadRec& other = *x->Thread(1);
+  ASSERT_TRUE(sync.OnEvent(
+      Ev(EventKind::kSyncCreate, 5, {{F::kAddr, U(0x10)}, {F::kObjname, U(1)}}), main, &c));
+  EXPECT_EQ(c.object->name_id, 1u);
+  sync.OnEvent(Ev(EventKind::kSyncPrepare, 10, {{F::kAddr, U(0x10)}}), main, &c);
+  // Another thread's acquire does not close main's wait.
+  sync.OnEvent(Ev(EventKind::kSyncAcquired, 12, {{F::kAddr, U(0x10)}}), other, &c);
+  EXPECT_FALSE(c.closes_wait);
+  sync.OnEvent(Ev(EventKind::kSyncAcquired, 30, {{F::kAddr, U(0x10)}}), main, &c);
+  EXPECT_EQ(c.kind, SyncChange::Kind::kAcquired);
+  EXPECT_TRUE(c.closes_wait);
+  EXPECT_EQ(c.wait_begin, 10u);
+  sync.OnEvent(Ev(EventKind::kSyncCancel, 31, {{F::kAddr, U(0x10)}}), main, &c);
+  EXPECT_FALSE(c.closes_wait);
+  sync.OnEvent(Ev(EventKind::kSyncRename, 40, {{F::kAddr, U(0x10)}, {F::kName, U(7)}}), main, &c);
+  EXPECT_EQ(sync.objects().Find(0x10)->name_id, 7u);
+}
+
+TEST(HeapTracker, AllocationsArePairedByAddress) {
+  const auto x = Index();
+  HeapTracker heap;
+  HeapChange c;
+  const ThreadRec& t = *x->Thread(0);
+  ASSERT_TRUE(heap.OnEvent(Ev(EventKind::kHeapAllocateEnd, 10,
+                              {{F::kFunction, U(1)}, {F::kAddr, U(0xa0)}, {F::kSize, U(64)}}),
+                           t, &c));
+  EXPECT_TRUE(c.allocated);
+  EXPECT_FALSE(c.released);
+  ASSERT_EQ(heap.live().size(), 1u);
+  EXPECT_EQ(heap.live().at(0xa0).thread, &t);
+  // A reallocation moves the block.
+  heap.OnEvent(Ev(EventKind::kHeapReallocateEnd, 20,
+                  {{F::kFunction, U(1)},
+                   {F::kAddr, U(0xa0)},
+                   {F::kNewAddr, U(0xb0)},
+                   {F::kNewSize, U(128)}}),
+               t, &c);
+  EXPECT_TRUE(c.released);
+  EXPECT_EQ(c.released_block.size, 64u);
+  EXPECT_EQ(heap.live().count(0xa0), 0u);
+  EXPECT_EQ(heap.live().at(0xb0).size, 128u);
+  // An allocation at a live address replaces the block whose free was lost.
+  heap.OnEvent(Ev(EventKind::kHeapAllocateEnd, 30,
+                  {{F::kFunction, U(2)}, {F::kAddr, U(0xb0)}, {F::kSize, U(8)}}),
+               t, &c);
+  EXPECT_TRUE(c.replaced);
+  EXPECT_EQ(c.replaced_block.function, 1u);
+  // A free of an unknown address is counted, never fatal.
+  heap.OnEvent(Ev(EventKind::kHeapFreeEnd, 40, {{F::kFunction, U(1)}, {F::kAddr, U(0xcc)}}), t, &c);
+  EXPECT_FALSE(c.released);
+  EXPECT_EQ(heap.unknown_frees(), 1u);
+  heap.OnEvent(Ev(EventKind::kHeapFreeEnd, 50, {{F::kFunction, U(2)}, {F::kAddr, U(0xb0)}}), t, &c);
+  EXPECT_TRUE(c.released);
+  EXPECT_TRUE(heap.live().empty());
+}
+
+class Collect : public IntervalListener {
+ public:
+  void OnInterval(const Interval& iv) override { intervals.push_back(iv); }
+  std::vector<Interval> intervals;
+};
+
+TEST(IntervalTracker, NestedTasksCarryDepthAndChildTime) {
+  const auto x = Index();
+  Collect out;
+  IntervalTracker tracker(*x, &out);
+  const ThreadRec& t = *x->Thread(0);
+  tracker.OnEvent(Ev(EventKind::kTaskBegin, 100, {{F::kDomain, U(1)}, {F::kName, U(1)}}), t);
+  tracker.OnEvent(Ev(EventKind::kTaskBeginFn, 110, {{F::kDomain, U(1)}, {F::kFn, U(0x401000)}}), t);
+  tracker.OnEvent(Ev(EventKind::kTaskEnd, 150, {{F::kDomain, U(1)}}), t);
+  tracker.OnEvent(Ev(EventKind::kTaskEnd, 200, {{F::kDomain, U(1)}}), t);
+  tracker.OnEvent(Ev(EventKind::kTaskEnd, 210, {{F::kDomain, U(1)}}), t);
+  ASSERT_EQ(out.intervals.size(), 2u);
+  EXPECT_EQ(out.intervals[0].depth, 1);
+  EXPECT_EQ(out.intervals[0].fn, 0x401000u);
+  EXPECT_EQ(IntervalName(*x, out.intervals[0]), "fn@0x401000");
+  EXPECT_EQ(out.intervals[1].depth, 0);
+  EXPECT_EQ(out.intervals[1].child_ticks, 40u);
+  EXPECT_EQ(IntervalName(*x, out.intervals[1]), "requests");
+  EXPECT_EQ(tracker.unbalanced().end_without_begin, 1u);
+  // An _ex task's time is its timestamp field.
+  tracker.OnEvent(Ev(EventKind::kTaskBeginEx, 300,
+                     {{F::kDomain, U(1)}, {F::kTimestamp, U(290)}, {F::kName, U(1)}}),
+                  t);
+  tracker.Finish(400);
+  ASSERT_EQ(out.intervals.size(), 3u);
+  EXPECT_EQ(out.intervals[2].begin, 290u);
+  EXPECT_TRUE(out.intervals[2].open_at_end);
+  EXPECT_EQ(tracker.unbalanced().open_at_end, 1u);
+}
+
+}  // namespace
+}  // namespace ittc::itt_dump

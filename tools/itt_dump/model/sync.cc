@@ -1,0 +1,58 @@
+#include "tools/itt_dump/model/sync.h"
+
+namespace ittc {
+namespace itt_dump {
+
+using format::EventKind;
+using F = format::Field;
+
+bool IsSyncKind(EventKind kind) {
+  return kind >= EventKind::kSyncCreate && kind <= EventKind::kSyncReleasing;
+}
+
+SyncObject* SyncTracker::Object(uint64_t addr) {
+  SyncObject& o = objects_[addr];
+  o.addr = addr;
+  return &o;
+}
+
+bool SyncTracker::OnEvent(const format::Event& e, const ThreadRec& t, SyncChange* c) {
+  if (!IsSyncKind(e.kind)) return false;
+  *c = SyncChange();
+  c->object = Object(e.Get(F::kAddr));
+  const auto key = std::make_pair(t.index, c->object->addr);
+  switch (e.kind) {
+    case EventKind::kSyncCreate:
+      c->object->type_id = e.Get(F::kObjtype);
+      c->object->name_id = e.Get(F::kObjname);
+      return true;
+    case EventKind::kSyncRename:
+      c->object->name_id = e.Get(F::kName);
+      return true;
+    case EventKind::kSyncPrepare:
+      c->kind = SyncChange::Kind::kPrepare;
+      waits_[key] = e.time;
+      return true;
+    case EventKind::kSyncAcquired:
+    case EventKind::kSyncCancel: {
+      c->kind = e.kind == EventKind::kSyncAcquired ? SyncChange::Kind::kAcquired
+                                                   : SyncChange::Kind::kCancel;
+      auto it = waits_.find(key);
+      if (it != waits_.end()) {
+        c->closes_wait = true;
+        c->wait_begin = it->second;
+        waits_.erase(it);
+      }
+      return true;
+    }
+    case EventKind::kSyncReleasing:
+      c->kind = SyncChange::Kind::kReleasing;
+      return true;
+    default:  // kSyncDestroy
+      c->kind = SyncChange::Kind::kDestroy;
+      return true;
+  }
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

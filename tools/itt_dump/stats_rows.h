@@ -1,0 +1,84 @@
+// Rows of `itt-dump stats` and small helpers shared by its files
+// (stats.cc routes events; stats_health.cc, stats_tasks.cc,
+// stats_counters.cc and stats_sync_heap.cc each keep one family of
+// sections). Private to the stats verb.
+
+#ifndef TOOLS_ITT_DUMP_STATS_ROWS_H_
+#define TOOLS_ITT_DUMP_STATS_ROWS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "tools/itt_dump/model/values.h"
+#include "tools/itt_dump/sketch.h"
+#include "tools/itt_dump/stats.h"
+
+namespace ittc {
+namespace itt_dump {
+namespace stats_internal {
+
+inline constexpr uint64_t kAllThreads = ~uint64_t{0};
+
+inline std::string Num(uint64_t v) { return absl::StrCat(v); }
+
+inline std::string Real(long double v) {
+  std::string s;
+  AppendNumber(&s, v);
+  return s;
+}
+
+}  // namespace stats_internal
+
+struct StatsCollector::TaskRow {
+  int kind = 0;  // IntervalKind
+  uint64_t domain = 0;
+  uint64_t name_id = 0;
+  uint64_t fn = 0;
+  uint64_t event_id = 0;
+  uint64_t thread = stats_internal::kAllThreads;  // thread index for per-thread rows
+  std::string name;
+  uint64_t total_ns = 0;
+  uint64_t self_ns = 0;
+  PercentileSketch sketch;
+};
+
+struct StatsCollector::FrameRow {
+  uint64_t domain = 0;
+  uint64_t first_begin = ~uint64_t{0};
+  uint64_t last_end = 0;
+  PercentileSketch sketch;
+};
+
+struct StatsCollector::CounterRow {
+  int8_t passes = 0;     // cached name/domain filter answer (0: unknown)
+  long double last = 0;  // value at the last kept sample
+  uint64_t samples = 0;
+  long double min = 0;
+  long double max = 0;
+};
+
+struct StatsCollector::SyncRow {
+  uint64_t addr = 0;
+  uint64_t acquisitions = 0;
+  uint64_t cancels = 0;
+  uint64_t total_wait_ns = 0;
+  uint64_t max_wait_ns = 0;
+  bool used = false;
+};
+
+struct StatsCollector::HeapRow {
+  uint64_t function = 0;
+  uint64_t allocations = 0;
+  uint64_t reallocs = 0;
+  uint64_t frees = 0;
+  uint64_t bytes = 0;
+  uint64_t live = 0;
+  uint64_t peak = 0;
+  bool used = false;
+};
+
+}  // namespace itt_dump
+}  // namespace ittc
+
+#endif  // TOOLS_ITT_DUMP_STATS_ROWS_H_

@@ -1,0 +1,176 @@
+// Sync waits and heap allocations from the model's trackers, and the
+// sync and heap sections.
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tools/itt_dump/stats.h"
+#include "tools/itt_dump/stats_rows.h"
+
+namespace ittc {
+namespace itt_dump {
+
+using format::Event;
+using format::EventKind;
+using F = format::Field;
+using stats_internal::kAllThreads;
+using stats_internal::Num;
+using stats_internal::Real;
+
+StatsCollector::SyncRow* StatsCollector::SyncRowFor(uint64_t addr) {
+  std::unique_ptr<SyncRow>& r = sync_[addr];
+  if (!r) {
+    r = std::make_unique<SyncRow>();
+    r->addr = addr;
+  }
+  return r.get();
+}
+
+void StatsCollector::OnSync(const Event& e, const ThreadRec& t) {
+  SyncChange c;
+  // Names follow every create and rename; waits only the events the
+  // filters keep.
+  if (e.kind == EventKind::kSyncCreate || e.kind == EventKind::kSyncRename) {
+    sync_tracker_.OnEvent(e, t, &c);
+    SyncRowFor(e.Get(F::kAddr));
+    return;
+  }
+  if (filter_.active()) {
+    if (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time)) {
+      return;
+    }
+    if (filter_.has_name() &&
+        !filter_.NameOk(x_.String(sync_tracker_.Object(e.Get(F::kAddr))->name_id))) {
+      return;
+    }
+  }
+  if (!sync_tracker_.OnEvent(e, t, &c)) return;
+  SyncRow* row = SyncRowFor(c.object->addr);
+  row->used = true;
+  switch (c.kind) {
+    case SyncChange::Kind::kAcquired:
+      ++row->acquisitions;
+      if (c.closes_wait) {
+        const int64_t d = x_.clock.DurationNs(c.wait_begin, e.time);
+        const uint64_t wait = d > 0 ? static_cast<uint64_t>(d) : 0;
+        row->total_wait_ns += wait;
+        row->max_wait_ns = std::max(row->max_wait_ns, wait);
+      }
+      break;
+    case SyncChange::Kind::kCancel:
+      ++row->cancels;
+      break;
+    default:
+      break;
+  }
+}
+
+StatsCollector::HeapRow* StatsCollector::HeapRowFor(uint64_t function) {
+  std::unique_ptr<HeapRow>& r = heap_[function];
+  if (!r) {
+    r = std::make_unique<HeapRow>();
+    r->function = function;
+  }
+  return r.get();
+}
+
+void StatsCollector::OnHeap(const Event& e, const ThreadRec& t) {
+  const uint64_t fn = e.Get(F::kFunction);
+  if (filter_.active()) {
+    const HeapFunctionDef* def = x_.heap_functions.Find(fn);
+    const std::string_view name = def != nullptr ? std::string_view(def->name) : std::string_view();
+    const std::string_view domain =
+        def != nullptr ? std::string_view(def->domain_name) : std::string_view();
+    if (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time) || !filter_.NameOk(name) ||
+        (filter_.has_domain() && (domain.empty() || !filter_.DomainNameOk(domain)))) {
+      return;
+    }
+  }
+  // Only the events the filters keep are paired: peak live bytes are those
+  // of the selected calls.
+  HeapChange c;
+  if (!heap_tracker_.OnEvent(e, t, &c)) return;
+  HeapRow* row = HeapRowFor(fn);
+  row->used = true;
+  switch (c.kind) {
+    case HeapChange::Kind::kAllocate:
+      ++row->allocations;
+      break;
+    case HeapChange::Kind::kFree:
+      ++row->frees;
+      break;
+    case HeapChange::Kind::kReallocate:
+      ++row->reallocs;
+      break;
+  }
+  row->bytes += c.size;
+  auto release = [&](const Allocation& block) {
+    HeapRow* owner = HeapRowFor(block.function);
+    owner->live -= std::min(owner->live, block.size);
+  };
+  if (c.released) release(c.released_block);
+  if (c.replaced) release(c.replaced_block);
+  if (c.allocated) {
+    row->live += c.size;
+    row->peak = std::max(row->peak, row->live);
+  }
+}
+
+void StatsCollector::SyncHeapSections(std::vector<Section>* sections) const {
+  std::vector<Section>& out = *sections;
+  {
+    Section s;
+    s.name = "sync";
+    s.columns = {{"addr", "addr", CellType::kText},
+                 {"type", "type", CellType::kText},
+                 {"name", "name", CellType::kText},
+                 {"acquisitions", "acquired", CellType::kNumber},
+                 {"cancels", "cancels", CellType::kNumber},
+                 {"total_wait_ns", "total_wait(us)", CellType::kDuration},
+                 {"max_wait_ns", "max_wait(us)", CellType::kDuration}};
+    std::vector<const SyncRow*> rows;
+    for (const auto& [addr, r] : sync_.entries()) {
+      if (r->used) rows.push_back(r.get());
+    }
+    std::sort(rows.begin(), rows.end(),
+              [](const SyncRow* a, const SyncRow* b) { return a->addr < b->addr; });
+    for (const SyncRow* r : rows) {
+      const SyncObject* o = sync_tracker_.objects().Find(r->addr);
+      s.AddRow({absl::StrFormat("0x%x", r->addr), std::string(x_.String(o->type_id)),
+                std::string(x_.String(o->name_id)), Num(r->acquisitions), Num(r->cancels),
+                Num(r->total_wait_ns), Num(r->max_wait_ns)});
+    }
+    out.push_back(std::move(s));
+  }
+
+  {
+    Section s;
+    s.name = "heap";
+    s.columns = {{"function", "function", CellType::kText},
+                 {"domain", "domain", CellType::kText},
+                 {"allocations", "allocs", CellType::kNumber},
+                 {"reallocations", "reallocs", CellType::kNumber},
+                 {"frees", "frees", CellType::kNumber},
+                 {"bytes", "bytes", CellType::kNumber},
+                 {"peak_live_bytes", "peak_live", CellType::kNumber}};
+    std::vector<const HeapRow*> rows;
+    for (const auto& [fn, r] : heap_.entries()) {
+      if (r->used) rows.push_back(r.get());
+    }
+    std::sort(rows.begin(), rows.end(),
+              [](const HeapRow* a, const HeapRow* b) { return a->function < b->function; });
+    for (const HeapRow* r : rows) {
+      const HeapFunctionDef* def = x_.heap_functions.Find(r->function);
+      s.AddRow({def != nullptr ? def->name : absl::StrCat("function#", r->function),
+                def != nullptr ? def->domain_name : "", Num(r->allocations), Num(r->reallocs),
+                Num(r->frees), Num(r->bytes), Num(r->peak)});
+    }
+    out.push_back(std::move(s));
+  }
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

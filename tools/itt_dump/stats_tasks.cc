@@ -1,0 +1,239 @@
+// Tasks (and the other task-like intervals) and frames: their rows, fed
+// by the pairing engine, and the tasks, thread_tasks and frames sections.
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tools/itt_dump/stats.h"
+#include "tools/itt_dump/stats_rows.h"
+
+namespace ittc {
+namespace itt_dump {
+
+using format::Event;
+using format::EventKind;
+using F = format::Field;
+using stats_internal::kAllThreads;
+using stats_internal::Num;
+using stats_internal::Real;
+
+namespace {
+
+void DurationColumns(std::vector<Column>* c) {
+  for (const char* n : {"min", "mean", "p50", "p90", "p99", "max"}) {
+    c->push_back({absl::StrCat(n, "_ns"), absl::StrCat(n, "(us)"), CellType::kDuration});
+  }
+}
+
+void DurationCells(const PercentileSketch& s, std::vector<std::string>* row) {
+  row->push_back(Num(s.min()));
+  row->push_back(Num(s.mean()));
+  row->push_back(Num(s.Quantile(0.50)));
+  row->push_back(Num(s.Quantile(0.90)));
+  row->push_back(Num(s.Quantile(0.99)));
+  row->push_back(Num(s.max()));
+}
+
+}  // namespace
+
+StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind, uint64_t domain,
+                                                    uint64_t name_id, uint64_t fn,
+                                                    uint64_t event_id, const ThreadRec* t) {
+  const int k = static_cast<int>(kind);
+  const uint64_t name = kind == IntervalKind::kLegacyEvent ? event_id : name_id;
+  const uint64_t thread = t != nullptr ? t->index : kAllThreads;
+  // One multiply per part: the exact key is compared below anyway.
+  const uint64_t h = (name * 0x9E3779B97F4A7C15ull) ^ (domain * 0xBF58476D1CE4E5B9ull) ^
+                     (fn * 0x94D049BB133111EBull) ^ (thread * 0xD6E8FEB86659FD93ull) ^
+                     static_cast<uint64_t>(k);
+  auto matches = [&](const TaskRow* r) {
+    return r->kind == k && r->domain == domain &&
+           (kind == IntervalKind::kLegacyEvent ? r->event_id : r->name_id) == name && r->fn == fn &&
+           r->thread == thread;
+  };
+  RowCacheEntry& cached = row_cache_[(h ^ (h >> 29)) % kRowCacheSize];
+  if (cached.row != nullptr && cached.hash == h && matches(cached.row)) {
+    return cached.row;
+  }
+  TaskRow*& slot = task_by_hash_[h];
+  if (slot != nullptr && matches(slot)) {
+    cached = {slot, h};
+    return slot;
+  }
+  const auto key = std::make_tuple(k, domain, name, fn, thread);
+  auto it = task_exact_.find(key);
+  if (it != task_exact_.end()) return it->second;
+  auto row = std::make_unique<TaskRow>();
+  row->kind = k;
+  row->domain = domain;
+  row->name_id = kind == IntervalKind::kLegacyEvent ? 0 : name_id;
+  row->event_id = event_id;
+  row->fn = fn;
+  row->thread = thread;
+  Interval iv;
+  iv.kind = kind;
+  iv.name_id = name_id;
+  iv.fn = fn;
+  iv.event_id = event_id;
+  row->name = IntervalName(x_, iv);
+  TaskRow* r = row.get();
+  tasks_.push_back(std::move(row));
+  task_exact_[key] = r;
+  if (slot == nullptr) slot = r;
+  return r;
+}
+
+void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t, uint64_t domain,
+                             uint64_t name_id, uint64_t fn, uint64_t event_id, uint64_t begin,
+                             uint64_t end, uint64_t child_ticks) {
+  if (filter_.active()) {
+    if (!filter_.ThreadOk(t) || !filter_.TimeOk(begin)) return;
+    if (kind == IntervalKind::kLegacyEvent ? filter_.has_domain() : !filter_.DomainOk(domain)) {
+      return;
+    }
+    if (filter_.has_name()) {
+      if (name_id != 0 && kind != IntervalKind::kLegacyEvent) {
+        if (!filter_.NameIdOk(name_id)) return;
+      } else {
+        Interval iv;
+        iv.kind = kind;
+        iv.fn = fn;
+        iv.event_id = event_id;
+        if (!filter_.NameOk(IntervalName(x_, iv))) return;
+      }
+    }
+  }
+  const int64_t d = x_.clock.DurationNs(begin, end);
+  const uint64_t dur = d > 0 ? static_cast<uint64_t>(d) : 0;
+  uint64_t self = dur;
+  if (child_ticks != 0) {
+    const int64_t c = x_.clock.DurationNs(begin, begin + child_ticks);
+    self = c <= 0 ? dur : static_cast<uint64_t>(c) >= dur ? 0 : dur - static_cast<uint64_t>(c);
+  }
+  TaskRow* row = TaskRowFor(kind, domain, name_id, fn, event_id, nullptr);
+  row->total_ns += dur;
+  row->self_ns += self;
+  row->sketch.Add(dur);
+  if (per_thread_) {
+    TaskRow* r = TaskRowFor(kind, domain, name_id, fn, event_id, &t);
+    r->total_ns += dur;
+    r->self_ns += self;
+    r->sketch.Add(dur);
+  }
+}
+
+void StatsCollector::OnInterval(const Interval& iv) {
+  if (iv.open_at_end) return;  // counted by the tracker as unbalanced
+  if (iv.kind != IntervalKind::kFrame) {
+    AddTask(iv.kind, *iv.thread, iv.domain, iv.name_id, iv.fn, iv.event_id, iv.begin, iv.end,
+            iv.child_ticks);
+    return;
+  }
+  if (filter_.active()) {
+    if (!filter_.ThreadOk(*iv.thread) || !filter_.TimeOk(iv.begin) ||
+        !filter_.DomainOk(iv.domain) || filter_.has_name()) {
+      return;
+    }
+  }
+  const int64_t d = x_.clock.DurationNs(iv.begin, iv.end);
+  const uint64_t dur = d > 0 ? static_cast<uint64_t>(d) : 0;
+  std::unique_ptr<FrameRow>& f = frames_[iv.domain];
+  if (!f) {
+    f = std::make_unique<FrameRow>();
+    f->domain = iv.domain;
+  }
+  f->first_begin = std::min(f->first_begin, iv.begin);
+  f->last_end = std::max(f->last_end, iv.end);
+  f->sketch.Add(dur);
+}
+
+void StatsCollector::TaskSections(std::vector<Section>* sections) const {
+  std::vector<Section>& out = *sections;
+  // Tasks, by total time (largest first), then domain, name, kind.
+  for (int pass = 0; pass < (per_thread_ ? 2 : 1); ++pass) {
+    const bool by_thread = pass == 1;
+    Section s;
+    s.name = by_thread ? "thread_tasks" : "tasks";
+    if (by_thread) {
+      s.columns = {{"tid", "tid", CellType::kNumber}, {"thread", "thread", CellType::kText}};
+    }
+    for (const Column& c : std::vector<Column>{{"domain", "domain", CellType::kText},
+                                               {"name", "name", CellType::kText},
+                                               {"kind", "kind", CellType::kText},
+                                               {"count", "count", CellType::kNumber},
+                                               {"total_ns", "total(us)", CellType::kDuration},
+                                               {"self_ns", "self(us)", CellType::kDuration}}) {
+      s.columns.push_back(c);
+    }
+    DurationColumns(&s.columns);
+    std::vector<const TaskRow*> rows;
+    for (const auto& r : tasks_) {
+      if ((r->thread != kAllThreads) == by_thread) rows.push_back(r.get());
+    }
+    auto domain_of = [&](const TaskRow* r) { return x_.Domain(r->domain); };
+    auto tid_of = [&](const TaskRow* r) -> uint64_t {
+      const ThreadRec* t = x_.Thread(static_cast<uint32_t>(r->thread));
+      return t != nullptr ? t->tid : 0;
+    };
+    std::sort(rows.begin(), rows.end(), [&](const TaskRow* a, const TaskRow* b) {
+      if (by_thread && tid_of(a) != tid_of(b)) {
+        return tid_of(a) < tid_of(b);
+      }
+      if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns;
+      const auto da = domain_of(a);
+      const auto db = domain_of(b);
+      if (da != db) return da < db;
+      if (a->name != b->name) return a->name < b->name;
+      return a->kind < b->kind;
+    });
+    for (const TaskRow* r : rows) {
+      std::vector<std::string> row;
+      if (by_thread) {
+        const ThreadRec* t = x_.Thread(static_cast<uint32_t>(r->thread));
+        row.push_back(Num(t != nullptr ? t->tid : 0));
+        row.push_back(t != nullptr ? t->name : "");
+      }
+      row.push_back(std::string(domain_of(r)));
+      row.push_back(r->name);
+      row.push_back(IntervalKindName(static_cast<IntervalKind>(r->kind)));
+      row.push_back(Num(r->sketch.count()));
+      row.push_back(Num(r->total_ns));
+      row.push_back(Num(r->self_ns));
+      DurationCells(r->sketch, &row);
+      s.AddRow(std::move(row));
+    }
+    out.push_back(std::move(s));
+  }
+
+  {
+    Section s;
+    s.name = "frames";
+    s.columns = {{"domain", "domain", CellType::kText},
+                 {"count", "count", CellType::kNumber},
+                 {"rate_hz", "rate(Hz)", CellType::kNumber}};
+    DurationColumns(&s.columns);
+    std::vector<const FrameRow*> rows;
+    for (const auto& [id, f] : frames_.entries()) rows.push_back(f.get());
+    std::sort(rows.begin(), rows.end(), [&](const FrameRow* a, const FrameRow* b) {
+      return x_.Domain(a->domain) != x_.Domain(b->domain)
+                 ? x_.Domain(a->domain) < x_.Domain(b->domain)
+                 : a->domain < b->domain;
+    });
+    for (const FrameRow* f : rows) {
+      const int64_t span = x_.clock.DurationNs(f->first_begin, f->last_end);
+      const double rate =
+          span > 0 ? static_cast<double>(f->sketch.count()) * 1e9 / static_cast<double>(span) : 0.0;
+      std::vector<std::string> row = {std::string(x_.Domain(f->domain)), Num(f->sketch.count()),
+                                      absl::StrFormat("%.3f", rate)};
+      DurationCells(f->sketch, &row);
+      s.AddRow(std::move(row));
+    }
+    out.push_back(std::move(s));
+  }
+}
+
+}  // namespace itt_dump
+}  // namespace ittc
