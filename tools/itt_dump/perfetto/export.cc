@@ -10,11 +10,14 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "tools/itt_dump/filter.h"
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/flows.h"
+#include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/metadata.h"
+#include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/model/values.h"
 #include "tools/itt_dump/perfetto/lanes.h"
 
@@ -73,6 +76,7 @@ class PerfettoExporter : public IntervalListener {
     uint64_t track = 0;
     std::vector<char> kept;
     LaneGroup events;
+    LaneGroup waits;
   };
   // An open interval on a lane.
   struct OnLane {
@@ -103,6 +107,12 @@ class PerfettoExporter : public IntervalListener {
   void Instant(const ThreadRec& t, uint64_t track, uint64_t ticks, std::string_view category,
                std::string_view name, const Annotation* annotations, size_t count);
   void OnCounter(const CounterSample& sample, const ThreadRec& t);
+  void OnSync(const Event& e, const ThreadRec& t);
+  void OnHeap(const Event& e, const ThreadRec& t);
+  // Where a wait's slice ends: the lane its begin took.
+  static uint64_t WaitKey(const ThreadRec& t, uint64_t addr) {
+    return (addr * 0x9E3779B97F4A7C15ull) ^ t.index;
+  }
   void OnRelation(const Event& e, const ThreadRec& t);
   void WriteFlowEnds();
   uint64_t GlobalTrack();
@@ -113,6 +123,16 @@ class PerfettoExporter : public IntervalListener {
   IntervalTracker tracker_;
   CounterTracker counters_;
   FlowTracker flows_;
+  SyncTracker sync_;
+  HeapTracker heap_;
+  // Open wait slices: (thread, object) -> their lane in the thread's waits.
+  absl::flat_hash_map<uint64_t, size_t> open_waits_;
+  // Per heap function: live bytes and its counter track.
+  struct HeapLive {
+    uint64_t live = 0;
+    uint64_t track = 0;
+  };
+  U64Map<HeapLive> heap_live_;
   std::vector<FlowTracker::End> flow_ends_;
   PerfettoTraceWriter writer_;
   uint64_t process_track_ = 0;
@@ -143,6 +163,8 @@ PerfettoExporter::ThreadOut& PerfettoExporter::NewOut(const ThreadRec& t) {
                               t.name.empty() ? absl::StrCat("thread ", t.tid) : t.name);
   n.events.parent = n.track;
   n.events.name = "events";
+  n.waits.parent = n.track;
+  n.waits.name = "waits";
   return n;
 }
 
@@ -313,6 +335,94 @@ void PerfettoExporter::OnCounter(const CounterSample& sample, const ThreadRec& t
   writer_.Write(Out(t).track, e);
 }
 
+void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
+  SyncChange c;
+  if (!sync_.OnEvent(e, t, &c)) return;
+  using K = SyncChange::Kind;
+  if (c.kind != K::kPrepare && c.kind != K::kAcquired && c.kind != K::kCancel) return;
+  const std::string_view object = x_.String(c.object->name_id);
+  ThreadOut& out = Out(t);
+  const uint64_t key = WaitKey(t, c.object->addr);
+  // A wait's slice runs from sync_prepare to the sync_acquired or
+  // sync_cancel that closes it; a prepare while one is open ends the old.
+  auto it = open_waits_.find(key);
+  if (it != open_waits_.end()) {
+    PerfettoEvent end;
+    end.type = PerfettoEvent::Type::kSliceEnd;
+    end.time_ns = Ns(e.time);
+    end.track = out.waits.tracks[it->second];
+    const Annotation a[] = {Annotation::Bool("acquired", c.kind == K::kAcquired)};
+    end.annotations = a;
+    end.annotation_count = c.kind == K::kPrepare ? 0 : 1;
+    writer_.Write(out.track, end);
+    out.waits.lanes.Release(it->second);
+    open_waits_.erase(it);
+  }
+  if (c.kind != K::kPrepare) return;
+  if (filter_.active() &&
+      (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time) ||
+       (filter_.has_name() && !filter_.NameOk(object)))) {
+    return;
+  }
+  bool created = false;
+  const size_t lane = out.waits.lanes.Acquire(&created);
+  if (created) out.waits.tracks.push_back(writer_.AddTrack(out.waits.parent, out.waits.name));
+  open_waits_[key] = lane;
+  name_ = object.empty() ? absl::StrCat("sync 0x", absl::Hex(c.object->addr)) : std::string(object);
+  PerfettoEvent begin;
+  begin.type = PerfettoEvent::Type::kSliceBegin;
+  begin.time_ns = Ns(e.time);
+  begin.track = out.waits.tracks[lane];
+  begin.category = "sync";
+  begin.name = name_;
+  const Annotation a[] = {Annotation::Pointer("addr", c.object->addr)};
+  begin.annotations = a;
+  begin.annotation_count = 1;
+  writer_.Write(out.track, begin);
+}
+
+void PerfettoExporter::OnHeap(const Event& e, const ThreadRec& t) {
+  const uint64_t fn = e.Get(F::kFunction);
+  const HeapFunctionDef* def = x_.heap_functions.Find(fn);
+  const std::string_view name = def != nullptr ? std::string_view(def->name) : "heap";
+  if (filter_.active()) {
+    const std::string_view domain =
+        def != nullptr ? std::string_view(def->domain_name) : std::string_view();
+    if (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time) || !filter_.NameOk(name) ||
+        (filter_.has_domain() && (domain.empty() || !filter_.DomainNameOk(domain)))) {
+      return;
+    }
+  }
+  HeapChange c;
+  if (!heap_.OnEvent(e, t, &c)) return;
+  // Live bytes per heap function, one counter sample per function changed.
+  auto sample = [&](uint64_t function) {
+    HeapLive& h = heap_live_[function];
+    if (h.track == 0) {
+      const HeapFunctionDef* d = x_.heap_functions.Find(function);
+      h.track = writer_.AddCounterTrack(
+          process_track_,
+          (d != nullptr ? d->name : std::string("heap")) + " live bytes",
+          CounterUnit::kSizeBytes);
+    }
+    PerfettoEvent p;
+    p.type = PerfettoEvent::Type::kCounter;
+    p.time_ns = Ns(e.time);
+    p.track = h.track;
+    p.int_value = static_cast<int64_t>(h.live);
+    writer_.Write(Out(t).track, p);
+  };
+  auto release = [&](const Allocation& block) {
+    HeapLive& h = heap_live_[block.function];
+    h.live -= std::min(h.live, block.size);
+    if (block.function != fn) sample(block.function);
+  };
+  if (c.released) release(c.released_block);
+  if (c.replaced) release(c.replaced_block);
+  if (c.allocated) heap_live_[fn].live += c.size;
+  sample(fn);
+}
+
 void PerfettoExporter::WriteFlowEnds() {
   for (const FlowTracker::End& end : flow_ends_) {
     PerfettoEvent e;
@@ -353,6 +463,14 @@ void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
   CounterSample sample;
   if (counters_.OnEvent(e, &sample)) {
     OnCounter(sample, t);
+    return;
+  }
+  if (IsSyncKind(e.kind)) {
+    OnSync(e, t);
+    return;
+  }
+  if (IsHeapChangeKind(e.kind)) {
+    OnHeap(e, t);
     return;
   }
   switch (e.kind) {

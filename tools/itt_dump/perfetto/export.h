@@ -29,6 +29,11 @@
 //   other than task          as an annotation
 //   JIT method load          an instant on the thread's track named after
 //                            the method, with address and size annotations
+//   sync wait                a slice named after the object, from
+//                            sync_prepare to sync_acquired/cancel, on a
+//                            "waits" lane track of the thread
+//   heap                     a counter track "<heap function> live bytes"
+//                            per heap function under the process
 // Timestamps are nanoseconds on the trace's time axis (since its start);
 // the writer's clock declares where that axis sits on REALTIME.
 //

@@ -1,0 +1,242 @@
+// Tests of `itt-dump perfetto`: the output decodes against the schema
+// (protoc with tests/tools/perfetto/perfetto_subset.proto), its slices,
+// counter samples and flows match what `stats` counts for the same trace,
+// names are interned once per sequence, and the compressed forms hold the
+// same packets.
+
+#include <stdlib.h>
+#include <zstd.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/tools/dump_runner.h"
+#include "tests/tools/sample_traces.h"
+#include "tests/tools/trace_builder.h"
+
+namespace ittc::testing {
+namespace {
+
+using format::EventKind;
+using itt_dump::testing::DumpResult;
+using itt_dump::testing::Ev;
+using itt_dump::testing::F;
+using itt_dump::testing::I;
+using itt_dump::testing::RunDump;
+using itt_dump::testing::SampleTrace;
+using itt_dump::testing::SyntheticTrace;
+using itt_dump::testing::TraceBuilder;
+using itt_dump::testing::U;
+
+std::string TempPath(const std::string& name) {
+  const char* dir = getenv("TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+}
+
+// protoc's text rendering of a plain (uncompressed) Perfetto trace.
+std::string Decode(const std::string& trace) {
+  const std::string in = TempPath("export.pftrace");
+  const std::string out = TempPath("export.txt");
+  std::ofstream(in, std::ios::binary) << trace;
+  const char* srcdir = getenv("TEST_SRCDIR");
+  const std::string dir =
+      std::string(srcdir != nullptr ? srcdir : ".") + "/ittcollector/tests/tools/perfetto";
+  const std::string cmd = "protoc --proto_path=" + dir +
+                          " --decode=perfetto.protos.Trace perfetto_subset.proto < " + in + " > " +
+                          out + " 2>&1";
+  const int rc = system(cmd.c_str());
+  std::stringstream text;
+  text << std::ifstream(out).rdbuf();
+  EXPECT_EQ(rc, 0) << text.str();
+  return text.str();
+}
+
+int Count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// The sum of a numeric key over the rows of stats' JSON section `section`.
+uint64_t SumJson(const std::string& json, const std::string& section, const std::string& key) {
+  const size_t start = json.find("\"" + section + "\":[");
+  if (start == std::string::npos) return 0;
+  const size_t end = json.find(']', start);
+  uint64_t sum = 0;
+  const std::string needle = "\"" + key + "\":";
+  for (size_t at = json.find(needle, start); at != std::string::npos && at < end;
+       at = json.find(needle, at + 1)) {
+    sum += std::stoull(json.substr(at + needle.size()));
+  }
+  return sum;
+}
+
+// The `count` of one row of stats' "unbalanced" section.
+uint64_t Unbalanced(const std::string& json, const std::string& what) {
+  const std::string needle = "{\"what\":\"" + what + "\",\"count\":";
+  const size_t at = json.find(needle);
+  return at == std::string::npos ? 0 : std::stoull(json.substr(at + needle.size()));
+}
+
+std::string Export(const std::string& trace, const std::string& compress = "none") {
+  DumpResult r =
+      RunDump({"perfetto", "--compress=" + compress, "trace.itt", "-o", "out.pftrace"}, trace);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.files["out.pftrace"];
+}
+
+// Slices: every task-like interval stats counts, those left open, frames,
+// and one wait slice per sync wait. Counters: every sample, plus one heap
+// live-bytes sample per heap call.
+void ExpectCountsMatchStats(const std::string& trace) {
+  const std::string text = Decode(Export(trace));
+  DumpResult stats = RunDump({"stats", "--format=json", "trace.itt"}, trace);
+  ASSERT_EQ(stats.status, 0) << stats.err;
+  const std::string& j = stats.out;
+  const uint64_t slices = SumJson(j, "tasks", "count") + Unbalanced(j, "open_at_end") +
+                          SumJson(j, "frames", "count") + Unbalanced(j, "frames_open_at_end") +
+                          SumJson(j, "sync", "acquisitions") + SumJson(j, "sync", "cancels");
+  EXPECT_EQ(static_cast<uint64_t>(Count(text, "type: TYPE_SLICE_BEGIN")), slices) << j;
+  EXPECT_EQ(Count(text, "type: TYPE_SLICE_BEGIN"), Count(text, "type: TYPE_SLICE_END"));
+  const uint64_t samples = SumJson(j, "counters", "samples") + SumJson(j, "heap", "allocations") +
+                           SumJson(j, "heap", "reallocations") + SumJson(j, "heap", "frees");
+  EXPECT_EQ(static_cast<uint64_t>(Count(text, "type: TYPE_COUNTER")), samples) << j;
+}
+
+TEST(PerfettoExport, SampleTraceCountsMatchStats) { ExpectCountsMatchStats(SampleTrace()); }
+
+TEST(PerfettoExport, MultiThreadTraceCountsMatchStats) {
+  ExpectCountsMatchStats(SyntheticTrace(4, 20000, 4096));
+}
+
+TEST(PerfettoExport, TracksNameTheProcessAndEveryThread) {
+  const std::string text = Decode(Export(SampleTrace()));
+  EXPECT_NE(text.find("process_name: \"demo\""), std::string::npos) << text;
+  EXPECT_NE(text.find("pid: 4242"), std::string::npos);
+  EXPECT_NE(text.find("thread_name: \"main\""), std::string::npos);
+  EXPECT_NE(text.find("thread_name: \"worker\""), std::string::npos);
+  // One sequence per thread, each started with cleared incremental state.
+  EXPECT_EQ(Count(text, "first_packet_on_sequence: true"), Count(text, "thread_name: "));
+}
+
+// Every (sequence, interned table, name) appears once.
+TEST(PerfettoExport, NamesAreInternedOncePerSequence) {
+  const std::string text = Decode(Export(SyntheticTrace(3, 5000, 1024)));
+  std::istringstream lines(text);
+  std::string line;
+  std::string sequence;
+  std::string table;
+  std::set<std::string> seen;
+  int entries = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("  trusted_packet_sequence_id: ", 0) == 0) sequence = line.substr(30);
+    if (line.rfind("    event_names {", 0) == 0 || line.rfind("    event_categories {", 0) == 0 ||
+        line.rfind("    debug_annotation_names {", 0) == 0) {
+      table = line;
+    }
+    if (line.rfind("      name: ", 0) == 0) {
+      ++entries;
+      EXPECT_TRUE(seen.insert(sequence + table + line).second) << sequence << table << line;
+    }
+  }
+  EXPECT_GT(entries, 0);
+}
+
+// A relation whose tail task begins later, and one whose tail began
+// earlier: both become flows with both ends.
+TEST(PerfettoExport, RelationsBecomeFlowsWithBothEnds) {
+  TraceBuilder b;
+  b.String(1, "head").String(2, "tail").String(3, "early").Domain(1, "d");
+  b.Thread(0, 11, "a").Thread(1, 12, "b");
+  b.Events(0,
+           {Ev(EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(3)}, {F::kId, I(7)}}),
+            Ev(EventKind::kTaskEnd, 1150, {{F::kDomain, U(1)}}),
+            Ev(EventKind::kTaskBegin, 1200, {{F::kDomain, U(1)}, {F::kName, U(1)}, {F::kId, I(5)}}),
+            Ev(EventKind::kRelationAdd, 1300,
+               {{F::kDomain, U(1)}, {F::kHead, I(5)}, {F::kRelation, U(1)}, {F::kTail, I(6)}}),
+            Ev(EventKind::kRelationAdd, 1310,
+               {{F::kDomain, U(1)}, {F::kHead, I(5)}, {F::kRelation, U(1)}, {F::kTail, I(7)}}),
+            Ev(EventKind::kTaskEnd, 1400, {{F::kDomain, U(1)}})});
+  b.Events(1,
+           {Ev(EventKind::kTaskBegin, 1500, {{F::kDomain, U(1)}, {F::kName, U(2)}, {F::kId, I(6)}}),
+            Ev(EventKind::kTaskEnd, 1600, {{F::kDomain, U(1)}})});
+  b.End(2000);
+  const std::string text = Decode(Export(b.bytes()));
+  EXPECT_EQ(Count(text, " flow_ids: 1\n"), 1) << text;
+  EXPECT_EQ(Count(text, "terminating_flow_ids: 1\n"), 1);
+  EXPECT_EQ(Count(text, " flow_ids: 2\n"), 1);
+  EXPECT_EQ(Count(text, "terminating_flow_ids: 2\n"), 1);
+  // The second flow ends in the past (the "early" task's begin): its
+  // sequence's clock is anchored again for it.
+  EXPECT_EQ(Count(text, "clock_snapshot {"), 3);
+}
+
+TEST(PerfettoExport, MetadataBecomesAnnotationsOfItsTask) {
+  const std::string text = Decode(Export(SampleTrace()));
+  EXPECT_NE(text.find("debug_annotations {"), std::string::npos) << text;
+}
+
+// A zstd frame of the plain packets: the compressed output holds exactly
+// the packets the uncompressed one has.
+std::string Expand(const std::string& trace) {
+  std::string plain;
+  size_t at = 0;
+  auto varint = [&](size_t* p) {
+    uint64_t v = 0;
+    for (int shift = 0; *p < trace.size(); shift += 7) {
+      const uint8_t byte = static_cast<uint8_t>(trace[(*p)++]);
+      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) break;
+    }
+    return v;
+  };
+  while (at < trace.size()) {
+    EXPECT_EQ(static_cast<uint8_t>(trace[at]), 0x0a);
+    ++at;
+    const size_t packet_end = at + varint(&at);
+    EXPECT_EQ(varint(&at), (133u << 3) | 2);  // TracePacket.zstd_compressed_packets
+    const size_t n = varint(&at);
+    const unsigned long long size = ZSTD_getFrameContentSize(trace.data() + at, n);
+    EXPECT_NE(size, ZSTD_CONTENTSIZE_ERROR);
+    std::string block(size, '\0');
+    EXPECT_EQ(ZSTD_decompress(&block[0], block.size(), trace.data() + at, n), size);
+    plain += block;
+    at = packet_end;
+  }
+  return plain;
+}
+
+TEST(PerfettoExport, ZstdBlocksHoldThePlainPackets) {
+  const std::string trace = SyntheticTrace(2, 100000, 4096);
+  const std::string zstd = Export(trace, "zstd");
+  const std::string plain = Export(trace, "none");
+  EXPECT_LT(zstd.size() * 5, plain.size());
+  EXPECT_EQ(Expand(zstd), plain);
+}
+
+TEST(PerfettoExport, NeedsAnOutput) {
+  DumpResult r = RunDump({"perfetto", "trace.itt"}, SampleTrace());
+  EXPECT_EQ(r.status, 64);
+  EXPECT_NE(r.err.find("needs -o"), std::string::npos) << r.err;
+}
+
+TEST(PerfettoExport, ADamagedTraceStillExportsWhatIsIntact) {
+  std::string trace = SyntheticTrace(2, 50000, 4096);
+  trace[trace.size() / 2] ^= 0x55;
+  DumpResult r = RunDump({"perfetto", "--compress=none", "trace.itt", "-o", "out.pftrace"}, trace);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("corrupt"), std::string::npos) << r.err;
+  const std::string text = Decode(r.files["out.pftrace"]);
+  EXPECT_GT(Count(text, "type: TYPE_SLICE_BEGIN"), 1000);
+}
+
+}  // namespace
+}  // namespace ittc::testing
