@@ -74,6 +74,13 @@ class ChromeWriter : public IntervalListener {
   void Close() {
     line_.append("}");
     ctx_.out->Write(line_);
+    written_ += line_.size();
+    if (written_ > kLargeJsonBytes && !warned_large_) {
+      warned_large_ = true;
+      Warn(ctx_,
+           "the Chrome JSON passed 500 MB; viewers do not load JSON traces this large: "
+           "'itt-dump perfetto' writes Perfetto's compact native format");
+    }
   }
   void Metadata(const char* what, uint64_t tid, std::string_view name) {
     line_.clear();
@@ -130,6 +137,10 @@ class ChromeWriter : public IntervalListener {
   CounterTracker counters_;
   FlowTracker flows_;
   std::vector<FlowTracker::End> flow_ends_;
+  // Past this much JSON, one warning points to the perfetto verb.
+  static constexpr uint64_t kLargeJsonBytes = uint64_t{500} << 20;
+  uint64_t written_ = 0;
+  bool warned_large_ = false;
 };
 
 void ChromeWriter::Begin() {

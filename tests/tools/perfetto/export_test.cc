@@ -238,5 +238,17 @@ TEST(PerfettoExport, ADamagedTraceStillExportsWhatIsIntact) {
   EXPECT_GT(Count(text, "type: TYPE_SLICE_BEGIN"), 1000);
 }
 
+// chrome points to this verb once its JSON passes 500 MB (about 45 bytes
+// per event: 12 M events), and says nothing for smaller output.
+TEST(PerfettoExport, ChromePointsHereOncePastHalfAGigabyte) {
+  const std::string big = SyntheticTrace(4, 3000000, 65536);
+  DumpResult r = RunDump({"chrome", "trace.itt"}, big, /*output_limit=*/1 << 20);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Count(r.err, "passed 500 MB"), 1) << r.err;
+  EXPECT_NE(r.err.find("itt-dump perfetto"), std::string::npos) << r.err;
+  DumpResult small = RunDump({"chrome", "trace.itt"}, SampleTrace());
+  EXPECT_EQ(small.err.find("passed 500 MB"), std::string::npos) << small.err;
+}
+
 }  // namespace
 }  // namespace ittc::testing
