@@ -12,6 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/chrome.h"
 #include "tools/itt_dump/info.h"
+#include "tools/itt_dump/leaks.h"
+#include "tools/itt_dump/perf_map.h"
 #include "tools/itt_dump/perfetto/export.h"
 #include "tools/itt_dump/stats.h"
 #include "tools/itt_dump/text.h"
@@ -33,6 +35,8 @@ constexpr char kMainHelp[] =
     "  stats      task/frame/counter/sync/heap/JIT statistics\n"
     "  chrome     Chrome Trace Event JSON (chrome://tracing, Perfetto)\n"
     "  perfetto   Perfetto's native protobuf trace (big traces)\n"
+    "  leaks      heap blocks never freed, where they were allocated\n"
+    "  perf-map   JIT method loads as a perf map (perf-PID.map)\n"
     "  vtune-csv  CSV files VTune imports as external data\n"
     "  verify     check every chunk and event; exit status says what was "
     "found\n"
@@ -103,6 +107,27 @@ constexpr char kPerfettoHelp[] =
     "(2026-08) or later; deflate is read by every release; none writes\n"
     "plain packets (protoc --decode can read them). -o - writes to stdout.\n";
 
+constexpr char kLeaksHelp[] =
+    "usage: itt-dump leaks [OPTIONS] FILE\n"
+    "\n"
+    "Heap blocks (__itt_heap_* hooks) allocated and never freed by the end\n"
+    "of the trace: address, size, heap function, domain, thread, time, and\n"
+    "the innermost task open on the thread when it was allocated; then the\n"
+    "leaked count and bytes, the peak of live bytes and its time, frees of\n"
+    "unknown addresses. Filters select leaks by thread, heap function\n"
+    "(--name, --domain) and allocation time.\n"
+    "\n"
+    "options:\n"
+    "  --format=table|csv|json  output format (default table)\n"
+    "  --group                  one row per (heap function, task), largest first\n";
+
+constexpr char kPerfMapHelp[] =
+    "usage: itt-dump perf-map FILE -o DIR\n"
+    "\n"
+    "Writes DIR/perf-PID.map (DIR created if missing): one line per JIT\n"
+    "method load, 'START SIZE NAME' in hex without 0x, in load order, the\n"
+    "file perf reads to name JIT code (copy it to /tmp for perf report).\n";
+
 constexpr char kVtuneHelp[] =
     "usage: itt-dump vtune-csv FILE -o DIR [--prefix=NAME]\n"
     "\n"
@@ -131,6 +156,7 @@ struct Args {
   FilterSpec filter;
   ReportFormat format = ReportFormat::kTable;
   bool per_thread = false;
+  bool group = false;
   bool wall = false;
   bool help = false;
   bool no_progress = false;
@@ -140,7 +166,7 @@ struct Args {
 
 bool IsVerb(std::string_view s) {
   return s == "text" || s == "info" || s == "stats" || s == "chrome" || s == "perfetto" ||
-         s == "vtune-csv" || s == "verify" || s == "help";
+         s == "vtune-csv" || s == "verify" || s == "leaks" || s == "perf-map" || s == "help";
 }
 
 const char* HelpFor(const std::string& verb) {
@@ -149,6 +175,8 @@ const char* HelpFor(const std::string& verb) {
   if (verb == "stats") return kStatsHelp;
   if (verb == "chrome") return kChromeHelp;
   if (verb == "perfetto") return kPerfettoHelp;
+  if (verb == "leaks") return kLeaksHelp;
+  if (verb == "perf-map") return kPerfMapHelp;
   if (verb == "vtune-csv") return kVtuneHelp;
   if (verb == "verify") return kVerifyHelp;
   return kMainHelp;
@@ -156,7 +184,7 @@ const char* HelpFor(const std::string& verb) {
 
 bool TakesFilters(const std::string& verb) {
   return verb == "text" || verb == "stats" || verb == "chrome" || verb == "perfetto" ||
-         verb == "vtune-csv";
+         verb == "vtune-csv" || verb == "leaks";
 }
 
 // Parses args; on error returns the message.
@@ -227,7 +255,11 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
       a->per_thread = true;
       continue;
     }
-    if (a->verb == "stats") {
+    if (a->verb == "leaks" && s == "--group") {
+      a->group = true;
+      continue;
+    }
+    if (a->verb == "stats" || a->verb == "leaks") {
       if (auto v = value("--format")) {
         if (*v == "table") {
           a->format = ReportFormat::kTable;
@@ -304,11 +336,13 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
   if (a->verb == "vtune-csv" && !a->has_output) {
     return "vtune-csv needs -o DIR";
   }
+  if (a->verb == "perf-map" && !a->has_output) return "perf-map needs -o DIR";
   if (a->verb == "perfetto" && !a->has_output) {
     return "perfetto needs -o OUT (-o - for stdout)";
   }
   if (a->verb == "chrome" && !a->has_output) a->output = "-";  // stdout
-  if (a->has_output && a->verb != "chrome" && a->verb != "perfetto" && a->verb != "vtune-csv") {
+  if (a->has_output && a->verb != "chrome" && a->verb != "perfetto" && a->verb != "vtune-csv" &&
+      a->verb != "perf-map") {
     return absl::StrCat(a->verb, " writes to stdout; -o is not an option");
   }
   return std::nullopt;
@@ -415,6 +449,25 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
       s = RunPerfetto(ctx, po);
     }
     if (s.ok() && !out->status().ok()) s = out->status();
+  } else if (a.verb == "leaks") {
+    LeaksOptions lo;
+    lo.format = a.format;
+    lo.group = a.group;
+    s = RunLeaks(ctx, lo);
+  } else if (a.verb == "perf-map") {
+    absl::Status d = env.make_dir(a.output);
+    absl::StatusOr<std::unique_ptr<Output>> f =
+        d.ok() ? env.create_file(absl::StrCat(a.output, "/", PerfMapFileName(*r.index)))
+               : absl::StatusOr<std::unique_ptr<Output>>(d);
+    if (!f.ok()) {
+      progress.Done();
+      env.err->Write(absl::StrCat("itt-dump: ", f.status().message(), "\n"));
+      env.err->Flush();
+      return kExitOutput;
+    }
+    uint64_t lines = 0;
+    s = RunPerfMap(ctx, f->get(), &lines);
+    if (s.ok() && lines == 0) Warn(ctx, "no JIT method loads: the map is empty");
   } else if (a.verb == "vtune-csv") {
     absl::Status d = env.make_dir(a.output);
     if (!d.ok()) {

@@ -110,5 +110,25 @@ void RenderJson(const std::vector<Section>& sections, const std::string& prefix,
   out->append("\n}\n");
 }
 
+void RenderReport(const std::vector<Section>& sections, ReportFormat format,
+                  const std::string& table_title, const std::string& json_prefix,
+                  std::string* out) {
+  switch (format) {
+    case ReportFormat::kTable:
+      if (!table_title.empty()) {
+        out->append(table_title);
+        out->append("\n\n");
+      }
+      RenderTable(sections, out);
+      break;
+    case ReportFormat::kCsv:
+      RenderCsv(sections, out);
+      break;
+    case ReportFormat::kJson:
+      RenderJson(sections, json_prefix, out);
+      break;
+  }
+}
+
 }  // namespace itt_dump
 }  // namespace ittc

@@ -44,6 +44,11 @@ void RenderCsv(const std::vector<Section>& sections, std::string* out);
 // empty ones as []; `prefix` (e.g. "\"trace\":\"x\",") is inserted first.
 void RenderJson(const std::vector<Section>& sections, const std::string& prefix, std::string* out);
 
+// One of the three by `format`: a table after `table_title` (a line such as
+// "trace x: N events", empty for none), CSV, or JSON after `json_prefix`.
+void RenderReport(const std::vector<Section>& sections, ReportFormat format,
+                  const std::string& table_title, const std::string& json_prefix, std::string* out);
+
 }  // namespace itt_dump
 }  // namespace ittc
 

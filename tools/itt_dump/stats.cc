@@ -137,23 +137,13 @@ absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options) {
   }
   stats.Finish(TraceEndTicks(*ctx.index, last));
   const std::vector<Section> sections = stats.Sections();
+  std::string prefix = "\"trace\":";
+  AppendJsonString(&prefix, ctx.index->name);
+  absl::StrAppend(&prefix, ",\"events\":", merger.events(), ",");
   std::string text;
-  switch (options.format) {
-    case ReportFormat::kTable:
-      absl::StrAppend(&text, "trace ", ctx.index->name, ": ", merger.events(), " events\n\n");
-      RenderTable(sections, &text);
-      break;
-    case ReportFormat::kCsv:
-      RenderCsv(sections, &text);
-      break;
-    case ReportFormat::kJson: {
-      std::string prefix = "\"trace\":";
-      AppendJsonString(&prefix, ctx.index->name);
-      absl::StrAppend(&prefix, ",\"events\":", merger.events(), ",");
-      RenderJson(sections, prefix, &text);
-      break;
-    }
-  }
+  RenderReport(sections, options.format,
+               absl::StrCat("trace ", ctx.index->name, ": ", merger.events(), " events"), prefix,
+               &text);
   ctx.out->Write(text);
   ctx.out->Flush();
   WarnMerge(ctx, merger);

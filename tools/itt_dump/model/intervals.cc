@@ -335,6 +335,12 @@ void IntervalTracker::AddArg(const Event& e, const ThreadRec& t) {
   target->args->push_back(std::move(arg));
 }
 
+const Interval* IntervalTracker::InnermostTask(const ThreadRec& thread) const {
+  const ThreadState* s = threads_.Find(thread.index);
+  if (s == nullptr || s->depth == 0) return nullptr;
+  return &s->stack[s->depth - 1].iv;
+}
+
 void IntervalTracker::Finish(uint64_t end_ticks) {
   for (auto& [index, s] : threads_.entries()) {
     for (size_t i = s.depth; i-- > 0;) {

@@ -122,6 +122,10 @@ class IntervalTracker {
 
   const Unbalanced& unbalanced() const { return unbalanced_; }
 
+  // The innermost task open on `thread` now (between events), or null.
+  // Valid until the next OnEvent.
+  const Interval* InnermostTask(const ThreadRec& thread) const;
+
   // Whether metadata events become args of intervals (the default). A
   // consumer that never reads args turns it off and saves the work.
   void set_collect_args(bool on) { collect_args_ = on; }
