@@ -12,6 +12,8 @@
 #   itt_dump_fuzz    itt-dump's fuzz target likewise (tests/tools/fuzz/)
 #   itt_dump_corpus  both fuzz corpora through every itt-dump verb, with
 #                    itt-dump built under ASan + UBSan
+#   clang_format     every tracked C/C++ file follows the repository's
+#                    .clang-format (clang-format-14; generated *.inc excluded)
 #
 # Sanitizer builds use their own Bazel output bases (under
 # ~/.cache/bazel/ittc-<name>): they neither evict the default build's cache
@@ -113,9 +115,19 @@ step_itt_dump_corpus() {
   ((runs > 0 && failures == 0))
 }
 
+# Tracked files only (git ls-files): build outputs and scratch files are not
+# the tree's.
+step_clang_format() {
+  local files
+  mapfile -t files < <(git ls-files -- '*.c' '*.cc' '*.h')
+  ((${#files[@]} > 0)) || return 1
+  echo "${#files[@]} files"
+  clang-format-14 --dry-run --Werror "${files[@]}"
+}
+
 steps=("$@")
 if ((${#steps[@]} == 0)); then
-  steps=(asan_ubsan tsan format_fuzz itt_dump_fuzz itt_dump_corpus)
+  steps=(clang_format asan_ubsan tsan format_fuzz itt_dump_fuzz itt_dump_corpus)
 fi
 total_start=$SECONDS
 for step in "${steps[@]}"; do

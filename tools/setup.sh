@@ -16,6 +16,8 @@ packages=(
   libomp-dev        # real-client tests: LLVM OpenMP embeds an ITT static part
   clang             # OpenMP test programs and libFuzzer targets
   libclang-rt-14-dev
+  clang-format-14   # tools/ci_extra.sh clang_format: the tree follows .clang-format
+  git               # tools/ci_extra.sh clang_format lists the tracked files
 )
 
 missing=()
