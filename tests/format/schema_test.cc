@@ -5,8 +5,7 @@
 
 #include "gtest/gtest.h"
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 TEST(Schema, EveryListedKindIsFoundByItsNumber) {
@@ -83,11 +82,9 @@ TEST(Event, TypedAccessorsRoundTrip) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 TEST(Schema, LossCauseNames) {
@@ -97,5 +94,4 @@ TEST(Schema, LossCauseNames) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format
