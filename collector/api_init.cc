@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <vector>
 
 #include "collector/internal/api_util.h"
 #include "collector/internal/session.h"
@@ -214,6 +215,14 @@ bool EntryTableIsSorted() {
     if (std::strcmp(kEntries[i - 1].name, kEntries[i].name) >= 0) return false;
   }
   return true;
+}
+
+// For tests: the names in the entry table, which a test checks against the
+// API list the stub is generated from (stub/src/itt_api_list.inc).
+std::vector<const char*> EntryNames() {
+  std::vector<const char*> names;
+  for (const Entry& e : kEntries) names.push_back(e.name);
+  return names;
 }
 
 }  // namespace ittc::collector_internal

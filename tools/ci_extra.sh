@@ -12,6 +12,8 @@
 #   itt_dump_fuzz    itt-dump's fuzz target likewise (tests/tools/fuzz/)
 #   itt_dump_corpus  both fuzz corpora through every itt-dump verb, with
 #                    itt-dump built under ASan + UBSan
+#   clang_format     every tracked C/C++ file follows the repository's
+#                    .clang-format (clang-format-14; generated *.inc excluded)
 #
 # Sanitizer builds use their own Bazel output bases (under
 # ~/.cache/bazel/ittc-<name>): they neither evict the default build's cache
@@ -20,10 +22,16 @@
 #
 #   tools/ci_extra.sh [step...]      (default: every step)
 #   ITTC_FUZZ_SECONDS=N              fuzzing budget per target (default 30)
+#   ITTC_TEST_RUNS=N                 run each sanitizer test N times (default
+#                                    1; docs/RELIABILITY.md's stress check
+#                                    uses 3 with both cores busy)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 fuzz_seconds="${ITTC_FUZZ_SECONDS:-30}"
+test_runs=(--runs_per_test="${ITTC_TEST_RUNS:-1}")
+# Repeated runs are for flakiness: never answer them from the cache.
+if [[ ${ITTC_TEST_RUNS:-1} != 1 ]]; then test_runs+=(--nocache_test_results); fi
 logs="$(mktemp -d "${TMPDIR:-/tmp}/ittc_ci_extra.XXXXXX")"
 cache_root="${HOME:-/root}/.cache/bazel"
 used_bases=()
@@ -60,7 +68,7 @@ run_step() {
 # runtimes with a GCC-built program under the sanitizers. fork_test needs a
 # fork-safe allocator, which GCC 12's ASan is not (tests/reliability/BUILD).
 step_asan_ubsan() {
-  sanitizer_bazel asan test --config=asan --config=ubsan --build_tests_only -- \
+  sanitizer_bazel asan test --config=asan --config=ubsan --build_tests_only "${test_runs[@]}" -- \
     //tests/format/... //tests/collector/... //tests/reliability/... \
     -//tests/collector:real_clients_test -//tests/reliability:fork_test
 }
@@ -71,7 +79,7 @@ step_tsan() {
   local options="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp"
   # The suppressions file is no Bazel input: its hash in the environment
   # makes an edit to it invalidate cached results.
-  sanitizer_bazel tsan test --config=tsan --build_tests_only --test_tag_filters=concurrency \
+  sanitizer_bazel tsan test --config=tsan --build_tests_only --test_tag_filters=concurrency "${test_runs[@]}" \
     --test_env=TSAN_OPTIONS="$options" --test_env=ITTC_TSAN_SUPP="$(sha1sum <"$supp")" \
     -- //tests/... -//tests/collector:real_clients_test
 }
@@ -113,9 +121,19 @@ step_itt_dump_corpus() {
   ((runs > 0 && failures == 0))
 }
 
+# Tracked files only (git ls-files): build outputs and scratch files are not
+# the tree's.
+step_clang_format() {
+  local files
+  mapfile -t files < <(git ls-files -- '*.c' '*.cc' '*.h')
+  ((${#files[@]} > 0)) || return 1
+  echo "${#files[@]} files"
+  clang-format-14 --dry-run --Werror "${files[@]}"
+}
+
 steps=("$@")
 if ((${#steps[@]} == 0)); then
-  steps=(asan_ubsan tsan format_fuzz itt_dump_fuzz itt_dump_corpus)
+  steps=(clang_format asan_ubsan tsan format_fuzz itt_dump_fuzz itt_dump_corpus)
 fi
 total_start=$SECONDS
 for step in "${steps[@]}"; do

@@ -18,6 +18,8 @@ packages=(
   libclang-rt-14-dev
   zlib1g-dev        # itt-dump perfetto: compressed packet blocks
   protobuf-compiler # tests: protoc --decode checks the Perfetto export
+  clang-format-14   # tools/ci_extra.sh clang_format: the tree follows .clang-format
+  git               # tools/ci_extra.sh clang_format lists the tracked files
 )
 
 missing=()

@@ -176,6 +176,17 @@
 #define ITTNOTIFY_LOAD_(n) ITTNOTIFY_NAME(n)
 #endif
 
+/* Reading a domain's `flags`, which the collector flips at any time with a
+ * relaxed atomic store (pause, resume, detach, domain filter). Relaxed is
+ * enough: the flag orders nothing else, and a call racing with a flip may
+ * or may not be recorded, as the ITT ABI allows. The field stays a plain
+ * 32-bit int, so static parts that read it plainly still work. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ITTNOTIFY_DOMAIN_ENABLED_(d) __atomic_load_n(&(d)->flags, __ATOMIC_RELAXED)
+#else
+#define ITTNOTIFY_DOMAIN_ENABLED_(d) ((d)->flags)
+#endif
+
 /* The call macros. ITTNOTIFY_VOID(n) / ITTNOTIFY_DATA(n) expand to an
  * expression that still needs the argument list: `__itt_pause()` becomes
  * `(!ptr) ? (void)0 : ptr()`. The _Dk forms take the domain and k further
@@ -183,7 +194,8 @@
 #define ITTNOTIFY_VOID(n) (!ITTNOTIFY_LOAD_(n)) ? (void)0 : ITTNOTIFY_LOAD_(n)
 #define ITTNOTIFY_DATA(n) (!ITTNOTIFY_LOAD_(n)) ? 0 : ITTNOTIFY_LOAD_(n)
 
-#define ITTNOTIFY_SKIP_D_(d, n) ((d) == NULL || !(d)->flags || !ITTNOTIFY_LOAD_(n))
+#define ITTNOTIFY_SKIP_D_(d, n) \
+  ((d) == NULL || !ITTNOTIFY_DOMAIN_ENABLED_(d) || !ITTNOTIFY_LOAD_(n))
 
 #define ITTNOTIFY_VOID_D0(n, d) ITTNOTIFY_SKIP_D_(d, n) ? (void)0 : ITTNOTIFY_LOAD_(n)(d)
 #define ITTNOTIFY_VOID_D1(n, d, x) ITTNOTIFY_SKIP_D_(d, n) ? (void)0 : ITTNOTIFY_LOAD_(n)(d, x)

@@ -313,7 +313,8 @@ static void BindBySymbolLocked(const char *lib_name, __itt_group_id groups,
  * REQUIRES: G.mutex held. */
 static void DisableListedDomainsLocked(void) {
   for (__itt_domain *d = G.domain_list; d != NULL; d = d->next) {
-    d->flags = 0;
+    /* Other threads read it (ITTNOTIFY_DOMAIN_ENABLED_) without the lock. */
+    __atomic_store_n(&d->flags, 0, __ATOMIC_RELAXED);
   }
 }
 
@@ -458,7 +459,9 @@ static __itt_domain *ITTAPI FirstCall_domain_create(const char *name) {
     if (found == NULL) {
       found = (__itt_domain *)calloc(1, sizeof(*found));
       if (found != NULL) {
-        found->flags = 1; /* enabled until the collector decides */
+        /* Enabled until the collector decides; no other thread sees the
+         * object before Unlock() below publishes it. */
+        found->flags = 1;
         found->nameA = CopyString(name);
         *tail = found;
       }

@@ -14,9 +14,13 @@ script holds the single table and writes:
 
 Run from the repository root after editing TABLE:
   python3 stub/tools/gen_itt_api.py
-The outputs are committed; nothing runs this at build time.
+The outputs are committed; nothing runs this at build time, and
+//tests/stub:generated_files_test fails when they differ from what this
+script writes. --out-dir DIR writes them under DIR (same relative paths)
+instead of the repository.
 """
 
+import argparse
 import os
 import re
 import sys
@@ -418,8 +422,16 @@ def list_row(a):
         macro, "V" if a.void else "D", a.ret, a.name, a.params, args, a.dll_name, a.group_expr(), kind)
 
 
+OUTPUTS = ("stub/include/ittnotify_api.inc", "stub/src/itt_api_list.inc")
+
+
 def main():
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out-dir", help="write the outputs under this directory")
+    options = parser.parse_args()
+    root = options.out_dir or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    for path in OUTPUTS:
+        os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
     apis = parse()
     sections = []
     for a in apis:
@@ -430,11 +442,11 @@ def main():
         members = [a for a in apis if a.section == s and "L" not in a.flags]
         if members:
             blocks.append(header_block(s, members))
-    with open(os.path.join(root, "stub/include/ittnotify_api.inc"), "w") as f:
+    with open(os.path.join(root, OUTPUTS[0]), "w") as f:
         f.write(HEADER_PREAMBLE)
         f.write("\n\n".join(blocks))
         f.write("\n")
-    with open(os.path.join(root, "stub/src/itt_api_list.inc"), "w") as f:
+    with open(os.path.join(root, OUTPUTS[1]), "w") as f:
         f.write(LIST_PREAMBLE)
         for a in apis:
             f.write(list_row(a) + "\n")

@@ -8,8 +8,7 @@
 #include "format/crc32c.h"
 #include "gtest/gtest.h"
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 TEST(Coding, FixedIsLittleEndian) {
@@ -123,5 +122,4 @@ TEST(Crc32c, ExtendEqualsWholeAndPathsAgree) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format

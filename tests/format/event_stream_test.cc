@@ -9,8 +9,7 @@
 #include "gtest/gtest.h"
 #include "tests/format/test_util.h"
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 using testing::RandomEvent;
@@ -418,5 +417,4 @@ TEST(EventStream, EveryTruncationOfAPayloadDecodesAPrefixOrFails) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format

@@ -7,8 +7,7 @@
 #include "gtest/gtest.h"
 #include "tests/format/test_util.h"
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 TEST(FileHeader, RoundTrips) {
@@ -120,5 +119,4 @@ TEST(FileHeader, LaterMinorVersionWithExtraFieldsIsRead) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format

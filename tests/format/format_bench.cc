@@ -13,8 +13,7 @@
 #include "format/format.h"
 #include "tests/format/test_util.h"
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 // Events per chunk: a flusher batch of one busy thread.
@@ -133,5 +132,4 @@ void BM_ReadTrace(benchmark::State& state) {
 BENCHMARK(BM_ReadTrace)->Arg(0)->Arg(1);
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format

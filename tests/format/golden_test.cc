@@ -8,8 +8,7 @@
 #include "format/format.h"
 #include "gtest/gtest.h"
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 std::string Hex(std::string_view s) {
@@ -142,5 +141,4 @@ TEST(Golden, UncompressedChunkFraming) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format

@@ -10,8 +10,7 @@
 #include "gtest/gtest.h"
 #include "tests/format/test_util.h"
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 using testing::ReadResult;
@@ -205,5 +204,4 @@ TEST(Mutation, MutatedPayloadsNeverCrashTheDecoders) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format

@@ -9,8 +9,7 @@
 #include "gtest/gtest.h"
 #include "tests/format/test_util.h"
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 TEST(Records, EveryRecordKindRoundTrips) {
@@ -137,11 +136,9 @@ TEST(Records, LineTables) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 TEST(FormatArgs, RoundTripAndRejectMalformed) {
@@ -191,11 +188,9 @@ TEST(FormatArgs, RoundTripAndRejectMalformed) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 TEST(Records, DefinitionBuildersFillEveryField) {
@@ -232,5 +227,4 @@ TEST(Records, DefinitionBuildersFillEveryField) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format

@@ -11,8 +11,7 @@
 
 #include "gtest/gtest.h"
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 TEST(FormatDoc, KindTableMatchesTheSchema) {
@@ -32,5 +31,4 @@ TEST(FormatDoc, KindTableMatchesTheSchema) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format

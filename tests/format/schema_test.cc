@@ -5,8 +5,7 @@
 
 #include "gtest/gtest.h"
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 TEST(Schema, EveryListedKindIsFoundByItsNumber) {
@@ -157,11 +156,9 @@ TEST(Schema, RolesSayWhatAFieldRefersTo) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 TEST(Schema, LossCauseNames) {
@@ -171,5 +168,4 @@ TEST(Schema, LossCauseNames) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format

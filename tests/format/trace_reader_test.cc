@@ -20,8 +20,7 @@
 #include "gtest/gtest.h"
 #include "tests/format/test_util.h"
 
-namespace ittc {
-namespace format {
+namespace ittc::format {
 namespace {
 
 using testing::ReadResult;
@@ -457,5 +456,4 @@ TEST(Reader, LargeChunksRoundTrip) {
 }
 
 }  // namespace
-}  // namespace format
-}  // namespace ittc
+}  // namespace ittc::format

@@ -7,12 +7,17 @@
 //               cannot be reopened by path), open its own file on the number
 // In every mode it then keeps recording. Its own file ("victim", given on
 // the command line) holds one line that must never change.
-// usage: descriptors_program <mode> <trace path> <victim path>
+// Handshakes with the test: it prints "recorded before" and waits for the
+// file <handshake dir>/go-steal (the test creates it once the trace holds
+// those events), then after the switch prints "recorded after" and waits
+// for <handshake dir>/go-finish (once the collector has reacted).
+// usage: descriptors_program <mode> <trace path> <victim path> <handshake dir>
 
 #include <fcntl.h>
 #include <ittnotify.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -44,17 +49,27 @@ int FindDescriptor(const std::string& path) {
   return -1;
 }
 
+// Says `what` on stdout, then waits until the test creates `go`; the test
+// kills us if that never happens.
+void Handshake(const char* what, const std::string& go) {
+  std::fprintf(stdout, "%s\n", what);
+  std::fflush(stdout);
+  struct stat st;
+  while (stat(go.c_str(), &st) != 0) usleep(1000);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) return 2;
+  if (argc != 5) return 2;
   const std::string mode = argv[1];
   const std::string trace = argv[2];
   const char* victim = argv[3];
+  const std::string handshake_dir = argv[4];
   g_domain = __itt_domain_create("reliability.descriptors");
   g_name = __itt_string_handle_create("before");
   Record(1000);
-  usleep(300 * 1000);  // several flush intervals: the file is open and written
+  Handshake("recorded before", handshake_dir + "/go-steal");
   int trace_fd = FindDescriptor(trace);
   if (trace_fd < 0) {
     std::fprintf(stdout, "no trace descriptor\n");
@@ -74,7 +89,7 @@ int main(int argc, char** argv) {
   }
   g_name = __itt_string_handle_create("after");
   Record(1000);
-  usleep(300 * 1000);
+  Handshake("recorded after", handshake_dir + "/go-finish");
   Record(1000);
   std::fprintf(stdout, "took descriptor %d\n", trace_fd);
   return 0;

@@ -3,6 +3,7 @@
 // it reopens the trace by path and carries on (one line on stderr), or, if
 // the trace cannot be reopened, stops and says so (one line).
 
+#include <cstdio>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -21,6 +22,18 @@ struct Outcome {
   std::vector<std::string> collector_lines;
 };
 
+// Only a hang reaches it.
+constexpr double kHangSeconds = 120;
+
+void CreateFile(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr) << path;
+  std::fclose(f);
+}
+
+// Runs the program through its two handshakes: it takes the descriptor away
+// once the trace holds its first 1000 task pairs, and finishes once the
+// collector has said what it did about it.
 Outcome RunMode(const std::string& mode) {
   Outcome o;
   o.dir = MakeTempDir("descriptors_" + mode);
@@ -29,8 +42,22 @@ Outcome RunMode(const std::string& mode) {
   FILE* f = std::fopen(o.victim.c_str(), "w");
   std::fputs(kVictimText, f);
   std::fclose(f);
-  o.exit = RunFor({Runfile("tests/reliability/descriptors_program"), mode, o.trace, o.victim},
-                  CollectorEnv(o.trace, {"ITTC_FLUSH_MS=20"}), o.dir + "/out", o.dir + "/err", 60);
+  pid_t pid =
+      Spawn({Runfile("tests/reliability/descriptors_program"), mode, o.trace, o.victim, o.dir},
+            CollectorEnv(o.trace, {"ITTC_FLUSH_MS=20"}), o.dir + "/out", o.dir + "/err");
+  EXPECT_GT(pid, 0);
+  if (pid <= 0) return o;
+  bool shook = !WaitForLine(o.dir + "/out", "recorded before", kHangSeconds).empty();
+  auto before = WaitForTrace(
+      o.trace, [](const TraceSummary& t) { return t.total_events >= 2000; }, kHangSeconds);
+  shook = shook && before.ok() && before->total_events >= 2000;
+  EXPECT_TRUE(shook) << "the first 1000 pairs never reached the trace";
+  if (shook) CreateFile(o.dir + "/go-steal");
+  shook = shook && !WaitForLine(o.dir + "/out", "recorded after", kHangSeconds).empty() &&
+          !WaitForLine(o.dir + "/err", "ittcollector", kHangSeconds).empty();
+  EXPECT_TRUE(shook) << "the collector never noticed the switch";
+  if (shook) CreateFile(o.dir + "/go-finish");
+  o.exit = WaitFor(pid, kHangSeconds);
   EXPECT_TRUE(ExitedCleanly(o.exit)) << Describe(o.exit) << ReadFileOrEmpty(o.dir + "/out");
   EXPECT_EQ(ReadFileOrEmpty(o.victim), kVictimText)
       << "the collector wrote into the program's file";

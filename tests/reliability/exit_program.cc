@@ -99,7 +99,12 @@ int main(int argc, char** argv) {
     }
   }).detach();
 
-  usleep(300 * 1000);
+  // Shutdown begins once every worker is under way (its progress, not an
+  // amount of time: a busy machine may hold a thread off the CPU).
+  constexpr long kSnapshotAfter = 20000;
+  for (int i = 0; i < threads; ++i) {
+    while (g_emitted[i].load(std::memory_order_relaxed) < kSnapshotAfter) usleep(1000);
+  }
   std::string report;
   for (int i = 0; i < threads; ++i) {
     report += "snapshot worker-" + std::to_string(i) + " " +

@@ -230,6 +230,18 @@ std::map<std::string, ThreadTally> TallyByThreadName(const LoadedTrace& trace) {
   return ByName(events, trace.losses, trace.thread_names);
 }
 
+absl::StatusOr<TraceSummary> WaitForTrace(const std::string& path,
+                                          const std::function<bool(const TraceSummary&)>& done,
+                                          double timeout_s) {
+  double start = NowSeconds();
+  for (;;) {
+    absl::StatusOr<TraceSummary> trace = SummarizeTrace(path);
+    if (trace.ok() && done(*trace)) return trace;
+    if (NowSeconds() - start > timeout_s) return trace;
+    usleep(20 * 1000);
+  }
+}
+
 std::string WaitForLine(const std::string& path, const std::string& prefix, double timeout_s) {
   double start = NowSeconds();
   while (NowSeconds() - start < timeout_s) {

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -87,6 +88,14 @@ struct ThreadTally {
 };
 std::map<std::string, ThreadTally> TallyByThreadName(const LoadedTrace& trace);
 std::map<std::string, ThreadTally> TallyByThreadName(const TraceSummary& trace);
+
+// Reads the trace at `path` (while its program may still be writing it)
+// until `done` holds for what is on disk, or `timeout_s` passes; returns
+// the last summary read (or the last error). The timeout only catches a
+// hang: the condition, not an amount of time, is what the caller waits for.
+absl::StatusOr<TraceSummary> WaitForTrace(const std::string& path,
+                                          const std::function<bool(const TraceSummary&)>& done,
+                                          double timeout_s);
 
 // Sleeps until `path` holds a line starting with `prefix` or `timeout_s`
 // passes; returns that line (empty on timeout).

@@ -1,7 +1,8 @@
 // Row 3: killed with SIGKILL in the middle of a run. Worker threads emit task
-// pairs (paced, so rings rarely overflow); after a while the main thread
-// prints how many events each had emitted so far ("snapshot worker-<i> <n>",
-// then "snapshot-done") and the program runs on until it is killed.
+// pairs (paced, so rings rarely overflow); once every worker has emitted
+// kSnapshotAfter events the main thread prints how many each had emitted so
+// far ("snapshot worker-<i> <n>", then "snapshot-done") and the program runs
+// on until it is killed.
 // usage: sigkill_program <threads>
 
 #include <ittnotify.h>
@@ -37,7 +38,15 @@ int main(int argc, char** argv) {
       }
     }).detach();
   }
-  usleep(400 * 1000);
+  // Waits for the workers' progress, not for an amount of time: on a busy
+  // machine a worker may not run at all for a while.
+  constexpr long kSnapshotAfter = 20000;
+  for (int i = 0; i < threads; ++i) {
+    while (emitted[i].load(std::memory_order_relaxed) < kSnapshotAfter) {
+      timespec nap{0, 1000 * 1000};
+      nanosleep(&nap, nullptr);
+    }
+  }
   std::string report;
   for (int i = 0; i < threads; ++i) {
     report += "snapshot worker-" + std::to_string(i) + " " +

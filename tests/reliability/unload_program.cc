@@ -22,6 +22,7 @@
 namespace {
 
 std::atomic<bool> g_stop{false};
+std::atomic<long> g_pairs[3];  // task pairs each worker has recorded
 
 struct stat g_collector;  // the library's file
 
@@ -52,12 +53,14 @@ int main(int argc, char** argv) {
 
   __itt_domain* domain = __itt_domain_create("reliability.unload");
   __itt_string_handle* name = __itt_string_handle_create("work");
+  constexpr int kWorkers = 3;
   std::vector<std::thread> workers;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kWorkers; ++i) {
     workers.emplace_back([=] {
       while (!g_stop.load(std::memory_order_relaxed)) {
         __itt_task_begin(domain, __itt_null, __itt_null, name);
         __itt_task_end(domain);
+        g_pairs[i].fetch_add(1, std::memory_order_relaxed);
       }
     });
   }
@@ -85,7 +88,12 @@ int main(int argc, char** argv) {
     dlclose(handle);
     dlclose(handle);  // one more than opened: must stay harmless
   }
-  usleep(50 * 1000);  // workers keep calling into the "closed" library
+  // Every worker keeps calling into the "closed" library for a while: its
+  // progress is what we wait for, not an amount of time.
+  for (int i = 0; i < kWorkers; ++i) {
+    long after_close = g_pairs[i].load(std::memory_order_relaxed) + 1000;
+    while (g_pairs[i].load(std::memory_order_relaxed) < after_close) usleep(1000);
+  }
   g_stop.store(true);
   for (std::thread& t : workers) t.join();
 

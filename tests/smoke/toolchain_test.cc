@@ -7,6 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
+namespace ittc::testing {
+namespace {
+
 TEST(Toolchain, ZstdRoundTrips) {
   const std::string input(1000, 'x');
   std::string compressed(ZSTD_compressBound(input.size()), '\0');
@@ -22,3 +25,6 @@ TEST(Toolchain, AbslStatusCarriesMessage) {
   absl::Status s = absl::InvalidArgumentError(absl::StrCat("bad ", 42));
   EXPECT_EQ(s.message(), "bad 42");
 }
+
+}  // namespace
+}  // namespace ittc::testing

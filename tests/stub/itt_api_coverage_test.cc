@@ -23,12 +23,9 @@
 #define TEST_STR(x) TEST_STR_(x)
 #define TEST_COLLECTOR_PATH "tests/stub/" TEST_STR(TEST_COLLECTOR_SO) ".so"
 
+namespace ittc::testing {
 namespace {
 
-using ittc_test::Call;
-using ittc_test::CallReturning;
-using ittc_test::CollectorLog;
-using ittc_test::RunfilePath;
 using Lines = std::vector<std::string>;
 
 class IttApiCoverage : public ::testing::Test {
@@ -117,17 +114,16 @@ TEST_F(IttApiCoverage, LoadHappensOnFirstCallAndHandsOverPreLoadObjects) {
   Lines expected;
 #ifdef TEST_WITH_API_INIT
   EXPECT_EQ(log_->InitCount(), 1);
-  const std::string p = ittc_test::FormatArg(pre_domain_);
+  const std::string p = FormatArg(pre_domain_);
   expected.push_back(
-      "api_init(-1) global=" + ittc_test::FormatArg(static_cast<void *>(&__itt__ittapi_global)) +
-      " build=" + ittc_test::FormatArg(__itt__ittapi_global.version_build) + " domains=[" + p +
-      " \"pre.domain\";] strings=[" + ittc_test::FormatArg(pre_string_) +
-      " \"pre.string\";] counters=[" + ittc_test::FormatArg(pre_counter_) +
-      " \"pre.counter\" \"pre.counter.domain\" 1;" + ittc_test::FormatArg(pre_counter_typed_) +
-      " \"pre.typed\" null 4;" + ittc_test::FormatArg(pre_counter_v3_) +
-      " \"pre.v3\" \"pre.domain\" 8;" + "] histograms=[" + ittc_test::FormatArg(pre_histogram_) +
-      " " + p + " \"pre.histogram\" 1 8;] metadata=[" + ittc_test::FormatArg(pre_counter_) +
-      " 5 \"ms\" 0;" + ittc_test::FormatArg(pre_counter_) + " 9 null 1234;]");
+      "api_init(-1) global=" + FormatArg(static_cast<void *>(&__itt__ittapi_global)) +
+      " build=" + FormatArg(__itt__ittapi_global.version_build) + " domains=[" + p +
+      " \"pre.domain\";] strings=[" + FormatArg(pre_string_) + " \"pre.string\";] counters=[" +
+      FormatArg(pre_counter_) + " \"pre.counter\" \"pre.counter.domain\" 1;" +
+      FormatArg(pre_counter_typed_) + " \"pre.typed\" null 4;" + FormatArg(pre_counter_v3_) +
+      " \"pre.v3\" \"pre.domain\" 8;" + "] histograms=[" + FormatArg(pre_histogram_) + " " + p +
+      " \"pre.histogram\" 1 8;] metadata=[" + FormatArg(pre_counter_) + " 5 \"ms\" 0;" +
+      FormatArg(pre_counter_) + " 9 null 1234;]");
 #endif
   expected.push_back(Call("thread_set_name", "first call"));
   EXPECT_EQ(*first_lines_, expected);
@@ -552,3 +548,4 @@ TEST_F(IttApiCoverage, CollectionStateIsInitSuccessful) {
 }
 
 }  // namespace
+}  // namespace ittc::testing

@@ -15,13 +15,13 @@
 #include "gtest/gtest.h"
 #include "tests/stub/test_collector.h"
 
+namespace ittc::testing {
 namespace {
 
-using ittc_test::Call;
 using Lines = std::vector<std::string>;
 
 TEST(BindingRules, OnlySelectedGroupsAreBound) {
-  const std::string path = ittc_test::RunfilePath("tests/stub/" TEST_COLLECTOR_SO_NAME);
+  const std::string path = RunfilePath("tests/stub/" TEST_COLLECTOR_SO_NAME);
   setenv("INTEL_LIBITTNOTIFY64", path.c_str(), 1);
 #ifdef SCENARIO_GROUPS
   setenv("INTEL_ITTNOTIFY_GROUPS", "sync;control", 1);
@@ -39,7 +39,7 @@ TEST(BindingRules, OnlySelectedGroupsAreBound) {
   __itt_event e = __itt_event_create("e", 1);
   (void)e;
 
-  ittc_test::CollectorLog log(path);
+  CollectorLog log(path);
   ASSERT_TRUE(log.ok());
 #ifdef SCENARIO_GROUPS
   // sync and control were asked for, heap comes always; thread (ignore),
@@ -61,3 +61,4 @@ TEST(BindingRules, OnlySelectedGroupsAreBound) {
 }
 
 }  // namespace
+}  // namespace ittc::testing

@@ -13,12 +13,13 @@
 #include "gtest/gtest.h"
 #include "tests/stub/test_collector.h"
 
+namespace ittc::testing {
 namespace {
 
 constexpr int kThreads = 32;
 
 TEST(ConcurrentFirstCall, LoadsTheCollectorOnceAndLosesNoCall) {
-  const std::string path = ittc_test::RunfilePath("tests/stub/libtest_collector_init.so");
+  const std::string path = RunfilePath("tests/stub/libtest_collector_init.so");
   setenv("INTEL_LIBITTNOTIFY64", path.c_str(), 1);
 
   pthread_barrier_t barrier;
@@ -51,7 +52,7 @@ TEST(ConcurrentFirstCall, LoadsTheCollectorOnceAndLosesNoCall) {
   for (std::thread &t : threads) t.join();
   pthread_barrier_destroy(&barrier);
 
-  ittc_test::CollectorLog log(path);
+  CollectorLog log(path);
   ASSERT_TRUE(log.ok());
   EXPECT_EQ(log.InitCount(), 1);
 
@@ -59,18 +60,17 @@ TEST(ConcurrentFirstCall, LoadsTheCollectorOnceAndLosesNoCall) {
   for (int i = 0; i < kThreads; ++i) {
     switch (i % 4) {
       case 0:
-        expected.push_back(ittc_test::Call("sync_prepare", static_cast<void *>(&slots[i])));
+        expected.push_back(Call("sync_prepare", static_cast<void *>(&slots[i])));
         break;
       case 1:
-        expected.push_back(
-            ittc_test::Call("thread_set_name", ("thread " + std::to_string(i)).c_str()));
+        expected.push_back(Call("thread_set_name", ("thread " + std::to_string(i)).c_str()));
         break;
       case 2:
-        expected.push_back(ittc_test::Call("pause"));
+        expected.push_back(Call("pause"));
         break;
       case 3:
         ASSERT_NE(domains[i], nullptr);
-        expected.push_back(ittc_test::Call("task_end", domains[i]));
+        expected.push_back(Call("task_end", domains[i]));
         break;
     }
   }
@@ -88,3 +88,4 @@ TEST(ConcurrentFirstCall, LoadsTheCollectorOnceAndLosesNoCall) {
 }
 
 }  // namespace
+}  // namespace ittc::testing

@@ -11,13 +11,13 @@
 #include "stub/abi/itt_static_abi.h"
 #include "tests/stub/test_collector.h"
 
+namespace ittc::testing {
 namespace {
 
-using ittc_test::Call;
 using Lines = std::vector<std::string>;
 
 TEST(Fini, UnbindsAndTellsTheCollector) {
-  const std::string path = ittc_test::RunfilePath("tests/stub/libtest_collector_init.so");
+  const std::string path = RunfilePath("tests/stub/libtest_collector_init.so");
   setenv("INTEL_LIBITTNOTIFY64", path.c_str(), 1);
   __itt_domain *d = __itt_domain_create("fini");
   ASSERT_NE(d, nullptr);
@@ -25,7 +25,7 @@ TEST(Fini, UnbindsAndTellsTheCollector) {
   __itt_task_begin(d, __itt_null, __itt_null, nullptr);  // loads
   EXPECT_NE(__itt_task_begin_ptr, nullptr);
 
-  ittc_test::CollectorLog log(path);
+  CollectorLog log(path);
   ASSERT_TRUE(log.ok());
   log.Take();
   __itt_fini_ittlib();
@@ -43,3 +43,4 @@ TEST(Fini, UnbindsAndTellsTheCollector) {
 }
 
 }  // namespace
+}  // namespace ittc::testing

@@ -17,6 +17,7 @@
 
 #include "tests/stub/test_collector.h"
 
+namespace ittc::testing {
 namespace {
 
 std::vector<int> *reported_errors = new std::vector<int>();
@@ -62,8 +63,7 @@ class NoCollector : public ::testing::Test {
 #elif defined(SCENARIO_MISSING)
     setenv("INTEL_LIBITTNOTIFY64", "/nonexistent/dir/libittnotify_nope.so", 1);
 #elif defined(SCENARIO_NO_SYMBOLS)
-    setenv("INTEL_LIBITTNOTIFY64",
-           ittc_test::RunfilePath("tests/stub/libnot_a_collector.so").c_str(), 1);
+    setenv("INTEL_LIBITTNOTIFY64", RunfilePath("tests/stub/libnot_a_collector.so").c_str(), 1);
 #else
 #error "define a SCENARIO_*"
 #endif
@@ -147,3 +147,4 @@ TEST_F(NoCollector, ALibraryWithoutSymbolsBindsNothing) {
 #endif
 
 }  // namespace
+}  // namespace ittc::testing

@@ -10,7 +10,7 @@
 
 #include "tests/stub/test_collector.h"
 
-namespace ittc_test {
+namespace ittc::testing {
 
 inline std::string FormatLines(unsigned int count, const LineNumberInfo *t) {
   std::string s = "[";
@@ -68,6 +68,6 @@ inline std::string FormatJitEvent(unsigned int type, const void *data) {
   }
 }
 
-}  // namespace ittc_test
+}  // namespace ittc::testing
 
 #endif  // TESTS_STUB_JIT_EVENT_FORMAT_H_

@@ -13,14 +13,13 @@
 #include "gtest/gtest.h"
 #include "tests/stub/jit_event_format.h"
 
+namespace ittc::testing {
 namespace {
 
-using ittc_test::FormatJitEvent;
 using Lines = std::vector<std::string>;
 
 [[maybe_unused]] const std::string &AgentPath() {
-  static const std::string *path =
-      new std::string(ittc_test::RunfilePath("tests/stub/libtest_jit_agent.so"));
+  static const std::string *path = new std::string(RunfilePath("tests/stub/libtest_jit_agent.so"));
   return *path;
 }
 
@@ -64,7 +63,7 @@ TEST_F(JitProfiling, WithoutAnAgentEverythingIsANoOp) {
 
 TEST_F(JitProfiling, EveryEventReachesTheAgentIntact) {
   EXPECT_EQ(iJIT_IsProfilingActive(), iJIT_SAMPLING_ON);
-  ittc_test::CollectorLog log(AgentPath());
+  CollectorLog log(AgentPath());
   ASSERT_TRUE(log.ok());
   EXPECT_EQ(log.InitCount(), 1);
 
@@ -139,7 +138,7 @@ TEST_F(JitProfiling, EveryEventReachesTheAgentIntact) {
 }
 
 TEST_F(JitProfiling, EventsWithZeroIdsAreDropped) {
-  ittc_test::CollectorLog log(AgentPath());
+  CollectorLog log(AgentPath());
   ASSERT_TRUE(log.ok());
   log.Take();
   iJIT_Method_Load load = {};
@@ -159,3 +158,4 @@ TEST_F(JitProfiling, EventsWithZeroIdsAreDropped) {
 #endif  // JIT_NO_AGENT
 
 }  // namespace
+}  // namespace ittc::testing

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "stub/abi/itt_static_abi.h"
 
+namespace ittc::testing {
 namespace {
 
 static_assert(sizeof(void *) == 8, "the numbers below are for LP64");
@@ -161,3 +162,4 @@ TEST(StaticAbi, OlderStaticPartsAreToldApartByTheirTable) {
 }
 
 }  // namespace
+}  // namespace ittc::testing

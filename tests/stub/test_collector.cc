@@ -24,9 +24,9 @@
 
 namespace {
 
-using ittc_test::Call;
-using ittc_test::CallReturning;
-using ittc_test::FormatArg;
+using ittc::testing::Call;
+using ittc::testing::CallReturning;
+using ittc::testing::FormatArg;
 
 std::mutex mu;
 std::vector<std::string> *call_log = new std::vector<std::string>();

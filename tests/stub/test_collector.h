@@ -36,7 +36,7 @@ typedef int (*TestCollectorInitCountFn)(void);
 typedef void (*TestCollectorTakeLogFn)(void (*sink)(void *ctx, const char *), void *ctx);
 }
 
-namespace ittc_test {
+namespace ittc::testing {
 
 // Rendering of one argument: pointers in hex, strings quoted (null as
 // "null"), ids as {d1,d2,d3}, integers and enums in decimal.
@@ -136,6 +136,6 @@ inline std::string RunfilePath(const std::string &relative) {
   return std::string(srcdir) + "/" + workspace + "/" + relative;
 }
 
-}  // namespace ittc_test
+}  // namespace ittc::testing
 
 #endif  // TESTS_STUB_TEST_COLLECTOR_H_

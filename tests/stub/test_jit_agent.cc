@@ -1,7 +1,7 @@
 // A recording JIT profiling agent: what libjitprofiling.a loads through
 // INTEL_JIT_PROFILER64. Records every NotifyEvent as one line
 // (jit_event_format.h) and answers Initialize with iJIT_SAMPLING_ON. Its log
-// is read with ittc_test::CollectorLog; "init count" counts Initialize calls.
+// is read with ittc::testing::CollectorLog; "init count" counts Initialize calls.
 #include <mutex>
 #include <string>
 #include <vector>
@@ -27,7 +27,7 @@ extern "C" __attribute__((visibility("default"))) unsigned int Initialize(void) 
 
 extern "C" __attribute__((visibility("default"))) unsigned int NotifyEvent(unsigned int event_type,
                                                                            void *data) {
-  std::string line = ittc_test::FormatJitEvent(event_type, data);
+  std::string line = ittc::testing::FormatJitEvent(event_type, data);
   std::lock_guard<std::mutex> lock(mu);
   event_log->push_back(line);
   return kNotifyResult;

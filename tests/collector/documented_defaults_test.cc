@@ -1,0 +1,93 @@
+// Defaults stated in prose match the code's: the README's table of
+// environment variables and every mention of the default ring size in the
+// docs are checked against Settings' initialisers (collector/internal/settings.h).
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "collector/internal/settings.h"
+#include "gtest/gtest.h"
+
+namespace ittc::collector_internal {
+namespace {
+
+std::string ReadRunfile(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// The README's environment table: variable -> text of its default column
+// (without backquotes). Rows other helpers add are read too; only the
+// variables the test knows are compared.
+std::map<std::string, std::string> ReadmeDefaults() {
+  std::map<std::string, std::string> defaults;
+  std::istringstream in(ReadRunfile("README.md"));
+  std::regex row(R"(^\| `(ITTC_[A-Z_]+)` \| ([^|]*[^| ]) *\|)");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (!std::regex_search(line, m, row)) continue;
+    std::string value = m[2];
+    if (value.size() >= 2 && value.front() == '`' && value.back() == '`') {
+      value = value.substr(1, value.size() - 2);
+    }
+    defaults[m[1]] = value;
+  }
+  return defaults;
+}
+
+// The code's defaults, written as the README writes them.
+std::map<std::string, std::string> CodeDefaults() {
+  const Settings s;
+  std::string output = s.output;
+  output = std::regex_replace(output, std::regex("%e"), "<exe>");
+  output = std::regex_replace(output, std::regex("%p"), "<pid>");
+  return {
+      {"ITTC_OUTPUT", output},
+      {"ITTC_RING_KB", std::to_string(s.ring_bytes >> 10)},
+      {"ITTC_FLUSH_MS", std::to_string(s.flush_interval_ms)},
+      {"ITTC_OVERFLOW", s.overflow == OverflowMode::kDrop ? "drop" : "block"},
+      {"ITTC_BLOCK_TIMEOUT_MS", std::to_string(s.block_timeout_ms)},
+      {"ITTC_ZSTD_LEVEL", std::to_string(s.zstd_level)},
+      {"ITTC_START_PAUSED", s.start_paused ? "1" : "0"},
+      {"ITTC_DOMAINS", s.domain_patterns.empty() ? "all" : "?"},
+  };
+}
+
+TEST(DocumentedDefaults, ReadmeEnvironmentTableMatchesSettings) {
+  std::map<std::string, std::string> readme = ReadmeDefaults();
+  ASSERT_FALSE(readme.empty()) << "no environment table found in README.md";
+  for (const auto& [name, value] : CodeDefaults()) {
+    auto it = readme.find(name);
+    ASSERT_NE(it, readme.end()) << name << " is missing from README.md's table";
+    EXPECT_EQ(it->second, value) << name;
+  }
+}
+
+TEST(DocumentedDefaults, DocsStateTheDefaultRingSize) {
+  const std::string mib = std::to_string(Settings().ring_bytes >> 20);
+  // The ways the docs say it: "4 MiB by default", "default 4 MiB ring",
+  // "default ring (4 MiB)".
+  std::regex mention(R"((\d+) MiB by default|default (\d+) MiB ring|default ring \((\d+) MiB\))");
+  int mentions = 0;
+  for (const char* doc :
+       {"README.md", "docs/BENCHMARKS.md", "docs/ITT_DUMP.md", "docs/RELIABILITY.md"}) {
+    std::string text = ReadRunfile(doc);
+    ASSERT_FALSE(text.empty()) << doc;
+    for (std::sregex_iterator it(text.begin(), text.end(), mention), end; it != end; ++it) {
+      const std::smatch& m = *it;
+      std::string stated = m[1].matched ? m[1] : m[2].matched ? m[2] : m[3];
+      EXPECT_EQ(stated, mib) << doc << ": \"" << m[0] << "\"";
+      ++mentions;
+    }
+  }
+  EXPECT_GT(mentions, 0);
+}
+
+}  // namespace
+}  // namespace ittc::collector_internal
