@@ -401,8 +401,7 @@ void PerfettoExporter::OnHeap(const Event& e, const ThreadRec& t) {
     if (h.track == 0) {
       const HeapFunctionDef* d = x_.heap_functions.Find(function);
       h.track = writer_.AddCounterTrack(
-          process_track_,
-          (d != nullptr ? d->name : std::string("heap")) + " live bytes",
+          process_track_, (d != nullptr ? d->name : std::string("heap")) + " live bytes",
           CounterUnit::kSizeBytes);
     }
     PerfettoEvent p;
