@@ -1,9 +1,25 @@
 // Streaming reader of a trace file: the header, then the chunks one at a
 // time, decompressed and verified. Used by itt-dump.
 //
+// Serial or parallel (ReaderOptions): a parallel reader scans the framing
+// (sync markers, header CRCs, lengths) on the caller's thread and hands the
+// chunk CRC check and the zstd decompression of the next chunks to worker
+// threads. It returns the same chunks, makes the same Reporter calls in the
+// same order relative to Next() and keeps the same stats() as the serial
+// reader; it does so by speculating that each chunk found by the framing
+// scan is intact, and by going back to rescan from the byte after a chunk
+// whose CRC turns out wrong (what the serial reader does at that byte).
+//
 // Memory is bounded by the largest chunk the format allows (chunk.h), never
-// by the file: the reader keeps one window of input and one decompressed
-// payload. Whatever the input, it neither crashes nor allocates more.
+// by the file: the reader keeps one window of input and, per chunk in
+// flight, one decompressed payload. With K = max_in_flight chunks in
+// flight (1 for the serial reader) it holds at most
+//   K * (2 * (kChunkHeaderSize + kMaxChunkStoredBytes) + kMaxChunkPayloadBytes)
+// plus one 256 KiB read block: about 48.3 MiB per chunk in flight for
+// chunks of the format's maximum size (the input window keeps the stored
+// bytes of the chunks in flight for the rescan, and each job its own copy);
+// the collector's chunks are far smaller (at most a ring, 4 MiB by default).
+// Whatever the input, the reader neither crashes nor allocates more.
 //
 // Damage handling (FORMAT.md, "Reading a damaged trace"):
 //  - A bad sync marker, header CRC, length, chunk CRC or zstd frame makes
@@ -19,7 +35,9 @@
 //  - Chunks of unknown type, or with must-understand flags this version
 //    does not know, are verified and skipped (counted in stats()).
 //
-// Thread safety: none; one reader per thread.
+// Thread safety: one thread calls the reader (and receives the Reporter
+// calls); a parallel reader's worker threads touch only the chunks handed
+// to them, through a mutex (trace_reader.cc).
 
 #ifndef FORMAT_TRACE_READER_H_
 #define FORMAT_TRACE_READER_H_
@@ -83,17 +101,37 @@ struct ReaderStats {
   uint64_t bytes_read = 0;  // total input consumed
 };
 
+// How a TraceReader spreads its work over threads.
+struct ReaderOptions {
+  // Threads that verify chunk CRCs and decompress payloads ahead of Next().
+  // 0: none; the calling thread does all the work (the serial reader).
+  int workers = 0;
+  // Chunks scanned ahead and held at once, the one Next() returned
+  // included (K in the memory bound above). 0: 1 for a serial reader,
+  // 2 * workers + 2 for a parallel one.
+  int max_in_flight = 0;
+
+  // A parallel reader with one worker per online CPU.
+  static ReaderOptions Parallel();
+};
+
+// The number of online CPUs (at least 1).
+int OnlineCpus();
+
 class TraceReader {
  public:
   // `reporter` may be null; it must outlive the reader.
-  TraceReader(std::unique_ptr<ByteSource> source, Reporter* reporter);
+  // A parallel reader starts its worker threads here; the destructor stops
+  // and joins them.
+  TraceReader(std::unique_ptr<ByteSource> source, Reporter* reporter,
+              const ReaderOptions& options = ReaderOptions());
   ~TraceReader();
   TraceReader(const TraceReader&) = delete;
   TraceReader& operator=(const TraceReader&) = delete;
 
   // Convenience: OpenFileSource + constructor + ReadHeader.
-  static absl::StatusOr<std::unique_ptr<TraceReader>> Open(const std::string& path,
-                                                           Reporter* reporter);
+  static absl::StatusOr<std::unique_ptr<TraceReader>> Open(
+      const std::string& path, Reporter* reporter, const ReaderOptions& options = ReaderOptions());
 
   // Reads the file header. Must be called once, before Next. Errors as for
   // DecodeFileHeader (IsNotATrace() for "not a trace"; kOutOfRange for a
@@ -105,11 +143,18 @@ class TraceReader {
   uint64_t header_size() const { return header_size_; }
 
   // Returns the next good chunk of a known type. False at the end of data,
-  // or on an I/O error (then status() is not OK).
+  // or on an I/O error (then status() is not OK). The chunk's payload stays
+  // valid until the next call.
   // REQUIRES: ReadHeader() succeeded (else false, FailedPrecondition).
   bool Next(Chunk* chunk);
 
   const absl::Status& status() const { return status_; }
+  // As of the last Next(): what it returned and reported so far, and in
+  // bytes_read the input the serial reader had read by then (it reads
+  // ahead in 256 KiB blocks). A parallel reader shows the same figures
+  // (it has read further, for the chunks in flight), except that after a
+  // chunk whose CRC fails bytes_read may run ahead of the serial one; at
+  // the end they are equal.
   const ReaderStats& stats() const { return stats_; }
 
  private:
