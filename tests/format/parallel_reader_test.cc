@@ -249,6 +249,42 @@ TEST_F(ParallelReaderTest, ReadErrorsAreReadTheSame) {
   EXPECT_EQ(t.status.code(), absl::StatusCode::kDataLoss);
 }
 
+// Many small chunks, many workers, tight and loose bounds, damage that
+// cancels work in flight, and readers destroyed with work in flight: for
+// ThreadSanitizer (the target is tagged "concurrency") as much as for the
+// transcripts.
+TEST(ParallelReader, StressWithDamageAndEarlyStops) {
+  const TestTraceWriter w = testing::MultiThreadTrace(4, 40, 150);
+  std::string bad = w.bytes();
+  for (size_t i = 5; i < w.chunks().size(); i += 7) {
+    bad[w.chunks()[i].offset + w.chunks()[i].size - 2] ^= 0x10;
+  }
+  ReadPlan plan;
+  plan.log_bytes_read = false;
+  const Transcript serial = ReadTranscript(bad, plan);
+  ASSERT_GT(serial.log.size(), 150u);
+  for (int round = 0; round < 24; ++round) {
+    plan.options.workers = 1 + round % 8;
+    plan.options.max_in_flight = round % 5;
+    plan.max_chunks = SIZE_MAX;
+    SCOPED_TRACE(absl::StrCat("round ", round));
+    const Transcript full = ReadTranscript(bad, plan);
+    EXPECT_EQ(full.log, serial.log);
+    EXPECT_EQ(full.stats.corrupt_bytes, serial.stats.corrupt_bytes);
+    // Stop early: what was shown up to then is the serial reader's prefix.
+    plan.max_chunks = static_cast<size_t>(round) * 7;
+    const Transcript part = ReadTranscript(bad, plan);
+    std::vector<std::string> prefix;
+    size_t chunks = 0;
+    for (const std::string& line : serial.log) {
+      if (chunks == plan.max_chunks) break;  // the reports after come with the next Next
+      chunks += line.rfind("chunk ", 0) == 0;
+      prefix.push_back(line);
+    }
+    EXPECT_EQ(part.log, prefix);
+  }
+}
+
 TEST(ParallelReader, HeaderErrorsAreTheSame) {
   const TestTraceWriter w = testing::MultiThreadTrace(2, 2, 100);
   for (size_t len : {size_t{0}, size_t{10}, w.header_size() - 1}) {
