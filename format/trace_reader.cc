@@ -167,7 +167,8 @@ struct Job {
   bool crc_ok = false;
   const char* failure = nullptr;  // why the payload is unusable, if it is
   std::string_view payload;
-  std::string output;  // decompressed payload
+  std::string output;                     // decompressed payload
+  std::unique_ptr<DecodedChunk> decoded;  // the ChunkDecoder's result
 
   State state = State::kIdle;  // guarded by Workers::mu_ once submitted
 };
@@ -176,10 +177,26 @@ bool Understood(uint16_t type, uint16_t flags) {
   return IsKnownChunkType(type) && (flags & kChunkFlagsMustUnderstand & ~kChunkFlagsKnown) == 0;
 }
 
+// The chunk Next() returns for `job`.
+Chunk ToChunk(const Job& job) {
+  Chunk c;
+  c.type = static_cast<ChunkType>(job.type);
+  c.flags = job.flags;
+  c.sequence = job.sequence;
+  c.offset = job.offset;
+  c.stored_size = job.bytes.size();
+  c.payload = job.payload;
+  c.decoded = job.decoded.get();
+  return c;
+}
+
+void DecodePayload(Job* job, ZSTD_DCtx* dctx);
+
 // The per-chunk work that needs no state outside the chunk: the chunk CRC,
 // then, for a chunk that will be returned if its sequence is right, the
-// payload. Runs on a worker or on the reader's thread.
-void Verify(Job* job, ZSTD_DCtx* dctx) {
+// payload and the decoder's work on it. Runs on a worker or on the
+// reader's thread.
+void Verify(Job* job, ZSTD_DCtx* dctx, const ChunkDecoder* decoder) {
   const char* p = job->bytes.data();
   uint32_t crc = crc32c::Value(p, 28);
   crc = crc32c::Extend(crc, p + kChunkHeaderSize, job->stored_len);
@@ -187,7 +204,15 @@ void Verify(Job* job, ZSTD_DCtx* dctx) {
   job->failure = nullptr;
   job->payload = std::string_view();
   if (!job->crc_ok || !Understood(job->type, job->flags)) return;
-  const char* stored = p + kChunkHeaderSize;
+  DecodePayload(job, dctx);
+  if (job->failure != nullptr || decoder == nullptr) return;
+  if (job->decoded == nullptr) job->decoded = decoder->NewResult();
+  decoder->Decode(ToChunk(*job), job->decoded.get());
+}
+
+// Sets job->payload, or job->failure.
+void DecodePayload(Job* job, ZSTD_DCtx* dctx) {
+  const char* stored = job->bytes.data() + kChunkHeaderSize;
   const uint32_t stored_len = job->stored_len;
   const uint32_t size = job->decompressed_len;
   if ((job->flags & kChunkFlagZstd) == 0) {
@@ -226,7 +251,7 @@ void Verify(Job* job, ZSTD_DCtx* dctx) {
 // under mu_ after its writes).
 class Workers {
  public:
-  explicit Workers(int n) {
+  Workers(int n, const ChunkDecoder* decoder) : decoder_(decoder) {
     threads_.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) threads_.emplace_back([this] { Run(); });
   }
@@ -253,7 +278,7 @@ class Workers {
   // a queue it could work on itself.
   void Finish(Job* job, ZSTD_DCtx* dctx) {
     if (!Claim(job)) return;
-    Verify(job, dctx);
+    Verify(job, dctx, decoder_);
     std::lock_guard<std::mutex> lock(mu_);
     job->state = Job::State::kDone;
   }
@@ -289,7 +314,7 @@ class Workers {
       queue_.pop_front();
       job->state = Job::State::kRunning;
       lock.unlock();
-      Verify(job, dctx);
+      Verify(job, dctx, decoder_);
       lock.lock();
       job->state = Job::State::kDone;
       done_cv_.notify_all();
@@ -298,6 +323,7 @@ class Workers {
     ZSTD_freeDCtx(dctx);
   }
 
+  const ChunkDecoder* const decoder_;
   std::mutex mu_;
   std::condition_variable work_cv_;  // queue_ not empty, or stop_
   std::condition_variable done_cv_;  // a job reached kDone
@@ -328,12 +354,16 @@ class TraceReader::Impl {
  public:
   Impl(std::unique_ptr<ByteSource> source, Reporter* reporter, const ReaderOptions& options,
        absl::Status* status, ReaderStats* stats)
-      : window_(std::move(source)), reporter_(reporter), status_(status), stats_(stats) {
+      : window_(std::move(source)),
+        reporter_(reporter),
+        decoder_(options.decoder),
+        status_(status),
+        stats_(stats) {
     const int workers = std::max(options.workers, 0);
     max_in_flight_ = options.max_in_flight > 0 ? static_cast<size_t>(options.max_in_flight)
                      : workers > 0             ? static_cast<size_t>(2 * workers + 2)
                                                : 1;
-    if (workers > 0) workers_ = std::make_unique<Workers>(workers);
+    if (workers > 0) workers_ = std::make_unique<Workers>(workers, decoder_);
     dctx_ = ZSTD_createDCtx();
   }
   ~Impl() {
@@ -375,6 +405,7 @@ class TraceReader::Impl {
 
   Window window_;
   Reporter* reporter_;
+  const ChunkDecoder* decoder_;
   absl::Status* status_;
   ReaderStats* stats_;
   std::unique_ptr<Workers> workers_;
@@ -628,7 +659,7 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
     if (workers_ != nullptr) {
       workers_->Finish(job.get(), dctx_);
     } else {
-      Verify(job.get(), dctx_);
+      Verify(job.get(), dctx_, decoder_);
     }
     if (!job->crc_ok) {
       // Its header was fine, so the serial reader got here too, and moves
@@ -680,12 +711,7 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
       Retire(std::move(job));
       continue;
     }
-    chunk->type = static_cast<ChunkType>(job->type);
-    chunk->flags = job->flags;
-    chunk->sequence = sequence;
-    chunk->offset = job->offset;
-    chunk->stored_size = need;
-    chunk->payload = job->payload;
+    *chunk = ToChunk(*job);
     ++stats_->chunks_read;
     current_ = std::move(job);
     return true;

@@ -79,6 +79,8 @@ class Reporter {
   virtual void Truncation(uint64_t offset, uint64_t bytes, std::string_view reason) = 0;
 };
 
+class DecodedChunk;
+
 // One chunk, as TraceReader::Next returns it.
 struct Chunk {
   ChunkType type = ChunkType::kEvents;
@@ -87,6 +89,33 @@ struct Chunk {
   uint64_t offset = 0;       // file offset of the chunk header
   uint64_t stored_size = 0;  // header + stored payload bytes
   std::string_view payload;  // decompressed; valid until the next Next()
+  // ReaderOptions::decoder's result for this chunk (null without one);
+  // valid until the next Next().
+  const DecodedChunk* decoded = nullptr;
+};
+
+// What a ChunkDecoder makes of a chunk; the decoder's own subclass.
+class DecodedChunk {
+ public:
+  virtual ~DecodedChunk() = default;
+};
+
+// Work on a chunk that needs nothing outside the chunk (decoding an events
+// chunk into columns, per-chunk statistics), done where the chunk is
+// decompressed: on a parallel reader's workers, ahead of Next(), or on the
+// calling thread of a serial reader. Next() hands the result over in
+// Chunk::decoded, in file order like the chunks.
+class ChunkDecoder {
+ public:
+  virtual ~ChunkDecoder() = default;
+  // A result object; the reader makes one per chunk in flight and reuses
+  // it for later chunks (Decode must reset what it keeps).
+  virtual std::unique_ptr<DecodedChunk> NewResult() const = 0;
+  // Decodes `chunk` (as Next() would return it; its payload valid during
+  // the call) into *out. Runs on any of the reader's threads, concurrently
+  // for different results: it must not touch shared state unsynchronised.
+  // May also run for a chunk Next() then drops (a duplicate sequence).
+  virtual void Decode(const Chunk& chunk, DecodedChunk* out) const = 0;
 };
 
 struct ReaderStats {
@@ -110,6 +139,10 @@ struct ReaderOptions {
   // included (K in the memory bound above). 0: 1 for a serial reader,
   // 2 * workers + 2 for a parallel one.
   int max_in_flight = 0;
+  // Run on every chunk Next() returns, before it is returned (see
+  // ChunkDecoder); null: none. Must outlive the reader. Its results count
+  // towards the memory bound: one per chunk in flight.
+  const ChunkDecoder* decoder = nullptr;
 
   // A parallel reader with one worker per online CPU.
   static ReaderOptions Parallel();

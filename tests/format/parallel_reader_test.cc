@@ -6,6 +6,7 @@
 // workers and several bounds on the chunks in flight.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@
 #include "format/chunk_writer.h"
 #include "format/coding.h"
 #include "format/crc32c.h"
+#include "format/debug_string.h"
+#include "format/event_stream.h"
+#include "format/records.h"
 #include "format/trace_reader.h"
 #include "gtest/gtest.h"
 #include "tests/format/parallel_reader_util.h"
@@ -282,6 +286,68 @@ TEST(ParallelReader, StressWithDamageAndEarlyStops) {
       prefix.push_back(line);
     }
     EXPECT_EQ(part.log, prefix);
+  }
+}
+
+// Every record or event of a chunk, as DebugStrings.
+std::vector<std::string> DecodeLines(const Chunk& chunk) {
+  std::vector<std::string> lines;
+  Event e;
+  if (chunk.type == ChunkType::kEvents) {
+    EventStreamDecoder dec;
+    if (!dec.Reset(chunk.payload).ok()) return {"bad prefix"};
+    while (dec.Next(&e)) lines.push_back(DebugString(e));
+    if (!dec.status().ok()) lines.push_back(std::string(dec.status().message()));
+  } else {
+    RecordDecoder dec;
+    dec.Reset(chunk.payload);
+    while (dec.Next(&e)) lines.push_back(DebugString(e));
+    if (!dec.status().ok()) lines.push_back(std::string(dec.status().message()));
+  }
+  return lines;
+}
+
+class LinesDecoder : public ChunkDecoder {
+ public:
+  struct Result : DecodedChunk {
+    uint64_t sequence = 0;
+    uint64_t offset = 0;
+    std::vector<std::string> lines;
+  };
+  std::unique_ptr<DecodedChunk> NewResult() const override { return std::make_unique<Result>(); }
+  void Decode(const Chunk& chunk, DecodedChunk* out) const override {
+    Result* r = static_cast<Result*>(out);
+    r->sequence = chunk.sequence;
+    r->offset = chunk.offset;
+    r->lines = DecodeLines(chunk);
+  }
+};
+
+TEST_F(ParallelReaderTest, DecoderResultsComeWithTheirChunks) {
+  std::string bad = bytes();
+  bad[chunks()[6].offset + chunks()[6].size / 2] ^= 0x02;
+  const auto& c = chunks()[9];
+  bad.insert(c.offset + c.size, bytes().substr(c.offset, c.size));
+  const LinesDecoder decoder;
+  for (int workers : {0, 1, 2, 8}) {
+    SCOPED_TRACE(absl::StrCat(workers, " workers"));
+    ReaderOptions options;
+    options.workers = workers;
+    options.decoder = &decoder;
+    TraceReader reader(MemorySource(bad), nullptr, options);
+    ASSERT_TRUE(reader.ReadHeader().ok());
+    Chunk chunk;
+    size_t n = 0;
+    while (reader.Next(&chunk)) {
+      ++n;
+      ASSERT_NE(chunk.decoded, nullptr);
+      const auto* r = static_cast<const LinesDecoder::Result*>(chunk.decoded);
+      EXPECT_EQ(r->sequence, chunk.sequence);
+      EXPECT_EQ(r->offset, chunk.offset);
+      EXPECT_EQ(r->lines, DecodeLines(chunk));
+      EXPECT_FALSE(r->lines.empty());
+    }
+    EXPECT_EQ(n, chunks().size() - 1);
   }
 }
 
