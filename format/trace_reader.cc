@@ -6,9 +6,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "format/coding.h"
@@ -67,183 +72,471 @@ std::unique_ptr<ByteSource> MemorySource(std::string_view data) {
   return std::unique_ptr<ByteSource>(new StringSource(data));
 }
 
-// The input window and the chunk-finding state machine.
-class TraceReader::Impl {
- public:
-  Impl(std::unique_ptr<ByteSource> source, Reporter* reporter, absl::Status* status,
-       ReaderStats* stats)
-      : source_(std::move(source)), reporter_(reporter), status_(status), stats_(stats) {
-    dctx_ = ZSTD_createDCtx();
-  }
-  ~Impl() { ZSTD_freeDCtx(dctx_); }
+int OnlineCpus() {
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
 
-  // Makes at least n bytes available at head_ unless the data ends first.
-  // Returns the number available. REQUIRES: n bounded by the format limits.
-  size_t Fill(size_t n);
+ReaderOptions ReaderOptions::Parallel() {
+  ReaderOptions o;
+  o.workers = OnlineCpus();
+  return o;
+}
+
+namespace {
+
+// The input: a window of the file's bytes. The scan position is head_; the
+// bytes from the keep offset the caller passes to Fill (the oldest chunk
+// it may rescan from) up to head_ stay in the window.
+class Window {
+ public:
+  explicit Window(std::unique_ptr<ByteSource> source) : source_(std::move(source)) {}
+
+  // Makes at least n bytes available at data() unless the data ends first
+  // or a read fails (then status() is not OK from then on). Returns the
+  // number available. Bytes before `keep` (a file offset <= offset()) may
+  // be dropped. REQUIRES: n bounded by the format limits.
+  //
+  // Each read asks for what the serial reader's 256 KiB window would, so
+  // that bytes_read() follows the same steps whatever is kept.
+  size_t Fill(size_t n, uint64_t keep) {
+    if (tail_ - head_ >= n || eof_) return tail_ - head_;
+    const size_t drop = static_cast<size_t>(keep - base_);
+    if (drop > 0) {
+      std::memmove(&buf_[0], buf_.data() + drop, tail_ - drop);
+      base_ += drop;
+      tail_ -= drop;
+      head_ -= drop;
+    }
+    read_size_ = std::max({read_size_, n, kReadSize});
+    while (tail_ - head_ < n && !eof_) {
+      const size_t want = read_size_ - (tail_ - head_);
+      if (buf_.size() < tail_ + want) buf_.resize(tail_ + want);
+      absl::StatusOr<size_t> r = source_->Read(&buf_[tail_], want);
+      if (!r.ok()) {
+        status_ = r.status();
+        eof_ = true;
+      } else if (*r == 0) {
+        eof_ = true;
+      } else {
+        tail_ += *r;
+      }
+    }
+    return tail_ - head_;
+  }
+  // Fill, dropping everything before the scan position.
+  size_t Fill(size_t n) { return Fill(n, offset()); }
+
   const char* data() const { return buf_.data() + head_; }
   size_t available() const { return tail_ - head_; }
   uint64_t offset() const { return base_ + head_; }
+  uint64_t bytes_read() const { return base_ + tail_; }
   void Consume(size_t n) { head_ += n; }
-
-  // Consumes n bytes as part of a damaged region.
-  void SkipDamaged(size_t n, const char* reason);
-  // Ends the damaged region, if any, at the current offset.
-  void FlushDamaged();
-  // The rest of the input is damaged or truncated: report and consume it.
-  void EndAtTail(const char* reason);
-
-  bool NextChunk(Chunk* chunk);
+  // Moves the scan position back to `offset`, a kept byte.
+  void Rewind(uint64_t offset) { head_ = static_cast<size_t>(offset - base_); }
+  // The first read error; it ends the data.
+  const absl::Status& status() const { return status_; }
 
  private:
-  bool Decompress(uint64_t offset, const char* stored, uint32_t stored_len,
-                  uint32_t decompressed_len, std::string_view* out);
-
   std::unique_ptr<ByteSource> source_;
-  Reporter* reporter_;
-  absl::Status* status_;
-  ReaderStats* stats_;
-  ZSTD_DCtx* dctx_;
-
   std::string buf_;
   size_t head_ = 0;
   size_t tail_ = 0;
   uint64_t base_ = 0;  // file offset of buf_[0]
+  size_t read_size_ = 0;
   bool eof_ = false;
+  absl::Status status_;
+};
 
-  std::string out_;
+// One chunk the framing scan found: its header passed its CRC and limits
+// and all its bytes are present. Verify() decides the rest.
+struct Job {
+  enum class State { kIdle, kQueued, kRunning, kDone };
 
+  // Set by the scan.
+  uint64_t offset = 0;
+  uint16_t type = 0;
+  uint16_t flags = 0;
+  uint32_t stored_len = 0;
+  uint32_t decompressed_len = 0;
+  uint64_t sequence = 0;
+  std::string_view bytes;  // header + stored payload
+  std::string input;       // a parallel reader's copy of `bytes`
+
+  // Set by Verify.
+  bool crc_ok = false;
+  const char* failure = nullptr;  // why the payload is unusable, if it is
+  std::string_view payload;
+  std::string output;                     // decompressed payload
+  std::unique_ptr<DecodedChunk> decoded;  // the ChunkDecoder's result
+
+  State state = State::kIdle;  // guarded by Workers::mu_ once submitted
+};
+
+bool Understood(uint16_t type, uint16_t flags) {
+  return IsKnownChunkType(type) && (flags & kChunkFlagsMustUnderstand & ~kChunkFlagsKnown) == 0;
+}
+
+// The chunk Next() returns for `job`.
+Chunk ToChunk(const Job& job) {
+  Chunk c;
+  c.type = static_cast<ChunkType>(job.type);
+  c.flags = job.flags;
+  c.sequence = job.sequence;
+  c.offset = job.offset;
+  c.stored_size = job.bytes.size();
+  c.payload = job.payload;
+  c.decoded = job.decoded.get();
+  return c;
+}
+
+void DecodePayload(Job* job, ZSTD_DCtx* dctx);
+
+// The per-chunk work that needs no state outside the chunk: the chunk CRC,
+// then, for a chunk that will be returned if its sequence is right, the
+// payload and the decoder's work on it. Runs on a worker or on the
+// reader's thread.
+void Verify(Job* job, ZSTD_DCtx* dctx, const ChunkDecoder* decoder) {
+  const char* p = job->bytes.data();
+  uint32_t crc = crc32c::Value(p, 28);
+  crc = crc32c::Extend(crc, p + kChunkHeaderSize, job->stored_len);
+  job->crc_ok = crc == DecodeFixed32(p + 28);
+  job->failure = nullptr;
+  job->payload = std::string_view();
+  if (!job->crc_ok || !Understood(job->type, job->flags)) return;
+  DecodePayload(job, dctx);
+  if (job->failure != nullptr || decoder == nullptr) return;
+  if (job->decoded == nullptr) job->decoded = decoder->NewResult();
+  decoder->Decode(ToChunk(*job), job->decoded.get());
+}
+
+// Sets job->payload, or job->failure.
+void DecodePayload(Job* job, ZSTD_DCtx* dctx) {
+  const char* stored = job->bytes.data() + kChunkHeaderSize;
+  const uint32_t stored_len = job->stored_len;
+  const uint32_t size = job->decompressed_len;
+  if ((job->flags & kChunkFlagZstd) == 0) {
+    if (size != stored_len) {
+      job->failure = "uncompressed chunk with mismatched lengths";
+    } else {
+      job->payload = std::string_view(stored, stored_len);
+    }
+    return;
+  }
+  if (ZSTD_getFrameContentSize(stored, stored_len) != size) {
+    job->failure = "zstd frame size does not match the chunk header";
+    return;
+  }
+  if (ZSTD_findFrameCompressedSize(stored, stored_len) != stored_len) {
+    job->failure = "payload is not exactly one zstd frame";
+    return;
+  }
+  if (job->output.size() < size) job->output.resize(size);
+  const size_t n = ZSTD_decompressDCtx(dctx, &job->output[0], size, stored, stored_len);
+  if (ZSTD_isError(n)) {
+    job->failure = "bad zstd frame";
+  } else if (n != size) {
+    job->failure = "zstd frame decompressed to the wrong size";
+  } else {
+    job->payload = std::string_view(job->output.data(), size);
+  }
+}
+
+// Worker threads running Verify on submitted jobs, oldest first.
+//
+// Thread safety: mu_ guards queue_, stop_ and every submitted job's state.
+// A job's other fields are written by the reader before Submit (published
+// by mu_), by whoever moves its state to kRunning while it runs, and read
+// by the reader once it has seen kDone under mu_ (which the runner set
+// under mu_ after its writes).
+class Workers {
+ public:
+  Workers(int n, const ChunkDecoder* decoder) : decoder_(decoder) {
+    threads_.reserve(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) threads_.emplace_back([this] { Run(); });
+  }
+  ~Workers() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    work_cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+
+  void Submit(Job* job) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      job->state = Job::State::kQueued;
+      queue_.push_back(job);
+    }
+    work_cv_.notify_one();
+  }
+
+  // Returns once `job` is verified. A job no worker has started yet runs
+  // on the calling thread, with `dctx`: the reader never idles waiting for
+  // a queue it could work on itself.
+  void Finish(Job* job, ZSTD_DCtx* dctx) {
+    if (!Claim(job)) return;
+    Verify(job, dctx, decoder_);
+    std::lock_guard<std::mutex> lock(mu_);
+    job->state = Job::State::kDone;
+  }
+
+  // Returns once no thread touches `job`; its results are not wanted.
+  void Cancel(Job* job) {
+    if (!Claim(job)) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    job->state = Job::State::kDone;
+  }
+
+ private:
+  // Takes a queued job off the queue (true: the caller now runs it), or
+  // waits for a running one to finish (false).
+  bool Claim(Job* job) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (job->state == Job::State::kQueued) {
+      queue_.erase(std::find(queue_.begin(), queue_.end(), job));
+      job->state = Job::State::kRunning;
+      return true;
+    }
+    done_cv_.wait(lock, [job] { return job->state == Job::State::kDone; });
+    return false;
+  }
+
+  void Run() {
+    ZSTD_DCtx* dctx = ZSTD_createDCtx();
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      work_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+      if (stop_) break;
+      Job* job = queue_.front();
+      queue_.pop_front();
+      job->state = Job::State::kRunning;
+      lock.unlock();
+      Verify(job, dctx, decoder_);
+      lock.lock();
+      job->state = Job::State::kDone;
+      done_cv_.notify_all();
+    }
+    lock.unlock();
+    ZSTD_freeDCtx(dctx);
+  }
+
+  const ChunkDecoder* const decoder_;
+  std::mutex mu_;
+  std::condition_variable work_cv_;  // queue_ not empty, or stop_
+  std::condition_variable done_cv_;  // a job reached kDone
+  std::deque<Job*> queue_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace
+
+// The chunk-finding state machine of FORMAT.md section 11, in two halves:
+//
+//  - The scan (Scan) walks the framing: sync markers, header CRCs, length
+//    limits, the end of data. It assumes every chunk it finds is intact,
+//    reports nothing and appends what it saw to items_: damaged bytes it
+//    skipped, a chunk (a Job, handed to the workers), the end of data or a
+//    read error. It runs ahead of the consumer by up to max_in_flight
+//    chunks.
+//  - The consumer (NextChunk) takes the items in order and does everything
+//    with an effect: damaged regions, sequence checks, reports, stats. When
+//    a chunk's CRC fails it drops the items after it, rewinds the scan to
+//    the chunk's second byte and marks its first byte damaged, exactly as
+//    the serial state machine does.
+//
+// With no workers and one chunk in flight this is the serial reader: each
+// chunk is verified on the calling thread right after the scan found it.
+class TraceReader::Impl {
+ public:
+  Impl(std::unique_ptr<ByteSource> source, Reporter* reporter, const ReaderOptions& options,
+       absl::Status* status, ReaderStats* stats)
+      : window_(std::move(source)),
+        reporter_(reporter),
+        decoder_(options.decoder),
+        status_(status),
+        stats_(stats) {
+    const int workers = std::max(options.workers, 0);
+    max_in_flight_ = options.max_in_flight > 0 ? static_cast<size_t>(options.max_in_flight)
+                     : workers > 0             ? static_cast<size_t>(2 * workers + 2)
+                                               : 1;
+    if (workers > 0) workers_ = std::make_unique<Workers>(workers, decoder_);
+    dctx_ = ZSTD_createDCtx();
+  }
+  ~Impl() {
+    workers_.reset();  // joins: no worker touches a job after this
+    ZSTD_freeDCtx(dctx_);
+  }
+
+  Window& window() { return window_; }
+  bool NextChunk(Chunk* chunk);
+
+ private:
+  struct Item {
+    enum class Kind { kSkip, kChunk, kEnd, kError };
+    Kind kind = Kind::kSkip;
+    uint64_t offset = 0;       // where the skipped bytes, the chunk or the end starts
+    uint64_t bytes = 0;        // kSkip: bytes skipped; kEnd: bytes left over
+    bool nonzero = false;      // kSkip: some skipped byte is not zero
+    const char* reason = "";   // kSkip: why the first byte was skipped; kEnd
+    std::unique_ptr<Job> job;  // kChunk
+    uint64_t bytes_read = 0;   // the window's bytes_read() when scanned
+  };
+
+  // The scan: appends items up to and including the next chunk or the end.
+  void Scan();
+  void ScanSkip(size_t n, const char* reason);
+  void ScanEnd(const char* reason);
+  void ScanError();
+  void ScanChunk(const char* p, size_t need);
+  void PushItem(Item item);
+  uint64_t KeepOffset() const { return items_.empty() ? window_.offset() : items_.front().offset; }
+
+  // The consumer.
+  void SkipDamaged(uint64_t offset, uint64_t bytes, bool nonzero, const char* reason);
+  void FlushDamaged(uint64_t offset);
+  void EndAt(const Item& end);
+  // The front chunk failed its CRC: forget what the scan found after it.
+  void Rescan(uint64_t offset);
+  void Retire(std::unique_ptr<Job> job);
+
+  Window window_;
+  Reporter* reporter_;
+  const ChunkDecoder* decoder_;
+  absl::Status* status_;
+  ReaderStats* stats_;
+  std::unique_ptr<Workers> workers_;
+  ZSTD_DCtx* dctx_;
+  size_t max_in_flight_ = 1;
+
+  // Scan state.
+  std::deque<Item> items_;
+  size_t chunks_in_flight_ = 0;  // kChunk items in items_, plus current_
+  bool scan_done_ = false;       // items_ ends with kEnd or kError
+  bool have_skip_ = false;       // skip_ is being extended
+  Item skip_;
+  std::vector<std::unique_ptr<Job>> free_jobs_;
+
+  // Consumer state.
+  std::unique_ptr<Job> current_;  // holds the payload Next() returned
   bool damaged_ = false;
   bool damaged_nonzero_ = false;
   uint64_t damaged_start_ = 0;
-  std::string damaged_reason_;
-
+  const char* damaged_reason_ = "";
   bool have_sequence_ = false;
   uint64_t last_sequence_ = 0;
 };
 
-size_t TraceReader::Impl::Fill(size_t n) {
-  if (tail_ - head_ >= n || eof_) return tail_ - head_;
-  if (head_ > 0) {
-    std::memmove(&buf_[0], buf_.data() + head_, tail_ - head_);
-    base_ += head_;
-    tail_ -= head_;
-    head_ = 0;
-  }
-  const size_t want = std::max(n, kReadSize);
-  if (buf_.size() < want) buf_.resize(want);
-  while (tail_ < n && !eof_) {
-    absl::StatusOr<size_t> r = source_->Read(&buf_[tail_], buf_.size() - tail_);
-    if (!r.ok()) {
-      *status_ = r.status();
-      eof_ = true;
-    } else if (*r == 0) {
-      eof_ = true;
-    } else {
-      tail_ += *r;
-    }
-  }
-  stats_->bytes_read = base_ + tail_;
-  return tail_ - head_;
+void TraceReader::Impl::PushItem(Item item) {
+  item.bytes_read = window_.bytes_read();
+  items_.push_back(std::move(item));
 }
 
-void TraceReader::Impl::SkipDamaged(size_t n, const char* reason) {
-  if (!damaged_) {
-    damaged_ = true;
-    damaged_nonzero_ = false;
-    damaged_start_ = offset();
-    damaged_reason_ = reason;
+void TraceReader::Impl::ScanSkip(size_t n, const char* reason) {
+  const uint64_t offset = window_.offset();
+  if (!have_skip_) {
+    have_skip_ = true;
+    skip_ = Item();
+    skip_.kind = Item::Kind::kSkip;
+    skip_.offset = offset;
+    skip_.reason = reason;
   }
-  const char* p = data();
-  for (size_t i = 0; i < n && !damaged_nonzero_; ++i) {
-    if (p[i] != 0) damaged_nonzero_ = true;
+  const char* p = window_.data();
+  for (size_t i = 0; i < n && !skip_.nonzero; ++i) {
+    if (p[i] != 0) skip_.nonzero = true;
   }
-  head_ += n;
+  skip_.bytes += n;
+  window_.Consume(n);
 }
 
-void TraceReader::Impl::FlushDamaged() {
-  if (!damaged_) return;
-  damaged_ = false;
-  const uint64_t bytes = offset() - damaged_start_;
-  ++stats_->corrupt_regions;
-  stats_->corrupt_bytes += bytes;
-  if (reporter_ != nullptr) {
-    reporter_->Corruption(damaged_start_, bytes, damaged_reason_);
+void TraceReader::Impl::ScanEnd(const char* reason) {
+  if (have_skip_) {
+    have_skip_ = false;
+    PushItem(std::move(skip_));
   }
+  Item end;
+  end.kind = Item::Kind::kEnd;
+  end.offset = window_.offset();
+  end.bytes = window_.available();
+  end.reason = reason;
+  window_.Consume(window_.available());
+  PushItem(std::move(end));
+  scan_done_ = true;
 }
 
-void TraceReader::Impl::EndAtTail(const char* reason) {
-  // All-zero bytes up to the end are what a crash leaves in preallocated
-  // blocks: a truncation, like a partial chunk.
-  if (damaged_ && !damaged_nonzero_) {
-    const uint64_t start = damaged_start_;
-    damaged_ = false;
-    head_ = tail_;
-    const uint64_t bytes = offset() - start;
-    stats_->truncated = true;
-    stats_->truncated_bytes += bytes;
-    if (reporter_ != nullptr) {
-      reporter_->Truncation(start, bytes, "zero-filled tail");
-    }
-    return;
+void TraceReader::Impl::ScanError() {
+  if (have_skip_) {
+    have_skip_ = false;
+    PushItem(std::move(skip_));
   }
-  FlushDamaged();
-  const uint64_t start = offset();
-  const uint64_t bytes = available();
-  if (bytes == 0) return;  // a clean end
-  head_ = tail_;
-  stats_->truncated = true;
-  stats_->truncated_bytes += bytes;
-  if (reporter_ != nullptr) reporter_->Truncation(start, bytes, reason);
+  Item error;
+  error.kind = Item::Kind::kError;
+  error.offset = window_.offset();
+  PushItem(std::move(error));
+  scan_done_ = true;
 }
 
-bool TraceReader::Impl::Decompress(uint64_t offset, const char* stored, uint32_t stored_len,
-                                   uint32_t decompressed_len, std::string_view* out) {
-  const char* reason = nullptr;
-  const unsigned long long content = ZSTD_getFrameContentSize(stored, stored_len);
-  if (content != decompressed_len) {
-    reason = "zstd frame size does not match the chunk header";
-  } else if (ZSTD_findFrameCompressedSize(stored, stored_len) != stored_len) {
-    reason = "payload is not exactly one zstd frame";
+void TraceReader::Impl::ScanChunk(const char* p, size_t need) {
+  if (have_skip_) {
+    have_skip_ = false;
+    PushItem(std::move(skip_));
+  }
+  std::unique_ptr<Job> job;
+  if (free_jobs_.empty()) {
+    job = std::make_unique<Job>();
   } else {
-    if (out_.size() < decompressed_len) out_.resize(decompressed_len);
-    const size_t n = ZSTD_decompressDCtx(dctx_, &out_[0], decompressed_len, stored, stored_len);
-    if (ZSTD_isError(n)) {
-      reason = "bad zstd frame";
-    } else if (n != decompressed_len) {
-      reason = "zstd frame decompressed to the wrong size";
-    }
+    job = std::move(free_jobs_.back());
+    free_jobs_.pop_back();
   }
-  if (reason != nullptr) {
-    ++stats_->corrupt_regions;
-    stats_->corrupt_bytes += kChunkHeaderSize + stored_len;
-    if (reporter_ != nullptr) {
-      reporter_->Corruption(offset, kChunkHeaderSize + stored_len, reason);
-    }
-    return false;
+  job->offset = window_.offset();
+  job->type = DecodeFixed16(p + 4);
+  job->flags = DecodeFixed16(p + 6);
+  job->stored_len = DecodeFixed32(p + 8);
+  job->decompressed_len = DecodeFixed32(p + 12);
+  job->sequence = DecodeFixed64(p + 16);
+  if (workers_ != nullptr) {
+    // The window moves on while a worker reads the chunk.
+    job->input.assign(p, need);
+    job->bytes = job->input;
+  } else {
+    // Verified before the window is filled again.
+    job->bytes = std::string_view(p, need);
   }
-  *out = std::string_view(out_.data(), decompressed_len);
-  return true;
+  window_.Consume(need);
+  Item item;
+  item.kind = Item::Kind::kChunk;
+  item.offset = job->offset;
+  if (workers_ != nullptr) workers_->Submit(job.get());
+  item.job = std::move(job);
+  PushItem(std::move(item));
+  ++chunks_in_flight_;
 }
 
-bool TraceReader::Impl::NextChunk(Chunk* chunk) {
+void TraceReader::Impl::Scan() {
   for (;;) {
-    const size_t avail = Fill(kChunkHeaderSize);
-    if (!status_->ok()) return false;  // an I/O error is not damage
-    if (avail == 0) {
-      EndAtTail("");
-      return false;
+    const size_t avail = window_.Fill(kChunkHeaderSize, KeepOffset());
+    if (avail < kChunkHeaderSize && !window_.status().ok()) {
+      ScanError();  // an I/O error is not damage
+      return;
     }
-    const char* p = data();
+    if (avail == 0) {
+      ScanEnd("");
+      return;
+    }
+    const char* p = window_.data();
     const size_t sync_n = std::min(avail, sizeof kChunkSync);
     const bool sync_ok = std::memcmp(p, kChunkSync, sync_n) == 0;
     if (avail < kChunkHeaderSize) {
       // The data ends before a whole header: a partial chunk if it starts
       // like one.
       if (sync_ok) {
-        EndAtTail("data ends inside a chunk header");
-        return false;
+        ScanEnd("data ends inside a chunk header");
+        return;
       }
-      SkipDamaged(1, "bad chunk sync marker");
+      ScanSkip(1, "bad chunk sync marker");
       continue;
     }
     if (!sync_ok) {
@@ -251,51 +544,147 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
       const void* hit = std::memchr(p + 1, kChunkSync[0], avail - 1);
       const size_t skip =
           hit == nullptr ? avail : static_cast<size_t>(static_cast<const char*>(hit) - p);
-      SkipDamaged(skip, "bad chunk sync marker");
+      ScanSkip(skip, "bad chunk sync marker");
       continue;
     }
     if (crc32c::Value(p, 24) != DecodeFixed32(p + 24)) {
-      SkipDamaged(1, "chunk header checksum mismatch");
+      ScanSkip(1, "chunk header checksum mismatch");
       continue;
     }
-    const uint16_t type = DecodeFixed16(p + 4);
-    const uint16_t flags = DecodeFixed16(p + 6);
     const uint32_t stored_len = DecodeFixed32(p + 8);
     const uint32_t decompressed_len = DecodeFixed32(p + 12);
-    const uint64_t sequence = DecodeFixed64(p + 16);
     if (stored_len > kMaxChunkStoredBytes || decompressed_len > kMaxChunkPayloadBytes) {
-      SkipDamaged(1, "chunk length exceeds the format limit");
+      ScanSkip(1, "chunk length exceeds the format limit");
       continue;
     }
     const size_t need = kChunkHeaderSize + stored_len;
-    const size_t have = Fill(need);
-    if (!status_->ok()) return false;
-    if (have < need) {
-      EndAtTail("data ends inside a chunk");
-      return false;
+    const size_t have = window_.Fill(need, KeepOffset());
+    if (have < need && !window_.status().ok()) {
+      ScanError();
+      return;
     }
-    p = data();
-    uint32_t crc = crc32c::Value(p, 28);
-    crc = crc32c::Extend(crc, p + kChunkHeaderSize, stored_len);
-    if (crc != DecodeFixed32(p + 28)) {
-      SkipDamaged(1, "chunk checksum mismatch");
+    if (have < need) {
+      ScanEnd("data ends inside a chunk");
+      return;
+    }
+    ScanChunk(window_.data(), need);
+    return;
+  }
+}
+
+void TraceReader::Impl::SkipDamaged(uint64_t offset, uint64_t bytes, bool nonzero,
+                                    const char* reason) {
+  if (!damaged_) {
+    damaged_ = true;
+    damaged_nonzero_ = false;
+    damaged_start_ = offset;
+    damaged_reason_ = reason;
+  }
+  damaged_nonzero_ = damaged_nonzero_ || nonzero;
+}
+
+void TraceReader::Impl::FlushDamaged(uint64_t offset) {
+  if (!damaged_) return;
+  damaged_ = false;
+  const uint64_t bytes = offset - damaged_start_;
+  ++stats_->corrupt_regions;
+  stats_->corrupt_bytes += bytes;
+  if (reporter_ != nullptr) {
+    reporter_->Corruption(damaged_start_, bytes, damaged_reason_);
+  }
+}
+
+void TraceReader::Impl::EndAt(const Item& end) {
+  // All-zero bytes up to the end are what a crash leaves in preallocated
+  // blocks: a truncation, like a partial chunk.
+  if (damaged_ && !damaged_nonzero_) {
+    damaged_ = false;
+    const uint64_t bytes = end.offset + end.bytes - damaged_start_;
+    stats_->truncated = true;
+    stats_->truncated_bytes += bytes;
+    if (reporter_ != nullptr) {
+      reporter_->Truncation(damaged_start_, bytes, "zero-filled tail");
+    }
+    return;
+  }
+  FlushDamaged(end.offset);
+  if (end.bytes == 0) return;  // a clean end
+  stats_->truncated = true;
+  stats_->truncated_bytes += end.bytes;
+  if (reporter_ != nullptr) reporter_->Truncation(end.offset, end.bytes, end.reason);
+}
+
+void TraceReader::Impl::Retire(std::unique_ptr<Job> job) {
+  if (job == nullptr) return;
+  --chunks_in_flight_;
+  job->state = Job::State::kIdle;  // no worker holds it
+  free_jobs_.push_back(std::move(job));
+}
+
+void TraceReader::Impl::Rescan(uint64_t offset) {
+  while (!items_.empty()) {
+    Item& item = items_.back();
+    if (item.job != nullptr) {
+      if (workers_ != nullptr) workers_->Cancel(item.job.get());
+      Retire(std::move(item.job));
+    }
+    items_.pop_back();
+  }
+  scan_done_ = false;
+  window_.Rewind(offset);
+}
+
+bool TraceReader::Impl::NextChunk(Chunk* chunk) {
+  Retire(std::move(current_));
+  for (;;) {
+    while (!scan_done_ && chunks_in_flight_ < max_in_flight_) Scan();
+    if (items_.empty()) return false;  // the end was reached before
+    Item item = std::move(items_.front());
+    items_.pop_front();
+    stats_->bytes_read = item.bytes_read;
+    switch (item.kind) {
+      case Item::Kind::kSkip:
+        SkipDamaged(item.offset, item.bytes, item.nonzero, item.reason);
+        continue;
+      case Item::Kind::kEnd:
+        EndAt(item);
+        return false;
+      case Item::Kind::kError:
+        *status_ = window_.status();
+        return false;
+      case Item::Kind::kChunk:
+        break;
+    }
+    std::unique_ptr<Job> job = std::move(item.job);
+    if (workers_ != nullptr) {
+      workers_->Finish(job.get(), dctx_);
+    } else {
+      Verify(job.get(), dctx_, decoder_);
+    }
+    if (!job->crc_ok) {
+      // Its header was fine, so the serial reader got here too, and moves
+      // one byte on: the scan resumes there.
+      const uint64_t offset = job->offset;
+      Retire(std::move(job));
+      Rescan(offset + 1);
+      SkipDamaged(offset, 1, /*nonzero=*/true, "chunk checksum mismatch");
       continue;
     }
 
     // An intact chunk: whatever came before it is a closed damaged region.
-    FlushDamaged();
-    const uint64_t chunk_offset = offset();
-    head_ += need;
-
+    FlushDamaged(job->offset);
+    const uint64_t need = job->bytes.size();
+    const uint64_t sequence = job->sequence;
     if (have_sequence_ && sequence <= last_sequence_) {
       ++stats_->chunks_out_of_order;
       ++stats_->corrupt_regions;
       stats_->corrupt_bytes += need;
       if (reporter_ != nullptr) {
-        reporter_->Corruption(chunk_offset, need,
+        reporter_->Corruption(job->offset, need,
                               absl::StrCat("duplicate or out-of-order chunk: sequence ", sequence,
                                            " after ", last_sequence_));
       }
+      Retire(std::move(job));
       continue;
     }
     const uint64_t expected = have_sequence_ ? last_sequence_ + 1 : 0;
@@ -303,55 +692,44 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
       stats_->chunks_missing += sequence - expected;
       if (reporter_ != nullptr) {
         reporter_->Corruption(
-            chunk_offset, 0,
+            job->offset, 0,
             absl::StrCat(sequence - expected, " chunk(s) missing before sequence ", sequence));
       }
     }
     have_sequence_ = true;
     last_sequence_ = sequence;
 
-    if (!IsKnownChunkType(type) || (flags & kChunkFlagsMustUnderstand & ~kChunkFlagsKnown) != 0) {
+    if (!Understood(job->type, job->flags)) {
       ++stats_->chunks_unknown_skipped;
+      Retire(std::move(job));
       continue;
     }
-    const char* stored = p + kChunkHeaderSize;
-    std::string_view payload;
-    if (flags & kChunkFlagZstd) {
-      if (!Decompress(chunk_offset, stored, stored_len, decompressed_len, &payload)) {
-        continue;
-      }
-    } else {
-      if (decompressed_len != stored_len) {
-        ++stats_->corrupt_regions;
-        stats_->corrupt_bytes += need;
-        if (reporter_ != nullptr) {
-          reporter_->Corruption(chunk_offset, need, "uncompressed chunk with mismatched lengths");
-        }
-        continue;
-      }
-      payload = std::string_view(stored, stored_len);
+    if (job->failure != nullptr) {
+      ++stats_->corrupt_regions;
+      stats_->corrupt_bytes += need;
+      if (reporter_ != nullptr) reporter_->Corruption(job->offset, need, job->failure);
+      Retire(std::move(job));
+      continue;
     }
-    chunk->type = static_cast<ChunkType>(type);
-    chunk->flags = flags;
-    chunk->sequence = sequence;
-    chunk->offset = chunk_offset;
-    chunk->stored_size = need;
-    chunk->payload = payload;
+    *chunk = ToChunk(*job);
     ++stats_->chunks_read;
+    current_ = std::move(job);
     return true;
   }
 }
 
-TraceReader::TraceReader(std::unique_ptr<ByteSource> source, Reporter* reporter)
-    : impl_(new Impl(std::move(source), reporter, &status_, &stats_)) {}
+TraceReader::TraceReader(std::unique_ptr<ByteSource> source, Reporter* reporter,
+                         const ReaderOptions& options)
+    : impl_(new Impl(std::move(source), reporter, options, &status_, &stats_)) {}
 
 TraceReader::~TraceReader() = default;
 
 absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path,
-                                                               Reporter* reporter) {
+                                                               Reporter* reporter,
+                                                               const ReaderOptions& options) {
   absl::StatusOr<std::unique_ptr<ByteSource>> source = OpenFileSource(path);
   if (!source.ok()) return source.status();
-  auto reader = std::make_unique<TraceReader>(std::move(*source), reporter);
+  auto reader = std::make_unique<TraceReader>(std::move(*source), reporter, options);
   absl::Status s = reader->ReadHeader();
   if (!s.ok()) return s;
   return reader;
@@ -360,13 +738,18 @@ absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string
 absl::Status TraceReader::ReadHeader() {
   size_t want = kFileHeaderFixedSize;
   for (;;) {
-    const size_t avail = impl_->Fill(want);
-    if (!status_.ok()) return status_;
+    Window& window = impl_->window();
+    const size_t avail = window.Fill(want);
+    stats_.bytes_read = window.bytes_read();
+    if (!window.status().ok()) {
+      status_ = window.status();
+      return status_;
+    }
     size_t size = 0;
-    absl::Status s = DecodeFileHeader(std::string_view(impl_->data(), avail), &header_, &size);
+    absl::Status s = DecodeFileHeader(std::string_view(window.data(), avail), &header_, &size);
     if (s.ok()) {
       header_size_ = size;
-      impl_->Consume(size);  // chunk offsets continue after the header
+      window.Consume(size);  // chunk offsets continue after the header
       return absl::OkStatus();
     }
     // More bytes may complete the header; stop once the data has ended.

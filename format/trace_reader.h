@@ -1,9 +1,25 @@
 // Streaming reader of a trace file: the header, then the chunks one at a
 // time, decompressed and verified. Used by itt-dump.
 //
+// Serial or parallel (ReaderOptions): a parallel reader scans the framing
+// (sync markers, header CRCs, lengths) on the caller's thread and hands the
+// chunk CRC check and the zstd decompression of the next chunks to worker
+// threads. It returns the same chunks, makes the same Reporter calls in the
+// same order relative to Next() and keeps the same stats() as the serial
+// reader; it does so by speculating that each chunk found by the framing
+// scan is intact, and by going back to rescan from the byte after a chunk
+// whose CRC turns out wrong (what the serial reader does at that byte).
+//
 // Memory is bounded by the largest chunk the format allows (chunk.h), never
-// by the file: the reader keeps one window of input and one decompressed
-// payload. Whatever the input, it neither crashes nor allocates more.
+// by the file: the reader keeps one window of input and, per chunk in
+// flight, one decompressed payload. With K = max_in_flight chunks in
+// flight (1 for the serial reader) it holds at most
+//   K * (2 * (kChunkHeaderSize + kMaxChunkStoredBytes) + kMaxChunkPayloadBytes)
+// plus one 256 KiB read block: about 48.3 MiB per chunk in flight for
+// chunks of the format's maximum size (the input window keeps the stored
+// bytes of the chunks in flight for the rescan, and each job its own copy);
+// the collector's chunks are far smaller (at most a ring, 4 MiB by default).
+// Whatever the input, the reader neither crashes nor allocates more.
 //
 // Damage handling (FORMAT.md, "Reading a damaged trace"):
 //  - A bad sync marker, header CRC, length, chunk CRC or zstd frame makes
@@ -19,7 +35,9 @@
 //  - Chunks of unknown type, or with must-understand flags this version
 //    does not know, are verified and skipped (counted in stats()).
 //
-// Thread safety: none; one reader per thread.
+// Thread safety: one thread calls the reader (and receives the Reporter
+// calls); a parallel reader's worker threads touch only the chunks handed
+// to them, through a mutex (trace_reader.cc).
 
 #ifndef FORMAT_TRACE_READER_H_
 #define FORMAT_TRACE_READER_H_
@@ -61,6 +79,8 @@ class Reporter {
   virtual void Truncation(uint64_t offset, uint64_t bytes, std::string_view reason) = 0;
 };
 
+class DecodedChunk;
+
 // One chunk, as TraceReader::Next returns it.
 struct Chunk {
   ChunkType type = ChunkType::kEvents;
@@ -69,6 +89,33 @@ struct Chunk {
   uint64_t offset = 0;       // file offset of the chunk header
   uint64_t stored_size = 0;  // header + stored payload bytes
   std::string_view payload;  // decompressed; valid until the next Next()
+  // ReaderOptions::decoder's result for this chunk (null without one);
+  // valid until the next Next().
+  const DecodedChunk* decoded = nullptr;
+};
+
+// What a ChunkDecoder makes of a chunk; the decoder's own subclass.
+class DecodedChunk {
+ public:
+  virtual ~DecodedChunk() = default;
+};
+
+// Work on a chunk that needs nothing outside the chunk (decoding an events
+// chunk into columns, per-chunk statistics), done where the chunk is
+// decompressed: on a parallel reader's workers, ahead of Next(), or on the
+// calling thread of a serial reader. Next() hands the result over in
+// Chunk::decoded, in file order like the chunks.
+class ChunkDecoder {
+ public:
+  virtual ~ChunkDecoder() = default;
+  // A result object; the reader makes one per chunk in flight and reuses
+  // it for later chunks (Decode must reset what it keeps).
+  virtual std::unique_ptr<DecodedChunk> NewResult() const = 0;
+  // Decodes `chunk` (as Next() would return it; its payload valid during
+  // the call) into *out. Runs on any of the reader's threads, concurrently
+  // for different results: it must not touch shared state unsynchronised.
+  // May also run for a chunk Next() then drops (a duplicate sequence).
+  virtual void Decode(const Chunk& chunk, DecodedChunk* out) const = 0;
 };
 
 struct ReaderStats {
@@ -83,17 +130,41 @@ struct ReaderStats {
   uint64_t bytes_read = 0;  // total input consumed
 };
 
+// How a TraceReader spreads its work over threads.
+struct ReaderOptions {
+  // Threads that verify chunk CRCs and decompress payloads ahead of Next().
+  // 0: none; the calling thread does all the work (the serial reader).
+  int workers = 0;
+  // Chunks scanned ahead and held at once, the one Next() returned
+  // included (K in the memory bound above). 0: 1 for a serial reader,
+  // 2 * workers + 2 for a parallel one.
+  int max_in_flight = 0;
+  // Run on every chunk Next() returns, before it is returned (see
+  // ChunkDecoder); null: none. Must outlive the reader. Its results count
+  // towards the memory bound: one per chunk in flight.
+  const ChunkDecoder* decoder = nullptr;
+
+  // A parallel reader with one worker per online CPU.
+  static ReaderOptions Parallel();
+};
+
+// The number of online CPUs (at least 1).
+int OnlineCpus();
+
 class TraceReader {
  public:
   // `reporter` may be null; it must outlive the reader.
-  TraceReader(std::unique_ptr<ByteSource> source, Reporter* reporter);
+  // A parallel reader starts its worker threads here; the destructor stops
+  // and joins them.
+  TraceReader(std::unique_ptr<ByteSource> source, Reporter* reporter,
+              const ReaderOptions& options = ReaderOptions());
   ~TraceReader();
   TraceReader(const TraceReader&) = delete;
   TraceReader& operator=(const TraceReader&) = delete;
 
   // Convenience: OpenFileSource + constructor + ReadHeader.
-  static absl::StatusOr<std::unique_ptr<TraceReader>> Open(const std::string& path,
-                                                           Reporter* reporter);
+  static absl::StatusOr<std::unique_ptr<TraceReader>> Open(
+      const std::string& path, Reporter* reporter, const ReaderOptions& options = ReaderOptions());
 
   // Reads the file header. Must be called once, before Next. Errors as for
   // DecodeFileHeader (IsNotATrace() for "not a trace"; kOutOfRange for a
@@ -105,11 +176,18 @@ class TraceReader {
   uint64_t header_size() const { return header_size_; }
 
   // Returns the next good chunk of a known type. False at the end of data,
-  // or on an I/O error (then status() is not OK).
+  // or on an I/O error (then status() is not OK). The chunk's payload stays
+  // valid until the next call.
   // REQUIRES: ReadHeader() succeeded (else false, FailedPrecondition).
   bool Next(Chunk* chunk);
 
   const absl::Status& status() const { return status_; }
+  // As of the last Next(): what it returned and reported so far, and in
+  // bytes_read the input the serial reader had read by then (it reads
+  // ahead in 256 KiB blocks). A parallel reader shows the same figures
+  // (it has read further, for the chunks in flight), except that after a
+  // chunk whose CRC fails bytes_read may run ahead of the serial one; at
+  // the end they are equal.
   const ReaderStats& stats() const { return stats_; }
 
  private:

@@ -3,12 +3,15 @@
 // and record decoders. Built and run by run_fuzz.sh with clang.
 //
 // An input that starts with the file magic is read as a trace file and
-// every chunk is decoded. Any other input is fed straight to the payload
-// decoders, which the chunk CRC would otherwise shield from mutations.
+// every chunk is decoded; it is read again by a parallel reader, which
+// must show exactly what the serial one showed. Any other input is fed
+// straight to the payload decoders, which the chunk CRC would otherwise
+// shield from mutations.
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "format/format.h"
@@ -17,15 +20,31 @@ namespace {
 
 using namespace ittc::format;
 
-class NullReporter : public Reporter {
+// Everything a reader shows its consumer, in order, as one string.
+class TranscriptReporter : public Reporter {
  public:
-  void Corruption(uint64_t offset, uint64_t bytes, std::string_view) override {
-    last_ = offset + bytes;
+  void Corruption(uint64_t offset, uint64_t bytes, std::string_view reason) override {
+    Add('C', offset, bytes, reason);
   }
-  void Truncation(uint64_t offset, uint64_t bytes, std::string_view) override {
-    last_ = offset + bytes;
+  void Truncation(uint64_t offset, uint64_t bytes, std::string_view reason) override {
+    Add('T', offset, bytes, reason);
   }
-  uint64_t last_ = 0;
+  void AddChunk(const Chunk& c) {
+    Add('K', c.offset, c.stored_size, c.payload);
+    Add('k', c.sequence, static_cast<uint64_t>(c.type) << 16 | c.flags, std::string_view());
+  }
+  const std::string& transcript() const { return transcript_; }
+
+ private:
+  void Add(char what, uint64_t a, uint64_t b, std::string_view text) {
+    transcript_ += what;
+    transcript_.append(reinterpret_cast<const char*>(&a), sizeof a);
+    transcript_.append(reinterpret_cast<const char*>(&b), sizeof b);
+    const uint64_t n = text.size();
+    transcript_.append(reinterpret_cast<const char*>(&n), sizeof n);
+    transcript_.append(text);
+  }
+  std::string transcript_;
 };
 
 void DecodeEvents(std::string_view payload) {
@@ -61,12 +80,13 @@ void DecodeRecords(std::string_view payload) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   if (size >= sizeof kFileMagic && std::memcmp(data, kFileMagic, sizeof kFileMagic) == 0) {
-    NullReporter reporter;
-    TraceReader reader(MemorySource(input), &reporter);
+    TranscriptReporter serial;
+    TraceReader reader(MemorySource(input), &serial);
     if (!reader.ReadHeader().ok()) return 0;
     Chunk chunk;
     while (reader.Next(&chunk)) {
       if (chunk.offset + chunk.stored_size > size) __builtin_trap();
+      serial.AddChunk(chunk);
       if (chunk.type == ChunkType::kEvents) {
         DecodeEvents(chunk.payload);
       } else {
@@ -74,6 +94,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
     if (reader.stats().bytes_read != size) __builtin_trap();
+
+    TranscriptReporter parallel;
+    ReaderOptions options;
+    options.workers = 2;
+    options.max_in_flight = 3;
+    TraceReader preader(MemorySource(input), &parallel, options);
+    if (!preader.ReadHeader().ok()) __builtin_trap();
+    while (preader.Next(&chunk)) parallel.AddChunk(chunk);
+    if (parallel.transcript() != serial.transcript()) __builtin_trap();
+    const ReaderStats& a = reader.stats();
+    const ReaderStats& b = preader.stats();
+    if (a.chunks_read != b.chunks_read || a.corrupt_regions != b.corrupt_regions ||
+        a.corrupt_bytes != b.corrupt_bytes || a.truncated_bytes != b.truncated_bytes ||
+        a.chunks_missing != b.chunks_missing || a.chunks_out_of_order != b.chunks_out_of_order ||
+        a.chunks_unknown_skipped != b.chunks_unknown_skipped || a.bytes_read != b.bytes_read) {
+      __builtin_trap();
+    }
     return 0;
   }
   DecodeEvents(input);

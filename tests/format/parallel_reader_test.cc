@@ -1,0 +1,272 @@
+// A parallel TraceReader shows its consumer exactly what the serial one
+// does: the same chunks (type, flags, sequence, offset, size, payload
+// bytes), the same Reporter calls in the same order relative to the
+// chunks, the same stats() and status, on a multi-thread trace damaged in
+// every way trace_reader_test damages the small one, for 1, 2, 4 and 8
+// workers and several bounds on the chunks in flight.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "format/chunk_writer.h"
+#include "format/coding.h"
+#include "format/crc32c.h"
+#include "format/trace_reader.h"
+#include "gtest/gtest.h"
+#include "tests/format/parallel_reader_util.h"
+#include "tests/format/test_util.h"
+
+namespace ittc {
+namespace format {
+namespace {
+
+using testing::ReadPlan;
+using testing::ReadTranscript;
+using testing::TestTraceWriter;
+using testing::Transcript;
+
+struct Config {
+  int workers;
+  int max_in_flight;  // 0: the default
+};
+
+// 1, 2, 4 and 8 workers with the default bound, plus the tightest bound
+// (one chunk: no read-ahead at all) and a small one.
+const Config kConfigs[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {2, 1}, {8, 2}};
+
+class ParallelReaderTest : public ::testing::Test {
+ protected:
+  ParallelReaderTest() : trace_(testing::MultiThreadTrace(4, 5, 700)) {}
+
+  const std::string& bytes() const { return trace_.bytes(); }
+  const std::vector<TestTraceWriter::ChunkInfo>& chunks() const { return trace_.chunks(); }
+
+  // Reads `t` serially and with every Config, and expects the same
+  // transcript each time. Returns the serial one.
+  Transcript ExpectSameAsSerial(const std::string& t, ReadPlan plan = ReadPlan()) {
+    plan.options = ReaderOptions();
+    const Transcript serial = ReadTranscript(t, plan);
+    for (const Config& c : kConfigs) {
+      plan.options.workers = c.workers;
+      plan.options.max_in_flight = c.max_in_flight;
+      SCOPED_TRACE(absl::StrCat(c.workers, " workers, max_in_flight ", c.max_in_flight));
+      const Transcript par = ReadTranscript(t, plan);
+      EXPECT_EQ(par.header_status, serial.header_status);
+      EXPECT_EQ(par.log, serial.log);
+      EXPECT_EQ(par.stats.chunks_read, serial.stats.chunks_read);
+      EXPECT_EQ(par.stats.chunks_unknown_skipped, serial.stats.chunks_unknown_skipped);
+      EXPECT_EQ(par.stats.chunks_out_of_order, serial.stats.chunks_out_of_order);
+      EXPECT_EQ(par.stats.chunks_missing, serial.stats.chunks_missing);
+      EXPECT_EQ(par.stats.corrupt_regions, serial.stats.corrupt_regions);
+      EXPECT_EQ(par.stats.corrupt_bytes, serial.stats.corrupt_bytes);
+      EXPECT_EQ(par.stats.truncated_bytes, serial.stats.truncated_bytes);
+      EXPECT_EQ(par.stats.truncated, serial.stats.truncated);
+      EXPECT_EQ(par.stats.bytes_read, serial.stats.bytes_read);
+      EXPECT_EQ(par.status, serial.status);
+    }
+    return serial;
+  }
+
+  // A plan for damage that fails a chunk's CRC.
+  static ReadPlan CrcDamage() {
+    ReadPlan p;
+    p.log_bytes_read = false;
+    return p;
+  }
+
+  size_t ChunkCount(const Transcript& t) const {
+    size_t n = 0;
+    for (const std::string& line : t.log) n += line.rfind("chunk ", 0) == 0;
+    return n;
+  }
+
+  TestTraceWriter trace_;
+};
+
+TEST_F(ParallelReaderTest, CleanTraceIsReadTheSame) {
+  ASSERT_GE(chunks().size(), 20u);
+  const Transcript t = ExpectSameAsSerial(bytes());
+  EXPECT_EQ(ChunkCount(t), chunks().size());
+  EXPECT_EQ(t.log.size(), chunks().size()) << "no reports";
+}
+
+TEST_F(ParallelReaderTest, SmallReadsAreReadTheSame) {
+  for (size_t max_read : {size_t{1000}, size_t{4096}, size_t{100000}}) {
+    SCOPED_TRACE(max_read);
+    ReadPlan plan;
+    plan.max_read = max_read;
+    ExpectSameAsSerial(bytes(), plan);
+  }
+}
+
+TEST_F(ParallelReaderTest, FlippedBytesAreReadTheSame) {
+  // In every chunk: the sync marker, the header fields, both CRCs, the
+  // payload's start, middle and end.
+  for (size_t i = 0; i < chunks().size(); ++i) {
+    const auto& c = chunks()[i];
+    for (uint64_t at : {uint64_t{0}, uint64_t{5}, uint64_t{9}, uint64_t{18}, uint64_t{25},
+                        uint64_t{30}, uint64_t{33}, c.size / 2, c.size - 1}) {
+      std::string bad = bytes();
+      bad[c.offset + at] ^= 0x21;
+      SCOPED_TRACE(absl::StrCat("chunk ", i, " byte ", at));
+      const Transcript t = ExpectSameAsSerial(bad, CrcDamage());
+      EXPECT_EQ(ChunkCount(t), chunks().size() - 1);
+      if (HasFailure()) return;
+    }
+  }
+}
+
+TEST_F(ParallelReaderTest, SeveralDamagedChunksInFlightAreReadTheSame) {
+  // Payload flips in neighbouring chunks, and in every third chunk: the
+  // rescans after each cancel work already handed out.
+  for (size_t stride : {size_t{1}, size_t{3}}) {
+    std::string bad = bytes();
+    for (size_t i = 2; i < chunks().size(); i += stride) {
+      if (i % 4 == 3) continue;
+      bad[chunks()[i].offset + chunks()[i].size / 3] ^= 0x08;
+    }
+    SCOPED_TRACE(stride);
+    ExpectSameAsSerial(bad, CrcDamage());
+  }
+}
+
+TEST_F(ParallelReaderTest, ChunkInsideADamagedChunkIsFoundByTheRescan) {
+  // An uncompressed chunk whose payload is a whole valid chunk, and whose
+  // CRC is then broken: the serial reader skips one byte and finds the
+  // inner chunk; so must the parallel one, whose scan had jumped past it.
+  const auto& last = chunks().back();
+  std::string t = bytes().substr(0, last.offset);
+  const std::string inner = bytes().substr(last.offset, last.size);  // the end chunk
+  std::string outer =
+      FrameChunkForTest(2, 0, last.sequence, inner, static_cast<uint32_t>(inner.size()));
+  outer[28] ^= 0x01;  // the outer chunk CRC
+  t += outer;
+  t += FrameChunkForTest(2, 0, last.sequence + 1, "x", 1);
+  const Transcript r = ExpectSameAsSerial(t, CrcDamage());
+  ASSERT_GE(r.log.size(), 3u);
+  EXPECT_EQ(r.log[r.log.size() - 3], absl::StrCat("corruption @", last.offset, " +",
+                                                  kChunkHeaderSize, " chunk checksum mismatch"));
+  EXPECT_NE(r.log[r.log.size() - 2].find(absl::StrCat("type=6 flags=1 seq=", last.sequence, " @",
+                                                      last.offset + kChunkHeaderSize)),
+            std::string::npos)
+      << r.log[r.log.size() - 2];
+}
+
+TEST_F(ParallelReaderTest, TruncationsAreReadTheSame) {
+  for (size_t i = 0; i < chunks().size(); ++i) {
+    const auto& c = chunks()[i];
+    for (uint64_t len : {c.offset, c.offset + 1, c.offset + 31, c.offset + 32,
+                         c.offset + c.size / 2, c.offset + c.size - 1}) {
+      SCOPED_TRACE(absl::StrCat("cut at ", len));
+      ExpectSameAsSerial(bytes().substr(0, len));
+      if (HasFailure()) return;
+    }
+  }
+}
+
+TEST_F(ParallelReaderTest, ZeroedAndGarbageRegionsAreReadTheSame) {
+  const auto& c3 = chunks()[3];
+  const auto& c7 = chunks()[7];
+  std::string zeroed = bytes();
+  std::fill(zeroed.begin() + static_cast<ptrdiff_t>(c3.offset + c3.size / 2),
+            zeroed.begin() + static_cast<ptrdiff_t>(c7.offset + 40), '\0');
+  ExpectSameAsSerial(zeroed, CrcDamage());
+  ExpectSameAsSerial(bytes() + std::string(4096, '\0'));
+  ExpectSameAsSerial(bytes() + std::string(300000, '\0'));
+  ExpectSameAsSerial(bytes() + "this is not a chunk at all, just text");
+  std::string junk = bytes();
+  junk.insert(c7.offset, std::string("\xd7"
+                                     "CH",
+                                     3) +
+                             std::string(500, 'j'));
+  ExpectSameAsSerial(junk);
+}
+
+TEST_F(ParallelReaderTest, DuplicatedAndSwappedChunksAreReadTheSame) {
+  for (size_t i : {size_t{0}, size_t{4}, chunks().size() - 1}) {
+    const auto& c = chunks()[i];
+    std::string dup = bytes();
+    dup.insert(c.offset + c.size, bytes().substr(c.offset, c.size));
+    SCOPED_TRACE(absl::StrCat("duplicate chunk ", i));
+    const Transcript t = ExpectSameAsSerial(dup);
+    EXPECT_EQ(t.stats.chunks_out_of_order, 1u);
+  }
+  const auto& a = chunks()[5];
+  const auto& b = chunks()[6];
+  const std::string swapped = bytes().substr(0, a.offset) + bytes().substr(b.offset, b.size) +
+                              bytes().substr(a.offset, a.size) + bytes().substr(b.offset + b.size);
+  ExpectSameAsSerial(swapped);
+}
+
+TEST_F(ParallelReaderTest, UnknownAndUndecodableChunksAreReadTheSame) {
+  std::string t = bytes();
+  const uint64_t seq = chunks().size();
+  t += FrameChunkForTest(0x8001, 0, seq, "opaque", 6);
+  t += FrameChunkForTest(1, kChunkFlagZstd | 0x02, seq + 1, "opaque", 6);
+  t += FrameChunkForTest(2, kChunkFlagZstd, seq + 2, "not zstd at all", 100);
+  t += FrameChunkForTest(2, 0, seq + 3, "short", 9);
+  ChunkWriter w;
+  std::string framed;
+  ASSERT_TRUE(w.AppendChunk(ChunkType::kDefinitions, "abc", &framed).ok());
+  const std::string frame = framed.substr(kChunkHeaderSize);
+  t += FrameChunkForTest(2, kChunkFlagZstd, seq + 4, frame + frame, 3);
+  t += FrameChunkForTest(2, kChunkFlagZstd, seq + 5, frame, 4);
+  t += FrameChunkForTest(2, kChunkFlagZstd, seq + 6, frame, 3);
+  std::string too_long = FrameChunkForTest(2, kChunkFlagZstd, seq + 7, "x", 1);
+  PutFixed32(&too_long[8], 1u << 30);
+  PutFixed32(&too_long[24], crc32c::Value(too_long.data(), 24));
+  t += too_long;
+  const Transcript r = ExpectSameAsSerial(t);
+  EXPECT_EQ(r.stats.chunks_unknown_skipped, 2u);
+  EXPECT_EQ(r.stats.corrupt_regions, 5u);
+}
+
+TEST_F(ParallelReaderTest, ReadErrorsAreReadTheSame) {
+  for (size_t i : {size_t{0}, size_t{3}, size_t{10}, chunks().size() - 1}) {
+    const auto& c = chunks()[i];
+    for (uint64_t at : {c.offset, c.offset + 10, c.offset + c.size - 1}) {
+      for (size_t max_read : {size_t{0}, size_t{3000}}) {
+        ReadPlan plan;
+        plan.fail_at = at;
+        plan.max_read = max_read;
+        SCOPED_TRACE(absl::StrCat("fail at ", at, " reads of ", max_read));
+        const Transcript t = ExpectSameAsSerial(bytes(), plan);
+        EXPECT_EQ(t.status.code(), absl::StatusCode::kDataLoss);
+        if (HasFailure()) return;
+      }
+    }
+  }
+  // A read error after a chunk whose CRC fails: the rescan must meet it at
+  // the same point.
+  std::string bad = bytes();
+  bad[chunks()[8].offset + 100] ^= 0x04;
+  ReadPlan plan = CrcDamage();
+  plan.fail_at = chunks()[12].offset + 7;
+  plan.max_read = 5000;
+  const Transcript t = ExpectSameAsSerial(bad, plan);
+  EXPECT_EQ(t.status.code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(ParallelReader, HeaderErrorsAreTheSame) {
+  const TestTraceWriter w = testing::MultiThreadTrace(2, 2, 100);
+  for (size_t len : {size_t{0}, size_t{10}, w.header_size() - 1}) {
+    ReadPlan plan;
+    const Transcript serial = ReadTranscript(w.bytes().substr(0, len), plan);
+    plan.options = ReaderOptions::Parallel();
+    const Transcript par = ReadTranscript(w.bytes().substr(0, len), plan);
+    EXPECT_FALSE(serial.header_status.ok());
+    EXPECT_EQ(par.header_status, serial.header_status);
+  }
+}
+
+TEST(ParallelReader, ParallelOptionsUseEveryOnlineCpu) {
+  EXPECT_GE(OnlineCpus(), 1);
+  EXPECT_EQ(ReaderOptions::Parallel().workers, OnlineCpus());
+  EXPECT_EQ(ReaderOptions().workers, 0) << "the serial reader stays the default";
+}
+
+}  // namespace
+}  // namespace format
+}  // namespace ittc
