@@ -16,6 +16,7 @@
 #include "collector/internal/flusher.h"
 #include "collector/internal/log.h"
 #include "collector/internal/output_file.h"
+#include "collector/internal/process_maps.h"
 #include "collector/internal/registry.h"
 #include "collector/internal/thread_state.h"
 #include "collector/internal/timebase.h"
@@ -126,6 +127,7 @@ void StartLocked(bool in_fork_child) {
   header.command_line = ReadSmallFile("/proc/self/cmdline");
   header.writer = std::string("ittcollector 0.1 (tsc hz from ") + g_timebase.hz_source + ")";
 
+  ResetProcessMaps(*g_settings, in_fork_child);
   g_flusher = new Flusher(*g_settings, g_file);
   if (!g_flusher->Start(header)) {
     g_state.store(State::kOff, std::memory_order_relaxed);
