@@ -103,6 +103,11 @@ TEST(ProcessIdentity, WithoutALauncherTheFileHasNoRank) {
 }
 
 TEST(ProcessIdentity, ForkChildGetsItsOwnFileInTheDirectory) {
+#if defined(__SANITIZE_ADDRESS__)
+  // GCC 12's ASan allocator is not fork-safe: a child of a threaded parent
+  // can hang in malloc (tests/reliability/BUILD excludes fork_test alike).
+  GTEST_SKIP() << "fork children under ASan";
+#endif
   const std::string dir = MakeTempDir("forked");
   RunResult r = RunMaps(dir, {"PMI_RANK=1", "ITTC_OUTPUT=" + dir + "/out/"}, true);
   ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.status;
