@@ -8,6 +8,7 @@
 // large for the ring is counted as too large).
 
 #include "collector/internal/api_util.h"
+#include "collector/internal/process_maps.h"
 #include "collector/internal/session.h"
 
 using namespace ittc::collector_internal;  // NOLINT: entry points only
@@ -30,6 +31,11 @@ RawBytes LineTable(const LineNumberInfo* table, unsigned int entries) {
 template <typename Method, typename... Tail>
 int MethodRecord(EventKind kind, const Method* m, const Tail&... tail) {
   CallScope call;
+  // The live perf map names the code even while recording is paused.
+  if (kind != EventKind::kJitMethodUpdate && m->method_id != 0) {
+    PerfMapAddMethod(reinterpret_cast<uint64_t>(m->method_load_address), m->method_size,
+                     m->method_name, m->method_id);
+  }
   if (!call.ok()) return 0;
   uint64_t now = ReadTicks();
   if (m->method_id == 0) {

@@ -51,13 +51,58 @@ const char* TimebaseName(Timebase t) {
   }
 }
 
+bool ParseBootId(std::string_view text, std::array<uint8_t, 16>* out) {
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  if (text.size() != 36) return false;
+  std::array<uint8_t, 16> id{};
+  size_t nibble = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (c != '-') return false;
+      continue;
+    }
+    int v;
+    if (c >= '0' && c <= '9') {
+      v = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      v = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      v = c - 'A' + 10;
+    } else {
+      return false;
+    }
+    id[nibble / 2] = static_cast<uint8_t>(id[nibble / 2] | (nibble % 2 == 0 ? v << 4 : v));
+    ++nibble;
+  }
+  *out = id;
+  return true;
+}
+
+std::string BootIdString(const std::array<uint8_t, 16>& id) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(36);
+  for (size_t i = 0; i < id.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += kDigits[id[i] >> 4];
+    out += kDigits[id[i] & 15];
+  }
+  return out;
+}
+
 std::string EncodeFileHeader(const FileHeader& h) {
-  uint32_t flags = h.flags & ~kHeaderFlagTruncated;
+  uint32_t flags = h.flags & ~(kHeaderFlagTruncated | kHeaderFlagHasRank);
   std::string strings;
   AppendString(&strings, h.host_name, &flags);
   AppendString(&strings, h.executable_path, &flags);
   AppendString(&strings, h.command_line, &flags);
   AppendString(&strings, h.writer, &flags);
+  // 1.1: rank and boot id after the strings.
+  const bool has_rank = h.rank >= 0 && h.rank <= UINT32_MAX;
+  if (has_rank) flags |= kHeaderFlagHasRank;
+  AppendFixed32(&strings, has_rank ? static_cast<uint32_t>(h.rank) : 0);
+  strings.append(reinterpret_cast<const char*>(h.boot_id.data()), h.boot_id.size());
 
   std::string out;
   const size_t size = kFileHeaderFixedSize + strings.size() + 4;
@@ -125,6 +170,16 @@ absl::Status DecodeFileHeader(std::string_view data, FileHeader* h, size_t* head
   if (!ReadString(&q, limit, &h->host_name) || !ReadString(&q, limit, &h->executable_path) ||
       !ReadString(&q, limit, &h->command_line) || !ReadString(&q, limit, &h->writer)) {
     return absl::DataLossError("trace header strings overrun the header");
+  }
+  h->rank = kNoRank;
+  h->boot_id = {};
+  if (minor >= 1) {
+    if (static_cast<size_t>(limit - q) < kFileHeaderV11Size) {
+      return absl::DataLossError("trace header too small for its minor version");
+    }
+    if (h->flags & kHeaderFlagHasRank) h->rank = DecodeFixed32(q);
+    std::memcpy(h->boot_id.data(), q + 4, h->boot_id.size());
+    q += kFileHeaderV11Size;
   }
   // Bytes between q and limit belong to later minor versions: ignored.
   *header_size = size;

@@ -7,6 +7,7 @@
 #ifndef FORMAT_FILE_HEADER_H_
 #define FORMAT_FILE_HEADER_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -35,6 +36,13 @@ const char* TimebaseName(Timebase t);
 
 // Header flags.
 inline constexpr uint32_t kHeaderFlagTruncated = 1u << 0;  // a string was cut
+inline constexpr uint32_t kHeaderFlagHasRank = 1u << 1;    // `rank` is meaningful (1.1)
+
+// The rank of a process that no launcher started (or of a 1.0 trace).
+inline constexpr int64_t kNoRank = -1;
+
+// Bytes the 1.1 header appends after the strings: u32 rank, 16-byte boot id.
+inline constexpr size_t kFileHeaderV11Size = 4 + 16;
 
 struct FileHeader {
   // Filled in by DecodeFileHeader; EncodeFileHeader always writes the
@@ -62,7 +70,23 @@ struct FileHeader {
   std::string command_line;
   // Free text naming the writer, e.g. "ittcollector 0.1".
   std::string writer;
+
+  // Since 1.1. The launcher's rank (MPI, Slurm), or kNoRank; encoded as a
+  // u32 with kHeaderFlagHasRank, which the encoder derives from this field.
+  int64_t rank = kNoRank;
+  // Since 1.1. /proc/sys/kernel/random/boot_id as its 16 bytes (the UUID's
+  // hex digits in order); all zero when unknown. Traces with the same host
+  // name and boot id share one TSC and one CLOCK_MONOTONIC_RAW.
+  std::array<uint8_t, 16> boot_id{};
 };
+
+// Parses the text form of a boot id ("xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx",
+// hex digits and dashes, an optional trailing newline). False on anything
+// else.
+bool ParseBootId(std::string_view text, std::array<uint8_t, 16>* out);
+
+// The text form of a boot id: 36 characters, lowercase, dashed.
+std::string BootIdString(const std::array<uint8_t, 16>& id);
 
 // Returns the complete encoded header. Strings longer than
 // kMaxHeaderStringBytes are cut and kHeaderFlagTruncated is set.

@@ -74,6 +74,44 @@ Event ToRecord(const ThreadInfo& v) {
   return e;
 }
 
+Event ToRecord(const ModuleMapped& v) {
+  Event e;
+  e.Init(EventKind::kModuleMapped, 0);
+  e.set_u(0, v.ticks);
+  e.set_u(1, v.load_bias);
+  e.set_u(2, v.start_addr);
+  e.set_u(3, v.size);
+  e.set_bytes(4, v.path);
+  e.set_bytes(5, v.build_id);
+  return e;
+}
+
+Event ToRecord(const ModuleUnmapped& v) {
+  Event e;
+  e.Init(EventKind::kModuleUnmapped, 0);
+  e.set_u(0, v.ticks);
+  e.set_u(1, v.start_addr);
+  return e;
+}
+
+bool FromRecord(const Event& r, ModuleMapped* v) {
+  if (r.kind != EventKind::kModuleMapped) return false;
+  v->ticks = r.u(0);
+  v->load_bias = r.u(1);
+  v->start_addr = r.u(2);
+  v->size = r.u(3);
+  v->path = r.bytes(4);
+  v->build_id = r.bytes(5);
+  return true;
+}
+
+bool FromRecord(const Event& r, ModuleUnmapped* v) {
+  if (r.kind != EventKind::kModuleUnmapped) return false;
+  v->ticks = r.u(0);
+  v->start_addr = r.u(1);
+  return true;
+}
+
 Event ToRecord(const ClockSync& v) {
   Event e;
   e.Init(EventKind::kClockSync, 0);

@@ -97,7 +97,30 @@ struct EndRecord {
   uint64_t end_ticks = 0;    // timebase value when the trace was closed
 };
 
+// kModuleMapped: a loaded ELF object (the executable, a shared library, the
+// vDSO) as the dynamic loader reports it. Written for every object mapped
+// at the start of the trace, then for each one loaded later.
+struct ModuleMapped {
+  uint64_t ticks = 0;         // timebase value when the collector saw it
+  uint64_t load_bias = 0;     // added to the ELF file's addresses (dlpi_addr)
+  uint64_t start_addr = 0;    // lowest address of its PT_LOAD segments, biased
+  uint64_t size = 0;          // bytes from start_addr to the end of the last segment
+  std::string_view path;      // as the loader has it; the executable's from /proc/self/exe
+  std::string_view build_id;  // NT_GNU_BUILD_ID note's bytes; empty if none
+};
+
+// kModuleUnmapped: the module that was mapped at start_addr is gone
+// (dlclose): addresses in its range mean something else from `ticks` on.
+struct ModuleUnmapped {
+  uint64_t ticks = 0;
+  uint64_t start_addr = 0;
+};
+
 Event ToRecord(const ThreadInfo& v);
+Event ToRecord(const ModuleMapped& v);
+Event ToRecord(const ModuleUnmapped& v);
+bool FromRecord(const Event& record, ModuleMapped* v);
+bool FromRecord(const Event& record, ModuleUnmapped* v);
 Event ToRecord(const ClockSync& v);
 Event ToRecord(const LossRecord& v);
 Event ToRecord(const EndRecord& v);

@@ -324,6 +324,9 @@ constexpr KindSchema kSchemas[] = {
     K(E::kLoss, "loss", {U("thread_index"), U("cause"), U("count")}),
     K(E::kEnd, "end",
       {U("events_recorded"), U("events_dropped"), U("chunk_count"), U("end_ticks")}),
+    K(E::kModuleMapped, "module_mapped",
+      {U("ticks"), U("load_bias"), U("start_addr"), U("size"), B("path"), B("build_id")}),
+    K(E::kModuleUnmapped, "module_unmapped", {U("ticks"), U("start_addr")}),
 };
 
 constexpr int kSchemaCount = static_cast<int>(sizeof kSchemas / sizeof kSchemas[0]);

@@ -164,6 +164,9 @@ enum class EventKind : uint16_t {
   kClockSync = 0x181,
   kLoss = 0x182,
   kEnd = 0x183,
+  // The process's module map (1.1), written in definitions chunks.
+  kModuleMapped = 0x184,
+  kModuleUnmapped = 0x185,
 };
 
 // First kind whose field block is length-prefixed in event streams.

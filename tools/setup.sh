@@ -20,6 +20,8 @@ packages=(
   protobuf-compiler # tests: protoc --decode checks the Perfetto export
   clang-format-14   # tools/ci_extra.sh clang_format: the tree follows .clang-format
   git               # tools/ci_extra.sh clang_format lists the tracked files
+  openmpi-bin       # MPI test: mpirun
+  libopenmpi-dev    # MPI test: mpicc
 )
 
 missing=()

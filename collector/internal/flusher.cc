@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "collector/internal/log.h"
+#include "collector/internal/process_maps.h"
 #include "collector/internal/raw_record.h"
 #include "collector/internal/registry.h"
 #include "collector/internal/session.h"
@@ -170,6 +171,7 @@ size_t Flusher::Round(bool final) {
   // open chunk through it.
   CloseChunks(final || drained < kBusyRoundBytes);
   WriteDefinitions();
+  UpdateProcessMaps(&chunk_writer_, &pending_);
   uint64_t now = MonotonicRawNs();
   if (final || now - last_sync_ns_ >= kClockSyncIntervalNs) WriteClockSync();
   WritePending();

@@ -104,4 +104,27 @@ void OutputFile::AbandonInChild() {
   fd_ = -1;
 }
 
+bool MakeDirectories(const std::string& dir) {
+  std::string prefix;
+  prefix.reserve(dir.size());
+  for (size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      // EEXIST covers both an existing directory and a race with another
+      // process; the final stat below tells them from a file in the way.
+      if (!prefix.empty() && mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
+        LogWarning("cannot create directory %s: %s; collection is off", prefix.c_str(),
+                   std::strerror(errno));
+        return false;
+      }
+    }
+    if (i < dir.size()) prefix += dir[i];
+  }
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    LogWarning("trace directory %s is not a directory; collection is off", dir.c_str());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace ittc::collector_internal

@@ -51,6 +51,12 @@ class OutputFile {
   std::string path_;
 };
 
+// Creates `dir` and its missing parents (mode 0755), as `mkdir -p` does.
+// Returns true if `dir` is a directory afterwards; otherwise logs one line.
+// Another process creating the same directory at the same time (the ranks
+// of one job) is not an error.
+bool MakeDirectories(const std::string& dir);
+
 }  // namespace ittc::collector_internal
 
 #endif  // COLLECTOR_INTERNAL_OUTPUT_FILE_H_

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "collector/internal/flusher.h"
 #include "collector/internal/log.h"
 #include "collector/internal/output_file.h"
+#include "collector/internal/process_maps.h"
 #include "collector/internal/registry.h"
 #include "collector/internal/thread_state.h"
 #include "collector/internal/timebase.h"
@@ -86,7 +88,14 @@ void StartLocked(bool in_fork_child) {
     g_paused = g_settings->start_paused;
   }
   const std::string exe = ExecutablePath();
-  std::string path = ExpandOutputPath(g_settings->output, getpid(), BaseName(exe));
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  ProcessNames names;
+  names.pid = getpid();
+  names.exe_name = BaseName(exe);
+  names.rank = g_settings->rank;
+  names.host = host;
+  std::string path = ExpandOutputPath(g_settings->output, names);
   if (in_fork_child && path == g_parent_path) {
     // The pattern has no %p: never write into the parent's file.
     path += "." + std::to_string(getpid());
@@ -94,7 +103,9 @@ void StartLocked(bool in_fork_child) {
   g_parent_path = path;
 
   g_file = new OutputFile();
-  if (!g_file->Open(path)) {
+  const bool dir_ok = !IsDirectoryPattern(g_settings->output) ||
+                      MakeDirectories(path.substr(0, std::max<size_t>(path.rfind('/'), 1)));
+  if (!dir_ok || !g_file->Open(path)) {
     g_state.store(State::kOff, std::memory_order_relaxed);
     ApplyRecordingLocked();
     return;
@@ -103,18 +114,20 @@ void StartLocked(bool in_fork_child) {
   format::FileHeader header;
   header.pid = static_cast<uint32_t>(getpid());
   header.ppid = static_cast<uint32_t>(getppid());
+  header.rank = g_settings->rank;
+  format::ParseBootId(ReadSmallFile("/proc/sys/kernel/random/boot_id"), &header.boot_id);
   header.timebase = g_timebase.use_tsc ? format::Timebase::kTsc : format::Timebase::kMonotonicRawNs;
   header.timebase_hz = g_timebase.hz;
   SyncPoint start = TakeSyncPoint();
   header.start_ticks = start.ticks;
   header.start_realtime_ns = static_cast<int64_t>(start.realtime_ns);
   header.start_monotonic_raw_ns = start.monotonic_raw_ns;
-  char host[256] = {};
-  if (gethostname(host, sizeof(host) - 1) == 0) header.host_name = host;
+  header.host_name = host;
   header.executable_path = exe;
   header.command_line = ReadSmallFile("/proc/self/cmdline");
   header.writer = std::string("ittcollector 0.1 (tsc hz from ") + g_timebase.hz_source + ")";
 
+  ResetProcessMaps(*g_settings, in_fork_child);
   g_flusher = new Flusher(*g_settings, g_file);
   if (!g_flusher->Start(header)) {
     g_state.store(State::kOff, std::memory_order_relaxed);

@@ -98,6 +98,10 @@ Settings ReadSettings() {
   if (const char* v = std::getenv("ITTC_START_PAUSED"); v != nullptr) {
     if (!ParseBool(v, &s.start_paused)) WarnBadValue("ITTC_START_PAUSED", v, "0 or 1");
   }
+  if (const char* v = std::getenv("ITTC_PERF_MAP"); v != nullptr) {
+    if (!ParseBool(v, &s.perf_map)) WarnBadValue("ITTC_PERF_MAP", v, "0 or 1");
+  }
+  s.rank = ReadLauncherRank();
   if (const char* v = std::getenv("ITTC_DOMAINS"); v != nullptr && *v) {
     const char* p = v;
     while (*p) {
@@ -111,30 +115,67 @@ Settings ReadSettings() {
   return s;
 }
 
-std::string ExpandOutputPath(const std::string& pattern, int pid, const std::string& exe_name) {
+int64_t ReadLauncherRank() {
+  for (const char* var : kRankVariables) {
+    const char* v = std::getenv(var);
+    if (v == nullptr) continue;
+    uint64_t rank;
+    if (ParseUint(v, 0, INT32_MAX, &rank)) return static_cast<int64_t>(rank);
+    WarnBadValue(var, v, "a rank from 0 to 2147483647");
+    return kNoRank;
+  }
+  return kNoRank;
+}
+
+bool IsDirectoryPattern(const std::string& pattern) {
+  return !pattern.empty() && pattern.back() == '/';
+}
+
+std::string DirectoryFileName(const ProcessNames& names) {
+  char prefix[48];
+  if (names.rank != kNoRank) {
+    std::snprintf(prefix, sizeof(prefix), "r%06lld-p%07d-", static_cast<long long>(names.rank),
+                  names.pid);
+  } else {
+    std::snprintf(prefix, sizeof(prefix), "p%07d-", names.pid);
+  }
+  return prefix + names.exe_name + ".itt";
+}
+
+std::string ExpandOutputPath(const std::string& pattern, const ProcessNames& names) {
   std::string out;
   out.reserve(pattern.size() + 16);
   for (size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] == '%' && i + 1 < pattern.size()) {
-      char c = pattern[i + 1];
-      if (c == 'p') {
-        out += std::to_string(pid);
-        ++i;
-        continue;
+      const char c = pattern[i + 1];
+      bool known = true;
+      switch (c) {
+        case 'p':
+          out += std::to_string(names.pid);
+          break;
+        case 'e':
+          out += names.exe_name;
+          break;
+        case 'r':
+          out += names.rank != kNoRank ? std::to_string(names.rank) : "norank";
+          break;
+        case 'h':
+          out += names.host;
+          break;
+        case '%':
+          out += '%';
+          break;
+        default:
+          known = false;
       }
-      if (c == 'e') {
-        out += exe_name;
-        ++i;
-        continue;
-      }
-      if (c == '%') {
-        out += '%';
+      if (known) {
         ++i;
         continue;
       }
     }
     out += pattern[i];
   }
+  if (IsDirectoryPattern(pattern)) out += DirectoryFileName(names);
   return out;
 }
 

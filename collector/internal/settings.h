@@ -12,13 +12,30 @@
 #include <string>
 #include <vector>
 
+#include "format/file_header.h"
+
 namespace ittc::collector_internal {
 
 enum class OverflowMode { kDrop, kBlock };
 
+// Launcher variables that carry a process's rank, in the order they are
+// tried: the launcher-specific ones first, because under `mpirun` inside a
+// Slurm allocation SLURM_PROCID describes the launcher's daemon, not the rank.
+inline constexpr const char* kRankVariables[] = {
+    "OMPI_COMM_WORLD_RANK",  // Open MPI's mpirun
+    "PMIX_RANK",             // PMIx launchers (Open MPI 4+, prrte, Slurm with PMIx)
+    "PMI_RANK",              // MPICH / Intel MPI's Hydra
+    "SLURM_PROCID",          // srun
+};
+
+// The rank value of a process no launcher started.
+using ::ittc::format::kNoRank;
+
 struct Settings {
-  // Output path pattern; "%p" expands to the pid and "%e" to the executable name.
+  // Output path pattern (ExpandOutputPath); ends in '/' for a directory.
   std::string output = "%e-%p.itt";
+  // The launcher's rank (kRankVariables), or kNoRank.
+  int64_t rank = kNoRank;
   // Per-thread ring size in bytes (a power of two).
   // 4 MiB: at 20 M events/s a ring holds ~40 ms of events, slack for a
   // flusher that a busy 2-core machine keeps off the CPU. Pages are mapped
@@ -33,14 +50,42 @@ struct Settings {
   bool start_paused = false;
   // Domain filter: glob patterns ('*' and '?'); empty means every domain.
   std::vector<std::string> domain_patterns;
+  // ITTC_PERF_MAP: append JIT method loads to /tmp/perf-<pid>.map.
+  bool perf_map = false;
 };
 
-// Reads ITTC_* (and INTEL_LIBITTNOTIFY_LOG_DIR for the default directory).
-// A bad value gets one line on stderr and the default. Never fails.
+// What names this process in its trace file's name.
+struct ProcessNames {
+  int pid = 0;
+  std::string exe_name;
+  int64_t rank = kNoRank;
+  std::string host;
+};
+
+// Reads ITTC_* (and INTEL_LIBITTNOTIFY_LOG_DIR for the default directory),
+// and the rank from kRankVariables. A bad value gets one line on stderr and
+// the default. Never fails.
 Settings ReadSettings();
 
-// Expands %p and %e in `pattern`.
-std::string ExpandOutputPath(const std::string& pattern, int pid, const std::string& exe_name);
+// The rank from the first of kRankVariables that is set, if it is a decimal
+// in [0, 2^31); kNoRank if none is set. A set but malformed variable is
+// warned about and ends the search with kNoRank.
+int64_t ReadLauncherRank();
+
+// True if `pattern` names a directory (ends in '/'): one file per process
+// inside it.
+bool IsDirectoryPattern(const std::string& pattern);
+
+// Expands %p (pid), %e (executable name), %r (rank; "norank" without one),
+// %h (host name) and %% in `pattern`. If the pattern is a directory, the
+// file name DirectoryFileName() is appended.
+std::string ExpandOutputPath(const std::string& pattern, const ProcessNames& names);
+
+// The name of a process's file in an output directory:
+// "r<rank, 6 digits>-p<pid, 7 digits>-<exe>.itt", or without a rank
+// "p<pid, 7 digits>-<exe>.itt". A plain listing then sorts by rank, then by
+// pid, with the processes without a rank first ('p' < 'r').
+std::string DirectoryFileName(const ProcessNames& names);
 
 // True if `name` matches the glob `pattern` ('*' any run, '?' any one char).
 bool GlobMatch(const char* pattern, const char* name);

@@ -3,7 +3,10 @@
 
 #include "collector/internal/settings.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -13,11 +16,12 @@ namespace {
 class SettingsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* v :
-         {"ITTC_OUTPUT", "ITTC_RING_KB", "ITTC_FLUSH_MS", "ITTC_OVERFLOW", "ITTC_BLOCK_TIMEOUT_MS",
-          "ITTC_ZSTD_LEVEL", "ITTC_START_PAUSED", "ITTC_DOMAINS", "INTEL_LIBITTNOTIFY_LOG_DIR"}) {
+    for (const char* v : {"ITTC_OUTPUT", "ITTC_RING_KB", "ITTC_FLUSH_MS", "ITTC_OVERFLOW",
+                          "ITTC_BLOCK_TIMEOUT_MS", "ITTC_ZSTD_LEVEL", "ITTC_START_PAUSED",
+                          "ITTC_DOMAINS", "ITTC_PERF_MAP", "INTEL_LIBITTNOTIFY_LOG_DIR"}) {
       unsetenv(v);
     }
+    for (const char* v : kRankVariables) unsetenv(v);
   }
 };
 
@@ -30,6 +34,8 @@ TEST_F(SettingsTest, DefaultsWithNoVariables) {
   EXPECT_EQ(s.zstd_level, 1);
   EXPECT_FALSE(s.start_paused);
   EXPECT_TRUE(s.domain_patterns.empty());
+  EXPECT_FALSE(s.perf_map);
+  EXPECT_EQ(s.rank, kNoRank);
 }
 
 TEST_F(SettingsTest, ReadsEveryVariable) {
@@ -41,7 +47,9 @@ TEST_F(SettingsTest, ReadsEveryVariable) {
   setenv("ITTC_ZSTD_LEVEL", "3", 1);
   setenv("ITTC_START_PAUSED", "1", 1);
   setenv("ITTC_DOMAINS", "tbb*,,omp.?", 1);
+  setenv("ITTC_PERF_MAP", "1", 1);
   Settings s = ReadSettings();
+  EXPECT_TRUE(s.perf_map);
   EXPECT_EQ(s.output, "/tmp/x-%p.itt");
   EXPECT_EQ(s.ring_bytes, 256u * 1024);
   EXPECT_EQ(s.flush_interval_ms, 25u);
@@ -73,10 +81,62 @@ TEST_F(SettingsTest, LogDirSetsTheDefaultDirectory) {
   EXPECT_EQ(ReadSettings().output, "/var/tmp/%e-%p.itt");
 }
 
+ProcessNames Names(int pid, const std::string& exe, int64_t rank = kNoRank,
+                   const std::string& host = "node1") {
+  ProcessNames n;
+  n.pid = pid;
+  n.exe_name = exe;
+  n.rank = rank;
+  n.host = host;
+  return n;
+}
+
 TEST(ExpandOutputPath, ExpandsPidExeAndPercent) {
-  EXPECT_EQ(ExpandOutputPath("%e-%p.itt", 42, "app"), "app-42.itt");
-  EXPECT_EQ(ExpandOutputPath("/t/%%p/%p", 7, "x"), "/t/%p/7");
-  EXPECT_EQ(ExpandOutputPath("plain%", 1, "x"), "plain%");
+  EXPECT_EQ(ExpandOutputPath("%e-%p.itt", Names(42, "app")), "app-42.itt");
+  EXPECT_EQ(ExpandOutputPath("/t/%%p/%p", Names(7, "x")), "/t/%p/7");
+  EXPECT_EQ(ExpandOutputPath("plain%", Names(1, "x")), "plain%");
+  EXPECT_EQ(ExpandOutputPath("%q", Names(1, "x")), "%q");
+}
+
+TEST(ExpandOutputPath, ExpandsRankAndHost) {
+  EXPECT_EQ(ExpandOutputPath("%h/r%r.itt", Names(5, "app", 12, "node7")), "node7/r12.itt");
+  EXPECT_EQ(ExpandOutputPath("t-%r.itt", Names(5, "app")), "t-norank.itt");
+}
+
+TEST(ExpandOutputPath, DirectoryGetsOneSortableFilePerProcess) {
+  EXPECT_TRUE(IsDirectoryPattern("out/"));
+  EXPECT_FALSE(IsDirectoryPattern("out"));
+  EXPECT_EQ(ExpandOutputPath("out/", Names(4321, "app", 3)), "out/r000003-p0004321-app.itt");
+  EXPECT_EQ(ExpandOutputPath("%h/", Names(99, "app")), "node1/p0000099-app.itt");
+  // A listing sorts by rank, then pid, whatever the executable's name; the
+  // files without a rank come first.
+  std::vector<std::string> names = {
+      DirectoryFileName(Names(20, "b", 10)),    DirectoryFileName(Names(300, "a", 2)),
+      DirectoryFileName(Names(10, "z", 2)),     DirectoryFileName(Names(5, "zz")),
+      DirectoryFileName(Names(999999, "a", 9)),
+  };
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, (std::vector<std::string>{names[3], names[2], names[1], names[4], names[0]}));
+}
+
+TEST_F(SettingsTest, RankComesFromTheFirstLauncherVariableSet) {
+  setenv("SLURM_PROCID", "0", 1);
+  EXPECT_EQ(ReadSettings().rank, 0);
+  setenv("PMI_RANK", "5", 1);
+  EXPECT_EQ(ReadSettings().rank, 5);
+  setenv("PMIX_RANK", "6", 1);
+  EXPECT_EQ(ReadSettings().rank, 6);
+  setenv("OMPI_COMM_WORLD_RANK", "7", 1);
+  EXPECT_EQ(ReadSettings().rank, 7);
+}
+
+TEST_F(SettingsTest, MalformedRankIsNoRank) {
+  setenv("OMPI_COMM_WORLD_RANK", "three", 1);
+  setenv("SLURM_PROCID", "2", 1);
+  EXPECT_EQ(ReadLauncherRank(), kNoRank);
+  setenv("OMPI_COMM_WORLD_RANK", "-1", 1);
+  EXPECT_EQ(ReadLauncherRank(), kNoRank);
 }
 
 TEST(GlobMatch, StarsAndQuestionMarks) {

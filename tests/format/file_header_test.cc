@@ -32,6 +32,71 @@ TEST(FileHeader, RoundTrips) {
   EXPECT_EQ(got.command_line, h.command_line);
   EXPECT_EQ(got.writer, h.writer);
   EXPECT_EQ(got.flags, 0u);
+  EXPECT_EQ(got.rank, kNoRank);
+}
+
+TEST(FileHeader, RankAndBootIdRoundTrip) {
+  FileHeader h = testing::SampleHeader();
+  h.rank = 3;
+  ASSERT_TRUE(ParseBootId("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\n", &h.boot_id));
+  FileHeader got;
+  size_t size = 0;
+  ASSERT_TRUE(DecodeFileHeader(EncodeFileHeader(h), &got, &size).ok());
+  EXPECT_EQ(got.rank, 3);
+  EXPECT_TRUE(got.flags & kHeaderFlagHasRank);
+  EXPECT_EQ(got.boot_id, h.boot_id);
+  EXPECT_EQ(got.boot_id[0], 0x0f);
+  EXPECT_EQ(got.boot_id[15], 0xf0);
+  EXPECT_EQ(BootIdString(got.boot_id), "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+  // Rank 0 is a rank, not "none".
+  h.rank = 0;
+  ASSERT_TRUE(DecodeFileHeader(EncodeFileHeader(h), &got, &size).ok());
+  EXPECT_EQ(got.rank, 0);
+}
+
+TEST(FileHeader, BadBootIdTextIsRejected) {
+  std::array<uint8_t, 16> id{};
+  EXPECT_FALSE(ParseBootId("", &id));
+  EXPECT_FALSE(ParseBootId("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f", &id));
+  EXPECT_FALSE(ParseBootId("0f1e2d3c+4b5a-6978-8796-a5b4c3d2e1f0", &id));
+  EXPECT_FALSE(ParseBootId("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1fg", &id));
+}
+
+// A 1.0 header: the 1.1 encoding without the rank and boot id, minor 0.
+std::string VersionOneZero(const FileHeader& h) {
+  std::string bytes = EncodeFileHeader(h);
+  bytes.erase(bytes.size() - 4 - kFileHeaderV11Size);  // also drops the CRC
+  bytes[10] = 0;
+  bytes[11] = 0;
+  const uint32_t size = static_cast<uint32_t>(bytes.size() + 4);
+  for (int i = 0; i < 4; ++i) bytes[12 + i] = static_cast<char>(size >> (8 * i));
+  AppendFixed32(&bytes, crc32c::Value(bytes.data(), bytes.size()));
+  return bytes;
+}
+
+TEST(FileHeader, VersionOneZeroHeaderStillReads) {
+  FileHeader h = testing::SampleHeader();
+  h.rank = 3;
+  h.boot_id[0] = 1;
+  const std::string old = VersionOneZero(h);
+  FileHeader got;
+  size_t size = 0;
+  ASSERT_TRUE(DecodeFileHeader(old, &got, &size).ok());
+  EXPECT_EQ(size, old.size());
+  EXPECT_EQ(got.version_minor, 0);
+  EXPECT_EQ(got.writer, h.writer);
+  EXPECT_EQ(got.rank, kNoRank);
+  EXPECT_EQ(got.boot_id, (std::array<uint8_t, 16>{}));
+}
+
+TEST(FileHeader, MinorOneHeaderWithoutItsFieldsIsCorrupt) {
+  std::string bytes = VersionOneZero(testing::SampleHeader());
+  bytes[10] = 1;  // claims 1.1 but lacks the rank and boot id
+  bytes.resize(bytes.size() - 4);
+  AppendFixed32(&bytes, crc32c::Value(bytes.data(), bytes.size()));
+  FileHeader got;
+  size_t size = 0;
+  EXPECT_EQ(DecodeFileHeader(bytes, &got, &size).code(), absl::StatusCode::kDataLoss);
 }
 
 TEST(FileHeader, LongStringsAreCutAndFlagged) {

@@ -38,8 +38,8 @@ TEST(Golden, FileHeader) {
   EXPECT_EQ(Hex(bytes.substr(0, bytes.size() - 4)),
             "89495454430d0a1a"  // magic
             "0100"
-            "0000"              // version 1.0
-            "5b000000"          // header size 91
+            "0100"              // version 1.1
+            "6f000000"          // header size 111
             "00000000"          // flags
             "04030201"          // pid
             "07000000"          // ppid
@@ -53,9 +53,11 @@ TEST(Golden, FileHeader) {
             "02000000"
             "2f78"  // "/x"
             "04000000"
-            "78002d76"    // "x\0-v"
-            "00000000");  // ""
-  EXPECT_EQ(bytes.size(), 91u);
+            "78002d76"                            // "x\0-v"
+            "00000000"                            // ""
+            "00000000"                            // 1.1: rank (none: flag bit 1 clear)
+            "00000000000000000000000000000000");  // 1.1: boot id unknown
+  EXPECT_EQ(bytes.size(), 111u);
 }
 
 TEST(Golden, EventsPayload) {

@@ -76,6 +76,34 @@ TEST(Records, TypedRecordsRoundTrip) {
   EXPECT_FALSE(dec.Next(&r));
 }
 
+TEST(Records, ModuleRecordsRoundTrip) {
+  RecordEncoder enc;
+  const std::string build_id("\x01\x02\xfe\x00\x7f", 5);
+  enc.Append(
+      ToRecord(ModuleMapped{5, 0x7f0000000000, 0x7f0000001000, 0x20000, "/lib/x.so", build_id}));
+  enc.Append(ToRecord(ModuleUnmapped{9, 0x7f0000001000}));
+  RecordDecoder dec;
+  dec.Reset(enc.payload());
+  Event r;
+  ModuleMapped m;
+  ModuleUnmapped u;
+  ASSERT_TRUE(dec.Next(&r));
+  EXPECT_FALSE(FromRecord(r, &u));
+  ASSERT_TRUE(FromRecord(r, &m));
+  EXPECT_EQ(m.ticks, 5u);
+  EXPECT_EQ(m.load_bias, 0x7f0000000000u);
+  EXPECT_EQ(m.start_addr, 0x7f0000001000u);
+  EXPECT_EQ(m.size, 0x20000u);
+  EXPECT_EQ(m.path, "/lib/x.so");
+  EXPECT_EQ(m.build_id, build_id);
+  ASSERT_TRUE(dec.Next(&r));
+  EXPECT_FALSE(FromRecord(r, &m));
+  ASSERT_TRUE(FromRecord(r, &u));
+  EXPECT_EQ(u.ticks, 9u);
+  EXPECT_EQ(u.start_addr, 0x7f0000001000u);
+  EXPECT_FALSE(dec.Next(&r));
+}
+
 TEST(Records, UnknownKindsAndAppendedFieldsAreSkipped) {
   std::string p;
   AppendVarint64(&p, 0x0abc);  // unknown record kind

@@ -1,0 +1,295 @@
+#include "collector/internal/process_maps.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "collector/internal/log.h"
+#include "collector/internal/timebase.h"
+#include "format/records.h"
+
+// Present under LeakSanitizer: state abandoned in a fork child is no leak.
+extern "C" void __lsan_ignore_object(const void* p) __attribute__((weak));
+
+namespace ittc::collector_internal {
+namespace {
+
+// Keeps a definitions chunk well under the format's payload limit.
+constexpr size_t kRecordChunkTarget = 512 * 1024;
+
+struct Module {
+  uint64_t load_bias = 0;
+  uint64_t start = 0;
+  uint64_t size = 0;
+  std::string path;
+  std::string build_id;
+
+  bool operator<(const Module& o) const {
+    if (start != o.start) return start < o.start;
+    if (size != o.size) return size < o.size;
+    return path < o.path;
+  }
+  bool operator==(const Module& o) const {
+    return start == o.start && size == o.size && path == o.path;
+  }
+};
+
+// Module map state of the current trace. Flusher thread only (see header).
+struct ModuleState {
+  bool scanned = false;  // a full list was recorded in this trace
+  unsigned long long adds = 0;
+  unsigned long long subs = 0;
+  std::vector<Module> modules;  // sorted
+  format::RecordEncoder records;
+};
+
+// Perf map lines waiting for the flusher. `mu` guards `lines`.
+struct PerfMapState {
+  std::mutex mu;
+  std::string lines;
+};
+
+// Both are replaced (the old ones leaked) in a fork child, where another
+// thread of the parent may have held `mu` or been inside `modules`.
+// Release/acquire: ResetProcessMaps publishes a fully built object.
+std::atomic<ModuleState*> g_modules{nullptr};
+std::atomic<PerfMapState*> g_perf{nullptr};
+std::atomic<bool> g_perf_map_on{false};
+std::atomic<uint64_t> g_perf_dropped{0};
+
+struct LoaderCounts {
+  bool known = false;
+  unsigned long long adds = 0;
+  unsigned long long subs = 0;
+};
+
+int ReadCounts(dl_phdr_info* info, size_t size, void* data) {
+  auto* c = static_cast<LoaderCounts*>(data);
+  // The counters are process-wide, the same in every entry; older loaders
+  // pass a shorter struct without them.
+  if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+    c->known = true;
+    c->adds = info->dlpi_adds;
+    c->subs = info->dlpi_subs;
+  }
+  return 1;  // one entry is enough
+}
+
+// The NT_GNU_BUILD_ID note of the PT_NOTE segment at [p, end), or empty.
+std::string BuildIdInNotes(const char* p, const char* end, size_t align) {
+  auto pad = [align](uint64_t n) { return (n + align - 1) & ~uint64_t{align - 1}; };
+  while (end - p >= 12) {
+    uint32_t namesz, descsz, type;
+    std::memcpy(&namesz, p, 4);
+    std::memcpy(&descsz, p + 4, 4);
+    std::memcpy(&type, p + 8, 4);
+    p += 12;
+    if (pad(namesz) > static_cast<uint64_t>(end - p)) break;
+    const char* name = p;
+    p += pad(namesz);
+    if (pad(descsz) > static_cast<uint64_t>(end - p)) break;
+    if (type == NT_GNU_BUILD_ID && namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+      return std::string(p, descsz);
+    }
+    p += pad(descsz);
+  }
+  return {};
+}
+
+std::string ExecutablePath() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+int CollectModule(dl_phdr_info* info, size_t, void* data) {
+  auto* out = static_cast<std::vector<Module>*>(data);
+  uint64_t lo = UINT64_MAX;
+  uint64_t hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    lo = std::min<uint64_t>(lo, ph.p_vaddr);
+    hi = std::max<uint64_t>(hi, ph.p_vaddr + ph.p_memsz);
+  }
+  if (lo >= hi) return 0;  // maps nothing
+  Module m;
+  m.load_bias = info->dlpi_addr;
+  m.start = info->dlpi_addr + lo;
+  m.size = hi - lo;
+  m.path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+  // The loader names the main program "" (it is always the first entry).
+  if (m.path.empty() && out->empty()) m.path = ExecutablePath();
+  for (int i = 0; i < info->dlpi_phnum && m.build_id.empty(); ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    // Only notes inside a loaded segment are in memory.
+    if (ph.p_type != PT_NOTE || ph.p_vaddr < lo || ph.p_vaddr + ph.p_memsz > hi) continue;
+    const char* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+    m.build_id = BuildIdInNotes(p, p + ph.p_memsz, ph.p_align == 8 ? 8 : 4);
+  }
+  out->push_back(std::move(m));
+  return 0;
+}
+
+void FlushRecords(ModuleState* s, format::ChunkWriter* writer, std::string* out) {
+  if (s->records.record_count() == 0) return;
+  absl::Status status =
+      writer->AppendChunk(format::ChunkType::kDefinitions, s->records.payload(), out);
+  if (!status.ok()) {
+    static int once = 0;
+    LogWarningOnce(&once, "cannot encode the module map: %s",
+                   std::string(status.message()).c_str());
+  }
+  s->records.Clear();
+}
+
+void Append(ModuleState* s, const format::Event& record, format::ChunkWriter* writer,
+            std::string* out) {
+  s->records.Append(record);
+  if (s->records.payload().size() >= kRecordChunkTarget) FlushRecords(s, writer, out);
+}
+
+void UpdateModules(ModuleState* s, format::ChunkWriter* writer, std::string* out) {
+  LoaderCounts counts;
+  dl_iterate_phdr(&ReadCounts, &counts);
+  if (s->scanned && counts.known && counts.adds == s->adds && counts.subs == s->subs) return;
+  std::vector<Module> now;
+  dl_iterate_phdr(&CollectModule, &now);
+  std::sort(now.begin(), now.end());
+  const uint64_t ticks = ReadTicks();
+  // Both lists are sorted: one merge pass finds what left and what came.
+  size_t i = 0;
+  size_t j = 0;
+  while (i < s->modules.size() || j < now.size()) {
+    if (j == now.size() || (i < s->modules.size() && s->modules[i] < now[j])) {
+      Append(s, format::ToRecord(format::ModuleUnmapped{ticks, s->modules[i].start}), writer, out);
+      ++i;
+    } else if (i == s->modules.size() || now[j] < s->modules[i]) {
+      const Module& m = now[j];
+      Append(s,
+             format::ToRecord(
+                 format::ModuleMapped{ticks, m.load_bias, m.start, m.size, m.path, m.build_id}),
+             writer, out);
+      ++j;
+    } else {
+      ++i;
+      ++j;
+    }
+  }
+  FlushRecords(s, writer, out);
+  s->modules = std::move(now);
+  s->scanned = true;
+  s->adds = counts.adds;
+  s->subs = counts.subs;
+}
+
+void WritePerfMap(PerfMapState* p) {
+  std::string lines;
+  {
+    std::lock_guard<std::mutex> lock(p->mu);
+    lines.swap(p->lines);
+  }
+  if (g_perf_dropped.load(std::memory_order_relaxed) != 0) {
+    static int once = 0;
+    LogWarningOnce(&once,
+                   "JIT methods loaded faster than the perf map buffer holds; lines dropped");
+  }
+  if (lines.empty()) return;
+  // perf reads /tmp/perf-<pid>.map (tools/perf/Documentation/jit-interface.txt).
+  char path[64];
+  std::snprintf(path, sizeof(path), "/tmp/perf-%d.map", static_cast<int>(getpid()));
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    static int once = 0;
+    LogWarningOnce(&once, "cannot open %s: %s; the perf map is incomplete", path,
+                   std::strerror(errno));
+    return;
+  }
+  const char* q = lines.data();
+  size_t left = lines.size();
+  while (left > 0) {
+    ssize_t n = write(fd, q, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    q += n;
+    left -= static_cast<size_t>(n);
+  }
+  close(fd);
+}
+
+template <typename T>
+void Replace(std::atomic<T*>* slot, bool leak_old) {
+  T* old = slot->exchange(new T(), std::memory_order_acq_rel);
+  if (old == nullptr) return;
+  if (leak_old) {
+    if (__lsan_ignore_object != nullptr) __lsan_ignore_object(old);
+  } else {
+    delete old;
+  }
+}
+
+}  // namespace
+
+void ResetProcessMaps(const Settings& settings, bool in_fork_child) {
+  // A new trace (a fork child's, or a restart) starts with a full module list.
+  Replace(&g_modules, in_fork_child);
+  if (in_fork_child || g_perf.load(std::memory_order_acquire) == nullptr) {
+    Replace(&g_perf, in_fork_child);
+  }
+  g_perf_map_on.store(settings.perf_map, std::memory_order_release);
+}
+
+void UpdateProcessMaps(format::ChunkWriter* writer, std::string* out) {
+  if (ModuleState* s = g_modules.load(std::memory_order_acquire); s != nullptr) {
+    UpdateModules(s, writer, out);
+  }
+  if (!g_perf_map_on.load(std::memory_order_acquire)) return;
+  if (PerfMapState* p = g_perf.load(std::memory_order_acquire); p != nullptr) WritePerfMap(p);
+}
+
+void PerfMapAddMethod(uint64_t address, uint64_t size, const char* name, uint64_t method_id) {
+  // Relaxed is enough for the common "off" answer; the acquire below pairs
+  // with ResetProcessMaps' release before the state is used.
+  if (!g_perf_map_on.load(std::memory_order_relaxed)) return;
+  PerfMapState* p = g_perf.load(std::memory_order_acquire);
+  if (p == nullptr) return;
+  // perf splits a line at its first two spaces; the name is the rest of the
+  // line, so only line breaks must go.
+  char line[512];
+  int n;
+  if (name != nullptr && *name != '\0') {
+    n = std::snprintf(line, sizeof(line), "%llx %llx %s\n",
+                      static_cast<unsigned long long>(address),
+                      static_cast<unsigned long long>(size), name);
+  } else {
+    n = std::snprintf(
+        line, sizeof(line), "%llx %llx jit_method_%llu\n", static_cast<unsigned long long>(address),
+        static_cast<unsigned long long>(size), static_cast<unsigned long long>(method_id));
+  }
+  if (n <= 0) return;
+  size_t len = std::min(static_cast<size_t>(n), sizeof(line) - 1);
+  line[len - 1] = '\n';  // a cut name still ends its line
+  for (size_t i = 0; i + 1 < len; ++i) {
+    if (line[i] == '\n' || line[i] == '\r') line[i] = ' ';
+  }
+  std::lock_guard<std::mutex> lock(p->mu);
+  if (p->lines.size() + len > kPerfMapBufferBytes) {
+    g_perf_dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  p->lines.append(line, len);
+}
+
+}  // namespace ittc::collector_internal
