@@ -77,38 +77,38 @@ Event ToRecord(const ThreadInfo& v) {
 Event ToRecord(const ModuleMapped& v) {
   Event e;
   e.Init(EventKind::kModuleMapped, 0);
-  e.set_u(0, v.ticks);
-  e.set_u(1, v.load_bias);
-  e.set_u(2, v.start_addr);
-  e.set_u(3, v.size);
-  e.set_bytes(4, v.path);
-  e.set_bytes(5, v.build_id);
+  e.Set(Field::kTicks, v.ticks);
+  e.Set(Field::kLoadBias, v.load_bias);
+  e.Set(Field::kStartAddr, v.start_addr);
+  e.Set(Field::kSize, v.size);
+  e.SetBytes(Field::kPath, v.path);
+  e.SetBytes(Field::kBuildId, v.build_id);
   return e;
 }
 
 Event ToRecord(const ModuleUnmapped& v) {
   Event e;
   e.Init(EventKind::kModuleUnmapped, 0);
-  e.set_u(0, v.ticks);
-  e.set_u(1, v.start_addr);
+  e.Set(Field::kTicks, v.ticks);
+  e.Set(Field::kStartAddr, v.start_addr);
   return e;
 }
 
 bool FromRecord(const Event& r, ModuleMapped* v) {
   if (r.kind != EventKind::kModuleMapped) return false;
-  v->ticks = r.u(0);
-  v->load_bias = r.u(1);
-  v->start_addr = r.u(2);
-  v->size = r.u(3);
-  v->path = r.bytes(4);
-  v->build_id = r.bytes(5);
+  v->ticks = r.Get(Field::kTicks);
+  v->load_bias = r.Get(Field::kLoadBias);
+  v->start_addr = r.Get(Field::kStartAddr);
+  v->size = r.Get(Field::kSize);
+  v->path = r.GetBytes(Field::kPath);
+  v->build_id = r.GetBytes(Field::kBuildId);
   return true;
 }
 
 bool FromRecord(const Event& r, ModuleUnmapped* v) {
   if (r.kind != EventKind::kModuleUnmapped) return false;
-  v->ticks = r.u(0);
-  v->start_addr = r.u(1);
+  v->ticks = r.Get(Field::kTicks);
+  v->start_addr = r.Get(Field::kStartAddr);
   return true;
 }
 

@@ -103,6 +103,8 @@ constexpr FieldInfo kFields[] = {
     {F::kEventsDropped, "events_dropped", R::kPlain},
     {F::kChunkCount, "chunk_count", R::kPlain},
     {F::kEndTicks, "end_ticks", R::kPlain},
+    {F::kLoadBias, "load_bias", R::kAddress},
+    {F::kBuildId, "build_id", R::kPlain},
 };
 static_assert(sizeof kFields / sizeof kFields[0] == kFieldCount, "one kFields row per Field");
 

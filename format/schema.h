@@ -271,6 +271,8 @@ enum class Field : uint8_t {
   kEventsDropped,
   kChunkCount,
   kEndTicks,
+  kLoadBias,
+  kBuildId,
   kCount_,  // number of enumerators; not a field
 };
 
