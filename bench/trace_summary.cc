@@ -6,89 +6,65 @@
 
 #include "bench/bench_env.h"
 #include "format/format.h"
+#include "tools/itt_dump/model/trace_index.h"
 
 namespace ittc::bench {
 
 using format::EventKind;
 
+namespace {
+
+// Counts events per (kind, domain id) during the model's index pass.
+class Counter : public itt_dump::IndexVisitor {
+ public:
+  void OnEvent(const format::Event& e, const itt_dump::ThreadRec& thread) override {
+    const uint64_t domain = e.Has(format::Field::kDomain) ? e.Get(format::Field::kDomain) : kNone;
+    ++kind_domain[{static_cast<uint16_t>(e.kind), domain}];
+  }
+  static constexpr uint64_t kNone = ~uint64_t{0};
+  std::map<std::pair<uint16_t, uint64_t>, uint64_t> kind_domain;
+};
+
+}  // namespace
+
 absl::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
-  auto reader = format::TraceReader::Open(path, nullptr);
-  if (!reader.ok()) return reader.status();
+  Counter counter;
+  itt_dump::IndexOptions options;
+  options.visitor = &counter;
+  const itt_dump::IndexResult r = itt_dump::BuildIndex(itt_dump::TraceSource::File(path), options);
+  if (r.index == nullptr) return r.status;
+  const itt_dump::TraceIndex& x = *r.index;
+  if (x.malformed_payloads != 0) return absl::DataLossError(x.first_malformed_payload);
   TraceSummary out;
   out.file_bytes = FileSize(path);
+  out.events = x.events;
+  out.domains = x.domains.size();
+  out.event_chunks = x.events_chunks;
+  out.event_payload_bytes = x.events_payload_bytes;
+  out.has_end = x.has_end;
+  out.end_recorded = x.end.events_recorded;
+  out.end_dropped = x.end.events_dropped;
+  out.corrupt_regions = x.reader_stats.corrupt_regions;
 
-  // Definitions come before their uses (FORMAT.md), but thread names may be
-  // set late: count per thread index and name them at the end.
-  std::map<uint64_t, std::string> domains;
-  std::map<uint32_t, std::string> thread_names;
-  std::map<uint32_t, uint64_t> recorded;
-  std::map<std::pair<uint32_t, int>, uint64_t> losses;
-  std::map<std::pair<uint16_t, uint64_t>, uint64_t> kind_domain;
-
-  format::Chunk chunk;
-  format::Event e;
-  while ((*reader)->Next(&chunk)) {
-    if (chunk.type == format::ChunkType::kEvents) {
-      ++out.event_chunks;
-      out.event_payload_bytes += chunk.payload.size();
-      format::EventStreamDecoder dec;
-      absl::Status s = dec.Reset(chunk.payload);
-      if (!s.ok()) return s;
-      uint32_t thread = dec.thread_index();
-      while (dec.Next(&e)) {
-        ++out.events;
-        ++recorded[thread];
-        const format::KindSchema* schema = format::FindSchema(e.kind);
-        int domain_field = schema != nullptr ? format::FindField(*schema, "domain") : -1;
-        uint64_t domain = domain_field >= 0 ? e.fields[domain_field].u : ~uint64_t{0};
-        ++kind_domain[{static_cast<uint16_t>(e.kind), domain}];
-      }
-      if (!dec.status().ok()) return dec.status();
-      continue;
-    }
-    format::RecordDecoder dec;
-    dec.Reset(chunk.payload);
-    while (dec.Next(&e)) {
-      format::ThreadInfo info;
-      format::LossRecord loss;
-      format::EndRecord end;
-      if (format::FromRecord(e, &info)) {
-        if (!info.name.empty()) thread_names[info.thread_index] = std::string(info.name);
-      } else if (format::FromRecord(e, &loss)) {
-        uint64_t& n = losses[{loss.thread_index, static_cast<int>(loss.cause)}];
-        n = std::max(n, loss.count);
-      } else if (format::FromRecord(e, &end)) {
-        out.has_end = true;
-        out.end_recorded = end.events_recorded;
-        out.end_dropped = end.events_dropped;
-      } else if (e.kind == EventKind::kDefDomain) {
-        const format::KindSchema* schema = format::FindSchema(e.kind);
-        int id = format::FindField(*schema, "id");
-        int name = format::FindField(*schema, "name");
-        if (id >= 0 && name >= 0) domains[e.fields[id].u] = std::string(e.fields[name].bytes);
-        ++out.domains;
-      }
-    }
-    if (!dec.status().ok()) return dec.status();
-  }
-  if (!(*reader)->status().ok()) return (*reader)->status();
-  out.corrupt_regions = (*reader)->stats().corrupt_regions;
-
+  // Thread names may be set late in the file: named here, at the end.
   auto thread_name = [&](uint32_t index) {
-    auto it = thread_names.find(index);
-    return it != thread_names.end() ? it->second : "thread-" + std::to_string(index);
+    const itt_dump::ThreadRec* t = x.Thread(index);
+    return t != nullptr && !t->name.empty() ? t->name : "thread-" + std::to_string(index);
   };
-  for (const auto& [index, n] : recorded) out.recorded_by_thread[thread_name(index)] += n;
-  for (const auto& [key, n] : losses) out.dropped_by_thread[thread_name(key.first)] += n;
-  for (const auto& [key, n] : kind_domain) {
+  for (const auto& [index, t] : x.threads.entries()) {
+    if (t.events != 0) out.recorded_by_thread[thread_name(t.index)] += t.events;
+  }
+  for (const auto& [key, n] : x.losses.entries()) {
+    out.dropped_by_thread[thread_name(static_cast<uint32_t>(key >> 8))] += n;
+  }
+  for (const auto& [key, n] : counter.kind_domain) {
     const format::KindSchema* schema = format::FindSchema(static_cast<EventKind>(key.first));
     std::string kind = schema != nullptr ? schema->name : "kind-" + std::to_string(key.first);
     out.by_kind[kind] += n;
-    if (key.second != ~uint64_t{0}) {
-      auto it = domains.find(key.second);
-      std::string domain =
-          it != domains.end() ? it->second : "domain-" + std::to_string(key.second);
-      out.by_kind_domain[{kind, domain}] += n;
+    if (key.second != Counter::kNone) {
+      const std::string* domain = x.domains.Find(key.second);
+      out.by_kind_domain[{
+          kind, domain != nullptr ? *domain : "domain-" + std::to_string(key.second)}] += n;
     }
   }
   return out;

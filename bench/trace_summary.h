@@ -1,7 +1,7 @@
 // Counts what a trace holds, for benchmarks that must say how many of the
 // events they emitted were recorded: events per kind, per (kind, domain
 // name) and per thread name, the loss records and the end record. Reads
-// the trace with the format library only (streaming, nothing kept).
+// the trace through the trace model's index pass (streaming, nothing kept).
 
 #ifndef BENCH_TRACE_SUMMARY_H_
 #define BENCH_TRACE_SUMMARY_H_

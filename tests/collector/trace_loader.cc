@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tools/itt_dump/model/trace_index.h"
+
 extern char** environ;
 
 namespace ittc::testing {
@@ -45,15 +47,6 @@ DecodedEvent CopyEvent(uint32_t thread, const format::Event& e) {
   return d;
 }
 
-void CountingReporter::Corruption(uint64_t offset, uint64_t bytes, std::string_view reason) {
-  ++corruptions;
-  std::fprintf(stderr, "corruption at %llu (%llu bytes): %.*s\n",
-               static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes),
-               static_cast<int>(reason.size()), reason.data());
-}
-
-void CountingReporter::Truncation(uint64_t, uint64_t, std::string_view) { ++truncations; }
-
 uint64_t DecodedEvent::U(const char* field) const { return u[FieldIndex(kind, field)]; }
 const format::Id& DecodedEvent::IdOf(const char* field) const {
   return ids[FieldIndex(kind, field)];
@@ -80,59 +73,72 @@ double LoadedTrace::TicksToNs(uint64_t ticks) const {
   return static_cast<double>(ticks) * 1e9 / static_cast<double>(header.timebase_hz);
 }
 
-absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, KeepEvents keep) {
-  CountingReporter reporter;
-  auto reader = format::TraceReader::Open(path, &reporter);
-  if (!reader.ok()) return reader.status();
-  LoadedTrace trace;
-  trace.header = (*reader)->header();
-  format::Chunk chunk;
-  format::Event e;
-  while ((*reader)->Next(&chunk)) {
-    if (chunk.type == format::ChunkType::kEvents) {
-      format::EventStreamDecoder dec;
-      absl::Status s = dec.Reset(chunk.payload);
-      if (!s.ok()) return s;
-      while (dec.Next(&e)) {
-        ++trace.event_counts[dec.thread_index()];
-        bool task_pair =
-            e.kind == format::EventKind::kTaskBegin || e.kind == format::EventKind::kTaskEnd;
-        if (keep == KeepEvents::kAll || (keep == KeepEvents::kAllButTaskPairs && !task_pair)) {
-          trace.events.push_back(CopyEvent(dec.thread_index(), e));
-        }
-      }
-      if (!dec.status().ok()) return dec.status();
-      continue;
+namespace {
+
+// Copies what LoadTrace keeps out of the model's index pass.
+class Loader : public itt_dump::IndexVisitor {
+ public:
+  Loader(LoadedTrace* trace, KeepEvents keep) : trace_(trace), keep_(keep) {}
+
+  void OnEvent(const format::Event& e, const itt_dump::ThreadRec& thread) override {
+    const bool task_pair =
+        e.kind == format::EventKind::kTaskBegin || e.kind == format::EventKind::kTaskEnd;
+    if (keep_ == KeepEvents::kAll || (keep_ == KeepEvents::kAllButTaskPairs && !task_pair)) {
+      trace_->events.push_back(CopyEvent(thread.index, e));
     }
-    format::RecordDecoder dec;
-    dec.Reset(chunk.payload);
-    while (dec.Next(&e)) {
-      format::ThreadInfo info;
-      format::ClockSync sync;
-      format::LossRecord loss;
-      if (format::FromRecord(e, &info)) {
-        trace.threads[info.thread_index] = info;
-        trace.thread_names[info.thread_index] = std::string(info.name);
-      } else if (format::FromRecord(e, &sync)) {
-        trace.syncs.push_back(sync);
-      } else if (format::FromRecord(e, &loss)) {
-        uint64_t& n = trace.losses[{loss.thread_index, static_cast<int>(loss.cause)}];
-        n = std::max(n, loss.count);
-      } else if (format::FromRecord(e, &trace.end)) {
-        trace.has_end = true;
-      } else {
-        DecodedEvent d = CopyEvent(0, e);
-        if (e.kind == format::EventKind::kDefString) trace.strings[d.U("id")] = d.Bytes("text");
-        if (e.kind == format::EventKind::kDefDomain) trace.domains[d.U("id")] = d.Bytes("name");
-        trace.definitions.push_back(std::move(d));
-      }
-    }
-    if (!dec.status().ok()) return dec.status();
   }
-  if (!(*reader)->status().ok()) return (*reader)->status();
-  trace.stats = (*reader)->stats();
-  trace.corruptions = reporter.corruptions;
-  trace.truncations = reporter.truncations;
+  void OnRecord(const format::Chunk& chunk, const format::Event& r) override {
+    if (chunk.type != format::ChunkType::kDefinitions) return;
+    trace_->definitions.push_back(CopyEvent(0, r));
+  }
+
+ private:
+  LoadedTrace* trace_;
+  KeepEvents keep_;
+};
+
+}  // namespace
+
+absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, KeepEvents keep) {
+  LoadedTrace trace;
+  Loader loader(&trace, keep);
+  itt_dump::IndexOptions options;
+  options.visitor = &loader;
+  itt_dump::IndexResult r = itt_dump::BuildIndex(itt_dump::TraceSource::File(path), options);
+  if (r.index == nullptr) return r.status;
+  const itt_dump::TraceIndex& x = *r.index;
+  // A payload that does not decode is a collector bug the tests must see.
+  if (x.malformed_payloads != 0) return absl::DataLossError(x.first_malformed_payload);
+  for (const itt_dump::Problem& p : x.problems) {
+    if (p.kind == itt_dump::Problem::Kind::kCorrupt) {
+      std::fprintf(stderr, "corruption at %llu (%llu bytes): %s\n",
+                   static_cast<unsigned long long>(p.offset),
+                   static_cast<unsigned long long>(p.bytes), p.reason.c_str());
+    }
+  }
+  trace.header = x.header;
+  for (const auto& [id, text] : x.strings.entries()) trace.strings[id] = text;
+  for (const auto& [id, name] : x.domains.entries()) trace.domains[id] = name;
+  for (const auto& [index, t] : x.threads.entries()) {
+    if (t.events != 0) trace.event_counts[index] = t.events;
+    if (!t.has_info) continue;
+    trace.thread_names[index] = t.name;
+    format::ThreadInfo& info = trace.threads[index];
+    info.thread_index = index;
+    info.tid = t.tid;
+    info.ignored = t.ignored;
+  }
+  // Views into the trace's own copies of the names.
+  for (auto& [index, info] : trace.threads) info.name = trace.thread_names[index];
+  for (const auto& [key, n] : x.losses.entries()) {
+    trace.losses[{static_cast<uint32_t>(key >> 8), static_cast<int>(key & 0xff)}] = n;
+  }
+  trace.syncs = x.sync_points;
+  trace.has_end = x.has_end;
+  trace.end = x.end;
+  trace.stats = x.reader_stats;
+  trace.corruptions = static_cast<int>(x.reader_stats.corrupt_regions);
+  trace.truncations = x.reader_stats.truncated ? 1 : 0;
   return trace;
 }
 

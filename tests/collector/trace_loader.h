@@ -1,6 +1,9 @@
 // Test helpers: run a program under the collector, and load a whole trace
 // into memory with every string resolved, so tests can assert on it.
 // Whole-file loading is fine for test traces; itt-dump streams instead.
+// LoadTrace is a thin user of the trace model's index pass
+// (tools/itt_dump/model/trace_index.h): one reading path for tools, tests
+// and benchmarks.
 
 #ifndef TESTS_COLLECTOR_TRACE_LOADER_H_
 #define TESTS_COLLECTOR_TRACE_LOADER_H_
@@ -63,15 +66,6 @@ absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, KeepEvents keep =
 
 // Copies `e` (decoded on `thread`) out of the decoder's payload.
 DecodedEvent CopyEvent(uint32_t thread, const format::Event& e);
-
-// A reader Reporter that counts damage and prints each corruption.
-class CountingReporter : public format::Reporter {
- public:
-  void Corruption(uint64_t offset, uint64_t bytes, std::string_view reason) override;
-  void Truncation(uint64_t offset, uint64_t bytes, std::string_view reason) override;
-  int corruptions = 0;
-  int truncations = 0;
-};
 
 // Absolute path of a runfile given its workspace-relative path.
 std::string Runfile(const std::string& workspace_path);

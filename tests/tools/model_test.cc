@@ -12,6 +12,7 @@
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/model/trace_index.h"
+#include "tools/itt_dump/model/trace_set.h"
 
 namespace ittc::itt_dump {
 namespace {
@@ -149,6 +150,41 @@ TEST(IntervalTracker, NestedTasksCarryDepthAndChildTime) {
   EXPECT_EQ(out.intervals[2].begin, 290u);
   EXPECT_TRUE(out.intervals[2].open_at_end);
   EXPECT_EQ(tracker.unbalanced().open_at_end, 1u);
+}
+
+// A trace of one thread (tid `tid`) with markers at `times`.
+std::string MarkerTrace(uint64_t tid, const std::vector<uint64_t>& times) {
+  testing::TraceBuilder b;
+  b.Thread(0, tid, "t").SyncAt(1000);
+  std::vector<format::Event> events;
+  for (uint64_t time : times) events.push_back(Ev(EventKind::kMarker, time, {}));
+  b.Events(0, events).SyncAt(5000).End(5000);
+  return b.bytes();
+}
+
+TEST(TraceSet, EventsOfEveryFileInOneTimeOrder) {
+  const std::string a = MarkerTrace(1, {1100, 1300, 1500});
+  const std::string b = MarkerTrace(2, {1200, 1250, 1600, 1700});
+  std::vector<TraceSource> sources;
+  sources.push_back(TraceSource::Memory(a, "a.itt"));
+  sources.push_back(TraceSource::Memory("not a trace", "bad.itt"));
+  sources.push_back(TraceSource::Memory(b, "b.itt"));
+  const TraceSet set = TraceSet::Open(std::move(sources), IndexOptions());
+  ASSERT_EQ(set.files().size(), 2u);
+  ASSERT_EQ(set.failures().size(), 1u);
+  EXPECT_EQ(set.failures()[0].name, "bad.itt");
+  TraceSetMerger merger(set, MergeOptions());
+  std::vector<std::pair<uint64_t, uint64_t>> got;  // (time, tid)
+  const format::Event* e;
+  const ThreadRec* t;
+  size_t file;
+  while (merger.Next(&e, &t, &file)) {
+    EXPECT_EQ(file, t->tid == 1 ? 0u : 1u);
+    got.emplace_back(e->time, t->tid);
+  }
+  const std::vector<std::pair<uint64_t, uint64_t>> want = {
+      {1100, 1}, {1200, 2}, {1250, 2}, {1300, 1}, {1500, 1}, {1600, 2}, {1700, 2}};
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace

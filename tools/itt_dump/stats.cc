@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "tools/itt_dump/stats.h"
 #include "tools/itt_dump/stats_rows.h"
 
 namespace ittc {

@@ -32,6 +32,34 @@ bool IsNull(const format::Id& id) { return id == format::Id{}; }
 // __itt_timestamp_none, stored as passed (FORMAT.md, "Frame submit").
 constexpr uint64_t kTimestampNone = ~uint64_t{0};
 
+// Where a task_begin* kind keeps its fields, from the schema by name.
+struct BeginLayout {
+  int domain, id, name, fn;
+};
+
+BeginLayout LayoutOf(EventKind kind) {
+  return {format::FieldIndexOf(kind, F::kDomain), format::FieldIndexOf(kind, F::kId),
+          format::FieldIndexOf(kind, F::kName), format::FieldIndexOf(kind, F::kFn)};
+}
+
+// REQUIRES: `kind` is one of kTaskBegin, kTaskBeginFn, kTaskBeginEx,
+// kTaskBeginFnEx (each has a domain and an id, and a name or an fn).
+const BeginLayout& TaskBeginLayout(EventKind kind) {
+  static const BeginLayout kLayouts[] = {
+      LayoutOf(EventKind::kTaskBegin), LayoutOf(EventKind::kTaskBeginFn),
+      LayoutOf(EventKind::kTaskBeginEx), LayoutOf(EventKind::kTaskBeginFnEx)};
+  switch (kind) {
+    case EventKind::kTaskBegin:
+      return kLayouts[0];
+    case EventKind::kTaskBeginFn:
+      return kLayouts[1];
+    case EventKind::kTaskBeginEx:
+      return kLayouts[2];
+    default:
+      return kLayouts[3];
+  }
+}
+
 }  // namespace
 
 const char* IntervalKindName(IntervalKind kind) {
@@ -136,10 +164,12 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       Interval& n = o.iv;
       n.kind = IntervalKind::kTask;
       n.thread = &t;
-      n.domain = e.Get(F::kDomain);
-      n.id = e.GetId(F::kId);
-      n.name_id = e.Get(F::kName);
-      n.fn = e.Get(F::kFn);
+      // Positions from the schema, looked up once per kind (the hot path).
+      const BeginLayout& l = TaskBeginLayout(e.kind);
+      n.domain = e.fields[l.domain].u;
+      n.id = e.fields[l.id].id;
+      n.name_id = l.name >= 0 ? e.fields[l.name].u : 0;
+      n.fn = l.fn >= 0 ? e.fields[l.fn].u : 0;
       n.begin = format::EffectiveTime(e);
       n.child_ticks = 0;
       n.depth = static_cast<int>(s.depth);

@@ -171,11 +171,16 @@ void AddRecord(TraceIndex* x, const format::Chunk& chunk, const Event& r) {
   }
 }
 
-void IndexEvents(TraceIndex* x, const format::Chunk& chunk, bool all) {
+void MalformedPayload(TraceIndex* x, const format::Chunk& chunk, std::string reason) {
+  if (x->malformed_payloads++ == 0) x->first_malformed_payload = reason;
+  x->AddProblem(Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size, std::move(reason));
+}
+
+void IndexEvents(TraceIndex* x, const format::Chunk& chunk, bool all, IndexVisitor* visitor) {
+  x->events_payload_bytes += chunk.payload.size();
   format::EventStreamDecoder dec;
   if (!dec.Reset(chunk.payload).ok()) {
-    x->AddProblem(Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size,
-                  absl::StrCat("events chunk: ", dec.status().message()));
+    MalformedPayload(x, chunk, absl::StrCat("events chunk: ", dec.status().message()));
     return;
   }
   ThreadRec& t = ThreadOf(x, dec.thread_index());
@@ -187,7 +192,9 @@ void IndexEvents(TraceIndex* x, const format::Chunk& chunk, bool all) {
     uint64_t n = 1;
     uint64_t lo = e.time;
     uint64_t hi = e.time;
+    if (visitor != nullptr) visitor->OnEvent(e, t);
     while (dec.Next(&e)) {
+      if (visitor != nullptr) visitor->OnEvent(e, t);
       ++n;
       lo = std::min(lo, e.time);
       hi = std::max(hi, e.time);
@@ -198,17 +205,17 @@ void IndexEvents(TraceIndex* x, const format::Chunk& chunk, bool all) {
     x->max_event_ticks = std::max(x->max_event_ticks, hi);
     x->unknown_events += dec.unknown_skipped();
     if (!dec.status().ok()) {
-      x->AddProblem(
-          Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size,
+      MalformedPayload(
+          x, chunk,
           absl::StrCat("events chunk of thread ", dec.thread_index(), ": ", dec.status().message(),
                        " at payload offset ", dec.offset(), " (the rest of the chunk is lost)"));
     }
   } else if (first != kNoEvents) {
     x->min_event_ticks = std::min(x->min_event_ticks, first);
   } else if (!dec.status().ok()) {
-    x->AddProblem(Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size,
-                  absl::StrCat("events chunk of thread ", dec.thread_index(), ": ",
-                               dec.status().message(), " at payload offset ", dec.offset()));
+    MalformedPayload(x, chunk,
+                     absl::StrCat("events chunk of thread ", dec.thread_index(), ": ",
+                                  dec.status().message(), " at payload offset ", dec.offset()));
   }
 }
 
@@ -274,18 +281,22 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options) {
     }
     if (chunk.type == format::ChunkType::kEvents) {
       ++index->events_chunks;
-      IndexEvents(index.get(), chunk, options.decode_all_events);
+      IndexEvents(index.get(), chunk, options.decode_all_events || options.visitor != nullptr,
+                  options.visitor);
       continue;
     }
     ++index->record_chunks;
     records.Reset(chunk.payload);
-    while (records.Next(&r)) AddRecord(index.get(), chunk, r);
+    while (records.Next(&r)) {
+      AddRecord(index.get(), chunk, r);
+      if (options.visitor != nullptr) options.visitor->OnRecord(chunk, r);
+    }
     index->unknown_records += records.unknown_skipped();
     if (!records.status().ok()) {
-      index->AddProblem(Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size,
-                        absl::StrCat(format::ChunkTypeName(static_cast<uint16_t>(chunk.type)),
-                                     " chunk: ", records.status().message(), " at payload offset ",
-                                     records.offset()));
+      MalformedPayload(index.get(), chunk,
+                       absl::StrCat(format::ChunkTypeName(static_cast<uint16_t>(chunk.type)),
+                                    " chunk: ", records.status().message(), " at payload offset ",
+                                    records.offset()));
     }
   }
   if (!reader.status().ok()) {

@@ -103,12 +103,26 @@ struct ThreadRec {
 
 inline constexpr uint64_t kNoEvents = ~uint64_t{0};
 
+// Sees what the index pass reads, in file order: every decoded event of
+// every events chunk, and every record of the other chunks. For loaders
+// that want everything in one pass (the tests' LoadTrace, the benchmarks'
+// SummarizeTrace). Pointers are valid during the call only; the thread's
+// info may arrive later in the file than its first events.
+class IndexVisitor {
+ public:
+  virtual ~IndexVisitor() = default;
+  virtual void OnEvent(const format::Event& e, const ThreadRec& thread) {}
+  virtual void OnRecord(const format::Chunk& chunk, const format::Event& record) {}
+};
+
 struct IndexOptions {
   // Decode every event of every events chunk: counts events per thread and
   // reports malformed payloads. Without it only the first event of each
   // chunk is decoded (verbs that decode everything in their own pass).
   bool decode_all_events = false;
   Progress* progress = nullptr;  // may be null
+  // Implies decode_all_events. May be null.
+  IndexVisitor* visitor = nullptr;
 };
 
 struct TraceIndex {
@@ -145,7 +159,12 @@ struct TraceIndex {
   uint64_t unknown_events = 0;  // sized kinds this version skips
   uint64_t unknown_records = 0;
   uint64_t min_event_ticks = kNoEvents;
-  uint64_t max_event_ticks = 0;  // with decode_all_events
+  uint64_t max_event_ticks = 0;       // with decode_all_events
+  uint64_t events_payload_bytes = 0;  // decompressed bytes of events chunks
+  // Payloads that did not decode (a subset of `problems`: damage the
+  // checksums did not catch, or a writer bug).
+  uint64_t malformed_payloads = 0;
+  std::string first_malformed_payload;  // its reason
 
   static constexpr size_t kMaxProblems = 1000;
 
