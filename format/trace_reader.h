@@ -18,7 +18,7 @@
 // plus one 256 KiB read block: about 48.3 MiB per chunk in flight for
 // chunks of the format's maximum size (the input window keeps the stored
 // bytes of the chunks in flight for the rescan, and each job its own copy);
-// the collector's chunks are far smaller (at most a ring, 4 MiB by default).
+// the collector's chunks are far smaller (at most one thread's ring).
 // Whatever the input, the reader neither crashes nor allocates more.
 //
 // Damage handling (FORMAT.md, "Reading a damaged trace"):
