@@ -68,6 +68,8 @@ std::atomic<ModuleState*> g_modules{nullptr};
 std::atomic<PerfMapState*> g_perf{nullptr};
 std::atomic<bool> g_perf_map_on{false};
 std::atomic<uint64_t> g_perf_dropped{0};
+// Held by the flusher while it is inside dl_iterate_phdr, and by fork().
+std::mutex g_loader_mu;
 
 struct LoaderCounts {
   bool known = false;
@@ -163,10 +165,13 @@ void Append(ModuleState* s, const format::Event& record, format::ChunkWriter* wr
 
 void UpdateModules(ModuleState* s, format::ChunkWriter* writer, std::string* out) {
   LoaderCounts counts;
-  dl_iterate_phdr(&ReadCounts, &counts);
-  if (s->scanned && counts.known && counts.adds == s->adds && counts.subs == s->subs) return;
   std::vector<Module> now;
-  dl_iterate_phdr(&CollectModule, &now);
+  {
+    std::lock_guard<std::mutex> lock(g_loader_mu);
+    dl_iterate_phdr(&ReadCounts, &counts);
+    if (s->scanned && counts.known && counts.adds == s->adds && counts.subs == s->subs) return;
+    dl_iterate_phdr(&CollectModule, &now);
+  }
   std::sort(now.begin(), now.end());
   const uint64_t ticks = ReadTicks();
   // Both lists are sorted: one merge pass finds what left and what came.
@@ -250,6 +255,10 @@ void ResetProcessMaps(const Settings& settings, bool in_fork_child) {
   }
   g_perf_map_on.store(settings.perf_map, std::memory_order_release);
 }
+
+void LockProcessMapsForFork() { g_loader_mu.lock(); }
+
+void UnlockProcessMapsAfterFork() { g_loader_mu.unlock(); }
 
 void UpdateProcessMaps(format::ChunkWriter* writer, std::string* out) {
   if (ModuleState* s = g_modules.load(std::memory_order_acquire); s != nullptr) {

@@ -41,6 +41,14 @@ void UpdateProcessMaps(format::ChunkWriter* writer, std::string* out);
 // be null (the line then says "jit_method_<method_id>").
 void PerfMapAddMethod(uint64_t address, uint64_t size, const char* name, uint64_t method_id);
 
+// fork(): glibc does not reset the loader's dl_iterate_phdr lock in the
+// child, so a fork while the flusher iterates would leave every later
+// dl_iterate_phdr of the child (ours, and the C++ unwinder's) blocked
+// forever. The session's prepare handler takes this lock, which the flusher
+// holds around its iterations; parent and child handlers release it.
+void LockProcessMapsForFork();
+void UnlockProcessMapsAfterFork();
+
 // Bytes of perf map lines held between two flusher rounds; a line that
 // does not fit is dropped (logged once): a JIT loading more than ~10 000
 // methods per flush interval is far beyond any real one.

@@ -169,14 +169,17 @@ void ShutdownAtExit() {
 void ForkPrepare() {
   g_mu.lock();
   Registry::Get().LockForFork();
+  LockProcessMapsForFork();
 }
 
 void ForkParent() {
+  UnlockProcessMapsAfterFork();
   Registry::Get().UnlockAfterFork();
   g_mu.unlock();
 }
 
 void ForkChild() {
+  UnlockProcessMapsAfterFork();
   Registry::Get().UnlockAfterFork();
   if (g_state.load(std::memory_order_relaxed) == State::kRunning) {
     // The parent's flusher thread does not exist here; its file is the
