@@ -97,8 +97,18 @@ static int IsWellFormed(iJIT_JVM_EVENT event_type, const void *data) {
   }
 }
 
-int JITAPI iJIT_NotifyEvent(iJIT_JVM_EVENT event_type, void *EventSpecificData) {
+/* The first call: loads the agent, then notifies. Out of line so that the
+ * fast path below makes no call but the tail call to the agent. */
+static __attribute__((noinline)) int NotifyFirst(iJIT_JVM_EVENT event_type,
+                                                 void *EventSpecificData) {
   EnsureLoaded();
+  return iJIT_NotifyEvent(event_type, EventSpecificData);
+}
+
+int JITAPI iJIT_NotifyEvent(iJIT_JVM_EVENT event_type, void *EventSpecificData) {
+  if (__builtin_expect(!__atomic_load_n(&loaded, __ATOMIC_ACQUIRE), 0)) {
+    return NotifyFirst(event_type, EventSpecificData);
+  }
   if (notify_event == NULL) return 0;
   if (!IsWellFormed(event_type, EventSpecificData)) return 0;
   return (int)notify_event((unsigned int)event_type, EventSpecificData);
