@@ -3,6 +3,9 @@
 //   compiled_out  built with INTEL_NO_ITTNOTIFY_API
 //   no_collector  our static part, INTEL_LIBITTNOTIFY64 unset
 //   recording     our collector recording to a trace
+//   sustained     the same, each group once for 20 M calls in one tight
+//                 loop with default settings (issue 13's load), after a
+//                 pause that lets the flusher drain the previous group
 //   paused        the same after __itt_pause()
 //   filtered      recording, domain "bench" disabled by ITTC_DOMAINS
 //   naive         a mutex + fprintf collector (naive_collector.c), task only
@@ -35,8 +38,11 @@
 namespace ittc::bench {
 namespace {
 
-const char* const kStates[] = {"compiled_out", "no_collector", "recording",
+const char* const kStates[] = {"compiled_out", "no_collector", "recording", "sustained",
                                "paused",       "filtered",     "naive"};
+
+// API calls per group in the sustained state.
+constexpr uint64_t kSustainedCalls = 20000000;
 
 char g_method_name[] = "bench::JittedMethod";
 unsigned int g_method_id = 0;
@@ -59,7 +65,7 @@ void SetUpEnvironment(const std::string& state, const std::string& trace_dir) {
   UnsetEnv("INTEL_ITTNOTIFY_GROUPS");
   UnsetEnv("ITTC_DOMAINS");
   UnsetEnv("ITTC_START_PAUSED");
-  if (state == "recording" || state == "paused" || state == "filtered") {
+  if (state == "recording" || state == "sustained" || state == "paused" || state == "filtered") {
     SetEnv("INTEL_LIBITTNOTIFY64", CollectorPath());
     SetEnv("INTEL_JIT_PROFILER64", CollectorPath());
     SetEnv("ITTC_OUTPUT", trace_dir + "/calls-%p.itt");
@@ -106,6 +112,7 @@ int RunState(const std::string& state, const std::string& recorded_out, int argc
       s.counters["calls"] = 2;
     });
   } else {
+    if (state == "sustained") SetSustainedCalls(kSustainedCalls);
     RegisterLiveCalls(state, /*with_burst=*/state == "recording");
     RegisterCallGroup(CallGroup{"JitMethodLoad", 1, {"jit_method_load"}, ""}, state,
                       BM_JitMethodLoad);
@@ -114,7 +121,7 @@ int RunState(const std::string& state, const std::string& recorded_out, int argc
   benchmark::RunSpecifiedBenchmarks();
 
   int rc = 0;
-  if (state == "recording") {
+  if (state == "recording" || state == "sustained") {
     __itt_detach();
     std::string path = FindTrace(trace_dir);
     auto summary = SummarizeTrace(path);
