@@ -70,9 +70,11 @@ void WriteRecordedReport(const TraceSummary& trace, const std::string& state,
   FILE* out = json_path.empty() ? nullptr : std::fopen(json_path.c_str(), "w");
   if (out != nullptr) {
     std::fprintf(out,
-                 "{\"state\": \"%s\", \"trace_events\": %llu, \"end_recorded\": %llu, "
-                 "\"end_dropped\": %llu, \"has_end\": %s, \"groups\": [",
-                 state.c_str(), static_cast<unsigned long long>(trace.events),
+                 "{\"state\": \"%s\", \"file_bytes\": %llu, \"trace_events\": %llu, "
+                 "\"end_recorded\": %llu, \"end_dropped\": %llu, \"has_end\": %s, "
+                 "\"groups\": [",
+                 state.c_str(), static_cast<unsigned long long>(trace.file_bytes),
+                 static_cast<unsigned long long>(trace.events),
                  static_cast<unsigned long long>(trace.end_recorded),
                  static_cast<unsigned long long>(trace.end_dropped),
                  trace.has_end ? "true" : "false");
