@@ -16,6 +16,8 @@ packages=(
   libomp-dev        # real-client tests: LLVM OpenMP embeds an ITT static part
   clang             # OpenMP test programs and libFuzzer targets
   libclang-rt-14-dev
+  liblttng-ust-dev  # benchmarks: the LTTng-UST peer (tools/run_benchmarks.sh)
+  lttng-tools
 )
 
 missing=()
