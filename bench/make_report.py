@@ -248,6 +248,17 @@ def section_targets(out, calls, recorded, threads, flusher):
                      "%s (%s the flags check)" % (fmt_ns(jit), fmt_ratio(jit, flags)),
                      verdict(jit <= 2.0), "`%scall_overhead_bench -- --state=paused`" % RUN])
     table(out, ["target", "measured", "verdict", "reproduce"], rows)
+    steps = threads.runs("BM_RateStep")
+    if steps:
+        def median(key):
+            v = sorted(r.get(key, 0) for r in steps)
+            return v[len(v) // 2]
+        out.append("Machine load during this run: in the rate steps the producer thread "
+                   "was runnable but waiting for a CPU for a median %.0f ms of each 1 s "
+                   "run, the flusher %.0f ms (schedstat; Threads below). A drop-mode "
+                   "verdict is about the collector only when both waits are near zero." %
+                   (median("producer_wait_ms"), median("flusher_wait_ms")))
+        out.append("")
 
 
 def share_text(share):
@@ -532,7 +543,7 @@ def section_flusher(out, flusher):
     rows = []
     for name in flusher.names():
         e = flusher.get(name)
-        if e is None:
+        if e is None or not name.startswith("BM_Flusher"):
             continue
         level = int(e.get("zstd_level", 0))
         label = "default (1)" if level == 0 else "%d" % level
