@@ -560,8 +560,8 @@ def section_flusher(out, flusher):
                 "dropped"], rows)
     rdtsc = flusher.get("BM_Floor_Rdtsc")
     rdtsc_ns = 1e9 / rdtsc["items_per_second"] if rdtsc and rdtsc.get("items_per_second") else None
-    stages = [("Decode", "ring record -> Event (the path before issue 13)"),
-              ("Encode", "Event -> payload (the path before issue 13)"),
+    stages = [("Decode", "two steps, first: ring record -> Event"),
+              ("Encode", "two steps, second: Event -> payload"),
               ("RingToPayload", "ring record -> payload (the flusher's path)"),
               ("Compress", "zstd at the default level, framing, CRC"),
               ("Write", "write(2) of the compressed chunk")]
