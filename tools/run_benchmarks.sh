@@ -2,7 +2,7 @@
 # Builds the benchmarks with -c opt, runs them all, and writes
 # docs/BENCHMARKS.md from their JSON output (bench/make_report.py).
 #
-#   tools/run_benchmarks.sh                 full run (~5 minutes)
+#   tools/run_benchmarks.sh                 full run (many minutes; longer on a loaded machine)
 #   REPETITIONS=1 MIN_TIME=0.05 tools/run_benchmarks.sh    quick look
 #   OUT=/some/file.md tools/run_benchmarks.sh              write elsewhere
 #
