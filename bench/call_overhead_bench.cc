@@ -3,6 +3,9 @@
 //   compiled_out  built with INTEL_NO_ITTNOTIFY_API
 //   no_collector  our static part, INTEL_LIBITTNOTIFY64 unset
 //   recording     our collector recording to a trace
+//   sustained     the same, each group once for 20 M calls in one tight
+//                 loop with default settings (issue 13's load), after a
+//                 pause that lets the flusher drain the previous group
 //   paused        the same after __itt_pause()
 //   filtered      recording, domain "bench" disabled by ITTC_DOMAINS
 //   naive         a mutex + fprintf collector (naive_collector.c), task only
@@ -35,8 +38,11 @@
 namespace ittc::bench {
 namespace {
 
-const char* const kStates[] = {"compiled_out", "no_collector", "recording",
+const char* const kStates[] = {"compiled_out", "no_collector", "recording", "sustained",
                                "paused",       "filtered",     "naive"};
+
+// API calls per group in the sustained state.
+constexpr uint64_t kSustainedCalls = 20000000;
 
 char g_method_name[] = "bench::JittedMethod";
 unsigned int g_method_id = 0;
@@ -52,6 +58,26 @@ void BM_JitMethodLoad(benchmark::State& state) {
   }
 }
 
+// What the naive collector wrote so far: its task lines per domain, and the
+// log's size. Its stdio buffer (a few KiB) is not flushed until exit.
+TraceSummary NaiveLogSummary(const std::string& path) {
+  TraceSummary summary;
+  summary.file_bytes = FileSize(path);
+  FILE* f = std::fopen(path.c_str(), "r");
+  char line[512];
+  while (f != nullptr && std::fgets(line, sizeof(line), f) != nullptr) {
+    for (const char* kind : {"task_begin", "task_end"}) {
+      std::string tag = std::string(" ") + kind + " domain=bench";
+      if (std::strstr(line, tag.c_str()) != nullptr) {
+        ++summary.by_kind_domain[{kind, "bench"}];
+        ++summary.events;
+      }
+    }
+  }
+  if (f != nullptr) std::fclose(f);
+  return summary;
+}
+
 // Sets the environment for `state` before the first ITT call.
 void SetUpEnvironment(const std::string& state, const std::string& trace_dir) {
   UnsetEnv("INTEL_LIBITTNOTIFY64");
@@ -59,7 +85,7 @@ void SetUpEnvironment(const std::string& state, const std::string& trace_dir) {
   UnsetEnv("INTEL_ITTNOTIFY_GROUPS");
   UnsetEnv("ITTC_DOMAINS");
   UnsetEnv("ITTC_START_PAUSED");
-  if (state == "recording" || state == "paused" || state == "filtered") {
+  if (state == "recording" || state == "sustained" || state == "paused" || state == "filtered") {
     SetEnv("INTEL_LIBITTNOTIFY64", CollectorPath());
     SetEnv("INTEL_JIT_PROFILER64", CollectorPath());
     SetEnv("ITTC_OUTPUT", trace_dir + "/calls-%p.itt");
@@ -96,16 +122,17 @@ int RunState(const std::string& state, const std::string& recorded_out, int argc
   if (state == "compiled_out") {
     RegisterCompiledOutCalls(state);
   } else if (state == "naive") {
-    benchmark::RegisterBenchmark("BM_TaskBeginEnd/naive", [](benchmark::State& s) {
-      __itt_domain* d = __itt_domain_create("bench");
-      __itt_string_handle* name = __itt_string_handle_create("bench_task");
-      for (auto _ : s) {
-        __itt_task_begin(d, __itt_null, __itt_null, name);
-        __itt_task_end(d);
-      }
-      s.counters["calls"] = 2;
-    });
+    RegisterCallGroup(CallGroup{"TaskBeginEnd", 2, {"task_begin", "task_end"}, "bench"}, state,
+                      [](benchmark::State& s) {
+                        __itt_domain* d = __itt_domain_create("bench");
+                        __itt_string_handle* name = __itt_string_handle_create("bench_task");
+                        for (auto _ : s) {
+                          __itt_task_begin(d, __itt_null, __itt_null, name);
+                          __itt_task_end(d);
+                        }
+                      });
   } else {
+    if (state == "sustained") SetSustainedCalls(kSustainedCalls);
     RegisterLiveCalls(state, /*with_burst=*/state == "recording");
     RegisterCallGroup(CallGroup{"JitMethodLoad", 1, {"jit_method_load"}, ""}, state,
                       BM_JitMethodLoad);
@@ -114,7 +141,9 @@ int RunState(const std::string& state, const std::string& recorded_out, int argc
   benchmark::RunSpecifiedBenchmarks();
 
   int rc = 0;
-  if (state == "recording") {
+  if (state == "naive")
+    WriteRecordedReport(NaiveLogSummary(trace_dir + "/naive.log"), state, recorded_out);
+  if (state == "recording" || state == "sustained") {
     __itt_detach();
     std::string path = FindTrace(trace_dir);
     auto summary = SummarizeTrace(path);

@@ -1,8 +1,10 @@
 #include "bench/call_registry.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <deque>
+#include <thread>
 
 namespace ittc::bench {
 namespace {
@@ -14,6 +16,12 @@ struct Registered {
   std::atomic<uint64_t> calls_made{0};
 };
 
+uint64_t g_sustained_calls = 0;
+
+// Long enough for the flusher to drain a full default ring (4 MiB) at the
+// slowest rate seen on this machine, with room for a busy scheduler.
+constexpr auto kSettle = std::chrono::milliseconds(500);
+
 // A deque: the lambdas keep pointers to the entries.
 std::deque<Registered>& Registry() {
   static auto* registry = new std::deque<Registered>;
@@ -24,8 +32,11 @@ benchmark::internal::Benchmark* Register(const CallGroup& group, const std::stri
                                          CallBody body) {
   Registry().emplace_back(group, "BM_" + std::string(group.name) + "/" + state);
   Registered* entry = &Registry().back();
-  return benchmark::RegisterBenchmark(
-      entry->benchmark_name.c_str(), [entry, body](benchmark::State& s) {
+  const bool sustained = g_sustained_calls != 0;
+  auto* b = benchmark::RegisterBenchmark(
+      entry->benchmark_name.c_str(), [entry, body, sustained](benchmark::State& s) {
+        // Not timed: the clock starts with the body's loop.
+        if (sustained) std::this_thread::sleep_for(kSettle);
         body(s);
         entry->calls_made.fetch_add(
             static_cast<uint64_t>(s.iterations()) * entry->group.calls_per_iteration,
@@ -33,9 +44,17 @@ benchmark::internal::Benchmark* Register(const CallGroup& group, const std::stri
         s.counters["calls"] =
             benchmark::Counter(entry->group.calls_per_iteration, benchmark::Counter::kAvgThreads);
       });
+  if (sustained) {
+    b->Iterations(
+         static_cast<benchmark::IterationCount>(g_sustained_calls / group.calls_per_iteration))
+        ->Repetitions(1);
+  }
+  return b;
 }
 
 }  // namespace
+
+void SetSustainedCalls(uint64_t calls) { g_sustained_calls = calls; }
 
 benchmark::internal::Benchmark* RegisterCallGroup(const CallGroup& group, const std::string& state,
                                                   CallBody body) {
@@ -51,9 +70,11 @@ void WriteRecordedReport(const TraceSummary& trace, const std::string& state,
   FILE* out = json_path.empty() ? nullptr : std::fopen(json_path.c_str(), "w");
   if (out != nullptr) {
     std::fprintf(out,
-                 "{\"state\": \"%s\", \"trace_events\": %llu, \"end_recorded\": %llu, "
-                 "\"end_dropped\": %llu, \"has_end\": %s, \"groups\": [",
-                 state.c_str(), static_cast<unsigned long long>(trace.events),
+                 "{\"state\": \"%s\", \"file_bytes\": %llu, \"trace_events\": %llu, "
+                 "\"end_recorded\": %llu, \"end_dropped\": %llu, \"has_end\": %s, "
+                 "\"groups\": [",
+                 state.c_str(), static_cast<unsigned long long>(trace.file_bytes),
+                 static_cast<unsigned long long>(trace.events),
                  static_cast<unsigned long long>(trace.end_recorded),
                  static_cast<unsigned long long>(trace.end_dropped),
                  trace.has_end ? "true" : "false");

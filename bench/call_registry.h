@@ -33,6 +33,13 @@ struct CallGroup {
 
 using CallBody = void (*)(benchmark::State&);
 
+// Sustained mode (call before registering): every group registered after
+// this runs once, for `calls` API calls in one tight loop (the issue-13
+// load: a loop that outruns nothing but the flusher), after a settling
+// pause in which the flusher drains what the previous group left, so each
+// group's recorded share is its own.
+void SetSustainedCalls(uint64_t calls);
+
 // The body may run on several threads (->Threads(n) on the result).
 benchmark::internal::Benchmark* RegisterCallGroup(const CallGroup& group, const std::string& state,
                                                   CallBody body);

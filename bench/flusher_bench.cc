@@ -7,15 +7,35 @@
 //   BM_FlusherSaturated/zstd:L          ITTC_OVERFLOW=block, unpaced: the
 //                                       producer waits for the flusher, so
 //                                       the rate is the flusher's maximum
+// and, in this process, the flusher's stages on ring records of task
+// begin/end pairs written by the hot path's own record writer, per event:
+//   BM_Stage_Decode        ring record -> format::Event (the old first step)
+//   BM_Stage_Encode        format::Event -> events-chunk payload
+//   BM_Stage_RingToPayload what the flusher does now: ring record straight
+//                          into the payload
+//   BM_Stage_Compress      one chunk of that payload through zstd at the
+//                          default level, framed and checksummed
+//   BM_Stage_Write         write(2) of the compressed bytes to a file
+//   BM_Floor_Rdtsc         one RDTSC, the reference for the ratios
 //
 //   bazel run -c opt //bench:flusher_bench
+//   bazel run -c opt //bench:flusher_bench -- --benchmark_filter=Stage
 
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <x86intrin.h>
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
+#include "bench/bench_env.h"
 #include "bench/paced_run.h"
+#include "collector/internal/raw_record.h"
+#include "collector/internal/settings.h"
+#include "format/chunk_writer.h"
+#include "format/event_stream.h"
 
 namespace ittc::bench {
 namespace {
@@ -53,6 +73,146 @@ void Register(const char* name, const PacedRunConfig& config) {
       ->Unit(benchmark::kMillisecond);
 }
 
+// Ring records of `events` task begin/end events (half each) as the hot path
+// lays them out: one domain, no ids, four names, RDTSC-like time steps.
+std::vector<uint8_t> TaskRecords(size_t events) {
+  using collector_internal::RawId;
+  std::vector<uint8_t> ring;
+  uint64_t ticks = 1000000;
+  uint32_t jitter = 12345;
+  for (size_t i = 0; i < events; ++i) {
+    jitter = jitter * 1103515245u + 12345u;
+    ticks += 20 + (jitter >> 28);
+    size_t at = ring.size();
+    if ((i & 1) == 0) {
+      const RawId none{0, 0, 0};
+      const uint64_t domain = 1, name = 1 + ((i >> 1) & 3);
+      size_t size = collector_internal::RawRecordSize(domain, none, none, name);
+      ring.resize(at + size);
+      collector_internal::WriteRawRecord(&ring[at], size, format::EventKind::kTaskBegin, 0, ticks,
+                                         domain, none, none, name);
+    } else {
+      const uint64_t domain = 1;
+      size_t size = collector_internal::RawRecordSize(domain);
+      ring.resize(at + size);
+      collector_internal::WriteRawRecord(&ring[at], size, format::EventKind::kTaskEnd, 0, ticks,
+                                         domain);
+    }
+  }
+  return ring;
+}
+
+// Events per stage iteration: one chunk's worth at the flusher's target.
+constexpr size_t kStageEvents = 100000;
+
+const std::vector<uint8_t>& StageRecords() {
+  static const std::vector<uint8_t> records = TaskRecords(kStageEvents);
+  return records;
+}
+
+template <typename Fn>
+void ForEachRecord(const std::vector<uint8_t>& ring, Fn fn) {
+  for (size_t at = 0; at < ring.size();) {
+    uint64_t header;
+    std::memcpy(&header, &ring[at], 8);
+    fn(&ring[at]);
+    at += collector_internal::RawSize(header);
+  }
+}
+
+void SetStageCounters(benchmark::State& state) {
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kStageEvents));
+  state.counters["events"] = static_cast<double>(kStageEvents);
+}
+
+void BM_Stage_Decode(benchmark::State& state) {
+  const auto& ring = StageRecords();
+  format::Event event;
+  for (auto _ : state) {
+    ForEachRecord(ring, [&](const uint8_t* r) {
+      collector_internal::DecodeRawRecord(r, &event);
+      benchmark::DoNotOptimize(event);
+    });
+  }
+  SetStageCounters(state);
+}
+
+void BM_Stage_Encode(benchmark::State& state) {
+  std::vector<format::Event> events;
+  ForEachRecord(StageRecords(), [&](const uint8_t* r) {
+    events.emplace_back();
+    collector_internal::DecodeRawRecord(r, &events.back());
+  });
+  format::EventStreamEncoder encoder;
+  for (auto _ : state) {
+    encoder.Reset(1, events[0].time);
+    for (const format::Event& e : events) encoder.Append(e);
+    benchmark::DoNotOptimize(encoder.payload_size());
+  }
+  SetStageCounters(state);
+}
+
+void BM_Stage_RingToPayload(benchmark::State& state) {
+  const auto& ring = StageRecords();
+  format::EventStreamEncoder encoder;
+  for (auto _ : state) {
+    encoder.Reset(1, 0);
+    ForEachRecord(ring,
+                  [&](const uint8_t* r) { collector_internal::AppendRawRecord(r, &encoder); });
+    benchmark::DoNotOptimize(encoder.payload_size());
+  }
+  SetStageCounters(state);
+}
+
+std::string StagePayload() {
+  format::EventStreamEncoder encoder;
+  encoder.Reset(1, 0);
+  ForEachRecord(StageRecords(),
+                [&](const uint8_t* r) { collector_internal::AppendRawRecord(r, &encoder); });
+  return std::string(encoder.payload());
+}
+
+void BM_Stage_Compress(benchmark::State& state) {
+  const std::string payload = StagePayload();
+  format::ChunkWriter writer(collector_internal::Settings().zstd_level);
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    if (!writer.AppendChunk(format::ChunkType::kEvents, payload, &out).ok()) {
+      state.SkipWithError("AppendChunk failed");
+      return;
+    }
+  }
+  SetStageCounters(state);
+  state.counters["bytes_per_event"] =
+      static_cast<double>(out.size()) / static_cast<double>(kStageEvents);
+  state.counters["raw_bytes_per_event"] =
+      static_cast<double>(payload.size()) / static_cast<double>(kStageEvents);
+}
+
+void BM_Stage_Write(benchmark::State& state) {
+  const std::string payload = StagePayload();
+  format::ChunkWriter writer(collector_internal::Settings().zstd_level);
+  std::string chunk;
+  (void)writer.AppendChunk(format::ChunkType::kEvents, payload, &chunk);
+  std::string dir = MakeTempDir("ittc-stage");
+  int fd = open((dir + "/stage.itt").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  for (auto _ : state) {
+    if (write(fd, chunk.data(), chunk.size()) != static_cast<ssize_t>(chunk.size())) {
+      state.SkipWithError("write failed");
+      break;
+    }
+  }
+  close(fd);
+  RemoveTree(dir);
+  SetStageCounters(state);
+}
+
+void BM_Floor_Rdtsc(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(__rdtsc());
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+
 }  // namespace
 }  // namespace ittc::bench
 
@@ -78,6 +238,12 @@ int main(int argc, char** argv) {
     std::snprintf(name, sizeof(name), "BM_FlusherSaturated/zstd:%d", level);
     Register(name, config);
   }
+  benchmark::RegisterBenchmark("BM_Floor_Rdtsc", BM_Floor_Rdtsc);
+  benchmark::RegisterBenchmark("BM_Stage_Decode", BM_Stage_Decode);
+  benchmark::RegisterBenchmark("BM_Stage_Encode", BM_Stage_Encode);
+  benchmark::RegisterBenchmark("BM_Stage_RingToPayload", BM_Stage_RingToPayload);
+  benchmark::RegisterBenchmark("BM_Stage_Compress", BM_Stage_Compress);
+  benchmark::RegisterBenchmark("BM_Stage_Write", BM_Stage_Write);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

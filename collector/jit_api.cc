@@ -122,6 +122,9 @@ int SimpleEvent(EventKind kind, uint64_t arg, bool with_arg) {
 }  // namespace
 
 ITTC_EXPORT int NotifyEvent(iJIT_JVM_EVENT event_type, void* data) {
+  // While paused or detached nothing records: return before looking at
+  // the event (the per-kind paths below would each reach the same gate).
+  if (g_recording.load(std::memory_order_relaxed) == kGateClosed) return 0;
   switch (event_type) {
     case iJVM_EVENT_TYPE_SHUTDOWN:
       return SimpleEvent(EventKind::kJitShutdown, 0, false);

@@ -9,15 +9,8 @@ namespace ittc {
 namespace format {
 namespace {
 
-// Largest encoding of one field other than the bytes of a kBytes field:
-// an id's presence byte and three 10-byte varints.
-constexpr size_t kMaxFieldBytes = 1 + 3 * kMaxVarint64Bytes;
-
-// Kind, time delta and length prefix, each at most a 10-byte varint.
-constexpr size_t kMaxEventPrefixBytes = 3 * kMaxVarint64Bytes;
-
-// Bound of an event without its kBytes contents.
-constexpr size_t kMaxFixedEventBytes = kMaxEventPrefixBytes + kMaxFields * kMaxFieldBytes;
+using internal::kMaxEventPrefixBytes;
+using internal::kMaxFieldBytes;
 
 // Kinds of the non-event chunks are not valid inside an events chunk.
 constexpr uint16_t kFirstRecordKind = 0x100;
@@ -37,39 +30,8 @@ size_t MaxEncodedEventSize(const Event& event) {
 namespace internal {
 
 char* EncodeFields(const KindSchema& schema, const Event& event, uint64_t own_time, char* p) {
-  for (int i = 0; i < schema.field_count; ++i) {
-    const FieldValue& f = event.fields[i];
-    switch (schema.fields[i].type) {
-      case FieldType::kUint:
-        p = PutVarint64(p, f.u);
-        break;
-      case FieldType::kSint:
-        p = PutVarint64(p, ZigZagEncode(static_cast<int64_t>(f.u)));
-        break;
-      case FieldType::kDouble:
-        p = PutFixed64(p, f.u);
-        break;
-      case FieldType::kTime:
-        p = PutVarint64(p, ZigZagEncode(static_cast<int64_t>(f.u - own_time)));
-        break;
-      case FieldType::kId: {
-        const Id& id = f.id;
-        const unsigned mask =
-            (id.d1 != 0 ? 1u : 0u) | (id.d2 != 0 ? 2u : 0u) | (id.d3 != 0 ? 4u : 0u);
-        *p++ = static_cast<char>(mask);
-        if (mask & 1) p = PutVarint64(p, id.d1);
-        if (mask & 2) p = PutVarint64(p, id.d2);
-        if (mask & 4) p = PutVarint64(p, id.d3);
-        break;
-      }
-      case FieldType::kBytes:
-        p = PutVarint64(p, f.bytes.size());
-        if (!f.bytes.empty()) std::memcpy(p, f.bytes.data(), f.bytes.size());
-        p += f.bytes.size();
-        break;
-    }
-  }
-  return p;
+  EventFieldSource source(event);
+  return EncodeFieldsFrom(schema, own_time, source, p);
 }
 
 const char* DecodeFields(const KindSchema& schema, const char* p, const char* limit,
@@ -183,83 +145,14 @@ void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
   failed_ = false;
 }
 
-namespace {
-
-inline char* PutId(char* p, const Id& id) {
-  if ((id.d1 | id.d2 | id.d3) == 0) {
-    *p++ = 0;
-    return p;
-  }
-  const unsigned mask = (id.d1 != 0 ? 1u : 0u) | (id.d2 != 0 ? 2u : 0u) | (id.d3 != 0 ? 4u : 0u);
-  *p++ = static_cast<char>(mask);
-  if (mask & 1) p = PutVarint64(p, id.d1);
-  if (mask & 2) p = PutVarint64(p, id.d2);
-  if (mask & 4) p = PutVarint64(p, id.d3);
-  return p;
-}
-
-}  // namespace
-
 void EventStreamEncoder::Append(const Event& event) {
-  assembled_ = false;
-  // Room for the whole event in both streams first, so that a failed
-  // allocation leaves the streams consistent.
-  const KindSchema* s = nullptr;
-  size_t op_room;
-  switch (event.kind) {
-    case EventKind::kTaskBegin:
-      op_room = 1 + 2 * kMaxVarint64Bytes + 2 * kMaxFieldBytes;
-      break;
-    case EventKind::kTaskEnd:
-      op_room = 1 + kMaxVarint64Bytes;
-      break;
-    default:
-      s = FindSchema(event.kind);
-      op_room = s->bytes_field_count == 0 ? kMaxFixedEventBytes : MaxEncodedEventSize(event);
-      break;
+  const KindSchema* s = FindSchema(event.kind);
+  size_t bytes = 0;
+  for (int i = 0; s->bytes_field_count != 0 && i < s->field_count; ++i) {
+    if (s->fields[i].type == FieldType::kBytes) bytes += event.fields[i].bytes.size();
   }
-  char* t = times_.Reserve(kMaxVarint64Bytes);
-  char* p = ops_.Reserve(op_room);
-  if (t == nullptr || p == nullptr) {
-    failed_ = true;
-    return;
-  }
-  t = PutVarint64(t, ZigZagEncode(static_cast<int64_t>(event.time - last_time_)));
-  times_.size = static_cast<size_t>(t - times_.data);
-  last_time_ = event.time;
-  ++event_count_;
-
-  // The two kinds that make up most traces get straight-line code.
-  const FieldValue* f = event.fields;
-  switch (event.kind) {
-    case EventKind::kTaskBegin:
-      *p++ = static_cast<char>(EventKind::kTaskBegin);
-      p = PutVarint64(p, f[0].u);
-      p = PutId(p, f[1].id);
-      p = PutId(p, f[2].id);
-      p = PutVarint64(p, f[3].u);
-      break;
-    case EventKind::kTaskEnd:
-      *p++ = static_cast<char>(EventKind::kTaskEnd);
-      p = PutVarint64(p, f[0].u);
-      break;
-    default:
-      p = PutVarint64(p, static_cast<uint16_t>(event.kind));
-      if (IsSizedKind(event.kind)) {
-        // Encode the block after the widest possible length prefix, then
-        // move it next to the actual prefix. Rare: no 1.0 kind is sized.
-        char* block = p + kMaxVarint64Bytes;
-        char* end = internal::EncodeFields(*s, event, event.time, block);
-        const size_t len = static_cast<size_t>(end - block);
-        p = PutVarint64(p, len);
-        std::memmove(p, block, len);
-        p += len;
-      } else {
-        p = internal::EncodeFields(*s, event, event.time, p);
-      }
-      break;
-  }
-  ops_.size = static_cast<size_t>(p - ops_.data);
+  internal::EventFieldSource source(event);
+  AppendFrom(event.kind, event.time, bytes, source);
 }
 
 size_t EventStreamEncoder::payload_size() const {

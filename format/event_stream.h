@@ -15,10 +15,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "format/coding.h"
 #include "format/schema.h"
 
 namespace ittc {
@@ -31,11 +33,126 @@ namespace format {
 // REQUIRES: FindSchema(event.kind) != nullptr.
 size_t MaxEncodedEventSize(const Event& event);
 
+// Field-block codec shared by events and records. Exposed for the record
+// codec, the collector's ring-record path and tests; most code uses the
+// classes below.
+namespace internal {
+
+// Largest encoding of one field other than the bytes of a kBytes field:
+// an id's presence byte and three 10-byte varints.
+inline constexpr size_t kMaxFieldBytes = 1 + 3 * kMaxVarint64Bytes;
+
+// Kind, time delta and length prefix, each at most a 10-byte varint.
+inline constexpr size_t kMaxEventPrefixBytes = 3 * kMaxVarint64Bytes;
+
+inline char* PutId(char* p, const Id& id) {
+  const unsigned mask = (id.d1 != 0 ? 1u : 0u) | (id.d2 != 0 ? 2u : 0u) | (id.d3 != 0 ? 4u : 0u);
+  *p++ = static_cast<char>(mask);
+  if (mask & 1) p = PutVarint64(p, id.d1);
+  if (mask & 2) p = PutVarint64(p, id.d2);
+  if (mask & 4) p = PutVarint64(p, id.d3);
+  return p;
+}
+
+// A field source is any type with
+//   uint64_t Word();                the next kUint/kSint/kDouble/kTime field
+//                                   (raw bits; kTime as absolute ticks)
+//   Id NextId();                    the next kId field
+//   std::string_view NextBytes();   the next kBytes field
+// called once per field, in schema order.
+
+// Writes the next field of `source`, of type kType, at p; a kTime field
+// relative to `own_time`. The one definition of each field's encoding.
+template <FieldType kType, typename Source>
+inline char* PutField(char* p, uint64_t own_time, Source& source) {
+  if constexpr (kType == FieldType::kUint) {
+    return PutVarint64(p, source.Word());
+  } else if constexpr (kType == FieldType::kSint) {
+    return PutVarint64(p, ZigZagEncode(static_cast<int64_t>(source.Word())));
+  } else if constexpr (kType == FieldType::kDouble) {
+    return PutFixed64(p, source.Word());
+  } else if constexpr (kType == FieldType::kTime) {
+    return PutVarint64(p, ZigZagEncode(static_cast<int64_t>(source.Word() - own_time)));
+  } else if constexpr (kType == FieldType::kId) {
+    return PutId(p, source.NextId());
+  } else {
+    static_assert(kType == FieldType::kBytes);
+    const std::string_view b = source.NextBytes();
+    p = PutVarint64(p, b.size());
+    if (!b.empty()) std::memcpy(p, b.data(), b.size());
+    return p + b.size();
+  }
+}
+
+// Writes fields of the types kTypes, in that order: the straight-line
+// encoding of a kind whose schema is known at compile time.
+template <FieldType... kTypes, typename Source>
+inline char* PutFields(char* p, uint64_t own_time, Source& source) {
+  ((p = PutField<kTypes>(p, own_time, source)), ...);
+  return p;
+}
+
+// Writes the fields `source` yields, in `schema` order, at p; kTime fields
+// relative to `own_time`. REQUIRES: room for field_count * kMaxFieldBytes
+// + the kBytes fields' sizes.
+template <typename Source>
+inline char* EncodeFieldsFrom(const KindSchema& schema, uint64_t own_time, Source& source,
+                              char* p) {
+  for (int i = 0; i < schema.field_count; ++i) {
+    switch (schema.fields[i].type) {
+      case FieldType::kUint:
+        p = PutField<FieldType::kUint>(p, own_time, source);
+        break;
+      case FieldType::kSint:
+        p = PutField<FieldType::kSint>(p, own_time, source);
+        break;
+      case FieldType::kDouble:
+        p = PutField<FieldType::kDouble>(p, own_time, source);
+        break;
+      case FieldType::kTime:
+        p = PutField<FieldType::kTime>(p, own_time, source);
+        break;
+      case FieldType::kId:
+        p = PutField<FieldType::kId>(p, own_time, source);
+        break;
+      case FieldType::kBytes:
+        p = PutField<FieldType::kBytes>(p, own_time, source);
+        break;
+    }
+  }
+  return p;
+}
+
+// The field source of an in-memory Event.
+class EventFieldSource {
+ public:
+  explicit EventFieldSource(const Event& event) : f_(event.fields) {}
+  uint64_t Word() { return (f_++)->u; }
+  const Id& NextId() { return (f_++)->id; }
+  std::string_view NextBytes() { return (f_++)->bytes; }
+  bool ok() const { return true; }
+
+ private:
+  const FieldValue* f_;
+};
+
+// Writes the fields of `event` per `schema` at dst, kTime relative to
+// `own_time`. REQUIRES: room for MaxEncodedEventSize(event) bytes.
+char* EncodeFields(const KindSchema& schema, const Event& event, uint64_t own_time, char* dst);
+
+// Reads schema->field_count fields from [p, limit) into *event, kTime
+// relative to `own_time`. Returns the position after them or nullptr on
+// malformed input (*reason says why).
+const char* DecodeFields(const KindSchema& schema, const char* p, const char* limit,
+                         uint64_t own_time, Event* event, const char** reason);
+
+}  // namespace internal
+
 // Builds one events-chunk payload. Used by the collector's flusher thread.
 //
-// Cost: Append does no allocation once the internal buffer has grown to the
-// chunk size (the buffer is reused across Reset calls), and encodes fields
-// with inline varint writes; see tests/format/format_bench.cc for figures.
+// Cost: appending does no allocation once the internal buffers have grown
+// to the chunk size (they are reused across Reset calls) and encodes fields
+// with inline varint writes; bench/flusher_bench.cc (BM_Stage_*) measures it.
 //
 // Thread safety: none; one encoder per thread.
 class EventStreamEncoder {
@@ -52,6 +169,17 @@ class EventStreamEncoder {
   // Appends `event`. REQUIRES: FindSchema(event.kind) != nullptr; every kBytes
   // field's view is valid during the call. Times may go backwards.
   void Append(const Event& event);
+
+  // Appends an event of `kind` at `time` whose fields come from `source`
+  // (a field source, see internal::EncodeFieldsFrom, that also has
+  // `bool ok() const`: false once it found its input malformed), with no
+  // Event in between: the collector encodes its ring records this way.
+  // `bytes_bound` >= the total size of the kBytes fields the source yields.
+  // Returns false, appending nothing, if `kind` is unknown or the source
+  // is not ok() after yielding the fields. Running out of memory is not a
+  // false return: it sets failed(), as Append does.
+  template <typename Source>
+  bool AppendFrom(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
 
   // The payload so far; valid until the next Reset or Append. The first
   // call after an Append assembles the payload (one copy of its bytes).
@@ -77,12 +205,38 @@ class EventStreamEncoder {
     // Makes room for n more bytes; returns where they go, or nullptr if
     // memory ran out (the buffer is then unchanged).
     char* Reserve(size_t n) {
-      if (capacity - size < n && !Grow(n)) return nullptr;
+      if (__builtin_expect(capacity - size < n, 0) && !Grow(n)) return nullptr;
       return data + size;
     }
     bool Grow(size_t n);
     void Free();
   };
+
+  // AppendFrom's straight-line form for a kind whose fields are kTypes.
+  template <FieldType... kTypes, typename Source>
+  bool AppendFixed(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
+
+  // Room for one more event: `op_room` bytes in the op stream and a time
+  // delta. Returns where its ops go, or nullptr (failed_ set) if memory ran
+  // out. Nothing is committed until CommitEvent.
+  char* ReserveEvent(size_t op_room) {
+    assembled_ = false;
+    char* p = ops_.Reserve(op_room);
+    if (__builtin_expect(p == nullptr || times_.Reserve(kMaxVarint64Bytes) == nullptr, 0)) {
+      failed_ = true;
+      return nullptr;
+    }
+    return p;
+  }
+  // Commits the event reserved last, whose ops end at `op_end`.
+  void CommitEvent(uint64_t time, char* op_end) {
+    char* t = PutVarint64(times_.data + times_.size,
+                          ZigZagEncode(static_cast<int64_t>(time - last_time_)));
+    times_.size = static_cast<size_t>(t - times_.data);
+    ops_.size = static_cast<size_t>(op_end - ops_.data);
+    last_time_ = time;
+    ++event_count_;
+  }
 
   Buffer times_;
   Buffer ops_;
@@ -94,6 +248,99 @@ class EventStreamEncoder {
   uint64_t last_time_ = 0;
   uint32_t thread_index_ = 0;
 };
+
+template <FieldType... kTypes, typename Source>
+inline bool EventStreamEncoder::AppendFixed(EventKind kind, uint64_t time, size_t bytes_bound,
+                                            Source& source) {
+  char* p = ReserveEvent(internal::kMaxEventPrefixBytes +
+                         sizeof...(kTypes) * internal::kMaxFieldBytes + bytes_bound);
+  if (p == nullptr) return true;  // counted by failed()
+  p = PutVarint64(p, static_cast<uint16_t>(kind));
+  p = internal::PutFields<kTypes...>(p, time, source);
+  if (!source.ok()) return false;
+  CommitEvent(time, p);
+  return true;
+}
+
+template <typename Source>
+inline bool EventStreamEncoder::AppendFrom(EventKind kind, uint64_t time, size_t bytes_bound,
+                                           Source& source) {
+  // The kinds a tight instrumented loop emits get straight-line code. Each
+  // list repeats its kind's schema (schema.cc); tests/format and the
+  // collector's ring-record test encode every kind through here and decode
+  // it with the schema-driven decoder, so a list that drifts fails them.
+  constexpr FieldType U = FieldType::kUint, I = FieldType::kId, T = FieldType::kTime,
+                      B = FieldType::kBytes;
+  switch (kind) {
+    case EventKind::kTaskEnd:
+    case EventKind::kCounterInc:
+    case EventKind::kCounterDec:
+    case EventKind::kEventStart:
+    case EventKind::kEventEnd:
+    case EventKind::kSyncPrepare:
+    case EventKind::kSyncCancel:
+    case EventKind::kSyncAcquired:
+    case EventKind::kSyncReleasing:
+      return AppendFixed<U>(kind, time, 0, source);
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskBeginFn:
+    case EventKind::kTaskBeginOverlapped:
+    case EventKind::kRegionBegin:
+      return AppendFixed<U, I, I, U>(kind, time, 0, source);
+    case EventKind::kTaskEndOverlapped:
+    case EventKind::kFrameBegin:
+    case EventKind::kFrameEnd:
+    case EventKind::kRegionEnd:
+      return AppendFixed<U, I>(kind, time, 0, source);
+    case EventKind::kTaskBeginEx:
+    case EventKind::kTaskBeginFnEx:
+    case EventKind::kTaskBeginOverlappedEx:
+      return AppendFixed<U, U, U, T, I, I, U>(kind, time, 0, source);
+    case EventKind::kTaskEndEx:
+      return AppendFixed<U, U, U, T>(kind, time, 0, source);
+    case EventKind::kTaskEndOverlappedEx:
+      return AppendFixed<U, U, U, T, I>(kind, time, 0, source);
+    case EventKind::kMarker:
+      return AppendFixed<U, I, U, U>(kind, time, 0, source);
+    case EventKind::kCounterIncDelta:
+    case EventKind::kCounterDecDelta:
+    case EventKind::kCounterIncV3:
+    case EventKind::kCounterDecV3:
+      return AppendFixed<U, U>(kind, time, 0, source);
+    case EventKind::kCounterIncDeltaV3:
+    case EventKind::kCounterDecDeltaV3:
+    case EventKind::kCounterSetValue:
+    case EventKind::kCounterSetValueV3:
+      return AppendFixed<U, U, U>(kind, time, 0, source);
+    case EventKind::kMetadataAdd:
+      return AppendFixed<U, I, U, U, U, B>(kind, time, bytes_bound, source);
+    case EventKind::kRelationAdd:
+      return AppendFixed<U, I, U, I>(kind, time, 0, source);
+    default:
+      break;
+  }
+  const KindSchema* s = FindSchema(kind);
+  if (s == nullptr) return false;
+  char* p = ReserveEvent(internal::kMaxEventPrefixBytes +
+                         s->field_count * internal::kMaxFieldBytes + bytes_bound);
+  if (p == nullptr) return true;  // counted by failed()
+  p = PutVarint64(p, static_cast<uint16_t>(kind));
+  if (IsSizedKind(kind)) {
+    // Encode the block after the widest possible length prefix, then move
+    // it next to the actual prefix. Rare: no 1.0 kind is sized.
+    char* block = p + kMaxVarint64Bytes;
+    char* end = internal::EncodeFieldsFrom(*s, time, source, block);
+    const size_t len = static_cast<size_t>(end - block);
+    p = PutVarint64(p, len);
+    std::memmove(p, block, len);
+    p += len;
+  } else {
+    p = internal::EncodeFieldsFrom(*s, time, source, p);
+  }
+  if (!source.ok()) return false;
+  CommitEvent(time, p);
+  return true;
+}
 
 // Reads the events of one events-chunk payload.
 //
@@ -143,22 +390,6 @@ class EventStreamDecoder {
   size_t unknown_skipped_ = 0;
   absl::Status status_;
 };
-
-// Field-block codec shared by events and records. Exposed for the record
-// codec and tests; most code uses the classes above.
-namespace internal {
-
-// Writes the fields of `event` per `schema` at dst, kTime relative to
-// `own_time`. REQUIRES: room for MaxEncodedEventSize(event) bytes.
-char* EncodeFields(const KindSchema& schema, const Event& event, uint64_t own_time, char* dst);
-
-// Reads schema->field_count fields from [p, limit) into *event, kTime
-// relative to `own_time`. Returns the position after them or nullptr on
-// malformed input (*reason says why).
-const char* DecodeFields(const KindSchema& schema, const char* p, const char* limit,
-                         uint64_t own_time, Event* event, const char** reason);
-
-}  // namespace internal
 
 }  // namespace format
 }  // namespace ittc

@@ -2,7 +2,7 @@
 # Builds the benchmarks with -c opt, runs them all, and writes
 # docs/BENCHMARKS.md from their JSON output (bench/make_report.py).
 #
-#   tools/run_benchmarks.sh                 full run (~5 minutes)
+#   tools/run_benchmarks.sh                 full run (many minutes; longer on a loaded machine)
 #   REPETITIONS=1 MIN_TIME=0.05 tools/run_benchmarks.sh    quick look
 #   OUT=/some/file.md tools/run_benchmarks.sh              write elsewhere
 #
@@ -72,12 +72,73 @@ run() {
   fi
 }
 
+# The LTTng-UST peer: bench/lttng_peer built with the system compiler, run
+# in a session of a session daemon started here and stopped afterwards.
+# Writes $WORK/lttng_peer.json, or a reason in $WORK/lttng_peer.json's
+# "error" when LTTng cannot run here.
+run_lttng_peer() {
+  local dir="$WORK/lttng" reason="" pid="" session="ittc-peer-$$"
+  mkdir -p "$dir/home"
+  log "lttng_peer"
+  if ! command -v lttng >/dev/null || ! command -v lttng-sessiond >/dev/null; then
+    reason="lttng-tools is not installed (tools/setup.sh installs it)"
+  elif ! cc -O2 -I bench/lttng_peer -o "$dir/lttng_peer" bench/lttng_peer/lttng_peer.c \
+      -llttng-ust -ldl >"$dir/build.txt" 2>&1; then
+    reason="building against liblttng-ust failed: $(tail -1 "$dir/build.txt")"
+  else
+    export LTTNG_HOME="$dir/home"
+    lttng-sessiond --no-kernel >"$dir/sessiond.txt" 2>&1 &
+    pid=$!
+    for _ in $(seq 50); do lttng list >/dev/null 2>&1 && break; sleep 0.1; done
+    if lttng create "$session" --output="$dir/trace" >"$dir/lttng.txt" 2>&1 &&
+       lttng enable-event -u 'ittc_bench:*' >>"$dir/lttng.txt" 2>&1 &&
+       lttng start >>"$dir/lttng.txt" 2>&1; then
+      "$dir/lttng_peer" 20000000 >"$dir/peer.txt" 2>&1 || reason="lttng_peer failed"
+      lttng stop >"$dir/stop.txt" 2>&1
+      lttng list "$session" >"$dir/list.txt" 2>&1
+      lttng destroy "$session" >>"$dir/lttng.txt" 2>&1
+    else
+      reason="cannot set up an LTTng session: $(tail -1 "$dir/lttng.txt")"
+    fi
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    unset LTTNG_HOME
+  fi
+  python3 - "$dir" "$reason" >"$WORK/lttng_peer.json" <<'PY'
+import json, os, re, sys
+d, reason = sys.argv[1], sys.argv[2]
+out = {"error": reason} if reason else {}
+if not reason:
+    m = re.search(r"RESULT events=(\d+) cpu_ns=(\d+) rdtsc_ns_per_call=([\d.]+)",
+                  open(os.path.join(d, "peer.txt")).read())
+    text = open(os.path.join(d, "stop.txt")).read() + open(os.path.join(d, "list.txt")).read()
+    lost = [int(x) for x in re.findall(r"(\d+) events? (?:were|was) discarded", text)]
+    lost += [int(x) for x in re.findall(r"[Dd]iscarded events: (\d+)", text)]
+    size = sum(os.path.getsize(os.path.join(r, f))
+               for r, _, fs in os.walk(os.path.join(d, "trace")) for f in fs)
+    if m:
+        out = {"events": int(m.group(1)), "cpu_ns": int(m.group(2)),
+               "rdtsc_ns": float(m.group(3)), "discarded": max(lost) if lost else 0,
+               "trace_bytes": size}
+    else:
+        out = {"error": "lttng_peer printed no RESULT line"}
+json.dump(out, sys.stdout)
+PY
+}
+
 for state in compiled_out no_collector recording paused filtered naive; do
   extra=()
   [[ $state == recording ]] && extra=(--recorded_out="$WORK/calls_recorded.json")
+  [[ $state == naive ]] && extra=(--recorded_out="$WORK/calls_naive_recorded.json")
   run "calls_$state" "$BIN/bench/call_overhead_bench" --state="$state" "${extra[@]}" \
     "${GB_FLAGS[@]}"
 done
+# Issue 13's load, twice: every group for 20 M calls in one tight loop.
+for i in 1 2; do
+  run "calls_sustained$i" "$BIN/bench/call_overhead_bench" --state=sustained \
+    --recorded_out="$WORK/calls_sustained${i}_recorded.json" "${GB_FLAGS[@]}"
+done
+run_lttng_peer
 run pause "$BIN/bench/pause_resume_bench" "${GB_FLAGS[@]}"
 run pause_tbb "$BIN/bench/pause_resume_bench" --with_tbb "${GB_FLAGS[@]}"
 run threads "$BIN/bench/threads_bench" --recorded_out="$WORK/threads_recorded.json" \

@@ -22,6 +22,8 @@ packages=(
   git               # tools/ci_extra.sh clang_format lists the tracked files
   openmpi-bin       # MPI test: mpirun
   libopenmpi-dev    # MPI test: mpicc
+  liblttng-ust-dev  # benchmarks: the LTTng-UST peer (tools/run_benchmarks.sh)
+  lttng-tools
 )
 
 missing=()

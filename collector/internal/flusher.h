@@ -77,6 +77,8 @@ class Flusher {
   // Both return the ring bytes drained.
   size_t Round(bool final);
   size_t DrainThread(ThreadState* t);
+  // Keeps the thread-info fields a kThreadSetName/kThreadIgnore record sets.
+  void NoteThreadRecord(ThreadState* t, const uint8_t* record);
   // The open chunk of `t`, opening one if needed. The pointer is valid
   // until the next CloseChunks/CloseChunkOf.
   OpenChunk* ChunkFor(ThreadState* t);

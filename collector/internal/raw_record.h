@@ -1,5 +1,6 @@
 // The layout of records in a thread's ring, written by the hot path and read
-// by the flusher, which turns them into format::Event values.
+// by the flusher, which encodes them straight into events-chunk payloads
+// (AppendRawRecord) or, for definitions, into format::Event values.
 //
 //   word 0   bits  0..15  kind (format::EventKind; 0 = ring padding)
 //            bits 16..23  id mask: bit i set = the i-th kId field of the
@@ -24,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "format/event_stream.h"
 #include "format/schema.h"
 
 namespace ittc::collector_internal {
@@ -105,6 +107,81 @@ inline void WriteRawRecord(uint8_t* p, size_t size, format::EventKind kind, uint
   p = PutRaw(p, MakeRawHeader(kind, id_mask, flags, size));
   p = PutRaw(p, ticks);
   ((p = PutRaw(p, args)), ...);
+}
+
+// Reads the fields of one whole raw record in schema order: the field
+// source (format/event_stream.h) the encoder pulls from. Every read is
+// bounded by the record's size; a record that does not match its kind's
+// schema leaves ok() false.
+class RawFieldSource {
+ public:
+  explicit RawFieldSource(const uint8_t* record) {
+    uint64_t header;
+    std::memcpy(&header, record, 8);
+    p_ = record + kRawHeaderBytes;
+    end_ = record + RawSize(header);
+    id_mask_ = RawIdMask(header);
+  }
+  uint64_t Word() {
+    uint64_t v = 0;
+    if (__builtin_expect(end_ - p_ < 8, 0)) return Bad();
+    std::memcpy(&v, p_, 8);
+    p_ += 8;
+    return v;
+  }
+  format::Id NextId() {
+    format::Id id;
+    const bool present = (id_mask_ & 1) != 0;
+    id_mask_ >>= 1;
+    if (!present) return id;
+    if (__builtin_expect(end_ - p_ < 24, 0)) {
+      Bad();
+      return id;
+    }
+    std::memcpy(&id.d1, p_, 8);
+    std::memcpy(&id.d2, p_ + 8, 8);
+    std::memcpy(&id.d3, p_ + 16, 8);
+    p_ += 24;
+    return id;
+  }
+  std::string_view NextBytes() {
+    const uint64_t n = Word();
+    const auto room = static_cast<uint64_t>(end_ - p_);
+    if (__builtin_expect(n > room || RoundUp8(n) > room, 0)) {
+      Bad();
+      return {};
+    }
+    std::string_view b(reinterpret_cast<const char*>(p_), static_cast<size_t>(n));
+    p_ += RoundUp8(static_cast<size_t>(n));
+    return b;
+  }
+  // True if every read stayed inside the record and the fields filled it.
+  bool ok() const { return !bad_ && p_ == end_; }
+
+ private:
+  // A read past the record: it and the rest return nothing.
+  uint64_t Bad() {
+    bad_ = true;
+    p_ = end_;
+    return 0;
+  }
+
+  const uint8_t* p_;
+  const uint8_t* end_;
+  uint8_t id_mask_;
+  bool bad_ = false;
+};
+
+// Encodes one whole raw record straight into `encoder`'s payload. Returns
+// false (nothing appended) if the record does not match its kind's schema,
+// a collector bug the flusher counts. kBytes fields are copied.
+inline bool AppendRawRecord(const uint8_t* record, format::EventStreamEncoder* encoder) {
+  uint64_t header, ticks;
+  std::memcpy(&header, record, 8);
+  std::memcpy(&ticks, record + 8, 8);
+  RawFieldSource source(record);
+  return encoder->AppendFrom(static_cast<format::EventKind>(RawKind(header)), ticks,
+                             RawSize(header), source);
 }
 
 // Decodes one raw record (already known to be whole) into *event, with

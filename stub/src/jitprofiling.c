@@ -9,8 +9,10 @@
  * load is final: the variable is read once.
  *
  * Thread safety: the load runs under pthread_once; every reader of
- * `notify_event` and `execution_mode` goes through pthread_once first, which
- * orders the load's writes before the reads. `next_method_id` is atomic.
+ * `notify_event` and `execution_mode` goes through EnsureLoaded first: an
+ * acquire load of `loaded` (pairing with LoadAgent's release store, so the
+ * load's writes are visible) and, until it is set, pthread_once, which
+ * orders them too. `next_method_id` is atomic.
  */
 #define _GNU_SOURCE 1
 
@@ -34,8 +36,12 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static NotifyEventFn notify_event;
 static iJIT_IsProfilingActiveFlags execution_mode = iJIT_NOTHING_RUNNING;
 static unsigned int next_method_id = 1;
+/* Set (release) when LoadAgent has run: after that a call costs one load,
+ * not a call into pthread_once, which matters to a JIT that notifies often
+ * while the collector is paused. */
+static int loaded;
 
-static void LoadAgent(void) {
+static void BindAgent(void) {
   const char *path = getenv(ITTC_JIT_LIB_VAR);
   if (path == NULL) return;
   void *lib = dlopen(path, RTLD_LAZY);
@@ -48,6 +54,16 @@ static void LoadAgent(void) {
   }
   execution_mode = (iJIT_IsProfilingActiveFlags)initialize();
   notify_event = notify;
+}
+
+static void LoadAgent(void) {
+  BindAgent();
+  __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
+}
+
+static void EnsureLoaded(void) {
+  if (__builtin_expect(__atomic_load_n(&loaded, __ATOMIC_ACQUIRE), 1)) return;
+  pthread_once(&load_once, LoadAgent);
 }
 
 /* Intel's agents expect the ids of load events to be non-zero; events that
@@ -81,15 +97,25 @@ static int IsWellFormed(iJIT_JVM_EVENT event_type, const void *data) {
   }
 }
 
+/* The first call: loads the agent, then notifies. Out of line so that the
+ * fast path below makes no call but the tail call to the agent. */
+static __attribute__((noinline)) int NotifyFirst(iJIT_JVM_EVENT event_type,
+                                                 void *EventSpecificData) {
+  EnsureLoaded();
+  return iJIT_NotifyEvent(event_type, EventSpecificData);
+}
+
 int JITAPI iJIT_NotifyEvent(iJIT_JVM_EVENT event_type, void *EventSpecificData) {
-  pthread_once(&load_once, LoadAgent);
+  if (__builtin_expect(!__atomic_load_n(&loaded, __ATOMIC_ACQUIRE), 0)) {
+    return NotifyFirst(event_type, EventSpecificData);
+  }
   if (notify_event == NULL) return 0;
   if (!IsWellFormed(event_type, EventSpecificData)) return 0;
   return (int)notify_event((unsigned int)event_type, EventSpecificData);
 }
 
 iJIT_IsProfilingActiveFlags JITAPI iJIT_IsProfilingActive(void) {
-  pthread_once(&load_once, LoadAgent);
+  EnsureLoaded();
   return execution_mode;
 }
 

@@ -1,0 +1,189 @@
+// Ring records and the flusher's direct path: a record of every event kind,
+// with random field values, written with the hot path's own primitives,
+// encodes straight into an events payload (AppendRawRecord) and decodes,
+// with the format's schema-driven decoder, to the event it was made from.
+// A record that does not match its kind's schema appends nothing.
+
+#include "collector/internal/raw_record.h"
+
+#include <deque>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "format/debug_string.h"
+#include "format/event_stream.h"
+#include "gtest/gtest.h"
+#include "tests/format/test_util.h"
+
+namespace ittc::collector_internal {
+namespace {
+
+using format::Event;
+using format::EventKind;
+using format::FieldType;
+
+// The ring record the hot path writes for `event`, assembled field by field
+// from the kind's schema with the emitter's primitives (PutRaw, AddIdBit,
+// MakeRawHeader). 8-byte aligned, as ring slots are.
+std::vector<uint64_t> RawRecordOf(const Event& event) {
+  const format::KindSchema* s = format::FindSchema(event.kind);
+  size_t size = kRawHeaderBytes;
+  uint8_t mask = 0;
+  int id_index = 0;
+  for (int i = 0; i < s->field_count; ++i) {
+    const format::FieldValue& f = event.fields[i];
+    if (s->fields[i].type == FieldType::kId) {
+      const RawId id{f.id.d1, f.id.d2, f.id.d3};
+      size += RawFieldSize(id);
+      AddIdBit(id, &mask, &id_index);
+    } else if (s->fields[i].type == FieldType::kBytes) {
+      size += RawFieldSize(RawBytes{f.bytes.data(), f.bytes.size()});
+    } else {
+      size += RawFieldSize(f.u);
+    }
+  }
+  std::vector<uint64_t> words(size / 8);
+  auto* p = reinterpret_cast<uint8_t*>(words.data());
+  p = PutRaw(p, MakeRawHeader(event.kind, mask, 0, size));
+  p = PutRaw(p, event.time);
+  for (int i = 0; i < s->field_count; ++i) {
+    const format::FieldValue& f = event.fields[i];
+    if (s->fields[i].type == FieldType::kId) {
+      p = PutRaw(p, RawId{f.id.d1, f.id.d2, f.id.d3});
+    } else if (s->fields[i].type == FieldType::kBytes) {
+      p = PutRaw(p, RawBytes{f.bytes.data(), f.bytes.size()});
+    } else {
+      p = PutRaw(p, f.u);
+    }
+  }
+  return words;
+}
+
+const uint8_t* Bytes(const std::vector<uint64_t>& words) {
+  return reinterpret_cast<const uint8_t*>(words.data());
+}
+
+// Every event kind this version knows (the ones a ring can hold).
+std::vector<EventKind> EventKinds() {
+  int count = 0;
+  const format::KindSchema* all = format::AllSchemas(&count);
+  std::vector<EventKind> kinds;
+  for (int i = 0; i < count; ++i) {
+    if (static_cast<uint16_t>(all[i].kind) < 0x100) kinds.push_back(all[i].kind);
+  }
+  return kinds;
+}
+
+std::vector<std::string> DecodeAll(std::string_view payload) {
+  format::EventStreamDecoder decoder;
+  EXPECT_TRUE(decoder.Reset(payload).ok());
+  std::vector<std::string> out;
+  Event e;
+  while (decoder.Next(&e)) out.push_back(format::DebugString(e));
+  EXPECT_TRUE(decoder.status().ok()) << decoder.status();
+  return out;
+}
+
+TEST(RawRecord, EveryKindEncodesStraightToItself) {
+  format::testing::Rng rng(13);
+  std::deque<std::string> storage;
+  std::vector<EventKind> kinds = EventKinds();
+  ASSERT_GT(kinds.size(), 50u);
+  std::vector<std::string> expected;
+  std::vector<std::vector<uint64_t>> records;
+  uint64_t time = 1u << 20;
+  for (int round = 0; round < 40; ++round) {
+    std::shuffle(kinds.begin(), kinds.end(), rng);
+    for (EventKind kind : kinds) {
+      time += rng() % 5000;
+      Event e = format::testing::RandomEvent(rng, kind, time, &storage);
+      expected.push_back(format::DebugString(e));
+      records.push_back(RawRecordOf(e));
+    }
+  }
+  format::EventStreamEncoder encoder;
+  encoder.Reset(7, 1u << 20);
+  for (size_t i = 0; i < records.size(); ++i) {
+    Event decoded;
+    ASSERT_TRUE(DecodeRawRecord(Bytes(records[i]), &decoded)) << expected[i];
+    EXPECT_EQ(format::DebugString(decoded), expected[i]);
+    ASSERT_TRUE(AppendRawRecord(Bytes(records[i]), &encoder)) << expected[i];
+  }
+  ASSERT_FALSE(encoder.failed());
+  EXPECT_EQ(encoder.event_count(), records.size());
+  EXPECT_EQ(DecodeAll(encoder.payload()), expected);
+}
+
+// The ring record's field source and an Event's give the same bytes: the
+// flusher's payloads are those the format's own writers produce.
+TEST(RawRecord, RingPathAndEventPathWriteTheSamePayload) {
+  format::testing::Rng rng(31);
+  std::deque<std::string> storage;
+  format::EventStreamEncoder from_ring, from_events;
+  from_ring.Reset(1, 0);
+  from_events.Reset(1, 0);
+  uint64_t time = 0;
+  for (EventKind kind : EventKinds()) {
+    for (int i = 0; i < 20; ++i) {
+      time += rng() % 100;
+      Event e = format::testing::RandomEvent(rng, kind, time, &storage);
+      ASSERT_TRUE(AppendRawRecord(Bytes(RawRecordOf(e)), &from_ring));
+      from_events.Append(e);
+    }
+  }
+  EXPECT_EQ(from_ring.payload(), from_events.payload());
+}
+
+// Appends `record` to an encoder holding one good event, checks it is
+// refused with nothing appended, and that a good event still follows.
+void ExpectRefused(const std::vector<uint64_t>& record, const std::string& what) {
+  Event good;
+  good.Init(EventKind::kTaskEnd, 100);
+  good.Set(format::Field::kDomain, 3);
+  const std::vector<uint64_t> good_record = RawRecordOf(good);
+  format::EventStreamEncoder encoder;
+  encoder.Reset(1, 0);
+  ASSERT_TRUE(AppendRawRecord(Bytes(good_record), &encoder));
+  const std::string before(encoder.payload());
+  EXPECT_FALSE(AppendRawRecord(Bytes(record), &encoder)) << what;
+  EXPECT_EQ(encoder.payload(), before) << what;
+  EXPECT_EQ(encoder.event_count(), 1u) << what;
+  Event decoded;
+  EXPECT_FALSE(DecodeRawRecord(Bytes(record), &decoded)) << what;
+  ASSERT_TRUE(AppendRawRecord(Bytes(good_record), &encoder));
+  EXPECT_EQ(DecodeAll(encoder.payload()).size(), 2u) << what;
+}
+
+std::vector<uint64_t> WithSize(std::vector<uint64_t> record, size_t size) {
+  record.resize(size / 8 + 1, 0);  // bytes past the size stay readable
+  record[0] = (record[0] & 0xffffffffu) | (static_cast<uint64_t>(size) << 32);
+  return record;
+}
+
+TEST(RawRecord, RecordsThatDoNotMatchTheSchemaAppendNothing) {
+  format::testing::Rng rng(5);
+  std::deque<std::string> storage;
+  for (EventKind kind : EventKinds()) {
+    const format::KindSchema* s = format::FindSchema(kind);
+    Event e = format::testing::RandomEvent(rng, kind, 1000, &storage);
+    for (int i = 0; i < s->field_count; ++i) {
+      if (s->fields[i].type == FieldType::kId) e.fields[i].id = format::Id{1, 2, 3};
+    }
+    const std::vector<uint64_t> record = RawRecordOf(e);
+    const size_t size = record.size() * 8;
+    const std::string name = format::FindSchema(kind)->name;
+    if (size > kRawHeaderBytes) ExpectRefused(WithSize(record, size - 8), name + " one word short");
+    ExpectRefused(WithSize(record, size + 8), name + " one word too long");
+    if (RawIdMask(record[0]) != 0) {
+      std::vector<uint64_t> cleared = record;
+      cleared[0] &= ~(uint64_t{1} << 16);  // first id says absent
+      ExpectRefused(cleared, name + " id mask short");
+    }
+  }
+  std::vector<uint64_t> unknown = {MakeRawHeader(static_cast<EventKind>(0xff), 0, 0, 16), 5};
+  ExpectRefused(unknown, "unknown kind");
+}
+
+}  // namespace
+}  // namespace ittc::collector_internal
