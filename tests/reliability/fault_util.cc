@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 extern char** environ;
@@ -68,7 +70,11 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>
   return rc == 0 ? pid : -1;
 }
 
-ExitInfo WaitFor(pid_t pid, double timeout_s) {
+namespace {
+
+// Reaps `pid` once it ends; kills it with SIGKILL (and reaps it) as soon as
+// `give_up()` returns true, then returns finished = false.
+ExitInfo WaitUntilGiveUp(pid_t pid, const std::function<bool()>& give_up) {
   ExitInfo info;
   double start = NowSeconds();
   rusage usage{};
@@ -84,7 +90,7 @@ ExitInfo WaitFor(pid_t pid, double timeout_s) {
       info.finished = false;
       return info;
     }
-    if (NowSeconds() - start > timeout_s) {
+    if (give_up()) {
       kill(pid, SIGKILL);
       wait4(pid, &status, 0, &usage);
       info.finished = false;
@@ -96,6 +102,34 @@ ExitInfo WaitFor(pid_t pid, double timeout_s) {
   info.seconds = NowSeconds() - start;
   info.max_rss_kb = usage.ru_maxrss;
   return info;
+}
+
+}  // namespace
+
+ExitInfo WaitFor(pid_t pid, double timeout_s) {
+  double start = NowSeconds();
+  return WaitUntilGiveUp(pid, [&] { return NowSeconds() - start > timeout_s; });
+}
+
+ExitInfo WaitWhileProgressing(pid_t pid, const std::vector<std::string>& watched, double stall_s) {
+  auto total_size = [&watched] {
+    off_t total = 0;
+    struct stat st;
+    for (const std::string& path : watched) {
+      if (stat(path.c_str(), &st) == 0) total += st.st_size;
+    }
+    return total;
+  };
+  off_t last_size = total_size();
+  double last_change = NowSeconds();
+  return WaitUntilGiveUp(pid, [&] {
+    off_t size = total_size();
+    if (size != last_size) {
+      last_size = size;
+      last_change = NowSeconds();
+    }
+    return NowSeconds() - last_change > stall_s;
+  });
 }
 
 ExitInfo RunFor(const std::vector<std::string>& argv, const std::vector<std::string>& env,

@@ -39,6 +39,11 @@ struct ExitInfo {
 // it and returns finished = false.
 ExitInfo WaitFor(pid_t pid, double timeout_s);
 
+// Like WaitFor, but a hang is `stall_s` seconds in which none of `watched`
+// (the trace, the program's output) changed size: a program that keeps
+// making progress on a slow, busy machine is never killed.
+ExitInfo WaitWhileProgressing(pid_t pid, const std::vector<std::string>& watched, double stall_s);
+
 // Spawn + WaitFor.
 ExitInfo RunFor(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                 const std::string& stdout_path, const std::string& stderr_path, double timeout_s);
