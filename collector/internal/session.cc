@@ -31,7 +31,6 @@ namespace {
 enum class State : int { kNotStarted, kRunning, kOff, kForkChild };
 
 // How long exit() waits for the last round and the end record.
-constexpr uint32_t kShutdownTimeoutMs = 5000;
 
 std::mutex g_mu;
 std::atomic<State> g_state{State::kNotStarted};
@@ -152,11 +151,12 @@ void StopLocked() {
   }
   g_state.store(State::kOff, std::memory_order_relaxed);
   ApplyRecordingLocked();
-  if (g_flusher != nullptr && !g_flusher->Stop(kShutdownTimeoutMs)) {
+  const uint32_t timeout_ms = g_settings != nullptr ? g_settings->exit_timeout_ms : 5000;
+  if (g_flusher != nullptr && !g_flusher->Stop(timeout_ms)) {
     LogWarning(
-        "the flusher did not finish within %u ms; the trace %s ends without its end "
-        "record",
-        kShutdownTimeoutMs, g_file != nullptr ? g_file->path().c_str() : "");
+        "the flusher did not finish within %u ms (ITTC_EXIT_TIMEOUT_MS); the trace %s ends "
+        "without its end record",
+        timeout_ms, g_file != nullptr ? g_file->path().c_str() : "");
   }
 }
 

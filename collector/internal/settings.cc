@@ -87,6 +87,14 @@ Settings ReadSettings() {
       WarnBadValue("ITTC_BLOCK_TIMEOUT_MS", v, "milliseconds from 1 to 60000");
     }
   }
+  if (const char* v = std::getenv("ITTC_EXIT_TIMEOUT_MS"); v != nullptr) {
+    uint64_t ms;
+    if (ParseUint(v, 1, 3600000, &ms)) {
+      s.exit_timeout_ms = static_cast<uint32_t>(ms);
+    } else {
+      WarnBadValue("ITTC_EXIT_TIMEOUT_MS", v, "milliseconds from 1 to 3600000");
+    }
+  }
   if (const char* v = std::getenv("ITTC_ZSTD_LEVEL"); v != nullptr) {
     uint64_t level;
     if (ParseUint(v, 1, 19, &level)) {

@@ -46,6 +46,9 @@ struct Settings {
   OverflowMode overflow = OverflowMode::kDrop;
   // In block mode, the longest a producer waits for ring space.
   uint32_t block_timeout_ms = 100;
+  // Longest wait at exit (or detach) for the flusher to write what the rings
+  // hold and the end record; past it the process exits without them.
+  uint32_t exit_timeout_ms = 5000;
   int zstd_level = 1;
   bool start_paused = false;
   // Domain filter: glob patterns ('*' and '?'); empty means every domain.

@@ -53,6 +53,7 @@ std::map<std::string, std::string> CodeDefaults() {
       {"ITTC_FLUSH_MS", std::to_string(s.flush_interval_ms)},
       {"ITTC_OVERFLOW", s.overflow == OverflowMode::kDrop ? "drop" : "block"},
       {"ITTC_BLOCK_TIMEOUT_MS", std::to_string(s.block_timeout_ms)},
+      {"ITTC_EXIT_TIMEOUT_MS", std::to_string(s.exit_timeout_ms)},
       {"ITTC_ZSTD_LEVEL", std::to_string(s.zstd_level)},
       {"ITTC_START_PAUSED", s.start_paused ? "1" : "0"},
       {"ITTC_DOMAINS", s.domain_patterns.empty() ? "all" : "?"},

@@ -16,9 +16,10 @@ namespace {
 class SettingsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* v : {"ITTC_OUTPUT", "ITTC_RING_KB", "ITTC_FLUSH_MS", "ITTC_OVERFLOW",
-                          "ITTC_BLOCK_TIMEOUT_MS", "ITTC_ZSTD_LEVEL", "ITTC_START_PAUSED",
-                          "ITTC_DOMAINS", "ITTC_PERF_MAP", "INTEL_LIBITTNOTIFY_LOG_DIR"}) {
+    for (const char* v :
+         {"ITTC_OUTPUT", "ITTC_RING_KB", "ITTC_FLUSH_MS", "ITTC_OVERFLOW", "ITTC_BLOCK_TIMEOUT_MS",
+          "ITTC_EXIT_TIMEOUT_MS", "ITTC_ZSTD_LEVEL", "ITTC_START_PAUSED", "ITTC_DOMAINS",
+          "ITTC_PERF_MAP", "INTEL_LIBITTNOTIFY_LOG_DIR"}) {
       unsetenv(v);
     }
     for (const char* v : kRankVariables) unsetenv(v);
@@ -44,6 +45,7 @@ TEST_F(SettingsTest, ReadsEveryVariable) {
   setenv("ITTC_FLUSH_MS", "25", 1);
   setenv("ITTC_OVERFLOW", "block", 1);
   setenv("ITTC_BLOCK_TIMEOUT_MS", "7", 1);
+  setenv("ITTC_EXIT_TIMEOUT_MS", "120000", 1);
   setenv("ITTC_ZSTD_LEVEL", "3", 1);
   setenv("ITTC_START_PAUSED", "1", 1);
   setenv("ITTC_DOMAINS", "tbb*,,omp.?", 1);
@@ -55,6 +57,7 @@ TEST_F(SettingsTest, ReadsEveryVariable) {
   EXPECT_EQ(s.flush_interval_ms, 25u);
   EXPECT_EQ(s.overflow, OverflowMode::kBlock);
   EXPECT_EQ(s.block_timeout_ms, 7u);
+  EXPECT_EQ(s.exit_timeout_ms, 120000u);
   EXPECT_EQ(s.zstd_level, 3);
   EXPECT_TRUE(s.start_paused);
   EXPECT_EQ(s.domain_patterns, (std::vector<std::string>{"tbb*", "omp.?"}));
@@ -65,6 +68,7 @@ TEST_F(SettingsTest, BadValuesFallBackToDefaults) {
   setenv("ITTC_FLUSH_MS", "-5", 1);
   setenv("ITTC_OVERFLOW", "sometimes", 1);
   setenv("ITTC_ZSTD_LEVEL", "99", 1);
+  setenv("ITTC_EXIT_TIMEOUT_MS", "0", 1);
   setenv("ITTC_START_PAUSED", "maybe", 1);
   setenv("ITTC_OUTPUT", "", 1);
   Settings s = ReadSettings();
@@ -72,6 +76,7 @@ TEST_F(SettingsTest, BadValuesFallBackToDefaults) {
   EXPECT_EQ(s.flush_interval_ms, 100u);
   EXPECT_EQ(s.overflow, OverflowMode::kDrop);
   EXPECT_EQ(s.zstd_level, 1);
+  EXPECT_EQ(s.exit_timeout_ms, 5000u);
   EXPECT_FALSE(s.start_paused);
   EXPECT_EQ(s.output, "%e-%p.itt");
 }

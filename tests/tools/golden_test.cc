@@ -66,7 +66,7 @@ constexpr char kTextWallWorker[] =
 2023-11-14T22:13:20.000001300Z 102/worker task_begin render "io" id=- parent=-
 )golden";
 
-constexpr char kInfo[] = R"golden(file      trace.itt (1014 bytes, format 1.0)
+constexpr char kInfo[] = R"golden(file      trace.itt (1034 bytes, format 1.1)
 process   pid 4242, ppid 1
 exe       "/usr/bin/demo"
 command   demo --fast "two words"
@@ -269,6 +269,19 @@ TEST_F(GoldenTest, TextDomainFilter) {
             "1300 102/worker task_begin render \"io\" id=- parent=-\n"
             "1900 101/main frame_end render - id=-\n"
             "2100 101/main frame_submit render - id=- begin=2100 end=2600\n");
+}
+
+TEST(Info, ShowsRankAndBootIdWhenTheHeaderHasThem) {
+  format::FileHeader h = TestHeader();
+  h.flags |= format::kHeaderFlagHasRank;
+  h.rank = 3;
+  ASSERT_TRUE(format::ParseBootId("0123abcd-4567-89ef-0123-456789abcdef", &h.boot_id));
+  TraceBuilder b(h);
+  b.End(2000);
+  DumpResult r = RunDump({"info", "trace.itt"}, b.bytes());
+  EXPECT_NE(r.out.find("\nrank      3\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nboot id   0123abcd-4567-89ef-0123-456789abcdef\n"), std::string::npos)
+      << r.out;
 }
 
 TEST_F(GoldenTest, Info) {

@@ -1,6 +1,7 @@
 #include "tools/itt_dump/info.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -44,6 +45,10 @@ absl::Status RunInfo(const VerbContext& ctx) {
   o.append(FormatCommandLine(h.command_line));
   o.append("\nhost      ");
   AppendQuoted(&o, h.host_name);
+  if (h.rank != format::kNoRank) absl::StrAppend(&o, "\nrank      ", h.rank);
+  if (h.boot_id != std::array<uint8_t, 16>{}) {
+    absl::StrAppend(&o, "\nboot id   ", format::BootIdString(h.boot_id));
+  }
   o.append("\nwriter    ");
   AppendQuoted(&o, h.writer);
   if (h.flags & format::kHeaderFlagTruncated) {

@@ -259,7 +259,7 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options) {
     return result;
   }
   IndexReporter reporter(index.get());
-  format::TraceReader reader(std::move(*bytes), &reporter);
+  format::TraceReader reader(std::move(*bytes), &reporter, format::ReaderOptions::Parallel());
   absl::Status s = reader.ReadHeader();
   if (!s.ok()) {
     result.failure = Classify(s, reader.stats().bytes_read);
@@ -315,7 +315,8 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options) {
 absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(const TraceSource& source) {
   absl::StatusOr<std::unique_ptr<format::ByteSource>> bytes = source.Open();
   if (!bytes.ok()) return bytes.status();
-  auto reader = std::make_unique<format::TraceReader>(std::move(*bytes), nullptr);
+  auto reader = std::make_unique<format::TraceReader>(std::move(*bytes), nullptr,
+                                                      format::ReaderOptions::Parallel());
   absl::Status s = reader->ReadHeader();
   if (!s.ok()) return s;
   return reader;
