@@ -247,7 +247,8 @@ size_t Flusher::DrainThread(ThreadState* t) {
 void Flusher::NoteThreadRecord(ThreadState* t, const uint8_t* record) {
   if (!DecodeRawRecord(record, &event_)) return;
   if (event_.kind == EventKind::kThreadSetName) {
-    t->flusher_name = Registry::Get().StringText(static_cast<uint32_t>(event_.Get(format::Field::kName)));
+    t->flusher_name =
+        Registry::Get().StringText(static_cast<uint32_t>(event_.Get(format::Field::kName)));
     t->flusher_info_written = false;
   } else if (event_.kind == EventKind::kThreadIgnore) {
     t->flusher_ignored = true;
