@@ -355,23 +355,14 @@ void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
 }  // namespace
 
 absl::Status RunChrome(const VerbContext& ctx) {
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
-  if (!reader.ok()) return reader.status();
-  EventMerger merger(*ctx.index, reader->get(), ctx.merge);
   ChromeWriter w(ctx);
   w.Begin();
-  const Event* e;
-  const ThreadRec* t;
-  uint64_t last = 0;
-  uint64_t n = 0;
-  while (merger.Next(&e, &t)) {
-    w.OnEvent(*e, *t);
-    last = std::max(last, e->time);
-    if ((++n & 4095) == 0 && !ctx.out->good()) break;
-  }
-  w.End(TraceEndTicks(*ctx.index, last), merger.events());
+  absl::StatusOr<PassSummary> pass =
+      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { w.OnEvent(e, t); });
+  if (!pass.ok()) return pass.status();
+  w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
   ctx.out->Flush();
-  WarnMerge(ctx, merger);
+  WarnMerge(ctx, *pass);
   return absl::OkStatus();
 }
 

@@ -207,16 +207,13 @@ class LeakFinder {
 }  // namespace
 
 absl::Status RunLeaks(const VerbContext& ctx, const LeaksOptions& options) {
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
-  if (!reader.ok()) return reader.status();
-  EventMerger merger(*ctx.index, reader->get(), ctx.merge);
   LeakFinder finder(ctx);
-  const Event* e;
-  const ThreadRec* t;
-  while (merger.Next(&e, &t)) finder.OnEvent(*e, *t);
-  finder.Report(options, merger.events());
+  absl::StatusOr<PassSummary> pass =
+      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { finder.OnEvent(e, t); });
+  if (!pass.ok()) return pass.status();
+  finder.Report(options, pass->events);
   ctx.out->Flush();
-  WarnMerge(ctx, merger);
+  WarnMerge(ctx, *pass);
   return absl::OkStatus();
 }
 

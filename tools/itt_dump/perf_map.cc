@@ -17,28 +17,23 @@ std::string PerfMapFileName(const TraceIndex& index) {
 
 absl::Status RunPerfMap(const VerbContext& ctx, Output* out, uint64_t* lines) {
   *lines = 0;
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
-  if (!reader.ok()) return reader.status();
-  EventMerger merger(*ctx.index, reader->get(), ctx.merge);
-  const Event* e;
-  const ThreadRec* t;
   std::string line;
-  while (merger.Next(&e, &t)) {
-    switch (e->kind) {
+  absl::StatusOr<PassSummary> pass = ForEachEvent(ctx, [&](const Event& e, const ThreadRec&) {
+    switch (e.kind) {
       case EventKind::kJitMethodLoad:
       case EventKind::kJitMethodLoadV2:
       case EventKind::kJitMethodLoadV3:
       case EventKind::kJitMethodUpdate:
         break;
       default:
-        continue;
+        return;
     }
-    const uint64_t size = e->Get(F::kSize);
-    if (size == 0) continue;  // no code: nothing for perf to name
-    std::string_view name = e->GetBytes(F::kMethodName);
-    line = absl::StrFormat("%x %x ", e->Get(F::kAddress), size);
+    const uint64_t size = e.Get(F::kSize);
+    if (size == 0) return;  // no code: nothing for perf to name
+    std::string_view name = e.GetBytes(F::kMethodName);
+    line = absl::StrFormat("%x %x ", e.Get(F::kAddress), size);
     if (name.empty()) {
-      absl::StrAppend(&line, "jit_method_", e->Get(F::kMethodId));
+      absl::StrAppend(&line, "jit_method_", e.Get(F::kMethodId));
     } else {
       // perf's parser takes the rest of the line: no line breaks inside.
       for (char c : name) line.push_back(c == '\n' || c == '\r' ? ' ' : c);
@@ -46,9 +41,10 @@ absl::Status RunPerfMap(const VerbContext& ctx, Output* out, uint64_t* lines) {
     line.push_back('\n');
     out->Write(line);
     ++*lines;
-  }
+  });
+  if (!pass.ok()) return pass.status();
   out->Flush();
-  WarnMerge(ctx, merger);
+  WarnMerge(ctx, *pass);
   return out->status();
 }
 

@@ -123,29 +123,22 @@ void StatsCollector::JitSections(std::vector<Section>* sections) const {
 }
 
 absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options) {
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
-  if (!reader.ok()) return reader.status();
-  EventMerger merger(*ctx.index, reader->get(), ctx.merge);
   StatsCollector stats(*ctx.index, ctx.filter, options.per_thread);
-  const Event* e;
-  const ThreadRec* t;
-  uint64_t last = 0;
-  while (merger.Next(&e, &t)) {
-    stats.OnEvent(*e, *t);
-    last = std::max(last, e->time);
-  }
-  stats.Finish(TraceEndTicks(*ctx.index, last));
+  absl::StatusOr<PassSummary> pass =
+      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { stats.OnEvent(e, t); });
+  if (!pass.ok()) return pass.status();
+  stats.Finish(TraceEndTicks(*ctx.index, pass->last_ticks));
   const std::vector<Section> sections = stats.Sections();
   std::string prefix = "\"trace\":";
   AppendJsonString(&prefix, ctx.index->name);
-  absl::StrAppend(&prefix, ",\"events\":", merger.events(), ",");
+  absl::StrAppend(&prefix, ",\"events\":", pass->events, ",");
   std::string text;
   RenderReport(sections, options.format,
-               absl::StrCat("trace ", ctx.index->name, ": ", merger.events(), " events"), prefix,
+               absl::StrCat("trace ", ctx.index->name, ": ", pass->events, " events"), prefix,
                &text);
   ctx.out->Write(text);
   ctx.out->Flush();
-  WarnMerge(ctx, merger);
+  WarnMerge(ctx, *pass);
   return absl::OkStatus();
 }
 

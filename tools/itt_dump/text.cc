@@ -341,19 +341,12 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
 }  // namespace
 
 absl::Status RunText(const VerbContext& ctx) {
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
-  if (!reader.ok()) return reader.status();
-  EventMerger merger(*ctx.index, reader->get(), ctx.merge);
   TextPrinter printer(ctx);
-  const Event* e;
-  const ThreadRec* t;
-  uint64_t n = 0;
-  while (merger.Next(&e, &t)) {
-    printer.Print(*e, *t);
-    if ((++n & 1023) == 0 && !ctx.out->good()) break;
-  }
+  absl::StatusOr<PassSummary> pass =
+      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { printer.Print(e, t); });
+  if (!pass.ok()) return pass.status();
   ctx.out->Flush();
-  if (ctx.out->good()) WarnMerge(ctx, merger);
+  if (ctx.out->good()) WarnMerge(ctx, *pass);
   return absl::OkStatus();
 }
 

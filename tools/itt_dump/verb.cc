@@ -28,13 +28,13 @@ void WarnDamage(const VerbContext& ctx) {
   }
 }
 
-void WarnMerge(const VerbContext& ctx, const EventMerger& merger) {
-  if (merger.late_events() != 0) {
-    Warn(ctx, absl::StrCat(merger.late_events(),
+void WarnMerge(const VerbContext& ctx, const PassSummary& pass) {
+  if (pass.late_events != 0) {
+    Warn(ctx, absl::StrCat(pass.late_events,
                            " events out of time order (per-thread time went "
                            "backwards, or the merge lookahead of ",
                            ctx.merge.max_buffered_bytes >> 20, " MiB was exceeded ",
-                           merger.forced_emits(), " times)"));
+                           pass.forced_emits, " times)"));
   }
 }
 

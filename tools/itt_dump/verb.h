@@ -8,10 +8,12 @@
 #define TOOLS_ITT_DUMP_VERB_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "tools/itt_dump/filter.h"
 #include "tools/itt_dump/model/merge.h"
 #include "tools/itt_dump/model/progress.h"
@@ -39,8 +41,39 @@ void Warn(const VerbContext& ctx, std::string_view message);
 // are counted in a fourth line).
 void WarnDamage(const VerbContext& ctx);
 
+// What a verb's pass over the merged events saw.
+struct PassSummary {
+  uint64_t events = 0;        // events delivered
+  uint64_t last_ticks = 0;    // the latest event time
+  uint64_t late_events = 0;   // EventMerger::late_events()
+  uint64_t forced_emits = 0;  // EventMerger::forced_emits()
+};
+
+// The pass every verb but info and verify makes: reopens the trace, merges
+// every thread's events in time order and hands each to
+// consume(const format::Event&, const ThreadRec&). Stops early once ctx.out
+// is broken or failed (a closed pipe), looking every 1024 events. Fails
+// only if the trace cannot be reopened.
+template <typename Consume>
+absl::StatusOr<PassSummary> ForEachEvent(const VerbContext& ctx, Consume&& consume) {
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
+  if (!reader.ok()) return reader.status();
+  EventMerger merger(*ctx.index, reader->get(), ctx.merge);
+  PassSummary pass;
+  const format::Event* e;
+  const ThreadRec* t;
+  while (merger.Next(&e, &t)) {
+    consume(*e, *t);
+    if (e->time > pass.last_ticks) pass.last_ticks = e->time;
+    if ((++pass.events & 1023) == 0 && !ctx.out->good()) break;
+  }
+  pass.late_events = merger.late_events();
+  pass.forced_emits = merger.forced_emits();
+  return pass;
+}
+
 // Reports merge anomalies (late events) after a pass.
-void WarnMerge(const VerbContext& ctx, const EventMerger& merger);
+void WarnMerge(const VerbContext& ctx, const PassSummary& pass);
 
 // The last tick of the trace: the end record's, else the largest of the
 // last sync point and `last_event`.

@@ -189,20 +189,11 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options,
   if (!intervals.ok()) return intervals.status();
   VtuneWriter w(ctx, intervals->get());
   (*intervals)->Write(absl::StrCat("name,start_tsc.", w.ClockName(), ",end_tsc,pid,tid\n"));
-  uint64_t last = 0;
-  {
-    absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
-    if (!reader.ok()) return reader.status();
-    EventMerger merger(*ctx.index, reader->get(), ctx.merge);
-    const Event* e;
-    const ThreadRec* t;
-    while (merger.Next(&e, &t)) {
-      w.Pass1(*e, *t);
-      last = std::max(last, e->time);
-    }
-    w.Finish(TraceEndTicks(*ctx.index, last));
-    WarnMerge(ctx, merger);
-  }
+  absl::StatusOr<PassSummary> pass =
+      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { w.Pass1(e, t); });
+  if (!pass.ok()) return pass.status();
+  w.Finish(TraceEndTicks(*ctx.index, pass->last_ticks));
+  WarnMerge(ctx, *pass);
   (*intervals)->Flush();
   if (!(*intervals)->status().ok()) return (*intervals)->status();
   if (!w.has_counters()) return absl::OkStatus();
@@ -214,12 +205,10 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options,
       files->Create(absl::StrCat(prefix, "-counters-hostname-", host, ".csv"));
   if (!counters.ok()) return counters.status();
   (*counters)->Write(w.CounterHeader());
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
-  if (!reader.ok()) return reader.status();
-  EventMerger merger(*ctx.index, reader->get(), ctx.merge);
-  const Event* e;
-  const ThreadRec* t;
-  while (merger.Next(&e, &t)) w.Pass2(*e, *t, counters->get());
+  Output* counters_out = counters->get();
+  absl::StatusOr<PassSummary> second =
+      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { w.Pass2(e, t, counters_out); });
+  if (!second.ok()) return second.status();
   (*counters)->Flush();
   return (*counters)->status();
 }

@@ -23,6 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       {"stats", "--format=csv", "trace.itt"},
       {"chrome", "trace.itt", "-o", "out.json"},
       {"vtune-csv", "trace.itt", "-o", "dir"},
+      {"perfetto", "--compress=none", "trace.itt", "-o", "out.pftrace"},
+      {"perfetto", "trace.itt", "-o", "out.pftrace"},
+      {"leaks", "--group", "--format=json", "trace.itt"},
+      {"perf-map", "trace.itt", "-o", "maps"},
       {"text", "--lookahead-mb=1", "trace.itt"},
   };
   for (const auto& args : kRuns) {

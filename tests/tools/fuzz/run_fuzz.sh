@@ -19,12 +19,15 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/itt_dump_fuzz.XXXXXX")"
   -I"$root" \
   "$root"/format/*.cc \
   "$root"/tools/itt_dump/*.cc \
+  "$root"/tools/itt_dump/model/*.cc \
+  "$root"/tools/itt_dump/perfetto/*.cc \
   "$root"/tests/tools/dump_runner.cc \
   "$root"/tests/tools/fuzz/itt_dump_fuzzer.cc \
   -o "$work/itt_dump_fuzzer" \
   -lzstd -labsl_status -labsl_statusor -labsl_str_format_internal \
   -labsl_strings -labsl_strings_internal -labsl_int128 \
-  -labsl_raw_logging_internal -labsl_throw_delegate
+  -labsl_raw_logging_internal -labsl_throw_delegate \
+  -labsl_raw_hash_set -labsl_hash -labsl_city -labsl_low_level_hash -lz -pthread
 
 mkdir "$work/corpus"
 cp "$root"/tests/tools/fuzz/corpus/* "$work/corpus/"

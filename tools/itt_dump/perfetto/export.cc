@@ -562,22 +562,13 @@ absl::Status PerfettoExporter::End(uint64_t end_ticks) {
 }  // namespace
 
 absl::Status RunPerfetto(const VerbContext& ctx, const PerfettoOptions& options) {
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
-  if (!reader.ok()) return reader.status();
-  EventMerger merger(*ctx.index, reader->get(), ctx.merge);
   PerfettoExporter exporter(ctx, options);
   exporter.Begin();
-  const Event* e;
-  const ThreadRec* t;
-  uint64_t last = 0;
-  uint64_t n = 0;
-  while (merger.Next(&e, &t)) {
-    exporter.OnEvent(*e, *t);
-    last = std::max(last, e->time);
-    if ((++n & 4095) == 0 && !ctx.out->good()) break;
-  }
-  absl::Status status = exporter.End(TraceEndTicks(*ctx.index, last));
-  WarnMerge(ctx, merger);
+  absl::StatusOr<PassSummary> pass =
+      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { exporter.OnEvent(e, t); });
+  if (!pass.ok()) return pass.status();
+  absl::Status status = exporter.End(TraceEndTicks(*ctx.index, pass->last_ticks));
+  WarnMerge(ctx, *pass);
   return status;
 }
 
