@@ -17,6 +17,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/tools/dump_runner.h"
+#include "tests/tools/perfetto/perfetto_test_util.h"
 #include "tests/tools/sample_traces.h"
 #include "tests/tools/trace_builder.h"
 
@@ -34,36 +35,15 @@ using itt_dump::testing::SyntheticTrace;
 using itt_dump::testing::TraceBuilder;
 using itt_dump::testing::U;
 
-std::string TempPath(const std::string& name) {
-  const char* dir = getenv("TEST_TMPDIR");
-  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
-}
-
 // protoc's text rendering of a plain (uncompressed) Perfetto trace.
 std::string Decode(const std::string& trace) {
-  const std::string in = TempPath("export.pftrace");
-  const std::string out = TempPath("export.txt");
-  std::ofstream(in, std::ios::binary) << trace;
-  const char* srcdir = getenv("TEST_SRCDIR");
-  const std::string dir =
-      std::string(srcdir != nullptr ? srcdir : ".") + "/ittcollector/tests/tools/perfetto";
-  const std::string cmd = "protoc --proto_path=" + dir +
-                          " --decode=perfetto.protos.Trace perfetto_subset.proto < " + in + " > " +
-                          out + " 2>&1";
-  const int rc = system(cmd.c_str());
-  std::stringstream text;
-  text << std::ifstream(out).rdbuf();
-  EXPECT_EQ(rc, 0) << text.str();
-  return text.str();
+  bool ok = false;
+  std::string text = DecodeWithProtoc(trace, &ok);
+  EXPECT_TRUE(ok) << text;
+  return text;
 }
 
-int Count(const std::string& text, const std::string& needle) {
-  int n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
-    ++n;
-  }
-  return n;
-}
+int Count(const std::string& text, const std::string& needle) { return CountOf(text, needle); }
 
 // The sum of a numeric key over the rows of stats' JSON section `section`.
 uint64_t SumJson(const std::string& json, const std::string& section, const std::string& key) {
@@ -179,6 +159,18 @@ TEST(PerfettoExport, RelationsBecomeFlowsWithBothEnds) {
   EXPECT_EQ(Count(text, "clock_snapshot {"), 3);
 }
 
+TEST(PerfettoExport, ALaunchersProcessIsNamedByItsRank) {
+  format::FileHeader h = itt_dump::testing::TestHeader();
+  h.flags |= format::kHeaderFlagHasRank;
+  h.rank = 3;
+  TraceBuilder b(h);
+  b.Thread(0, 11, "main");
+  b.End(2000);
+  const std::string text = Decode(Export(b.bytes()));
+  EXPECT_NE(text.find("process_name: \"rank 3 (testhost) demo\""), std::string::npos) << text;
+  EXPECT_NE(text.find("process_labels: \"rank=3\""), std::string::npos) << text;
+}
+
 TEST(PerfettoExport, MetadataBecomesAnnotationsOfItsTask) {
   const std::string text = Decode(Export(SampleTrace()));
   EXPECT_NE(text.find("debug_annotations {"), std::string::npos) << text;
@@ -188,28 +180,14 @@ TEST(PerfettoExport, MetadataBecomesAnnotationsOfItsTask) {
 // the packets the uncompressed one has.
 std::string Expand(const std::string& trace) {
   std::string plain;
-  size_t at = 0;
-  auto varint = [&](size_t* p) {
-    uint64_t v = 0;
-    for (int shift = 0; *p < trace.size(); shift += 7) {
-      const uint8_t byte = static_cast<uint8_t>(trace[(*p)++]);
-      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) break;
-    }
-    return v;
-  };
-  while (at < trace.size()) {
-    EXPECT_EQ(static_cast<uint8_t>(trace[at]), 0x0a);
-    ++at;
-    const size_t packet_end = at + varint(&at);
-    EXPECT_EQ(varint(&at), (133u << 3) | 2);  // TracePacket.zstd_compressed_packets
-    const size_t n = varint(&at);
-    const unsigned long long size = ZSTD_getFrameContentSize(trace.data() + at, n);
+  // TracePacket.zstd_compressed_packets
+  for (std::string_view block : CompressedBlocks(trace, 133)) {
+    const unsigned long long size = ZSTD_getFrameContentSize(block.data(), block.size());
     EXPECT_NE(size, ZSTD_CONTENTSIZE_ERROR);
-    std::string block(size, '\0');
-    EXPECT_EQ(ZSTD_decompress(&block[0], block.size(), trace.data() + at, n), size);
-    plain += block;
-    at = packet_end;
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) break;
+    std::string out(size, '\0');
+    EXPECT_EQ(ZSTD_decompress(&out[0], out.size(), block.data(), block.size()), size);
+    plain += out;
   }
   return plain;
 }

@@ -18,44 +18,17 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/tools/perfetto/perfetto_test_util.h"
 #include "tools/itt_dump/output.h"
 
 namespace ittc::itt_dump {
 namespace {
 
-std::string Runfile(const std::string& path) {
-  const char* srcdir = getenv("TEST_SRCDIR");
-  return std::string(srcdir != nullptr ? srcdir : ".") + "/ittcollector/" + path;
-}
+using ::ittc::testing::CountOf;
+using ::ittc::testing::DecodeWithProtoc;
 
-std::string TempPath(const std::string& name) {
-  const char* dir = getenv("TEST_TMPDIR");
-  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
-}
-
-// protoc's text rendering of `trace`, or "" with *ok false.
-std::string Decode(const std::string& trace, bool* ok) {
-  const std::string in = TempPath("trace.pftrace");
-  const std::string out = TempPath("trace.txt");
-  std::ofstream(in, std::ios::binary) << trace;
-  const std::string proto = Runfile("tests/tools/perfetto/perfetto_subset.proto");
-  const std::string dir = proto.substr(0, proto.rfind('/'));
-  const std::string cmd = "protoc --proto_path=" + dir +
-                          " --decode=perfetto.protos.Trace perfetto_subset.proto < " + in + " > " +
-                          out + " 2>&1";
-  *ok = system(cmd.c_str()) == 0;
-  std::stringstream text;
-  text << std::ifstream(out).rdbuf();
-  return text.str();
-}
-
-int Count(const std::string& text, const std::string& needle) {
-  int n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
-    ++n;
-  }
-  return n;
-}
+std::string Decode(const std::string& trace, bool* ok) { return DecodeWithProtoc(trace, ok); }
+int Count(const std::string& text, const std::string& needle) { return CountOf(text, needle); }
 
 // Writes a small trace: a process, two threads, nested slices, a counter,
 // an instant with annotations, a flow between the threads.
@@ -228,27 +201,11 @@ TEST(PerfettoTraceWriter, AStepBackInTimeAnchorsTheClockAgain) {
 // Inflates every compressed_packets block of `trace`.
 std::string Inflate(const std::string& trace) {
   std::string plain;
-  size_t at = 0;
-  auto varint = [&](size_t* p) {
-    uint64_t v = 0;
-    for (int shift = 0; *p < trace.size(); shift += 7) {
-      const uint8_t b = static_cast<uint8_t>(trace[(*p)++]);
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) break;
-    }
-    return v;
-  };
-  while (at < trace.size()) {
-    EXPECT_EQ(static_cast<uint8_t>(trace[at]), 0x0a);  // Trace.packet
-    ++at;
-    const size_t packet_end = at + varint(&at);
-    EXPECT_EQ(varint(&at), (50u << 3) | 2);  // TracePacket.compressed_packets
-    const size_t n = varint(&at);
-    EXPECT_EQ(at + n, packet_end);
+  for (std::string_view block : ::ittc::testing::CompressedBlocks(trace, 50)) {
     z_stream z{};
     EXPECT_EQ(inflateInit(&z), Z_OK);
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(trace.data() + at));
-    z.avail_in = static_cast<uInt>(n);
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(block.data()));
+    z.avail_in = static_cast<uInt>(block.size());
     char buf[1 << 16];
     int rc;
     do {
@@ -259,7 +216,6 @@ std::string Inflate(const std::string& trace) {
     } while (rc == Z_OK);
     EXPECT_EQ(rc, Z_STREAM_END);
     inflateEnd(&z);
-    at = packet_end;
   }
   return plain;
 }
@@ -284,18 +240,9 @@ TEST(PerfettoTraceWriter, EncodingIsAsSmallAsProtocs) {
   bool ok = false;
   const std::string text = Decode(plain, &ok);
   ASSERT_TRUE(ok) << text;
-  const std::string in = TempPath("trace_text.txt");
-  const std::string out = TempPath("trace_reencoded.pftrace");
-  std::ofstream(in) << text;
-  const std::string proto = Runfile("tests/tools/perfetto/perfetto_subset.proto");
-  const std::string dir = proto.substr(0, proto.rfind('/'));
-  const std::string cmd = "protoc --proto_path=" + dir +
-                          " --encode=perfetto.protos.Trace perfetto_subset.proto < " + in + " > " +
-                          out;
-  ASSERT_EQ(system(cmd.c_str()), 0);
-  std::stringstream reencoded;
-  reencoded << std::ifstream(out, std::ios::binary).rdbuf();
-  EXPECT_EQ(reencoded.str().size(), plain.size());
+  const std::string reencoded = ::ittc::testing::EncodeWithProtoc(text, &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(reencoded.size(), plain.size());
 }
 
 }  // namespace

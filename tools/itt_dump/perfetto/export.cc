@@ -171,11 +171,17 @@ PerfettoExporter::ThreadOut& PerfettoExporter::NewOut(const ThreadRec& t) {
 void PerfettoExporter::Begin() {
   const std::string& exe = x_.header.executable_path;
   const size_t slash = exe.rfind('/');
+  const std::string exe_name = slash == std::string::npos ? exe : exe.substr(slash + 1);
   std::vector<std::string> labels;
   if (!x_.header.host_name.empty()) labels.push_back(absl::StrCat("host=", x_.header.host_name));
-  process_track_ =
-      writer_.AddProcess(static_cast<int32_t>(x_.header.pid),
-                         slash == std::string::npos ? exe : exe.substr(slash + 1), labels);
+  // A launcher's process (MPI, Slurm) is named by its rank first, as
+  // "rank 3 (host-a) app", so ranks sort and read as such.
+  std::string name = exe_name;
+  if (x_.header.rank != format::kNoRank) {
+    labels.push_back(absl::StrCat("rank=", x_.header.rank));
+    name = absl::StrCat("rank ", x_.header.rank, " (", x_.header.host_name, ") ", exe_name);
+  }
+  process_track_ = writer_.AddProcess(static_cast<int32_t>(x_.header.pid), name, labels);
   for (const auto& [index, t] : x_.threads.entries()) Out(t);
 }
 

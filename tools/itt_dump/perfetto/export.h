@@ -2,8 +2,9 @@
 // (trace_writer.h), streamed in one pass over the time-ordered merge.
 //
 // Which ITT item becomes which Perfetto item:
-//   process                  a process track (pid, executable name; host
-//                            as a label)
+//   process                  a process track (pid, executable name, or
+//                            "rank R (host) exe" when the trace has a
+//                            launcher's rank; host and rank as labels)
 //   thread                   a thread track (tid, name) with its own packet
 //                            sequence
 //   task (task_begin*)       a slice on its thread's track, category = the
