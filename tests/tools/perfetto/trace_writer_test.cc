@@ -198,6 +198,30 @@ TEST(PerfettoTraceWriter, AStepBackInTimeAnchorsTheClockAgain) {
   EXPECT_EQ(Count(text, "\n  timestamp: 10\n"), 1);
 }
 
+// Many new names in one packet: the interning table rehashes while the
+// packet is built, and every name must still be written as it was given.
+TEST(PerfettoTraceWriter, ManyNewNamesInOnePacketSurviveRehashing) {
+  std::string bytes;
+  std::unique_ptr<Output> out = StringOutput(&bytes);
+  PerfettoTraceWriter w(out.get(), PerfettoCompression::kNone, 0);
+  const uint64_t t = w.AddThread(w.AddProcess(1, "p", {}), 1, 1, "t");
+  std::vector<std::string> names;
+  for (int i = 0; i < 40; ++i) names.push_back("annotation_name_number_" + std::to_string(i));
+  std::vector<Annotation> annotations;
+  for (const std::string& n : names) annotations.push_back(Annotation::Int(n, 1));
+  PerfettoEvent e;
+  e.type = PerfettoEvent::Type::kInstant;
+  e.name = "i";
+  e.annotations = annotations.data();
+  e.annotation_count = annotations.size();
+  w.Write(t, e);
+  ASSERT_TRUE(w.Finish().ok());
+  bool ok = false;
+  const std::string text = Decode(bytes, &ok);
+  ASSERT_TRUE(ok) << text;
+  for (const std::string& n : names) EXPECT_EQ(Count(text, "\"" + n + "\""), 1) << n;
+}
+
 // Inflates every compressed_packets block of `trace`.
 std::string Inflate(const std::string& trace) {
   std::string plain;

@@ -270,8 +270,11 @@ uint64_t PerfettoTraceWriter::Intern(absl::flat_hash_map<std::string, uint64_t>*
   auto it = table->find(absl::string_view(s.data(), s.size()));
   if (it != table->end()) return it->second;
   const uint64_t iid = table->size() + 1;  // iids start at 1: 0 means none
-  auto inserted = table->emplace(std::string(s), iid).first;
-  pending->push_back({field, iid, inserted->first});
+  table->emplace(std::string(s), iid);
+  // The caller's view, valid through Write(): the table's own keys move
+  // when a later insertion rehashes it (flat_hash_map has no pointer
+  // stability), and several names of one packet can go in one table.
+  pending->push_back({field, iid, s});
   ++stats_.interned_strings;
   return iid;
 }
