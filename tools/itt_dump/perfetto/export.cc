@@ -116,6 +116,14 @@ class PerfettoExporter : public IntervalListener {
   void OnRelation(const Event& e, const ThreadRec& t);
   void WriteFlowEnds();
   uint64_t GlobalTrack();
+  // The track an __itt_scope names: global scope a top-level track, track
+  // group (process) scope the process track, any other the thread's (0).
+  uint64_t ScopeTrack(uint64_t scope);
+  // The filters' answer for an item of a domain with a name at a time.
+  bool KeepItem(const ThreadRec& t, uint64_t domain_id, std::string_view name, uint64_t ticks) {
+    return !filter_.active() || (filter_.ThreadOk(t) && filter_.DomainOk(domain_id) &&
+                                 filter_.NameOk(name) && filter_.TimeOk(ticks));
+  }
 
   const VerbContext& ctx_;
   const TraceIndex& x_;
@@ -315,6 +323,12 @@ uint64_t PerfettoExporter::GlobalTrack() {
   return global_track_;
 }
 
+uint64_t PerfettoExporter::ScopeTrack(uint64_t scope) {
+  if (scope == static_cast<uint64_t>(format::Scope::kGlobal)) return GlobalTrack();
+  if (scope == static_cast<uint64_t>(format::Scope::kTrackGroup)) return process_track_;
+  return 0;
+}
+
 void PerfettoExporter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
   const Counter& c = *sample.counter;
   if (filter_.active() &&
@@ -445,10 +459,7 @@ void PerfettoExporter::WriteFlowEnds() {
 void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
   const uint64_t ticks = format::EffectiveTime(e);
   const char* relation = RelationName(e.Get(F::kRelation));
-  if (filter_.active() && (!filter_.ThreadOk(t) || !filter_.DomainOk(e.Get(F::kDomain)) ||
-                           !filter_.NameOk(relation) || !filter_.TimeOk(ticks))) {
-    return;
-  }
+  if (!KeepItem(t, e.Get(F::kDomain), relation, ticks)) return;
   const uint64_t flow = flows_.OnRelation(e.GetId(F::kTail), &flow_ends_);
   const Annotation a[] = {Annotation::String("relation", relation)};
   PerfettoEvent p;
@@ -484,16 +495,10 @@ void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
       const uint64_t ticks = format::EffectiveTime(e);
       const uint64_t domain_id = e.Get(F::kDomain);
       const std::string_view name = x_.String(e.Get(F::kName));
-      if (filter_.active() && (!filter_.ThreadOk(t) || !filter_.DomainOk(domain_id) ||
-                               !filter_.NameOk(name) || !filter_.TimeOk(ticks))) {
-        return;
-      }
+      if (!KeepItem(t, domain_id, name, ticks)) return;
       const std::string_view domain = x_.Domain(domain_id);
-      uint64_t track = 0;  // thread and task scope: the thread's track
-      const uint64_t scope = e.Get(F::kScope);
-      if (scope == static_cast<uint64_t>(format::Scope::kGlobal)) track = GlobalTrack();
-      if (scope == static_cast<uint64_t>(format::Scope::kTrackGroup)) track = process_track_;
-      Instant(t, track, ticks, domain.empty() ? "marker" : domain, name, nullptr, 0);
+      Instant(t, ScopeTrack(e.Get(F::kScope)), ticks, domain.empty() ? "marker" : domain, name,
+              nullptr, 0);
       return;
     }
     case EventKind::kRelationAdd:
@@ -507,16 +512,9 @@ void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
       if (e.Get(F::kScope) == static_cast<uint64_t>(format::Scope::kTask)) break;
       const MetadataValue m = DecodeMetadata(x_, e);
       const std::string_view key = m.key.empty() ? std::string_view("metadata") : m.key;
-      if (filter_.active() && (!filter_.ThreadOk(t) || !filter_.DomainOk(e.Get(F::kDomain)) ||
-                               !filter_.NameOk(key) || !filter_.TimeOk(e.time))) {
-        return;
-      }
+      if (!KeepItem(t, e.Get(F::kDomain), key, e.time)) return;
       const Annotation a[] = {Annotation::String(key, m.value)};
-      uint64_t track = 0;
-      const uint64_t scope = e.Get(F::kScope);
-      if (scope == static_cast<uint64_t>(format::Scope::kGlobal)) track = GlobalTrack();
-      if (scope == static_cast<uint64_t>(format::Scope::kTrackGroup)) track = process_track_;
-      Instant(t, track, e.time, "metadata", key, a, 1);
+      Instant(t, ScopeTrack(e.Get(F::kScope)), e.time, "metadata", key, a, 1);
       return;
     }
     case EventKind::kJitMethodLoad:
