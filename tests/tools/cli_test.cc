@@ -46,7 +46,7 @@ TEST(Cli, UsageErrorsAre64WithOneHint) {
       {"stats"},
       {"stats", "--format=xml", "trace.itt"},
       {"vtune-csv", "trace.itt"},
-      {"text", "a.itt", "b.itt"},
+      {"stats", "--per-process=yes", "trace.itt"},
       {"text", "--bogus", "trace.itt"},
       {"info", "--thread=1", "trace.itt"},
       {"text", "--from=abc", "trace.itt"},

@@ -152,9 +152,13 @@ TEST(IntervalTracker, NestedTasksCarryDepthAndChildTime) {
   EXPECT_EQ(tracker.unbalanced().open_at_end, 1u);
 }
 
-// A trace of one thread (tid `tid`) with markers at `times`.
+// A trace of one thread (tid `tid`) with markers at `times`; its process
+// ran on TestHeader's host in one boot with every other such trace.
 std::string MarkerTrace(uint64_t tid, const std::vector<uint64_t>& times) {
-  testing::TraceBuilder b;
+  format::FileHeader h = testing::TestHeader();
+  h.pid = static_cast<uint32_t>(tid + 100);
+  h.boot_id[0] = 0xb0;
+  testing::TraceBuilder b(h);
   b.Thread(0, tid, "t").SyncAt(1000);
   std::vector<format::Event> events;
   for (uint64_t time : times) events.push_back(Ev(EventKind::kMarker, time, {}));
@@ -177,11 +181,11 @@ TEST(TraceSet, EventsOfEveryFileInOneTimeOrder) {
   std::vector<std::pair<uint64_t, uint64_t>> got;  // (time, tid)
   const format::Event* e;
   const ThreadRec* t;
-  size_t file;
-  while (merger.Next(&e, &t, &file)) {
-    EXPECT_EQ(file, t->tid == 1 ? 0u : 1u);
+  while (merger.Next(&e, &t)) {
+    EXPECT_EQ(t->process, t->tid == 1 ? 0u : 1u);
     got.emplace_back(e->time, t->tid);
   }
+  EXPECT_EQ(set.alignment(), TimeAlignment::kSharedTsc);
   const std::vector<std::pair<uint64_t, uint64_t>> want = {
       {1100, 1}, {1200, 2}, {1250, 2}, {1300, 1}, {1500, 1}, {1600, 2}, {1700, 2}};
   EXPECT_EQ(got, want);

@@ -50,7 +50,7 @@ class ChromeWriter : public IntervalListener {
         x_(*ctx.index),
         filter_(ctx.filter, x_),
         tracker_(x_, this),
-        pid_(x_.header.pid),
+        pid_(ctx.set->files()[0].display_pid),
         counters_(x_) {}
 
   void Begin();
@@ -120,7 +120,9 @@ class ChromeWriter : public IntervalListener {
     return filter_.ThreadOk(t) && filter_.DomainOk(domain) && filter_.NameOk(name) &&
            filter_.TimeOk(ticks);
   }
-  uint64_t FrameTid(uint64_t domain);
+  // Events of several processes: each under its own pid.
+  void UseProcess(const ThreadRec& t) { pid_ = ctx_.set->files()[t.process].display_pid; }
+  uint64_t FrameTid(uint32_t process, uint64_t domain);
   void OnRelation(const Event& e, const ThreadRec& t);
   // Writes the "f" events of flow_ends_ and clears it.
   void WriteFlowEnds();
@@ -145,16 +147,18 @@ class ChromeWriter : public IntervalListener {
 
 void ChromeWriter::Begin() {
   ctx_.out->Write("{\"traceEvents\":[");
-  const std::string& exe = x_.header.executable_path;
-  const size_t slash = exe.rfind('/');
-  Metadata("process_name", 0, slash == std::string::npos ? exe : exe.substr(slash + 1));
+  for (const TraceFile& f : ctx_.set->files()) {
+    pid_ = f.display_pid;
+    Metadata("process_name", 0, f.label);
+  }
   for (const auto& [index, t] : x_.threads.entries()) {
+    UseProcess(t);
     Metadata("thread_name", t.tid, t.name.empty() ? absl::StrCat("thread ", t.tid) : t.name);
   }
 }
 
-uint64_t ChromeWriter::FrameTid(uint64_t domain) {
-  uint64_t& tid = frame_tids_[domain];
+uint64_t ChromeWriter::FrameTid(uint32_t process, uint64_t domain) {
+  uint64_t& tid = frame_tids_[uint64_t{process} << 40 ^ domain];
   if (tid == 0) {
     tid = kFrameTrackTid + frame_tids_.size() - 1;
     Metadata("thread_name", tid, absl::StrCat("frames ", std::string(x_.Domain(domain))));
@@ -164,6 +168,7 @@ uint64_t ChromeWriter::FrameTid(uint64_t domain) {
 
 void ChromeWriter::OnInterval(const Interval& iv) {
   const ThreadRec& t = *iv.thread;
+  UseProcess(t);
   const std::string_view name = IntervalNameView(x_, iv, &name_buf_);
   if (filter_.active()) {
     if (!filter_.ThreadOk(t) || !filter_.TimeOk(iv.begin)) return;
@@ -191,7 +196,7 @@ void ChromeWriter::OnInterval(const Interval& iv) {
       return;
     }
     case IntervalKind::kFrame: {
-      const uint64_t tid = FrameTid(iv.domain);
+      const uint64_t tid = FrameTid(t.process, iv.domain);
       Open("X", tid, iv.begin);
       line_.append(",\"dur\":");
       AppendMicros(&line_, x_.clock.DurationNs(iv.begin, iv.end));
@@ -218,6 +223,7 @@ void ChromeWriter::OnInterval(const Interval& iv) {
 
 void ChromeWriter::WriteFlowEnds() {
   for (const FlowTracker::End& end : flow_ends_) {
+    UseProcess(*end.thread);
     Open("f", end.thread->tid, end.ticks);
     absl::StrAppend(&line_, ",\"bp\":\"e\",\"id\":", end.flow);
     Field("name", "relation");
@@ -251,6 +257,7 @@ void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
 }
 
 void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
+  UseProcess(t);
   CounterSample sample;
   if (MayChangeCounter(e.kind) && counters_.OnEvent(e, &sample)) {
     const Counter& s = *sample.counter;

@@ -1,9 +1,11 @@
 #include "tools/itt_dump/cli.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <optional>
 #include <string_view>
@@ -25,9 +27,11 @@ namespace itt_dump {
 namespace {
 
 constexpr char kMainHelp[] =
-    "usage: itt-dump [VERB] [OPTIONS] FILE\n"
+    "usage: itt-dump [VERB] [OPTIONS] FILE...\n"
     "\n"
-    "Reads an ittcollector trace (.itt).\n"
+    "Reads ittcollector traces (.itt). Each FILE is a trace or a directory of\n"
+    "them (its .itt files); several traces are read as one run on one time\n"
+    "axis: the processes of an MPI job, a fork tree.\n"
     "\n"
     "verbs:\n"
     "  text       one line per event in time order (the default verb)\n"
@@ -57,25 +61,29 @@ constexpr char kFilterHelp[] =
     "  --no-progress     never show the progress line\n";
 
 constexpr char kTextHelp[] =
-    "usage: itt-dump [text] [OPTIONS] FILE\n"
+    "usage: itt-dump [text] [OPTIONS] FILE...\n"
     "\n"
     "One line per event, in time order across threads:\n"
     "  TIME THREAD KIND DOMAIN NAME [FIELD=VALUE ...]\n"
     "TIME is nanoseconds since the start of the trace; THREAD is tid/name;\n"
+    "with several traces THREAD starts with its process: r3:tid/name for\n"
+    "rank 3, p1234:tid/name for pid 1234.\n"
     "DOMAIN and NAME are '-' when the event has none.\n"
     "\n"
     "options:\n"
     "  --wall            TIME as UTC wall-clock time\n";
 
 constexpr char kInfoHelp[] =
-    "usage: itt-dump info FILE\n"
+    "usage: itt-dump info FILE...\n"
     "\n"
     "Header facts (process, host, command line, start time, timebase,\n"
     "duration), threads with names and event counts, the total events,\n"
-    "losses, damaged regions, and whether the trace ended cleanly.\n";
+    "losses, damaged regions, and whether the trace ended cleanly.\n"
+    "Several traces: each file, then the totals and how their clocks were\n"
+    "lined up (one host's shared TSC, or wall clock across hosts).\n";
 
 constexpr char kStatsHelp[] =
-    "usage: itt-dump stats [OPTIONS] FILE\n"
+    "usage: itt-dump stats [OPTIONS] FILE...\n"
     "\n"
     "Statistics: losses (first, when any), tasks per (domain, name, kind)\n"
     "with count, total, self, min, mean, p50, p90, p99, max; frames per\n"
@@ -84,10 +92,12 @@ constexpr char kStatsHelp[] =
     "\n"
     "options:\n"
     "  --format=table|csv|json  output format (default table)\n"
-    "  --per-thread             also the task statistics per thread\n";
+    "  --per-thread             also the task statistics per thread\n"
+    "  --per-process            also the task statistics per process (file)\n"
+    "Several traces: every section sums over the processes.\n";
 
 constexpr char kChromeHelp[] =
-    "usage: itt-dump chrome FILE [-o OUT.json]\n"
+    "usage: itt-dump chrome FILE... [-o OUT.json]\n"
     "\n"
     "Chrome Trace Event JSON for chrome://tracing and ui.perfetto.dev:\n"
     "tasks as complete events, overlapped tasks as async pairs, frames on\n"
@@ -96,7 +106,7 @@ constexpr char kChromeHelp[] =
     "-o -) the JSON goes to stdout.\n";
 
 constexpr char kPerfettoHelp[] =
-    "usage: itt-dump perfetto FILE -o OUT.pftrace [--compress=zstd|deflate|none]\n"
+    "usage: itt-dump perfetto FILE... -o OUT.pftrace [--compress=zstd|deflate|none]\n"
     "\n"
     "Perfetto's native protobuf trace format, for ui.perfetto.dev (Open\n"
     "trace file) and trace_processor: process and thread tracks, tasks as\n"
@@ -108,7 +118,7 @@ constexpr char kPerfettoHelp[] =
     "plain packets (protoc --decode can read them). -o - writes to stdout.\n";
 
 constexpr char kLeaksHelp[] =
-    "usage: itt-dump leaks [OPTIONS] FILE\n"
+    "usage: itt-dump leaks [OPTIONS] FILE...\n"
     "\n"
     "Heap blocks (__itt_heap_* hooks) allocated and never freed by the end\n"
     "of the trace: address, size, heap function, domain, thread, time, and\n"
@@ -122,14 +132,14 @@ constexpr char kLeaksHelp[] =
     "  --group                  one row per (heap function, task), largest first\n";
 
 constexpr char kPerfMapHelp[] =
-    "usage: itt-dump perf-map FILE -o DIR\n"
+    "usage: itt-dump perf-map FILE... -o DIR\n"
     "\n"
     "Writes DIR/perf-PID.map (DIR created if missing): one line per JIT\n"
     "method load, 'START SIZE NAME' in hex without 0x, in load order, the\n"
     "file perf reads to name JIT code (copy it to /tmp for perf report).\n";
 
 constexpr char kVtuneHelp[] =
-    "usage: itt-dump vtune-csv FILE -o DIR [--prefix=NAME]\n"
+    "usage: itt-dump vtune-csv FILE... -o DIR [--prefix=NAME]\n"
     "\n"
     "Writes VTune external-data CSV files into DIR (created if missing):\n"
     "  NAME-intervals-hostname-HOST.csv  tasks (with tid) and frames\n"
@@ -137,7 +147,7 @@ constexpr char kVtuneHelp[] =
     "NAME defaults to the trace file name without .itt.\n";
 
 constexpr char kVerifyHelp[] =
-    "usage: itt-dump verify FILE\n"
+    "usage: itt-dump verify FILE...\n"
     "\n"
     "Checks every chunk and every event; prints each problem with its\n"
     "byte offset and reason, then a summary line. Exit status:\n"
@@ -149,13 +159,14 @@ constexpr char kVerifyHelp[] =
 
 struct Args {
   std::string verb = "text";
-  std::string file;
+  std::vector<std::string> files;
   std::string output;
   bool has_output = false;
   std::string prefix;
   FilterSpec filter;
   ReportFormat format = ReportFormat::kTable;
   bool per_thread = false;
+  bool per_process = false;
   bool group = false;
   bool wall = false;
   bool help = false;
@@ -212,8 +223,7 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
       return std::nullopt;
     };
     if (only_files || s.empty() || s[0] != '-' || s == "-") {
-      if (!a->file.empty()) return "more than one FILE";
-      a->file = s;
+      a->files.push_back(s);
       continue;
     }
     if (s == "--") {
@@ -253,6 +263,10 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
     }
     if (a->verb == "stats" && s == "--per-thread") {
       a->per_thread = true;
+      continue;
+    }
+    if (a->verb == "stats" && s == "--per-process") {
+      a->per_process = true;
       continue;
     }
     if (a->verb == "leaks" && s == "--group") {
@@ -332,7 +346,7 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
     if (!explicit_verb) a->verb = "";
     return std::nullopt;
   }
-  if (a->file.empty()) return "no FILE given";
+  if (a->files.empty()) return "no FILE given";
   if (a->verb == "vtune-csv" && !a->has_output) {
     return "vtune-csv needs -o DIR";
   }
@@ -347,8 +361,6 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
   }
   return std::nullopt;
 }
-
-int OpenFailureStatus(OpenFailure f) { return StatusForFailure(f); }
 
 class DirFactory : public OutputFactory {
  public:
@@ -381,19 +393,39 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     return kExitOk;
   }
 
-  const TraceSource source = env.source(a.file);
+  // FILE arguments: traces, or directories of them (their .itt files).
+  std::vector<TraceSource> sources;
+  for (const std::string& f : a.files) {
+    absl::StatusOr<std::vector<std::string>> paths =
+        env.expand ? env.expand(f) : absl::StatusOr<std::vector<std::string>>({f});
+    if (!paths.ok()) {
+      env.err->Write(absl::StrCat("itt-dump: ", paths.status().message(), "\n"));
+      env.err->Flush();
+      return static_cast<int>(StatusForFailure(OpenFailure::kIo));
+    }
+    for (const std::string& p : *paths) sources.push_back(env.source(p));
+  }
+  // A directory names the set; several arguments are counted.
+  std::string set_name = absl::StrCat(sources.size(), " traces");
+  if (a.files.size() == 1 && sources.size() > 1) {
+    set_name = a.files[0];
+    while (set_name.size() > 1 && set_name.back() == '/') set_name.pop_back();
+  }
+  uint64_t total_size = 0;
+  for (const TraceSource& src : sources) total_size += src.Size();
   const bool want_progress = env.progress && !a.no_progress;
-  Progress progress(a.file, want_progress ? source.Size() : 0, want_progress);
+  Progress progress(sources.size() == 1 ? sources[0].name() : set_name,
+                    want_progress ? total_size : 0, want_progress);
   const int passes = a.verb == "info" ? 1 : a.verb == "vtune-csv" ? 3 : 2;
-  progress.SetPass(1, passes, source.Size());
+  progress.SetPass(1, passes, total_size);
   IndexOptions io;
   io.decode_all_events = a.verb == "info" || a.verb == "verify";
-  io.progress = &progress;
-  IndexResult r = BuildIndex(source, io);
+  io.progress = sources.size() == 1 ? &progress : nullptr;
+  const TraceSet set = TraceSet::Open(std::move(sources), io, set_name);
 
   VerbContext ctx;
-  ctx.source = &source;
-  ctx.index = r.index.get();
+  ctx.set = &set;
+  ctx.index = set.empty() ? nullptr : &set.index();
   ctx.out = env.out;
   ctx.err = env.err;
   ctx.filter = a.filter;
@@ -401,19 +433,24 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
   ctx.merge.progress = &progress;
   ctx.wall_clock = a.wall;
 
-  if (r.failure != OpenFailure::kNone) {
-    progress.Done();
-    Warn(ctx, std::string(r.status.message()));
-    if (a.verb == "verify") return VerifyOpenFailure(ctx, r);
-    return OpenFailureStatus(r.failure);
+  // A file that cannot be read is reported and left out; the others are
+  // read. The exit status says the worst that happened to one.
+  int open_status = kExitOk;
+  for (const TraceSet::Failure& f : set.failures()) {
+    open_status = std::max(open_status, static_cast<int>(StatusForFailure(f.failure)));
+    env.err->Write(absl::StrCat("itt-dump: ", f.name, ": ", f.status.message(), "\n"));
+    env.err->Flush();
   }
-  progress.SetPass(2, passes, r.index->reader_stats.chunks_read);
-
   if (a.verb == "verify") {
     const int status = RunVerify(ctx);
     progress.Done();
     return status;
   }
+  if (set.empty()) {
+    progress.Done();
+    return open_status;
+  }
+  progress.SetPass(2, passes, ctx.index->reader_stats.chunks_read);
   if (a.verb != "info") WarnDamage(ctx);
 
   absl::Status s;
@@ -426,6 +463,7 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     StatsOptions so;
     so.format = a.format;
     so.per_thread = a.per_thread;
+    so.per_process = a.per_process;
     s = RunStats(ctx, so);
   } else if (a.verb == "chrome" || a.verb == "perfetto") {
     Output* out = env.out;
@@ -456,18 +494,14 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     s = RunLeaks(ctx, lo);
   } else if (a.verb == "perf-map") {
     absl::Status d = env.make_dir(a.output);
-    absl::StatusOr<std::unique_ptr<Output>> f =
-        d.ok() ? env.create_file(absl::StrCat(a.output, "/", PerfMapFileName(*r.index)))
-               : absl::StatusOr<std::unique_ptr<Output>>(d);
-    if (!f.ok()) {
+    if (!d.ok()) {
       progress.Done();
-      env.err->Write(absl::StrCat("itt-dump: ", f.status().message(), "\n"));
+      env.err->Write(absl::StrCat("itt-dump: ", d.message(), "\n"));
       env.err->Flush();
       return kExitOutput;
     }
-    uint64_t lines = 0;
-    s = RunPerfMap(ctx, f->get(), &lines);
-    if (s.ok() && lines == 0) Warn(ctx, "no JIT method loads: the map is empty");
+    DirFactory files(env, a.output);
+    s = RunPerfMap(ctx, &files);
   } else if (a.verb == "vtune-csv") {
     absl::Status d = env.make_dir(a.output);
     if (!d.ok()) {
@@ -498,7 +532,26 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     env.err->Flush();
     return kExitOutput;
   }
-  return kExitOk;
+  return open_status;
+}
+
+absl::StatusOr<std::vector<std::string>> ExpandTraceArgument(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return std::vector<std::string>{path};
+  DIR* d = opendir(path.c_str());
+  if (d == nullptr) return absl::ErrnoToStatus(errno, path);
+  std::vector<std::string> names;
+  while (const dirent* e = readdir(d)) {
+    const std::string_view n = e->d_name;
+    if (n.size() > 4 && n.substr(n.size() - 4) == ".itt") names.emplace_back(n);
+  }
+  closedir(d);
+  if (names.empty())
+    return absl::NotFoundError(absl::StrCat(path, ": no .itt files in the directory"));
+  std::sort(names.begin(), names.end());
+  const std::string dir = path.back() == '/' ? path : path + "/";
+  for (std::string& n : names) n = dir + n;
+  return names;
 }
 
 std::unique_ptr<ProcessEnv> MakeProcessEnv() {
@@ -508,6 +561,7 @@ std::unique_ptr<ProcessEnv> MakeProcessEnv() {
   p->env.out = p->out.get();
   p->env.err = p->err.get();
   p->env.source = [](const std::string& path) { return TraceSource::File(path); };
+  p->env.expand = ExpandTraceArgument;
   p->env.create_file = [](const std::string& path) { return FileOutput(path); };
   p->env.make_dir = [](const std::string& dir) -> absl::Status {
     if (mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) {

@@ -33,6 +33,9 @@ struct Env {
   Output* err = nullptr;  // stderr
   // Opens a trace named on the command line.
   std::function<TraceSource(const std::string& path)> source;
+  // The traces a FILE argument names: itself, or a directory's .itt files
+  // sorted by name. Null: each argument is one trace.
+  std::function<absl::StatusOr<std::vector<std::string>>(const std::string&)> expand;
   // Creates an output file (chrome -o, vtune-csv files). `path` is the
   // full path.
   std::function<absl::StatusOr<std::unique_ptr<Output>>(const std::string&)> create_file;
@@ -51,6 +54,9 @@ struct ProcessEnv {
 std::unique_ptr<ProcessEnv> MakeProcessEnv();
 
 // Runs `args` (without the program name). Returns the exit status.
+// Env::expand of the real file system.
+absl::StatusOr<std::vector<std::string>> ExpandTraceArgument(const std::string& path);
+
 int RunItDump(const std::vector<std::string>& args, const Env& env);
 
 // Entry point for main(): ignores SIGPIPE, runs, flushes.

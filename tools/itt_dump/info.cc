@@ -32,10 +32,12 @@ std::string FormatCommandLine(std::string_view cmd) {
   return out;
 }
 
-absl::Status RunInfo(const VerbContext& ctx) {
-  const TraceIndex& x = *ctx.index;
+namespace {
+
+// The report of one file.
+void FileInfo(const TraceIndex& x, std::string* out) {
   const format::FileHeader& h = x.header;
-  std::string o;
+  std::string& o = *out;
   absl::StrAppend(&o, "file      ", x.name, " (", x.file_bytes, " bytes, format ", h.version_major,
                   ".", h.version_minor, ")\n");
   absl::StrAppend(&o, "process   pid ", h.pid, ", ppid ", h.ppid, "\n");
@@ -110,6 +112,76 @@ absl::Status RunInfo(const VerbContext& ctx) {
                     x.end.events_dropped, " dropped, ", x.end.chunk_count, " chunks)\n");
   } else {
     o.append("end       missing: the trace did not end cleanly\n");
+  }
+}
+
+// What the files of a set add up to, and how their clocks were lined up.
+void SetInfo(const TraceSet& set, std::string* out) {
+  std::string& o = *out;
+  const TraceIndex& m = set.index();
+  absl::StrAppend(&o, "set       ", set.files().size(), " traces");
+  if (!set.failures().empty()) absl::StrAppend(&o, ", ", set.failures().size(), " unreadable");
+  o.append("\n");
+  for (const TraceFile& f : set.files()) {
+    absl::StrAppend(&o, "  ", f.tag, "  pid ", f.index->header.pid, ", ppid ", f.index->header.ppid,
+                    ": ", f.label, ": ", f.index->events, " events  ", f.index->name, "\n");
+  }
+  for (const TraceSet::Failure& f : set.failures()) {
+    absl::StrAppend(&o, "  unreadable  ", f.name, ": ", f.status.message(), "\n");
+  }
+  o.append("time      ");
+  if (set.alignment() == TimeAlignment::kSharedTsc) {
+    o.append("one boot of one host: the traces share the timebase (");
+    o.append(m.header.boot_id != std::array<uint8_t, 16>{} ? "boot id " : "");
+    absl::StrAppend(&o, format::BootIdString(m.header.boot_id), ")\n");
+  } else {
+    absl::StrAppend(&o, set.groups(),
+                    " hosts or boots aligned by wall clock; their wall clocks moved up to ");
+    AppendSeconds(&o, set.wall_uncertainty_ns());
+    o.append(
+        " s against their monotonic clocks, and the hosts' own clock offset (NTP, PTP) adds "
+        "an error the traces cannot show\n");
+  }
+  const uint64_t end_ticks = TraceEndTicks(m, m.max_event_ticks);
+  o.append("duration  ");
+  AppendSeconds(&o, std::max<int64_t>(0, m.clock.SinceStartNs(end_ticks)));
+  absl::StrAppend(&o, " s\nthreads   ", m.threads.size(), "\ntotal     ", m.events, " events\n");
+  uint64_t lost = 0;
+  for (const auto& [key, n] : m.losses.entries()) lost += n;
+  if (lost == 0) {
+    o.append("losses    none\n");
+  } else {
+    absl::StrAppend(&o, "losses    ", lost, " events dropped\n");
+  }
+  size_t damaged = 0, unended = 0;
+  for (const TraceFile& f : set.files()) {
+    if (!f.index->problems.empty()) ++damaged;
+    if (!f.index->has_end) ++unended;
+  }
+  if (damaged == 0) {
+    o.append("damage    none\n");
+  } else {
+    absl::StrAppend(&o, "damage    in ", damaged, " of ", set.files().size(), " traces\n");
+  }
+  if (unended == 0) {
+    o.append("end       clean in every trace\n");
+  } else {
+    absl::StrAppend(&o, "end       missing in ", unended, " of ", set.files().size(), " traces\n");
+  }
+}
+
+}  // namespace
+
+absl::Status RunInfo(const VerbContext& ctx) {
+  std::string o;
+  const std::vector<TraceFile>& files = ctx.set->files();
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (i != 0) o.append("\n");
+    FileInfo(*files[i].index, &o);
+  }
+  if (files.size() > 1 || !ctx.set->failures().empty()) {
+    o.append("\n");
+    SetInfo(*ctx.set, &o);
   }
   ctx.out->Write(o);
   ctx.out->Flush();

@@ -1,6 +1,8 @@
 #include "tools/itt_dump/perf_map.h"
 
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -15,10 +17,26 @@ std::string PerfMapFileName(const TraceIndex& index) {
   return absl::StrCat("perf-", index.header.pid, ".map");
 }
 
-absl::Status RunPerfMap(const VerbContext& ctx, Output* out, uint64_t* lines) {
-  *lines = 0;
+absl::Status RunPerfMap(const VerbContext& ctx, OutputFactory* files) {
+  // One map per process: perf looks for the pid it recorded.
+  const std::vector<TraceFile>& traces = ctx.set->files();
+  std::vector<std::unique_ptr<Output>> outs(traces.size());
+  std::vector<uint64_t> lines(traces.size(), 0);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const std::string name = PerfMapFileName(*traces[i].index);
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      // Same pid on two hosts: perf runs on one host, keep the first.
+      WarnFile(ctx, i, absl::StrCat("another trace has the same pid: ", name, " not written"));
+      continue;
+    }
+    names.push_back(name);
+    absl::StatusOr<std::unique_ptr<Output>> f = files->Create(name);
+    if (!f.ok()) return f.status();
+    outs[i] = std::move(*f);
+  }
   std::string line;
-  absl::StatusOr<PassSummary> pass = ForEachEvent(ctx, [&](const Event& e, const ThreadRec&) {
+  absl::StatusOr<PassSummary> pass = ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) {
     switch (e.kind) {
       case EventKind::kJitMethodLoad:
       case EventKind::kJitMethodLoadV2:
@@ -28,6 +46,8 @@ absl::Status RunPerfMap(const VerbContext& ctx, Output* out, uint64_t* lines) {
       default:
         return;
     }
+    Output* out = outs[t.process].get();
+    if (out == nullptr) return;
     const uint64_t size = e.Get(F::kSize);
     if (size == 0) return;  // no code: nothing for perf to name
     std::string_view name = e.GetBytes(F::kMethodName);
@@ -40,12 +60,17 @@ absl::Status RunPerfMap(const VerbContext& ctx, Output* out, uint64_t* lines) {
     }
     line.push_back('\n');
     out->Write(line);
-    ++*lines;
+    ++lines[t.process];
   });
   if (!pass.ok()) return pass.status();
-  out->Flush();
   WarnMerge(ctx, *pass);
-  return out->status();
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i] == nullptr) continue;
+    outs[i]->Flush();
+    if (!outs[i]->status().ok()) return outs[i]->status();
+    if (lines[i] == 0) WarnFile(ctx, i, "no JIT method loads: the map is empty");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace ittc::itt_dump

@@ -25,7 +25,9 @@ namespace ittc::itt_dump {
 std::string PerfMapFileName(const TraceIndex& index);
 
 // Writes the map to `out`; *lines gets the number of lines written.
-absl::Status RunPerfMap(const VerbContext& ctx, Output* out, uint64_t* lines);
+// Writes perf-PID.map of every process of the set through `files`; warns
+// about a process without JIT method loads (its map is empty).
+absl::Status RunPerfMap(const VerbContext& ctx, OutputFactory* files);
 
 }  // namespace ittc::itt_dump
 

@@ -124,6 +124,7 @@ void StatsCollector::JitSections(std::vector<Section>* sections) const {
 
 absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options) {
   StatsCollector stats(*ctx.index, ctx.filter, options.per_thread);
+  if (options.per_process) stats.EnablePerProcess(*ctx.set);
   absl::StatusOr<PassSummary> pass =
       ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { stats.OnEvent(e, t); });
   if (!pass.ok()) return pass.status();

@@ -7,6 +7,7 @@
 //   tasks         per (domain, name, kind): count, total, self (direct
 //                 children subtracted), min, mean, p50, p90, p99, max
 //   thread_tasks  the same per thread (with per_thread)
+//   process_tasks the same per process (with per_process)
 //   frames        per domain: count, rate, duration percentiles
 //   counters      samples, min, max, last value
 //   sync          per object: acquisitions, total and max wait from
@@ -45,6 +46,7 @@ namespace itt_dump {
 struct StatsOptions {
   ReportFormat format = ReportFormat::kTable;
   bool per_thread = false;
+  bool per_process = false;
 };
 
 // The statistics engine; RunStats feeds it from the merge. Exposed for the
@@ -54,6 +56,10 @@ class StatsCollector : public IntervalListener {
   // `index` must outlive the collector.
   StatsCollector(const TraceIndex& index, const FilterSpec& filter, bool per_thread);
   ~StatsCollector() override;
+
+  // Adds the process_tasks section: task statistics per file of `set`
+  // (which must outlive the collector).
+  void EnablePerProcess(const TraceSet& set) { processes_ = &set; }
 
   void OnEvent(const format::Event& e, const ThreadRec& t);
   // Closes open intervals at the end of the trace.
@@ -74,9 +80,11 @@ class StatsCollector : public IntervalListener {
   // A completed task-like interval (not a frame) into its rows.
   void AddTask(IntervalKind kind, const ThreadRec& t, uint64_t domain, uint64_t name_id,
                uint64_t fn, uint64_t event_id, uint64_t begin, uint64_t end, uint64_t child_ticks);
+  // The row of the key; per thread `t` when not null, else of `owner`
+  // (TaskRow::thread).
   TaskRow* TaskRowFor(IntervalKind kind, uint64_t domain, uint64_t name_id, uint64_t fn,
-                      uint64_t event_id, const ThreadRec* t);
-  SyncRow* SyncRowFor(uint64_t addr);
+                      uint64_t event_id, const ThreadRec* t, uint64_t owner = ~uint64_t{0});
+  SyncRow* SyncRowFor(uint64_t addr, uint32_t process);
   HeapRow* HeapRowFor(uint64_t function);
   void OnCounter(const CounterSample& sample, const ThreadRec& t);
   // Each appends its family of sections (one file each).
@@ -91,6 +99,7 @@ class StatsCollector : public IntervalListener {
   const TraceIndex& x_;
   Filter filter_;
   bool per_thread_;
+  const TraceSet* processes_ = nullptr;
   IntervalTracker tracker_;
   uint64_t events_ = 0;
   CounterTracker counter_tracker_;

@@ -19,6 +19,8 @@ namespace itt_dump {
 namespace stats_internal {
 
 inline constexpr uint64_t kAllThreads = ~uint64_t{0};
+// TaskRow::thread of a per-process row: this bit and the process.
+inline constexpr uint64_t kProcessRow = uint64_t{1} << 62;
 
 inline std::string Num(uint64_t v) { return absl::StrCat(v); }
 
@@ -36,7 +38,9 @@ struct StatsCollector::TaskRow {
   uint64_t name_id = 0;
   uint64_t fn = 0;
   uint64_t event_id = 0;
-  uint64_t thread = stats_internal::kAllThreads;  // thread index for per-thread rows
+  // kAllThreads, a thread index for per-thread rows, or kProcessRow | the
+  // process for per-process rows.
+  uint64_t thread = stats_internal::kAllThreads;
   std::string name;
   uint64_t total_ns = 0;
   uint64_t self_ns = 0;
@@ -59,7 +63,8 @@ struct StatsCollector::CounterRow {
 };
 
 struct StatsCollector::SyncRow {
-  uint64_t addr = 0;
+  uint64_t addr = 0;  // as the merged stream has it (trace_set.h)
+  uint32_t process = 0;
   uint64_t acquisitions = 0;
   uint64_t cancels = 0;
   uint64_t total_wait_ns = 0;

@@ -20,11 +20,12 @@ using stats_internal::kAllThreads;
 using stats_internal::Num;
 using stats_internal::Real;
 
-StatsCollector::SyncRow* StatsCollector::SyncRowFor(uint64_t addr) {
+StatsCollector::SyncRow* StatsCollector::SyncRowFor(uint64_t addr, uint32_t process) {
   std::unique_ptr<SyncRow>& r = sync_[addr];
   if (!r) {
     r = std::make_unique<SyncRow>();
     r->addr = addr;
+    r->process = process;
   }
   return r.get();
 }
@@ -35,7 +36,7 @@ void StatsCollector::OnSync(const Event& e, const ThreadRec& t) {
   // filters keep.
   if (e.kind == EventKind::kSyncCreate || e.kind == EventKind::kSyncRename) {
     sync_tracker_.OnEvent(e, t, &c);
-    SyncRowFor(e.Get(F::kAddr));
+    SyncRowFor(e.Get(F::kAddr), t.process);
     return;
   }
   if (filter_.active()) {
@@ -48,7 +49,7 @@ void StatsCollector::OnSync(const Event& e, const ThreadRec& t) {
     }
   }
   if (!sync_tracker_.OnEvent(e, t, &c)) return;
-  SyncRow* row = SyncRowFor(c.object->addr);
+  SyncRow* row = SyncRowFor(c.object->addr, t.process);
   row->used = true;
   switch (c.kind) {
     case SyncChange::Kind::kAcquired:
@@ -139,9 +140,9 @@ void StatsCollector::SyncHeapSections(std::vector<Section>* sections) const {
               [](const SyncRow* a, const SyncRow* b) { return a->addr < b->addr; });
     for (const SyncRow* r : rows) {
       const SyncObject* o = sync_tracker_.objects().Find(r->addr);
-      s.AddRow({absl::StrFormat("0x%x", r->addr), std::string(x_.String(o->type_id)),
-                std::string(x_.String(o->name_id)), Num(r->acquisitions), Num(r->cancels),
-                Num(r->total_wait_ns), Num(r->max_wait_ns)});
+      s.AddRow({absl::StrFormat("0x%x", r->addr ^ ProcessTag(r->process)),
+                std::string(x_.String(o->type_id)), std::string(x_.String(o->name_id)),
+                Num(r->acquisitions), Num(r->cancels), Num(r->total_wait_ns), Num(r->max_wait_ns)});
     }
     out.push_back(std::move(s));
   }

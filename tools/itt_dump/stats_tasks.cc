@@ -41,10 +41,11 @@ void DurationCells(const PercentileSketch& s, std::vector<std::string>* row) {
 
 StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind, uint64_t domain,
                                                     uint64_t name_id, uint64_t fn,
-                                                    uint64_t event_id, const ThreadRec* t) {
+                                                    uint64_t event_id, const ThreadRec* t,
+                                                    uint64_t owner) {
   const int k = static_cast<int>(kind);
   const uint64_t name = kind == IntervalKind::kLegacyEvent ? event_id : name_id;
-  const uint64_t thread = t != nullptr ? t->index : kAllThreads;
+  const uint64_t thread = t != nullptr ? t->index : owner;
   // One multiply per part: the exact key is compared below anyway.
   const uint64_t h = (name * 0x9E3779B97F4A7C15ull) ^ (domain * 0xBF58476D1CE4E5B9ull) ^
                      (fn * 0x94D049BB133111EBull) ^ (thread * 0xD6E8FEB86659FD93ull) ^
@@ -123,6 +124,13 @@ void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t, uint64_t dom
     r->self_ns += self;
     r->sketch.Add(dur);
   }
+  if (processes_ != nullptr) {
+    TaskRow* r = TaskRowFor(kind, domain, name_id, fn, event_id, nullptr,
+                            stats_internal::kProcessRow | t.process);
+    r->total_ns += dur;
+    r->self_ns += self;
+    r->sketch.Add(dur);
+  }
 }
 
 void StatsCollector::OnInterval(const Interval& iv) {
@@ -153,12 +161,18 @@ void StatsCollector::OnInterval(const Interval& iv) {
 void StatsCollector::TaskSections(std::vector<Section>* sections) const {
   std::vector<Section>& out = *sections;
   // Tasks, by total time (largest first), then domain, name, kind.
-  for (int pass = 0; pass < (per_thread_ ? 2 : 1); ++pass) {
+  // Passes: all tasks, per thread, per process.
+  for (int pass = 0; pass < 3; ++pass) {
     const bool by_thread = pass == 1;
+    const bool by_process = pass == 2;
+    if ((by_thread && !per_thread_) || (by_process && processes_ == nullptr)) continue;
     Section s;
-    s.name = by_thread ? "thread_tasks" : "tasks";
+    s.name = by_thread ? "thread_tasks" : by_process ? "process_tasks" : "tasks";
     if (by_thread) {
       s.columns = {{"tid", "tid", CellType::kNumber}, {"thread", "thread", CellType::kText}};
+    }
+    if (by_process) {
+      s.columns = {{"pid", "pid", CellType::kNumber}, {"process", "process", CellType::kText}};
     }
     for (const Column& c : std::vector<Column>{{"domain", "domain", CellType::kText},
                                                {"name", "name", CellType::kText},
@@ -171,8 +185,16 @@ void StatsCollector::TaskSections(std::vector<Section>* sections) const {
     DurationColumns(&s.columns);
     std::vector<const TaskRow*> rows;
     for (const auto& r : tasks_) {
-      if ((r->thread != kAllThreads) == by_thread) rows.push_back(r.get());
+      const bool process_row =
+          r->thread != kAllThreads && (r->thread & stats_internal::kProcessRow);
+      const bool thread_row = r->thread != kAllThreads && !process_row;
+      if (by_thread ? thread_row : by_process ? process_row : r->thread == kAllThreads) {
+        rows.push_back(r.get());
+      }
     }
+    auto process_of = [&](const TaskRow* r) -> size_t {
+      return static_cast<size_t>(r->thread & ~stats_internal::kProcessRow);
+    };
     auto domain_of = [&](const TaskRow* r) { return x_.Domain(r->domain); };
     auto tid_of = [&](const TaskRow* r) -> uint64_t {
       const ThreadRec* t = x_.Thread(static_cast<uint32_t>(r->thread));
@@ -182,6 +204,7 @@ void StatsCollector::TaskSections(std::vector<Section>* sections) const {
       if (by_thread && tid_of(a) != tid_of(b)) {
         return tid_of(a) < tid_of(b);
       }
+      if (by_process && process_of(a) != process_of(b)) return process_of(a) < process_of(b);
       if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns;
       const auto da = domain_of(a);
       const auto db = domain_of(b);
@@ -195,6 +218,11 @@ void StatsCollector::TaskSections(std::vector<Section>* sections) const {
         const ThreadRec* t = x_.Thread(static_cast<uint32_t>(r->thread));
         row.push_back(Num(t != nullptr ? t->tid : 0));
         row.push_back(t != nullptr ? t->name : "");
+      }
+      if (by_process) {
+        const TraceFile& f = processes_->files()[process_of(r)];
+        row.push_back(Num(f.index->header.pid));
+        row.push_back(f.label);
       }
       row.push_back(std::string(domain_of(r)));
       row.push_back(r->name);

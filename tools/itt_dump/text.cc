@@ -73,6 +73,7 @@ class TextPrinter : public IntervalListener {
   std::string domain_buf_;  // Subject::domain when it is made up
   std::string name_buf_;    // Subject::name when it is made up
   std::string line_;
+  Event untagged_;  // Print's copy of an event of a process other than the first
 };
 
 void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const ThreadRec& t,
@@ -330,9 +331,16 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   } else {
     line_.push_back('-');
   }
+  const Event* shown = &e;
+  if (t.process != 0) {
+    // Several traces: addresses and ids as the process wrote them.
+    untagged_ = e;
+    UntagIdentities(t.process, &untagged_);
+    shown = &untagged_;
+  }
   for (int i = 0; i < s->field_count; ++i) {
     if (i == sub.domain_field || i == sub.name_field) continue;
-    AppendField(&line_, e, *s, i);
+    AppendField(&line_, *shown, *s, i);
   }
   line_.push_back('\n');
   ctx_.out->Write(line_);

@@ -7,24 +7,39 @@
 namespace ittc {
 namespace itt_dump {
 
-void Warn(const VerbContext& ctx, std::string_view message) {
+namespace {
+
+void WarnAs(const VerbContext& ctx, std::string_view name, std::string_view message) {
   if (ctx.err == nullptr) return;
-  ctx.err->Write(absl::StrCat("itt-dump: ", ctx.source->name(), ": ", std::string(message), "\n"));
+  ctx.err->Write(absl::StrCat("itt-dump: ", std::string(name), ": ", std::string(message), "\n"));
   ctx.err->Flush();
 }
 
+}  // namespace
+
+void Warn(const VerbContext& ctx, std::string_view message) {
+  WarnAs(ctx, ctx.index->name, message);
+}
+
+void WarnFile(const VerbContext& ctx, size_t file, std::string_view message) {
+  WarnAs(ctx, ctx.set->files()[file].index->name, message);
+}
+
 void WarnDamage(const VerbContext& ctx) {
-  const TraceIndex& x = *ctx.index;
   constexpr size_t kShown = 3;
-  size_t shown = 0;
-  for (const Problem& p : x.problems) {
-    if (shown++ == kShown) break;
-    Warn(ctx, absl::StrCat(p.kind == Problem::Kind::kCorrupt ? "corrupt" : "truncated",
-                           " at offset ", p.offset, " (", p.bytes, " bytes): ", p.reason));
-  }
-  const uint64_t more = x.problems.size() + x.problems_dropped;
-  if (more > kShown) {
-    Warn(ctx, absl::StrCat(more - kShown, " more damaged regions; run itt-dump verify"));
+  for (size_t f = 0; f < ctx.set->files().size(); ++f) {
+    const TraceIndex& x = *ctx.set->files()[f].index;
+    size_t shown = 0;
+    for (const Problem& p : x.problems) {
+      if (shown++ == kShown) break;
+      WarnFile(ctx, f,
+               absl::StrCat(p.kind == Problem::Kind::kCorrupt ? "corrupt" : "truncated",
+                            " at offset ", p.offset, " (", p.bytes, " bytes): ", p.reason));
+    }
+    const uint64_t more = x.problems.size() + x.problems_dropped;
+    if (more > kShown) {
+      WarnFile(ctx, f, absl::StrCat(more - kShown, " more damaged regions; run itt-dump verify"));
+    }
   }
 }
 

@@ -1,4 +1,5 @@
-// What every verb gets: the trace (source and index), where output and
+// What every verb gets: the traces (a set of one or more files, and the
+// index to read them by), where output and
 // diagnostics go, the filters, and the pass's tuning; plus the helpers the
 // verbs share to run their pass and report.
 //
@@ -18,27 +19,31 @@
 #include "tools/itt_dump/model/merge.h"
 #include "tools/itt_dump/model/progress.h"
 #include "tools/itt_dump/model/trace_index.h"
+#include "tools/itt_dump/model/trace_set.h"
 #include "tools/itt_dump/output.h"
 
 namespace ittc {
 namespace itt_dump {
 
 struct VerbContext {
-  const TraceSource* source = nullptr;
-  const TraceIndex* index = nullptr;
-  Output* out = nullptr;  // the verb's main output (stdout or -o FILE)
-  Output* err = nullptr;  // diagnostics: one line each, "itt-dump: FILE: "
+  const TraceSet* set = nullptr;
+  const TraceIndex* index = nullptr;  // &set->index()
+  Output* out = nullptr;              // the verb's main output (stdout or -o FILE)
+  Output* err = nullptr;              // diagnostics: one line each, "itt-dump: FILE: "
   FilterSpec filter;
   MergeOptions merge;       // merge.progress is set when a progress line shows
   bool wall_clock = false;  // text: wall clock instead of ns since start
 };
 
-// Writes "itt-dump: <file>: <message>\n" to ctx.err.
+// Writes "itt-dump: <name>: <message>\n" to ctx.err, where <name> is the
+// file's, or the set's for several files.
 void Warn(const VerbContext& ctx, std::string_view message);
+// The same for file `file` of the set.
+void WarnFile(const VerbContext& ctx, size_t file, std::string_view message);
 
 // Reports what the index pass found that every verb should mention:
-// damaged regions and truncation, one line each (at most three; the rest
-// are counted in a fourth line).
+// damaged regions and truncation, one line each per file (at most three;
+// the rest are counted in a fourth line).
 void WarnDamage(const VerbContext& ctx);
 
 // What a verb's pass over the merged events saw.
@@ -49,16 +54,19 @@ struct PassSummary {
   uint64_t forced_emits = 0;  // EventMerger::forced_emits()
 };
 
-// The pass every verb but info and verify makes: reopens the trace, merges
-// every thread's events in time order and hands each to
-// consume(const format::Event&, const ThreadRec&). Stops early once ctx.out
-// is broken or failed (a closed pipe), looking every 1024 events. Fails
-// only if the trace cannot be reopened.
+// The pass every verb but info and verify makes: reopens the traces, merges
+// every thread's events of every file in time order (TraceSetMerger) and
+// hands each to consume(const format::Event&, const ThreadRec&). Stops
+// early once ctx.out is broken or failed (a closed pipe), looking every
+// 1024 events. A file that cannot be reopened is reported and left out;
+// fails only if none can.
 template <typename Consume>
 absl::StatusOr<PassSummary> ForEachEvent(const VerbContext& ctx, Consume&& consume) {
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx.source);
-  if (!reader.ok()) return reader.status();
-  EventMerger merger(*ctx.index, reader->get(), ctx.merge);
+  TraceSetMerger merger(*ctx.set, ctx.merge);
+  for (const auto& [file, status] : merger.open_errors()) {
+    if (ctx.set->files().size() == 1) return status;
+    WarnFile(ctx, file, std::string(status.message()));
+  }
   PassSummary pass;
   const format::Event* e;
   const ThreadRec* t;

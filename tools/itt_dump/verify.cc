@@ -1,5 +1,7 @@
 #include "tools/itt_dump/verify.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace ittc {
@@ -13,7 +15,8 @@ constexpr uint64_t kMaxWarnings = 20;
 
 class Checker {
  public:
-  explicit Checker(const VerbContext& ctx) : ctx_(ctx), x_(*ctx.index) {}
+  Checker(const VerbContext& ctx, const TraceFile& file)
+      : ctx_(ctx), file_(file), x_(*file.index) {}
 
   void Run();
   uint64_t warnings() const { return warnings_; }
@@ -27,6 +30,7 @@ class Checker {
   }
 
   const VerbContext& ctx_;
+  const TraceFile& file_;
   const TraceIndex& x_;
   uint64_t warnings_ = 0;
   U64Map<uint64_t> last_time_;
@@ -73,7 +77,7 @@ void Checker::CheckEvent(const format::Chunk& c, uint32_t thread, size_t offset,
 }
 
 void Checker::Run() {
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(*ctx_.source);
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(file_.source);
   if (!reader.ok()) return;
   format::Chunk c;
   format::EventStreamDecoder dec;
@@ -133,16 +137,10 @@ VerifyStatus StatusForFailure(OpenFailure failure) {
   return kVerifyUnreadable;
 }
 
-int VerifyOpenFailure(const VerbContext& ctx, const IndexResult& result) {
-  const int status = StatusForFailure(result.failure);
-  ctx.out->Write(absl::StrCat(ctx.source->name(), ": ", StatusWord(status), ": ",
-                              result.status.message(), "\n"));
-  ctx.out->Flush();
-  return status;
-}
+namespace {
 
-int RunVerify(const VerbContext& ctx) {
-  const TraceIndex& x = *ctx.index;
+int VerifyFile(const VerbContext& ctx, const TraceFile& file) {
+  const TraceIndex& x = *file.index;
   std::string o;
   for (const Problem& p : x.problems) {
     absl::StrAppend(&o, "offset ", p.offset, ": ",
@@ -153,7 +151,7 @@ int RunVerify(const VerbContext& ctx) {
     absl::StrAppend(&o, x.problems_dropped, " more problems not shown\n");
   }
   ctx.out->Write(o);
-  Checker checker(ctx);
+  Checker checker(ctx, file);
   checker.Run();
   if (checker.warnings() > kMaxWarnings) {
     ctx.out->Write(absl::StrCat(checker.warnings() - kMaxWarnings, " more warnings not shown\n"));
@@ -177,6 +175,20 @@ int RunVerify(const VerbContext& ctx) {
                               checker.warnings(), " warnings", why, ")\n"));
   ctx.out->Flush();
   return status;
+}
+
+}  // namespace
+
+int RunVerify(const VerbContext& ctx) {
+  int worst = kVerifyClean;
+  for (const TraceFile& f : ctx.set->files()) worst = std::max(worst, VerifyFile(ctx, f));
+  for (const TraceSet::Failure& f : ctx.set->failures()) {
+    const int status = StatusForFailure(f.failure);
+    ctx.out->Write(absl::StrCat(f.name, ": ", StatusWord(status), ": ", f.status.message(), "\n"));
+    ctx.out->Flush();
+    worst = std::max(worst, status);
+  }
+  return worst;
 }
 
 }  // namespace itt_dump

@@ -63,7 +63,7 @@ class VtuneWriter : public IntervalListener {
     AppendTs(&line_, iv.begin);
     line_.push_back(',');
     AppendTs(&line_, iv.end);
-    absl::StrAppend(&line_, ",", x_.header.pid, ",");
+    absl::StrAppend(&line_, ",", ctx_.set->FileOf(*iv.thread).index->header.pid, ",");
     if (iv.kind != IntervalKind::kFrame) absl::StrAppend(&line_, iv.thread->tid);
     line_.push_back('\n');
     out_->Write(line_);
@@ -99,7 +99,7 @@ class VtuneWriter : public IntervalListener {
         line_.append(v);
       }
     }
-    absl::StrAppend(&line_, ",", x_.header.pid, ",", t.tid, "\n");
+    absl::StrAppend(&line_, ",", ctx_.set->FileOf(t).index->header.pid, ",", t.tid, "\n");
     out->Write(line_);
   }
 
@@ -166,6 +166,9 @@ std::string DefaultVtunePrefix(const std::string& trace_path) {
   if (base.size() > 4 && base.compare(base.size() - 4, 4, ".itt") == 0) {
     base.resize(base.size() - 4);
   }
+  for (char& c : base) {
+    if (c == ' ') c = '_';
+  }
   return base.empty() ? "trace" : base;
 }
 
@@ -181,8 +184,28 @@ std::string VtuneHostName(const std::string& host) {
 
 absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options,
                          OutputFactory* files) {
+  if (ctx.set->alignment() == TimeAlignment::kWallClock) {
+    // Several hosts (or boots): each host's files with its own timebase,
+    // as VTune correlates them, under its own host name.
+    for (int g = 0; g < ctx.set->groups(); ++g) {
+      std::vector<TraceSource> sources;
+      for (const TraceFile& f : ctx.set->files()) {
+        if (f.group == g) sources.push_back(f.source);
+      }
+      const TraceSet host = TraceSet::Open(std::move(sources), IndexOptions(), ctx.index->name);
+      if (host.empty()) continue;
+      VerbContext sub = ctx;
+      sub.set = &host;
+      sub.index = &host.index();
+      VtuneOptions o = options;
+      if (o.prefix.empty()) o.prefix = DefaultVtunePrefix(ctx.index->name);
+      absl::Status s = RunVtuneCsv(sub, o, files);
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
   const std::string prefix =
-      options.prefix.empty() ? DefaultVtunePrefix(ctx.source->name()) : options.prefix;
+      options.prefix.empty() ? DefaultVtunePrefix(ctx.index->name) : options.prefix;
   const std::string host = VtuneHostName(ctx.index->header.host_name);
   absl::StatusOr<std::unique_ptr<Output>> intervals =
       files->Create(absl::StrCat(prefix, "-intervals-hostname-", host, ".csv"));

@@ -313,10 +313,14 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options) {
 }
 
 absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(const TraceSource& source) {
+  return OpenForPass(source, format::ReaderOptions::Parallel());
+}
+
+absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(
+    const TraceSource& source, const format::ReaderOptions& options) {
   absl::StatusOr<std::unique_ptr<format::ByteSource>> bytes = source.Open();
   if (!bytes.ok()) return bytes.status();
-  auto reader = std::make_unique<format::TraceReader>(std::move(*bytes), nullptr,
-                                                      format::ReaderOptions::Parallel());
+  auto reader = std::make_unique<format::TraceReader>(std::move(*bytes), nullptr, options);
   absl::Status s = reader->ReadHeader();
   if (!s.ok()) return s;
   return reader;

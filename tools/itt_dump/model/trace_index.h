@@ -89,6 +89,8 @@ struct HeapFunctionDef {
 
 struct ThreadRec {
   uint32_t index = 0;
+  // The file of the thread in a TraceSet (trace_set.h); 0 for one file.
+  uint32_t process = 0;
   uint64_t tid = 0;
   std::string name;
   bool ignored = false;
@@ -199,7 +201,11 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options);
 
 // Opens `source` for a verb's own pass: a reader positioned after the
 // header, whose chunks are the ones the index pass saw.
+// The reader decodes on ReaderOptions::Parallel()'s threads unless
+// `options` says otherwise.
 absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(const TraceSource& source);
+absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(
+    const TraceSource& source, const format::ReaderOptions& options);
 
 }  // namespace itt_dump
 }  // namespace ittc

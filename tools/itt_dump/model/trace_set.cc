@@ -1,62 +1,550 @@
 #include "tools/itt_dump/model/trace_set.h"
 
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+
 namespace ittc {
 namespace itt_dump {
+namespace {
 
-TraceSet TraceSet::Open(std::vector<TraceSource> sources, const IndexOptions& options) {
+using format::Event;
+using format::FieldRole;
+using format::FieldType;
+using F = format::Field;
+
+constexpr uint64_t kDenseRemapLimit = uint64_t{1} << 20;
+
+// The last path component without ".itt".
+std::string ExeName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Set-wide ids by text: the same text in two files gets one id.
+class Interner {
+ public:
+  uint64_t Add(const std::string& key) {
+    auto [it, inserted] = ids_.try_emplace(key, ids_.size() + 1);
+    return it->second;
+  }
+
+ private:
+  absl::flat_hash_map<std::string, uint64_t> ids_;
+};
+
+// Local id -> set id. Ids the collector writes are dense (1, 2, ...);
+// a table that is not (a damaged or foreign file) keeps what fits densely
+// and drops the rest to 0, "undefined".
+void Put(std::vector<uint64_t>* table, uint64_t local, uint64_t global) {
+  if (local >= kDenseRemapLimit) return;
+  if (local >= table->size()) table->resize(local + 1, 0);
+  (*table)[local] = global;
+}
+
+uint64_t Lookup(const std::vector<uint64_t>& table, uint64_t local) {
+  return local < table.size() ? table[local] : 0;
+}
+
+// What TraceSetMerger::Rewrite does to one field of a kind.
+enum class Action : uint8_t {
+  kNone,
+  kString,
+  kDomain,
+  kCounter,
+  kHistogram,
+  kClockDomain,
+  kHeapFunction,
+  kEventName,
+  kTagUint,  // an object address: XOR ProcessTag
+  kTagId,    // an __itt_id: XOR ProcessTag into d1
+  kTime,     // trace ticks: onto the set's axis
+};
+
+struct KindActions {
+  uint8_t count = 0;
+  uint8_t field[format::kMaxFields];
+  Action action[format::kMaxFields];
+};
+
+Action ActionFor(const format::FieldSpec& f) {
+  switch (f.field) {
+    case F::kAddr:
+    case F::kNewAddr:
+      return Action::kTagUint;
+    case F::kId:
+    case F::kParent:
+    case F::kHead:
+    case F::kTail:
+      return f.type == FieldType::kId ? Action::kTagId : Action::kNone;
+    default:
+      break;
+  }
+  if (f.type == FieldType::kTime) return Action::kTime;
+  switch (f.role) {
+    case FieldRole::kStringRef:
+      return Action::kString;
+    case FieldRole::kDomainRef:
+      return Action::kDomain;
+    case FieldRole::kCounterRef:
+      return Action::kCounter;
+    case FieldRole::kHistogramRef:
+      return Action::kHistogram;
+    case FieldRole::kClockDomainRef:
+      return Action::kClockDomain;
+    case FieldRole::kHeapFunctionRef:
+      return Action::kHeapFunction;
+    case FieldRole::kEventRef:
+      return Action::kEventName;
+    default:
+      return Action::kNone;
+  }
+}
+
+// Per kind, the fields Rewrite touches. Built once from the schema.
+const KindActions* ActionsOf(format::EventKind kind) {
+  static const auto* table = [] {
+    auto* t = new absl::flat_hash_map<uint32_t, KindActions>();
+    int n = 0;
+    const format::KindSchema* all = format::AllSchemas(&n);
+    for (int k = 0; k < n; ++k) {
+      KindActions a;
+      for (int i = 0; i < all[k].field_count; ++i) {
+        const Action act = ActionFor(all[k].fields[i]);
+        if (act == Action::kNone) continue;
+        a.field[a.count] = static_cast<uint8_t>(i);
+        a.action[a.count] = act;
+        ++a.count;
+      }
+      (*t)[static_cast<uint32_t>(all[k].kind)] = a;
+    }
+    return t;
+  }();
+  auto it = table->find(static_cast<uint32_t>(kind));
+  return it == table->end() ? nullptr : &it->second;
+}
+
+bool SameBoot(const format::FileHeader& a, const format::FileHeader& b) {
+  static constexpr std::array<uint8_t, 16> kZero{};
+  return a.boot_id != kZero && a.boot_id == b.boot_id && a.host_name == b.host_name &&
+         a.timebase == b.timebase;
+}
+
+}  // namespace
+
+void UntagIdentities(uint32_t process, format::Event* e) {
+  const KindActions* a = ActionsOf(e->kind);
+  if (a == nullptr || process == 0) return;
+  for (int k = 0; k < a->count; ++k) {
+    if (a->action[k] == Action::kTagUint) e->fields[a->field[k]].u ^= ProcessTag(process);
+    if (a->action[k] == Action::kTagId) e->fields[a->field[k]].id.d1 ^= ProcessTag(process);
+  }
+}
+
+TraceSet TraceSet::Open(std::vector<TraceSource> sources, const IndexOptions& options,
+                        std::string name) {
   TraceSet set;
+  set.name_ = std::move(name);
   for (TraceSource& source : sources) {
     IndexResult r = BuildIndex(source, options);
     if (r.index == nullptr) {
       set.failures_.push_back({source.name(), r.failure, r.status});
       continue;
     }
-    set.files_.push_back({std::move(source), std::move(r.index)});
+    TraceFile f;
+    f.source = std::move(source);
+    f.index = std::move(r.index);
+    set.files_.push_back(std::move(f));
   }
+  set.Label();
+  if (set.files_.size() > 1) set.Merge();
   return set;
 }
 
+uint64_t TraceSet::SetTicks(size_t file, uint64_t ticks) const {
+  if (alignment_ != TimeAlignment::kWallClock) return ticks;
+  const TraceFile& f = files_[file];
+  const int64_t ns = group_clocks_[static_cast<size_t>(f.group)].SinceStartNs(ticks) + f.offset_ns;
+  return ns < 0 ? 0 : static_cast<uint64_t>(ns);
+}
+
+void TraceSet::Label() {
+  std::vector<uint32_t> pids;
+  bool hosts_differ = false;
+  for (const TraceFile& f : files_) {
+    hosts_differ = hosts_differ || f.index->header.host_name != files_[0].index->header.host_name;
+  }
+  for (TraceFile& f : files_) {
+    const format::FileHeader& h = f.index->header;
+    const std::string exe = ExeName(h.executable_path);
+    if (h.rank != format::kNoRank) {
+      f.label = absl::StrCat("rank ", h.rank, " (", h.host_name, ") ", exe);
+      f.tag = absl::StrCat("r", h.rank);
+    } else {
+      f.label = hosts_differ ? absl::StrCat(exe, " (", h.host_name, ")") : exe;
+      f.tag = absl::StrCat("p", h.pid);
+    }
+    uint32_t pid = h.pid;
+    // Linux pids stay below 2^22 (pid_max); made-up ones start above.
+    while (std::find(pids.begin(), pids.end(), pid) != pids.end()) {
+      pid = pid < (1u << 22) ? (1u << 22) + h.pid : pid + 1;
+    }
+    pids.push_back(pid);
+    f.display_pid = pid;
+  }
+}
+
+void TraceSet::Merge() {
+  // Time: one group per boot (files without a boot id are groups alone).
+  std::vector<int> group_first;  // a file of each group
+  for (size_t i = 0; i < files_.size(); ++i) {
+    const format::FileHeader& h = files_[i].index->header;
+    int g = -1;
+    for (size_t k = 0; k < group_first.size(); ++k) {
+      if (SameBoot(files_[static_cast<size_t>(group_first[k])].index->header, h)) {
+        g = static_cast<int>(k);
+        break;
+      }
+    }
+    if (g < 0) {
+      g = static_cast<int>(group_first.size());
+      group_first.push_back(static_cast<int>(i));
+    }
+    files_[i].group = g;
+  }
+  groups_ = static_cast<int>(group_first.size());
+  alignment_ = groups_ == 1 ? TimeAlignment::kSharedTsc : TimeAlignment::kWallClock;
+  for (int g = 0; g < groups_; ++g) {
+    format::FileHeader h =
+        files_[static_cast<size_t>(group_first[static_cast<size_t>(g)])].index->header;
+    std::vector<format::ClockSync> points;
+    for (const TraceFile& f : files_) {
+      if (f.group != g) continue;
+      if (f.index->header.start_ticks < h.start_ticks) {
+        h.start_ticks = f.index->header.start_ticks;
+        h.start_realtime_ns = f.index->header.start_realtime_ns;
+        h.start_monotonic_raw_ns = f.index->header.start_monotonic_raw_ns;
+      }
+      points.insert(points.end(), f.index->sync_points.begin(), f.index->sync_points.end());
+    }
+    std::sort(
+        points.begin(), points.end(),
+        [](const format::ClockSync& a, const format::ClockSync& b) { return a.ticks < b.ticks; });
+    if (!points.empty()) {
+      int64_t lo = std::numeric_limits<int64_t>::max();
+      int64_t hi = std::numeric_limits<int64_t>::min();
+      for (const format::ClockSync& p : points) {
+        const int64_t d = p.realtime_ns - static_cast<int64_t>(p.monotonic_raw_ns);
+        lo = std::min(lo, d);
+        hi = std::max(hi, d);
+      }
+      if (groups_ > 1) wall_uncertainty_ns_ = std::max(wall_uncertainty_ns_, hi - lo);
+    }
+    group_clocks_.emplace_back(h, std::move(points));
+  }
+  int64_t origin = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> group_start(static_cast<size_t>(groups_));
+  for (int g = 0; g < groups_; ++g) {
+    const TraceIndex& first =
+        *files_[static_cast<size_t>(group_first[static_cast<size_t>(g)])].index;
+    uint64_t start = first.header.start_ticks;
+    for (const TraceFile& f : files_) {
+      if (f.group == g) start = std::min(start, f.index->header.start_ticks);
+    }
+    group_start[static_cast<size_t>(g)] = group_clocks_[static_cast<size_t>(g)].RealtimeNs(start);
+    origin = std::min(origin, group_start[static_cast<size_t>(g)]);
+  }
+  for (TraceFile& f : files_) f.offset_ns = group_start[static_cast<size_t>(f.group)] - origin;
+
+  // The merged index.
+  merged_ = std::make_unique<TraceIndex>();
+  TraceIndex& m = *merged_;
+  m.name = name_.empty() ? absl::StrCat(files_.size(), " traces") : name_;
+  m.header = files_[0].index->header;
+  m.header.rank = format::kNoRank;
+  if (alignment_ == TimeAlignment::kWallClock) {
+    m.header.timebase = format::Timebase::kUnknown;
+    m.header.timebase_hz = 1000000000;
+    m.header.start_ticks = 0;
+    m.header.start_realtime_ns = origin;
+    m.header.start_monotonic_raw_ns = 0;
+  } else {
+    for (const TraceFile& f : files_) {
+      if (f.index->header.start_ticks < m.header.start_ticks) {
+        m.header.start_ticks = f.index->header.start_ticks;
+        m.header.start_realtime_ns = f.index->header.start_realtime_ns;
+        m.header.start_monotonic_raw_ns = f.index->header.start_monotonic_raw_ns;
+      }
+    }
+  }
+  for (const TraceFile& f : files_) {
+    if (f.index->header.host_name != m.header.host_name) m.header.host_name.clear();
+  }
+
+  Interner strings, domains, event_names, heap_functions;
+  uint64_t next_counter = 0, next_histogram = 0, next_clock_domain = 0;
+  uint32_t next_thread = 0;
+  m.has_end = true;
+  remaps_.resize(files_.size());
+  for (size_t fi = 0; fi < files_.size(); ++fi) {
+    const TraceIndex& x = *files_[fi].index;
+    Remap& r = remaps_[fi];
+    for (const auto& [id, text] : x.strings.entries()) {
+      const uint64_t g = strings.Add(text);
+      Put(&r.strings, id, g);
+      m.strings[g] = text;
+    }
+    for (const auto& [id, text] : x.domains.entries()) {
+      const uint64_t g = domains.Add(text);
+      Put(&r.domains, id, g);
+      m.domains[g] = text;
+    }
+    for (const auto& [id, text] : x.event_names.entries()) {
+      const uint64_t g = event_names.Add(text);
+      Put(&r.event_names, id, g);
+      m.event_names[g] = text;
+    }
+    for (const auto& [id, def] : x.heap_functions.entries()) {
+      const uint64_t g =
+          heap_functions.Add(absl::StrCat(def.name, std::string(1, '\0'), def.domain_name));
+      Put(&r.heap_functions, id, g);
+      m.heap_functions[g] = def;
+    }
+    for (const auto& [id, def] : x.counters.entries()) {
+      Put(&r.counters, id, ++next_counter);
+      CounterDef d = def;
+      d.domain = Lookup(r.domains, def.domain);
+      m.counters[next_counter] = std::move(d);
+    }
+    for (const auto& [id, def] : x.histograms.entries()) {
+      Put(&r.histograms, id, ++next_histogram);
+      HistogramDef d = def;
+      d.domain = Lookup(r.domains, def.domain);
+      m.histograms[next_histogram] = d;
+    }
+    for (const auto& [id, def] : x.clock_domains.entries()) {
+      Put(&r.clock_domains, id, ++next_clock_domain);
+      m.clock_domains[next_clock_domain] = def;
+    }
+    for (const auto& [index, t] : x.threads.entries()) {
+      ThreadRec& g = m.threads[next_thread];
+      g.index = next_thread++;
+      g.process = static_cast<uint32_t>(fi);
+      g.tid = t.tid;
+      g.name = t.name;
+      g.ignored = t.ignored;
+      g.has_info = t.has_info;
+      g.events = t.events;
+      g.label = absl::StrCat(files_[fi].tag, ":", t.label);
+      r.threads[index] = &g;
+    }
+    for (const auto& [key, count] : x.losses.entries()) {
+      const ThreadRec* const* t = r.threads.Find(key >> 8);
+      if (t != nullptr) m.losses[uint64_t{(*t)->index} << 8 | (key & 0xff)] += count;
+    }
+    for (const Problem& p : x.problems) {
+      m.AddProblem(p.kind, p.offset, p.bytes, absl::StrCat(x.name, ": ", p.reason));
+    }
+    m.problems_dropped += x.problems_dropped;
+    m.has_end = m.has_end && x.has_end;
+    if (x.has_end) {
+      m.end.events_recorded += x.end.events_recorded;
+      m.end.events_dropped += x.end.events_dropped;
+      m.end.chunk_count += x.end.chunk_count;
+      m.end.end_ticks = std::max(m.end.end_ticks, SetTicks(fi, x.end.end_ticks));
+    }
+    m.reader_stats.chunks_read += x.reader_stats.chunks_read;
+    m.reader_stats.chunks_unknown_skipped += x.reader_stats.chunks_unknown_skipped;
+    m.reader_stats.chunks_out_of_order += x.reader_stats.chunks_out_of_order;
+    m.reader_stats.chunks_missing += x.reader_stats.chunks_missing;
+    m.reader_stats.corrupt_regions += x.reader_stats.corrupt_regions;
+    m.reader_stats.corrupt_bytes += x.reader_stats.corrupt_bytes;
+    m.reader_stats.truncated_bytes += x.reader_stats.truncated_bytes;
+    m.reader_stats.truncated = m.reader_stats.truncated || x.reader_stats.truncated;
+    m.reader_stats.bytes_read += x.reader_stats.bytes_read;
+    m.file_bytes += x.file_bytes;
+    m.events_chunks += x.events_chunks;
+    m.record_chunks += x.record_chunks;
+    m.events += x.events;
+    m.unknown_events += x.unknown_events;
+    m.unknown_records += x.unknown_records;
+    m.events_payload_bytes += x.events_payload_bytes;
+    m.malformed_payloads += x.malformed_payloads;
+    if (m.first_malformed_payload.empty()) m.first_malformed_payload = x.first_malformed_payload;
+    if (x.min_event_ticks != kNoEvents) {
+      m.min_event_ticks = std::min(m.min_event_ticks, SetTicks(fi, x.min_event_ticks));
+      m.max_event_ticks = std::max(m.max_event_ticks, SetTicks(fi, x.max_event_ticks));
+    }
+  }
+  if (alignment_ == TimeAlignment::kSharedTsc) {
+    for (const TraceFile& f : files_) {
+      m.sync_points.insert(m.sync_points.end(), f.index->sync_points.begin(),
+                           f.index->sync_points.end());
+    }
+    std::sort(
+        m.sync_points.begin(), m.sync_points.end(),
+        [](const format::ClockSync& a, const format::ClockSync& b) { return a.ticks < b.ticks; });
+  }
+  m.clock = Clock(m.header, m.sync_points);
+}
+
 TraceSetMerger::TraceSetMerger(const TraceSet& set, const MergeOptions& options) : set_(set) {
-  for (size_t i = 0; i < set.files().size(); ++i) {
+  const size_t n = set.files().size();
+  if (n == 1) {
+    absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
+        OpenForPass(set.files()[0].source);
+    if (!reader.ok()) {
+      errors_.emplace_back(0, reader.status());
+      return;
+    }
+    single_reader_ = std::move(*reader);
+    single_ = std::make_unique<EventMerger>(*set.files()[0].index, single_reader_.get(), options);
+    return;
+  }
+  // Many files: one decoding thread each while that stays a few threads,
+  // the reading thread alone beyond; the lookahead is shared.
+  format::ReaderOptions ro;
+  ro.workers = n <= 8 ? 1 : 0;
+  MergeOptions mo = options;
+  mo.max_buffered_bytes = std::max(options.max_buffered_bytes / n, TraceSet::kMinLookaheadPerFile);
+  mo.progress = nullptr;
+  inputs_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
     const TraceFile& f = set.files()[i];
-    absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(f.source);
+    Input& in = inputs_[i];
+    in.file = i;
+    absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(f.source, ro);
     if (!reader.ok()) {
       errors_.emplace_back(i, reader.status());
       continue;
     }
-    Input in;
-    in.file = i;
     in.reader = std::move(*reader);
-    in.merger = std::make_unique<EventMerger>(*f.index, in.reader.get(), options);
-    if (in.merger->Next(&in.head, &in.thread)) inputs_.push_back(std::move(in));
+    in.merger = std::make_unique<EventMerger>(*f.index, in.reader.get(), mo);
+    if (Advance(&in)) heap_.emplace_back(in.key, i);
   }
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 
 TraceSetMerger::~TraceSetMerger() = default;
 
-bool TraceSetMerger::Next(const format::Event** event, const ThreadRec** thread, size_t* file) {
-  if (last_ >= 0) {
-    Input& in = inputs_[static_cast<size_t>(last_)];
-    if (!in.merger->Next(&in.head, &in.thread)) {
-      inputs_.erase(inputs_.begin() + last_);
-    }
-    last_ = -1;
+uint64_t TraceSetMerger::late_events() const {
+  if (single_ != nullptr) return single_->late_events();
+  uint64_t n = 0;
+  for (const Input& in : inputs_) {
+    if (in.merger != nullptr) n += in.merger->late_events();
   }
-  if (inputs_.empty()) return false;
-  // Few files: a linear scan for the earliest head (a heap when issue 14
-  // brings many).
-  size_t best = 0;
-  auto time_of = [&](const Input& in) {
-    return static_cast<int64_t>(in.head->time) + set_.TickOffset(in.file);
-  };
-  for (size_t i = 1; i < inputs_.size(); ++i) {
-    if (time_of(inputs_[i]) < time_of(inputs_[best])) best = i;
+  return n;
+}
+
+uint64_t TraceSetMerger::forced_emits() const {
+  if (single_ != nullptr) return single_->forced_emits();
+  uint64_t n = 0;
+  for (const Input& in : inputs_) {
+    if (in.merger != nullptr) n += in.merger->forced_emits();
   }
-  last_ = static_cast<int>(best);
-  *event = inputs_[best].head;
-  *thread = inputs_[best].thread;
-  *file = inputs_[best].file;
+  return n;
+}
+
+bool TraceSetMerger::Advance(Input* in) {
+  if (!in->merger->Next(&in->head, &in->thread)) return false;
+  in->key = set_.SetTicks(in->file, in->head->time);
   return true;
+}
+
+bool TraceSetMerger::NextOfMany(const format::Event** event, const ThreadRec** thread) {
+  size_t next = SIZE_MAX;
+  if (last_ != SIZE_MAX) {
+    Input& in = inputs_[last_];
+    if (Advance(&in)) {
+      const std::pair<uint64_t, size_t> mine(in.key, last_);
+      if (heap_.empty() || mine < heap_.front()) {
+        next = last_;  // the same file stays first: no heap work
+      } else {
+        heap_.push_back(mine);
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+      }
+    }
+  }
+  if (next == SIZE_MAX) {
+    if (heap_.empty()) return false;
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    next = heap_.back().second;
+    heap_.pop_back();
+  }
+  last_ = next;
+  const Input& in = inputs_[next];
+  Rewrite(in);
+  *event = &out_;
+  *thread = SetThread(in);
+  return true;
+}
+
+const ThreadRec* TraceSetMerger::SetThread(const Input& in) {
+  const TraceSet::Remap& r = set_.remaps_[in.file];
+  if (const ThreadRec* const* t = r.threads.Find(in.thread->index)) return *t;
+  // A thread the index pass did not see (the file changed in between).
+  for (const ThreadRec& t : extra_threads_) {
+    if (t.process == in.file && t.tid == in.thread->index) return &t;
+  }
+  extra_threads_.emplace_back();
+  ThreadRec& t = extra_threads_.back();
+  t.index = static_cast<uint32_t>(set_.index().threads.size() + extra_threads_.size() - 1);
+  t.process = static_cast<uint32_t>(in.file);
+  t.tid = in.thread->index;
+  t.label = absl::StrCat(set_.files()[in.file].tag, ":#", in.thread->index);
+  return &t;
+}
+
+void TraceSetMerger::Rewrite(const Input& in) {
+  const Event& e = *in.head;
+  out_.kind = e.kind;
+  out_.time = in.key;
+  out_.field_count = e.field_count;
+  for (int i = 0; i < e.field_count; ++i) out_.fields[i] = e.fields[i];
+  const KindActions* a = ActionsOf(e.kind);
+  if (a == nullptr) return;
+  const TraceSet::Remap& r = set_.remaps_[in.file];
+  const uint64_t tag = ProcessTag(static_cast<uint32_t>(in.file));
+  for (int k = 0; k < a->count; ++k) {
+    format::FieldValue& v = out_.fields[a->field[k]];
+    switch (a->action[k]) {
+      case Action::kNone:
+        break;
+      case Action::kString:
+        v.u = Lookup(r.strings, v.u);
+        break;
+      case Action::kDomain:
+        v.u = Lookup(r.domains, v.u);
+        break;
+      case Action::kCounter:
+        v.u = Lookup(r.counters, v.u);
+        break;
+      case Action::kHistogram:
+        v.u = Lookup(r.histograms, v.u);
+        break;
+      case Action::kClockDomain:
+        v.u = Lookup(r.clock_domains, v.u);
+        break;
+      case Action::kHeapFunction:
+        v.u = Lookup(r.heap_functions, v.u);
+        break;
+      case Action::kEventName:
+        v.u = Lookup(r.event_names, v.u);
+        break;
+      case Action::kTagUint:
+        v.u ^= tag;
+        break;
+      case Action::kTagId:
+        v.id.d1 ^= tag;
+        break;
+      case Action::kTime:
+        v.u = set_.SetTicks(in.file, v.u);
+        break;
+    }
+  }
 }
 
 }  // namespace itt_dump

@@ -1,21 +1,46 @@
-// Several trace files read as one: the processes of one job, a fork tree,
-// the ranks of an MPI run (issue 14 builds the command line on this).
+// Several trace files read as one: the ranks of an MPI job, a fork tree,
+// the processes of one run (docs/ITT_DUMP.md, "Several processes").
 //
 // Each file keeps its own index (definitions, threads and clock are per
-// file; a ThreadRec belongs to one file). The TraceSetMerger delivers the
-// events of all files in one time order. Today every file's ticks are taken
-// as they are, which is right for traces of one boot of one host (they share
-// the TSC); TraceSet::TickOffset is the one place where traces of different
-// hosts will be aligned through their wall-clock sync points.
+// file). For more than one file the set also builds a merged index, which
+// is what the verbs read: every definition once under a set-wide id (names,
+// domains, legacy event names and heap functions that read the same in two
+// files share one id, so statistics sum over processes; counters, clock
+// domains and histograms stay per process), every thread under a set-wide
+// index with its process (ThreadRec::process), losses of all files, and
+// one clock. TraceSetMerger delivers the events of all files in one time
+// order, rewritten to the merged index's ids and time axis; with one file
+// both are the file's own and nothing is rewritten.
 //
-// Thread safety: none. Memory: one index per file, and per file what its
-// EventMerger buffers (merge.h).
+// The time axis:
+//   - one boot of one host (the header's host name and boot id agree, and
+//     every file counts the TSC): the files share the timebase, their ticks
+//     are compared as they are, and the merged clock is built from all
+//     their sync points;
+//   - otherwise (several hosts, or boots, or unknown boot ids) the axis is
+//     nanoseconds on a 1 GHz timebase: each group of files sharing a boot is
+//     placed by its wall clock (CLOCK_REALTIME at its first sync point) and
+//     follows its monotonic clock from there. How far each group's wall
+//     clock moved against its monotonic clock during the traces is reported
+//     as the alignment's uncertainty (wall_uncertainty_ns()); the hosts'
+//     own clock offset (NTP, PTP) adds to it and is not in the traces.
+//
+// Object identities of different processes must not meet: the merged
+// stream XORs sync and heap addresses (addr, new_addr) and __itt_id values
+// (id, parent, head, tail: their d1) of process p with ProcessTag(p), which
+// is 0 for the first file. Printing code undoes it with ProcessTag again.
+//
+// Thread safety: none. Memory: one index per file and a merged index (both
+// proportional to definitions, threads and chunks), plus what each file's
+// EventMerger buffers: the lookahead (MergeOptions::max_buffered_bytes) is
+// shared by the files, at least kMinLookaheadPerFile each.
 
 #ifndef TOOLS_ITT_DUMP_MODEL_TRACE_SET_H_
 #define TOOLS_ITT_DUMP_MODEL_TRACE_SET_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <utility>
@@ -29,9 +54,35 @@
 namespace ittc {
 namespace itt_dump {
 
+// XORed into object identities of process `process` on a merged stream.
+inline uint64_t ProcessTag(uint32_t process) { return uint64_t{process} << 56; }
+
+// Undoes the tags of process `process` in an event of the merged stream:
+// its object identities as the process wrote them (for printing).
+void UntagIdentities(uint32_t process, format::Event* e);
+
+enum class TimeAlignment {
+  kOneFile,    // a single trace: its own ticks
+  kSharedTsc,  // one boot of one host: the files' ticks as they are
+  kWallClock,  // several boots or hosts: ns, placed by wall clock
+};
+
+// How one file is placed on the set's time axis and how it is named.
 struct TraceFile {
   TraceSource source;
   std::unique_ptr<TraceIndex> index;
+  // The process's name: "rank 3 (host-a) app" with a rank, else "app",
+  // or "app (host-a)" when the set spans several hosts.
+  std::string label;
+  // The same, short, for each line of text: "r3", else "p1234".
+  std::string tag;
+  // A pid unique in the set: the header's, or when two files share one
+  // (different hosts), a made-up one above the kernel's pid range.
+  uint32_t display_pid = 0;
+  // With kWallClock: set ns = clock.SinceStartNs(ticks) + offset_ns, where
+  // `clock` is the file's group clock (the same boot's files together).
+  int group = 0;
+  int64_t offset_ns = 0;
 };
 
 class TraceSet {
@@ -42,25 +93,67 @@ class TraceSet {
     absl::Status status;
   };
 
+  static constexpr size_t kMinLookaheadPerFile = size_t{4} << 20;
+
   // Indexes every source in order. A file that cannot be read is listed in
   // failures() and left out; the others are read whatever happened to it.
-  static TraceSet Open(std::vector<TraceSource> sources, const IndexOptions& options);
+  // `name` names the set in messages when it has several files.
+  static TraceSet Open(std::vector<TraceSource> sources, const IndexOptions& options,
+                       std::string name = "");
+
+  TraceSet() = default;
+  TraceSet(TraceSet&&) = default;
+  TraceSet& operator=(TraceSet&&) = default;
 
   const std::vector<TraceFile>& files() const { return files_; }
   const std::vector<Failure>& failures() const { return failures_; }
+  bool empty() const { return files_.empty(); }
 
-  // Ticks added to file `i`'s times to put them on the set's time axis.
-  // 0 for every file today (one boot, one TSC): the hook for aligning
-  // traces of different hosts.
-  int64_t TickOffset(size_t i) const { return 0; }
+  // The index the verbs read: the only file's, or the merged one.
+  // REQUIRES: !empty().
+  const TraceIndex& index() const { return files_.size() == 1 ? *files_[0].index : *merged_; }
+
+  TimeAlignment alignment() const { return alignment_; }
+  // Distinct (host, boot) groups; 1 with kOneFile and kSharedTsc.
+  int groups() const { return groups_; }
+  // With kWallClock: the largest change of (realtime - monotonic) over any
+  // group's sync points, in ns.
+  int64_t wall_uncertainty_ns() const { return wall_uncertainty_ns_; }
+
+  // The file of a thread of index().
+  const TraceFile& FileOf(const ThreadRec& thread) const { return files_[thread.process]; }
+
+  // Ticks of file `file` on the set's axis (index()'s ticks).
+  uint64_t SetTicks(size_t file, uint64_t ticks) const;
 
  private:
+  friend class TraceSetMerger;
+  // Per file: local ids to set-wide ids by role, and local thread indexes
+  // to merged threads.
+  struct Remap {
+    std::vector<uint64_t> strings, domains, counters, histograms, clock_domains, heap_functions,
+        event_names;
+    U64Map<const ThreadRec*> threads;
+  };
+  void Label();
+  void Merge();
+
   std::vector<TraceFile> files_;
   std::vector<Failure> failures_;
+  std::unique_ptr<TraceIndex> merged_;
+  std::vector<Remap> remaps_;
+  std::vector<Clock> group_clocks_;
+  TimeAlignment alignment_ = TimeAlignment::kOneFile;
+  int groups_ = 1;
+  int64_t wall_uncertainty_ns_ = 0;
+  std::string name_;
 };
 
 // The events of every file of a set in time order (ties: the file listed
-// first). Each file is merged by its own EventMerger; this merges those.
+// first), with their threads of set.index(). Each file is merged by its own
+// EventMerger; this merges those and rewrites each event to the set's ids
+// and time axis (trace_set.h's header). With one file it is that file's
+// EventMerger.
 class TraceSetMerger {
  public:
   // `set` must outlive the merger.
@@ -70,9 +163,15 @@ class TraceSetMerger {
   // Why a file could not be opened for the pass (the others still are).
   const std::vector<std::pair<size_t, absl::Status>>& open_errors() const { return errors_; }
 
-  // The next event, its thread, and the position of its file in
-  // set.files(); false at the end. Pointers stay valid until the next call.
-  bool Next(const format::Event** event, const ThreadRec** thread, size_t* file);
+  // The next event and its thread; false at the end. Pointers stay valid
+  // until the next call.
+  bool Next(const format::Event** event, const ThreadRec** thread) {
+    if (single_ != nullptr) return single_->Next(event, thread);
+    return NextOfMany(event, thread);
+  }
+
+  uint64_t late_events() const;
+  uint64_t forced_emits() const;
 
  private:
   struct Input {
@@ -81,12 +180,26 @@ class TraceSetMerger {
     std::unique_ptr<EventMerger> merger;
     const format::Event* head = nullptr;  // the merger's pending event
     const ThreadRec* thread = nullptr;
+    uint64_t key = 0;  // head's time on the set's axis
   };
 
+  bool NextOfMany(const format::Event** event, const ThreadRec** thread);
+  // Takes input i's next event as its head; false when it has none.
+  bool Advance(Input* in);
+  // The head rewritten to the set's ids, identities and time.
+  void Rewrite(const Input& in);
+  const ThreadRec* SetThread(const Input& in);
+
   const TraceSet& set_;
+  std::unique_ptr<format::TraceReader> single_reader_;
+  std::unique_ptr<EventMerger> single_;
   std::vector<Input> inputs_;
+  // Inputs with a head, as a min-heap on (key, file).
+  std::vector<std::pair<uint64_t, size_t>> heap_;
+  size_t last_ = SIZE_MAX;  // input delivered last, to advance
   std::vector<std::pair<size_t, absl::Status>> errors_;
-  int last_ = -1;  // input whose head was delivered last and must advance
+  format::Event out_;
+  std::deque<ThreadRec> extra_threads_;  // threads no index knew
 };
 
 }  // namespace itt_dump

@@ -97,7 +97,12 @@ class PerfettoExporter : public IntervalListener {
   // The name of an interval, as a view valid until the next call.
   std::string_view Name(const Interval& iv);
   bool Keep(const Interval& iv, std::string_view name);
-  LaneGroup* Group(IntervalKind kind, uint64_t domain);
+  LaneGroup* Group(const ThreadRec& t, IntervalKind kind, uint64_t domain);
+  uint64_t ProcessTrack(const ThreadRec& t) const { return process_tracks_[t.process]; }
+  // Keys of per-process items whose ids the processes of a set share.
+  static uint64_t InProcess(const ThreadRec& t, uint64_t id) {
+    return uint64_t{t.process} << 40 ^ id;
+  }
   // Interning keys (PerfettoEvent::name_key) of a string id and a domain id.
   static uint64_t NameKey(uint64_t string_id) { return string_id; }
   static uint64_t CategoryKey(uint64_t domain_id) { return domain_id; }
@@ -118,7 +123,7 @@ class PerfettoExporter : public IntervalListener {
   uint64_t GlobalTrack();
   // The track an __itt_scope names: global scope a top-level track, track
   // group (process) scope the process track, any other the thread's (0).
-  uint64_t ScopeTrack(uint64_t scope);
+  uint64_t ScopeTrack(uint64_t scope, const ThreadRec& t);
   // The filters' answer for an item of a domain with a name at a time.
   bool KeepItem(const ThreadRec& t, uint64_t domain_id, std::string_view name, uint64_t ticks) {
     return !filter_.active() || (filter_.ThreadOk(t) && filter_.DomainOk(domain_id) &&
@@ -143,7 +148,7 @@ class PerfettoExporter : public IntervalListener {
   U64Map<HeapLive> heap_live_;
   std::vector<FlowTracker::End> flow_ends_;
   PerfettoTraceWriter writer_;
-  uint64_t process_track_ = 0;
+  std::vector<uint64_t> process_tracks_;  // by ThreadRec::process
   uint64_t global_track_ = 0;
   // By thread index; ThreadOut never moves (lane groups point into it).
   U64Map<std::unique_ptr<ThreadOut>> threads_;
@@ -166,8 +171,8 @@ PerfettoExporter::ThreadOut& PerfettoExporter::NewOut(const ThreadRec& t) {
     if (dense_.size() <= t.index) dense_.resize(t.index + 1, nullptr);
     dense_[t.index] = &n;
   }
-  const int32_t pid = static_cast<int32_t>(x_.header.pid);
-  n.track = writer_.AddThread(process_track_, pid, static_cast<int64_t>(t.tid),
+  const int32_t pid = static_cast<int32_t>(ctx_.set->FileOf(t).display_pid);
+  n.track = writer_.AddThread(ProcessTrack(t), pid, static_cast<int64_t>(t.tid),
                               t.name.empty() ? absl::StrCat("thread ", t.tid) : t.name);
   n.events.parent = n.track;
   n.events.name = "events";
@@ -177,19 +182,16 @@ PerfettoExporter::ThreadOut& PerfettoExporter::NewOut(const ThreadRec& t) {
 }
 
 void PerfettoExporter::Begin() {
-  const std::string& exe = x_.header.executable_path;
-  const size_t slash = exe.rfind('/');
-  const std::string exe_name = slash == std::string::npos ? exe : exe.substr(slash + 1);
-  std::vector<std::string> labels;
-  if (!x_.header.host_name.empty()) labels.push_back(absl::StrCat("host=", x_.header.host_name));
-  // A launcher's process (MPI, Slurm) is named by its rank first, as
-  // "rank 3 (host-a) app", so ranks sort and read as such.
-  std::string name = exe_name;
-  if (x_.header.rank != format::kNoRank) {
-    labels.push_back(absl::StrCat("rank=", x_.header.rank));
-    name = absl::StrCat("rank ", x_.header.rank, " (", x_.header.host_name, ") ", exe_name);
+  for (const TraceFile& f : ctx_.set->files()) {
+    const format::FileHeader& h = f.index->header;
+    std::vector<std::string> labels;
+    if (!h.host_name.empty()) labels.push_back(absl::StrCat("host=", h.host_name));
+    if (h.rank != format::kNoRank) labels.push_back(absl::StrCat("rank=", h.rank));
+    // A launcher's process (MPI, Slurm) is named by its rank first, as
+    // "rank 3 (host-a) app", so ranks sort and read as such.
+    process_tracks_.push_back(
+        writer_.AddProcess(static_cast<int32_t>(f.display_pid), f.label, labels));
   }
-  process_track_ = writer_.AddProcess(static_cast<int32_t>(x_.header.pid), name, labels);
   for (const auto& [index, t] : x_.threads.entries()) Out(t);
 }
 
@@ -206,11 +208,11 @@ bool PerfettoExporter::Keep(const Interval& iv, std::string_view name) {
   return filter_.DomainOk(iv.domain) && filter_.NameOk(name);
 }
 
-LaneGroup* PerfettoExporter::Group(IntervalKind kind, uint64_t domain) {
-  std::unique_ptr<LaneGroup>& g = groups_[{static_cast<int>(kind), domain}];
+LaneGroup* PerfettoExporter::Group(const ThreadRec& t, IntervalKind kind, uint64_t domain) {
+  std::unique_ptr<LaneGroup>& g = groups_[{static_cast<int>(kind), InProcess(t, domain)}];
   if (g == nullptr) {
     g = std::make_unique<LaneGroup>();
-    g->parent = process_track_;
+    g->parent = ProcessTrack(t);
     const std::string_view d = x_.Domain(domain);
     const char* what = kind == IntervalKind::kFrame ? "frames" : IntervalKindName(kind);
     g->name = d.empty() ? std::string(what) : absl::StrCat(what, " ", std::string(d));
@@ -256,7 +258,8 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
     return;
   }
   if (!keep) return;
-  LaneGroup* g = iv.kind == IntervalKind::kLegacyEvent ? &out.events : Group(iv.kind, iv.domain);
+  LaneGroup* g =
+      iv.kind == IntervalKind::kLegacyEvent ? &out.events : Group(*iv.thread, iv.kind, iv.domain);
   bool created = false;
   const size_t lane = g->lanes.Acquire(&created);
   if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
@@ -293,7 +296,7 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
   // A frame_submit: complete on arrival, begin and end at once.
   const std::string_view name = Name(iv);
   if (!Keep(iv, name)) return;
-  LaneGroup* g = Group(iv.kind, iv.domain);
+  LaneGroup* g = Group(*iv.thread, iv.kind, iv.domain);
   bool created = false;
   const size_t lane = g->lanes.Acquire(&created);
   if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
@@ -323,9 +326,9 @@ uint64_t PerfettoExporter::GlobalTrack() {
   return global_track_;
 }
 
-uint64_t PerfettoExporter::ScopeTrack(uint64_t scope) {
+uint64_t PerfettoExporter::ScopeTrack(uint64_t scope, const ThreadRec& t) {
   if (scope == static_cast<uint64_t>(format::Scope::kGlobal)) return GlobalTrack();
-  if (scope == static_cast<uint64_t>(format::Scope::kTrackGroup)) return process_track_;
+  if (scope == static_cast<uint64_t>(format::Scope::kTrackGroup)) return ProcessTrack(t);
   return 0;
 }
 
@@ -339,7 +342,7 @@ void PerfettoExporter::OnCounter(const CounterSample& sample, const ThreadRec& t
   uint64_t& track = counter_tracks_[c.index];
   if (track == 0) {
     const std::string name = c.domain.empty() ? c.name : absl::StrCat(c.domain, " ", c.name);
-    track = writer_.AddCounterTrack(process_track_, name, CounterUnit::kCount);
+    track = writer_.AddCounterTrack(ProcessTrack(t), name, CounterUnit::kCount);
   }
   PerfettoEvent e;
   e.type = PerfettoEvent::Type::kCounter;
@@ -388,14 +391,16 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
   const size_t lane = out.waits.lanes.Acquire(&created);
   if (created) out.waits.tracks.push_back(writer_.AddTrack(out.waits.parent, out.waits.name));
   open_waits_[key] = lane;
-  name_ = object.empty() ? absl::StrCat("sync 0x", absl::Hex(c.object->addr)) : std::string(object);
+  name_ = object.empty()
+              ? absl::StrCat("sync 0x", absl::Hex(c.object->addr ^ ProcessTag(t.process)))
+              : std::string(object);
   PerfettoEvent begin;
   begin.type = PerfettoEvent::Type::kSliceBegin;
   begin.time_ns = Ns(e.time);
   begin.track = out.waits.tracks[lane];
   begin.category = "sync";
   begin.name = name_;
-  const Annotation a[] = {Annotation::Pointer("addr", c.object->addr)};
+  const Annotation a[] = {Annotation::Pointer("addr", c.object->addr ^ ProcessTag(t.process))};
   begin.annotations = a;
   begin.annotation_count = 1;
   writer_.Write(out.track, begin);
@@ -417,11 +422,11 @@ void PerfettoExporter::OnHeap(const Event& e, const ThreadRec& t) {
   if (!heap_.OnEvent(e, t, &c)) return;
   // Live bytes per heap function, one counter sample per function changed.
   auto sample = [&](uint64_t function) {
-    HeapLive& h = heap_live_[function];
+    HeapLive& h = heap_live_[InProcess(t, function)];
     if (h.track == 0) {
       const HeapFunctionDef* d = x_.heap_functions.Find(function);
       h.track = writer_.AddCounterTrack(
-          process_track_, (d != nullptr ? d->name : std::string("heap")) + " live bytes",
+          ProcessTrack(t), (d != nullptr ? d->name : std::string("heap")) + " live bytes",
           CounterUnit::kSizeBytes);
     }
     PerfettoEvent p;
@@ -432,13 +437,13 @@ void PerfettoExporter::OnHeap(const Event& e, const ThreadRec& t) {
     writer_.Write(Out(t).track, p);
   };
   auto release = [&](const Allocation& block) {
-    HeapLive& h = heap_live_[block.function];
+    HeapLive& h = heap_live_[InProcess(t, block.function)];
     h.live -= std::min(h.live, block.size);
     if (block.function != fn) sample(block.function);
   };
   if (c.released) release(c.released_block);
   if (c.replaced) release(c.replaced_block);
-  if (c.allocated) heap_live_[fn].live += c.size;
+  if (c.allocated) heap_live_[InProcess(t, fn)].live += c.size;
   sample(fn);
 }
 
@@ -497,7 +502,7 @@ void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
       const std::string_view name = x_.String(e.Get(F::kName));
       if (!KeepItem(t, domain_id, name, ticks)) return;
       const std::string_view domain = x_.Domain(domain_id);
-      Instant(t, ScopeTrack(e.Get(F::kScope)), ticks, domain.empty() ? "marker" : domain, name,
+      Instant(t, ScopeTrack(e.Get(F::kScope), t), ticks, domain.empty() ? "marker" : domain, name,
               nullptr, 0);
       return;
     }
@@ -514,7 +519,7 @@ void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
       const std::string_view key = m.key.empty() ? std::string_view("metadata") : m.key;
       if (!KeepItem(t, e.Get(F::kDomain), key, e.time)) return;
       const Annotation a[] = {Annotation::String(key, m.value)};
-      Instant(t, ScopeTrack(e.Get(F::kScope)), e.time, "metadata", key, a, 1);
+      Instant(t, ScopeTrack(e.Get(F::kScope), t), e.time, "metadata", key, a, 1);
       return;
     }
     case EventKind::kJitMethodLoad:
