@@ -1,6 +1,8 @@
 #include "tests/tools/dump_runner.h"
 
+#include <functional>
 #include <memory>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "tools/itt_dump/cli.h"
@@ -11,18 +13,19 @@ namespace ittc {
 namespace itt_dump {
 namespace testing {
 
-DumpResult RunDump(const std::vector<std::string>& args, const std::string& trace,
-                   size_t output_limit) {
+namespace {
+
+DumpResult Run(const std::vector<std::string>& args, size_t output_limit,
+               std::function<TraceSource(const std::string&)> source,
+               std::function<absl::StatusOr<std::vector<std::string>>(const std::string&)> expand) {
   DumpResult r;
   std::unique_ptr<Output> out = StringOutput(&r.out, output_limit);
   std::unique_ptr<Output> err = StringOutput(&r.err);
   Env env;
   env.out = out.get();
   env.err = err.get();
-  env.source = [&trace](const std::string& path) {
-    if (path == "missing.itt") return TraceSource::File(path);
-    return TraceSource::Memory(trace, path);
-  };
+  env.source = std::move(source);
+  env.expand = std::move(expand);
   env.create_file =
       [&r, output_limit](const std::string& path) -> absl::StatusOr<std::unique_ptr<Output>> {
     if (path.rfind("/nonexistent", 0) == 0) {
@@ -40,6 +43,39 @@ DumpResult RunDump(const std::vector<std::string>& args, const std::string& trac
   out.reset();
   err.reset();
   return r;
+}
+
+}  // namespace
+
+DumpResult RunDump(const std::vector<std::string>& args, const std::string& trace,
+                   size_t output_limit) {
+  return Run(
+      args, output_limit,
+      [&trace](const std::string& path) {
+        if (path == "missing.itt") return TraceSource::File(path);
+        return TraceSource::Memory(trace, path);
+      },
+      nullptr);
+}
+
+DumpResult RunDumpSet(const std::vector<std::string>& args,
+                      const std::map<std::string, std::string>& traces) {
+  return Run(
+      args, static_cast<size_t>(-1),
+      [&traces](const std::string& path) {
+        auto it = traces.find(path);
+        if (it == traces.end()) return TraceSource::File("/nonexistent/" + path);
+        return TraceSource::Memory(it->second, path);
+      },
+      [&traces](const std::string& arg) -> absl::StatusOr<std::vector<std::string>> {
+        if (traces.count(arg) != 0) return std::vector<std::string>{arg};
+        std::vector<std::string> in_dir;  // std::map: sorted by name
+        for (const auto& [path, bytes] : traces) {
+          if (path.rfind(arg + "/", 0) == 0) in_dir.push_back(path);
+        }
+        if (in_dir.empty()) return std::vector<std::string>{arg};
+        return in_dir;
+      });
 }
 
 }  // namespace testing

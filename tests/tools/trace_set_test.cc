@@ -1,0 +1,251 @@
+// Several traces read as one run (model/trace_set.h): the verbs over the
+// processes of one boot (shared TSC), of two hosts (wall clock), with a
+// damaged file among them, and directories as FILE arguments.
+
+#include "tools/itt_dump/model/trace_set.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/tools/dump_runner.h"
+#include "tests/tools/trace_builder.h"
+#include "tools/itt_dump/cli.h"
+
+namespace ittc::itt_dump {
+namespace {
+
+using format::EventKind;
+using testing::Ev;
+using testing::I;
+using testing::Null;
+using testing::RunDumpSet;
+using testing::U;
+using F = format::Field;
+
+constexpr std::array<uint8_t, 16> kBootA = {0xa0, 1, 2, 3};
+constexpr std::array<uint8_t, 16> kBootB = {0xb0, 1, 2, 3};
+
+format::FileHeader Header(uint32_t pid, int64_t rank, const std::string& host,
+                          const std::array<uint8_t, 16>& boot) {
+  format::FileHeader h = testing::TestHeader();
+  h.pid = pid;
+  h.rank = rank;
+  h.host_name = host;
+  h.boot_id = boot;
+  return h;
+}
+
+// A process of one boot: task "work" from `begin` to `end` (its string id
+// is `work_id`: the two files number their strings differently), and a
+// heap block at 0xa000 that it allocates (`alloc`) or frees.
+std::string Process(uint32_t pid, int64_t rank, uint64_t tid, uint64_t work_id, uint64_t begin,
+                    uint64_t end, bool alloc) {
+  testing::TraceBuilder b(Header(pid, rank, "node1", kBootA));
+  b.String(work_id, "work").String(3 - work_id, "io").Domain(1, "app");
+  b.HeapFunction(1, "malloc", "libc");
+  b.Thread(0, tid, "main").SyncAt(1000);
+  std::vector<format::Event> ev = {
+      Ev(EventKind::kTaskBegin, begin,
+         {{F::kDomain, U(1)}, {F::kId, Null()}, {F::kParent, Null()}, {F::kName, U(work_id)}}),
+      Ev(EventKind::kTaskEnd, end, {{F::kDomain, U(1)}}),
+  };
+  if (alloc) {
+    ev.push_back(Ev(EventKind::kHeapAllocateEnd, end + 10,
+                    {{F::kFunction, U(1)}, {F::kAddr, U(0xa000)}, {F::kSize, U(64)}}));
+  } else {
+    ev.push_back(
+        Ev(EventKind::kHeapFreeEnd, end + 10, {{F::kFunction, U(1)}, {F::kAddr, U(0xa000)}}));
+  }
+  b.Events(0, ev).SyncAt(5000).End(5000);
+  return b.bytes();
+}
+
+std::map<std::string, std::string> TwoRanks() {
+  return {{"run/r0.itt", Process(100, 0, 11, 1, 1100, 1200, true)},
+          {"run/r1.itt", Process(200, 1, 21, 2, 1150, 1350, false)}};
+}
+
+TEST(TraceSetVerbs, TextOrdersEveryProcessOnTheSharedTscAndLabelsTheRank) {
+  const testing::DumpResult r = RunDumpSet({"text", "run"}, TwoRanks());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string want =
+      "100 r0:11/main task_begin app \"work\" id=- parent=-\n"
+      "150 r1:21/main task_begin app \"work\" id=- parent=-\n"
+      "200 r0:11/main task_end app \"work\"\n"
+      "210 r0:11/main heap_allocate_end libc \"malloc\" addr=0xa000 size=64 initialized=0\n"
+      "350 r1:21/main task_end app \"work\"\n"
+      "360 r1:21/main heap_free_end libc \"malloc\" addr=0xa000\n";
+  EXPECT_EQ(r.out, want);
+}
+
+TEST(TraceSetVerbs, StatsSumOverProcessesByNameAndSplitPerProcess) {
+  const testing::DumpResult r =
+      RunDumpSet({"stats", "--format=csv", "--per-process", "run"}, TwoRanks());
+  ASSERT_EQ(r.status, 0) << r.err;
+  // One row for "work" over both processes (its ids differ per file).
+  EXPECT_NE(r.out.find("app,work,task,2,300,300,"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("app,io,"), std::string::npos) << r.out;
+  // process_tasks: one row per process.
+  EXPECT_NE(r.out.find("100,rank 0 (node1) demo,app,work,task,1,100,100,"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("200,rank 1 (node1) demo,app,work,task,1,200,200,"), std::string::npos)
+      << r.out;
+}
+
+TEST(TraceSetVerbs, AddressesOfTwoProcessesNeverMeet) {
+  // Rank 0 allocates 0xa000 and never frees it; rank 1 frees its own
+  // 0xa000, which it never allocated.
+  const testing::DumpResult r = RunDumpSet({"leaks", "--format=json", "run"}, TwoRanks());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"leaked_count\":1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"address\":\"0xa000\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"tid\":11"), std::string::npos) << r.out;
+}
+
+TEST(TraceSetVerbs, ChromeGivesEachProcessItsPidAndName) {
+  const testing::DumpResult r = RunDumpSet({"chrome", "run"}, TwoRanks());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"pid\":100,\"tid\":0,\"ts\":0,\"name\":\"process_name\",\"args\":{"
+                       "\"name\":\"rank 0 (node1) demo\"}"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"pid\":200,\"tid\":0,\"ts\":0,\"name\":\"process_name\",\"args\":{"
+                       "\"name\":\"rank 1 (node1) demo\"}"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("{\"ph\":\"X\",\"pid\":200,\"tid\":21,\"ts\":0.150"), std::string::npos);
+  EXPECT_NE(r.out.find("{\"ph\":\"X\",\"pid\":100,\"tid\":11,\"ts\":0.100"), std::string::npos);
+}
+
+TEST(TraceSetVerbs, InfoListsEachFileThenTotals) {
+  const testing::DumpResult r = RunDumpSet({"info", "run"}, TwoRanks());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("file      run/r0.itt"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("file      run/r1.itt"), std::string::npos);
+  EXPECT_NE(r.out.find("set       2 traces\n"), std::string::npos);
+  EXPECT_NE(r.out.find("  r1  pid 200, ppid 1: rank 1 (node1) demo: 3 events  run/r1.itt\n"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("time      one boot of one host"), std::string::npos);
+  EXPECT_NE(r.out.find("total     6 events\n"), std::string::npos);
+}
+
+TEST(TraceSetVerbs, OneUnreadableFileNeverStopsTheOthers) {
+  std::map<std::string, std::string> traces = TwoRanks();
+  traces["run/r2.itt"] = "this is not a trace";
+  const testing::DumpResult r = RunDumpSet({"stats", "--format=csv", "run"}, traces);
+  EXPECT_EQ(r.status, 3);  // not a trace, as for one file
+  EXPECT_EQ(r.err.rfind("itt-dump: run/r2.itt: ", 0), 0u) << r.err;
+  EXPECT_NE(r.out.find("app,work,task,2,"), std::string::npos) << r.out;
+
+  const testing::DumpResult v = RunDumpSet({"verify", "run"}, traces);
+  EXPECT_EQ(v.status, 3);
+  EXPECT_NE(v.out.find("run/r0.itt: ok"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("run/r1.itt: ok"), std::string::npos);
+  EXPECT_NE(v.out.find("run/r2.itt: not a trace"), std::string::npos);
+}
+
+TEST(TraceSetVerbs, DamageInOneFileIsReportedForThatFile) {
+  std::map<std::string, std::string> traces = TwoRanks();
+  std::string& bytes = traces["run/r1.itt"];
+  bytes[bytes.size() - 20] ^= 0x55;  // inside the last chunk: the end record
+  const testing::DumpResult r = RunDumpSet({"stats", "--format=csv", "run"}, traces);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("itt-dump: run/r1.itt: corrupt at offset"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("run/r0.itt"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("app,work,task,2,"), std::string::npos) << r.out;
+}
+
+// Host b's TSC runs at 2 GHz and its trace started 20 ns of wall-clock
+// time after host a's; a marker 100 ns into a and one 30 ns into b.
+std::map<std::string, std::string> TwoHosts() {
+  constexpr int64_t kReal = 1700000000000000000;
+  format::FileHeader ha = Header(300, format::kNoRank, "host-a", kBootA);
+  ha.start_ticks = 1000;
+  ha.start_realtime_ns = kReal;
+  ha.start_monotonic_raw_ns = 5000000;
+  testing::TraceBuilder a(ha);
+  a.String(1, "tick").Domain(1, "app").Thread(0, 31, "a").Sync(1000, 5000000, kReal);
+  a.Events(0, {Ev(EventKind::kMarker, 1100,
+                  {{F::kDomain, U(1)}, {F::kId, Null()}, {F::kName, U(1)}, {F::kScope, U(1)}})});
+  a.Sync(5000, 5004000, kReal + 4000).End(5000);
+
+  format::FileHeader hb = Header(300, format::kNoRank, "host-b", kBootB);
+  hb.timebase_hz = 2000000000;
+  hb.start_ticks = 50000;
+  hb.start_realtime_ns = kReal + 20;
+  hb.start_monotonic_raw_ns = 9000000;
+  testing::TraceBuilder b(hb);
+  b.String(1, "tick").Domain(1, "app").Thread(0, 41, "b").Sync(50000, 9000000, kReal + 20);
+  b.Events(0, {Ev(EventKind::kMarker, 50060,
+                  {{F::kDomain, U(1)}, {F::kId, Null()}, {F::kName, U(1)}, {F::kScope, U(1)}})});
+  b.Sync(58000, 9004000, kReal + 4020).End(58000);
+  return {{"a.itt", a.bytes()}, {"b.itt", b.bytes()}};
+}
+
+TEST(TraceSetVerbs, TwoHostsLineUpByWallClock) {
+  const testing::DumpResult r = RunDumpSet({"text", "a.itt", "b.itt"}, TwoHosts());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "50 p300:41/b marker app \"tick\" id=- scope=global\n"
+            "100 p300:31/a marker app \"tick\" id=- scope=global\n");
+  const testing::DumpResult info = RunDumpSet({"info", "a.itt", "b.itt"}, TwoHosts());
+  EXPECT_NE(info.out.find("time      2 hosts or boots aligned by wall clock; their wall clocks "
+                          "moved up to 0.000000000 s"),
+            std::string::npos)
+      << info.out;
+  // Same pid on both hosts: chrome keeps the processes apart.
+  const testing::DumpResult chrome = RunDumpSet({"chrome", "a.itt", "b.itt"}, TwoHosts());
+  EXPECT_NE(chrome.out.find("\"name\":\"demo (host-a)\""), std::string::npos) << chrome.out;
+  EXPECT_NE(chrome.out.find("\"pid\":4194604,\"tid\":0,\"ts\":0,\"name\":\"process_name\","
+                            "\"args\":{\"name\":\"demo (host-b)\"}"),
+            std::string::npos)
+      << chrome.out;
+}
+
+TEST(TraceSetModel, WallClockUncertaintyIsHowFarTheWallClockMoved) {
+  std::map<std::string, std::string> traces = TwoHosts();
+  // Host a's wall clock was stepped 3 us forward between its sync points.
+  constexpr int64_t kReal = 1700000000000000000;
+  format::FileHeader ha = Header(300, format::kNoRank, "host-a", kBootA);
+  ha.start_realtime_ns = kReal;
+  ha.start_monotonic_raw_ns = 5000000;
+  testing::TraceBuilder a(ha);
+  a.Thread(0, 31, "a").Sync(1000, 5000000, kReal).Sync(5000, 5004000, kReal + 7000).End(5000);
+  std::vector<TraceSource> sources;
+  sources.push_back(TraceSource::Memory(a.bytes(), "a.itt"));
+  sources.push_back(TraceSource::Memory(traces["b.itt"], "b.itt"));
+  const TraceSet set = TraceSet::Open(std::move(sources), IndexOptions());
+  ASSERT_EQ(set.files().size(), 2u);
+  EXPECT_EQ(set.alignment(), TimeAlignment::kWallClock);
+  EXPECT_EQ(set.groups(), 2);
+  EXPECT_EQ(set.wall_uncertainty_ns(), 3000);
+}
+
+TEST(TraceSetCli, DirectoryArgumentsListTheirTracesSortedByName) {
+  char tmpl[] = "/tmp/ittc_set_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  for (const char* name : {"r000001-p0000002-x.itt", "r000000-p0000009-x.itt", "notes.txt"}) {
+    std::ofstream(dir + "/" + name) << "x";
+  }
+  absl::StatusOr<std::vector<std::string>> got = ExpandTraceArgument(dir);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*got, (std::vector<std::string>{dir + "/r000000-p0000009-x.itt",
+                                            dir + "/r000001-p0000002-x.itt"}));
+  got = ExpandTraceArgument(dir + "/notes.txt");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, std::vector<std::string>{dir + "/notes.txt"});
+  for (const char* name : {"r000001-p0000002-x.itt", "r000000-p0000009-x.itt", "notes.txt"}) {
+    std::remove((dir + "/" + name).c_str());
+  }
+  EXPECT_FALSE(ExpandTraceArgument(dir).ok());  // no traces in it
+  rmdir(dir.c_str());
+}
+
+}  // namespace
+}  // namespace ittc::itt_dump
