@@ -1,15 +1,20 @@
 /* An MPI job's rank: tasks around compute and around two collectives
  * (MPI_Barrier, MPI_Allreduce), recorded through our static part. Prints
- * the allreduce result, which every rank must agree on. */
+ * the allreduce result, which every rank must agree on. Rank r makes its
+ * first ITT call (which starts its trace) r * 30 ms after MPI_Init, so the
+ * ranks' traces start at different times. */
 #include <ittnotify.h>
 #include <mpi.h>
 #include <stdio.h>
+#include <time.h>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  struct timespec delay = {0, rank * 30000000L};
+  nanosleep(&delay, NULL);
   __itt_domain* d = __itt_domain_create("mpi.job");
   __itt_string_handle* compute = __itt_string_handle_create("compute");
   __itt_string_handle* barrier = __itt_string_handle_create("barrier");

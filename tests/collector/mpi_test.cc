@@ -1,8 +1,9 @@
 // A real MPI job: Debian's Open MPI runs four ranks of a program built with
 // mpicc against our static part; ITTC_OUTPUT=dir/ gives one trace per
-// rank, named and labelled by the rank Open MPI set. (The merged timeline
-// is itt-dump's to check.) No timing is asserted: ranks run as the busy
-// machine schedules them.
+// rank, named and labelled by the rank Open MPI set; itt-dump's model reads
+// the four as one run. No timing is asserted: ranks run as the busy
+// machine schedules them. What the merged timeline must show is causal:
+// no rank leaves a collective before the last rank entered it.
 
 #include <dirent.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -20,6 +22,8 @@
 
 #include "gtest/gtest.h"
 #include "tests/collector/trace_loader.h"
+#include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/trace_set.h"
 
 namespace ittc::testing {
 namespace {
@@ -98,6 +102,58 @@ TEST(Mpi, FourRanksWriteOneTraceEachWithTheirRank) {
     EXPECT_EQ(t->OfKind(format::EventKind::kTaskEnd).size(), 15u);
   }
   EXPECT_EQ(pids.size(), static_cast<size_t>(kRanks));
+
+  // The merged timeline. Rank r started its trace ~r * 30 ms after rank 0,
+  // so lining the traces up by their starts would put rank 3's barrier
+  // exits ~90 ms before rank 0 entered; the shared TSC does not.
+  std::vector<itt_dump::TraceSource> sources;
+  for (const std::string& f : files) sources.push_back(itt_dump::TraceSource::File(out + f));
+  const itt_dump::TraceSet set = itt_dump::TraceSet::Open(std::move(sources), {});
+  ASSERT_EQ(set.files().size(), static_cast<size_t>(kRanks));
+  EXPECT_EQ(set.alignment(), itt_dump::TimeAlignment::kSharedTsc);
+  EXPECT_GT(set.files()[3].index->header.start_ticks, set.files()[0].index->header.start_ticks);
+  struct Collect : itt_dump::IntervalListener {
+    const itt_dump::TraceSet* set = nullptr;
+    // (task name, step) -> per rank (begin, end)
+    std::map<std::pair<std::string, int>, std::map<int64_t, std::pair<uint64_t, uint64_t>>> calls;
+    std::map<std::pair<std::string, int64_t>, int> steps;  // (name, rank) -> seen
+    int tasks = 0;
+    void OnInterval(const itt_dump::Interval& iv) override {
+      ++tasks;
+      const std::string name = itt_dump::IntervalName(set->index(), iv);
+      const int64_t rank = set->FileOf(*iv.thread).index->header.rank;
+      const int step = steps[{name, rank}]++;
+      calls[{name, step}][rank] = {iv.begin, iv.end};
+    }
+  } collect;
+  collect.set = &set;
+  itt_dump::IntervalTracker tracker(set.index(), &collect);
+  itt_dump::TraceSetMerger merger(set, {});
+  const format::Event* e;
+  const itt_dump::ThreadRec* t;
+  uint64_t last = 0;
+  while (merger.Next(&e, &t)) {
+    EXPECT_GE(e->time, last);  // one time order over the ranks
+    last = e->time;
+    tracker.OnEvent(*e, *t);
+  }
+  tracker.Finish(last);
+  EXPECT_EQ(collect.tasks, kRanks * 15);  // every rank's tasks
+  int collectives = 0;
+  for (const auto& [key, ranks] : collect.calls) {
+    if (key.first == "compute") continue;
+    ASSERT_EQ(ranks.size(), static_cast<size_t>(kRanks)) << key.first << " " << key.second;
+    uint64_t last_entry = 0;
+    uint64_t first_exit = ~uint64_t{0};
+    for (const auto& [rank, span] : ranks) {
+      last_entry = std::max(last_entry, span.first);
+      first_exit = std::min(first_exit, span.second);
+    }
+    EXPECT_GE(first_exit, last_entry)
+        << key.first << " step " << key.second << ": a rank left before the last one entered";
+    ++collectives;
+  }
+  EXPECT_EQ(collectives, 10);
 }
 
 }  // namespace
