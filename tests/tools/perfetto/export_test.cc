@@ -75,10 +75,19 @@ std::string Export(const std::string& trace, const std::string& compress = "none
 
 // Slices: every task-like interval stats counts, those left open, frames,
 // and one wait slice per sync wait. Counters: every sample, plus one heap
-// live-bytes sample per heap call.
-void ExpectCountsMatchStats(const std::string& trace) {
-  const std::string text = Decode(Export(trace));
-  DumpResult stats = RunDump({"stats", "--format=json", "trace.itt"}, trace);
+// live-bytes sample per heap call. `traces` are the files of one run,
+// read as one (every file passed).
+void ExpectCountsMatchStats(const std::map<std::string, std::string>& traces) {
+  std::vector<std::string> files;
+  for (const auto& [name, bytes] : traces) files.push_back(name);
+  std::vector<std::string> args = {"perfetto", "--compress=none", "-o", "out.pftrace"};
+  args.insert(args.end(), files.begin(), files.end());
+  DumpResult r = itt_dump::testing::RunDumpSet(args, traces);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string text = Decode(r.files["out.pftrace"]);
+  args = {"stats", "--format=json"};
+  args.insert(args.end(), files.begin(), files.end());
+  DumpResult stats = itt_dump::testing::RunDumpSet(args, traces);
   ASSERT_EQ(stats.status, 0) << stats.err;
   const std::string& j = stats.out;
   const uint64_t slices = SumJson(j, "tasks", "count") + Unbalanced(j, "open_at_end") +
@@ -91,7 +100,26 @@ void ExpectCountsMatchStats(const std::string& trace) {
   EXPECT_EQ(static_cast<uint64_t>(Count(text, "type: TYPE_COUNTER")), samples) << j;
 }
 
+void ExpectCountsMatchStats(const std::string& trace) {
+  ExpectCountsMatchStats({{"trace.itt", trace}});
+}
+
 TEST(PerfettoExport, SampleTraceCountsMatchStats) { ExpectCountsMatchStats(SampleTrace()); }
+
+TEST(PerfettoExport, SeveralProcessesEachGetTheirTracksAndCountsMatchStats) {
+  const std::map<std::string, std::string> run = {
+      {"a.itt", SampleTrace()}, {"b.itt", SampleTrace()}, {"c.itt", SyntheticTrace(2, 300, 64)}};
+  ExpectCountsMatchStats(run);
+  DumpResult r = itt_dump::testing::RunDumpSet(
+      {"perfetto", "--compress=none", "-o", "out.pftrace", "a.itt", "b.itt", "c.itt"}, run);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string text = Decode(r.files["out.pftrace"]);
+  // One process track per file (the same pid three times: two made up),
+  // and every file's threads under their own pid.
+  EXPECT_EQ(Count(text, "process_name: "), 3) << text;
+  EXPECT_EQ(Count(text, "pid: 4242\n"), Count(text, "pid: 4198546\n")) << text;
+  EXPECT_GT(Count(text, "pid: 4198547\n"), 0) << text;
+}
 
 TEST(PerfettoExport, MultiThreadTraceCountsMatchStats) {
   ExpectCountsMatchStats(SyntheticTrace(4, 20000, 4096));
