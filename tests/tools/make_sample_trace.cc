@@ -4,6 +4,10 @@
 //   make_sample_trace synthetic OUT.itt THREADS EVENTS_PER_THREAD
 //   make_sample_trace frames OUT.itt THREADS FRAMES_PER_THREAD
 //     (the benchmark's big trace: 4 2000000 is 64 M events)
+//   make_sample_trace run DIR FILES FRAMES_PER_FILE
+//     FILES frame traces of one thread each (ranks 0.., one boot of one
+//     host) in DIR, as an MPI job's ITTC_OUTPUT=DIR/ would hold them
+//     (64 125000 is 64 files of 1 M events)
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +15,7 @@
 #include <string>
 
 #include "tests/tools/sample_traces.h"
+#include "tests/tools/trace_builder.h"
 
 int main(int argc, char** argv) {
   if (argc < 3) {
@@ -19,6 +24,26 @@ int main(int argc, char** argv) {
     return 64;
   }
   std::string bytes;
+  if (std::strcmp(argv[1], "run") == 0 && argc == 5) {
+    const int files = std::atoi(argv[3]);
+    const unsigned long long frames = std::strtoull(argv[4], nullptr, 10);
+    for (int i = 0; i < files; ++i) {
+      ittc::format::FileHeader h = ittc::itt_dump::testing::TestHeader();
+      h.pid = 10000 + static_cast<uint32_t>(i);
+      h.rank = i;
+      h.boot_id[0] = 0x42;
+      const std::string trace = ittc::itt_dump::testing::FrameTrace(1, frames, 65536, true, &h);
+      char name[64];
+      std::snprintf(name, sizeof name, "/r%06d-p%07u-frames.itt", i, h.pid);
+      FILE* f = std::fopen((std::string(argv[2]) + name).c_str(), "wb");
+      if (f == nullptr || std::fwrite(trace.data(), 1, trace.size(), f) != trace.size() ||
+          std::fclose(f) != 0) {
+        std::perror(name);
+        return 1;
+      }
+    }
+    return 0;
+  }
   if (std::strcmp(argv[1], "sample") == 0) {
     bytes = ittc::itt_dump::testing::SampleTrace();
   } else if (std::strcmp(argv[1], "frames") == 0) {

@@ -152,8 +152,8 @@ std::string SyntheticTrace(int threads, uint64_t events_per_thread, uint64_t eve
 }
 
 std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_per_chunk,
-                       bool compress) {
-  TraceBuilder b(TestHeader(), compress);
+                       bool compress, const format::FileHeader* header) {
+  TraceBuilder b(header != nullptr ? *header : TestHeader(), compress);
   b.String(1, "frame_work").String(2, "update").String(3, "render").String(4, "checkpoint");
   b.Domain(1, "app").Domain(2, "frames");
   b.Counter(1, "queue_depth", "app", 1, format::MetadataType::kU64);

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "format/format.h"
+
 namespace ittc {
 namespace itt_dump {
 namespace testing {
@@ -32,8 +34,9 @@ std::string SyntheticTrace(int threads, uint64_t events_per_thread, uint64_t eve
 // counter sample and a marker. Threads' chunks of `events_per_chunk`
 // events interleave in time like the collector's flush rounds. About
 // 8.03 events per frame: 4 threads x 2 M frames is 64 M events.
+// `header` defaults to TestHeader().
 std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_per_chunk = 65536,
-                       bool compress = true);
+                       bool compress = true, const format::FileHeader* header = nullptr);
 
 }  // namespace testing
 }  // namespace itt_dump

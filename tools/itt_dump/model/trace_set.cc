@@ -59,6 +59,7 @@ enum class Action : uint8_t {
   kClockDomain,
   kHeapFunction,
   kEventName,
+  // Actions from here on are not ids (Rewrite relies on the order).
   kTagUint,  // an object address: XOR ProcessTag
   kTagId,    // an __itt_id: XOR ProcessTag into d1
   kTime,     // trace ticks: onto the set's axis
@@ -104,8 +105,9 @@ Action ActionFor(const format::FieldSpec& f) {
   }
 }
 
-// Per kind, the fields Rewrite touches. Built once from the schema.
-const KindActions* ActionsOf(format::EventKind kind) {
+// Per kind, the fields Rewrite touches. Built once from the schema; event
+// kinds (below kDirect) by one index.
+const KindActions* ActionsOfSlow(format::EventKind kind) {
   static const auto* table = [] {
     auto* t = new absl::flat_hash_map<uint32_t, KindActions>();
     int n = 0;
@@ -125,6 +127,19 @@ const KindActions* ActionsOf(format::EventKind kind) {
   }();
   auto it = table->find(static_cast<uint32_t>(kind));
   return it == table->end() ? nullptr : &it->second;
+}
+
+constexpr uint32_t kDirect = 0x400;
+
+const KindActions* ActionsOf(format::EventKind kind) {
+  static const auto* direct = [] {
+    auto* d = new std::array<const KindActions*, kDirect>();
+    for (uint32_t k = 0; k < kDirect; ++k)
+      (*d)[k] = ActionsOfSlow(static_cast<format::EventKind>(k));
+    return d;
+  }();
+  const uint32_t k = static_cast<uint32_t>(kind);
+  return k < kDirect ? (*direct)[k] : ActionsOfSlow(kind);
 }
 
 bool SameBoot(const format::FileHeader& a, const format::FileHeader& b) {
@@ -164,8 +179,7 @@ TraceSet TraceSet::Open(std::vector<TraceSource> sources, const IndexOptions& op
   return set;
 }
 
-uint64_t TraceSet::SetTicks(size_t file, uint64_t ticks) const {
-  if (alignment_ != TimeAlignment::kWallClock) return ticks;
+uint64_t TraceSet::WallTicks(size_t file, uint64_t ticks) const {
   const TraceFile& f = files_[file];
   const int64_t ns = group_clocks_[static_cast<size_t>(f.group)].SinceStartNs(ticks) + f.offset_ns;
   return ns < 0 ? 0 : static_cast<uint64_t>(ns);
@@ -341,6 +355,11 @@ void TraceSet::Merge() {
       g.label = absl::StrCat(files_[fi].tag, ":", t.label);
       r.threads[index] = &g;
     }
+    r.same_ids = true;
+    for (const std::vector<uint64_t>* t : {&r.strings, &r.domains, &r.counters, &r.histograms,
+                                           &r.clock_domains, &r.heap_functions, &r.event_names}) {
+      for (size_t id = 1; id < t->size(); ++id) r.same_ids = r.same_ids && (*t)[id] == id;
+    }
     for (const auto& [key, count] : x.losses.entries()) {
       const ThreadRec* const* t = r.threads.Find(key >> 8);
       if (t != nullptr) m.losses[uint64_t{(*t)->index} << 8 | (key & 0xff)] += count;
@@ -423,9 +442,31 @@ TraceSetMerger::TraceSetMerger(const TraceSet& set, const MergeOptions& options)
     }
     in.reader = std::move(*reader);
     in.merger = std::make_unique<EventMerger>(*f.index, in.reader.get(), mo);
-    if (Advance(&in)) heap_.emplace_back(in.key, i);
+    in.done = !Advance(&in);
   }
-  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+  // The tournament: leaves are the inputs (padded to a power of two with
+  // inputs that are done), each inner node keeps the loser of its match.
+  size_t leaves = 1;
+  while (leaves < n) leaves *= 2;
+  while (inputs_.size() < leaves) {
+    inputs_.emplace_back();
+    inputs_.back().done = true;
+  }
+  losers_.assign(leaves, 0);
+  winner_ = Play(1);
+}
+
+size_t TraceSetMerger::Play(size_t node) {
+  const size_t leaves = losers_.size();
+  if (node >= leaves) return node - leaves;
+  const size_t a = Play(2 * node);
+  const size_t b = Play(2 * node + 1);
+  if (Before(a, b)) {
+    losers_[node] = b;
+    return a;
+  }
+  losers_[node] = a;
+  return b;
 }
 
 TraceSetMerger::~TraceSetMerger() = default;
@@ -455,34 +496,33 @@ bool TraceSetMerger::Advance(Input* in) {
 }
 
 bool TraceSetMerger::NextOfMany(const format::Event** event, const ThreadRec** thread) {
-  size_t next = SIZE_MAX;
-  if (last_ != SIZE_MAX) {
-    Input& in = inputs_[last_];
-    if (Advance(&in)) {
-      const std::pair<uint64_t, size_t> mine(in.key, last_);
-      if (heap_.empty() || mine < heap_.front()) {
-        next = last_;  // the same file stays first: no heap work
-      } else {
-        heap_.push_back(mine);
-        std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
-      }
+  if (delivered_) {
+    // The winner's file moves on; it replays its matches up to the root.
+    Input& in = inputs_[winner_];
+    in.done = !Advance(&in);
+    size_t w = winner_;
+    for (size_t node = (w + losers_.size()) / 2; node >= 1; node /= 2) {
+      if (Before(losers_[node], w)) std::swap(losers_[node], w);
     }
+    winner_ = w;
   }
-  if (next == SIZE_MAX) {
-    if (heap_.empty()) return false;
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-    next = heap_.back().second;
-    heap_.pop_back();
-  }
-  last_ = next;
-  const Input& in = inputs_[next];
+  Input& in = inputs_[winner_];
+  if (in.done) return false;
+  delivered_ = true;
   Rewrite(in);
-  *event = &out_;
+  *event = in.head;
   *thread = SetThread(in);
   return true;
 }
 
-const ThreadRec* TraceSetMerger::SetThread(const Input& in) {
+const ThreadRec* TraceSetMerger::SetThread(Input& in) {
+  if (in.thread == in.last_thread) return in.last_set_thread;
+  in.last_thread = in.thread;
+  in.last_set_thread = SetThreadSlow(in);
+  return in.last_set_thread;
+}
+
+const ThreadRec* TraceSetMerger::SetThreadSlow(const Input& in) {
   const TraceSet::Remap& r = set_.remaps_[in.file];
   if (const ThreadRec* const* t = r.threads.Find(in.thread->index)) return *t;
   // A thread the index pass did not see (the file changed in between).
@@ -499,18 +539,19 @@ const ThreadRec* TraceSetMerger::SetThread(const Input& in) {
 }
 
 void TraceSetMerger::Rewrite(const Input& in) {
-  const Event& e = *in.head;
-  out_.kind = e.kind;
-  out_.time = in.key;
-  out_.field_count = e.field_count;
-  for (int i = 0; i < e.field_count; ++i) out_.fields[i] = e.fields[i];
+  // In place: the file's EventMerger is done with its head once it handed
+  // it out, and decodes the next event over it.
+  Event& e = *const_cast<Event*>(in.head);
+  e.time = in.key;
   const KindActions* a = ActionsOf(e.kind);
   if (a == nullptr) return;
   const TraceSet::Remap& r = set_.remaps_[in.file];
   const uint64_t tag = ProcessTag(static_cast<uint32_t>(in.file));
   for (int k = 0; k < a->count; ++k) {
-    format::FieldValue& v = out_.fields[a->field[k]];
-    switch (a->action[k]) {
+    format::FieldValue& v = e.fields[a->field[k]];
+    const Action act = a->action[k];
+    if (r.same_ids && act < Action::kTagUint) continue;  // ids as they are
+    switch (act) {
       case Action::kNone:
         break;
       case Action::kString:

@@ -124,7 +124,9 @@ class TraceSet {
   const TraceFile& FileOf(const ThreadRec& thread) const { return files_[thread.process]; }
 
   // Ticks of file `file` on the set's axis (index()'s ticks).
-  uint64_t SetTicks(size_t file, uint64_t ticks) const;
+  uint64_t SetTicks(size_t file, uint64_t ticks) const {
+    return alignment_ != TimeAlignment::kWallClock ? ticks : WallTicks(file, ticks);
+  }
 
  private:
   friend class TraceSetMerger;
@@ -134,7 +136,11 @@ class TraceSet {
     std::vector<uint64_t> strings, domains, counters, histograms, clock_domains, heap_functions,
         event_names;
     U64Map<const ThreadRec*> threads;
+    // Every table maps an id to itself (ranks of one program often define
+    // their names in the same order): the ids need no rewriting.
+    bool same_ids = false;
   };
+  uint64_t WallTicks(size_t file, uint64_t ticks) const;
   void Label();
   void Merge();
 
@@ -181,6 +187,10 @@ class TraceSetMerger {
     const format::Event* head = nullptr;  // the merger's pending event
     const ThreadRec* thread = nullptr;
     uint64_t key = 0;  // head's time on the set's axis
+    bool done = true;  // no head: the file ended (or never opened)
+    // SetThread's one-entry cache.
+    const ThreadRec* last_thread = nullptr;
+    const ThreadRec* last_set_thread = nullptr;
   };
 
   bool NextOfMany(const format::Event** event, const ThreadRec** thread);
@@ -188,17 +198,30 @@ class TraceSetMerger {
   bool Advance(Input* in);
   // The head rewritten to the set's ids, identities and time.
   void Rewrite(const Input& in);
-  const ThreadRec* SetThread(const Input& in);
+  const ThreadRec* SetThread(Input& in);
+  const ThreadRec* SetThreadSlow(const Input& in);
+  // Whether input a's head comes before input b's (ties: the file listed
+  // first); an input that is done comes after every other.
+  bool Before(size_t a, size_t b) const {
+    const Input& x = inputs_[a];
+    const Input& y = inputs_[b];
+    if (x.done != y.done) return y.done;
+    return x.key != y.key ? x.key < y.key : a < b;
+  }
+  // Plays the matches below tournament node `node`; returns the winner.
+  size_t Play(size_t node);
 
   const TraceSet& set_;
   std::unique_ptr<format::TraceReader> single_reader_;
   std::unique_ptr<EventMerger> single_;
-  std::vector<Input> inputs_;
-  // Inputs with a head, as a min-heap on (key, file).
-  std::vector<std::pair<uint64_t, size_t>> heap_;
-  size_t last_ = SIZE_MAX;  // input delivered last, to advance
+  std::vector<Input> inputs_;  // by file, padded to a power of two
+  // A tournament (loser) tree over the inputs' heads: losers_[node] for
+  // inner nodes 1.., leaves are inputs; one replay of log2(files) matches
+  // per event.
+  std::vector<size_t> losers_;
+  size_t winner_ = 0;
+  bool delivered_ = false;  // winner_'s head was delivered: advance it first
   std::vector<std::pair<size_t, absl::Status>> errors_;
-  format::Event out_;
   std::deque<ThreadRec> extra_threads_;  // threads no index knew
 };
 
