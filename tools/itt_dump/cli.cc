@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <optional>
 #include <string_view>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/chrome.h"
+#include "tools/itt_dump/diff.h"
 #include "tools/itt_dump/info.h"
 #include "tools/itt_dump/leaks.h"
 #include "tools/itt_dump/perf_map.h"
@@ -33,6 +35,7 @@ constexpr char kMainHelp[] =
     "  text       one line per event in time order (the default verb)\n"
     "  info       header, threads, event counts, losses, damage, clean end\n"
     "  stats      task/frame/counter/sync/heap/JIT statistics\n"
+    "  diff       what got slower from one trace to another (BASE NEW)\n"
     "  chrome     Chrome Trace Event JSON (chrome://tracing, Perfetto)\n"
     "  perfetto   Perfetto's native protobuf trace (big traces)\n"
     "  leaks      heap blocks never freed, where they were allocated\n"
@@ -43,7 +46,8 @@ constexpr char kMainHelp[] =
     "\n"
     "'itt-dump VERB --help' describes a verb. Exit status: 0 success;\n"
     "1 truncated, 2 corrupt, 3 not a trace, 4 unreadable (verify, or a\n"
-    "file whose header cannot be read); 64 bad usage; 73 output error.\n";
+    "file whose header cannot be read); 5 diff --fail-above exceeded;\n"
+    "64 bad usage; 73 output error.\n";
 
 constexpr char kFilterHelp[] =
     "filters:\n"
@@ -85,6 +89,21 @@ constexpr char kStatsHelp[] =
     "options:\n"
     "  --format=table|csv|json  output format (default table)\n"
     "  --per-thread             also the task statistics per thread\n";
+
+constexpr char kDiffHelp[] =
+    "usage: itt-dump diff [OPTIONS] BASE NEW\n"
+    "\n"
+    "Compares two traces: tasks per (domain, name, kind) with count, total,\n"
+    "p50 and p99 in each and the change of p50 in percent, the largest\n"
+    "growth first, then tasks only in NEW (new) and only in BASE (gone);\n"
+    "frames per domain (count, rate, p50); sync objects per (type, name)\n"
+    "(acquisitions, total, mean and max wait). The filters apply to both.\n"
+    "\n"
+    "options:\n"
+    "  --format=table|csv|json  output format (default table)\n"
+    "  --min-count=N            leave out rows with fewer than N in both\n"
+    "  --fail-above=PCT         exit 5 if some task's p50 grew by more than\n"
+    "                           PCT percent (or from 0)\n";
 
 constexpr char kChromeHelp[] =
     "usage: itt-dump chrome FILE [-o OUT.json]\n"
@@ -150,6 +169,7 @@ constexpr char kVerifyHelp[] =
 struct Args {
   std::string verb = "text";
   std::string file;
+  std::string new_file;  // diff: NEW (file is BASE)
   std::string output;
   bool has_output = false;
   std::string prefix;
@@ -157,6 +177,8 @@ struct Args {
   ReportFormat format = ReportFormat::kTable;
   bool per_thread = false;
   bool group = false;
+  uint64_t min_count = 0;            // diff
+  std::optional<double> fail_above;  // diff
   bool wall = false;
   bool help = false;
   bool no_progress = false;
@@ -166,13 +188,15 @@ struct Args {
 
 bool IsVerb(std::string_view s) {
   return s == "text" || s == "info" || s == "stats" || s == "chrome" || s == "perfetto" ||
-         s == "vtune-csv" || s == "verify" || s == "leaks" || s == "perf-map" || s == "help";
+         s == "vtune-csv" || s == "verify" || s == "leaks" || s == "perf-map" || s == "diff" ||
+         s == "help";
 }
 
 const char* HelpFor(const std::string& verb) {
   if (verb == "text") return kTextHelp;
   if (verb == "info") return kInfoHelp;
   if (verb == "stats") return kStatsHelp;
+  if (verb == "diff") return kDiffHelp;
   if (verb == "chrome") return kChromeHelp;
   if (verb == "perfetto") return kPerfettoHelp;
   if (verb == "leaks") return kLeaksHelp;
@@ -184,7 +208,7 @@ const char* HelpFor(const std::string& verb) {
 
 bool TakesFilters(const std::string& verb) {
   return verb == "text" || verb == "stats" || verb == "chrome" || verb == "perfetto" ||
-         verb == "vtune-csv" || verb == "leaks";
+         verb == "vtune-csv" || verb == "leaks" || verb == "diff";
 }
 
 // Parses args; on error returns the message.
@@ -212,6 +236,10 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
       return std::nullopt;
     };
     if (only_files || s.empty() || s[0] != '-' || s == "-") {
+      if (a->verb == "diff" && !a->file.empty() && a->new_file.empty()) {
+        a->new_file = s;
+        continue;
+      }
       if (!a->file.empty()) return "more than one FILE";
       a->file = s;
       continue;
@@ -259,7 +287,21 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
       a->group = true;
       continue;
     }
-    if (a->verb == "stats" || a->verb == "leaks") {
+    if (a->verb == "diff") {
+      if (auto v = value("--min-count")) {
+        if (!absl::SimpleAtoi(*v, &a->min_count)) return "--min-count needs a count";
+        continue;
+      }
+      if (auto v = value("--fail-above")) {
+        double pct;
+        if (!absl::SimpleAtod(*v, &pct) || !std::isfinite(pct)) {
+          return "--fail-above needs a percentage";
+        }
+        a->fail_above = pct;
+        continue;
+      }
+    }
+    if (a->verb == "stats" || a->verb == "leaks" || a->verb == "diff") {
       if (auto v = value("--format")) {
         if (*v == "table") {
           a->format = ReportFormat::kTable;
@@ -333,6 +375,7 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
     return std::nullopt;
   }
   if (a->file.empty()) return "no FILE given";
+  if (a->verb == "diff" && a->new_file.empty()) return "diff needs BASE and NEW";
   if (a->verb == "vtune-csv" && !a->has_output) {
     return "vtune-csv needs -o DIR";
   }
@@ -362,6 +405,62 @@ class DirFactory : public OutputFactory {
   std::string dir_;
 };
 
+// diff: indexes BASE and NEW, then RunDiff makes each one's pass.
+int RunDiffCommand(const Args& a, const Env& env) {
+  struct Side {
+    TraceSource source;
+    std::unique_ptr<Progress> progress;
+    IndexResult index;
+    VerbContext ctx;
+  };
+  const bool want_progress = env.progress && !a.no_progress;
+  Side sides[2];
+  const std::string* files[2] = {&a.file, &a.new_file};
+  for (int i = 0; i < 2; ++i) {
+    Side& side = sides[i];
+    side.source = env.source(*files[i]);
+    side.progress = std::make_unique<Progress>(*files[i], want_progress ? side.source.Size() : 0,
+                                               want_progress);
+    side.progress->SetPass(1, 2, side.source.Size());
+    IndexOptions io;
+    io.progress = side.progress.get();
+    side.index = BuildIndex(side.source, io);
+    side.ctx.source = &side.source;
+    side.ctx.index = side.index.index.get();
+    side.ctx.out = env.out;
+    side.ctx.err = env.err;
+    side.ctx.filter = a.filter;
+    side.ctx.merge.max_buffered_bytes = a.lookahead;
+    side.ctx.merge.progress = side.progress.get();
+    if (side.index.failure != OpenFailure::kNone) {
+      side.progress->Done();
+      Warn(side.ctx, std::string(side.index.status.message()));
+      return OpenFailureStatus(side.index.failure);
+    }
+    side.progress->SetPass(2, 2, side.index.index->reader_stats.chunks_read);
+    WarnDamage(side.ctx);
+  }
+  DiffOptions options;
+  options.format = a.format;
+  options.min_count = a.min_count;
+  options.fail_above_pct = a.fail_above;
+  bool regressed = false;
+  const absl::Status s = RunDiff(sides[0].ctx, sides[1].ctx, options, &regressed);
+  for (Side& side : sides) side.progress->Done();
+  env.out->Flush();
+  if (!s.ok()) {
+    env.err->Write(absl::StrCat("itt-dump: ", s.message(), "\n"));
+    env.err->Flush();
+    return kExitOutput;
+  }
+  if (!env.out->status().ok()) {
+    env.err->Write(absl::StrCat("itt-dump: ", env.out->status().message(), "\n"));
+    env.err->Flush();
+    return kExitOutput;
+  }
+  return regressed ? kExitRegression : kExitOk;
+}
+
 }  // namespace
 
 int RunItDump(const std::vector<std::string>& args, const Env& env) {
@@ -380,6 +479,7 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     env.out->Flush();
     return kExitOk;
   }
+  if (a.verb == "diff") return RunDiffCommand(a, env);
 
   const TraceSource source = env.source(a.file);
   const bool want_progress = env.progress && !a.no_progress;
