@@ -1,6 +1,8 @@
 #include "tests/tools/dump_runner.h"
 
+#include <functional>
 #include <memory>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "tools/itt_dump/cli.h"
@@ -10,19 +12,17 @@
 namespace ittc {
 namespace itt_dump {
 namespace testing {
+namespace {
 
-DumpResult RunDump(const std::vector<std::string>& args, const std::string& trace,
-                   size_t output_limit) {
+DumpResult Run(const std::vector<std::string>& args,
+               std::function<TraceSource(const std::string&)> source, size_t output_limit) {
   DumpResult r;
   std::unique_ptr<Output> out = StringOutput(&r.out, output_limit);
   std::unique_ptr<Output> err = StringOutput(&r.err);
   Env env;
   env.out = out.get();
   env.err = err.get();
-  env.source = [&trace](const std::string& path) {
-    if (path == "missing.itt") return TraceSource::File(path);
-    return TraceSource::Memory(trace, path);
-  };
+  env.source = std::move(source);
   env.create_file =
       [&r, output_limit](const std::string& path) -> absl::StatusOr<std::unique_ptr<Output>> {
     if (path.rfind("/nonexistent", 0) == 0) {
@@ -40,6 +40,31 @@ DumpResult RunDump(const std::vector<std::string>& args, const std::string& trac
   out.reset();
   err.reset();
   return r;
+}
+
+}  // namespace
+
+DumpResult RunDump(const std::vector<std::string>& args, const std::string& trace,
+                   size_t output_limit) {
+  return Run(
+      args,
+      [&trace](const std::string& path) {
+        if (path == "missing.itt") return TraceSource::File(path);
+        return TraceSource::Memory(trace, path);
+      },
+      output_limit);
+}
+
+DumpResult RunDump(const std::vector<std::string>& args,
+                   const std::map<std::string, std::string>& traces, size_t output_limit) {
+  return Run(
+      args,
+      [&traces](const std::string& path) {
+        auto it = traces.find(path);
+        if (it == traces.end()) return TraceSource::File(path);
+        return TraceSource::Memory(it->second, path);
+      },
+      output_limit);
 }
 
 }  // namespace testing

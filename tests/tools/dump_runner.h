@@ -25,6 +25,12 @@ struct DumpResult {
 DumpResult RunDump(const std::vector<std::string>& args, const std::string& trace,
                    size_t output_limit = static_cast<size_t>(-1));
 
+// Runs `args` with several traces (diff): a path reads traces[path]; a path
+// not in the map does not exist.
+DumpResult RunDump(const std::vector<std::string>& args,
+                   const std::map<std::string, std::string>& traces,
+                   size_t output_limit = static_cast<size_t>(-1));
+
 }  // namespace testing
 }  // namespace itt_dump
 }  // namespace ittc
