@@ -28,6 +28,7 @@ namespace {
 
 constexpr char kMainHelp[] =
     "usage: itt-dump [VERB] [OPTIONS] FILE\n"
+    "       itt-dump diff [OPTIONS] BASE NEW\n"
     "\n"
     "Reads an ittcollector trace (.itt).\n"
     "\n"
