@@ -12,12 +12,12 @@
 namespace ittc {
 namespace itt_dump {
 namespace testing {
-
 namespace {
 
-DumpResult Run(const std::vector<std::string>& args, size_t output_limit,
-               std::function<TraceSource(const std::string&)> source,
-               std::function<absl::StatusOr<std::vector<std::string>>(const std::string&)> expand) {
+DumpResult Run(const std::vector<std::string>& args,
+               std::function<TraceSource(const std::string&)> source, size_t output_limit,
+               std::function<absl::StatusOr<std::vector<std::string>>(const std::string&)> expand =
+                   nullptr) {
   DumpResult r;
   std::unique_ptr<Output> out = StringOutput(&r.out, output_limit);
   std::unique_ptr<Output> err = StringOutput(&r.err);
@@ -50,23 +50,24 @@ DumpResult Run(const std::vector<std::string>& args, size_t output_limit,
 DumpResult RunDump(const std::vector<std::string>& args, const std::string& trace,
                    size_t output_limit) {
   return Run(
-      args, output_limit,
+      args,
       [&trace](const std::string& path) {
         if (path == "missing.itt") return TraceSource::File(path);
         return TraceSource::Memory(trace, path);
       },
-      nullptr);
+      output_limit);
 }
 
-DumpResult RunDumpSet(const std::vector<std::string>& args,
-                      const std::map<std::string, std::string>& traces) {
+DumpResult RunDump(const std::vector<std::string>& args,
+                   const std::map<std::string, std::string>& traces, size_t output_limit) {
   return Run(
-      args, static_cast<size_t>(-1),
+      args,
       [&traces](const std::string& path) {
         auto it = traces.find(path);
-        if (it == traces.end()) return TraceSource::File("/nonexistent/" + path);
+        if (it == traces.end()) return TraceSource::File(path);
         return TraceSource::Memory(it->second, path);
       },
+      output_limit,
       [&traces](const std::string& arg) -> absl::StatusOr<std::vector<std::string>> {
         if (traces.count(arg) != 0) return std::vector<std::string>{arg};
         std::vector<std::string> in_dir;  // std::map: sorted by name

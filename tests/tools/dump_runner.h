@@ -25,11 +25,12 @@ struct DumpResult {
 DumpResult RunDump(const std::vector<std::string>& args, const std::string& trace,
                    size_t output_limit = static_cast<size_t>(-1));
 
-// Runs `args` over several traces: `traces` maps each path to its bytes. A
-// FILE argument that is no path but a prefix "DIR" of paths "DIR/x.itt"
-// names that directory's traces, as on disk. Other paths do not exist.
-DumpResult RunDumpSet(const std::vector<std::string>& args,
-                      const std::map<std::string, std::string>& traces);
+// Runs `args` with several traces: a path reads traces[path]; a path not
+// in the map does not exist. A FILE argument that is no path but a prefix
+// "DIR" of paths "DIR/x.itt" names that directory's traces, as on disk.
+DumpResult RunDump(const std::vector<std::string>& args,
+                   const std::map<std::string, std::string>& traces,
+                   size_t output_limit = static_cast<size_t>(-1));
 
 }  // namespace testing
 }  // namespace itt_dump

@@ -111,12 +111,12 @@ TEST(ForkTree, EveryProcessHasItsTraceAndTheDirectoryReadsAsOneRun) {
   std::map<std::string, std::string> traces;
   for (const std::string& f : *files) traces["tree/" + f.substr(f.rfind('/') + 1)] = ReadFile(f);
   const itt_dump::testing::DumpResult stats =
-      itt_dump::testing::RunDumpSet({"stats", "--format=csv", "tree"}, traces);
+      itt_dump::testing::RunDump({"stats", "--format=csv", "tree"}, traces);
   ASSERT_EQ(stats.status, 0) << stats.err;
   EXPECT_NE(stats.out.find("tree,child,task,2,"), std::string::npos) << stats.out;
   EXPECT_NE(stats.out.find("tree,grandchild,task,1,"), std::string::npos) << stats.out;
   const itt_dump::testing::DumpResult text =
-      itt_dump::testing::RunDumpSet({"text", "--name=parent_end", "tree"}, traces);
+      itt_dump::testing::RunDump({"text", "--name=parent_end", "tree"}, traces);
   EXPECT_NE(text.out.find(" p" + std::to_string(root) + ":"), std::string::npos) << text.out;
 }
 

@@ -24,7 +24,7 @@ using format::EventKind;
 using testing::Ev;
 using testing::I;
 using testing::Null;
-using testing::RunDumpSet;
+using testing::RunDump;
 using testing::U;
 using F = format::Field;
 
@@ -72,7 +72,7 @@ std::map<std::string, std::string> TwoRanks() {
 }
 
 TEST(TraceSetVerbs, TextOrdersEveryProcessOnTheSharedTscAndLabelsTheRank) {
-  const testing::DumpResult r = RunDumpSet({"text", "run"}, TwoRanks());
+  const testing::DumpResult r = RunDump({"text", "run"}, TwoRanks());
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string want =
       "100 r0:11/main task_begin app \"work\" id=- parent=-\n"
@@ -86,7 +86,7 @@ TEST(TraceSetVerbs, TextOrdersEveryProcessOnTheSharedTscAndLabelsTheRank) {
 
 TEST(TraceSetVerbs, StatsSumOverProcessesByNameAndSplitPerProcess) {
   const testing::DumpResult r =
-      RunDumpSet({"stats", "--format=csv", "--per-process", "run"}, TwoRanks());
+      RunDump({"stats", "--format=csv", "--per-process", "run"}, TwoRanks());
   ASSERT_EQ(r.status, 0) << r.err;
   // One row for "work" over both processes (its ids differ per file).
   EXPECT_NE(r.out.find("app,work,task,2,300,300,"), std::string::npos) << r.out;
@@ -101,7 +101,7 @@ TEST(TraceSetVerbs, StatsSumOverProcessesByNameAndSplitPerProcess) {
 TEST(TraceSetVerbs, AddressesOfTwoProcessesNeverMeet) {
   // Rank 0 allocates 0xa000 and never frees it; rank 1 frees its own
   // 0xa000, which it never allocated.
-  const testing::DumpResult r = RunDumpSet({"leaks", "--format=json", "run"}, TwoRanks());
+  const testing::DumpResult r = RunDump({"leaks", "--format=json", "run"}, TwoRanks());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("\"leaked_count\":1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"address\":\"0xa000\""), std::string::npos) << r.out;
@@ -109,7 +109,7 @@ TEST(TraceSetVerbs, AddressesOfTwoProcessesNeverMeet) {
 }
 
 TEST(TraceSetVerbs, ChromeGivesEachProcessItsPidAndName) {
-  const testing::DumpResult r = RunDumpSet({"chrome", "run"}, TwoRanks());
+  const testing::DumpResult r = RunDump({"chrome", "run"}, TwoRanks());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("\"pid\":100,\"tid\":0,\"ts\":0,\"name\":\"process_name\",\"args\":{"
                        "\"name\":\"rank 0 (node1) demo\"}"),
@@ -123,7 +123,7 @@ TEST(TraceSetVerbs, ChromeGivesEachProcessItsPidAndName) {
 }
 
 TEST(TraceSetVerbs, InfoListsEachFileThenTotals) {
-  const testing::DumpResult r = RunDumpSet({"info", "run"}, TwoRanks());
+  const testing::DumpResult r = RunDump({"info", "run"}, TwoRanks());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("file      run/r0.itt"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("file      run/r1.itt"), std::string::npos);
@@ -137,12 +137,12 @@ TEST(TraceSetVerbs, InfoListsEachFileThenTotals) {
 TEST(TraceSetVerbs, OneUnreadableFileNeverStopsTheOthers) {
   std::map<std::string, std::string> traces = TwoRanks();
   traces["run/r2.itt"] = "this is not a trace";
-  const testing::DumpResult r = RunDumpSet({"stats", "--format=csv", "run"}, traces);
+  const testing::DumpResult r = RunDump({"stats", "--format=csv", "run"}, traces);
   EXPECT_EQ(r.status, 3);  // not a trace, as for one file
   EXPECT_EQ(r.err.rfind("itt-dump: run/r2.itt: ", 0), 0u) << r.err;
   EXPECT_NE(r.out.find("app,work,task,2,"), std::string::npos) << r.out;
 
-  const testing::DumpResult v = RunDumpSet({"verify", "run"}, traces);
+  const testing::DumpResult v = RunDump({"verify", "run"}, traces);
   EXPECT_EQ(v.status, 3);
   EXPECT_NE(v.out.find("run/r0.itt: ok"), std::string::npos) << v.out;
   EXPECT_NE(v.out.find("run/r1.itt: ok"), std::string::npos);
@@ -153,7 +153,7 @@ TEST(TraceSetVerbs, DamageInOneFileIsReportedForThatFile) {
   std::map<std::string, std::string> traces = TwoRanks();
   std::string& bytes = traces["run/r1.itt"];
   bytes[bytes.size() - 20] ^= 0x55;  // inside the last chunk: the end record
-  const testing::DumpResult r = RunDumpSet({"stats", "--format=csv", "run"}, traces);
+  const testing::DumpResult r = RunDump({"stats", "--format=csv", "run"}, traces);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("itt-dump: run/r1.itt: corrupt at offset"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("run/r0.itt"), std::string::npos) << r.err;
@@ -188,18 +188,18 @@ std::map<std::string, std::string> TwoHosts() {
 }
 
 TEST(TraceSetVerbs, TwoHostsLineUpByWallClock) {
-  const testing::DumpResult r = RunDumpSet({"text", "a.itt", "b.itt"}, TwoHosts());
+  const testing::DumpResult r = RunDump({"text", "a.itt", "b.itt"}, TwoHosts());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out,
             "50 p300:41/b marker app \"tick\" id=- scope=global\n"
             "100 p300:31/a marker app \"tick\" id=- scope=global\n");
-  const testing::DumpResult info = RunDumpSet({"info", "a.itt", "b.itt"}, TwoHosts());
+  const testing::DumpResult info = RunDump({"info", "a.itt", "b.itt"}, TwoHosts());
   EXPECT_NE(info.out.find("time      2 hosts or boots aligned by wall clock; their wall clocks "
                           "moved up to 0.000000000 s"),
             std::string::npos)
       << info.out;
   // Same pid on both hosts: chrome keeps the processes apart.
-  const testing::DumpResult chrome = RunDumpSet({"chrome", "a.itt", "b.itt"}, TwoHosts());
+  const testing::DumpResult chrome = RunDump({"chrome", "a.itt", "b.itt"}, TwoHosts());
   EXPECT_NE(chrome.out.find("\"name\":\"demo (host-a)\""), std::string::npos) << chrome.out;
   EXPECT_NE(chrome.out.find("\"pid\":4194604,\"tid\":0,\"ts\":0,\"name\":\"process_name\","
                             "\"args\":{\"name\":\"demo (host-b)\"}"),

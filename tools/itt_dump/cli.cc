@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <optional>
 #include <string_view>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/chrome.h"
+#include "tools/itt_dump/diff.h"
 #include "tools/itt_dump/info.h"
 #include "tools/itt_dump/leaks.h"
 #include "tools/itt_dump/perf_map.h"
@@ -28,6 +30,7 @@ namespace {
 
 constexpr char kMainHelp[] =
     "usage: itt-dump [VERB] [OPTIONS] FILE...\n"
+    "       itt-dump diff [OPTIONS] BASE NEW\n"
     "\n"
     "Reads ittcollector traces (.itt). Each FILE is a trace or a directory of\n"
     "them (its .itt files); several traces are read as one run on one time\n"
@@ -37,6 +40,7 @@ constexpr char kMainHelp[] =
     "  text       one line per event in time order (the default verb)\n"
     "  info       header, threads, event counts, losses, damage, clean end\n"
     "  stats      task/frame/counter/sync/heap/JIT statistics\n"
+    "  diff       what got slower from one trace to another (BASE NEW)\n"
     "  chrome     Chrome Trace Event JSON (chrome://tracing, Perfetto)\n"
     "  perfetto   Perfetto's native protobuf trace (big traces)\n"
     "  leaks      heap blocks never freed, where they were allocated\n"
@@ -47,7 +51,8 @@ constexpr char kMainHelp[] =
     "\n"
     "'itt-dump VERB --help' describes a verb. Exit status: 0 success;\n"
     "1 truncated, 2 corrupt, 3 not a trace, 4 unreadable (verify, or a\n"
-    "file whose header cannot be read); 64 bad usage; 73 output error.\n";
+    "file whose header cannot be read); 5 diff --fail-above exceeded;\n"
+    "64 bad usage; 73 output error.\n";
 
 constexpr char kFilterHelp[] =
     "filters:\n"
@@ -95,6 +100,21 @@ constexpr char kStatsHelp[] =
     "  --per-thread             also the task statistics per thread\n"
     "  --per-process            also the task statistics per process (file)\n"
     "Several traces: every section sums over the processes.\n";
+
+constexpr char kDiffHelp[] =
+    "usage: itt-dump diff [OPTIONS] BASE NEW\n"
+    "\n"
+    "Compares two traces: tasks per (domain, name, kind) with count, total,\n"
+    "p50 and p99 in each and the change of p50 in percent, the largest\n"
+    "growth first, then tasks only in NEW (new) and only in BASE (gone);\n"
+    "frames per domain (count, rate, p50); sync objects per (type, name)\n"
+    "(acquisitions, total, mean and max wait). The filters apply to both.\n"
+    "\n"
+    "options:\n"
+    "  --format=table|csv|json  output format (default table)\n"
+    "  --min-count=N            leave out rows with fewer than N in both\n"
+    "  --fail-above=PCT         exit 5 if some task's p50 grew by more than\n"
+    "                           PCT percent (or from 0)\n";
 
 constexpr char kChromeHelp[] =
     "usage: itt-dump chrome FILE... [-o OUT.json]\n"
@@ -159,7 +179,7 @@ constexpr char kVerifyHelp[] =
 
 struct Args {
   std::string verb = "text";
-  std::vector<std::string> files;
+  std::vector<std::string> files;  // diff: BASE and NEW
   std::string output;
   bool has_output = false;
   std::string prefix;
@@ -168,6 +188,8 @@ struct Args {
   bool per_thread = false;
   bool per_process = false;
   bool group = false;
+  uint64_t min_count = 0;            // diff
+  std::optional<double> fail_above;  // diff
   bool wall = false;
   bool help = false;
   bool no_progress = false;
@@ -177,13 +199,15 @@ struct Args {
 
 bool IsVerb(std::string_view s) {
   return s == "text" || s == "info" || s == "stats" || s == "chrome" || s == "perfetto" ||
-         s == "vtune-csv" || s == "verify" || s == "leaks" || s == "perf-map" || s == "help";
+         s == "vtune-csv" || s == "verify" || s == "leaks" || s == "perf-map" || s == "diff" ||
+         s == "help";
 }
 
 const char* HelpFor(const std::string& verb) {
   if (verb == "text") return kTextHelp;
   if (verb == "info") return kInfoHelp;
   if (verb == "stats") return kStatsHelp;
+  if (verb == "diff") return kDiffHelp;
   if (verb == "chrome") return kChromeHelp;
   if (verb == "perfetto") return kPerfettoHelp;
   if (verb == "leaks") return kLeaksHelp;
@@ -195,7 +219,7 @@ const char* HelpFor(const std::string& verb) {
 
 bool TakesFilters(const std::string& verb) {
   return verb == "text" || verb == "stats" || verb == "chrome" || verb == "perfetto" ||
-         verb == "vtune-csv" || verb == "leaks";
+         verb == "vtune-csv" || verb == "leaks" || verb == "diff";
 }
 
 // Parses args; on error returns the message.
@@ -273,7 +297,21 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
       a->group = true;
       continue;
     }
-    if (a->verb == "stats" || a->verb == "leaks") {
+    if (a->verb == "diff") {
+      if (auto v = value("--min-count")) {
+        if (!absl::SimpleAtoi(*v, &a->min_count)) return "--min-count needs a count";
+        continue;
+      }
+      if (auto v = value("--fail-above")) {
+        double pct;
+        if (!absl::SimpleAtod(*v, &pct) || !std::isfinite(pct)) {
+          return "--fail-above needs a percentage";
+        }
+        a->fail_above = pct;
+        continue;
+      }
+    }
+    if (a->verb == "stats" || a->verb == "leaks" || a->verb == "diff") {
       if (auto v = value("--format")) {
         if (*v == "table") {
           a->format = ReportFormat::kTable;
@@ -347,6 +385,9 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
     return std::nullopt;
   }
   if (a->files.empty()) return "no FILE given";
+  if (a->verb == "diff" && a->files.size() != 2) {
+    return "diff needs BASE and NEW (each a trace or a directory)";
+  }
   if (a->verb == "vtune-csv" && !a->has_output) {
     return "vtune-csv needs -o DIR";
   }
@@ -374,6 +415,105 @@ class DirFactory : public OutputFactory {
   std::string dir_;
 };
 
+// diff: indexes BASE and NEW, then RunDiff makes each one's pass.
+// The traces FILE arguments name: each a trace or a directory of them.
+struct Inputs {
+  std::vector<TraceSource> sources;
+  std::string name;  // of the set: the one file's, a directory's, or "N traces"
+  uint64_t bytes = 0;
+};
+
+absl::StatusOr<Inputs> ExpandInputs(const std::vector<std::string>& args, const Env& env) {
+  Inputs in;
+  for (const std::string& f : args) {
+    absl::StatusOr<std::vector<std::string>> paths =
+        env.expand ? env.expand(f) : absl::StatusOr<std::vector<std::string>>({f});
+    if (!paths.ok()) return paths.status();
+    for (const std::string& p : *paths) in.sources.push_back(env.source(p));
+  }
+  // A directory names the set; several arguments are counted.
+  in.name = in.sources.size() == 1 ? in.sources[0].name()
+                                   : absl::StrCat(in.sources.size(), " traces");
+  if (args.size() == 1 && in.sources.size() > 1) {
+    in.name = args[0];
+    while (in.name.size() > 1 && in.name.back() == '/') in.name.pop_back();
+  }
+  for (const TraceSource& src : in.sources) in.bytes += src.Size();
+  return in;
+}
+
+// Writes "itt-dump: MESSAGE" for each file of `set` that could not be read;
+// returns the worst status among them (0 if none).
+int ReportFailures(const TraceSet& set, const Env& env) {
+  int worst = kExitOk;
+  for (const TraceSet::Failure& f : set.failures()) {
+    worst = std::max(worst, static_cast<int>(StatusForFailure(f.failure)));
+    env.err->Write(absl::StrCat("itt-dump: ", f.name, ": ", f.status.message(), "\n"));
+  }
+  env.err->Flush();
+  return worst;
+}
+
+int RunDiffCommand(const Args& a, const Env& env) {
+  struct Side {
+    std::unique_ptr<Progress> progress;
+    TraceSet set;
+    VerbContext ctx;
+  };
+  const bool want_progress = env.progress && !a.no_progress;
+  Side sides[2];
+  int open_status = kExitOk;
+  for (int i = 0; i < 2; ++i) {
+    Side& side = sides[i];
+    absl::StatusOr<Inputs> in = ExpandInputs({a.files[static_cast<size_t>(i)]}, env);
+    if (!in.ok()) {
+      env.err->Write(absl::StrCat("itt-dump: ", in.status().message(), "\n"));
+      env.err->Flush();
+      return static_cast<int>(StatusForFailure(OpenFailure::kIo));
+    }
+    side.progress = std::make_unique<Progress>(in->name, want_progress ? in->bytes : 0,
+                                               want_progress);
+    side.progress->SetPass(1, 2, in->bytes);
+    IndexOptions io;
+    io.progress = in->sources.size() == 1 ? side.progress.get() : nullptr;
+    side.set = TraceSet::Open(std::move(in->sources), io, in->name);
+    open_status = std::max(open_status, ReportFailures(side.set, env));
+    if (side.set.empty()) {
+      side.progress->Done();
+      return open_status;
+    }
+    side.ctx.set = &side.set;
+    side.ctx.index = &side.set.index();
+    side.ctx.out = env.out;
+    side.ctx.err = env.err;
+    side.ctx.filter = a.filter;
+    side.ctx.merge.max_buffered_bytes = a.lookahead;
+    side.ctx.merge.progress = side.progress.get();
+    side.progress->SetPass(2, 2, side.ctx.index->reader_stats.chunks_read);
+    WarnDamage(side.ctx);
+  }
+  DiffOptions options;
+  options.format = a.format;
+  options.min_count = a.min_count;
+  options.fail_above_pct = a.fail_above;
+  bool regressed = false;
+  const absl::Status s = RunDiff(sides[0].ctx, sides[1].ctx, options, &regressed);
+  for (Side& side : sides) side.progress->Done();
+  env.out->Flush();
+  if (!s.ok()) {
+    env.err->Write(absl::StrCat("itt-dump: ", s.message(), "\n"));
+    env.err->Flush();
+    return kExitOutput;
+  }
+  if (!env.out->status().ok()) {
+    env.err->Write(absl::StrCat("itt-dump: ", env.out->status().message(), "\n"));
+    env.err->Flush();
+    return kExitOutput;
+  }
+  if (regressed) return kExitRegression;
+  return open_status;
+}
+
 }  // namespace
 
 int RunItDump(const std::vector<std::string>& args, const Env& env) {
@@ -392,36 +532,23 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     env.out->Flush();
     return kExitOk;
   }
+  if (a.verb == "diff") return RunDiffCommand(a, env);
 
   // FILE arguments: traces, or directories of them (their .itt files).
-  std::vector<TraceSource> sources;
-  for (const std::string& f : a.files) {
-    absl::StatusOr<std::vector<std::string>> paths =
-        env.expand ? env.expand(f) : absl::StatusOr<std::vector<std::string>>({f});
-    if (!paths.ok()) {
-      env.err->Write(absl::StrCat("itt-dump: ", paths.status().message(), "\n"));
-      env.err->Flush();
-      return static_cast<int>(StatusForFailure(OpenFailure::kIo));
-    }
-    for (const std::string& p : *paths) sources.push_back(env.source(p));
+  absl::StatusOr<Inputs> in = ExpandInputs(a.files, env);
+  if (!in.ok()) {
+    env.err->Write(absl::StrCat("itt-dump: ", in.status().message(), "\n"));
+    env.err->Flush();
+    return static_cast<int>(StatusForFailure(OpenFailure::kIo));
   }
-  // A directory names the set; several arguments are counted.
-  std::string set_name = absl::StrCat(sources.size(), " traces");
-  if (a.files.size() == 1 && sources.size() > 1) {
-    set_name = a.files[0];
-    while (set_name.size() > 1 && set_name.back() == '/') set_name.pop_back();
-  }
-  uint64_t total_size = 0;
-  for (const TraceSource& src : sources) total_size += src.Size();
   const bool want_progress = env.progress && !a.no_progress;
-  Progress progress(sources.size() == 1 ? sources[0].name() : set_name,
-                    want_progress ? total_size : 0, want_progress);
+  Progress progress(in->name, want_progress ? in->bytes : 0, want_progress);
   const int passes = a.verb == "info" ? 1 : a.verb == "vtune-csv" ? 3 : 2;
-  progress.SetPass(1, passes, total_size);
+  progress.SetPass(1, passes, in->bytes);
   IndexOptions io;
   io.decode_all_events = a.verb == "info" || a.verb == "verify";
-  io.progress = sources.size() == 1 ? &progress : nullptr;
-  const TraceSet set = TraceSet::Open(std::move(sources), io, set_name);
+  io.progress = in->sources.size() == 1 ? &progress : nullptr;
+  const TraceSet set = TraceSet::Open(std::move(in->sources), io, in->name);
 
   VerbContext ctx;
   ctx.set = &set;
@@ -435,12 +562,7 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
 
   // A file that cannot be read is reported and left out; the others are
   // read. The exit status says the worst that happened to one.
-  int open_status = kExitOk;
-  for (const TraceSet::Failure& f : set.failures()) {
-    open_status = std::max(open_status, static_cast<int>(StatusForFailure(f.failure)));
-    env.err->Write(absl::StrCat("itt-dump: ", f.name, ": ", f.status.message(), "\n"));
-    env.err->Flush();
-  }
+  const int open_status = ReportFailures(set, env);
   if (a.verb == "verify") {
     const int status = RunVerify(ctx);
     progress.Done();

@@ -24,8 +24,9 @@ namespace itt_dump {
 // verbs exit 0 when they produced their output (damage is reported on
 // stderr), and 1..4 as verify does when the file header cannot be read.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitUsage = 64;   // bad command line
-inline constexpr int kExitOutput = 73;  // cannot create/write the output
+inline constexpr int kExitRegression = 5;  // diff: --fail-above exceeded
+inline constexpr int kExitUsage = 64;      // bad command line
+inline constexpr int kExitOutput = 73;     // cannot create/write the output
 
 // Where a run reads and writes. The defaults are the real files.
 struct Env {

@@ -1,6 +1,7 @@
 #include "tools/itt_dump/report.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -11,11 +12,73 @@ namespace ittc {
 namespace itt_dump {
 namespace {
 
+// A number or duration cell without a value.
+bool Missing(const Column& c, const std::string& v) {
+  return c.type != CellType::kText && v.empty();
+}
+
 std::string TableCell(const Column& c, const std::string& v) {
+  if (Missing(c, v)) return "-";
   if (c.type != CellType::kDuration) return v;
   uint64_t ns;
   if (!absl::SimpleAtoi(v, &ns)) return v;
   return absl::StrFormat("%u.%03u", ns / 1000, ns % 1000);
+}
+
+// The group of a "group.key" column key, or "" when it has none.
+std::string_view GroupOf(const std::string& key) {
+  const size_t dot = key.find('.');
+  return dot == std::string::npos ? std::string_view() : std::string_view(key).substr(0, dot);
+}
+
+void AppendJsonValue(const Column& c, const std::string& v, std::string* out) {
+  if (c.type == CellType::kText) {
+    AppendJsonString(out, v);
+  } else if (Missing(c, v)) {
+    out->append("null");
+  } else if (v == "nan" || v == "inf" || v == "-inf") {
+    AppendJsonString(out, v);  // JSON has no non-finite numbers
+  } else {
+    out->append(v);
+  }
+}
+
+// One row as a JSON object, nesting grouped columns.
+void AppendJsonRow(const std::vector<Column>& columns, const std::vector<std::string>& row,
+                   std::string* out) {
+  out->push_back('{');
+  const size_t n = std::min(columns.size(), row.size());
+  for (size_t i = 0; i < n;) {
+    if (i != 0) out->push_back(',');
+    const std::string_view group = GroupOf(columns[i].key);
+    if (group.empty()) {
+      AppendJsonString(out, columns[i].key);
+      out->push_back(':');
+      AppendJsonValue(columns[i], row[i], out);
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    bool all_missing = true;
+    for (; end < n && GroupOf(columns[end].key) == group; ++end) {
+      all_missing = all_missing && Missing(columns[end], row[end]);
+    }
+    AppendJsonString(out, group);
+    if (all_missing) {
+      out->append(":null");
+    } else {
+      out->append(":{");
+      for (size_t j = i; j < end; ++j) {
+        if (j != i) out->push_back(',');
+        AppendJsonString(out, std::string_view(columns[j].key).substr(group.size() + 1));
+        out->push_back(':');
+        AppendJsonValue(columns[j], row[j], out);
+      }
+      out->push_back('}');
+    }
+    i = end;
+  }
+  out->push_back('}');
 }
 
 }  // namespace
@@ -65,7 +128,11 @@ void RenderCsv(const std::vector<Section>& sections, std::string* out) {
     if (!first) out->push_back('\n');
     first = false;
     out->append("section");
-    for (const Column& c : s.columns) absl::StrAppend(out, ",", c.key);
+    for (const Column& c : s.columns) {
+      std::string key = c.key;
+      std::replace(key.begin(), key.end(), '.', '_');
+      absl::StrAppend(out, ",", key);
+    }
     out->push_back('\n');
     for (const auto& row : s.rows) {
       AppendCsvField(out, s.name);
@@ -89,21 +156,8 @@ void RenderJson(const std::vector<Section>& sections, const std::string& prefix,
     AppendJsonString(out, s.name);
     out->append(":[");
     for (size_t r = 0; r < s.rows.size(); ++r) {
-      out->append(r == 0 ? "\n{" : ",\n{");
-      for (size_t i = 0; i < s.columns.size() && i < s.rows[r].size(); ++i) {
-        if (i != 0) out->push_back(',');
-        AppendJsonString(out, s.columns[i].key);
-        out->push_back(':');
-        const std::string& v = s.rows[r][i];
-        if (s.columns[i].type == CellType::kText) {
-          AppendJsonString(out, v);
-        } else if (v == "nan" || v == "inf" || v == "-inf") {
-          AppendJsonString(out, v);  // JSON has no non-finite numbers
-        } else {
-          out->append(v);
-        }
-      }
-      out->push_back('}');
+      out->append(r == 0 ? "\n" : ",\n");
+      AppendJsonRow(s.columns, s.rows[r], out);
     }
     out->append("]");
   }

@@ -17,6 +17,11 @@ namespace itt_dump {
 
 enum class CellType { kText, kNumber, kDuration };
 
+// A key "group.key" (one dot) nests: consecutive columns of the same group
+// are one JSON object {"group": {"key": ...}}, and the CSV header says
+// "group_key". A number or duration cell that is empty is missing: JSON
+// null (a group of missing cells is null as a whole), an empty CSV field,
+// "-" in tables.
 struct Column {
   std::string key;    // CSV header and JSON key, e.g. "total_ns"
   std::string title;  // table header, e.g. "total(us)"

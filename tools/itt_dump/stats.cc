@@ -122,13 +122,18 @@ void StatsCollector::JitSections(std::vector<Section>* sections) const {
   }
 }
 
+absl::StatusOr<PassSummary> CollectStats(const VerbContext& ctx, StatsCollector* stats) {
+  absl::StatusOr<PassSummary> pass =
+      ForEachEvent(ctx, [stats](const Event& e, const ThreadRec& t) { stats->OnEvent(e, t); });
+  if (pass.ok()) stats->Finish(TraceEndTicks(*ctx.index, pass->last_ticks));
+  return pass;
+}
+
 absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options) {
   StatsCollector stats(*ctx.index, ctx.filter, options.per_thread);
   if (options.per_process) stats.EnablePerProcess(*ctx.set);
-  absl::StatusOr<PassSummary> pass =
-      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { stats.OnEvent(e, t); });
+  absl::StatusOr<PassSummary> pass = CollectStats(ctx, &stats);
   if (!pass.ok()) return pass.status();
-  stats.Finish(TraceEndTicks(*ctx.index, pass->last_ticks));
   const std::vector<Section> sections = stats.Sections();
   std::string prefix = "\"trace\":";
   AppendJsonString(&prefix, ctx.index->name);

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "tools/itt_dump/filter.h"
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/heap.h"
@@ -49,6 +50,52 @@ struct StatsOptions {
   bool per_process = false;
 };
 
+// A row's durations as read from its PercentileSketch: the one place the
+// percentiles of task and frame rows are computed (stats and diff print
+// these).
+struct DurationSummary {
+  uint64_t min_ns = 0;
+  uint64_t mean_ns = 0;
+  uint64_t p50_ns = 0;
+  uint64_t p90_ns = 0;
+  uint64_t p99_ns = 0;
+  uint64_t max_ns = 0;
+};
+
+// One row of the tasks (or thread_tasks) section.
+struct TaskSummary {
+  uint64_t tid = 0;     // thread_tasks rows only
+  std::string thread;   // thread_tasks rows only
+  uint64_t pid = 0;     // process_tasks rows only
+  std::string process;  // process_tasks rows only: TraceFile::label
+  std::string domain;
+  std::string name;
+  std::string kind;  // IntervalKindName: task, overlapped_task, region, event
+  uint64_t count = 0;
+  uint64_t total_ns = 0;
+  uint64_t self_ns = 0;
+  DurationSummary durations;
+};
+
+// One row of the frames section (per domain).
+struct FrameSummary {
+  std::string domain;
+  uint64_t count = 0;
+  double rate_hz = 0;  // count / (last frame end - first frame begin)
+  DurationSummary durations;
+};
+
+// One row of the sync section (per object address).
+struct SyncSummary {
+  uint64_t addr = 0;
+  std::string type;
+  std::string name;
+  uint64_t acquisitions = 0;
+  uint64_t cancels = 0;
+  uint64_t total_wait_ns = 0;
+  uint64_t max_wait_ns = 0;
+};
+
 // The statistics engine; RunStats feeds it from the merge. Exposed for the
 // benchmark and tests.
 class StatsCollector : public IntervalListener {
@@ -65,6 +112,14 @@ class StatsCollector : public IntervalListener {
   // Closes open intervals at the end of the trace.
   void Finish(uint64_t last_event_ticks);
   std::vector<Section> Sections() const;
+
+  // The rows of the tasks section (`per_thread_rows`: of thread_tasks,
+  // empty unless constructed with per_thread), frames and sync sections,
+  // in their sections' order. REQUIRES: Finish() was called.
+  enum class TaskRows { kAll, kPerThread, kPerProcess };
+  std::vector<TaskSummary> Tasks(TaskRows which = TaskRows::kAll) const;
+  std::vector<FrameSummary> Frames() const;
+  std::vector<SyncSummary> SyncObjects() const;
 
   uint64_t events() const { return events_; }
 
@@ -129,6 +184,10 @@ class StatsCollector : public IntervalListener {
   uint64_t jit_code_bytes_ = 0;
   uint64_t last_ticks_ = 0;
 };
+
+// Feeds `stats` every event of ctx's pass (ForEachEvent) and finishes it
+// at the end of the trace: what stats and each side of diff do.
+absl::StatusOr<PassSummary> CollectStats(const VerbContext& ctx, StatsCollector* stats);
 
 absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options);
 

@@ -120,6 +120,30 @@ void StatsCollector::OnHeap(const Event& e, const ThreadRec& t) {
   }
 }
 
+std::vector<SyncSummary> StatsCollector::SyncObjects() const {
+  std::vector<const SyncRow*> rows;
+  for (const auto& [addr, r] : sync_.entries()) {
+    if (r->used) rows.push_back(r.get());
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const SyncRow* a, const SyncRow* b) { return a->addr < b->addr; });
+  std::vector<SyncSummary> out;
+  out.reserve(rows.size());
+  for (const SyncRow* r : rows) {
+    const SyncObject* o = sync_tracker_.objects().Find(r->addr);
+    SyncSummary s;
+    s.addr = r->addr ^ ProcessTag(r->process);  // as the process saw it
+    s.type = std::string(x_.String(o->type_id));
+    s.name = std::string(x_.String(o->name_id));
+    s.acquisitions = r->acquisitions;
+    s.cancels = r->cancels;
+    s.total_wait_ns = r->total_wait_ns;
+    s.max_wait_ns = r->max_wait_ns;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 void StatsCollector::SyncHeapSections(std::vector<Section>* sections) const {
   std::vector<Section>& out = *sections;
   {
@@ -132,17 +156,9 @@ void StatsCollector::SyncHeapSections(std::vector<Section>* sections) const {
                  {"cancels", "cancels", CellType::kNumber},
                  {"total_wait_ns", "total_wait(us)", CellType::kDuration},
                  {"max_wait_ns", "max_wait(us)", CellType::kDuration}};
-    std::vector<const SyncRow*> rows;
-    for (const auto& [addr, r] : sync_.entries()) {
-      if (r->used) rows.push_back(r.get());
-    }
-    std::sort(rows.begin(), rows.end(),
-              [](const SyncRow* a, const SyncRow* b) { return a->addr < b->addr; });
-    for (const SyncRow* r : rows) {
-      const SyncObject* o = sync_tracker_.objects().Find(r->addr);
-      s.AddRow({absl::StrFormat("0x%x", r->addr ^ ProcessTag(r->process)),
-                std::string(x_.String(o->type_id)), std::string(x_.String(o->name_id)),
-                Num(r->acquisitions), Num(r->cancels), Num(r->total_wait_ns), Num(r->max_wait_ns)});
+    for (const SyncSummary& r : SyncObjects()) {
+      s.AddRow({absl::StrFormat("0x%x", r.addr), r.type, r.name, Num(r.acquisitions),
+                Num(r.cancels), Num(r.total_wait_ns), Num(r.max_wait_ns)});
     }
     out.push_back(std::move(s));
   }

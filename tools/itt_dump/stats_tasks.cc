@@ -28,13 +28,21 @@ void DurationColumns(std::vector<Column>* c) {
   }
 }
 
-void DurationCells(const PercentileSketch& s, std::vector<std::string>* row) {
-  row->push_back(Num(s.min()));
-  row->push_back(Num(s.mean()));
-  row->push_back(Num(s.Quantile(0.50)));
-  row->push_back(Num(s.Quantile(0.90)));
-  row->push_back(Num(s.Quantile(0.99)));
-  row->push_back(Num(s.max()));
+DurationSummary Durations(const PercentileSketch& s) {
+  DurationSummary d;
+  d.min_ns = s.min();
+  d.mean_ns = s.mean();
+  d.p50_ns = s.Quantile(0.50);
+  d.p90_ns = s.Quantile(0.90);
+  d.p99_ns = s.Quantile(0.99);
+  d.max_ns = s.max();
+  return d;
+}
+
+void DurationCells(const DurationSummary& d, std::vector<std::string>* row) {
+  for (uint64_t v : {d.min_ns, d.mean_ns, d.p50_ns, d.p90_ns, d.p99_ns, d.max_ns}) {
+    row->push_back(Num(v));
+  }
 }
 
 }  // namespace
@@ -158,9 +166,89 @@ void StatsCollector::OnInterval(const Interval& iv) {
   f->sketch.Add(dur);
 }
 
+std::vector<TaskSummary> StatsCollector::Tasks(TaskRows which) const {
+  const bool per_thread_rows = which == TaskRows::kPerThread;
+  const bool per_process_rows = which == TaskRows::kPerProcess;
+  std::vector<const TaskRow*> rows;
+  for (const auto& r : tasks_) {
+    const bool process_row = r->thread != kAllThreads && (r->thread & stats_internal::kProcessRow);
+    const bool thread_row = r->thread != kAllThreads && !process_row;
+    if (per_thread_rows ? thread_row : per_process_rows ? process_row : r->thread == kAllThreads) {
+      rows.push_back(r.get());
+    }
+  }
+  auto process_of = [&](const TaskRow* r) -> size_t {
+    return static_cast<size_t>(r->thread & ~stats_internal::kProcessRow);
+  };
+  auto domain_of = [&](const TaskRow* r) { return x_.Domain(r->domain); };
+  auto tid_of = [&](const TaskRow* r) -> uint64_t {
+    const ThreadRec* t = x_.Thread(static_cast<uint32_t>(r->thread));
+    return t != nullptr ? t->tid : 0;
+  };
+  // By total time (largest first), then domain, name, kind; per-thread rows
+  // by tid first.
+  std::sort(rows.begin(), rows.end(), [&](const TaskRow* a, const TaskRow* b) {
+    if (per_thread_rows && tid_of(a) != tid_of(b)) {
+      return tid_of(a) < tid_of(b);
+    }
+    if (per_process_rows && process_of(a) != process_of(b)) return process_of(a) < process_of(b);
+    if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns;
+    const auto da = domain_of(a);
+    const auto db = domain_of(b);
+    if (da != db) return da < db;
+    if (a->name != b->name) return a->name < b->name;
+    return a->kind < b->kind;
+  });
+  std::vector<TaskSummary> out;
+  out.reserve(rows.size());
+  for (const TaskRow* r : rows) {
+    TaskSummary t;
+    if (per_thread_rows) {
+      const ThreadRec* thread = x_.Thread(static_cast<uint32_t>(r->thread));
+      t.tid = thread != nullptr ? thread->tid : 0;
+      t.thread = thread != nullptr ? thread->name : "";
+    }
+    if (per_process_rows) {
+      const TraceFile& f = processes_->files()[process_of(r)];
+      t.pid = f.index->header.pid;
+      t.process = f.label;
+    }
+    t.domain = std::string(domain_of(r));
+    t.name = r->name;
+    t.kind = IntervalKindName(static_cast<IntervalKind>(r->kind));
+    t.count = r->sketch.count();
+    t.total_ns = r->total_ns;
+    t.self_ns = r->self_ns;
+    t.durations = Durations(r->sketch);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<FrameSummary> StatsCollector::Frames() const {
+  std::vector<const FrameRow*> rows;
+  for (const auto& [id, f] : frames_.entries()) rows.push_back(f.get());
+  std::sort(rows.begin(), rows.end(), [&](const FrameRow* a, const FrameRow* b) {
+    return x_.Domain(a->domain) != x_.Domain(b->domain)
+               ? x_.Domain(a->domain) < x_.Domain(b->domain)
+               : a->domain < b->domain;
+  });
+  std::vector<FrameSummary> out;
+  out.reserve(rows.size());
+  for (const FrameRow* f : rows) {
+    FrameSummary s;
+    s.domain = std::string(x_.Domain(f->domain));
+    s.count = f->sketch.count();
+    const int64_t span = x_.clock.DurationNs(f->first_begin, f->last_end);
+    s.rate_hz = span > 0 ? static_cast<double>(s.count) * 1e9 / static_cast<double>(span) : 0.0;
+    s.durations = Durations(f->sketch);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 void StatsCollector::TaskSections(std::vector<Section>* sections) const {
   std::vector<Section>& out = *sections;
-  // Tasks, by total time (largest first), then domain, name, kind.
   // Passes: all tasks, per thread, per process.
   for (int pass = 0; pass < 3; ++pass) {
     const bool by_thread = pass == 1;
@@ -183,54 +271,21 @@ void StatsCollector::TaskSections(std::vector<Section>* sections) const {
       s.columns.push_back(c);
     }
     DurationColumns(&s.columns);
-    std::vector<const TaskRow*> rows;
-    for (const auto& r : tasks_) {
-      const bool process_row =
-          r->thread != kAllThreads && (r->thread & stats_internal::kProcessRow);
-      const bool thread_row = r->thread != kAllThreads && !process_row;
-      if (by_thread ? thread_row : by_process ? process_row : r->thread == kAllThreads) {
-        rows.push_back(r.get());
-      }
-    }
-    auto process_of = [&](const TaskRow* r) -> size_t {
-      return static_cast<size_t>(r->thread & ~stats_internal::kProcessRow);
-    };
-    auto domain_of = [&](const TaskRow* r) { return x_.Domain(r->domain); };
-    auto tid_of = [&](const TaskRow* r) -> uint64_t {
-      const ThreadRec* t = x_.Thread(static_cast<uint32_t>(r->thread));
-      return t != nullptr ? t->tid : 0;
-    };
-    std::sort(rows.begin(), rows.end(), [&](const TaskRow* a, const TaskRow* b) {
-      if (by_thread && tid_of(a) != tid_of(b)) {
-        return tid_of(a) < tid_of(b);
-      }
-      if (by_process && process_of(a) != process_of(b)) return process_of(a) < process_of(b);
-      if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns;
-      const auto da = domain_of(a);
-      const auto db = domain_of(b);
-      if (da != db) return da < db;
-      if (a->name != b->name) return a->name < b->name;
-      return a->kind < b->kind;
-    });
-    for (const TaskRow* r : rows) {
+    for (const TaskSummary& t : Tasks(by_thread    ? TaskRows::kPerThread
+                                      : by_process ? TaskRows::kPerProcess
+                                                   : TaskRows::kAll)) {
       std::vector<std::string> row;
       if (by_thread) {
-        const ThreadRec* t = x_.Thread(static_cast<uint32_t>(r->thread));
-        row.push_back(Num(t != nullptr ? t->tid : 0));
-        row.push_back(t != nullptr ? t->name : "");
+        row.push_back(Num(t.tid));
+        row.push_back(t.thread);
       }
       if (by_process) {
-        const TraceFile& f = processes_->files()[process_of(r)];
-        row.push_back(Num(f.index->header.pid));
-        row.push_back(f.label);
+        row.push_back(Num(t.pid));
+        row.push_back(t.process);
       }
-      row.push_back(std::string(domain_of(r)));
-      row.push_back(r->name);
-      row.push_back(IntervalKindName(static_cast<IntervalKind>(r->kind)));
-      row.push_back(Num(r->sketch.count()));
-      row.push_back(Num(r->total_ns));
-      row.push_back(Num(r->self_ns));
-      DurationCells(r->sketch, &row);
+      for (const std::string* text : {&t.domain, &t.name, &t.kind}) row.push_back(*text);
+      for (uint64_t v : {t.count, t.total_ns, t.self_ns}) row.push_back(Num(v));
+      DurationCells(t.durations, &row);
       s.AddRow(std::move(row));
     }
     out.push_back(std::move(s));
@@ -243,20 +298,9 @@ void StatsCollector::TaskSections(std::vector<Section>* sections) const {
                  {"count", "count", CellType::kNumber},
                  {"rate_hz", "rate(Hz)", CellType::kNumber}};
     DurationColumns(&s.columns);
-    std::vector<const FrameRow*> rows;
-    for (const auto& [id, f] : frames_.entries()) rows.push_back(f.get());
-    std::sort(rows.begin(), rows.end(), [&](const FrameRow* a, const FrameRow* b) {
-      return x_.Domain(a->domain) != x_.Domain(b->domain)
-                 ? x_.Domain(a->domain) < x_.Domain(b->domain)
-                 : a->domain < b->domain;
-    });
-    for (const FrameRow* f : rows) {
-      const int64_t span = x_.clock.DurationNs(f->first_begin, f->last_end);
-      const double rate =
-          span > 0 ? static_cast<double>(f->sketch.count()) * 1e9 / static_cast<double>(span) : 0.0;
-      std::vector<std::string> row = {std::string(x_.Domain(f->domain)), Num(f->sketch.count()),
-                                      absl::StrFormat("%.3f", rate)};
-      DurationCells(f->sketch, &row);
+    for (const FrameSummary& f : Frames()) {
+      std::vector<std::string> row = {f.domain, Num(f.count), absl::StrFormat("%.3f", f.rate_hz)};
+      DurationCells(f.durations, &row);
       s.AddRow(std::move(row));
     }
     out.push_back(std::move(s));

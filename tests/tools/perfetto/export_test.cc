@@ -82,12 +82,12 @@ void ExpectCountsMatchStats(const std::map<std::string, std::string>& traces) {
   for (const auto& [name, bytes] : traces) files.push_back(name);
   std::vector<std::string> args = {"perfetto", "--compress=none", "-o", "out.pftrace"};
   args.insert(args.end(), files.begin(), files.end());
-  DumpResult r = itt_dump::testing::RunDumpSet(args, traces);
+  DumpResult r = itt_dump::testing::RunDump(args, traces);
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string text = Decode(r.files["out.pftrace"]);
   args = {"stats", "--format=json"};
   args.insert(args.end(), files.begin(), files.end());
-  DumpResult stats = itt_dump::testing::RunDumpSet(args, traces);
+  DumpResult stats = itt_dump::testing::RunDump(args, traces);
   ASSERT_EQ(stats.status, 0) << stats.err;
   const std::string& j = stats.out;
   const uint64_t slices = SumJson(j, "tasks", "count") + Unbalanced(j, "open_at_end") +
@@ -110,7 +110,7 @@ TEST(PerfettoExport, SeveralProcessesEachGetTheirTracksAndCountsMatchStats) {
   const std::map<std::string, std::string> run = {
       {"a.itt", SampleTrace()}, {"b.itt", SampleTrace()}, {"c.itt", SyntheticTrace(2, 300, 64)}};
   ExpectCountsMatchStats(run);
-  DumpResult r = itt_dump::testing::RunDumpSet(
+  DumpResult r = itt_dump::testing::RunDump(
       {"perfetto", "--compress=none", "-o", "out.pftrace", "a.itt", "b.itt", "c.itt"}, run);
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string text = Decode(r.files["out.pftrace"]);
