@@ -122,6 +122,19 @@ TEST(TraceSetVerbs, ChromeGivesEachProcessItsPidAndName) {
   EXPECT_NE(r.out.find("{\"ph\":\"X\",\"pid\":100,\"tid\":11,\"ts\":0.100"), std::string::npos);
 }
 
+TEST(TraceSetVerbs, DiffComparesTwoRunsOfSeveralProcesses) {
+  std::map<std::string, std::string> traces = TwoRanks();
+  // The next run: "work" takes 150 and 400 ns instead of 100 and 200.
+  traces["next/r0.itt"] = Process(100, 0, 11, 1, 1100, 1250, true);
+  traces["next/r1.itt"] = Process(200, 1, 21, 2, 1150, 1550, false);
+  const testing::DumpResult r =
+      RunDump({"diff", "--format=csv", "--fail-above=20", "run", "next"}, traces);
+  EXPECT_EQ(r.status, kExitRegression) << r.err;
+  // Both sides: 2 tasks over 2 processes; total 300 ns -> 550 ns.
+  EXPECT_NE(r.out.find("app,work,task,both,2,300,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",2,550,"), std::string::npos) << r.out;
+}
+
 TEST(TraceSetVerbs, InfoListsEachFileThenTotals) {
   const testing::DumpResult r = RunDump({"info", "run"}, TwoRanks());
   ASSERT_EQ(r.status, 0) << r.err;
