@@ -214,22 +214,20 @@ std::string Symbolizer::NameIn(const ModuleRec& m, uint64_t fn) {
 }
 
 const FileSymbols& Symbolizer::SymbolsOf(const ModuleRec& m) {
-  auto [it, added] = files_.try_emplace({m.path, m.build_id});
-  if (!added) return *it->second;
-  it->second = std::make_unique<FileSymbols>();
-  if (!IsFile(m.path)) return *it->second;
+  std::unique_ptr<FileSymbols>& file = files_[{m.path, m.build_id}];
+  if (file != nullptr) return *file;
+  file = std::make_unique<FileSymbols>();
+  if (!IsFile(m.path)) return *file;
   static const bool libelf_ok = elf_version(EV_CURRENT) != EV_NONE;
   ++files_read_;
-  std::string why = libelf_ok ? ReadFileSymbols(m, it->second.get()) : "libelf did not initialize";
-  // A path listed twice (rebuilt while the trace ran) is reported once.
-  const bool first_of_path = std::none_of(files_.begin(), files_.end(), [&](const auto& f) {
-    return f.first.first == m.path && f.second.get() != it->second.get();
-  });
-  if (!why.empty() && first_of_path && warn_) {
+  const std::string why = libelf_ok ? ReadFileSymbols(m, file.get()) : "libelf did not initialize";
+  // A path listed with two build ids (rebuilt while the trace ran) is
+  // reported once.
+  if (!why.empty() && reported_.insert(m.path).second && warn_) {
     warn_(absl::StrCat("no function names from ", m.path, ": ", why,
                        "; its addresses are shown as fn@0x... (module+0x...)"));
   }
-  return *it->second;
+  return *file;
 }
 
 std::string FunctionName(const TraceIndex& index, const ThreadRec* thread, uint64_t fn,

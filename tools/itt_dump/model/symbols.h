@@ -27,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -84,6 +85,7 @@ class Symbolizer {
   // By (path, build id): a path rebuilt during the trace is two files.
   std::map<std::pair<std::string, std::string>, std::unique_ptr<FileSymbols>> files_;
   std::map<std::pair<uint32_t, uint64_t>, std::vector<Candidate>> addresses_;
+  std::set<std::string> reported_;  // paths warned about
   size_t files_read_ = 0;
 };
 
