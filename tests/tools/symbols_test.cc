@@ -117,15 +117,21 @@ TEST(Symbolizer, AStaticFunctionIsNamedFromTheSymtabWithItsFileOffset) {
 }
 
 TEST(Symbolizer, ARebuiltFileGivesNoNamesAndIsReportedOnce) {
-  std::vector<ModuleRec> modules = {ThisExecutable()};
-  // The test is linked with a SHA-1 build id (BUILD): 20 other bytes.
+  // The test is linked with a SHA-1 build id (BUILD): 20 other bytes. The
+  // same path listed again with yet another build id (rebuilt twice while
+  // the trace ran) is not reported again.
+  std::vector<ModuleRec> modules = {ThisExecutable(), ThisExecutable()};
   modules[0].build_id = std::string(20, 'x');
+  modules[1].build_id = std::string(20, 'y');
+  modules[0].unmapped_ticks = 10;
   Notes notes;
   Symbolizer s(&modules, notes.Sink());
   const uint64_t fn = reinterpret_cast<uintptr_t>(&LocalHelper);
   EXPECT_EQ(s.Name(0, fn, 5),
             absl::StrFormat("fn@0x%x (symbols_test+0x%x)", fn, fn - modules[0].load_bias));
   EXPECT_EQ(s.Name(0, fn + 1, 5).substr(0, 3), "fn@");
+  EXPECT_EQ(s.Name(0, fn, 20).substr(0, 3), "fn@");
+  EXPECT_EQ(s.files_read(), 2u);
   ASSERT_EQ(notes.lines.size(), 1u);
   EXPECT_EQ(notes.Mentioning("build id differs"), 1) << notes.lines[0];
 }
