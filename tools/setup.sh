@@ -17,6 +17,8 @@ packages=(
   clang             # OpenMP test programs and libFuzzer targets
   libclang-rt-14-dev
   zlib1g-dev        # itt-dump perfetto: compressed packet blocks
+  libelf-dev        # itt-dump: function names from ELF symbol tables
+  libdnnl-dev       # perf-map test: oneDNN's JIT kernels report through the JIT API
   protobuf-compiler # tests: protoc --decode checks the Perfetto export
   clang-format-14   # tools/ci_extra.sh clang_format: the tree follows .clang-format
   git               # tools/ci_extra.sh clang_format lists the tracked files

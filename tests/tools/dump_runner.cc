@@ -14,10 +14,10 @@ namespace itt_dump {
 namespace testing {
 namespace {
 
-DumpResult Run(const std::vector<std::string>& args,
-               std::function<TraceSource(const std::string&)> source, size_t output_limit,
-               std::function<absl::StatusOr<std::vector<std::string>>(const std::string&)> expand =
-                   nullptr) {
+DumpResult Run(
+    const std::vector<std::string>& args, std::function<TraceSource(const std::string&)> source,
+    size_t output_limit,
+    std::function<absl::StatusOr<std::vector<std::string>>(const std::string&)> expand = nullptr) {
   DumpResult r;
   std::unique_ptr<Output> out = StringOutput(&r.out, output_limit);
   std::unique_ptr<Output> err = StringOutput(&r.err);

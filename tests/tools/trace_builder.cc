@@ -71,6 +71,16 @@ TraceBuilder& TraceBuilder::String(uint64_t id, std::string_view text) {
   return *this;
 }
 
+TraceBuilder& TraceBuilder::Module(const format::ModuleMapped& m) {
+  defs_.Append(format::ToRecord(m));
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::ModuleGone(uint64_t ticks, uint64_t start_addr) {
+  defs_.Append(format::ToRecord(format::ModuleUnmapped{ticks, start_addr}));
+  return *this;
+}
+
 TraceBuilder& TraceBuilder::Domain(uint64_t id, std::string_view name) {
   defs_.Append(format::DefDomain(id, name));
   return *this;

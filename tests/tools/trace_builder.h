@@ -62,6 +62,10 @@ class TraceBuilder {
   TraceBuilder& HeapFunction(uint64_t id, std::string_view name, std::string_view domain_name);
   TraceBuilder& EventName(uint64_t id, std::string_view name);
   TraceBuilder& ClockDomain(uint64_t id, uint64_t hz, uint64_t base, uint64_t ticks);
+  // Module map records (batched with the definitions, as the collector
+  // writes them).
+  TraceBuilder& Module(const format::ModuleMapped& m);
+  TraceBuilder& ModuleGone(uint64_t ticks, uint64_t start_addr);
 
   TraceBuilder& Thread(uint32_t index, uint64_t tid, std::string_view name, bool ignored = false);
   TraceBuilder& Sync(uint64_t ticks, uint64_t mono_ns, int64_t real_ns);

@@ -135,6 +135,45 @@ TEST(TraceSetVerbs, DiffComparesTwoRunsOfSeveralProcesses) {
   EXPECT_NE(r.out.find(",2,550,"), std::string::npos) << r.out;
 }
 
+// A process whose module `path` held [0x400000, +0x10000) and that ran a
+// task_begin_fn task at 0x401234.
+std::string FnProcess(uint32_t pid, const std::string& path) {
+  testing::TraceBuilder b(Header(pid, format::kNoRank, "node1", kBootA));
+  b.Domain(1, "app").Thread(0, pid + 1, "main").SyncAt(1000);
+  format::ModuleMapped m;
+  m.ticks = 1000;
+  m.start_addr = 0x400000;
+  m.size = 0x10000;
+  m.path = path;
+  b.Module(m);
+  b.Events(0,
+           {Ev(EventKind::kTaskBeginFn, 1100,
+               {{F::kDomain, U(1)}, {F::kId, Null()}, {F::kParent, Null()}, {F::kFn, U(0x401234)}}),
+            Ev(EventKind::kTaskEnd, 1200, {{F::kDomain, U(1)}})});
+  b.SyncAt(5000).End(5000);
+  return b.bytes();
+}
+
+TEST(TraceSetVerbs, FunctionsAreNamedFromTheirOwnProcesssModules) {
+  // The same address in two processes, in two different (gone) modules.
+  const testing::DumpResult r = RunDump({"stats", "--format=csv", "a.itt", "b.itt"},
+                                        {{"a.itt", FnProcess(500, "/nonexistent/alpha")},
+                                         {"b.itt", FnProcess(600, "/nonexistent/beta")}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // No load bias: the offset in the file is the address.
+  EXPECT_NE(r.out.find("app,fn@0x401234 (alpha+0x401234),task,1,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("app,fn@0x401234 (beta+0x401234),task,1,"), std::string::npos) << r.out;
+}
+
+TEST(TraceSetVerbs, OneFunctionInTwoProcessesIsOneRow) {
+  // Two ranks of one program: the same module and function.
+  const testing::DumpResult r = RunDump({"stats", "--format=csv", "a.itt", "b.itt"},
+                                        {{"a.itt", FnProcess(500, "/nonexistent/app")},
+                                         {"b.itt", FnProcess(600, "/nonexistent/app")}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("app,fn@0x401234 (app+0x401234),task,2,"), std::string::npos) << r.out;
+}
+
 TEST(TraceSetVerbs, InfoListsEachFileThenTotals) {
   const testing::DumpResult r = RunDump({"info", "run"}, TwoRanks());
   ASSERT_EQ(r.status, 0) << r.err;

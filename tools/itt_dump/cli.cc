@@ -17,6 +17,7 @@
 #include "tools/itt_dump/diff.h"
 #include "tools/itt_dump/info.h"
 #include "tools/itt_dump/leaks.h"
+#include "tools/itt_dump/model/symbols.h"
 #include "tools/itt_dump/perf_map.h"
 #include "tools/itt_dump/perfetto/export.h"
 #include "tools/itt_dump/stats.h"
@@ -432,8 +433,8 @@ absl::StatusOr<Inputs> ExpandInputs(const std::vector<std::string>& args, const 
     for (const std::string& p : *paths) in.sources.push_back(env.source(p));
   }
   // A directory names the set; several arguments are counted.
-  in.name = in.sources.size() == 1 ? in.sources[0].name()
-                                   : absl::StrCat(in.sources.size(), " traces");
+  in.name =
+      in.sources.size() == 1 ? in.sources[0].name() : absl::StrCat(in.sources.size(), " traces");
   if (args.size() == 1 && in.sources.size() > 1) {
     in.name = args[0];
     while (in.name.size() > 1 && in.name.back() == '/') in.name.pop_back();
@@ -471,8 +472,8 @@ int RunDiffCommand(const Args& a, const Env& env) {
       env.err->Flush();
       return static_cast<int>(StatusForFailure(OpenFailure::kIo));
     }
-    side.progress = std::make_unique<Progress>(in->name, want_progress ? in->bytes : 0,
-                                               want_progress);
+    side.progress =
+        std::make_unique<Progress>(in->name, want_progress ? in->bytes : 0, want_progress);
     side.progress->SetPass(1, 2, in->bytes);
     IndexOptions io;
     io.progress = in->sources.size() == 1 ? side.progress.get() : nullptr;
@@ -489,6 +490,8 @@ int RunDiffCommand(const Args& a, const Env& env) {
     side.ctx.filter = a.filter;
     side.ctx.merge.max_buffered_bytes = a.lookahead;
     side.ctx.merge.progress = side.progress.get();
+    const VerbContext* c = &side.ctx;
+    SetSymbolWarnings(*c->index, [c](std::string_view m) { Warn(*c, m); });
     side.progress->SetPass(2, 2, side.ctx.index->reader_stats.chunks_read);
     WarnDamage(side.ctx);
   }
@@ -559,6 +562,9 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
   ctx.merge.max_buffered_bytes = a.lookahead;
   ctx.merge.progress = &progress;
   ctx.wall_clock = a.wall;
+  if (ctx.index != nullptr) {
+    SetSymbolWarnings(*ctx.index, [&ctx](std::string_view m) { Warn(ctx, m); });
+  }
 
   // A file that cannot be read is reported and left out; the others are
   // read. The exit status says the worst that happened to one.

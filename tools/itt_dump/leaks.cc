@@ -14,6 +14,7 @@
 #include "tools/itt_dump/filter.h"
 #include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/symbols.h"
 #include "tools/itt_dump/model/values.h"
 
 namespace ittc::itt_dump {
@@ -23,8 +24,10 @@ using format::Event;
 
 // The task a block was allocated in, and whether the filters select it.
 struct Where {
-  uint64_t name_id = 0;  // kDefString id of the task's name
-  uint64_t fn = 0;       // or task_begin_fn's function
+  uint64_t name_id = 0;               // kDefString id of the task's name
+  uint64_t fn = 0;                    // or task_begin_fn's function,
+  const ThreadRec* thread = nullptr;  // called by this thread
+  uint64_t begin = 0;                 // at this time
   bool has_task = false;
   bool selected = false;
 };
@@ -61,6 +64,8 @@ class LeakFinder {
       w.has_task = true;
       w.name_id = task->name_id;
       w.fn = task->fn;
+      w.thread = task->thread;
+      w.begin = task->begin;
     }
     w.selected = Selected(a);
     where_[a.addr] = w;
@@ -141,7 +146,7 @@ class LeakFinder {
 
   std::string TaskName(const Where& w) const {
     if (!w.has_task) return "";
-    if (w.fn != 0) return absl::StrFormat("fn@0x%x", w.fn);
+    if (w.fn != 0) return FunctionName(x_, w.thread, w.fn, w.begin);
     return std::string(x_.String(w.name_id));
   }
   const Where& WhereOf(const Allocation& a) const { return where_.at(a.addr); }

@@ -136,9 +136,11 @@ class StatsCollector : public IntervalListener {
   void AddTask(IntervalKind kind, const ThreadRec& t, uint64_t domain, uint64_t name_id,
                uint64_t fn, uint64_t event_id, uint64_t begin, uint64_t end, uint64_t child_ticks);
   // The row of the key; per thread `t` when not null, else of `owner`
-  // (TaskRow::thread).
+  // (TaskRow::thread). `by` ran the task from `begin`: its process
+  // qualifies a task_begin_fn address, and names it.
   TaskRow* TaskRowFor(IntervalKind kind, uint64_t domain, uint64_t name_id, uint64_t fn,
-                      uint64_t event_id, const ThreadRec* t, uint64_t owner = ~uint64_t{0});
+                      uint64_t event_id, const ThreadRec* t, uint64_t owner, const ThreadRec& by,
+                      uint64_t begin);
   SyncRow* SyncRowFor(uint64_t addr, uint32_t process);
   HeapRow* HeapRowFor(uint64_t function);
   void OnCounter(const CounterSample& sample, const ThreadRec& t);
@@ -163,13 +165,17 @@ class StatsCollector : public IntervalListener {
   // mismatch (a hash collision) falls back to the exact map.
   U64Map<TaskRow*> task_by_hash_;
   // Direct-mapped cache in front of task_by_hash_, by the same hash.
+  using TaskKey = std::tuple<int, uint64_t, uint64_t, uint64_t, uint64_t>;
   struct RowCacheEntry {
     TaskRow* row = nullptr;
     uint64_t hash = 0;
+    TaskKey key;
   };
   static constexpr size_t kRowCacheSize = 256;
   RowCacheEntry row_cache_[kRowCacheSize];
-  std::map<std::tuple<int, uint64_t, uint64_t, uint64_t, uint64_t>, TaskRow*> task_exact_;
+  std::map<TaskKey, TaskRow*> task_exact_;  // aliases of fn rows included
+  // Rows of task_begin_fn tasks by (kind, domain, function name, owner).
+  std::map<std::tuple<int, uint64_t, std::string, uint64_t>, TaskRow*> fn_rows_by_name_;
   std::vector<std::unique_ptr<TaskRow>> tasks_;
   U64Map<std::unique_ptr<FrameRow>> frames_;  // by domain id
   std::vector<CounterRow> counter_rows_;      // by Counter::index

@@ -48,12 +48,15 @@ void DurationCells(const DurationSummary& d, std::vector<std::string>* row) {
 }  // namespace
 
 StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind, uint64_t domain,
-                                                    uint64_t name_id, uint64_t fn,
+                                                    uint64_t name_id, uint64_t fn_address,
                                                     uint64_t event_id, const ThreadRec* t,
-                                                    uint64_t owner) {
+                                                    uint64_t owner, const ThreadRec& by,
+                                                    uint64_t begin) {
   const int k = static_cast<int>(kind);
   const uint64_t name = kind == IntervalKind::kLegacyEvent ? event_id : name_id;
   const uint64_t thread = t != nullptr ? t->index : owner;
+  // A code address means something per process.
+  const uint64_t fn = fn_address == 0 ? 0 : fn_address ^ ProcessTag(by.process);
   // One multiply per part: the exact key is compared below anyway.
   const uint64_t h = (name * 0x9E3779B97F4A7C15ull) ^ (domain * 0xBF58476D1CE4E5B9ull) ^
                      (fn * 0x94D049BB133111EBull) ^ (thread * 0xD6E8FEB86659FD93ull) ^
@@ -63,18 +66,38 @@ StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind, uint64_t 
            (kind == IntervalKind::kLegacyEvent ? r->event_id : r->name_id) == name && r->fn == fn &&
            r->thread == thread;
   };
+  const auto key = std::make_tuple(k, domain, name, fn, thread);
   RowCacheEntry& cached = row_cache_[(h ^ (h >> 29)) % kRowCacheSize];
-  if (cached.row != nullptr && cached.hash == h && matches(cached.row)) {
-    return cached.row;
-  }
+  if (cached.row != nullptr && cached.hash == h && cached.key == key) return cached.row;
   TaskRow*& slot = task_by_hash_[h];
   if (slot != nullptr && matches(slot)) {
-    cached = {slot, h};
+    cached = {slot, h, key};
     return slot;
   }
-  const auto key = std::make_tuple(k, domain, name, fn, thread);
   auto it = task_exact_.find(key);
-  if (it != task_exact_.end()) return it->second;
+  if (it != task_exact_.end()) {
+    cached = {it->second, h, key};
+    return it->second;
+  }
+  Interval iv;
+  iv.kind = kind;
+  iv.thread = &by;
+  iv.name_id = name_id;
+  iv.fn = fn_address;
+  iv.event_id = event_id;
+  iv.begin = begin;
+  std::string row_name = IntervalName(x_, iv);
+  if (fn != 0) {
+    // The same function at another address (another process, or another
+    // load of its module) is the same row: rows are by name.
+    const auto by_name = std::make_tuple(k, domain, row_name, thread);
+    auto named = fn_rows_by_name_.find(by_name);
+    if (named != fn_rows_by_name_.end()) {
+      task_exact_[key] = named->second;
+      cached = {named->second, h, key};
+      return named->second;
+    }
+  }
   auto row = std::make_unique<TaskRow>();
   row->kind = k;
   row->domain = domain;
@@ -82,13 +105,9 @@ StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind, uint64_t 
   row->event_id = event_id;
   row->fn = fn;
   row->thread = thread;
-  Interval iv;
-  iv.kind = kind;
-  iv.name_id = name_id;
-  iv.fn = fn;
-  iv.event_id = event_id;
-  row->name = IntervalName(x_, iv);
+  row->name = std::move(row_name);
   TaskRow* r = row.get();
+  if (fn != 0) fn_rows_by_name_[std::make_tuple(k, domain, r->name, thread)] = r;
   tasks_.push_back(std::move(row));
   task_exact_[key] = r;
   if (slot == nullptr) slot = r;
@@ -109,8 +128,10 @@ void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t, uint64_t dom
       } else {
         Interval iv;
         iv.kind = kind;
+        iv.thread = &t;
         iv.fn = fn;
         iv.event_id = event_id;
+        iv.begin = begin;
         if (!filter_.NameOk(IntervalName(x_, iv))) return;
       }
     }
@@ -122,19 +143,19 @@ void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t, uint64_t dom
     const int64_t c = x_.clock.DurationNs(begin, begin + child_ticks);
     self = c <= 0 ? dur : static_cast<uint64_t>(c) >= dur ? 0 : dur - static_cast<uint64_t>(c);
   }
-  TaskRow* row = TaskRowFor(kind, domain, name_id, fn, event_id, nullptr);
+  TaskRow* row = TaskRowFor(kind, domain, name_id, fn, event_id, nullptr, kAllThreads, t, begin);
   row->total_ns += dur;
   row->self_ns += self;
   row->sketch.Add(dur);
   if (per_thread_) {
-    TaskRow* r = TaskRowFor(kind, domain, name_id, fn, event_id, &t);
+    TaskRow* r = TaskRowFor(kind, domain, name_id, fn, event_id, &t, kAllThreads, t, begin);
     r->total_ns += dur;
     r->self_ns += self;
     r->sketch.Add(dur);
   }
   if (processes_ != nullptr) {
     TaskRow* r = TaskRowFor(kind, domain, name_id, fn, event_id, nullptr,
-                            stats_internal::kProcessRow | t.process);
+                            stats_internal::kProcessRow | t.process, t, begin);
     r->total_ns += dur;
     r->self_ns += self;
     r->sketch.Add(dur);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/symbols.h"
 #include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/model/values.h"
 
@@ -48,6 +49,8 @@ class TextPrinter : public IntervalListener {
     closed_ = true;
     closed_name_id_ = iv.name_id;
     closed_fn_ = iv.fn;
+    closed_thread_ = iv.thread;
+    closed_begin_ = iv.begin;
   }
 
  private:
@@ -69,6 +72,8 @@ class TextPrinter : public IntervalListener {
   bool closed_ = false;
   uint64_t closed_name_id_ = 0;
   uint64_t closed_fn_ = 0;
+  const ThreadRec* closed_thread_ = nullptr;
+  uint64_t closed_begin_ = 0;
   SyncTracker sync_;        // names of sync objects
   std::string domain_buf_;  // Subject::domain when it is made up
   std::string name_buf_;    // Subject::name when it is made up
@@ -114,7 +119,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
   switch (e.kind) {
     case EventKind::kTaskBeginFn:
     case EventKind::kTaskBeginFnEx:
-      own_name(s.IndexOf(F::kFn), absl::StrFormat("fn@0x%x", e.Get(F::kFn)));
+      own_name(s.IndexOf(F::kFn), FunctionName(x_, &t, e.Get(F::kFn), e.time));
       return;
     case EventKind::kTaskEnd:
     case EventKind::kTaskEndEx:
@@ -122,7 +127,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
       if (closed_name_id_ != 0) {
         set_name(-1, x_.String(closed_name_id_));
       } else if (closed_fn_ != 0) {
-        own_name(-1, absl::StrFormat("fn@0x%x", closed_fn_));
+        own_name(-1, FunctionName(x_, closed_thread_, closed_fn_, closed_begin_));
       }
       return;
     case EventKind::kTaskEndOverlapped:

@@ -27,7 +27,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/itt_dump_fuzz.XXXXXX")"
   -lzstd -labsl_status -labsl_statusor -labsl_str_format_internal \
   -labsl_strings -labsl_strings_internal -labsl_int128 \
   -labsl_raw_logging_internal -labsl_throw_delegate \
-  -labsl_raw_hash_set -labsl_hash -labsl_city -labsl_low_level_hash -lz -pthread
+  -labsl_raw_hash_set -labsl_hash -labsl_city -labsl_low_level_hash -lz -lelf -pthread
 
 mkdir "$work/corpus"
 cp "$root"/tests/tools/fuzz/corpus/* "$work/corpus/"

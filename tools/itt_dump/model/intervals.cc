@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "tools/itt_dump/model/metadata.h"
+#include "tools/itt_dump/model/symbols.h"
 #include "tools/itt_dump/model/values.h"
 
 namespace ittc {
@@ -91,7 +91,7 @@ std::string IntervalName(const TraceIndex& index, const Interval& iv) {
     return s != nullptr ? *s : absl::StrCat("event#", iv.event_id);
   }
   if (iv.name_id != 0) return std::string(index.String(iv.name_id));
-  if (iv.fn != 0) return absl::StrFormat("fn@0x%x", iv.fn);
+  if (iv.fn != 0) return FunctionName(index, iv.thread, iv.fn, iv.begin);
   return std::string();
 }
 

@@ -71,8 +71,9 @@ struct Interval {
   uint64_t serial = 0;
 };
 
-// The name to show for an interval: the string, "fn@0x..." for
-// task_begin_fn, the legacy event's name, or "" when it has none.
+// The name to show for an interval: the string, the function's name for
+// task_begin_fn (FunctionName, symbols.h), the legacy event's name, or ""
+// when it has none.
 std::string IntervalName(const TraceIndex& index, const Interval& interval);
 // The same as a view: of the index's strings, or of *scratch when the name
 // is made up (valid until *scratch changes). Allocates nothing when the

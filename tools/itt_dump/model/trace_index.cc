@@ -88,10 +88,40 @@ ThreadRec& ThreadOf(TraceIndex* index, uint32_t thread_index) {
   return t;
 }
 
+// A module_unmapped ends the oldest module of its process still mapped at
+// its start address: a new module at the same address may be listed
+// before it in the same scan.
+void AddModuleRecord(TraceIndex* x, const Event& r) {
+  format::ModuleMapped mapped;
+  if (format::FromRecord(r, &mapped)) {
+    ModuleRec m;
+    m.mapped_ticks = mapped.ticks;
+    m.load_bias = mapped.load_bias;
+    m.start_addr = mapped.start_addr;
+    m.size = mapped.size;
+    m.path = std::string(mapped.path);
+    m.build_id = std::string(mapped.build_id);
+    x->modules.push_back(std::move(m));
+    return;
+  }
+  format::ModuleUnmapped unmapped;
+  if (!format::FromRecord(r, &unmapped)) return;
+  for (ModuleRec& m : x->modules) {
+    if (m.process == 0 && m.start_addr == unmapped.start_addr && m.unmapped_ticks == kNoEvents) {
+      m.unmapped_ticks = unmapped.ticks;
+      return;
+    }
+  }
+}
+
 void AddDefinition(TraceIndex* x, const Event& r) {
   using F = format::Field;
   const uint64_t id = r.Get(F::kId);
   switch (r.kind) {
+    case EventKind::kModuleMapped:
+    case EventKind::kModuleUnmapped:
+      AddModuleRecord(x, r);
+      break;
     case EventKind::kDefString:
       x->strings[id] = std::string(r.GetBytes(F::kText));
       break;

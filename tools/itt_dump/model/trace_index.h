@@ -105,6 +105,21 @@ struct ThreadRec {
 
 inline constexpr uint64_t kNoEvents = ~uint64_t{0};
 
+// A module_mapped record, with the time of the module_unmapped that ended
+// it (FORMAT.md, "Module map"): what symbols.h names code addresses with.
+struct ModuleRec {
+  uint32_t process = 0;  // which process's map (0 for a single file)
+  uint64_t mapped_ticks = 0;
+  uint64_t unmapped_ticks = kNoEvents;  // kNoEvents: never reported unmapped
+  uint64_t load_bias = 0;
+  uint64_t start_addr = 0;
+  uint64_t size = 0;
+  std::string path;
+  std::string build_id;
+};
+
+class Symbolizer;  // symbols.h
+
 // Sees what the index pass reads, in file order: every decoded event of
 // every events chunk, and every record of the other chunks. For loaders
 // that want everything in one pass (the tests' LoadTrace, the benchmarks'
@@ -142,6 +157,11 @@ struct TraceIndex {
   U64Map<std::string> event_names;  // kDefEvent
 
   U64Map<ThreadRec> threads;  // by thread_index, in order of appearance
+
+  // The module map in file order (the order modules were mapped), and the
+  // names made from it, created on first use (symbols.h).
+  std::vector<ModuleRec> modules;
+  mutable std::shared_ptr<Symbolizer> symbolizer;
 
   std::vector<format::ClockSync> sync_points;
   Clock clock;

@@ -364,6 +364,13 @@ void TraceSet::Merge() {
       const ThreadRec* const* t = r.threads.Find(key >> 8);
       if (t != nullptr) m.losses[uint64_t{(*t)->index} << 8 | (key & 0xff)] += count;
     }
+    for (const ModuleRec& mod : x.modules) {
+      ModuleRec g = mod;
+      g.process = static_cast<uint32_t>(fi);
+      g.mapped_ticks = SetTicks(fi, mod.mapped_ticks);
+      if (mod.unmapped_ticks != kNoEvents) g.unmapped_ticks = SetTicks(fi, mod.unmapped_ticks);
+      m.modules.push_back(std::move(g));
+    }
     for (const Problem& p : x.problems) {
       m.AddProblem(p.kind, p.offset, p.bytes, absl::StrCat(x.name, ": ", p.reason));
     }
