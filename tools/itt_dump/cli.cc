@@ -195,7 +195,7 @@ struct Args {
   bool help = false;
   bool no_progress = false;
   PerfettoCompression compression = PerfettoOptions().compression;
-  size_t lookahead = size_t{256} << 20;
+  size_t lookahead = MergeOptions().max_buffered_bytes;
 };
 
 bool IsVerb(std::string_view s) {

@@ -1,0 +1,39 @@
+// itt-dump's defaults stated in prose match the code's: the merge lookahead
+// (MergeOptions) and its share per file of a set (TraceSet), in
+// docs/ITT_DUMP.md and in the command line's help.
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/tools/dump_runner.h"
+#include "tools/itt_dump/model/merge.h"
+#include "tools/itt_dump/model/trace_set.h"
+
+namespace ittc::itt_dump {
+namespace {
+
+std::string ReadRunfile(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+TEST(DocumentedLimits, LookaheadDefaultAndShareAreTheCodes) {
+  const std::string mib = std::to_string(MergeOptions().max_buffered_bytes >> 20);
+  const std::string per_file = std::to_string(TraceSet::kMinLookaheadPerFile >> 20);
+  const std::string doc = ReadRunfile("docs/ITT_DUMP.md");
+  ASSERT_FALSE(doc.empty());
+  EXPECT_NE(doc.find("`--lookahead-mb` (" + mib + " MiB)"), std::string::npos);
+  EXPECT_NE(doc.find("shared by the files, at least " + per_file + " MiB each"), std::string::npos);
+  const testing::DumpResult help = testing::RunDump({"text", "--help"}, "");
+  EXPECT_NE(
+      help.out.find("--lookahead-mb=N  memory bound of the time-order merge (default " + mib + ")"),
+      std::string::npos)
+      << help.out;
+}
+
+}  // namespace
+}  // namespace ittc::itt_dump
