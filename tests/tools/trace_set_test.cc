@@ -84,6 +84,24 @@ TEST(TraceSetVerbs, TextOrdersEveryProcessOnTheSharedTscAndLabelsTheRank) {
   EXPECT_EQ(r.out, want);
 }
 
+TEST(TraceSetModel, NullIdsAndAddressesStayNullInEveryProcess) {
+  std::vector<TraceSource> sources;
+  const std::map<std::string, std::string> run = TwoRanks();
+  for (const auto& [name, bytes] : run) sources.push_back(TraceSource::Memory(bytes, name));
+  const TraceSet set = TraceSet::Open(std::move(sources), IndexOptions());
+  TraceSetMerger merger(set, MergeOptions());
+  const format::Event* e;
+  const ThreadRec* t;
+  int begins = 0;
+  while (merger.Next(&e, &t)) {
+    if (e->kind != EventKind::kTaskBegin) continue;
+    ++begins;
+    EXPECT_EQ(e->GetId(F::kId), format::Id{}) << "process " << t->process;
+    EXPECT_EQ(e->GetId(F::kParent), format::Id{});
+  }
+  EXPECT_EQ(begins, 2);
+}
+
 TEST(TraceSetVerbs, StatsSumOverProcessesByNameAndSplitPerProcess) {
   const testing::DumpResult r =
       RunDump({"stats", "--format=csv", "--per-process", "run"}, TwoRanks());

@@ -1,6 +1,7 @@
 #include "tools/itt_dump/cli.h"
 
 #include <dirent.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -708,6 +709,10 @@ std::unique_ptr<ProcessEnv> MakeProcessEnv() {
 int IttDumpMain(int argc, char** argv) {
   // A closed pipe shows up as EPIPE from write(2): the verb stops quietly.
   signal(SIGPIPE, SIG_IGN);
+  // Chunk payloads (up to a few MiB each) are allocated and freed all the
+  // time: from the heap, not from fresh zeroed pages of mmap each time.
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
   std::vector<std::string> args(argv + 1, argv + argc);
   std::unique_ptr<ProcessEnv> p = MakeProcessEnv();
   const int status = RunItDump(args, p->env);

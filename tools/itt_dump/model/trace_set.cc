@@ -154,8 +154,11 @@ void UntagIdentities(uint32_t process, format::Event* e) {
   const KindActions* a = ActionsOf(e->kind);
   if (a == nullptr || process == 0) return;
   for (int k = 0; k < a->count; ++k) {
-    if (a->action[k] == Action::kTagUint) e->fields[a->field[k]].u ^= ProcessTag(process);
-    if (a->action[k] == Action::kTagId) e->fields[a->field[k]].id.d1 ^= ProcessTag(process);
+    format::FieldValue& v = e->fields[a->field[k]];
+    if (a->action[k] == Action::kTagUint && v.u != 0) v.u ^= ProcessTag(process);
+    if (a->action[k] == Action::kTagId && (v.id.d1 | v.id.d2 | v.id.d3) != 0) {
+      v.id.d1 ^= ProcessTag(process);
+    }
   }
 }
 
@@ -583,10 +586,10 @@ void TraceSetMerger::Rewrite(const Input& in) {
         v.u = Lookup(r.event_names, v.u);
         break;
       case Action::kTagUint:
-        v.u ^= tag;
+        if (v.u != 0) v.u ^= tag;  // NULL stays NULL
         break;
       case Action::kTagId:
-        v.id.d1 ^= tag;
+        if ((v.id.d1 | v.id.d2 | v.id.d3) != 0) v.id.d1 ^= tag;  // __itt_null stays null
         break;
       case Action::kTime:
         v.u = set_.SetTicks(in.file, v.u);

@@ -28,7 +28,8 @@
 // Object identities of different processes must not meet: the merged
 // stream XORs sync and heap addresses (addr, new_addr) and __itt_id values
 // (id, parent, head, tail: their d1) of process p with ProcessTag(p), which
-// is 0 for the first file. Printing code undoes it with ProcessTag again.
+// is 0 for the first file; NULL and __itt_null stay as they are. Printing
+// code undoes it with ProcessTag again.
 //
 // Thread safety: none. Memory: one index per file and a merged index (both
 // proportional to definitions, threads and chunks), plus what each file's
