@@ -29,14 +29,47 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
-TEST(ForkTree, EveryProcessHasItsTraceAndTheDirectoryReadsAsOneRun) {
-  const std::string dir = MakeTempDir("fork_tree");
+// Runs the fork tree under the collector; returns the directory of its
+// traces.
+std::string RunForkTree(const std::string& name) {
+  const std::string dir = MakeTempDir(name);
   const std::string out = dir + "/traces/";
   const int status = RunProgram(
       {Runfile("tests/tools/fork_tree_program")},
       {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"), "ITTC_OUTPUT=" + out},
       dir + "/stdout.txt", dir + "/stderr.txt");
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  return out;
+}
+
+// The traces of a directory as RunDump's in-memory files "PREFIX/NAME".
+std::map<std::string, std::string> ReadDir(const std::string& dir, const std::string& prefix,
+                                           std::map<std::string, std::string> into = {}) {
+  absl::StatusOr<std::vector<std::string>> files = itt_dump::ExpandTraceArgument(dir);
+  EXPECT_TRUE(files.ok()) << files.status();
+  if (!files.ok()) return into;
+  for (const std::string& f : *files) into[prefix + "/" + f.substr(f.rfind('/') + 1)] = ReadFile(f);
+  return into;
+}
+
+TEST(ForkTree, TwoRunsOfTheTreeDiffTaskByTask) {
+  std::map<std::string, std::string> traces = ReadDir(RunForkTree("tree_base"), "base");
+  traces = ReadDir(RunForkTree("tree_next"), "next", std::move(traces));
+  ASSERT_EQ(traces.size(), 8u);
+  const itt_dump::testing::DumpResult r =
+      itt_dump::testing::RunDump({"diff", "--format=csv", "base", "next"}, traces);
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Every task in both runs, with the same counts (timing may differ).
+  for (const char* row : {"tree,parent,task,both,1,", "tree,child,task,both,2,",
+                          "tree,grandchild,task,both,1,", "tree,parent_end,task,both,1,"}) {
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  }
+  EXPECT_EQ(r.out.find(",new,"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(",gone,"), std::string::npos) << r.out;
+}
+
+TEST(ForkTree, EveryProcessHasItsTraceAndTheDirectoryReadsAsOneRun) {
+  const std::string out = RunForkTree("fork_tree");
 
   absl::StatusOr<std::vector<std::string>> files = itt_dump::ExpandTraceArgument(out);
   ASSERT_TRUE(files.ok()) << files.status();
@@ -108,8 +141,7 @@ TEST(ForkTree, EveryProcessHasItsTraceAndTheDirectoryReadsAsOneRun) {
   EXPECT_GE(c.parent_end_begin, c.others_last_end);
 
   // The same through the command line: the directory is one argument.
-  std::map<std::string, std::string> traces;
-  for (const std::string& f : *files) traces["tree/" + f.substr(f.rfind('/') + 1)] = ReadFile(f);
+  const std::map<std::string, std::string> traces = ReadDir(out, "tree");
   const itt_dump::testing::DumpResult stats =
       itt_dump::testing::RunDump({"stats", "--format=csv", "tree"}, traces);
   ASSERT_EQ(stats.status, 0) << stats.err;
