@@ -263,6 +263,10 @@ TEST(TraceSetVerbs, TwoHostsLineUpByWallClock) {
   EXPECT_EQ(r.out,
             "50 p300:41/b marker app \"tick\" id=- scope=global\n"
             "100 p300:31/a marker app \"tick\" id=- scope=global\n");
+  EXPECT_EQ(r.err,
+            "itt-dump: 2 traces: traces of 2 hosts or boots, lined up by wall clock: their wall "
+            "clocks moved up to 0 ns against their monotonic clocks; the hosts' clock offset adds "
+            "to that\n");
   const testing::DumpResult info = RunDump({"info", "a.itt", "b.itt"}, TwoHosts());
   EXPECT_NE(info.out.find("time      2 hosts or boots aligned by wall clock; their wall clocks "
                           "moved up to 0.000000000 s"),

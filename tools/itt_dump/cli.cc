@@ -580,7 +580,10 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     return open_status;
   }
   progress.SetPass(2, passes, ctx.index->reader_stats.chunks_read);
-  if (a.verb != "info") WarnDamage(ctx);
+  if (a.verb != "info") {
+    WarnDamage(ctx);
+    WarnAlignment(ctx);
+  }
 
   absl::Status s;
   std::unique_ptr<Output> file_out;

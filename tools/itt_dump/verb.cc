@@ -43,6 +43,15 @@ void WarnDamage(const VerbContext& ctx) {
   }
 }
 
+void WarnAlignment(const VerbContext& ctx) {
+  if (ctx.set->alignment() != TimeAlignment::kWallClock) return;
+  Warn(ctx,
+       absl::StrCat("traces of ", ctx.set->groups(),
+                    " hosts or boots, lined up by wall clock: their wall clocks moved up to ",
+                    ctx.set->wall_uncertainty_ns(),
+                    " ns against their monotonic clocks; the hosts' clock offset adds to that"));
+}
+
 void WarnMerge(const VerbContext& ctx, const PassSummary& pass) {
   if (pass.late_events != 0) {
     Warn(ctx, absl::StrCat(pass.late_events,

@@ -46,6 +46,10 @@ void WarnFile(const VerbContext& ctx, size_t file, std::string_view message);
 // the rest are counted in a fourth line).
 void WarnDamage(const VerbContext& ctx);
 
+// For traces of several hosts (or boots), one line saying they were lined
+// up by wall clock and how uncertain that is (TraceSet::wall_uncertainty_ns).
+void WarnAlignment(const VerbContext& ctx);
+
 // What a verb's pass over the merged events saw.
 struct PassSummary {
   uint64_t events = 0;        // events delivered
