@@ -3,6 +3,7 @@
  * the allreduce result, which every rank must agree on. Rank r makes its
  * first ITT call (which starts its trace) r * 30 ms after MPI_Init, so the
  * ranks' traces start at different times. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep under -std=c11 */
 #include <ittnotify.h>
 #include <mpi.h>
 #include <stdio.h>
