@@ -463,6 +463,8 @@ TraceSetMerger::TraceSetMerger(const TraceSet& set, const MergeOptions& options)
     inputs_.back().done = true;
   }
   losers_.assign(leaves, 0);
+  keys_.assign(leaves, kDone);
+  for (size_t i = 0; i < leaves; ++i) SetKey(i);
   winner_ = Play(1);
 }
 
@@ -510,6 +512,7 @@ bool TraceSetMerger::NextOfMany(const format::Event** event, const ThreadRec** t
     // The winner's file moves on; it replays its matches up to the root.
     Input& in = inputs_[winner_];
     in.done = !Advance(&in);
+    SetKey(winner_);
     size_t w = winner_;
     for (size_t node = (w + losers_.size()) / 2; node >= 1; node /= 2) {
       if (Before(losers_[node], w)) std::swap(losers_[node], w);

@@ -204,11 +204,12 @@ class TraceSetMerger {
   // Whether input a's head comes before input b's (ties: the file listed
   // first); an input that is done comes after every other.
   bool Before(size_t a, size_t b) const {
-    const Input& x = inputs_[a];
-    const Input& y = inputs_[b];
-    if (x.done != y.done) return y.done;
-    return x.key != y.key ? x.key < y.key : a < b;
+    return keys_[a] != keys_[b] ? keys_[a] < keys_[b] : a < b;
   }
+  // keys_[i]: input i's head key, or kDone: the matches read this compact
+  // array, not the inputs.
+  static constexpr uint64_t kDone = ~uint64_t{0};
+  void SetKey(size_t i) { keys_[i] = inputs_[i].done ? kDone : inputs_[i].key; }
   // Plays the matches below tournament node `node`; returns the winner.
   size_t Play(size_t node);
 
@@ -220,6 +221,7 @@ class TraceSetMerger {
   // inner nodes 1.., leaves are inputs; one replay of log2(files) matches
   // per event.
   std::vector<size_t> losers_;
+  std::vector<uint64_t> keys_;
   size_t winner_ = 0;
   bool delivered_ = false;  // winner_'s head was delivered: advance it first
   std::vector<std::pair<size_t, absl::Status>> errors_;
