@@ -27,10 +27,11 @@ BlockCompressor::~BlockCompressor() {
   ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_));
 }
 
-void BlockCompressor::Submit(std::string_view packets) {
+void BlockCompressor::Submit(std::string* packets) {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [this] { return !has_pending_; });
-  pending_.assign(packets.data(), packets.size());
+  // pending_ holds the block the worker took last time (Run swaps).
+  pending_.swap(*packets);
   has_pending_ = true;
   cv_.notify_all();
 }

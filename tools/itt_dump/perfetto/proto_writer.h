@@ -5,13 +5,15 @@
 // Wire format facts (protobuf's "Encoding" documentation): a field is a key
 // varint (field_number << 3 | wire_type) followed by its value; wire types
 // 0 = varint, 1 = 64-bit, 2 = length-delimited, 5 = 32-bit. A nested message
-// is a length-delimited field. Begin() reserves the four bytes the largest
-// length needs and End() writes the length in as few bytes as it takes,
-// moving the message's bytes down over the rest: the output is the minimal
+// is a length-delimited field. Begin() reserves one byte for the length and
+// End() writes it in; a message of 128 bytes or more needs more length bytes
+// and End() moves its bytes up to make room. The output is the minimal
 // encoding, the same bytes a protobuf library would write, and the writer
-// need not know a message's size before writing it. The move costs a copy
-// of each nested message once per level; packets are small.
-// Four bytes limit one nested message to 2^28 - 1 bytes.
+// need not know a message's size before writing it. Trace packets and the
+// messages in them are almost all under 128 bytes, so the move is rare.
+//
+// Cost: the buffer is reused (Clear() keeps it), so writing allocates only
+// while it grows to the largest content.
 //
 // Thread safety: none; one writer per thread.
 
@@ -30,9 +32,6 @@ namespace ittc::itt_dump {
 
 class ProtoWriter {
  public:
-  // Largest nested message the 4-byte length can describe.
-  static constexpr size_t kMaxNestedBytes = (size_t{1} << 28) - 1;
-
   void Varint(uint32_t field, uint64_t v) {
     char* p = Room(20);
     p = PutVarint(p, Key(field, 0));
@@ -61,20 +60,27 @@ class ProtoWriter {
 
   // Starts a nested message in `field`; every Begin has its End.
   void Begin(uint32_t field) {
-    char* p = PutVarint(Room(14), Key(field, 2));
+    char* p = PutVarint(Room(11), Key(field, 2));
     open_.push_back(static_cast<size_t>(p - buf_.data()));
-    size_ = open_.back() + 4;
+    size_ = open_.back() + 1;
   }
   // Ends the innermost nested message and writes its length.
-  // REQUIRES: a Begin is open; the message is at most kMaxNestedBytes.
+  // REQUIRES: a Begin is open.
   void End() {
     const size_t at = open_.back();
     open_.pop_back();
-    const size_t n = size_ - at - 4;
+    const size_t n = size_ - at - 1;
+    if (n < 0x80) {
+      buf_[at] = static_cast<char>(n);
+      return;
+    }
+    char length[10];
+    const size_t k = static_cast<size_t>(PutVarint(length, n) - length);
+    Room(k - 1);
     char* base = &buf_[0];
-    const size_t k = static_cast<size_t>(PutVarint(base + at, n) - (base + at));
-    if (k != 4) std::memmove(base + at + k, base + at + 4, n);
-    size_ = at + k + n;
+    std::memmove(base + at + k, base + at + 1, n);
+    std::memcpy(base + at, length, k);
+    size_ += k - 1;
   }
 
   // What was written so far; valid until the next write. REQUIRES for a
@@ -85,6 +91,15 @@ class ProtoWriter {
   void Clear() {
     size_ = 0;
     open_.clear();
+  }
+  // Moves what was written into *out (its old bytes are lost) and clears
+  // the writer, which reuses *out's old buffer: handing a block on costs
+  // no copy. REQUIRES: no Begin open.
+  void SwapOut(std::string* out) {
+    buf_.resize(size_);
+    buf_.swap(*out);
+    buf_.resize(buf_.capacity());
+    Clear();
   }
 
  private:
