@@ -1,7 +1,6 @@
 #include "tools/itt_dump/perfetto/export.h"
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -103,14 +102,44 @@ class PerfettoExporter : public IntervalListener {
   static uint64_t InProcess(const ThreadRec& t, uint64_t id) {
     return uint64_t{t.process} << 40 ^ id;
   }
-  // Interning keys (PerfettoEvent::name_key) of a string id and a domain id.
-  static uint64_t NameKey(uint64_t string_id) { return string_id; }
-  static uint64_t CategoryKey(uint64_t domain_id) { return domain_id; }
+  // Interning keys (PerfettoEvent::name_key and category_key): equal keys
+  // must mean equal strings. A name's key is a string id, a legacy event
+  // id, or one of the fixed names below, each kind in its own residue mod 4;
+  // a category's key is a domain id with the slot of what stands in when the
+  // domain has no name (the interval kind, "marker"), or a fixed category.
+  // Ids too large to shift get 0: interned by text.
+  static constexpr uint64_t kKeyIdLimit = uint64_t{1} << 60;
+  enum Fixed : uint64_t { kFixedFrame = 1, kFixedRelation, kFixedSync };
+  static uint64_t StringKey(uint64_t string_id) {
+    return string_id < kKeyIdLimit ? string_id * 4 + 1 : 0;
+  }
+  static uint64_t EventNameKey(uint64_t event_id) {
+    return event_id < kKeyIdLimit ? event_id * 4 + 2 : 0;
+  }
+  static uint64_t FixedNameKey(Fixed n) { return n * 4 + 3; }
+  // Slots 1..5: IntervalKind + 1; 6: markers; 7: fixed categories.
+  static uint64_t DomainCategoryKey(uint64_t domain_id, uint64_t slot) {
+    return domain_id < kKeyIdLimit ? domain_id * 8 + slot : 0;
+  }
+  static uint64_t FixedCategoryKey(Fixed n) { return n * 8 + 7; }
+  // The category of an interval's slice: its domain, else its kind.
+  std::string_view Category(const Interval& iv, uint64_t* key) const {
+    *key = DomainCategoryKey(iv.domain, static_cast<uint64_t>(iv.kind) + 1);
+    const std::string_view domain = x_.Domain(iv.domain);
+    return domain.empty() ? std::string_view(IntervalKindName(iv.kind)) : domain;
+  }
+  // The key of Name(iv), 0 when it has none (task_begin_fn's names depend
+  // on the process's modules at the time).
+  static uint64_t NameKey(const Interval& iv) {
+    if (iv.kind == IntervalKind::kLegacyEvent) return EventNameKey(iv.event_id);
+    return iv.name_id != 0 ? StringKey(iv.name_id) : 0;
+  }
   void Slice(PerfettoEvent::Type type, const ThreadRec& t, uint64_t track, uint64_t ticks,
              std::string_view category, std::string_view name, const std::vector<Arg>* args,
              bool open_at_end, uint64_t category_key = 0, uint64_t name_key = 0);
   void Instant(const ThreadRec& t, uint64_t track, uint64_t ticks, std::string_view category,
-               std::string_view name, const Annotation* annotations, size_t count);
+               std::string_view name, const Annotation* annotations, size_t count,
+               uint64_t category_key = 0, uint64_t name_key = 0);
   void OnCounter(const CounterSample& sample, const ThreadRec& t);
   void OnSync(const Event& e, const ThreadRec& t);
   void OnHeap(const Event& e, const ThreadRec& t);
@@ -154,11 +183,15 @@ class PerfettoExporter : public IntervalListener {
   U64Map<std::unique_ptr<ThreadOut>> threads_;
   std::vector<ThreadOut*> dense_;
   static constexpr uint32_t kMaxDense = 1 << 16;
-  std::map<std::pair<int, uint64_t>, std::unique_ptr<LaneGroup>> groups_;
+  absl::flat_hash_map<std::pair<int, uint64_t>, std::unique_ptr<LaneGroup>> groups_;
   absl::flat_hash_map<uint64_t, OnLane> on_lanes_;  // by Interval::serial
   U64Map<uint64_t> counter_tracks_;                 // by Counter::index
   std::string name_;                                // Name()'s storage
   std::vector<Annotation> annotations_;
+  // The event of Slice() and Instant(), reused: they set the same fields
+  // every time (flows and counter values stay unset), and a fresh
+  // PerfettoEvent per event costs a zero fill of the whole struct.
+  PerfettoEvent event_;
   uint64_t dropped_ends_ = 0;
 };
 
@@ -196,9 +229,7 @@ void PerfettoExporter::Begin() {
 }
 
 std::string_view PerfettoExporter::Name(const Interval& iv) {
-  if (iv.name_id != 0) return x_.String(iv.name_id);
-  name_ = IntervalName(x_, iv);
-  return name_;
+  return IntervalNameView(x_, iv, &name_);
 }
 
 bool PerfettoExporter::Keep(const Interval& iv, std::string_view name) {
@@ -224,7 +255,7 @@ void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadRec& t, uint6
                              uint64_t ticks, std::string_view category, std::string_view name,
                              const std::vector<Arg>* args, bool open_at_end, uint64_t category_key,
                              uint64_t name_key) {
-  PerfettoEvent e;
+  PerfettoEvent& e = event_;
   e.type = type;
   e.time_ns = Ns(ticks);
   e.track = track;
@@ -247,13 +278,13 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
   ThreadOut& out = Out(t);
   const std::string_view name = Name(iv);
   const bool keep = Keep(iv, name);
-  const std::string_view domain = x_.Domain(iv.domain);
-  const std::string_view category = domain.empty() ? IntervalKindName(iv.kind) : domain;
+  uint64_t category_key = 0;
+  const std::string_view category = Category(iv, &category_key);
   if (iv.kind == IntervalKind::kTask) {
     out.kept.push_back(keep ? 1 : 0);
     if (keep) {
       Slice(PerfettoEvent::Type::kSliceBegin, t, 0, iv.begin, category, name, nullptr, false,
-            CategoryKey(iv.domain), iv.fn == 0 ? NameKey(iv.name_id) : 0);
+            category_key, NameKey(iv));
     }
     return;
   }
@@ -264,8 +295,10 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
   const size_t lane = g->lanes.Acquire(&created);
   if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
   on_lanes_[iv.serial] = {g, lane};
+  const bool frame = iv.kind == IntervalKind::kFrame;
   Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin, category,
-        iv.kind == IntervalKind::kFrame ? std::string_view("frame") : name, nullptr, false);
+        frame ? std::string_view("frame") : name, nullptr, false, category_key,
+        frame ? FixedNameKey(kFixedFrame) : NameKey(iv));
 }
 
 void PerfettoExporter::OnInterval(const Interval& iv) {
@@ -300,22 +333,26 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
   bool created = false;
   const size_t lane = g->lanes.Acquire(&created);
   if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
-  const std::string_view domain = x_.Domain(iv.domain);
-  Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin,
-        domain.empty() ? "frame" : domain, "frame", nullptr, false);
+  uint64_t category_key = 0;
+  const std::string_view category = Category(iv, &category_key);
+  Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin, category, "frame", nullptr,
+        false, category_key, FixedNameKey(kFixedFrame));
   Slice(PerfettoEvent::Type::kSliceEnd, t, g->tracks[lane], iv.end, {}, {}, nullptr, false);
   g->lanes.Release(lane);
 }
 
 void PerfettoExporter::Instant(const ThreadRec& t, uint64_t track, uint64_t ticks,
                                std::string_view category, std::string_view name,
-                               const Annotation* annotations, size_t count) {
-  PerfettoEvent e;
+                               const Annotation* annotations, size_t count, uint64_t category_key,
+                               uint64_t name_key) {
+  PerfettoEvent& e = event_;
   e.type = PerfettoEvent::Type::kInstant;
   e.time_ns = Ns(ticks);
   e.track = track;
   e.category = category;
   e.name = name;
+  e.category_key = category_key;
+  e.name_key = name_key;
   e.annotations = annotations;
   e.annotation_count = count;
   writer_.Write(Out(t).track, e);
@@ -391,15 +428,19 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
   const size_t lane = out.waits.lanes.Acquire(&created);
   if (created) out.waits.tracks.push_back(writer_.AddTrack(out.waits.parent, out.waits.name));
   open_waits_[key] = lane;
-  name_ = object.empty()
-              ? absl::StrCat("sync 0x", absl::Hex(c.object->addr ^ ProcessTag(t.process)))
-              : std::string(object);
+  std::string_view name = object;
+  if (object.empty()) {
+    name_ = absl::StrCat("sync 0x", absl::Hex(c.object->addr ^ ProcessTag(t.process)));
+    name = name_;
+  }
   PerfettoEvent begin;
   begin.type = PerfettoEvent::Type::kSliceBegin;
   begin.time_ns = Ns(e.time);
   begin.track = out.waits.tracks[lane];
   begin.category = "sync";
-  begin.name = name_;
+  begin.name = name;
+  begin.category_key = FixedCategoryKey(kFixedSync);
+  begin.name_key = object.empty() ? 0 : StringKey(c.object->name_id);
   const Annotation a[] = {Annotation::Pointer("addr", c.object->addr ^ ProcessTag(t.process))};
   begin.annotations = a;
   begin.annotation_count = 1;
@@ -454,6 +495,8 @@ void PerfettoExporter::WriteFlowEnds() {
     e.time_ns = Ns(end.ticks);
     e.category = "relation";
     e.name = "relation";
+    e.category_key = FixedCategoryKey(kFixedRelation);
+    e.name_key = FixedNameKey(kFixedRelation);
     e.terminating_flow_ids = &end.flow;
     e.terminating_flow_count = 1;
     writer_.Write(Out(*end.thread).track, e);
@@ -472,6 +515,8 @@ void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
   p.time_ns = Ns(ticks);
   p.category = "relation";
   p.name = "relation";
+  p.category_key = FixedCategoryKey(kFixedRelation);
+  p.name_key = FixedNameKey(kFixedRelation);
   p.annotations = a;
   p.annotation_count = 1;
   p.flow_ids = &flow;
@@ -499,11 +544,12 @@ void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kMarkerEx: {
       const uint64_t ticks = format::EffectiveTime(e);
       const uint64_t domain_id = e.Get(F::kDomain);
-      const std::string_view name = x_.String(e.Get(F::kName));
+      const uint64_t name_id = e.Get(F::kName);
+      const std::string_view name = x_.String(name_id);
       if (!KeepItem(t, domain_id, name, ticks)) return;
       const std::string_view domain = x_.Domain(domain_id);
       Instant(t, ScopeTrack(e.Get(F::kScope), t), ticks, domain.empty() ? "marker" : domain, name,
-              nullptr, 0);
+              nullptr, 0, DomainCategoryKey(domain_id, 6), name_id != 0 ? StringKey(name_id) : 0);
       return;
     }
     case EventKind::kRelationAdd:
