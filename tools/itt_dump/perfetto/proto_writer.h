@@ -32,38 +32,26 @@ namespace ittc::itt_dump {
 
 class ProtoWriter {
  public:
-  void Varint(uint32_t field, uint64_t v) {
-    char* p = Room(20);
-    p = PutVarint(p, Key(field, 0));
-    size_ = static_cast<size_t>(PutVarint(p, v) - buf_.data());
-  }
+  void Varint(uint32_t field, uint64_t v) { Commit(PutVarintField(Reserve(20), field, v)); }
   // int32/int64 fields: negative values take ten bytes, as the format says.
   void Int(uint32_t field, int64_t v) { Varint(field, static_cast<uint64_t>(v)); }
   void Bool(uint32_t field, bool v) { Varint(field, v ? 1 : 0); }
-  void Fixed64(uint32_t field, uint64_t v) {
-    char* p = PutVarint(Room(18), Key(field, 1));
-    for (int i = 0; i < 8; ++i) *p++ = static_cast<char>(v >> (8 * i));
-    size_ = static_cast<size_t>(p - buf_.data());
-  }
+  void Fixed64(uint32_t field, uint64_t v) { Commit(PutFixed64Field(Reserve(18), field, v)); }
   void Double(uint32_t field, double v) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof bits);
     Fixed64(field, bits);
   }
   void Bytes(uint32_t field, std::string_view v) {
-    char* p = Room(20 + v.size());
+    char* p = Reserve(20 + v.size());
     p = PutVarint(p, Key(field, 2));
     p = PutVarint(p, v.size());
     if (!v.empty()) std::memcpy(p, v.data(), v.size());
-    size_ = static_cast<size_t>(p + v.size() - buf_.data());
+    Commit(p + v.size());
   }
 
   // Starts a nested message in `field`; every Begin has its End.
-  void Begin(uint32_t field) {
-    char* p = PutVarint(Room(11), Key(field, 2));
-    open_.push_back(static_cast<size_t>(p - buf_.data()));
-    size_ = open_.back() + 1;
-  }
+  void Begin(uint32_t field) { Commit(BeginAt(Reserve(6), field)); }
   // Ends the innermost nested message and writes its length.
   // REQUIRES: a Begin is open.
   void End() {
@@ -76,11 +64,38 @@ class ProtoWriter {
     }
     char length[10];
     const size_t k = static_cast<size_t>(PutVarint(length, n) - length);
-    Room(k - 1);
+    Reserve(k - 1);
     char* base = &buf_[0];
     std::memmove(base + at + k, base + at + 1, n);
     std::memcpy(base + at, length, k);
     size_ += k - 1;
+  }
+
+  // Writing through a cursor, for hot paths: Reserve(n) returns where the
+  // next n bytes go, the Put*/BeginAt calls write there and return the new
+  // end, and Commit(end) makes them part of the output. A local cursor
+  // spares the per-field room check and the reload of the writer's state
+  // after each byte store (char stores may alias anything).
+  // REQUIRES: at most n bytes are written before Commit; no other write in
+  // between. Fields: a key of at most 5 bytes, a varint of at most 10.
+  char* Reserve(size_t n) {
+    if (buf_.size() - size_ < n) Grow(n);
+    return &buf_[size_];
+  }
+  void Commit(const char* end) { size_ = static_cast<size_t>(end - buf_.data()); }
+  static char* PutVarintField(char* p, uint32_t field, uint64_t v) {
+    return PutVarint(PutVarint(p, Key(field, 0)), v);
+  }
+  static char* PutFixed64Field(char* p, uint32_t field, uint64_t v) {
+    p = PutVarint(p, Key(field, 1));
+    for (int i = 0; i < 8; ++i) *p++ = static_cast<char>(v >> (8 * i));
+    return p;
+  }
+  // Begin() at a cursor: at most 6 bytes (the key and one length byte).
+  char* BeginAt(char* p, uint32_t field) {
+    p = PutVarint(p, Key(field, 2));
+    open_.push_back(static_cast<size_t>(p - buf_.data()));
+    return p + 1;
   }
 
   // What was written so far; valid until the next write. REQUIRES for a
@@ -103,7 +118,7 @@ class ProtoWriter {
   }
 
  private:
-  static uint64_t Key(uint32_t field, uint32_t wire_type) {
+  static constexpr uint64_t Key(uint32_t field, uint32_t wire_type) {
     return (static_cast<uint64_t>(field) << 3) | wire_type;
   }
   // Writes v's varint at p (room for ten bytes); returns the end.
@@ -115,12 +130,9 @@ class ProtoWriter {
     *p++ = static_cast<char>(v);
     return p;
   }
-  // Makes room for n more bytes; returns where they go. The string's size
-  // is the capacity in use; size_ is what was written.
-  char* Room(size_t n) {
-    if (buf_.size() - size_ < n) buf_.resize(std::max(buf_.size() * 2, size_ + n + 256));
-    return &buf_[size_];
-  }
+  // Makes room for n more bytes. The string's size is the capacity in use;
+  // size_ is what was written.
+  void Grow(size_t n) { buf_.resize(std::max(buf_.size() * 2, size_ + n + 256)); }
 
   std::string buf_;
   size_t size_ = 0;

@@ -1,5 +1,6 @@
 #include "tools/itt_dump/perfetto/trace_writer.h"
 
+#include <cstring>
 #include <utility>
 
 namespace ittc::itt_dump {
@@ -327,11 +328,16 @@ void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
   // A step back in time (user-clock timestamps of the *_ex calls) cannot
   // be an unsigned delta: the clock is anchored anew at the event's time.
   if (e.time_ns < seq.last_time) AnchorClock(&seq, e.time_ns, /*first=*/false);
-  BeginPacket();
-  block_.Varint(kPacketTimestamp, e.time_ns - seq.last_time);
+  // The fields of every event through a cursor (ProtoWriter::Reserve): the
+  // packet's head, then the TrackEvent's head, each at most kHeadBytes.
+  constexpr size_t kHeadBytes = 96;
+  char* p = block_.Reserve(kHeadBytes);
+  p = block_.BeginAt(p, kTracePacketField);
+  p = ProtoWriter::PutVarintField(p, kPacketTimestamp, e.time_ns - seq.last_time);
   seq.last_time = e.time_ns;
-  block_.Varint(kPacketSequenceId, seq.id);
-  block_.Varint(kPacketSequenceFlags, kSeqNeedsIncrementalState);
+  p = ProtoWriter::PutVarintField(p, kPacketSequenceId, seq.id);
+  p = ProtoWriter::PutVarintField(p, kPacketSequenceFlags, kSeqNeedsIncrementalState);
+  block_.Commit(p);
   if (!pending_.empty()) {
     block_.Begin(kPacketInternedData);
     for (const PendingIntern& p : pending_) {
@@ -342,18 +348,24 @@ void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
     }
     block_.End();
   }
-  block_.Begin(kPacketTrackEvent);
-  block_.Varint(kEventType, static_cast<uint64_t>(e.type));
-  if (e.track != 0 && e.track != thread) block_.Varint(kEventTrackUuid, e.track);
-  if (category_iid != 0) block_.Varint(kEventCategoryIids, category_iid);
-  if (name_iid != 0) block_.Varint(kEventNameIid, name_iid);
+  p = block_.Reserve(kHeadBytes);
+  p = block_.BeginAt(p, kPacketTrackEvent);
+  p = ProtoWriter::PutVarintField(p, kEventType, static_cast<uint64_t>(e.type));
+  if (e.track != 0 && e.track != thread) {
+    p = ProtoWriter::PutVarintField(p, kEventTrackUuid, e.track);
+  }
+  if (category_iid != 0) p = ProtoWriter::PutVarintField(p, kEventCategoryIids, category_iid);
+  if (name_iid != 0) p = ProtoWriter::PutVarintField(p, kEventNameIid, name_iid);
   if (e.type == PerfettoEvent::Type::kCounter) {
     if (e.is_double) {
-      block_.Double(kEventDoubleCounterValue, e.double_value);
+      uint64_t bits;
+      std::memcpy(&bits, &e.double_value, sizeof bits);
+      p = ProtoWriter::PutFixed64Field(p, kEventDoubleCounterValue, bits);
     } else {
-      block_.Int(kEventCounterValue, e.int_value);
+      p = ProtoWriter::PutVarintField(p, kEventCounterValue, static_cast<uint64_t>(e.int_value));
     }
   }
+  block_.Commit(p);
   for (size_t i = 0; i < annotations; ++i) {
     const Annotation& a = e.annotations[i];
     block_.Begin(kEventDebugAnnotations);
