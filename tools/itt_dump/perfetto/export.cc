@@ -50,7 +50,7 @@ Annotation ArgAnnotation(const Arg& a) {
   return Annotation::String(a.key, a.value);
 }
 
-class PerfettoExporter : public IntervalListener {
+class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
  public:
   PerfettoExporter(const VerbContext& ctx, const PerfettoOptions& options)
       : ctx_(ctx),
@@ -68,6 +68,10 @@ class PerfettoExporter : public IntervalListener {
 
   void OnBegin(const Interval& iv) override;
   void OnInterval(const Interval& iv) override;
+
+  // The text of an interning key (the scheme is at StringKey below).
+  std::string_view CategoryText(uint64_t key) override;
+  std::string_view NameText(uint64_t key) override;
 
  private:
   // Per thread: its track, the kept/dropped state of its open tasks (they
@@ -96,7 +100,9 @@ class PerfettoExporter : public IntervalListener {
   ThreadOut& NewOut(const ThreadRec& t);
   // The name of an interval, as a view valid until the next call.
   std::string_view Name(const Interval& iv);
-  bool Keep(const Interval& iv, std::string_view name);
+  // The filters' answer for an interval (its name looked up only when a
+  // filter is on).
+  bool Keep(const Interval& iv);
   LaneGroup* Group(const ThreadRec& t, IntervalKind kind, uint64_t domain);
   uint64_t ProcessTrack(const ThreadRec& t) const { return process_tracks_[t.process]; }
   // Keys of per-process items whose ids the processes of a set share.
@@ -108,32 +114,47 @@ class PerfettoExporter : public IntervalListener {
   // id, or one of the fixed names below, each kind in its own residue mod 4;
   // a category's key is a domain id with the slot of what stands in when the
   // domain has no name (the interval kind, "marker"), or a fixed category.
-  // Ids too large to shift get 0: interned by text.
+  // Ids too large to shift get 0: interned by text. Events give the text of
+  // string-id and domain keys only when they need it themselves (filters):
+  // the writer asks CategoryText/NameText once per key and sequence.
   static constexpr uint64_t kKeyIdLimit = uint64_t{1} << 60;
   enum Fixed : uint64_t { kFixedFrame = 1, kFixedRelation, kFixedSync };
+  static const char* FixedText(uint64_t n);
   static uint64_t StringKey(uint64_t string_id) {
-    return string_id < kKeyIdLimit ? string_id * 4 + 1 : 0;
+    return string_id != 0 && string_id < kKeyIdLimit ? string_id * 4 + 1 : 0;
   }
+  static bool IsStringKey(uint64_t key) { return key % 4 == 1; }
   static uint64_t EventNameKey(uint64_t event_id) {
     return event_id < kKeyIdLimit ? event_id * 4 + 2 : 0;
   }
   static uint64_t FixedNameKey(Fixed n) { return n * 4 + 3; }
   // Slots 1..5: IntervalKind + 1; 6: markers; 7: fixed categories.
+  static constexpr uint64_t kMarkerSlot = 6;
+  static constexpr uint64_t kFixedSlot = 7;
   static uint64_t DomainCategoryKey(uint64_t domain_id, uint64_t slot) {
     return domain_id < kKeyIdLimit ? domain_id * 8 + slot : 0;
   }
-  static uint64_t FixedCategoryKey(Fixed n) { return n * 8 + 7; }
-  // The category of an interval's slice: its domain, else its kind.
+  static uint64_t FixedCategoryKey(Fixed n) { return n * 8 + kFixedSlot; }
+  // The category of an item of a domain: the domain's name, else what the
+  // slot stands for.
+  std::string_view DomainCategory(uint64_t domain_id, uint64_t slot) const;
+  // The category of an interval's slice (its domain, else its kind) as a
+  // key, and as text only when the key cannot be had.
   std::string_view Category(const Interval& iv, uint64_t* key) const {
-    *key = DomainCategoryKey(iv.domain, static_cast<uint64_t>(iv.kind) + 1);
-    const std::string_view domain = x_.Domain(iv.domain);
-    return domain.empty() ? std::string_view(IntervalKindName(iv.kind)) : domain;
+    const uint64_t slot = static_cast<uint64_t>(iv.kind) + 1;
+    *key = DomainCategoryKey(iv.domain, slot);
+    return *key != 0 ? std::string_view() : DomainCategory(iv.domain, slot);
   }
   // The key of Name(iv), 0 when it has none (task_begin_fn's names depend
   // on the process's modules at the time).
   static uint64_t NameKey(const Interval& iv) {
     if (iv.kind == IntervalKind::kLegacyEvent) return EventNameKey(iv.event_id);
-    return iv.name_id != 0 ? StringKey(iv.name_id) : 0;
+    return StringKey(iv.name_id);
+  }
+  // The text to give with name key `key`: none for a string id's (the
+  // writer asks NameText), else Name(iv).
+  std::string_view NameFor(const Interval& iv, uint64_t key) {
+    return IsStringKey(key) ? std::string_view() : Name(iv);
   }
   // Inlined: out of line, its string_view arguments went through the stack
   // and cost a store-forwarding stall per slice, its largest single cost.
@@ -237,8 +258,9 @@ std::string_view PerfettoExporter::Name(const Interval& iv) {
   return IntervalNameView(x_, iv, &name_);
 }
 
-bool PerfettoExporter::Keep(const Interval& iv, std::string_view name) {
+bool PerfettoExporter::Keep(const Interval& iv) {
   if (!filter_.active()) return true;
+  const std::string_view name = Name(iv);
   if (!filter_.ThreadOk(*iv.thread) || !filter_.TimeOk(iv.begin)) return false;
   if (iv.kind == IntervalKind::kLegacyEvent) return !filter_.has_domain() && filter_.NameOk(name);
   return filter_.DomainOk(iv.domain) && filter_.NameOk(name);
@@ -268,6 +290,7 @@ inline void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadRec& t
   e.name = name;
   e.category_key = category_key;
   e.name_key = name_key;
+  e.key_text = this;
   annotations_.clear();
   if (args != nullptr) {
     for (const Arg& a : *args) annotations_.push_back(ArgAnnotation(a));
@@ -278,18 +301,46 @@ inline void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadRec& t
   writer_.Write(Out(t).track, e);
 }
 
+const char* PerfettoExporter::FixedText(uint64_t n) {
+  switch (n) {
+    case kFixedFrame:
+      return "frame";
+    case kFixedRelation:
+      return "relation";
+    case kFixedSync:
+      return "sync";
+  }
+  return "";
+}
+
+std::string_view PerfettoExporter::DomainCategory(uint64_t domain_id, uint64_t slot) const {
+  const std::string_view domain = x_.Domain(domain_id);
+  if (!domain.empty()) return domain;
+  return slot == kMarkerSlot ? "marker" : IntervalKindName(static_cast<IntervalKind>(slot - 1));
+}
+
+std::string_view PerfettoExporter::CategoryText(uint64_t key) {
+  return key % 8 == kFixedSlot ? FixedText(key / 8) : DomainCategory(key / 8, key % 8);
+}
+
+std::string_view PerfettoExporter::NameText(uint64_t key) {
+  // Legacy event names come with their events (NameFor).
+  if (IsStringKey(key)) return x_.String(key / 4);
+  return key % 4 == 3 ? FixedText(key / 4) : "";
+}
+
 void PerfettoExporter::OnBegin(const Interval& iv) {
   const ThreadRec& t = *iv.thread;
   ThreadOut& out = Out(t);
-  const std::string_view name = Name(iv);
-  const bool keep = Keep(iv, name);
+  const bool keep = Keep(iv);
   uint64_t category_key = 0;
   const std::string_view category = Category(iv, &category_key);
   if (iv.kind == IntervalKind::kTask) {
     out.kept.push_back(keep ? 1 : 0);
     if (keep) {
-      Slice(PerfettoEvent::Type::kSliceBegin, t, 0, iv.begin, category, name, nullptr, false,
-            category_key, NameKey(iv));
+      const uint64_t name_key = NameKey(iv);
+      Slice(PerfettoEvent::Type::kSliceBegin, t, 0, iv.begin, category, NameFor(iv, name_key),
+            nullptr, false, category_key, name_key);
     }
     return;
   }
@@ -301,9 +352,10 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
   if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
   on_lanes_[iv.serial] = {g, lane};
   const bool frame = iv.kind == IntervalKind::kFrame;
+  const uint64_t name_key = frame ? FixedNameKey(kFixedFrame) : NameKey(iv);
   Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin, category,
-        frame ? std::string_view("frame") : name, nullptr, false, category_key,
-        frame ? FixedNameKey(kFixedFrame) : NameKey(iv));
+        frame ? std::string_view(FixedText(kFixedFrame)) : NameFor(iv, name_key), nullptr, false,
+        category_key, name_key);
 }
 
 void PerfettoExporter::OnInterval(const Interval& iv) {
@@ -332,16 +384,15 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
   }
   if (iv.kind != IntervalKind::kFrame || iv.serial == 0) return;
   // A frame_submit: complete on arrival, begin and end at once.
-  const std::string_view name = Name(iv);
-  if (!Keep(iv, name)) return;
+  if (!Keep(iv)) return;
   LaneGroup* g = Group(*iv.thread, iv.kind, iv.domain);
   bool created = false;
   const size_t lane = g->lanes.Acquire(&created);
   if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
   uint64_t category_key = 0;
   const std::string_view category = Category(iv, &category_key);
-  Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin, category, "frame", nullptr,
-        false, category_key, FixedNameKey(kFixedFrame));
+  Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin, category,
+        FixedText(kFixedFrame), nullptr, false, category_key, FixedNameKey(kFixedFrame));
   Slice(PerfettoEvent::Type::kSliceEnd, t, g->tracks[lane], iv.end, {}, {}, nullptr, false);
   g->lanes.Release(lane);
 }
@@ -358,6 +409,7 @@ void PerfettoExporter::Instant(const ThreadRec& t, uint64_t track, uint64_t tick
   e.name = name;
   e.category_key = category_key;
   e.name_key = name_key;
+  e.key_text = this;
   e.annotations = annotations;
   e.annotation_count = count;
   writer_.Write(Out(t).track, e);
@@ -442,7 +494,7 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
   begin.type = PerfettoEvent::Type::kSliceBegin;
   begin.time_ns = Ns(e.time);
   begin.track = out.waits.tracks[lane];
-  begin.category = "sync";
+  begin.category = FixedText(kFixedSync);
   begin.name = name;
   begin.category_key = FixedCategoryKey(kFixedSync);
   begin.name_key = object.empty() ? 0 : StringKey(c.object->name_id);
@@ -498,8 +550,8 @@ void PerfettoExporter::WriteFlowEnds() {
     PerfettoEvent e;
     e.type = PerfettoEvent::Type::kInstant;
     e.time_ns = Ns(end.ticks);
-    e.category = "relation";
-    e.name = "relation";
+    e.category = FixedText(kFixedRelation);
+    e.name = FixedText(kFixedRelation);
     e.category_key = FixedCategoryKey(kFixedRelation);
     e.name_key = FixedNameKey(kFixedRelation);
     e.terminating_flow_ids = &end.flow;
@@ -518,8 +570,8 @@ void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
   PerfettoEvent p;
   p.type = PerfettoEvent::Type::kInstant;
   p.time_ns = Ns(ticks);
-  p.category = "relation";
-  p.name = "relation";
+  p.category = FixedText(kFixedRelation);
+  p.name = FixedText(kFixedRelation);
   p.category_key = FixedCategoryKey(kFixedRelation);
   p.name_key = FixedNameKey(kFixedRelation);
   p.annotations = a;
@@ -549,12 +601,15 @@ void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kMarkerEx: {
       const uint64_t ticks = format::EffectiveTime(e);
       const uint64_t domain_id = e.Get(F::kDomain);
-      const uint64_t name_id = e.Get(F::kName);
-      const std::string_view name = x_.String(name_id);
+      const uint64_t name_key = StringKey(e.Get(F::kName));
+      const uint64_t category_key = DomainCategoryKey(domain_id, kMarkerSlot);
+      // Text only where the filters or a missing key need it.
+      const std::string_view name =
+          filter_.active() || name_key == 0 ? x_.String(e.Get(F::kName)) : std::string_view();
       if (!KeepItem(t, domain_id, name, ticks)) return;
-      const std::string_view domain = x_.Domain(domain_id);
-      Instant(t, ScopeTrack(e.Get(F::kScope), t), ticks, domain.empty() ? "marker" : domain, name,
-              nullptr, 0, DomainCategoryKey(domain_id, 6), name_id != 0 ? StringKey(name_id) : 0);
+      Instant(t, ScopeTrack(e.Get(F::kScope), t), ticks,
+              category_key != 0 ? std::string_view() : DomainCategory(domain_id, kMarkerSlot),
+              name_key != 0 ? std::string_view() : name, nullptr, 0, category_key, name_key);
       return;
     }
     case EventKind::kRelationAdd:

@@ -289,8 +289,12 @@ void PerfettoTraceWriter::KeyTable::Add(uint64_t key, uint64_t iid) {
 
 uint64_t PerfettoTraceWriter::InternNewKey(KeyTable* keys, uint64_t key,
                                            absl::flat_hash_map<std::string, uint64_t>* table,
-                                           std::string_view s, uint32_t field,
-                                           std::vector<PendingIntern>* pending) {
+                                           std::string_view s, PerfettoKeyText* key_text,
+                                           uint32_t field, std::vector<PendingIntern>* pending) {
+  if (s.empty() && key_text != nullptr) {
+    s = field == kInternedCategories ? key_text->CategoryText(key) : key_text->NameText(key);
+  }
+  if (s.empty()) return 0;  // no name: nothing to intern, the key stays new
   const uint64_t iid = Intern(table, s, field, pending);
   keys->Add(key, iid);
   return iid;
@@ -305,16 +309,10 @@ void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
   // Interning first: the InternedData entries go in the same packet, before
   // the event that uses them (field order does not matter to parsers).
   pending_.clear();
-  uint64_t category_iid = 0;
-  uint64_t name_iid = 0;
-  if (!e.category.empty()) {
-    category_iid = InternKeyed(&seq.category_keys, e.category_key, &seq.categories, e.category,
-                               kInternedCategories, &pending_);
-  }
-  if (!e.name.empty()) {
-    name_iid =
-        InternKeyed(&seq.name_keys, e.name_key, &seq.names, e.name, kInternedNames, &pending_);
-  }
+  const uint64_t category_iid = InternKeyed(&seq.category_keys, e.category_key, &seq.categories,
+                                            e.category, e.key_text, kInternedCategories, &pending_);
+  const uint64_t name_iid = InternKeyed(&seq.name_keys, e.name_key, &seq.names, e.name, e.key_text,
+                                        kInternedNames, &pending_);
   // At most a few annotations per event: a small fixed array of iids.
   constexpr size_t kMaxAnnotations = 64;
   uint64_t annotation_iids[kMaxAnnotations];

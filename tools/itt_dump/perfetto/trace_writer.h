@@ -81,6 +81,19 @@ struct Annotation {
   static Annotation Json(std::string_view n, std::string_view v);
 };
 
+// The text behind a caller's interning keys (PerfettoEvent::category_key,
+// name_key), for events that give a key without its text: the writer asks
+// only when the event's sequence has not interned the key yet, so the
+// caller looks a name up once per sequence instead of once per event.
+// Returned views must stay valid during the Write() that asked; "" means
+// the event has no such name.
+class PerfettoKeyText {
+ public:
+  virtual ~PerfettoKeyText() = default;
+  virtual std::string_view CategoryText(uint64_t key) = 0;
+  virtual std::string_view NameText(uint64_t key) = 0;
+};
+
 // One TrackEvent. Views must stay valid during Write().
 struct PerfettoEvent {
   enum class Type { kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter = 4 };
@@ -95,6 +108,9 @@ struct PerfettoEvent {
   // With a key the writer finds the interned string without hashing text.
   uint64_t category_key = 0;
   uint64_t name_key = 0;
+  // With a key and no text (`category` or `name` empty): where the text is,
+  // asked only when the key is new on the sequence. Null: no such name.
+  PerfettoKeyText* key_text = nullptr;
   // Counters: the value, as an integer unless `double_value`.
   int64_t int_value = 0;
   double double_value = 0;
@@ -187,17 +203,21 @@ class PerfettoTraceWriter {
   };
   uint64_t Intern(absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
                   uint32_t field, std::vector<PendingIntern>* pending);
-  // Intern() through a caller's key (0: by text only).
+  // Intern() through a caller's key (0: by text only); returns 0 for no
+  // name (empty text). `s` empty with a key: the text is asked of
+  // `key_text` when the key is new.
   uint64_t InternKeyed(KeyTable* keys, uint64_t key,
                        absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
-                       uint32_t field, std::vector<PendingIntern>* pending) {
-    if (key == 0) return Intern(table, s, field, pending);
+                       PerfettoKeyText* key_text, uint32_t field,
+                       std::vector<PendingIntern>* pending) {
+    if (key == 0) return s.empty() ? 0 : Intern(table, s, field, pending);
     const uint64_t iid = keys->Find(key);
-    return iid != 0 ? iid : InternNewKey(keys, key, table, s, field, pending);
+    return iid != 0 ? iid : InternNewKey(keys, key, table, s, key_text, field, pending);
   }
   uint64_t InternNewKey(KeyTable* keys, uint64_t key,
                         absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
-                        uint32_t field, std::vector<PendingIntern>* pending);
+                        PerfettoKeyText* key_text, uint32_t field,
+                        std::vector<PendingIntern>* pending);
   // Writes a ClockSnapshot packet on `seq` where its clock reads `time_ns`;
   // `first` makes it the packet that starts the sequence.
   void AnchorClock(Sequence* seq, uint64_t time_ns, bool first);
