@@ -81,6 +81,11 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
     std::vector<char> kept;
     LaneGroup events;
     LaneGroup waits;
+    // The lane group the thread used last (Group()): a thread's frames or
+    // regions are mostly of one domain.
+    LaneGroup* last_group = nullptr;
+    IntervalKind last_kind = IntervalKind::kTask;
+    uint64_t last_domain = 0;
   };
   // An open interval on a lane.
   struct OnLane {
@@ -267,6 +272,10 @@ bool PerfettoExporter::Keep(const Interval& iv) {
 }
 
 LaneGroup* PerfettoExporter::Group(const ThreadRec& t, IntervalKind kind, uint64_t domain) {
+  ThreadOut& out = Out(t);
+  if (out.last_group != nullptr && out.last_kind == kind && out.last_domain == domain) {
+    return out.last_group;
+  }
   std::unique_ptr<LaneGroup>& g = groups_[{static_cast<int>(kind), InProcess(t, domain)}];
   if (g == nullptr) {
     g = std::make_unique<LaneGroup>();
@@ -275,6 +284,9 @@ LaneGroup* PerfettoExporter::Group(const ThreadRec& t, IntervalKind kind, uint64
     const char* what = kind == IntervalKind::kFrame ? "frames" : IntervalKindName(kind);
     g->name = d.empty() ? std::string(what) : absl::StrCat(what, " ", std::string(d));
   }
+  out.last_group = g.get();
+  out.last_kind = kind;
+  out.last_domain = domain;
   return g.get();
 }
 
