@@ -1,8 +1,9 @@
 // Tests of the Perfetto trace writer: its output decodes against the
 // schema (protoc --decode with tests/tools/perfetto/perfetto_subset.proto,
-// Debian's protobuf-compiler), names are interned once per sequence, the
-// incremental clock adds up to the caller's times, and the compressed form
-// holds exactly the uncompressed packets.
+// Debian's protobuf-compiler), names are interned once per sequence (a
+// caller's key text asked once per sequence), the incremental clock adds up
+// to the caller's times, lengths are minimal for long messages too, and the
+// compressed form holds exactly the uncompressed packets, over many blocks.
 
 #include "tools/itt_dump/perfetto/trace_writer.h"
 

@@ -28,8 +28,10 @@
 //    unless PerfettoCompression::kNone. Compression runs on a second
 //    thread (block_compressor.h).
 //
-// Memory: interning tables (one entry per distinct name per sequence), the
-// track table, and one block of packets. Nothing grows with events.
+// Memory: interning tables (one entry per distinct name per sequence; the
+// tables of small caller keys are dense vectors, at most 64 KB per sequence
+// and kind), the track table, and one block of packets. Nothing grows with
+// events.
 //
 // Cost: Write() allocates nothing once a sequence has seen its names; an
 // event's packet is written in place in the block, its names found by the
