@@ -1,8 +1,9 @@
 // Tests of the Perfetto trace writer: its output decodes against the
 // schema (protoc --decode with tests/tools/perfetto/perfetto_subset.proto,
-// Debian's protobuf-compiler), names are interned once per sequence, the
-// incremental clock adds up to the caller's times, and the compressed form
-// holds exactly the uncompressed packets.
+// Debian's protobuf-compiler), names are interned once per sequence (a
+// caller's key text asked once per sequence), the incremental clock adds up
+// to the caller's times, lengths are minimal for long messages too, and the
+// compressed form holds exactly the uncompressed packets, over many blocks.
 
 #include "tools/itt_dump/perfetto/trace_writer.h"
 
@@ -222,6 +223,90 @@ TEST(PerfettoTraceWriter, ManyNewNamesInOnePacketSurviveRehashing) {
   for (const std::string& n : names) EXPECT_EQ(Count(text, "\"" + n + "\""), 1) << n;
 }
 
+// Counts what the writer asks of a caller's key text.
+class CountingKeyText : public PerfettoKeyText {
+ public:
+  std::string_view CategoryText(uint64_t key) override {
+    ++category_asks;
+    return key == 7 ? "domain.k" : "";
+  }
+  std::string_view NameText(uint64_t key) override {
+    ++name_asks;
+    return key == 5 ? "keyed task" : "";
+  }
+  int category_asks = 0;
+  int name_asks = 0;
+};
+
+TEST(PerfettoTraceWriter, KeysWithoutTextAreAskedOncePerSequence) {
+  std::string bytes;
+  std::unique_ptr<Output> out = StringOutput(&bytes);
+  PerfettoTraceWriter w(out.get(), PerfettoCompression::kNone, 0);
+  const uint64_t proc = w.AddProcess(1, "p", {});
+  const uint64_t threads[] = {w.AddThread(proc, 1, 1, "a"), w.AddThread(proc, 1, 2, "b")};
+  CountingKeyText key_text;
+  uint64_t time = 0;
+  for (int i = 0; i < 3; ++i) {
+    for (const uint64_t t : threads) {
+      PerfettoEvent e;
+      e.type = PerfettoEvent::Type::kSliceBegin;
+      e.time_ns = ++time;
+      e.category_key = 7;
+      e.name_key = 5;
+      e.key_text = &key_text;
+      w.Write(t, e);
+      // A key whose text is empty: no name, asked again each time.
+      e.name_key = 9;
+      e.time_ns = ++time;
+      w.Write(t, e);
+    }
+  }
+  ASSERT_TRUE(w.Finish().ok());
+  EXPECT_EQ(key_text.category_asks, 2);
+  EXPECT_EQ(key_text.name_asks, 2 + 6);
+  bool ok = false;
+  const std::string text = Decode(bytes, &ok);
+  ASSERT_TRUE(ok) << text;
+  EXPECT_EQ(Count(text, "name: \"keyed task\""), 2);
+  EXPECT_EQ(Count(text, "name: \"domain.k\""), 2);
+  EXPECT_EQ(Count(text, "type: TYPE_SLICE_BEGIN"), 12);
+  EXPECT_EQ(Count(text, "name_iid: "), 6);
+  EXPECT_EQ(Count(text, "category_iids: "), 12);
+}
+
+// Messages of 128 bytes and more need two- and three-byte lengths: the
+// writer moves their bytes when they end; protoc must read them and find
+// the same minimal sizes.
+TEST(PerfettoTraceWriter, LongMessagesGetMinimalMultiByteLengths) {
+  std::string bytes;
+  std::unique_ptr<Output> out = StringOutput(&bytes);
+  PerfettoTraceWriter w(out.get(), PerfettoCompression::kNone, 0);
+  const uint64_t t = w.AddThread(w.AddProcess(1, "p", {}), 1, 1, "t");
+  const std::string long_name(300, 'n');
+  const std::string long_value(20000, 'v');
+  const Annotation args[] = {Annotation::String("long", long_value),
+                             Annotation::String("short", "s")};
+  PerfettoEvent e;
+  e.type = PerfettoEvent::Type::kInstant;
+  e.time_ns = 10;
+  e.name = long_name;
+  e.annotations = args;
+  e.annotation_count = 2;
+  w.Write(t, e);
+  e.time_ns = 20;
+  w.Write(t, e);
+  ASSERT_TRUE(w.Finish().ok());
+  bool ok = false;
+  const std::string text = Decode(bytes, &ok);
+  ASSERT_TRUE(ok) << text;
+  EXPECT_EQ(Count(text, "name: \"" + long_name + "\""), 1);
+  EXPECT_EQ(Count(text, "string_value: \"" + long_value + "\""), 2);
+  EXPECT_EQ(Count(text, "string_value: \"s\""), 2);
+  const std::string reencoded = ::ittc::testing::EncodeWithProtoc(text, &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(reencoded.size(), bytes.size());
+}
+
 // Inflates every compressed_packets block of `trace`.
 std::string Inflate(const std::string& trace) {
   std::string plain;
@@ -255,6 +340,32 @@ TEST(PerfettoTraceWriter, CompressedBlocksHoldThePlainPackets) {
   const std::string text = Decode(compressed, &ok);
   ASSERT_TRUE(ok) << text;
   EXPECT_NE(text.find("compressed_packets: "), std::string::npos);
+}
+
+// Enough events for several blocks: the blocks, handed to the compressor
+// thread buffer by buffer, inflate to exactly the plain packets, in order.
+std::string WriteManyEvents(PerfettoCompression compression) {
+  std::string bytes;
+  std::unique_ptr<Output> out = StringOutput(&bytes);
+  PerfettoTraceWriter w(out.get(), compression, 0);
+  const uint64_t t = w.AddThread(w.AddProcess(1, "p", {}), 1, 1, "t");
+  PerfettoEvent e;
+  for (uint64_t i = 0; i < 400000; ++i) {
+    e.type = i % 2 == 0 ? PerfettoEvent::Type::kSliceBegin : PerfettoEvent::Type::kSliceEnd;
+    e.time_ns = i * 37;
+    e.name = i % 2 == 0 ? std::string_view("slice") : std::string_view();
+    w.Write(t, e);
+  }
+  EXPECT_TRUE(w.Finish().ok());
+  return bytes;
+}
+
+TEST(PerfettoTraceWriter, ManyBlocksHoldThePlainPacketsInOrder) {
+  const std::string compressed = WriteManyEvents(PerfettoCompression::kDeflate);
+  const std::string plain = WriteManyEvents(PerfettoCompression::kNone);
+  ASSERT_GT(plain.size(), size_t{4} << 20);  // four blocks or more
+  EXPECT_GE(::ittc::testing::CompressedBlocks(compressed, 50).size(), 4u);
+  EXPECT_TRUE(Inflate(compressed) == plain);
 }
 
 TEST(PerfettoTraceWriter, EncodingIsAsSmallAsProtocs) {

@@ -27,10 +27,11 @@ BlockCompressor::~BlockCompressor() {
   ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_));
 }
 
-void BlockCompressor::Submit(std::string_view packets) {
+void BlockCompressor::Submit(std::string* packets) {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [this] { return !has_pending_; });
-  pending_.assign(packets.data(), packets.size());
+  // pending_ holds the block the worker took last time (Run swaps).
+  pending_.swap(*packets);
   has_pending_ = true;
   cv_.notify_all();
 }
@@ -71,28 +72,32 @@ void BlockCompressor::Run() {
 }
 
 bool BlockCompressor::WriteBlock(const std::string& block) {
+  // compressed_ only grows: resizing it down to each block's compressed
+  // size and up again to the bound would zero-fill most of it per block.
   uint32_t field = kPacketCompressedPackets;
+  size_t n = 0;
   if (codec_ == Codec::kZstd) {
     if (zstd_ == nullptr) zstd_ = ZSTD_createCCtx();
     if (zstd_ == nullptr) return false;
-    compressed_.resize(ZSTD_compressBound(block.size()));
-    const size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_), &compressed_[0],
-                                       compressed_.size(), block.data(), block.size(), kZstdLevel);
+    const size_t bound = ZSTD_compressBound(block.size());
+    if (compressed_.size() < bound) compressed_.resize(bound);
+    n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_), &compressed_[0], compressed_.size(),
+                          block.data(), block.size(), kZstdLevel);
     if (ZSTD_isError(n)) return false;
-    compressed_.resize(n);
     field = kPacketZstdCompressedPackets;
   } else {
-    uLongf bound = compressBound(static_cast<uLong>(block.size()));
-    compressed_.resize(bound);
-    const int rc = compress2(reinterpret_cast<Bytef*>(&compressed_[0]), &bound,
+    const uLong bound = compressBound(static_cast<uLong>(block.size()));
+    if (compressed_.size() < bound) compressed_.resize(bound);
+    uLongf size = static_cast<uLongf>(compressed_.size());
+    const int rc = compress2(reinterpret_cast<Bytef*>(&compressed_[0]), &size,
                              reinterpret_cast<const Bytef*>(block.data()),
                              static_cast<uLong>(block.size()), Z_BEST_SPEED);
     if (rc != Z_OK) return false;
-    compressed_.resize(bound);
+    n = size;
   }
   ProtoWriter wrapper;
   wrapper.Begin(kTracePacket);
-  wrapper.Bytes(field, compressed_);
+  wrapper.Bytes(field, std::string_view(compressed_.data(), n));
   wrapper.End();
   out_->Write(wrapper.data());
   output_bytes_ += wrapper.size();

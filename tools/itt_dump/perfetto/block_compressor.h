@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <string_view>
 #include <thread>
 
 #include "absl/status/status.h"
@@ -40,9 +39,10 @@ class BlockCompressor {
   BlockCompressor(const BlockCompressor&) = delete;
   BlockCompressor& operator=(const BlockCompressor&) = delete;
 
-  // Queues a copy of `packets` (Trace.packet fields). Waits while the
-  // previous block has not been taken by the worker yet.
-  void Submit(std::string_view packets);
+  // Queues *packets (Trace.packet fields), taking its bytes without a copy,
+  // and leaves in *packets a spent buffer for the caller to reuse. Waits
+  // while the previous block has not been taken by the worker yet.
+  void Submit(std::string* packets);
 
   // Waits until every block is written and stops the worker. Returns the
   // first error (compression or output). Idempotent.

@@ -1,12 +1,12 @@
 #include "tools/itt_dump/perfetto/export.h"
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -50,7 +50,7 @@ Annotation ArgAnnotation(const Arg& a) {
   return Annotation::String(a.key, a.value);
 }
 
-class PerfettoExporter : public IntervalListener {
+class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
  public:
   PerfettoExporter(const VerbContext& ctx, const PerfettoOptions& options)
       : ctx_(ctx),
@@ -69,6 +69,10 @@ class PerfettoExporter : public IntervalListener {
   void OnBegin(const Interval& iv) override;
   void OnInterval(const Interval& iv) override;
 
+  // The text of an interning key (the scheme is at StringKey below).
+  std::string_view CategoryText(uint64_t key) override;
+  std::string_view NameText(uint64_t key) override;
+
  private:
   // Per thread: its track, the kept/dropped state of its open tasks (they
   // nest, so a stack), and its lane group of legacy events.
@@ -77,6 +81,11 @@ class PerfettoExporter : public IntervalListener {
     std::vector<char> kept;
     LaneGroup events;
     LaneGroup waits;
+    // The lane group the thread used last (Group()): a thread's frames or
+    // regions are mostly of one domain.
+    LaneGroup* last_group = nullptr;
+    IntervalKind last_kind = IntervalKind::kTask;
+    uint64_t last_domain = 0;
   };
   // An open interval on a lane.
   struct OnLane {
@@ -96,21 +105,72 @@ class PerfettoExporter : public IntervalListener {
   ThreadOut& NewOut(const ThreadRec& t);
   // The name of an interval, as a view valid until the next call.
   std::string_view Name(const Interval& iv);
-  bool Keep(const Interval& iv, std::string_view name);
+  // The filters' answer for an interval (its name looked up only when a
+  // filter is on).
+  bool Keep(const Interval& iv);
   LaneGroup* Group(const ThreadRec& t, IntervalKind kind, uint64_t domain);
   uint64_t ProcessTrack(const ThreadRec& t) const { return process_tracks_[t.process]; }
   // Keys of per-process items whose ids the processes of a set share.
   static uint64_t InProcess(const ThreadRec& t, uint64_t id) {
     return uint64_t{t.process} << 40 ^ id;
   }
-  // Interning keys (PerfettoEvent::name_key) of a string id and a domain id.
-  static uint64_t NameKey(uint64_t string_id) { return string_id; }
-  static uint64_t CategoryKey(uint64_t domain_id) { return domain_id; }
-  void Slice(PerfettoEvent::Type type, const ThreadRec& t, uint64_t track, uint64_t ticks,
-             std::string_view category, std::string_view name, const std::vector<Arg>* args,
-             bool open_at_end, uint64_t category_key = 0, uint64_t name_key = 0);
+  // Interning keys (PerfettoEvent::name_key and category_key): equal keys
+  // must mean equal strings. A name's key is a string id, a legacy event
+  // id, or one of the fixed names below, each kind in its own residue mod 4;
+  // a category's key is a domain id with the slot of what stands in when the
+  // domain has no name (the interval kind, "marker"), or a fixed category.
+  // Ids too large to shift get 0: interned by text. Events give the text of
+  // string-id and domain keys only when they need it themselves (filters):
+  // the writer asks CategoryText/NameText once per key and sequence.
+  static constexpr uint64_t kKeyIdLimit = uint64_t{1} << 60;
+  enum Fixed : uint64_t { kFixedFrame = 1, kFixedRelation, kFixedSync };
+  static const char* FixedText(uint64_t n);
+  static uint64_t StringKey(uint64_t string_id) {
+    return string_id != 0 && string_id < kKeyIdLimit ? string_id * 4 + 1 : 0;
+  }
+  static bool IsStringKey(uint64_t key) { return key % 4 == 1; }
+  static uint64_t EventNameKey(uint64_t event_id) {
+    return event_id < kKeyIdLimit ? event_id * 4 + 2 : 0;
+  }
+  static uint64_t FixedNameKey(Fixed n) { return n * 4 + 3; }
+  // Slots 1..5: IntervalKind + 1; 6: markers; 7: fixed categories.
+  static constexpr uint64_t kMarkerSlot = 6;
+  static constexpr uint64_t kFixedSlot = 7;
+  static uint64_t DomainCategoryKey(uint64_t domain_id, uint64_t slot) {
+    return domain_id < kKeyIdLimit ? domain_id * 8 + slot : 0;
+  }
+  static uint64_t FixedCategoryKey(Fixed n) { return n * 8 + kFixedSlot; }
+  // The category of an item of a domain: the domain's name, else what the
+  // slot stands for.
+  std::string_view DomainCategory(uint64_t domain_id, uint64_t slot) const;
+  // The category of an interval's slice (its domain, else its kind) as a
+  // key, and as text only when the key cannot be had.
+  std::string_view Category(const Interval& iv, uint64_t* key) const {
+    const uint64_t slot = static_cast<uint64_t>(iv.kind) + 1;
+    *key = DomainCategoryKey(iv.domain, slot);
+    return *key != 0 ? std::string_view() : DomainCategory(iv.domain, slot);
+  }
+  // The key of Name(iv), 0 when it has none (task_begin_fn's names depend
+  // on the process's modules at the time).
+  static uint64_t NameKey(const Interval& iv) {
+    if (iv.kind == IntervalKind::kLegacyEvent) return EventNameKey(iv.event_id);
+    return StringKey(iv.name_id);
+  }
+  // The text to give with name key `key`: none for a string id's (the
+  // writer asks NameText), else Name(iv).
+  std::string_view NameFor(const Interval& iv, uint64_t key) {
+    return IsStringKey(key) ? std::string_view() : Name(iv);
+  }
+  // Inlined: out of line, its string_view arguments went through the stack
+  // and cost a store-forwarding stall per slice, its largest single cost.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Slice(PerfettoEvent::Type type, const ThreadRec& t,
+                                          uint64_t track, uint64_t ticks, std::string_view category,
+                                          std::string_view name, const std::vector<Arg>* args,
+                                          bool open_at_end, uint64_t category_key = 0,
+                                          uint64_t name_key = 0);
   void Instant(const ThreadRec& t, uint64_t track, uint64_t ticks, std::string_view category,
-               std::string_view name, const Annotation* annotations, size_t count);
+               std::string_view name, const Annotation* annotations, size_t count,
+               uint64_t category_key = 0, uint64_t name_key = 0);
   void OnCounter(const CounterSample& sample, const ThreadRec& t);
   void OnSync(const Event& e, const ThreadRec& t);
   void OnHeap(const Event& e, const ThreadRec& t);
@@ -154,11 +214,15 @@ class PerfettoExporter : public IntervalListener {
   U64Map<std::unique_ptr<ThreadOut>> threads_;
   std::vector<ThreadOut*> dense_;
   static constexpr uint32_t kMaxDense = 1 << 16;
-  std::map<std::pair<int, uint64_t>, std::unique_ptr<LaneGroup>> groups_;
+  absl::flat_hash_map<std::pair<int, uint64_t>, std::unique_ptr<LaneGroup>> groups_;
   absl::flat_hash_map<uint64_t, OnLane> on_lanes_;  // by Interval::serial
   U64Map<uint64_t> counter_tracks_;                 // by Counter::index
   std::string name_;                                // Name()'s storage
   std::vector<Annotation> annotations_;
+  // The event of Slice() and Instant(), reused: they set the same fields
+  // every time (flows and counter values stay unset), and a fresh
+  // PerfettoEvent per event costs a zero fill of the whole struct.
+  PerfettoEvent event_;
   uint64_t dropped_ends_ = 0;
 };
 
@@ -196,19 +260,22 @@ void PerfettoExporter::Begin() {
 }
 
 std::string_view PerfettoExporter::Name(const Interval& iv) {
-  if (iv.name_id != 0) return x_.String(iv.name_id);
-  name_ = IntervalName(x_, iv);
-  return name_;
+  return IntervalNameView(x_, iv, &name_);
 }
 
-bool PerfettoExporter::Keep(const Interval& iv, std::string_view name) {
+bool PerfettoExporter::Keep(const Interval& iv) {
   if (!filter_.active()) return true;
+  const std::string_view name = Name(iv);
   if (!filter_.ThreadOk(*iv.thread) || !filter_.TimeOk(iv.begin)) return false;
   if (iv.kind == IntervalKind::kLegacyEvent) return !filter_.has_domain() && filter_.NameOk(name);
   return filter_.DomainOk(iv.domain) && filter_.NameOk(name);
 }
 
 LaneGroup* PerfettoExporter::Group(const ThreadRec& t, IntervalKind kind, uint64_t domain) {
+  ThreadOut& out = Out(t);
+  if (out.last_group != nullptr && out.last_kind == kind && out.last_domain == domain) {
+    return out.last_group;
+  }
   std::unique_ptr<LaneGroup>& g = groups_[{static_cast<int>(kind), InProcess(t, domain)}];
   if (g == nullptr) {
     g = std::make_unique<LaneGroup>();
@@ -217,14 +284,17 @@ LaneGroup* PerfettoExporter::Group(const ThreadRec& t, IntervalKind kind, uint64
     const char* what = kind == IntervalKind::kFrame ? "frames" : IntervalKindName(kind);
     g->name = d.empty() ? std::string(what) : absl::StrCat(what, " ", std::string(d));
   }
+  out.last_group = g.get();
+  out.last_kind = kind;
+  out.last_domain = domain;
   return g.get();
 }
 
-void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadRec& t, uint64_t track,
-                             uint64_t ticks, std::string_view category, std::string_view name,
-                             const std::vector<Arg>* args, bool open_at_end, uint64_t category_key,
-                             uint64_t name_key) {
-  PerfettoEvent e;
+inline void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadRec& t, uint64_t track,
+                                    uint64_t ticks, std::string_view category,
+                                    std::string_view name, const std::vector<Arg>* args,
+                                    bool open_at_end, uint64_t category_key, uint64_t name_key) {
+  PerfettoEvent& e = event_;
   e.type = type;
   e.time_ns = Ns(ticks);
   e.track = track;
@@ -232,6 +302,7 @@ void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadRec& t, uint6
   e.name = name;
   e.category_key = category_key;
   e.name_key = name_key;
+  e.key_text = this;
   annotations_.clear();
   if (args != nullptr) {
     for (const Arg& a : *args) annotations_.push_back(ArgAnnotation(a));
@@ -242,18 +313,46 @@ void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadRec& t, uint6
   writer_.Write(Out(t).track, e);
 }
 
+const char* PerfettoExporter::FixedText(uint64_t n) {
+  switch (n) {
+    case kFixedFrame:
+      return "frame";
+    case kFixedRelation:
+      return "relation";
+    case kFixedSync:
+      return "sync";
+  }
+  return "";
+}
+
+std::string_view PerfettoExporter::DomainCategory(uint64_t domain_id, uint64_t slot) const {
+  const std::string_view domain = x_.Domain(domain_id);
+  if (!domain.empty()) return domain;
+  return slot == kMarkerSlot ? "marker" : IntervalKindName(static_cast<IntervalKind>(slot - 1));
+}
+
+std::string_view PerfettoExporter::CategoryText(uint64_t key) {
+  return key % 8 == kFixedSlot ? FixedText(key / 8) : DomainCategory(key / 8, key % 8);
+}
+
+std::string_view PerfettoExporter::NameText(uint64_t key) {
+  // Legacy event names come with their events (NameFor).
+  if (IsStringKey(key)) return x_.String(key / 4);
+  return key % 4 == 3 ? FixedText(key / 4) : "";
+}
+
 void PerfettoExporter::OnBegin(const Interval& iv) {
   const ThreadRec& t = *iv.thread;
   ThreadOut& out = Out(t);
-  const std::string_view name = Name(iv);
-  const bool keep = Keep(iv, name);
-  const std::string_view domain = x_.Domain(iv.domain);
-  const std::string_view category = domain.empty() ? IntervalKindName(iv.kind) : domain;
+  const bool keep = Keep(iv);
+  uint64_t category_key = 0;
+  const std::string_view category = Category(iv, &category_key);
   if (iv.kind == IntervalKind::kTask) {
     out.kept.push_back(keep ? 1 : 0);
     if (keep) {
-      Slice(PerfettoEvent::Type::kSliceBegin, t, 0, iv.begin, category, name, nullptr, false,
-            CategoryKey(iv.domain), iv.fn == 0 ? NameKey(iv.name_id) : 0);
+      const uint64_t name_key = NameKey(iv);
+      Slice(PerfettoEvent::Type::kSliceBegin, t, 0, iv.begin, category, NameFor(iv, name_key),
+            nullptr, false, category_key, name_key);
     }
     return;
   }
@@ -264,8 +363,11 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
   const size_t lane = g->lanes.Acquire(&created);
   if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
   on_lanes_[iv.serial] = {g, lane};
+  const bool frame = iv.kind == IntervalKind::kFrame;
+  const uint64_t name_key = frame ? FixedNameKey(kFixedFrame) : NameKey(iv);
   Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin, category,
-        iv.kind == IntervalKind::kFrame ? std::string_view("frame") : name, nullptr, false);
+        frame ? std::string_view(FixedText(kFixedFrame)) : NameFor(iv, name_key), nullptr, false,
+        category_key, name_key);
 }
 
 void PerfettoExporter::OnInterval(const Interval& iv) {
@@ -294,28 +396,32 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
   }
   if (iv.kind != IntervalKind::kFrame || iv.serial == 0) return;
   // A frame_submit: complete on arrival, begin and end at once.
-  const std::string_view name = Name(iv);
-  if (!Keep(iv, name)) return;
+  if (!Keep(iv)) return;
   LaneGroup* g = Group(*iv.thread, iv.kind, iv.domain);
   bool created = false;
   const size_t lane = g->lanes.Acquire(&created);
   if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
-  const std::string_view domain = x_.Domain(iv.domain);
-  Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin,
-        domain.empty() ? "frame" : domain, "frame", nullptr, false);
+  uint64_t category_key = 0;
+  const std::string_view category = Category(iv, &category_key);
+  Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin, category,
+        FixedText(kFixedFrame), nullptr, false, category_key, FixedNameKey(kFixedFrame));
   Slice(PerfettoEvent::Type::kSliceEnd, t, g->tracks[lane], iv.end, {}, {}, nullptr, false);
   g->lanes.Release(lane);
 }
 
 void PerfettoExporter::Instant(const ThreadRec& t, uint64_t track, uint64_t ticks,
                                std::string_view category, std::string_view name,
-                               const Annotation* annotations, size_t count) {
-  PerfettoEvent e;
+                               const Annotation* annotations, size_t count, uint64_t category_key,
+                               uint64_t name_key) {
+  PerfettoEvent& e = event_;
   e.type = PerfettoEvent::Type::kInstant;
   e.time_ns = Ns(ticks);
   e.track = track;
   e.category = category;
   e.name = name;
+  e.category_key = category_key;
+  e.name_key = name_key;
+  e.key_text = this;
   e.annotations = annotations;
   e.annotation_count = count;
   writer_.Write(Out(t).track, e);
@@ -391,15 +497,19 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
   const size_t lane = out.waits.lanes.Acquire(&created);
   if (created) out.waits.tracks.push_back(writer_.AddTrack(out.waits.parent, out.waits.name));
   open_waits_[key] = lane;
-  name_ = object.empty()
-              ? absl::StrCat("sync 0x", absl::Hex(c.object->addr ^ ProcessTag(t.process)))
-              : std::string(object);
+  std::string_view name = object;
+  if (object.empty()) {
+    name_ = absl::StrCat("sync 0x", absl::Hex(c.object->addr ^ ProcessTag(t.process)));
+    name = name_;
+  }
   PerfettoEvent begin;
   begin.type = PerfettoEvent::Type::kSliceBegin;
   begin.time_ns = Ns(e.time);
   begin.track = out.waits.tracks[lane];
-  begin.category = "sync";
-  begin.name = name_;
+  begin.category = FixedText(kFixedSync);
+  begin.name = name;
+  begin.category_key = FixedCategoryKey(kFixedSync);
+  begin.name_key = object.empty() ? 0 : StringKey(c.object->name_id);
   const Annotation a[] = {Annotation::Pointer("addr", c.object->addr ^ ProcessTag(t.process))};
   begin.annotations = a;
   begin.annotation_count = 1;
@@ -452,8 +562,10 @@ void PerfettoExporter::WriteFlowEnds() {
     PerfettoEvent e;
     e.type = PerfettoEvent::Type::kInstant;
     e.time_ns = Ns(end.ticks);
-    e.category = "relation";
-    e.name = "relation";
+    e.category = FixedText(kFixedRelation);
+    e.name = FixedText(kFixedRelation);
+    e.category_key = FixedCategoryKey(kFixedRelation);
+    e.name_key = FixedNameKey(kFixedRelation);
     e.terminating_flow_ids = &end.flow;
     e.terminating_flow_count = 1;
     writer_.Write(Out(*end.thread).track, e);
@@ -470,8 +582,10 @@ void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
   PerfettoEvent p;
   p.type = PerfettoEvent::Type::kInstant;
   p.time_ns = Ns(ticks);
-  p.category = "relation";
-  p.name = "relation";
+  p.category = FixedText(kFixedRelation);
+  p.name = FixedText(kFixedRelation);
+  p.category_key = FixedCategoryKey(kFixedRelation);
+  p.name_key = FixedNameKey(kFixedRelation);
   p.annotations = a;
   p.annotation_count = 1;
   p.flow_ids = &flow;
@@ -482,7 +596,7 @@ void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
 
 void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
   CounterSample sample;
-  if (counters_.OnEvent(e, &sample)) {
+  if (MayChangeCounter(e.kind) && counters_.OnEvent(e, &sample)) {
     OnCounter(sample, t);
     return;
   }
@@ -499,11 +613,15 @@ void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kMarkerEx: {
       const uint64_t ticks = format::EffectiveTime(e);
       const uint64_t domain_id = e.Get(F::kDomain);
-      const std::string_view name = x_.String(e.Get(F::kName));
+      const uint64_t name_key = StringKey(e.Get(F::kName));
+      const uint64_t category_key = DomainCategoryKey(domain_id, kMarkerSlot);
+      // Text only where the filters or a missing key need it.
+      const std::string_view name =
+          filter_.active() || name_key == 0 ? x_.String(e.Get(F::kName)) : std::string_view();
       if (!KeepItem(t, domain_id, name, ticks)) return;
-      const std::string_view domain = x_.Domain(domain_id);
-      Instant(t, ScopeTrack(e.Get(F::kScope), t), ticks, domain.empty() ? "marker" : domain, name,
-              nullptr, 0);
+      Instant(t, ScopeTrack(e.Get(F::kScope), t), ticks,
+              category_key != 0 ? std::string_view() : DomainCategory(domain_id, kMarkerSlot),
+              name_key != 0 ? std::string_view() : name, nullptr, 0, category_key, name_key);
       return;
     }
     case EventKind::kRelationAdd:

@@ -1,5 +1,6 @@
 #include "tools/itt_dump/perfetto/trace_writer.h"
 
+#include <cstring>
 #include <utility>
 
 namespace ittc::itt_dump {
@@ -7,9 +8,6 @@ namespace {
 
 // Field numbers of Perfetto's trace protos (protos/perfetto/trace/ in
 // Perfetto's repository; the file of each message is named beside it).
-
-// trace.proto: message Trace.
-constexpr uint32_t kTracePacket = 1;
 
 // trace_packet.proto: message TracePacket.
 constexpr uint32_t kPacketClockSnapshot = 6;
@@ -196,6 +194,7 @@ uint64_t PerfettoTraceWriter::AddThread(uint64_t process, int32_t pid, int64_t t
   seq->id = ++last_sequence_;
   seq->track = uuid;
   AnchorClock(seq.get(), 0, /*first=*/true);
+  if (sequences_.size() <= uuid) sequences_.resize(uuid + 1);
   sequences_[uuid] = std::move(seq);
   return uuid;
 }
@@ -225,42 +224,42 @@ uint64_t PerfettoTraceWriter::AddCounterTrack(uint64_t parent, std::string_view 
 }
 
 void PerfettoTraceWriter::AnchorClock(Sequence* seq, uint64_t time_ns, bool first) {
-  packet_.Clear();
-  packet_.Varint(kPacketSequenceId, seq->id);
+  BeginPacket();
+  block_.Varint(kPacketSequenceId, seq->id);
   if (first) {
     // The sequence's first packet clears the incremental state and sets the
     // defaults (clock, track), which are part of that state.
-    packet_.Varint(kPacketSequenceFlags, kSeqIncrementalStateCleared);
-    packet_.Bool(kPacketFirstOnSequence, true);
-    packet_.Begin(kPacketDefaults);
-    packet_.Varint(kDefaultsTimestampClockId, kSequenceClockId);
-    packet_.Begin(kDefaultsTrackEvent);
-    packet_.Varint(kTrackEventDefaultsTrackUuid, seq->track);
-    packet_.End();
-    packet_.End();
+    block_.Varint(kPacketSequenceFlags, kSeqIncrementalStateCleared);
+    block_.Bool(kPacketFirstOnSequence, true);
+    block_.Begin(kPacketDefaults);
+    block_.Varint(kDefaultsTimestampClockId, kSequenceClockId);
+    block_.Begin(kDefaultsTrackEvent);
+    block_.Varint(kTrackEventDefaultsTrackUuid, seq->track);
+    block_.End();
+    block_.End();
   }
-  packet_.Begin(kPacketClockSnapshot);
-  packet_.Begin(kSnapshotClocks);
-  packet_.Varint(kClockId, kSequenceClockId);
-  packet_.Varint(kClockTimestamp, time_ns);
-  packet_.Bool(kClockIsIncremental, true);
-  packet_.End();
-  packet_.Begin(kSnapshotClocks);
-  packet_.Varint(kClockId, kBuiltinClockRealtime);
-  packet_.Varint(kClockTimestamp, static_cast<uint64_t>(realtime_at_zero_ns_) + time_ns);
-  packet_.End();
-  packet_.Varint(kSnapshotPrimaryTraceClock, kBuiltinClockRealtime);
-  packet_.End();
-  EmitPacket();
+  block_.Begin(kPacketClockSnapshot);
+  block_.Begin(kSnapshotClocks);
+  block_.Varint(kClockId, kSequenceClockId);
+  block_.Varint(kClockTimestamp, time_ns);
+  block_.Bool(kClockIsIncremental, true);
+  block_.End();
+  block_.Begin(kSnapshotClocks);
+  block_.Varint(kClockId, kBuiltinClockRealtime);
+  block_.Varint(kClockTimestamp, static_cast<uint64_t>(realtime_at_zero_ns_) + time_ns);
+  block_.End();
+  block_.Varint(kSnapshotPrimaryTraceClock, kBuiltinClockRealtime);
+  block_.End();
+  EndPacket();
   seq->last_time = time_ns;
   if (!first) ++stats_.clock_anchors;
 }
 
 void PerfettoTraceWriter::WriteTrackDescriptor(const ProtoWriter& descriptor_body) {
-  packet_.Clear();
-  packet_.Varint(kPacketSequenceId, kDescriptorSequence);
-  packet_.Bytes(kPacketTrackDescriptor, descriptor_body.data());
-  EmitPacket();
+  BeginPacket();
+  block_.Varint(kPacketSequenceId, kDescriptorSequence);
+  block_.Bytes(kPacketTrackDescriptor, descriptor_body.data());
+  EndPacket();
 }
 
 uint64_t PerfettoTraceWriter::Intern(absl::flat_hash_map<std::string, uint64_t>* table,
@@ -279,37 +278,41 @@ uint64_t PerfettoTraceWriter::Intern(absl::flat_hash_map<std::string, uint64_t>*
   return iid;
 }
 
-uint64_t PerfettoTraceWriter::InternKeyed(absl::flat_hash_map<uint64_t, uint64_t>* keys,
-                                          uint64_t key,
-                                          absl::flat_hash_map<std::string, uint64_t>* table,
-                                          std::string_view s, uint32_t field,
-                                          std::vector<PendingIntern>* pending) {
-  if (key == 0) return Intern(table, s, field, pending);
-  auto it = keys->find(key);
-  if (it != keys->end()) return it->second;
+void PerfettoTraceWriter::KeyTable::Add(uint64_t key, uint64_t iid) {
+  if (key < kDenseKeys && iid <= UINT32_MAX) {
+    if (dense_.size() <= key) dense_.resize(key + 1, 0);
+    dense_[key] = static_cast<uint32_t>(iid);
+  } else {
+    sparse_[key] = iid;
+  }
+}
+
+uint64_t PerfettoTraceWriter::InternNewKey(KeyTable* keys, uint64_t key,
+                                           absl::flat_hash_map<std::string, uint64_t>* table,
+                                           std::string_view s, PerfettoKeyText* key_text,
+                                           uint32_t field, std::vector<PendingIntern>* pending) {
+  if (s.empty() && key_text != nullptr) {
+    s = field == kInternedCategories ? key_text->CategoryText(key) : key_text->NameText(key);
+  }
+  if (s.empty()) return 0;  // no name: nothing to intern, the key stays new
   const uint64_t iid = Intern(table, s, field, pending);
-  keys->emplace(key, iid);
+  keys->Add(key, iid);
   return iid;
 }
 
 void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
-  auto found = sequences_.find(thread);
-  if (found == sequences_.end()) return;  // REQUIRES violated: nothing to write on
-  Sequence& seq = *found->second;
+  if (thread >= sequences_.size() || sequences_[thread] == nullptr) {
+    return;  // REQUIRES violated: nothing to write on
+  }
+  Sequence& seq = *sequences_[thread];
 
   // Interning first: the InternedData entries go in the same packet, before
   // the event that uses them (field order does not matter to parsers).
   pending_.clear();
-  uint64_t category_iid = 0;
-  uint64_t name_iid = 0;
-  if (!e.category.empty()) {
-    category_iid = InternKeyed(&seq.category_keys, e.category_key, &seq.categories, e.category,
-                               kInternedCategories, &pending_);
-  }
-  if (!e.name.empty()) {
-    name_iid =
-        InternKeyed(&seq.name_keys, e.name_key, &seq.names, e.name, kInternedNames, &pending_);
-  }
+  const uint64_t category_iid = InternKeyed(&seq.category_keys, e.category_key, &seq.categories,
+                                            e.category, e.key_text, kInternedCategories, &pending_);
+  const uint64_t name_iid = InternKeyed(&seq.name_keys, e.name_key, &seq.names, e.name, e.key_text,
+                                        kInternedNames, &pending_);
   // At most a few annotations per event: a small fixed array of iids.
   constexpr size_t kMaxAnnotations = 64;
   uint64_t annotation_iids[kMaxAnnotations];
@@ -323,73 +326,84 @@ void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
   // A step back in time (user-clock timestamps of the *_ex calls) cannot
   // be an unsigned delta: the clock is anchored anew at the event's time.
   if (e.time_ns < seq.last_time) AnchorClock(&seq, e.time_ns, /*first=*/false);
-  packet_.Clear();
-  packet_.Varint(kPacketTimestamp, e.time_ns - seq.last_time);
+  // The fields of every event through a cursor (ProtoWriter::Reserve): the
+  // packet's head, then the TrackEvent's head, each at most kHeadBytes.
+  constexpr size_t kHeadBytes = 96;
+  char* p = block_.Reserve(kHeadBytes);
+  p = block_.BeginAt(p, kTracePacketField);
+  p = ProtoWriter::PutVarintField(p, kPacketTimestamp, e.time_ns - seq.last_time);
   seq.last_time = e.time_ns;
-  packet_.Varint(kPacketSequenceId, seq.id);
-  packet_.Varint(kPacketSequenceFlags, kSeqNeedsIncrementalState);
+  p = ProtoWriter::PutVarintField(p, kPacketSequenceId, seq.id);
+  p = ProtoWriter::PutVarintField(p, kPacketSequenceFlags, kSeqNeedsIncrementalState);
+  block_.Commit(p);
   if (!pending_.empty()) {
-    packet_.Begin(kPacketInternedData);
+    block_.Begin(kPacketInternedData);
     for (const PendingIntern& p : pending_) {
-      packet_.Begin(p.field);
-      packet_.Varint(kInternedIid, p.iid);
-      packet_.Bytes(kInternedName, p.name);
-      packet_.End();
+      block_.Begin(p.field);
+      block_.Varint(kInternedIid, p.iid);
+      block_.Bytes(kInternedName, p.name);
+      block_.End();
     }
-    packet_.End();
+    block_.End();
   }
-  packet_.Begin(kPacketTrackEvent);
-  packet_.Varint(kEventType, static_cast<uint64_t>(e.type));
-  if (e.track != 0 && e.track != thread) packet_.Varint(kEventTrackUuid, e.track);
-  if (category_iid != 0) packet_.Varint(kEventCategoryIids, category_iid);
-  if (name_iid != 0) packet_.Varint(kEventNameIid, name_iid);
+  p = block_.Reserve(kHeadBytes);
+  p = block_.BeginAt(p, kPacketTrackEvent);
+  p = ProtoWriter::PutVarintField(p, kEventType, static_cast<uint64_t>(e.type));
+  if (e.track != 0 && e.track != thread) {
+    p = ProtoWriter::PutVarintField(p, kEventTrackUuid, e.track);
+  }
+  if (category_iid != 0) p = ProtoWriter::PutVarintField(p, kEventCategoryIids, category_iid);
+  if (name_iid != 0) p = ProtoWriter::PutVarintField(p, kEventNameIid, name_iid);
   if (e.type == PerfettoEvent::Type::kCounter) {
     if (e.is_double) {
-      packet_.Double(kEventDoubleCounterValue, e.double_value);
+      uint64_t bits;
+      std::memcpy(&bits, &e.double_value, sizeof bits);
+      p = ProtoWriter::PutFixed64Field(p, kEventDoubleCounterValue, bits);
     } else {
-      packet_.Int(kEventCounterValue, e.int_value);
+      p = ProtoWriter::PutVarintField(p, kEventCounterValue, static_cast<uint64_t>(e.int_value));
     }
   }
+  block_.Commit(p);
   for (size_t i = 0; i < annotations; ++i) {
     const Annotation& a = e.annotations[i];
-    packet_.Begin(kEventDebugAnnotations);
-    packet_.Varint(kAnnotationNameIid, annotation_iids[i]);
+    block_.Begin(kEventDebugAnnotations);
+    block_.Varint(kAnnotationNameIid, annotation_iids[i]);
     switch (a.type) {
       case Annotation::Type::kInt:
-        packet_.Int(kAnnotationInt, a.i);
+        block_.Int(kAnnotationInt, a.i);
         break;
       case Annotation::Type::kUint:
-        packet_.Varint(kAnnotationUint, a.u);
+        block_.Varint(kAnnotationUint, a.u);
         break;
       case Annotation::Type::kDouble:
-        packet_.Double(kAnnotationDouble, a.d);
+        block_.Double(kAnnotationDouble, a.d);
         break;
       case Annotation::Type::kString:
-        packet_.Bytes(kAnnotationString, a.s);
+        block_.Bytes(kAnnotationString, a.s);
         break;
       case Annotation::Type::kBool:
-        packet_.Bool(kAnnotationBool, a.u != 0);
+        block_.Bool(kAnnotationBool, a.u != 0);
         break;
       case Annotation::Type::kPointer:
-        packet_.Varint(kAnnotationPointer, a.u);
+        block_.Varint(kAnnotationPointer, a.u);
         break;
       case Annotation::Type::kJson:
-        packet_.Bytes(kAnnotationLegacyJson, a.s);
+        block_.Bytes(kAnnotationLegacyJson, a.s);
         break;
     }
-    packet_.End();
+    block_.End();
   }
-  for (size_t i = 0; i < e.flow_count; ++i) packet_.Fixed64(kEventFlowIds, e.flow_ids[i]);
+  for (size_t i = 0; i < e.flow_count; ++i) block_.Fixed64(kEventFlowIds, e.flow_ids[i]);
   for (size_t i = 0; i < e.terminating_flow_count; ++i) {
-    packet_.Fixed64(kEventTerminatingFlowIds, e.terminating_flow_ids[i]);
+    block_.Fixed64(kEventTerminatingFlowIds, e.terminating_flow_ids[i]);
   }
-  packet_.End();
+  block_.End();
   ++stats_.events;
-  EmitPacket();
+  EndPacket();
 }
 
-void PerfettoTraceWriter::EmitPacket() {
-  block_.Bytes(kTracePacket, packet_.data());
+void PerfettoTraceWriter::EndPacket() {
+  block_.End();
   ++stats_.packets;
   if (block_.size() >= kBlockBytes) FlushBlock();
 }
@@ -398,12 +412,13 @@ void PerfettoTraceWriter::FlushBlock() {
   if (block_.size() == 0) return;
   stats_.uncompressed_bytes += block_.size();
   if (compressor_ != nullptr) {
-    compressor_->Submit(block_.data());
+    block_.SwapOut(&spare_);
+    compressor_->Submit(&spare_);
   } else {
     out_->Write(block_.data());
     stats_.output_bytes += block_.size();
+    block_.Clear();
   }
-  block_.Clear();
 }
 
 absl::Status PerfettoTraceWriter::Finish() {

@@ -28,8 +28,14 @@
 //    unless PerfettoCompression::kNone. Compression runs on a second
 //    thread (block_compressor.h).
 //
-// Memory: interning tables (one entry per distinct name per sequence), the
-// track table, and one block of packets. Nothing grows with events.
+// Memory: interning tables (one entry per distinct name per sequence; the
+// tables of small caller keys are dense vectors, at most 64 KB per sequence
+// and kind), the track table, and one block of packets. Nothing grows with
+// events.
+//
+// Cost: Write() allocates nothing once a sequence has seen its names; an
+// event's packet is written in place in the block, its names found by the
+// caller's keys without hashing text when it gives them.
 //
 // Thread safety: none.
 
@@ -43,6 +49,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "tools/itt_dump/output.h"
@@ -77,6 +84,19 @@ struct Annotation {
   static Annotation Json(std::string_view n, std::string_view v);
 };
 
+// The text behind a caller's interning keys (PerfettoEvent::category_key,
+// name_key), for events that give a key without its text: the writer asks
+// only when the event's sequence has not interned the key yet, so the
+// caller looks a name up once per sequence instead of once per event.
+// Returned views must stay valid during the Write() that asked; "" means
+// the event has no such name.
+class PerfettoKeyText {
+ public:
+  virtual ~PerfettoKeyText() = default;
+  virtual std::string_view CategoryText(uint64_t key) = 0;
+  virtual std::string_view NameText(uint64_t key) = 0;
+};
+
 // One TrackEvent. Views must stay valid during Write().
 struct PerfettoEvent {
   enum class Type { kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter = 4 };
@@ -91,6 +111,9 @@ struct PerfettoEvent {
   // With a key the writer finds the interned string without hashing text.
   uint64_t category_key = 0;
   uint64_t name_key = 0;
+  // With a key and no text (`category` or `name` empty): where the text is,
+  // asked only when the key is new on the sequence. Null: no such name.
+  PerfettoKeyText* key_text = nullptr;
   // Counters: the value, as an integer unless `double_value`.
   int64_t int_value = 0;
   double double_value = 0;
@@ -142,6 +165,25 @@ class PerfettoTraceWriter {
   const PerfettoWriterStats& stats() const { return stats_; }
 
  private:
+  // Interned iids of a caller's keys: a vector indexed by the key while keys
+  // are small (string and domain ids usually are), a hash map beyond.
+  class KeyTable {
+   public:
+    // The iid of `key`, 0 if it has none yet.
+    uint64_t Find(uint64_t key) const {
+      if (key < dense_.size()) return dense_[key];
+      if (key < kDenseKeys) return 0;
+      auto it = sparse_.find(key);
+      return it != sparse_.end() ? it->second : 0;
+    }
+    void Add(uint64_t key, uint64_t iid);
+
+   private:
+    // Dense entries per sequence and table at most: 64 KB of iids.
+    static constexpr uint64_t kDenseKeys = uint64_t{1} << 14;
+    std::vector<uint32_t> dense_;
+    absl::flat_hash_map<uint64_t, uint64_t> sparse_;
+  };
   struct Sequence {
     uint32_t id = 0;
     uint64_t track = 0;      // the thread track: the sequence's default
@@ -150,8 +192,8 @@ class PerfettoTraceWriter {
     absl::flat_hash_map<std::string, uint64_t> categories;
     absl::flat_hash_map<std::string, uint64_t> names;
     absl::flat_hash_map<std::string, uint64_t> annotation_names;
-    absl::flat_hash_map<uint64_t, uint64_t> category_keys;  // key -> iid
-    absl::flat_hash_map<uint64_t, uint64_t> name_keys;
+    KeyTable category_keys;
+    KeyTable name_keys;
   };
 
   uint64_t NewUuid() { return ++last_uuid_; }
@@ -164,26 +206,44 @@ class PerfettoTraceWriter {
   };
   uint64_t Intern(absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
                   uint32_t field, std::vector<PendingIntern>* pending);
-  // Intern() through a caller's key (0: by text only).
-  uint64_t InternKeyed(absl::flat_hash_map<uint64_t, uint64_t>* keys, uint64_t key,
-                       absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
-                       uint32_t field, std::vector<PendingIntern>* pending);
+  // Intern() through a caller's key (0: by text only); returns 0 for no
+  // name (empty text). `s` empty with a key: the text is asked of
+  // `key_text` when the key is new. Inlined: twice per event, and a found
+  // key is a bounds check and a load.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE uint64_t
+  InternKeyed(KeyTable* keys, uint64_t key, absl::flat_hash_map<std::string, uint64_t>* table,
+              std::string_view s, PerfettoKeyText* key_text, uint32_t field,
+              std::vector<PendingIntern>* pending) {
+    if (key == 0) return s.empty() ? 0 : Intern(table, s, field, pending);
+    const uint64_t iid = keys->Find(key);
+    return iid != 0 ? iid : InternNewKey(keys, key, table, s, key_text, field, pending);
+  }
+  uint64_t InternNewKey(KeyTable* keys, uint64_t key,
+                        absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
+                        PerfettoKeyText* key_text, uint32_t field,
+                        std::vector<PendingIntern>* pending);
   // Writes a ClockSnapshot packet on `seq` where its clock reads `time_ns`;
   // `first` makes it the packet that starts the sequence.
   void AnchorClock(Sequence* seq, uint64_t time_ns, bool first);
   void WriteTrackDescriptor(const ProtoWriter& descriptor_body);
-  // Appends the packet in packet_ (a TracePacket body) to the block.
-  void EmitPacket();
+  // Packets are written straight into the block: BeginPacket() opens a
+  // Trace.packet field, EndPacket() closes it and flushes a full block.
+  void BeginPacket() { block_.Begin(kTracePacketField); }
+  void EndPacket();
   void FlushBlock();
+
+  // trace.proto: Trace.packet.
+  static constexpr uint32_t kTracePacketField = 1;
 
   Output* out_;
   PerfettoCompression compression_;
   int64_t realtime_at_zero_ns_;
   uint64_t last_uuid_ = 0;
   uint32_t last_sequence_ = 0;
-  absl::flat_hash_map<uint64_t, std::unique_ptr<Sequence>> sequences_;  // by thread track
-  ProtoWriter packet_;                                                  // the packet being built
+  // By thread track uuid (uuids are small and dense); null for other tracks.
+  std::vector<std::unique_ptr<Sequence>> sequences_;
   ProtoWriter block_;  // Trace.packet fields not yet written
+  std::string spare_;  // a spent block's buffer, from the compressor
   std::vector<PendingIntern> pending_;
   std::unique_ptr<BlockCompressor> compressor_;  // with kDeflate
   PerfettoWriterStats stats_;
