@@ -71,16 +71,14 @@ std::string Report(const std::string& name, long emitted) {
          std::to_string(t_handled) + "\n";
 }
 
-// A worker: its name event, then task pairs, signals arriving throughout:
-// at least `pairs` of them, and on until its handler has run `min_handled`
-// times, however fast or slow the machine runs the thread against the timer.
-std::string Worker(const std::string& name, bool arm_first, long pairs, long min_handled) {
+// A worker: its name event, then task pairs, signals arriving throughout.
+std::string Worker(const std::string& name, bool arm_first, long pairs) {
   timer_t timer{};
   if (arm_first) timer = ArmTimer(20 * 1000);
   __itt_thread_set_name(name.c_str());
   if (!arm_first) timer = ArmTimer(50 * 1000);
   long emitted = 1;
-  for (long k = 0; k < pairs || t_handled < min_handled; ++k) {
+  for (long k = 0; k < pairs; ++k) {
     __itt_task_begin(g_domain, __itt_null, __itt_null, g_work);
     __itt_task_end(g_domain);
     emitted += 2;
@@ -116,12 +114,12 @@ int main(int argc, char** argv) {
     // Short threads, two at a time, each armed before its first ITT call.
     for (int i = 0; i < 200; i += 2) {
       std::thread a([&, i] {
-        std::string r = Worker("short-" + std::to_string(i), true, 200, 6);
+        std::string r = Worker("short-" + std::to_string(i), true, 200);
         std::lock_guard<std::mutex> lock(mu);
         reports.push_back(r);
       });
       std::thread b([&, i] {
-        std::string r = Worker("short-" + std::to_string(i + 1), true, 200, 6);
+        std::string r = Worker("short-" + std::to_string(i + 1), true, 200);
         std::lock_guard<std::mutex> lock(mu);
         reports.push_back(r);
       });
@@ -132,7 +130,7 @@ int main(int argc, char** argv) {
     std::vector<std::thread> workers;
     for (int i = 0; i < 3; ++i) {
       workers.emplace_back([&, i] {
-        std::string r = Worker("worker-" + std::to_string(i), false, 200000, 400);
+        std::string r = Worker("worker-" + std::to_string(i), false, 200000);
         std::lock_guard<std::mutex> lock(mu);
         reports.push_back(r);
       });
