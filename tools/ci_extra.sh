@@ -25,6 +25,11 @@
 #   ITTC_TEST_RUNS=N                 run each sanitizer test N times (default
 #                                    1; docs/RELIABILITY.md's stress check
 #                                    uses 3 with both cores busy)
+#   ITTC_BAZEL_BASES=DIR             where the sanitizer output bases live
+#                                    (default ~/.cache/bazel): a second
+#                                    checkout running at the same time gives
+#                                    its own, so neither restarts the other's
+#                                    Bazel server
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +38,7 @@ test_runs=(--runs_per_test="${ITTC_TEST_RUNS:-1}")
 # Repeated runs are for flakiness: never answer them from the cache.
 if [[ ${ITTC_TEST_RUNS:-1} != 1 ]]; then test_runs+=(--nocache_test_results); fi
 logs="$(mktemp -d "${TMPDIR:-/tmp}/ittc_ci_extra.XXXXXX")"
-cache_root="${HOME:-/root}/.cache/bazel"
+cache_root="${ITTC_BAZEL_BASES:-${HOME:-/root}/.cache/bazel}"
 used_bases=()
 
 # Bazel on a sanitizer's own output base; no convenience symlinks, so the

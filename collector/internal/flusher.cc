@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstring>
 
@@ -43,6 +44,17 @@ constexpr uint64_t kClockSyncIntervalNs = 1000 * 1000 * 1000;
 // Bumped by Wake(); the flusher sleeps on it.
 std::atomic<int> g_wake_seq{0};
 
+// The test hold (HoldForTest). Written by the holding thread (kFree <->
+// kRequested), the flusher (kRequested -> kParked; kFree when it ends) and
+// Stop (kFree); every change is followed by a FUTEX_WAKE of all waiters,
+// and every wait names the value it saw, so no wake-up is lost. Relaxed is
+// enough: the hold orders no data, only when the flusher drains (the ring's
+// own acquire/release orders the records).
+enum HoldState : int { kHoldFree = 0, kHoldRequested = 1, kHoldParked = 2 };
+std::atomic<int> g_hold{kHoldFree};
+// 1 from Start until the flusher's loop ends: a hold has somebody to park.
+std::atomic<int> g_flusher_running{0};
+
 long Futex(std::atomic<int>* addr, int op, int value, const timespec* timeout) {
   return syscall(SYS_futex, reinterpret_cast<int*>(addr), op, value, timeout, nullptr, 0);
 }
@@ -77,6 +89,51 @@ void Flusher::Wake() {
   Futex(&g_wake_seq, FUTEX_WAKE_PRIVATE, 1, nullptr);
 }
 
+namespace {
+
+void SetHold(int state) {
+  g_hold.store(state, std::memory_order_relaxed);
+  Futex(&g_hold, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr);
+}
+
+}  // namespace
+
+bool Flusher::HoldForTest(bool hold) {
+  if (!hold) {
+    SetHold(kHoldFree);
+    return true;
+  }
+  if (g_flusher_running.load(std::memory_order_relaxed) == 0) return false;
+  int expected = kHoldFree;
+  if (g_hold.compare_exchange_strong(expected, kHoldRequested, std::memory_order_relaxed)) {
+    Futex(&g_hold, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr);
+  }
+  Wake();  // out of its sleep, to the top of its loop
+  int state;
+  while ((state = g_hold.load(std::memory_order_relaxed)) == kHoldRequested) {
+    // The flusher may have left its loop just before the request: look again
+    // every 10 ms rather than wait for a park that will not come.
+    if (g_flusher_running.load(std::memory_order_relaxed) == 0) {
+      g_hold.compare_exchange_strong(state, kHoldFree, std::memory_order_relaxed);
+      return false;
+    }
+    const timespec poll{0, 10 * 1000 * 1000};
+    Futex(&g_hold, FUTEX_WAIT_PRIVATE, kHoldRequested, &poll);
+  }
+  return state == kHoldParked;
+}
+
+void Flusher::ParkWhileHeld() {
+  int expected = kHoldRequested;
+  if (g_hold.compare_exchange_strong(expected, kHoldParked, std::memory_order_relaxed)) {
+    Futex(&g_hold, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr);
+  }
+  while (g_hold.load(std::memory_order_relaxed) == kHoldParked &&
+         stop_requested_.load(std::memory_order_acquire) == 0) {
+    Futex(&g_hold, FUTEX_WAIT_PRIVATE, kHoldParked, nullptr);
+  }
+}
+
 bool Flusher::Start(const format::FileHeader& header) {
   pending_ = format::EncodeFileHeader(header);
   WriteClockSync();
@@ -88,7 +145,9 @@ bool Flusher::Start(const format::FileHeader& header) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
+  g_flusher_running.store(1, std::memory_order_relaxed);
   int rc = pthread_create(&thread_, &attr, &Flusher::ThreadMain, this);
+  if (rc != 0) g_flusher_running.store(0, std::memory_order_relaxed);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   pthread_attr_destroy(&attr);
   if (rc != 0) {
@@ -107,12 +166,17 @@ void* Flusher::ThreadMain(void* self) {
 
 void Flusher::Run() {
   while (stop_requested_.load(std::memory_order_acquire) == 0) {
+    ParkWhileHeld();
+    if (stop_requested_.load(std::memory_order_acquire) != 0) break;
     int seen = g_wake_seq.load(std::memory_order_relaxed);
     size_t drained = Round(false);
     if (write_failed_) break;
     if (stop_requested_.load(std::memory_order_acquire) != 0) break;
     if (drained < kBusyRoundBytes) SleepOnWake(seen, settings_.flush_interval_ms);
   }
+  // Nobody may wait for a park that will not come.
+  g_flusher_running.store(0, std::memory_order_relaxed);
+  SetHold(kHoldFree);
   if (!write_failed_) {
     Round(true);
     WriteEnd();
@@ -125,6 +189,7 @@ void Flusher::Run() {
 bool Flusher::Stop(uint32_t timeout_ms) {
   if (!thread_started_) return true;
   stop_requested_.store(1, std::memory_order_release);
+  SetHold(kHoldFree);  // a parked flusher must run its last round
   Wake();
   uint64_t deadline = MonotonicRawNs() + uint64_t{timeout_ms} * 1000000u;
   while (done_.load(std::memory_order_acquire) == 0) {
@@ -143,6 +208,8 @@ void Flusher::AbandonInChild() {
   // The thread does not exist in the child; its object is leaked on purpose
   // (its state may be mid-update), and the parent's file is not touched.
   thread_started_ = false;
+  g_flusher_running.store(0, std::memory_order_relaxed);
+  g_hold.store(kHoldFree, std::memory_order_relaxed);
   file_->AbandonInChild();
 }
 

@@ -54,6 +54,14 @@ class Flusher {
   // Asks the flusher for an early round.
   static void Wake();
 
+  // Test hook (ittc_test_hold_flusher): with `hold`, returns once the
+  // flusher is parked between two rounds, after which it drains nothing
+  // until released (hold = false) or stopped; producers then see their
+  // rings fill for certain, whatever the machine's load. Returns false if
+  // no flusher runs (or it stopped while this waited). Any thread except
+  // the flusher; blocks while the flusher finishes its current round.
+  static bool HoldForTest(bool hold);
+
   // In a fork child: the thread is gone; forget it without touching the file.
   void AbandonInChild();
 
@@ -63,6 +71,9 @@ class Flusher {
  private:
   static void* ThreadMain(void* self);
   void Run();
+  // Parks the flusher while a test holds it (HoldForTest), until released
+  // or stopped.
+  void ParkWhileHeld();
   // An events chunk being built for one thread. While the flusher is busy
   // (rounds back to back) a thread's chunk stays open across rounds, so
   // zstd sees large chunks; it is closed at the size target, after half a

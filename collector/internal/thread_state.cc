@@ -25,6 +25,7 @@ __thread ThreadState* tls_thread __attribute__((tls_model("initial-exec"), visib
     nullptr;
 std::atomic<int> g_recording{kGateSlow};
 std::atomic<ThreadState*> g_threads{nullptr};
+std::atomic<uint64_t> g_blocked_reserves{0};
 
 namespace {
 
@@ -204,6 +205,7 @@ uint8_t* ReserveSlow(ThreadState* t, size_t size) {
   const Settings& settings = SessionSettings();
   if (settings.overflow == OverflowMode::kBlock) {
     // Opt-in: wait for the flusher, bounded by the timeout.
+    g_blocked_reserves.fetch_add(1, std::memory_order_relaxed);
     uint64_t deadline = MonotonicRawNs() + uint64_t{settings.block_timeout_ms} * 1000000u;
     for (;;) {
       Flusher::Wake();

@@ -123,6 +123,11 @@ inline void CountInvalidCall(ThreadState* t) { CountDrop(t, format::LossCause::k
 // Out-of-line part of Emit when the ring is full or the record is too large.
 uint8_t* ReserveSlow(ThreadState* t, size_t size);
 
+// Times a producer, in block mode, found its ring full and waited for room
+// (successfully or not), over the process. Read by the test hook
+// ittc_test_blocked_reserves; a count, so relaxed.
+extern std::atomic<uint64_t> g_blocked_reserves;
+
 // Fill at which a producer wakes the flusher early: an eighth of the ring,
 // so that seven eighths remain to absorb the flusher's scheduling latency
 // on a busy machine (one futex wake per eighth of a ring is cheap).

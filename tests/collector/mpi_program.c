@@ -1,8 +1,9 @@
 /* An MPI job's rank: tasks around compute and around two collectives
  * (MPI_Barrier, MPI_Allreduce), recorded through our static part. Prints
  * the allreduce result, which every rank must agree on. Rank r makes its
- * first ITT call (which starts its trace) r * 30 ms after MPI_Init, so the
- * ranks' traces start at different times. */
+ * first ITT call (which starts its trace) after rank r - 1 has made its own
+ * and told it so, and 30 ms later: the ranks' traces start in rank order,
+ * whatever the machine's load, and apart. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep under -std=c11 */
 #include <ittnotify.h>
 #include <mpi.h>
@@ -14,8 +15,12 @@ int main(int argc, char** argv) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  struct timespec delay = {0, rank * 30000000L};
-  nanosleep(&delay, NULL);
+  int token = 0;
+  if (rank > 0) {
+    MPI_Recv(&token, 1, MPI_INT, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    struct timespec delay = {0, 30000000L};
+    nanosleep(&delay, NULL);
+  }
   __itt_domain* d = __itt_domain_create("mpi.job");
   __itt_string_handle* compute = __itt_string_handle_create("compute");
   __itt_string_handle* barrier = __itt_string_handle_create("barrier");
@@ -23,6 +28,7 @@ int main(int argc, char** argv) {
   long sum = 0;
   for (int step = 0; step < 5; ++step) {
     __itt_task_begin(d, __itt_null, __itt_null, compute);
+    if (step == 0 && rank + 1 < size) MPI_Send(&token, 1, MPI_INT, rank + 1, 0, MPI_COMM_WORLD);
     volatile long x = 0;
     for (long i = 0; i < 100000L * (rank + 1); ++i) x += i;
     __itt_task_end(d);

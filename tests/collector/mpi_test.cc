@@ -103,9 +103,10 @@ TEST(Mpi, FourRanksWriteOneTraceEachWithTheirRank) {
   }
   EXPECT_EQ(pids.size(), static_cast<size_t>(kRanks));
 
-  // The merged timeline. Rank r started its trace ~r * 30 ms after rank 0,
-  // so lining the traces up by their starts would put rank 3's barrier
-  // exits ~90 ms before rank 0 entered; the shared TSC does not.
+  // The merged timeline. Rank r started its trace after rank r - 1 had
+  // started its own (a message orders them) and 30 ms later, so lining the
+  // traces up by their starts would put rank 3's barrier exits 90 ms or
+  // more before rank 0 entered; the shared TSC does not.
   std::vector<itt_dump::TraceSource> sources;
   for (const std::string& f : files) sources.push_back(itt_dump::TraceSource::File(out + f));
   const itt_dump::TraceSet set = itt_dump::TraceSet::Open(std::move(sources), {});

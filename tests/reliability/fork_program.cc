@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
     if (pid < 0) return 3;
     int status = 0;
     bool done = false;
-    for (int waited_ms = 0; waited_ms < 20000; waited_ms += 5) {
+    // Two minutes of 5 ms naps (longer on a busy machine): only a hang.
+    for (int waited_ms = 0; waited_ms < 120000; waited_ms += 5) {
       if (waitpid(pid, &status, WNOHANG) == pid) {
         done = true;
         break;

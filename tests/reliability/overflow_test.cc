@@ -1,6 +1,9 @@
 // Row 1: producers faster than the flusher. Whatever the ring cannot hold is
 // dropped (or, in block mode, waited for and then dropped) and counted, so
 // that for every thread: events in the trace + losses counted == emitted.
+// The program holds the flusher (a test hook) while its threads overrun
+// their rings, so the overflow happens on an idle and on a busy machine
+// alike; then it releases it and the threads race the flusher at full rate.
 
 #include <set>
 #include <sstream>
@@ -14,27 +17,42 @@ namespace ittc::testing {
 namespace {
 
 constexpr int kThreads = 4;
-constexpr long kPairs = 300000;
+// Ring of the runs below, and the smallest record a task event takes in it
+// (collector/internal/raw_record.h: 16-byte header, 8-byte domain id):
+// while the flusher is held a ring holds at most this many events.
+constexpr int kRingKb = 64;
+constexpr uint64_t kMostEventsInRing = kRingKb * 1024 / 24;
+// Held pairs: twice as many events as a ring can hold.
+constexpr long kHeldPairs = kMostEventsInRing;
+constexpr long kFreePairs = 300000;
+
+enum class Release { kWhenDone, kWhenBlocked };
 
 struct OverflowRun {
   std::string dir;
   std::string trace_path;
   TraceSummary trace;
   std::map<std::string, uint64_t> emitted;
+  uint64_t blocked_reserves = 0;
   std::vector<std::string> collector_lines;
 };
 
-OverflowRun RunOverflow(const std::string& name, const std::vector<std::string>& settings) {
+OverflowRun RunOverflow(const std::string& name, std::vector<std::string> settings,
+                        Release release = Release::kWhenDone, long free_pairs = kFreePairs) {
+  settings.push_back("ITTC_RING_KB=" + std::to_string(kRingKb));
   OverflowRun run;
   std::string dir = MakeTempDir(name);
   std::string trace = dir + "/overflow.itt";
   run.dir = dir;
   run.trace_path = trace;
+  // The deadline only catches a hang (it takes seconds under TSan).
   ExitInfo exit = RunFor({Runfile("tests/reliability/overflow_program"), std::to_string(kThreads),
-                          std::to_string(kPairs)},
-                         CollectorEnv(trace, settings), dir + "/out", dir + "/err", 120);
-  EXPECT_TRUE(ExitedCleanly(exit)) << Describe(exit);
+                          std::to_string(kHeldPairs), std::to_string(free_pairs),
+                          release == Release::kWhenDone ? "done" : "blocked"},
+                         CollectorEnv(trace, settings), dir + "/out", dir + "/err", 240);
+  EXPECT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n" << ReadFileOrEmpty(dir + "/err");
   run.emitted = ParseCounts(dir + "/out", "emitted");
+  run.blocked_reserves = ParseCounts(dir + "/out", "blocked")["reserves"];
   run.collector_lines = CollectorLines(dir + "/err");
   auto loaded = SummarizeTrace(trace);
   EXPECT_TRUE(loaded.ok()) << loaded.status();
@@ -65,11 +83,21 @@ void ExpectEveryEventAccountedFor(const OverflowRun& run, int expected_cause) {
   ::testing::Test::RecordProperty("events_lost", std::to_string(total_lost));
 }
 
+// While the flusher was held, each thread emitted 1 + 2 * kHeldPairs events
+// into a ring that holds at most kMostEventsInRing: the rest were lost.
+void ExpectEveryThreadOverran(const OverflowRun& run) {
+  auto tally = TallyByThreadName(run.trace);
+  for (const auto& [thread, emitted] : run.emitted) {
+    EXPECT_GE(tally[thread].lost, 1 + 2 * kHeldPairs - kMostEventsInRing) << thread;
+  }
+}
+
 TEST(Overflow, DropModeCountsEveryDroppedEvent) {
-  // The smallest ring and a slow timer: the producers must overrun it.
-  OverflowRun run = RunOverflow("drop", {"ITTC_RING_KB=64", "ITTC_FLUSH_MS=200"});
+  OverflowRun run = RunOverflow("drop", {});
   ExpectEveryEventAccountedFor(run, static_cast<int>(format::LossCause::kBufferFull));
-  EXPECT_GT(run.trace.TotalLoss(), 0u) << "the test no longer overruns the rings";
+  ExpectEveryThreadOverran(run);
+  // Drop mode never waits for the flusher, however full the ring.
+  EXPECT_EQ(run.blocked_reserves, 0u);
 }
 
 // Runs `itt-dump <verb> <trace>` and returns its standard output.
@@ -82,7 +110,7 @@ std::string Dump(const OverflowRun& run, const std::string& verb) {
 }
 
 TEST(Overflow, DropsAreReportedByIttDumpInfoAndAtTheTopOfStats) {
-  OverflowRun run = RunOverflow("reported", {"ITTC_RING_KB=64", "ITTC_FLUSH_MS=200"});
+  OverflowRun run = RunOverflow("reported", {});
   const uint64_t lost = run.trace.TotalLoss();
   ASSERT_GT(lost, 0u);
   std::string info = Dump(run, "info");
@@ -113,10 +141,25 @@ TEST(Overflow, DropsAreReportedByIttDumpInfoAndAtTheTopOfStats) {
 }
 
 TEST(Overflow, BlockModeCountsTimeoutsAsLosses) {
-  // A 1 ms block timeout: producers wait, and sometimes give up.
-  OverflowRun run = RunOverflow("block", {"ITTC_RING_KB=64", "ITTC_FLUSH_MS=200",
-                                          "ITTC_OVERFLOW=block", "ITTC_BLOCK_TIMEOUT_MS=1"});
+  // A 1 ms block timeout against a flusher held until every thread has
+  // emitted its held pairs: every event beyond the ring waits and gives up.
+  // No free pairs: once released, the flusher may fall behind again, and
+  // each such wait would cost up to a millisecond more.
+  OverflowRun run = RunOverflow("block", {"ITTC_OVERFLOW=block", "ITTC_BLOCK_TIMEOUT_MS=1"},
+                                Release::kWhenDone, /*free_pairs=*/0);
   ExpectEveryEventAccountedFor(run, static_cast<int>(format::LossCause::kBlockTimeout));
+  ExpectEveryThreadOverran(run);
+  EXPECT_GE(run.blocked_reserves, run.trace.TotalLoss());
+}
+
+TEST(Overflow, BlockModeWaitsInsteadOfDropping) {
+  // Released once every thread waits for room (BlockedReserves); a
+  // 60 s timeout, which only a hang reaches, so nothing is dropped.
+  OverflowRun run = RunOverflow(
+      "block_wait", {"ITTC_OVERFLOW=block", "ITTC_BLOCK_TIMEOUT_MS=60000"}, Release::kWhenBlocked);
+  ExpectEveryEventAccountedFor(run, static_cast<int>(format::LossCause::kBlockTimeout));
+  EXPECT_EQ(run.trace.TotalLoss(), 0u);
+  EXPECT_GE(run.blocked_reserves, static_cast<uint64_t>(kThreads));
 }
 
 }  // namespace

@@ -1,0 +1,53 @@
+#define _GNU_SOURCE
+#include "tests/collector/collector_hooks.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* The collector's own symbol, or exit(3): the static part loaded it with
+ * RTLD_LOCAL, so only its handle finds the hooks. */
+static void* Hook(const char* name) {
+  const char* path = getenv("INTEL_LIBITTNOTIFY64");
+  void* lib = path != NULL ? dlopen(path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+  void* sym = lib != NULL ? dlsym(lib, name) : NULL;
+  if (sym == NULL) {
+    fprintf(stderr, "collector_hooks: no %s in %s (%s)\n", name, path != NULL ? path : "(unset)",
+            lib == NULL ? "not loaded" : dlerror());
+    exit(3);
+  }
+  return sym;
+}
+
+void HoldFlusher(void) {
+  int (*hold)(int) = (int (*)(int))Hook("ittc_test_hold_flusher");
+  if (hold(1) != 1) {
+    fprintf(stderr, "collector_hooks: no running flusher to hold\n");
+    exit(3);
+  }
+}
+
+void ReleaseFlusher(void) {
+  int (*hold)(int) = (int (*)(int))Hook("ittc_test_hold_flusher");
+  hold(0);
+}
+
+unsigned long long BlockedReserves(void) {
+  unsigned long long (*count)(void) =
+      (unsigned long long (*)(void))Hook("ittc_test_blocked_reserves");
+  return count();
+}
+
+void WaitForBlockedReserves(unsigned long long n) {
+  /* 10 minutes: a hang, not a slow machine (the producers need no CPU to
+   * be counted, only to reach their full ring). */
+  for (long waited_ms = 0; BlockedReserves() < n; ++waited_ms) {
+    if (waited_ms > 10 * 60 * 1000) {
+      fprintf(stderr, "collector_hooks: %llu of %llu producers blocked\n", BlockedReserves(), n);
+      exit(4);
+    }
+    struct timespec ms = {0, 1000 * 1000};
+    nanosleep(&ms, NULL);
+  }
+}

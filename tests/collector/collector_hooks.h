@@ -1,0 +1,32 @@
+/* For test programs run under the collector: its test hooks
+ * (collector/test_hooks.cc), found in the library INTEL_LIBITTNOTIFY64
+ * names. They let a program make a situation certain (a producer outrunning
+ * the flusher) instead of hoping the machine's load produces it. */
+#ifndef TESTS_COLLECTOR_COLLECTOR_HOOKS_H_
+#define TESTS_COLLECTOR_COLLECTOR_HOOKS_H_
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Returns once the collector's flusher is parked between two rounds; it
+ * drains no ring until ReleaseFlusher() or the end of the process.
+ * REQUIRES: a recording ITT call (not domain or handle creation, which the
+ * static part answers without loading the collector) has started the session. Exits the process
+ * with status 3 if the collector is not loaded or has no running session. */
+void HoldFlusher(void);
+void ReleaseFlusher(void);
+
+/* How many times a producer in block mode found its ring full and waited. */
+unsigned long long BlockedReserves(void);
+
+/* Returns once BlockedReserves() >= n: with the flusher held, n producers
+ * that each overran their ring are all waiting. Exits the process with
+ * status 4 if that does not happen before a deadline only a hang reaches. */
+void WaitForBlockedReserves(unsigned long long n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESTS_COLLECTOR_COLLECTOR_HOOKS_H_ */
