@@ -456,6 +456,23 @@ int ReportFailures(const TraceSet& set, const Env& env) {
   return worst;
 }
 
+// Points `ctx` (at its final address: symbol warnings refer to it) at `set`
+// with the command line's output, filters and merge options.
+void BindContext(const Args& a, const Env& env, const TraceSet& set, Progress* progress,
+                 VerbContext* ctx) {
+  ctx->set = &set;
+  ctx->index = set.empty() ? nullptr : &set.index();
+  ctx->out = env.out;
+  ctx->err = env.err;
+  ctx->filter = a.filter;
+  ctx->merge.max_buffered_bytes = a.lookahead;
+  ctx->merge.progress = progress;
+  ctx->wall_clock = a.wall;
+  if (ctx->index != nullptr) {
+    SetSymbolWarnings(*ctx->index, [ctx](std::string_view m) { Warn(*ctx, m); });
+  }
+}
+
 int RunDiffCommand(const Args& a, const Env& env) {
   struct Side {
     std::unique_ptr<Progress> progress;
@@ -484,17 +501,10 @@ int RunDiffCommand(const Args& a, const Env& env) {
       side.progress->Done();
       return open_status;
     }
-    side.ctx.set = &side.set;
-    side.ctx.index = &side.set.index();
-    side.ctx.out = env.out;
-    side.ctx.err = env.err;
-    side.ctx.filter = a.filter;
-    side.ctx.merge.max_buffered_bytes = a.lookahead;
-    side.ctx.merge.progress = side.progress.get();
-    const VerbContext* c = &side.ctx;
-    SetSymbolWarnings(*c->index, [c](std::string_view m) { Warn(*c, m); });
+    BindContext(a, env, side.set, side.progress.get(), &side.ctx);
     side.progress->SetPass(2, 2, side.ctx.index->reader_stats.chunks_read);
     WarnDamage(side.ctx);
+    WarnAlignment(side.ctx);
   }
   DiffOptions options;
   options.format = a.format;
@@ -555,17 +565,7 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
   const TraceSet set = TraceSet::Open(std::move(in->sources), io, in->name);
 
   VerbContext ctx;
-  ctx.set = &set;
-  ctx.index = set.empty() ? nullptr : &set.index();
-  ctx.out = env.out;
-  ctx.err = env.err;
-  ctx.filter = a.filter;
-  ctx.merge.max_buffered_bytes = a.lookahead;
-  ctx.merge.progress = &progress;
-  ctx.wall_clock = a.wall;
-  if (ctx.index != nullptr) {
-    SetSymbolWarnings(*ctx.index, [&ctx](std::string_view m) { Warn(ctx, m); });
-  }
+  BindContext(a, env, set, &progress, &ctx);
 
   // A file that cannot be read is reported and left out; the others are
   // read. The exit status says the worst that happened to one.

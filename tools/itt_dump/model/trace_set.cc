@@ -234,6 +234,11 @@ void TraceSet::Merge() {
   }
   groups_ = static_cast<int>(group_first.size());
   alignment_ = groups_ == 1 ? TimeAlignment::kSharedTsc : TimeAlignment::kWallClock;
+  // Per group: the header of its earliest start, its clock from all its
+  // files' sync points (in tick order), and where its start falls on the
+  // set's wall-clock axis.
+  std::vector<format::FileHeader> group_header;
+  std::vector<format::ClockSync> shared_points;  // one group: the merged index's
   for (int g = 0; g < groups_; ++g) {
     format::FileHeader h =
         files_[static_cast<size_t>(group_first[static_cast<size_t>(g)])].index->header;
@@ -260,19 +265,15 @@ void TraceSet::Merge() {
       }
       if (groups_ > 1) wall_uncertainty_ns_ = std::max(wall_uncertainty_ns_, hi - lo);
     }
+    if (groups_ == 1) shared_points = points;
     group_clocks_.emplace_back(h, std::move(points));
+    group_header.push_back(std::move(h));
   }
   int64_t origin = std::numeric_limits<int64_t>::max();
   std::vector<int64_t> group_start(static_cast<size_t>(groups_));
-  for (int g = 0; g < groups_; ++g) {
-    const TraceIndex& first =
-        *files_[static_cast<size_t>(group_first[static_cast<size_t>(g)])].index;
-    uint64_t start = first.header.start_ticks;
-    for (const TraceFile& f : files_) {
-      if (f.group == g) start = std::min(start, f.index->header.start_ticks);
-    }
-    group_start[static_cast<size_t>(g)] = group_clocks_[static_cast<size_t>(g)].RealtimeNs(start);
-    origin = std::min(origin, group_start[static_cast<size_t>(g)]);
+  for (size_t g = 0; g < group_start.size(); ++g) {
+    group_start[g] = group_clocks_[g].RealtimeNs(group_header[g].start_ticks);
+    origin = std::min(origin, group_start[g]);
   }
   for (TraceFile& f : files_) f.offset_ns = group_start[static_cast<size_t>(f.group)] - origin;
 
@@ -289,13 +290,10 @@ void TraceSet::Merge() {
     m.header.start_realtime_ns = origin;
     m.header.start_monotonic_raw_ns = 0;
   } else {
-    for (const TraceFile& f : files_) {
-      if (f.index->header.start_ticks < m.header.start_ticks) {
-        m.header.start_ticks = f.index->header.start_ticks;
-        m.header.start_realtime_ns = f.index->header.start_realtime_ns;
-        m.header.start_monotonic_raw_ns = f.index->header.start_monotonic_raw_ns;
-      }
-    }
+    m.header.start_ticks = group_header[0].start_ticks;
+    m.header.start_realtime_ns = group_header[0].start_realtime_ns;
+    m.header.start_monotonic_raw_ns = group_header[0].start_monotonic_raw_ns;
+    m.sync_points = std::move(shared_points);
   }
   for (const TraceFile& f : files_) {
     if (f.index->header.host_name != m.header.host_name) m.header.host_name.clear();
@@ -306,24 +304,21 @@ void TraceSet::Merge() {
   uint32_t next_thread = 0;
   m.has_end = true;
   remaps_.resize(files_.size());
+  // A table of names: one set-wide id per text.
+  auto merge_names = [](const U64Map<std::string>& local, Interner* ids,
+                        std::vector<uint64_t>* remap, U64Map<std::string>* merged) {
+    for (const auto& [id, text] : local.entries()) {
+      const uint64_t g = ids->Add(text);
+      Put(remap, id, g);
+      (*merged)[g] = text;
+    }
+  };
   for (size_t fi = 0; fi < files_.size(); ++fi) {
     const TraceIndex& x = *files_[fi].index;
     Remap& r = remaps_[fi];
-    for (const auto& [id, text] : x.strings.entries()) {
-      const uint64_t g = strings.Add(text);
-      Put(&r.strings, id, g);
-      m.strings[g] = text;
-    }
-    for (const auto& [id, text] : x.domains.entries()) {
-      const uint64_t g = domains.Add(text);
-      Put(&r.domains, id, g);
-      m.domains[g] = text;
-    }
-    for (const auto& [id, text] : x.event_names.entries()) {
-      const uint64_t g = event_names.Add(text);
-      Put(&r.event_names, id, g);
-      m.event_names[g] = text;
-    }
+    merge_names(x.strings, &strings, &r.strings, &m.strings);
+    merge_names(x.domains, &domains, &r.domains, &m.domains);
+    merge_names(x.event_names, &event_names, &r.event_names, &m.event_names);
     for (const auto& [id, def] : x.heap_functions.entries()) {
       const uint64_t g =
           heap_functions.Add(absl::StrCat(def.name, std::string(1, '\0'), def.domain_name));
@@ -407,15 +402,6 @@ void TraceSet::Merge() {
       m.min_event_ticks = std::min(m.min_event_ticks, SetTicks(fi, x.min_event_ticks));
       m.max_event_ticks = std::max(m.max_event_ticks, SetTicks(fi, x.max_event_ticks));
     }
-  }
-  if (alignment_ == TimeAlignment::kSharedTsc) {
-    for (const TraceFile& f : files_) {
-      m.sync_points.insert(m.sync_points.end(), f.index->sync_points.begin(),
-                           f.index->sync_points.end());
-    }
-    std::sort(
-        m.sync_points.begin(), m.sync_points.end(),
-        [](const format::ClockSync& a, const format::ClockSync& b) { return a.ticks < b.ticks; });
   }
   m.clock = Clock(m.header, m.sync_points);
 }
