@@ -28,3 +28,10 @@ ITTC_EXPORT int ittc_test_hold_flusher(int hold) {
 ITTC_EXPORT unsigned long long ittc_test_blocked_reserves(void) {
   return ci::g_blocked_reserves.load(std::memory_order_relaxed);
 }
+
+// How many of the calling thread's calls were dropped so far because a
+// signal handler made them while the thread was inside an ITT call (or
+// attaching itself): the loss cause "reentrant".
+ITTC_EXPORT unsigned long long ittc_test_reentrant_drops(void) {
+  return ci::ReentrantDropsOfThisThread();
+}

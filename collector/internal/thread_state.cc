@@ -193,6 +193,14 @@ ThreadState* BeginControlCall() {
   return AttachAndEnter(t, /*start=*/false);
 }
 
+uint64_t ReentrantDropsOfThisThread() {
+  const ThreadState* t = tls_thread;
+  uint64_t n = tls_attach_drops;
+  if (t != nullptr)
+    n += t->dropped[static_cast<int>(kLossReentrant)].load(std::memory_order_relaxed);
+  return n;
+}
+
 void CountDrop(ThreadState* t, format::LossCause cause) {
   t->dropped[static_cast<int>(cause)].fetch_add(1, std::memory_order_relaxed);
 }

@@ -120,6 +120,11 @@ void CountDrop(ThreadState* t, format::LossCause cause);
 // Counts one call rejected for its arguments (NULL handle, bad size...).
 inline void CountInvalidCall(ThreadState* t) { CountDrop(t, format::LossCause::kInvalidArgument); }
 
+// The calling thread's calls dropped as re-entrant so far, those made while
+// it attached itself included. Read by the test hook
+// ittc_test_reentrant_drops.
+uint64_t ReentrantDropsOfThisThread();
+
 // Out-of-line part of Emit when the ring is full or the record is too large.
 uint8_t* ReserveSlow(ThreadState* t, size_t size);
 

@@ -39,6 +39,12 @@ unsigned long long BlockedReserves(void) {
   return count();
 }
 
+unsigned long long ReentrantDrops(void) {
+  unsigned long long (*count)(void) =
+      (unsigned long long (*)(void))Hook("ittc_test_reentrant_drops");
+  return count();
+}
+
 void WaitForBlockedReserves(unsigned long long n) {
   /* 10 minutes: a hang, not a slow machine (the producers need no CPU to
    * be counted, only to reach their full ring). */

@@ -25,6 +25,11 @@ unsigned long long BlockedReserves(void);
  * status 4 if that does not happen before a deadline only a hang reaches. */
 void WaitForBlockedReserves(unsigned long long n);
 
+/* How many of the calling thread's ITT calls the collector dropped so far
+ * because a signal handler made them while the thread was inside an ITT
+ * call or attaching itself (loss cause "reentrant"). */
+unsigned long long ReentrantDrops(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,8 +5,16 @@
 //   steady       the timer is armed after the thread's first ITT call
 //   first_calls  many short threads arm it before their first ITT call, so
 //                signals land while the collector attaches the thread
-// Each worker reports "emitted <thread name> <events it made>" and
-// "handled <thread name> <handler runs>".
+// Where a signal lands is up to the machine, so the program does not hope
+// for it: it goes on (steady: more task pairs per worker; first_calls: more
+// short threads) until the run as a whole has handled kMinHandled signals
+// and the collector has dropped at least one handler call as re-entrant
+// (asked through its test hook), and only a deadline that a broken timer
+// reaches ends it early.
+// Each worker reports "emitted <thread name> <events it made>",
+// "handled <thread name> <handler runs>" and "reentrant <thread name>
+// <handler calls the collector dropped as re-entrant>"; a run that hit the
+// deadline also prints "deadline run 1".
 // usage: signals_program steady|first_calls
 
 #include <ittnotify.h>
@@ -18,6 +26,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,13 +35,30 @@
 #include <thread>
 #include <vector>
 
+#include "tests/collector/collector_hooks.h"
+
 namespace {
+
+// What the run needs to have seen before it may end.
+constexpr long kMinHandled = 2000;
+constexpr unsigned long long kMinReentrant = 1;
+// A timer that stopped firing, not a slow machine.
+constexpr auto kDeadline = std::chrono::minutes(5);
 
 __itt_domain* g_domain;
 __itt_string_handle* g_work;
 __itt_string_handle* g_in_handler;
 
 thread_local long t_handled = 0;
+
+// Totals over the finished part of every worker's work.
+std::atomic<long> g_handled{0};
+std::atomic<unsigned long long> g_reentrant{0};
+std::chrono::steady_clock::time_point g_start;
+
+bool SeenEnough() { return g_handled.load() >= kMinHandled && g_reentrant.load() >= kMinReentrant; }
+
+bool PastDeadline() { return std::chrono::steady_clock::now() - g_start > kDeadline; }
 
 void OnAlarm(int) {
   int saved = errno;
@@ -66,19 +92,32 @@ void Disarm(timer_t timer) {
   timer_delete(timer);
 }
 
-std::string Report(const std::string& name, long emitted) {
-  return "emitted " + name + " " + std::to_string(emitted) + "\nhandled " + name + " " +
-         std::to_string(t_handled) + "\n";
+// Adds what this thread saw since `*counted_*` to the run's totals.
+void Publish(long* counted_handled, unsigned long long* counted_reentrant) {
+  const long handled = t_handled;
+  const unsigned long long reentrant = ReentrantDrops();
+  g_handled += handled - *counted_handled;
+  g_reentrant += reentrant - *counted_reentrant;
+  *counted_handled = handled;
+  *counted_reentrant = reentrant;
 }
 
 // A worker: its name event, then task pairs, signals arriving throughout.
-std::string Worker(const std::string& name, bool arm_first, long pairs) {
+// Makes at least `pairs` pairs; with `until_seen`, goes on until the run has
+// seen enough (or the deadline).
+std::string Worker(const std::string& name, bool arm_first, long pairs, bool until_seen) {
   timer_t timer{};
   if (arm_first) timer = ArmTimer(20 * 1000);
   __itt_thread_set_name(name.c_str());
   if (!arm_first) timer = ArmTimer(50 * 1000);
   long emitted = 1;
-  for (long k = 0; k < pairs; ++k) {
+  long counted_handled = 0;
+  unsigned long long counted_reentrant = 0;
+  for (long k = 0;; ++k) {
+    if (k >= pairs && (!until_seen || k % 256 == 0)) {
+      Publish(&counted_handled, &counted_reentrant);
+      if (!until_seen || SeenEnough() || PastDeadline()) break;
+    }
     __itt_task_begin(g_domain, __itt_null, __itt_null, g_work);
     __itt_task_end(g_domain);
     emitted += 2;
@@ -88,7 +127,10 @@ std::string Worker(const std::string& name, bool arm_first, long pairs) {
     }
   }
   Disarm(timer);
-  return Report(name, emitted + 3 * t_handled);
+  Publish(&counted_handled, &counted_reentrant);
+  return "emitted " + name + " " + std::to_string(emitted + 3 * t_handled) + "\nhandled " + name +
+         " " + std::to_string(t_handled) + "\nreentrant " + name + " " +
+         std::to_string(counted_reentrant) + "\n";
 }
 
 }  // namespace
@@ -96,6 +138,7 @@ std::string Worker(const std::string& name, bool arm_first, long pairs) {
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   const bool first_calls = std::strcmp(argv[1], "first_calls") == 0;
+  g_start = std::chrono::steady_clock::now();
   g_domain = __itt_domain_create("reliability.signals");
   g_work = __itt_string_handle_create("work");
   g_in_handler = __itt_string_handle_create("in-handler");
@@ -110,33 +153,28 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> reports;
   std::mutex mu;
+  auto run = [&](const std::string& name, bool arm_first, long pairs, bool until_seen) {
+    std::string r = Worker(name, arm_first, pairs, until_seen);
+    std::lock_guard<std::mutex> lock(mu);
+    reports.push_back(r);
+  };
   if (first_calls) {
-    // Short threads, two at a time, each armed before its first ITT call.
-    for (int i = 0; i < 200; i += 2) {
-      std::thread a([&, i] {
-        std::string r = Worker("short-" + std::to_string(i), true, 200);
-        std::lock_guard<std::mutex> lock(mu);
-        reports.push_back(r);
-      });
-      std::thread b([&, i] {
-        std::string r = Worker("short-" + std::to_string(i + 1), true, 200);
-        std::lock_guard<std::mutex> lock(mu);
-        reports.push_back(r);
-      });
+    // Short threads, two at a time, each armed before its first ITT call:
+    // at least 200 of them, more until the run has seen enough.
+    for (int i = 0; i < 200 || (!SeenEnough() && !PastDeadline()); i += 2) {
+      std::thread a(run, "short-" + std::to_string(i), true, 200, false);
+      std::thread b(run, "short-" + std::to_string(i + 1), true, 200, false);
       a.join();
       b.join();
     }
   } else {
     std::vector<std::thread> workers;
     for (int i = 0; i < 3; ++i) {
-      workers.emplace_back([&, i] {
-        std::string r = Worker("worker-" + std::to_string(i), false, 200000);
-        std::lock_guard<std::mutex> lock(mu);
-        reports.push_back(r);
-      });
+      workers.emplace_back(run, "worker-" + std::to_string(i), false, 200000, true);
     }
     for (std::thread& t : workers) t.join();
   }
   for (const std::string& r : reports) std::fputs(r.c_str(), stdout);
+  if (!SeenEnough()) std::puts("deadline run 1");
   return 0;
 }

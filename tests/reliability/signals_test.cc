@@ -32,7 +32,10 @@ TEST_P(SignalsTest, HandlerCallsAreRecordedOrCountedNeverInterleaved) {
   EXPECT_TRUE(CollectorLines(dir + "/err").empty()) << ReadFileOrEmpty(dir + "/err");
   auto emitted = ParseCounts(dir + "/out", "emitted");
   auto handled = ParseCounts(dir + "/out", "handled");
+  auto dropped = ParseCounts(dir + "/out", "reentrant");
   ASSERT_FALSE(emitted.empty());
+  EXPECT_TRUE(ParseCounts(dir + "/out", "deadline").empty())
+      << "in 5 minutes, no signal landed inside an ITT call (or the timers stopped)";
 
   auto loaded = SummarizeTrace(trace_path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
@@ -59,6 +62,9 @@ TEST_P(SignalsTest, HandlerCallsAreRecordedOrCountedNeverInterleaved) {
     const ThreadTally& t = tally[thread];
     EXPECT_EQ(t.events + t.lost, n) << t.events << " recorded + " << t.lost << " dropped";
     uint64_t reentrant = t.lost_by_cause.count(kReentrant) ? t.lost_by_cause.at(kReentrant) : 0;
+    // The trace holds exactly the re-entrant drops the collector counted
+    // for the thread while it ran.
+    EXPECT_EQ(reentrant, dropped[thread]);
     if (t.lost == reentrant) {
       // No other loss: every handler run is either a marker or 3 drops.
       EXPECT_EQ(markers_by_name[thread] + reentrant / 3, handled[thread]);
@@ -72,8 +78,10 @@ TEST_P(SignalsTest, HandlerCallsAreRecordedOrCountedNeverInterleaved) {
   // up with a second, orphaned state.
   EXPECT_EQ(trace.events_per_thread.size(), emitted.size() + 1);
 
-  // The test only means something if signals did land inside ITT calls.
-  EXPECT_GT(total_handled, 1000u);
+  // The test only means something if signals did land inside ITT calls;
+  // the program goes on until they have (or a deadline only a broken
+  // timer reaches).
+  EXPECT_GE(total_handled, 2000u);
   EXPECT_GT(total_reentrant, 0u);
 }
 
