@@ -77,19 +77,6 @@ class EventMerger {
     return SlowNext(event, thread);
   }
 
-  // A hint for a caller that interleaves many mergers (TraceSetMerger):
-  // brings into the caches what the next Next() reads first, the state of
-  // the queue that emitted last and its next payload bytes, so that the
-  // loads overlap with the caller's work instead of stalling the next call.
-  // Changes nothing.
-  void Prefetch() const {
-    if (current_ < 0) return;
-    const Queue* q = queues_[static_cast<size_t>(current_)].get();
-    const char* end = reinterpret_cast<const char*>(&q->head);
-    for (const char* p = reinterpret_cast<const char*>(q); p < end; p += 64) __builtin_prefetch(p);
-    if (q->decoding) __builtin_prefetch(q->payloads.front().data() + q->dec.offset());
-  }
-
   uint64_t events() const { return events_; }
   uint64_t late_events() const { return late_events_; }
   uint64_t forced_emits() const { return forced_emits_; }

@@ -556,19 +556,6 @@ bool TraceSetMerger::NextOfMany(const format::Event** event, const ThreadRec** t
   Input& in = inputs_[winner_];
   if (in.done) return false;
   delivered_ = true;
-  // The next call advances this file: its state loads while the caller
-  // uses the event. And the runner-up (the best loser on the winner's
-  // path) most likely wins next: its head loads too.
-  in.merger->Prefetch();
-  size_t up = winner_;
-  for (size_t node = (winner_ + losers_.size()) / 2; node >= 1; node /= 2) {
-    const size_t l = losers_[node];
-    up = up == winner_ || Before(l, up) ? l : up;
-  }
-  if (up != winner_) {
-    const char* h = reinterpret_cast<const char*>(inputs_[up].head);
-    for (size_t i = 0; i < 4 * 64; i += 64) __builtin_prefetch(h + i);
-  }
   Rewrite(in);
   *event = in.head;
   *thread = SetThread(in);
