@@ -96,8 +96,10 @@ class TraceSet {
 
   static constexpr size_t kMinLookaheadPerFile = size_t{4} << 20;
 
-  // Indexes every source in order. A file that cannot be read is listed in
-  // failures() and left out; the others are read whatever happened to it.
+  // Indexes every source (on up to one thread per online CPU when
+  // `options` has no visitor and no progress; the files, failures and
+  // problems keep the sources' order). A file that cannot be read is listed
+  // in failures() and left out; the others are read whatever happened to it.
   // `name` names the set in messages when it has several files.
   static TraceSet Open(std::vector<TraceSource> sources, const IndexOptions& options,
                        std::string name = "");
