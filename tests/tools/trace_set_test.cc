@@ -230,6 +230,54 @@ TEST(TraceSetVerbs, DamageInOneFileIsReportedForThatFile) {
   EXPECT_NE(r.out.find("app,work,task,2,"), std::string::npos) << r.out;
 }
 
+// Files are indexed on several threads (one per CPU): whichever finishes
+// first, the set keeps the order of its sources, for the files, the
+// failures and the problems, and each file's damage stays its own.
+TEST(TraceSetModel, FilesIndexedInParallelKeepTheirOrder) {
+  std::vector<std::string> bytes;
+  std::vector<TraceSource> sources;
+  std::vector<std::string> want_files, want_failures;
+  for (uint32_t i = 0; i < 12; ++i) {
+    const std::string name = "r" + std::to_string(i) + ".itt";
+    if (i % 5 == 3) {
+      bytes.push_back("not a trace " + name);
+      want_failures.push_back(name);
+    } else {
+      // Later files start earlier: the merge order is not the file order.
+      bytes.push_back(Process(100 + i, i, 10 + i, 1 + i % 2, 2000 - 10 * i, 2500, true));
+      if (i == 7) bytes.back()[bytes.back().size() - 20] ^= 0x55;  // the end record
+      want_files.push_back(name);
+    }
+  }
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    sources.push_back(TraceSource::Memory(bytes[i], "r" + std::to_string(i) + ".itt"));
+  }
+  const TraceSet set = TraceSet::Open(std::move(sources), IndexOptions());
+  std::vector<std::string> files, failures;
+  for (const TraceFile& f : set.files()) files.push_back(f.source.name());
+  for (const TraceSet::Failure& f : set.failures()) failures.push_back(f.name);
+  EXPECT_EQ(files, want_files);
+  EXPECT_EQ(failures, want_failures);
+  ASSERT_FALSE(set.index().problems.empty());
+  for (const Problem& p : set.index().problems) {
+    EXPECT_EQ(p.reason.rfind("r7.itt: ", 0), 0u) << p.reason;
+  }
+  // Every begin in time order, each from its own process: the last file's
+  // first.
+  TraceSetMerger merger(set, MergeOptions());
+  const format::Event* e;
+  const ThreadRec* t;
+  std::vector<uint64_t> tids;
+  while (merger.Next(&e, &t)) {
+    if (e->kind == EventKind::kTaskBegin) tids.push_back(t->tid);
+  }
+  std::vector<uint64_t> want_tids;
+  for (uint32_t i = 12; i-- > 0;) {
+    if (i % 5 != 3) want_tids.push_back(10 + i);
+  }
+  EXPECT_EQ(tids, want_tids);
+}
+
 // Host b's TSC runs at 2 GHz and its trace started 20 ns of wall-clock
 // time after host a's; a marker 100 ns into a and one 30 ns into b.
 std::map<std::string, std::string> TwoHosts() {

@@ -1,8 +1,11 @@
 #include "tools/itt_dump/model/trace_set.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <functional>
 #include <limits>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -65,8 +68,11 @@ enum class Action : uint8_t {
   kTime,     // trace ticks: onto the set's axis
 };
 
+constexpr uint32_t Bit(Action a) { return uint32_t{1} << static_cast<int>(a); }
+
 struct KindActions {
   uint8_t count = 0;
+  uint32_t mask = 0;  // Bit() of every action below
   uint8_t field[format::kMaxFields];
   Action action[format::kMaxFields];
 };
@@ -119,6 +125,7 @@ const KindActions* ActionsOfSlow(format::EventKind kind) {
         if (act == Action::kNone) continue;
         a.field[a.count] = static_cast<uint8_t>(i);
         a.action[a.count] = act;
+        a.mask |= Bit(act);
         ++a.count;
       }
       (*t)[static_cast<uint32_t>(all[k].kind)] = a;
@@ -131,15 +138,21 @@ const KindActions* ActionsOfSlow(format::EventKind kind) {
 
 constexpr uint32_t kDirect = 0x400;
 
-const KindActions* ActionsOf(format::EventKind kind) {
+// Event kinds (below kDirect) by one index: ActionsOf runs for every event
+// of a merge.
+const std::array<const KindActions*, kDirect>& DirectActions() {
   static const auto* direct = [] {
     auto* d = new std::array<const KindActions*, kDirect>();
     for (uint32_t k = 0; k < kDirect; ++k)
       (*d)[k] = ActionsOfSlow(static_cast<format::EventKind>(k));
     return d;
   }();
+  return *direct;
+}
+
+inline const KindActions* ActionsOf(format::EventKind kind) {
   const uint32_t k = static_cast<uint32_t>(kind);
-  return k < kDirect ? (*direct)[k] : ActionsOfSlow(kind);
+  return k < kDirect ? DirectActions()[k] : ActionsOfSlow(kind);
 }
 
 bool SameBoot(const format::FileHeader& a, const format::FileHeader& b) {
@@ -166,14 +179,32 @@ TraceSet TraceSet::Open(std::vector<TraceSource> sources, const IndexOptions& op
                         std::string name) {
   TraceSet set;
   set.name_ = std::move(name);
-  for (TraceSource& source : sources) {
-    IndexResult r = BuildIndex(source, options);
+  // Files are indexed on up to one thread per online CPU, each taking the
+  // next file, when nothing is reported while they are read (a visitor or a
+  // progress display wants the files one after the other).
+  std::vector<IndexResult> results(sources.size());
+  size_t threads = 1;
+  if (options.visitor == nullptr && options.progress == nullptr) {
+    threads = std::min(static_cast<size_t>(format::OnlineCpus()), sources.size());
+  }
+  std::atomic<size_t> next{0};
+  auto index_files = [&] {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < sources.size();) {
+      results[i] = BuildIndex(sources[i], options);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(index_files);
+  index_files();
+  for (std::thread& t : pool) t.join();
+  for (size_t i = 0; i < sources.size(); ++i) {
+    IndexResult& r = results[i];
     if (r.index == nullptr) {
-      set.failures_.push_back({source.name(), r.failure, r.status});
+      set.failures_.push_back({sources[i].name(), r.failure, r.status});
       continue;
     }
     TraceFile f;
-    f.source = std::move(source);
+    f.source = std::move(sources[i]);
     f.index = std::move(r.index);
     set.files_.push_back(std::move(f));
   }
@@ -353,11 +384,27 @@ void TraceSet::Merge() {
       g.label = absl::StrCat(files_[fi].tag, ":", t.label);
       r.threads[index] = &g;
     }
-    r.same_ids = true;
-    for (const std::vector<uint64_t>* t : {&r.strings, &r.domains, &r.counters, &r.histograms,
-                                           &r.clock_domains, &r.heap_functions, &r.event_names}) {
-      for (size_t id = 1; id < t->size(); ++id) r.same_ids = r.same_ids && (*t)[id] == id;
+    // What Rewrite changes in this file's events: the tables that do not
+    // map every id to itself, the identities of every process but the
+    // first, and the times on a wall-clock axis.
+    r.changes = 0;
+    const std::pair<const std::vector<uint64_t>*, Action> tables[] = {
+        {&r.strings, Action::kString},
+        {&r.domains, Action::kDomain},
+        {&r.counters, Action::kCounter},
+        {&r.histograms, Action::kHistogram},
+        {&r.clock_domains, Action::kClockDomain},
+        {&r.heap_functions, Action::kHeapFunction},
+        {&r.event_names, Action::kEventName}};
+    for (const auto& [t, act] : tables) {
+      for (size_t id = 1; id < t->size(); ++id) {
+        if ((*t)[id] != id) r.changes |= Bit(act);
+      }
     }
+    if (ProcessTag(static_cast<uint32_t>(fi)) != 0) {
+      r.changes |= Bit(Action::kTagUint) | Bit(Action::kTagId);
+    }
+    if (alignment_ == TimeAlignment::kWallClock) r.changes |= Bit(Action::kTime);
     for (const auto& [key, count] : x.losses.entries()) {
       const ThreadRec* const* t = r.threads.Find(key >> 8);
       if (t != nullptr) m.losses[uint64_t{(*t)->index} << 8 | (key & 0xff)] += count;
@@ -431,6 +478,7 @@ TraceSetMerger::TraceSetMerger(const TraceSet& set, const MergeOptions& options)
     const TraceFile& f = set.files()[i];
     Input& in = inputs_[i];
     in.file = i;
+    in.changes = set.remaps_[i].changes;
     absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(f.source, ro);
     if (!reader.ok()) {
       errors_.emplace_back(i, reader.status());
@@ -543,13 +591,13 @@ void TraceSetMerger::Rewrite(const Input& in) {
   Event& e = *const_cast<Event*>(in.head);
   e.time = in.key;
   const KindActions* a = ActionsOf(e.kind);
-  if (a == nullptr) return;
+  if (a == nullptr || (a->mask & in.changes) == 0) return;  // nothing changes
   const TraceSet::Remap& r = set_.remaps_[in.file];
   const uint64_t tag = ProcessTag(static_cast<uint32_t>(in.file));
   for (int k = 0; k < a->count; ++k) {
     format::FieldValue& v = e.fields[a->field[k]];
     const Action act = a->action[k];
-    if (r.same_ids && act < Action::kTagUint) continue;  // ids as they are
+    if ((Bit(act) & in.changes) == 0) continue;  // as it is
     switch (act) {
       case Action::kNone:
         break;

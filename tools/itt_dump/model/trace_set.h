@@ -96,8 +96,10 @@ class TraceSet {
 
   static constexpr size_t kMinLookaheadPerFile = size_t{4} << 20;
 
-  // Indexes every source in order. A file that cannot be read is listed in
-  // failures() and left out; the others are read whatever happened to it.
+  // Indexes every source (on up to one thread per online CPU when
+  // `options` has no visitor and no progress; the files, failures and
+  // problems keep the sources' order). A file that cannot be read is listed
+  // in failures() and left out; the others are read whatever happened to it.
   // `name` names the set in messages when it has several files.
   static TraceSet Open(std::vector<TraceSource> sources, const IndexOptions& options,
                        std::string name = "");
@@ -137,9 +139,11 @@ class TraceSet {
     std::vector<uint64_t> strings, domains, counters, histograms, clock_domains, heap_functions,
         event_names;
     U64Map<const ThreadRec*> threads;
-    // Every table maps an id to itself (ranks of one program often define
-    // their names in the same order): the ids need no rewriting.
-    bool same_ids = false;
+    // A bit per rewrite action (trace_set.cc) that changes this file's
+    // events: the tables that do not map every id to itself (ranks of one
+    // program often define their names in the same order), the identity
+    // tags of every process but the first, the times on a wall-clock axis.
+    uint32_t changes = 0;
   };
   uint64_t WallTicks(size_t file, uint64_t ticks) const;
   void Label();
@@ -187,8 +191,9 @@ class TraceSetMerger {
     std::unique_ptr<EventMerger> merger;
     const format::Event* head = nullptr;  // the merger's pending event
     const ThreadRec* thread = nullptr;
-    uint64_t key = 0;  // head's time on the set's axis
-    bool done = true;  // no head: the file ended (or never opened)
+    uint64_t key = 0;      // head's time on the set's axis
+    bool done = true;      // no head: the file ended (or never opened)
+    uint32_t changes = 0;  // the file's Remap::changes
     // SetThread's one-entry cache.
     const ThreadRec* last_thread = nullptr;
     const ThreadRec* last_set_thread = nullptr;
