@@ -23,14 +23,29 @@ EventMerger::EventMerger(const TraceIndex& index, format::TraceReader* reader,
 
 EventMerger::~EventMerger() = default;
 
+bool EventMerger::FillBatch(Queue* q) {
+  if (q->batch == nullptr) q->batch = std::make_unique<format::Event[]>(kBatch);
+  uint32_t n = 0;
+  while (n < kBatch && q->dec.Next(&q->batch[n])) ++n;
+  q->pos = 0;
+  q->len = n;
+  return n > 0;
+}
+
 bool EventMerger::Advance(Queue* q) {
+  if (q->pos + 1 < q->len) {
+    ++q->pos;
+    q->has_head = true;
+    return true;
+  }
   for (;;) {
-    if (q->decoding && q->dec.Next(&q->head)) {
+    if (q->decoding && FillBatch(q)) {
       q->has_head = true;
       return true;
     }
     if (q->decoding) {
-      // The payload is done (or malformed, which the index pass reported).
+      // The payload is done (or malformed, which the index pass reported),
+      // and so is the batch that pointed into it.
       buffered_ -= q->payloads.front().size();
       spare_.push_back(std::move(q->payloads.front()));
       q->payloads.pop_front();
@@ -117,7 +132,7 @@ bool EventMerger::ReadChunk() {
 }
 
 void EventMerger::PushHeap(int qi) {
-  heap_.emplace_back(queues_[static_cast<size_t>(qi)]->head.time, qi);
+  heap_.emplace_back(queues_[static_cast<size_t>(qi)]->head().time, qi);
   if (!small_) std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 
@@ -138,12 +153,13 @@ int EventMerger::PopHeap() {
 bool EventMerger::Emit(int qi, const format::Event** event, const ThreadRec** thread) {
   Queue* q = queues_[static_cast<size_t>(qi)].get();
   current_ = qi;
-  *event = &q->head;
+  const format::Event& head = q->head();
+  *event = &head;
   *thread = q->thread;
-  if (q->head.time < last_time_) {
+  if (head.time < last_time_) {
     ++late_events_;
   } else {
-    last_time_ = q->head.time;
+    last_time_ = head.time;
   }
   ++events_;
   return true;
@@ -162,24 +178,43 @@ bool EventMerger::FastNext(const format::Event** event, const ThreadRec** thread
 }
 
 bool EventMerger::AfterAdvance(const format::Event** event, const ThreadRec** thread) {
-  Queue* q = queues_[static_cast<size_t>(current_)].get();
+  const int cur = current_;
+  Queue* q = queues_[static_cast<size_t>(cur)].get();
   q->has_head = true;
-  const uint64_t t = q->head.time;
-  if (heap_.empty()) {
-    if (t <= blocking_) return Emit(current_, event, thread);
-  } else {
-    const size_t i = TopIndex();
-    const std::pair<uint64_t, int> top = heap_[i];
-    if (t < top.first || (t == top.first && current_ < top.second)) {
-      if (t <= blocking_) return Emit(current_, event, thread);
-    } else if (small_ && top.first <= blocking_) {
+  const uint64_t t = q->head().time;
+  const size_t n = heap_.size();
+  if (n == 0) {
+    if (t <= blocking_) return Emit(cur, event, thread);
+  } else if (small_) {
+    // The smallest candidate by one pass over a few entries, kept in
+    // registers (selects, not branches, where the compiler can).
+    std::pair<uint64_t, int>* h = heap_.data();
+    size_t best = 0;
+    uint64_t best_time = h[0].first;
+    int best_queue = h[0].second;
+    for (size_t i = 1; i < n; ++i) {
+      const uint64_t ti = h[i].first;
+      const int qi = h[i].second;
+      const bool less = ti < best_time || (ti == best_time && qi < best_queue);
+      best = less ? i : best;
+      best_time = less ? ti : best_time;
+      best_queue = less ? qi : best_queue;
+    }
+    if (t < best_time || (t == best_time && cur < best_queue)) {
+      if (t <= blocking_) return Emit(cur, event, thread);
+    } else if (best_time <= blocking_) {
       // Threads taking turns: swap the current queue for the smallest
       // candidate in place, without going through the slow path.
-      heap_[i] = {t, current_};
-      return Emit(top.second, event, thread);
+      h[best] = {t, cur};
+      return Emit(best_queue, event, thread);
+    }
+  } else {
+    const std::pair<uint64_t, int> top = heap_.front();
+    if ((t < top.first || (t == top.first && cur < top.second)) && t <= blocking_) {
+      return Emit(cur, event, thread);
     }
   }
-  PushHeap(current_);
+  PushHeap(cur);
   current_ = -1;
   return false;
 }
