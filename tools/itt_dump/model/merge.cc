@@ -178,43 +178,24 @@ bool EventMerger::FastNext(const format::Event** event, const ThreadRec** thread
 }
 
 bool EventMerger::AfterAdvance(const format::Event** event, const ThreadRec** thread) {
-  const int cur = current_;
-  Queue* q = queues_[static_cast<size_t>(cur)].get();
+  Queue* q = queues_[static_cast<size_t>(current_)].get();
   q->has_head = true;
   const uint64_t t = q->head().time;
-  const size_t n = heap_.size();
-  if (n == 0) {
-    if (t <= blocking_) return Emit(cur, event, thread);
-  } else if (small_) {
-    // The smallest candidate by one pass over a few entries, kept in
-    // registers (selects, not branches, where the compiler can).
-    std::pair<uint64_t, int>* h = heap_.data();
-    size_t best = 0;
-    uint64_t best_time = h[0].first;
-    int best_queue = h[0].second;
-    for (size_t i = 1; i < n; ++i) {
-      const uint64_t ti = h[i].first;
-      const int qi = h[i].second;
-      const bool less = ti < best_time || (ti == best_time && qi < best_queue);
-      best = less ? i : best;
-      best_time = less ? ti : best_time;
-      best_queue = less ? qi : best_queue;
-    }
-    if (t < best_time || (t == best_time && cur < best_queue)) {
-      if (t <= blocking_) return Emit(cur, event, thread);
-    } else if (best_time <= blocking_) {
+  if (heap_.empty()) {
+    if (t <= blocking_) return Emit(current_, event, thread);
+  } else {
+    const size_t i = TopIndex();
+    const std::pair<uint64_t, int> top = heap_[i];
+    if (t < top.first || (t == top.first && current_ < top.second)) {
+      if (t <= blocking_) return Emit(current_, event, thread);
+    } else if (small_ && top.first <= blocking_) {
       // Threads taking turns: swap the current queue for the smallest
       // candidate in place, without going through the slow path.
-      h[best] = {t, cur};
-      return Emit(best_queue, event, thread);
-    }
-  } else {
-    const std::pair<uint64_t, int> top = heap_.front();
-    if ((t < top.first || (t == top.first && cur < top.second)) && t <= blocking_) {
-      return Emit(cur, event, thread);
+      heap_[i] = {t, current_};
+      return Emit(top.second, event, thread);
     }
   }
-  PushHeap(cur);
+  PushHeap(current_);
   current_ = -1;
   return false;
 }
