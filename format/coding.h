@@ -83,12 +83,20 @@ inline int VarintLength(uint64_t v) {
 // or overflows 64 bits.
 const char* GetVarint64Slow(const char* p, const char* limit, uint64_t* v);
 
+// One- and two-byte varints (small values, most time deltas) inline.
 inline const char* GetVarint64(const char* p, const char* limit, uint64_t* v) {
   if (p < limit) {
     const auto b = static_cast<unsigned char>(*p);
     if (b < 0x80) {
       *v = b;
       return p + 1;
+    }
+    if (limit - p >= 2) {
+      const auto b1 = static_cast<unsigned char>(p[1]);
+      if (b1 < 0x80) {
+        *v = (b & 0x7fu) | (uint64_t{b1} << 7);
+        return p + 2;
+      }
     }
   }
   return GetVarint64Slow(p, limit, v);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/base/attributes.h"
 #include "format/coding.h"
 
 namespace ittc {
@@ -36,74 +37,66 @@ char* EncodeFields(const KindSchema& schema, const Event& event, uint64_t own_ti
 
 const char* DecodeFields(const KindSchema& schema, const char* p, const char* limit,
                          uint64_t own_time, Event* event, const char** reason) {
-  for (int i = 0; i < schema.field_count; ++i) {
-    FieldValue& f = event->fields[i];
-    uint64_t v;
+  for (int i = 0; i < schema.field_count && p != nullptr; ++i) {
+    FieldValue* f = &event->fields[i];
     switch (schema.fields[i].type) {
       case FieldType::kUint:
-        p = GetVarint64(p, limit, &f.u);
-        if (p == nullptr) {
-          *reason = "bad varint field";
-          return nullptr;
-        }
+        p = GetField<FieldType::kUint>(p, limit, own_time, f, reason);
         break;
       case FieldType::kSint:
-        p = GetVarint64(p, limit, &v);
-        if (p == nullptr) {
-          *reason = "bad zigzag field";
-          return nullptr;
-        }
-        f.u = static_cast<uint64_t>(ZigZagDecode(v));
+        p = GetField<FieldType::kSint>(p, limit, own_time, f, reason);
         break;
       case FieldType::kDouble:
-        if (limit - p < 8) {
-          *reason = "truncated double field";
-          return nullptr;
-        }
-        f.u = DecodeFixed64(p);
-        p += 8;
+        p = GetField<FieldType::kDouble>(p, limit, own_time, f, reason);
         break;
       case FieldType::kTime:
-        p = GetVarint64(p, limit, &v);
-        if (p == nullptr) {
-          *reason = "bad time field";
-          return nullptr;
-        }
-        f.u = own_time + static_cast<uint64_t>(ZigZagDecode(v));
+        p = GetField<FieldType::kTime>(p, limit, own_time, f, reason);
         break;
-      case FieldType::kId: {
-        if (p >= limit) {
-          *reason = "truncated id field";
-          return nullptr;
-        }
-        const unsigned mask = static_cast<unsigned char>(*p++);
-        if (mask > 7) {
-          *reason = "bad id presence byte";
-          return nullptr;
-        }
-        f.id = Id{};
-        if (mask & 1) p = GetVarint64(p, limit, &f.id.d1);
-        if (p != nullptr && (mask & 2)) p = GetVarint64(p, limit, &f.id.d2);
-        if (p != nullptr && (mask & 4)) p = GetVarint64(p, limit, &f.id.d3);
-        if (p == nullptr) {
-          *reason = "bad id field";
-          return nullptr;
-        }
+      case FieldType::kId:
+        p = GetField<FieldType::kId>(p, limit, own_time, f, reason);
         break;
-      }
       case FieldType::kBytes:
-        p = GetVarint64(p, limit, &v);
-        if (p == nullptr || v > static_cast<uint64_t>(limit - p)) {
-          *reason = "bad bytes field length";
-          return nullptr;
-        }
-        f.bytes = std::string_view(p, static_cast<size_t>(v));
-        p += v;
+        p = GetField<FieldType::kBytes>(p, limit, own_time, f, reason);
         break;
     }
   }
-  event->field_count = schema.field_count;
+  if (p != nullptr) event->field_count = schema.field_count;
   return p;
+}
+
+namespace {
+
+// DecodeFixedFields's visitor for WithFixedFields.
+struct FixedDecoder {
+  const char* p;
+  const char* limit;
+  uint64_t own_time;
+  Event* event;
+  const char** reason;
+  bool* fixed;
+  template <FieldType... kTypes>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE const char* Fixed() {
+    *fixed = true;
+    return GetFields<kTypes...>(p, limit, own_time, event, reason);
+  }
+  const char* Other() {
+    *fixed = false;
+    return nullptr;
+  }
+};
+
+}  // namespace
+
+// Inlined into EventStreamDecoder::Next, its hot path.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* DecodeFixedFieldsInline(
+    EventKind kind, const char* p, const char* limit, uint64_t own_time, Event* event,
+    const char** reason, bool* fixed) {
+  return WithFixedFields(kind, FixedDecoder{p, limit, own_time, event, reason, fixed});
+}
+
+const char* DecodeFixedFields(EventKind kind, const char* p, const char* limit, uint64_t own_time,
+                              Event* event, const char** reason, bool* fixed) {
+  return DecodeFixedFieldsInline(kind, p, limit, own_time, event, reason, fixed);
 }
 
 }  // namespace internal
@@ -182,40 +175,6 @@ std::string_view EventStreamEncoder::payload() const {
   return std::string_view(out_.data, out_.size);
 }
 
-namespace {
-
-inline const char* GetId(const char* p, const char* limit, Id* id) {
-  if (p >= limit) return nullptr;
-  const unsigned mask = static_cast<unsigned char>(*p++);
-  *id = Id{};
-  if (mask == 0) return p;
-  if (mask > 7) return nullptr;
-  if (mask & 1) p = GetVarint64(p, limit, &id->d1);
-  if (p != nullptr && (mask & 2)) p = GetVarint64(p, limit, &id->d2);
-  if (p != nullptr && (mask & 4)) p = GetVarint64(p, limit, &id->d3);
-  return p;
-}
-
-// Straight-line decoding of the two kinds most traces are made of. Returns
-// nullptr on any malformation; the caller then lets DecodeFields, which
-// reads the same bytes, say exactly what is wrong.
-const char* DecodeTaskFast(EventKind kind, const char* p, const char* limit, Event* event) {
-  FieldValue* f = event->fields;
-  p = GetVarint64(p, limit, &f[0].u);
-  if (p == nullptr) return nullptr;
-  if (kind == EventKind::kTaskEnd) {
-    event->field_count = 1;
-    return p;
-  }
-  p = GetId(p, limit, &f[1].id);
-  if (p != nullptr) p = GetId(p, limit, &f[2].id);
-  if (p != nullptr) p = GetVarint64(p, limit, &f[3].u);
-  event->field_count = 4;
-  return p;
-}
-
-}  // namespace
-
 absl::Status EventStreamDecoder::Reset(std::string_view payload) {
   begin_ = pos_ = payload.data();
   limit_ = payload.data() + payload.size();
@@ -268,31 +227,31 @@ bool EventStreamDecoder::Next(Event* event) {
     if (t == nullptr) return Fail("bad time delta");
     const uint64_t time = last_time_ + static_cast<uint64_t>(ZigZagDecode(zz));
     const auto k = static_cast<EventKind>(kind);
-    const KindSchema* s = FindSchema(k);
-    const char* block_limit = limit_;
-    if (kind >= kFirstSizedKind) {
-      uint64_t len;
-      p = GetVarint64(p, limit_, &len);
-      if (p == nullptr || len > static_cast<uint64_t>(limit_ - p)) {
-        return Fail("bad sized event length");
-      }
-      block_limit = p + len;
-      if (s == nullptr) {
-        pos_ = block_limit;
-        tpos_ = t;
-        last_time_ = time;
-        ++unknown_skipped_;
-        continue;
-      }
-    } else if (s == nullptr) {
-      return Fail("unknown event kind");
-    }
     const char* reason = nullptr;
-    const char* q = nullptr;
-    if (k == EventKind::kTaskEnd || k == EventKind::kTaskBegin) {
-      q = DecodeTaskFast(k, p, limit_, event);
-    }
-    if (q == nullptr) {
+    bool fixed = false;
+    // The usual kinds by their straight-line form: they are unsized and
+    // known, so what follows for the others has nothing to check for them.
+    const char* q = internal::DecodeFixedFieldsInline(k, p, limit_, time, event, &reason, &fixed);
+    const char* block_limit = limit_;
+    if (!fixed) {
+      const KindSchema* s = FindSchema(k);
+      if (kind >= kFirstSizedKind) {
+        uint64_t len;
+        p = GetVarint64(p, limit_, &len);
+        if (p == nullptr || len > static_cast<uint64_t>(limit_ - p)) {
+          return Fail("bad sized event length");
+        }
+        block_limit = p + len;
+        if (s == nullptr) {
+          pos_ = block_limit;
+          tpos_ = t;
+          last_time_ = time;
+          ++unknown_skipped_;
+          continue;
+        }
+      } else if (s == nullptr) {
+        return Fail("unknown event kind");
+      }
       q = internal::DecodeFields(*s, p, block_limit, time, event, &reason);
     }
     if (q == nullptr) return Fail(reason);

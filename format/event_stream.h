@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/base/attributes.h"
 #include "absl/status/status.h"
 #include "format/coding.h"
 #include "format/schema.h"
@@ -91,6 +92,150 @@ inline char* PutFields(char* p, uint64_t own_time, Source& source) {
   ((p = PutField<kTypes>(p, own_time, source)), ...);
   return p;
 }
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetIdField(const char* p, const char* limit, Id* id,
+                                                           const char** reason) {
+  if (p >= limit) {
+    *reason = "truncated id field";
+    return nullptr;
+  }
+  const unsigned mask = static_cast<unsigned char>(*p++);
+  if (mask > 7) {
+    *reason = "bad id presence byte";
+    return nullptr;
+  }
+  *id = Id{};
+  if (mask & 1) p = GetVarint64(p, limit, &id->d1);
+  if (p != nullptr && (mask & 2)) p = GetVarint64(p, limit, &id->d2);
+  if (p != nullptr && (mask & 4)) p = GetVarint64(p, limit, &id->d3);
+  if (p == nullptr) *reason = "bad id field";
+  return p;
+}
+
+// Reads a field of type kType from [p, limit) into *f, a kTime field
+// relative to `own_time`: PutField's inverse, and the one definition of
+// each field's decoding. Returns the position after it, or nullptr on
+// malformed input (*reason says why).
+template <FieldType kType>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetField(const char* p, const char* limit,
+                                                         uint64_t own_time, FieldValue* f,
+                                                         const char** reason) {
+  if constexpr (kType == FieldType::kUint) {
+    p = GetVarint64(p, limit, &f->u);
+    if (p == nullptr) *reason = "bad varint field";
+    return p;
+  } else if constexpr (kType == FieldType::kSint || kType == FieldType::kTime) {
+    uint64_t v;
+    p = GetVarint64(p, limit, &v);
+    if (p == nullptr) {
+      *reason = kType == FieldType::kSint ? "bad zigzag field" : "bad time field";
+      return nullptr;
+    }
+    f->u = (kType == FieldType::kTime ? own_time : 0) + static_cast<uint64_t>(ZigZagDecode(v));
+    return p;
+  } else if constexpr (kType == FieldType::kDouble) {
+    if (limit - p < 8) {
+      *reason = "truncated double field";
+      return nullptr;
+    }
+    f->u = DecodeFixed64(p);
+    return p + 8;
+  } else if constexpr (kType == FieldType::kId) {
+    return GetIdField(p, limit, &f->id, reason);
+  } else {
+    static_assert(kType == FieldType::kBytes);
+    uint64_t v;
+    p = GetVarint64(p, limit, &v);
+    if (p == nullptr || v > static_cast<uint64_t>(limit - p)) {
+      *reason = "bad bytes field length";
+      return nullptr;
+    }
+    f->bytes = std::string_view(p, static_cast<size_t>(v));
+    return p + v;
+  }
+}
+
+// Reads fields of the types kTypes, in that order, into event->fields and
+// sets event->field_count: GetField's straight-line form for a kind whose
+// schema is known at compile time.
+template <FieldType... kTypes>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetFields(const char* p, const char* limit,
+                                                          uint64_t own_time, Event* event,
+                                                          const char** reason) {
+  FieldValue* f = event->fields;
+  if (!(((p = GetField<kTypes>(p, limit, own_time, f++, reason)) != nullptr) && ...)) {
+    return nullptr;
+  }
+  event->field_count = sizeof...(kTypes);
+  return p;
+}
+
+// The kinds a tight instrumented loop emits get straight-line code in the
+// encoder and the decoder: calls visitor.template Fixed<kTypes...>() with
+// the field types of `kind` if it is one of them, else visitor.Other().
+// Each list repeats its kind's schema (schema.cc); tests/format and the
+// collector's ring-record test encode every kind through here and decode
+// it with the schema-driven decoder (and compare this decoder's output with
+// it), so a list that drifts fails them.
+template <typename Visitor>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline auto WithFixedFields(EventKind kind, Visitor&& visitor) {
+  constexpr FieldType U = FieldType::kUint, I = FieldType::kId, T = FieldType::kTime,
+                      B = FieldType::kBytes;
+  switch (kind) {
+    case EventKind::kTaskEnd:
+    case EventKind::kCounterInc:
+    case EventKind::kCounterDec:
+    case EventKind::kEventStart:
+    case EventKind::kEventEnd:
+    case EventKind::kSyncPrepare:
+    case EventKind::kSyncCancel:
+    case EventKind::kSyncAcquired:
+    case EventKind::kSyncReleasing:
+      return visitor.template Fixed<U>();
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskBeginFn:
+    case EventKind::kTaskBeginOverlapped:
+    case EventKind::kRegionBegin:
+      return visitor.template Fixed<U, I, I, U>();
+    case EventKind::kTaskEndOverlapped:
+    case EventKind::kFrameBegin:
+    case EventKind::kFrameEnd:
+    case EventKind::kRegionEnd:
+      return visitor.template Fixed<U, I>();
+    case EventKind::kTaskBeginEx:
+    case EventKind::kTaskBeginFnEx:
+    case EventKind::kTaskBeginOverlappedEx:
+      return visitor.template Fixed<U, U, U, T, I, I, U>();
+    case EventKind::kTaskEndEx:
+      return visitor.template Fixed<U, U, U, T>();
+    case EventKind::kTaskEndOverlappedEx:
+      return visitor.template Fixed<U, U, U, T, I>();
+    case EventKind::kMarker:
+      return visitor.template Fixed<U, I, U, U>();
+    case EventKind::kCounterIncDelta:
+    case EventKind::kCounterDecDelta:
+    case EventKind::kCounterIncV3:
+    case EventKind::kCounterDecV3:
+      return visitor.template Fixed<U, U>();
+    case EventKind::kCounterIncDeltaV3:
+    case EventKind::kCounterDecDeltaV3:
+    case EventKind::kCounterSetValue:
+    case EventKind::kCounterSetValueV3:
+      return visitor.template Fixed<U, U, U>();
+    case EventKind::kMetadataAdd:
+      return visitor.template Fixed<U, I, U, U, U, B>();
+    case EventKind::kRelationAdd:
+      return visitor.template Fixed<U, I, U, I>();
+    default:
+      return visitor.Other();
+  }
+}
+
+// The fields of `kind` by its straight-line form (WithFixedFields), as
+// DecodeFields with its schema reads them. *fixed: whether `kind` has one;
+// if not, nothing is read and nullptr returned.
+const char* DecodeFixedFields(EventKind kind, const char* p, const char* limit, uint64_t own_time,
+                              Event* event, const char** reason, bool* fixed);
 
 // Writes the fields `source` yields, in `schema` order, at p; kTime fields
 // relative to `own_time`. REQUIRES: room for field_count * kMaxFieldBytes
@@ -215,6 +360,23 @@ class EventStreamEncoder {
   // AppendFrom's straight-line form for a kind whose fields are kTypes.
   template <FieldType... kTypes, typename Source>
   bool AppendFixed(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
+  // AppendFrom's form for any kind, driven by its schema.
+  template <typename Source>
+  bool AppendBySchema(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
+  // AppendFrom's visitor for internal::WithFixedFields.
+  template <typename Source>
+  struct FixedAppender {
+    EventStreamEncoder* encoder;
+    EventKind kind;
+    uint64_t time;
+    size_t bytes_bound;
+    Source& source;
+    template <FieldType... kTypes>
+    bool Fixed() {
+      return encoder->AppendFixed<kTypes...>(kind, time, bytes_bound, source);
+    }
+    bool Other() { return encoder->AppendBySchema(kind, time, bytes_bound, source); }
+  };
 
   // Room for one more event: `op_room` bytes in the op stream and a time
   // delta. Returns where its ops go, or nullptr (failed_ set) if memory ran
@@ -265,60 +427,13 @@ inline bool EventStreamEncoder::AppendFixed(EventKind kind, uint64_t time, size_
 template <typename Source>
 inline bool EventStreamEncoder::AppendFrom(EventKind kind, uint64_t time, size_t bytes_bound,
                                            Source& source) {
-  // The kinds a tight instrumented loop emits get straight-line code. Each
-  // list repeats its kind's schema (schema.cc); tests/format and the
-  // collector's ring-record test encode every kind through here and decode
-  // it with the schema-driven decoder, so a list that drifts fails them.
-  constexpr FieldType U = FieldType::kUint, I = FieldType::kId, T = FieldType::kTime,
-                      B = FieldType::kBytes;
-  switch (kind) {
-    case EventKind::kTaskEnd:
-    case EventKind::kCounterInc:
-    case EventKind::kCounterDec:
-    case EventKind::kEventStart:
-    case EventKind::kEventEnd:
-    case EventKind::kSyncPrepare:
-    case EventKind::kSyncCancel:
-    case EventKind::kSyncAcquired:
-    case EventKind::kSyncReleasing:
-      return AppendFixed<U>(kind, time, 0, source);
-    case EventKind::kTaskBegin:
-    case EventKind::kTaskBeginFn:
-    case EventKind::kTaskBeginOverlapped:
-    case EventKind::kRegionBegin:
-      return AppendFixed<U, I, I, U>(kind, time, 0, source);
-    case EventKind::kTaskEndOverlapped:
-    case EventKind::kFrameBegin:
-    case EventKind::kFrameEnd:
-    case EventKind::kRegionEnd:
-      return AppendFixed<U, I>(kind, time, 0, source);
-    case EventKind::kTaskBeginEx:
-    case EventKind::kTaskBeginFnEx:
-    case EventKind::kTaskBeginOverlappedEx:
-      return AppendFixed<U, U, U, T, I, I, U>(kind, time, 0, source);
-    case EventKind::kTaskEndEx:
-      return AppendFixed<U, U, U, T>(kind, time, 0, source);
-    case EventKind::kTaskEndOverlappedEx:
-      return AppendFixed<U, U, U, T, I>(kind, time, 0, source);
-    case EventKind::kMarker:
-      return AppendFixed<U, I, U, U>(kind, time, 0, source);
-    case EventKind::kCounterIncDelta:
-    case EventKind::kCounterDecDelta:
-    case EventKind::kCounterIncV3:
-    case EventKind::kCounterDecV3:
-      return AppendFixed<U, U>(kind, time, 0, source);
-    case EventKind::kCounterIncDeltaV3:
-    case EventKind::kCounterDecDeltaV3:
-    case EventKind::kCounterSetValue:
-    case EventKind::kCounterSetValueV3:
-      return AppendFixed<U, U, U>(kind, time, 0, source);
-    case EventKind::kMetadataAdd:
-      return AppendFixed<U, I, U, U, U, B>(kind, time, bytes_bound, source);
-    case EventKind::kRelationAdd:
-      return AppendFixed<U, I, U, I>(kind, time, 0, source);
-    default:
-      break;
-  }
+  return internal::WithFixedFields(kind,
+                                   FixedAppender<Source>{this, kind, time, bytes_bound, source});
+}
+
+template <typename Source>
+bool EventStreamEncoder::AppendBySchema(EventKind kind, uint64_t time, size_t bytes_bound,
+                                        Source& source) {
   const KindSchema* s = FindSchema(kind);
   if (s == nullptr) return false;
   char* p = ReserveEvent(internal::kMaxEventPrefixBytes +

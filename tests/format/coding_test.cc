@@ -65,6 +65,26 @@ TEST(Coding, TruncatedVarintFails) {
   }
 }
 
+TEST(Coding, InlineVarintEqualsTheLoopForEveryTwoBytePrefix) {
+  // GetVarint64 reads one- and two-byte varints inline: for every pair of
+  // bytes, at every length, it must agree with the general loop.
+  for (int a = 0; a < 256; ++a) {
+    for (int b = 0; b < 256; ++b) {
+      const char bytes[3] = {static_cast<char>(a), static_cast<char>(b), 0};
+      for (size_t n = 0; n <= 3; ++n) {
+        uint64_t inline_v = 7;
+        uint64_t loop_v = 7;
+        const char* p = GetVarint64(bytes, bytes + n, &inline_v);
+        const char* q = GetVarint64Slow(bytes, bytes + n, &loop_v);
+        ASSERT_EQ(p, q) << a << " " << b << " " << n;
+        if (p != nullptr) {
+          ASSERT_EQ(inline_v, loop_v) << a << " " << b << " " << n;
+        }
+      }
+    }
+  }
+}
+
 TEST(Coding, OverlongVarintFails) {
   const std::string eleven(11, '\x80');
   uint64_t v;

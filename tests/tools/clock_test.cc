@@ -3,7 +3,11 @@
 
 #include "tools/itt_dump/model/clock.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <random>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -83,6 +87,89 @@ TEST(Clock, DurationMatchesDifferenceOfTimes) {
     const int64_t want = c.SinceStartNs(b) - c.SinceStartNs(a);
     ASSERT_LE(std::llabs(d - want), 1) << a << " " << b;
   }
+}
+
+TEST(Clock, RoundHalfAwayIsLlround) {
+  // Every half and its neighbours in a range, then random values of every
+  // magnitude below the limit, both signs.
+  auto check = [](double x) {
+    ASSERT_EQ(Clock::RoundHalfAway(x), std::llround(x)) << std::hexfloat << x;
+  };
+  for (int64_t k = -200000; k <= 200000; ++k) {
+    const double half = static_cast<double>(k) + 0.5;
+    check(half);
+    check(std::nextafter(half, 0.0));
+    check(std::nextafter(half, std::numeric_limits<double>::infinity()));
+    check(std::nextafter(half, -std::numeric_limits<double>::infinity()));
+    check(static_cast<double>(k));
+  }
+  check(0.49999999999999994);
+  check(-0.49999999999999994);
+  check(std::nextafter(Clock::kRoundLimit, 0.0));
+  check(std::nextafter(-Clock::kRoundLimit, 0.0));
+  check(Clock::kRoundLimit / 2 + 0.5);
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 2000000; ++i) {
+    const int exponent = static_cast<int>(rng() % 53);
+    const double x = std::ldexp(static_cast<double>(rng() >> 11) / 9007199254740992.0, exponent);
+    check(rng() & 1 ? x : -x);
+  }
+}
+
+// SinceStartNs converts the span it converted last inline: it must give
+// what the full form gives for every tick. A copy of a clock that has not
+// converted anything yet always takes the full form.
+void ExpectInlineEqualsFull(const Clock& pristine, const std::vector<uint64_t>& ticks) {
+  Clock warm = pristine;
+  for (uint64_t t : ticks) {
+    Clock cold = pristine;
+    const int64_t want = cold.SinceStartNs(t);
+    ASSERT_EQ(warm.SinceStartNs(t), want) << t;
+    ASSERT_EQ(warm.SinceStartNs(t), want) << t;  // now surely inline
+  }
+}
+
+// Every tick within `radius` of each of `centers`, plus random ones.
+std::vector<uint64_t> TicksAround(const std::vector<uint64_t>& centers, uint64_t radius,
+                                  std::mt19937_64* rng, uint64_t random_range) {
+  std::vector<uint64_t> ticks;
+  for (uint64_t c : centers) {
+    for (uint64_t t = c >= radius ? c - radius : 0; t <= c + radius; ++t) ticks.push_back(t);
+  }
+  for (int i = 0; i < 100000; ++i) ticks.push_back((*rng)() % random_range);
+  std::shuffle(ticks.begin(), ticks.end(), *rng);
+  return ticks;
+}
+
+TEST(Clock, InlineConversionEqualsFullFormWithHeaderFrequency) {
+  std::mt19937_64 rng(3);
+  for (uint64_t hz : {uint64_t{1000000000}, uint64_t{2900000000}, uint64_t{3192000000},
+                      uint64_t{24000000}, uint64_t{1}}) {
+    const uint64_t start = 123456789;
+    const Clock c(Header(hz, start), {P(start, 5, 5)});
+    ExpectInlineEqualsFull(
+        c, TicksAround({0, start, start + (uint64_t{1} << 52)}, 3000, &rng, uint64_t{1} << 54));
+  }
+}
+
+TEST(Clock, InlineConversionEqualsFullFormAcrossSegments) {
+  std::mt19937_64 rng(5);
+  std::vector<format::ClockSync> points;
+  std::vector<uint64_t> centers = {0};
+  uint64_t ticks = 1000000;
+  uint64_t ns = 777;
+  for (int i = 0; i < 20; ++i) {
+    points.push_back(P(ticks, ns, static_cast<int64_t>(ns)));
+    centers.push_back(ticks);
+    ticks += 2900000 + rng() % 200000;  // a drifting ~3 GHz TSC, short segments
+    ns += 1000000;
+  }
+  const Clock c(Header(3000000000, 1500000), points);
+  ExpectInlineEqualsFull(c, TicksAround(centers, 2000, &rng, ticks + 10000000));
+  // Damaged input: a segment far away in ticks and nanoseconds.
+  points.push_back(P(uint64_t{1} << 60, uint64_t{1} << 58, 0));
+  const Clock far(Header(3000000000, 1500000), points);
+  ExpectInlineEqualsFull(far, TicksAround({ticks, uint64_t{1} << 60}, 2000, &rng, ~uint64_t{0}));
 }
 
 TEST(Clock, TicksAtInvertsSinceStart) {

@@ -103,22 +103,44 @@ int64_t Clock::Interpolate(uint64_t ticks, bool real) const {
   return Saturate(ya + dt * dy / span);
 }
 
-int64_t Clock::SinceStartNs(uint64_t ticks) const {
+void Clock::SetNear(uint64_t lo, uint64_t hi, uint64_t origin, int64_t base, double slope) const {
+  // Within 2^52 ticks of the origin, as SinceStartNsSlow requires.
+  constexpr uint64_t kNear = uint64_t{1} << 52;
+  const uint64_t near_lo = origin >= kNear - 1 ? origin - (kNear - 1) : 0;
+  const uint64_t near_hi = origin <= ~uint64_t{0} - kNear ? origin + kNear : ~uint64_t{0};
+  lo = std::max(lo, near_lo);
+  hi = hi == 0 ? near_hi : std::min(hi, near_hi);
+  near_lo_ = lo;
+  near_width_ = hi > lo ? hi - lo : 0;
+  near_origin_ = origin;
+  near_base_ = base;
+  near_slope_ = slope;
+}
+
+int64_t Clock::SinceStartNsSlow(uint64_t ticks) const {
   // Ticks within 2^52 of the segment's start (a segment is about a second)
   // by one double multiply, which is exact to well under a nanosecond;
-  // anything else (damaged input) by exact 128-bit arithmetic.
+  // anything else (damaged input) by exact 128-bit arithmetic. The inline
+  // SinceStartNs repeats the first form for the span set here.
   constexpr int64_t kNear = int64_t{1} << 52;
   if (points_.size() < 2) {
     const int64_t dt = static_cast<int64_t>(ticks - start_ticks_);
     if (dt > -kNear && dt < kNear) {
+      SetNear(0, 0, start_ticks_, 0, hz_slope_);
       return std::llround(static_cast<double>(dt) * hz_slope_);
     }
     const __int128 wide = static_cast<__int128>(ticks) - start_ticks_;
     return Saturate(wide * 1000000000 / hz_);
   }
-  const Point& p = points_[Segment(ticks)];
+  const size_t i = Segment(ticks);
+  const Point& p = points_[i];
   const int64_t dt = static_cast<int64_t>(ticks - p.ticks);
   if (dt > -kNear && dt < kNear && p.mono - start_mono_ > -kNear && p.mono - start_mono_ < kNear) {
+    // The segment's ticks: from this point (from 0 for the first) to the
+    // next (to the end for the last), as Segment() assigns them.
+    const size_t last = points_.size() - 2;
+    SetNear(i == 0 ? 0 : p.ticks, i == last ? 0 : points_[i + 1].ticks, p.ticks,
+            p.mono - start_mono_, p.slope);
     return (p.mono - start_mono_) + std::llround(static_cast<double>(dt) * p.slope);
   }
   return Saturate(static_cast<__int128>(Interpolate(ticks, false)) - start_mono_);

@@ -30,7 +30,17 @@ class Clock {
   Clock(const format::FileHeader& header, std::vector<format::ClockSync> points);
 
   // ns(ticks) - ns(header.start_ticks). Saturates at the int64 range.
-  int64_t SinceStartNs(uint64_t ticks) const;
+  // When `ticks` lies in the span converted last (a segment, or the part of
+  // it within 2^52 ticks of its origin) it is one inline multiply and
+  // rounding (the exports' hot path); else SinceStartNsSlow.
+  int64_t SinceStartNs(uint64_t ticks) const {
+    if (ticks - near_lo_ < near_width_) {
+      const double x =
+          static_cast<double>(static_cast<int64_t>(ticks - near_origin_)) * near_slope_;
+      if (x > -kRoundLimit && x < kRoundLimit) return near_base_ + RoundHalfAway(x);
+    }
+    return SinceStartNsSlow(ticks);
+  }
   // CLOCK_REALTIME nanoseconds since the epoch at `ticks`.
   int64_t RealtimeNs(uint64_t ticks) const;
   // Nanoseconds from `begin` to `end` (negative if end is earlier). Equal
@@ -49,6 +59,18 @@ class Clock {
 
   size_t sync_points() const { return points_.size(); }
 
+  // std::llround(x) for |x| < kRoundLimit, inline: the integer part is
+  // exact and so is the fraction x - trunc(x), so the halves round away
+  // from zero exactly as llround does (clock_test compares them).
+  static constexpr double kRoundLimit = 4503599627370496.0;  // 2^52
+  static int64_t RoundHalfAway(double x) {
+    int64_t i = static_cast<int64_t>(x);  // truncates toward zero
+    const double frac = x - static_cast<double>(i);
+    if (frac >= 0.5) ++i;
+    if (frac <= -0.5) --i;
+    return i;
+  }
+
  private:
   struct Point {
     uint64_t ticks;
@@ -57,6 +79,12 @@ class Clock {
     double slope;  // ns per tick from this point to the next
   };
   int64_t DurationNsSlow(uint64_t begin, uint64_t end) const;
+  // SinceStartNs's full form; sets the near_* span for the inline one.
+  int64_t SinceStartNsSlow(uint64_t ticks) const;
+  // Sets the near_* span: ticks in [lo, hi) (hi 0: to the end of the range)
+  // convert as base + round((ticks - origin) * slope), limited to within
+  // 2^52 ticks of origin.
+  void SetNear(uint64_t lo, uint64_t hi, uint64_t origin, int64_t base, double slope) const;
   // Index i of the segment [i, i+1] used for `ticks`. REQUIRES: >= 2 points.
   size_t Segment(uint64_t ticks) const;
   int64_t Interpolate(uint64_t ticks, bool real) const;
@@ -72,6 +100,13 @@ class Clock {
   mutable uint64_t fast_lo_ = 1;
   mutable uint64_t fast_hi_ = 0;
   mutable double fast_slope_ = 0;
+  // Ticks t with t - near_lo_ < near_width_ (unsigned) convert inline as
+  // near_base_ + round((t - near_origin_) * near_slope_); empty at first.
+  mutable uint64_t near_lo_ = 0;
+  mutable uint64_t near_width_ = 0;
+  mutable uint64_t near_origin_ = 0;
+  mutable int64_t near_base_ = 0;
+  mutable double near_slope_ = 0;
 };
 
 }  // namespace itt_dump

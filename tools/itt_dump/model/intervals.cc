@@ -127,11 +127,10 @@ void IntervalTracker::Deliver(Open* open) {
   listener_->OnInterval(open->iv);
 }
 
-void IntervalTracker::EndKeyed(std::map<Key, std::vector<Open>>* map, const Key& key,
-                               IntervalKind kind, const ThreadRec& t, uint64_t domain,
-                               uint64_t ticks) {
-  auto it = map->find(key);
-  if (it == map->end() || it->second.empty()) {
+void IntervalTracker::EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind kind,
+                               const ThreadRec& t, uint64_t domain, uint64_t ticks) {
+  auto it = opens->Find(key);
+  if (it == opens->end() || it->second.empty()) {
     if (kind == IntervalKind::kFrame) {
       ++unbalanced_.frame_end_without_begin;
     } else {
@@ -142,7 +141,7 @@ void IntervalTracker::EndKeyed(std::map<Key, std::vector<Open>>* map, const Key&
   }
   Open open = std::move(it->second.back());
   it->second.pop_back();
-  if (it->second.empty() && map->size() > kKeepEmptyKeys) map->erase(it);
+  if (it->second.empty() && opens->size() > kKeepEmptyKeys) opens->Erase(it);
   open.iv.end = std::max(ticks, open.iv.begin);
   Deliver(&open);
 }
@@ -211,7 +210,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
         ++unbalanced_.open_at_end;
         return;
       }
-      Begin(&overlapped_[Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, 0)], iv);
+      Begin(&overlapped_.At(Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, 0)), iv);
       return;
     }
     case EventKind::kTaskEndOverlapped:
@@ -235,7 +234,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
         return;
       }
       const uint64_t tag = IsNull(iv.id) ? uint64_t{t.index} + 1 : 0;
-      Begin(&regions_[Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, tag)], iv);
+      Begin(&regions_.At(Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, tag)), iv);
       return;
     }
     case EventKind::kRegionEnd: {
@@ -257,7 +256,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
         ++unbalanced_.frames_open_at_end;
         return;
       }
-      Begin(&frames_[Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, 0)], iv);
+      Begin(&frames_.At(Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, 0)), iv);
       return;
     }
     case EventKind::kFrameEnd: {
@@ -324,7 +323,7 @@ IntervalTracker::Open* IntervalTracker::ArgTarget(const Event& e, const ThreadRe
   if (!by_id) return top;
   const format::Id& id = e.GetId(F::kId);
   if (IsNull(id)) return top;
-  auto it = overlapped_.find(Key(e.Get(F::kDomain), id.d1, id.d2, id.d3, 0));
+  auto it = overlapped_.Find(Key(e.Get(F::kDomain), id.d1, id.d2, id.d3, 0));
   if (it != overlapped_.end() && !it->second.empty()) {
     return &it->second.back();
   }
@@ -391,12 +390,12 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
     }
     s.events.clear();
   }
-  for (auto* map : {&overlapped_, &regions_, &frames_}) {
-    for (auto& [key, opens] : *map) {
+  for (KeyedOpens* keyed : {&overlapped_, &regions_, &frames_}) {
+    for (auto& [key, opens] : keyed->map()) {
       for (Open& open : opens) {
         open.iv.end = std::max(end_ticks, open.iv.begin);
         open.iv.open_at_end = true;
-        if (map == &frames_) {
+        if (keyed == &frames_) {
           ++unbalanced_.frames_open_at_end;
         } else {
           ++unbalanced_.open_at_end;
@@ -404,7 +403,7 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
         Deliver(&open);
       }
     }
-    map->clear();
+    keyed->Clear();
   }
 }
 

@@ -148,6 +148,40 @@ class IntervalTracker {
     std::vector<Open> events;  // legacy events
   };
 
+  // Open keyed intervals by key, with the entry used last remembered:
+  // frames and regions of one domain use one key over and over.
+  class KeyedOpens {
+   public:
+    using Map = std::map<Key, std::vector<Open>>;
+    // The entry of `key`, made if new.
+    std::vector<Open>& At(const Key& key) {
+      if (last_ == map_.end() || last_->first != key) last_ = map_.try_emplace(key).first;
+      return last_->second;
+    }
+    // The entry of `key`, or end().
+    Map::iterator Find(const Key& key) {
+      if (last_ != map_.end() && last_->first == key) return last_;
+      const Map::iterator it = map_.find(key);
+      if (it != map_.end()) last_ = it;
+      return it;
+    }
+    Map::iterator end() { return map_.end(); }
+    void Erase(Map::iterator it) {
+      if (it == last_) last_ = map_.end();
+      map_.erase(it);
+    }
+    size_t size() const { return map_.size(); }
+    Map& map() { return map_; }
+    void Clear() {
+      map_.clear();
+      last_ = map_.end();
+    }
+
+   private:
+    Map map_;
+    Map::iterator last_ = map_.end();
+  };
+
   ThreadState& StateOf(const ThreadRec& t) {
     if (t.index < dense_.size() && dense_[t.index] != nullptr) {
       return *dense_[t.index];
@@ -157,8 +191,8 @@ class IntervalTracker {
   ThreadState& NewState(const ThreadRec& t);
   void Begin(std::vector<Open>* stack, const Interval& iv);
   void Deliver(Open* open);
-  void EndKeyed(std::map<Key, std::vector<Open>>* map, const Key& key, IntervalKind kind,
-                const ThreadRec& t, uint64_t domain, uint64_t ticks);
+  void EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind kind, const ThreadRec& t,
+                uint64_t domain, uint64_t ticks);
   void AddArg(const format::Event& e, const ThreadRec& t);
   Open* ArgTarget(const format::Event& e, const ThreadRec& t, bool by_id);
 
@@ -167,9 +201,9 @@ class IntervalTracker {
   U64Map<ThreadState> threads_;
   // threads_ by thread index, for the usual small indexes: one load.
   std::vector<ThreadState*> dense_;
-  std::map<Key, std::vector<Open>> overlapped_;
-  std::map<Key, std::vector<Open>> regions_;
-  std::map<Key, std::vector<Open>> frames_;
+  KeyedOpens overlapped_;
+  KeyedOpens regions_;
+  KeyedOpens frames_;
   Unbalanced unbalanced_;
   bool collect_args_ = true;
   bool report_begins_ = false;

@@ -23,14 +23,29 @@ EventMerger::EventMerger(const TraceIndex& index, format::TraceReader* reader,
 
 EventMerger::~EventMerger() = default;
 
+bool EventMerger::FillBatch(Queue* q) {
+  if (q->batch == nullptr) q->batch = std::make_unique<format::Event[]>(kBatch);
+  uint32_t n = 0;
+  while (n < kBatch && q->dec.Next(&q->batch[n])) ++n;
+  q->pos = 0;
+  q->len = n;
+  return n > 0;
+}
+
 bool EventMerger::Advance(Queue* q) {
+  if (q->pos + 1 < q->len) {
+    ++q->pos;
+    q->has_head = true;
+    return true;
+  }
   for (;;) {
-    if (q->decoding && q->dec.Next(&q->head)) {
+    if (q->decoding && FillBatch(q)) {
       q->has_head = true;
       return true;
     }
     if (q->decoding) {
-      // The payload is done (or malformed, which the index pass reported).
+      // The payload is done (or malformed, which the index pass reported),
+      // and so is the batch that pointed into it.
       buffered_ -= q->payloads.front().size();
       spare_.push_back(std::move(q->payloads.front()));
       q->payloads.pop_front();
@@ -117,7 +132,7 @@ bool EventMerger::ReadChunk() {
 }
 
 void EventMerger::PushHeap(int qi) {
-  heap_.emplace_back(queues_[static_cast<size_t>(qi)]->head.time, qi);
+  heap_.emplace_back(queues_[static_cast<size_t>(qi)]->head().time, qi);
   if (!small_) std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 
@@ -138,12 +153,13 @@ int EventMerger::PopHeap() {
 bool EventMerger::Emit(int qi, const format::Event** event, const ThreadRec** thread) {
   Queue* q = queues_[static_cast<size_t>(qi)].get();
   current_ = qi;
-  *event = &q->head;
+  const format::Event& head = q->head();
+  *event = &head;
   *thread = q->thread;
-  if (q->head.time < last_time_) {
+  if (head.time < last_time_) {
     ++late_events_;
   } else {
-    last_time_ = q->head.time;
+    last_time_ = head.time;
   }
   ++events_;
   return true;
@@ -164,7 +180,7 @@ bool EventMerger::FastNext(const format::Event** event, const ThreadRec** thread
 bool EventMerger::AfterAdvance(const format::Event** event, const ThreadRec** thread) {
   Queue* q = queues_[static_cast<size_t>(current_)].get();
   q->has_head = true;
-  const uint64_t t = q->head.time;
+  const uint64_t t = q->head().time;
   if (heap_.empty()) {
     if (t <= blocking_) return Emit(current_, event, thread);
   } else {
