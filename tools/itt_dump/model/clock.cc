@@ -57,9 +57,8 @@ int64_t Clock::DurationNsSlow(uint64_t begin, uint64_t end) const {
       fast_hi_ = ~uint64_t{0};
     } else {
       const size_t i = Segment(begin);
-      const size_t last = points_.size() - 2;
-      const uint64_t lo = i == 0 ? 0 : points_[i].ticks;
-      const uint64_t hi = i == last ? ~uint64_t{0} : points_[i + 1].ticks;
+      uint64_t lo, hi;
+      SegmentSpan(i, &lo, &hi);
       if (end < lo || end >= hi) return SinceStartNs(end) - SinceStartNs(begin);
       slope = points_[i].slope;
       fast_lo_ = lo;
@@ -69,6 +68,12 @@ int64_t Clock::DurationNsSlow(uint64_t begin, uint64_t end) const {
     return static_cast<int64_t>(static_cast<double>(dt) * slope + (dt >= 0 ? 0.5 : -0.5));
   }
   return SinceStartNs(end) - SinceStartNs(begin);
+}
+
+void Clock::SegmentSpan(size_t i, uint64_t* lo, uint64_t* hi) const {
+  const size_t last = points_.size() - 2;
+  *lo = i == 0 ? 0 : points_[i].ticks;
+  *hi = i == last ? ~uint64_t{0} : points_[i + 1].ticks;
 }
 
 size_t Clock::Segment(uint64_t ticks) const {
@@ -109,7 +114,7 @@ void Clock::SetNear(uint64_t lo, uint64_t hi, uint64_t origin, int64_t base, dou
   const uint64_t near_lo = origin >= kNear - 1 ? origin - (kNear - 1) : 0;
   const uint64_t near_hi = origin <= ~uint64_t{0} - kNear ? origin + kNear : ~uint64_t{0};
   lo = std::max(lo, near_lo);
-  hi = hi == 0 ? near_hi : std::min(hi, near_hi);
+  hi = std::min(hi, near_hi);
   near_lo_ = lo;
   near_width_ = hi > lo ? hi - lo : 0;
   near_origin_ = origin;
@@ -126,7 +131,7 @@ int64_t Clock::SinceStartNsSlow(uint64_t ticks) const {
   if (points_.size() < 2) {
     const int64_t dt = static_cast<int64_t>(ticks - start_ticks_);
     if (dt > -kNear && dt < kNear) {
-      SetNear(0, 0, start_ticks_, 0, hz_slope_);
+      SetNear(0, ~uint64_t{0}, start_ticks_, 0, hz_slope_);
       return std::llround(static_cast<double>(dt) * hz_slope_);
     }
     const __int128 wide = static_cast<__int128>(ticks) - start_ticks_;
@@ -136,11 +141,9 @@ int64_t Clock::SinceStartNsSlow(uint64_t ticks) const {
   const Point& p = points_[i];
   const int64_t dt = static_cast<int64_t>(ticks - p.ticks);
   if (dt > -kNear && dt < kNear && p.mono - start_mono_ > -kNear && p.mono - start_mono_ < kNear) {
-    // The segment's ticks: from this point (from 0 for the first) to the
-    // next (to the end for the last), as Segment() assigns them.
-    const size_t last = points_.size() - 2;
-    SetNear(i == 0 ? 0 : p.ticks, i == last ? 0 : points_[i + 1].ticks, p.ticks,
-            p.mono - start_mono_, p.slope);
+    uint64_t lo, hi;
+    SegmentSpan(i, &lo, &hi);
+    SetNear(lo, hi, p.ticks, p.mono - start_mono_, p.slope);
     return (p.mono - start_mono_) + std::llround(static_cast<double>(dt) * p.slope);
   }
   return Saturate(static_cast<__int128>(Interpolate(ticks, false)) - start_mono_);

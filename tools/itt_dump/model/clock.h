@@ -81,12 +81,15 @@ class Clock {
   int64_t DurationNsSlow(uint64_t begin, uint64_t end) const;
   // SinceStartNs's full form; sets the near_* span for the inline one.
   int64_t SinceStartNsSlow(uint64_t ticks) const;
-  // Sets the near_* span: ticks in [lo, hi) (hi 0: to the end of the range)
-  // convert as base + round((ticks - origin) * slope), limited to within
-  // 2^52 ticks of origin.
+  // Sets the near_* span: ticks in [lo, hi) convert as base + round((ticks - origin) * slope),
+  // limited to within 2^52 ticks of origin.
   void SetNear(uint64_t lo, uint64_t hi, uint64_t origin, int64_t base, double slope) const;
   // Index i of the segment [i, i+1] used for `ticks`. REQUIRES: >= 2 points.
   size_t Segment(uint64_t ticks) const;
+  // The ticks [*lo, *hi) that Segment() assigns to segment i: from point i
+  // (from 0 for the first) to point i+1 (to the end of the range, ~0, for
+  // the last). REQUIRES: >= 2 points.
+  void SegmentSpan(size_t i, uint64_t* lo, uint64_t* hi) const;
   int64_t Interpolate(uint64_t ticks, bool real) const;
 
   std::vector<Point> points_;

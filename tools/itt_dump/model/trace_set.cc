@@ -155,6 +155,13 @@ inline const KindActions* ActionsOf(format::EventKind kind) {
   return k < kDirect ? DirectActions()[k] : ActionsOfSlow(kind);
 }
 
+// XORs `tag` into a field of action kTagUint or kTagId (tagging and
+// untagging are the same): NULL and __itt_null stay as they are.
+inline void ToggleTag(Action act, uint64_t tag, format::FieldValue* v) {
+  if (act == Action::kTagUint && v->u != 0) v->u ^= tag;
+  if (act == Action::kTagId && (v->id.d1 | v->id.d2 | v->id.d3) != 0) v->id.d1 ^= tag;
+}
+
 bool SameBoot(const format::FileHeader& a, const format::FileHeader& b) {
   static constexpr std::array<uint8_t, 16> kZero{};
   return a.boot_id != kZero && a.boot_id == b.boot_id && a.host_name == b.host_name &&
@@ -167,11 +174,7 @@ void UntagIdentities(uint32_t process, format::Event* e) {
   const KindActions* a = ActionsOf(e->kind);
   if (a == nullptr || process == 0) return;
   for (int k = 0; k < a->count; ++k) {
-    format::FieldValue& v = e->fields[a->field[k]];
-    if (a->action[k] == Action::kTagUint && v.u != 0) v.u ^= ProcessTag(process);
-    if (a->action[k] == Action::kTagId && (v.id.d1 | v.id.d2 | v.id.d3) != 0) {
-      v.id.d1 ^= ProcessTag(process);
-    }
+    ToggleTag(a->action[k], ProcessTag(process), &e->fields[a->field[k]]);
   }
 }
 
@@ -623,10 +626,8 @@ void TraceSetMerger::Rewrite(const Input& in) {
         v.u = Lookup(r.event_names, v.u);
         break;
       case Action::kTagUint:
-        if (v.u != 0) v.u ^= tag;  // NULL stays NULL
-        break;
       case Action::kTagId:
-        if ((v.id.d1 | v.id.d2 | v.id.d3) != 0) v.id.d1 ^= tag;  // __itt_null stays null
+        ToggleTag(act, tag, &v);
         break;
       case Action::kTime:
         v.u = set_.SetTicks(in.file, v.u);
