@@ -155,11 +155,13 @@ inline const KindActions* ActionsOf(format::EventKind kind) {
   return k < kDirect ? DirectActions()[k] : ActionsOfSlow(kind);
 }
 
-// XORs `tag` into a field of action kTagUint or kTagId (tagging and
-// untagging are the same): NULL and __itt_null stay as they are.
-inline void ToggleTag(Action act, uint64_t tag, format::FieldValue* v) {
-  if (act == Action::kTagUint && v->u != 0) v->u ^= tag;
-  if (act == Action::kTagId && (v->id.d1 | v->id.d2 | v->id.d3) != 0) v->id.d1 ^= tag;
+// XOR `tag` into an address (kTagUint) or an __itt_id's d1 (kTagId);
+// tagging and untagging are the same. NULL and __itt_null stay as they are.
+inline void ToggleAddressTag(uint64_t tag, format::FieldValue* v) {
+  if (v->u != 0) v->u ^= tag;
+}
+inline void ToggleIdTag(uint64_t tag, format::FieldValue* v) {
+  if ((v->id.d1 | v->id.d2 | v->id.d3) != 0) v->id.d1 ^= tag;
 }
 
 bool SameBoot(const format::FileHeader& a, const format::FileHeader& b) {
@@ -174,7 +176,9 @@ void UntagIdentities(uint32_t process, format::Event* e) {
   const KindActions* a = ActionsOf(e->kind);
   if (a == nullptr || process == 0) return;
   for (int k = 0; k < a->count; ++k) {
-    ToggleTag(a->action[k], ProcessTag(process), &e->fields[a->field[k]]);
+    format::FieldValue* v = &e->fields[a->field[k]];
+    if (a->action[k] == Action::kTagUint) ToggleAddressTag(ProcessTag(process), v);
+    if (a->action[k] == Action::kTagId) ToggleIdTag(ProcessTag(process), v);
   }
 }
 
@@ -626,8 +630,10 @@ void TraceSetMerger::Rewrite(const Input& in) {
         v.u = Lookup(r.event_names, v.u);
         break;
       case Action::kTagUint:
+        ToggleAddressTag(tag, &v);
+        break;
       case Action::kTagId:
-        ToggleTag(act, tag, &v);
+        ToggleIdTag(tag, &v);
         break;
       case Action::kTime:
         v.u = set_.SetTicks(in.file, v.u);
