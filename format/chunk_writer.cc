@@ -31,12 +31,27 @@ void FillHeader(char* dst, uint16_t type, uint16_t flags, uint64_t sequence, uin
   PutFixed32(dst + 28, crc);
 }
 
+// zstd's fast levels hash 6 bytes and take the most recent position with the
+// same hash. A tight loop's op stream repeats a begin/end pair of about 7
+// bytes in which only the name differs, so a 6-byte window that skips the
+// name always finds the pair just before: a 6-byte match, one sequence per
+// pair, instead of one match over the loop's whole period. A 7-byte window
+// always holds the name. Measured (exp probe over the events payloads of
+// real traces, level 1): a 4-name task loop 8.5 -> 3.4 ns and 0.42 -> 0.22
+// bytes per event; frame, counter, marker, nested-task and id-carrying
+// loops and a 4-thread frame/task/counter trace equal or better in both.
+constexpr int kPairMatchLength = 7;
+constexpr int kPairMatchMaxLevel = 2;  // the levels of zstd's 'fast' strategy
+
 }  // namespace
 
 ChunkWriter::ChunkWriter(int zstd_level) : level_(zstd_level) {
   ZSTD_CCtx* cctx = ZSTD_createCCtx();
   if (cctx != nullptr) {
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level_);
+    if (level_ >= 1 && level_ <= kPairMatchMaxLevel) {
+      ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, kPairMatchLength);
+    }
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
     // The chunk CRC already covers the frame.
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
