@@ -48,25 +48,34 @@ constexpr int kPairMatchMaxLevel = 2;  // the levels of zstd's 'fast' strategy
 ChunkWriter::ChunkWriter(int zstd_level) : level_(zstd_level) {
   ZSTD_CCtx* cctx = ZSTD_createCCtx();
   if (cctx != nullptr) {
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level_);
-    if (level_ >= 1 && level_ <= kPairMatchMaxLevel) {
-      ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, kPairMatchLength);
-    }
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
     // The chunk CRC already covers the frame.
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
   }
   cctx_ = cctx;
+  UseLevel(level_);
+}
+
+void ChunkWriter::UseLevel(int level) {
+  auto* cctx = static_cast<ZSTD_CCtx*>(cctx_);
+  if (cctx == nullptr || level == cctx_level_) return;
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+  // 0 = the level's own minimum match.
+  const bool pairs = level >= 1 && level <= kPairMatchMaxLevel;
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, pairs ? kPairMatchLength : 0);
+  cctx_level_ = level;
 }
 
 ChunkWriter::~ChunkWriter() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
 
-absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload, std::string* out) {
+absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload, int zstd_level,
+                                      std::string* out) {
   if (payload.size() > kMaxChunkPayloadBytes) {
     return absl::InvalidArgumentError("chunk payload exceeds 16 MiB");
   }
   if (cctx_ == nullptr) return absl::InternalError("ZSTD_createCCtx failed");
   auto* cctx = static_cast<ZSTD_CCtx*>(cctx_);
+  UseLevel(zstd_level);
   const size_t start = out->size();
   const size_t bound = ZSTD_compressBound(payload.size());
   out->resize(start + kChunkHeaderSize + bound);

@@ -8,6 +8,7 @@
 #ifndef FORMAT_CHUNK_WRITER_H_
 #define FORMAT_CHUNK_WRITER_H_
 
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,7 +34,13 @@ class ChunkWriter {
   //
   // If the caller then fails to write the bytes, the chunk is lost and a
   // reader sees a sequence gap, which is what happened.
-  absl::Status AppendChunk(ChunkType type, std::string_view payload, std::string* out);
+  absl::Status AppendChunk(ChunkType type, std::string_view payload, std::string* out) {
+    return AppendChunk(type, payload, level_, out);
+  }
+  // The same at another zstd level for this chunk only (a writer that has
+  // fallen behind trades size for speed; the reader needs no notice).
+  absl::Status AppendChunk(ChunkType type, std::string_view payload, int zstd_level,
+                           std::string* out);
 
   // Sequence number the next chunk gets; also the number of chunks so far.
   uint64_t next_sequence() const { return next_sequence_; }
@@ -41,8 +48,12 @@ class ChunkWriter {
   int zstd_level() const { return level_; }
 
  private:
+  // Sets the context's parameters for `level` unless they are set already.
+  void UseLevel(int level);
+
   void* cctx_ = nullptr;  // ZSTD_CCtx*, kept out of this header
   int level_;
+  int cctx_level_ = INT_MIN;  // the level cctx_ is set up for; INT_MIN: none yet
   uint64_t next_sequence_ = 0;
 };
 

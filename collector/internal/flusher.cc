@@ -34,6 +34,11 @@ constexpr size_t kWriteBatch = 4 * 1024 * 1024;
 // instead of sleeping: a producer that fast refills its ring within a sleep.
 constexpr size_t kBusyRoundBytes = 64 * 1024;
 
+// A drain hands the slots it has encoded back to the producer every this
+// many bytes, not only at the end of what it found: a producer that fills
+// the ring while a large backlog drains gets room as soon as there is some.
+constexpr size_t kReleaseStepBytes = 64 * 1024;
+
 // How far ahead of the record being encoded the flusher prefetches its
 // ring: about 20 task events, several cache lines of latency ahead.
 constexpr size_t kPrefetchAhead = 512;
@@ -258,7 +263,13 @@ size_t Flusher::DrainThread(ThreadState* t) {
     size_t available = t->ring.Peek(&data);
     if (available == 0) break;
     size_t consumed = 0;
+    size_t released = 0;
     while (consumed < available) {
+      if (consumed - released >= kReleaseStepBytes) {
+        // The encoder copied every byte it needed from these records.
+        t->ring.Release(consumed - released);
+        released = consumed;
+      }
       uint64_t header;
       std::memcpy(&header, data + consumed, sizeof(header));
       size_t size = RawSize(header);
@@ -294,7 +305,7 @@ size_t Flusher::DrainThread(ThreadState* t) {
           ++chunk->events;
           // payload_size() costs a few varint lengths; look every 256 events.
           if ((chunk->events & 255) == 0 && chunk->encoder->payload_size() >= kEventsChunkTarget) {
-            WriteChunk(chunk);
+            WriteChunk(chunk, consumed + size);
           }
         } else {
           t->dropped[static_cast<int>(format::LossCause::kInvalidArgument)].fetch_add(
@@ -304,7 +315,7 @@ size_t Flusher::DrainThread(ThreadState* t) {
       consumed += size;
     }
     // The encoder copied every byte it needed; the slots can be reused.
-    t->ring.Release(consumed);
+    t->ring.Release(consumed - released);
     drained += consumed;
   }
   t->wake_pending.store(0, std::memory_order_relaxed);
@@ -369,13 +380,17 @@ void Flusher::CloseChunkOf(ThreadState* t) {
   }
 }
 
-void Flusher::WriteChunk(OpenChunk* c) {
+void Flusher::WriteChunk(OpenChunk* c, size_t unreleased) {
   ThreadState* t = c->thread;
   // Definitions first: every id in this payload was registered before its
   // record was committed, hence before the drain read it.
   WriteDefinitions();
   if (!t->flusher_info_written) WriteThreadInfo(t);
-  absl::Status s = chunk_writer_.AppendChunk(ChunkType::kEvents, c->encoder->payload(), &pending_);
+  const bool behind =
+      t->ring.BacklogBytes() - unreleased > t->ring.capacity() / kBacklogRingFraction;
+  const int level = behind ? kBacklogZstdLevel : settings_.zstd_level;
+  absl::Status s =
+      chunk_writer_.AppendChunk(ChunkType::kEvents, c->encoder->payload(), level, &pending_);
   if (s.ok()) {
     t->flusher_recorded += c->events;
     totals_.events_recorded += c->events;

@@ -99,6 +99,13 @@ class SpscRing {
     return available;
   }
 
+  // Consumer: bytes committed and not yet released, the backlog.
+  size_t BacklogBytes() const {
+    // Pairs with Commit(); only we write tail_.
+    return static_cast<size_t>(head_.load(std::memory_order_acquire) -
+                               tail_.load(std::memory_order_relaxed));
+  }
+
   // Consumer: frees `bytes` (whole records) from the tail.
   void Release(size_t bytes) {
     uint64_t tail = tail_.load(std::memory_order_relaxed);

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "collector/internal/flusher.h"
 #include "collector/internal/settings.h"
 #include "gtest/gtest.h"
 
@@ -88,6 +89,16 @@ TEST(DocumentedDefaults, DocsStateTheDefaultRingSize) {
     }
   }
   EXPECT_GT(mentions, 0);
+}
+
+TEST(DocumentedDefaults, ReadmeStatesWhenChunksAreCompressedFaster) {
+  const std::string readme = ReadRunfile("README.md");
+  ASSERT_FALSE(readme.empty());
+  EXPECT_NE(readme.find("zstd's fast level " + std::to_string(kBacklogZstdLevel)),
+            std::string::npos);
+  ASSERT_EQ(kBacklogRingFraction, 2u) << "README says \"more than half full\"";
+  EXPECT_NE(readme.find("ring is more than half full, the flusher has fallen behind"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -34,9 +34,9 @@ std::string FourNameTaskLoop(int pairs) {
 }
 
 std::string Decompress(std::string_view chunk) {
-  std::string out(ZSTD_getFrameContentSize(chunk.data() + kChunkHeaderSize,
-                                           chunk.size() - kChunkHeaderSize),
-                  '\0');
+  std::string out(
+      ZSTD_getFrameContentSize(chunk.data() + kChunkHeaderSize, chunk.size() - kChunkHeaderSize),
+      '\0');
   const size_t n = ZSTD_decompress(&out[0], out.size(), chunk.data() + kChunkHeaderSize,
                                    chunk.size() - kChunkHeaderSize);
   out.resize(ZSTD_isError(n) ? 0 : n);
@@ -58,6 +58,26 @@ TEST(ChunkWriterTest, TightLoopOfPairsCompressesToAlmostNothingAtFastLevels) {
     EXPECT_LT(bytes_per_event, 0.02) << chunk.size() << " bytes for " << 2 * kPairs << " events";
     EXPECT_EQ(Decompress(chunk), payload);
   }
+}
+
+// A writer that falls behind compresses some chunks at a faster level: each
+// chunk is one frame whatever its level, so the chunks decode the same and
+// the sequence runs on; the level of the chunks after it is the writer's.
+TEST(ChunkWriterTest, ChunksAtAnotherLevelDecodeTheSameAndKeepTheSequence) {
+  const std::string payload = FourNameTaskLoop(20000);
+  ChunkWriter writer(1);
+  std::string normal, fast, again;
+  ASSERT_TRUE(writer.AppendChunk(ChunkType::kEvents, payload, &normal).ok());
+  ASSERT_TRUE(writer.AppendChunk(ChunkType::kEvents, payload, -1000, &fast).ok());
+  ASSERT_TRUE(writer.AppendChunk(ChunkType::kEvents, payload, &again).ok());
+  EXPECT_EQ(writer.next_sequence(), 3u);
+  for (const std::string* chunk : {&normal, &fast, &again}) {
+    EXPECT_EQ(Decompress(*chunk), payload);
+  }
+  // The fast level really is another level, and the writer's own level,
+  // with its match length, comes back after it.
+  EXPECT_GT(fast.size(), 4 * normal.size());
+  EXPECT_EQ(again.size(), normal.size());
 }
 
 }  // namespace
