@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/bench_env.h"
@@ -54,6 +55,47 @@ std::string FindTask(const char* comm) {
   return found;
 }
 
+struct ProducerResult {
+  uint64_t emitted = 0;
+  uint64_t cpu_ns = 0;   // the thread's CPU time while producing
+  uint64_t wait_ns = 0;  // runnable but waiting for a CPU meanwhile
+};
+
+// One producer: task begin/end pairs over `names` until tsc_end, a batch
+// of kPairsPerCheck pairs every batch_ticks (0: as fast as possible).
+void Produce(__itt_domain* domain, __itt_string_handle* const* names, uint64_t tsc0,
+             uint64_t tsc_end, uint64_t batch_ticks, double hz, ProducerResult* result) {
+  const uint64_t wait0 = RunQueueWaitNs("/proc/thread-self");
+  const uint64_t cpu0 = ThreadCpuNs();
+  // A producer that was preempted does not catch up in a burst at full
+  // speed (that would measure bursts, not the rate): past this lag the
+  // schedule restarts from now, and the achieved rate falls short instead.
+  const uint64_t max_lag_ticks = static_cast<uint64_t>(hz * 20e-6);
+  uint64_t due = tsc0;
+  uint64_t emitted = 0;
+  unsigned n = 0;
+  for (;;) {
+    for (int i = 0; i < kPairsPerCheck; ++i) {
+      __itt_task_begin(domain, __itt_null, __itt_null, names[n++ & 3]);
+      __itt_task_end(domain);
+    }
+    emitted += 2 * kPairsPerCheck;
+    uint64_t now = __rdtsc();
+    if (now >= tsc_end) break;
+    if (batch_ticks > 0) {
+      due += batch_ticks;
+      if (now > due + max_lag_ticks) due = now;
+      while (now < due && now < tsc_end) {
+        _mm_pause();
+        now = __rdtsc();
+      }
+    }
+  }
+  result->emitted = emitted;
+  result->cpu_ns = ThreadCpuNs() - cpu0;
+  result->wait_ns = RunQueueWaitNs("/proc/thread-self") - wait0;
+}
+
 int ChildMain(const PacedRunConfig& config) {
   std::string dir = MakeTempDir("ittc-paced");
   SetEnv("INTEL_LIBITTNOTIFY64", CollectorPath());
@@ -79,47 +121,42 @@ int ChildMain(const PacedRunConfig& config) {
     if (flusher_task.empty()) usleep(1000);
   }
   const uint64_t flusher_wait0 = RunQueueWaitNs(flusher_task);
-  const uint64_t producer_wait0 = RunQueueWaitNs("/proc/thread-self");
   uint64_t cpu0 = ProcessCpuNs();
-  uint64_t thread_cpu0 = ThreadCpuNs();
   auto wall0 = std::chrono::steady_clock::now();
+  const int producers = config.producers > 1 ? config.producers : 1;
   const uint64_t tsc0 = __rdtsc();
   const uint64_t tsc_end = tsc0 + static_cast<uint64_t>(config.seconds * hz);
-  // Ticks per batch of kPairsPerCheck pairs at the target rate.
+  // Ticks per batch of kPairsPerCheck pairs of one producer at its share of
+  // the target rate.
   const uint64_t batch_ticks =
-      config.rate_mps > 0 ? static_cast<uint64_t>(hz * 2 * kPairsPerCheck / (config.rate_mps * 1e6))
-                          : 0;
-  // A producer that was preempted does not catch up in a burst at full
-  // speed (that would measure bursts, not the rate): past this lag the
-  // schedule restarts from now, and the achieved rate falls short instead.
-  const uint64_t max_lag_ticks = static_cast<uint64_t>(hz * 20e-6);
-  uint64_t due = tsc0;
-  uint64_t emitted = 2;  // the first pair above
-  unsigned n = 0;
-  for (;;) {
-    for (int i = 0; i < kPairsPerCheck; ++i) {
-      __itt_task_begin(domain, __itt_null, __itt_null, names[n++ & 3]);
-      __itt_task_end(domain);
-    }
-    emitted += 2 * kPairsPerCheck;
-    uint64_t now = __rdtsc();
-    if (now >= tsc_end) break;
-    if (batch_ticks > 0) {
-      due += batch_ticks;
-      if (now > due + max_lag_ticks) due = now;
-      while (now < due && now < tsc_end) {
-        _mm_pause();
-        now = __rdtsc();
-      }
-    }
+      config.rate_mps > 0
+          ? static_cast<uint64_t>(hz * 2 * kPairsPerCheck * producers / (config.rate_mps * 1e6))
+          : 0;
+  std::vector<ProducerResult> results(static_cast<size_t>(producers));
+  std::vector<std::thread> others;
+  for (int i = 1; i < producers; ++i) {
+    others.emplace_back([&, i] {
+      Produce(domain, names, tsc0, tsc_end, batch_ticks, hz, &results[static_cast<size_t>(i)]);
+    });
   }
+  Produce(domain, names, tsc0, tsc_end, batch_ticks, hz, &results[0]);
+  for (std::thread& t : others) t.join();
   auto wall1 = std::chrono::steady_clock::now();
-  uint64_t producer_cpu = ThreadCpuNs() - thread_cpu0;
   const uint64_t flusher_wait = RunQueueWaitNs(flusher_task) - flusher_wait0;
-  const uint64_t producer_wait = RunQueueWaitNs("/proc/thread-self") - producer_wait0;
+  uint64_t emitted = 2;  // the first pair above
+  uint64_t producer_cpu = 0;
+  uint64_t producer_wait = 0;
+  for (const ProducerResult& r : results) {
+    emitted += r.emitted;
+    producer_cpu += r.cpu_ns;
+    producer_wait += r.wait_ns;
+  }
+  const uint64_t main_cpu0 = ThreadCpuNs();
   __itt_detach();
   uint64_t cpu1 = ProcessCpuNs();
-  uint64_t thread_cpu_total = ThreadCpuNs() - thread_cpu0;
+  // The process's CPU time but the producers' and the main thread's detach
+  // call: the flusher's (the other producers have exited).
+  const uint64_t others_cpu = producer_cpu + (ThreadCpuNs() - main_cpu0);
 
   std::string path = FindTrace(dir);
   auto summary = SummarizeTrace(path);
@@ -139,7 +176,7 @@ int ChildMain(const PacedRunConfig& config) {
       static_cast<unsigned long long>(summary->end_dropped),
       std::chrono::duration<double>(wall1 - wall0).count(),
       static_cast<unsigned long long>(producer_cpu),
-      static_cast<unsigned long long>(cpu1 - cpu0 - thread_cpu_total),
+      static_cast<unsigned long long>(cpu1 - cpu0 - others_cpu),
       static_cast<unsigned long long>(summary->file_bytes),
       static_cast<unsigned long long>(flusher_task.empty() ? 0 : flusher_wait),
       static_cast<unsigned long long>(producer_wait),
@@ -175,7 +212,8 @@ PacedRunResult RunPacedChild(const PacedRunConfig& config) {
                                    std::string("--seconds=") + seconds,
                                    "--ring_kb=" + std::to_string(config.ring_kb),
                                    "--zstd_level=" + std::to_string(config.zstd_level),
-                                   std::string("--block=") + (config.block ? "1" : "0")};
+                                   std::string("--block=") + (config.block ? "1" : "0"),
+                                   "--producers=" + std::to_string(config.producers)};
   int rc = RunSelf(args, {}, out);
   FILE* f = std::fopen(out.c_str(), "r");
   char buf[1024];
@@ -210,6 +248,7 @@ bool MaybeRunPacedChild(int argc, char** argv, int* exit_code) {
   config.ring_kb = std::atoi(FlagValue(argc, argv, "ring_kb").c_str());
   config.zstd_level = std::atoi(FlagValue(argc, argv, "zstd_level").c_str());
   config.block = FlagValue(argc, argv, "block") == "1";
+  config.producers = std::atoi(FlagValue(argc, argv, "producers").c_str());
   *exit_code = ChildMain(config);
   return true;
 }

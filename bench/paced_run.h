@@ -1,6 +1,6 @@
 // One measured recording session in a child process: the collector is set
-// up from flags, one producer thread emits task begin/end pairs at a target
-// rate for a fixed time, then the trace is closed (__itt_detach) and read
+// up from flags, one producer thread (or several, sharing the rate) emits
+// task begin/end pairs at a target rate for a fixed time, then the trace is closed (__itt_detach) and read
 // back. The child prints one line
 //   RESULT emitted=N recorded=N dropped=N seconds=S producer_cpu_ns=N
 //          flusher_cpu_ns=N file_bytes=N flusher_wait_ns=N producer_wait_ns=N
@@ -9,9 +9,9 @@
 // counters. A child per run because settings (ring size, zstd level) are
 // read once per process, and so that every run starts with an empty ring.
 //
-// Flusher CPU time is the process's CPU time minus the producer's (the
-// only other thread): it includes the flusher's exit, which thread-local
-// readings would miss.
+// Flusher CPU time is the process's CPU time minus the producers' (the
+// only other threads): it includes the flusher's exit, which thread-local
+// readings would miss. Producer CPU and waits are summed over producers.
 
 #ifndef BENCH_PACED_RUN_H_
 #define BENCH_PACED_RUN_H_
@@ -27,6 +27,7 @@ struct PacedRunConfig {
   int ring_kb = 0;       // ITTC_RING_KB, 0 = the collector's default
   int zstd_level = 0;    // ITTC_ZSTD_LEVEL, 0 = the collector's default
   bool block = false;    // ITTC_OVERFLOW=block
+  int producers = 1;     // threads sharing the rate, each with its own ring
 };
 
 struct PacedRunResult {

@@ -9,6 +9,9 @@
 //                           to "as fast as possible" (rate_mps:0), with the
 //                           default ring and a 16 MiB one; the highest step
 //                           with no drop is the lossless sustained rate.
+//   BM_TwoProducers         two producers as fast as they can for 1 s in a
+//                           fresh process, drop and block mode: kept share,
+//                           producer and flusher CPU per event.
 //
 //   bazel run -c opt //bench:threads_bench
 //   bazel run -c opt //bench:threads_bench -- --benchmark_filter=RateStep
@@ -53,16 +56,12 @@ void RegisterProducers() {
       ->UseRealTime();
 }
 
-void RegisterRateStep(int ring_kb, double rate_mps) {
-  char name[128];
-  std::snprintf(name, sizeof(name), "BM_RateStep/ring_kb:%d/rate_mps:%g", ring_kb, rate_mps);
+// One paced run per iteration, reported as counters.
+void RegisterPacedRun(const std::string& name, const PacedRunConfig& config) {
+  const double rate_mps = config.rate_mps;
   benchmark::RegisterBenchmark(
-      name,
-      [ring_kb, rate_mps](benchmark::State& state) {
-        PacedRunConfig config;
-        config.rate_mps = rate_mps;
-        config.seconds = 1.0;
-        config.ring_kb = ring_kb;
+      name.c_str(),
+      [config, rate_mps](benchmark::State& state) {
         for (auto _ : state) {
           PacedRunResult r = RunPacedChild(config);
           if (!r.ok) {
@@ -96,6 +95,26 @@ void RegisterRateStep(int ring_kb, double rate_mps) {
       ->Unit(benchmark::kMillisecond);
 }
 
+void RegisterRateStep(int ring_kb, double rate_mps) {
+  char name[128];
+  std::snprintf(name, sizeof(name), "BM_RateStep/ring_kb:%d/rate_mps:%g", ring_kb, rate_mps);
+  PacedRunConfig config;
+  config.rate_mps = rate_mps;
+  config.seconds = 1.0;
+  config.ring_kb = ring_kb;
+  RegisterPacedRun(name, config);
+}
+
+// Two producers as fast as they can on this 2-core machine, default ring:
+// with the flusher, three busy threads on two cores.
+void RegisterTwoProducers(bool block) {
+  PacedRunConfig config;
+  config.seconds = 1.0;
+  config.producers = 2;
+  config.block = block;
+  RegisterPacedRun(std::string("BM_TwoProducers/overflow:") + (block ? "block" : "drop"), config);
+}
+
 }  // namespace
 }  // namespace ittc::bench
 
@@ -124,6 +143,8 @@ int main(int argc, char** argv) {
     RegisterRateStep(4096, rate);  // the default ring (ITTC_RING_KB)
   }
   for (double rate : {40.0, 80.0, 0.0}) RegisterRateStep(16384, rate);
+  RegisterTwoProducers(false);
+  RegisterTwoProducers(true);
   benchmark::RunSpecifiedBenchmarks();
 
   __itt_detach();
