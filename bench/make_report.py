@@ -228,6 +228,15 @@ def section_targets(out, calls, recorded, threads, flusher):
                      "one: %s)" % (reps, rate_text(every), rate_text(best)),
                      verdict(every is not None and every >= 80 and reps >= 3),
                      "`%sthreads_bench -- --benchmark_filter=RateStep`" % RUN])
+    block = threads.runs("BM_TwoProducers/overflow:block")
+    if block:
+        drops = [r.get("dropped", 0) for r in block]
+        rows.append(["two producers on the two cores, block mode: lossless, each run",
+                     "dropped: %s (%s)" % (", ".join("%d" % d for d in drops),
+                                           ", ".join("%.1f M/s" % r.get("achieved_mps", 0)
+                                                     for r in block)),
+                     verdict(all(d == 0 for d in drops)),
+                     "`%sthreads_bench -- --benchmark_filter=TwoProducers`" % RUN])
     sat = flusher.get("BM_FlusherSaturated/zstd:0")
     if sat:
         f = sat.get("flusher_ns_per_event")
@@ -527,6 +536,28 @@ def section_threads(out, threads, threads_recorded):
     out.append("Reproduce: `%sthreads_bench` (`-- --benchmark_filter=RateStep` for the "
                "rate steps only)." % RUN)
     out.append("")
+    two = threads.runs("BM_TwoProducers")
+    if two:
+        out.append("### Two producers")
+        out.append("")
+        out.append("Two threads emit task begin + end as fast as they can for 1 s in a fresh "
+                   "process, each with its own default ring: with the flusher, three busy "
+                   "threads on this 2-core VM. Producer CPU is per event of either thread.")
+        out.append("")
+        rows = []
+        for e in two:
+            name = e.get("run_name", e.get("name"))
+            mode = name.split("overflow:")[1].split("/")[0]
+            rows.append([mode, "%.1f M/s" % e.get("achieved_mps", 0),
+                         "%.2f%%" % (100.0 - e.get("drop_pct", 0)),
+                         fmt_ns(e.get("producer_ns_per_event")),
+                         fmt_ns(e.get("flusher_ns_per_event")),
+                         "%.0f / %.0f" % (e.get("flusher_wait_ms", 0),
+                                          e.get("producer_wait_ms", 0))])
+        table(out, ["overflow", "emitted, both threads", "kept", "producer CPU / event",
+                    "flusher CPU / event", "ms waiting for a CPU: flusher / producers"], rows)
+        out.append("Reproduce: `%sthreads_bench -- --benchmark_filter=TwoProducers`." % RUN)
+        out.append("")
 
 
 def section_flusher(out, flusher):

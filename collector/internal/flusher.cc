@@ -258,7 +258,11 @@ size_t Flusher::DrainThread(ThreadState* t) {
   size_t drained = 0;
   OpenChunk* chunk = nullptr;
   if (!t->flusher_info_written) WriteThreadInfo(t);
-  for (;;) {
+  // What was committed when the drain began, and no more: a producer as fast
+  // as the drain would otherwise keep the flusher on its ring, and every
+  // other thread's ring would fill meanwhile.
+  const size_t budget = t->ring.BacklogBytes();
+  while (drained < budget) {
     const uint8_t* data;
     size_t available = t->ring.Peek(&data);
     if (available == 0) break;
@@ -305,7 +309,7 @@ size_t Flusher::DrainThread(ThreadState* t) {
           ++chunk->events;
           // payload_size() costs a few varint lengths; look every 256 events.
           if ((chunk->events & 255) == 0 && chunk->encoder->payload_size() >= kEventsChunkTarget) {
-            WriteChunk(chunk, consumed + size);
+            WriteChunk(chunk, consumed + size - released);
           }
         } else {
           t->dropped[static_cast<int>(format::LossCause::kInvalidArgument)].fetch_add(

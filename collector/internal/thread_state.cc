@@ -215,11 +215,17 @@ uint8_t* ReserveSlow(ThreadState* t, size_t size) {
     // Opt-in: wait for the flusher, bounded by the timeout.
     g_blocked_reserves.fetch_add(1, std::memory_order_relaxed);
     uint64_t deadline = MonotonicRawNs() + uint64_t{settings.block_timeout_ms} * 1000000u;
+    // Wait for an eighth of the ring, not for one record: the flusher hands
+    // room back as it drains, and a producer that took each sliver would
+    // wake (and wake the flusher) once per sliver.
+    const size_t room = t->ring.capacity() / 8;
     for (;;) {
       Flusher::Wake();
       timespec nap{0, 20 * 1000};
       nanosleep(&nap, nullptr);
-      if (uint8_t* p = t->ring.Reserve(size)) return p;
+      if (t->ring.capacity() - t->ring.RefreshFill() >= room + size) {
+        if (uint8_t* p = t->ring.Reserve(size)) return p;
+      }
       if (MonotonicRawNs() >= deadline || !Recording()) {
         CountDrop(t, format::LossCause::kBlockTimeout);
         return nullptr;
