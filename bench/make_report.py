@@ -603,7 +603,9 @@ def section_flusher(out, flusher):
         rows.append([title, fmt_ns(v), fmt_ratio(v, rdtsc_ns)])
     out.append("Flusher stages per event, in one process on ring records of task begin + "
                "end as the hot path writes them (100k events, warm caches; the end-to-end "
-               "figure above also pays for reading rings another core wrote):")
+               "figure above also pays for reading rings another core wrote, and its "
+               "zstd compresses real RDTSC steps, whose jitter costs more than these "
+               "synthetic ones):")
     out.append("")
     table(out, ["stage", "CPU per event", "x RDTSC"], rows)
     out.append("Reproduce: `%sflusher_bench` (`-- --benchmark_filter=Stage` for the "
