@@ -98,6 +98,20 @@ class ProtoWriter {
     return p + 1;
   }
 
+  // A nested message that stays under 128 bytes (its length one byte), at
+  // a cursor and without the stack of open messages: BeginShortAt writes
+  // the key and keeps the length byte's place in *length_at, EndShortAt
+  // writes the length of what lies between it and `end`. The bytes are
+  // those of Begin()/End(). REQUIRES: end - *length_at - 1 < 128.
+  static char* BeginShortAt(char* p, uint32_t field, char** length_at) {
+    p = PutVarint(p, Key(field, 2));
+    *length_at = p;
+    return p + 1;
+  }
+  static void EndShortAt(char* length_at, const char* end) {
+    *length_at = static_cast<char>(end - length_at - 1);
+  }
+
   // What was written so far; valid until the next write. REQUIRES for a
   // complete message: no Begin open.
   std::string_view data() const { return std::string_view(buf_.data(), size_); }

@@ -229,7 +229,18 @@ class PerfettoTraceWriter {
   // Packets are written straight into the block: BeginPacket() opens a
   // Trace.packet field, EndPacket() closes it and flushes a full block.
   void BeginPacket() { block_.Begin(kTracePacketField); }
-  void EndPacket();
+  void EndPacket() {
+    block_.End();
+    PacketDone();
+  }
+  // Counts a packet written into the block and flushes a full block.
+  void PacketDone();
+  // The fields of an event's packet before its TrackEvent, and those of the
+  // TrackEvent before its annotations and flows, written at cursor `p`;
+  // each returns the end.
+  static char* PutPacketHead(char* p, uint32_t sequence_id, uint64_t delta_ns);
+  static char* PutEventHead(char* p, const PerfettoEvent& e, uint64_t thread, uint64_t category_iid,
+                            uint64_t name_iid);
   void FlushBlock();
 
   // trace.proto: Trace.packet.
