@@ -595,20 +595,19 @@ void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
 }
 
 void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
-  CounterSample sample;
-  if (MayChangeCounter(e.kind) && counters_.OnEvent(e, &sample)) {
-    OnCounter(sample, t);
-    return;
-  }
-  if (IsSyncKind(e.kind)) {
-    OnSync(e, t);
-    return;
-  }
-  if (IsHeapChangeKind(e.kind)) {
-    OnHeap(e, t);
-    return;
-  }
+  // The kinds named in the switch are neither counter, sync nor heap kinds,
+  // so they go first: most events are tasks and frames.
   switch (e.kind) {
+    case EventKind::kTaskEnd:
+    case EventKind::kTaskEndEx:
+    case EventKind::kTaskEndOverlapped:
+    case EventKind::kTaskEndOverlappedEx:
+    case EventKind::kRegionBegin:
+    case EventKind::kRegionEnd:
+    case EventKind::kFrameBegin:
+    case EventKind::kFrameEnd:
+    case EventKind::kFrameSubmit:
+      break;
     case EventKind::kMarker:
     case EventKind::kMarkerEx: {
       const uint64_t ticks = format::EffectiveTime(e);
@@ -665,8 +664,22 @@ void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
       flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
       WriteFlowEnds();
       return;
-    default:
+    default: {
+      CounterSample sample;
+      if (MayChangeCounter(e.kind) && counters_.OnEvent(e, &sample)) {
+        OnCounter(sample, t);
+        return;
+      }
+      if (IsSyncKind(e.kind)) {
+        OnSync(e, t);
+        return;
+      }
+      if (IsHeapChangeKind(e.kind)) {
+        OnHeap(e, t);
+        return;
+      }
       break;
+    }
   }
   tracker_.OnEvent(e, t);
 }
