@@ -312,14 +312,14 @@ uint64_t PerfettoTraceWriter::InternNewKey(KeyTable* keys, uint64_t key,
   return iid;
 }
 
-char* PerfettoTraceWriter::PutPacketHead(char* p, uint32_t sequence_id, uint64_t delta_ns) {
+inline char* PerfettoTraceWriter::PutPacketHead(char* p, uint32_t sequence_id, uint64_t delta_ns) {
   p = ProtoWriter::PutVarintField(p, kPacketTimestamp, delta_ns);
   p = ProtoWriter::PutVarintField(p, kPacketSequenceId, sequence_id);
   return ProtoWriter::PutVarintField(p, kPacketSequenceFlags, kSeqNeedsIncrementalState);
 }
 
-char* PerfettoTraceWriter::PutEventHead(char* p, const PerfettoEvent& e, uint64_t thread,
-                                        uint64_t category_iid, uint64_t name_iid) {
+inline char* PerfettoTraceWriter::PutEventHead(char* p, const PerfettoEvent& e, uint64_t thread,
+                                               uint64_t category_iid, uint64_t name_iid) {
   p = ProtoWriter::PutVarintField(p, kEventType, static_cast<uint64_t>(e.type));
   if (e.track != 0 && e.track != thread) {
     p = ProtoWriter::PutVarintField(p, kEventTrackUuid, e.track);
@@ -338,7 +338,26 @@ char* PerfettoTraceWriter::PutEventHead(char* p, const PerfettoEvent& e, uint64_
   return p;
 }
 
-void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
+void PerfettoTraceWriter::WriteShort(Sequence* seq, uint64_t thread, const PerfettoEvent& e,
+                                     uint64_t category_iid, uint64_t name_iid) {
+  // Nothing but the heads, so the packet and its TrackEvent are under 128
+  // bytes and their lengths known to take one byte.
+  char* packet_length = nullptr;
+  char* event_length = nullptr;
+  char* p = block_.Reserve(2 + kShortPacketBodyBytes);
+  p = ProtoWriter::BeginShortAt(p, kTracePacketField, &packet_length);
+  p = PutPacketHead(p, seq->id, e.time_ns - seq->last_time);
+  seq->last_time = e.time_ns;
+  p = ProtoWriter::BeginShortAt(p, kPacketTrackEvent, &event_length);
+  p = PutEventHead(p, e, thread, category_iid, name_iid);
+  ProtoWriter::EndShortAt(event_length, p);
+  ProtoWriter::EndShortAt(packet_length, p);
+  block_.Commit(p);
+  ++stats_.events;
+  PacketDone();
+}
+
+void PerfettoTraceWriter::WriteFull(uint64_t thread, const PerfettoEvent& e) {
   if (thread >= sequences_.size() || sequences_[thread] == nullptr) {
     return;  // REQUIRES violated: nothing to write on
   }
@@ -364,28 +383,14 @@ void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
   // A step back in time (user-clock timestamps of the *_ex calls) cannot
   // be an unsigned delta: the clock is anchored anew at the event's time.
   if (e.time_ns < seq.last_time) AnchorClock(&seq, e.time_ns, /*first=*/false);
-  const uint64_t delta = e.time_ns - seq.last_time;
-  seq.last_time = e.time_ns;
   if (pending_.empty() && annotations == 0 && e.flow_count == 0 && e.terminating_flow_count == 0) {
-    // Most events: nothing but the heads, so the packet and its TrackEvent
-    // are under 128 bytes and their lengths known to take one byte.
-    char* packet_length = nullptr;
-    char* event_length = nullptr;
-    char* p = block_.Reserve(2 + kShortPacketBodyBytes);
-    p = ProtoWriter::BeginShortAt(p, kTracePacketField, &packet_length);
-    p = PutPacketHead(p, seq.id, delta);
-    p = ProtoWriter::BeginShortAt(p, kPacketTrackEvent, &event_length);
-    p = PutEventHead(p, e, thread, category_iid, name_iid);
-    ProtoWriter::EndShortAt(event_length, p);
-    ProtoWriter::EndShortAt(packet_length, p);
-    block_.Commit(p);
-    ++stats_.events;
-    PacketDone();
+    WriteShort(&seq, thread, e, category_iid, name_iid);
     return;
   }
   char* p = block_.Reserve(kBeginBytes + kPacketHeadBytes);
   p = block_.BeginAt(p, kTracePacketField);
-  p = PutPacketHead(p, seq.id, delta);
+  p = PutPacketHead(p, seq.id, e.time_ns - seq.last_time);
+  seq.last_time = e.time_ns;
   block_.Commit(p);
   if (!pending_.empty()) {
     block_.Begin(kPacketInternedData);
