@@ -122,12 +122,15 @@ class ProtoWriter {
     open_.clear();
   }
   // Moves what was written into *out (its old bytes are lost) and clears
-  // the writer, which reuses *out's old buffer: handing a block on costs
-  // no copy. REQUIRES: no Begin open.
-  void SwapOut(std::string* out) {
+  // the writer, which reuses *out's old buffer with room for at least
+  // `min_room` bytes: handing a block on costs no copy. The old buffer's
+  // bytes are not cleared; it grows (zero-filled, as std::string does)
+  // only by what it lacks, so buffers that go round between a writer and
+  // its consumer are filled once, not per block. REQUIRES: no Begin open.
+  void SwapOut(std::string* out, size_t min_room) {
     buf_.resize(size_);
     buf_.swap(*out);
-    buf_.resize(buf_.capacity());
+    if (buf_.size() < min_room) buf_.resize(min_room);
     Clear();
   }
 

@@ -91,6 +91,10 @@ constexpr uint32_t kCounterUnit = 3;
 // Packets gathered before a block is compressed and written: large enough
 // for deflate to find the repetition, small enough to bound memory.
 constexpr size_t kBlockBytes = size_t{1} << 20;
+// Room a block's buffer has beyond kBlockBytes: a block ends with the
+// packet that passes kBlockBytes, and a packet is rarely larger (a larger
+// one makes the buffer grow).
+constexpr size_t kBlockSlackBytes = size_t{64} << 10;
 
 // The most bytes PutPacketHead and PutEventHead write: keys of one byte
 // (two for a counter value's), varints of at most ten bytes (five for the
@@ -453,7 +457,7 @@ void PerfettoTraceWriter::FlushBlock() {
   if (block_.size() == 0) return;
   stats_.uncompressed_bytes += block_.size();
   if (compressor_ != nullptr) {
-    block_.SwapOut(&spare_);
+    block_.SwapOut(&spare_, kBlockBytes + kBlockSlackBytes);
     compressor_->Submit(&spare_);
   } else {
     out_->Write(block_.data());
