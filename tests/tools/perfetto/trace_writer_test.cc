@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -378,6 +379,42 @@ TEST(PerfettoTraceWriter, EncodingIsAsSmallAsProtocs) {
   const std::string reencoded = ::ittc::testing::EncodeWithProtoc(text, &ok);
   ASSERT_TRUE(ok);
   EXPECT_EQ(reencoded.size(), plain.size());
+}
+
+// An event of heads alone with every field at its widest (10-byte varints
+// for the time delta, the track and the counter value): its packet is
+// written in the short form (one-byte lengths), and decodes and re-encodes
+// to the same size as protoc's.
+TEST(PerfettoTraceWriter, WidestShortPacketDecodesWithMinimalLengths) {
+  std::string bytes;
+  std::unique_ptr<Output> out = StringOutput(&bytes);
+  PerfettoTraceWriter w(out.get(), PerfettoCompression::kNone, 0);
+  const uint64_t proc = w.AddProcess(1, "p", {});
+  const uint64_t t = w.AddThread(proc, 1, 1, "t");
+  PerfettoEvent e;
+  e.type = PerfettoEvent::Type::kCounter;
+  e.category = "c";
+  e.name = "n";
+  e.category_key = 1;
+  e.name_key = 1;
+  e.time_ns = 1;
+  w.Write(t, e);  // interns "c" and "n": a full packet
+  e.category = {};
+  e.name = {};
+  e.time_ns = uint64_t{1} << 63;
+  e.track = ~uint64_t{0};
+  e.int_value = INT64_MIN;
+  w.Write(t, e);  // keys known: heads alone
+  ASSERT_TRUE(w.Finish().ok());
+  bool ok = false;
+  const std::string text = Decode(bytes, &ok);
+  ASSERT_TRUE(ok) << text;
+  EXPECT_EQ(Count(text, "counter_value: -9223372036854775808"), 1) << text;
+  EXPECT_EQ(Count(text, "track_uuid: 18446744073709551615"), 1) << text;
+  EXPECT_EQ(Count(text, "timestamp: 9223372036854775807"), 1) << text;
+  const std::string reencoded = ::ittc::testing::EncodeWithProtoc(text, &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(reencoded.size(), bytes.size());
 }
 
 }  // namespace

@@ -139,11 +139,13 @@ void IntervalTracker::EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind k
     listener_->OnUnmatchedEnd(kind, t, domain, ticks);
     return;
   }
-  Open open = std::move(it->second.back());
-  it->second.pop_back();
-  if (it->second.empty() && opens->size() > kKeepEmptyKeys) opens->Erase(it);
+  // Delivered in place (listeners do not call back into the tracker), then
+  // dropped: no move of the entry out first.
+  Open& open = it->second.back();
   open.iv.end = std::max(ticks, open.iv.begin);
   Deliver(&open);
+  it->second.pop_back();
+  if (it->second.empty() && opens->size() > kKeepEmptyKeys) opens->Erase(it);
 }
 
 void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {

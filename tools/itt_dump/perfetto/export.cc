@@ -163,7 +163,8 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   }
   // Inlined: out of line, its string_view arguments went through the stack
   // and cost a store-forwarding stall per slice, its largest single cost.
-  ABSL_ATTRIBUTE_ALWAYS_INLINE void Slice(PerfettoEvent::Type type, const ThreadRec& t,
+  // `out`: the thread's, whose sequence the slice goes on.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Slice(PerfettoEvent::Type type, const ThreadOut& out,
                                           uint64_t track, uint64_t ticks, std::string_view category,
                                           std::string_view name, const std::vector<Arg>* args,
                                           bool open_at_end, uint64_t category_key = 0,
@@ -179,7 +180,11 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
     return (addr * 0x9E3779B97F4A7C15ull) ^ t.index;
   }
   void OnRelation(const Event& e, const ThreadRec& t);
-  void WriteFlowEnds();
+  // Writes the flow ends flows_ found (usually none: an inline test).
+  void WriteFlowEnds() {
+    if (!flow_ends_.empty()) WriteFlowEndsSlow();
+  }
+  void WriteFlowEndsSlow();
   uint64_t GlobalTrack();
   // The track an __itt_scope names: global scope a top-level track, track
   // group (process) scope the process track, any other the thread's (0).
@@ -290,7 +295,7 @@ LaneGroup* PerfettoExporter::Group(const ThreadRec& t, IntervalKind kind, uint64
   return g.get();
 }
 
-inline void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadRec& t, uint64_t track,
+inline void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadOut& out, uint64_t track,
                                     uint64_t ticks, std::string_view category,
                                     std::string_view name, const std::vector<Arg>* args,
                                     bool open_at_end, uint64_t category_key, uint64_t name_key) {
@@ -310,7 +315,7 @@ inline void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadRec& t
   if (open_at_end) annotations_.push_back(Annotation::Bool("open_at_end", true));
   e.annotations = annotations_.data();
   e.annotation_count = annotations_.size();
-  writer_.Write(Out(t).track, e);
+  writer_.Write(out.track, e);
 }
 
 const char* PerfettoExporter::FixedText(uint64_t n) {
@@ -351,7 +356,7 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
     out.kept.push_back(keep ? 1 : 0);
     if (keep) {
       const uint64_t name_key = NameKey(iv);
-      Slice(PerfettoEvent::Type::kSliceBegin, t, 0, iv.begin, category, NameFor(iv, name_key),
+      Slice(PerfettoEvent::Type::kSliceBegin, out, 0, iv.begin, category, NameFor(iv, name_key),
             nullptr, false, category_key, name_key);
     }
     return;
@@ -365,7 +370,7 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
   on_lanes_[iv.serial] = {g, lane};
   const bool frame = iv.kind == IntervalKind::kFrame;
   const uint64_t name_key = frame ? FixedNameKey(kFixedFrame) : NameKey(iv);
-  Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin, category,
+  Slice(PerfettoEvent::Type::kSliceBegin, out, g->tracks[lane], iv.begin, category,
         frame ? std::string_view(FixedText(kFixedFrame)) : NameFor(iv, name_key), nullptr, false,
         category_key, name_key);
 }
@@ -373,7 +378,8 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
 void PerfettoExporter::OnInterval(const Interval& iv) {
   const ThreadRec& t = *iv.thread;
   if (iv.kind == IntervalKind::kTask) {
-    std::vector<char>& kept = Out(t).kept;
+    ThreadOut& out = Out(t);
+    std::vector<char>& kept = out.kept;
     if (kept.empty()) {  // cannot happen: every task end had its begin
       ++dropped_ends_;
       return;
@@ -381,7 +387,7 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
     const bool keep = kept.back() != 0;
     kept.pop_back();
     if (keep) {
-      Slice(PerfettoEvent::Type::kSliceEnd, t, 0, iv.end, {}, {}, iv.args, iv.open_at_end);
+      Slice(PerfettoEvent::Type::kSliceEnd, out, 0, iv.end, {}, {}, iv.args, iv.open_at_end);
     }
     return;
   }
@@ -389,8 +395,8 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
   if (it != on_lanes_.end()) {
     const OnLane on = it->second;
     on_lanes_.erase(it);
-    Slice(PerfettoEvent::Type::kSliceEnd, t, on.group->tracks[on.lane], iv.end, {}, {}, iv.args,
-          iv.open_at_end);
+    Slice(PerfettoEvent::Type::kSliceEnd, Out(t), on.group->tracks[on.lane], iv.end, {}, {},
+          iv.args, iv.open_at_end);
     on.group->lanes.Release(on.lane);
     return;
   }
@@ -403,9 +409,10 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
   if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
   uint64_t category_key = 0;
   const std::string_view category = Category(iv, &category_key);
-  Slice(PerfettoEvent::Type::kSliceBegin, t, g->tracks[lane], iv.begin, category,
+  const ThreadOut& out = Out(t);
+  Slice(PerfettoEvent::Type::kSliceBegin, out, g->tracks[lane], iv.begin, category,
         FixedText(kFixedFrame), nullptr, false, category_key, FixedNameKey(kFixedFrame));
-  Slice(PerfettoEvent::Type::kSliceEnd, t, g->tracks[lane], iv.end, {}, {}, nullptr, false);
+  Slice(PerfettoEvent::Type::kSliceEnd, out, g->tracks[lane], iv.end, {}, {}, nullptr, false);
   g->lanes.Release(lane);
 }
 
@@ -557,7 +564,7 @@ void PerfettoExporter::OnHeap(const Event& e, const ThreadRec& t) {
   sample(fn);
 }
 
-void PerfettoExporter::WriteFlowEnds() {
+void PerfettoExporter::WriteFlowEndsSlow() {
   for (const FlowTracker::End& end : flow_ends_) {
     PerfettoEvent e;
     e.type = PerfettoEvent::Type::kInstant;
@@ -595,20 +602,19 @@ void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
 }
 
 void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
-  CounterSample sample;
-  if (MayChangeCounter(e.kind) && counters_.OnEvent(e, &sample)) {
-    OnCounter(sample, t);
-    return;
-  }
-  if (IsSyncKind(e.kind)) {
-    OnSync(e, t);
-    return;
-  }
-  if (IsHeapChangeKind(e.kind)) {
-    OnHeap(e, t);
-    return;
-  }
+  // The kinds named in the switch are neither counter, sync nor heap kinds,
+  // so they go first: most events are tasks and frames.
   switch (e.kind) {
+    case EventKind::kTaskEnd:
+    case EventKind::kTaskEndEx:
+    case EventKind::kTaskEndOverlapped:
+    case EventKind::kTaskEndOverlappedEx:
+    case EventKind::kRegionBegin:
+    case EventKind::kRegionEnd:
+    case EventKind::kFrameBegin:
+    case EventKind::kFrameEnd:
+    case EventKind::kFrameSubmit:
+      break;
     case EventKind::kMarker:
     case EventKind::kMarkerEx: {
       const uint64_t ticks = format::EffectiveTime(e);
@@ -665,8 +671,22 @@ void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
       flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
       WriteFlowEnds();
       return;
-    default:
+    default: {
+      CounterSample sample;
+      if (MayChangeCounter(e.kind) && counters_.OnEvent(e, &sample)) {
+        OnCounter(sample, t);
+        return;
+      }
+      if (IsSyncKind(e.kind)) {
+        OnSync(e, t);
+        return;
+      }
+      if (IsHeapChangeKind(e.kind)) {
+        OnHeap(e, t);
+        return;
+      }
       break;
+    }
   }
   tracker_.OnEvent(e, t);
 }

@@ -98,6 +98,20 @@ class ProtoWriter {
     return p + 1;
   }
 
+  // A nested message that stays under 128 bytes (its length one byte), at
+  // a cursor and without the stack of open messages: BeginShortAt writes
+  // the key and keeps the length byte's place in *length_at, EndShortAt
+  // writes the length of what lies between it and `end`. The bytes are
+  // those of Begin()/End(). REQUIRES: end - *length_at - 1 < 128.
+  static char* BeginShortAt(char* p, uint32_t field, char** length_at) {
+    p = PutVarint(p, Key(field, 2));
+    *length_at = p;
+    return p + 1;
+  }
+  static void EndShortAt(char* length_at, const char* end) {
+    *length_at = static_cast<char>(end - length_at - 1);
+  }
+
   // What was written so far; valid until the next write. REQUIRES for a
   // complete message: no Begin open.
   std::string_view data() const { return std::string_view(buf_.data(), size_); }
@@ -108,12 +122,15 @@ class ProtoWriter {
     open_.clear();
   }
   // Moves what was written into *out (its old bytes are lost) and clears
-  // the writer, which reuses *out's old buffer: handing a block on costs
-  // no copy. REQUIRES: no Begin open.
-  void SwapOut(std::string* out) {
+  // the writer, which reuses *out's old buffer with room for at least
+  // `min_room` bytes: handing a block on costs no copy. The old buffer's
+  // bytes are not cleared; it grows (zero-filled, as std::string does)
+  // only by what it lacks, so buffers that go round between a writer and
+  // its consumer are filled once, not per block. REQUIRES: no Begin open.
+  void SwapOut(std::string* out, size_t min_room) {
     buf_.resize(size_);
     buf_.swap(*out);
-    buf_.resize(buf_.capacity());
+    if (buf_.size() < min_room) buf_.resize(min_room);
     Clear();
   }
 

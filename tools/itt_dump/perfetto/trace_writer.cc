@@ -91,6 +91,22 @@ constexpr uint32_t kCounterUnit = 3;
 // Packets gathered before a block is compressed and written: large enough
 // for deflate to find the repetition, small enough to bound memory.
 constexpr size_t kBlockBytes = size_t{1} << 20;
+// Room a block's buffer has beyond kBlockBytes: a block ends with the
+// packet that passes kBlockBytes, and a packet is rarely larger (a larger
+// one makes the buffer grow).
+constexpr size_t kBlockSlackBytes = size_t{64} << 10;
+
+// The most bytes PutPacketHead and PutEventHead write: keys of one byte
+// (two for a counter value's), varints of at most ten bytes (five for the
+// sequence id, a uint32).
+constexpr size_t kPacketHeadBytes = (1 + 10) + (1 + 5) + (1 + 1);
+constexpr size_t kEventHeadBytes = (1 + 1) + (1 + 10) + (1 + 10) + (1 + 10) + (2 + 10);
+// ProtoWriter::BeginAt's most.
+constexpr size_t kBeginBytes = 6;
+// A packet of the two heads alone, its TrackEvent's key and length byte
+// included: under 128 bytes, so its length takes one byte too.
+constexpr size_t kShortPacketBodyBytes = kPacketHeadBytes + 2 + kEventHeadBytes;
+static_assert(kShortPacketBodyBytes < 128, "a packet of heads alone has a one-byte length");
 
 // Track descriptors go on a sequence of their own, which needs no
 // incremental state.
@@ -300,7 +316,52 @@ uint64_t PerfettoTraceWriter::InternNewKey(KeyTable* keys, uint64_t key,
   return iid;
 }
 
-void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
+inline char* PerfettoTraceWriter::PutPacketHead(char* p, uint32_t sequence_id, uint64_t delta_ns) {
+  p = ProtoWriter::PutVarintField(p, kPacketTimestamp, delta_ns);
+  p = ProtoWriter::PutVarintField(p, kPacketSequenceId, sequence_id);
+  return ProtoWriter::PutVarintField(p, kPacketSequenceFlags, kSeqNeedsIncrementalState);
+}
+
+inline char* PerfettoTraceWriter::PutEventHead(char* p, const PerfettoEvent& e, uint64_t thread,
+                                               uint64_t category_iid, uint64_t name_iid) {
+  p = ProtoWriter::PutVarintField(p, kEventType, static_cast<uint64_t>(e.type));
+  if (e.track != 0 && e.track != thread) {
+    p = ProtoWriter::PutVarintField(p, kEventTrackUuid, e.track);
+  }
+  if (category_iid != 0) p = ProtoWriter::PutVarintField(p, kEventCategoryIids, category_iid);
+  if (name_iid != 0) p = ProtoWriter::PutVarintField(p, kEventNameIid, name_iid);
+  if (e.type == PerfettoEvent::Type::kCounter) {
+    if (e.is_double) {
+      uint64_t bits;
+      std::memcpy(&bits, &e.double_value, sizeof bits);
+      p = ProtoWriter::PutFixed64Field(p, kEventDoubleCounterValue, bits);
+    } else {
+      p = ProtoWriter::PutVarintField(p, kEventCounterValue, static_cast<uint64_t>(e.int_value));
+    }
+  }
+  return p;
+}
+
+void PerfettoTraceWriter::WriteShort(Sequence* seq, uint64_t thread, const PerfettoEvent& e,
+                                     uint64_t category_iid, uint64_t name_iid) {
+  // Nothing but the heads, so the packet and its TrackEvent are under 128
+  // bytes and their lengths known to take one byte.
+  char* packet_length = nullptr;
+  char* event_length = nullptr;
+  char* p = block_.Reserve(2 + kShortPacketBodyBytes);
+  p = ProtoWriter::BeginShortAt(p, kTracePacketField, &packet_length);
+  p = PutPacketHead(p, seq->id, e.time_ns - seq->last_time);
+  seq->last_time = e.time_ns;
+  p = ProtoWriter::BeginShortAt(p, kPacketTrackEvent, &event_length);
+  p = PutEventHead(p, e, thread, category_iid, name_iid);
+  ProtoWriter::EndShortAt(event_length, p);
+  ProtoWriter::EndShortAt(packet_length, p);
+  block_.Commit(p);
+  ++stats_.events;
+  PacketDone();
+}
+
+void PerfettoTraceWriter::WriteFull(uint64_t thread, const PerfettoEvent& e) {
   if (thread >= sequences_.size() || sequences_[thread] == nullptr) {
     return;  // REQUIRES violated: nothing to write on
   }
@@ -326,15 +387,14 @@ void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
   // A step back in time (user-clock timestamps of the *_ex calls) cannot
   // be an unsigned delta: the clock is anchored anew at the event's time.
   if (e.time_ns < seq.last_time) AnchorClock(&seq, e.time_ns, /*first=*/false);
-  // The fields of every event through a cursor (ProtoWriter::Reserve): the
-  // packet's head, then the TrackEvent's head, each at most kHeadBytes.
-  constexpr size_t kHeadBytes = 96;
-  char* p = block_.Reserve(kHeadBytes);
+  if (pending_.empty() && annotations == 0 && e.flow_count == 0 && e.terminating_flow_count == 0) {
+    WriteShort(&seq, thread, e, category_iid, name_iid);
+    return;
+  }
+  char* p = block_.Reserve(kBeginBytes + kPacketHeadBytes);
   p = block_.BeginAt(p, kTracePacketField);
-  p = ProtoWriter::PutVarintField(p, kPacketTimestamp, e.time_ns - seq.last_time);
+  p = PutPacketHead(p, seq.id, e.time_ns - seq.last_time);
   seq.last_time = e.time_ns;
-  p = ProtoWriter::PutVarintField(p, kPacketSequenceId, seq.id);
-  p = ProtoWriter::PutVarintField(p, kPacketSequenceFlags, kSeqNeedsIncrementalState);
   block_.Commit(p);
   if (!pending_.empty()) {
     block_.Begin(kPacketInternedData);
@@ -346,23 +406,9 @@ void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
     }
     block_.End();
   }
-  p = block_.Reserve(kHeadBytes);
+  p = block_.Reserve(kBeginBytes + kEventHeadBytes);
   p = block_.BeginAt(p, kPacketTrackEvent);
-  p = ProtoWriter::PutVarintField(p, kEventType, static_cast<uint64_t>(e.type));
-  if (e.track != 0 && e.track != thread) {
-    p = ProtoWriter::PutVarintField(p, kEventTrackUuid, e.track);
-  }
-  if (category_iid != 0) p = ProtoWriter::PutVarintField(p, kEventCategoryIids, category_iid);
-  if (name_iid != 0) p = ProtoWriter::PutVarintField(p, kEventNameIid, name_iid);
-  if (e.type == PerfettoEvent::Type::kCounter) {
-    if (e.is_double) {
-      uint64_t bits;
-      std::memcpy(&bits, &e.double_value, sizeof bits);
-      p = ProtoWriter::PutFixed64Field(p, kEventDoubleCounterValue, bits);
-    } else {
-      p = ProtoWriter::PutVarintField(p, kEventCounterValue, static_cast<uint64_t>(e.int_value));
-    }
-  }
+  p = PutEventHead(p, e, thread, category_iid, name_iid);
   block_.Commit(p);
   for (size_t i = 0; i < annotations; ++i) {
     const Annotation& a = e.annotations[i];
@@ -402,8 +448,7 @@ void PerfettoTraceWriter::Write(uint64_t thread, const PerfettoEvent& e) {
   EndPacket();
 }
 
-void PerfettoTraceWriter::EndPacket() {
-  block_.End();
+void PerfettoTraceWriter::PacketDone() {
   ++stats_.packets;
   if (block_.size() >= kBlockBytes) FlushBlock();
 }
@@ -412,7 +457,7 @@ void PerfettoTraceWriter::FlushBlock() {
   if (block_.size() == 0) return;
   stats_.uncompressed_bytes += block_.size();
   if (compressor_ != nullptr) {
-    block_.SwapOut(&spare_);
+    block_.SwapOut(&spare_, kBlockBytes + kBlockSlackBytes);
     compressor_->Submit(&spare_);
   } else {
     out_->Write(block_.data());
