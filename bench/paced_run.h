@@ -9,9 +9,11 @@
 // counters. A child per run because settings (ring size, zstd level) are
 // read once per process, and so that every run starts with an empty ring.
 //
-// Flusher CPU time is the process's CPU time minus the producers' (the
-// only other threads): it includes the flusher's exit, which thread-local
-// readings would miss. Producer CPU and waits are summed over producers.
+// Flusher CPU time is the process's CPU time minus the producers' while
+// producing and the main thread's detach call: it includes the flusher's
+// exit, which thread-local readings would miss, and also the few tens of
+// microseconds of starting and joining extra producers. Producer CPU and
+// waits are summed over producers.
 
 #ifndef BENCH_PACED_RUN_H_
 #define BENCH_PACED_RUN_H_

@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <climits>
 #include <cstring>
 #include <string>
 
@@ -41,7 +42,9 @@ void FillHeader(char* dst, uint16_t type, uint16_t flags, uint64_t sequence, uin
 // bytes per event; frame, counter, marker, nested-task and id-carrying
 // loops and a 4-thread frame/task/counter trace equal or better in both.
 constexpr int kPairMatchLength = 7;
-constexpr int kPairMatchMaxLevel = 2;  // the levels of zstd's 'fast' strategy
+// Levels 1-2: zstd's fast strategy (level 2 on small inputs: double-fast,
+// where 7 is as valid).
+constexpr int kPairMatchMaxLevel = 2;
 
 }  // namespace
 
@@ -59,11 +62,13 @@ ChunkWriter::ChunkWriter(int zstd_level) : level_(zstd_level) {
 void ChunkWriter::UseLevel(int level) {
   auto* cctx = static_cast<ZSTD_CCtx*>(cctx_);
   if (cctx == nullptr || level == cctx_level_) return;
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
   // 0 = the level's own minimum match.
   const bool pairs = level >= 1 && level <= kPairMatchMaxLevel;
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, pairs ? kPairMatchLength : 0);
-  cctx_level_ = level;
+  const bool set =
+      !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)) &&
+      !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, pairs ? kPairMatchLength : 0));
+  // Not set: try again next chunk (zstd keeps whatever it took).
+  cctx_level_ = set ? level : INT_MIN;
 }
 
 ChunkWriter::~ChunkWriter() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -232,7 +233,7 @@ size_t Flusher::Round(bool final) {
     // Acquire pairs with the release in the thread's key destructor: every
     // record it committed is visible to the drain below.
     bool exited = t->exited.load(std::memory_order_acquire) != 0;
-    drained += DrainThread(t);
+    drained += DrainThread(t, /*bounded=*/!final);
     WriteLosses(t, false);
     if (exited) {
       CloseChunkOf(t);
@@ -254,14 +255,15 @@ size_t Flusher::Round(bool final) {
   return drained;
 }
 
-size_t Flusher::DrainThread(ThreadState* t) {
+size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
   size_t drained = 0;
   OpenChunk* chunk = nullptr;
   if (!t->flusher_info_written) WriteThreadInfo(t);
   // What was committed when the drain began, and no more: a producer as fast
   // as the drain would otherwise keep the flusher on its ring, and every
-  // other thread's ring would fill meanwhile.
-  const size_t budget = t->ring.BacklogBytes();
+  // other thread's ring would fill meanwhile. The last round drains to the
+  // end: the gate is closed, and a call already past it may still commit.
+  const size_t budget = bounded ? t->ring.BacklogBytes() : SIZE_MAX;
   while (drained < budget) {
     const uint8_t* data;
     size_t available = t->ring.Peek(&data);

@@ -99,7 +99,9 @@ class Flusher {
 
   // Both return the ring bytes drained.
   size_t Round(bool final);
-  size_t DrainThread(ThreadState* t);
+  // `bounded`: stop once the bytes committed when the drain began are
+  // drained (every round but the last).
+  size_t DrainThread(ThreadState* t, bool bounded);
   // Keeps the thread-info fields a kThreadSetName/kThreadIgnore record sets.
   void NoteThreadRecord(ThreadState* t, const uint8_t* record);
   // The open chunk of `t`, opening one if needed. The pointer is valid

@@ -217,20 +217,23 @@ uint8_t* ReserveSlow(ThreadState* t, size_t size) {
     uint64_t deadline = MonotonicRawNs() + uint64_t{settings.block_timeout_ms} * 1000000u;
     // Wait for an eighth of the ring, not for one record: the flusher hands
     // room back as it drains, and a producer that took each sliver would
-    // wake (and wake the flusher) once per sliver.
+    // wake (and wake the flusher) once per sliver. At the deadline any room
+    // will do.
     const size_t room = t->ring.capacity() / 8;
     for (;;) {
       Flusher::Wake();
       timespec nap{0, 20 * 1000};
       nanosleep(&nap, nullptr);
-      if (t->ring.capacity() - t->ring.RefreshFill() >= room + size) {
+      // Stopped meanwhile: the flusher's last round may have begun.
+      if (!Recording()) break;
+      const bool last_try = MonotonicRawNs() >= deadline;
+      if (last_try || t->ring.capacity() - t->ring.RefreshFill() >= room + size) {
         if (uint8_t* p = t->ring.Reserve(size)) return p;
       }
-      if (MonotonicRawNs() >= deadline || !Recording()) {
-        CountDrop(t, format::LossCause::kBlockTimeout);
-        return nullptr;
-      }
+      if (last_try) break;
     }
+    CountDrop(t, format::LossCause::kBlockTimeout);
+    return nullptr;
   }
   CountDrop(t, format::LossCause::kBufferFull);
   if (t->wake_pending.exchange(1, std::memory_order_relaxed) == 0) Flusher::Wake();
