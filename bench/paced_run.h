@@ -1,7 +1,7 @@
 // One measured recording session in a child process: the collector is set
 // up from flags, one producer thread (or several, sharing the rate) emits
-// task begin/end pairs at a target rate for a fixed time, then the trace is closed (__itt_detach)
-// and read back. The child prints one line
+// task begin/end pairs at a target rate for a fixed time, then the trace is
+// closed (__itt_detach) and read back. The child prints one line
 //   RESULT emitted=N recorded=N dropped=N seconds=S producer_cpu_ns=N
 //          flusher_cpu_ns=N file_bytes=N flusher_wait_ns=N producer_wait_ns=N
 //          event_chunks=N event_payload_bytes=N

@@ -58,10 +58,9 @@ void RegisterProducers() {
 
 // One paced run per iteration, reported as counters.
 void RegisterPacedRun(const std::string& name, const PacedRunConfig& config) {
-  const double rate_mps = config.rate_mps;
   benchmark::RegisterBenchmark(
       name.c_str(),
-      [config, rate_mps](benchmark::State& state) {
+      [config](benchmark::State& state) {
         for (auto _ : state) {
           PacedRunResult r = RunPacedChild(config);
           if (!r.ok) {
@@ -69,7 +68,7 @@ void RegisterPacedRun(const std::string& name, const PacedRunConfig& config) {
             return;
           }
           state.SetIterationTime(r.seconds);
-          state.counters["target_mps"] = rate_mps;
+          state.counters["target_mps"] = config.rate_mps;
           state.counters["achieved_mps"] = static_cast<double>(r.emitted) / r.seconds / 1e6;
           state.counters["emitted"] = static_cast<double>(r.emitted);
           state.counters["recorded"] = static_cast<double>(r.recorded);

@@ -270,12 +270,14 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
     if (available == 0) break;
     size_t consumed = 0;
     size_t released = 0;
+    // Hands the window's bytes before `end` back to the producer: the
+    // encoder copied every byte it needed from those records.
+    auto release_to = [&](size_t end) {
+      t->ring.Release(end - released);
+      released = end;
+    };
     while (consumed < available) {
-      if (consumed - released >= kReleaseStepBytes) {
-        // The encoder copied every byte it needed from these records.
-        t->ring.Release(consumed - released);
-        released = consumed;
-      }
+      if (consumed - released >= kReleaseStepBytes) release_to(consumed);
       uint64_t header;
       std::memcpy(&header, data + consumed, sizeof(header));
       size_t size = RawSize(header);
@@ -311,7 +313,9 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
           ++chunk->events;
           // payload_size() costs a few varint lengths; look every 256 events.
           if ((chunk->events & 255) == 0 && chunk->encoder->payload_size() >= kEventsChunkTarget) {
-            WriteChunk(chunk, consumed + size - released);
+            // What is left in the ring is then the backlog WriteChunk weighs.
+            release_to(consumed + size);
+            WriteChunk(chunk);
           }
         } else {
           t->dropped[static_cast<int>(format::LossCause::kInvalidArgument)].fetch_add(
@@ -320,8 +324,7 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
       }
       consumed += size;
     }
-    // The encoder copied every byte it needed; the slots can be reused.
-    t->ring.Release(consumed - released);
+    release_to(consumed);
     drained += consumed;
   }
   t->wake_pending.store(0, std::memory_order_relaxed);
@@ -386,14 +389,13 @@ void Flusher::CloseChunkOf(ThreadState* t) {
   }
 }
 
-void Flusher::WriteChunk(OpenChunk* c, size_t unreleased) {
+void Flusher::WriteChunk(OpenChunk* c) {
   ThreadState* t = c->thread;
   // Definitions first: every id in this payload was registered before its
   // record was committed, hence before the drain read it.
   WriteDefinitions();
   if (!t->flusher_info_written) WriteThreadInfo(t);
-  const bool behind =
-      t->ring.BacklogBytes() - unreleased > t->ring.capacity() / kBacklogRingFraction;
+  const bool behind = t->ring.BacklogBytes() > t->ring.capacity() / kBacklogRingFraction;
   const int level = behind ? kBacklogZstdLevel : settings_.zstd_level;
   absl::Status s =
       chunk_writer_.AppendChunk(ChunkType::kEvents, c->encoder->payload(), level, &pending_);

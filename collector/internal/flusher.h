@@ -107,10 +107,10 @@ class Flusher {
   // The open chunk of `t`, opening one if needed. The pointer is valid
   // until the next CloseChunks/CloseChunkOf.
   OpenChunk* ChunkFor(ThreadState* t);
-  // Frames and queues `c`'s events; `c` stays open, empty.
-  // `unreleased`: bytes of the thread's ring already encoded but not yet
-  // released (they are not backlog).
-  void WriteChunk(OpenChunk* c, size_t unreleased = 0);
+  // Frames and queues `c`'s events; `c` stays open, empty. The ring bytes
+  // `c` was encoded from must be released: what the ring still holds is the
+  // backlog that chooses the zstd level.
+  void WriteChunk(OpenChunk* c);
   // Writes and releases every open chunk (all = true) or those that are
   // empty, full or old.
   void CloseChunks(bool all);
