@@ -391,6 +391,23 @@ constexpr FieldIndexTable BuildFieldIndex() {
 
 constexpr FieldIndexTable kFieldIndex = BuildFieldIndex();
 
+constexpr DefinitionRefTable BuildDefinitionRefs() {
+  DefinitionRefTable t{};
+  for (int i = 0; i < kSchemaCount; ++i) {
+    DefinitionRefs& r = t.of[static_cast<uint16_t>(kSchemas[i].kind)];
+    for (int f = 0; f < kSchemas[i].field_count; ++f) {
+      const FieldSpec& spec = kSchemas[i].fields[f];
+      if (spec.type != FieldType::kUint || !IsDefinitionRef(spec.role)) continue;
+      r.index[r.count] = static_cast<uint8_t>(f);
+      r.role[r.count] = spec.role;
+      ++r.count;
+    }
+  }
+  return t;
+}
+
+constexpr DefinitionRefTable kDefinitionRefs = BuildDefinitionRefs();
+
 }  // namespace internal
 
 namespace {}  // namespace

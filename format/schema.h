@@ -356,6 +356,31 @@ inline int FieldIndexOf(EventKind kind, Field f) {
 
 inline int KindSchema::IndexOf(Field f) const { return FieldIndexOf(kind, f); }
 
+// Whether a kUint field of `role` holds the id of a definition record
+// (strings, domains, counters, histograms, heap functions, event names,
+// clock domains). Tracks are left out: no writer defines them yet.
+constexpr bool IsDefinitionRef(FieldRole role) {
+  return role == FieldRole::kStringRef || role == FieldRole::kDomainRef ||
+         role == FieldRole::kCounterRef || role == FieldRole::kHistogramRef ||
+         role == FieldRole::kHeapFunctionRef || role == FieldRole::kEventRef ||
+         role == FieldRole::kClockDomainRef;
+}
+
+namespace internal {
+// kDefinitionRefs[kind]: the kind's kUint fields whose role
+// IsDefinitionRef, in schema order (none for kinds this version does not
+// know).
+struct DefinitionRefs {
+  uint8_t count;
+  uint8_t index[kMaxFields];
+  FieldRole role[kMaxFields];
+};
+struct DefinitionRefTable {
+  DefinitionRefs of[kFieldIndexKinds];
+};
+extern const DefinitionRefTable kDefinitionRefs;
+}  // namespace internal
+
 const char* FieldTypeName(FieldType type);
 
 // An __itt_id. {0, 0, 0} is __itt_null.
@@ -533,6 +558,20 @@ enum class LossCause : uint8_t {
 };
 
 const char* LossCauseName(uint64_t cause);
+
+// Calls fn(role, id) for each nonzero field of `e` holding the id of a
+// definition (IsDefinitionRef), in schema order. Cost: one table load and
+// a loop over those fields only.
+template <typename Fn>
+inline void ForEachDefinitionRef(const Event& e, Fn&& fn) {
+  const auto k = static_cast<uint16_t>(e.kind);
+  if (k >= internal::kFieldIndexKinds) return;
+  const internal::DefinitionRefs& r = internal::kDefinitionRefs.of[k];
+  for (int i = 0; i < r.count; ++i) {
+    const uint64_t id = e.fields[r.index[i]].u;
+    if (id != 0) fn(r.role[i], id);
+  }
+}
 
 }  // namespace format
 }  // namespace ittc

@@ -561,6 +561,7 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
   progress.SetPass(1, passes, in->bytes);
   IndexOptions io;
   io.decode_all_events = a.verb == "info" || a.verb == "verify";
+  io.check_events = a.verb == "verify";
   io.progress = in->sources.size() == 1 ? &progress : nullptr;
   const TraceSet set = TraceSet::Open(std::move(in->sources), io, in->name);
 

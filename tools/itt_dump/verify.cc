@@ -13,95 +13,92 @@ namespace {
 
 constexpr uint64_t kMaxWarnings = 20;
 
-class Checker {
- public:
-  Checker(const VerbContext& ctx, const TraceFile& file)
-      : ctx_(ctx), file_(file), x_(*file.index) {}
-
-  void Run();
-  uint64_t warnings() const { return warnings_; }
-
- private:
-  void CheckEvent(const format::Chunk& c, uint32_t thread, size_t offset, const Event& e);
-  void Warning(std::string text) {
-    if (warnings_++ < kMaxWarnings) {
-      ctx_.out->Write(absl::StrCat("warning: ", text, "\n"));
-    }
-  }
-
-  const VerbContext& ctx_;
-  const TraceFile& file_;
-  const TraceIndex& x_;
-  uint64_t warnings_ = 0;
-  U64Map<uint64_t> last_time_;
-};
-
-void Checker::CheckEvent(const format::Chunk& c, uint32_t thread, size_t offset, const Event& e) {
-  const format::KindSchema* s = format::FindSchema(e.kind);
-  if (s == nullptr) return;
-  for (int i = 0; i < s->field_count; ++i) {
-    if (s->fields[i].type != format::FieldType::kUint) continue;
-    const uint64_t v = e.fields[i].u;
-    if (v == 0) continue;
-    const char* what = nullptr;
-    switch (s->fields[i].role) {
-      case format::FieldRole::kDomainRef:
-        if (x_.domains.Find(v) == nullptr) what = "domain";
-        break;
-      case format::FieldRole::kStringRef:
-        if (x_.strings.Find(v) == nullptr) what = "string";
-        break;
-      case format::FieldRole::kCounterRef:
-        if (x_.counters.Find(v) == nullptr) what = "counter";
-        break;
-      case format::FieldRole::kHistogramRef:
-        if (x_.histograms.Find(v) == nullptr) what = "histogram";
-        break;
-      case format::FieldRole::kHeapFunctionRef:
-        if (x_.heap_functions.Find(v) == nullptr) what = "heap function";
-        break;
-      case format::FieldRole::kEventRef:
-        if (x_.event_names.Find(v) == nullptr) what = "event";
-        break;
-      case format::FieldRole::kClockDomainRef:
-        if (x_.clock_domains.Find(v) == nullptr) what = "clock domain";
-        break;
-      default:
-        break;  // tracks are not defined by any writer yet
-    }
-    if (what != nullptr) {
-      Warning(absl::StrCat("offset ", c.offset, ": ", s->name, " at payload offset ", offset,
-                           " of thread ", thread, " refers to undefined ", what, " ", v));
-    }
+const char* RefNoun(format::FieldRole role) {
+  using R = format::FieldRole;
+  switch (role) {
+    case R::kStringRef:
+      return "string";
+    case R::kDomainRef:
+      return "domain";
+    case R::kCounterRef:
+      return "counter";
+    case R::kHistogramRef:
+      return "histogram";
+    case R::kHeapFunctionRef:
+      return "heap function";
+    case R::kEventRef:
+      return "event";
+    case R::kClockDomainRef:
+      return "clock domain";
+    default:
+      return "id";
   }
 }
 
-void Checker::Run() {
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(file_.source);
-  if (!reader.ok()) return;
+class Warnings {
+ public:
+  void Add(const std::string& text) {
+    if (out_.count++ < kMaxWarnings) absl::StrAppend(&out_.text, "warning: ", text, "\n");
+  }
+  void TimeBack(const TimeBack& b) {
+    if (out_.count >= kMaxWarnings) {
+      ++out_.count;
+      return;
+    }
+    Add(absl::StrCat("offset ", b.chunk_offset, ": thread ", b.thread_index, " time goes back by ",
+                     b.ticks, " ticks at payload offset ", b.payload_offset));
+  }
+  EventWarnings& result() { return out_; }
+
+ private:
+  EventWarnings out_;
+};
+
+// The checks event by event, in a pass of their own: what says which event
+// refers to an undefined id.
+EventWarnings CheckEachEvent(const TraceFile& file, Progress* progress) {
+  Warnings w;
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(file.source);
+  if (!reader.ok()) return w.result();
+  const TraceIndex& x = *file.index;
+  U64Map<uint64_t> last_time;
   format::Chunk c;
   format::EventStreamDecoder dec;
   Event e;
   while ((*reader)->Next(&c)) {
-    if (ctx_.merge.progress != nullptr) {
-      ctx_.merge.progress->Update((*reader)->stats().chunks_read);
-    }
+    if (progress != nullptr) progress->Update((*reader)->stats().chunks_read);
     if (c.type != format::ChunkType::kEvents) continue;
     if (!dec.Reset(c.payload).ok()) continue;
-    uint64_t& last = last_time_[dec.thread_index()];
+    const uint32_t thread = dec.thread_index();
+    uint64_t& last = last_time[thread];
     size_t offset = dec.offset();
     while (dec.Next(&e)) {
-      CheckEvent(c, dec.thread_index(), offset, e);
-      if (e.time < last) {
-        Warning(absl::StrCat("offset ", c.offset, ": thread ", dec.thread_index(),
-                             " time goes back by ", last - e.time, " ticks at payload offset ",
-                             offset));
-      }
+      format::ForEachDefinitionRef(e, [&](format::FieldRole role, uint64_t id) {
+        if (x.Defines(role, id)) return;
+        w.Add(absl::StrCat("offset ", c.offset, ": ", format::FindSchema(e.kind)->name,
+                           " at payload offset ", offset, " of thread ", thread,
+                           " refers to undefined ", RefNoun(role), " ", id));
+      });
+      if (e.time < last) w.TimeBack(TimeBack{c.offset, thread, offset, last - e.time});
       last = e.time;
       offset = dec.offset();
     }
   }
+  return w.result();
 }
+
+}  // namespace
+
+EventWarnings CheckEvents(const TraceFile& file, bool own_pass, Progress* progress) {
+  const EventChecks& checks = file.index->checks;
+  if (own_pass || !checks.done || checks.undefined_refs) return CheckEachEvent(file, progress);
+  Warnings w;
+  for (const TimeBack& b : checks.time_backs) w.TimeBack(b);
+  w.result().count = checks.time_backs_total;
+  return w.result();
+}
+
+namespace {
 
 const char* StatusWord(int status) {
   switch (status) {
@@ -150,12 +147,12 @@ int VerifyFile(const VerbContext& ctx, const TraceFile& file) {
   if (x.problems_dropped != 0) {
     absl::StrAppend(&o, x.problems_dropped, " more problems not shown\n");
   }
-  ctx.out->Write(o);
-  Checker checker(ctx, file);
-  checker.Run();
-  if (checker.warnings() > kMaxWarnings) {
-    ctx.out->Write(absl::StrCat(checker.warnings() - kMaxWarnings, " more warnings not shown\n"));
+  const EventWarnings warnings = CheckEvents(file, /*own_pass=*/false, ctx.merge.progress);
+  absl::StrAppend(&o, warnings.text);
+  if (warnings.count > kMaxWarnings) {
+    absl::StrAppend(&o, warnings.count - kMaxWarnings, " more warnings not shown\n");
   }
+  ctx.out->Write(o);
   int status = kVerifyClean;
   std::string why;
   if (x.corrupt()) {
@@ -171,8 +168,8 @@ int VerifyFile(const VerbContext& ctx, const TraceFile& file) {
   }
   ctx.out->Write(absl::StrCat(x.name, ": ", StatusWord(status), " (", x.reader_stats.chunks_read,
                               " chunks, ", x.events, " events, ",
-                              x.problems.size() + x.problems_dropped, " problems, ",
-                              checker.warnings(), " warnings", why, ")\n"));
+                              x.problems.size() + x.problems_dropped, " problems, ", warnings.count,
+                              " warnings", why, ")\n"));
   ctx.out->Flush();
   return status;
 }

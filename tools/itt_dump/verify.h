@@ -17,7 +17,11 @@
 #ifndef TOOLS_ITT_DUMP_VERIFY_H_
 #define TOOLS_ITT_DUMP_VERIFY_H_
 
+#include <cstdint>
+#include <string>
+
 #include "tools/itt_dump/model/trace_index.h"
+#include "tools/itt_dump/model/trace_set.h"
 #include "tools/itt_dump/verb.h"
 
 namespace ittc {
@@ -34,8 +38,19 @@ enum VerifyStatus {
 // The status for a file the index pass could not open.
 VerifyStatus StatusForFailure(OpenFailure failure);
 
+// The warnings `verify` prints for one file's events: the first 20 lines
+// and how many there are in all. Taken from the index pass's checks
+// (TraceIndex::checks) unless `own_pass` or they found an undefined
+// reference, which a pass of its own then places event by event. Both give
+// the same text for the same file (tests/tools/verify_test.cc).
+struct EventWarnings {
+  std::string text;
+  uint64_t count = 0;
+};
+EventWarnings CheckEvents(const TraceFile& file, bool own_pass, Progress* progress);
+
 // Prints problems, warnings and the summary; returns the exit status.
-// REQUIRES: ctx.index built with decode_all_events.
+// REQUIRES: ctx.index built with check_events.
 int RunVerify(const VerbContext& ctx);
 
 // For a file whose header could not be read: prints the summary line and

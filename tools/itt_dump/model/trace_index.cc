@@ -47,6 +47,29 @@ bool TraceIndex::corrupt() const {
          reader_stats.chunks_missing != 0;
 }
 
+bool TraceIndex::Defines(format::FieldRole role, uint64_t id) const {
+  if (id == 0) return true;
+  using R = format::FieldRole;
+  switch (role) {
+    case R::kStringRef:
+      return strings.Find(id) != nullptr;
+    case R::kDomainRef:
+      return domains.Find(id) != nullptr;
+    case R::kCounterRef:
+      return counters.Find(id) != nullptr;
+    case R::kHistogramRef:
+      return histograms.Find(id) != nullptr;
+    case R::kHeapFunctionRef:
+      return heap_functions.Find(id) != nullptr;
+    case R::kEventRef:
+      return event_names.Find(id) != nullptr;
+    case R::kClockDomainRef:
+      return clock_domains.Find(id) != nullptr;
+    default:
+      return true;  // tracks: defined by no writer yet; other roles: no reference
+  }
+}
+
 std::string_view TraceIndex::String(uint64_t id) const {
   const std::string* s = id != 0 ? strings.Find(id) : nullptr;
   return s != nullptr ? std::string_view(*s) : std::string_view();
@@ -206,48 +229,251 @@ void MalformedPayload(TraceIndex* x, const format::Chunk& chunk, std::string rea
   x->AddProblem(Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size, std::move(reason));
 }
 
-void IndexEvents(TraceIndex* x, const format::Chunk& chunk, bool all, IndexVisitor* visitor) {
-  x->events_payload_bytes += chunk.payload.size();
+// What the index pass takes from one events chunk. Decoding the events is
+// the pass's main cost, so without a visitor it runs on the reader's
+// workers (EventsChunkDecoder) and the reading thread only adds this up
+// (ApplySummary).
+struct EventsSummary final : public format::DecodedChunk {
+  bool events = false;  // an events chunk (the rest is unset otherwise)
+  absl::Status reset;   // the payload's header did not decode
+  uint32_t thread_index = 0;
+  uint64_t first = kNoEvents;  // time of the first event, and its offset
+  uint64_t first_offset = 0;
+  uint64_t last = 0;  // time of the last event
+  uint64_t lo = kNoEvents;
+  uint64_t hi = 0;
+  uint64_t count = 0;
+  uint64_t unknown = 0;
+  absl::Status status;  // where decoding stopped early, and why
+  uint64_t stop_offset = 0;
+  // With checks: the thread's time going back inside the chunk (payload
+  // offset, ticks), the first EventChecks::kMaxKept and how many, and the
+  // distinct (role, id) references to definitions.
+  std::vector<std::pair<uint64_t, uint64_t>> backs;
+  uint64_t backs_total = 0;
+  std::vector<std::pair<format::FieldRole, uint64_t>> refs;
+
+  void Clear() {
+    events = false;
+    reset = absl::OkStatus();
+    first = kNoEvents;
+    first_offset = last = hi = count = unknown = stop_offset = backs_total = 0;
+    lo = kNoEvents;
+    status = absl::OkStatus();
+    backs.clear();
+    refs.clear();
+  }
+};
+
+// Sorts and dedupes (role, id) pairs.
+void Dedupe(std::vector<std::pair<format::FieldRole, uint64_t>>* refs) {
+  std::sort(refs->begin(), refs->end());
+  refs->erase(std::unique(refs->begin(), refs->end()), refs->end());
+}
+
+// Adds (role, id) to refs, kept nearly duplicate-free: a pair still in a
+// small direct-mapped cache of the pairs added is skipped (a loop's few
+// names always are), and the list is deduped whenever it has doubled, so
+// it stays within twice the distinct references.
+class RefCollector {
+ public:
+  explicit RefCollector(std::vector<std::pair<format::FieldRole, uint64_t>>* refs) : refs_(refs) {}
+  void Add(format::FieldRole role, uint64_t id) {
+    const uint64_t key = (id + (static_cast<uint64_t>(role) << 40)) * 0x9E3779B97F4A7C15ull;
+    Slot& slot = cache_[key >> (64 - kCacheBits)];
+    if (slot.id == id && slot.role == role) return;
+    slot = Slot{id, role};
+    refs_->emplace_back(role, id);
+    if (refs_->size() >= limit_) {
+      Dedupe(refs_);
+      limit_ = std::max(limit_, 2 * refs_->size());
+    }
+  }
+
+ private:
+  static constexpr int kCacheBits = 6;
+  struct Slot {
+    uint64_t id = 0;  // 0: empty (a zero id is never added)
+    format::FieldRole role = format::FieldRole::kPlain;
+  };
+  std::vector<std::pair<format::FieldRole, uint64_t>>* refs_;
+  Slot cache_[1 << kCacheBits];
+  size_t limit_ = 1024;
+};
+
+// Decodes `payload` (an events chunk) into *s: every event when `all`,
+// else the first only; with `check`, the checks too. Calls on_event for
+// each event decoded.
+template <typename OnEvent>
+void Summarize(std::string_view payload, bool all, bool check, EventsSummary* s,
+               OnEvent&& on_event) {
+  s->events = true;
   format::EventStreamDecoder dec;
-  if (!dec.Reset(chunk.payload).ok()) {
-    MalformedPayload(x, chunk, absl::StrCat("events chunk: ", dec.status().message()));
+  s->reset = dec.Reset(payload);
+  if (!s->reset.ok()) return;
+  s->thread_index = dec.thread_index();
+  Event e;
+  s->first_offset = dec.offset();
+  if (!dec.Next(&e)) {
+    s->status = dec.status();
+    s->stop_offset = dec.offset();
     return;
   }
-  ThreadRec& t = ThreadOf(x, dec.thread_index());
-  Event e;
-  uint64_t first = kNoEvents;
-  if (dec.Next(&e)) first = e.time;
-  t.chunk_first_times.push_back(first);
-  if (all && first != kNoEvents) {
-    uint64_t n = 1;
-    uint64_t lo = e.time;
-    uint64_t hi = e.time;
-    if (visitor != nullptr) visitor->OnEvent(e, t);
-    while (dec.Next(&e)) {
-      if (visitor != nullptr) visitor->OnEvent(e, t);
-      ++n;
-      lo = std::min(lo, e.time);
-      hi = std::max(hi, e.time);
+  s->first = s->lo = s->hi = s->last = e.time;
+  s->count = 1;
+  on_event(e);
+  if (!all) return;
+  RefCollector refs(&s->refs);
+  if (check)
+    format::ForEachDefinitionRef(e,
+                                 [&](format::FieldRole role, uint64_t id) { refs.Add(role, id); });
+  uint64_t offset = dec.offset();
+  while (dec.Next(&e)) {
+    on_event(e);
+    ++s->count;
+    s->lo = std::min(s->lo, e.time);
+    s->hi = std::max(s->hi, e.time);
+    if (check) {
+      format::ForEachDefinitionRef(
+          e, [&](format::FieldRole role, uint64_t id) { refs.Add(role, id); });
+      if (e.time < s->last && s->backs_total++ < EventChecks::kMaxKept) {
+        s->backs.emplace_back(offset, s->last - e.time);
+      }
     }
-    t.events += n;
-    x->events += n;
-    x->min_event_ticks = std::min(x->min_event_ticks, lo);
-    x->max_event_ticks = std::max(x->max_event_ticks, hi);
-    x->unknown_events += dec.unknown_skipped();
-    if (!dec.status().ok()) {
-      MalformedPayload(
-          x, chunk,
-          absl::StrCat("events chunk of thread ", dec.thread_index(), ": ", dec.status().message(),
-                       " at payload offset ", dec.offset(), " (the rest of the chunk is lost)"));
-    }
-  } else if (first != kNoEvents) {
-    x->min_event_ticks = std::min(x->min_event_ticks, first);
-  } else if (!dec.status().ok()) {
-    MalformedPayload(x, chunk,
-                     absl::StrCat("events chunk of thread ", dec.thread_index(), ": ",
-                                  dec.status().message(), " at payload offset ", dec.offset()));
+    s->last = e.time;
+    offset = dec.offset();
   }
+  if (check) Dedupe(&s->refs);
+  s->unknown = dec.unknown_skipped();
+  s->status = dec.status();
+  s->stop_offset = dec.offset();
 }
+
+class EventsChunkDecoder final : public format::ChunkDecoder {
+ public:
+  explicit EventsChunkDecoder(bool check) : check_(check) {}
+  std::unique_ptr<format::DecodedChunk> NewResult() const override {
+    return std::make_unique<EventsSummary>();
+  }
+  void Decode(const format::Chunk& chunk, format::DecodedChunk* out) const override {
+    auto* s = static_cast<EventsSummary*>(out);
+    s->Clear();
+    if (chunk.type == format::ChunkType::kEvents) {
+      Summarize(chunk.payload, /*all=*/true, check_, s, [](const Event&) {});
+    }
+  }
+
+ private:
+  bool check_;
+};
+
+// The reading thread's part of the index pass over events chunks, in file
+// order.
+class EventsIndexer {
+ public:
+  EventsIndexer(TraceIndex* x, const IndexOptions& options)
+      : x_(x),
+        all_(options.decode_all_events || options.check_events || options.visitor != nullptr),
+        check_(options.check_events),
+        visitor_(options.visitor),
+        decoder_(check_) {
+    x_->checks.done = check_;
+  }
+
+  // The decoder for the reader's workers; null when events must be decoded
+  // here (a visitor sees them in order) or only first events are needed.
+  const format::ChunkDecoder* decoder() const {
+    return all_ && visitor_ == nullptr ? &decoder_ : nullptr;
+  }
+
+  void Add(const format::Chunk& chunk) {
+    if (chunk.decoded != nullptr) {
+      Apply(chunk, static_cast<const EventsSummary&>(*chunk.decoded));
+      return;
+    }
+    local_.Clear();
+    ThreadRec* t = nullptr;
+    Summarize(chunk.payload, all_, check_, &local_, [&](const Event& e) {
+      if (visitor_ == nullptr) return;
+      if (t == nullptr) t = &ThreadOf(x_, local_.thread_index);
+      visitor_->OnEvent(e, *t);
+    });
+    Apply(chunk, local_);
+  }
+
+  // After the last chunk: resolves the references against the definitions.
+  void Finish() {
+    if (!check_) return;
+    Dedupe(&refs_);
+    for (const auto& [role, id] : refs_) {
+      if (!x_->Defines(role, id)) {
+        x_->checks.undefined_refs = true;
+        return;
+      }
+    }
+  }
+
+ private:
+  void Apply(const format::Chunk& chunk, const EventsSummary& s) {
+    x_->events_payload_bytes += chunk.payload.size();
+    if (!s.reset.ok()) {
+      MalformedPayload(x_, chunk, absl::StrCat("events chunk: ", s.reset.message()));
+      return;
+    }
+    ThreadRec& t = ThreadOf(x_, s.thread_index);
+    t.chunk_first_times.push_back(s.first);
+    if (s.first == kNoEvents) {
+      if (!s.status.ok()) {
+        MalformedPayload(x_, chunk,
+                         absl::StrCat("events chunk of thread ", s.thread_index, ": ",
+                                      s.status.message(), " at payload offset ", s.stop_offset));
+      }
+      return;
+    }
+    x_->min_event_ticks = std::min(x_->min_event_ticks, s.lo);
+    if (!all_) return;
+    t.events += s.count;
+    x_->events += s.count;
+    x_->max_event_ticks = std::max(x_->max_event_ticks, s.hi);
+    x_->unknown_events += s.unknown;
+    if (!s.status.ok()) {
+      MalformedPayload(
+          x_, chunk,
+          absl::StrCat("events chunk of thread ", s.thread_index, ": ", s.status.message(),
+                       " at payload offset ", s.stop_offset, " (the rest of the chunk is lost)"));
+    }
+    if (check_) Check(chunk, s);
+  }
+
+  void Check(const format::Chunk& chunk, const EventsSummary& s) {
+    uint64_t& last = last_time_[s.thread_index];
+    EventChecks& c = x_->checks;
+    const auto add = [&](uint64_t payload_offset, uint64_t ticks) {
+      if (c.time_backs_total++ < EventChecks::kMaxKept) {
+        c.time_backs.push_back(TimeBack{chunk.offset, s.thread_index, payload_offset, ticks});
+      }
+    };
+    if (s.first < last) add(s.first_offset, last - s.first);
+    for (const auto& [offset, ticks] : s.backs) add(offset, ticks);
+    c.time_backs_total += s.backs_total - s.backs.size();
+    last = s.last;
+    refs_.insert(refs_.end(), s.refs.begin(), s.refs.end());
+    if (refs_.size() >= refs_limit_) {
+      Dedupe(&refs_);
+      refs_limit_ = std::max(refs_limit_, 2 * refs_.size());
+    }
+  }
+
+  TraceIndex* x_;
+  bool all_;
+  bool check_;
+  IndexVisitor* visitor_;
+  EventsChunkDecoder decoder_;
+  EventsSummary local_;
+  U64Map<uint64_t> last_time_;  // per thread, with checks
+  std::vector<std::pair<format::FieldRole, uint64_t>> refs_;
+  size_t refs_limit_ = 1024;
+};
 
 OpenFailure Classify(const absl::Status& s, uint64_t bytes_read) {
   if (format::IsNotATrace(s)) return OpenFailure::kNotATrace;
@@ -289,7 +515,10 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options) {
     return result;
   }
   IndexReporter reporter(index.get());
-  format::TraceReader reader(std::move(*bytes), &reporter, format::ReaderOptions::Parallel());
+  EventsIndexer events(index.get(), options);
+  format::ReaderOptions reader_options = format::ReaderOptions::Parallel();
+  reader_options.decoder = events.decoder();
+  format::TraceReader reader(std::move(*bytes), &reporter, reader_options);
   absl::Status s = reader.ReadHeader();
   if (!s.ok()) {
     result.failure = Classify(s, reader.stats().bytes_read);
@@ -311,8 +540,7 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options) {
     }
     if (chunk.type == format::ChunkType::kEvents) {
       ++index->events_chunks;
-      IndexEvents(index.get(), chunk, options.decode_all_events || options.visitor != nullptr,
-                  options.visitor);
+      events.Add(chunk);
       continue;
     }
     ++index->record_chunks;
@@ -334,6 +562,7 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options) {
     result.status = reader.status();
     return result;
   }
+  events.Finish();
   index->reader_stats = reader.stats();
   index->file_bytes = reader.stats().bytes_read;
   index->clock = Clock(index->header, index->sync_points);

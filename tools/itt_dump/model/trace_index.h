@@ -136,10 +136,35 @@ struct IndexOptions {
   // Decode every event of every events chunk: counts events per thread and
   // reports malformed payloads. Without it only the first event of each
   // chunk is decoded (verbs that decode everything in their own pass).
+  // Without a visitor the events are decoded on the reader's worker
+  // threads, a chunk at a time, and only the sums reach the index.
   bool decode_all_events = false;
+  // Implies decode_all_events: also fills TraceIndex::checks.
+  bool check_events = false;
   Progress* progress = nullptr;  // may be null
   // Implies decode_all_events. May be null.
   IndexVisitor* visitor = nullptr;
+};
+
+// A thread's time going back: an event earlier than the thread's event
+// before it (in the same chunk or the thread's previous one).
+struct TimeBack {
+  uint64_t chunk_offset = 0;  // file offset of the events chunk
+  uint32_t thread_index = 0;
+  uint64_t payload_offset = 0;  // of the event, in the decompressed payload
+  uint64_t ticks = 0;           // by how much
+};
+
+// What IndexOptions::check_events finds: the checks `verify` reports.
+struct EventChecks {
+  bool done = false;  // the pass ran them
+  // In file order; the first kMaxKept, and how many there were.
+  std::vector<TimeBack> time_backs;
+  uint64_t time_backs_total = 0;
+  // Some event refers to an id no definition in the file gives (which
+  // event: a pass of its own must say; verify.h).
+  bool undefined_refs = false;
+  static constexpr size_t kMaxKept = 1000;
 };
 
 struct TraceIndex {
@@ -172,6 +197,8 @@ struct TraceIndex {
   bool has_end = false;
   format::EndRecord end;
 
+  EventChecks checks;  // with IndexOptions::check_events
+
   std::vector<Problem> problems;  // at most kMaxProblems kept
   uint64_t problems_dropped = 0;
   format::ReaderStats reader_stats;
@@ -192,6 +219,11 @@ struct TraceIndex {
 
   bool corrupt() const;
   bool truncated() const { return reader_stats.truncated; }
+
+  // Whether a field of role `role` holding `id` refers to something the
+  // file defines: false only for a nonzero id of a definition role
+  // (format::IsDefinitionRef) that no definition gives.
+  bool Defines(format::FieldRole role, uint64_t id) const;
 
   // Name lookups; "" when the id is 0 or undefined.
   std::string_view String(uint64_t id) const;
