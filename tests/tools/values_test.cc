@@ -3,6 +3,7 @@
 
 #include "tools/itt_dump/model/values.h"
 
+#include <limits>
 #include <string>
 
 #include "format/records.h"
@@ -72,6 +73,23 @@ TEST(Values, Times) {
   out.push_back(' ');
   AppendUtc(&out, 1700000000123456789);
   EXPECT_EQ(out, "-0.000001500 1234.567 2023-11-14T22:13:20.123456789Z");
+}
+
+TEST(Values, DecimalsAsStrAppendWritesThem) {
+  std::string out = "x";
+  for (uint64_t v : {uint64_t{0}, uint64_t{9}, uint64_t{10}, uint64_t{1234567890123},
+                     ~uint64_t{0}}) {
+    AppendDecimal(&out, v);
+    out.push_back(' ');
+  }
+  for (int64_t v : {int64_t{-1}, int64_t{0}, int64_t{42}, std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max()}) {
+    AppendDecimal(&out, v);
+    out.push_back(' ');
+  }
+  EXPECT_EQ(out,
+            "x0 9 10 1234567890123 18446744073709551615 -1 0 42 -9223372036854775808 "
+            "9223372036854775807 ");
 }
 
 }  // namespace

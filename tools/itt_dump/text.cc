@@ -59,7 +59,7 @@ class TextPrinter : public IntervalListener {
     if (ctx_.wall_clock) {
       AppendUtc(out, x_.clock.RealtimeNs(ticks));
     } else {
-      absl::StrAppend(out, x_.clock.SinceStartNs(ticks));
+      AppendDecimal(out, x_.clock.SinceStartNs(ticks));
     }
   }
   void AppendField(std::string* out, const Event& e, const format::KindSchema& s, int i);
@@ -242,11 +242,11 @@ void TextPrinter::AppendField(std::string* out, const Event& e, const format::Ki
         // counter_set_value*: the value's bits, read as its type.
         AppendNumber(out, CounterValue(e.Get(F::kType), v.u));
       } else {
-        absl::StrAppend(out, v.u);
+        AppendDecimal(out, v.u);
       }
       return;
     case FieldType::kSint:
-      absl::StrAppend(out, v.as_sint());
+      AppendDecimal(out, v.as_sint());
       return;
     case FieldType::kDouble:
       AppendNumber(out, v.as_double());
@@ -262,7 +262,7 @@ void TextPrinter::AppendField(std::string* out, const Event& e, const format::Ki
       if (v.id == format::Id{}) {
         out->push_back('-');
       } else if (v.id.d2 == 0 && v.id.d3 == 0) {
-        absl::StrAppend(out, v.id.d1);
+        AppendDecimal(out, v.id.d1);
       } else {
         absl::StrAppend(out, v.id.d1, ":", v.id.d2, ":", v.id.d3);
       }
@@ -324,7 +324,11 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
 
   line_.clear();
   AppendTime(&line_, e.time);
-  absl::StrAppend(&line_, " ", t.label, " ", s->name, " ");
+  line_.push_back(' ');
+  line_.append(t.label);
+  line_.push_back(' ');
+  line_.append(s->name);
+  line_.push_back(' ');
   if (sub.has_domain) {
     line_.append(sub.domain);
   } else {

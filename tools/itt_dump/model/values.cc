@@ -376,6 +376,16 @@ void AppendQuoted(std::string* out, std::string_view s) {
   out->push_back('"');
 }
 
+void AppendDecimal(std::string* out, uint64_t v) {
+  const absl::AlphaNum digits(v);
+  out->append(digits.data(), digits.size());
+}
+
+void AppendDecimal(std::string* out, int64_t v) {
+  const absl::AlphaNum digits(v);
+  out->append(digits.data(), digits.size());
+}
+
 void AppendSeconds(std::string* out, int64_t ns) {
   const bool neg = ns < 0;
   const uint64_t a = neg ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
@@ -405,7 +415,7 @@ void AppendMicros(std::string* out, int64_t ns) {
   const bool neg = ns < 0;
   const uint64_t a = neg ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
   if (neg) out->push_back('-');
-  absl::StrAppend(out, a / 1000);
+  AppendDecimal(out, a / 1000);
   const unsigned frac = static_cast<unsigned>(a % 1000);
   const char digits[4] = {'.', static_cast<char>('0' + frac / 100),
                           static_cast<char>('0' + frac / 10 % 10),

@@ -51,6 +51,11 @@ void AppendCsvField(std::string* out, std::string_view s);
 // other bytes as \xNN.
 void AppendQuoted(std::string* out, std::string_view s);
 
+// `v` in decimal, as absl::StrAppend(out, v) writes it, without the
+// generic piece list (the verbs' per-line hot path).
+void AppendDecimal(std::string* out, uint64_t v);
+void AppendDecimal(std::string* out, int64_t v);
+
 // Nanoseconds as "seconds.nnnnnnnnn" (e.g. "-0.000001500").
 void AppendSeconds(std::string* out, int64_t ns);
 
