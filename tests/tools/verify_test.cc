@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "format/chunk_writer.h"
 #include "gtest/gtest.h"
 #include "tests/tools/dump_runner.h"
 #include "tests/tools/trace_builder.h"
@@ -104,6 +105,72 @@ TEST(VerifyWarnings, UndefinedReferenceIsPlacedAtItsEvent) {
   EXPECT_NE(w.text.find(" of thread 1 refers to undefined string 99\n"), std::string::npos)
       << w.text;
   EXPECT_EQ(w.text, CheckEvents(file, /*own_pass=*/true, nullptr).text);
+}
+
+// The index pass decodes events on the reader's workers unless a visitor
+// must see them in order (then on the reading thread): both give the same
+// index, checks included, on a trace with damage.
+class NoVisitor : public IndexVisitor {};
+
+IndexResult Index(const std::string& bytes, IndexVisitor* visitor) {
+  IndexOptions options;
+  options.decode_all_events = true;
+  options.check_events = true;
+  options.visitor = visitor;
+  return BuildIndex(TraceSource::Memory(bytes, "trace.itt"), options);
+}
+
+TEST(VerifyWarnings, IndexOnWorkersEqualsIndexOnTheReadingThread) {
+  std::string bytes = TraceWithTimeBacks(/*chunks=*/8, /*backs_per_chunk=*/2, true);
+  // A flipped byte in the middle (a chunk fails its checksum), and a last
+  // events chunk cut short inside an event, framed with a good checksum.
+  bytes[bytes.size() / 2] ^= 0x5a;
+  format::EventStreamEncoder enc;
+  enc.Reset(1, 500000);
+  for (int i = 0; i < 10; ++i) {
+    enc.Append(Ev(EventKind::kTaskBegin, 500000 + i, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+  }
+  std::string payload(enc.payload());
+  payload.pop_back();
+  bytes += format::FrameChunkForTest(1, 0, 1000, payload, static_cast<uint32_t>(payload.size()));
+
+  NoVisitor visitor;
+  const IndexResult a = Index(bytes, nullptr);
+  const IndexResult b = Index(bytes, &visitor);
+  ASSERT_NE(a.index, nullptr);
+  ASSERT_NE(b.index, nullptr);
+  const TraceIndex& x = *a.index;
+  const TraceIndex& y = *b.index;
+  EXPECT_GT(x.reader_stats.corrupt_regions, 0u);
+  EXPECT_EQ(x.malformed_payloads, 1u);
+  EXPECT_EQ(x.events, y.events);
+  EXPECT_EQ(x.unknown_events, y.unknown_events);
+  EXPECT_EQ(x.min_event_ticks, y.min_event_ticks);
+  EXPECT_EQ(x.max_event_ticks, y.max_event_ticks);
+  EXPECT_EQ(x.events_payload_bytes, y.events_payload_bytes);
+  ASSERT_EQ(x.problems.size(), y.problems.size());
+  for (size_t i = 0; i < x.problems.size(); ++i) {
+    EXPECT_EQ(x.problems[i].offset, y.problems[i].offset);
+    EXPECT_EQ(x.problems[i].bytes, y.problems[i].bytes);
+    EXPECT_EQ(x.problems[i].reason, y.problems[i].reason);
+  }
+  ASSERT_EQ(x.threads.size(), y.threads.size());
+  for (const auto& [index, t] : x.threads.entries()) {
+    const ThreadRec* u = y.threads.Find(index);
+    ASSERT_NE(u, nullptr);
+    EXPECT_EQ(t.events, u->events);
+    EXPECT_EQ(t.chunk_first_times, u->chunk_first_times);
+  }
+  EXPECT_TRUE(x.checks.undefined_refs);
+  EXPECT_EQ(x.checks.undefined_refs, y.checks.undefined_refs);
+  EXPECT_GT(x.checks.time_backs_total, 0u);
+  EXPECT_EQ(x.checks.time_backs_total, y.checks.time_backs_total);
+  ASSERT_EQ(x.checks.time_backs.size(), y.checks.time_backs.size());
+  for (size_t i = 0; i < x.checks.time_backs.size(); ++i) {
+    EXPECT_EQ(x.checks.time_backs[i].chunk_offset, y.checks.time_backs[i].chunk_offset);
+    EXPECT_EQ(x.checks.time_backs[i].payload_offset, y.checks.time_backs[i].payload_offset);
+    EXPECT_EQ(x.checks.time_backs[i].ticks, y.checks.time_backs[i].ticks);
+  }
 }
 
 TEST(VerifyWarnings, CleanTraceHasNone) {
