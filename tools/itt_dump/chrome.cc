@@ -62,11 +62,11 @@ class ChromeWriter : public IntervalListener {
   // Starts an event object: {"ph":"X","pid":..,"tid":..,"ts":..
   void Open(const char* ph, uint64_t tid, uint64_t ticks) {
     line_.clear();
-    line_.append(first_ ? "\n" : ",\n");
+    line_.append(std::string_view(first_ ? "\n" : ",\n"));
     first_ = false;
     // By hand, not StrAppend: once per event.
     line_.append("{\"ph\":\"");
-    line_.append(ph);
+    line_.append(std::string_view(ph));
     line_.append("\",\"pid\":");
     AppendDecimal(&line_, uint64_t{pid_});
     line_.append(",\"tid\":");
@@ -76,13 +76,13 @@ class ChromeWriter : public IntervalListener {
   }
   void Field(const char* key, std::string_view text) {
     line_.append(",\"");
-    line_.append(key);
+    line_.append(std::string_view(key));
     line_.append("\":");
     AppendJsonString(&line_, text);
   }
   void Close() {
     line_.append("}");
-    ctx_.out->Write(line_);
+    ctx_.out->Write(line_.view());
     written_ += line_.size();
     if (written_ > kLargeJsonBytes && !warned_large_) {
       warned_large_ = true;
@@ -93,10 +93,10 @@ class ChromeWriter : public IntervalListener {
   }
   void Metadata(const char* what, uint64_t tid, std::string_view name) {
     line_.clear();
-    line_.append(first_ ? "\n" : ",\n");
+    line_.append(std::string_view(first_ ? "\n" : ",\n"));
     first_ = false;
-    absl::StrAppend(&line_, "{\"ph\":\"M\",\"pid\":", pid_, ",\"tid\":", tid,
-                    ",\"ts\":0,\"name\":\"", what, "\",\"args\":{\"name\":");
+    line_.append(absl::StrCat("{\"ph\":\"M\",\"pid\":", pid_, ",\"tid\":", tid,
+                              ",\"ts\":0,\"name\":\"", what, "\",\"args\":{\"name\":"));
     AppendJsonString(&line_, name);
     line_.append("}");
     Close();
@@ -142,7 +142,7 @@ class ChromeWriter : public IntervalListener {
   IntervalTracker tracker_;
   uint64_t pid_;
   bool first_ = true;
-  std::string line_;
+  TextBuffer line_;
   std::string name_buf_;         // an interval's name when it is made up
   U64Map<uint64_t> frame_tids_;  // domain -> pseudo tid
   CounterTracker counters_;
@@ -234,7 +234,7 @@ void ChromeWriter::WriteFlowEnds() {
   for (const FlowTracker::End& end : flow_ends_) {
     UseProcess(*end.thread);
     Open("f", end.thread->tid, end.ticks);
-    absl::StrAppend(&line_, ",\"bp\":\"e\",\"id\":", end.flow);
+    line_.append(absl::StrCat(",\"bp\":\"e\",\"id\":", end.flow));
     Field("name", "relation");
     Field("cat", "relation");
     Close();
@@ -248,7 +248,7 @@ void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
   if (!Keep(t, e.Get(F::kDomain), relation, ticks)) return;
   const uint64_t flow = flows_.OnRelation(e.GetId(F::kTail), &flow_ends_);
   Open("s", t.tid, ticks);
-  absl::StrAppend(&line_, ",\"id\":", flow);
+  line_.append(absl::StrCat(",\"id\":", flow));
   Field("name", "relation");
   Field("cat", "relation");
   line_.append(",\"args\":{\"relation\":");
@@ -298,7 +298,7 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
       Field("name", name);
       const std::string_view domain = x_.Domain(e.Get(F::kDomain));
       Field("cat", domain.empty() ? "marker" : domain);
-      absl::StrAppend(&line_, ",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\"");
+      line_.append(absl::StrCat(",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\""));
       Close();
       return;
     }
@@ -317,7 +317,7 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
       Open("i", t.tid, e.time);
       Field("name", key.empty() ? "metadata" : key);
       Field("cat", "metadata");
-      absl::StrAppend(&line_, ",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\"");
+      line_.append(absl::StrCat(",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\""));
       line_.append(",\"args\":{");
       AppendJsonString(&line_, key.empty() ? "value" : key);
       line_.push_back(':');
@@ -353,13 +353,12 @@ void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
   AppendJsonString(&line_, x_.name);
   line_.append(",\"host\":");
   AppendJsonString(&line_, x_.header.host_name);
-  absl::StrAppend(&line_, ",\"pid\":", pid_, ",\"events\":", events,
-                  ",\"end_without_begin\":", u.end_without_begin,
-                  ",\"open_at_end\":", u.open_at_end,
-                  ",\"frame_end_without_begin\":", u.frame_end_without_begin,
-                  ",\"frames_open_at_end\":", u.frames_open_at_end,
-                  ",\"unresolved_relations\":", flows_.unresolved(), "}}\n");
-  ctx_.out->Write(line_);
+  line_.append(absl::StrCat(",\"pid\":", pid_, ",\"events\":", events, ",\"end_without_begin\":",
+                            u.end_without_begin, ",\"open_at_end\":", u.open_at_end,
+                            ",\"frame_end_without_begin\":", u.frame_end_without_begin,
+                            ",\"frames_open_at_end\":", u.frames_open_at_end,
+                            ",\"unresolved_relations\":", flows_.unresolved(), "}}\n"));
+  ctx_.out->Write(line_.view());
   if (u.total() != 0) {
     Warn(ctx_, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
                             u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,

@@ -55,14 +55,14 @@ class TextPrinter : public IntervalListener {
 
  private:
   void Describe(const Event& e, const format::KindSchema& s, const ThreadRec& t, Subject* sub);
-  void AppendTime(std::string* out, uint64_t ticks) const {
+  void AppendTime(TextBuffer* out, uint64_t ticks) const {
     if (ctx_.wall_clock) {
       AppendUtc(out, x_.clock.RealtimeNs(ticks));
     } else {
       AppendDecimal(out, x_.clock.SinceStartNs(ticks));
     }
   }
-  void AppendField(std::string* out, const Event& e, const format::KindSchema& s, int i);
+  void AppendField(TextBuffer* out, const Event& e, const format::KindSchema& s, int i);
 
   const VerbContext& ctx_;
   const TraceIndex& x_;
@@ -77,8 +77,8 @@ class TextPrinter : public IntervalListener {
   SyncTracker sync_;        // names of sync objects
   std::string domain_buf_;  // Subject::domain when it is made up
   std::string name_buf_;    // Subject::name when it is made up
-  std::string line_;
-  Event untagged_;  // Print's copy of an event of a process other than the first
+  TextBuffer line_;         // the line being printed
+  Event untagged_;          // Print's copy of an event of a process other than the first
 };
 
 void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const ThreadRec& t,
@@ -218,8 +218,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
   if (e.Has(F::kFormat)) string_name(F::kFormat);
 }
 
-void TextPrinter::AppendField(std::string* out, const Event& e, const format::KindSchema& s,
-                              int i) {
+void TextPrinter::AppendField(TextBuffer* out, const Event& e, const format::KindSchema& s, int i) {
   const format::FieldSpec& spec = s.fields[i];
   const std::string_view f = spec.name;
   out->push_back(' ');
@@ -229,15 +228,15 @@ void TextPrinter::AppendField(std::string* out, const Event& e, const format::Ki
   switch (spec.type) {
     case FieldType::kUint:
       if (spec.role == FieldRole::kAddress) {
-        absl::StrAppendFormat(out, "0x%x", v.u);
+        out->append(absl::StrFormat("0x%x", v.u));
       } else if (spec.role == FieldRole::kStringRef) {
         AppendQuoted(out, x_.String(v.u));
       } else if (spec.role == FieldRole::kScope) {
-        out->append(ScopeName(v.u));
+        out->append(std::string_view(ScopeName(v.u)));
       } else if (spec.role == FieldRole::kRelation) {
-        out->append(RelationName(v.u));
+        out->append(std::string_view(RelationName(v.u)));
       } else if (spec.role == FieldRole::kMetadataType) {
-        out->append(MetadataTypeName(v.u));
+        out->append(std::string_view(MetadataTypeName(v.u)));
       } else if (spec.field == F::kValue && e.Has(F::kType)) {
         // counter_set_value*: the value's bits, read as its type.
         AppendNumber(out, CounterValue(e.Get(F::kType), v.u));
@@ -264,7 +263,7 @@ void TextPrinter::AppendField(std::string* out, const Event& e, const format::Ki
       } else if (v.id.d2 == 0 && v.id.d3 == 0) {
         AppendDecimal(out, v.id.d1);
       } else {
-        absl::StrAppend(out, v.id.d1, ":", v.id.d2, ":", v.id.d3);
+        out->append(absl::StrCat(v.id.d1, ":", v.id.d2, ":", v.id.d3));
       }
       return;
     case FieldType::kBytes:
@@ -281,12 +280,12 @@ void TextPrinter::AppendField(std::string* out, const Event& e, const format::Ki
       } else if (spec.field == F::kLineTable) {
         const long n = format::LineTableSize(v.bytes);
         if (n < 0) {
-          absl::StrAppend(out, "<", v.bytes.size(), " bytes>");
+          out->append(absl::StrCat("<", v.bytes.size(), " bytes>"));
         } else {
           out->push_back('[');
           for (long j = 0; j < n; ++j) {
             const format::LineEntry le = format::LineTableEntry(v.bytes, static_cast<size_t>(j));
-            absl::StrAppend(out, j == 0 ? "" : ",", le.offset, ":", le.line);
+            out->append(absl::StrCat(j == 0 ? "" : ",", le.offset, ":", le.line));
           }
           out->push_back(']');
         }
@@ -294,7 +293,7 @@ void TextPrinter::AppendField(std::string* out, const Event& e, const format::Ki
         // Recorded with raw arguments: show what printf would have made.
         AppendQuoted(out, RenderFormatted(x_.String(e.Get(F::kFormat)), e.GetBytes(F::kArgs)));
       } else if (spec.field == F::kArgs && !v.bytes.empty()) {
-        absl::StrAppend(out, "<", v.bytes.size(), " bytes>");
+        out->append(absl::StrCat("<", v.bytes.size(), " bytes>"));
       } else {
         AppendQuoted(out, v.bytes);
       }
@@ -327,7 +326,7 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   line_.push_back(' ');
   line_.append(t.label);
   line_.push_back(' ');
-  line_.append(s->name);
+  line_.append(std::string_view(s->name));
   line_.push_back(' ');
   if (sub.has_domain) {
     line_.append(sub.domain);
@@ -352,7 +351,7 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
     AppendField(&line_, *shown, *s, i);
   }
   line_.push_back('\n');
-  ctx_.out->Write(line_);
+  ctx_.out->Write(line_.view());
 }
 
 }  // namespace

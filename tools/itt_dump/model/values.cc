@@ -108,25 +108,27 @@ long double CounterValue(uint64_t type, uint64_t bits) {
   }
 }
 
-void AppendNumber(std::string* out, long double v) {
+template <typename Out>
+void AppendNumber(Out* out, long double v) {
   if (std::isnan(v)) {
     out->append("nan");
   } else if (std::isinf(v)) {
     out->append(v < 0 ? "-inf" : "inf");
   } else if (v == std::floor(v) && std::fabs(v) < 1.9e19L) {
     if (v < 0) {
-      absl::StrAppend(out, static_cast<int64_t>(v));
+      AppendDecimal(out, static_cast<int64_t>(v));
     } else {
-      absl::StrAppend(out, static_cast<uint64_t>(v));
+      AppendDecimal(out, static_cast<uint64_t>(v));
     }
   } else {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17Lg", v);
-    out->append(buf);
+    const int n = std::snprintf(buf, sizeof buf, "%.17Lg", v);
+    out->append(buf, static_cast<size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
   }
 }
 
-void AppendMetadataArray(std::string* out, uint64_t type, uint64_t count, std::string_view data) {
+template <typename Out>
+void AppendMetadataArray(Out* out, uint64_t type, uint64_t count, std::string_view data) {
   const int size = format::MetadataTypeSize(type);
   if (size == 0) {
     out->append("[]");
@@ -273,7 +275,8 @@ std::string RenderFormatted(std::string_view fmt, std::string_view args) {
   return out;
 }
 
-void AppendJsonString(std::string* out, std::string_view s) {
+template <typename Out>
+void AppendJsonString(Out* out, std::string_view s) {
   out->push_back('"');
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = p + s.size();
@@ -303,7 +306,9 @@ void AppendJsonString(std::string* out, std::string_view s) {
           break;
         default:
           if (c < 0x20 || c == 0x7f) {
-            absl::StrAppendFormat(out, "\\u%04x", c);
+            char u[8];
+            std::snprintf(u, sizeof u, "\\u%04x", c);
+            out->append(u, 6);
           } else {
             out->push_back(static_cast<char>(c));
           }
@@ -357,7 +362,8 @@ void AppendCsvField(std::string* out, std::string_view s) {
   out->push_back('"');
 }
 
-void AppendQuoted(std::string* out, std::string_view s) {
+template <typename Out>
+void AppendQuoted(Out* out, std::string_view s) {
   out->push_back('"');
   size_t run = 0;  // start of the pending run of characters copied as-is
   for (size_t i = 0; i < s.size(); ++i) {
@@ -369,19 +375,23 @@ void AppendQuoted(std::string* out, std::string_view s) {
       out->push_back('\\');
       out->push_back(static_cast<char>(c));
     } else {
-      absl::StrAppendFormat(out, "\\x%02x", c);
+      char x[8];
+      std::snprintf(x, sizeof x, "\\x%02x", c);
+      out->append(x, 4);
     }
   }
   out->append(s.data() + run, s.size() - run);
   out->push_back('"');
 }
 
-void AppendDecimal(std::string* out, uint64_t v) {
+template <typename Out>
+void AppendDecimal(Out* out, uint64_t v) {
   const absl::AlphaNum digits(v);
   out->append(digits.data(), digits.size());
 }
 
-void AppendDecimal(std::string* out, int64_t v) {
+template <typename Out>
+void AppendDecimal(Out* out, int64_t v) {
   const absl::AlphaNum digits(v);
   out->append(digits.data(), digits.size());
 }
@@ -392,7 +402,8 @@ void AppendSeconds(std::string* out, int64_t ns) {
   absl::StrAppendFormat(out, "%s%u.%09u", neg ? "-" : "", a / 1000000000, a % 1000000000);
 }
 
-void AppendUtc(std::string* out, int64_t ns) {
+template <typename Out>
+void AppendUtc(Out* out, int64_t ns) {
   int64_t sec = ns / 1000000000;
   int64_t frac = ns % 1000000000;
   if (frac < 0) {
@@ -402,15 +413,18 @@ void AppendUtc(std::string* out, int64_t ns) {
   const time_t t = static_cast<time_t>(sec);
   struct tm tm;
   if (gmtime_r(&t, &tm) == nullptr) {
-    absl::StrAppend(out, ns, "ns");
+    AppendDecimal(out, ns);
+    out->append("ns");
     return;
   }
-  absl::StrAppendFormat(out, "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", tm.tm_year + 1900,
-                        tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                        static_cast<int>(frac));
+  const std::string utc =
+      absl::StrFormat("%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(frac));
+  out->append(utc.data(), utc.size());
 }
 
-void AppendMicros(std::string* out, int64_t ns) {
+template <typename Out>
+void AppendMicros(Out* out, int64_t ns) {
   // By hand: chrome calls this twice per event.
   const bool neg = ns < 0;
   const uint64_t a = neg ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
@@ -422,6 +436,19 @@ void AppendMicros(std::string* out, int64_t ns) {
                           static_cast<char>('0' + frac % 10)};
   out->append(digits, 4);
 }
+
+#define ITTC_VALUES_TEMPLATES(Out)                                               \
+  template void AppendNumber(Out*, long double);                                 \
+  template void AppendMetadataArray(Out*, uint64_t, uint64_t, std::string_view); \
+  template void AppendJsonString(Out*, std::string_view);                        \
+  template void AppendQuoted(Out*, std::string_view);                            \
+  template void AppendDecimal(Out*, uint64_t);                                   \
+  template void AppendDecimal(Out*, int64_t);                                    \
+  template void AppendUtc(Out*, int64_t);                                        \
+  template void AppendMicros(Out*, int64_t);
+ITTC_VALUES_TEMPLATES(std::string)
+ITTC_VALUES_TEMPLATES(TextBuffer)
+#undef ITTC_VALUES_TEMPLATES
 
 }  // namespace itt_dump
 }  // namespace ittc

@@ -1,6 +1,9 @@
 // Rendering of field values shared by the verbs: enum names, metadata
 // arrays, counter values, JSON and CSV quoting, times.
 //
+// The helpers a verb calls for every line take an Out that is std::string
+// or TextBuffer (text_buffer.h), the line buffer of text and chrome.
+//
 // Thread safety: pure functions.
 
 #ifndef TOOLS_ITT_DUMP_MODEL_VALUES_H_
@@ -11,6 +14,7 @@
 #include <string_view>
 
 #include "format/schema.h"
+#include "tools/itt_dump/model/text_buffer.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -26,12 +30,14 @@ long double CounterValue(uint64_t type, uint64_t bits);
 
 // Appends `v` as a number: integral values without a fraction, others with
 // up to 17 significant digits. Non-finite values print as "nan", "inf".
-void AppendNumber(std::string* out, long double v);
+template <typename Out>
+void AppendNumber(Out* out, long double v);
 
 // Appends the elements of a metadata array of `count` elements of `type`
 // stored little-endian in `data`, as "v" for one element or "[v1,v2,...]".
 // Elements past the data (a damaged record) are not printed.
-void AppendMetadataArray(std::string* out, uint64_t type, uint64_t count, std::string_view data);
+template <typename Out>
+void AppendMetadataArray(Out* out, uint64_t type, uint64_t count, std::string_view data);
 
 // formatted_metadata_add* recorded with raw arguments: `format` rendered
 // with the tagged values in `args` (format::NextFormatArg), as printf would.
@@ -41,7 +47,8 @@ void AppendMetadataArray(std::string* out, uint64_t type, uint64_t count, std::s
 std::string RenderFormatted(std::string_view format, std::string_view args);
 
 // `s` as a JSON string with quotes; invalid UTF-8 bytes become U+FFFD.
-void AppendJsonString(std::string* out, std::string_view s);
+template <typename Out>
+void AppendJsonString(Out* out, std::string_view s);
 
 // `s` as one CSV field: quoted (RFC 4180) only when it contains a comma,
 // quote, CR or LF.
@@ -49,23 +56,42 @@ void AppendCsvField(std::string* out, std::string_view s);
 
 // `s` quoted for the text verb: printable ASCII kept, '"' and '\' escaped,
 // other bytes as \xNN.
-void AppendQuoted(std::string* out, std::string_view s);
+template <typename Out>
+void AppendQuoted(Out* out, std::string_view s);
 
 // `v` in decimal, as absl::StrAppend(out, v) writes it, without the
 // generic piece list (the verbs' per-line hot path).
-void AppendDecimal(std::string* out, uint64_t v);
-void AppendDecimal(std::string* out, int64_t v);
+template <typename Out>
+void AppendDecimal(Out* out, uint64_t v);
+template <typename Out>
+void AppendDecimal(Out* out, int64_t v);
 
 // Nanoseconds as "seconds.nnnnnnnnn" (e.g. "-0.000001500").
 void AppendSeconds(std::string* out, int64_t ns);
 
 // Realtime nanoseconds since the epoch as UTC
 // "YYYY-MM-DDThh:mm:ss.nnnnnnnnnZ".
-void AppendUtc(std::string* out, int64_t realtime_ns);
+template <typename Out>
+void AppendUtc(Out* out, int64_t realtime_ns);
 
 // Nanoseconds as microseconds with three decimals ("12.345"), for Chrome's
 // "ts" and "dur".
-void AppendMicros(std::string* out, int64_t ns);
+template <typename Out>
+void AppendMicros(Out* out, int64_t ns);
+
+// Defined in values.cc for these two.
+#define ITTC_VALUES_TEMPLATES(Out)                                                      \
+  extern template void AppendNumber(Out*, long double);                                 \
+  extern template void AppendMetadataArray(Out*, uint64_t, uint64_t, std::string_view); \
+  extern template void AppendJsonString(Out*, std::string_view);                        \
+  extern template void AppendQuoted(Out*, std::string_view);                            \
+  extern template void AppendDecimal(Out*, uint64_t);                                   \
+  extern template void AppendDecimal(Out*, int64_t);                                    \
+  extern template void AppendUtc(Out*, int64_t);                                        \
+  extern template void AppendMicros(Out*, int64_t);
+ITTC_VALUES_TEMPLATES(std::string)
+ITTC_VALUES_TEMPLATES(TextBuffer)
+#undef ITTC_VALUES_TEMPLATES
 
 }  // namespace itt_dump
 }  // namespace ittc
