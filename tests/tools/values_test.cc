@@ -92,6 +92,21 @@ TEST(Values, DecimalsAsStrAppendWritesThem) {
             "9223372036854775807 ");
 }
 
+TEST(Values, TextBufferGrowsAndKeepsWhatItHolds) {
+  TextBuffer b;
+  b.append("lit");
+  b.push_back('-');
+  const std::string big(5000, 'x');  // past the first allocation
+  b.append(big);
+  b.append(std::string_view("end"));
+  AppendQuoted(&b, "q\"");
+  EXPECT_EQ(b.view(), "lit-" + big + "end\"q\\\"\"");
+  b.clear();
+  EXPECT_TRUE(b.empty());
+  AppendDecimal(&b, uint64_t{7});
+  EXPECT_EQ(b.view(), "7");
+}
+
 }  // namespace
 }  // namespace itt_dump
 }  // namespace ittc
