@@ -77,8 +77,8 @@ TEST(Values, Times) {
 
 TEST(Values, DecimalsAsStrAppendWritesThem) {
   std::string out = "x";
-  for (uint64_t v : {uint64_t{0}, uint64_t{9}, uint64_t{10}, uint64_t{1234567890123},
-                     ~uint64_t{0}}) {
+  for (uint64_t v :
+       {uint64_t{0}, uint64_t{9}, uint64_t{10}, uint64_t{1234567890123}, ~uint64_t{0}}) {
     AppendDecimal(&out, v);
     out.push_back(' ');
   }
