@@ -21,6 +21,16 @@ namespace ittc::testing {
 namespace {
 
 constexpr long kRecords = 200000;
+// Room for the trace: the file header, the definitions and the first
+// events chunk must fit whatever the flusher's timing, and the program
+// must write far more (about 16 MB before compression). The flusher closes
+// an events chunk at 512 KiB of payload (kEventsChunkTarget in
+// collector/internal/flusher.cc), checked every 256 events, and this data
+// hardly compresses: a first chunk may take some 530 KiB. With 256 KiB of
+// room, a flusher that fell behind wrote its first chunk past the limit and
+// the trace held no event (seen under ASan).
+constexpr uint64_t kRoomBytes = 1024 * 1024;
+constexpr const char* kRoomOption = "size=1m";
 
 std::string ExpectedOutput() {
   unsigned long long per_thread = static_cast<unsigned long long>(kRecords) * (kRecords - 1) / 2;
@@ -68,7 +78,7 @@ void ExpectCompletedWithOneLine(const Outcome& o, const std::string& reason) {
 TEST(OutputErrors, DiskFullStopsCollectionWithOneLine) {
   std::string dir = MakeTempDir("disk_full");
   std::string trace = dir + "/trace.itt";
-  if (!MountTmpfs(dir, "size=256k", 0)) {
+  if (!MountTmpfs(dir, kRoomOption, 0)) {
     GTEST_SKIP() << "cannot mount a tmpfs (" << std::strerror(errno)
                  << "); FileSizeLimitStopsCollectionWithOneLine covers the same path";
   }
@@ -92,7 +102,7 @@ TEST(OutputErrors, FileSizeLimitStopsCollectionWithOneLine) {
   rlimit old;
   ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
   rlimit limit = old;
-  limit.rlim_cur = 256 * 1024;
+  limit.rlim_cur = kRoomBytes;
   ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
   sighandler_t old_handler = signal(SIGXFSZ, SIG_IGN);
   Outcome o = RunProgramTo("file_size_limit", trace);

@@ -99,6 +99,7 @@ TEST(Values, TextBufferGrowsAndKeepsWhatItHolds) {
   const std::string big(5000, 'x');  // past the first allocation
   b.append(big);
   b.append(std::string_view("end"));
+  b.append(std::string_view());  // null data: nothing to copy
   AppendQuoted(&b, "q\"");
   EXPECT_EQ(b.view(), "lit-" + big + "end\"q\\\"\"");
   b.clear();

@@ -35,6 +35,7 @@ class TextBuffer {
     buf_[size_++] = c;
   }
   void append(const char* p, size_t n) {
+    if (n == 0) return;  // p may be null then (an empty string_view)
     if (n > capacity_ - size_) Grow(n);
     std::memcpy(buf_.get() + size_, p, n);
     size_ += n;
