@@ -104,7 +104,63 @@ TEST(VerifyWarnings, UndefinedReferenceIsPlacedAtItsEvent) {
       << w.text;
   EXPECT_NE(w.text.find(" of thread 1 refers to undefined string 99\n"), std::string::npos)
       << w.text;
-  EXPECT_EQ(w.text, CheckEvents(file, /*own_pass=*/true, nullptr).text);
+  // In file order, each chunk's first event (its time going back) before
+  // its 21st (the reference).
+  const size_t back0 = w.text.find(": thread 0 time goes back");
+  const size_t ref0 = w.text.find(" of thread 0 refers to undefined");
+  const size_t back1 = w.text.find(": thread 1 time goes back");
+  const size_t ref1 = w.text.find(" of thread 1 refers to undefined");
+  ASSERT_NE(back1, std::string::npos) << w.text;
+  EXPECT_LT(back0, ref0) << w.text;
+  EXPECT_LT(ref0, back1) << w.text;
+  EXPECT_LT(back1, ref1) << w.text;
+}
+
+TEST(VerifyWarnings, MoreTimeBacksThanKeptAreCounted) {
+  TraceBuilder b;
+  b.String(1, "work").Domain(1, "app").Thread(0, 10, "a").SyncAt(1000);
+  std::vector<Event> events;
+  const int kBacks = 2500;  // in one chunk, more than EventChecks::kMaxKept
+  for (int i = 0; i < kBacks; ++i) {
+    events.push_back(Ev(EventKind::kTaskEnd, 10000 + 2 * i + 5, {{F::kDomain, U(1)}}));
+    events.push_back(Ev(EventKind::kTaskEnd, 10000 + 2 * i, {{F::kDomain, U(1)}}));
+  }
+  b.Events(0, events).End(20000);
+  const TraceSet set = OpenChecked(b.bytes());
+  const TraceFile& file = set.files()[0];
+  EXPECT_EQ(file.index->checks.time_backs.size(), EventChecks::kMaxKept);
+  EXPECT_EQ(file.index->checks.time_backs_total, uint64_t{kBacks});
+  const EventWarnings from_index = CheckEvents(file, /*own_pass=*/false, nullptr);
+  const EventWarnings own = CheckEvents(file, /*own_pass=*/true, nullptr);
+  EXPECT_EQ(from_index.count, uint64_t{kBacks});
+  EXPECT_EQ(from_index.count, own.count);
+  EXPECT_EQ(from_index.text, own.text);
+}
+
+// More distinct references than the index keeps: it does not look them
+// up, and verify's own pass still finds the one that is undefined.
+TEST(VerifyWarnings, TooManyDistinctReferencesFallBackToTheOwnPass) {
+  TraceBuilder b;
+  const uint64_t n = EventChecks::kMaxRefs + 10;
+  b.Domain(1, "app");
+  for (uint64_t id = 1; id <= n; ++id) {
+    if (id != 777) b.String(id, "name");
+  }
+  b.Thread(0, 10, "a").SyncAt(1000);
+  std::vector<Event> events;
+  for (uint64_t id = 1; id <= n; ++id) {
+    events.push_back(
+        Ev(EventKind::kTaskBegin, 1000 + 2 * id, {{F::kDomain, U(1)}, {F::kName, U(id)}}));
+    events.push_back(Ev(EventKind::kTaskEnd, 1001 + 2 * id, {{F::kDomain, U(1)}}));
+  }
+  b.Events(0, events).End(1000 + 2 * n + 10);
+  const TraceSet set = OpenChecked(b.bytes());
+  const TraceFile& file = set.files()[0];
+  EXPECT_TRUE(file.index->checks.too_many_refs);
+  EXPECT_FALSE(file.index->checks.undefined_refs);  // not looked up
+  const EventWarnings w = CheckEvents(file, /*own_pass=*/false, nullptr);
+  EXPECT_EQ(w.count, 1u) << w.text;
+  EXPECT_NE(w.text.find("refers to undefined string 777\n"), std::string::npos) << w.text;
 }
 
 // The index pass decodes events on the reader's workers unless a visitor
@@ -168,6 +224,7 @@ TEST(VerifyWarnings, IndexOnWorkersEqualsIndexOnTheReadingThread) {
   ASSERT_EQ(x.checks.time_backs.size(), y.checks.time_backs.size());
   for (size_t i = 0; i < x.checks.time_backs.size(); ++i) {
     EXPECT_EQ(x.checks.time_backs[i].chunk_offset, y.checks.time_backs[i].chunk_offset);
+    EXPECT_EQ(x.checks.time_backs[i].thread_index, y.checks.time_backs[i].thread_index);
     EXPECT_EQ(x.checks.time_backs[i].payload_offset, y.checks.time_backs[i].payload_offset);
     EXPECT_EQ(x.checks.time_backs[i].ticks, y.checks.time_backs[i].ticks);
   }

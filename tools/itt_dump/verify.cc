@@ -40,7 +40,7 @@ class Warnings {
   void Add(const std::string& text) {
     if (out_.count++ < kMaxWarnings) absl::StrAppend(&out_.text, "warning: ", text, "\n");
   }
-  void TimeBack(const TimeBack& b) {
+  void AddTimeBack(const TimeBack& b) {
     if (out_.count >= kMaxWarnings) {
       ++out_.count;
       return;
@@ -79,7 +79,7 @@ EventWarnings CheckEachEvent(const TraceFile& file, Progress* progress) {
                            " at payload offset ", offset, " of thread ", thread,
                            " refers to undefined ", RefNoun(role), " ", id));
       });
-      if (e.time < last) w.TimeBack(TimeBack{c.offset, thread, offset, last - e.time});
+      if (e.time < last) w.AddTimeBack(TimeBack{c.offset, thread, offset, last - e.time});
       last = e.time;
       offset = dec.offset();
     }
@@ -91,9 +91,11 @@ EventWarnings CheckEachEvent(const TraceFile& file, Progress* progress) {
 
 EventWarnings CheckEvents(const TraceFile& file, bool own_pass, Progress* progress) {
   const EventChecks& checks = file.index->checks;
-  if (own_pass || !checks.done || checks.undefined_refs) return CheckEachEvent(file, progress);
+  if (own_pass || !checks.done || checks.undefined_refs || checks.too_many_refs) {
+    return CheckEachEvent(file, progress);
+  }
   Warnings w;
-  for (const TimeBack& b : checks.time_backs) w.TimeBack(b);
+  for (const TimeBack& b : checks.time_backs) w.AddTimeBack(b);
   w.result().count = checks.time_backs_total;
   return w.result();
 }

@@ -40,8 +40,9 @@ VerifyStatus StatusForFailure(OpenFailure failure);
 
 // The warnings `verify` prints for one file's events: the first 20 lines
 // and how many there are in all. Taken from the index pass's checks
-// (TraceIndex::checks) unless `own_pass` or they found an undefined
-// reference, which a pass of its own then places event by event. Both give
+// (TraceIndex::checks) unless `own_pass`, or they found an undefined
+// reference (or more distinct ones than they keep): a pass of its own then
+// places them event by event. Both give
 // the same text for the same file (tests/tools/verify_test.cc).
 struct EventWarnings {
   std::string text;

@@ -252,6 +252,7 @@ struct EventsSummary final : public format::DecodedChunk {
   std::vector<std::pair<uint64_t, uint64_t>> backs;
   uint64_t backs_total = 0;
   std::vector<std::pair<format::FieldRole, uint64_t>> refs;
+  bool too_many_refs = false;  // more than EventChecks::kMaxRefs: refs dropped
 
   void Clear() {
     events = false;
@@ -262,6 +263,7 @@ struct EventsSummary final : public format::DecodedChunk {
     status = absl::OkStatus();
     backs.clear();
     refs.clear();
+    too_many_refs = false;
   }
 };
 
@@ -283,12 +285,21 @@ class RefCollector {
     Slot& slot = cache_[key >> (64 - kCacheBits)];
     if (slot.id == id && slot.role == role) return;
     slot = Slot{id, role};
+    if (overflow_) return;
     refs_->emplace_back(role, id);
     if (refs_->size() >= limit_) {
       Dedupe(refs_);
+      if (refs_->size() > EventChecks::kMaxRefs) {
+        // Memory stays bounded whatever the input; verify checks event by
+        // event instead.
+        overflow_ = true;
+        std::vector<std::pair<format::FieldRole, uint64_t>>().swap(*refs_);
+        return;
+      }
       limit_ = std::max(limit_, 2 * refs_->size());
     }
   }
+  bool overflow() const { return overflow_; }
 
  private:
   static constexpr int kCacheBits = 6;
@@ -299,6 +310,7 @@ class RefCollector {
   std::vector<std::pair<format::FieldRole, uint64_t>>* refs_;
   Slot cache_[1 << kCacheBits];
   size_t limit_ = 1024;
+  bool overflow_ = false;
 };
 
 // Decodes `payload` (an events chunk) into *s: every event when `all`,
@@ -343,7 +355,10 @@ void Summarize(std::string_view payload, bool all, bool check, EventsSummary* s,
     s->last = e.time;
     offset = dec.offset();
   }
-  if (check) Dedupe(&s->refs);
+  if (check) {
+    Dedupe(&s->refs);
+    s->too_many_refs = refs.overflow();
+  }
   s->unknown = dec.unknown_skipped();
   s->status = dec.status();
   s->stop_offset = dec.offset();
@@ -403,7 +418,7 @@ class EventsIndexer {
 
   // After the last chunk: resolves the references against the definitions.
   void Finish() {
-    if (!check_) return;
+    if (!check_ || x_->checks.too_many_refs) return;
     Dedupe(&refs_);
     for (const auto& [role, id] : refs_) {
       if (!x_->Defines(role, id)) {
@@ -457,9 +472,16 @@ class EventsIndexer {
     for (const auto& [offset, ticks] : s.backs) add(offset, ticks);
     c.time_backs_total += s.backs_total - s.backs.size();
     last = s.last;
+    if (s.too_many_refs) c.too_many_refs = true;
+    if (c.too_many_refs) return;
     refs_.insert(refs_.end(), s.refs.begin(), s.refs.end());
     if (refs_.size() >= refs_limit_) {
       Dedupe(&refs_);
+      if (refs_.size() > EventChecks::kMaxRefs) {
+        c.too_many_refs = true;
+        std::vector<std::pair<format::FieldRole, uint64_t>>().swap(refs_);
+        return;
+      }
       refs_limit_ = std::max(refs_limit_, 2 * refs_.size());
     }
   }

@@ -164,7 +164,12 @@ struct EventChecks {
   // Some event refers to an id no definition in the file gives (which
   // event: a pass of its own must say; verify.h).
   bool undefined_refs = false;
+  // The events refer to more distinct ids than the pass keeps (kMaxRefs
+  // in a chunk or in the file): they were not looked up, and only a pass
+  // of its own can say whether all are defined.
+  bool too_many_refs = false;
   static constexpr size_t kMaxKept = 1000;
+  static constexpr size_t kMaxRefs = size_t{1} << 16;
 };
 
 struct TraceIndex {
