@@ -229,13 +229,61 @@ void MalformedPayload(TraceIndex* x, const format::Chunk& chunk, std::string rea
   x->AddProblem(Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size, std::move(reason));
 }
 
+using RefPair = std::pair<format::FieldRole, uint64_t>;
+
+// Distinct (role, id) references to definitions. The list is deduped
+// whenever it has doubled, so it stays within twice the distinct ones, and
+// is dropped past EventChecks::kMaxRefs of them (overflow()): memory stays
+// bounded whatever the input, and verify then checks event by event.
+class RefList {
+ public:
+  void Add(format::FieldRole role, uint64_t id) {
+    if (overflow_) return;
+    refs_.emplace_back(role, id);
+    if (refs_.size() >= limit_) Compact();
+  }
+  void AddAll(const RefList& other) {
+    if (other.overflow_) Drop();
+    if (overflow_) return;
+    refs_.insert(refs_.end(), other.refs_.begin(), other.refs_.end());
+    if (refs_.size() >= limit_) Compact();
+  }
+  // Sorts and dedupes the list (which may then overflow).
+  void Compact() {
+    std::sort(refs_.begin(), refs_.end());
+    refs_.erase(std::unique(refs_.begin(), refs_.end()), refs_.end());
+    if (refs_.size() > EventChecks::kMaxRefs) {
+      Drop();
+      return;
+    }
+    limit_ = std::max(limit_, 2 * refs_.size());
+  }
+  bool overflow() const { return overflow_; }
+  // Sorted and duplicate-free after Compact(); empty after an overflow.
+  const std::vector<RefPair>& refs() const { return refs_; }
+  void Clear() {
+    refs_.clear();
+    limit_ = kFirstLimit;
+    overflow_ = false;
+  }
+
+ private:
+  static constexpr size_t kFirstLimit = 1024;
+  void Drop() {
+    overflow_ = true;
+    std::vector<RefPair>().swap(refs_);
+  }
+  std::vector<RefPair> refs_;
+  size_t limit_ = kFirstLimit;
+  bool overflow_ = false;
+};
+
 // What the index pass takes from one events chunk. Decoding the events is
 // the pass's main cost, so without a visitor it runs on the reader's
 // workers (EventsChunkDecoder) and the reading thread only adds this up
-// (ApplySummary).
+// (EventsIndexer::Apply).
 struct EventsSummary final : public format::DecodedChunk {
-  bool events = false;  // an events chunk (the rest is unset otherwise)
-  absl::Status reset;   // the payload's header did not decode
+  absl::Status reset;  // the payload's header did not decode
   uint32_t thread_index = 0;
   uint64_t first = kNoEvents;  // time of the first event, and its offset
   uint64_t first_offset = 0;
@@ -248,58 +296,34 @@ struct EventsSummary final : public format::DecodedChunk {
   uint64_t stop_offset = 0;
   // With checks: the thread's time going back inside the chunk (payload
   // offset, ticks), the first EventChecks::kMaxKept and how many, and the
-  // distinct (role, id) references to definitions.
+  // references to definitions.
   std::vector<std::pair<uint64_t, uint64_t>> backs;
   uint64_t backs_total = 0;
-  std::vector<std::pair<format::FieldRole, uint64_t>> refs;
-  bool too_many_refs = false;  // more than EventChecks::kMaxRefs: refs dropped
+  RefList refs;
 
   void Clear() {
-    events = false;
     reset = absl::OkStatus();
     first = kNoEvents;
     first_offset = last = hi = count = unknown = stop_offset = backs_total = 0;
     lo = kNoEvents;
     status = absl::OkStatus();
     backs.clear();
-    refs.clear();
-    too_many_refs = false;
+    refs.Clear();
   }
 };
 
-// Sorts and dedupes (role, id) pairs.
-void Dedupe(std::vector<std::pair<format::FieldRole, uint64_t>>* refs) {
-  std::sort(refs->begin(), refs->end());
-  refs->erase(std::unique(refs->begin(), refs->end()), refs->end());
-}
-
-// Adds (role, id) to refs, kept nearly duplicate-free: a pair still in a
-// small direct-mapped cache of the pairs added is skipped (a loop's few
-// names always are), and the list is deduped whenever it has doubled, so
-// it stays within twice the distinct references.
+// Adds references to a RefList, skipping a pair still in a small
+// direct-mapped cache of the pairs added (a loop's few names always are).
 class RefCollector {
  public:
-  explicit RefCollector(std::vector<std::pair<format::FieldRole, uint64_t>>* refs) : refs_(refs) {}
+  explicit RefCollector(RefList* refs) : refs_(refs) {}
   void Add(format::FieldRole role, uint64_t id) {
     const uint64_t key = (id + (static_cast<uint64_t>(role) << 40)) * 0x9E3779B97F4A7C15ull;
     Slot& slot = cache_[key >> (64 - kCacheBits)];
     if (slot.id == id && slot.role == role) return;
     slot = Slot{id, role};
-    if (overflow_) return;
-    refs_->emplace_back(role, id);
-    if (refs_->size() >= limit_) {
-      Dedupe(refs_);
-      if (refs_->size() > EventChecks::kMaxRefs) {
-        // Memory stays bounded whatever the input; verify checks event by
-        // event instead.
-        overflow_ = true;
-        std::vector<std::pair<format::FieldRole, uint64_t>>().swap(*refs_);
-        return;
-      }
-      limit_ = std::max(limit_, 2 * refs_->size());
-    }
+    refs_->Add(role, id);
   }
-  bool overflow() const { return overflow_; }
 
  private:
   static constexpr int kCacheBits = 6;
@@ -307,10 +331,8 @@ class RefCollector {
     uint64_t id = 0;  // 0: empty (a zero id is never added)
     format::FieldRole role = format::FieldRole::kPlain;
   };
-  std::vector<std::pair<format::FieldRole, uint64_t>>* refs_;
+  RefList* refs_;
   Slot cache_[1 << kCacheBits];
-  size_t limit_ = 1024;
-  bool overflow_ = false;
 };
 
 // Decodes `payload` (an events chunk) into *s: every event when `all`,
@@ -319,7 +341,6 @@ class RefCollector {
 template <typename OnEvent>
 void Summarize(std::string_view payload, bool all, bool check, EventsSummary* s,
                OnEvent&& on_event) {
-  s->events = true;
   format::EventStreamDecoder dec;
   s->reset = dec.Reset(payload);
   if (!s->reset.ok()) return;
@@ -336,9 +357,8 @@ void Summarize(std::string_view payload, bool all, bool check, EventsSummary* s,
   on_event(e);
   if (!all) return;
   RefCollector refs(&s->refs);
-  if (check)
-    format::ForEachDefinitionRef(e,
-                                 [&](format::FieldRole role, uint64_t id) { refs.Add(role, id); });
+  const auto add_ref = [&](format::FieldRole role, uint64_t id) { refs.Add(role, id); };
+  if (check) format::ForEachDefinitionRef(e, add_ref);
   uint64_t offset = dec.offset();
   while (dec.Next(&e)) {
     on_event(e);
@@ -346,8 +366,7 @@ void Summarize(std::string_view payload, bool all, bool check, EventsSummary* s,
     s->lo = std::min(s->lo, e.time);
     s->hi = std::max(s->hi, e.time);
     if (check) {
-      format::ForEachDefinitionRef(
-          e, [&](format::FieldRole role, uint64_t id) { refs.Add(role, id); });
+      format::ForEachDefinitionRef(e, add_ref);
       if (e.time < s->last && s->backs_total++ < EventChecks::kMaxKept) {
         s->backs.emplace_back(offset, s->last - e.time);
       }
@@ -355,10 +374,7 @@ void Summarize(std::string_view payload, bool all, bool check, EventsSummary* s,
     s->last = e.time;
     offset = dec.offset();
   }
-  if (check) {
-    Dedupe(&s->refs);
-    s->too_many_refs = refs.overflow();
-  }
+  if (check) s->refs.Compact();
   s->unknown = dec.unknown_skipped();
   s->status = dec.status();
   s->stop_offset = dec.offset();
@@ -418,9 +434,10 @@ class EventsIndexer {
 
   // After the last chunk: resolves the references against the definitions.
   void Finish() {
-    if (!check_ || x_->checks.too_many_refs) return;
-    Dedupe(&refs_);
-    for (const auto& [role, id] : refs_) {
+    if (!check_) return;
+    refs_.Compact();
+    x_->checks.too_many_refs = refs_.overflow();
+    for (const auto& [role, id] : refs_.refs()) {
       if (!x_->Defines(role, id)) {
         x_->checks.undefined_refs = true;
         return;
@@ -472,18 +489,7 @@ class EventsIndexer {
     for (const auto& [offset, ticks] : s.backs) add(offset, ticks);
     c.time_backs_total += s.backs_total - s.backs.size();
     last = s.last;
-    if (s.too_many_refs) c.too_many_refs = true;
-    if (c.too_many_refs) return;
-    refs_.insert(refs_.end(), s.refs.begin(), s.refs.end());
-    if (refs_.size() >= refs_limit_) {
-      Dedupe(&refs_);
-      if (refs_.size() > EventChecks::kMaxRefs) {
-        c.too_many_refs = true;
-        std::vector<std::pair<format::FieldRole, uint64_t>>().swap(refs_);
-        return;
-      }
-      refs_limit_ = std::max(refs_limit_, 2 * refs_.size());
-    }
+    refs_.AddAll(s.refs);
   }
 
   TraceIndex* x_;
@@ -493,8 +499,7 @@ class EventsIndexer {
   EventsChunkDecoder decoder_;
   EventsSummary local_;
   U64Map<uint64_t> last_time_;  // per thread, with checks
-  std::vector<std::pair<format::FieldRole, uint64_t>> refs_;
-  size_t refs_limit_ = 1024;
+  RefList refs_;                // of every chunk, with checks
 };
 
 OpenFailure Classify(const absl::Status& s, uint64_t bytes_read) {

@@ -417,10 +417,12 @@ void AppendUtc(Out* out, int64_t ns) {
     out->append("ns");
     return;
   }
-  const std::string utc =
-      absl::StrFormat("%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(frac));
-  out->append(utc.data(), utc.size());
+  // Into a local buffer: `text --wall` prints one per line.
+  char utc[64];
+  const int n = std::snprintf(utc, sizeof utc, "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ",
+                              tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                              tm.tm_sec, static_cast<int>(frac));
+  out->append(utc, static_cast<size_t>(std::clamp(n, 0, static_cast<int>(sizeof utc) - 1)));
 }
 
 template <typename Out>
