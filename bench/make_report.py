@@ -463,6 +463,19 @@ def section_pause(out, pause, pause_tbb, meta):
     out.append("")
 
 
+def core_share(threads):
+    """[(kind, percent)]: per thread, the speed two threads of BM_CoreShare
+    reached at once against one thread alone."""
+    out = []
+    for kind in ("chain", "wide"):
+        one = threads.get("BM_CoreShare/%s/real_time/threads:1" % kind)
+        two = threads.get("BM_CoreShare/%s/real_time/threads:2" % kind)
+        if one and two and one.get("items_per_second"):
+            out.append((kind, 100.0 * two.get("items_per_second", 0) / 2 /
+                        one["items_per_second"]))
+    return out
+
+
 def section_threads(out, threads, threads_recorded):
     out.append("## Threads")
     out.append("")
@@ -473,6 +486,15 @@ def section_threads(out, threads, threads_recorded):
     out.append("Task begin + end in a tight loop on n threads at once (this VM has 2 "
                "cores). Rate = events of all threads per second of wall time.")
     out.append("")
+    share = core_share(threads)
+    if share:
+        out.append("What the second core gave during this run (`BM_CoreShare`: plain "
+                   "arithmetic on one thread, then on two at once; per thread, the share of "
+                   "one thread's speed): %s. Below 100%% the host gave this VM less than two "
+                   "cores at the time, and every figure that needs both (the flusher beside "
+                   "a producer, two producers, the reader's workers) is lower for it." %
+                   "; ".join("%s %.0f%%" % (kind, pct) for kind, pct in share))
+        out.append("")
     rows = []
     for n in (1, 2, 8):
         e = threads.get("BM_ProducerThreads%d/recording" % n)

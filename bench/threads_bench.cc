@@ -12,6 +12,9 @@
 //   BM_TwoProducers         two producers as fast as they can for 1 s in a
 //                           fresh process, drop and block mode: kept share,
 //                           producer and flusher CPU per event.
+//   BM_CoreShare            plain arithmetic on one thread, then on two at
+//                           once: what a second thread adds on this machine
+//                           (two cores, or two hyperthreads of one).
 //
 //   bazel run -c opt //bench:threads_bench
 //   bazel run -c opt //bench:threads_bench -- --benchmark_filter=RateStep
@@ -114,6 +117,40 @@ void RegisterTwoProducers(bool block) {
   RegisterPacedRun(std::string("BM_TwoProducers/overflow:") + (block ? "block" : "drop"), config);
 }
 
+// One dependent chain ("chain": a core mostly waits on it, so two
+// hyperthreads of one core each run it at nearly full speed) or eight
+// independent ones ("wide": they keep a core's integer units busy, so two
+// hyperthreads of one core each get about half, two cores each all of it).
+// Items are steps of the loop.
+template <bool kWide>
+void BM_CoreShare(benchmark::State& state) {
+  constexpr uint64_t kSteps = 1 << 16;
+  uint64_t a0 = 1, a1 = 2, a2 = 3, a3 = 4, a4 = 5, a5 = 6, a6 = 7, a7 = 8;
+  for (auto _ : state) {
+    for (uint64_t i = 0; i < kSteps; ++i) {
+      if constexpr (kWide) {
+        a0 += i;
+        a1 ^= i;
+        a2 += i >> 3;
+        a3 ^= i << 1;
+        a4 += i >> 2;
+        a5 ^= i >> 5;
+        a6 += i << 2;
+        a7 ^= i >> 1;
+        asm volatile(""
+                     : "+r"(a0), "+r"(a1), "+r"(a2), "+r"(a3), "+r"(a4), "+r"(a5), "+r"(a6),
+                       "+r"(a7));
+      } else {
+        a0 = a0 * 0x9E3779B97F4A7C15ull + i;
+        a0 ^= a0 >> 29;
+        asm volatile("" : "+r"(a0));
+      }
+    }
+  }
+  benchmark::DoNotOptimize(a0 ^ a1 ^ a2 ^ a3 ^ a4 ^ a5 ^ a6 ^ a7);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kSteps));
+}
+
 }  // namespace
 }  // namespace ittc::bench
 
@@ -144,6 +181,14 @@ int main(int argc, char** argv) {
   for (double rate : {40.0, 80.0, 0.0}) RegisterRateStep(16384, rate);
   RegisterTwoProducers(false);
   RegisterTwoProducers(true);
+  for (int threads : {1, 2}) {
+    benchmark::RegisterBenchmark("BM_CoreShare/chain", BM_CoreShare<false>)
+        ->Threads(threads)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark("BM_CoreShare/wide", BM_CoreShare<true>)
+        ->Threads(threads)
+        ->UseRealTime();
+  }
   benchmark::RunSpecifiedBenchmarks();
 
   __itt_detach();
