@@ -5,6 +5,7 @@
 #include <atomic>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
@@ -70,12 +71,17 @@ enum class Action : uint8_t {
 
 constexpr uint32_t Bit(Action a) { return uint32_t{1} << static_cast<int>(a); }
 
+}  // namespace
+
+// What Rewrite does to one kind's fields (trace_set.h declares it).
 struct KindActions {
   uint8_t count = 0;
   uint32_t mask = 0;  // Bit() of every action below
   uint8_t field[format::kMaxFields];
   Action action[format::kMaxFields];
 };
+
+namespace {
 
 Action ActionFor(const format::FieldSpec& f) {
   switch (f.field) {
@@ -486,6 +492,7 @@ TraceSetMerger::TraceSetMerger(const TraceSet& set, const MergeOptions& options)
     Input& in = inputs_[i];
     in.file = i;
     in.changes = set.remaps_[i].changes;
+    in.rewrite = RewriteTableFor(in.changes);
     absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(f.source, ro);
     if (!reader.ok()) {
       errors_.emplace_back(i, reader.status());
@@ -507,6 +514,41 @@ TraceSetMerger::TraceSetMerger(const TraceSet& set, const MergeOptions& options)
   keys_.assign(leaves, kDone);
   for (size_t i = 0; i < leaves; ++i) SetKey(i);
   winner_ = Play(1);
+}
+
+// ActionsOf with only the actions a file's changes select, and none for a
+// kind they leave as it is: most events of most files then need no look
+// at their fields.
+struct TraceSetMerger::RewriteTable {
+  std::vector<KindActions> kept;
+  std::array<const KindActions*, kDirect> direct{};
+};
+
+const TraceSetMerger::RewriteTable* TraceSetMerger::RewriteTableFor(uint32_t changes) {
+  // Sets may be opened on several threads (tests do); a set has a few
+  // distinct values, each built once.
+  static std::mutex mu;
+  static auto* tables = new absl::flat_hash_map<uint32_t, std::unique_ptr<RewriteTable>>();
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<RewriteTable>& t = (*tables)[changes];
+  if (t != nullptr) return t.get();
+  t = std::make_unique<RewriteTable>();
+  t->kept.reserve(kDirect);  // no reallocation: direct points into it
+  for (uint32_t k = 0; k < kDirect; ++k) {
+    const KindActions* all = ActionsOf(static_cast<format::EventKind>(k));
+    if (all == nullptr || (all->mask & changes) == 0) continue;
+    KindActions a;
+    for (int i = 0; i < all->count; ++i) {
+      if ((Bit(all->action[i]) & changes) == 0) continue;
+      a.field[a.count] = all->field[i];
+      a.action[a.count] = all->action[i];
+      a.mask |= Bit(all->action[i]);
+      ++a.count;
+    }
+    t->kept.push_back(a);
+    t->direct[k] = &t->kept.back();
+  }
+  return t.get();
 }
 
 size_t TraceSetMerger::Play(size_t node) {
@@ -592,18 +634,23 @@ const ThreadRec* TraceSetMerger::SetThreadSlow(const Input& in) {
   return &t;
 }
 
-void TraceSetMerger::Rewrite(const Input& in) {
+inline void TraceSetMerger::Rewrite(const Input& in) {
   // In place: the file's EventMerger is done with its head once it handed
   // it out, and decodes the next event over it.
   Event& e = *const_cast<Event*>(in.head);
   e.time = in.key;
-  const KindActions* a = ActionsOf(e.kind);
-  if (a == nullptr || (a->mask & in.changes) == 0) return;  // nothing changes
+  const auto kind = static_cast<uint32_t>(e.kind);
+  const KindActions* a = kind < kDirect ? in.rewrite->direct[kind] : ActionsOf(e.kind);
+  if (a != nullptr && (a->mask & in.changes) != 0) RewriteFields(in, *a);
+}
+
+void TraceSetMerger::RewriteFields(const Input& in, const KindActions& a) {
+  Event& e = *const_cast<Event*>(in.head);
   const TraceSet::Remap& r = set_.remaps_[in.file];
   const uint64_t tag = ProcessTag(static_cast<uint32_t>(in.file));
-  for (int k = 0; k < a->count; ++k) {
-    format::FieldValue& v = e.fields[a->field[k]];
-    const Action act = a->action[k];
+  for (int k = 0; k < a.count; ++k) {
+    format::FieldValue& v = e.fields[a.field[k]];
+    const Action act = a.action[k];
     if ((Bit(act) & in.changes) == 0) continue;  // as it is
     switch (act) {
       case Action::kNone:

@@ -160,12 +160,16 @@ class TraceSet {
   std::string name_;
 };
 
+struct KindActions;  // trace_set.cc
+
 // The events of every file of a set in time order (ties: the file listed
 // first), with their threads of set.index(). Each file is merged by its own
 // EventMerger; this merges those and rewrites each event to the set's ids
 // and time axis (trace_set.h's header). With one file it is that file's
 // EventMerger.
 class TraceSetMerger {
+  struct RewriteTable;
+
  public:
   // `set` must outlive the merger.
   TraceSetMerger(const TraceSet& set, const MergeOptions& options);
@@ -191,19 +195,26 @@ class TraceSetMerger {
     std::unique_ptr<EventMerger> merger;
     const format::Event* head = nullptr;  // the merger's pending event
     const ThreadRec* thread = nullptr;
-    uint64_t key = 0;      // head's time on the set's axis
-    bool done = true;      // no head: the file ended (or never opened)
-    uint32_t changes = 0;  // the file's Remap::changes
+    uint64_t key = 0;                       // head's time on the set's axis
+    bool done = true;                       // no head: the file ended (or never opened)
+    uint32_t changes = 0;                   // the file's Remap::changes
+    const RewriteTable* rewrite = nullptr;  // RewriteTableFor(changes)
     // SetThread's one-entry cache.
     const ThreadRec* last_thread = nullptr;
     const ThreadRec* last_set_thread = nullptr;
   };
 
+  // Per event kind, the fields Rewrite changes in a file whose
+  // Remap::changes is `changes`; built once per value and kept.
+  static const RewriteTable* RewriteTableFor(uint32_t changes);
   bool NextOfMany(const format::Event** event, const ThreadRec** thread);
   // Takes input i's next event as its head; false when it has none.
   bool Advance(Input* in);
   // The head rewritten to the set's ids, identities and time.
   void Rewrite(const Input& in);
+  // Rewrite's field loop, for the events it changes (out of line: most
+  // events need only the test before it).
+  void RewriteFields(const Input& in, const KindActions& a);
   const ThreadRec* SetThread(Input& in);
   const ThreadRec* SetThreadSlow(const Input& in);
   // Whether input a's head comes before input b's (ties: the file listed
