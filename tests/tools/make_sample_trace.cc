@@ -27,18 +27,12 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], "run") == 0 && argc == 5) {
     const int files = std::atoi(argv[3]);
     const unsigned long long frames = std::strtoull(argv[4], nullptr, 10);
-    for (int i = 0; i < files; ++i) {
-      ittc::format::FileHeader h = ittc::itt_dump::testing::TestHeader();
-      h.pid = 10000 + static_cast<uint32_t>(i);
-      h.rank = i;
-      h.boot_id[0] = 0x42;
-      const std::string trace = ittc::itt_dump::testing::FrameTrace(1, frames, 65536, true, &h);
-      char name[64];
-      std::snprintf(name, sizeof name, "/r%06d-p%07u-frames.itt", i, h.pid);
-      FILE* f = std::fopen((std::string(argv[2]) + name).c_str(), "wb");
+    for (const auto& [name, trace] : ittc::itt_dump::testing::RunTraces(files, frames)) {
+      const std::string path = std::string(argv[2]) + "/" + name;
+      FILE* f = std::fopen(path.c_str(), "wb");
       if (f == nullptr || std::fwrite(trace.data(), 1, trace.size(), f) != trace.size() ||
           std::fclose(f) != 0) {
-        std::perror(name);
+        std::perror(path.c_str());
         return 1;
       }
     }

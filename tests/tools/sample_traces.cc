@@ -1,6 +1,7 @@
 #include "tests/tools/sample_traces.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -209,6 +210,20 @@ std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_
   const uint64_t end = *std::max_element(time.begin(), time.end()) + 1;
   b.SyncAt(end).End(end);
   return b.bytes();
+}
+
+std::vector<std::pair<std::string, std::string>> RunTraces(int files, uint64_t frames_per_file) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (int i = 0; i < files; ++i) {
+    format::FileHeader h = TestHeader();
+    h.pid = 10000 + static_cast<uint32_t>(i);
+    h.rank = i;
+    h.boot_id[0] = 0x42;
+    char name[64];
+    std::snprintf(name, sizeof name, "r%06d-p%07u-frames.itt", i, h.pid);
+    out.emplace_back(name, FrameTrace(1, frames_per_file, 65536, true, &h));
+  }
+  return out;
 }
 
 }  // namespace testing

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "format/format.h"
 
@@ -37,6 +39,12 @@ std::string SyntheticTrace(int threads, uint64_t events_per_thread, uint64_t eve
 // `header` defaults to TestHeader().
 std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_per_chunk = 65536,
                        bool compress = true, const format::FileHeader* header = nullptr);
+
+// The files an MPI job's ITTC_OUTPUT=DIR/ would hold: `files` frame traces
+// of one thread each (ranks 0.., pids 10000.., one boot of one host), by
+// file name ("r000003-p0010003-frames.itt"). 64 files of 125000 frames are
+// 64 M events, the same as the big FrameTrace in one file.
+std::vector<std::pair<std::string, std::string>> RunTraces(int files, uint64_t frames_per_file);
 
 }  // namespace testing
 }  // namespace itt_dump
