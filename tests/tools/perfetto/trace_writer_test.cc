@@ -417,5 +417,40 @@ TEST(PerfettoTraceWriter, WidestShortPacketDecodesWithMinimalLengths) {
   EXPECT_EQ(reencoded.size(), bytes.size());
 }
 
+// WriteSliceEnd is Write() of a slice end without a PerfettoEvent: the same
+// bytes on the sequence's own track, on another track, at the widest time
+// and track, and after a step back in time (which anchors the clock).
+TEST(PerfettoTraceWriter, WriteSliceEndWritesWhatWriteWould) {
+  auto write = [](bool direct) {
+    std::string bytes;
+    std::unique_ptr<Output> out = StringOutput(&bytes);
+    PerfettoTraceWriter w(out.get(), PerfettoCompression::kNone, 0);
+    const uint64_t proc = w.AddProcess(1, "p", {});
+    const uint64_t t = w.AddThread(proc, 1, 1, "t");
+    const uint64_t other = w.AddTrack(proc, "lane");
+    const std::pair<uint64_t, uint64_t> ends[] = {
+        {t, 100}, {0, 150}, {other, 200}, {other, 50}, {~uint64_t{0}, uint64_t{1} << 63}};
+    for (const auto& [track, time] : ends) {
+      if (direct) {
+        w.WriteSliceEnd(t, track, time);
+      } else {
+        PerfettoEvent e;
+        e.type = PerfettoEvent::Type::kSliceEnd;
+        e.track = track;
+        e.time_ns = time;
+        w.Write(t, e);
+      }
+    }
+    EXPECT_TRUE(w.Finish().ok());
+    return bytes;
+  };
+  const std::string direct = write(true);
+  EXPECT_EQ(direct, write(false));
+  bool ok = false;
+  const std::string text = Decode(direct, &ok);
+  ASSERT_TRUE(ok) << text;
+  EXPECT_EQ(Count(text, "type: TYPE_SLICE_END"), 5) << text;
+}
+
 }  // namespace
 }  // namespace ittc::itt_dump

@@ -169,6 +169,8 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
                                           std::string_view name, const std::vector<Arg>* args,
                                           bool open_at_end, uint64_t category_key = 0,
                                           uint64_t name_key = 0);
+  // The end of interval `iv` on `track` (0: the thread's own).
+  void SliceEnd(const ThreadOut& out, uint64_t track, const Interval& iv);
   void Instant(const ThreadRec& t, uint64_t track, uint64_t ticks, std::string_view category,
                std::string_view name, const Annotation* annotations, size_t count,
                uint64_t category_key = 0, uint64_t name_key = 0);
@@ -295,6 +297,14 @@ LaneGroup* PerfettoExporter::Group(const ThreadRec& t, IntervalKind kind, uint64
   return g.get();
 }
 
+inline void PerfettoExporter::SliceEnd(const ThreadOut& out, uint64_t track, const Interval& iv) {
+  if ((iv.args == nullptr || iv.args->empty()) && !iv.open_at_end) {
+    writer_.WriteSliceEnd(out.track, track, Ns(iv.end));
+    return;
+  }
+  Slice(PerfettoEvent::Type::kSliceEnd, out, track, iv.end, {}, {}, iv.args, iv.open_at_end);
+}
+
 inline void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadOut& out, uint64_t track,
                                     uint64_t ticks, std::string_view category,
                                     std::string_view name, const std::vector<Arg>* args,
@@ -386,17 +396,14 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
     }
     const bool keep = kept.back() != 0;
     kept.pop_back();
-    if (keep) {
-      Slice(PerfettoEvent::Type::kSliceEnd, out, 0, iv.end, {}, {}, iv.args, iv.open_at_end);
-    }
+    if (keep) SliceEnd(out, 0, iv);
     return;
   }
   auto it = on_lanes_.find(iv.serial);
   if (it != on_lanes_.end()) {
     const OnLane on = it->second;
     on_lanes_.erase(it);
-    Slice(PerfettoEvent::Type::kSliceEnd, Out(t), on.group->tracks[on.lane], iv.end, {}, {},
-          iv.args, iv.open_at_end);
+    SliceEnd(Out(t), on.group->tracks[on.lane], iv);
     on.group->lanes.Release(on.lane);
     return;
   }

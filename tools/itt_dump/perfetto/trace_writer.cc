@@ -361,6 +361,27 @@ void PerfettoTraceWriter::WriteShort(Sequence* seq, uint64_t thread, const Perfe
   PacketDone();
 }
 
+void PerfettoTraceWriter::WriteSliceEndShort(Sequence* seq, uint64_t thread, uint64_t track,
+                                             uint64_t time_ns) {
+  // PutEventHead's fields for a slice end: its type, and its track unless
+  // it is the sequence's own.
+  char* packet_length = nullptr;
+  char* event_length = nullptr;
+  char* p = block_.Reserve(2 + kShortPacketBodyBytes);
+  p = ProtoWriter::BeginShortAt(p, kTracePacketField, &packet_length);
+  p = PutPacketHead(p, seq->id, time_ns - seq->last_time);
+  seq->last_time = time_ns;
+  p = ProtoWriter::BeginShortAt(p, kPacketTrackEvent, &event_length);
+  p = ProtoWriter::PutVarintField(p, kEventType,
+                                  static_cast<uint64_t>(PerfettoEvent::Type::kSliceEnd));
+  if (track != 0 && track != thread) p = ProtoWriter::PutVarintField(p, kEventTrackUuid, track);
+  ProtoWriter::EndShortAt(event_length, p);
+  ProtoWriter::EndShortAt(packet_length, p);
+  block_.Commit(p);
+  ++stats_.events;
+  PacketDone();
+}
+
 void PerfettoTraceWriter::WriteFull(uint64_t thread, const PerfettoEvent& e) {
   if (thread >= sequences_.size() || sequences_[thread] == nullptr) {
     return;  // REQUIRES violated: nothing to write on

@@ -177,6 +177,22 @@ class PerfettoTraceWriter {
     WriteFull(thread, event);
   }
 
+  // Write() of a slice end without annotations or flows, the commonest
+  // event (every slice has one), without a PerfettoEvent; `track` as its
+  // field. Same bytes as Write().
+  void WriteSliceEnd(uint64_t thread, uint64_t track, uint64_t time_ns) {
+    if (thread < sequences_.size() && sequences_[thread] != nullptr &&
+        time_ns >= sequences_[thread]->last_time) {
+      WriteSliceEndShort(sequences_[thread].get(), thread, track, time_ns);
+      return;
+    }
+    PerfettoEvent e;
+    e.type = PerfettoEvent::Type::kSliceEnd;
+    e.time_ns = time_ns;
+    e.track = track;
+    WriteFull(thread, e);
+  }
+
   // Writes what is buffered and flushes the output. Call once at the end.
   absl::Status Finish();
 
@@ -251,6 +267,8 @@ class PerfettoTraceWriter {
   void WriteShort(Sequence* seq, uint64_t thread, const PerfettoEvent& e, uint64_t category_iid,
                   uint64_t name_iid);
   void WriteFull(uint64_t thread, const PerfettoEvent& e);
+  // WriteShort of a slice end. REQUIRES: time_ns >= seq->last_time.
+  void WriteSliceEndShort(Sequence* seq, uint64_t thread, uint64_t track, uint64_t time_ns);
   uint64_t InternNewKey(KeyTable* keys, uint64_t key,
                         absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
                         PerfettoKeyText* key_text, uint32_t field,
