@@ -152,6 +152,41 @@ TEST(IntervalTracker, NestedTasksCarryDepthAndChildTime) {
   EXPECT_EQ(tracker.unbalanced().open_at_end, 1u);
 }
 
+// A listener that numbers each interval at its begin and checks the number
+// at its end: what the Perfetto export keeps per open slice.
+class Numbering : public IntervalListener {
+ public:
+  void OnBegin(const Interval& iv) override {
+    begins_seen_zero += iv.listener_word == 0 ? 1 : 0;
+    iv.listener_word = 1000 + iv.serial;
+  }
+  void OnInterval(const Interval& iv) override { words.emplace_back(iv.serial, iv.listener_word); }
+  int begins_seen_zero = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> words;
+};
+
+TEST(IntervalTracker, TheListenersWordComesBackAtTheEnd) {
+  const auto x = Index();
+  Numbering out;
+  IntervalTracker tracker(*x, &out);
+  tracker.set_report_begins(true);
+  const ThreadRec& t = *x->Thread(0);
+  // Tasks reuse their stack slots: the second pair must start from 0 again.
+  for (uint64_t time : {100, 200}) {
+    tracker.OnEvent(Ev(EventKind::kTaskBegin, time, {{F::kDomain, U(1)}, {F::kName, U(1)}}), t);
+    tracker.OnEvent(Ev(EventKind::kTaskEnd, time + 10, {{F::kDomain, U(1)}}), t);
+  }
+  // Frames end in another order than they began.
+  tracker.OnEvent(Ev(EventKind::kFrameBegin, 300, {{F::kDomain, U(1)}}), t);
+  tracker.OnEvent(Ev(EventKind::kRegionBegin, 310, {{F::kDomain, U(1)}}), t);
+  tracker.OnEvent(Ev(EventKind::kFrameEnd, 320, {{F::kDomain, U(1)}}), t);
+  tracker.OnEvent(Ev(EventKind::kRegionEnd, 330, {{F::kDomain, U(1)}}), t);
+  tracker.Finish(400);
+  EXPECT_EQ(out.begins_seen_zero, 4);
+  ASSERT_EQ(out.words.size(), 4u);
+  for (const auto& [serial, word] : out.words) EXPECT_EQ(word, 1000 + serial);
+}
+
 // A trace of one thread (tid `tid`) with markers at `times`; its process
 // ran on TestHeader's host in one boot with every other such trace.
 std::string MarkerTrace(uint64_t tid, const std::vector<uint64_t>& times) {

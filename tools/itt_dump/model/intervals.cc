@@ -176,6 +176,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       n.depth = static_cast<int>(s.depth);
       n.open_at_end = false;
       n.serial = ++serial_;
+      n.listener_word = 0;
       if (o.args) o.args->clear();
       ++s.depth;
       if (report_begins_) listener_->OnBegin(n);

@@ -69,6 +69,10 @@ struct Interval {
   // 1, 2, ... in the order intervals begin: the same in OnBegin and
   // OnInterval, so a listener can find what it kept at the begin.
   uint64_t serial = 0;
+  // The listener's own word: 0 at OnBegin, where the listener may set it
+  // (through the const reference), and what it set at that interval's
+  // OnInterval, so it keeps a begin's state without a map by serial.
+  mutable uint64_t listener_word = 0;
 };
 
 // The name to show for an interval: the string, the function's name for

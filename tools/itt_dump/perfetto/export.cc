@@ -222,9 +222,11 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   std::vector<ThreadOut*> dense_;
   static constexpr uint32_t kMaxDense = 1 << 16;
   absl::flat_hash_map<std::pair<int, uint64_t>, std::unique_ptr<LaneGroup>> groups_;
-  absl::flat_hash_map<uint64_t, OnLane> on_lanes_;  // by Interval::serial
-  U64Map<uint64_t> counter_tracks_;                 // by Counter::index
-  std::string name_;                                // Name()'s storage
+  // Intervals open on lanes: Interval::listener_word is 1 + their slot.
+  std::vector<OnLane> on_lanes_;
+  std::vector<uint64_t> free_on_lanes_;  // slots to reuse
+  U64Map<uint64_t> counter_tracks_;      // by Counter::index
+  std::string name_;                     // Name()'s storage
   std::vector<Annotation> annotations_;
   // The event of Slice() and Instant(), reused: they set the same fields
   // every time (flows and counter values stay unset), and a fresh
@@ -377,7 +379,16 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
   bool created = false;
   const size_t lane = g->lanes.Acquire(&created);
   if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
-  on_lanes_[iv.serial] = {g, lane};
+  uint64_t slot;
+  if (!free_on_lanes_.empty()) {
+    slot = free_on_lanes_.back();
+    free_on_lanes_.pop_back();
+    on_lanes_[slot] = {g, lane};
+  } else {
+    slot = on_lanes_.size();
+    on_lanes_.push_back({g, lane});
+  }
+  iv.listener_word = slot + 1;
   const bool frame = iv.kind == IntervalKind::kFrame;
   const uint64_t name_key = frame ? FixedNameKey(kFixedFrame) : NameKey(iv);
   Slice(PerfettoEvent::Type::kSliceBegin, out, g->tracks[lane], iv.begin, category,
@@ -399,10 +410,9 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
     if (keep) SliceEnd(out, 0, iv);
     return;
   }
-  auto it = on_lanes_.find(iv.serial);
-  if (it != on_lanes_.end()) {
-    const OnLane on = it->second;
-    on_lanes_.erase(it);
+  if (iv.listener_word != 0) {
+    const OnLane on = on_lanes_[iv.listener_word - 1];
+    free_on_lanes_.push_back(iv.listener_word - 1);
     SliceEnd(Out(t), on.group->tracks[on.lane], iv);
     on.group->lanes.Release(on.lane);
     return;
