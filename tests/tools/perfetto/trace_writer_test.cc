@@ -452,5 +452,50 @@ TEST(PerfettoTraceWriter, WriteSliceEndWritesWhatWriteWould) {
   EXPECT_EQ(Count(text, "type: TYPE_SLICE_END"), 5) << text;
 }
 
+// TryWriteKeyedSliceBegin writes what Write() would for a begin whose keys
+// are interned on the sequence, and declines (writing nothing) a new key,
+// a missing key and a step back in time, which Write() then handles.
+TEST(PerfettoTraceWriter, KeyedSliceBeginWritesWhatWriteWould) {
+  struct Begin {
+    uint64_t track, time, category_key, name_key;
+  };
+  const Begin begins[] = {
+      {0, 100, 1, 1}, {0, 110, 1, 1}, {0, 120, 1, 2}, {0, 130, 0, 2},
+      {7, 140, 1, 2}, {0, 90, 1, 1},  {0, 150, 1, 1}, {~uint64_t{0}, uint64_t{1} << 62, 1, 2}};
+  int declined = 0;
+  auto write = [&](bool try_keyed) {
+    std::string bytes;
+    std::unique_ptr<Output> out = StringOutput(&bytes);
+    PerfettoTraceWriter w(out.get(), PerfettoCompression::kNone, 0);
+    const uint64_t proc = w.AddProcess(1, "p", {});
+    const uint64_t t = w.AddThread(proc, 1, 1, "t");
+    for (const Begin& b : begins) {
+      if (try_keyed && w.TryWriteKeyedSliceBegin(t, b.track, b.time, b.category_key, b.name_key)) {
+        continue;
+      }
+      declined += try_keyed ? 1 : 0;
+      PerfettoEvent e;
+      e.type = PerfettoEvent::Type::kSliceBegin;
+      e.track = b.track;
+      e.time_ns = b.time;
+      e.category_key = b.category_key;
+      e.name_key = b.name_key;
+      e.category = b.category_key == 0 ? "plain" : b.category_key == 1 ? "cat" : "?";
+      e.name = b.name_key == 1 ? "one" : "two";
+      w.Write(t, e);
+    }
+    EXPECT_TRUE(w.Finish().ok());
+    return bytes;
+  };
+  const std::string keyed = write(true);
+  EXPECT_EQ(keyed, write(false));
+  // New keys (the first two begins), no category key, and the step back.
+  EXPECT_EQ(declined, 4);
+  bool ok = false;
+  const std::string text = Decode(keyed, &ok);
+  ASSERT_TRUE(ok) << text;
+  EXPECT_EQ(Count(text, "type: TYPE_SLICE_BEGIN"), 8) << text;
+}
+
 }  // namespace
 }  // namespace ittc::itt_dump

@@ -368,8 +368,10 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
     out.kept.push_back(keep ? 1 : 0);
     if (keep) {
       const uint64_t name_key = NameKey(iv);
-      Slice(PerfettoEvent::Type::kSliceBegin, out, 0, iv.begin, category, NameFor(iv, name_key),
-            nullptr, false, category_key, name_key);
+      if (!writer_.TryWriteKeyedSliceBegin(out.track, 0, Ns(iv.begin), category_key, name_key)) {
+        Slice(PerfettoEvent::Type::kSliceBegin, out, 0, iv.begin, category, NameFor(iv, name_key),
+              nullptr, false, category_key, name_key);
+      }
     }
     return;
   }
@@ -391,6 +393,10 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
   iv.listener_word = slot + 1;
   const bool frame = iv.kind == IntervalKind::kFrame;
   const uint64_t name_key = frame ? FixedNameKey(kFixedFrame) : NameKey(iv);
+  if (writer_.TryWriteKeyedSliceBegin(out.track, g->tracks[lane], Ns(iv.begin), category_key,
+                                      name_key)) {
+    return;
+  }
   Slice(PerfettoEvent::Type::kSliceBegin, out, g->tracks[lane], iv.begin, category,
         frame ? std::string_view(FixedText(kFixedFrame)) : NameFor(iv, name_key), nullptr, false,
         category_key, name_key);

@@ -382,6 +382,29 @@ void PerfettoTraceWriter::WriteSliceEndShort(Sequence* seq, uint64_t thread, uin
   PacketDone();
 }
 
+void PerfettoTraceWriter::WriteSliceBeginShort(Sequence* seq, uint64_t thread, uint64_t track,
+                                               uint64_t time_ns, uint64_t category_iid,
+                                               uint64_t name_iid) {
+  // PutEventHead's fields for a slice begin with both iids.
+  char* packet_length = nullptr;
+  char* event_length = nullptr;
+  char* p = block_.Reserve(2 + kShortPacketBodyBytes);
+  p = ProtoWriter::BeginShortAt(p, kTracePacketField, &packet_length);
+  p = PutPacketHead(p, seq->id, time_ns - seq->last_time);
+  seq->last_time = time_ns;
+  p = ProtoWriter::BeginShortAt(p, kPacketTrackEvent, &event_length);
+  p = ProtoWriter::PutVarintField(p, kEventType,
+                                  static_cast<uint64_t>(PerfettoEvent::Type::kSliceBegin));
+  if (track != 0 && track != thread) p = ProtoWriter::PutVarintField(p, kEventTrackUuid, track);
+  p = ProtoWriter::PutVarintField(p, kEventCategoryIids, category_iid);
+  p = ProtoWriter::PutVarintField(p, kEventNameIid, name_iid);
+  ProtoWriter::EndShortAt(event_length, p);
+  ProtoWriter::EndShortAt(packet_length, p);
+  block_.Commit(p);
+  ++stats_.events;
+  PacketDone();
+}
+
 void PerfettoTraceWriter::WriteFull(uint64_t thread, const PerfettoEvent& e) {
   if (thread >= sequences_.size() || sequences_[thread] == nullptr) {
     return;  // REQUIRES violated: nothing to write on

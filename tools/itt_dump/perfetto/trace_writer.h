@@ -193,6 +193,26 @@ class PerfettoTraceWriter {
     WriteFull(thread, e);
   }
 
+  // Write() of a slice begin without annotations or flows whose category
+  // and name the caller gives by keys (PerfettoEvent::category_key,
+  // name_key), both nonzero, both interned on the sequence before, at a
+  // time not before the sequence's last: the usual begin, without a
+  // PerfettoEvent. Returns false, writing nothing, if it is not that (the
+  // caller then calls Write()).
+  bool TryWriteKeyedSliceBegin(uint64_t thread, uint64_t track, uint64_t time_ns,
+                               uint64_t category_key, uint64_t name_key) {
+    if (thread >= sequences_.size() || sequences_[thread] == nullptr || category_key == 0 ||
+        name_key == 0) {
+      return false;
+    }
+    Sequence* seq = sequences_[thread].get();
+    const uint64_t category_iid = seq->category_keys.Find(category_key);
+    const uint64_t name_iid = seq->name_keys.Find(name_key);
+    if (category_iid == 0 || name_iid == 0 || time_ns < seq->last_time) return false;
+    WriteSliceBeginShort(seq, thread, track, time_ns, category_iid, name_iid);
+    return true;
+  }
+
   // Writes what is buffered and flushes the output. Call once at the end.
   absl::Status Finish();
 
@@ -267,8 +287,11 @@ class PerfettoTraceWriter {
   void WriteShort(Sequence* seq, uint64_t thread, const PerfettoEvent& e, uint64_t category_iid,
                   uint64_t name_iid);
   void WriteFull(uint64_t thread, const PerfettoEvent& e);
-  // WriteShort of a slice end. REQUIRES: time_ns >= seq->last_time.
+  // WriteShort of a slice end, and of a slice begin.
+  // REQUIRES: time_ns >= seq->last_time.
   void WriteSliceEndShort(Sequence* seq, uint64_t thread, uint64_t track, uint64_t time_ns);
+  void WriteSliceBeginShort(Sequence* seq, uint64_t thread, uint64_t track, uint64_t time_ns,
+                            uint64_t category_iid, uint64_t name_iid);
   uint64_t InternNewKey(KeyTable* keys, uint64_t key,
                         absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
                         PerfettoKeyText* key_text, uint32_t field,
