@@ -383,13 +383,16 @@ constexpr FieldIndexTable BuildFieldIndex() {
   for (int i = 0; i < kSchemaCount; ++i) {
     const int k = static_cast<uint16_t>(kSchemas[i].kind);
     for (int f = 0; f < kSchemas[i].field_count; ++f) {
-      t.at[k][static_cast<int>(kSchemas[i].fields[f].field)] = static_cast<int8_t>(f);
+      const FieldSpec& spec = kSchemas[i].fields[f];
+      t.at[k][static_cast<int>(spec.field)] =
+          static_cast<int8_t>(f | (StorageOf(spec.type) << kSlotStorageShift));
     }
   }
   return t;
 }
 
 constexpr FieldIndexTable kFieldIndex = BuildFieldIndex();
+static_assert(kMaxFields <= kSlotPositionMask + 1, "a slot's position must fit its low bits");
 
 constexpr DefinitionRefTable BuildDefinitionRefs() {
   DefinitionRefTable t{};

@@ -337,21 +337,43 @@ const KindSchema* AllSchemas(int* count);
 int FindField(const KindSchema& schema, std::string_view name);
 
 namespace internal {
-// kFieldIndex[kind][field]: position of the field in the kind's schema, or
-// -1 (also for kinds this version does not know). Kinds at or above
-// kFieldIndexKinds are sized kinds, which have no fields here yet.
+// kFieldIndex[kind][field]: the field's slot in the kind's schema, or -1
+// (also for kinds this version does not know). A slot is the position in
+// its low 4 bits and, above them, which FieldValue member holds the value
+// (a Storage), so a getter checks the member in the same load. Kinds at
+// or above kFieldIndexKinds are sized kinds, which have no fields here yet.
 inline constexpr int kFieldIndexKinds = 0x200;
 struct FieldIndexTable {
   int8_t at[kFieldIndexKinds][kFieldCount];
 };
 extern const FieldIndexTable kFieldIndex;
+
+// The member of FieldValue a field type uses, as stored in a slot.
+enum Storage : int8_t { kStoredInU = 0, kStoredInId = 1, kStoredInBytes = 2 };
+inline constexpr int8_t kSlotPositionMask = 0x0f;
+inline constexpr int kSlotStorageShift = 4;
+constexpr Storage StorageOf(FieldType type) {
+  return type == FieldType::kId      ? kStoredInId
+         : type == FieldType::kBytes ? kStoredInBytes
+                                     : kStoredInU;
+}
+
+inline int FieldSlotOf(EventKind kind, Field f) {
+  const auto k = static_cast<uint16_t>(kind);
+  return k < kFieldIndexKinds ? kFieldIndex.at[k][static_cast<int>(f)] : -1;
+}
+// The position in a slot whose storage is `s`, or -1 (no such field, or it
+// holds another member).
+inline int PositionIf(int slot, Storage s) {
+  return slot >= 0 && (slot >> kSlotStorageShift) == s ? (slot & kSlotPositionMask) : -1;
+}
 }  // namespace internal
 
 // Position of field `f` in the schema of `kind`, or -1 if the kind has no
 // such field. Cost: one table load.
 inline int FieldIndexOf(EventKind kind, Field f) {
-  const auto k = static_cast<uint16_t>(kind);
-  return k < internal::kFieldIndexKinds ? internal::kFieldIndex.at[k][static_cast<int>(f)] : -1;
+  const int slot = internal::FieldSlotOf(kind, f);
+  return slot >= 0 ? (slot & internal::kSlotPositionMask) : -1;
 }
 
 inline int KindSchema::IndexOf(Field f) const { return FieldIndexOf(kind, f); }
@@ -397,10 +419,16 @@ struct Id {
 // (see FieldType), kId uses `id`, kBytes uses `bytes`. `bytes` points into
 // storage owned by whoever filled the Event: the caller when encoding, the
 // decoder's payload when decoding (valid until the payload goes away).
+// The members share storage (24 bytes, so an Event is 264 bytes rather
+// than 504 and a batch of decoded events stays in the cache); Event's
+// getters and setters use only the member of the field's type.
 struct FieldValue {
-  uint64_t u = 0;
-  Id id;
-  std::string_view bytes;
+  union {
+    uint64_t u;
+    Id id;
+    std::string_view bytes;
+  };
+  FieldValue() : id() {}
 
   static FieldValue Uint(uint64_t v) {
     FieldValue f;
@@ -462,34 +490,46 @@ struct Event {
 
   bool Has(Field f) const { return FieldIndexOf(kind, f) >= 0; }
 
+  // Each getter reads the member its field's type uses (FieldValue), and
+  // reads as 0 / null / empty when the kind has no such field or the field
+  // has another type (a `name` is a string id in a task, text in a
+  // definition).
   // kUint, kTime fields (and the raw bits of kSint, kDouble).
   uint64_t Get(Field f) const {
-    const int i = FieldIndexOf(kind, f);
+    const int i = PositionIf(f, internal::kStoredInU);
     return i >= 0 ? fields[i].u : 0;
   }
   int64_t GetSint(Field f) const { return static_cast<int64_t>(Get(f)); }
   double GetDouble(Field f) const {
-    const int i = FieldIndexOf(kind, f);
+    const int i = PositionIf(f, internal::kStoredInU);
     return i >= 0 ? fields[i].as_double() : 0;
   }
   const Id& GetId(Field f) const {
     static constexpr Id kNull{};
-    const int i = FieldIndexOf(kind, f);
+    const int i = PositionIf(f, internal::kStoredInId);
     return i >= 0 ? fields[i].id : kNull;
   }
   std::string_view GetBytes(Field f) const {
-    const int i = FieldIndexOf(kind, f);
+    const int i = PositionIf(f, internal::kStoredInBytes);
     return i >= 0 ? fields[i].bytes : std::string_view();
   }
 
-  // Setters return false (and change nothing) if the kind has no field `f`.
-  bool Set(Field f, uint64_t v) { return SetValue(f, FieldValue::Uint(v)); }
-  bool SetSint(Field f, int64_t v) { return SetValue(f, FieldValue::Sint(v)); }
-  bool SetDouble(Field f, double v) { return SetValue(f, FieldValue::Double(v)); }
-  bool SetId(Field f, const Id& v) { return SetValue(f, FieldValue::OfId(v)); }
-  bool SetBytes(Field f, std::string_view v) { return SetValue(f, FieldValue::Bytes(v)); }
-  bool SetValue(Field f, const FieldValue& v) {
-    const int i = FieldIndexOf(kind, f);
+  // Setters return false (and change nothing) if the kind has no field `f`
+  // of the setter's type.
+  bool Set(Field f, uint64_t v) { return Put(f, internal::kStoredInU, FieldValue::Uint(v)); }
+  bool SetSint(Field f, int64_t v) { return Put(f, internal::kStoredInU, FieldValue::Sint(v)); }
+  bool SetDouble(Field f, double v) { return Put(f, internal::kStoredInU, FieldValue::Double(v)); }
+  bool SetId(Field f, const Id& v) { return Put(f, internal::kStoredInId, FieldValue::OfId(v)); }
+  bool SetBytes(Field f, std::string_view v) {
+    return Put(f, internal::kStoredInBytes, FieldValue::Bytes(v));
+  }
+
+ private:
+  int PositionIf(Field f, internal::Storage s) const {
+    return internal::PositionIf(internal::FieldSlotOf(kind, f), s);
+  }
+  bool Put(Field f, internal::Storage s, const FieldValue& v) {
+    const int i = PositionIf(f, s);
     if (i < 0) return false;
     fields[i] = v;
     return true;

@@ -37,11 +37,14 @@ DecodedEvent CopyEvent(uint32_t thread, const format::Event& e) {
   d.time = e.time;
   const format::KindSchema* schema = format::FindSchema(e.kind);
   for (int i = 0; i < e.field_count; ++i) {
-    d.u.push_back(e.fields[i].u);
-    d.ids.push_back(e.fields[i].id);
-    // Only kBytes fields hold a view; the decoder leaves others' stale (they
-    // may point into a previous chunk's freed payload).
-    bool is_bytes = schema != nullptr && schema->fields[i].type == format::FieldType::kBytes;
+    // The members share storage: only the one of the field's type is
+    // meaningful (the others read as 0 / null / empty here).
+    const format::FieldType type =
+        schema != nullptr ? schema->fields[i].type : format::FieldType::kUint;
+    const bool is_id = type == format::FieldType::kId;
+    const bool is_bytes = type == format::FieldType::kBytes;
+    d.u.push_back(is_id || is_bytes ? 0 : e.fields[i].u);
+    d.ids.push_back(is_id ? e.fields[i].id : format::Id{});
     d.bytes.emplace_back(is_bytes ? std::string(e.fields[i].bytes) : std::string());
   }
   return d;

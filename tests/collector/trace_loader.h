@@ -24,9 +24,11 @@ struct DecodedEvent {
   uint32_t thread = 0;
   format::EventKind kind = format::EventKind::kInvalid;
   uint64_t time = 0;
-  std::vector<uint64_t> u;         // FieldValue::u of each field
-  std::vector<format::Id> ids;     // FieldValue::id of each field
-  std::vector<std::string> bytes;  // FieldValue::bytes of each field
+  // Each field's value in the member of its type, the others 0 / null /
+  // empty.
+  std::vector<uint64_t> u;         // FieldValue::u
+  std::vector<format::Id> ids;     // FieldValue::id
+  std::vector<std::string> bytes;  // FieldValue::bytes
 
   // Field by schema name; the test fails loudly (abort) on a wrong name.
   uint64_t U(const char* field) const;

@@ -110,6 +110,41 @@ TEST(Event, AFieldTheKindLacksReadsAsZeroAndCannotBeSet) {
   EXPECT_EQ(FieldIndexOf(static_cast<EventKind>(0x1234), Field::kDomain), -1);
 }
 
+// A field's value shares storage with the other types' (FieldValue is a
+// union), so each getter and setter keeps to the field's own type: `name`
+// is a string id in a task and text in a domain definition, `id` an
+// __itt_id in a task and a number in a definition.
+TEST(Event, GettersAndSettersKeepToTheFieldsType) {
+  Event task;
+  task.Init(EventKind::kTaskBegin, 5);
+  ASSERT_TRUE(task.Set(Field::kName, 0x1234));
+  ASSERT_TRUE(task.SetId(Field::kId, Id{7, 8, 9}));
+  EXPECT_EQ(task.Get(Field::kName), 0x1234u);
+  EXPECT_EQ(task.GetBytes(Field::kName), "");
+  EXPECT_EQ(task.Get(Field::kId), 0u);
+  EXPECT_EQ(task.GetDouble(Field::kId), 0.0);
+  EXPECT_EQ(task.GetId(Field::kId), (Id{7, 8, 9}));
+  EXPECT_EQ(task.GetId(Field::kName), Id{});
+  EXPECT_FALSE(task.SetBytes(Field::kName, "x"));
+  EXPECT_FALSE(task.Set(Field::kId, 1));
+  EXPECT_EQ(task.GetId(Field::kId), (Id{7, 8, 9}));
+  EXPECT_EQ(task.Get(Field::kName), 0x1234u);
+
+  Event def;
+  def.Init(EventKind::kDefDomain, 0);
+  ASSERT_TRUE(def.SetBytes(Field::kName, "dom"));
+  ASSERT_TRUE(def.Set(Field::kId, 3));
+  EXPECT_EQ(def.GetBytes(Field::kName), "dom");
+  EXPECT_EQ(def.Get(Field::kName), 0u);
+  EXPECT_EQ(def.Get(Field::kId), 3u);
+  EXPECT_EQ(def.GetId(Field::kId), Id{});
+  EXPECT_FALSE(def.Set(Field::kName, 1));
+  EXPECT_FALSE(def.SetId(Field::kId, Id{1, 0, 0}));
+  // The position does not depend on the type.
+  EXPECT_EQ(FieldIndexOf(EventKind::kDefDomain, Field::kName), 1);
+  EXPECT_EQ(FieldIndexOf(EventKind::kTaskBegin, Field::kId), 1);
+}
+
 TEST(Event, EffectiveTimeIsTheTimestampOfExKinds) {
   Event e;
   e.Init(EventKind::kTaskBeginEx, 100);

@@ -74,7 +74,7 @@ std::string SampleTrace() {
                    {F::kSize, U(64)},
                    {F::kInitialized, U(0)}}),
                Ev(EventKind::kCounterSetValue, 1700,
-                  {{F::kCounter, U(2)}, {F::kType, U(8)}, {F::kValue, FieldValue::Double(21.5)}}),
+                  {{F::kCounter, U(2)}, {F::kType, U(8)}, {F::kValue, D(21.5)}}),
                Ev(EventKind::kTaskEndOverlapped, 2050, {{F::kDomain, U(1)}, {F::kId, I(9)}}),
                Ev(EventKind::kHeapFreeBegin, 2100, {{F::kFunction, U(1)}, {F::kAddr, U(0xa000)}}),
                Ev(EventKind::kHeapFreeEnd, 2110, {{F::kFunction, U(1)}, {F::kAddr, U(0xa000)}}),

@@ -42,9 +42,22 @@ Event Ev(EventKind kind, uint64_t time, std::initializer_list<FieldInit> fields)
   Event e;
   e.Init(kind, time);
   for (const FieldInit& f : fields) {
-    if (!e.SetValue(f.field, f.value)) {
-      std::fprintf(stderr, "trace_builder: kind %d has no field %s\n", static_cast<int>(kind),
-                   format::FieldName(f.field));
+    const format::FieldValue& v = f.value.value;
+    bool set = false;
+    switch (f.value.member) {
+      case TypedValue::kU:
+        set = e.Set(f.field, v.u);
+        break;
+      case TypedValue::kId:
+        set = e.SetId(f.field, v.id);
+        break;
+      case TypedValue::kBytes:
+        set = e.SetBytes(f.field, v.bytes);
+        break;
+    }
+    if (!set) {
+      std::fprintf(stderr, "trace_builder: kind %d has no field %s of that type\n",
+                   static_cast<int>(kind), format::FieldName(f.field));
       std::abort();  // a test built a wrong event
     }
   }

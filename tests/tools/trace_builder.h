@@ -23,27 +23,36 @@ namespace testing {
 // start_ticks 1000, pid 4242 on host "testhost".
 format::FileHeader TestHeader();
 
-using format::FieldValue;
 using F = format::Field;
+
+// A field's value and which FieldValue member it is in.
+struct TypedValue {
+  enum Member { kU, kId, kBytes } member;
+  format::FieldValue value;
+};
 
 // One field of an event under construction, by name: {F::kDomain, U(1)}.
 struct FieldInit {
   format::Field field;
-  FieldValue value;
+  TypedValue value;
 };
 
 // An event with the named fields set and every other field 0 / null /
 // empty. Bytes fields must point at storage that outlives the builder call
-// that takes the event. Aborts if the kind has no such field (a test bug).
+// that takes the event. Aborts if the kind has no such field of that type
+// (a test bug).
 format::Event Ev(format::EventKind kind, uint64_t time, std::initializer_list<FieldInit> fields);
 
-inline FieldValue U(uint64_t v) { return FieldValue::Uint(v); }
-inline FieldValue T(uint64_t ticks) { return FieldValue::Time(ticks); }
-inline FieldValue B(std::string_view v) { return FieldValue::Bytes(v); }
-inline FieldValue I(uint64_t d1, uint64_t d2 = 0, uint64_t d3 = 0) {
-  return FieldValue::OfId(format::Id{d1, d2, d3});
+inline TypedValue U(uint64_t v) { return {TypedValue::kU, format::FieldValue::Uint(v)}; }
+inline TypedValue D(double v) { return {TypedValue::kU, format::FieldValue::Double(v)}; }
+inline TypedValue T(uint64_t ticks) { return {TypedValue::kU, format::FieldValue::Time(ticks)}; }
+inline TypedValue B(std::string_view v) {
+  return {TypedValue::kBytes, format::FieldValue::Bytes(v)};
 }
-inline FieldValue Null() { return FieldValue::OfId(format::Id{}); }
+inline TypedValue I(uint64_t d1, uint64_t d2 = 0, uint64_t d3 = 0) {
+  return {TypedValue::kId, format::FieldValue::OfId(format::Id{d1, d2, d3})};
+}
+inline TypedValue Null() { return I(0); }
 
 class TraceBuilder {
  public:

@@ -165,6 +165,26 @@ bool EventMerger::Emit(int qi, const format::Event** event, const ThreadRec** th
   return true;
 }
 
+uint32_t EventMerger::TakeRun(const format::Event** first) {
+  if (current_ < 0 || !heap_.empty()) return 0;
+  Queue* q = queues_[static_cast<size_t>(current_)].get();
+  uint32_t end = q->pos + 1;
+  uint64_t last = last_time_;
+  while (end < q->len) {
+    const uint64_t t = q->batch[end].time;
+    if (t < last || t > blocking_) break;
+    last = t;
+    ++end;
+  }
+  const uint32_t n = end - (q->pos + 1);
+  if (n == 0) return 0;
+  *first = &q->batch[q->pos + 1];
+  q->pos = end - 1;
+  last_time_ = last;
+  events_ += n;
+  return n;
+}
+
 bool EventMerger::FastNext(const format::Event** event, const ThreadRec** thread) {
   Queue* q = queues_[static_cast<size_t>(current_)].get();
   if (!Advance(q)) {

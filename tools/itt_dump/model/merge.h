@@ -78,6 +78,17 @@ class EventMerger {
     return SlowNext(event, thread);
   }
 
+  // The events the next calls of Next() would return, right after the one
+  // it just returned, without a look at any other thread: the rest of the
+  // decoded batch while it stays in time order and no waiting thread's
+  // next chunk starts before it. Taking them is the same as that many
+  // calls of Next() (the counts and the clock move on); they stay valid,
+  // and their thread is the last one Next() gave, until the next call of
+  // Next(). Sets *first and returns the count (0: none, *first unset).
+  // A merge of several files (TraceSetMerger) takes them without coming
+  // back here for each event.
+  uint32_t TakeRun(const format::Event** first);
+
   uint64_t events() const { return events_; }
   uint64_t late_events() const { return late_events_; }
   uint64_t forced_emits() const { return forced_emits_; }

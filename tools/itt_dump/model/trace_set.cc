@@ -585,7 +585,15 @@ uint64_t TraceSetMerger::forced_emits() const {
 }
 
 bool TraceSetMerger::Advance(Input* in) {
-  if (!in->merger->Next(&in->head, &in->thread)) return false;
+  if (in->run_left > 0) {
+    // The merger's decisions for the rest of its batch, taken at once: this
+    // touches none of its state, which 64 files do not keep in the cache.
+    --in->run_left;
+    in->head = in->run++;
+  } else {
+    if (!in->merger->Next(&in->head, &in->thread)) return false;
+    in->run_left = in->merger->TakeRun(&in->run);
+  }
   in->key = set_.SetTicks(in->file, in->head->time);
   return true;
 }

@@ -194,6 +194,9 @@ class TraceSetMerger {
     std::unique_ptr<format::TraceReader> reader;
     std::unique_ptr<EventMerger> merger;
     const format::Event* head = nullptr;  // the merger's pending event
+    // Events after head the merger handed over at once (TakeRun).
+    const format::Event* run = nullptr;
+    uint32_t run_left = 0;
     const ThreadRec* thread = nullptr;
     uint64_t key = 0;                       // head's time on the set's axis
     bool done = true;                       // no head: the file ended (or never opened)
