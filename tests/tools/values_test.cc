@@ -3,8 +3,10 @@
 
 #include "tools/itt_dump/model/values.h"
 
+#include <cstdio>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "format/records.h"
 #include "gtest/gtest.h"
@@ -90,6 +92,58 @@ TEST(Values, DecimalsAsStrAppendWritesThem) {
   EXPECT_EQ(out,
             "x0 9 10 1234567890123 18446744073709551615 -1 0 42 -9223372036854775808 "
             "9223372036854775807 ");
+}
+
+// Every length from 1 to 20 digits, both sides of each power of ten, into
+// both kinds of output, against snprintf.
+TEST(Values, DecimalsOfEveryLength) {
+  std::vector<uint64_t> values = {0, ~uint64_t{0}};
+  uint64_t p = 1;
+  for (int i = 0; i < 20; ++i) {
+    values.push_back(p);
+    values.push_back(p - 1);
+    values.push_back(p + 1);
+    values.push_back(p * 7 + 3);
+    if (i < 19) p *= 10;
+  }
+  std::string s;
+  TextBuffer b;
+  std::string want;
+  for (uint64_t v : values) {
+    AppendDecimal(&s, v);
+    AppendDecimal(&b, v);
+    AppendDecimal(&s, -static_cast<int64_t>(v >> 1));
+    AppendDecimal(&b, -static_cast<int64_t>(v >> 1));
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%llu%lld", static_cast<unsigned long long>(v),
+                  -static_cast<long long>(v >> 1));
+    want += buf;
+  }
+  EXPECT_EQ(s, want);
+  EXPECT_EQ(b.view(), want);
+}
+
+// text's names: printable ASCII as is, quote and backslash escaped, every
+// other byte as \xNN.
+TEST(Values, QuotedEscapesExactlyTheBytesItMust) {
+  for (int c = 0; c < 256; ++c) {
+    const std::string in = std::string("a") + static_cast<char>(c) + "b";
+    std::string want = "\"a";
+    if (c == '"' || c == '\\') {
+      want += '\\';
+      want += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      want += static_cast<char>(c);
+    } else {
+      char x[8];
+      std::snprintf(x, sizeof x, "\\x%02x", c);
+      want += x;
+    }
+    want += "b\"";
+    std::string out;
+    AppendQuoted(&out, in);
+    EXPECT_EQ(out, want) << c;
+  }
 }
 
 TEST(Values, TextBufferGrowsAndKeepsWhatItHolds) {

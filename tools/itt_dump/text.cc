@@ -45,6 +45,11 @@ class TextPrinter : public IntervalListener {
   }
 
   void Print(const Event& e, const ThreadRec& t);
+  // Hands the lines printed so far to the output.
+  void Flush() {
+    ctx_.out->Write(line_.view());
+    line_.clear();
+  }
   void OnInterval(const Interval& iv) override {
     closed_ = true;
     closed_name_id_ = iv.name_id;
@@ -66,6 +71,8 @@ class TextPrinter : public IntervalListener {
 
   const VerbContext& ctx_;
   const TraceIndex& x_;
+  uint64_t last_domain_id_ = 0;  // Describe's cache of x_.Domain()
+  std::string_view last_domain_;
   Filter filter_;
   IntervalTracker tracker_;
   // The interval the current event closed, if any (set by OnInterval).
@@ -77,8 +84,11 @@ class TextPrinter : public IntervalListener {
   SyncTracker sync_;        // names of sync objects
   std::string domain_buf_;  // Subject::domain when it is made up
   std::string name_buf_;    // Subject::name when it is made up
-  TextBuffer line_;         // the line being printed
-  Event untagged_;          // Print's copy of an event of a process other than the first
+  // Lines are built here and handed to the output this many bytes at a
+  // time, not one by one (a copy and a call per line showed in profiles).
+  static constexpr size_t kLinesPerWrite = 4 << 10;
+  TextBuffer line_;  // the lines printed and not yet written
+  Event untagged_;   // Print's copy of an event of a process other than the first
 };
 
 void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const ThreadRec& t,
@@ -88,7 +98,12 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     const uint64_t domain = e.fields[domain_i].u;
     sub->domain_field = domain_i;
     sub->has_domain = domain != 0;
-    const std::string_view d = x_.Domain(domain);
+    // One entry: a thread's events mostly name the domain the last one did.
+    if (domain != last_domain_id_) {
+      last_domain_id_ = domain;
+      last_domain_ = x_.Domain(domain);
+    }
+    const std::string_view d = last_domain_;
     if (d.empty() && domain != 0) {
       domain_buf_ = absl::StrCat("#", domain);
       sub->domain = domain_buf_;
@@ -321,7 +336,6 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
     }
   }
 
-  line_.clear();
   AppendTime(&line_, e.time);
   line_.push_back(' ');
   line_.append(t.label);
@@ -351,7 +365,7 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
     AppendField(&line_, *shown, *s, i);
   }
   line_.push_back('\n');
-  ctx_.out->Write(line_.view());
+  if (line_.size() >= kLinesPerWrite) Flush();
 }
 
 }  // namespace
@@ -360,6 +374,7 @@ absl::Status RunText(const VerbContext& ctx) {
   TextPrinter printer(ctx);
   absl::StatusOr<PassSummary> pass =
       ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { printer.Print(e, t); });
+  printer.Flush();
   if (!pass.ok()) return pass.status();
   ctx.out->Flush();
   if (ctx.out->good()) WarnMerge(ctx, *pass);

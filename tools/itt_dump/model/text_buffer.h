@@ -41,6 +41,14 @@ class TextBuffer {
     size_ += n;
   }
   void append(std::string_view s) { append(s.data(), s.size()); }
+  // Room for n more bytes at the end: the caller writes k <= n of them
+  // there, then calls Advance(k). For writers that know an upper bound
+  // before they know the length (AppendDecimal).
+  char* Room(size_t n) {
+    if (n > capacity_ - size_) Grow(n);
+    return buf_.get() + size_;
+  }
+  void Advance(size_t k) { size_ += k; }
   // A string literal: its length is known here, so the copy is inlined.
   template <size_t N>
   void append(const char (&literal)[N]) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -362,13 +363,28 @@ void AppendCsvField(std::string* out, std::string_view s) {
   out->push_back('"');
 }
 
+namespace {
+
+// Which bytes AppendQuoted escapes: one table load per byte of a name.
+struct QuotedEscapes {
+  bool at[256];
+};
+constexpr QuotedEscapes MakeQuotedEscapes() {
+  QuotedEscapes t{};
+  for (int c = 0; c < 256; ++c) t.at[c] = c < 0x20 || c >= 0x7f || c == '\\' || c == '"';
+  return t;
+}
+constexpr QuotedEscapes kQuotedEscapes = MakeQuotedEscapes();
+
+}  // namespace
+
 template <typename Out>
 void AppendQuoted(Out* out, std::string_view s) {
   out->push_back('"');
   size_t run = 0;  // start of the pending run of characters copied as-is
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"') continue;
+    if (!kQuotedEscapes.at[c]) continue;
     out->append(s.data() + run, i - run);
     run = i + 1;
     if (c == '\\' || c == '"') {
@@ -384,16 +400,99 @@ void AppendQuoted(Out* out, std::string_view s) {
   out->push_back('"');
 }
 
+namespace {
+
+// "00" "01" ... "99": two digits per table load. absl::AlphaNum formats
+// into a buffer of its own that is then copied; `text` and `chrome` print
+// a few numbers per line, and that copy showed in their profiles.
+struct DigitPairs {
+  char at[200];
+};
+constexpr DigitPairs MakeDigitPairs() {
+  DigitPairs t{};
+  for (int i = 0; i < 100; ++i) {
+    t.at[2 * i] = static_cast<char>('0' + i / 10);
+    t.at[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return t;
+}
+constexpr DigitPairs kDigitPairs = MakeDigitPairs();
+
+constexpr size_t kMaxDecimalDigits = 20;  // 18446744073709551615
+constexpr uint64_t kE8 = 100000000;
+
+void PutPair(char* p, uint32_t v) { std::memcpy(p, &kDigitPairs.at[2 * v], 2); }
+// Exactly 4 / 8 digits (leading zeros) of v < 10^4 / 10^8: the halves are
+// independent, so their 32-bit divisions overlap.
+void Put4(char* p, uint32_t v) {
+  PutPair(p, v / 100);
+  PutPair(p + 2, v % 100);
+}
+void Put8(char* p, uint32_t v) {
+  Put4(p, v / 10000);
+  Put4(p + 4, v % 10000);
+}
+
+size_t Length8(uint32_t v) {  // v < 10^8
+  if (v < 10000) return v < 100 ? (v < 10 ? 1 : 2) : (v < 1000 ? 3 : 4);
+  return v < 1000000 ? (v < 100000 ? 5 : 6) : (v < 10000000 ? 7 : 8);
+}
+
+// The digits of v < 10^8 without leading zeros at p; returns how many.
+size_t PutUpTo8(char* p, uint32_t v) {
+  const size_t n = Length8(v);
+  char* q = p + n;
+  while (v >= 100) {
+    q -= 2;
+    PutPair(q, v % 100);
+    v /= 100;
+  }
+  if (v >= 10) {
+    PutPair(q - 2, v);
+  } else {
+    q[-1] = static_cast<char>('0' + v);
+  }
+  return n;
+}
+
+// The digits of v at p (room for kMaxDecimalDigits); returns how many.
+// 64-bit values are cut into 8-digit pieces printed with 32-bit arithmetic.
+size_t PutDecimal(char* p, uint64_t v) {
+  if (v < kE8) return PutUpTo8(p, static_cast<uint32_t>(v));
+  const auto low = static_cast<uint32_t>(v % kE8);
+  const uint64_t high = v / kE8;
+  size_t n;
+  if (high < kE8) {
+    n = PutUpTo8(p, static_cast<uint32_t>(high));
+  } else {
+    n = PutUpTo8(p, static_cast<uint32_t>(high / kE8));  // at most 1844
+    Put8(p + n, static_cast<uint32_t>(high % kE8));
+    n += 8;
+  }
+  Put8(p + n, low);
+  return n + 8;
+}
+
+}  // namespace
+
 template <typename Out>
 void AppendDecimal(Out* out, uint64_t v) {
-  const absl::AlphaNum digits(v);
-  out->append(digits.data(), digits.size());
+  if constexpr (std::is_same_v<Out, TextBuffer>) {
+    out->Advance(PutDecimal(out->Room(kMaxDecimalDigits), v));
+  } else {
+    char digits[kMaxDecimalDigits];
+    out->append(digits, PutDecimal(digits, v));
+  }
 }
 
 template <typename Out>
 void AppendDecimal(Out* out, int64_t v) {
-  const absl::AlphaNum digits(v);
-  out->append(digits.data(), digits.size());
+  if (v < 0) {
+    out->push_back('-');
+    AppendDecimal(out, 0 - static_cast<uint64_t>(v));
+  } else {
+    AppendDecimal(out, static_cast<uint64_t>(v));
+  }
 }
 
 void AppendSeconds(std::string* out, int64_t ns) {
