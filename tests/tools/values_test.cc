@@ -146,6 +146,32 @@ TEST(Values, QuotedEscapesExactlyTheBytesItMust) {
   }
 }
 
+// The same in longer names, which are scanned a word at a time: the byte
+// to escape at each position of a 20-byte name, around every word edge.
+TEST(Values, QuotedFindsTheByteAtEveryPosition) {
+  for (int c : std::vector<int>{0x00, 0x1f, 0x20, '"', '\\', 0x7e, 0x7f, 0x80, 0xff, 'a'}) {
+    for (size_t pos = 0; pos < 20; ++pos) {
+      std::string in(20, 'x');
+      in[pos] = static_cast<char>(c);
+      std::string want = "\"" + std::string(pos, 'x');
+      if (c == '"' || c == '\\') {
+        want += '\\';
+        want += static_cast<char>(c);
+      } else if (c >= 0x20 && c < 0x7f) {
+        want += static_cast<char>(c);
+      } else {
+        char x[8];
+        std::snprintf(x, sizeof x, "\\x%02x", c);
+        want += x;
+      }
+      want += std::string(19 - pos, 'x') + "\"";
+      TextBuffer out;
+      AppendQuoted(&out, in);
+      EXPECT_EQ(out.view(), want) << c << " at " << pos;
+    }
+  }
+}
+
 TEST(Values, TextBufferGrowsAndKeepsWhatItHolds) {
   TextBuffer b;
   b.append("lit");

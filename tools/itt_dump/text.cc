@@ -1,5 +1,6 @@
 #include "tools/itt_dump/text.h"
 
+#include <array>
 #include <map>
 #include <string>
 #include <tuple>
@@ -73,6 +74,43 @@ class TextPrinter : public IntervalListener {
   const TraceIndex& x_;
   uint64_t last_domain_id_ = 0;  // Describe's cache of x_.Domain()
   std::string_view last_domain_;
+  // x_.String(id), from a small direct-mapped cache: a trace's events name
+  // a few strings over and over.
+  std::string_view CachedString(uint64_t id) {
+    StringCacheEntry& c = string_cache_[id % kStringCacheSize];
+    if (!c.valid || c.id != id) {
+      c.valid = true;
+      c.id = id;
+      c.text = x_.String(id);
+    }
+    return c.text;
+  }
+  struct StringCacheEntry {
+    bool valid = false;
+    uint64_t id = 0;
+    std::string_view text;
+  };
+  static constexpr size_t kStringCacheSize = 64;
+  std::array<StringCacheEntry, kStringCacheSize> string_cache_;
+  // The kind's name, measured once (a strlen per line showed in profiles).
+  std::string_view KindName(const format::KindSchema& s) {
+    const auto k = static_cast<size_t>(s.kind);
+    if (k >= kind_names_.size()) return s.name;
+    if (kind_names_[k].empty()) kind_names_[k] = s.name;
+    return kind_names_[k];
+  }
+  std::vector<std::string_view> kind_names_ =
+      std::vector<std::string_view>(format::internal::kFieldIndexKinds);
+  // " name=" of each field name, by Field.
+  std::array<std::string, format::kFieldCount> field_prefix_ = FieldPrefixes();
+  static std::array<std::string, format::kFieldCount> FieldPrefixes() {
+    std::array<std::string, format::kFieldCount> p;
+    for (int f = 0; f < format::kFieldCount; ++f) {
+      p[static_cast<size_t>(f)] =
+          absl::StrCat(" ", format::FieldName(static_cast<format::Field>(f)), "=");
+    }
+    return p;
+  }
   Filter filter_;
   IntervalTracker tracker_;
   // The interval the current event closed, if any (set by OnInterval).
@@ -123,7 +161,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
   auto string_name = [&](F f) {
     const int i = s.IndexOf(f);
     const uint64_t id = e.fields[i].u;
-    const std::string_view n = x_.String(id);
+    const std::string_view n = CachedString(id);
     if (n.empty() && id != 0) {
       own_name(i, absl::StrCat("#", id));
     } else {
@@ -140,7 +178,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kTaskEndEx:
       if (!closed_) return;
       if (closed_name_id_ != 0) {
-        set_name(-1, x_.String(closed_name_id_));
+        set_name(-1, CachedString(closed_name_id_));
       } else if (closed_fn_ != 0) {
         own_name(-1, FunctionName(x_, closed_thread_, closed_fn_, closed_begin_));
       }
@@ -148,7 +186,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kTaskEndOverlapped:
     case EventKind::kTaskEndOverlappedEx:
     case EventKind::kRegionEnd:
-      if (closed_) set_name(-1, x_.String(closed_name_id_));
+      if (closed_) set_name(-1, CachedString(closed_name_id_));
       return;
     case EventKind::kCounterInc:
     case EventKind::kCounterIncDelta:
@@ -196,7 +234,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kSyncReleasing:
     case EventKind::kSyncDestroy: {
       const SyncObject* o = sync_.objects().Find(e.Get(F::kAddr));
-      if (o != nullptr && o->name_id != 0) set_name(-1, x_.String(o->name_id));
+      if (o != nullptr && o->name_id != 0) set_name(-1, CachedString(o->name_id));
       return;
     }
     case EventKind::kModuleLoad:
@@ -235,10 +273,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
 
 void TextPrinter::AppendField(TextBuffer* out, const Event& e, const format::KindSchema& s, int i) {
   const format::FieldSpec& spec = s.fields[i];
-  const std::string_view f = spec.name;
-  out->push_back(' ');
-  out->append(f);
-  out->push_back('=');
+  out->append(field_prefix_[static_cast<size_t>(spec.field)]);
   const format::FieldValue& v = e.fields[i];
   switch (spec.type) {
     case FieldType::kUint:
@@ -340,7 +375,7 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   line_.push_back(' ');
   line_.append(t.label);
   line_.push_back(' ');
-  line_.append(std::string_view(s->name));
+  line_.append(KindName(*s));
   line_.push_back(' ');
   if (sub.has_domain) {
     line_.append(sub.domain);

@@ -376,17 +376,40 @@ constexpr QuotedEscapes MakeQuotedEscapes() {
 }
 constexpr QuotedEscapes kQuotedEscapes = MakeQuotedEscapes();
 
+// Whether any of the 8 bytes of w is one AppendQuoted escapes (below 0x20,
+// 0x7f and above, '"', '\\'): the usual "has a zero / smaller byte" word
+// tricks, exact as yes/no answers. Names rarely need an escape, so most
+// words are passed over whole.
+bool WordNeedsEscape(uint64_t w) {
+  constexpr uint64_t k01 = 0x0101010101010101;
+  constexpr uint64_t k80 = 0x8080808080808080;
+  const auto has_zero = [](uint64_t v) { return ((v - k01) & ~v & k80) != 0; };
+  const bool below_space_or_high = ((((w - k01 * 0x20) & ~w) | w) & k80) != 0;
+  return below_space_or_high || has_zero(w ^ (k01 * 0x7f)) || has_zero(w ^ (k01 * '"')) ||
+         has_zero(w ^ (k01 * '\\'));
+}
+
 }  // namespace
 
 template <typename Out>
 void AppendQuoted(Out* out, std::string_view s) {
   out->push_back('"');
   size_t run = 0;  // start of the pending run of characters copied as-is
-  for (size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t i = 0;
+  for (;;) {
+    // Whole words without an escape; then one byte at a time up to the
+    // next word.
+    while (i + 8 <= s.size()) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if (WordNeedsEscape(w)) break;
+      i += 8;
+    }
+    if (i >= s.size()) break;
+    const unsigned char c = static_cast<unsigned char>(s[i++]);
     if (!kQuotedEscapes.at[c]) continue;
-    out->append(s.data() + run, i - run);
-    run = i + 1;
+    out->append(s.data() + run, i - 1 - run);
+    run = i;
     if (c == '\\' || c == '"') {
       out->push_back('\\');
       out->push_back(static_cast<char>(c));
