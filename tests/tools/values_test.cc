@@ -172,6 +172,25 @@ TEST(Values, QuotedFindsTheByteAtEveryPosition) {
   }
 }
 
+// JSON strings are scanned a word at a time too: a byte at any position of
+// a 20-byte string comes out as it does alone (which takes the byte path).
+TEST(Values, JsonStringFindsTheByteAtEveryPosition) {
+  for (int c = 0; c < 256; ++c) {
+    std::string alone;
+    AppendJsonString(&alone, std::string(1, static_cast<char>(c)));
+    const std::string inner = alone.substr(1, alone.size() - 2);
+    for (size_t pos = 0; pos < 20; ++pos) {
+      std::string in(20, 'x');
+      in[pos] = static_cast<char>(c);
+      TextBuffer out;
+      AppendJsonString(&out, in);
+      EXPECT_EQ(out.view(),
+                "\"" + std::string(pos, 'x') + inner + std::string(19 - pos, 'x') + "\"")
+          << c << " at " << pos;
+    }
+  }
+}
+
 TEST(Values, TextBufferGrowsAndKeepsWhatItHolds) {
   TextBuffer b;
   b.append("lit");

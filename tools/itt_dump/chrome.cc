@@ -1,6 +1,7 @@
 #include "tools/itt_dump/chrome.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -72,11 +73,7 @@ class ChromeWriter : public IntervalListener {
     // By hand, not StrAppend: once per event.
     line_.append("{\"ph\":\"");
     line_.append(std::string_view(ph));
-    line_.append("\",\"pid\":");
-    AppendDecimal(&line_, uint64_t{pid_});
-    line_.append(",\"tid\":");
-    AppendDecimal(&line_, tid);
-    line_.append(",\"ts\":");
+    line_.append(IdsText(tid));
     AppendMicros(&line_, x_.clock.SinceStartNs(ticks));
   }
   void Field(const char* key, std::string_view text) {
@@ -146,6 +143,27 @@ class ChromeWriter : public IntervalListener {
   Filter filter_;
   IntervalTracker tracker_;
   uint64_t pid_;
+  // `","pid":P,"tid":T,"ts":` for the current process and `tid`, from a
+  // small direct-mapped cache: two numbers formatted per thread, not per
+  // event.
+  std::string_view IdsText(uint64_t tid) {
+    IdsTextEntry& c = ids_text_[(tid + pid_ * 31) % kIdsTextCacheSize];
+    if (!c.valid || c.pid != pid_ || c.tid != tid) {
+      c.valid = true;
+      c.pid = pid_;
+      c.tid = tid;
+      c.text = absl::StrCat("\",\"pid\":", pid_, ",\"tid\":", tid, ",\"ts\":");
+    }
+    return c.text;
+  }
+  struct IdsTextEntry {
+    bool valid = false;
+    uint64_t pid = 0;
+    uint64_t tid = 0;
+    std::string text;
+  };
+  static constexpr size_t kIdsTextCacheSize = 64;
+  std::array<IdsTextEntry, kIdsTextCacheSize> ids_text_;
   bool first_ = true;
   // Event objects are built here and handed to the output this many bytes
   // at a time (a copy and a call per object showed in profiles).

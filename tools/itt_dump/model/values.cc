@@ -276,6 +276,35 @@ std::string RenderFormatted(std::string_view fmt, std::string_view args) {
   return out;
 }
 
+namespace {
+
+// The bytes AppendQuoted escapes, and those AppendJsonString does not copy
+// as they are: one table load per byte.
+struct QuotedEscapes {
+  bool at[256];
+};
+constexpr QuotedEscapes MakeQuotedEscapes() {
+  QuotedEscapes t{};
+  for (int c = 0; c < 256; ++c) t.at[c] = c < 0x20 || c >= 0x7f || c == '\\' || c == '"';
+  return t;
+}
+constexpr QuotedEscapes kQuotedEscapes = MakeQuotedEscapes();
+
+// Whether any of the 8 bytes of w is one of kQuotedEscapes (below 0x20,
+// 0x7f and above, '"', '\\'): the usual "has a zero / smaller byte" word
+// tricks, exact as yes/no answers. Names rarely need an escape, so most
+// words are passed over whole.
+bool WordNeedsEscape(uint64_t w) {
+  constexpr uint64_t k01 = 0x0101010101010101;
+  constexpr uint64_t k80 = 0x8080808080808080;
+  const auto has_zero = [](uint64_t v) { return ((v - k01) & ~v & k80) != 0; };
+  const bool below_space_or_high = ((((w - k01 * 0x20) & ~w) | w) & k80) != 0;
+  return below_space_or_high || has_zero(w ^ (k01 * 0x7f)) || has_zero(w ^ (k01 * '"')) ||
+         has_zero(w ^ (k01 * '\\'));
+}
+
+}  // namespace
+
 template <typename Out>
 void AppendJsonString(Out* out, std::string_view s) {
   out->push_back('"');
@@ -284,7 +313,11 @@ void AppendJsonString(Out* out, std::string_view s) {
   while (p < end) {
     // Printable ASCII other than '"' and '\\' is copied in runs.
     const auto* run = p;
-    while (p < end && *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') ++p;
+    for (uint64_t w; end - p >= 8; p += 8) {
+      std::memcpy(&w, p, 8);
+      if (WordNeedsEscape(w)) break;
+    }
+    while (p < end && !kQuotedEscapes.at[*p]) ++p;
     if (p != run) out->append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
     if (p == end) break;
     const unsigned char c = *p;
@@ -362,34 +395,6 @@ void AppendCsvField(std::string* out, std::string_view s) {
   }
   out->push_back('"');
 }
-
-namespace {
-
-// Which bytes AppendQuoted escapes: one table load per byte of a name.
-struct QuotedEscapes {
-  bool at[256];
-};
-constexpr QuotedEscapes MakeQuotedEscapes() {
-  QuotedEscapes t{};
-  for (int c = 0; c < 256; ++c) t.at[c] = c < 0x20 || c >= 0x7f || c == '\\' || c == '"';
-  return t;
-}
-constexpr QuotedEscapes kQuotedEscapes = MakeQuotedEscapes();
-
-// Whether any of the 8 bytes of w is one AppendQuoted escapes (below 0x20,
-// 0x7f and above, '"', '\\'): the usual "has a zero / smaller byte" word
-// tricks, exact as yes/no answers. Names rarely need an escape, so most
-// words are passed over whole.
-bool WordNeedsEscape(uint64_t w) {
-  constexpr uint64_t k01 = 0x0101010101010101;
-  constexpr uint64_t k80 = 0x8080808080808080;
-  const auto has_zero = [](uint64_t v) { return ((v - k01) & ~v & k80) != 0; };
-  const bool below_space_or_high = ((((w - k01 * 0x20) & ~w) | w) & k80) != 0;
-  return below_space_or_high || has_zero(w ^ (k01 * 0x7f)) || has_zero(w ^ (k01 * '"')) ||
-         has_zero(w ^ (k01 * '\\'));
-}
-
-}  // namespace
 
 template <typename Out>
 void AppendQuoted(Out* out, std::string_view s) {
