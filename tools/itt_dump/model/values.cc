@@ -461,25 +461,36 @@ void Put8(char* p, uint32_t v) {
   Put4(p + 4, v % 10000);
 }
 
-size_t Length8(uint32_t v) {  // v < 10^8
-  if (v < 10000) return v < 100 ? (v < 10 ? 1 : 2) : (v < 1000 ? 3 : 4);
-  return v < 1000000 ? (v < 100000 ? 5 : 6) : (v < 10000000 ? 7 : 8);
-}
-
-// The digits of v < 10^8 without leading zeros at p; returns how many.
+// The digits of v < 10^8 without leading zeros at p, which has room for
+// 8; returns how many. Up to 4 digits, a pair or two; above, all 8 digits
+// are written and shifted down over the leading zeros in one word
+// (little-endian: the first byte is the lowest), which costs less than a
+// loop or a variable-length copy.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "PutUpTo8 shifts little-endian words");
 size_t PutUpTo8(char* p, uint32_t v) {
-  const size_t n = Length8(v);
-  char* q = p + n;
-  while (v >= 100) {
-    q -= 2;
-    PutPair(q, v % 100);
-    v /= 100;
+  if (v < 100) {
+    if (v < 10) {
+      p[0] = static_cast<char>('0' + v);
+      return 1;
+    }
+    PutPair(p, v);
+    return 2;
   }
-  if (v >= 10) {
-    PutPair(q - 2, v);
-  } else {
-    q[-1] = static_cast<char>('0' + v);
+  if (v < 10000) {
+    if (v < 1000) {
+      p[0] = static_cast<char>('0' + v / 100);
+      PutPair(p + 1, v % 100);
+      return 3;
+    }
+    Put4(p, v);
+    return 4;
   }
+  const size_t n = v < 1000000 ? (v < 100000 ? 5 : 6) : (v < 10000000 ? 7 : 8);
+  Put8(p, v);
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  w >>= 8 * (8 - n);
+  std::memcpy(p, &w, 8);
   return n;
 }
 
