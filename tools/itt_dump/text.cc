@@ -32,8 +32,9 @@ struct Subject {
   std::string_view domain;
   bool has_name = false;
   std::string_view name;
-  int domain_field = -1;  // schema index shown in the domain column
-  int name_field = -1;    // schema index shown in the name column
+  const std::string* quoted_name = nullptr;  // name as AppendQuoted writes it, if known
+  int domain_field = -1;                     // schema index shown in the domain column
+  int name_field = -1;                       // schema index shown in the name column
 };
 
 // Prints one line per event. End events are named after the interval
@@ -74,22 +75,26 @@ class TextPrinter : public IntervalListener {
   const TraceIndex& x_;
   uint64_t last_domain_id_ = 0;  // Describe's cache of x_.Domain()
   std::string_view last_domain_;
-  // x_.String(id), from a small direct-mapped cache: a trace's events name
-  // a few strings over and over.
-  std::string_view CachedString(uint64_t id) {
+  // x_.String(id) and the same as the name column shows it (AppendQuoted),
+  // from a small direct-mapped cache: a trace's events name a few strings
+  // over and over. The entry stays until the next call.
+  struct StringCacheEntry {
+    bool valid = false;
+    uint64_t id = 0;
+    std::string_view text;
+    std::string quoted;
+  };
+  const StringCacheEntry& CachedString(uint64_t id) {
     StringCacheEntry& c = string_cache_[id % kStringCacheSize];
     if (!c.valid || c.id != id) {
       c.valid = true;
       c.id = id;
       c.text = x_.String(id);
+      c.quoted.clear();
+      AppendQuoted(&c.quoted, c.text);
     }
-    return c.text;
+    return c;
   }
-  struct StringCacheEntry {
-    bool valid = false;
-    uint64_t id = 0;
-    std::string_view text;
-  };
   static constexpr size_t kStringCacheSize = 64;
   std::array<StringCacheEntry, kStringCacheSize> string_cache_;
   // The kind's name, measured once (a strlen per line showed in profiles).
@@ -153,6 +158,11 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     sub->name_field = i;
     sub->has_name = true;
     sub->name = name;
+    sub->quoted_name = nullptr;
+  };
+  auto set_cached_name = [&](int i, const StringCacheEntry& c) {
+    set_name(i, c.text);
+    sub->quoted_name = &c.quoted;
   };
   auto own_name = [&](int i, std::string name) {
     name_buf_ = std::move(name);
@@ -161,11 +171,11 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
   auto string_name = [&](F f) {
     const int i = s.IndexOf(f);
     const uint64_t id = e.fields[i].u;
-    const std::string_view n = CachedString(id);
-    if (n.empty() && id != 0) {
+    const StringCacheEntry& c = CachedString(id);
+    if (c.text.empty() && id != 0) {
       own_name(i, absl::StrCat("#", id));
     } else {
-      set_name(i, n);
+      set_cached_name(i, c);
     }
     if (id == 0) sub->has_name = false;
   };
@@ -178,7 +188,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kTaskEndEx:
       if (!closed_) return;
       if (closed_name_id_ != 0) {
-        set_name(-1, CachedString(closed_name_id_));
+        set_cached_name(-1, CachedString(closed_name_id_));
       } else if (closed_fn_ != 0) {
         own_name(-1, FunctionName(x_, closed_thread_, closed_fn_, closed_begin_));
       }
@@ -186,7 +196,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kTaskEndOverlapped:
     case EventKind::kTaskEndOverlappedEx:
     case EventKind::kRegionEnd:
-      if (closed_) set_name(-1, CachedString(closed_name_id_));
+      if (closed_) set_cached_name(-1, CachedString(closed_name_id_));
       return;
     case EventKind::kCounterInc:
     case EventKind::kCounterIncDelta:
@@ -234,7 +244,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kSyncReleasing:
     case EventKind::kSyncDestroy: {
       const SyncObject* o = sync_.objects().Find(e.Get(F::kAddr));
-      if (o != nullptr && o->name_id != 0) set_name(-1, CachedString(o->name_id));
+      if (o != nullptr && o->name_id != 0) set_cached_name(-1, CachedString(o->name_id));
       return;
     }
     case EventKind::kModuleLoad:
@@ -384,7 +394,11 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   }
   line_.push_back(' ');
   if (sub.has_name) {
-    AppendQuoted(&line_, sub.name);
+    if (sub.quoted_name != nullptr) {
+      line_.append(*sub.quoted_name);
+    } else {
+      AppendQuoted(&line_, sub.name);
+    }
   } else {
     line_.push_back('-');
   }
