@@ -97,6 +97,54 @@ class TextPrinter : public IntervalListener {
   }
   static constexpr size_t kStringCacheSize = 64;
   std::array<StringCacheEntry, kStringCacheSize> string_cache_;
+  // " thread kind domain " after the time, from a small direct-mapped cache
+  // keyed by the thread, kind and domain text (which the index keeps; a
+  // made-up "#id" domain is not cached).
+  struct ColumnsEntry {
+    const ThreadRec* thread = nullptr;
+    EventKind kind = EventKind::kInvalid;
+    const char* domain = nullptr;
+    size_t domain_size = 0;
+    std::string text;
+  };
+  static constexpr size_t kColumnsCacheSize = 64;
+  std::array<ColumnsEntry, kColumnsCacheSize> columns_cache_;
+  std::string columns_buf_;
+  std::string_view Columns(const ThreadRec& t, const format::KindSchema& s, const Subject& sub) {
+    const char* domain = sub.has_domain ? sub.domain.data() : nullptr;
+    const size_t domain_size = sub.has_domain ? sub.domain.size() : 0;
+    const bool cacheable = !sub.has_domain || domain != domain_buf_.data();
+    ColumnsEntry* c = nullptr;
+    if (cacheable) {
+      const uintptr_t h = reinterpret_cast<uintptr_t>(&t) / sizeof(ThreadRec) * 31 +
+                          static_cast<uintptr_t>(s.kind) * 7 + reinterpret_cast<uintptr_t>(domain);
+      c = &columns_cache_[h % kColumnsCacheSize];
+      if (c->thread == &t && c->kind == s.kind && c->domain == domain &&
+          c->domain_size == domain_size) {
+        return c->text;
+      }
+    }
+    std::string& out = c != nullptr ? c->text : columns_buf_;
+    out.clear();
+    out.push_back(' ');
+    out.append(t.label);
+    out.push_back(' ');
+    out.append(KindName(s));
+    out.push_back(' ');
+    if (sub.has_domain) {
+      out.append(sub.domain);
+    } else {
+      out.push_back('-');
+    }
+    out.push_back(' ');
+    if (c != nullptr) {
+      c->thread = &t;
+      c->kind = s.kind;
+      c->domain = domain;
+      c->domain_size = domain_size;
+    }
+    return out;
+  }
   // The kind's name, measured once (a strlen per line showed in profiles).
   std::string_view KindName(const format::KindSchema& s) {
     const auto k = static_cast<size_t>(s.kind);
@@ -382,17 +430,7 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   }
 
   AppendTime(&line_, e.time);
-  line_.push_back(' ');
-  line_.append(t.label);
-  line_.push_back(' ');
-  line_.append(KindName(*s));
-  line_.push_back(' ');
-  if (sub.has_domain) {
-    line_.append(sub.domain);
-  } else {
-    line_.push_back('-');
-  }
-  line_.push_back(' ');
+  line_.append(Columns(t, *s, sub));
   if (sub.has_name) {
     if (sub.quoted_name != nullptr) {
       line_.append(*sub.quoted_name);
