@@ -1,6 +1,8 @@
 #include "tools/itt_dump/text.h"
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <map>
 #include <string>
 #include <tuple>
@@ -73,8 +75,14 @@ class TextPrinter : public IntervalListener {
 
   const VerbContext& ctx_;
   const TraceIndex& x_;
-  uint64_t last_domain_id_ = 0;  // Describe's cache of x_.Domain()
-  std::string_view last_domain_;
+  // Describe's direct-mapped cache of x_.Domain().
+  struct DomainCacheEntry {
+    bool valid = false;
+    uint64_t id = 0;
+    std::string_view text;
+  };
+  static constexpr size_t kDomainCacheSize = 16;
+  std::array<DomainCacheEntry, kDomainCacheSize> domain_cache_;
   // x_.String(id) and the same as the name column shows it (AppendQuoted),
   // from a small direct-mapped cache: a trace's events name a few strings
   // over and over. The entry stays until the next call.
@@ -154,16 +162,30 @@ class TextPrinter : public IntervalListener {
   }
   std::vector<std::string_view> kind_names_ =
       std::vector<std::string_view>(format::internal::kFieldIndexKinds);
-  // " name=" of each field name, by Field.
-  std::array<std::string, format::kFieldCount> field_prefix_ = FieldPrefixes();
-  static std::array<std::string, format::kFieldCount> FieldPrefixes() {
-    std::array<std::string, format::kFieldCount> p;
-    for (int f = 0; f < format::kFieldCount; ++f) {
-      p[static_cast<size_t>(f)] =
-          absl::StrCat(" ", format::FieldName(static_cast<format::Field>(f)), "=");
-    }
-    return p;
+  // Short texts by Field, copied with one fixed-size copy (no call into
+  // memcpy): " name=" of each field, and " name=-" for a null __itt_id.
+  struct ShortText {
+    static constexpr size_t kRoom = 32;
+    char bytes[kRoom] = {};
+    size_t size = 0;
+  };
+  void AppendShort(TextBuffer* out, const ShortText& t) {
+    std::memcpy(out->Room(ShortText::kRoom), t.bytes, ShortText::kRoom);
+    out->Advance(t.size);
   }
+  static std::array<ShortText, format::kFieldCount> FieldTexts(const char* suffix) {
+    std::array<ShortText, format::kFieldCount> texts;
+    for (int f = 0; f < format::kFieldCount; ++f) {
+      const std::string text =
+          absl::StrCat(" ", format::FieldName(static_cast<format::Field>(f)), "=", suffix);
+      ShortText& t = texts[static_cast<size_t>(f)];
+      t.size = std::min(text.size(), ShortText::kRoom);  // field names are shorter
+      std::memcpy(t.bytes, text.data(), t.size);
+    }
+    return texts;
+  }
+  const std::array<ShortText, format::kFieldCount> field_prefix_ = FieldTexts("");
+  const std::array<ShortText, format::kFieldCount> null_id_text_ = FieldTexts("-");
   Filter filter_;
   IntervalTracker tracker_;
   // The interval the current event closed, if any (set by OnInterval).
@@ -189,12 +211,14 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     const uint64_t domain = e.fields[domain_i].u;
     sub->domain_field = domain_i;
     sub->has_domain = domain != 0;
-    // One entry: a thread's events mostly name the domain the last one did.
-    if (domain != last_domain_id_) {
-      last_domain_id_ = domain;
-      last_domain_ = x_.Domain(domain);
+    // A few entries by id: a trace's events name a few domains.
+    DomainCacheEntry& dc = domain_cache_[domain % kDomainCacheSize];
+    if (!dc.valid || dc.id != domain) {
+      dc.valid = true;
+      dc.id = domain;
+      dc.text = x_.Domain(domain);
     }
-    const std::string_view d = last_domain_;
+    const std::string_view d = dc.text;
     if (d.empty() && domain != 0) {
       domain_buf_ = absl::StrCat("#", domain);
       sub->domain = domain_buf_;
@@ -331,7 +355,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
 
 void TextPrinter::AppendField(TextBuffer* out, const Event& e, const format::KindSchema& s, int i) {
   const format::FieldSpec& spec = s.fields[i];
-  out->append(field_prefix_[static_cast<size_t>(spec.field)]);
+  AppendShort(out, field_prefix_[static_cast<size_t>(spec.field)]);
   const format::FieldValue& v = e.fields[i];
   switch (spec.type) {
     case FieldType::kUint:
@@ -449,6 +473,11 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   }
   for (int i = 0; i < s->field_count; ++i) {
     if (i == sub.domain_field || i == sub.name_field) continue;
+    const format::FieldSpec& spec = s->fields[i];
+    if (spec.type == FieldType::kId && shown->fields[i].id == format::Id{}) {
+      AppendShort(&line_, null_id_text_[static_cast<size_t>(spec.field)]);  // most ids
+      continue;
+    }
     AppendField(&line_, *shown, *s, i);
   }
   line_.push_back('\n');

@@ -449,14 +449,16 @@ constexpr DigitPairs kDigitPairs = MakeDigitPairs();
 constexpr size_t kMaxDecimalDigits = 20;  // 18446744073709551615
 constexpr uint64_t kE8 = 100000000;
 
-void PutPair(char* p, uint32_t v) { std::memcpy(p, &kDigitPairs.at[2 * v], 2); }
+[[gnu::always_inline]] inline void PutPair(char* p, uint32_t v) {
+  std::memcpy(p, &kDigitPairs.at[2 * v], 2);
+}
 // Exactly 4 / 8 digits (leading zeros) of v < 10^4 / 10^8: the halves are
 // independent, so their 32-bit divisions overlap.
-void Put4(char* p, uint32_t v) {
+[[gnu::always_inline]] inline void Put4(char* p, uint32_t v) {
   PutPair(p, v / 100);
   PutPair(p + 2, v % 100);
 }
-void Put8(char* p, uint32_t v) {
+[[gnu::always_inline]] inline void Put8(char* p, uint32_t v) {
   Put4(p, v / 10000);
   Put4(p + 4, v % 10000);
 }
@@ -467,7 +469,7 @@ void Put8(char* p, uint32_t v) {
 // (little-endian: the first byte is the lowest), which costs less than a
 // loop or a variable-length copy.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "PutUpTo8 shifts little-endian words");
-size_t PutUpTo8(char* p, uint32_t v) {
+[[gnu::always_inline]] inline size_t PutUpTo8(char* p, uint32_t v) {
   if (v < 100) {
     if (v < 10) {
       p[0] = static_cast<char>('0' + v);
@@ -496,7 +498,7 @@ size_t PutUpTo8(char* p, uint32_t v) {
 
 // The digits of v at p (room for kMaxDecimalDigits); returns how many.
 // 64-bit values are cut into 8-digit pieces printed with 32-bit arithmetic.
-size_t PutDecimal(char* p, uint64_t v) {
+[[gnu::always_inline]] inline size_t PutDecimal(char* p, uint64_t v) {
   if (v < kE8) return PutUpTo8(p, static_cast<uint32_t>(v));
   const auto low = static_cast<uint32_t>(v % kE8);
   const uint64_t high = v / kE8;
@@ -526,11 +528,15 @@ void AppendDecimal(Out* out, uint64_t v) {
 
 template <typename Out>
 void AppendDecimal(Out* out, int64_t v) {
-  if (v < 0) {
-    out->push_back('-');
-    AppendDecimal(out, 0 - static_cast<uint64_t>(v));
+  const uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  if constexpr (std::is_same_v<Out, TextBuffer>) {
+    char* p = out->Room(kMaxDecimalDigits + 1);
+    *p = '-';
+    const size_t sign = v < 0 ? 1 : 0;
+    out->Advance(sign + PutDecimal(p + sign, magnitude));
   } else {
-    AppendDecimal(out, static_cast<uint64_t>(v));
+    if (v < 0) out->push_back('-');
+    AppendDecimal(out, magnitude);
   }
 }
 
