@@ -156,6 +156,35 @@ class ChromeWriter : public IntervalListener {
     }
     return c.text;
   }
+  // `,"name":..,"cat":..` of an interval whose name and category follow
+  // from its kind, name string id and domain id alone, from a small
+  // direct-mapped cache; `make` gives the two texts on a miss.
+  template <typename Make>
+  std::string_view NameAndCat(IntervalKind kind, uint64_t name_id, uint64_t domain_id, Make make) {
+    NameCatEntry& c =
+        name_cat_[(name_id * 31 + domain_id * 7 + static_cast<uint64_t>(kind)) % kNameCatSize];
+    if (!c.valid || c.kind != kind || c.name_id != name_id || c.domain_id != domain_id) {
+      c.valid = true;
+      c.kind = kind;
+      c.name_id = name_id;
+      c.domain_id = domain_id;
+      const auto [name, cat] = make();
+      c.text.assign(",\"name\":");
+      AppendJsonString(&c.text, name);
+      c.text.append(",\"cat\":");
+      AppendJsonString(&c.text, cat);
+    }
+    return c.text;
+  }
+  struct NameCatEntry {
+    bool valid = false;
+    IntervalKind kind = IntervalKind::kTask;
+    uint64_t name_id = 0;
+    uint64_t domain_id = 0;
+    std::string text;
+  };
+  static constexpr size_t kNameCatSize = 64;
+  std::array<NameCatEntry, kNameCatSize> name_cat_;
   struct IdsTextEntry {
     bool valid = false;
     uint64_t pid = 0;
@@ -236,10 +265,12 @@ void ChromeWriter::OnInterval(const Interval& iv) {
       Open("X", tid, iv.begin);
       line_.append(",\"dur\":");
       AppendMicros(&line_, x_.clock.DurationNs(iv.begin, iv.end));
-      name_buf_.assign("frame ");
-      name_buf_.append(domain);
-      Field("name", name_buf_);
-      Field("cat", domain.empty() ? "frame" : domain);
+      line_.append(NameAndCat(iv.kind, 0, iv.domain, [&] {
+        name_buf_.assign("frame ");
+        name_buf_.append(domain);
+        return std::pair<std::string_view, std::string_view>(name_buf_,
+                                                             domain.empty() ? "frame" : domain);
+      }));
       Args(nullptr, iv.open_at_end);
       Close();
       return;
@@ -248,8 +279,17 @@ void ChromeWriter::OnInterval(const Interval& iv) {
       Open("X", t.tid, iv.begin);
       line_.append(",\"dur\":");
       AppendMicros(&line_, x_.clock.DurationNs(iv.begin, iv.end));
-      Field("name", name);
-      Field("cat", domain.empty() ? IntervalKindName(iv.kind) : domain);
+      const auto name_and_cat = [&] {
+        return std::pair<std::string_view, std::string_view>(
+            name, domain.empty() ? IntervalKindName(iv.kind) : domain);
+      };
+      if (iv.kind != IntervalKind::kLegacyEvent && iv.name_id != 0) {
+        line_.append(NameAndCat(iv.kind, iv.name_id, iv.domain, name_and_cat));
+      } else {
+        const auto [n, cat] = name_and_cat();
+        Field("name", n);
+        Field("cat", cat);
+      }
       Args(iv.args, iv.open_at_end);
       Close();
       return;
