@@ -123,6 +123,40 @@ TEST(Values, DecimalsOfEveryLength) {
   EXPECT_EQ(b.view(), want);
 }
 
+// Chrome's microseconds with three decimals, against snprintf, into both
+// kinds of output: zero, negatives, every length of the integer part.
+TEST(Values, MicrosOfEveryLength) {
+  std::vector<int64_t> values = {0,
+                                 1,
+                                 -1,
+                                 999,
+                                 -999,
+                                 1000,
+                                 -1000,
+                                 1500,
+                                 -1500,
+                                 std::numeric_limits<int64_t>::max(),
+                                 std::numeric_limits<int64_t>::min()};
+  int64_t p = 1;
+  for (int i = 0; i < 18; ++i) {
+    p *= 10;
+    values.push_back(p + 7);
+    values.push_back(-(p - 3));
+  }
+  for (int64_t v : values) {
+    const uint64_t a = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    char want[64];
+    std::snprintf(want, sizeof want, "%s%llu.%03u", v < 0 ? "-" : "",
+                  static_cast<unsigned long long>(a / 1000), static_cast<unsigned>(a % 1000));
+    std::string s;
+    TextBuffer b;
+    AppendMicros(&s, v);
+    AppendMicros(&b, v);
+    EXPECT_EQ(s, want) << v;
+    EXPECT_EQ(b.view(), want) << v;
+  }
+}
+
 // text's names: printable ASCII as is, quote and backslash escaped, every
 // other byte as \xNN.
 TEST(Values, QuotedEscapesExactlyTheBytesItMust) {

@@ -234,8 +234,19 @@ uint64_t ChromeWriter::FrameTid(uint32_t process, uint64_t domain) {
 void ChromeWriter::OnInterval(const Interval& iv) {
   const ThreadRec& t = *iv.thread;
   UseProcess(t);
-  const std::string_view name = IntervalNameView(x_, iv, &name_buf_);
+  // The name, looked up only where it is used (the cached texts below
+  // mostly do without it).
+  std::string_view name_view;
+  bool have_name = false;
+  const auto interval_name = [&] {
+    if (!have_name) {
+      name_view = IntervalNameView(x_, iv, &name_buf_);
+      have_name = true;
+    }
+    return name_view;
+  };
   if (filter_.active()) {
+    const std::string_view name = interval_name();
     if (!filter_.ThreadOk(t) || !filter_.TimeOk(iv.begin)) return;
     if (iv.kind != IntervalKind::kLegacyEvent && !filter_.DomainOk(iv.domain)) {
       return;
@@ -246,6 +257,7 @@ void ChromeWriter::OnInterval(const Interval& iv) {
   const std::string_view domain = x_.Domain(iv.domain);
   switch (iv.kind) {
     case IntervalKind::kOverlapped: {
+      const std::string_view name = interval_name();
       const std::string id = IdText(iv.id);
       Open("b", t.tid, iv.begin);
       Field("name", name);
@@ -281,7 +293,7 @@ void ChromeWriter::OnInterval(const Interval& iv) {
       AppendMicros(&line_, x_.clock.DurationNs(iv.begin, iv.end));
       const auto name_and_cat = [&] {
         return std::pair<std::string_view, std::string_view>(
-            name, domain.empty() ? IntervalKindName(iv.kind) : domain);
+            interval_name(), domain.empty() ? IntervalKindName(iv.kind) : domain);
       };
       if (iv.kind != IntervalKind::kLegacyEvent && iv.name_id != 0) {
         line_.append(NameAndCat(iv.kind, iv.name_id, iv.domain, name_and_cat));

@@ -574,13 +574,23 @@ void AppendMicros(Out* out, int64_t ns) {
   // By hand: chrome calls this twice per event.
   const bool neg = ns < 0;
   const uint64_t a = neg ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  if (neg) out->push_back('-');
-  AppendDecimal(out, a / 1000);
-  const unsigned frac = static_cast<unsigned>(a % 1000);
-  const char digits[4] = {'.', static_cast<char>('0' + frac / 100),
-                          static_cast<char>('0' + frac / 10 % 10),
-                          static_cast<char>('0' + frac % 10)};
-  out->append(digits, 4);
+  const auto frac = static_cast<uint32_t>(a % 1000);
+  // Sign, integer digits, '.', three decimals: at most 1 + 20 + 4 bytes.
+  char local[kMaxDecimalDigits + 5];
+  char* p = local;
+  if constexpr (std::is_same_v<Out, TextBuffer>) p = out->Room(sizeof local);
+  *p = '-';
+  size_t n = neg ? 1 : 0;
+  n += PutDecimal(p + n, a / 1000);
+  p[n] = '.';
+  p[n + 1] = static_cast<char>('0' + frac / 100);
+  PutPair(p + n + 2, frac % 100);
+  n += 4;
+  if constexpr (std::is_same_v<Out, TextBuffer>) {
+    out->Advance(n);
+  } else {
+    out->append(local, n);
+  }
 }
 
 #define ITTC_VALUES_TEMPLATES(Out)                                               \
