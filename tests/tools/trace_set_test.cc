@@ -102,6 +102,61 @@ TEST(TraceSetModel, NullIdsAndAddressesStayNullInEveryProcess) {
   EXPECT_EQ(begins, 2);
 }
 
+// The same __itt_id and object address in two processes are two
+// identities on the merged stream (the second process's carry its tag in
+// d1 and the address's top byte); the first process's stay as written.
+TEST(TraceSetModel, IdsAndAddressesOfEachProcessAreItsOwn) {
+  const auto process = [](uint32_t pid, int64_t rank, uint64_t tid) {
+    testing::TraceBuilder b(Header(pid, rank, "node1", kBootA));
+    b.String(1, "work").Domain(1, "app").String(2, "mutex").String(3, "lock");
+    b.Thread(0, tid, "main").SyncAt(1000);
+    b.Events(
+         0,
+         {
+             Ev(EventKind::kTaskBeginOverlapped, 1100,
+                {{F::kDomain, U(1)}, {F::kId, I(5, 6, 7)}, {F::kParent, I(9)}, {F::kName, U(1)}}),
+             Ev(EventKind::kSyncCreate, 1110,
+                {{F::kAddr, U(0xb000)}, {F::kObjtype, U(2)}, {F::kObjname, U(3)}}),
+             Ev(EventKind::kTaskEndOverlapped, 1200, {{F::kDomain, U(1)}, {F::kId, I(5, 6, 7)}}),
+         })
+        .SyncAt(5000)
+        .End(5000);
+    return b.bytes();
+  };
+  std::vector<TraceSource> sources;
+  const std::string r0 = process(100, 0, 11);
+  const std::string r1 = process(200, 1, 21);
+  sources.push_back(TraceSource::Memory(r0, "run/r0.itt"));
+  sources.push_back(TraceSource::Memory(r1, "run/r1.itt"));
+  const TraceSet set = TraceSet::Open(std::move(sources), IndexOptions());
+  TraceSetMerger merger(set, MergeOptions());
+  const format::Event* e;
+  const ThreadRec* t;
+  int seen[2] = {0, 0};
+  while (merger.Next(&e, &t)) {
+    const uint64_t tag = ProcessTag(t->process);
+    ASSERT_LT(t->process, 2u);
+    ++seen[t->process];
+    switch (e->kind) {
+      case EventKind::kTaskBeginOverlapped:
+        EXPECT_EQ(e->GetId(F::kId), (format::Id{5 ^ tag, 6, 7})) << t->process;
+        EXPECT_EQ(e->GetId(F::kParent), (format::Id{9 ^ tag, 0, 0})) << t->process;
+        break;
+      case EventKind::kTaskEndOverlapped:
+        EXPECT_EQ(e->GetId(F::kId), (format::Id{5 ^ tag, 6, 7})) << t->process;
+        break;
+      case EventKind::kSyncCreate:
+        EXPECT_EQ(e->Get(F::kAddr), 0xb000 ^ tag) << t->process;
+        break;
+      default:
+        break;
+    }
+  }
+  EXPECT_EQ(seen[0], 3);
+  EXPECT_EQ(seen[1], 3);
+  EXPECT_NE(ProcessTag(1), 0u);
+}
+
 TEST(TraceSetVerbs, StatsSumOverProcessesByNameAndSplitPerProcess) {
   const testing::DumpResult r =
       RunDump({"stats", "--format=csv", "--per-process", "run"}, TwoRanks());

@@ -77,6 +77,8 @@ constexpr uint32_t Bit(Action a) { return uint32_t{1} << static_cast<int>(a); }
 struct KindActions {
   uint8_t count = 0;
   uint32_t mask = 0;  // Bit() of every action below
+  // Every action below is kTagUint or kTagId: Rewrite toggles them inline.
+  bool tags_only = false;
   uint8_t field[format::kMaxFields];
   Action action[format::kMaxFields];
 };
@@ -545,6 +547,7 @@ const TraceSetMerger::RewriteTable* TraceSetMerger::RewriteTableFor(uint32_t cha
       a.mask |= Bit(all->action[i]);
       ++a.count;
     }
+    a.tags_only = (a.mask & ~(Bit(Action::kTagUint) | Bit(Action::kTagId))) == 0;
     t->kept.push_back(a);
     t->direct[k] = &t->kept.back();
   }
@@ -649,7 +652,22 @@ inline void TraceSetMerger::Rewrite(const Input& in) {
   e.time = in.key;
   const auto kind = static_cast<uint32_t>(e.kind);
   const KindActions* a = kind < kDirect ? in.rewrite->direct[kind] : ActionsOf(e.kind);
-  if (a != nullptr && (a->mask & in.changes) != 0) RewriteFields(in, *a);
+  if (a == nullptr || (a->mask & in.changes) == 0) return;
+  if (a->tags_only) {
+    // Most rewritten events of most files: a task's ids, an object's
+    // address, made the process's own; no call, no switch.
+    const uint64_t tag = ProcessTag(static_cast<uint32_t>(in.file));
+    for (int k = 0; k < a->count; ++k) {
+      format::FieldValue* v = &e.fields[a->field[k]];
+      if (a->action[k] == Action::kTagId) {
+        ToggleIdTag(tag, v);
+      } else {
+        ToggleAddressTag(tag, v);
+      }
+    }
+    return;
+  }
+  RewriteFields(in, *a);
 }
 
 void TraceSetMerger::RewriteFields(const Input& in, const KindActions& a) {
