@@ -66,13 +66,16 @@ class ChromeWriter : public IntervalListener {
 
  private:
   // Starts an event object: {"ph":"X","pid":..,"tid":..,"ts":..
-  void Open(const char* ph, uint64_t tid, uint64_t ticks) {
+  void Open(char ph, uint64_t tid, uint64_t ticks) {
     object_start_ = line_.size();
-    line_.append(std::string_view(first_ ? "\n" : ",\n"));
-    first_ = false;
     // By hand, not StrAppend: once per event.
-    line_.append("{\"ph\":\"");
-    line_.append(std::string_view(ph));
+    if (first_) {
+      line_.append("\n{\"ph\":\"");
+      first_ = false;
+    } else {
+      line_.append(",\n{\"ph\":\"");
+    }
+    line_.push_back(ph);
     line_.append(IdsText(tid));
     AppendMicros(&line_, x_.clock.SinceStartNs(ticks));
   }
@@ -254,18 +257,28 @@ void ChromeWriter::OnInterval(const Interval& iv) {
     if (iv.kind == IntervalKind::kLegacyEvent && filter_.has_domain()) return;
     if (!filter_.NameOk(name)) return;
   }
-  const std::string_view domain = x_.Domain(iv.domain);
+  // The domain's name, also looked up only where it is used.
+  std::string_view domain_view;
+  bool have_domain = false;
+  const auto domain_name = [&] {
+    if (!have_domain) {
+      domain_view = x_.Domain(iv.domain);
+      have_domain = true;
+    }
+    return domain_view;
+  };
   switch (iv.kind) {
     case IntervalKind::kOverlapped: {
       const std::string_view name = interval_name();
+      const std::string_view domain = domain_name();
       const std::string id = IdText(iv.id);
-      Open("b", t.tid, iv.begin);
+      Open('b', t.tid, iv.begin);
       Field("name", name);
       Field("cat", domain.empty() ? "overlapped" : domain);
       Field("id", id);
       Args(iv.args, iv.open_at_end);
       Close();
-      Open("e", t.tid, iv.end);
+      Open('e', t.tid, iv.end);
       Field("name", name);
       Field("cat", domain.empty() ? "overlapped" : domain);
       Field("id", id);
@@ -274,10 +287,11 @@ void ChromeWriter::OnInterval(const Interval& iv) {
     }
     case IntervalKind::kFrame: {
       const uint64_t tid = FrameTid(t.process, iv.domain);
-      Open("X", tid, iv.begin);
+      Open('X', tid, iv.begin);
       line_.append(",\"dur\":");
       AppendMicros(&line_, x_.clock.DurationNs(iv.begin, iv.end));
       line_.append(NameAndCat(iv.kind, 0, iv.domain, [&] {
+        const std::string_view domain = domain_name();
         name_buf_.assign("frame ");
         name_buf_.append(domain);
         return std::pair<std::string_view, std::string_view>(name_buf_,
@@ -288,10 +302,11 @@ void ChromeWriter::OnInterval(const Interval& iv) {
       return;
     }
     default: {
-      Open("X", t.tid, iv.begin);
+      Open('X', t.tid, iv.begin);
       line_.append(",\"dur\":");
       AppendMicros(&line_, x_.clock.DurationNs(iv.begin, iv.end));
       const auto name_and_cat = [&] {
+        const std::string_view domain = domain_name();
         return std::pair<std::string_view, std::string_view>(
             interval_name(), domain.empty() ? IntervalKindName(iv.kind) : domain);
       };
@@ -312,7 +327,7 @@ void ChromeWriter::OnInterval(const Interval& iv) {
 void ChromeWriter::WriteFlowEnds() {
   for (const FlowTracker::End& end : flow_ends_) {
     UseProcess(*end.thread);
-    Open("f", end.thread->tid, end.ticks);
+    Open('f', end.thread->tid, end.ticks);
     line_.append(absl::StrCat(",\"bp\":\"e\",\"id\":", end.flow));
     Field("name", "relation");
     Field("cat", "relation");
@@ -326,7 +341,7 @@ void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
   const char* relation = RelationName(e.Get(F::kRelation));
   if (!Keep(t, e.Get(F::kDomain), relation, ticks)) return;
   const uint64_t flow = flows_.OnRelation(e.GetId(F::kTail), &flow_ends_);
-  Open("s", t.tid, ticks);
+  Open('s', t.tid, ticks);
   line_.append(absl::StrCat(",\"id\":", flow));
   Field("name", "relation");
   Field("cat", "relation");
@@ -355,7 +370,7 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
          (filter_.has_domain() && (s.domain.empty() || !filter_.DomainNameOk(s.domain))))) {
       return;
     }
-    Open("C", t.tid, ticks);
+    Open('C', t.tid, ticks);
     Field("name", s.name);
     if (!s.domain.empty()) Field("cat", s.domain);
     line_.append(",\"args\":{\"value\":");
@@ -373,7 +388,7 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
       const uint64_t ticks = format::EffectiveTime(e);
       const std::string_view name = x_.String(e.Get(F::kName));
       if (!Keep(t, e.Get(F::kDomain), name, ticks)) return;
-      Open("i", t.tid, ticks);
+      Open('i', t.tid, ticks);
       Field("name", name);
       const std::string_view domain = x_.Domain(e.Get(F::kDomain));
       Field("cat", domain.empty() ? "marker" : domain);
@@ -393,7 +408,7 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
       const MetadataValue m = DecodeMetadata(x_, e);
       const std::string_view key = m.key;
       if (!Keep(t, e.Get(F::kDomain), key, e.time)) return;
-      Open("i", t.tid, e.time);
+      Open('i', t.tid, e.time);
       Field("name", key.empty() ? "metadata" : key);
       Field("cat", "metadata");
       line_.append(absl::StrCat(",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\""));
