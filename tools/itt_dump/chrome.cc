@@ -149,16 +149,13 @@ class ChromeWriter : public IntervalListener {
   // `","pid":P,"tid":T,"ts":` for the current process and `tid`, from a
   // small direct-mapped cache: two numbers formatted per thread, not per
   // event.
+  struct IdsTextEntry;
   std::string_view IdsText(uint64_t tid) {
     IdsTextEntry& c = ids_text_[(tid + pid_ * 31) % kIdsTextCacheSize];
-    if (!c.valid || c.pid != pid_ || c.tid != tid) {
-      c.valid = true;
-      c.pid = pid_;
-      c.tid = tid;
-      c.text = absl::StrCat("\",\"pid\":", pid_, ",\"tid\":", tid, ",\"ts\":");
-    }
+    if (__builtin_expect(!c.valid || c.pid != pid_ || c.tid != tid, 0)) FillIdsText(&c, tid);
     return c.text;
   }
+  [[gnu::noinline]] void FillIdsText(IdsTextEntry* c, uint64_t tid);
   // `,"name":..,"cat":..` of an interval whose name and category follow
   // from its kind, name string id and domain id alone, from a small
   // direct-mapped cache; `make` gives the two texts on a miss.
@@ -223,6 +220,13 @@ void ChromeWriter::Begin() {
     UseProcess(t);
     Metadata("thread_name", t.tid, t.name.empty() ? absl::StrCat("thread ", t.tid) : t.name);
   }
+}
+
+void ChromeWriter::FillIdsText(IdsTextEntry* c, uint64_t tid) {
+  c->valid = true;
+  c->pid = pid_;
+  c->tid = tid;
+  c->text = absl::StrCat("\",\"pid\":", pid_, ",\"tid\":", tid, ",\"ts\":");
 }
 
 uint64_t ChromeWriter::FrameTid(uint32_t process, uint64_t domain) {
