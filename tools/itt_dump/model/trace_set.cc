@@ -172,6 +172,19 @@ inline void ToggleIdTag(uint64_t tag, format::FieldValue* v) {
   if ((v->id.d1 | v->id.d2 | v->id.d3) != 0) v->id.d1 ^= tag;
 }
 
+// Toggles `tag` in each field of `e` that `a` marks kTagUint or kTagId
+// (its other actions are left alone).
+inline void ToggleTags(uint64_t tag, const KindActions& a, format::Event* e) {
+  for (int k = 0; k < a.count; ++k) {
+    format::FieldValue* v = &e->fields[a.field[k]];
+    if (a.action[k] == Action::kTagId) {
+      ToggleIdTag(tag, v);
+    } else if (a.action[k] == Action::kTagUint) {
+      ToggleAddressTag(tag, v);
+    }
+  }
+}
+
 bool SameBoot(const format::FileHeader& a, const format::FileHeader& b) {
   static constexpr std::array<uint8_t, 16> kZero{};
   return a.boot_id != kZero && a.boot_id == b.boot_id && a.host_name == b.host_name &&
@@ -183,11 +196,7 @@ bool SameBoot(const format::FileHeader& a, const format::FileHeader& b) {
 void UntagIdentities(uint32_t process, format::Event* e) {
   const KindActions* a = ActionsOf(e->kind);
   if (a == nullptr || process == 0) return;
-  for (int k = 0; k < a->count; ++k) {
-    format::FieldValue* v = &e->fields[a->field[k]];
-    if (a->action[k] == Action::kTagUint) ToggleAddressTag(ProcessTag(process), v);
-    if (a->action[k] == Action::kTagId) ToggleIdTag(ProcessTag(process), v);
-  }
+  ToggleTags(ProcessTag(process), *a, e);
 }
 
 TraceSet TraceSet::Open(std::vector<TraceSource> sources, const IndexOptions& options,
@@ -656,15 +665,7 @@ inline void TraceSetMerger::Rewrite(const Input& in) {
   if (a->tags_only) {
     // Most rewritten events of most files: a task's ids, an object's
     // address, made the process's own; no call, no switch.
-    const uint64_t tag = ProcessTag(static_cast<uint32_t>(in.file));
-    for (int k = 0; k < a->count; ++k) {
-      format::FieldValue* v = &e.fields[a->field[k]];
-      if (a->action[k] == Action::kTagId) {
-        ToggleIdTag(tag, v);
-      } else {
-        ToggleAddressTag(tag, v);
-      }
-    }
+    ToggleTags(ProcessTag(static_cast<uint32_t>(in.file)), *a, &e);
     return;
   }
   RewriteFields(in, *a);
