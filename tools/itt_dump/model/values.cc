@@ -303,6 +303,17 @@ bool WordNeedsEscape(uint64_t w) {
          has_zero(w ^ (k01 * '\\'));
 }
 
+// The first byte in [p, end) that is one of kQuotedEscapes, or end: whole
+// words first, then byte by byte within the word that has one.
+const unsigned char* SkipPlain(const unsigned char* p, const unsigned char* end) {
+  for (uint64_t w; end - p >= 8; p += 8) {
+    std::memcpy(&w, p, 8);
+    if (WordNeedsEscape(w)) break;
+  }
+  while (p < end && !kQuotedEscapes.at[*p]) ++p;
+  return p;
+}
+
 }  // namespace
 
 template <typename Out>
@@ -313,11 +324,7 @@ void AppendJsonString(Out* out, std::string_view s) {
   while (p < end) {
     // Printable ASCII other than '"' and '\\' is copied in runs.
     const auto* run = p;
-    for (uint64_t w; end - p >= 8; p += 8) {
-      std::memcpy(&w, p, 8);
-      if (WordNeedsEscape(w)) break;
-    }
-    while (p < end && !kQuotedEscapes.at[*p]) ++p;
+    p = SkipPlain(p, end);
     if (p != run) out->append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
     if (p == end) break;
     const unsigned char c = *p;
@@ -399,22 +406,14 @@ void AppendCsvField(std::string* out, std::string_view s) {
 template <typename Out>
 void AppendQuoted(Out* out, std::string_view s) {
   out->push_back('"');
+  const auto* begin = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = begin + s.size();
   size_t run = 0;  // start of the pending run of characters copied as-is
-  size_t i = 0;
-  for (;;) {
-    // Whole words without an escape; then one byte at a time up to the
-    // next word.
-    while (i + 8 <= s.size()) {
-      uint64_t w;
-      std::memcpy(&w, s.data() + i, 8);
-      if (WordNeedsEscape(w)) break;
-      i += 8;
-    }
-    if (i >= s.size()) break;
-    const unsigned char c = static_cast<unsigned char>(s[i++]);
-    if (!kQuotedEscapes.at[c]) continue;
-    out->append(s.data() + run, i - 1 - run);
-    run = i;
+  for (const unsigned char* p = SkipPlain(begin, end); p < end; p = SkipPlain(p + 1, end)) {
+    const unsigned char c = *p;
+    const auto i = static_cast<size_t>(p - begin);
+    out->append(s.data() + run, i - run);
+    run = i + 1;
     if (c == '\\' || c == '"') {
       out->push_back('\\');
       out->push_back(static_cast<char>(c));
