@@ -1,8 +1,9 @@
 #include "tools/itt_dump/chrome.h"
 
 #include <algorithm>
-#include <array>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,7 @@
 #include "tools/itt_dump/model/flows.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/metadata.h"
+#include "tools/itt_dump/model/small_cache.h"
 #include "tools/itt_dump/model/values.h"
 
 namespace ittc {
@@ -146,53 +148,30 @@ class ChromeWriter : public IntervalListener {
   Filter filter_;
   IntervalTracker tracker_;
   uint64_t pid_;
-  // `","pid":P,"tid":T,"ts":` for the current process and `tid`, from a
-  // small direct-mapped cache: two numbers formatted per thread, not per
-  // event.
-  struct IdsTextEntry;
+  // `","pid":P,"tid":T,"ts":` for the current process and `tid`: two
+  // numbers formatted per thread, not per event.
+  SmallCache<std::pair<uint64_t, uint64_t>, std::string> ids_text_;
   std::string_view IdsText(uint64_t tid) {
-    IdsTextEntry& c = ids_text_[(tid + pid_ * 31) % kIdsTextCacheSize];
-    if (__builtin_expect(!c.valid || c.pid != pid_ || c.tid != tid, 0)) FillIdsText(&c, tid);
-    return c.text;
+    return ids_text_.Get({pid_, tid}, tid + pid_ * 31, [&](std::string* text) {
+      *text = absl::StrCat("\",\"pid\":", pid_, ",\"tid\":", tid, ",\"ts\":");
+    });
   }
-  [[gnu::noinline]] void FillIdsText(IdsTextEntry* c, uint64_t tid);
   // `,"name":..,"cat":..` of an interval whose name and category follow
-  // from its kind, name string id and domain id alone, from a small
-  // direct-mapped cache; `make` gives the two texts on a miss.
+  // from its kind, name string id and domain id alone; `make` gives the two
+  // texts on a miss.
+  SmallCache<std::tuple<IntervalKind, uint64_t, uint64_t>, std::string> name_cat_;
   template <typename Make>
   std::string_view NameAndCat(IntervalKind kind, uint64_t name_id, uint64_t domain_id, Make make) {
-    NameCatEntry& c =
-        name_cat_[(name_id * 31 + domain_id * 7 + static_cast<uint64_t>(kind)) % kNameCatSize];
-    if (!c.valid || c.kind != kind || c.name_id != name_id || c.domain_id != domain_id) {
-      c.valid = true;
-      c.kind = kind;
-      c.name_id = name_id;
-      c.domain_id = domain_id;
-      const auto [name, cat] = make();
-      c.text.assign(",\"name\":");
-      AppendJsonString(&c.text, name);
-      c.text.append(",\"cat\":");
-      AppendJsonString(&c.text, cat);
-    }
-    return c.text;
+    return name_cat_.Get({kind, name_id, domain_id},
+                         name_id * 31 + domain_id * 7 + static_cast<uint64_t>(kind),
+                         [&](std::string* text) {
+                           const auto [name, cat] = make();
+                           text->assign(",\"name\":");
+                           AppendJsonString(text, name);
+                           text->append(",\"cat\":");
+                           AppendJsonString(text, cat);
+                         });
   }
-  struct NameCatEntry {
-    bool valid = false;
-    IntervalKind kind = IntervalKind::kTask;
-    uint64_t name_id = 0;
-    uint64_t domain_id = 0;
-    std::string text;
-  };
-  static constexpr size_t kNameCatSize = 64;
-  std::array<NameCatEntry, kNameCatSize> name_cat_;
-  struct IdsTextEntry {
-    bool valid = false;
-    uint64_t pid = 0;
-    uint64_t tid = 0;
-    std::string text;
-  };
-  static constexpr size_t kIdsTextCacheSize = 64;
-  std::array<IdsTextEntry, kIdsTextCacheSize> ids_text_;
   bool first_ = true;
   // Event objects are built here and handed to the output this many bytes
   // at a time (a copy and a call per object showed in profiles).
@@ -220,13 +199,6 @@ void ChromeWriter::Begin() {
     UseProcess(t);
     Metadata("thread_name", t.tid, t.name.empty() ? absl::StrCat("thread ", t.tid) : t.name);
   }
-}
-
-void ChromeWriter::FillIdsText(IdsTextEntry* c, uint64_t tid) {
-  c->valid = true;
-  c->pid = pid_;
-  c->tid = tid;
-  c->text = absl::StrCat("\",\"pid\":", pid_, ",\"tid\":", tid, ",\"ts\":");
 }
 
 uint64_t ChromeWriter::FrameTid(uint32_t process, uint64_t domain) {

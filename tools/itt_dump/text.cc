@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/small_cache.h"
 #include "tools/itt_dump/model/symbols.h"
 #include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/model/values.h"
@@ -75,83 +76,51 @@ class TextPrinter : public IntervalListener {
 
   const VerbContext& ctx_;
   const TraceIndex& x_;
-  // Describe's direct-mapped cache of x_.Domain().
-  struct DomainCacheEntry {
-    bool valid = false;
-    uint64_t id = 0;
-    std::string_view text;
-  };
-  static constexpr size_t kDomainCacheSize = 16;
-  std::array<DomainCacheEntry, kDomainCacheSize> domain_cache_;
-  // x_.String(id) and the same as the name column shows it (AppendQuoted),
-  // from a small direct-mapped cache: a trace's events name a few strings
-  // over and over. The entry stays until the next call.
-  struct StringCacheEntry {
-    bool valid = false;
-    uint64_t id = 0;
+  // Describe's cache of x_.Domain().
+  SmallCache<uint64_t, std::string_view, 16> domains_;
+  // x_.String(id) and the same as the name column shows it (AppendQuoted).
+  struct CachedText {
     std::string_view text;
     std::string quoted;
   };
-  const StringCacheEntry& CachedString(uint64_t id) {
-    StringCacheEntry& c = string_cache_[id % kStringCacheSize];
-    if (!c.valid || c.id != id) {
-      c.valid = true;
-      c.id = id;
-      c.text = x_.String(id);
-      c.quoted.clear();
-      AppendQuoted(&c.quoted, c.text);
-    }
-    return c;
+  SmallCache<uint64_t, CachedText> strings_;
+  const CachedText& CachedString(uint64_t id) {
+    return strings_.Get(id, id, [&](CachedText* c) {
+      c->text = x_.String(id);
+      c->quoted.clear();
+      AppendQuoted(&c->quoted, c->text);
+    });
   }
-  static constexpr size_t kStringCacheSize = 64;
-  std::array<StringCacheEntry, kStringCacheSize> string_cache_;
-  // " thread kind domain " after the time, from a small direct-mapped cache
-  // keyed by the thread, kind and domain text (which the index keeps; a
-  // made-up "#id" domain is not cached).
-  struct ColumnsEntry {
-    const ThreadRec* thread = nullptr;
-    EventKind kind = EventKind::kInvalid;
-    const char* domain = nullptr;
-    size_t domain_size = 0;
-    std::string text;
-  };
-  static constexpr size_t kColumnsCacheSize = 64;
-  std::array<ColumnsEntry, kColumnsCacheSize> columns_cache_;
+  // " thread kind domain " after the time, cached by the thread, kind and
+  // domain text (which the index keeps; a made-up "#id" domain is not
+  // cached).
+  using ColumnsKey = std::tuple<const ThreadRec*, EventKind, const char*, size_t>;
+  SmallCache<ColumnsKey, std::string> columns_;
   std::string columns_buf_;
   std::string_view Columns(const ThreadRec& t, const format::KindSchema& s, const Subject& sub) {
-    const char* domain = sub.has_domain ? sub.domain.data() : nullptr;
-    const size_t domain_size = sub.has_domain ? sub.domain.size() : 0;
-    const bool cacheable = !sub.has_domain || domain != domain_buf_.data();
-    ColumnsEntry* c = nullptr;
-    if (cacheable) {
-      const uintptr_t h = reinterpret_cast<uintptr_t>(&t) / sizeof(ThreadRec) * 31 +
-                          static_cast<uintptr_t>(s.kind) * 7 + reinterpret_cast<uintptr_t>(domain);
-      c = &columns_cache_[h % kColumnsCacheSize];
-      if (c->thread == &t && c->kind == s.kind && c->domain == domain &&
-          c->domain_size == domain_size) {
-        return c->text;
+    const auto make = [&](std::string* out) {
+      out->clear();
+      out->push_back(' ');
+      out->append(t.label);
+      out->push_back(' ');
+      out->append(KindName(s));
+      out->push_back(' ');
+      if (sub.has_domain) {
+        out->append(sub.domain);
+      } else {
+        out->push_back('-');
       }
+      out->push_back(' ');
+    };
+    const char* domain = sub.has_domain ? sub.domain.data() : nullptr;
+    if (sub.has_domain && domain == domain_buf_.data()) {
+      make(&columns_buf_);
+      return columns_buf_;
     }
-    std::string& out = c != nullptr ? c->text : columns_buf_;
-    out.clear();
-    out.push_back(' ');
-    out.append(t.label);
-    out.push_back(' ');
-    out.append(KindName(s));
-    out.push_back(' ');
-    if (sub.has_domain) {
-      out.append(sub.domain);
-    } else {
-      out.push_back('-');
-    }
-    out.push_back(' ');
-    if (c != nullptr) {
-      c->thread = &t;
-      c->kind = s.kind;
-      c->domain = domain;
-      c->domain_size = domain_size;
-    }
-    return out;
+    const size_t hash = reinterpret_cast<uintptr_t>(&t) / sizeof(ThreadRec) * 31 +
+                        static_cast<uintptr_t>(s.kind) * 7 + reinterpret_cast<uintptr_t>(domain);
+    return columns_.Get(ColumnsKey(&t, s.kind, domain, sub.has_domain ? sub.domain.size() : 0),
+                        hash, make);
   }
   // The kind's name, measured once (a strlen per line showed in profiles).
   std::string_view KindName(const format::KindSchema& s) {
@@ -211,14 +180,8 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     const uint64_t domain = e.fields[domain_i].u;
     sub->domain_field = domain_i;
     sub->has_domain = domain != 0;
-    // A few entries by id: a trace's events name a few domains.
-    DomainCacheEntry& dc = domain_cache_[domain % kDomainCacheSize];
-    if (!dc.valid || dc.id != domain) {
-      dc.valid = true;
-      dc.id = domain;
-      dc.text = x_.Domain(domain);
-    }
-    const std::string_view d = dc.text;
+    const std::string_view d =
+        domains_.Get(domain, domain, [&](std::string_view* text) { *text = x_.Domain(domain); });
     if (d.empty() && domain != 0) {
       domain_buf_ = absl::StrCat("#", domain);
       sub->domain = domain_buf_;
@@ -232,7 +195,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     sub->name = name;
     sub->quoted_name = nullptr;
   };
-  auto set_cached_name = [&](int i, const StringCacheEntry& c) {
+  auto set_cached_name = [&](int i, const CachedText& c) {
     set_name(i, c.text);
     sub->quoted_name = &c.quoted;
   };
@@ -243,7 +206,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
   auto string_name = [&](F f) {
     const int i = s.IndexOf(f);
     const uint64_t id = e.fields[i].u;
-    const StringCacheEntry& c = CachedString(id);
+    const CachedText& c = CachedString(id);
     if (c.text.empty() && id != 0) {
       own_name(i, absl::StrCat("#", id));
     } else {
