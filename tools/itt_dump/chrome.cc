@@ -1,6 +1,7 @@
 #include "tools/itt_dump/chrome.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -90,7 +91,7 @@ class ChromeWriter : public IntervalListener {
   void Close() {
     line_.append("}");
     written_ += line_.size() - object_start_;
-    if (line_.size() >= kObjectsPerWrite) Flush();
+    if (line_.size() >= TextBuffer::kWriteBatch) Flush();
     if (written_ > kLargeJsonBytes && !warned_large_) {
       warned_large_ = true;
       Warn(ctx_,
@@ -173,10 +174,7 @@ class ChromeWriter : public IntervalListener {
                          });
   }
   bool first_ = true;
-  // Event objects are built here and handed to the output this many bytes
-  // at a time (a copy and a call per object showed in profiles).
-  static constexpr size_t kObjectsPerWrite = 4 << 10;
-  TextBuffer line_;              // objects built and not yet written
+  TextBuffer line_;              // objects built and not yet written (TextBuffer::kWriteBatch)
   size_t object_start_ = 0;      // where in line_ the object being built starts
   std::string name_buf_;         // an interval's name when it is made up
   U64Map<uint64_t> frame_tids_;  // domain -> pseudo tid
@@ -215,14 +213,10 @@ void ChromeWriter::OnInterval(const Interval& iv) {
   UseProcess(t);
   // The name, looked up only where it is used (the cached texts below
   // mostly do without it).
-  std::string_view name_view;
-  bool have_name = false;
+  std::optional<std::string_view> looked_up_name;
   const auto interval_name = [&] {
-    if (!have_name) {
-      name_view = IntervalNameView(x_, iv, &name_buf_);
-      have_name = true;
-    }
-    return name_view;
+    if (!looked_up_name) looked_up_name = IntervalNameView(x_, iv, &name_buf_);
+    return *looked_up_name;
   };
   if (filter_.active()) {
     const std::string_view name = interval_name();
@@ -234,14 +228,10 @@ void ChromeWriter::OnInterval(const Interval& iv) {
     if (!filter_.NameOk(name)) return;
   }
   // The domain's name, also looked up only where it is used.
-  std::string_view domain_view;
-  bool have_domain = false;
+  std::optional<std::string_view> looked_up_domain;
   const auto domain_name = [&] {
-    if (!have_domain) {
-      domain_view = x_.Domain(iv.domain);
-      have_domain = true;
-    }
-    return domain_view;
+    if (!looked_up_domain) looked_up_domain = x_.Domain(iv.domain);
+    return *looked_up_domain;
   };
   switch (iv.kind) {
     case IntervalKind::kOverlapped: {

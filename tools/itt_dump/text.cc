@@ -166,11 +166,8 @@ class TextPrinter : public IntervalListener {
   SyncTracker sync_;        // names of sync objects
   std::string domain_buf_;  // Subject::domain when it is made up
   std::string name_buf_;    // Subject::name when it is made up
-  // Lines are built here and handed to the output this many bytes at a
-  // time, not one by one (a copy and a call per line showed in profiles).
-  static constexpr size_t kLinesPerWrite = 4 << 10;
-  TextBuffer line_;  // the lines printed and not yet written
-  Event untagged_;   // Print's copy of an event of a process other than the first
+  TextBuffer line_;         // the lines printed and not yet written (TextBuffer::kWriteBatch)
+  Event untagged_;          // Print's copy of an event of a process other than the first
 };
 
 void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const ThreadRec& t,
@@ -444,7 +441,7 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
     AppendField(&line_, *shown, *s, i);
   }
   line_.push_back('\n');
-  if (line_.size() >= kLinesPerWrite) Flush();
+  if (line_.size() >= TextBuffer::kWriteBatch) Flush();
 }
 
 }  // namespace

@@ -20,6 +20,11 @@ namespace itt_dump {
 
 class TextBuffer {
  public:
+  // The verbs hand their buffer to the output once it holds this many
+  // bytes, not line by line (a copy and a call per line showed in
+  // profiles): 4 KiB stays in the first-level cache, 32 KiB was slower.
+  static constexpr size_t kWriteBatch = 4 << 10;
+
   TextBuffer() { Grow(kInitial); }
   TextBuffer(const TextBuffer&) = delete;
   TextBuffer& operator=(const TextBuffer&) = delete;
