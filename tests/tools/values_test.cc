@@ -158,25 +158,21 @@ TEST(Values, MicrosOfEveryLength) {
 }
 
 // text's names: printable ASCII as is, quote and backslash escaped, every
-// other byte as \xNN.
+// other byte as \xNN. The expected text of one byte `c`.
+std::string QuotedByte(int c) {
+  if (c == '"' || c == '\\') return std::string("\\") + static_cast<char>(c);
+  if (c >= 0x20 && c < 0x7f) return std::string(1, static_cast<char>(c));
+  char x[8];
+  std::snprintf(x, sizeof x, "\\x%02x", c);
+  return x;
+}
+
 TEST(Values, QuotedEscapesExactlyTheBytesItMust) {
   for (int c = 0; c < 256; ++c) {
     const std::string in = std::string("a") + static_cast<char>(c) + "b";
-    std::string want = "\"a";
-    if (c == '"' || c == '\\') {
-      want += '\\';
-      want += static_cast<char>(c);
-    } else if (c >= 0x20 && c < 0x7f) {
-      want += static_cast<char>(c);
-    } else {
-      char x[8];
-      std::snprintf(x, sizeof x, "\\x%02x", c);
-      want += x;
-    }
-    want += "b\"";
     std::string out;
     AppendQuoted(&out, in);
-    EXPECT_EQ(out, want) << c;
+    EXPECT_EQ(out, "\"a" + QuotedByte(c) + "b\"") << c;
   }
 }
 
@@ -187,21 +183,11 @@ TEST(Values, QuotedFindsTheByteAtEveryPosition) {
     for (size_t pos = 0; pos < 20; ++pos) {
       std::string in(20, 'x');
       in[pos] = static_cast<char>(c);
-      std::string want = "\"" + std::string(pos, 'x');
-      if (c == '"' || c == '\\') {
-        want += '\\';
-        want += static_cast<char>(c);
-      } else if (c >= 0x20 && c < 0x7f) {
-        want += static_cast<char>(c);
-      } else {
-        char x[8];
-        std::snprintf(x, sizeof x, "\\x%02x", c);
-        want += x;
-      }
-      want += std::string(19 - pos, 'x') + "\"";
       TextBuffer out;
       AppendQuoted(&out, in);
-      EXPECT_EQ(out.view(), want) << c << " at " << pos;
+      EXPECT_EQ(out.view(),
+                "\"" + std::string(pos, 'x') + QuotedByte(c) + std::string(19 - pos, 'x') + "\"")
+          << c << " at " << pos;
     }
   }
 }
