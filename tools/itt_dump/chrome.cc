@@ -68,10 +68,9 @@ class ChromeWriter : public IntervalListener {
   void OnInterval(const Interval& iv) override;
 
  private:
-  // Starts an event object: {"ph":"X","pid":..,"tid":..,"ts":..
-  void Open(char ph, uint64_t tid, uint64_t ticks) {
+  // Starts an object with its phase: (,)\n{"ph":"X
+  void StartObject(char ph) {
     object_start_ = line_.size();
-    // By hand, not StrAppend: once per event.
     if (first_) {
       line_.append("\n{\"ph\":\"");
       first_ = false;
@@ -79,6 +78,11 @@ class ChromeWriter : public IntervalListener {
       line_.append(",\n{\"ph\":\"");
     }
     line_.push_back(ph);
+  }
+  // Starts an event object: {"ph":"X","pid":..,"tid":..,"ts":..
+  void Open(char ph, uint64_t tid, uint64_t ticks) {
+    // By hand, not StrAppend: once per event.
+    StartObject(ph);
     line_.append(IdsText(tid));
     AppendMicros(&line_, x_.clock.SinceStartNs(ticks));
   }
@@ -100,11 +104,9 @@ class ChromeWriter : public IntervalListener {
     }
   }
   void Metadata(const char* what, uint64_t tid, std::string_view name) {
-    object_start_ = line_.size();
-    line_.append(std::string_view(first_ ? "\n" : ",\n"));
-    first_ = false;
-    line_.append(absl::StrCat("{\"ph\":\"M\",\"pid\":", pid_, ",\"tid\":", tid,
-                              ",\"ts\":0,\"name\":\"", what, "\",\"args\":{\"name\":"));
+    StartObject('M');
+    line_.append(absl::StrCat("\",\"pid\":", pid_, ",\"tid\":", tid, ",\"ts\":0,\"name\":\"", what,
+                              "\",\"args\":{\"name\":"));
     AppendJsonString(&line_, name);
     line_.append("}");
     Close();
