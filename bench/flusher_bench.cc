@@ -78,24 +78,25 @@ void Register(const char* name, const PacedRunConfig& config) {
 std::vector<uint8_t> TaskRecords(size_t events) {
   using collector_internal::RawId;
   std::vector<uint8_t> ring;
-  uint64_t ticks = 1000000;
+  uint64_t ticks = 1000000, prev = 0;
   uint32_t jitter = 12345;
   for (size_t i = 0; i < events; ++i) {
     jitter = jitter * 1103515245u + 12345u;
+    prev = ticks;
     ticks += 20 + (jitter >> 28);
     size_t at = ring.size();
     if ((i & 1) == 0) {
       const RawId none{0, 0, 0};
       const uint64_t domain = 1, name = 1 + ((i >> 1) & 3);
-      size_t size = collector_internal::RawRecordSize(domain, none, none, name);
+      size_t size = collector_internal::RawRecordSize(ticks, prev, domain, none, none, name);
       ring.resize(at + size);
-      collector_internal::WriteRawRecord(&ring[at], size, format::EventKind::kTaskBegin, 0, ticks,
-                                         domain, none, none, name);
+      collector_internal::WriteRawRecord(&ring[at], size, format::EventKind::kTaskBegin, ticks,
+                                         prev, domain, none, none, name);
     } else {
       const uint64_t domain = 1;
-      size_t size = collector_internal::RawRecordSize(domain);
+      size_t size = collector_internal::RawRecordSize(ticks, prev, domain);
       ring.resize(at + size);
-      collector_internal::WriteRawRecord(&ring[at], size, format::EventKind::kTaskEnd, 0, ticks,
+      collector_internal::WriteRawRecord(&ring[at], size, format::EventKind::kTaskEnd, ticks, prev,
                                          domain);
     }
   }
@@ -112,10 +113,12 @@ const std::vector<uint8_t>& StageRecords() {
 
 template <typename Fn>
 void ForEachRecord(const std::vector<uint8_t>& ring, Fn fn) {
+  uint64_t ticks = 0;  // the ticks of the record before, as the flusher keeps them
   for (size_t at = 0; at < ring.size();) {
     uint64_t header;
     std::memcpy(&header, &ring[at], 8);
-    fn(&ring[at]);
+    ticks = collector_internal::RawTicks(&ring[at], ticks);
+    fn(&ring[at], ticks);
     at += collector_internal::RawSize(header);
   }
 }
@@ -129,8 +132,8 @@ void BM_Stage_Decode(benchmark::State& state) {
   const auto& ring = StageRecords();
   format::Event event;
   for (auto _ : state) {
-    ForEachRecord(ring, [&](const uint8_t* r) {
-      collector_internal::DecodeRawRecord(r, &event);
+    ForEachRecord(ring, [&](const uint8_t* r, uint64_t ticks) {
+      collector_internal::DecodeRawRecord(r, ticks, &event);
       benchmark::DoNotOptimize(event);
     });
   }
@@ -139,9 +142,9 @@ void BM_Stage_Decode(benchmark::State& state) {
 
 void BM_Stage_Encode(benchmark::State& state) {
   std::vector<format::Event> events;
-  ForEachRecord(StageRecords(), [&](const uint8_t* r) {
+  ForEachRecord(StageRecords(), [&](const uint8_t* r, uint64_t ticks) {
     events.emplace_back();
-    collector_internal::DecodeRawRecord(r, &events.back());
+    collector_internal::DecodeRawRecord(r, ticks, &events.back());
   });
   format::EventStreamEncoder encoder;
   for (auto _ : state) {
@@ -157,8 +160,9 @@ void BM_Stage_RingToPayload(benchmark::State& state) {
   format::EventStreamEncoder encoder;
   for (auto _ : state) {
     encoder.Reset(1, 0);
-    ForEachRecord(ring,
-                  [&](const uint8_t* r) { collector_internal::AppendRawRecord(r, &encoder); });
+    ForEachRecord(ring, [&](const uint8_t* r, uint64_t ticks) {
+      collector_internal::AppendRawRecord(r, ticks, &encoder);
+    });
     benchmark::DoNotOptimize(encoder.payload_size());
   }
   SetStageCounters(state);
@@ -167,8 +171,9 @@ void BM_Stage_RingToPayload(benchmark::State& state) {
 std::string StagePayload() {
   format::EventStreamEncoder encoder;
   encoder.Reset(1, 0);
-  ForEachRecord(StageRecords(),
-                [&](const uint8_t* r) { collector_internal::AppendRawRecord(r, &encoder); });
+  ForEachRecord(StageRecords(), [&](const uint8_t* r, uint64_t ticks) {
+    collector_internal::AppendRawRecord(r, ticks, &encoder);
+  });
   return std::string(encoder.payload());
 }
 

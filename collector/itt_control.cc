@@ -60,7 +60,7 @@ ITTC_EXPORT void ITTAPI __itt_clock_domain_reset(void) {
   Registry::Get().ResetClockDomains();
   CallScope call;
   if (!call.ok()) return;
-  Emit(call.thread(), EventKind::kClockDomainReset, ReadTicks(), 0);
+  Emit(call.thread(), EventKind::kClockDomainReset, ReadTicks());
 }
 
 ITTC_EXPORT __itt_heap_function ITTAPI __itt_heap_function_create(const char* name,
@@ -87,7 +87,7 @@ void SetThreadName(const char* name, size_t length) {
   uint32_t id = Registry::Get().InternString(std::string_view(name, strnlen(name, length)));
   CallScope call(CallScope::kControl);
   if (!call.ok()) return;
-  Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), 0, uint64_t{id});
+  Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), uint64_t{id});
 }
 
 // __itt_event_start/end: the event must come from __itt_event_create.
@@ -98,7 +98,7 @@ int LegacyEvent(EventKind kind, __itt_event event) {
     CountInvalidCall(call.thread());
     return 0;
   }
-  Emit(call.thread(), kind, ReadTicks(), 0, static_cast<uint64_t>(event));
+  Emit(call.thread(), kind, ReadTicks(), static_cast<uint64_t>(event));
   return 0;
 }
 
@@ -112,7 +112,7 @@ ITTC_EXPORT void ITTAPI __itt_thread_ignore(void) {
   if (!SessionStartIfNeeded()) return;
   CallScope call(CallScope::kControl);
   if (!call.ok()) return;
-  Emit(call.thread(), EventKind::kThreadIgnore, ReadTicks(), 0);
+  Emit(call.thread(), EventKind::kThreadIgnore, ReadTicks());
 }
 
 // Legacy forms of the two above.

@@ -80,7 +80,7 @@ inline void CounterOnly(EventKind kind, __itt_counter counter) {
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (counter == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), kind, now, 0, uint64_t{CounterId(AsCounter(counter))});
+  Emit(call.thread(), kind, now, uint64_t{CounterId(AsCounter(counter))});
 }
 
 inline void CounterDelta(EventKind kind, __itt_counter counter, unsigned long long delta) {
@@ -88,7 +88,7 @@ inline void CounterDelta(EventKind kind, __itt_counter counter, unsigned long lo
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (counter == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), kind, now, 0, uint64_t{CounterId(AsCounter(counter))},
+  Emit(call.thread(), kind, now, uint64_t{CounterId(AsCounter(counter))},
        static_cast<uint64_t>(delta));
 }
 
@@ -102,7 +102,7 @@ inline void SetValue(EventKind kind, __itt_counter counter, void* value_ptr) {
     return CountInvalidCall(call.thread());
   }
   __itt_counter_info_t* c = AsCounter(counter);
-  Emit(call.thread(), kind, now, 0, uint64_t{CounterId(c)}, static_cast<uint64_t>(c->type), bits);
+  Emit(call.thread(), kind, now, uint64_t{CounterId(c)}, static_cast<uint64_t>(c->type), bits);
 }
 
 inline void DomainCounter(EventKind kind, const __itt_domain* domain, __itt_string_handle* name) {
@@ -110,7 +110,7 @@ inline void DomainCounter(EventKind kind, const __itt_domain* domain, __itt_stri
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr || name == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, uint64_t{StringId(name)});
+  Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, uint64_t{StringId(name)});
 }
 
 inline void DomainCounterDelta(EventKind kind, const __itt_domain* domain,
@@ -119,7 +119,7 @@ inline void DomainCounterDelta(EventKind kind, const __itt_domain* domain,
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr || name == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, uint64_t{StringId(name)},
+  Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, uint64_t{StringId(name)},
        static_cast<uint64_t>(delta));
 }
 
@@ -161,7 +161,7 @@ ITTC_EXPORT void ITTAPI __itt_counter_set_value_ex(__itt_counter id,
   __itt_counter_info_t* c = AsCounter(id);
   uint64_t clock_id;
   uint64_t ticks = UserTimeToTicks(clock_domain, timestamp, &clock_id);
-  Emit(call.thread(), EventKind::kCounterSetValueEx, now, 0, uint64_t{CounterId(c)}, clock_id,
+  Emit(call.thread(), EventKind::kCounterSetValueEx, now, uint64_t{CounterId(c)}, clock_id,
        static_cast<uint64_t>(timestamp), ticks, static_cast<uint64_t>(c->type), bits);
 }
 
@@ -208,8 +208,7 @@ ITTC_EXPORT void ITTAPI __itt_bind_context_metadata_to_counter(__itt_counter cou
     } else if (m.value != nullptr) {
       std::memcpy(&value, m.value, sizeof(value));
     }
-    Emit(call.thread(), EventKind::kCounterBindContextMetadata, now, 0, counter_id, type, value,
-         text);
+    Emit(call.thread(), EventKind::kCounterBindContextMetadata, now, counter_id, type, value, text);
   }
 }
 
@@ -229,6 +228,6 @@ ITTC_EXPORT void ITTAPI __itt_histogram_submit(__itt_histogram* hist, size_t len
   if (x_data != nullptr) x = RawBytes{x_data, length * static_cast<size_t>(x_size)};
   RawBytes y{y_data, length * static_cast<size_t>(y_size)};
   // A histogram too large for the ring is counted as too large by Emit.
-  Emit(call.thread(), EventKind::kHistogramSubmit, now, 0, uint64_t{HistogramId(hist)},
+  Emit(call.thread(), EventKind::kHistogramSubmit, now, uint64_t{HistogramId(hist)},
        static_cast<uint64_t>(length), x, y);
 }

@@ -26,7 +26,7 @@ void SyncCreate(void* addr, const char* objtype, long typelen, const char* objna
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (addr == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kSyncCreate, now, 0, reinterpret_cast<uint64_t>(addr),
+  Emit(call.thread(), EventKind::kSyncCreate, now, reinterpret_cast<uint64_t>(addr),
        uint64_t{InternName(objtype, typelen)}, uint64_t{InternName(objname, namelen)},
        static_cast<uint64_t>(static_cast<uint32_t>(attribute)));
 }
@@ -36,7 +36,7 @@ inline void SyncAddr(EventKind kind, void* addr) {
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (addr == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), kind, now, 0, reinterpret_cast<uint64_t>(addr));
+  Emit(call.thread(), kind, now, reinterpret_cast<uint64_t>(addr));
 }
 
 inline void HeapCall(EventKind kind, __itt_heap_function h, uint64_t a) {
@@ -45,21 +45,21 @@ inline void HeapCall(EventKind kind, __itt_heap_function h, uint64_t a) {
   uint64_t now = ReadTicks();
   uint32_t id = Registry::HeapFunctionId(h);
   if (id == 0) return CountInvalidCall(call.thread());
-  Emit(call.thread(), kind, now, 0, uint64_t{id}, a);
+  Emit(call.thread(), kind, now, uint64_t{id}, a);
 }
 
 inline void NoArgs(EventKind kind) {
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
-  Emit(call.thread(), kind, now, 0);
+  Emit(call.thread(), kind, now);
 }
 
 inline void OneArg(EventKind kind, uint64_t a) {
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
-  Emit(call.thread(), kind, now, 0, a);
+  Emit(call.thread(), kind, now, a);
 }
 
 }  // namespace
@@ -76,7 +76,7 @@ ITTC_EXPORT void ITTAPI __itt_sync_rename(void* addr, const char* name) {
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (addr == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kSyncRename, now, 0, reinterpret_cast<uint64_t>(addr),
+  Emit(call.thread(), EventKind::kSyncRename, now, reinterpret_cast<uint64_t>(addr),
        uint64_t{InternName(name, -1)});
 }
 
@@ -127,8 +127,8 @@ ITTC_EXPORT void ITTAPI __itt_heap_allocate_begin(__itt_heap_function h, size_t 
   uint64_t now = ReadTicks();
   uint32_t id = Registry::HeapFunctionId(h);
   if (id == 0) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kHeapAllocateBegin, now, 0, uint64_t{id},
-       static_cast<uint64_t>(size), static_cast<uint64_t>(initialized != 0));
+  Emit(call.thread(), EventKind::kHeapAllocateBegin, now, uint64_t{id}, static_cast<uint64_t>(size),
+       static_cast<uint64_t>(initialized != 0));
 }
 
 ITTC_EXPORT void ITTAPI __itt_heap_allocate_end(__itt_heap_function h, void** addr, size_t size,
@@ -138,7 +138,7 @@ ITTC_EXPORT void ITTAPI __itt_heap_allocate_end(__itt_heap_function h, void** ad
   uint64_t now = ReadTicks();
   uint32_t id = Registry::HeapFunctionId(h);
   if (id == 0 || addr == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kHeapAllocateEnd, now, 0, uint64_t{id},
+  Emit(call.thread(), EventKind::kHeapAllocateEnd, now, uint64_t{id},
        reinterpret_cast<uint64_t>(*addr), static_cast<uint64_t>(size),
        static_cast<uint64_t>(initialized != 0));
 }
@@ -158,7 +158,7 @@ ITTC_EXPORT void ITTAPI __itt_heap_reallocate_begin(__itt_heap_function h, void*
   uint64_t now = ReadTicks();
   uint32_t id = Registry::HeapFunctionId(h);
   if (id == 0) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kHeapReallocateBegin, now, 0, uint64_t{id},
+  Emit(call.thread(), EventKind::kHeapReallocateBegin, now, uint64_t{id},
        reinterpret_cast<uint64_t>(addr), static_cast<uint64_t>(new_size),
        static_cast<uint64_t>(initialized != 0));
 }
@@ -171,7 +171,7 @@ ITTC_EXPORT void ITTAPI __itt_heap_reallocate_end(__itt_heap_function h, void* a
   uint64_t now = ReadTicks();
   uint32_t id = Registry::HeapFunctionId(h);
   if (id == 0 || new_addr == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kHeapReallocateEnd, now, 0, uint64_t{id},
+  Emit(call.thread(), EventKind::kHeapReallocateEnd, now, uint64_t{id},
        reinterpret_cast<uint64_t>(addr), reinterpret_cast<uint64_t>(*new_addr),
        static_cast<uint64_t>(new_size), static_cast<uint64_t>(initialized != 0));
 }
@@ -202,7 +202,7 @@ ITTC_EXPORT void ITTAPI __itt_module_load(void* start_addr, void* end_addr, cons
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (path == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kModuleLoad, now, 0, reinterpret_cast<uint64_t>(start_addr),
+  Emit(call.thread(), EventKind::kModuleLoad, now, reinterpret_cast<uint64_t>(start_addr),
        reinterpret_cast<uint64_t>(end_addr), uint64_t{InternName(path, -1)});
 }
 
@@ -218,7 +218,7 @@ ITTC_EXPORT void ITTAPI __itt_module_load_with_sections(__itt_module_object* mod
     return CountInvalidCall(call.thread());
   }
   auto start = reinterpret_cast<uint64_t>(module_obj->module_buffer);
-  Emit(call.thread(), EventKind::kModuleLoad, now, 0, start, start + module_obj->module_size,
+  Emit(call.thread(), EventKind::kModuleLoad, now, start, start + module_obj->module_size,
        uint64_t{InternName(module_obj->module_name, -1)});
 }
 
@@ -227,7 +227,7 @@ ITTC_EXPORT void ITTAPI __itt_module_unload_with_sections(__itt_module_object* m
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (module_obj == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kModuleUnload, now, 0,
+  Emit(call.thread(), EventKind::kModuleUnload, now,
        reinterpret_cast<uint64_t>(module_obj->module_buffer));
 }
 
@@ -243,7 +243,7 @@ ITTC_EXPORT void ITTAPI __itt_suppress_mark_range(__itt_suppress_mode_t mode, un
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
-  Emit(call.thread(), EventKind::kSuppressMarkRange, now, 0, static_cast<uint64_t>(mode),
+  Emit(call.thread(), EventKind::kSuppressMarkRange, now, static_cast<uint64_t>(mode),
        uint64_t{mask}, reinterpret_cast<uint64_t>(address), static_cast<uint64_t>(size));
 }
 
@@ -252,7 +252,7 @@ ITTC_EXPORT void ITTAPI __itt_suppress_clear_range(__itt_suppress_mode_t mode, u
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
-  Emit(call.thread(), EventKind::kSuppressClearRange, now, 0, static_cast<uint64_t>(mode),
+  Emit(call.thread(), EventKind::kSuppressClearRange, now, static_cast<uint64_t>(mode),
        uint64_t{mask}, reinterpret_cast<uint64_t>(address), static_cast<uint64_t>(size));
 }
 

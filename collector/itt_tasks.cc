@@ -23,7 +23,7 @@ inline void TaskLike(EventKind kind, const __itt_domain* domain, const __itt_id&
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, ToRaw(id), ToRaw(parent), name);
+  Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, ToRaw(id), ToRaw(parent), name);
 }
 
 // Records kind(domain, id).
@@ -32,7 +32,7 @@ inline void DomainAndId(EventKind kind, const __itt_domain* domain, const __itt_
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, ToRaw(id));
+  Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, ToRaw(id));
 }
 
 // Records the _ex shape: kind(domain, clock_domain, user_timestamp,
@@ -46,7 +46,7 @@ inline void ExLike(EventKind kind, const __itt_domain* domain, const __itt_clock
   if (domain == nullptr) return CountInvalidCall(call.thread());
   uint64_t clock_id;
   uint64_t ticks = UserTimeToTicks(cd, timestamp, &clock_id);
-  Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, clock_id,
+  Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, clock_id,
        static_cast<uint64_t>(timestamp), ticks, rest...);
 }
 
@@ -69,7 +69,7 @@ ITTC_EXPORT void ITTAPI __itt_task_end(const __itt_domain* domain) {
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kTaskEnd, now, 0, uint64_t{DomainId(domain)});
+  Emit(call.thread(), EventKind::kTaskEnd, now, uint64_t{DomainId(domain)});
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_group(const __itt_domain* domain, __itt_id id, __itt_id parentid,
@@ -150,7 +150,7 @@ ITTC_EXPORT void ITTAPI __itt_frame_submit_v3(const __itt_domain* domain, __itt_
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kFrameSubmit, now, 0, uint64_t{DomainId(domain)}, ToRawPtr(id),
+  Emit(call.thread(), EventKind::kFrameSubmit, now, uint64_t{DomainId(domain)}, ToRawPtr(id),
        static_cast<uint64_t>(begin), static_cast<uint64_t>(end));
 }
 
@@ -162,7 +162,7 @@ ITTC_EXPORT void ITTAPI __itt_marker(const __itt_domain* domain, __itt_id id,
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kMarker, now, 0, uint64_t{DomainId(domain)}, ToRaw(id),
+  Emit(call.thread(), EventKind::kMarker, now, uint64_t{DomainId(domain)}, ToRaw(id),
        uint64_t{StringId(name)}, static_cast<uint64_t>(scope));
 }
 
@@ -202,7 +202,7 @@ ITTC_EXPORT void ITTAPI __itt_relation_add_to_current(const __itt_domain* domain
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kRelationAddToCurrent, now, 0, uint64_t{DomainId(domain)},
+  Emit(call.thread(), EventKind::kRelationAddToCurrent, now, uint64_t{DomainId(domain)},
        static_cast<uint64_t>(relation), ToRaw(tail));
 }
 
@@ -212,7 +212,7 @@ ITTC_EXPORT void ITTAPI __itt_relation_add(const __itt_domain* domain, __itt_id 
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kRelationAdd, now, 0, uint64_t{DomainId(domain)}, ToRaw(head),
+  Emit(call.thread(), EventKind::kRelationAdd, now, uint64_t{DomainId(domain)}, ToRaw(head),
        static_cast<uint64_t>(relation), ToRaw(tail));
 }
 
@@ -258,7 +258,7 @@ ITTC_EXPORT void ITTAPI __itt_metadata_add(const __itt_domain* domain, __itt_id 
     return CountInvalidCall(call.thread());
   }
   // An array too large for the ring is counted as too large by Emit.
-  Emit(call.thread(), EventKind::kMetadataAdd, now, 0, uint64_t{DomainId(domain)}, ToRaw(id),
+  Emit(call.thread(), EventKind::kMetadataAdd, now, uint64_t{DomainId(domain)}, ToRaw(id),
        uint64_t{StringId(key)}, static_cast<uint64_t>(type), static_cast<uint64_t>(count),
        RawBytes{data, bytes});
 }
@@ -272,7 +272,7 @@ ITTC_EXPORT void ITTAPI __itt_metadata_str_add(const __itt_domain* domain, __itt
   if (domain == nullptr || data == nullptr) return CountInvalidCall(call.thread());
   char scratch[kMaxRawBytesField];
   long n = length == 0 ? -1 : static_cast<long>(length);
-  Emit(call.thread(), EventKind::kMetadataStrAdd, now, 0, uint64_t{DomainId(domain)}, ToRaw(id),
+  Emit(call.thread(), EventKind::kMetadataStrAdd, now, uint64_t{DomainId(domain)}, ToRaw(id),
        uint64_t{StringId(key)}, StringField(data, n, scratch));
 }
 
@@ -288,7 +288,7 @@ ITTC_EXPORT void ITTAPI __itt_metadata_add_with_scope(const __itt_domain* domain
   if (domain == nullptr || !ok || (data == nullptr && count != 0)) {
     return CountInvalidCall(call.thread());
   }
-  Emit(call.thread(), EventKind::kMetadataAddWithScope, now, 0, uint64_t{DomainId(domain)},
+  Emit(call.thread(), EventKind::kMetadataAddWithScope, now, uint64_t{DomainId(domain)},
        static_cast<uint64_t>(scope), uint64_t{StringId(key)}, static_cast<uint64_t>(type),
        static_cast<uint64_t>(count), RawBytes{data, bytes});
 }
@@ -303,7 +303,7 @@ ITTC_EXPORT void ITTAPI __itt_metadata_str_add_with_scope(const __itt_domain* do
   if (domain == nullptr || data == nullptr) return CountInvalidCall(call.thread());
   char scratch[kMaxRawBytesField];
   long n = length == 0 ? -1 : static_cast<long>(length);
-  Emit(call.thread(), EventKind::kMetadataStrAddWithScope, now, 0, uint64_t{DomainId(domain)},
+  Emit(call.thread(), EventKind::kMetadataStrAddWithScope, now, uint64_t{DomainId(domain)},
        static_cast<uint64_t>(scope), uint64_t{StringId(key)}, StringField(data, n, scratch));
 }
 
@@ -333,11 +333,11 @@ void FormattedMetadata(EventKind kind, const __itt_domain* domain, const __itt_i
   }
   RawBytes no_args{"", 0};
   if (with_id) {
-    Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, ToRaw(id),
+    Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, ToRaw(id),
          uint64_t{StringId(format)}, no_args, RawBytes{text, len});
   } else {
-    Emit(call.thread(), kind, now, 0, uint64_t{DomainId(domain)}, uint64_t{StringId(format)},
-         no_args, RawBytes{text, len});
+    Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, uint64_t{StringId(format)}, no_args,
+         RawBytes{text, len});
   }
 }
 

@@ -43,7 +43,7 @@ int MethodRecord(EventKind kind, const Method* m, const Tail&... tail) {
     return 0;
   }
   char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField];
-  Emit(call.thread(), kind, now, 0, uint64_t{m->method_id}, StringField(m->method_name, -1, s1),
+  Emit(call.thread(), kind, now, uint64_t{m->method_id}, StringField(m->method_name, -1, s1),
        reinterpret_cast<uint64_t>(m->method_load_address), uint64_t{m->method_size},
        StringField(m->class_file_name, -1, s2), StringField(m->source_file_name, -1, s3),
        LineTable(m->line_number_table, m->line_number_size), tail...);
@@ -83,7 +83,7 @@ int InlineLoad(const iJIT_Method_Inline_Load* m) {
     return 0;
   }
   char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField];
-  Emit(call.thread(), EventKind::kJitInlineLoad, now, 0, uint64_t{m->method_id},
+  Emit(call.thread(), EventKind::kJitInlineLoad, now, uint64_t{m->method_id},
        uint64_t{m->parent_method_id}, StringField(m->method_name, -1, s1),
        reinterpret_cast<uint64_t>(m->method_load_address), uint64_t{m->method_size},
        StringField(m->class_file_name, -1, s2), StringField(m->source_file_name, -1, s3),
@@ -101,7 +101,7 @@ int MethodUpdateV2(const iJIT_Method_Update* m) {
   }
   char s1[kMaxRawBytesField];
   // iJIT_Method_Update names no method; the address identifies the code.
-  Emit(call.thread(), EventKind::kJitMethodUpdateV2, now, 0, uint64_t{0},
+  Emit(call.thread(), EventKind::kJitMethodUpdateV2, now, uint64_t{0},
        reinterpret_cast<uint64_t>(m->load_address), uint64_t{m->size}, EnumBits(m->type),
        StringField(m->data_format, -1, s1));
   return 1;
@@ -112,9 +112,9 @@ int SimpleEvent(EventKind kind, uint64_t arg, bool with_arg) {
   if (!call.ok()) return 0;
   uint64_t now = ReadTicks();
   if (with_arg) {
-    Emit(call.thread(), kind, now, 0, arg);
+    Emit(call.thread(), kind, now, arg);
   } else {
-    Emit(call.thread(), kind, now, 0);
+    Emit(call.thread(), kind, now);
   }
   return 1;
 }

@@ -294,22 +294,22 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
       const uint16_t kind = RawKind(header);
       if (kind != kPaddingKind) {
         const uint8_t* record = data + consumed;
+        const uint64_t ticks = RawTicks(record, t->flusher_ticks);
+        t->flusher_ticks = ticks;
         // The producer wrote these lines on another core: ask for the ones
         // a few records ahead now, so their transfer overlaps the encoding.
         __builtin_prefetch(record + kPrefetchAhead);
         if (__builtin_expect(kind >= static_cast<uint16_t>(EventKind::kThreadSetName) &&
                                  kind <= static_cast<uint16_t>(EventKind::kThreadIgnore),
                              0)) {
-          NoteThreadRecord(t, record);
+          NoteThreadRecord(t, record, ticks);
         }
         if (chunk == nullptr) chunk = ChunkFor(t);
         if (chunk->events == 0) {
-          uint64_t ticks;
-          std::memcpy(&ticks, record + 8, sizeof(ticks));
           chunk->encoder->Reset(t->index, ticks);
           chunk->opened_ns = MonotonicRawNs();
         }
-        if (AppendRawRecord(record, chunk->encoder.get())) {
+        if (AppendRawRecord(record, ticks, chunk->encoder.get())) {
           ++chunk->events;
           // payload_size() costs a few varint lengths; look every 256 events.
           if ((chunk->events & 255) == 0 && chunk->encoder->payload_size() >= kEventsChunkTarget) {
@@ -331,8 +331,8 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
   return drained;
 }
 
-void Flusher::NoteThreadRecord(ThreadState* t, const uint8_t* record) {
-  if (!DecodeRawRecord(record, &event_)) return;
+void Flusher::NoteThreadRecord(ThreadState* t, const uint8_t* record, uint64_t ticks) {
+  if (!DecodeRawRecord(record, ticks, &event_)) return;
   if (event_.kind == EventKind::kThreadSetName) {
     t->flusher_name =
         Registry::Get().StringText(static_cast<uint32_t>(event_.Get(format::Field::kName)));
@@ -422,7 +422,8 @@ void Flusher::WriteDefinitions() {
     std::memcpy(&header, p, sizeof(header));
     size_t size = RawSize(header);
     if (size < kRawHeaderBytes || size > static_cast<size_t>(end - p)) break;
-    if (DecodeRawRecord(p, &event_)) {
+    // Definitions are all at ticks 0 (Registry::AppendDefinitionLocked).
+    if (DecodeRawRecord(p, RawTicks(p, 0), &event_)) {
       records_.Append(event_);
       // Keep each definitions chunk well under the format's payload limit.
       if (records_.payload().size() >= kEventsChunkTarget)

@@ -103,7 +103,7 @@ class Flusher {
   // drained (every round but the last).
   size_t DrainThread(ThreadState* t, bool bounded);
   // Keeps the thread-info fields a kThreadSetName/kThreadIgnore record sets.
-  void NoteThreadRecord(ThreadState* t, const uint8_t* record);
+  void NoteThreadRecord(ThreadState* t, const uint8_t* record, uint64_t ticks);
   // The open chunk of `t`, opening one if needed. The pointer is valid
   // until the next CloseChunks/CloseChunkOf.
   OpenChunk* ChunkFor(ThreadState* t);

@@ -2,14 +2,14 @@
 
 namespace ittc::collector_internal {
 
-bool DecodeRawRecord(const uint8_t* record, format::Event* event) {
+bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, format::Event* event) {
   uint64_t header;
   std::memcpy(&header, record, 8);
   const auto kind = static_cast<format::EventKind>(RawKind(header));
   const format::KindSchema* schema = format::FindSchema(kind);
   if (schema == nullptr) return false;
   event->kind = kind;
-  std::memcpy(&event->time, record + 8, 8);
+  event->time = ticks;
   event->field_count = schema->field_count;
   RawFieldSource source(record);
   for (int i = 0; i < schema->field_count; ++i) {

@@ -2,18 +2,29 @@
 // by the flusher, which encodes them straight into events-chunk payloads
 // (AppendRawRecord) or, for definitions, into format::Event values.
 //
-//   word 0   bits  0..15  kind (format::EventKind; 0 = ring padding)
-//            bits 16..23  id mask: bit i set = the i-th kId field of the
+//   word 0   bits  0..8   kind (format::EventKind; 0 = ring padding): every
+//                         kind a ring or the definitions hold is below 0x200
+//            bits  9..15  id mask: bit i set = the i-th kId field of the
 //                         kind's schema is present (non-null)
-//            bits 24..31  flags (none defined yet; written as 0)
-//            bits 32..63  record size in bytes, a multiple of 8
-//   word 1   timestamp in trace ticks
+//            bits 16..31  record size in 8-byte words, this one included
+//            bits 32..63  time: the record's ticks minus those of the
+//                         record before it in the same ring (signed, two's
+//                         complement), or kWideTicks when the difference
+//                         does not fit 32 bits: then
+//   [word 1  the record's ticks]
 //   then the kind's fields in schema order:
 //     kUint, kSint, kDouble, kTime   one word
 //     kId                            three words (d1, d2, d3) if present,
 //                                    nothing if null
 //     kBytes                         one word of length, then the bytes,
 //                                    zero-padded to a multiple of 8
+//
+// Times as differences keep the hot records small (a task end is two words,
+// a task begin three): the ring's lines are what the producer's core and the
+// flusher's hand back and forth. The first record of a ring, and the
+// definitions (whose ticks are 0), are measured from 0. Both ends keep the
+// previous record's ticks (ThreadState::ring_ticks, flusher_ticks); a ring
+// that is reset resets both.
 //
 // Fixed-width host-order words: the ring never leaves the process, and the
 // flusher re-encodes everything into the portable trace format.
@@ -25,12 +36,21 @@
 #include <cstdint>
 #include <cstring>
 
+#include "collector/internal/spsc_ring.h"
 #include "format/event_stream.h"
 #include "format/schema.h"
 
 namespace ittc::collector_internal {
 
-inline constexpr size_t kRawHeaderBytes = 16;
+inline constexpr size_t kRawHeaderBytes = 8;
+// The time word that follows the header when kWideTicks stands in for the
+// difference.
+inline constexpr size_t kRawWideTicksBytes = 8;
+inline constexpr int32_t kWideTicks = INT32_MIN;
+inline constexpr uint16_t kRawKindLimit = 0x200;
+inline constexpr size_t kRawMaxSize = size_t{0xffff} * 8;
+static_assert(static_cast<uint16_t>(format::EventKind::kDefTrack) < kRawKindLimit,
+              "definition kinds must fit the ring header's kind bits");
 
 // Longest string or byte array one record carries; longer ones are cut to
 // this and the record is flagged truncated. 4 KiB holds any sensible name,
@@ -40,14 +60,57 @@ inline constexpr size_t kMaxRawBytesField = 4096;
 
 inline constexpr size_t RoundUp8(size_t n) { return (n + 7) & ~size_t{7}; }
 
-inline uint64_t MakeRawHeader(format::EventKind kind, uint8_t id_mask, uint8_t flags, size_t size) {
-  return static_cast<uint64_t>(kind) | (static_cast<uint64_t>(id_mask) << 16) |
-         (static_cast<uint64_t>(flags) << 24) | (static_cast<uint64_t>(size) << 32);
+// The header's size bits hold the longest record any kind can make.
+static_assert(kRawHeaderBytes + kRawWideTicksBytes +
+                      format::kMaxFields * (8 + RoundUp8(kMaxRawBytesField)) <=
+                  kRawMaxSize,
+              "the largest record must fit the header's size bits");
+
+// Whether `ticks` can be given as a difference from `prev` in the header.
+inline bool TicksFitHeader(uint64_t ticks, uint64_t prev) {
+  const auto d = static_cast<int64_t>(ticks - prev);
+  return d > INT32_MIN && d <= INT32_MAX;
+}
+inline size_t RawTimeBytes(uint64_t ticks, uint64_t prev) {
+  return TicksFitHeader(ticks, prev) ? 0 : kRawWideTicksBytes;
 }
 
-inline uint16_t RawKind(uint64_t header) { return static_cast<uint16_t>(header); }
-inline uint8_t RawIdMask(uint64_t header) { return static_cast<uint8_t>(header >> 16); }
-inline uint32_t RawSize(uint64_t header) { return static_cast<uint32_t>(header >> 32); }
+// REQUIRES: size a multiple of 8, at most kRawMaxSize; kind below
+// kRawKindLimit; id_mask below 0x80.
+constexpr uint64_t MakeRawHeader(format::EventKind kind, uint8_t id_mask, size_t size,
+                                 int32_t delta) {
+  return static_cast<uint64_t>(kind) | (static_cast<uint64_t>(id_mask) << 9) |
+         (static_cast<uint64_t>(size / 8) << 16) |
+         (static_cast<uint64_t>(static_cast<uint32_t>(delta)) << 32);
+}
+
+constexpr uint16_t RawKind(uint64_t header) { return static_cast<uint16_t>(header & 0x1ff); }
+constexpr uint8_t RawIdMask(uint64_t header) { return static_cast<uint8_t>((header >> 9) & 0x7f); }
+constexpr uint32_t RawSize(uint64_t header) {
+  return static_cast<uint32_t>((header >> 16) & 0xffff) * 8;
+}
+constexpr int32_t RawTickDelta(uint64_t header) {
+  return static_cast<int32_t>(static_cast<uint32_t>(header >> 32));
+}
+// Where the fields of a record with this header start.
+constexpr size_t RawFieldsOffset(uint64_t header) {
+  return kRawHeaderBytes + (RawTickDelta(header) == kWideTicks ? kRawWideTicksBytes : 0);
+}
+// The ticks of `record`, whose predecessor in its ring had `prev`.
+// REQUIRES: the record is whole (its size is readable).
+inline uint64_t RawTicks(const uint8_t* record, uint64_t prev) {
+  uint64_t header;
+  std::memcpy(&header, record, 8);
+  const int32_t delta = RawTickDelta(header);
+  if (__builtin_expect(delta != kWideTicks, 1)) return prev + static_cast<uint64_t>(int64_t{delta});
+  uint64_t ticks;
+  std::memcpy(&ticks, record + kRawHeaderBytes, 8);
+  return ticks;
+}
+
+// The ring's padding word (spsc_ring.h) is a header of this layout.
+static_assert(RawKind(PaddingHeader(4096)) == kPaddingKind && RawSize(PaddingHeader(4096)) == 4096,
+              "the ring's padding must read as a padding record");
 
 // Argument wrappers for the emitter: a plain uint64_t is a one-word field.
 struct RawId {
@@ -91,21 +154,26 @@ inline void AddIdBit(const RawId& id, uint8_t* mask, int* index) {
   ++*index;
 }
 
-// Size of a record of these fields.
+// Size of a record of these fields at `ticks`, after one at `prev`.
 template <typename... Args>
-inline size_t RawRecordSize(const Args&... args) {
-  return kRawHeaderBytes + (size_t{0} + ... + RawFieldSize(args));
+inline size_t RawRecordSize(uint64_t ticks, uint64_t prev, const Args&... args) {
+  return kRawHeaderBytes + RawTimeBytes(ticks, prev) + (size_t{0} + ... + RawFieldSize(args));
 }
 
-// Writes a whole record of `size` bytes (RawRecordSize of the same args) at p.
+// Writes a whole record of `size` bytes (RawRecordSize of the same ticks,
+// prev and args) at p.
 template <typename... Args>
-inline void WriteRawRecord(uint8_t* p, size_t size, format::EventKind kind, uint8_t flags,
-                           uint64_t ticks, const Args&... args) {
+inline void WriteRawRecord(uint8_t* p, size_t size, format::EventKind kind, uint64_t ticks,
+                           uint64_t prev, const Args&... args) {
   uint8_t id_mask = 0;
   int id_index = 0;
   (AddIdBit(args, &id_mask, &id_index), ...);
-  p = PutRaw(p, MakeRawHeader(kind, id_mask, flags, size));
-  p = PutRaw(p, ticks);
+  if (__builtin_expect(TicksFitHeader(ticks, prev), 1)) {
+    p = PutRaw(p, MakeRawHeader(kind, id_mask, size, static_cast<int32_t>(ticks - prev)));
+  } else {
+    p = PutRaw(p, MakeRawHeader(kind, id_mask, size, kWideTicks));
+    p = PutRaw(p, ticks);
+  }
   ((p = PutRaw(p, args)), ...);
 }
 
@@ -118,7 +186,7 @@ class RawFieldSource {
   explicit RawFieldSource(const uint8_t* record) {
     uint64_t header;
     std::memcpy(&header, record, 8);
-    p_ = record + kRawHeaderBytes;
+    p_ = record + RawFieldsOffset(header);
     end_ = record + RawSize(header);
     id_mask_ = RawIdMask(header);
   }
@@ -172,22 +240,24 @@ class RawFieldSource {
   bool bad_ = false;
 };
 
-// Encodes one whole raw record straight into `encoder`'s payload. Returns
-// false (nothing appended) if the record does not match its kind's schema,
-// a collector bug the flusher counts. kBytes fields are copied.
-inline bool AppendRawRecord(const uint8_t* record, format::EventStreamEncoder* encoder) {
-  uint64_t header, ticks;
+// Encodes one whole raw record, whose ticks are `ticks` (RawTicks), straight
+// into `encoder`'s payload. Returns false (nothing appended) if the record
+// does not match its kind's schema, a collector bug the flusher counts.
+// kBytes fields are copied.
+inline bool AppendRawRecord(const uint8_t* record, uint64_t ticks,
+                            format::EventStreamEncoder* encoder) {
+  uint64_t header;
   std::memcpy(&header, record, 8);
-  std::memcpy(&ticks, record + 8, 8);
   RawFieldSource source(record);
   return encoder->AppendFrom(static_cast<format::EventKind>(RawKind(header)), ticks,
                              RawSize(header), source);
 }
 
-// Decodes one raw record (already known to be whole) into *event, with
-// kBytes views pointing into the record. Returns false if the record does
-// not match its kind's schema (a collector bug; the flusher counts it).
-bool DecodeRawRecord(const uint8_t* record, format::Event* event);
+// Decodes one raw record (already known to be whole), whose ticks are
+// `ticks`, into *event, with kBytes views pointing into the record. Returns
+// false if the record does not match its kind's schema (a collector bug;
+// the flusher counts it).
+bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, format::Event* event);
 
 }  // namespace ittc::collector_internal
 

@@ -140,7 +140,7 @@ class Registry {
   bool FilterAccepts(const char* name) const;
   template <typename... Args>
   void AppendDefinitionLocked(format::EventKind kind, const Args&... args) {
-    size_t size = RawRecordSize(args...);
+    size_t size = RawRecordSize(0, 0, args...);
     size_t at = definitions_.size();
     definitions_.resize(at + size);
     WriteRawRecord(reinterpret_cast<uint8_t*>(&definitions_[at]), size, kind, 0, 0, args...);

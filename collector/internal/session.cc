@@ -202,7 +202,7 @@ template <typename... Args>
 void EmitControl(format::EventKind kind, const Args&... args) {
   CallScope call(CallScope::kControl);
   if (!call.ok()) return;
-  Emit(call.thread(), kind, ReadTicks(), 0, args...);
+  Emit(call.thread(), kind, ReadTicks(), args...);
 }
 
 }  // namespace

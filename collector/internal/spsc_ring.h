@@ -31,6 +31,13 @@ inline constexpr size_t kCacheLine = 64;
 // Header kind of the filler at the end of the buffer; the consumer skips it.
 inline constexpr uint16_t kPaddingKind = 0;
 
+// The word that fills the end of the buffer when a record does not fit
+// there: a record header (raw_record.h) of kind kPaddingKind whose size is
+// `pad` bytes (a multiple of 8, less than the record that did not fit).
+constexpr uint64_t PaddingHeader(size_t pad) {
+  return kPaddingKind | (static_cast<uint64_t>(pad / 8) << 16);
+}
+
 class SpscRing {
  public:
   // REQUIRES: capacity is a power of two, at least 4096. `buffer` is owned by
@@ -62,7 +69,7 @@ class SpscRing {
       if (end - cached_tail_ > capacity_) return nullptr;
     }
     if (pad != 0) {
-      uint64_t filler = kPaddingKind | (static_cast<uint64_t>(pad) << 32);
+      uint64_t filler = PaddingHeader(pad);
       std::memcpy(buffer_ + offset, &filler, sizeof(filler));
       offset = 0;
     }

@@ -286,6 +286,8 @@ void ResetThreadsInForkChild() {
   for (ThreadState* t = g_threads.load(std::memory_order_relaxed); t != nullptr; t = t->next) {
     if (t == self) {
       t->ring.ResetUnsafe();
+      t->ring_ticks = 0;  // the next record is the ring's first
+      t->flusher_ticks = 0;
       for (auto& d : t->dropped) d.store(0, std::memory_order_relaxed);
       for (auto& d : t->flusher_dropped_written) d = 0;
       t->flusher_recorded = 0;

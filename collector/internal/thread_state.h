@@ -14,6 +14,8 @@
 //                  count, read by the flusher with no ordering needed);
 //                  read by the flusher.
 //   check_at       owning thread only.
+//   ring_ticks     owning thread only: the ticks of its last record in the
+//                  ring (raw_record.h measures each record's from it).
 //   wake_pending   set by the owner when it wakes the flusher, cleared by
 //                  the flusher after a drain; relaxed (a hint, no data).
 //   exited         set by the owner's key destructor (release), read by
@@ -46,6 +48,7 @@ struct ThreadState {
   SpscRing ring;
   int in_call = 0;
   uint64_t check_at = 0;
+  uint64_t ring_ticks = 0;
   uint32_t index;
   uint64_t tid;
   std::atomic<uint64_t> dropped[kLossCauseSlots];
@@ -56,6 +59,7 @@ struct ThreadState {
   uint8_t* buffer;
 
   // Flusher-private bookkeeping.
+  uint64_t flusher_ticks = 0;  // the last record's ticks read from the ring
   uint64_t flusher_recorded = 0;
   uint64_t flusher_dropped_written[kLossCauseSlots] = {};
   bool flusher_info_written = false;
@@ -182,17 +186,17 @@ class CallScope {
 // Appends one record. REQUIRES: t == the calling thread's state, in a call.
 // The arguments follow the kind's schema order (raw_record.h).
 template <typename... Args>
-inline void Emit(ThreadState* t, format::EventKind kind, uint64_t ticks, uint8_t flags,
-                 const Args&... args) {
-  const size_t size = RawRecordSize(args...);
+inline void Emit(ThreadState* t, format::EventKind kind, uint64_t ticks, const Args&... args) {
+  const size_t size = RawRecordSize(ticks, t->ring_ticks, args...);
   uint8_t* p;
   if (__builtin_expect(size > t->ring.max_record(), 0) ||
       __builtin_expect((p = t->ring.Reserve(size)) == nullptr, 0)) {
     p = ReserveSlow(t, size);
     if (p == nullptr) return;
   }
-  WriteRawRecord(p, size, kind, flags, ticks, args...);
+  WriteRawRecord(p, size, kind, ticks, t->ring_ticks, args...);
   t->ring.Commit();
+  t->ring_ticks = ticks;
   if (__builtin_expect(t->ring.head() > t->check_at, 0)) CheckFill(t);
 }
 

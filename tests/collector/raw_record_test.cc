@@ -23,12 +23,14 @@ using format::Event;
 using format::EventKind;
 using format::FieldType;
 
-// The ring record the hot path writes for `event`, assembled field by field
-// from the kind's schema with the emitter's primitives (PutRaw, AddIdBit,
-// MakeRawHeader). 8-byte aligned, as ring slots are.
-std::vector<uint64_t> RawRecordOf(const Event& event) {
+// The ring record the hot path writes for `event` after a record at `prev`
+// ticks, assembled field by field from the kind's schema with the emitter's
+// primitives (PutRaw, AddIdBit, MakeRawHeader). 8-byte aligned, as ring
+// slots are.
+std::vector<uint64_t> RawRecordOf(const Event& event, uint64_t prev = 0) {
   const format::KindSchema* s = format::FindSchema(event.kind);
-  size_t size = kRawHeaderBytes;
+  const bool narrow = TicksFitHeader(event.time, prev);
+  size_t size = kRawHeaderBytes + RawTimeBytes(event.time, prev);
   uint8_t mask = 0;
   int id_index = 0;
   for (int i = 0; i < s->field_count; ++i) {
@@ -45,8 +47,12 @@ std::vector<uint64_t> RawRecordOf(const Event& event) {
   }
   std::vector<uint64_t> words(size / 8);
   auto* p = reinterpret_cast<uint8_t*>(words.data());
-  p = PutRaw(p, MakeRawHeader(event.kind, mask, 0, size));
-  p = PutRaw(p, event.time);
+  if (narrow) {
+    p = PutRaw(p, MakeRawHeader(event.kind, mask, size, static_cast<int32_t>(event.time - prev)));
+  } else {
+    p = PutRaw(p, MakeRawHeader(event.kind, mask, size, kWideTicks));
+    p = PutRaw(p, event.time);
+  }
   for (int i = 0; i < s->field_count; ++i) {
     const format::FieldValue& f = event.fields[i];
     if (s->fields[i].type == FieldType::kId) {
@@ -92,23 +98,38 @@ TEST(RawRecord, EveryKindEncodesStraightToItself) {
   ASSERT_GT(kinds.size(), 50u);
   std::vector<std::string> expected;
   std::vector<std::vector<uint64_t>> records;
-  uint64_t time = 1u << 20;
+  uint64_t time = 1u << 20, prev = 0;
+  size_t wide = 0;
   for (int round = 0; round < 40; ++round) {
     std::shuffle(kinds.begin(), kinds.end(), rng);
     for (EventKind kind : kinds) {
-      time += rng() % 5000;
+      // Mostly small steps (the header's difference), now and then a step
+      // back or a gap too long for it (the ticks word).
+      const uint64_t r = rng();
+      if (r % 16 == 0) {
+        time += uint64_t{1} << (31 + r % 3);
+      } else if (r % 16 == 1) {
+        time -= r % 3000;
+      } else {
+        time += r % 5000;
+      }
       Event e = format::testing::RandomEvent(rng, kind, time, &storage);
       expected.push_back(format::DebugString(e));
-      records.push_back(RawRecordOf(e));
+      records.push_back(RawRecordOf(e, prev));
+      if (!TicksFitHeader(time, prev)) ++wide;
+      prev = time;
     }
   }
+  EXPECT_GT(wide, 20u);
   format::EventStreamEncoder encoder;
   encoder.Reset(7, 1u << 20);
+  uint64_t read_ticks = 0;
   for (size_t i = 0; i < records.size(); ++i) {
+    read_ticks = RawTicks(Bytes(records[i]), read_ticks);
     Event decoded;
-    ASSERT_TRUE(DecodeRawRecord(Bytes(records[i]), &decoded)) << expected[i];
+    ASSERT_TRUE(DecodeRawRecord(Bytes(records[i]), read_ticks, &decoded)) << expected[i];
     EXPECT_EQ(format::DebugString(decoded), expected[i]);
-    ASSERT_TRUE(AppendRawRecord(Bytes(records[i]), &encoder)) << expected[i];
+    ASSERT_TRUE(AppendRawRecord(Bytes(records[i]), read_ticks, &encoder)) << expected[i];
   }
   ASSERT_FALSE(encoder.failed());
   EXPECT_EQ(encoder.event_count(), records.size());
@@ -128,7 +149,7 @@ TEST(RawRecord, RingPathAndEventPathWriteTheSamePayload) {
     for (int i = 0; i < 20; ++i) {
       time += rng() % 100;
       Event e = format::testing::RandomEvent(rng, kind, time, &storage);
-      ASSERT_TRUE(AppendRawRecord(Bytes(RawRecordOf(e)), &from_ring));
+      ASSERT_TRUE(AppendRawRecord(Bytes(RawRecordOf(e)), time, &from_ring));
       from_events.Append(e);
     }
   }
@@ -144,20 +165,21 @@ void ExpectRefused(const std::vector<uint64_t>& record, const std::string& what)
   const std::vector<uint64_t> good_record = RawRecordOf(good);
   format::EventStreamEncoder encoder;
   encoder.Reset(1, 0);
-  ASSERT_TRUE(AppendRawRecord(Bytes(good_record), &encoder));
+  ASSERT_TRUE(AppendRawRecord(Bytes(good_record), 100, &encoder));
   const std::string before(encoder.payload());
-  EXPECT_FALSE(AppendRawRecord(Bytes(record), &encoder)) << what;
+  const uint64_t ticks = RawTicks(Bytes(record), 0);
+  EXPECT_FALSE(AppendRawRecord(Bytes(record), ticks, &encoder)) << what;
   EXPECT_EQ(encoder.payload(), before) << what;
   EXPECT_EQ(encoder.event_count(), 1u) << what;
   Event decoded;
-  EXPECT_FALSE(DecodeRawRecord(Bytes(record), &decoded)) << what;
-  ASSERT_TRUE(AppendRawRecord(Bytes(good_record), &encoder));
+  EXPECT_FALSE(DecodeRawRecord(Bytes(record), ticks, &decoded)) << what;
+  ASSERT_TRUE(AppendRawRecord(Bytes(good_record), 100, &encoder));
   EXPECT_EQ(DecodeAll(encoder.payload()).size(), 2u) << what;
 }
 
 std::vector<uint64_t> WithSize(std::vector<uint64_t> record, size_t size) {
   record.resize(size / 8 + 1, 0);  // bytes past the size stay readable
-  record[0] = (record[0] & 0xffffffffu) | (static_cast<uint64_t>(size) << 32);
+  record[0] = (record[0] & ~(uint64_t{0xffff} << 16)) | (static_cast<uint64_t>(size / 8) << 16);
   return record;
 }
 
@@ -177,12 +199,62 @@ TEST(RawRecord, RecordsThatDoNotMatchTheSchemaAppendNothing) {
     ExpectRefused(WithSize(record, size + 8), name + " one word too long");
     if (RawIdMask(record[0]) != 0) {
       std::vector<uint64_t> cleared = record;
-      cleared[0] &= ~(uint64_t{1} << 16);  // first id says absent
+      cleared[0] &= ~(uint64_t{1} << 9);  // first id says absent
       ExpectRefused(cleared, name + " id mask short");
     }
   }
-  std::vector<uint64_t> unknown = {MakeRawHeader(static_cast<EventKind>(0xff), 0, 0, 16), 5};
+  std::vector<uint64_t> unknown = {MakeRawHeader(static_cast<EventKind>(0xff), 0, 16, 0), 5};
   ExpectRefused(unknown, "unknown kind");
+}
+
+// A record's ticks, written as the difference from the record before it
+// (or whole when that does not fit), read back exactly, for any pair of
+// ticks; the difference costs no word, the whole ticks one.
+TEST(RawRecord, TicksReadBackWhateverTheStepFromThePreviousRecord) {
+  format::testing::Rng rng(77);
+  const uint64_t domain = 3;
+  const uint64_t steps[] = {0,
+                            1,
+                            uint64_t{INT32_MAX},
+                            uint64_t{INT32_MAX} + 1,
+                            uint64_t{0} - uint64_t{INT32_MAX},
+                            uint64_t{0} - uint64_t{INT32_MAX} - 1,
+                            uint64_t{1} << 40,
+                            ~uint64_t{0}};
+  uint64_t prev = 0, read = 0;
+  for (int i = 0; i < 4000; ++i) {
+    const uint64_t step = i < 64 ? steps[i % 8] : (rng() % 4 == 0 ? rng() : rng() % 100000);
+    const uint64_t ticks = prev + step;
+    const size_t size = RawRecordSize(ticks, prev, domain);
+    const bool narrow = TicksFitHeader(ticks, prev);
+    EXPECT_EQ(size, narrow ? 16u : 24u) << "step " << step;
+    std::vector<uint64_t> words(size / 8);
+    WriteRawRecord(reinterpret_cast<uint8_t*>(words.data()), size, EventKind::kTaskEnd, ticks, prev,
+                   domain);
+    EXPECT_EQ(RawSize(words[0]), size);
+    EXPECT_EQ(RawKind(words[0]), static_cast<uint16_t>(EventKind::kTaskEnd));
+    read = RawTicks(Bytes(words), read);
+    ASSERT_EQ(read, ticks) << "step " << step;
+    Event decoded;
+    ASSERT_TRUE(DecodeRawRecord(Bytes(words), read, &decoded));
+    EXPECT_EQ(decoded.Get(format::Field::kDomain), domain);
+    prev = ticks;
+  }
+}
+
+// Every kind's ids fit the header's id mask, and every kind a ring or the
+// definitions hold fits its kind bits.
+TEST(RawRecord, EveryKindFitsTheHeader) {
+  int count = 0;
+  const format::KindSchema* all = format::AllSchemas(&count);
+  for (int i = 0; i < count; ++i) {
+    const auto kind = static_cast<uint16_t>(all[i].kind);
+    if (kind >= 0x180) continue;  // written by the flusher itself, never raw
+    EXPECT_LT(kind, kRawKindLimit) << all[i].name;
+    int ids = 0;
+    for (int f = 0; f < all[i].field_count; ++f) ids += all[i].fields[f].type == FieldType::kId;
+    EXPECT_LE(ids, 7) << all[i].name;
+  }
 }
 
 }  // namespace

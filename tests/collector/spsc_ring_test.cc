@@ -20,9 +20,11 @@ struct Buffer {
   alignas(64) uint8_t bytes[kCapacity];
 };
 
-// A test record: header word (kind 1, size), then `size/8 - 1` copies of seq.
+// A test record: header word (kind 1, size in words at bits 16..31, as in
+// raw_record.h and the ring's PaddingHeader), then `size/8 - 1` copies of
+// seq.
 void Put(SpscRing* ring, size_t size, uint64_t seq, uint8_t* p) {
-  uint64_t header = 1 | (static_cast<uint64_t>(size) << 32);
+  uint64_t header = 1 | (static_cast<uint64_t>(size / 8) << 16);
   std::memcpy(p, &header, 8);
   for (size_t off = 8; off < size; off += 8) std::memcpy(p + off, &seq, 8);
   ring->Commit();
@@ -40,7 +42,7 @@ std::vector<uint64_t> Drain(SpscRing* ring) {
     while (used < n) {
       uint64_t header;
       std::memcpy(&header, data + used, 8);
-      size_t size = header >> 32;
+      size_t size = ((header >> 16) & 0xffff) * 8;
       EXPECT_GE(size, 8u);
       EXPECT_LE(used + size, n) << "record crosses the end of the readable span";
       if ((header & 0xffff) == kPaddingKind) {

@@ -18,10 +18,11 @@ namespace {
 
 constexpr int kThreads = 4;
 // Ring of the runs below, and the smallest record a task event takes in it
-// (collector/internal/raw_record.h: 16-byte header, 8-byte domain id):
+// (collector/internal/raw_record.h: a task end is an 8-byte header, whose
+// time is a difference from the record before, and an 8-byte domain id):
 // while the flusher is held a ring holds at most this many events.
 constexpr int kRingKb = 64;
-constexpr uint64_t kMostEventsInRing = kRingKb * 1024 / 24;
+constexpr uint64_t kMostEventsInRing = kRingKb * 1024 / 16;
 // Held pairs: twice as many events as a ring can hold.
 constexpr long kHeldPairs = kMostEventsInRing;
 constexpr long kFreePairs = 300000;
