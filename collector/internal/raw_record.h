@@ -161,10 +161,11 @@ inline size_t RawRecordSize(uint64_t ticks, uint64_t prev, const Args&... args) 
 }
 
 // Writes a whole record of `size` bytes (RawRecordSize of the same ticks,
-// prev and args) at p.
+// prev and args) at p. Always inline: the hot path's (Emit) body.
 template <typename... Args>
-inline void WriteRawRecord(uint8_t* p, size_t size, format::EventKind kind, uint64_t ticks,
-                           uint64_t prev, const Args&... args) {
+__attribute__((always_inline)) inline void WriteRawRecord(uint8_t* p, size_t size,
+                                                          format::EventKind kind, uint64_t ticks,
+                                                          uint64_t prev, const Args&... args) {
   uint8_t id_mask = 0;
   int id_index = 0;
   (AddIdBit(args, &id_mask, &id_index), ...);

@@ -183,21 +183,44 @@ class CallScope {
   ThreadState* const t_;
 };
 
-// Appends one record. REQUIRES: t == the calling thread's state, in a call.
-// The arguments follow the kind's schema order (raw_record.h).
+// Appends one record of `size` bytes (RawRecordSize of the same ticks,
+// prev and args). Emit's body.
 template <typename... Args>
-inline void Emit(ThreadState* t, format::EventKind kind, uint64_t ticks, const Args&... args) {
-  const size_t size = RawRecordSize(ticks, t->ring_ticks, args...);
+__attribute__((always_inline)) inline void EmitRecord(ThreadState* t, size_t size,
+                                                      format::EventKind kind, uint64_t ticks,
+                                                      uint64_t prev, const Args&... args) {
   uint8_t* p;
   if (__builtin_expect(size > t->ring.max_record(), 0) ||
       __builtin_expect((p = t->ring.Reserve(size)) == nullptr, 0)) {
     p = ReserveSlow(t, size);
     if (p == nullptr) return;
   }
-  WriteRawRecord(p, size, kind, ticks, t->ring_ticks, args...);
+  WriteRawRecord(p, size, kind, ticks, prev, args...);
   t->ring.Commit();
   t->ring_ticks = ticks;
   if (__builtin_expect(t->ring.head() > t->check_at, 0)) CheckFill(t);
+}
+
+// Emit for a record whose time does not fit the header (the ring's first,
+// or one after a long gap): out of line, so that the hot path's size is a
+// constant.
+template <typename... Args>
+__attribute__((noinline)) void EmitWide(ThreadState* t, format::EventKind kind, uint64_t ticks,
+                                        const Args&... args) {
+  const uint64_t prev = t->ring_ticks;
+  EmitRecord(t, RawRecordSize(ticks, prev, args...), kind, ticks, prev, args...);
+}
+
+// Appends one record. REQUIRES: t == the calling thread's state, in a call.
+// The arguments follow the kind's schema order (raw_record.h).
+// Always inline: it is the hot path, and a call costs more than its body
+// (GCC's heuristics leave it out of line in some callers).
+template <typename... Args>
+__attribute__((always_inline)) inline void Emit(ThreadState* t, format::EventKind kind,
+                                                uint64_t ticks, const Args&... args) {
+  const uint64_t prev = t->ring_ticks;  // a local: the record's stores may alias it
+  if (__builtin_expect(!TicksFitHeader(ticks, prev), 0)) return EmitWide(t, kind, ticks, args...);
+  EmitRecord(t, RawRecordSize(ticks, prev, args...), kind, ticks, prev, args...);
 }
 
 }  // namespace ittc::collector_internal
