@@ -326,6 +326,14 @@ class EventStreamEncoder {
   template <typename Source>
   bool AppendFrom(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
 
+  // AppendFrom for a `kind` the caller knows to have the fields kTypes (its
+  // list in internal::WithFixedFields): the straight-line code with no look
+  // at the kind. The collector's hottest ring records take this path; a
+  // list that does not match the kind's schema writes a payload that does
+  // not decode (tests/collector compares every kind's payloads).
+  template <FieldType... kTypes, typename Source>
+  bool AppendFixed(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
+
   // The payload so far; valid until the next Reset or Append. The first
   // call after an Append assembles the payload (one copy of its bytes).
   std::string_view payload() const;
@@ -357,9 +365,6 @@ class EventStreamEncoder {
     void Free();
   };
 
-  // AppendFrom's straight-line form for a kind whose fields are kTypes.
-  template <FieldType... kTypes, typename Source>
-  bool AppendFixed(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
   // AppendFrom's form for any kind, driven by its schema.
   template <typename Source>
   bool AppendBySchema(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);

@@ -2,6 +2,15 @@
 
 namespace ittc::collector_internal {
 
+bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks,
+                            format::EventStreamEncoder* encoder) {
+  uint64_t header;
+  std::memcpy(&header, record, 8);
+  RawFieldSource source(record);
+  return encoder->AppendFrom(static_cast<format::EventKind>(RawKind(header)), ticks,
+                             RawSize(header), source);
+}
+
 bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, format::Event* event) {
   uint64_t header;
   std::memcpy(&header, record, 8);

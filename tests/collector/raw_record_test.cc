@@ -156,6 +156,49 @@ TEST(RawRecord, RingPathAndEventPathWriteTheSamePayload) {
   EXPECT_EQ(from_ring.payload(), from_events.payload());
 }
 
+// With every id null and the time in the header, the hottest kinds take
+// AppendRawRecord's plain path (the header alone gives their layout): every
+// kind's payload is still the one the Event path writes, and decodes to it.
+TEST(RawRecord, RecordsWithNullIdsWriteTheSamePayloadAsTheirEvents) {
+  format::testing::Rng rng(41);
+  std::deque<std::string> storage;
+  format::EventStreamEncoder from_ring, from_events;
+  from_ring.Reset(1, 5000);
+  from_events.Reset(1, 5000);
+  std::vector<std::string> expected;
+  uint64_t time = 5000, prev = 0;
+  size_t plain = 0;
+  const EventKind plain_kinds[] = {EventKind::kTaskEnd,    EventKind::kTaskBegin,
+                                   EventKind::kFrameBegin, EventKind::kFrameEnd,
+                                   EventKind::kMarker,     EventKind::kCounterInc};
+  for (EventKind kind : EventKinds()) {
+    const format::KindSchema* s = format::FindSchema(kind);
+    for (int i = 0; i < 30; ++i) {
+      time += rng() % 100;
+      Event e = format::testing::RandomEvent(rng, kind, time, &storage);
+      for (int f = 0; f < s->field_count; ++f) {
+        if (s->fields[f].type == FieldType::kId) e.fields[f].id = format::Id{};
+      }
+      const std::vector<uint64_t> record = RawRecordOf(e, prev);
+      prev = time;
+      for (EventKind k : plain_kinds) {
+        if (k == kind) {
+          size_t words = 0;
+          for (int f = 0; f < s->field_count; ++f) words += s->fields[f].type != FieldType::kId;
+          EXPECT_EQ(static_cast<uint32_t>(record[0]), PlainHeader(kind, words)) << s->name;
+          ++plain;
+        }
+      }
+      ASSERT_TRUE(AppendRawRecord(Bytes(record), time, &from_ring)) << s->name;
+      from_events.Append(e);
+      expected.push_back(format::DebugString(e));
+    }
+  }
+  EXPECT_EQ(plain, 6u * 30);
+  EXPECT_EQ(from_ring.payload(), from_events.payload());
+  EXPECT_EQ(DecodeAll(from_ring.payload()), expected);
+}
+
 // Appends `record` to an encoder holding one good event, checks it is
 // refused with nothing appended, and that a good event still follows.
 void ExpectRefused(const std::vector<uint64_t>& record, const std::string& what) {
