@@ -268,8 +268,10 @@ constexpr uint32_t PlainHeader(format::EventKind kind, size_t words) {
   return static_cast<uint32_t>(MakeRawHeader(kind, 0, kRawHeaderBytes + 8 * words, 0));
 }
 
-// AppendRawRecord for every record: by the kind's schema, every read
-// checked against the record's size. Out of line.
+// AppendRawRecord for every record: a kind with a straight-line field list
+// and no bytes fields by the layout its header gives, once the size
+// matches it; any other by its schema, every read checked against the
+// record's size. Out of line.
 bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks,
                             format::EventStreamEncoder* encoder);
 
