@@ -2,7 +2,10 @@
 // pairs (paced, so rings rarely overflow); once every worker has emitted
 // kSnapshotAfter events the main thread prints how many each had emitted so
 // far ("snapshot worker-<i> <n>", then "snapshot-done") and the program runs
-// on until it is killed.
+// on until it is killed, the workers at a slower pace: the test re-reads the
+// whole trace until it holds the snapshot, and a trace growing by millions
+// of events a second outran that reading under AddressSanitizer on a busy
+// machine (each read took longer than the last, and the test never ended).
 // usage: sigkill_program <threads>
 
 #include <ittnotify.h>
@@ -22,6 +25,7 @@ int main(int argc, char** argv) {
   __itt_domain* domain = __itt_domain_create("reliability.sigkill");
   __itt_string_handle* name = __itt_string_handle_create("work");
   std::vector<std::atomic<long>> emitted(threads);
+  std::atomic<bool> snapshot_taken{false};
   for (int i = 0; i < threads; ++i) {
     std::thread([&, i] {
       std::string thread_name = "worker-" + std::to_string(i);
@@ -31,7 +35,8 @@ int main(int argc, char** argv) {
         __itt_task_begin(domain, __itt_null, __itt_null, name);
         __itt_task_end(domain);
         emitted[i].fetch_add(2, std::memory_order_relaxed);
-        if (k % 512 == 0) {
+        // A nap every 512 pairs, every 16 once the snapshot is taken.
+        if (k % (snapshot_taken.load(std::memory_order_relaxed) ? 16 : 512) == 0) {
           timespec nap{0, 200 * 1000};
           nanosleep(&nap, nullptr);
         }
@@ -53,6 +58,7 @@ int main(int argc, char** argv) {
               std::to_string(emitted[i].load(std::memory_order_relaxed)) + "\n";
   }
   report += "snapshot-done\n";
+  snapshot_taken.store(true, std::memory_order_relaxed);
   // One write: the test reads whole lines while we keep running.
   if (write(1, report.data(), report.size()) != static_cast<ssize_t>(report.size())) return 3;
   for (;;) pause();
