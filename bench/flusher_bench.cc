@@ -76,7 +76,6 @@ void Register(const char* name, const PacedRunConfig& config) {
 // Ring records of `events` task begin/end events (half each) as the hot path
 // lays them out: one domain, no ids, four names, RDTSC-like time steps.
 std::vector<uint8_t> TaskRecords(size_t events) {
-  using collector_internal::RawId;
   std::vector<uint8_t> ring;
   uint64_t ticks = 1000000, prev = 0;
   uint32_t jitter = 12345;
@@ -86,12 +85,13 @@ std::vector<uint8_t> TaskRecords(size_t events) {
     ticks += 20 + (jitter >> 28);
     size_t at = ring.size();
     if ((i & 1) == 0) {
-      const RawId none{0, 0, 0};
-      const uint64_t domain = 1, name = 1 + ((i >> 1) & 3);
-      size_t size = collector_internal::RawRecordSize(ticks, prev, domain, none, none, name);
+      // As __itt_task_begin writes a begin with null ids: domain and name in
+      // one word.
+      const uint64_t word = collector_internal::PackTaskBegin(1, 1 + ((i >> 1) & 3));
+      size_t size = collector_internal::RawRecordSize(ticks, prev, word);
       ring.resize(at + size);
-      collector_internal::WriteRawRecord(&ring[at], size, format::EventKind::kTaskBegin, ticks,
-                                         prev, domain, none, none, name);
+      collector_internal::WriteRawRecord(&ring[at], size, collector_internal::kRawPackedTaskBegin,
+                                         ticks, prev, word);
     } else {
       const uint64_t domain = 1;
       size_t size = collector_internal::RawRecordSize(ticks, prev, domain);

@@ -23,7 +23,14 @@ inline void TaskLike(EventKind kind, const __itt_domain* domain, const __itt_id&
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, ToRaw(id), ToRaw(parent), name);
+  const RawId raw_id = ToRaw(id), raw_parent = ToRaw(parent);
+  if (kind == EventKind::kTaskBegin && !raw_id.present() && !raw_parent.present() &&
+      (name >> 32) == 0) {
+    // The common begin: two words in the ring (raw_record.h).
+    return Emit(call.thread(), kRawPackedTaskBegin, now,
+                PackTaskBegin(DomainId(domain), static_cast<uint32_t>(name)));
+  }
+  Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, raw_id, raw_parent, name);
 }
 
 // Records kind(domain, id).

@@ -73,12 +73,25 @@ struct LaidOutAppender {
   }
 };
 
+// Whether `header` is a well-formed packed task begin (either time form).
+bool IsPackedTaskBegin(uint64_t header) {
+  return RawKind(header) == static_cast<uint16_t>(kRawPackedTaskBegin) && RawIdMask(header) == 0 &&
+         RawSize(header) == RawFieldsOffset(header) + 8;
+}
+
 }  // namespace
 
 bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks,
                             format::EventStreamEncoder* encoder) {
   uint64_t header;
   std::memcpy(&header, record, 8);
+  if (RawKind(header) == static_cast<uint16_t>(kRawPackedTaskBegin)) {
+    // The whole-ticks form (the plain path took the other), or malformed.
+    if (!IsPackedTaskBegin(header)) return false;
+    PackedTaskBeginSource source(record + RawFieldsOffset(header));
+    constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId;
+    return encoder->AppendFixed<U, I, I, U>(format::EventKind::kTaskBegin, ticks, 0, source);
+  }
   return format::internal::WithFixedFields(static_cast<format::EventKind>(RawKind(header)),
                                            LaidOutAppender{record, header, ticks, encoder});
 }
@@ -86,6 +99,14 @@ bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks,
 bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, format::Event* event) {
   uint64_t header;
   std::memcpy(&header, record, 8);
+  if (RawKind(header) == static_cast<uint16_t>(kRawPackedTaskBegin)) {
+    if (!IsPackedTaskBegin(header)) return false;
+    PackedTaskBeginSource source(record + RawFieldsOffset(header));
+    event->Init(format::EventKind::kTaskBegin, ticks);
+    event->Set(format::Field::kDomain, source.Word());
+    event->Set(format::Field::kName, source.Word());
+    return true;
+  }
   const auto kind = static_cast<format::EventKind>(RawKind(header));
   const format::KindSchema* schema = format::FindSchema(kind);
   if (schema == nullptr) return false;

@@ -108,6 +108,17 @@ inline uint64_t RawTicks(const uint8_t* record, uint64_t prev) {
   return ticks;
 }
 
+// A kind only rings hold: a task begin with null ids whose domain and name,
+// both 32-bit registry ids, share one word (domain in the low half), so that
+// the hottest begin is two words like its end. The flusher writes it to the
+// trace as kTaskBegin; nothing in the format uses this value.
+inline constexpr auto kRawPackedTaskBegin = static_cast<format::EventKind>(0x1f0);
+static_assert(0x1f0 < kRawKindLimit && 0x1f0 > static_cast<uint16_t>(format::EventKind::kDefTrack),
+              "the packed task begin must fit the kind bits and stay clear of the format's kinds");
+inline uint64_t PackTaskBegin(uint32_t domain, uint32_t name) {
+  return uint64_t{domain} | (uint64_t{name} << 32);
+}
+
 // The ring's padding word (spsc_ring.h) is a header of this layout.
 static_assert(RawKind(PaddingHeader(4096)) == kPaddingKind && RawSize(PaddingHeader(4096)) == 4096,
               "the ring's padding must read as a padding record");
@@ -261,6 +272,24 @@ class PlainFieldSource {
   const uint8_t* p_;
 };
 
+// The fields of a packed task begin (kRawPackedTaskBegin) in kTaskBegin's
+// order: the domain, two null ids, the name.
+class PackedTaskBeginSource {
+ public:
+  explicit PackedTaskBeginSource(const uint8_t* fields) { std::memcpy(&word_, fields, 8); }
+  uint64_t Word() {
+    const uint64_t half = word_ & 0xffffffffu;
+    word_ >>= 32;
+    return half;
+  }
+  format::Id NextId() { return format::Id{}; }
+  std::string_view NextBytes() { return {}; }
+  bool ok() const { return true; }
+
+ private:
+  uint64_t word_;
+};
+
 // The low half of the header of a record of `kind` with `words` one-word
 // fields, no ids and its time in the header: kind, id mask and size in one
 // compare (the size tells a time word apart).
@@ -292,6 +321,10 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
   switch (static_cast<uint32_t>(header)) {
     case PlainHeader(EventKind::kTaskEnd, 1):
       return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, plain);
+    case PlainHeader(kRawPackedTaskBegin, 1): {
+      PackedTaskBeginSource packed(record + kRawHeaderBytes);
+      return encoder->AppendFixed<U, I, I, U>(EventKind::kTaskBegin, ticks, 0, packed);
+    }
     case PlainHeader(EventKind::kTaskBegin, 2):
       return encoder->AppendFixed<U, I, I, U>(EventKind::kTaskBegin, ticks, 0, plain);
     case PlainHeader(EventKind::kFrameBegin, 1):

@@ -300,5 +300,46 @@ TEST(RawRecord, EveryKindFitsTheHeader) {
   }
 }
 
+// The ring-only packed task begin (domain and name in one word) reaches the
+// trace as the kTaskBegin it stands for, with its time in the header or
+// whole, and any other shape of it is refused.
+TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
+  format::testing::Rng rng(53);
+  format::EventStreamEncoder from_ring, from_events;
+  from_ring.Reset(1, 0);
+  from_events.Reset(1, 0);
+  uint64_t time = 1000, prev = 0;
+  size_t wide = 0;
+  for (int i = 0; i < 2000; ++i) {
+    time += i % 100 == 0 ? uint64_t{1} << 33 : rng() % 1000;
+    const auto domain = static_cast<uint32_t>(rng()), name = static_cast<uint32_t>(rng());
+    const uint64_t word = PackTaskBegin(domain, name);
+    const size_t size = RawRecordSize(time, prev, word);
+    std::vector<uint64_t> record(size / 8);
+    WriteRawRecord(reinterpret_cast<uint8_t*>(record.data()), size, kRawPackedTaskBegin, time, prev,
+                   word);
+    wide += size == 24;
+    const uint64_t ticks = RawTicks(Bytes(record), prev);
+    ASSERT_EQ(ticks, time);
+    prev = time;
+    Event e;
+    e.Init(EventKind::kTaskBegin, time);
+    e.Set(format::Field::kDomain, domain);
+    e.Set(format::Field::kName, name);
+    Event decoded;
+    ASSERT_TRUE(DecodeRawRecord(Bytes(record), ticks, &decoded));
+    EXPECT_EQ(format::DebugString(decoded), format::DebugString(e));
+    ASSERT_TRUE(AppendRawRecord(Bytes(record), ticks, &from_ring));
+    from_events.Append(e);
+  }
+  EXPECT_EQ(wide, 20u);
+  EXPECT_EQ(from_ring.payload(), from_events.payload());
+
+  const uint64_t word = PackTaskBegin(1, 2);
+  ExpectRefused({MakeRawHeader(kRawPackedTaskBegin, 0, 24, 0), word, 0}, "packed, a word long");
+  ExpectRefused({MakeRawHeader(kRawPackedTaskBegin, 1, 16, 0), word}, "packed, an id bit");
+  ExpectRefused({MakeRawHeader(kRawPackedTaskBegin, 0, 8, 0)}, "packed, no word");
+}
+
 }  // namespace
 }  // namespace ittc::collector_internal
