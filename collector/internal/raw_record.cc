@@ -4,37 +4,6 @@ namespace ittc::collector_internal {
 
 namespace {
 
-// The fields of a record whose size matches the layout its header gives
-// (LaidOutAppender checked it): no bounds checks; ids by the mask.
-class LaidOutFieldSource {
- public:
-  LaidOutFieldSource(const uint8_t* fields, uint8_t id_mask) : p_(fields), id_mask_(id_mask) {}
-  uint64_t Word() {
-    uint64_t v;
-    std::memcpy(&v, p_, 8);
-    p_ += 8;
-    return v;
-  }
-  format::Id NextId() {
-    format::Id id;
-    const bool present = (id_mask_ & 1) != 0;
-    id_mask_ >>= 1;
-    if (present) {
-      std::memcpy(&id.d1, p_, 8);
-      std::memcpy(&id.d2, p_ + 8, 8);
-      std::memcpy(&id.d3, p_ + 16, 8);
-      p_ += 24;
-    }
-    return id;
-  }
-  std::string_view NextBytes() { return {}; }  // never asked: kinds with bytes are not laid out
-  bool ok() const { return true; }
-
- private:
-  const uint8_t* p_;
-  uint8_t id_mask_;
-};
-
 // The visitor of format::internal::WithFixedFields for a record: a kind
 // with a straight-line list and no bytes fields has one layout per id mask,
 // so a record whose size is that layout's is read with no checks; any

@@ -189,6 +189,15 @@ __attribute__((always_inline)) inline void WriteRawRecord(uint8_t* p, size_t siz
   ((p = PutRaw(p, args)), ...);
 }
 
+// A present id's three words at p.
+inline format::Id LoadRawId(const uint8_t* p) {
+  format::Id id;
+  std::memcpy(&id.d1, p, 8);
+  std::memcpy(&id.d2, p + 8, 8);
+  std::memcpy(&id.d3, p + 16, 8);
+  return id;
+}
+
 // Reads the fields of one whole raw record in schema order: the field
 // source (format/event_stream.h) the encoder pulls from. Every read is
 // bounded by the record's size; a record that does not match its kind's
@@ -218,9 +227,7 @@ class RawFieldSource {
       Bad();
       return id;
     }
-    std::memcpy(&id.d1, p_, 8);
-    std::memcpy(&id.d2, p_ + 8, 8);
-    std::memcpy(&id.d3, p_ + 16, 8);
+    id = LoadRawId(p_);
     p_ += 24;
     return id;
   }
@@ -252,24 +259,32 @@ class RawFieldSource {
   bool bad_ = false;
 };
 
-// The fields of a record whose header alone vouches for its layout: the
-// kind's one-word fields right after the header, its ids all null. No
-// bounds checks, no id mask.
-class PlainFieldSource {
+// The fields of a record whose size was found to match the layout its
+// header gives (kind, id mask, time form): no bounds checks; ids by the
+// mask. With a mask of 0 (the plain path below) the id reads fold away.
+class LaidOutFieldSource {
  public:
-  explicit PlainFieldSource(const uint8_t* fields) : p_(fields) {}
+  LaidOutFieldSource(const uint8_t* fields, uint8_t id_mask) : p_(fields), id_mask_(id_mask) {}
   uint64_t Word() {
     uint64_t v;
     std::memcpy(&v, p_, 8);
     p_ += 8;
     return v;
   }
-  format::Id NextId() { return format::Id{}; }
-  std::string_view NextBytes() { return {}; }  // no plain kind has bytes
+  format::Id NextId() {
+    const bool present = (id_mask_ & 1) != 0;
+    id_mask_ >>= 1;
+    if (!present) return format::Id{};
+    const format::Id id = LoadRawId(p_);
+    p_ += 24;
+    return id;
+  }
+  std::string_view NextBytes() { return {}; }  // never asked: kinds with bytes are not laid out
   bool ok() const { return true; }
 
  private:
   const uint8_t* p_;
+  uint8_t id_mask_;
 };
 
 // The fields of a packed task begin (kRawPackedTaskBegin) in kTaskBegin's
@@ -317,7 +332,7 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
   // field types are the kind's list in format::internal::WithFixedFields.
   using format::EventKind;
   constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId;
-  PlainFieldSource plain(record + kRawHeaderBytes);
+  LaidOutFieldSource plain(record + kRawHeaderBytes, 0);
   switch (static_cast<uint32_t>(header)) {
     case PlainHeader(EventKind::kTaskEnd, 1):
       return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, plain);

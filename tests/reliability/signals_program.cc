@@ -84,24 +84,16 @@ timer_t ArmTimer(long ns) {
   return timer;
 }
 
-// Nothing here blocks SIGALRM outside a handler, but ThreadSanitizer, which
-// runs a handler late (at the thread's next intercepted call) and emulates
-// the handler's signal mask itself, sometimes leaves it blocked after the
-// first one: that worker then saw no second signal (found with
-// sigpending/pthread_sigmask in the loop; never without TSan). Unblocking it
-// now and then keeps the signals coming in every build.
-void UnblockAlarm() {
+// Blocks (SIG_BLOCK) or unblocks (SIG_UNBLOCK) SIGALRM in this thread.
+void MaskAlarm(int how) {
   sigset_t alarm;
   sigemptyset(&alarm);
   sigaddset(&alarm, SIGALRM);
-  pthread_sigmask(SIG_UNBLOCK, &alarm, nullptr);
+  pthread_sigmask(how, &alarm, nullptr);
 }
 
 void Disarm(timer_t timer) {
-  sigset_t alarm;
-  sigemptyset(&alarm);
-  sigaddset(&alarm, SIGALRM);
-  pthread_sigmask(SIG_BLOCK, &alarm, nullptr);
+  MaskAlarm(SIG_BLOCK);
   timer_delete(timer);
 }
 
@@ -137,7 +129,13 @@ std::string Worker(const std::string& name, bool arm_first, long pairs, bool unt
     if (k % 256 == 0) {
       timespec nap{0, 20 * 1000};
       nanosleep(&nap, nullptr);  // lets the flusher keep up; signals land here too
-      UnblockAlarm();
+      // Nothing here blocks SIGALRM outside a handler, but ThreadSanitizer,
+      // which runs a handler late (at the thread's next intercepted call)
+      // and emulates the handler's signal mask itself, sometimes leaves it
+      // blocked after the first one: that worker then saw no second signal
+      // (found with sigpending/pthread_sigmask in the loop; never without
+      // TSan). Unblocking it now and then keeps the signals coming.
+      MaskAlarm(SIG_UNBLOCK);
     }
   }
   Disarm(timer);
