@@ -74,30 +74,38 @@ void Register(const char* name, const PacedRunConfig& config) {
 }
 
 // Ring records of `events` task begin/end events (half each) as the hot path
-// lays them out: one domain, no ids, four names, RDTSC-like time steps.
+// lays them out: one domain, no ids, four names in turn, RDTSC-like time
+// steps. So each begin is a packed one (its name differs from the last) and
+// each end repeats the ring's task word's domain (raw_record.h).
 std::vector<uint8_t> TaskRecords(size_t events) {
   std::vector<uint8_t> ring;
   uint64_t ticks = 1000000, prev = 0;
   uint32_t jitter = 12345;
+  uint64_t task_word = collector_internal::kNoTaskWord;
+  auto write = [&](format::EventKind kind, auto... fields) {
+    const size_t at = ring.size();
+    const size_t size = collector_internal::RawRecordSize(ticks, prev, fields...);
+    ring.resize(at + size);
+    collector_internal::WriteRawRecord(&ring[at], size, kind, ticks, prev, fields...);
+  };
   for (size_t i = 0; i < events; ++i) {
     jitter = jitter * 1103515245u + 12345u;
     prev = ticks;
     ticks += 20 + (jitter >> 28);
-    size_t at = ring.size();
+    const uint32_t domain = 1;
     if ((i & 1) == 0) {
-      // As __itt_task_begin writes a begin with null ids: domain and name in
-      // one word.
-      const uint64_t word = collector_internal::PackTaskBegin(1, 1 + ((i >> 1) & 3));
-      size_t size = collector_internal::RawRecordSize(ticks, prev, word);
-      ring.resize(at + size);
-      collector_internal::WriteRawRecord(&ring[at], size, collector_internal::kRawPackedTaskBegin,
-                                         ticks, prev, word);
+      // As __itt_task_begin writes a begin with null ids.
+      const uint64_t word = collector_internal::PackTaskBegin(domain, 1 + ((i >> 1) & 3));
+      if (word == task_word) {
+        write(collector_internal::kRawTaskBeginRepeat);
+      } else {
+        write(collector_internal::kRawPackedTaskBegin, word);
+        task_word = word;
+      }
+    } else if (domain == collector_internal::TaskWordDomain(task_word)) {
+      write(collector_internal::kRawTaskEndRepeat);
     } else {
-      const uint64_t domain = 1;
-      size_t size = collector_internal::RawRecordSize(ticks, prev, domain);
-      ring.resize(at + size);
-      collector_internal::WriteRawRecord(&ring[at], size, format::EventKind::kTaskEnd, ticks, prev,
-                                         domain);
+      write(format::EventKind::kTaskEnd, uint64_t{domain});
     }
   }
   return ring;
@@ -111,14 +119,17 @@ const std::vector<uint8_t>& StageRecords() {
   return records;
 }
 
+// Calls fn(record, ticks, task_word) for each record of `ring`, with what
+// the flusher keeps of the records before it.
 template <typename Fn>
 void ForEachRecord(const std::vector<uint8_t>& ring, Fn fn) {
-  uint64_t ticks = 0;  // the ticks of the record before, as the flusher keeps them
+  uint64_t ticks = 0;
+  uint64_t task_word = collector_internal::kNoTaskWord;
   for (size_t at = 0; at < ring.size();) {
     uint64_t header;
     std::memcpy(&header, &ring[at], 8);
     ticks = collector_internal::RawTicks(&ring[at], ticks);
-    fn(&ring[at], ticks);
+    fn(&ring[at], ticks, &task_word);
     at += collector_internal::RawSize(header);
   }
 }
@@ -132,8 +143,8 @@ void BM_Stage_Decode(benchmark::State& state) {
   const auto& ring = StageRecords();
   format::Event event;
   for (auto _ : state) {
-    ForEachRecord(ring, [&](const uint8_t* r, uint64_t ticks) {
-      collector_internal::DecodeRawRecord(r, ticks, &event);
+    ForEachRecord(ring, [&](const uint8_t* r, uint64_t ticks, uint64_t* task_word) {
+      collector_internal::DecodeRawRecord(r, ticks, task_word, &event);
       benchmark::DoNotOptimize(event);
     });
   }
@@ -142,9 +153,9 @@ void BM_Stage_Decode(benchmark::State& state) {
 
 void BM_Stage_Encode(benchmark::State& state) {
   std::vector<format::Event> events;
-  ForEachRecord(StageRecords(), [&](const uint8_t* r, uint64_t ticks) {
+  ForEachRecord(StageRecords(), [&](const uint8_t* r, uint64_t ticks, uint64_t* task_word) {
     events.emplace_back();
-    collector_internal::DecodeRawRecord(r, ticks, &events.back());
+    collector_internal::DecodeRawRecord(r, ticks, task_word, &events.back());
   });
   format::EventStreamEncoder encoder;
   for (auto _ : state) {
@@ -160,8 +171,8 @@ void BM_Stage_RingToPayload(benchmark::State& state) {
   format::EventStreamEncoder encoder;
   for (auto _ : state) {
     encoder.Reset(1, 0);
-    ForEachRecord(ring, [&](const uint8_t* r, uint64_t ticks) {
-      collector_internal::AppendRawRecord(r, ticks, &encoder);
+    ForEachRecord(ring, [&](const uint8_t* r, uint64_t ticks, uint64_t* task_word) {
+      collector_internal::AppendRawRecord(r, ticks, task_word, &encoder);
     });
     benchmark::DoNotOptimize(encoder.payload_size());
   }
@@ -171,8 +182,8 @@ void BM_Stage_RingToPayload(benchmark::State& state) {
 std::string StagePayload() {
   format::EventStreamEncoder encoder;
   encoder.Reset(1, 0);
-  ForEachRecord(StageRecords(), [&](const uint8_t* r, uint64_t ticks) {
-    collector_internal::AppendRawRecord(r, ticks, &encoder);
+  ForEachRecord(StageRecords(), [&](const uint8_t* r, uint64_t ticks, uint64_t* task_word) {
+    collector_internal::AppendRawRecord(r, ticks, task_word, &encoder);
   });
   return std::string(encoder.payload());
 }

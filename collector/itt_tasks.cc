@@ -26,9 +26,16 @@ inline void TaskLike(EventKind kind, const __itt_domain* domain, const __itt_id&
   const RawId raw_id = ToRaw(id), raw_parent = ToRaw(parent);
   if (kind == EventKind::kTaskBegin && !raw_id.present() && !raw_parent.present() &&
       (name >> 32) == 0) {
-    // The common begin: two words in the ring (raw_record.h).
-    return Emit(call.thread(), kRawPackedTaskBegin, now,
-                PackTaskBegin(DomainId(domain), static_cast<uint32_t>(name)));
+    // The common begin: two words in the ring, or one when it repeats the
+    // ring's last (raw_record.h).
+    ThreadState* t = call.thread();
+    const uint64_t word = PackTaskBegin(DomainId(domain), static_cast<uint32_t>(name));
+    if (word == t->ring_task_word) {
+      Emit(t, kRawTaskBeginRepeat, now);
+    } else if (Emit(t, kRawPackedTaskBegin, now, word)) {
+      t->ring_task_word = word;
+    }
+    return;
   }
   Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, raw_id, raw_parent, name);
 }
@@ -76,7 +83,13 @@ ITTC_EXPORT void ITTAPI __itt_task_end(const __itt_domain* domain) {
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kTaskEnd, now, uint64_t{DomainId(domain)});
+  ThreadState* t = call.thread();
+  const uint32_t id = DomainId(domain);
+  if (id == TaskWordDomain(t->ring_task_word)) {
+    Emit(t, kRawTaskEndRepeat, now);  // one word (raw_record.h)
+  } else {
+    Emit(t, EventKind::kTaskEnd, now, uint64_t{id});
+  }
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_group(const __itt_domain* domain, __itt_id id, __itt_id parentid,

@@ -309,7 +309,7 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
           chunk->encoder->Reset(t->index, ticks);
           chunk->opened_ns = MonotonicRawNs();
         }
-        if (AppendRawRecord(record, ticks, chunk->encoder.get())) {
+        if (AppendRawRecord(record, ticks, &t->flusher_task_word, chunk->encoder.get())) {
           ++chunk->events;
           // payload_size() costs a few varint lengths; look every 256 events.
           if ((chunk->events & 255) == 0 && chunk->encoder->payload_size() >= kEventsChunkTarget) {
@@ -332,7 +332,8 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
 }
 
 void Flusher::NoteThreadRecord(ThreadState* t, const uint8_t* record, uint64_t ticks) {
-  if (!DecodeRawRecord(record, ticks, &event_)) return;
+  uint64_t unused_task_word = kNoTaskWord;  // a thread record is no task
+  if (!DecodeRawRecord(record, ticks, &unused_task_word, &event_)) return;
   if (event_.kind == EventKind::kThreadSetName) {
     t->flusher_name =
         Registry::Get().StringText(static_cast<uint32_t>(event_.Get(format::Field::kName)));
@@ -423,7 +424,8 @@ void Flusher::WriteDefinitions() {
     size_t size = RawSize(header);
     if (size < kRawHeaderBytes || size > static_cast<size_t>(end - p)) break;
     // Definitions are all at ticks 0 (Registry::AppendDefinitionLocked).
-    if (DecodeRawRecord(p, RawTicks(p, 0), &event_)) {
+    uint64_t no_task_word = kNoTaskWord;  // definitions hold no task
+    if (DecodeRawRecord(p, RawTicks(p, 0), &no_task_word, &event_)) {
       records_.Append(event_);
       // Keep each definitions chunk well under the format's payload limit.
       if (records_.payload().size() >= kEventsChunkTarget)

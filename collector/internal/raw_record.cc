@@ -42,40 +42,63 @@ struct LaidOutAppender {
   }
 };
 
-// Whether `header` is a well-formed packed task begin (either time form).
-bool IsPackedTaskBegin(uint64_t header) {
-  return RawKind(header) == static_cast<uint16_t>(kRawPackedTaskBegin) && RawIdMask(header) == 0 &&
-         RawSize(header) == RawFieldsOffset(header) + 8;
+// The ring-only task kinds (raw_record.h), in either time form: as the
+// kTaskBegin or kTaskEnd they stand for, through `emit(kind, source)`, with
+// *task_word kept. False if the record is not one of them; *ok false if it
+// is one but malformed.
+template <typename Emit>
+bool RingOnlyTask(const uint8_t* record, uint64_t* task_word, bool* ok, Emit&& emit) {
+  uint64_t header;
+  std::memcpy(&header, record, 8);
+  const auto kind = static_cast<format::EventKind>(RawKind(header));
+  size_t words;
+  if (kind == kRawPackedTaskBegin) {
+    words = 1;
+  } else if (kind == kRawTaskBeginRepeat || kind == kRawTaskEndRepeat) {
+    words = 0;
+  } else {
+    return false;
+  }
+  const size_t offset = RawFieldsOffset(header);
+  *ok = RawIdMask(header) == 0 && RawSize(header) == offset + 8 * words;
+  if (!*ok) return true;
+  if (kind == kRawPackedTaskBegin) std::memcpy(task_word, record + offset, 8);
+  // A task end's one field is the source's first word: the domain.
+  *ok =
+      emit(kind == kRawTaskEndRepeat ? format::EventKind::kTaskEnd : format::EventKind::kTaskBegin,
+           PackedTaskBeginSource(*task_word));
+  return true;
 }
 
 }  // namespace
 
-bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks,
+bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
                             format::EventStreamEncoder* encoder) {
+  bool ok = false;
+  auto append = [&](format::EventKind kind, auto source) {
+    constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId;
+    if (kind == format::EventKind::kTaskEnd) return encoder->AppendFixed<U>(kind, ticks, 0, source);
+    return encoder->AppendFixed<U, I, I, U>(kind, ticks, 0, source);
+  };
+  if (RingOnlyTask(record, task_word, &ok, append)) return ok;
   uint64_t header;
   std::memcpy(&header, record, 8);
-  if (RawKind(header) == static_cast<uint16_t>(kRawPackedTaskBegin)) {
-    // The whole-ticks form (the plain path took the other), or malformed.
-    if (!IsPackedTaskBegin(header)) return false;
-    PackedTaskBeginSource source(record + RawFieldsOffset(header));
-    constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId;
-    return encoder->AppendFixed<U, I, I, U>(format::EventKind::kTaskBegin, ticks, 0, source);
-  }
   return format::internal::WithFixedFields(static_cast<format::EventKind>(RawKind(header)),
                                            LaidOutAppender{record, header, ticks, encoder});
 }
 
-bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, format::Event* event) {
+bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
+                     format::Event* event) {
+  bool ok = false;
+  auto decode = [&](format::EventKind kind, auto source) {
+    event->Init(kind, ticks);
+    event->Set(format::Field::kDomain, source.Word());
+    if (kind == format::EventKind::kTaskBegin) event->Set(format::Field::kName, source.Word());
+    return true;
+  };
+  if (RingOnlyTask(record, task_word, &ok, decode)) return ok;
   uint64_t header;
   std::memcpy(&header, record, 8);
-  if (RawKind(header) == static_cast<uint16_t>(kRawPackedTaskBegin)) {
-    if (!IsPackedTaskBegin(header)) return false;
-    PackedTaskBeginSource source(record + RawFieldsOffset(header));
-    event->Init(format::EventKind::kTaskBegin, ticks);
-    event->Set(format::Field::kDomain, source.Word());
-    event->Set(format::Field::kName, source.Word());
-    return true;
-  }
   const auto kind = static_cast<format::EventKind>(RawKind(header));
   const format::KindSchema* schema = format::FindSchema(kind);
   if (schema == nullptr) return false;

@@ -20,7 +20,8 @@
 //                                    zero-padded to a multiple of 8
 //
 // Times as differences keep the hot records small (a task end is two words,
-// a task begin three): the ring's lines are what the producer's core and the
+// a task begin three; see kRawPackedTaskBegin and kRawTaskBeginRepeat for
+// smaller ones): the ring's lines are what the producer's core and the
 // flusher's hand back and forth. The first record of a ring, and the
 // definitions (whose ticks are 0), are measured from 0. Both ends keep the
 // previous record's ticks (ThreadState::ring_ticks, flusher_ticks); a ring
@@ -118,6 +119,20 @@ static_assert(0x1f0 < kRawKindLimit && 0x1f0 > static_cast<uint16_t>(format::Eve
 inline uint64_t PackTaskBegin(uint32_t domain, uint32_t name) {
   return uint64_t{domain} | (uint64_t{name} << 32);
 }
+
+// Two more ring-only kinds, a header and no fields, for a thread that runs
+// the same task over and over: both ends of a ring remember the word of the
+// last packed task begin in it (its "task word": ThreadState::ring_task_word
+// and flusher_task_word, kNoTaskWord before the first), and
+//   kRawTaskBeginRepeat  is a packed task begin with that word;
+//   kRawTaskEndRepeat    is a task end whose domain is that word's domain.
+// A loop of one task is then one word per call in the ring. The producer
+// changes its task word only when a packed begin is committed, and the
+// flusher when it reads one, so the two agree record by record.
+inline constexpr auto kRawTaskBeginRepeat = static_cast<format::EventKind>(0x1f1);
+inline constexpr auto kRawTaskEndRepeat = static_cast<format::EventKind>(0x1f2);
+inline constexpr uint64_t kNoTaskWord = 0;
+inline uint32_t TaskWordDomain(uint64_t task_word) { return static_cast<uint32_t>(task_word); }
 
 // The ring's padding word (spsc_ring.h) is a header of this layout.
 static_assert(RawKind(PaddingHeader(4096)) == kPaddingKind && RawSize(PaddingHeader(4096)) == 4096,
@@ -287,11 +302,12 @@ class LaidOutFieldSource {
   uint8_t id_mask_;
 };
 
-// The fields of a packed task begin (kRawPackedTaskBegin) in kTaskBegin's
-// order: the domain, two null ids, the name.
+// The fields of a packed task begin (kRawPackedTaskBegin, or the task word
+// of a kRawTaskBeginRepeat) in kTaskBegin's order: the domain, two null
+// ids, the name.
 class PackedTaskBeginSource {
  public:
-  explicit PackedTaskBeginSource(const uint8_t* fields) { std::memcpy(&word_, fields, 8); }
+  explicit PackedTaskBeginSource(uint64_t word) : word_(word) {}
   uint64_t Word() {
     const uint64_t half = word_ & 0xffffffffu;
     word_ >>= 32;
@@ -316,15 +332,17 @@ constexpr uint32_t PlainHeader(format::EventKind kind, size_t words) {
 // and no bytes fields by the layout its header gives, once the size
 // matches it; any other by its schema, every read checked against the
 // record's size. Out of line.
-bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks,
+bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
                             format::EventStreamEncoder* encoder);
 
 // Encodes one whole raw record, whose ticks are `ticks` (RawTicks), straight
-// into `encoder`'s payload. Returns false (nothing appended) if the record
+// into `encoder`'s payload; *task_word is the ring's task word, which a
+// packed task begin sets. Returns false (nothing appended) if the record
 // does not match its kind's schema, a collector bug the flusher counts.
 // kBytes fields are copied. Always inline: the flusher's loop runs it for
 // every event, and the hot kinds' paths are a few instructions.
 __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record, uint64_t ticks,
+                                                           uint64_t* task_word,
                                                            format::EventStreamEncoder* encoder) {
   uint64_t header;
   std::memcpy(&header, record, 8);
@@ -334,10 +352,17 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
   constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId;
   LaidOutFieldSource plain(record + kRawHeaderBytes, 0);
   switch (static_cast<uint32_t>(header)) {
+    case PlainHeader(kRawTaskEndRepeat, 0): {
+      PackedTaskBeginSource domain(*task_word);  // its first word: the domain
+      return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, domain);
+    }
     case PlainHeader(EventKind::kTaskEnd, 1):
       return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, plain);
-    case PlainHeader(kRawPackedTaskBegin, 1): {
-      PackedTaskBeginSource packed(record + kRawHeaderBytes);
+    case PlainHeader(kRawPackedTaskBegin, 1):
+      std::memcpy(task_word, record + kRawHeaderBytes, 8);
+      [[fallthrough]];  // one copy of the begin's code, which then stays inline
+    case PlainHeader(kRawTaskBeginRepeat, 0): {
+      PackedTaskBeginSource packed(*task_word);
       return encoder->AppendFixed<U, I, I, U>(EventKind::kTaskBegin, ticks, 0, packed);
     }
     case PlainHeader(EventKind::kTaskBegin, 2):
@@ -351,15 +376,16 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
     case PlainHeader(EventKind::kCounterInc, 1):
       return encoder->AppendFixed<U>(EventKind::kCounterInc, ticks, 0, plain);
     default:
-      return AppendRawRecordChecked(record, ticks, encoder);
+      return AppendRawRecordChecked(record, ticks, task_word, encoder);
   }
 }
 
 // Decodes one raw record (already known to be whole), whose ticks are
-// `ticks`, into *event, with kBytes views pointing into the record. Returns
-// false if the record does not match its kind's schema (a collector bug;
-// the flusher counts it).
-bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, format::Event* event);
+// `ticks`, into *event, with kBytes views pointing into the record;
+// *task_word as for AppendRawRecord. Returns false if the record does not
+// match its kind's schema (a collector bug; the flusher counts it).
+bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
+                     format::Event* event);
 
 }  // namespace ittc::collector_internal
 

@@ -288,6 +288,8 @@ void ResetThreadsInForkChild() {
       t->ring.ResetUnsafe();
       t->ring_ticks = 0;  // the next record is the ring's first
       t->flusher_ticks = 0;
+      t->ring_task_word = kNoTaskWord;
+      t->flusher_task_word = kNoTaskWord;
       for (auto& d : t->dropped) d.store(0, std::memory_order_relaxed);
       for (auto& d : t->flusher_dropped_written) d = 0;
       t->flusher_recorded = 0;

@@ -16,6 +16,7 @@
 //   check_at       owning thread only.
 //   ring_ticks     owning thread only: the ticks of its last record in the
 //                  ring (raw_record.h measures each record's from it).
+//   ring_task_word owning thread only: the ring's task word (raw_record.h).
 //   wake_pending   set by the owner when it wakes the flusher, cleared by
 //                  the flusher after a drain; relaxed (a hint, no data).
 //   exited         set by the owner's key destructor (release), read by
@@ -49,6 +50,7 @@ struct ThreadState {
   int in_call = 0;
   uint64_t check_at = 0;
   uint64_t ring_ticks = 0;
+  uint64_t ring_task_word = kNoTaskWord;
   uint32_t index;
   uint64_t tid;
   std::atomic<uint64_t> dropped[kLossCauseSlots];
@@ -59,7 +61,8 @@ struct ThreadState {
   uint8_t* buffer;
 
   // Flusher-private bookkeeping.
-  uint64_t flusher_ticks = 0;  // the last record's ticks read from the ring
+  uint64_t flusher_ticks = 0;                // the last record's ticks read from the ring
+  uint64_t flusher_task_word = kNoTaskWord;  // the ring's task word, as read
   uint64_t flusher_recorded = 0;
   uint64_t flusher_dropped_written[kLossCauseSlots] = {};
   bool flusher_info_written = false;
@@ -184,43 +187,45 @@ class CallScope {
 };
 
 // Appends one record of `size` bytes (RawRecordSize of the same ticks,
-// prev and args). Emit's body.
+// prev and args); false if it was dropped. Emit's body.
 template <typename... Args>
-__attribute__((always_inline)) inline void EmitRecord(ThreadState* t, size_t size,
+__attribute__((always_inline)) inline bool EmitRecord(ThreadState* t, size_t size,
                                                       format::EventKind kind, uint64_t ticks,
                                                       uint64_t prev, const Args&... args) {
   uint8_t* p;
   if (__builtin_expect(size > t->ring.max_record(), 0) ||
       __builtin_expect((p = t->ring.Reserve(size)) == nullptr, 0)) {
     p = ReserveSlow(t, size);
-    if (p == nullptr) return;
+    if (p == nullptr) return false;
   }
   WriteRawRecord(p, size, kind, ticks, prev, args...);
   t->ring.Commit();
   t->ring_ticks = ticks;
   if (__builtin_expect(t->ring.head() > t->check_at, 0)) CheckFill(t);
+  return true;
 }
 
 // Emit for a record whose time does not fit the header (the ring's first,
 // or one after a long gap): out of line, so that the hot path's size is a
 // constant.
 template <typename... Args>
-__attribute__((noinline)) void EmitWide(ThreadState* t, format::EventKind kind, uint64_t ticks,
+__attribute__((noinline)) bool EmitWide(ThreadState* t, format::EventKind kind, uint64_t ticks,
                                         const Args&... args) {
   const uint64_t prev = t->ring_ticks;
-  EmitRecord(t, RawRecordSize(ticks, prev, args...), kind, ticks, prev, args...);
+  return EmitRecord(t, RawRecordSize(ticks, prev, args...), kind, ticks, prev, args...);
 }
 
-// Appends one record. REQUIRES: t == the calling thread's state, in a call.
-// The arguments follow the kind's schema order (raw_record.h).
+// Appends one record; false if it was dropped (counted). REQUIRES: t == the
+// calling thread's state, in a call. The arguments follow the kind's schema
+// order (raw_record.h).
 // Always inline: it is the hot path, and a call costs more than its body
 // (GCC's heuristics leave it out of line in some callers).
 template <typename... Args>
-__attribute__((always_inline)) inline void Emit(ThreadState* t, format::EventKind kind,
+__attribute__((always_inline)) inline bool Emit(ThreadState* t, format::EventKind kind,
                                                 uint64_t ticks, const Args&... args) {
   const uint64_t prev = t->ring_ticks;  // a local: the record's stores may alias it
   if (__builtin_expect(!TicksFitHeader(ticks, prev), 0)) return EmitWide(t, kind, ticks, args...);
-  EmitRecord(t, RawRecordSize(ticks, prev, args...), kind, ticks, prev, args...);
+  return EmitRecord(t, RawRecordSize(ticks, prev, args...), kind, ticks, prev, args...);
 }
 
 }  // namespace ittc::collector_internal

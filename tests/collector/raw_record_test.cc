@@ -124,12 +124,15 @@ TEST(RawRecord, EveryKindEncodesStraightToItself) {
   format::EventStreamEncoder encoder;
   encoder.Reset(7, 1u << 20);
   uint64_t read_ticks = 0;
+  uint64_t decode_word = kNoTaskWord, append_word = kNoTaskWord;
   for (size_t i = 0; i < records.size(); ++i) {
     read_ticks = RawTicks(Bytes(records[i]), read_ticks);
     Event decoded;
-    ASSERT_TRUE(DecodeRawRecord(Bytes(records[i]), read_ticks, &decoded)) << expected[i];
+    ASSERT_TRUE(DecodeRawRecord(Bytes(records[i]), read_ticks, &decode_word, &decoded))
+        << expected[i];
     EXPECT_EQ(format::DebugString(decoded), expected[i]);
-    ASSERT_TRUE(AppendRawRecord(Bytes(records[i]), read_ticks, &encoder)) << expected[i];
+    ASSERT_TRUE(AppendRawRecord(Bytes(records[i]), read_ticks, &append_word, &encoder))
+        << expected[i];
   }
   ASSERT_FALSE(encoder.failed());
   EXPECT_EQ(encoder.event_count(), records.size());
@@ -145,11 +148,12 @@ TEST(RawRecord, RingPathAndEventPathWriteTheSamePayload) {
   from_ring.Reset(1, 0);
   from_events.Reset(1, 0);
   uint64_t time = 0;
+  uint64_t task_word = kNoTaskWord;
   for (EventKind kind : EventKinds()) {
     for (int i = 0; i < 20; ++i) {
       time += rng() % 100;
       Event e = format::testing::RandomEvent(rng, kind, time, &storage);
-      ASSERT_TRUE(AppendRawRecord(Bytes(RawRecordOf(e)), time, &from_ring));
+      ASSERT_TRUE(AppendRawRecord(Bytes(RawRecordOf(e)), time, &task_word, &from_ring));
       from_events.Append(e);
     }
   }
@@ -167,6 +171,7 @@ TEST(RawRecord, RecordsWithNullIdsWriteTheSamePayloadAsTheirEvents) {
   from_events.Reset(1, 5000);
   std::vector<std::string> expected;
   uint64_t time = 5000, prev = 0;
+  uint64_t task_word = kNoTaskWord;
   size_t plain = 0;
   const EventKind plain_kinds[] = {EventKind::kTaskEnd,    EventKind::kTaskBegin,
                                    EventKind::kFrameBegin, EventKind::kFrameEnd,
@@ -189,7 +194,7 @@ TEST(RawRecord, RecordsWithNullIdsWriteTheSamePayloadAsTheirEvents) {
           ++plain;
         }
       }
-      ASSERT_TRUE(AppendRawRecord(Bytes(record), time, &from_ring)) << s->name;
+      ASSERT_TRUE(AppendRawRecord(Bytes(record), time, &task_word, &from_ring)) << s->name;
       from_events.Append(e);
       expected.push_back(format::DebugString(e));
     }
@@ -208,15 +213,16 @@ void ExpectRefused(const std::vector<uint64_t>& record, const std::string& what)
   const std::vector<uint64_t> good_record = RawRecordOf(good);
   format::EventStreamEncoder encoder;
   encoder.Reset(1, 0);
-  ASSERT_TRUE(AppendRawRecord(Bytes(good_record), 100, &encoder));
+  uint64_t task_word = kNoTaskWord;
+  ASSERT_TRUE(AppendRawRecord(Bytes(good_record), 100, &task_word, &encoder));
   const std::string before(encoder.payload());
   const uint64_t ticks = RawTicks(Bytes(record), 0);
-  EXPECT_FALSE(AppendRawRecord(Bytes(record), ticks, &encoder)) << what;
+  EXPECT_FALSE(AppendRawRecord(Bytes(record), ticks, &task_word, &encoder)) << what;
   EXPECT_EQ(encoder.payload(), before) << what;
   EXPECT_EQ(encoder.event_count(), 1u) << what;
   Event decoded;
-  EXPECT_FALSE(DecodeRawRecord(Bytes(record), ticks, &decoded)) << what;
-  ASSERT_TRUE(AppendRawRecord(Bytes(good_record), 100, &encoder));
+  EXPECT_FALSE(DecodeRawRecord(Bytes(record), ticks, &task_word, &decoded)) << what;
+  ASSERT_TRUE(AppendRawRecord(Bytes(good_record), 100, &task_word, &encoder));
   EXPECT_EQ(DecodeAll(encoder.payload()).size(), 2u) << what;
 }
 
@@ -279,7 +285,8 @@ TEST(RawRecord, TicksReadBackWhateverTheStepFromThePreviousRecord) {
     read = RawTicks(Bytes(words), read);
     ASSERT_EQ(read, ticks) << "step " << step;
     Event decoded;
-    ASSERT_TRUE(DecodeRawRecord(Bytes(words), read, &decoded));
+    uint64_t task_word = kNoTaskWord;
+    ASSERT_TRUE(DecodeRawRecord(Bytes(words), read, &task_word, &decoded));
     EXPECT_EQ(decoded.Get(format::Field::kDomain), domain);
     prev = ticks;
   }
@@ -309,6 +316,7 @@ TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
   from_ring.Reset(1, 0);
   from_events.Reset(1, 0);
   uint64_t time = 1000, prev = 0;
+  uint64_t decode_word = kNoTaskWord, append_word = kNoTaskWord;
   size_t wide = 0;
   for (int i = 0; i < 2000; ++i) {
     time += i % 100 == 0 ? uint64_t{1} << 33 : rng() % 1000;
@@ -327,9 +335,11 @@ TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
     e.Set(format::Field::kDomain, domain);
     e.Set(format::Field::kName, name);
     Event decoded;
-    ASSERT_TRUE(DecodeRawRecord(Bytes(record), ticks, &decoded));
+    ASSERT_TRUE(DecodeRawRecord(Bytes(record), ticks, &decode_word, &decoded));
     EXPECT_EQ(format::DebugString(decoded), format::DebugString(e));
-    ASSERT_TRUE(AppendRawRecord(Bytes(record), ticks, &from_ring));
+    EXPECT_EQ(decode_word, word);
+    ASSERT_TRUE(AppendRawRecord(Bytes(record), ticks, &append_word, &from_ring));
+    EXPECT_EQ(append_word, word);
     from_events.Append(e);
   }
   EXPECT_EQ(wide, 20u);
@@ -339,6 +349,81 @@ TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
   ExpectRefused({MakeRawHeader(kRawPackedTaskBegin, 0, 24, 0), word, 0}, "packed, a word long");
   ExpectRefused({MakeRawHeader(kRawPackedTaskBegin, 1, 16, 0), word}, "packed, an id bit");
   ExpectRefused({MakeRawHeader(kRawPackedTaskBegin, 0, 8, 0)}, "packed, no word");
+}
+
+// A thread's task loop as the hot path writes it (itt_tasks.cc): a begin
+// whose packed word is the ring's task word is kRawTaskBeginRepeat, else a
+// packed begin that becomes the task word; an end whose domain is the task
+// word's is kRawTaskEndRepeat, else kTaskEnd. Random domains, names and
+// nesting, with the time in the header or whole: the flusher's path and
+// the decoder write exactly the events made, carrying the task word from
+// record to record as the ring's two ends do.
+TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
+  format::testing::Rng rng(61);
+  format::EventStreamEncoder from_ring, from_events;
+  from_ring.Reset(1, 0);
+  from_events.Reset(1, 0);
+  uint64_t time = 1000, prev = 0;
+  uint64_t producer_word = kNoTaskWord, append_word = kNoTaskWord, decode_word = kNoTaskWord;
+  size_t counts[3] = {};       // repeated begins, repeated ends, wide times
+  std::vector<uint32_t> open;  // domains of the open tasks
+  for (int i = 0; i < 20000; ++i) {
+    time += i % 500 == 0 ? uint64_t{1} << 33 : rng() % 1000;
+    // Few domains and names, so that repeats are common but not the rule.
+    const auto domain = static_cast<uint32_t>(1 + rng() % 3);
+    Event e;
+    std::vector<uint64_t> record;
+    auto make = [&](EventKind kind, auto... fields) {
+      const size_t size = RawRecordSize(time, prev, fields...);
+      record.assign(size / 8, 0);
+      WriteRawRecord(reinterpret_cast<uint8_t*>(record.data()), size, kind, time, prev, fields...);
+      counts[2] += !TicksFitHeader(time, prev);
+    };
+    if (open.empty() || (open.size() < 8 && rng() % 2 == 0)) {
+      const auto name = static_cast<uint32_t>(rng() % 3);
+      e.Init(EventKind::kTaskBegin, time);
+      e.Set(format::Field::kDomain, domain);
+      e.Set(format::Field::kName, name);
+      const uint64_t word = PackTaskBegin(domain, name);
+      if (word == producer_word) {
+        make(kRawTaskBeginRepeat);
+        ++counts[0];
+      } else {
+        make(kRawPackedTaskBegin, word);
+        producer_word = word;
+      }
+      open.push_back(domain);
+    } else {
+      const uint32_t end_domain = rng() % 4 == 0 ? domain : open.back();
+      open.pop_back();
+      e.Init(EventKind::kTaskEnd, time);
+      e.Set(format::Field::kDomain, end_domain);
+      if (end_domain == TaskWordDomain(producer_word)) {
+        make(kRawTaskEndRepeat);
+        ++counts[1];
+      } else {
+        make(EventKind::kTaskEnd, uint64_t{end_domain});
+      }
+    }
+    const uint64_t ticks = RawTicks(Bytes(record), prev);
+    ASSERT_EQ(ticks, time);
+    prev = time;
+    Event decoded;
+    ASSERT_TRUE(DecodeRawRecord(Bytes(record), ticks, &decode_word, &decoded));
+    ASSERT_EQ(format::DebugString(decoded), format::DebugString(e)) << "record " << i;
+    ASSERT_TRUE(AppendRawRecord(Bytes(record), ticks, &append_word, &from_ring));
+    from_events.Append(e);
+  }
+  EXPECT_GT(counts[0], 1000u);
+  EXPECT_GT(counts[1], 1000u);
+  EXPECT_GT(counts[2], 20u);
+  EXPECT_EQ(from_ring.payload(), from_events.payload());
+
+  // Any other shape of the two kinds is refused.
+  ExpectRefused({MakeRawHeader(kRawTaskBeginRepeat, 0, 16, 0), 5}, "begin repeat, a word long");
+  ExpectRefused({MakeRawHeader(kRawTaskBeginRepeat, 1, 8, 0)}, "begin repeat, an id bit");
+  ExpectRefused({MakeRawHeader(kRawTaskEndRepeat, 0, 16, 0), 5}, "end repeat, a word long");
+  ExpectRefused({MakeRawHeader(kRawTaskEndRepeat, 2, 8, 0)}, "end repeat, an id bit");
 }
 
 }  // namespace

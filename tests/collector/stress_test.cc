@@ -19,12 +19,13 @@ namespace ittc::testing {
 namespace {
 
 constexpr int kThreads = 8;
-// Held pairs per thread: a task event takes at least 16 bytes of ring
-// (collector/internal/raw_record.h: a task end), so 4096 pairs, 8192
-// events, are at least twice what a 64 KiB ring holds.
+// Held pairs per thread: a task event takes at least 8 bytes of ring
+// (collector/internal/raw_record.h: a begin or end that repeats the ring's
+// last task), so 8192 pairs, 16384 events, are at least twice what a
+// 64 KiB ring holds.
 constexpr int kRingKb = 64;
-constexpr uint64_t kMostEventsInRing = kRingKb * 1024 / 16;
-constexpr long kHeldPairs = 4096;
+constexpr uint64_t kMostEventsInRing = kRingKb * 1024 / 8;
+constexpr long kHeldPairs = 8192;
 
 struct StressRun {
   LoadedTrace trace;

@@ -18,11 +18,12 @@ namespace {
 
 constexpr int kThreads = 4;
 // Ring of the runs below, and the smallest record a task event takes in it
-// (collector/internal/raw_record.h: a task end is an 8-byte header, whose
-// time is a difference from the record before, and an 8-byte domain id):
-// while the flusher is held a ring holds at most this many events.
+// (collector/internal/raw_record.h: a task begin or end that repeats the
+// ring's last task is its 8-byte header alone, whose time is a difference
+// from the record before): while the flusher is held a ring holds at most
+// this many events.
 constexpr int kRingKb = 64;
-constexpr uint64_t kMostEventsInRing = kRingKb * 1024 / 16;
+constexpr uint64_t kMostEventsInRing = kRingKb * 1024 / 8;
 // Held pairs: twice as many events as a ring can hold.
 constexpr long kHeldPairs = kMostEventsInRing;
 constexpr long kFreePairs = 300000;
