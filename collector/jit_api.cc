@@ -123,8 +123,9 @@ int SimpleEvent(EventKind kind, uint64_t arg, bool with_arg) {
 
 ITTC_EXPORT int NotifyEvent(iJIT_JVM_EVENT event_type, void* data) {
   // While paused or detached nothing records: return before looking at
-  // the event (the per-kind paths below would each reach the same gate).
-  if (g_recording.load(std::memory_order_relaxed) == kGateClosed) return 0;
+  // the event (the per-kind paths below would each reach the same gate),
+  // unless the live perf map still wants method loads (MethodRecord).
+  if (g_recording.load(std::memory_order_relaxed) == kGateClosed && !PerfMapOn()) return 0;
   switch (event_type) {
     case iJVM_EVENT_TYPE_SHUTDOWN:
       return SimpleEvent(EventKind::kJitShutdown, 0, false);
@@ -154,4 +155,21 @@ ITTC_EXPORT int NotifyEvent(iJIT_JVM_EVENT event_type, void* data) {
 ITTC_EXPORT int Initialize(void) {
   SessionStartIfNeeded();
   return iJIT_SAMPLING_ON;
+}
+
+// For a JIT static part that looks for it (ours, stub/src/jitprofiling.c),
+// after Initialize: an int that is negative exactly while NotifyEvent does
+// nothing and returns 0 at its first line (paused, detached, shut down, and
+// no live perf map), so that the static part can skip the call. A relaxed
+// load of it sees what NotifyEvent's own first load would. With the perf map
+// on, calls are never skipped: one that never reads negative.
+ITTC_EXPORT const int* ittc_recording_gate(void) {
+  static_assert(sizeof(g_recording) == sizeof(int) && std::atomic<int>::is_always_lock_free,
+                "the gate is read as a plain int by the static part");
+  static_assert(kGateClosed < 0 && kGateOpen >= 0 && kGateSlow >= 0,
+                "negative means closed, and only closed");
+  static const int kNeverClosed = kGateOpen;
+  SessionStartIfNeeded();  // the perf map setting is read at the start
+  if (PerfMapOn()) return &kNeverClosed;
+  return reinterpret_cast<const int*>(&g_recording);
 }

@@ -268,6 +268,8 @@ void UpdateProcessMaps(format::ChunkWriter* writer, std::string* out) {
   if (PerfMapState* p = g_perf.load(std::memory_order_acquire); p != nullptr) WritePerfMap(p);
 }
 
+bool PerfMapOn() { return g_perf_map_on.load(std::memory_order_relaxed); }
+
 void PerfMapAddMethod(uint64_t address, uint64_t size, const char* name, uint64_t method_id) {
   // Relaxed is enough for the common "off" answer; the acquire below pairs
   // with ResetProcessMaps' release before the state is used.

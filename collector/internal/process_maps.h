@@ -41,6 +41,10 @@ void UpdateProcessMaps(format::ChunkWriter* writer, std::string* out);
 // be null (the line then says "jit_method_<method_id>").
 void PerfMapAddMethod(uint64_t address, uint64_t size, const char* name, uint64_t method_id);
 
+// Whether ITTC_PERF_MAP is on (known once the session has started): JIT
+// method loads then matter even while recording is paused.
+bool PerfMapOn();
+
 // fork(): glibc does not reset the loader's dl_iterate_phdr lock in the
 // child, so a fork while the flusher iterates would leave every later
 // dl_iterate_phdr of the child (ours, and the C++ unwinder's) blocked

@@ -6,10 +6,15 @@
  *   unsigned int NotifyEvent(unsigned int event_type, void *data);
  *   unsigned int Initialize(void);   -> iJIT_IsProfilingActiveFlags
  * An agent lacking either is not used. Unlike Intel's, a failed or skipped
- * load is final: the variable is read once.
+ * load is final: the variable is read once. One more, optional entry point
+ * of our own agent,
+ *   const int *ittc_recording_gate(void);
+ * gives an int that is negative while the agent records nothing: calls are
+ * then not made (a paused collector costs a load, not a call).
  *
  * Thread safety: the load runs under pthread_once; every reader of
- * `notify_event` and `execution_mode` goes through EnsureLoaded first: an
+ * `notify_event`, `recording_gate` and `execution_mode` goes through
+ * EnsureLoaded first: an
  * acquire load of `loaded` (pairing with LoadAgent's release store, so the
  * load's writes are visible) and, until it is set, pthread_once, which
  * orders them too. `next_method_id` is atomic.
@@ -31,9 +36,14 @@
 
 typedef unsigned int(JITAPI *NotifyEventFn)(unsigned int, void *);
 typedef unsigned int(JITAPI *InitializeFn)(void);
+typedef const int *(*RecordingGateFn)(void);
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static NotifyEventFn notify_event;
+/* Optional, ours only (collector/jit_api.cc): an int the agent keeps
+ * negative while its NotifyEvent would record nothing and return 0 (paused):
+ * the call is then skipped. NULL for any other agent. */
+static const int *recording_gate;
 static iJIT_IsProfilingActiveFlags execution_mode = iJIT_NOTHING_RUNNING;
 static unsigned int next_method_id = 1;
 /* Set (release) when LoadAgent has run: after that a call costs one load,
@@ -52,7 +62,9 @@ static void BindAgent(void) {
     /* Unusable; the handle stays open, as a library may not be unloadable. */
     return;
   }
+  RecordingGateFn gate = (RecordingGateFn)(uintptr_t)dlsym(lib, "ittc_recording_gate");
   execution_mode = (iJIT_IsProfilingActiveFlags)initialize();
+  if (gate != NULL) recording_gate = gate(); /* after Initialize, as the agent asks */
   notify_event = notify;
 }
 
@@ -110,6 +122,7 @@ int JITAPI iJIT_NotifyEvent(iJIT_JVM_EVENT event_type, void *EventSpecificData) 
     return NotifyFirst(event_type, EventSpecificData);
   }
   if (notify_event == NULL) return 0;
+  if (recording_gate != NULL && __atomic_load_n(recording_gate, __ATOMIC_RELAXED) < 0) return 0;
   if (!IsWellFormed(event_type, EventSpecificData)) return 0;
   return (int)notify_event((unsigned int)event_type, EventSpecificData);
 }

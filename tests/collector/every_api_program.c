@@ -3,12 +3,26 @@
  * while paused and must not be recorded. every_api_test.cc checks the trace. */
 /* Overlapped _ex tasks are in the private part of the API, as in Intel's header. */
 #define INTEL_ITTNOTIFY_API_PRIVATE
+#include <dlfcn.h>
 #include <ittnotify.h>
 #include <jitprofiling.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "tests/collector/every_api_constants.h"
+
+/* The collector's ittc_recording_gate (collector/jit_api.cc), looked up in
+ * the library the JIT static part loaded; NULL if it has none. */
+static const int* RecordingGate(void) {
+  const char* path = getenv("INTEL_JIT_PROFILER64");
+  void* lib = path != NULL ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+  if (lib == NULL) return NULL;
+  const int* (*gate)(void) = (const int* (*)(void))(uintptr_t)dlsym(lib, "ittc_recording_gate");
+  const int* result = gate != NULL ? gate() : NULL;
+  dlclose(lib);
+  return result;
+}
 
 static void GetClockInfo(__itt_clock_info* info, void* data) {
   (void)data;
@@ -154,7 +168,22 @@ int main(void) {
   __itt_counter_inc(c);
   __itt_sync_prepare(&object);
   __itt_marker(d, __itt_null, paused_task, __itt_scope_global);
+  /* The JIT static part reads the collector's recording gate and skips the
+   * call (jitprofiling.c); the gate must say closed now, open after. */
+  iJIT_Method_Load paused_method = {0};
+  paused_method.method_id = EA_METHOD_ID;
+  paused_method.method_name = (char*)EA_PAUSED_TASK;
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &paused_method);
+  const int* gate = RecordingGate();
+  if (gate == NULL || *gate >= 0) {
+    fprintf(stderr, "the collector's recording gate is missing or open while paused\n");
+    return 2;
+  }
   __itt_resume();
+  if (*gate < 0) {
+    fprintf(stderr, "the collector's recording gate is closed after resume\n");
+    return 2;
+  }
 
   /* JIT. */
   LineNumberInfo lines[2] = {{0, 10}, {16, 11}};

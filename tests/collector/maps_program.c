@@ -1,9 +1,10 @@
 /* The module map and the live perf map, seen from a program: records a
  * task_begin_fn of a static function, dlopens a plugin (argv[1]) and waits
  * until a flusher round has seen it, calls it, dlcloses it and waits again,
- * then reports one JIT method load. With "fork" as argv[2], a child does the
- * same ITT calls after fork(). Prints the pid and the plugin's function
- * address, which the test checks against the trace. */
+ * then reports one JIT method load, and one more while paused. With "fork"
+ * as argv[2], a child does the same ITT calls after fork(). Prints the pid
+ * and the plugin's function address, which the test checks against the
+ * trace, then the paused method's address and size. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <ittnotify.h>
@@ -50,6 +51,18 @@ static int Run(const char* plugin) {
   m.method_load_address = code;
   m.method_size = sizeof code;
   iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &m);
+
+  /* Loaded while paused: not in the trace, but in the live perf map. */
+  static unsigned char paused_code[32];
+  __itt_pause();
+  m.method_id = (unsigned int)iJIT_GetNewMethodID();
+  m.method_name = (char*)"jitted_while_paused";
+  m.method_load_address = paused_code;
+  m.method_size = sizeof paused_code;
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &m);
+  __itt_resume();
+  printf("paused_method %llx %llx\n", (unsigned long long)(size_t)paused_code,
+         (unsigned long long)sizeof paused_code);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 // iJIT_NotifyEvent reaches the agent's NotifyEvent with every event type and
 // structure intact; iJIT_IsProfilingActive reports the agent's Initialize.
 // With JIT_NO_AGENT the variable is unset and every call returns 0.
+#include <dlfcn.h>
 #include <jitprofiling.h>
 #include <stdlib.h>
 
@@ -153,6 +154,32 @@ TEST_F(JitProfiling, EventsWithZeroIdsAreDropped) {
   EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &inl), 0);
   EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, nullptr), 0);
   EXPECT_TRUE(log.Take().empty());
+}
+
+// An agent that has ittc_recording_gate (ours does) is not called while the
+// gate reads negative (the collector paused), and is again once it does not.
+TEST_F(JitProfiling, ACallIsSkippedWhileTheAgentsGateIsClosed) {
+  EXPECT_EQ(iJIT_IsProfilingActive(), iJIT_SAMPLING_ON);  // loads the agent
+  CollectorLog log(AgentPath());
+  ASSERT_TRUE(log.ok());
+  log.Take();
+  void *agent = dlopen(AgentPath().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(agent, nullptr);
+  auto set_gate = reinterpret_cast<void (*)(int)>(dlsym(agent, "test_jit_agent_set_gate"));
+  ASSERT_NE(set_gate, nullptr);
+  iJIT_Method_Load load = {};
+  load.method_id = iJIT_GetNewMethodID();
+  load.method_name = const_cast<char *>("gated");
+  set_gate(-1);
+  EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &load), 0);
+  EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_SHUTDOWN, nullptr), 0);
+  EXPECT_TRUE(log.Take().empty());
+  for (int open : {0, 1}) {
+    set_gate(open);
+    EXPECT_EQ(iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &load), 77) << open;
+    EXPECT_EQ(log.Take(), Lines{FormatJitEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &load)});
+  }
+  dlclose(agent);
 }
 
 #endif  // JIT_NO_AGENT

@@ -2,6 +2,8 @@
 // INTEL_JIT_PROFILER64. Records every NotifyEvent as one line
 // (jit_event_format.h) and answers Initialize with iJIT_SAMPLING_ON. Its log
 // is read with ittc::testing::CollectorLog; "init count" counts Initialize calls.
+// It also has our collector's optional recording gate, which the test sets
+// through test_jit_agent_set_gate.
 #include <mutex>
 #include <string>
 #include <vector>
@@ -14,7 +16,17 @@ std::mutex mu;
 std::vector<std::string> *event_log = new std::vector<std::string>();
 int initialize_calls = 0;
 
+int recording_gate = 1;  // open
+
 }  // namespace
+
+extern "C" __attribute__((visibility("default"))) const int *ittc_recording_gate(void) {
+  return &recording_gate;
+}
+
+extern "C" __attribute__((visibility("default"))) void test_jit_agent_set_gate(int value) {
+  __atomic_store_n(&recording_gate, value, __ATOMIC_RELAXED);
+}
 
 // Result of NotifyEvent: distinguishable from the static part's own 0.
 constexpr unsigned int kNotifyResult = 77;
