@@ -192,6 +192,16 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline auto WithFixedFields(EventKind kind, Visitor
     case EventKind::kSyncAcquired:
     case EventKind::kSyncReleasing:
       return visitor.template Fixed<U>();
+    case EventKind::kHeapFreeBegin:
+    case EventKind::kHeapFreeEnd:
+      return visitor.template Fixed<U, U>();
+    case EventKind::kHeapAllocateBegin:
+      return visitor.template Fixed<U, U, U>();
+    case EventKind::kHeapAllocateEnd:
+    case EventKind::kHeapReallocateBegin:
+      return visitor.template Fixed<U, U, U, U>();
+    case EventKind::kHeapReallocateEnd:
+      return visitor.template Fixed<U, U, U, U, U>();
     case EventKind::kTaskBegin:
     case EventKind::kTaskBeginFn:
     case EventKind::kTaskBeginOverlapped:

@@ -375,6 +375,18 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
       return encoder->AppendFixed<U, I, U, U>(EventKind::kMarker, ticks, 0, plain);
     case PlainHeader(EventKind::kCounterInc, 1):
       return encoder->AppendFixed<U>(EventKind::kCounterInc, ticks, 0, plain);
+    case PlainHeader(EventKind::kCounterSetValue, 3):
+      return encoder->AppendFixed<U, U, U>(EventKind::kCounterSetValue, ticks, 0, plain);
+    case PlainHeader(EventKind::kSyncPrepare, 1):
+      return encoder->AppendFixed<U>(EventKind::kSyncPrepare, ticks, 0, plain);
+    case PlainHeader(EventKind::kSyncAcquired, 1):
+      return encoder->AppendFixed<U>(EventKind::kSyncAcquired, ticks, 0, plain);
+    case PlainHeader(EventKind::kSyncReleasing, 1):
+      return encoder->AppendFixed<U>(EventKind::kSyncReleasing, ticks, 0, plain);
+    case PlainHeader(EventKind::kHeapAllocateBegin, 3):
+      return encoder->AppendFixed<U, U, U>(EventKind::kHeapAllocateBegin, ticks, 0, plain);
+    case PlainHeader(EventKind::kHeapAllocateEnd, 4):
+      return encoder->AppendFixed<U, U, U, U>(EventKind::kHeapAllocateEnd, ticks, 0, plain);
     default:
       return AppendRawRecordChecked(record, ticks, task_word, encoder);
   }

@@ -7,6 +7,7 @@
 #include "collector/internal/raw_record.h"
 
 #include <deque>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -173,9 +174,18 @@ TEST(RawRecord, RecordsWithNullIdsWriteTheSamePayloadAsTheirEvents) {
   uint64_t time = 5000, prev = 0;
   uint64_t task_word = kNoTaskWord;
   size_t plain = 0;
-  const EventKind plain_kinds[] = {EventKind::kTaskEnd,    EventKind::kTaskBegin,
-                                   EventKind::kFrameBegin, EventKind::kFrameEnd,
-                                   EventKind::kMarker,     EventKind::kCounterInc};
+  const EventKind plain_kinds[] = {EventKind::kTaskEnd,
+                                   EventKind::kTaskBegin,
+                                   EventKind::kFrameBegin,
+                                   EventKind::kFrameEnd,
+                                   EventKind::kMarker,
+                                   EventKind::kCounterInc,
+                                   EventKind::kCounterSetValue,
+                                   EventKind::kSyncPrepare,
+                                   EventKind::kSyncAcquired,
+                                   EventKind::kSyncReleasing,
+                                   EventKind::kHeapAllocateBegin,
+                                   EventKind::kHeapAllocateEnd};
   for (EventKind kind : EventKinds()) {
     const format::KindSchema* s = format::FindSchema(kind);
     for (int i = 0; i < 30; ++i) {
@@ -199,7 +209,7 @@ TEST(RawRecord, RecordsWithNullIdsWriteTheSamePayloadAsTheirEvents) {
       expected.push_back(format::DebugString(e));
     }
   }
-  EXPECT_EQ(plain, 6u * 30);
+  EXPECT_EQ(plain, std::size(plain_kinds) * 30);
   EXPECT_EQ(from_ring.payload(), from_events.payload());
   EXPECT_EQ(DecodeAll(from_ring.payload()), expected);
 }
