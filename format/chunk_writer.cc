@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "format/coding.h"
@@ -17,9 +18,9 @@ static_assert(kChunkHeaderSize == 32, "chunk header layout changed");
 static_assert(kMaxChunkStoredBytes >= ZSTD_COMPRESSBOUND(kMaxChunkPayloadBytes),
               "stored limit must cover zstd's worst-case expansion");
 
-// Fills the header at `dst`, whose payload of `stored_len` bytes follows it.
-void FillHeader(char* dst, uint16_t type, uint16_t flags, uint64_t sequence, uint32_t stored_len,
-                uint32_t decompressed_len) {
+// Fills the header at `dst` for the `stored_len` stored bytes at `stored`.
+void FillHeader(char* dst, uint16_t type, uint16_t flags, uint64_t sequence, const char* stored,
+                uint32_t stored_len, uint32_t decompressed_len) {
   std::memcpy(dst, kChunkSync, sizeof kChunkSync);
   PutFixed16(dst + 4, type);
   PutFixed16(dst + 6, flags);
@@ -28,7 +29,7 @@ void FillHeader(char* dst, uint16_t type, uint16_t flags, uint64_t sequence, uin
   PutFixed64(dst + 16, sequence);
   PutFixed32(dst + 24, crc32c::Value(dst, 24));
   uint32_t crc = crc32c::Value(dst, 28);
-  crc = crc32c::Extend(crc, dst + kChunkHeaderSize, stored_len);
+  crc = crc32c::Extend(crc, stored, stored_len);
   PutFixed32(dst + 28, crc);
 }
 
@@ -81,19 +82,21 @@ absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload, 
   if (cctx_ == nullptr) return absl::InternalError("ZSTD_createCCtx failed");
   auto* cctx = static_cast<ZSTD_CCtx*>(cctx_);
   UseLevel(zstd_level);
-  const size_t start = out->size();
+  // Into the scratch buffer, then appended: growing *out by the bound
+  // would zero as many bytes as the payload has, for every chunk.
   const size_t bound = ZSTD_compressBound(payload.size());
-  out->resize(start + kChunkHeaderSize + bound);
-  char* header = &(*out)[start];
-  const size_t n =
-      ZSTD_compress2(cctx, header + kChunkHeaderSize, bound, payload.data(), payload.size());
-  if (ZSTD_isError(n)) {
-    out->resize(start);
-    return absl::InternalError(std::string("zstd: ") + ZSTD_getErrorName(n));
+  if (scratch_size_ < bound) {
+    scratch_.reset(new (std::nothrow) char[bound]);
+    scratch_size_ = scratch_ != nullptr ? bound : 0;
+    if (scratch_ == nullptr) return absl::ResourceExhaustedError("no memory to compress a chunk");
   }
-  FillHeader(header, static_cast<uint16_t>(type), kChunkFlagZstd, next_sequence_,
+  const size_t n = ZSTD_compress2(cctx, scratch_.get(), bound, payload.data(), payload.size());
+  if (ZSTD_isError(n)) return absl::InternalError(std::string("zstd: ") + ZSTD_getErrorName(n));
+  char header[kChunkHeaderSize];
+  FillHeader(header, static_cast<uint16_t>(type), kChunkFlagZstd, next_sequence_, scratch_.get(),
              static_cast<uint32_t>(n), static_cast<uint32_t>(payload.size()));
-  out->resize(start + kChunkHeaderSize + n);
+  out->append(header, kChunkHeaderSize);
+  out->append(scratch_.get(), n);
   ++next_sequence_;
   return absl::OkStatus();
 }
@@ -102,8 +105,8 @@ std::string FrameChunkForTest(uint16_t type, uint16_t flags, uint64_t sequence,
                               std::string_view stored, uint32_t decompressed_length) {
   std::string out(kChunkHeaderSize, '\0');
   out.append(stored.data(), stored.size());
-  FillHeader(&out[0], type, flags, sequence, static_cast<uint32_t>(stored.size()),
-             decompressed_length);
+  FillHeader(&out[0], type, flags, sequence, out.data() + kChunkHeaderSize,
+             static_cast<uint32_t>(stored.size()), decompressed_length);
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -30,7 +31,9 @@ class ChunkWriter {
   // Appends the complete framed chunk to *out and advances the sequence
   // number. On error nothing is appended and the sequence number is not
   // consumed. Errors: payload larger than kMaxChunkPayloadBytes
-  // (kInvalidArgument), zstd failure (kInternal).
+  // (kInvalidArgument), zstd failure (kInternal), no memory for the
+  // compressed bytes (kResourceExhausted; the writer keeps a buffer of the
+  // largest chunk's bound).
   //
   // If the caller then fails to write the bytes, the chunk is lost and a
   // reader sees a sequence gap, which is what happened.
@@ -51,7 +54,9 @@ class ChunkWriter {
   // Sets the context's parameters for `level` unless they are set already.
   void UseLevel(int level);
 
-  void* cctx_ = nullptr;  // ZSTD_CCtx*, kept out of this header
+  void* cctx_ = nullptr;             // ZSTD_CCtx*, kept out of this header
+  std::unique_ptr<char[]> scratch_;  // compressed bytes before they are appended
+  size_t scratch_size_ = 0;
   int level_;
   int cctx_level_ = INT_MIN;  // the level cctx_ is set up for; INT_MIN: none yet
   uint64_t next_sequence_ = 0;

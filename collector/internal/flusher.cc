@@ -264,6 +264,11 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
   // other thread's ring would fill meanwhile. The last round drains to the
   // end: the gate is closed, and a call already past it may still commit.
   const size_t budget = bounded ? t->ring.BacklogBytes() : SIZE_MAX;
+  // What the ring's reader keeps from record to record (raw_record.h), in
+  // locals for the drain: the encoder writes through char pointers, which
+  // may alias any memory, so members would be reloaded for every record.
+  uint64_t prev_ticks = t->flusher_ticks;
+  uint64_t task_word = t->flusher_task_word;
   while (drained < budget) {
     const uint8_t* data;
     size_t available = t->ring.Peek(&data);
@@ -294,8 +299,8 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
       const uint16_t kind = RawKind(header);
       if (kind != kPaddingKind) {
         const uint8_t* record = data + consumed;
-        const uint64_t ticks = RawTicks(record, t->flusher_ticks);
-        t->flusher_ticks = ticks;
+        const uint64_t ticks = RawTicks(record, prev_ticks);
+        prev_ticks = ticks;
         // The producer wrote these lines on another core: ask for the ones
         // a few records ahead now, so their transfer overlaps the encoding.
         __builtin_prefetch(record + kPrefetchAhead);
@@ -309,7 +314,7 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
           chunk->encoder->Reset(t->index, ticks);
           chunk->opened_ns = MonotonicRawNs();
         }
-        if (AppendRawRecord(record, ticks, &t->flusher_task_word, chunk->encoder.get())) {
+        if (AppendRawRecord(record, ticks, &task_word, chunk->encoder.get())) {
           ++chunk->events;
           // payload_size() costs a few varint lengths; look every 256 events.
           if ((chunk->events & 255) == 0 && chunk->encoder->payload_size() >= kEventsChunkTarget) {
@@ -327,6 +332,8 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
     release_to(consumed);
     drained += consumed;
   }
+  t->flusher_ticks = prev_ticks;
+  t->flusher_task_word = task_word;
   t->wake_pending.store(0, std::memory_order_relaxed);
   return drained;
 }
