@@ -110,8 +110,25 @@ ITTC_EXPORT void ITTAPI __itt_task_begin_ex(const __itt_domain* domain,
                                             __itt_clock_domain* clock_domain,
                                             unsigned long long timestamp, __itt_id taskid,
                                             __itt_id parentid, __itt_string_handle* name) {
-  ExLike(EventKind::kTaskBeginEx, domain, clock_domain, timestamp, ToRaw(taskid), ToRaw(parentid),
-         uint64_t{StringId(name)});
+  const RawId raw_id = ToRaw(taskid), raw_parent = ToRaw(parentid);
+  const uint32_t name_id = StringId(name);
+  if (clock_domain != nullptr || raw_id.present() || raw_parent.present()) {
+    return ExLike(EventKind::kTaskBeginEx, domain, clock_domain, timestamp, raw_id, raw_parent,
+                  uint64_t{name_id});
+  }
+  // No clock domain: the timestamp is in trace ticks. With null ids, one or
+  // two words and the timestamp in the ring (raw_record.h).
+  CallScope call;
+  if (!call.ok()) return;
+  uint64_t now = ReadTicks();
+  if (domain == nullptr) return CountInvalidCall(call.thread());
+  ThreadState* t = call.thread();
+  const uint64_t word = PackTaskBegin(DomainId(domain), name_id);
+  if (word == t->ring_task_word) {
+    Emit(t, kRawTaskBeginExRepeat, now, uint64_t{timestamp});
+  } else if (Emit(t, kRawPackedTaskBeginEx, now, word, uint64_t{timestamp})) {
+    t->ring_task_word = word;
+  }
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_begin_fn_ex(const __itt_domain* domain,
@@ -125,7 +142,20 @@ ITTC_EXPORT void ITTAPI __itt_task_begin_fn_ex(const __itt_domain* domain,
 ITTC_EXPORT void ITTAPI __itt_task_end_ex(const __itt_domain* domain,
                                           __itt_clock_domain* clock_domain,
                                           unsigned long long timestamp) {
-  ExLike(EventKind::kTaskEndEx, domain, clock_domain, timestamp);
+  if (clock_domain != nullptr || domain == nullptr) {
+    return ExLike(EventKind::kTaskEndEx, domain, clock_domain, timestamp);
+  }
+  CallScope call;
+  if (!call.ok()) return;
+  uint64_t now = ReadTicks();
+  ThreadState* t = call.thread();
+  const uint32_t id = DomainId(domain);
+  if (id == TaskWordDomain(t->ring_task_word)) {
+    Emit(t, kRawTaskEndExRepeat, now, uint64_t{timestamp});  // raw_record.h
+  } else {
+    Emit(t, EventKind::kTaskEndEx, now, uint64_t{id}, uint64_t{0}, uint64_t{timestamp},
+         uint64_t{timestamp});
+  }
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_begin_overlapped_ex(const __itt_domain* domain,

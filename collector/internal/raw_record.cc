@@ -42,70 +42,14 @@ struct LaidOutAppender {
   }
 };
 
-// The ring-only task kinds (raw_record.h), in either time form: as the
-// kTaskBegin or kTaskEnd they stand for, through `emit(kind, source)`, with
-// *task_word kept. False if the record is not one of them; *ok false if it
-// is one but malformed.
-template <typename Emit>
-bool RingOnlyTask(const uint8_t* record, uint64_t* task_word, bool* ok, Emit&& emit) {
-  uint64_t header;
-  std::memcpy(&header, record, 8);
-  const auto kind = static_cast<format::EventKind>(RawKind(header));
-  size_t words;
-  if (kind == kRawPackedTaskBegin) {
-    words = 1;
-  } else if (kind == kRawTaskBeginRepeat || kind == kRawTaskEndRepeat) {
-    words = 0;
-  } else {
-    return false;
-  }
-  const size_t offset = RawFieldsOffset(header);
-  *ok = RawIdMask(header) == 0 && RawSize(header) == offset + 8 * words;
-  if (!*ok) return true;
-  if (kind == kRawPackedTaskBegin) std::memcpy(task_word, record + offset, 8);
-  // A task end's one field is the source's first word: the domain.
-  *ok =
-      emit(kind == kRawTaskEndRepeat ? format::EventKind::kTaskEnd : format::EventKind::kTaskBegin,
-           PackedTaskBeginSource(*task_word));
-  return true;
-}
-
-}  // namespace
-
-bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
-                            format::EventStreamEncoder* encoder) {
-  bool ok = false;
-  auto append = [&](format::EventKind kind, auto source) {
-    constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId;
-    if (kind == format::EventKind::kTaskEnd) return encoder->AppendFixed<U>(kind, ticks, 0, source);
-    return encoder->AppendFixed<U, I, I, U>(kind, ticks, 0, source);
-  };
-  if (RingOnlyTask(record, task_word, &ok, append)) return ok;
-  uint64_t header;
-  std::memcpy(&header, record, 8);
-  return format::internal::WithFixedFields(static_cast<format::EventKind>(RawKind(header)),
-                                           LaidOutAppender{record, header, ticks, encoder});
-}
-
-bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
-                     format::Event* event) {
-  bool ok = false;
-  auto decode = [&](format::EventKind kind, auto source) {
-    event->Init(kind, ticks);
-    event->Set(format::Field::kDomain, source.Word());
-    if (kind == format::EventKind::kTaskBegin) event->Set(format::Field::kName, source.Word());
-    return true;
-  };
-  if (RingOnlyTask(record, task_word, &ok, decode)) return ok;
-  uint64_t header;
-  std::memcpy(&header, record, 8);
-  const auto kind = static_cast<format::EventKind>(RawKind(header));
+// *event from `source`'s fields, by the schema of `kind`.
+template <typename Source>
+bool DecodeFrom(format::EventKind kind, uint64_t ticks, Source& source, format::Event* event) {
   const format::KindSchema* schema = format::FindSchema(kind);
   if (schema == nullptr) return false;
   event->kind = kind;
   event->time = ticks;
   event->field_count = schema->field_count;
-  RawFieldSource source(record);
   for (int i = 0; i < schema->field_count; ++i) {
     format::FieldValue& f = event->fields[i];
     switch (schema->fields[i].type) {
@@ -121,6 +65,73 @@ bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
     }
   }
   return source.ok();
+}
+
+// The ring-only task kinds (raw_record.h): what each stands for and holds.
+struct RingTaskShape {
+  format::EventKind kind;    // the ring-only kind
+  format::EventKind stands;  // the trace's kind it is written as
+  size_t words;              // its fields: the packed word, the timestamp
+  bool packed;               // its first field is a packed word (the new task word)
+  bool ex;                   // its last field is an _ex timestamp
+};
+constexpr RingTaskShape kRingTaskShapes[] = {
+    {kRawPackedTaskBegin, format::EventKind::kTaskBegin, 1, true, false},
+    {kRawTaskBeginRepeat, format::EventKind::kTaskBegin, 0, false, false},
+    {kRawTaskEndRepeat, format::EventKind::kTaskEnd, 0, false, false},
+    {kRawPackedTaskBeginEx, format::EventKind::kTaskBeginEx, 2, true, true},
+    {kRawTaskBeginExRepeat, format::EventKind::kTaskBeginEx, 1, false, true},
+    {kRawTaskEndExRepeat, format::EventKind::kTaskEndEx, 1, false, true},
+};
+
+// A ring-only task record, in either time form: as the event it stands for,
+// through `emit(kind, RingTaskSource)`, with *task_word kept. False if the
+// record is not one of them; *ok false if it is one but malformed.
+template <typename Emit>
+bool RingOnlyTask(const uint8_t* record, uint64_t* task_word, bool* ok, Emit&& emit) {
+  uint64_t header;
+  std::memcpy(&header, record, 8);
+  const auto kind = static_cast<format::EventKind>(RawKind(header));
+  const RingTaskShape* shape = nullptr;
+  for (const RingTaskShape& s : kRingTaskShapes) {
+    if (s.kind == kind) shape = &s;
+  }
+  if (shape == nullptr) return false;
+  const size_t offset = RawFieldsOffset(header);
+  *ok = RawIdMask(header) == 0 && RawSize(header) == offset + 8 * shape->words;
+  if (!*ok) return true;
+  if (shape->packed) *task_word = LoadRawWord(record + offset);
+  const uint64_t timestamp = shape->ex ? LoadRawWord(record + offset + 8 * (shape->words - 1)) : 0;
+  *ok = emit(shape->stands, RingTaskSource(*task_word, shape->ex, timestamp));
+  return true;
+}
+
+}  // namespace
+
+bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
+                            format::EventStreamEncoder* encoder) {
+  bool ok = false;
+  auto append = [&](format::EventKind kind, RingTaskSource source) {
+    return encoder->AppendFrom(kind, ticks, 0, source);
+  };
+  if (RingOnlyTask(record, task_word, &ok, append)) return ok;
+  uint64_t header;
+  std::memcpy(&header, record, 8);
+  return format::internal::WithFixedFields(static_cast<format::EventKind>(RawKind(header)),
+                                           LaidOutAppender{record, header, ticks, encoder});
+}
+
+bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
+                     format::Event* event) {
+  bool ok = false;
+  auto decode = [&](format::EventKind kind, RingTaskSource source) {
+    return DecodeFrom(kind, ticks, source, event);
+  };
+  if (RingOnlyTask(record, task_word, &ok, decode)) return ok;
+  uint64_t header;
+  std::memcpy(&header, record, 8);
+  RawFieldSource source(record);
+  return DecodeFrom(static_cast<format::EventKind>(RawKind(header)), ticks, source, event);
 }
 
 }  // namespace ittc::collector_internal

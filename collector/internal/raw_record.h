@@ -120,19 +120,30 @@ inline uint64_t PackTaskBegin(uint32_t domain, uint32_t name) {
   return uint64_t{domain} | (uint64_t{name} << 32);
 }
 
-// Two more ring-only kinds, a header and no fields, for a thread that runs
-// the same task over and over: both ends of a ring remember the word of the
-// last packed task begin in it (its "task word": ThreadState::ring_task_word
-// and flusher_task_word, kNoTaskWord before the first), and
-//   kRawTaskBeginRepeat  is a packed task begin with that word;
-//   kRawTaskEndRepeat    is a task end whose domain is that word's domain.
-// A loop of one task is then one word per call in the ring. The producer
-// changes its task word only when a packed begin is committed, and the
-// flusher when it reads one, so the two agree record by record.
+// More ring-only kinds for a thread that runs the same task over and over:
+// both ends of a ring remember the word of the last packed task begin in it
+// (plain or _ex; its "task word": ThreadState::ring_task_word and
+// flusher_task_word, kNoTaskWord before the first), and
+//   kRawTaskBeginRepeat    is a packed task begin with that word (no fields);
+//   kRawTaskEndRepeat      is a task end whose domain is that word's domain
+//                          (no fields).
+// The _ex forms, for a call with no clock domain (its timestamp is then in
+// trace ticks already, and the clock domain field 0) and null ids, carry
+// that timestamp as their last field:
+//   kRawPackedTaskBeginEx  the packed word, the timestamp;
+//   kRawTaskBeginExRepeat  the timestamp (the word is the task word);
+//   kRawTaskEndExRepeat    the timestamp (the domain is the task word's).
+// A loop of one task is then one word per call in the ring (two with _ex).
+// The producer changes its task word only when a packed begin is committed,
+// and the flusher when it reads one, so the two agree record by record.
 inline constexpr auto kRawTaskBeginRepeat = static_cast<format::EventKind>(0x1f1);
 inline constexpr auto kRawTaskEndRepeat = static_cast<format::EventKind>(0x1f2);
+inline constexpr auto kRawPackedTaskBeginEx = static_cast<format::EventKind>(0x1f3);
+inline constexpr auto kRawTaskBeginExRepeat = static_cast<format::EventKind>(0x1f4);
+inline constexpr auto kRawTaskEndExRepeat = static_cast<format::EventKind>(0x1f5);
 inline constexpr uint64_t kNoTaskWord = 0;
 inline uint32_t TaskWordDomain(uint64_t task_word) { return static_cast<uint32_t>(task_word); }
+inline uint32_t TaskWordName(uint64_t task_word) { return static_cast<uint32_t>(task_word >> 32); }
 
 // The ring's padding word (spsc_ring.h) is a header of this layout.
 static_assert(RawKind(PaddingHeader(4096)) == kPaddingKind && RawSize(PaddingHeader(4096)) == 4096,
@@ -202,6 +213,12 @@ __attribute__((always_inline)) inline void WriteRawRecord(uint8_t* p, size_t siz
     p = PutRaw(p, ticks);
   }
   ((p = PutRaw(p, args)), ...);
+}
+
+inline uint64_t LoadRawWord(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
 }
 
 // A present id's three words at p.
@@ -302,16 +319,19 @@ class LaidOutFieldSource {
   uint8_t id_mask_;
 };
 
-// The fields of a packed task begin (kRawPackedTaskBegin, or the task word
-// of a kRawTaskBeginRepeat) in kTaskBegin's order: the domain, two null
-// ids, the name.
-class PackedTaskBeginSource {
+// The fields of the task begin or end a ring-only task record stands for,
+// in its kind's order: from the task word the domain (and for a begin the
+// name), null ids, and for the _ex kinds a clock domain of 0 and the
+// timestamp as both the user's and the trace's.
+class RingTaskSource {
  public:
-  explicit PackedTaskBeginSource(uint64_t word) : word_(word) {}
+  RingTaskSource(uint64_t task_word, bool ex, uint64_t timestamp)
+      : word_(task_word), timestamp_(timestamp), ex_(ex) {}
   uint64_t Word() {
-    const uint64_t half = word_ & 0xffffffffu;
-    word_ >>= 32;
-    return half;
+    const int i = next_++;
+    if (i == 0) return TaskWordDomain(word_);
+    if (!ex_ || i == 4) return TaskWordName(word_);  // a begin's last field
+    return i == 1 ? 0 : timestamp_;
   }
   format::Id NextId() { return format::Id{}; }
   std::string_view NextBytes() { return {}; }
@@ -319,6 +339,9 @@ class PackedTaskBeginSource {
 
  private:
   uint64_t word_;
+  uint64_t timestamp_;
+  bool ex_;
+  int next_ = 0;
 };
 
 // The low half of the header of a record of `kind` with `words` one-word
@@ -349,12 +372,13 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
   // What tight loops emit most, with null ids: straight-line code whose
   // field types are the kind's list in format::internal::WithFixedFields.
   using format::EventKind;
-  constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId;
+  constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId,
+                              T = format::FieldType::kTime;
   LaidOutFieldSource plain(record + kRawHeaderBytes, 0);
   switch (static_cast<uint32_t>(header)) {
     case PlainHeader(kRawTaskEndRepeat, 0): {
-      PackedTaskBeginSource domain(*task_word);  // its first word: the domain
-      return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, domain);
+      RingTaskSource source(*task_word, false, 0);
+      return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, source);
     }
     case PlainHeader(EventKind::kTaskEnd, 1):
       return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, plain);
@@ -362,8 +386,20 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
       std::memcpy(task_word, record + kRawHeaderBytes, 8);
       [[fallthrough]];  // one copy of the begin's code, which then stays inline
     case PlainHeader(kRawTaskBeginRepeat, 0): {
-      PackedTaskBeginSource packed(*task_word);
-      return encoder->AppendFixed<U, I, I, U>(EventKind::kTaskBegin, ticks, 0, packed);
+      RingTaskSource source(*task_word, false, 0);
+      return encoder->AppendFixed<U, I, I, U>(EventKind::kTaskBegin, ticks, 0, source);
+    }
+    case PlainHeader(kRawPackedTaskBeginEx, 2):
+      std::memcpy(task_word, record + kRawHeaderBytes, 8);
+      record += 8;  // then as the repeat: the timestamp is the next word
+      [[fallthrough]];
+    case PlainHeader(kRawTaskBeginExRepeat, 1): {
+      RingTaskSource source(*task_word, true, LoadRawWord(record + kRawHeaderBytes));
+      return encoder->AppendFixed<U, U, U, T, I, I, U>(EventKind::kTaskBeginEx, ticks, 0, source);
+    }
+    case PlainHeader(kRawTaskEndExRepeat, 1): {
+      RingTaskSource source(*task_word, true, LoadRawWord(record + kRawHeaderBytes));
+      return encoder->AppendFixed<U, U, U, T>(EventKind::kTaskEndEx, ticks, 0, source);
     }
     case PlainHeader(EventKind::kTaskBegin, 2):
       return encoder->AppendFixed<U, I, I, U>(EventKind::kTaskBegin, ticks, 0, plain);

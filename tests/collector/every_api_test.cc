@@ -88,6 +88,8 @@ TEST_F(EveryApiTest, RecordsExactlyTheCallsInOrder) {
       K::kTaskEndOverlapped,
       K::kTaskBeginEx,
       K::kTaskEndEx,
+      K::kTaskBeginEx,
+      K::kTaskEndEx,
       K::kTaskBeginFnEx,
       K::kTaskBeginOverlappedEx,
       K::kTaskEndOverlappedEx,
@@ -233,12 +235,28 @@ TEST_F(EveryApiTest, UserClockTimestampsAreConverted) {
                     100e-6 * static_cast<double>(trace_->header.timebase_hz);
   for (EventKind k : {K::kTaskBeginEx, K::kTaskEndEx, K::kTaskBeginFnEx, K::kMarkerEx,
                       K::kIdCreateEx, K::kRelationAddEx, K::kCounterSetValueEx}) {
-    const DecodedEvent& e = Only(k);
+    const auto all = trace_->OfKind(k);
+    ASSERT_FALSE(all.empty()) << format::FindSchema(k)->name;
+    const DecodedEvent& e = *all[0];
     EXPECT_EQ(e.U("clock_domain"), def->U("id")) << format::FindSchema(k)->name;
     EXPECT_EQ(e.U("user_timestamp"), EA_USER_TS);
     EXPECT_NEAR(static_cast<double>(e.U("timestamp")), expected, 2.0);
   }
-  EXPECT_EQ(Only(K::kTaskBeginEx).IdOf("parent"), kParent);
+  const auto begins = trace_->OfKind(K::kTaskBeginEx);
+  const auto ends = trace_->OfKind(K::kTaskEndEx);
+  ASSERT_EQ(begins.size(), 2u);
+  ASSERT_EQ(ends.size(), 2u);
+  EXPECT_EQ(begins[0]->IdOf("parent"), kParent);
+  // Without a clock domain the timestamp is taken as trace ticks.
+  for (const DecodedEvent* e : {begins[1], ends[1]}) {
+    EXPECT_EQ(e->U("domain"), begins[0]->U("domain"));
+    EXPECT_EQ(e->U("clock_domain"), 0u);
+    EXPECT_EQ(e->U("user_timestamp"), EA_USER_TS);
+    EXPECT_EQ(e->U("timestamp"), EA_USER_TS);
+  }
+  EXPECT_EQ(Str(begins[1]->U("name")), EA_TASK);
+  EXPECT_EQ(begins[1]->IdOf("id"), format::Id{});
+  EXPECT_EQ(begins[1]->IdOf("parent"), format::Id{});
   EXPECT_EQ(Only(K::kTaskEndOverlappedEx).IdOf("id"), kId);
 }
 

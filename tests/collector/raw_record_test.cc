@@ -362,9 +362,10 @@ TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
 }
 
 // A thread's task loop as the hot path writes it (itt_tasks.cc): a begin
-// whose packed word is the ring's task word is kRawTaskBeginRepeat, else a
-// packed begin that becomes the task word; an end whose domain is the task
-// word's is kRawTaskEndRepeat, else kTaskEnd. Random domains, names and
+// whose packed word is the ring's task word is a repeat, else a packed
+// begin that becomes the task word; an end whose domain is the task word's
+// is a repeat, else a whole record. Plain and _ex calls (no clock domain:
+// the timestamp is in trace ticks) mixed, random domains, names and
 // nesting, with the time in the header or whole: the flusher's path and
 // the decoder write exactly the events made, carrying the task word from
 // record to record as the ring's two ends do.
@@ -375,12 +376,15 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
   from_events.Reset(1, 0);
   uint64_t time = 1000, prev = 0;
   uint64_t producer_word = kNoTaskWord, append_word = kNoTaskWord, decode_word = kNoTaskWord;
-  size_t counts[3] = {};       // repeated begins, repeated ends, wide times
+  size_t counts[4] = {};       // repeated begins, repeated ends, wide times, _ex calls
   std::vector<uint32_t> open;  // domains of the open tasks
   for (int i = 0; i < 20000; ++i) {
     time += i % 500 == 0 ? uint64_t{1} << 33 : rng() % 1000;
     // Few domains and names, so that repeats are common but not the rule.
     const auto domain = static_cast<uint32_t>(1 + rng() % 3);
+    const bool ex = rng() % 3 == 0;
+    const uint64_t timestamp = rng();
+    counts[3] += ex;
     Event e;
     std::vector<uint64_t> record;
     auto make = [&](EventKind kind, auto... fields) {
@@ -389,28 +393,37 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
       WriteRawRecord(reinterpret_cast<uint8_t*>(record.data()), size, kind, time, prev, fields...);
       counts[2] += !TicksFitHeader(time, prev);
     };
+    auto init = [&](EventKind plain, EventKind with_ex, uint32_t event_domain) {
+      e.Init(ex ? with_ex : plain, time);
+      e.Set(format::Field::kDomain, event_domain);
+      if (ex) {
+        e.Set(format::Field::kClockDomain, 0);
+        e.Set(format::Field::kUserTimestamp, timestamp);
+        e.Set(format::Field::kTimestamp, timestamp);
+      }
+    };
     if (open.empty() || (open.size() < 8 && rng() % 2 == 0)) {
       const auto name = static_cast<uint32_t>(rng() % 3);
-      e.Init(EventKind::kTaskBegin, time);
-      e.Set(format::Field::kDomain, domain);
+      init(EventKind::kTaskBegin, EventKind::kTaskBeginEx, domain);
       e.Set(format::Field::kName, name);
       const uint64_t word = PackTaskBegin(domain, name);
       if (word == producer_word) {
-        make(kRawTaskBeginRepeat);
+        ex ? make(kRawTaskBeginExRepeat, timestamp) : make(kRawTaskBeginRepeat);
         ++counts[0];
       } else {
-        make(kRawPackedTaskBegin, word);
+        ex ? make(kRawPackedTaskBeginEx, word, timestamp) : make(kRawPackedTaskBegin, word);
         producer_word = word;
       }
       open.push_back(domain);
     } else {
       const uint32_t end_domain = rng() % 4 == 0 ? domain : open.back();
       open.pop_back();
-      e.Init(EventKind::kTaskEnd, time);
-      e.Set(format::Field::kDomain, end_domain);
+      init(EventKind::kTaskEnd, EventKind::kTaskEndEx, end_domain);
       if (end_domain == TaskWordDomain(producer_word)) {
-        make(kRawTaskEndRepeat);
+        ex ? make(kRawTaskEndExRepeat, timestamp) : make(kRawTaskEndRepeat);
         ++counts[1];
+      } else if (ex) {
+        make(EventKind::kTaskEndEx, uint64_t{end_domain}, uint64_t{0}, timestamp, timestamp);
       } else {
         make(EventKind::kTaskEnd, uint64_t{end_domain});
       }
@@ -427,13 +440,21 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
   EXPECT_GT(counts[0], 1000u);
   EXPECT_GT(counts[1], 1000u);
   EXPECT_GT(counts[2], 20u);
+  EXPECT_GT(counts[3], 5000u);
   EXPECT_EQ(from_ring.payload(), from_events.payload());
+  EXPECT_EQ(from_ring.event_count(), 20000u);
 
-  // Any other shape of the two kinds is refused.
+  // Any other shape of the ring-only kinds is refused.
   ExpectRefused({MakeRawHeader(kRawTaskBeginRepeat, 0, 16, 0), 5}, "begin repeat, a word long");
   ExpectRefused({MakeRawHeader(kRawTaskBeginRepeat, 1, 8, 0)}, "begin repeat, an id bit");
   ExpectRefused({MakeRawHeader(kRawTaskEndRepeat, 0, 16, 0), 5}, "end repeat, a word long");
   ExpectRefused({MakeRawHeader(kRawTaskEndRepeat, 2, 8, 0)}, "end repeat, an id bit");
+  ExpectRefused({MakeRawHeader(kRawPackedTaskBeginEx, 0, 16, 0), 5}, "packed _ex, a word short");
+  ExpectRefused({MakeRawHeader(kRawPackedTaskBeginEx, 1, 24, 0), 5, 6}, "packed _ex, an id bit");
+  ExpectRefused({MakeRawHeader(kRawTaskBeginExRepeat, 0, 8, 0)}, "begin _ex repeat, no word");
+  ExpectRefused({MakeRawHeader(kRawTaskBeginExRepeat, 0, 24, 0), 5, 6}, "begin _ex repeat, long");
+  ExpectRefused({MakeRawHeader(kRawTaskEndExRepeat, 0, 8, 0)}, "end _ex repeat, no word");
+  ExpectRefused({MakeRawHeader(kRawTaskEndExRepeat, 4, 16, 0), 5}, "end _ex repeat, an id bit");
 }
 
 }  // namespace
