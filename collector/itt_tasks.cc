@@ -16,6 +16,31 @@ using ittc::format::EventKind;
 
 namespace {
 
+// A task begin with null ids in the ring's compact forms (raw_record.h):
+// `repeat` when its packed word is the ring's task word, else `packed`,
+// whose word then becomes it; `tail` is the _ex timestamp, if any.
+template <typename... Tail>
+inline void EmitCompactBegin(ThreadState* t, uint64_t now, uint64_t word, EventKind packed,
+                             EventKind repeat, const Tail&... tail) {
+  if (word == t->ring_task_word) {
+    Emit(t, repeat, now, tail...);
+  } else if (Emit(t, packed, now, word, tail...)) {
+    t->ring_task_word = word;
+  }
+}
+
+// A task end: `repeat` (with `tail`, the _ex timestamp, if any) when its
+// domain is the ring's task word's, else what full() emits.
+template <typename Full, typename... Tail>
+inline void EmitCompactEnd(ThreadState* t, uint64_t now, uint32_t domain, EventKind repeat,
+                           Full&& full, const Tail&... tail) {
+  if (domain == TaskWordDomain(t->ring_task_word)) {
+    Emit(t, repeat, now, tail...);
+  } else {
+    full();
+  }
+}
+
 // Records kind(domain, id, parent, name) - the task/region/group shape.
 inline void TaskLike(EventKind kind, const __itt_domain* domain, const __itt_id& id,
                      const __itt_id& parent, uint64_t name) {
@@ -26,16 +51,10 @@ inline void TaskLike(EventKind kind, const __itt_domain* domain, const __itt_id&
   const RawId raw_id = ToRaw(id), raw_parent = ToRaw(parent);
   if (kind == EventKind::kTaskBegin && !raw_id.present() && !raw_parent.present() &&
       (name >> 32) == 0) {
-    // The common begin: two words in the ring, or one when it repeats the
-    // ring's last (raw_record.h).
-    ThreadState* t = call.thread();
-    const uint64_t word = PackTaskBegin(DomainId(domain), static_cast<uint32_t>(name));
-    if (word == t->ring_task_word) {
-      Emit(t, kRawTaskBeginRepeat, now);
-    } else if (Emit(t, kRawPackedTaskBegin, now, word)) {
-      t->ring_task_word = word;
-    }
-    return;
+    // The common begin: two words in the ring, or one (raw_record.h).
+    return EmitCompactBegin(call.thread(), now,
+                            PackTaskBegin(DomainId(domain), static_cast<uint32_t>(name)),
+                            kRawPackedTaskBegin, kRawTaskBeginRepeat);
   }
   Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, raw_id, raw_parent, name);
 }
@@ -85,11 +104,8 @@ ITTC_EXPORT void ITTAPI __itt_task_end(const __itt_domain* domain) {
   if (domain == nullptr) return CountInvalidCall(call.thread());
   ThreadState* t = call.thread();
   const uint32_t id = DomainId(domain);
-  if (id == TaskWordDomain(t->ring_task_word)) {
-    Emit(t, kRawTaskEndRepeat, now);  // one word (raw_record.h)
-  } else {
-    Emit(t, EventKind::kTaskEnd, now, uint64_t{id});
-  }
+  EmitCompactEnd(t, now, id, kRawTaskEndRepeat,
+                 [&] { Emit(t, EventKind::kTaskEnd, now, uint64_t{id}); });
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_group(const __itt_domain* domain, __itt_id id, __itt_id parentid,
@@ -122,13 +138,8 @@ ITTC_EXPORT void ITTAPI __itt_task_begin_ex(const __itt_domain* domain,
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  ThreadState* t = call.thread();
-  const uint64_t word = PackTaskBegin(DomainId(domain), name_id);
-  if (word == t->ring_task_word) {
-    Emit(t, kRawTaskBeginExRepeat, now, uint64_t{timestamp});
-  } else if (Emit(t, kRawPackedTaskBeginEx, now, word, uint64_t{timestamp})) {
-    t->ring_task_word = word;
-  }
+  EmitCompactBegin(call.thread(), now, PackTaskBegin(DomainId(domain), name_id),
+                   kRawPackedTaskBeginEx, kRawTaskBeginExRepeat, uint64_t{timestamp});
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_begin_fn_ex(const __itt_domain* domain,
@@ -150,12 +161,10 @@ ITTC_EXPORT void ITTAPI __itt_task_end_ex(const __itt_domain* domain,
   uint64_t now = ReadTicks();
   ThreadState* t = call.thread();
   const uint32_t id = DomainId(domain);
-  if (id == TaskWordDomain(t->ring_task_word)) {
-    Emit(t, kRawTaskEndExRepeat, now, uint64_t{timestamp});  // raw_record.h
-  } else {
-    Emit(t, EventKind::kTaskEndEx, now, uint64_t{id}, uint64_t{0}, uint64_t{timestamp},
-         uint64_t{timestamp});
-  }
+  const uint64_t ts = timestamp;
+  EmitCompactEnd(
+      t, now, id, kRawTaskEndExRepeat,
+      [&] { Emit(t, EventKind::kTaskEndEx, now, uint64_t{id}, uint64_t{0}, ts, ts); }, ts);
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_begin_overlapped_ex(const __itt_domain* domain,
