@@ -56,6 +56,12 @@ inline void TaskLike(EventKind kind, const __itt_domain* domain, const __itt_id&
                             PackTaskBegin(DomainId(domain), static_cast<uint32_t>(name)),
                             kRawPackedTaskBegin, kRawTaskBeginRepeat);
   }
+  if (kind == EventKind::kTaskBeginOverlapped && raw_id.present() && raw_id.d3 == 0 &&
+      !raw_parent.present() && (name >> 32) == 0) {
+    return EmitCompactBegin(
+        call.thread(), now, PackTaskBegin(DomainId(domain), static_cast<uint32_t>(name)),
+        kRawPackedOverlappedBegin, kRawOverlappedBeginRepeat, raw_id.d1, raw_id.d2);
+  }
   Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, raw_id, raw_parent, name);
 }
 
@@ -119,7 +125,21 @@ ITTC_EXPORT void ITTAPI __itt_task_begin_overlapped(const __itt_domain* domain, 
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_end_overlapped(const __itt_domain* domain, __itt_id taskid) {
-  DomainAndId(EventKind::kTaskEndOverlapped, domain, taskid);
+  if (domain == nullptr || taskid.d3 != 0 || (taskid.d1 | taskid.d2) == 0) {
+    return DomainAndId(EventKind::kTaskEndOverlapped, domain, taskid);
+  }
+  CallScope call;
+  if (!call.ok()) return;
+  uint64_t now = ReadTicks();
+  ThreadState* t = call.thread();
+  const uint32_t id = DomainId(domain);
+  const uint64_t d1 = taskid.d1, d2 = taskid.d2;
+  EmitCompactEnd(
+      t, now, id, kRawOverlappedEndRepeat,
+      [&] {
+        Emit(t, EventKind::kTaskEndOverlapped, now, uint64_t{id}, RawId{d1, d2, 0});
+      },
+      d1, d2);
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_begin_ex(const __itt_domain* domain,

@@ -1,5 +1,7 @@
 #include "collector/internal/raw_record.h"
 
+#include <iterator>
+
 namespace ittc::collector_internal {
 
 namespace {
@@ -68,21 +70,38 @@ bool DecodeFrom(format::EventKind kind, uint64_t ticks, Source& source, format::
 }
 
 // The ring-only task kinds (raw_record.h): what each stands for and holds.
+// Their fields, in this order, each where the shape says: the packed word
+// (the new task word), an id's d1 and d2, an _ex timestamp.
 struct RingTaskShape {
   format::EventKind kind;    // the ring-only kind
   format::EventKind stands;  // the trace's kind it is written as
-  size_t words;              // its fields: the packed word, the timestamp
-  bool packed;               // its first field is a packed word (the new task word)
-  bool ex;                   // its last field is an _ex timestamp
+  bool packed;               // a packed word
+  bool id;                   // an id (d3 = 0)
+  bool ex;                   // an _ex timestamp
+  size_t words() const { return (packed ? 1 : 0) + (id ? 2 : 0) + (ex ? 1 : 0); }
 };
+// By kind, from the first.
 constexpr RingTaskShape kRingTaskShapes[] = {
-    {kRawPackedTaskBegin, format::EventKind::kTaskBegin, 1, true, false},
-    {kRawTaskBeginRepeat, format::EventKind::kTaskBegin, 0, false, false},
-    {kRawTaskEndRepeat, format::EventKind::kTaskEnd, 0, false, false},
-    {kRawPackedTaskBeginEx, format::EventKind::kTaskBeginEx, 2, true, true},
-    {kRawTaskBeginExRepeat, format::EventKind::kTaskBeginEx, 1, false, true},
-    {kRawTaskEndExRepeat, format::EventKind::kTaskEndEx, 1, false, true},
+    {kRawPackedTaskBegin, format::EventKind::kTaskBegin, true, false, false},
+    {kRawTaskBeginRepeat, format::EventKind::kTaskBegin, false, false, false},
+    {kRawTaskEndRepeat, format::EventKind::kTaskEnd, false, false, false},
+    {kRawPackedTaskBeginEx, format::EventKind::kTaskBeginEx, true, false, true},
+    {kRawTaskBeginExRepeat, format::EventKind::kTaskBeginEx, false, false, true},
+    {kRawTaskEndExRepeat, format::EventKind::kTaskEndEx, false, false, true},
+    {kRawPackedOverlappedBegin, format::EventKind::kTaskBeginOverlapped, true, true, false},
+    {kRawOverlappedBeginRepeat, format::EventKind::kTaskBeginOverlapped, false, true, false},
+    {kRawOverlappedEndRepeat, format::EventKind::kTaskEndOverlapped, false, true, false},
 };
+
+constexpr bool ShapesInKindOrder() {
+  for (size_t i = 0; i < std::size(kRingTaskShapes); ++i) {
+    if (static_cast<size_t>(kRingTaskShapes[i].kind) !=
+        static_cast<size_t>(kRawPackedTaskBegin) + i)
+      return false;
+  }
+  return true;
+}
+static_assert(ShapesInKindOrder(), "kRingTaskShapes is indexed by kind");
 
 // A ring-only task record, in either time form: as the event it stands for,
 // through `emit(kind, RingTaskSource)`, with *task_word kept. False if the
@@ -91,17 +110,21 @@ template <typename Emit>
 bool RingOnlyTask(const uint8_t* record, uint64_t* task_word, bool* ok, Emit&& emit) {
   uint64_t header;
   std::memcpy(&header, record, 8);
-  const auto kind = static_cast<format::EventKind>(RawKind(header));
-  const RingTaskShape* shape = nullptr;
-  for (const RingTaskShape& s : kRingTaskShapes) {
-    if (s.kind == kind) shape = &s;
-  }
-  if (shape == nullptr) return false;
-  const size_t offset = RawFieldsOffset(header);
-  *ok = RawIdMask(header) == 0 && RawSize(header) == offset + 8 * shape->words;
+  const size_t index = RawKind(header) - static_cast<size_t>(kRawPackedTaskBegin);
+  if (index >= std::size(kRingTaskShapes)) return false;  // unsigned: below wraps too
+  const RingTaskShape* shape = &kRingTaskShapes[index];
+  const uint8_t* p = record + RawFieldsOffset(header);
+  *ok = RawIdMask(header) == 0 && RawSize(header) == RawFieldsOffset(header) + 8 * shape->words();
   if (!*ok) return true;
-  if (shape->packed) *task_word = LoadRawWord(record + offset);
-  const uint64_t timestamp = shape->ex ? LoadRawWord(record + offset + 8 * (shape->words - 1)) : 0;
+  if (shape->packed) {
+    *task_word = LoadRawWord(p);
+    p += 8;
+  }
+  if (shape->id) {
+    *ok = emit(shape->stands, RingOverlappedSource(*task_word, LoadShortId(p)));
+    return true;
+  }
+  const uint64_t timestamp = shape->ex ? LoadRawWord(p) : 0;
   *ok = emit(shape->stands, RingTaskSource(*task_word, shape->ex, timestamp));
   return true;
 }
@@ -111,7 +134,7 @@ bool RingOnlyTask(const uint8_t* record, uint64_t* task_word, bool* ok, Emit&& e
 bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
                             format::EventStreamEncoder* encoder) {
   bool ok = false;
-  auto append = [&](format::EventKind kind, RingTaskSource source) {
+  auto append = [&](format::EventKind kind, auto source) {
     return encoder->AppendFrom(kind, ticks, 0, source);
   };
   if (RingOnlyTask(record, task_word, &ok, append)) return ok;
@@ -124,7 +147,7 @@ bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* tas
 bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
                      format::Event* event) {
   bool ok = false;
-  auto decode = [&](format::EventKind kind, RingTaskSource source) {
+  auto decode = [&](format::EventKind kind, auto source) {
     return DecodeFrom(kind, ticks, source, event);
   };
   if (RingOnlyTask(record, task_word, &ok, decode)) return ok;

@@ -24,8 +24,8 @@
 // smaller ones): the ring's lines are what the producer's core and the
 // flusher's hand back and forth. The first record of a ring, and the
 // definitions (whose ticks are 0), are measured from 0. Both ends keep the
-// previous record's ticks (ThreadState::ring_ticks, flusher_ticks); a ring
-// that is reset resets both.
+// previous record's ticks (ThreadState::ring_ticks, flusher_ticks) and the
+// task word (below); a ring that is reset resets them on both ends.
 //
 // Fixed-width host-order words: the ring never leaves the process, and the
 // flusher re-encodes everything into the portable trace format.
@@ -133,6 +133,12 @@ inline uint64_t PackTaskBegin(uint32_t domain, uint32_t name) {
 //   kRawPackedTaskBeginEx  the packed word, the timestamp;
 //   kRawTaskBeginExRepeat  the timestamp (the word is the task word);
 //   kRawTaskEndExRepeat    the timestamp (the domain is the task word's).
+// The overlapped forms, for an overlapped task whose id's d3 is 0 (as
+// __itt_id_make makes them) and whose parent is null, carry the id's d1 and
+// d2 after the packed word:
+//   kRawPackedOverlappedBegin  the packed word, d1, d2;
+//   kRawOverlappedBeginRepeat  d1, d2 (the word is the task word);
+//   kRawOverlappedEndRepeat    d1, d2 (the domain is the task word's).
 // A loop of one task is then one word per call in the ring (two with _ex).
 // The producer changes its task word only when a packed begin is committed,
 // and the flusher when it reads one, so the two agree record by record.
@@ -141,7 +147,11 @@ inline constexpr auto kRawTaskEndRepeat = static_cast<format::EventKind>(0x1f2);
 inline constexpr auto kRawPackedTaskBeginEx = static_cast<format::EventKind>(0x1f3);
 inline constexpr auto kRawTaskBeginExRepeat = static_cast<format::EventKind>(0x1f4);
 inline constexpr auto kRawTaskEndExRepeat = static_cast<format::EventKind>(0x1f5);
+inline constexpr auto kRawPackedOverlappedBegin = static_cast<format::EventKind>(0x1f6);
+inline constexpr auto kRawOverlappedBeginRepeat = static_cast<format::EventKind>(0x1f7);
+inline constexpr auto kRawOverlappedEndRepeat = static_cast<format::EventKind>(0x1f8);
 inline constexpr uint64_t kNoTaskWord = 0;
+static_assert(0x1f8 < kRawKindLimit, "the ring-only task kinds must fit the kind bits");
 inline uint32_t TaskWordDomain(uint64_t task_word) { return static_cast<uint32_t>(task_word); }
 inline uint32_t TaskWordName(uint64_t task_word) { return static_cast<uint32_t>(task_word >> 32); }
 
@@ -219,6 +229,11 @@ inline uint64_t LoadRawWord(const uint8_t* p) {
   uint64_t v;
   std::memcpy(&v, p, 8);
   return v;
+}
+
+// The id of an overlapped compact form: d1 and d2 at p, d3 = 0.
+inline format::Id LoadShortId(const uint8_t* p) {
+  return format::Id{LoadRawWord(p), LoadRawWord(p + 8), 0};
 }
 
 // A present id's three words at p.
@@ -344,6 +359,25 @@ class RingTaskSource {
   int next_ = 0;
 };
 
+// The same for the overlapped forms, whose first id is `id` (a type of its
+// own, so that the flusher's inline code for task begins stays apart).
+class RingOverlappedSource {
+ public:
+  RingOverlappedSource(uint64_t task_word, format::Id id) : task_(task_word, false, 0), id_(id) {}
+  uint64_t Word() { return task_.Word(); }
+  format::Id NextId() {
+    const format::Id id = id_;
+    id_ = format::Id{};
+    return id;
+  }
+  std::string_view NextBytes() { return {}; }
+  bool ok() const { return true; }
+
+ private:
+  RingTaskSource task_;
+  format::Id id_;
+};
+
 // The low half of the header of a record of `kind` with `words` one-word
 // fields, no ids and its time in the header: kind, id mask and size in one
 // compare (the size tells a time word apart).
@@ -396,6 +430,18 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
     case PlainHeader(kRawTaskBeginExRepeat, 1): {
       RingTaskSource source(*task_word, true, LoadRawWord(record + kRawHeaderBytes));
       return encoder->AppendFixed<U, U, U, T, I, I, U>(EventKind::kTaskBeginEx, ticks, 0, source);
+    }
+    case PlainHeader(kRawPackedOverlappedBegin, 3):
+      std::memcpy(task_word, record + kRawHeaderBytes, 8);
+      record += 8;  // then as the repeat: the id is next
+      [[fallthrough]];
+    case PlainHeader(kRawOverlappedBeginRepeat, 2): {
+      RingOverlappedSource source(*task_word, LoadShortId(record + kRawHeaderBytes));
+      return encoder->AppendFixed<U, I, I, U>(EventKind::kTaskBeginOverlapped, ticks, 0, source);
+    }
+    case PlainHeader(kRawOverlappedEndRepeat, 2): {
+      RingOverlappedSource source(*task_word, LoadShortId(record + kRawHeaderBytes));
+      return encoder->AppendFixed<U, I>(EventKind::kTaskEndOverlapped, ticks, 0, source);
     }
     case PlainHeader(kRawTaskEndExRepeat, 1): {
       RingTaskSource source(*task_word, true, LoadRawWord(record + kRawHeaderBytes));

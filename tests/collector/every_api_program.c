@@ -50,6 +50,9 @@ int main(void) {
   __itt_task_group(d, id, parent, task);
   __itt_task_begin_overlapped(d, id, parent, task);
   __itt_task_end_overlapped(d, id);
+  /* No parent: the collector keeps these in its compact ring form. */
+  __itt_task_begin_overlapped(d, id, __itt_null, task);
+  __itt_task_end_overlapped(d, id);
   __itt_task_begin_ex(d, cd, EA_USER_TS, id, parent, task);
   __itt_task_end_ex(d, cd, EA_USER_TS);
   /* No clock domain: the timestamp is in trace ticks already (the collector

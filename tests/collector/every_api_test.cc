@@ -86,6 +86,8 @@ TEST_F(EveryApiTest, RecordsExactlyTheCallsInOrder) {
       K::kTaskGroup,
       K::kTaskBeginOverlapped,
       K::kTaskEndOverlapped,
+      K::kTaskBeginOverlapped,
+      K::kTaskEndOverlapped,
       K::kTaskBeginEx,
       K::kTaskEndEx,
       K::kTaskBeginEx,
@@ -217,8 +219,18 @@ TEST_F(EveryApiTest, TaskArguments) {
   EXPECT_NE(fn.U("fn"), 0u);
   EXPECT_EQ(fn.IdOf("id"), format::Id{});
   EXPECT_EQ(Only(K::kTaskGroup).IdOf("parent"), kParent);
-  EXPECT_EQ(Only(K::kTaskEndOverlapped).IdOf("id"), kId);
-  EXPECT_EQ(Str(Only(K::kTaskBeginOverlapped).U("name")), EA_TASK);
+  const auto overlapped_begins = trace_->OfKind(K::kTaskBeginOverlapped);
+  const auto overlapped_ends = trace_->OfKind(K::kTaskEndOverlapped);
+  ASSERT_EQ(overlapped_begins.size(), 2u);
+  ASSERT_EQ(overlapped_ends.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(overlapped_begins[i]->U("domain"), begins[0]->U("domain"));
+    EXPECT_EQ(overlapped_begins[i]->IdOf("id"), kId);
+    EXPECT_EQ(overlapped_begins[i]->IdOf("parent"), i == 0 ? kParent : format::Id{});
+    EXPECT_EQ(Str(overlapped_begins[i]->U("name")), EA_TASK);
+    EXPECT_EQ(overlapped_ends[i]->U("domain"), begins[0]->U("domain"));
+    EXPECT_EQ(overlapped_ends[i]->IdOf("id"), kId);
+  }
 }
 
 TEST_F(EveryApiTest, UserClockTimestampsAreConverted) {

@@ -364,8 +364,9 @@ TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
 // A thread's task loop as the hot path writes it (itt_tasks.cc): a begin
 // whose packed word is the ring's task word is a repeat, else a packed
 // begin that becomes the task word; an end whose domain is the task word's
-// is a repeat, else a whole record. Plain and _ex calls (no clock domain:
-// the timestamp is in trace ticks) mixed, random domains, names and
+// is a repeat, else a whole record. Plain, _ex (no clock domain: the
+// timestamp is in trace ticks) and overlapped calls (ids with d3 = 0 take
+// the compact forms, others whole records) mixed, random domains, names and
 // nesting, with the time in the header or whole: the flusher's path and
 // the decoder write exactly the events made, carrying the task word from
 // record to record as the ring's two ends do.
@@ -376,15 +377,21 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
   from_events.Reset(1, 0);
   uint64_t time = 1000, prev = 0;
   uint64_t producer_word = kNoTaskWord, append_word = kNoTaskWord, decode_word = kNoTaskWord;
-  size_t counts[4] = {};       // repeated begins, repeated ends, wide times, _ex calls
+  // Repeated begins, repeated ends, wide times, _ex calls, overlapped calls
+  // in compact forms.
+  size_t counts[5] = {};
   std::vector<uint32_t> open;  // domains of the open tasks
-  for (int i = 0; i < 20000; ++i) {
+  for (int i = 0; i < 30000; ++i) {
     time += i % 500 == 0 ? uint64_t{1} << 33 : rng() % 1000;
     // Few domains and names, so that repeats are common but not the rule.
     const auto domain = static_cast<uint32_t>(1 + rng() % 3);
-    const bool ex = rng() % 3 == 0;
+    const int mode = static_cast<int>(rng() % 3);  // plain, _ex, overlapped
+    const bool ex = mode == 1, overlapped = mode == 2;
     const uint64_t timestamp = rng();
+    const format::Id id{1 + rng() % 1000, rng() % 4, rng() % 8 == 0 ? uint64_t{1} + rng() % 9 : 0};
+    const bool compact_id = overlapped && id.d3 == 0;
     counts[3] += ex;
+    counts[4] += compact_id;
     Event e;
     std::vector<uint64_t> record;
     auto make = [&](EventKind kind, auto... fields) {
@@ -393,37 +400,52 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
       WriteRawRecord(reinterpret_cast<uint8_t*>(record.data()), size, kind, time, prev, fields...);
       counts[2] += !TicksFitHeader(time, prev);
     };
-    auto init = [&](EventKind plain, EventKind with_ex, uint32_t event_domain) {
-      e.Init(ex ? with_ex : plain, time);
+    auto init = [&](EventKind plain, EventKind with_ex, EventKind with_id, uint32_t event_domain) {
+      e.Init(ex ? with_ex : overlapped ? with_id : plain, time);
       e.Set(format::Field::kDomain, event_domain);
       if (ex) {
         e.Set(format::Field::kClockDomain, 0);
         e.Set(format::Field::kUserTimestamp, timestamp);
         e.Set(format::Field::kTimestamp, timestamp);
       }
+      if (overlapped) e.SetId(format::Field::kId, id);
     };
+    const RawId raw_id{id.d1, id.d2, id.d3};
     if (open.empty() || (open.size() < 8 && rng() % 2 == 0)) {
       const auto name = static_cast<uint32_t>(rng() % 3);
-      init(EventKind::kTaskBegin, EventKind::kTaskBeginEx, domain);
+      init(EventKind::kTaskBegin, EventKind::kTaskBeginEx, EventKind::kTaskBeginOverlapped, domain);
       e.Set(format::Field::kName, name);
       const uint64_t word = PackTaskBegin(domain, name);
-      if (word == producer_word) {
-        ex ? make(kRawTaskBeginExRepeat, timestamp) : make(kRawTaskBeginRepeat);
+      if (overlapped && !compact_id) {
+        make(EventKind::kTaskBeginOverlapped, uint64_t{domain}, raw_id, RawId{0, 0, 0},
+             uint64_t{name});
+      } else if (word == producer_word) {
+        ex           ? make(kRawTaskBeginExRepeat, timestamp)
+        : compact_id ? make(kRawOverlappedBeginRepeat, id.d1, id.d2)
+                     : make(kRawTaskBeginRepeat);
         ++counts[0];
       } else {
-        ex ? make(kRawPackedTaskBeginEx, word, timestamp) : make(kRawPackedTaskBegin, word);
+        ex           ? make(kRawPackedTaskBeginEx, word, timestamp)
+        : compact_id ? make(kRawPackedOverlappedBegin, word, id.d1, id.d2)
+                     : make(kRawPackedTaskBegin, word);
         producer_word = word;
       }
       open.push_back(domain);
     } else {
       const uint32_t end_domain = rng() % 4 == 0 ? domain : open.back();
       open.pop_back();
-      init(EventKind::kTaskEnd, EventKind::kTaskEndEx, end_domain);
-      if (end_domain == TaskWordDomain(producer_word)) {
-        ex ? make(kRawTaskEndExRepeat, timestamp) : make(kRawTaskEndRepeat);
+      init(EventKind::kTaskEnd, EventKind::kTaskEndEx, EventKind::kTaskEndOverlapped, end_domain);
+      if (overlapped && !compact_id) {
+        make(EventKind::kTaskEndOverlapped, uint64_t{end_domain}, raw_id);
+      } else if (end_domain == TaskWordDomain(producer_word)) {
+        ex           ? make(kRawTaskEndExRepeat, timestamp)
+        : compact_id ? make(kRawOverlappedEndRepeat, id.d1, id.d2)
+                     : make(kRawTaskEndRepeat);
         ++counts[1];
       } else if (ex) {
         make(EventKind::kTaskEndEx, uint64_t{end_domain}, uint64_t{0}, timestamp, timestamp);
+      } else if (compact_id) {
+        make(EventKind::kTaskEndOverlapped, uint64_t{end_domain}, raw_id);
       } else {
         make(EventKind::kTaskEnd, uint64_t{end_domain});
       }
@@ -441,8 +463,9 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
   EXPECT_GT(counts[1], 1000u);
   EXPECT_GT(counts[2], 20u);
   EXPECT_GT(counts[3], 5000u);
+  EXPECT_GT(counts[4], 5000u);
   EXPECT_EQ(from_ring.payload(), from_events.payload());
-  EXPECT_EQ(from_ring.event_count(), 20000u);
+  EXPECT_EQ(from_ring.event_count(), 30000u);
 
   // Any other shape of the ring-only kinds is refused.
   ExpectRefused({MakeRawHeader(kRawTaskBeginRepeat, 0, 16, 0), 5}, "begin repeat, a word long");
@@ -455,6 +478,13 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
   ExpectRefused({MakeRawHeader(kRawTaskBeginExRepeat, 0, 24, 0), 5, 6}, "begin _ex repeat, long");
   ExpectRefused({MakeRawHeader(kRawTaskEndExRepeat, 0, 8, 0)}, "end _ex repeat, no word");
   ExpectRefused({MakeRawHeader(kRawTaskEndExRepeat, 4, 16, 0), 5}, "end _ex repeat, an id bit");
+  ExpectRefused({MakeRawHeader(kRawPackedOverlappedBegin, 0, 24, 0), 5, 6},
+                "packed overlapped, no d2");
+  ExpectRefused({MakeRawHeader(kRawOverlappedBeginRepeat, 0, 32, 0), 5, 6, 7},
+                "overlapped begin repeat, a d3");
+  ExpectRefused({MakeRawHeader(kRawOverlappedEndRepeat, 0, 16, 0), 5}, "overlapped end, no d2");
+  ExpectRefused({MakeRawHeader(kRawOverlappedEndRepeat, 1, 24, 0), 5, 6},
+                "overlapped end, an id bit");
 }
 
 }  // namespace
