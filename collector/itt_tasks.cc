@@ -16,9 +16,9 @@ using ittc::format::EventKind;
 
 namespace {
 
-// A task begin with null ids in the ring's compact forms (raw_record.h):
-// `repeat` when its packed word is the ring's task word, else `packed`,
-// whose word then becomes it; `tail` is the _ex timestamp, if any.
+// A task begin in the ring's compact forms (raw_record.h): `repeat` when its
+// packed word is the ring's task word, else `packed`, whose word then
+// becomes it; `tail` is the overlapped task's id, if any.
 template <typename... Tail>
 inline void EmitCompactBegin(ThreadState* t, uint64_t now, uint64_t word, EventKind packed,
                              EventKind repeat, const Tail&... tail) {
@@ -29,8 +29,8 @@ inline void EmitCompactBegin(ThreadState* t, uint64_t now, uint64_t word, EventK
   }
 }
 
-// A task end: `repeat` (with `tail`, the _ex timestamp, if any) when its
-// domain is the ring's task word's, else what full() emits.
+// A task end: `repeat` (with `tail`, the overlapped task's id, if any) when
+// its domain is the ring's task word's, else what full() emits.
 template <typename Full, typename... Tail>
 inline void EmitCompactEnd(ThreadState* t, uint64_t now, uint32_t domain, EventKind repeat,
                            Full&& full, const Tail&... tail) {
@@ -146,20 +146,8 @@ ITTC_EXPORT void ITTAPI __itt_task_begin_ex(const __itt_domain* domain,
                                             __itt_clock_domain* clock_domain,
                                             unsigned long long timestamp, __itt_id taskid,
                                             __itt_id parentid, __itt_string_handle* name) {
-  const RawId raw_id = ToRaw(taskid), raw_parent = ToRaw(parentid);
-  const uint32_t name_id = StringId(name);
-  if (clock_domain != nullptr || raw_id.present() || raw_parent.present()) {
-    return ExLike(EventKind::kTaskBeginEx, domain, clock_domain, timestamp, raw_id, raw_parent,
-                  uint64_t{name_id});
-  }
-  // No clock domain: the timestamp is in trace ticks. With null ids, one or
-  // two words and the timestamp in the ring (raw_record.h).
-  CallScope call;
-  if (!call.ok()) return;
-  uint64_t now = ReadTicks();
-  if (domain == nullptr) return CountInvalidCall(call.thread());
-  EmitCompactBegin(call.thread(), now, PackTaskBegin(DomainId(domain), name_id),
-                   kRawPackedTaskBeginEx, kRawTaskBeginExRepeat, uint64_t{timestamp});
+  ExLike(EventKind::kTaskBeginEx, domain, clock_domain, timestamp, ToRaw(taskid), ToRaw(parentid),
+         uint64_t{StringId(name)});
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_begin_fn_ex(const __itt_domain* domain,
@@ -173,18 +161,7 @@ ITTC_EXPORT void ITTAPI __itt_task_begin_fn_ex(const __itt_domain* domain,
 ITTC_EXPORT void ITTAPI __itt_task_end_ex(const __itt_domain* domain,
                                           __itt_clock_domain* clock_domain,
                                           unsigned long long timestamp) {
-  if (clock_domain != nullptr || domain == nullptr) {
-    return ExLike(EventKind::kTaskEndEx, domain, clock_domain, timestamp);
-  }
-  CallScope call;
-  if (!call.ok()) return;
-  uint64_t now = ReadTicks();
-  ThreadState* t = call.thread();
-  const uint32_t id = DomainId(domain);
-  const uint64_t ts = timestamp;
-  EmitCompactEnd(
-      t, now, id, kRawTaskEndExRepeat,
-      [&] { Emit(t, EventKind::kTaskEndEx, now, uint64_t{id}, uint64_t{0}, ts, ts); }, ts);
+  ExLike(EventKind::kTaskEndEx, domain, clock_domain, timestamp);
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_begin_overlapped_ex(const __itt_domain* domain,

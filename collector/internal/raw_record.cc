@@ -71,26 +71,22 @@ bool DecodeFrom(format::EventKind kind, uint64_t ticks, Source& source, format::
 
 // The ring-only task kinds (raw_record.h): what each stands for and holds.
 // Their fields, in this order, each where the shape says: the packed word
-// (the new task word), an id's d1 and d2, an _ex timestamp.
+// (the new task word), an id's d1 and d2.
 struct RingTaskShape {
   format::EventKind kind;    // the ring-only kind
   format::EventKind stands;  // the trace's kind it is written as
   bool packed;               // a packed word
   bool id;                   // an id (d3 = 0)
-  bool ex;                   // an _ex timestamp
-  size_t words() const { return (packed ? 1 : 0) + (id ? 2 : 0) + (ex ? 1 : 0); }
+  size_t words() const { return (packed ? 1 : 0) + (id ? 2 : 0); }
 };
 // By kind, from the first.
 constexpr RingTaskShape kRingTaskShapes[] = {
-    {kRawPackedTaskBegin, format::EventKind::kTaskBegin, true, false, false},
-    {kRawTaskBeginRepeat, format::EventKind::kTaskBegin, false, false, false},
-    {kRawTaskEndRepeat, format::EventKind::kTaskEnd, false, false, false},
-    {kRawPackedTaskBeginEx, format::EventKind::kTaskBeginEx, true, false, true},
-    {kRawTaskBeginExRepeat, format::EventKind::kTaskBeginEx, false, false, true},
-    {kRawTaskEndExRepeat, format::EventKind::kTaskEndEx, false, false, true},
-    {kRawPackedOverlappedBegin, format::EventKind::kTaskBeginOverlapped, true, true, false},
-    {kRawOverlappedBeginRepeat, format::EventKind::kTaskBeginOverlapped, false, true, false},
-    {kRawOverlappedEndRepeat, format::EventKind::kTaskEndOverlapped, false, true, false},
+    {kRawPackedTaskBegin, format::EventKind::kTaskBegin, true, false},
+    {kRawTaskBeginRepeat, format::EventKind::kTaskBegin, false, false},
+    {kRawTaskEndRepeat, format::EventKind::kTaskEnd, false, false},
+    {kRawPackedOverlappedBegin, format::EventKind::kTaskBeginOverlapped, true, true},
+    {kRawOverlappedBeginRepeat, format::EventKind::kTaskBeginOverlapped, false, true},
+    {kRawOverlappedEndRepeat, format::EventKind::kTaskEndOverlapped, false, true},
 };
 
 constexpr bool ShapesInKindOrder() {
@@ -122,10 +118,9 @@ bool RingOnlyTask(const uint8_t* record, uint64_t* task_word, bool* ok, Emit&& e
   }
   if (shape->id) {
     *ok = emit(shape->stands, RingOverlappedSource(*task_word, LoadShortId(p)));
-    return true;
+  } else {
+    *ok = emit(shape->stands, RingTaskSource(*task_word));
   }
-  const uint64_t timestamp = shape->ex ? LoadRawWord(p) : 0;
-  *ok = emit(shape->stands, RingTaskSource(*task_word, shape->ex, timestamp));
   return true;
 }
 

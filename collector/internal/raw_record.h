@@ -122,36 +122,28 @@ inline uint64_t PackTaskBegin(uint32_t domain, uint32_t name) {
 
 // More ring-only kinds for a thread that runs the same task over and over:
 // both ends of a ring remember the word of the last packed task begin in it
-// (plain or _ex; its "task word": ThreadState::ring_task_word and
-// flusher_task_word, kNoTaskWord before the first), and
-//   kRawTaskBeginRepeat    is a packed task begin with that word (no fields);
-//   kRawTaskEndRepeat      is a task end whose domain is that word's domain
-//                          (no fields).
-// The _ex forms, for a call with no clock domain (its timestamp is then in
-// trace ticks already, and the clock domain field 0) and null ids, carry
-// that timestamp as their last field:
-//   kRawPackedTaskBeginEx  the packed word, the timestamp;
-//   kRawTaskBeginExRepeat  the timestamp (the word is the task word);
-//   kRawTaskEndExRepeat    the timestamp (the domain is the task word's).
+// (its "task word": ThreadState::ring_task_word and flusher_task_word,
+// kNoTaskWord before the first), and
+//   kRawTaskBeginRepeat        is a packed task begin with that word (no
+//                              fields);
+//   kRawTaskEndRepeat          is a task end whose domain is that word's
+//                              domain (no fields).
 // The overlapped forms, for an overlapped task whose id's d3 is 0 (as
 // __itt_id_make makes them) and whose parent is null, carry the id's d1 and
 // d2 after the packed word:
 //   kRawPackedOverlappedBegin  the packed word, d1, d2;
 //   kRawOverlappedBeginRepeat  d1, d2 (the word is the task word);
 //   kRawOverlappedEndRepeat    d1, d2 (the domain is the task word's).
-// A loop of one task is then one word per call in the ring (two with _ex).
-// The producer changes its task word only when a packed begin is committed,
-// and the flusher when it reads one, so the two agree record by record.
+// A loop of one task is then one word per call in the ring. The producer
+// changes its task word only when a packed begin is committed, and the
+// flusher when it reads one, so the two agree record by record.
 inline constexpr auto kRawTaskBeginRepeat = static_cast<format::EventKind>(0x1f1);
 inline constexpr auto kRawTaskEndRepeat = static_cast<format::EventKind>(0x1f2);
-inline constexpr auto kRawPackedTaskBeginEx = static_cast<format::EventKind>(0x1f3);
-inline constexpr auto kRawTaskBeginExRepeat = static_cast<format::EventKind>(0x1f4);
-inline constexpr auto kRawTaskEndExRepeat = static_cast<format::EventKind>(0x1f5);
-inline constexpr auto kRawPackedOverlappedBegin = static_cast<format::EventKind>(0x1f6);
-inline constexpr auto kRawOverlappedBeginRepeat = static_cast<format::EventKind>(0x1f7);
-inline constexpr auto kRawOverlappedEndRepeat = static_cast<format::EventKind>(0x1f8);
+inline constexpr auto kRawPackedOverlappedBegin = static_cast<format::EventKind>(0x1f3);
+inline constexpr auto kRawOverlappedBeginRepeat = static_cast<format::EventKind>(0x1f4);
+inline constexpr auto kRawOverlappedEndRepeat = static_cast<format::EventKind>(0x1f5);
 inline constexpr uint64_t kNoTaskWord = 0;
-static_assert(0x1f8 < kRawKindLimit, "the ring-only task kinds must fit the kind bits");
+static_assert(0x1f5 < kRawKindLimit, "the ring-only task kinds must fit the kind bits");
 inline uint32_t TaskWordDomain(uint64_t task_word) { return static_cast<uint32_t>(task_word); }
 inline uint32_t TaskWordName(uint64_t task_word) { return static_cast<uint32_t>(task_word >> 32); }
 
@@ -336,26 +328,17 @@ class LaidOutFieldSource {
 
 // The fields of the task begin or end a ring-only task record stands for,
 // in its kind's order: from the task word the domain (and for a begin the
-// name), null ids, and for the _ex kinds a clock domain of 0 and the
-// timestamp as both the user's and the trace's.
+// name), null ids.
 class RingTaskSource {
  public:
-  RingTaskSource(uint64_t task_word, bool ex, uint64_t timestamp)
-      : word_(task_word), timestamp_(timestamp), ex_(ex) {}
-  uint64_t Word() {
-    const int i = next_++;
-    if (i == 0) return TaskWordDomain(word_);
-    if (!ex_ || i == 4) return TaskWordName(word_);  // a begin's last field
-    return i == 1 ? 0 : timestamp_;
-  }
+  explicit RingTaskSource(uint64_t task_word) : word_(task_word) {}
+  uint64_t Word() { return next_++ == 0 ? TaskWordDomain(word_) : TaskWordName(word_); }
   format::Id NextId() { return format::Id{}; }
   std::string_view NextBytes() { return {}; }
   bool ok() const { return true; }
 
  private:
   uint64_t word_;
-  uint64_t timestamp_;
-  bool ex_;
   int next_ = 0;
 };
 
@@ -363,7 +346,7 @@ class RingTaskSource {
 // own, so that the flusher's inline code for task begins stays apart).
 class RingOverlappedSource {
  public:
-  RingOverlappedSource(uint64_t task_word, format::Id id) : task_(task_word, false, 0), id_(id) {}
+  RingOverlappedSource(uint64_t task_word, format::Id id) : task_(task_word), id_(id) {}
   uint64_t Word() { return task_.Word(); }
   format::Id NextId() {
     const format::Id id = id_;
@@ -406,12 +389,11 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
   // What tight loops emit most, with null ids: straight-line code whose
   // field types are the kind's list in format::internal::WithFixedFields.
   using format::EventKind;
-  constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId,
-                              T = format::FieldType::kTime;
+  constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId;
   LaidOutFieldSource plain(record + kRawHeaderBytes, 0);
   switch (static_cast<uint32_t>(header)) {
     case PlainHeader(kRawTaskEndRepeat, 0): {
-      RingTaskSource source(*task_word, false, 0);
+      RingTaskSource source(*task_word);
       return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, source);
     }
     case PlainHeader(EventKind::kTaskEnd, 1):
@@ -420,16 +402,8 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
       std::memcpy(task_word, record + kRawHeaderBytes, 8);
       [[fallthrough]];  // one copy of the begin's code, which then stays inline
     case PlainHeader(kRawTaskBeginRepeat, 0): {
-      RingTaskSource source(*task_word, false, 0);
+      RingTaskSource source(*task_word);
       return encoder->AppendFixed<U, I, I, U>(EventKind::kTaskBegin, ticks, 0, source);
-    }
-    case PlainHeader(kRawPackedTaskBeginEx, 2):
-      std::memcpy(task_word, record + kRawHeaderBytes, 8);
-      record += 8;  // then as the repeat: the timestamp is the next word
-      [[fallthrough]];
-    case PlainHeader(kRawTaskBeginExRepeat, 1): {
-      RingTaskSource source(*task_word, true, LoadRawWord(record + kRawHeaderBytes));
-      return encoder->AppendFixed<U, U, U, T, I, I, U>(EventKind::kTaskBeginEx, ticks, 0, source);
     }
     case PlainHeader(kRawPackedOverlappedBegin, 3):
       std::memcpy(task_word, record + kRawHeaderBytes, 8);
@@ -442,10 +416,6 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
     case PlainHeader(kRawOverlappedEndRepeat, 2): {
       RingOverlappedSource source(*task_word, LoadShortId(record + kRawHeaderBytes));
       return encoder->AppendFixed<U, I>(EventKind::kTaskEndOverlapped, ticks, 0, source);
-    }
-    case PlainHeader(kRawTaskEndExRepeat, 1): {
-      RingTaskSource source(*task_word, true, LoadRawWord(record + kRawHeaderBytes));
-      return encoder->AppendFixed<U, U, U, T>(EventKind::kTaskEndEx, ticks, 0, source);
     }
     case PlainHeader(EventKind::kTaskBegin, 2):
       return encoder->AppendFixed<U, I, I, U>(EventKind::kTaskBegin, ticks, 0, plain);

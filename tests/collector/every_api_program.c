@@ -55,8 +55,7 @@ int main(void) {
   __itt_task_end_overlapped(d, id);
   __itt_task_begin_ex(d, cd, EA_USER_TS, id, parent, task);
   __itt_task_end_ex(d, cd, EA_USER_TS);
-  /* No clock domain: the timestamp is in trace ticks already (the collector
-   * keeps these in its compact ring form). */
+  /* No clock domain: the timestamp is in trace ticks already. */
   __itt_task_begin_ex(d, NULL, EA_USER_TS, __itt_null, __itt_null, task);
   __itt_task_end_ex(d, NULL, EA_USER_TS);
   __itt_task_begin_fn_ex(d, cd, EA_USER_TS, id, parent, (void*)&GetClockInfo);

@@ -364,12 +364,11 @@ TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
 // A thread's task loop as the hot path writes it (itt_tasks.cc): a begin
 // whose packed word is the ring's task word is a repeat, else a packed
 // begin that becomes the task word; an end whose domain is the task word's
-// is a repeat, else a whole record. Plain, _ex (no clock domain: the
-// timestamp is in trace ticks) and overlapped calls (ids with d3 = 0 take
-// the compact forms, others whole records) mixed, random domains, names and
-// nesting, with the time in the header or whole: the flusher's path and
-// the decoder write exactly the events made, carrying the task word from
-// record to record as the ring's two ends do.
+// is a repeat, else a whole record. Plain and overlapped calls (ids with
+// d3 = 0 take the compact forms, others whole records) mixed, random
+// domains, names and nesting, with the time in the header or whole: the
+// flusher's path and the decoder write exactly the events made, carrying
+// the task word from record to record as the ring's two ends do.
 TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
   format::testing::Rng rng(61);
   format::EventStreamEncoder from_ring, from_events;
@@ -377,21 +376,18 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
   from_events.Reset(1, 0);
   uint64_t time = 1000, prev = 0;
   uint64_t producer_word = kNoTaskWord, append_word = kNoTaskWord, decode_word = kNoTaskWord;
-  // Repeated begins, repeated ends, wide times, _ex calls, overlapped calls
-  // in compact forms.
-  size_t counts[5] = {};
+  // Repeated begins, repeated ends, wide times, overlapped calls in compact
+  // forms.
+  size_t counts[4] = {};
   std::vector<uint32_t> open;  // domains of the open tasks
   for (int i = 0; i < 30000; ++i) {
     time += i % 500 == 0 ? uint64_t{1} << 33 : rng() % 1000;
     // Few domains and names, so that repeats are common but not the rule.
     const auto domain = static_cast<uint32_t>(1 + rng() % 3);
-    const int mode = static_cast<int>(rng() % 3);  // plain, _ex, overlapped
-    const bool ex = mode == 1, overlapped = mode == 2;
-    const uint64_t timestamp = rng();
+    const bool overlapped = rng() % 2 == 0;
     const format::Id id{1 + rng() % 1000, rng() % 4, rng() % 8 == 0 ? uint64_t{1} + rng() % 9 : 0};
     const bool compact_id = overlapped && id.d3 == 0;
-    counts[3] += ex;
-    counts[4] += compact_id;
+    counts[3] += compact_id;
     Event e;
     std::vector<uint64_t> record;
     auto make = [&](EventKind kind, auto... fields) {
@@ -400,50 +396,38 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
       WriteRawRecord(reinterpret_cast<uint8_t*>(record.data()), size, kind, time, prev, fields...);
       counts[2] += !TicksFitHeader(time, prev);
     };
-    auto init = [&](EventKind plain, EventKind with_ex, EventKind with_id, uint32_t event_domain) {
-      e.Init(ex ? with_ex : overlapped ? with_id : plain, time);
+    auto init = [&](EventKind plain, EventKind with_id, uint32_t event_domain) {
+      e.Init(overlapped ? with_id : plain, time);
       e.Set(format::Field::kDomain, event_domain);
-      if (ex) {
-        e.Set(format::Field::kClockDomain, 0);
-        e.Set(format::Field::kUserTimestamp, timestamp);
-        e.Set(format::Field::kTimestamp, timestamp);
-      }
       if (overlapped) e.SetId(format::Field::kId, id);
     };
     const RawId raw_id{id.d1, id.d2, id.d3};
     if (open.empty() || (open.size() < 8 && rng() % 2 == 0)) {
       const auto name = static_cast<uint32_t>(rng() % 3);
-      init(EventKind::kTaskBegin, EventKind::kTaskBeginEx, EventKind::kTaskBeginOverlapped, domain);
+      init(EventKind::kTaskBegin, EventKind::kTaskBeginOverlapped, domain);
       e.Set(format::Field::kName, name);
       const uint64_t word = PackTaskBegin(domain, name);
       if (overlapped && !compact_id) {
         make(EventKind::kTaskBeginOverlapped, uint64_t{domain}, raw_id, RawId{0, 0, 0},
              uint64_t{name});
       } else if (word == producer_word) {
-        ex           ? make(kRawTaskBeginExRepeat, timestamp)
-        : compact_id ? make(kRawOverlappedBeginRepeat, id.d1, id.d2)
-                     : make(kRawTaskBeginRepeat);
+        compact_id ? make(kRawOverlappedBeginRepeat, id.d1, id.d2) : make(kRawTaskBeginRepeat);
         ++counts[0];
       } else {
-        ex           ? make(kRawPackedTaskBeginEx, word, timestamp)
-        : compact_id ? make(kRawPackedOverlappedBegin, word, id.d1, id.d2)
-                     : make(kRawPackedTaskBegin, word);
+        compact_id ? make(kRawPackedOverlappedBegin, word, id.d1, id.d2)
+                   : make(kRawPackedTaskBegin, word);
         producer_word = word;
       }
       open.push_back(domain);
     } else {
       const uint32_t end_domain = rng() % 4 == 0 ? domain : open.back();
       open.pop_back();
-      init(EventKind::kTaskEnd, EventKind::kTaskEndEx, EventKind::kTaskEndOverlapped, end_domain);
+      init(EventKind::kTaskEnd, EventKind::kTaskEndOverlapped, end_domain);
       if (overlapped && !compact_id) {
         make(EventKind::kTaskEndOverlapped, uint64_t{end_domain}, raw_id);
       } else if (end_domain == TaskWordDomain(producer_word)) {
-        ex           ? make(kRawTaskEndExRepeat, timestamp)
-        : compact_id ? make(kRawOverlappedEndRepeat, id.d1, id.d2)
-                     : make(kRawTaskEndRepeat);
+        compact_id ? make(kRawOverlappedEndRepeat, id.d1, id.d2) : make(kRawTaskEndRepeat);
         ++counts[1];
-      } else if (ex) {
-        make(EventKind::kTaskEndEx, uint64_t{end_domain}, uint64_t{0}, timestamp, timestamp);
       } else if (compact_id) {
         make(EventKind::kTaskEndOverlapped, uint64_t{end_domain}, raw_id);
       } else {
@@ -463,7 +447,6 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
   EXPECT_GT(counts[1], 1000u);
   EXPECT_GT(counts[2], 20u);
   EXPECT_GT(counts[3], 5000u);
-  EXPECT_GT(counts[4], 5000u);
   EXPECT_EQ(from_ring.payload(), from_events.payload());
   EXPECT_EQ(from_ring.event_count(), 30000u);
 
@@ -472,12 +455,6 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
   ExpectRefused({MakeRawHeader(kRawTaskBeginRepeat, 1, 8, 0)}, "begin repeat, an id bit");
   ExpectRefused({MakeRawHeader(kRawTaskEndRepeat, 0, 16, 0), 5}, "end repeat, a word long");
   ExpectRefused({MakeRawHeader(kRawTaskEndRepeat, 2, 8, 0)}, "end repeat, an id bit");
-  ExpectRefused({MakeRawHeader(kRawPackedTaskBeginEx, 0, 16, 0), 5}, "packed _ex, a word short");
-  ExpectRefused({MakeRawHeader(kRawPackedTaskBeginEx, 1, 24, 0), 5, 6}, "packed _ex, an id bit");
-  ExpectRefused({MakeRawHeader(kRawTaskBeginExRepeat, 0, 8, 0)}, "begin _ex repeat, no word");
-  ExpectRefused({MakeRawHeader(kRawTaskBeginExRepeat, 0, 24, 0), 5, 6}, "begin _ex repeat, long");
-  ExpectRefused({MakeRawHeader(kRawTaskEndExRepeat, 0, 8, 0)}, "end _ex repeat, no word");
-  ExpectRefused({MakeRawHeader(kRawTaskEndExRepeat, 4, 16, 0), 5}, "end _ex repeat, an id bit");
   ExpectRefused({MakeRawHeader(kRawPackedOverlappedBegin, 0, 24, 0), 5, 6},
                 "packed overlapped, no d2");
   ExpectRefused({MakeRawHeader(kRawOverlappedBeginRepeat, 0, 32, 0), 5, 6, 7},
