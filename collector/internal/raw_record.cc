@@ -99,18 +99,19 @@ constexpr bool ShapesInKindOrder() {
 }
 static_assert(ShapesInKindOrder(), "kRingTaskShapes is indexed by kind");
 
-// A ring-only task record, in either time form: as the event it stands for,
-// through `emit(kind, RingTaskSource)`, with *task_word kept. False if the
-// record is not one of them; *ok false if it is one but malformed.
+// A ring-only task record with this header, in either time form: as the
+// event it stands for, through `emit(kind, source)` (a RingTaskSource or
+// RingOverlappedSource), with *task_word kept. False if the record is not
+// one of them; *ok false if it is one but malformed.
 template <typename Emit>
-bool RingOnlyTask(const uint8_t* record, uint64_t* task_word, bool* ok, Emit&& emit) {
-  uint64_t header;
-  std::memcpy(&header, record, 8);
+bool RingOnlyTask(const uint8_t* record, uint64_t header, uint64_t* task_word, bool* ok,
+                  Emit&& emit) {
   const size_t index = RawKind(header) - static_cast<size_t>(kRawPackedTaskBegin);
   if (index >= std::size(kRingTaskShapes)) return false;  // unsigned: below wraps too
   const RingTaskShape* shape = &kRingTaskShapes[index];
-  const uint8_t* p = record + RawFieldsOffset(header);
-  *ok = RawIdMask(header) == 0 && RawSize(header) == RawFieldsOffset(header) + 8 * shape->words();
+  const size_t offset = RawFieldsOffset(header);
+  const uint8_t* p = record + offset;
+  *ok = RawIdMask(header) == 0 && RawSize(header) == offset + 8 * shape->words();
   if (!*ok) return true;
   if (shape->packed) {
     *task_word = LoadRawWord(p);
@@ -132,9 +133,8 @@ bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* tas
   auto append = [&](format::EventKind kind, auto source) {
     return encoder->AppendFrom(kind, ticks, 0, source);
   };
-  if (RingOnlyTask(record, task_word, &ok, append)) return ok;
-  uint64_t header;
-  std::memcpy(&header, record, 8);
+  const uint64_t header = LoadRawWord(record);
+  if (RingOnlyTask(record, header, task_word, &ok, append)) return ok;
   return format::internal::WithFixedFields(static_cast<format::EventKind>(RawKind(header)),
                                            LaidOutAppender{record, header, ticks, encoder});
 }
@@ -145,9 +145,8 @@ bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
   auto decode = [&](format::EventKind kind, auto source) {
     return DecodeFrom(kind, ticks, source, event);
   };
-  if (RingOnlyTask(record, task_word, &ok, decode)) return ok;
-  uint64_t header;
-  std::memcpy(&header, record, 8);
+  const uint64_t header = LoadRawWord(record);
+  if (RingOnlyTask(record, header, task_word, &ok, decode)) return ok;
   RawFieldSource source(record);
   return DecodeFrom(static_cast<format::EventKind>(RawKind(header)), ticks, source, event);
 }

@@ -97,16 +97,18 @@ constexpr int32_t RawTickDelta(uint64_t header) {
 constexpr size_t RawFieldsOffset(uint64_t header) {
   return kRawHeaderBytes + (RawTickDelta(header) == kWideTicks ? kRawWideTicksBytes : 0);
 }
+// One host-order word of a record at p (the header, a field, an id's part).
+inline uint64_t LoadRawWord(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
 // The ticks of `record`, whose predecessor in its ring had `prev`.
 // REQUIRES: the record is whole (its size is readable).
 inline uint64_t RawTicks(const uint8_t* record, uint64_t prev) {
-  uint64_t header;
-  std::memcpy(&header, record, 8);
-  const int32_t delta = RawTickDelta(header);
+  const int32_t delta = RawTickDelta(LoadRawWord(record));
   if (__builtin_expect(delta != kWideTicks, 1)) return prev + static_cast<uint64_t>(int64_t{delta});
-  uint64_t ticks;
-  std::memcpy(&ticks, record + kRawHeaderBytes, 8);
-  return ticks;
+  return LoadRawWord(record + kRawHeaderBytes);
 }
 
 // A kind only rings hold: a task begin with null ids whose domain and name,
@@ -217,12 +219,6 @@ __attribute__((always_inline)) inline void WriteRawRecord(uint8_t* p, size_t siz
   ((p = PutRaw(p, args)), ...);
 }
 
-inline uint64_t LoadRawWord(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-
 // The id of an overlapped compact form: d1 and d2 at p, d3 = 0.
 inline format::Id LoadShortId(const uint8_t* p) {
   return format::Id{LoadRawWord(p), LoadRawWord(p + 8), 0};
@@ -230,11 +226,7 @@ inline format::Id LoadShortId(const uint8_t* p) {
 
 // A present id's three words at p.
 inline format::Id LoadRawId(const uint8_t* p) {
-  format::Id id;
-  std::memcpy(&id.d1, p, 8);
-  std::memcpy(&id.d2, p + 8, 8);
-  std::memcpy(&id.d3, p + 16, 8);
-  return id;
+  return format::Id{LoadRawWord(p), LoadRawWord(p + 8), LoadRawWord(p + 16)};
 }
 
 // Reads the fields of one whole raw record in schema order: the field
@@ -244,16 +236,14 @@ inline format::Id LoadRawId(const uint8_t* p) {
 class RawFieldSource {
  public:
   explicit RawFieldSource(const uint8_t* record) {
-    uint64_t header;
-    std::memcpy(&header, record, 8);
+    const uint64_t header = LoadRawWord(record);
     p_ = record + RawFieldsOffset(header);
     end_ = record + RawSize(header);
     id_mask_ = RawIdMask(header);
   }
   uint64_t Word() {
-    uint64_t v = 0;
     if (__builtin_expect(end_ - p_ < 8, 0)) return Bad();
-    std::memcpy(&v, p_, 8);
+    const uint64_t v = LoadRawWord(p_);
     p_ += 8;
     return v;
   }
@@ -305,8 +295,7 @@ class LaidOutFieldSource {
  public:
   LaidOutFieldSource(const uint8_t* fields, uint8_t id_mask) : p_(fields), id_mask_(id_mask) {}
   uint64_t Word() {
-    uint64_t v;
-    std::memcpy(&v, p_, 8);
+    const uint64_t v = LoadRawWord(p_);
     p_ += 8;
     return v;
   }
@@ -384,8 +373,7 @@ bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* tas
 __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record, uint64_t ticks,
                                                            uint64_t* task_word,
                                                            format::EventStreamEncoder* encoder) {
-  uint64_t header;
-  std::memcpy(&header, record, 8);
+  const uint64_t header = LoadRawWord(record);
   // What tight loops emit most, with null ids: straight-line code whose
   // field types are the kind's list in format::internal::WithFixedFields.
   using format::EventKind;
@@ -399,14 +387,14 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
     case PlainHeader(EventKind::kTaskEnd, 1):
       return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, plain);
     case PlainHeader(kRawPackedTaskBegin, 1):
-      std::memcpy(task_word, record + kRawHeaderBytes, 8);
+      *task_word = LoadRawWord(record + kRawHeaderBytes);
       [[fallthrough]];  // one copy of the begin's code, which then stays inline
     case PlainHeader(kRawTaskBeginRepeat, 0): {
       RingTaskSource source(*task_word);
       return encoder->AppendFixed<U, I, I, U>(EventKind::kTaskBegin, ticks, 0, source);
     }
     case PlainHeader(kRawPackedOverlappedBegin, 3):
-      std::memcpy(task_word, record + kRawHeaderBytes, 8);
+      *task_word = LoadRawWord(record + kRawHeaderBytes);
       record += 8;  // then as the repeat: the id is next
       [[fallthrough]];
     case PlainHeader(kRawOverlappedBeginRepeat, 2): {
