@@ -82,6 +82,35 @@ std::vector<EventKind> EventKinds() {
   return kinds;
 }
 
+// The ring record path and the Event path side by side: each record goes
+// through the flusher's path (AppendRawRecord) and, when asked, the decoder
+// (DecodeRawRecord), each carrying the task word as a ring's reader does;
+// its event goes through the format's own writer. The tests then compare
+// the two payloads.
+struct BothPaths {
+  explicit BothPaths(uint64_t base_time) {
+    from_ring.Reset(1, base_time);
+    from_events.Reset(1, base_time);
+  }
+  // `record`, whose ticks are `ticks`, stands for `e`; with `decode` it must
+  // also decode to e.
+  void Add(const std::vector<uint64_t>& record, uint64_t ticks, const Event& e,
+           bool decode = false) {
+    if (decode) {
+      Event decoded;
+      ASSERT_TRUE(DecodeRawRecord(Bytes(record), ticks, &decode_word, &decoded))
+          << format::DebugString(e);
+      ASSERT_EQ(format::DebugString(decoded), format::DebugString(e));
+    }
+    ASSERT_TRUE(AppendRawRecord(Bytes(record), ticks, &append_word, &from_ring))
+        << format::DebugString(e);
+    from_events.Append(e);
+  }
+
+  format::EventStreamEncoder from_ring, from_events;
+  uint64_t append_word = kNoTaskWord, decode_word = kNoTaskWord;
+};
+
 std::vector<std::string> DecodeAll(std::string_view payload) {
   format::EventStreamDecoder decoder;
   EXPECT_TRUE(decoder.Reset(payload).ok());
@@ -145,20 +174,16 @@ TEST(RawRecord, EveryKindEncodesStraightToItself) {
 TEST(RawRecord, RingPathAndEventPathWriteTheSamePayload) {
   format::testing::Rng rng(31);
   std::deque<std::string> storage;
-  format::EventStreamEncoder from_ring, from_events;
-  from_ring.Reset(1, 0);
-  from_events.Reset(1, 0);
+  BothPaths paths(0);
   uint64_t time = 0;
-  uint64_t task_word = kNoTaskWord;
   for (EventKind kind : EventKinds()) {
     for (int i = 0; i < 20; ++i) {
       time += rng() % 100;
       Event e = format::testing::RandomEvent(rng, kind, time, &storage);
-      ASSERT_TRUE(AppendRawRecord(Bytes(RawRecordOf(e)), time, &task_word, &from_ring));
-      from_events.Append(e);
+      ASSERT_NO_FATAL_FAILURE(paths.Add(RawRecordOf(e), time, e));
     }
   }
-  EXPECT_EQ(from_ring.payload(), from_events.payload());
+  EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
 }
 
 // With every id null and the time in the header, the hottest kinds take
@@ -167,12 +192,9 @@ TEST(RawRecord, RingPathAndEventPathWriteTheSamePayload) {
 TEST(RawRecord, RecordsWithNullIdsWriteTheSamePayloadAsTheirEvents) {
   format::testing::Rng rng(41);
   std::deque<std::string> storage;
-  format::EventStreamEncoder from_ring, from_events;
-  from_ring.Reset(1, 5000);
-  from_events.Reset(1, 5000);
+  BothPaths paths(5000);
   std::vector<std::string> expected;
   uint64_t time = 5000, prev = 0;
-  uint64_t task_word = kNoTaskWord;
   size_t plain = 0;
   const EventKind plain_kinds[] = {EventKind::kTaskEnd,
                                    EventKind::kTaskBegin,
@@ -204,14 +226,13 @@ TEST(RawRecord, RecordsWithNullIdsWriteTheSamePayloadAsTheirEvents) {
           ++plain;
         }
       }
-      ASSERT_TRUE(AppendRawRecord(Bytes(record), time, &task_word, &from_ring)) << s->name;
-      from_events.Append(e);
+      ASSERT_NO_FATAL_FAILURE(paths.Add(record, time, e)) << s->name;
       expected.push_back(format::DebugString(e));
     }
   }
   EXPECT_EQ(plain, std::size(plain_kinds) * 30);
-  EXPECT_EQ(from_ring.payload(), from_events.payload());
-  EXPECT_EQ(DecodeAll(from_ring.payload()), expected);
+  EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
+  EXPECT_EQ(DecodeAll(paths.from_ring.payload()), expected);
 }
 
 // Appends `record` to an encoder holding one good event, checks it is
@@ -322,11 +343,8 @@ TEST(RawRecord, EveryKindFitsTheHeader) {
 // whole, and any other shape of it is refused.
 TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
   format::testing::Rng rng(53);
-  format::EventStreamEncoder from_ring, from_events;
-  from_ring.Reset(1, 0);
-  from_events.Reset(1, 0);
+  BothPaths paths(0);
   uint64_t time = 1000, prev = 0;
-  uint64_t decode_word = kNoTaskWord, append_word = kNoTaskWord;
   size_t wide = 0;
   for (int i = 0; i < 2000; ++i) {
     time += i % 100 == 0 ? uint64_t{1} << 33 : rng() % 1000;
@@ -344,16 +362,12 @@ TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
     e.Init(EventKind::kTaskBegin, time);
     e.Set(format::Field::kDomain, domain);
     e.Set(format::Field::kName, name);
-    Event decoded;
-    ASSERT_TRUE(DecodeRawRecord(Bytes(record), ticks, &decode_word, &decoded));
-    EXPECT_EQ(format::DebugString(decoded), format::DebugString(e));
-    EXPECT_EQ(decode_word, word);
-    ASSERT_TRUE(AppendRawRecord(Bytes(record), ticks, &append_word, &from_ring));
-    EXPECT_EQ(append_word, word);
-    from_events.Append(e);
+    ASSERT_NO_FATAL_FAILURE(paths.Add(record, ticks, e, /*decode=*/true));
+    EXPECT_EQ(paths.decode_word, word);
+    EXPECT_EQ(paths.append_word, word);
   }
   EXPECT_EQ(wide, 20u);
-  EXPECT_EQ(from_ring.payload(), from_events.payload());
+  EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
 
   const uint64_t word = PackTaskBegin(1, 2);
   ExpectRefused({MakeRawHeader(kRawPackedTaskBegin, 0, 24, 0), word, 0}, "packed, a word long");
@@ -371,11 +385,9 @@ TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
 // the task word from record to record as the ring's two ends do.
 TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
   format::testing::Rng rng(61);
-  format::EventStreamEncoder from_ring, from_events;
-  from_ring.Reset(1, 0);
-  from_events.Reset(1, 0);
+  BothPaths paths(0);
   uint64_t time = 1000, prev = 0;
-  uint64_t producer_word = kNoTaskWord, append_word = kNoTaskWord, decode_word = kNoTaskWord;
+  uint64_t producer_word = kNoTaskWord;
   // Repeated begins, repeated ends, wide times, overlapped calls in compact
   // forms.
   size_t counts[4] = {};
@@ -437,18 +449,14 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
     const uint64_t ticks = RawTicks(Bytes(record), prev);
     ASSERT_EQ(ticks, time);
     prev = time;
-    Event decoded;
-    ASSERT_TRUE(DecodeRawRecord(Bytes(record), ticks, &decode_word, &decoded));
-    ASSERT_EQ(format::DebugString(decoded), format::DebugString(e)) << "record " << i;
-    ASSERT_TRUE(AppendRawRecord(Bytes(record), ticks, &append_word, &from_ring));
-    from_events.Append(e);
+    ASSERT_NO_FATAL_FAILURE(paths.Add(record, ticks, e, /*decode=*/true)) << "record " << i;
   }
   EXPECT_GT(counts[0], 1000u);
   EXPECT_GT(counts[1], 1000u);
   EXPECT_GT(counts[2], 20u);
   EXPECT_GT(counts[3], 5000u);
-  EXPECT_EQ(from_ring.payload(), from_events.payload());
-  EXPECT_EQ(from_ring.event_count(), 30000u);
+  EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
+  EXPECT_EQ(paths.from_ring.event_count(), 30000u);
 
   // Any other shape of the ring-only kinds is refused.
   ExpectRefused({MakeRawHeader(kRawTaskBeginRepeat, 0, 16, 0), 5}, "begin repeat, a word long");
