@@ -6,6 +6,29 @@
 namespace ittc {
 namespace itt_dump {
 
+void WaitingThreads::Set(int qi, uint64_t first_time) {
+  uint64_t& key = keys_[static_cast<size_t>(qi)];
+  if (done_ || key == first_time) return;
+  if (key != kNoEvents) set_.erase({key, qi});
+  key = first_time;
+  if (key != kNoEvents) set_.emplace(key, qi);
+  if (set_.empty()) {
+    time_ = kNoEvents;
+    queue_ = kNoQueue;
+  } else {
+    time_ = set_.begin()->first;
+    queue_ = set_.begin()->second;
+  }
+}
+
+uint64_t WaitingThreads::NextFirstTime(const ThreadRec& thread, size_t chunks_read) {
+  const std::vector<uint64_t>& firsts = thread.chunk_first_times;
+  for (size_t j = chunks_read; j < firsts.size(); ++j) {
+    if (firsts[j] != kNoEvents) return firsts[j];
+  }
+  return kNoEvents;
+}
+
 EventMerger::EventMerger(const TraceIndex& index, format::TraceReader* reader,
                          const MergeOptions& options)
     : index_(index), reader_(reader), options_(options) {
@@ -15,7 +38,7 @@ EventMerger::EventMerger(const TraceIndex& index, format::TraceReader* reader,
     queues_.back()->thread = &rec;
   }
   small_ = queues_.size() <= kSmall;
-  blocking_ = kNoEvents;
+  waiting_ = WaitingThreads(queues_.size());
   for (size_t i = 0; i < queues_.size(); ++i) {
     UpdateWaiting(static_cast<int>(i));
   }
@@ -64,27 +87,9 @@ bool EventMerger::Advance(Queue* q) {
 }
 
 void EventMerger::UpdateWaiting(int qi) {
-  Queue* q = queues_[static_cast<size_t>(qi)].get();
-  uint64_t key = kNoEvents;
-  if (!q->has_head && qi != current_) {
-    const std::vector<uint64_t>& firsts = q->thread->chunk_first_times;
-    for (size_t j = q->chunks_read; j < firsts.size(); ++j) {
-      if (firsts[j] != kNoEvents) {
-        key = firsts[j];
-        break;
-      }
-    }
-  }
-  if (q->waiting && (key == kNoEvents || key != q->waiting_key)) {
-    waiting_.erase({q->waiting_key, qi});
-    q->waiting = false;
-  }
-  if (key != kNoEvents && !q->waiting) {
-    waiting_.emplace(key, qi);
-    q->waiting = true;
-    q->waiting_key = key;
-  }
-  blocking_ = reader_done_ || waiting_.empty() ? kNoEvents : waiting_.begin()->first;
+  const Queue* q = queues_[static_cast<size_t>(qi)].get();
+  const bool empty = !q->has_head && qi != current_;
+  waiting_.Set(qi, empty ? WaitingThreads::NextFirstTime(*q->thread, q->chunks_read) : kNoEvents);
 }
 
 bool EventMerger::ReadChunk() {
@@ -105,6 +110,7 @@ bool EventMerger::ReadChunk() {
       queue_of_thread_[thread_index] = static_cast<int>(queues_.size());
       queues_.push_back(std::make_unique<Queue>());
       queues_.back()->thread = &extra_threads_.back();
+      waiting_.AddQueue();
       qi = queue_of_thread_.Find(thread_index);
       if (small_ && queues_.size() > kSmall) {
         small_ = false;
@@ -172,7 +178,7 @@ uint32_t EventMerger::TakeRun(const format::Event** first) {
   uint64_t last = last_time_;
   while (end < q->len) {
     const uint64_t t = q->batch[end].time;
-    if (t < last || t > blocking_) break;
+    if (t < last || !waiting_.Safe(t, current_)) break;
     last = t;
     ++end;
   }
@@ -202,13 +208,13 @@ bool EventMerger::AfterAdvance(const format::Event** event, const ThreadRec** th
   q->has_head = true;
   const uint64_t t = q->head().time;
   if (heap_.empty()) {
-    if (t <= blocking_) return Emit(current_, event, thread);
+    if (waiting_.Safe(t, current_)) return Emit(current_, event, thread);
   } else {
     const size_t i = TopIndex();
     const std::pair<uint64_t, int> top = heap_[i];
     if (t < top.first || (t == top.first && current_ < top.second)) {
-      if (t <= blocking_) return Emit(current_, event, thread);
-    } else if (small_ && top.first <= blocking_) {
+      if (waiting_.Safe(t, current_)) return Emit(current_, event, thread);
+    } else if (small_ && waiting_.Safe(top.first, top.second)) {
       // Threads taking turns: swap the current queue for the smallest
       // candidate in place, without going through the slow path.
       heap_[i] = {t, current_};
@@ -229,8 +235,10 @@ bool EventMerger::SlowNext(const format::Event** event, const ThreadRec** thread
   }
   for (;;) {
     if (!heap_.empty()) {
-      const uint64_t t = heap_[TopIndex()].first;
-      if (t <= blocking_ || reader_done_) return Emit(PopHeap(), event, thread);
+      const std::pair<uint64_t, int> top = heap_[TopIndex()];
+      if (reader_done_ || waiting_.Safe(top.first, top.second)) {
+        return Emit(PopHeap(), event, thread);
+      }
       if (buffered_ > options_.max_buffered_bytes) {
         ++forced_emits_;
         return Emit(PopHeap(), event, thread);
@@ -240,7 +248,7 @@ bool EventMerger::SlowNext(const format::Event** event, const ThreadRec** thread
     }
     if (!ReadChunk()) {
       reader_done_ = true;
-      blocking_ = kNoEvents;
+      waiting_.SetDone();
     }
   }
 }

@@ -40,6 +40,41 @@
 namespace ittc {
 namespace itt_dump {
 
+// The threads whose queue is empty but which have chunks later in the
+// file, by their next chunk's first event time: an event may go out only
+// before the first of those, in the merge's order of (time, queue).
+class WaitingThreads {
+ public:
+  explicit WaitingThreads(size_t queues = 0) : keys_(queues, kNoEvents) {}
+  void AddQueue() { keys_.push_back(kNoEvents); }
+  // Queue `qi` waits for its next chunk, which starts at `first_time`, or
+  // (kNoEvents) does not wait.
+  void Set(int qi, uint64_t first_time);
+  // The reader is done: nothing waits any more.
+  void SetDone() {
+    done_ = true;
+    time_ = kNoEvents;
+    queue_ = kNoQueue;
+  }
+  // Whether an event of queue `qi` at `t` comes before every waiting
+  // queue's next chunk.
+  bool Safe(uint64_t t, int qi) const { return t < time_ || (t == time_ && qi < queue_); }
+  // The earliest waiting chunk's first time (kNoEvents: none).
+  uint64_t first_time() const { return time_; }
+
+  // The first event time of the next chunk after the first `chunks_read`
+  // of `thread` that has one, or kNoEvents.
+  static uint64_t NextFirstTime(const ThreadRec& thread, size_t chunks_read);
+
+ private:
+  static constexpr int kNoQueue = 1 << 30;
+  std::vector<uint64_t> keys_;  // by queue; kNoEvents: not waiting
+  std::set<std::pair<uint64_t, int>> set_;
+  uint64_t time_ = kNoEvents;
+  int queue_ = kNoQueue;
+  bool done_ = false;
+};
+
 struct MergeOptions {
   size_t max_buffered_bytes = size_t{256} << 20;
   Progress* progress = nullptr;
@@ -63,7 +98,7 @@ class EventMerger {
       if (q->pos + 1 < q->len) {
         const format::Event* head = &q->batch[++q->pos];
         const uint64_t t = head->time;
-        if (heap_.empty() && t <= blocking_ && t >= last_time_) {
+        if (heap_.empty() && t < waiting_.first_time() && t >= last_time_) {
           last_time_ = t;
           ++events_;
           *event = head;
@@ -113,8 +148,6 @@ class EventMerger {
     bool has_head = false;
     const format::Event& head() const { return batch[pos]; }
     size_t chunks_read = 0;  // how many of thread->chunk_first_times
-    bool waiting = false;    // in waiting_, under waiting_key
-    uint64_t waiting_key = 0;
   };
 
   // Continues with the queue that emitted last while it stays the smallest.
@@ -130,8 +163,8 @@ class EventMerger {
   // Reads chunks until one events chunk was queued; false at the end.
   bool ReadChunk();
   // Puts queue `qi` in waiting_ (keyed by its next unread chunk's first
-  // time) if it is empty and has chunks to come, takes it out otherwise,
-  // and updates blocking_. O(log threads).
+  // time) if it is empty and has chunks to come, takes it out otherwise.
+  // O(log threads).
   void UpdateWaiting(int qi);
   bool Emit(int qi, const format::Event** event, const ThreadRec** thread);
   void PushHeap(int qi);
@@ -162,10 +195,8 @@ class EventMerger {
   format::EventStreamDecoder probe_;
   int current_ = -1;  // queue of the last emitted event, not in heap_
   bool reader_done_ = false;
-  // Empty queues whose thread has chunks later in the file, by the first
-  // event time of the next one; blocking_ is the smallest such time.
-  std::set<std::pair<uint64_t, int>> waiting_;
-  uint64_t blocking_ = 0;
+  // Empty queues whose thread has chunks later in the file.
+  WaitingThreads waiting_;
   size_t buffered_ = 0;
   size_t peak_buffered_ = 0;
   uint64_t last_time_ = 0;
