@@ -398,6 +398,9 @@ class TraceReader::Impl {
 
   Window& window() { return window_; }
   bool NextChunk(Chunk* chunk);
+  std::unique_ptr<DecodedChunk> TakeDecoded() {
+    return current_ != nullptr ? std::move(current_->decoded) : nullptr;
+  }
 
  private:
   struct Item {
@@ -748,6 +751,8 @@ TraceReader::TraceReader(std::unique_ptr<ByteSource> source, Reporter* reporter,
     : impl_(new Impl(std::move(source), reporter, options, &status_, &stats_)) {}
 
 TraceReader::~TraceReader() = default;
+
+std::unique_ptr<DecodedChunk> TraceReader::TakeDecoded() { return impl_->TakeDecoded(); }
 
 absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path,
                                                                Reporter* reporter,

@@ -181,6 +181,11 @@ class TraceReader {
   // REQUIRES: ReadHeader() succeeded (else false, FailedPrecondition).
   bool Next(Chunk* chunk);
 
+  // Hands over the ChunkDecoder's result of the chunk Next() returned last
+  // (null without one, or after a first call): the caller keeps it past
+  // the next Next(), and the reader makes a new one for a later chunk.
+  std::unique_ptr<DecodedChunk> TakeDecoded();
+
   const absl::Status& status() const { return status_; }
   // As of the last Next(): what it returned and reported so far, and in
   // bytes_read the input the serial reader had read by then (it reads

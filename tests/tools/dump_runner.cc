@@ -17,7 +17,8 @@ namespace {
 DumpResult Run(
     const std::vector<std::string>& args, std::function<TraceSource(const std::string&)> source,
     size_t output_limit,
-    std::function<absl::StatusOr<std::vector<std::string>>(const std::string&)> expand = nullptr) {
+    std::function<absl::StatusOr<std::vector<std::string>>(const std::string&)> expand = nullptr,
+    bool parallel = true) {
   DumpResult r;
   std::unique_ptr<Output> out = StringOutput(&r.out, output_limit);
   std::unique_ptr<Output> err = StringOutput(&r.err);
@@ -26,6 +27,7 @@ DumpResult Run(
   env.err = err.get();
   env.source = std::move(source);
   env.expand = std::move(expand);
+  env.parallel = parallel;
   env.create_file =
       [&r, output_limit](const std::string& path) -> absl::StatusOr<std::unique_ptr<Output>> {
     if (path.rfind("/nonexistent", 0) == 0) {
@@ -56,6 +58,12 @@ DumpResult RunDump(const std::vector<std::string>& args, const std::string& trac
         return TraceSource::Memory(trace, path);
       },
       output_limit);
+}
+
+DumpResult RunDumpOnOneCore(const std::vector<std::string>& args, const std::string& trace) {
+  return Run(
+      args, [&trace](const std::string& path) { return TraceSource::Memory(trace, path); },
+      static_cast<size_t>(-1), nullptr, /*parallel=*/false);
 }
 
 DumpResult RunDump(const std::vector<std::string>& args,

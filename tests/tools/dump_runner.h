@@ -25,6 +25,9 @@ struct DumpResult {
 DumpResult RunDump(const std::vector<std::string>& args, const std::string& trace,
                    size_t output_limit = static_cast<size_t>(-1));
 
+// The same with Env::parallel off: every verb takes its serial pass.
+DumpResult RunDumpOnOneCore(const std::vector<std::string>& args, const std::string& trace);
+
 // Runs `args` with several traces: a path reads traces[path]; a path not
 // in the map does not exist. A FILE argument that is no path but a prefix
 // "DIR" of paths "DIR/x.itt" names that directory's traces, as on disk.

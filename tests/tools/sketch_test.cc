@@ -91,6 +91,42 @@ TEST(PercentileSketch, ExtremeValuesDoNotOverflow) {
   EXPECT_EQ(s.mean(), ~uint64_t{0} / 2);
 }
 
+// A sketch filled in parts and merged answers exactly as one filled with
+// every sample: both exact, one or both past kExact, wide value ranges.
+TEST(PercentileSketch, MergedPartsAnswerAsOneSketch) {
+  std::mt19937_64 rng(3);
+  for (int round = 0; round < 200; ++round) {
+    const int parts = 1 + static_cast<int>(rng() % 5);
+    PercentileSketch whole;
+    PercentileSketch merged;
+    for (int p = 0; p < parts; ++p) {
+      PercentileSketch part;
+      const size_t n = rng() % 3 == 0 ? rng() % 3000 : rng() % 600;
+      const int shift = static_cast<int>(rng() % 40);
+      for (size_t i = 0; i < n; ++i) {
+        const uint64_t v = (rng() % 100000) << shift;
+        whole.Add(v);
+        part.Add(v);
+      }
+      merged.Merge(part);
+    }
+    ASSERT_EQ(merged.count(), whole.count()) << round;
+    EXPECT_EQ(merged.sum(), whole.sum()) << round;
+    EXPECT_EQ(merged.min(), whole.min()) << round;
+    EXPECT_EQ(merged.max(), whole.max()) << round;
+    EXPECT_EQ(merged.exact(), whole.exact()) << round;
+    for (double q : {0.01, 0.25, 0.5, 0.9, 0.99, 1.0}) {
+      EXPECT_EQ(merged.Quantile(q), whole.Quantile(q)) << round << " q " << q;
+    }
+  }
+  PercentileSketch cleared;
+  cleared.Add(5);
+  cleared.Clear();
+  EXPECT_EQ(cleared.count(), 0u);
+  EXPECT_EQ(cleared.Quantile(0.5), 0u);
+  EXPECT_TRUE(cleared.exact());
+}
+
 }  // namespace
 }  // namespace itt_dump
 }  // namespace ittc

@@ -468,6 +468,7 @@ void BindContext(const Args& a, const Env& env, const TraceSet& set, Progress* p
   ctx->merge.max_buffered_bytes = a.lookahead;
   ctx->merge.progress = progress;
   ctx->wall_clock = a.wall;
+  ctx->parallel = env.parallel;
   if (ctx->index != nullptr) {
     SetSymbolWarnings(*ctx->index, [ctx](std::string_view m) { Warn(*ctx, m); });
   }

@@ -43,6 +43,9 @@ struct Env {
   // Creates the vtune-csv output directory if missing.
   std::function<absl::Status(const std::string&)> make_dir;
   bool progress = false;  // show the progress line (stderr is a terminal)
+  // VerbContext::parallel: false reads every file on one core's pass (the
+  // tests compare the two).
+  bool parallel = true;
 };
 
 // Env for the real process: fds 1 and 2, files, progress when stderr is a

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -241,12 +242,14 @@ Rows SyncRows(const StatsCollector& stats) {
 absl::Status RunDiff(const VerbContext& base, const VerbContext& next, const DiffOptions& options,
                      bool* regressed) {
   *regressed = false;
-  StatsCollector base_stats(*base.index, base.filter, /*per_thread=*/false);
-  absl::StatusOr<PassSummary> base_pass = CollectStats(base, &base_stats);
+  std::unique_ptr<StatsCollector> base_collector;
+  absl::StatusOr<PassSummary> base_pass = CollectStats(base, StatsOptions(), &base_collector);
   if (!base_pass.ok()) return base_pass.status();
-  StatsCollector next_stats(*next.index, next.filter, /*per_thread=*/false);
-  absl::StatusOr<PassSummary> next_pass = CollectStats(next, &next_stats);
+  std::unique_ptr<StatsCollector> next_collector;
+  absl::StatusOr<PassSummary> next_pass = CollectStats(next, StatsOptions(), &next_collector);
   if (!next_pass.ok()) return next_pass.status();
+  const StatsCollector& base_stats = *base_collector;
+  const StatsCollector& next_stats = *next_collector;
 
   // Rows and the joins that point into them live until the report is out.
   const Rows base_tasks = TaskRows(base_stats);

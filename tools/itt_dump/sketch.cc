@@ -42,6 +42,42 @@ void PercentileSketch::SwitchToHistogram() {
   for (uint64_t v : samples) AddToHistogram(v);
 }
 
+void PercentileSketch::Merge(const PercentileSketch& other) {
+  if (other.count_ == 0) return;
+  if (other.exact_mode_) {
+    // Add() gives the same answer in any order: exact up to kExact
+    // samples, then the histogram of all of them.
+    for (uint64_t v : other.exact_) Add(v);
+    return;
+  }
+  if (exact_mode_) SwitchToHistogram();
+  count_ += other.count_;
+  sum_ += other.sum_;
+  min_ = std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  const int other_hi = other.lo_ + static_cast<int>(other.buckets_.size()) - 1;
+  // Widen to cover other's range, then add bucket by bucket.
+  AddToHistogram(BucketLow(other.lo_));
+  AddToHistogram(BucketLow(other_hi));
+  --buckets_[static_cast<size_t>(other.lo_ - lo_)];
+  --buckets_[static_cast<size_t>(other_hi - lo_)];
+  for (size_t i = 0; i < other.buckets_.size(); ++i) {
+    buckets_[static_cast<size_t>(other.lo_ - lo_) + i] += other.buckets_[i];
+  }
+}
+
+void PercentileSketch::Clear() {
+  count_ = 0;
+  sum_ = 0;
+  min_ = ~uint64_t{0};
+  max_ = 0;
+  exact_mode_ = true;
+  sorted_ = true;
+  exact_.clear();
+  lo_ = 0;
+  buckets_.clear();
+}
+
 void PercentileSketch::AddToHistogram(uint64_t v) {
   const int b = BucketOf(v);
   if (buckets_.empty()) {

@@ -48,6 +48,12 @@ class PercentileSketch {
     AddToHistogram(v);
   }
 
+  // Adds every sample of `other`: the result is the same as if they had
+  // been added here one by one, in any order.
+  void Merge(const PercentileSketch& other);
+  // Back to empty (keeps its memory).
+  void Clear();
+
   uint64_t count() const { return count_; }
   uint64_t min() const { return count_ == 0 ? 0 : min_; }
   uint64_t max() const { return max_; }

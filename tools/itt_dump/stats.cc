@@ -1,11 +1,15 @@
 #include "tools/itt_dump/stats.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "format/trace_reader.h"
+#include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/stats_rows.h"
 
 namespace ittc {
@@ -19,11 +23,25 @@ using stats_internal::Num;
 using stats_internal::Real;
 
 StatsCollector::StatsCollector(const TraceIndex& index, const FilterSpec& filter, bool per_thread)
+    : StatsCollector(index, index.clock, Filter(filter, index), per_thread) {}
+
+StatsCollector::StatsCollector(const TraceIndex& index, const Clock& clock, const Filter& filter,
+                               bool per_thread)
     : x_(index),
-      filter_(filter, index),
+      clock_(clock),
+      filter_(filter),
       per_thread_(per_thread),
       tracker_(index, this),
-      counter_tracker_(index) {}
+      counter_tracker_(index) {
+  tracker_.set_collect_args(false);  // no section shows args
+}
+
+std::unique_ptr<StatsCollector> StatsCollector::EmptyLike(const StatsCollector& other) {
+  std::unique_ptr<StatsCollector> c(
+      new StatsCollector(other.x_, other.clock_, other.filter_, other.per_thread_));
+  c->processes_ = other.processes_;
+  return c;
+}
 
 StatsCollector::~StatsCollector() = default;
 
@@ -122,19 +140,89 @@ void StatsCollector::JitSections(std::vector<Section>* sections) const {
   }
 }
 
-absl::StatusOr<PassSummary> CollectStats(const VerbContext& ctx, StatsCollector* stats) {
-  absl::StatusOr<PassSummary> pass =
-      ForEachEvent(ctx, [stats](const Event& e, const ThreadRec& t) { stats->OnEvent(e, t); });
-  if (pass.ok()) stats->Finish(TraceEndTicks(*ctx.index, pass->last_ticks));
+namespace {
+
+// A piece's share of the task statistics: a collector of its own.
+class StatsPieceSink final : public PieceSink {
+ public:
+  explicit StatsPieceSink(const StatsCollector& prototype)
+      : stats_(StatsCollector::EmptyLike(prototype)) {}
+  void OnInterval(const Interval& iv) override { stats_->OnInterval(iv); }
+  void Clear() override { stats_->ClearTasks(); }
+  const StatsCollector& stats() const { return *stats_; }
+
+ private:
+  std::unique_ptr<StatsCollector> stats_;
+};
+
+std::unique_ptr<StatsCollector> NewCollector(const VerbContext& ctx, const StatsOptions& options) {
+  auto stats = std::make_unique<StatsCollector>(*ctx.index, ctx.filter, options.per_thread);
+  if (options.per_process) stats->EnablePerProcess(*ctx.set);
+  return stats;
+}
+
+// The pass on every core; nullopt when it cannot be exact (pieces.h).
+std::optional<absl::StatusOr<PassSummary>> CollectInPieces(const VerbContext& ctx,
+                                                           const StatsOptions& options,
+                                                           StatsCollector* stats) {
+  // The pieces' collectors are made on the workers from one no thread
+  // changes (the index's clock and the filter keep caches).
+  const std::unique_ptr<StatsCollector> prototype = NewCollector(ctx, options);
+  PieceDecoder decoder(*ctx.index, [&prototype]() -> std::unique_ptr<PieceSink> {
+    return std::make_unique<StatsPieceSink>(*prototype);
+  });
+  format::ReaderOptions reader_options = format::ReaderOptions::Parallel();
+  reader_options.decoder = &decoder;
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
+      OpenForPass(ctx.set->files()[0].source, reader_options);
+  if (!reader.ok()) return absl::StatusOr<PassSummary>(reader.status());
+  PassSummary pass;
+  PieceMerger merger(*ctx.index, reader->get(), decoder, ctx.merge, [&](const Piece& piece) {
+    stats->MergeTasks(static_cast<const StatsPieceSink&>(*piece.sink).stats());
+    pass.events += piece.paired_events;
+    pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
+  });
+  Event e;
+  PieceMerger::Item item;
+  uint64_t items = 0;
+  while (merger.Next(&item)) {
+    if (const Event* event = FeedEntry(item, stats, &e)) {
+      ++pass.events;
+      pass.last_ticks = std::max(pass.last_ticks, event->time);
+    }
+    if ((++items & 1023) == 0 && !ctx.out->good()) break;
+  }
+  if (!merger.exact()) return std::nullopt;
+  pass.on_every_core = true;
+  return absl::StatusOr<PassSummary>(pass);
+}
+
+}  // namespace
+
+absl::StatusOr<PassSummary> CollectStats(const VerbContext& ctx, const StatsOptions& options,
+                                         std::unique_ptr<StatsCollector>* stats) {
+  *stats = NewCollector(ctx, options);
+  absl::StatusOr<PassSummary> pass;
+  std::optional<absl::StatusOr<PassSummary>> in_pieces;
+  if (ctx.parallel && ctx.set->files().size() == 1) {
+    in_pieces = CollectInPieces(ctx, options, stats->get());
+  }
+  if (in_pieces.has_value()) {
+    pass = *std::move(in_pieces);
+  } else {
+    if (ctx.parallel && ctx.set->files().size() == 1) *stats = NewCollector(ctx, options);
+    pass = ForEachEvent(
+        ctx, [s = stats->get()](const Event& e, const ThreadRec& t) { s->OnEvent(e, t); });
+  }
+  if (pass.ok()) (*stats)->Finish(TraceEndTicks(*ctx.index, pass->last_ticks));
   return pass;
 }
 
 absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options) {
-  StatsCollector stats(*ctx.index, ctx.filter, options.per_thread);
-  if (options.per_process) stats.EnablePerProcess(*ctx.set);
-  absl::StatusOr<PassSummary> pass = CollectStats(ctx, &stats);
+  std::unique_ptr<StatsCollector> stats;
+  absl::StatusOr<PassSummary> pass = CollectStats(ctx, options, &stats);
   if (!pass.ok()) return pass.status();
-  const std::vector<Section> sections = stats.Sections();
+  const std::vector<Section> sections = stats->Sections();
   std::string prefix = "\"trace\":";
   AppendJsonString(&prefix, ctx.index->name);
   absl::StrAppend(&prefix, ",\"events\":", pass->events, ",");

@@ -22,6 +22,7 @@
 #ifndef TOOLS_ITT_DUMP_STATS_H_
 #define TOOLS_ITT_DUMP_STATS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -103,12 +104,32 @@ class StatsCollector : public IntervalListener {
   // `index` must outlive the collector.
   StatsCollector(const TraceIndex& index, const FilterSpec& filter, bool per_thread);
   ~StatsCollector() override;
+  // An empty collector with `other`'s index, filter, clock and options.
+  // Reads `other` only: collectors for a parallel pass's threads are made
+  // from one that no thread uses meanwhile.
+  static std::unique_ptr<StatsCollector> EmptyLike(const StatsCollector& other);
 
   // Adds the process_tasks section: task statistics per file of `set`
   // (which must outlive the collector).
   void EnablePerProcess(const TraceSet& set) { processes_ = &set; }
 
   void OnEvent(const format::Event& e, const ThreadRec& t);
+  // What a parallel pass (pieces.h) adds to the events: a task a piece
+  // left open, and the time of tasks it paired under the thread's
+  // innermost open task.
+  void OnOpenTask(const Interval& task, const ThreadRec& t) { tracker_.OnOpenTask(task, t); }
+  void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
+  // Adds what `piece` collected from the tasks a piece paired (with the
+  // same index, filter and options), as if this collector had seen them,
+  // and the piece's count of events and last time.
+  void MergeTasks(const StatsCollector& piece);
+  // Forgets every task row and count, for the next piece.
+  void ClearTasks();
+  // Counts events this collector did not see (a piece's paired ones).
+  void AddEvents(uint64_t events, uint64_t last_ticks) {
+    events_ += events;
+    last_ticks_ = std::max(last_ticks_, last_ticks);
+  }
   // Closes open intervals at the end of the trace.
   void Finish(uint64_t last_event_ticks);
   std::vector<Section> Sections() const;
@@ -122,10 +143,15 @@ class StatsCollector : public IntervalListener {
   std::vector<SyncSummary> SyncObjects() const;
 
   uint64_t events() const { return events_; }
+  bool per_thread() const { return per_thread_; }
+  const TraceSet* processes() const { return processes_; }
 
   void OnInterval(const Interval& iv) override;
 
  private:
+  StatsCollector(const TraceIndex& index, const Clock& clock, const Filter& filter,
+                 bool per_thread);
+
   struct TaskRow;
   struct FrameRow;
   struct CounterRow;
@@ -154,6 +180,9 @@ class StatsCollector : public IntervalListener {
   void OnHeap(const format::Event& e, const ThreadRec& t);
 
   const TraceIndex& x_;
+  // The index's clock, copied: its conversions update a cache, and a
+  // parallel pass's collectors run on several threads.
+  Clock clock_;
   Filter filter_;
   bool per_thread_;
   const TraceSet* processes_ = nullptr;
@@ -191,9 +220,13 @@ class StatsCollector : public IntervalListener {
   uint64_t last_ticks_ = 0;
 };
 
-// Feeds `stats` every event of ctx's pass (ForEachEvent) and finishes it
-// at the end of the trace: what stats and each side of diff do.
-absl::StatusOr<PassSummary> CollectStats(const VerbContext& ctx, StatsCollector* stats);
+// Makes *stats for ctx's traces and filter, feeds it every event of one
+// pass and finishes it at the end of the trace: what stats and each side
+// of diff do. One file is read on every core (pieces.h) when ctx.parallel
+// and the pass can be exact; otherwise, or when it turns out not to be,
+// by ForEachEvent. The results are the same either way.
+absl::StatusOr<PassSummary> CollectStats(const VerbContext& ctx, const StatsOptions& options,
+                                         std::unique_ptr<StatsCollector>* stats);
 
 absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options);
 

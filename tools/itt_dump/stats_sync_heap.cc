@@ -55,7 +55,7 @@ void StatsCollector::OnSync(const Event& e, const ThreadRec& t) {
     case SyncChange::Kind::kAcquired:
       ++row->acquisitions;
       if (c.closes_wait) {
-        const int64_t d = x_.clock.DurationNs(c.wait_begin, e.time);
+        const int64_t d = clock_.DurationNs(c.wait_begin, e.time);
         const uint64_t wait = d > 0 ? static_cast<uint64_t>(d) : 0;
         row->total_wait_ns += wait;
         row->max_wait_ns = std::max(row->max_wait_ns, wait);

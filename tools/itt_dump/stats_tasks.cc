@@ -136,11 +136,11 @@ void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t, uint64_t dom
       }
     }
   }
-  const int64_t d = x_.clock.DurationNs(begin, end);
+  const int64_t d = clock_.DurationNs(begin, end);
   const uint64_t dur = d > 0 ? static_cast<uint64_t>(d) : 0;
   uint64_t self = dur;
   if (child_ticks != 0) {
-    const int64_t c = x_.clock.DurationNs(begin, begin + child_ticks);
+    const int64_t c = clock_.DurationNs(begin, begin + child_ticks);
     self = c <= 0 ? dur : static_cast<uint64_t>(c) >= dur ? 0 : dur - static_cast<uint64_t>(c);
   }
   TaskRow* row = TaskRowFor(kind, domain, name_id, fn, event_id, nullptr, kAllThreads, t, begin);
@@ -162,6 +162,36 @@ void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t, uint64_t dom
   }
 }
 
+void StatsCollector::MergeTasks(const StatsCollector& piece) {
+  // Any thread will do for `by`: it names only task_begin_fn rows, which
+  // pieces never pair.
+  static const ThreadRec kAnyThread;
+  for (const std::unique_ptr<TaskRow>& r : piece.tasks_) {
+    const bool process_row = r->thread != kAllThreads && (r->thread & stats_internal::kProcessRow);
+    const ThreadRec* t = r->thread == kAllThreads || process_row
+                             ? nullptr
+                             : x_.Thread(static_cast<uint32_t>(r->thread));
+    const uint64_t owner = t == nullptr ? r->thread : kAllThreads;
+    const IntervalKind kind = static_cast<IntervalKind>(r->kind);
+    TaskRow* row = TaskRowFor(kind, r->domain, r->name_id, r->fn, r->event_id, t, owner,
+                              t != nullptr ? *t : kAnyThread, 0);
+    row->total_ns += r->total_ns;
+    row->self_ns += r->self_ns;
+    row->sketch.Merge(r->sketch);
+  }
+  AddEvents(piece.events_, piece.last_ticks_);
+}
+
+void StatsCollector::ClearTasks() {
+  task_by_hash_ = U64Map<TaskRow*>();
+  for (RowCacheEntry& e : row_cache_) e = RowCacheEntry();
+  task_exact_.clear();
+  fn_rows_by_name_.clear();
+  tasks_.clear();
+  events_ = 0;
+  last_ticks_ = 0;
+}
+
 void StatsCollector::OnInterval(const Interval& iv) {
   if (iv.open_at_end) return;  // counted by the tracker as unbalanced
   if (iv.kind != IntervalKind::kFrame) {
@@ -175,7 +205,7 @@ void StatsCollector::OnInterval(const Interval& iv) {
       return;
     }
   }
-  const int64_t d = x_.clock.DurationNs(iv.begin, iv.end);
+  const int64_t d = clock_.DurationNs(iv.begin, iv.end);
   const uint64_t dur = d > 0 ? static_cast<uint64_t>(d) : 0;
   std::unique_ptr<FrameRow>& f = frames_[iv.domain];
   if (!f) {
@@ -218,7 +248,11 @@ std::vector<TaskSummary> StatsCollector::Tasks(TaskRows which) const {
     const auto db = domain_of(b);
     if (da != db) return da < db;
     if (a->name != b->name) return a->name < b->name;
-    return a->kind < b->kind;
+    // The rest only makes the order total: rows come out the same
+    // whichever was made first (a parallel pass makes them in another
+    // order).
+    return std::tie(a->kind, a->domain, a->name_id, a->event_id, a->fn, a->thread) <
+           std::tie(b->kind, b->domain, b->name_id, b->event_id, b->fn, b->thread);
   });
   std::vector<TaskSummary> out;
   out.reserve(rows.size());
@@ -260,7 +294,7 @@ std::vector<FrameSummary> StatsCollector::Frames() const {
     FrameSummary s;
     s.domain = std::string(x_.Domain(f->domain));
     s.count = f->sketch.count();
-    const int64_t span = x_.clock.DurationNs(f->first_begin, f->last_end);
+    const int64_t span = clock_.DurationNs(f->first_begin, f->last_end);
     s.rate_hz = span > 0 ? static_cast<double>(s.count) * 1e9 / static_cast<double>(span) : 0.0;
     s.durations = Durations(f->sketch);
     out.push_back(std::move(s));

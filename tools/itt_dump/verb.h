@@ -33,6 +33,9 @@ struct VerbContext {
   FilterSpec filter;
   MergeOptions merge;       // merge.progress is set when a progress line shows
   bool wall_clock = false;  // text: wall clock instead of ns since start
+  // A verb that can read one file on every core (pieces.h) does; false
+  // makes it take the serial pass (the tests compare the two).
+  bool parallel = true;
 };
 
 // Writes "itt-dump: <name>: <message>\n" to ctx.err, where <name> is the
@@ -52,10 +55,11 @@ void WarnAlignment(const VerbContext& ctx);
 
 // What a verb's pass over the merged events saw.
 struct PassSummary {
-  uint64_t events = 0;        // events delivered
-  uint64_t last_ticks = 0;    // the latest event time
-  uint64_t late_events = 0;   // EventMerger::late_events()
-  uint64_t forced_emits = 0;  // EventMerger::forced_emits()
+  uint64_t events = 0;         // events delivered
+  uint64_t last_ticks = 0;     // the latest event time
+  uint64_t late_events = 0;    // EventMerger::late_events()
+  uint64_t forced_emits = 0;   // EventMerger::forced_emits()
+  bool on_every_core = false;  // the pass ran on every core (pieces.h)
 };
 
 // The pass every verb but info and verify makes: reopens the traces, merges

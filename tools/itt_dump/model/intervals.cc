@@ -148,40 +148,146 @@ void IntervalTracker::EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind k
   if (it->second.empty() && opens->size() > kKeepEmptyKeys) opens->Erase(it);
 }
 
+IntervalTracker::Open* IntervalTracker::PushTask(ThreadState& s, const Event& e,
+                                                 const ThreadRec& t) {
+  if (s.depth >= kMaxDepth) {
+    ++unbalanced_.open_at_end;
+    return nullptr;
+  }
+  // The hot path of stats: reuse the slot, set every field.
+  if (s.depth == s.stack.size()) s.stack.emplace_back();
+  Open& o = s.stack[s.depth];
+  Interval& n = o.iv;
+  n.kind = IntervalKind::kTask;
+  n.thread = &t;
+  // Positions from the schema, looked up once per kind (the hot path).
+  const BeginLayout& l = TaskBeginLayout(e.kind);
+  n.domain = e.fields[l.domain].u;
+  n.id = e.fields[l.id].id;
+  n.name_id = l.name >= 0 ? e.fields[l.name].u : 0;
+  n.fn = l.fn >= 0 ? e.fields[l.fn].u : 0;
+  n.begin = format::EffectiveTime(e);
+  n.child_ticks = 0;
+  n.depth = static_cast<int>(s.depth);
+  n.open_at_end = false;
+  n.serial = ++serial_;
+  n.listener_word = 0;
+  o.forwarded = false;
+  if (o.args) o.args->clear();
+  ++s.depth;
+  if (report_begins_) listener_->OnBegin(n);
+  return &o;
+}
+
+uint64_t IntervalTracker::PopTask(ThreadState& s, uint64_t end) {
+  // Delivered in place; listeners do not call back into the tracker.
+  Open& top = s.stack[--s.depth];
+  top.iv.end = std::max(end, top.iv.begin);
+  Deliver(&top);
+  return top.iv.end - top.iv.begin;
+}
+
+void IntervalTracker::AddChildTicks(const ThreadRec& thread, uint64_t ticks) {
+  ThreadState& s = StateOf(thread);
+  if (s.depth != 0) s.stack[s.depth - 1].iv.child_ticks += ticks;
+}
+
+IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const ThreadRec& t,
+                                                           uint32_t position) {
+  switch (e.kind) {
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskBeginEx:
+    case EventKind::kTaskBeginFn:
+    case EventKind::kTaskBeginFnEx: {
+      ThreadState& s = StateOf(t);
+      // Past kMaxDepth the whole trace's tracker decides (it counts the
+      // begin as open at end; nesting that deep has no exact answer).
+      if (s.depth >= kMaxDepth) return PieceAction::kForward;
+      const bool fn = e.kind == EventKind::kTaskBeginFn || e.kind == EventKind::kTaskBeginFnEx;
+      if (fn) {
+        // Its time goes to its parent in the whole trace's tracker, so
+        // every task it is inside must be open there.
+        for (size_t i = 0; i < s.depth; ++i) {
+          Open& outer = s.stack[i];
+          if (outer.forwarded) continue;
+          outer.forwarded = true;
+          promoted_.push_back({outer.iv, outer.position, outer.child_mark});
+        }
+      }
+      Open* o = PushTask(s, e, t);
+      // A task_begin_fn stays on the stack only to close what it encloses.
+      o->forwarded = fn;
+      o->position = position;
+      o->child_mark = piece_child_ticks_;
+      return o->forwarded ? PieceAction::kForward : PieceAction::kPaired;
+    }
+    case EventKind::kTaskEnd:
+    case EventKind::kTaskEndEx: {
+      ThreadState& s = StateOf(t);
+      if (s.depth == 0) return PieceAction::kForward;  // begun before the piece
+      if (s.stack[s.depth - 1].forwarded) {
+        --s.depth;
+        return PieceAction::kForward;
+      }
+      const uint64_t duration = PopTask(s, format::EffectiveTime(e));
+      if (s.depth != 0 && !s.stack[s.depth - 1].forwarded) {
+        s.stack[s.depth - 1].iv.child_ticks += duration;
+      } else {
+        piece_child_ticks_ += duration;
+      }
+      return PieceAction::kPaired;
+    }
+    default:
+      return PieceAction::kForward;
+  }
+}
+
+void IntervalTracker::TakePieceOpens(const ThreadRec& thread, std::vector<PieceOpen>* out) const {
+  for (const PieceOpen& o : promoted_) {
+    if (o.interval.thread == &thread) out->push_back(o);
+  }
+  const ThreadState* s = threads_.Find(thread.index);
+  if (s == nullptr) return;
+  for (size_t i = 0; i < s->depth; ++i) {
+    const Open& o = s->stack[i];
+    if (!o.forwarded) out->push_back({o.iv, o.position, o.child_mark});
+  }
+}
+
+void IntervalTracker::ResetPiece() {
+  for (auto& [index, s] : threads_.entries()) s.depth = 0;
+  piece_child_ticks_ = 0;
+  promoted_.clear();
+}
+
+void IntervalTracker::OnOpenTask(const Interval& interval, const ThreadRec& t) {
+  ThreadState& s = StateOf(t);
+  if (s.depth >= kMaxDepth) {
+    ++unbalanced_.open_at_end;
+    return;
+  }
+  if (s.depth == s.stack.size()) s.stack.emplace_back();
+  Open& o = s.stack[s.depth];
+  o.iv = interval;
+  o.iv.thread = &t;
+  o.iv.depth = static_cast<int>(s.depth);
+  o.iv.serial = ++serial_;
+  o.iv.listener_word = 0;
+  o.iv.args = nullptr;
+  o.forwarded = false;
+  if (o.args) o.args->clear();
+  ++s.depth;
+  if (report_begins_) listener_->OnBegin(o.iv);
+}
+
 void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
   switch (e.kind) {
     case EventKind::kTaskBegin:
     case EventKind::kTaskBeginFn:
     case EventKind::kTaskBeginEx:
-    case EventKind::kTaskBeginFnEx: {
-      ThreadState& s = StateOf(t);
-      if (s.depth >= kMaxDepth) {
-        ++unbalanced_.open_at_end;
-        return;
-      }
-      // The hot path of stats: reuse the slot, set every field.
-      if (s.depth == s.stack.size()) s.stack.emplace_back();
-      Open& o = s.stack[s.depth];
-      Interval& n = o.iv;
-      n.kind = IntervalKind::kTask;
-      n.thread = &t;
-      // Positions from the schema, looked up once per kind (the hot path).
-      const BeginLayout& l = TaskBeginLayout(e.kind);
-      n.domain = e.fields[l.domain].u;
-      n.id = e.fields[l.id].id;
-      n.name_id = l.name >= 0 ? e.fields[l.name].u : 0;
-      n.fn = l.fn >= 0 ? e.fields[l.fn].u : 0;
-      n.begin = format::EffectiveTime(e);
-      n.child_ticks = 0;
-      n.depth = static_cast<int>(s.depth);
-      n.open_at_end = false;
-      n.serial = ++serial_;
-      n.listener_word = 0;
-      if (o.args) o.args->clear();
-      ++s.depth;
-      if (report_begins_) listener_->OnBegin(n);
+    case EventKind::kTaskBeginFnEx:
+      PushTask(StateOf(t), e, t);
       return;
-    }
     case EventKind::kTaskEnd:
     case EventKind::kTaskEndEx: {
       ThreadState& s = StateOf(t);
@@ -191,13 +297,8 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
         listener_->OnUnmatchedEnd(IntervalKind::kTask, t, e.Get(F::kDomain), end);
         return;
       }
-      // Delivered in place; listeners do not call back into the tracker.
-      Open& top = s.stack[--s.depth];
-      top.iv.end = std::max(end, top.iv.begin);
-      Deliver(&top);
-      if (s.depth != 0) {
-        s.stack[s.depth - 1].iv.child_ticks += top.iv.end - top.iv.begin;
-      }
+      const uint64_t duration = PopTask(s, end);
+      if (s.depth != 0) s.stack[s.depth - 1].iv.child_ticks += duration;
       return;
     }
     case EventKind::kTaskBeginOverlapped:

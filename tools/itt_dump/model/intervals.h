@@ -127,6 +127,49 @@ class IntervalTracker {
 
   const Unbalanced& unbalanced() const { return unbalanced_; }
 
+  // Adds `ticks` to the child time of the innermost task open on `thread`
+  // (if any): the time of tasks a piece paired under a task it did not
+  // open (below).
+  void AddChildTicks(const ThreadRec& thread, uint64_t ticks);
+
+  // Piece mode, for a parallel pass (pieces.h): a tracker of its own pairs
+  // the simple tasks of one piece of one thread's events (an events chunk)
+  // that begin and end in it, delivering them to its listener, and says
+  // which events the pass must still feed, in time order, to the tracker
+  // of the whole trace: ends of tasks begun before the piece, every
+  // task_begin_fn* with its end (its row is named on the reading thread:
+  // FunctionName is not thread-safe), and every event of another kind.
+  // Tasks whose begin it took but which the whole trace's tracker must
+  // see open (TakePieceOpens: those still open at the piece's end, and
+  // those a task_begin_fn began inside, whose ends are then forwarded) go
+  // to it through OnOpenTask, at their place among the forwarded events;
+  // and before each forwarded event (and at the piece's end) it gets,
+  // through AddChildTicks, the growth of piece_child_ticks(): the time of
+  // paired tasks whose parent it has. Fed that way it delivers every other
+  // interval exactly as if it had seen every event. Requires collect_args
+  // off (args of a paired task are not kept). A paired interval's depth
+  // and serial are the piece's own.
+  // `position` is the caller's count of events forwarded so far.
+  enum class PieceAction { kPaired, kForward };
+  PieceAction OnPieceEvent(const format::Event& e, const ThreadRec& thread, uint32_t position);
+  // The time of paired tasks whose parent is not paired in the piece (a
+  // task begun before it, or a forwarded one), since ResetPiece.
+  uint64_t piece_child_ticks() const { return piece_child_ticks_; }
+  // A task for the whole trace's tracker to open just before the event
+  // forwarded `position`-th (or at the piece's end), after the child
+  // ticks up to `child_mark` (piece_child_ticks() at its begin).
+  struct PieceOpen {
+    Interval interval;  // with its child time so far
+    uint32_t position = 0;
+    uint64_t child_mark = 0;
+  };
+  // Appends those tasks of `thread`, by position (outermost first).
+  void TakePieceOpens(const ThreadRec& thread, std::vector<PieceOpen>* out) const;
+  // Forgets the piece, for the next one.
+  void ResetPiece();
+  // Opens `task` on `thread`, as its begin event would have.
+  void OnOpenTask(const Interval& task, const ThreadRec& thread);
+
   // The innermost task open on `thread` now (between events), or null.
   // Valid until the next OnEvent.
   const Interval* InnermostTask(const ThreadRec& thread) const;
@@ -142,6 +185,11 @@ class IntervalTracker {
   struct Open {
     Interval iv;
     std::unique_ptr<std::vector<Arg>> args;
+    // Piece mode: the whole trace's tracker pairs it (forwarded), or where
+    // it began (PieceOpen).
+    bool forwarded = false;
+    uint32_t position = 0;
+    uint64_t child_mark = 0;
   };
   using Key = std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>;
   struct ThreadState {
@@ -194,6 +242,11 @@ class IntervalTracker {
   }
   ThreadState& NewState(const ThreadRec& t);
   void Begin(std::vector<Open>* stack, const Interval& iv);
+  // Pushes a task_begin* event on the thread's stack; null past kMaxDepth.
+  Open* PushTask(ThreadState& s, const format::Event& e, const ThreadRec& t);
+  // Closes the innermost task at `end` (REQUIRES: s.depth > 0) and returns
+  // its duration in ticks.
+  uint64_t PopTask(ThreadState& s, uint64_t end);
   void Deliver(Open* open);
   void EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind kind, const ThreadRec& t,
                 uint64_t domain, uint64_t ticks);
@@ -212,6 +265,9 @@ class IntervalTracker {
   bool collect_args_ = true;
   bool report_begins_ = false;
   uint64_t serial_ = 0;
+  uint64_t piece_child_ticks_ = 0;
+  // Piece mode: paired-side tasks a task_begin_fn began inside, by position.
+  std::vector<PieceOpen> promoted_;
 };
 
 }  // namespace itt_dump

@@ -1,0 +1,333 @@
+// The pass on every core (pieces.h) against the serial one, on random
+// traces of several threads whose tasks nest across chunk boundaries:
+// the pairing engine delivers the same intervals (with the same child
+// time), and `stats` prints the same bytes, with or without filters and
+// damage; a trace whose time goes back takes the serial pass.
+
+#include "tools/itt_dump/model/pieces.h"
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/tools/dump_runner.h"
+#include "tests/tools/trace_builder.h"
+#include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/merge.h"
+#include "tools/itt_dump/model/trace_index.h"
+#include "tools/itt_dump/model/trace_set.h"
+#include "tools/itt_dump/output.h"
+#include "tools/itt_dump/stats.h"
+#include "tools/itt_dump/verb.h"
+
+namespace ittc {
+namespace itt_dump {
+namespace testing {
+namespace {
+
+using format::Event;
+using format::EventKind;
+
+constexpr uint64_t kFnBase = 0x400000;
+
+struct TraceOptions {
+  int threads = 4;
+  bool time_back = false;  // one event of one thread earlier than the one before
+};
+
+// Random events of one thread in time order (ties too): tasks of all three
+// begin forms nested up to 8 deep, some ends without a begin, frames and
+// overlapped tasks shared by the threads, counters, markers, metadata,
+// JIT loads (bytes fields), legacy events, regions and sync calls.
+std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n) {
+  static const std::string kText[] = {"alpha", "b", "gamma-delta"};
+  std::vector<Event> v;
+  uint64_t t = 1000 + rng() % 50;
+  int depth = 0;
+  bool frame_open = false;
+  for (size_t i = 0; i < n; ++i) {
+    t += rng() % 20;
+    const uint64_t domain = 1 + rng() % 2;
+    const uint64_t name = 10 + rng() % 4;
+    const int r = static_cast<int>(rng() % 100);
+    if (r < 30 && depth < 8) {
+      const int form = static_cast<int>(rng() % 5);
+      if (form < 3) {
+        v.push_back(Ev(EventKind::kTaskBegin, t, {{F::kDomain, U(domain)}, {F::kName, U(name)}}));
+      } else if (form == 3) {
+        v.push_back(Ev(EventKind::kTaskBeginEx, t,
+                       {{F::kDomain, U(domain)}, {F::kName, U(name)}, {F::kTimestamp, T(t)}}));
+      } else {
+        v.push_back(Ev(EventKind::kTaskBeginFn, t,
+                       {{F::kDomain, U(domain)}, {F::kFn, U(kFnBase + 16 * (rng() % 3))}}));
+      }
+      ++depth;
+    } else if (r < 60 && (depth > 0 || rng() % 16 == 0)) {
+      if (rng() % 4 == 0) {
+        v.push_back(Ev(EventKind::kTaskEndEx, t, {{F::kDomain, U(domain)}, {F::kTimestamp, T(t)}}));
+      } else {
+        v.push_back(Ev(EventKind::kTaskEnd, t, {{F::kDomain, U(domain)}}));
+      }
+      depth = std::max(depth - 1, 0);
+    } else if (r < 68) {
+      const EventKind k = frame_open ? EventKind::kFrameEnd : EventKind::kFrameBegin;
+      v.push_back(Ev(k, t, {{F::kDomain, U(3)}, {F::kId, rng() % 2 ? Null() : I(1)}}));
+      frame_open = !frame_open;
+    } else if (r < 73) {
+      const EventKind k =
+          rng() % 2 ? EventKind::kTaskBeginOverlapped : EventKind::kTaskEndOverlapped;
+      if (k == EventKind::kTaskBeginOverlapped) {
+        v.push_back(
+            Ev(k, t, {{F::kDomain, U(1)}, {F::kId, I(1 + rng() % 3)}, {F::kName, U(name)}}));
+      } else {
+        v.push_back(Ev(k, t, {{F::kDomain, U(1)}, {F::kId, I(1 + rng() % 3)}}));
+      }
+    } else if (r < 78) {
+      v.push_back(Ev(EventKind::kCounterInc, t, {{F::kCounter, U(1)}}));
+    } else if (r < 81) {
+      v.push_back(Ev(EventKind::kMarker, t, {{F::kDomain, U(domain)}, {F::kName, U(name)}}));
+    } else if (r < 84) {
+      v.push_back(
+          Ev(EventKind::kMetadataStrAdd, t,
+             {{F::kDomain, U(domain)}, {F::kKey, U(name)}, {F::kText, B(kText[rng() % 3])}}));
+    } else if (r < 86) {
+      v.push_back(Ev(EventKind::kJitMethodLoad, t,
+                     {{F::kMethodId, U(1 + rng() % 9)},
+                      {F::kMethodName, B(kText[rng() % 3])},
+                      {F::kAddress, U(0x7000 + rng() % 64)},
+                      {F::kSize, U(16 + rng() % 64)}}));
+    } else if (r < 89) {
+      const EventKind k = rng() % 2 ? EventKind::kEventStart : EventKind::kEventEnd;
+      v.push_back(Ev(k, t, {{F::kEvent, U(1 + rng() % 2)}}));
+    } else if (r < 93) {
+      const EventKind k = rng() % 2 ? EventKind::kRegionBegin : EventKind::kRegionEnd;
+      if (k == EventKind::kRegionBegin) {
+        v.push_back(Ev(k, t, {{F::kDomain, U(2)}, {F::kId, Null()}, {F::kName, U(name)}}));
+      } else {
+        v.push_back(Ev(k, t, {{F::kDomain, U(2)}, {F::kId, Null()}}));
+      }
+    } else {
+      const EventKind k = rng() % 2 ? EventKind::kSyncPrepare : EventKind::kSyncAcquired;
+      v.push_back(Ev(k, t, {{F::kAddr, U(0x1000 + 8 * (rng() % 2))}}));
+    }
+  }
+  return v;
+}
+
+// The threads' events in chunks of random size, written in a random order
+// that keeps each thread's chunks in order.
+std::string RandomTrace(uint64_t seed, const TraceOptions& options) {
+  std::mt19937_64 rng(seed);
+  TraceBuilder b;
+  b.Domain(1, "d1").Domain(2, "d2").Domain(3, "frames");
+  for (uint64_t s = 10; s < 14; ++s) b.String(s, "t" + std::to_string(s));
+  b.Counter(1, "queue", "d1", 1, format::MetadataType::kU64);
+  b.EventName(1, "legacy1").EventName(2, "legacy2");
+  std::vector<std::vector<std::vector<Event>>> chunks(static_cast<size_t>(options.threads));
+  for (int th = 0; th < options.threads; ++th) {
+    b.Thread(static_cast<uint32_t>(th), 100 + th, "w" + std::to_string(th));
+    std::vector<Event> events = ThreadEvents(rng, 200 + rng() % 1500);
+    if (options.time_back && th == options.threads - 1 && events.size() > 10) {
+      events[events.size() / 2].time = events[0].time;
+    }
+    for (size_t i = 0; i < events.size();) {
+      const size_t k = std::min(events.size() - i, size_t{1} + rng() % 200);
+      chunks[static_cast<size_t>(th)].emplace_back(
+          events.begin() + static_cast<std::ptrdiff_t>(i),
+          events.begin() + static_cast<std::ptrdiff_t>(i + k));
+      i += k;
+    }
+  }
+  std::vector<size_t> next(chunks.size(), 0);
+  for (;;) {
+    std::vector<size_t> ready;
+    for (size_t th = 0; th < chunks.size(); ++th) {
+      if (next[th] < chunks[th].size()) ready.push_back(th);
+    }
+    if (ready.empty()) break;
+    const size_t th = ready[rng() % ready.size()];
+    b.Events(static_cast<uint32_t>(th), chunks[th][next[th]++]);
+  }
+  b.End(1000000);
+  return b.bytes();
+}
+
+// An interval as a listener sees it, without the piece's own depth and
+// serial.
+using Seen = std::tuple<int, uint32_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                        uint64_t, bool>;
+
+class Recorder : public PieceSink {
+ public:
+  void OnInterval(const Interval& iv) override {
+    seen.emplace_back(static_cast<int>(iv.kind), iv.thread->index, iv.domain, iv.name_id, iv.fn,
+                      iv.event_id, iv.begin, iv.end, iv.child_ticks, iv.open_at_end);
+  }
+  void Clear() override { seen.clear(); }
+  std::vector<Seen> seen;
+};
+
+struct Pairing {
+  std::vector<Seen> seen;
+  Unbalanced unbalanced;
+  bool exact = true;
+};
+
+Pairing Serially(const std::string& bytes) {
+  Pairing p;
+  const TraceSource source = TraceSource::Memory(bytes, "t");
+  IndexResult r = BuildIndex(source, IndexOptions());
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(source);
+  EXPECT_TRUE(reader.ok());
+  Recorder rec;
+  IntervalTracker tracker(*r.index, &rec);
+  tracker.set_collect_args(false);
+  EventMerger merger(*r.index, reader->get(), MergeOptions());
+  const Event* e;
+  const ThreadRec* t;
+  uint64_t last = 0;
+  while (merger.Next(&e, &t)) {
+    tracker.OnEvent(*e, *t);
+    last = std::max(last, e->time);
+  }
+  tracker.Finish(last);
+  p.seen = rec.seen;
+  p.unbalanced = tracker.unbalanced();
+  return p;
+}
+
+// The pieces' intervals (each piece records its own; the recorders are
+// reused, so they are collected as pieces are read) and the whole trace's.
+Pairing InPieces(const std::string& bytes) {
+  Pairing p;
+  const TraceSource source = TraceSource::Memory(bytes, "t");
+  IndexResult r = BuildIndex(source, IndexOptions());
+  PieceDecoder decoder(*r.index, [] { return std::make_unique<Recorder>(); });
+  format::ReaderOptions ro = format::ReaderOptions::Parallel();
+  ro.workers = 2;
+  ro.decoder = &decoder;
+  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(source, ro);
+  EXPECT_TRUE(reader.ok());
+  Recorder rec;
+  IntervalTracker tracker(*r.index, &rec);
+  tracker.set_collect_args(false);
+  uint64_t last = 0;
+  PieceMerger merger(*r.index, reader->get(), decoder, MergeOptions(),
+                     [&p, &last](const Piece& piece) {
+                       const auto& pieces_rec = static_cast<const Recorder&>(*piece.sink);
+                       p.seen.insert(p.seen.end(), pieces_rec.seen.begin(), pieces_rec.seen.end());
+                       last = std::max(last, piece.paired_last_ticks);
+                     });
+  PieceMerger::Item item;
+  Event scratch;
+  while (merger.Next(&item)) {
+    if (const Event* e = FeedEntry(item, &tracker, &scratch)) last = std::max(last, e->time);
+  }
+  p.exact = merger.exact();
+  tracker.Finish(last);
+  p.seen.insert(p.seen.end(), rec.seen.begin(), rec.seen.end());
+  p.unbalanced = tracker.unbalanced();
+  return p;
+}
+
+TEST(Pieces, PairTasksAsTheSerialPassDoes) {
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const std::string bytes = RandomTrace(seed, TraceOptions{1 + static_cast<int>(seed % 6)});
+    Pairing serial = Serially(bytes);
+    Pairing pieces = InPieces(bytes);
+    ASSERT_TRUE(pieces.exact) << seed;
+    ASSERT_GT(serial.seen.size(), 100u) << seed;
+    std::sort(serial.seen.begin(), serial.seen.end());
+    std::sort(pieces.seen.begin(), pieces.seen.end());
+    EXPECT_EQ(pieces.seen, serial.seen) << seed;
+    EXPECT_EQ(pieces.unbalanced.end_without_begin, serial.unbalanced.end_without_begin) << seed;
+    EXPECT_EQ(pieces.unbalanced.open_at_end, serial.unbalanced.open_at_end) << seed;
+    EXPECT_EQ(pieces.unbalanced.frame_end_without_begin, serial.unbalanced.frame_end_without_begin)
+        << seed;
+    EXPECT_EQ(pieces.unbalanced.frames_open_at_end, serial.unbalanced.frames_open_at_end) << seed;
+  }
+}
+
+TEST(Pieces, AThreadWhoseTimeGoesBackIsNotExact) {
+  TraceOptions options;
+  options.time_back = true;
+  EXPECT_FALSE(InPieces(RandomTrace(5, options)).exact);
+}
+
+// Whether `stats` on `bytes` ran on every core.
+bool StatsOnEveryCore(const std::string& bytes) {
+  std::vector<TraceSource> sources = {TraceSource::Memory(bytes, "t")};
+  TraceSet set = TraceSet::Open(std::move(sources), IndexOptions());
+  if (set.empty()) return false;
+  std::string out;
+  std::string err;
+  std::unique_ptr<Output> o = StringOutput(&out);
+  std::unique_ptr<Output> e = StringOutput(&err);
+  VerbContext ctx;
+  ctx.set = &set;
+  ctx.index = &set.index();
+  ctx.out = o.get();
+  ctx.err = e.get();
+  std::unique_ptr<StatsCollector> stats;
+  absl::StatusOr<PassSummary> pass = CollectStats(ctx, StatsOptions(), &stats);
+  return pass.ok() && pass->on_every_core;
+}
+
+void ExpectSameStats(const std::string& bytes, const std::string& what) {
+  const std::vector<std::vector<std::string>> runs = {
+      {"stats", "trace.itt"},
+      {"stats", "--per-thread", "--format=json", "trace.itt"},
+      {"stats", "--format=csv", "--name=t12", "trace.itt"},
+      {"stats", "--domain=d2", "trace.itt"},
+      {"stats", "--from=3000", "--to=9000", "trace.itt"},
+      {"stats", "--thread=101", "--per-thread", "trace.itt"},
+  };
+  for (const std::vector<std::string>& args : runs) {
+    const DumpResult all = RunDump(args, bytes);
+    const DumpResult one = RunDumpOnOneCore(args, bytes);
+    EXPECT_EQ(all.status, one.status) << what << " " << args[1];
+    EXPECT_EQ(all.out, one.out) << what << " " << args[1];
+    EXPECT_EQ(all.err, one.err) << what << " " << args[1];
+  }
+}
+
+TEST(Pieces, StatsPrintsWhatTheSerialPassPrints) {
+  for (uint64_t seed = 100; seed < 115; ++seed) {
+    const std::string bytes = RandomTrace(seed, TraceOptions{1 + static_cast<int>(seed % 5)});
+    ASSERT_TRUE(StatsOnEveryCore(bytes)) << seed;
+    ExpectSameStats(bytes, "seed " + std::to_string(seed));
+  }
+}
+
+// Damage drops chunks (the CRC catches it): both passes lose the same ones.
+TEST(Pieces, StatsOfADamagedTracePrintsWhatTheSerialPassPrints) {
+  int on_every_core = 0;
+  for (uint64_t seed = 200; seed < 212; ++seed) {
+    std::string bytes = RandomTrace(seed, TraceOptions{3});
+    std::mt19937_64 rng(seed);
+    for (int k = 0; k < 3; ++k) {
+      const size_t at = bytes.size() / 4 + rng() % (bytes.size() / 2);
+      bytes[at] = static_cast<char>(bytes[at] ^ (1 + rng() % 255));
+    }
+    on_every_core += StatsOnEveryCore(bytes) ? 1 : 0;
+    ExpectSameStats(bytes, "damaged seed " + std::to_string(seed));
+  }
+  EXPECT_GT(on_every_core, 6);
+}
+
+TEST(Pieces, StatsOfATraceWhoseTimeGoesBackTakesTheSerialPass) {
+  TraceOptions options;
+  options.time_back = true;
+  const std::string bytes = RandomTrace(7, options);
+  EXPECT_FALSE(StatsOnEveryCore(bytes));
+  ExpectSameStats(bytes, "time back");
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace itt_dump
+}  // namespace ittc

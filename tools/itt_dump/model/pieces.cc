@@ -1,0 +1,295 @@
+#include "tools/itt_dump/model/pieces.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+namespace ittc {
+namespace itt_dump {
+
+using format::Event;
+using Type = Piece::Entry::Type;
+
+void Piece::EventAt(size_t i, Event* e) const {
+  const Entry& en = entries[i];
+  e->kind = en.kind;
+  e->time = en.time;
+  e->field_count = en.field_count;
+  std::memcpy(static_cast<void*>(e->fields), fields.data() + en.index,
+              sizeof(format::FieldValue) * en.field_count);
+}
+
+void Piece::Clear() {
+  events_chunk = false;
+  thread_index = 0;
+  thread = nullptr;
+  paired_events = 0;
+  paired_last_ticks = 0;
+  first_time = kNoEvents;
+  last_time = 0;
+  time_back = false;
+  entries.clear();
+  fields.clear();
+  opens.clear();
+  payload.clear();
+  if (sink != nullptr) sink->Clear();
+}
+
+PieceDecoder::PieceDecoder(const TraceIndex& index, SinkFactory make_sink)
+    : index_(index), make_sink_(std::move(make_sink)) {}
+
+PieceDecoder::~PieceDecoder() = default;
+
+std::unique_ptr<format::DecodedChunk> PieceDecoder::NewResult() const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!pool_.empty()) {
+      std::unique_ptr<Piece> p = std::move(pool_.back());
+      pool_.pop_back();
+      return p;
+    }
+  }
+  auto p = std::make_unique<Piece>();
+  p->sink = make_sink_();
+  p->tracker_ = std::make_unique<IntervalTracker>(index_, p->sink.get());
+  p->tracker_->set_collect_args(false);
+  return p;
+}
+
+void PieceDecoder::Recycle(std::unique_ptr<Piece> piece) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  pool_.push_back(std::move(piece));
+}
+
+void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out) const {
+  Piece& p = *static_cast<Piece*>(out);
+  p.Clear();
+  if (chunk.type != format::ChunkType::kEvents) return;
+  format::EventStreamDecoder dec;
+  if (!dec.Reset(chunk.payload).ok()) return;
+  p.events_chunk = true;
+  p.thread_index = dec.thread_index();
+  p.thread = index_.Thread(p.thread_index);
+  if (p.thread == nullptr) return;
+  const ThreadRec& thread = *p.thread;
+  IntervalTracker& tracker = *p.tracker_;
+  tracker.ResetPiece();
+
+  // Entries of forwarded events first, with the running total of child
+  // ticks in child_ticks; the open tasks go in between afterwards.
+  std::vector<Piece::Entry>& kept = p.kept_;
+  kept.clear();
+  bool has_bytes = false;
+  Event e;
+  while (dec.Next(&e)) {
+    if (e.time < p.last_time) p.time_back = true;
+    if (p.first_time == kNoEvents) p.first_time = e.time;
+    p.last_time = std::max(p.last_time, e.time);
+    const auto position = static_cast<uint32_t>(kept.size());
+    if (tracker.OnPieceEvent(e, thread, position) == IntervalTracker::PieceAction::kPaired) {
+      ++p.paired_events;
+      p.paired_last_ticks = std::max(p.paired_last_ticks, e.time);
+      continue;
+    }
+    Piece::Entry& en = kept.emplace_back();
+    en.time = e.time;
+    en.child_ticks = tracker.piece_child_ticks();
+    en.index = static_cast<uint32_t>(p.fields.size());
+    en.kind = e.kind;
+    en.field_count = e.field_count;
+    en.type = Type::kEvent;
+    p.fields.insert(p.fields.end(), e.fields, e.fields + e.field_count);
+    const format::KindSchema* schema = format::FindSchema(e.kind);
+    if (schema != nullptr && schema->bytes_field_count != 0) has_bytes = true;
+  }
+
+  p.piece_opens_.clear();
+  tracker.TakePieceOpens(thread, &p.piece_opens_);
+  const uint64_t total_child = tracker.piece_child_ticks();
+  // Merge the opens in at their positions; the time of an open is that of
+  // the event after it (it touches only its own thread's stack, so only
+  // the order inside the thread matters), or the piece's last.
+  size_t next_open = 0;
+  uint64_t mark = 0;  // the running total at the last entry
+  auto add = [&](Piece::Entry en, uint64_t running) {
+    en.child_ticks = running - mark;
+    mark = running;
+    p.entries.push_back(en);
+  };
+  for (size_t i = 0; i <= kept.size(); ++i) {
+    const uint64_t time = i < kept.size() ? kept[i].time : p.last_time;
+    while (next_open < p.piece_opens_.size() && p.piece_opens_[next_open].position == i) {
+      const IntervalTracker::PieceOpen& o = p.piece_opens_[next_open++];
+      Piece::Entry en;
+      en.time = time;
+      en.index = static_cast<uint32_t>(p.opens.size());
+      en.type = Type::kOpen;
+      p.opens.push_back(o.interval);
+      add(en, o.child_mark);
+    }
+    if (i < kept.size()) add(kept[i], kept[i].child_ticks);
+  }
+  if (total_child != mark) {
+    Piece::Entry en;
+    en.time = p.last_time;
+    en.type = Type::kChildTicks;
+    add(en, total_child);
+  }
+
+  if (has_bytes) {
+    // The payload goes away after this chunk: the kept views move to a copy.
+    p.payload.assign(chunk.payload.data(), chunk.payload.size());
+    const char* old_base = chunk.payload.data();
+    const char* old_end = old_base + chunk.payload.size();
+    for (const Piece::Entry& en : p.entries) {
+      if (en.type != Type::kEvent) continue;
+      const format::KindSchema* schema = format::FindSchema(en.kind);
+      if (schema == nullptr || schema->bytes_field_count == 0) continue;
+      for (int f = 0; f < en.field_count && f < schema->field_count; ++f) {
+        if (schema->fields[f].type != format::FieldType::kBytes) continue;
+        std::string_view& v = p.fields[en.index + static_cast<size_t>(f)].bytes;
+        if (v.data() >= old_base && v.data() + v.size() <= old_end) {
+          v = std::string_view(p.payload.data() + (v.data() - old_base), v.size());
+        }
+      }
+    }
+  }
+}
+
+PieceMerger::PieceMerger(const TraceIndex& index, format::TraceReader* reader,
+                         const PieceDecoder& decoder, const MergeOptions& options, OnPiece on_piece)
+    : index_(index),
+      reader_(reader),
+      decoder_(decoder),
+      options_(options),
+      on_piece_(std::move(on_piece)) {
+  for (const auto& [thread_index, rec] : index.threads.entries()) {
+    queue_of_thread_[thread_index] = static_cast<int>(queues_.size());
+    queues_.emplace_back();
+    queues_.back().thread = &rec;
+  }
+  waiting_ = WaitingThreads(queues_.size());
+  for (size_t i = 0; i < queues_.size(); ++i) UpdateWaiting(static_cast<int>(i));
+}
+
+PieceMerger::~PieceMerger() {
+  for (Queue& q : queues_) {
+    for (std::unique_ptr<Piece>& p : q.pieces) decoder_.Recycle(std::move(p));
+  }
+}
+
+void PieceMerger::UpdateWaiting(int qi) {
+  // A queue with a head (current_'s included) waits for nothing.
+  const Queue& q = queues_[static_cast<size_t>(qi)];
+  waiting_.Set(qi,
+               !q.has_head() ? WaitingThreads::NextFirstTime(*q.thread, q.chunks_read) : kNoEvents);
+}
+
+void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
+  Queue& q = queues_[static_cast<size_t>(qi)];
+  const bool had_head = q.has_head();
+  buffered_ += piece->entries.size() * sizeof(Piece::Entry) +
+               piece->fields.size() * sizeof(format::FieldValue) + piece->payload.size();
+  q.pieces.push_back(std::move(piece));
+  if (!had_head) {
+    q.pos = 0;
+    if (qi != current_) {
+      heap_.emplace_back(q.head_time(), qi);
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+    }
+  }
+}
+
+bool PieceMerger::ReadChunk() {
+  format::Chunk chunk;
+  while (reader_->Next(&chunk)) {
+    if (options_.progress != nullptr) {
+      options_.progress->Update(reader_->stats().chunks_read);
+    }
+    std::unique_ptr<format::DecodedChunk> decoded = reader_->TakeDecoded();
+    if (decoded == nullptr) continue;
+    std::unique_ptr<Piece> piece(static_cast<Piece*>(decoded.release()));
+    if (!piece->events_chunk) {
+      decoder_.Recycle(std::move(piece));
+      continue;
+    }
+    if (piece->thread == nullptr) return Fail("a thread the index pass did not see");
+    const int qi = *queue_of_thread_.Find(piece->thread_index);
+    Queue& q = queues_[static_cast<size_t>(qi)];
+    if (piece->time_back || (q.any && piece->first_time < q.last_time)) {
+      return Fail("a thread's time goes back");
+    }
+    if (piece->first_time != kNoEvents) {
+      q.any = true;
+      q.last_time = piece->last_time;
+    }
+    ++q.chunks_read;
+    on_piece_(*piece);
+    if (piece->entries.empty()) {
+      decoder_.Recycle(std::move(piece));
+    } else {
+      Enqueue(qi, std::move(piece));
+    }
+    UpdateWaiting(qi);
+    if (buffered_ > options_.max_buffered_bytes) return Fail("the merge's memory bound");
+    return true;
+  }
+  reader_done_ = true;
+  waiting_.SetDone();
+  return false;
+}
+
+void PieceMerger::Pop(int qi) {
+  Queue& q = queues_[static_cast<size_t>(qi)];
+  if (++q.pos < q.pieces.front()->entries.size()) return;
+  std::unique_ptr<Piece> done = std::move(q.pieces.front());
+  q.pieces.pop_front();
+  q.pos = 0;
+  buffered_ -= done->entries.size() * sizeof(Piece::Entry) +
+               done->fields.size() * sizeof(format::FieldValue) + done->payload.size();
+  decoder_.Recycle(std::move(done));
+}
+
+bool PieceMerger::Next(Item* item) {
+  if (!exact()) return false;
+  if (current_ >= 0) {
+    // The last item's queue moves on; while it stays first it goes on.
+    const int qi = current_;
+    Pop(qi);
+    Queue& q = queues_[static_cast<size_t>(qi)];
+    current_ = -1;
+    if (q.has_head()) {
+      const uint64_t t = q.head_time();
+      const bool first = heap_.empty() || t < heap_.front().first ||
+                         (t == heap_.front().first && qi < heap_.front().second);
+      if (first && (reader_done_ || waiting_.Safe(t, qi))) {
+        current_ = qi;
+        *item = {q.pieces.front().get(), q.pos, q.thread};
+        return true;
+      }
+      heap_.emplace_back(t, qi);
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+    } else {
+      UpdateWaiting(qi);
+    }
+  }
+  for (;;) {
+    if (!heap_.empty()) {
+      const std::pair<uint64_t, int> top = heap_.front();
+      if (reader_done_ || waiting_.Safe(top.first, top.second)) {
+        std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+        heap_.pop_back();
+        current_ = top.second;
+        Queue& q = queues_[static_cast<size_t>(current_)];
+        *item = {q.pieces.front().get(), q.pos, q.thread};
+        return true;
+      }
+    } else if (reader_done_) {
+      return false;
+    }
+    if (!ReadChunk() && !exact()) return false;
+  }
+}
+
+}  // namespace itt_dump
+}  // namespace ittc

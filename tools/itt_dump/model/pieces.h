@@ -1,0 +1,218 @@
+// A pass over one trace file on every core (docs/ITT_DUMP.md, "Parallel
+// passes").
+//
+// Each events chunk (a "piece": one thread's events) is decompressed and
+// decoded on the reader's worker threads (PieceDecoder), which also pair
+// the simple tasks that begin and end in it (IntervalTracker's piece
+// mode) and hand them to the consumer's PieceSink, made per piece. What
+// the piece leaves - every other event, the tasks still open at its end,
+// the time its paired tasks add to a task begun before it - stays in the
+// piece as entries. The reading thread takes the pieces in file order
+// (the sinks can be added up then: PieceMerger's on_piece) and merges
+// their entries in the order EventMerger gives the same events (merge.h:
+// time, then thread), so the whole trace's tracker, fed those entries
+// (PieceMerger::Item), ends where it would have after every event.
+//
+// Exact only when each thread's events keep their time order and every
+// thread is in the index: otherwise the serial merge's order of the
+// events it would deliver is not the order of their subset, and
+// PieceMerger stops with exact() false (the caller runs the serial pass
+// instead). A trace the collector wrote always keeps the order.
+//
+// Memory: the pieces in flight (ReaderOptions::max_in_flight) and the
+// ones queued for the merge (about one flush round per thread; bounded
+// by MergeOptions::max_buffered_bytes, past which the pass stops as not
+// exact), each holding its kept entries (24 bytes and a copy of its
+// fields each) and a sink.
+//
+// Thread safety: PieceDecoder is called concurrently by the reader's
+// workers (its pool of pieces is locked); PieceMerger: none.
+
+#ifndef TOOLS_ITT_DUMP_MODEL_PIECES_H_
+#define TOOLS_ITT_DUMP_MODEL_PIECES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "format/format.h"
+#include "format/trace_reader.h"
+#include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/merge.h"
+#include "tools/itt_dump/model/trace_index.h"
+
+namespace ittc {
+namespace itt_dump {
+
+// What a consumer keeps of the tasks a piece paired. One per piece, made
+// on a worker; Clear() readies it for the next piece.
+class PieceSink : public IntervalListener {
+ public:
+  virtual void Clear() = 0;
+};
+
+// One events chunk as the workers left it.
+class Piece final : public format::DecodedChunk {
+ public:
+  struct Entry {
+    enum class Type : uint8_t {
+      kEvent,      // an event for the whole trace's tracker (EventAt)
+      kOpen,       // a task still open at the piece's end: opens[index]
+      kChildTicks  // only child_ticks (the piece's tail)
+    };
+    uint64_t time = 0;         // the merge's key
+    uint64_t child_ticks = 0;  // for the thread's innermost task, first
+    uint32_t index = 0;        // kEvent: its first field in fields
+    format::EventKind kind = format::EventKind::kInvalid;
+    uint8_t field_count = 0;
+    Type type = Type::kEvent;
+  };
+
+  // An events chunk whose payload prefix decoded, of a thread the index
+  // knows (thread set) or not (thread null: the pass cannot be exact).
+  bool events_chunk = false;
+  uint32_t thread_index = 0;
+  const ThreadRec* thread = nullptr;
+  // The events whose tasks the sink got: not among the entries.
+  uint64_t paired_events = 0;
+  uint64_t paired_last_ticks = 0;
+  // Of all its events.
+  uint64_t first_time = kNoEvents;
+  uint64_t last_time = 0;
+  bool time_back = false;  // an event earlier than the one before it
+  std::vector<Entry> entries;
+  std::vector<format::FieldValue> fields;
+  std::vector<Interval> opens;
+  // A copy of the payload when a kept event has bytes (they point here).
+  std::string payload;
+  std::unique_ptr<PieceSink> sink;
+
+  // Entry i's event. REQUIRES: entries[i].type == kEvent.
+  void EventAt(size_t i, format::Event* e) const;
+
+ private:
+  friend class PieceDecoder;
+  void Clear();
+  // The decoder's piece-mode tracker (feeding sink) and scratch.
+  std::unique_ptr<IntervalTracker> tracker_;
+  std::vector<IntervalTracker::PieceOpen> piece_opens_;
+  std::vector<Entry> kept_;
+};
+
+class PieceDecoder final : public format::ChunkDecoder {
+ public:
+  using SinkFactory = std::function<std::unique_ptr<PieceSink>()>;
+  // `index` must outlive the decoder; `make_sink` is called on workers.
+  PieceDecoder(const TraceIndex& index, SinkFactory make_sink);
+  ~PieceDecoder() override;
+
+  std::unique_ptr<format::DecodedChunk> NewResult() const override;
+  void Decode(const format::Chunk& chunk, format::DecodedChunk* out) const override;
+  // Takes back a piece the merge is done with, for a later chunk.
+  void Recycle(std::unique_ptr<Piece> piece) const;
+
+ private:
+  const TraceIndex& index_;
+  SinkFactory make_sink_;
+  mutable std::mutex mu_;
+  mutable std::vector<std::unique_ptr<Piece>> pool_;  // guarded by mu_
+};
+
+class PieceMerger {
+ public:
+  struct Item {
+    const Piece* piece = nullptr;
+    size_t entry = 0;  // piece->entries[entry]
+    const ThreadRec* thread = nullptr;
+  };
+  using OnPiece = std::function<void(const Piece&)>;
+
+  // `reader` must read with `decoder` (ReaderOptions::decoder), positioned
+  // after the header; it, `index` and `decoder` must outlive the merger.
+  // `on_piece` sees every piece of a known thread as it is read, in file
+  // order, before any of its entries.
+  PieceMerger(const TraceIndex& index, format::TraceReader* reader, const PieceDecoder& decoder,
+              const MergeOptions& options, OnPiece on_piece);
+  ~PieceMerger();
+  PieceMerger(const PieceMerger&) = delete;
+  PieceMerger& operator=(const PieceMerger&) = delete;
+
+  // The next entry in merge order; false at the end, or once the pass
+  // cannot be exact (then exact() is false and the results are not to be
+  // used). The item stays valid until the next call.
+  bool Next(Item* item);
+  bool exact() const { return inexact_reason_ == nullptr; }
+  // Why not, for a note.
+  const char* inexact_reason() const { return inexact_reason_; }
+
+ private:
+  struct Queue {
+    const ThreadRec* thread = nullptr;
+    std::deque<std::unique_ptr<Piece>> pieces;  // the front one's entries from pos
+    size_t pos = 0;
+    size_t chunks_read = 0;
+    uint64_t last_time = 0;  // of the thread's pieces read so far
+    bool any = false;
+    bool has_head() const { return !pieces.empty(); }
+    uint64_t head_time() const { return pieces.front()->entries[pos].time; }
+  };
+  bool ReadChunk();
+  void Enqueue(int qi, std::unique_ptr<Piece> piece);
+  // Moves queue qi past its head; recycles a finished piece.
+  void Pop(int qi);
+  void UpdateWaiting(int qi);
+  bool Fail(const char* reason) {
+    inexact_reason_ = reason;
+    return false;
+  }
+
+  const TraceIndex& index_;
+  format::TraceReader* reader_;
+  const PieceDecoder& decoder_;
+  MergeOptions options_;
+  OnPiece on_piece_;
+  std::deque<Queue> queues_;  // by thread, in the index's order
+  U64Map<int> queue_of_thread_;
+  WaitingThreads waiting_;
+  // Queues with a head, as (head time, queue): a min-heap. current_ (the
+  // queue of the last item) is out of it while its item is in use.
+  std::vector<std::pair<uint64_t, int>> heap_;
+  int current_ = -1;
+  bool reader_done_ = false;
+  size_t buffered_ = 0;
+  const char* inexact_reason_ = nullptr;
+};
+
+// Feeds the item's entry to `target`, which takes what the tracker of the
+// whole trace takes (IntervalTracker, or a consumer that owns one):
+// AddChildTicks(thread, ticks), OnEvent(event, thread) and
+// OnOpenTask(task, thread). Returns the event (in *scratch), or null.
+template <typename Target>
+const format::Event* FeedEntry(const PieceMerger::Item& item, Target* target,
+                               format::Event* scratch) {
+  const Piece::Entry& entry = item.piece->entries[item.entry];
+  if (entry.child_ticks != 0) target->AddChildTicks(*item.thread, entry.child_ticks);
+  switch (entry.type) {
+    case Piece::Entry::Type::kEvent:
+      item.piece->EventAt(item.entry, scratch);
+      target->OnEvent(*scratch, *item.thread);
+      return scratch;
+    case Piece::Entry::Type::kOpen:
+      target->OnOpenTask(item.piece->opens[entry.index], *item.thread);
+      return nullptr;
+    case Piece::Entry::Type::kChildTicks:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+}  // namespace itt_dump
+}  // namespace ittc
+
+#endif  // TOOLS_ITT_DUMP_MODEL_PIECES_H_
