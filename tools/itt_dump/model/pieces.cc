@@ -15,8 +15,14 @@ void Piece::EventAt(size_t i, Event* e) const {
   e->kind = en.kind;
   e->time = en.time;
   e->field_count = en.field_count;
-  std::memcpy(static_cast<void*>(e->fields), fields.data() + en.index,
-              sizeof(format::FieldValue) * en.field_count);
+  // Two fields at a time, each a copy of constant size (a memcpy of
+  // variable size costs more than the few fields an event has); `fields`
+  // ends with a spare one for an odd count, and an event has room for it.
+  static_assert(format::kMaxFields % 2 == 0);
+  const format::FieldValue* from = fields.data() + en.index;
+  for (int i = 0; i < en.field_count; i += 2) {
+    std::memcpy(static_cast<void*>(&e->fields[i]), from + i, 2 * sizeof(format::FieldValue));
+  }
 }
 
 void Piece::Clear() {
@@ -75,23 +81,25 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   IntervalTracker& tracker = *p.tracker_;
   tracker.ResetPiece();
 
-  // Entries of forwarded events first, with the running total of child
-  // ticks in child_ticks; the open tasks go in between afterwards.
-  std::vector<Piece::Entry>& kept = p.kept_;
-  kept.clear();
+  // The forwarded events' entries, with the running total of child ticks
+  // in child_ticks; then the opens go in between and the totals become
+  // steps.
+  std::vector<Piece::Entry>& entries = p.entries;
   bool has_bytes = false;
+  format::EventKind last_kind = format::EventKind::kInvalid;
+  bool last_kind_has_bytes = false;
   Event e;
   while (dec.Next(&e)) {
     if (e.time < p.last_time) p.time_back = true;
     if (p.first_time == kNoEvents) p.first_time = e.time;
-    p.last_time = std::max(p.last_time, e.time);
-    const auto position = static_cast<uint32_t>(kept.size());
+    if (e.time > p.last_time) p.last_time = e.time;
+    const auto position = static_cast<uint32_t>(entries.size());
     if (tracker.OnPieceEvent(e, thread, position) == IntervalTracker::PieceAction::kPaired) {
       ++p.paired_events;
-      p.paired_last_ticks = std::max(p.paired_last_ticks, e.time);
+      p.paired_last_ticks = e.time;  // events come in time order (else time_back)
       continue;
     }
-    Piece::Entry& en = kept.emplace_back();
+    Piece::Entry& en = entries.emplace_back();
     en.time = e.time;
     en.child_ticks = tracker.piece_child_ticks();
     en.index = static_cast<uint32_t>(p.fields.size());
@@ -99,41 +107,52 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     en.field_count = e.field_count;
     en.type = Type::kEvent;
     p.fields.insert(p.fields.end(), e.fields, e.fields + e.field_count);
-    const format::KindSchema* schema = format::FindSchema(e.kind);
-    if (schema != nullptr && schema->bytes_field_count != 0) has_bytes = true;
+    if (e.kind != last_kind) {
+      last_kind = e.kind;
+      const format::KindSchema* schema = format::FindSchema(e.kind);
+      last_kind_has_bytes = schema != nullptr && schema->bytes_field_count != 0;
+    }
+    has_bytes |= last_kind_has_bytes;
   }
+
+  p.fields.emplace_back();  // EventAt's spare
 
   p.piece_opens_.clear();
   tracker.TakePieceOpens(thread, &p.piece_opens_);
   const uint64_t total_child = tracker.piece_child_ticks();
-  // Merge the opens in at their positions; the time of an open is that of
-  // the event after it (it touches only its own thread's stack, so only
-  // the order inside the thread matters), or the piece's last.
-  size_t next_open = 0;
-  uint64_t mark = 0;  // the running total at the last entry
-  auto add = [&](Piece::Entry en, uint64_t running) {
+  if (!p.piece_opens_.empty()) {
+    // Merge the opens in at their positions. The time of an open is that
+    // of the event after it (it touches only its own thread's stack, so
+    // only the order inside the thread matters), or the piece's last.
+    std::vector<Piece::Entry>& kept = p.kept_;
+    kept.swap(entries);
+    entries.clear();
+    size_t next_open = 0;
+    for (size_t i = 0; i <= kept.size(); ++i) {
+      const uint64_t time = i < kept.size() ? kept[i].time : p.last_time;
+      while (next_open < p.piece_opens_.size() && p.piece_opens_[next_open].position == i) {
+        const IntervalTracker::PieceOpen& o = p.piece_opens_[next_open++];
+        Piece::Entry& en = entries.emplace_back();
+        en.time = time;
+        en.child_ticks = o.child_mark;
+        en.index = static_cast<uint32_t>(p.opens.size());
+        en.type = Type::kOpen;
+        p.opens.push_back(o.interval);
+      }
+      if (i < kept.size()) entries.push_back(kept[i]);
+    }
+  }
+  if (total_child != (entries.empty() ? 0 : entries.back().child_ticks)) {
+    Piece::Entry& en = entries.emplace_back();
+    en.time = p.last_time;
+    en.child_ticks = total_child;
+    en.type = Type::kChildTicks;
+  }
+  uint64_t mark = 0;  // the running total at the entry before
+  for (Piece::Entry& en : entries) {
+    const uint64_t running = en.child_ticks;
     en.child_ticks = running - mark;
     mark = running;
-    p.entries.push_back(en);
-  };
-  for (size_t i = 0; i <= kept.size(); ++i) {
-    const uint64_t time = i < kept.size() ? kept[i].time : p.last_time;
-    while (next_open < p.piece_opens_.size() && p.piece_opens_[next_open].position == i) {
-      const IntervalTracker::PieceOpen& o = p.piece_opens_[next_open++];
-      Piece::Entry en;
-      en.time = time;
-      en.index = static_cast<uint32_t>(p.opens.size());
-      en.type = Type::kOpen;
-      p.opens.push_back(o.interval);
-      add(en, o.child_mark);
-    }
-    if (i < kept.size()) add(kept[i], kept[i].child_ticks);
-  }
-  if (total_child != mark) {
-    Piece::Entry en;
-    en.time = p.last_time;
-    en.type = Type::kChildTicks;
-    add(en, total_child);
   }
 
   if (has_bytes) {

@@ -87,7 +87,7 @@ class Piece final : public format::DecodedChunk {
   uint64_t last_time = 0;
   bool time_back = false;  // an event earlier than the one before it
   std::vector<Entry> entries;
-  std::vector<format::FieldValue> fields;
+  std::vector<format::FieldValue> fields;  // and a spare one at the end
   std::vector<Interval> opens;
   // A copy of the payload when a kept event has bytes (they point here).
   std::string payload;
