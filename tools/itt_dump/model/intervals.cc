@@ -115,9 +115,7 @@ void IntervalTracker::Begin(std::vector<Open>* stack, const Interval& iv) {
     ++unbalanced_.open_at_end;
     return;
   }
-  stack->emplace_back();
-  Interval& n = stack->back().iv;
-  n = iv;
+  Interval& n = stack->emplace_back(iv).iv;  // one copy, no zeroing first
   n.serial = ++serial_;
   if (report_begins_) listener_->OnBegin(n);
 }

@@ -183,6 +183,8 @@ class IntervalTracker {
 
  private:
   struct Open {
+    Open() = default;
+    explicit Open(const Interval& interval) : iv(interval) {}
     Interval iv;
     std::unique_ptr<std::vector<Arg>> args;
     // Piece mode: the whole trace's tracker pairs it (forwarded), or where

@@ -188,6 +188,7 @@ PieceMerger::PieceMerger(const TraceIndex& index, format::TraceReader* reader,
     queues_.back().thread = &rec;
   }
   waiting_ = WaitingThreads(queues_.size());
+  small_ = queues_.size() <= kSmall;
   for (size_t i = 0; i < queues_.size(); ++i) UpdateWaiting(static_cast<int>(i));
 }
 
@@ -212,10 +213,7 @@ void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
   q.pieces.push_back(std::move(piece));
   if (!had_head) {
     q.pos = 0;
-    if (qi != current_) {
-      heap_.emplace_back(q.head_time(), qi);
-      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
-    }
+    if (qi != current_) PushHead(q.head_time(), qi);
   }
 }
 
@@ -269,6 +267,30 @@ void PieceMerger::Pop(int qi) {
   decoder_.Recycle(std::move(done));
 }
 
+void PieceMerger::PushHead(uint64_t t, int qi) {
+  heap_.emplace_back(t, qi);
+  if (!small_) std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+size_t PieceMerger::TopIndex() const {
+  if (!small_) return 0;
+  size_t best = 0;
+  for (size_t i = 1; i < heap_.size(); ++i) {
+    if (heap_[i] < heap_[best]) best = i;
+  }
+  return best;
+}
+
+void PieceMerger::PopHead(size_t i) {
+  if (small_) {
+    heap_[i] = heap_.back();
+    heap_.pop_back();
+    return;
+  }
+  std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+  heap_.pop_back();
+}
+
 bool PieceMerger::Next(Item* item) {
   if (!exact()) return false;
   if (current_ >= 0) {
@@ -278,26 +300,34 @@ bool PieceMerger::Next(Item* item) {
     Queue& q = queues_[static_cast<size_t>(qi)];
     current_ = -1;
     if (q.has_head()) {
-      const uint64_t t = q.head_time();
-      const bool first = heap_.empty() || t < heap_.front().first ||
-                         (t == heap_.front().first && qi < heap_.front().second);
-      if (first && (reader_done_ || waiting_.Safe(t, qi))) {
+      const std::pair<uint64_t, int> head(q.head_time(), qi);
+      const size_t i = heap_.empty() ? 0 : TopIndex();
+      if ((heap_.empty() || head < heap_[i]) && (reader_done_ || waiting_.Safe(head.first, qi))) {
         current_ = qi;
         *item = {q.pieces.front().get(), q.pos, q.thread};
         return true;
       }
-      heap_.emplace_back(t, qi);
-      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+      if (small_ && !heap_.empty() &&
+          (reader_done_ || waiting_.Safe(heap_[i].first, heap_[i].second))) {
+        // Threads taking turns: the other queue's head goes out, this one
+        // takes its place among the candidates.
+        current_ = heap_[i].second;
+        heap_[i] = head;
+        Queue& next = queues_[static_cast<size_t>(current_)];
+        *item = {next.pieces.front().get(), next.pos, next.thread};
+        return true;
+      }
+      PushHead(head.first, qi);
     } else {
       UpdateWaiting(qi);
     }
   }
   for (;;) {
     if (!heap_.empty()) {
-      const std::pair<uint64_t, int> top = heap_.front();
+      const size_t i = TopIndex();
+      const std::pair<uint64_t, int> top = heap_[i];
       if (reader_done_ || waiting_.Safe(top.first, top.second)) {
-        std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-        heap_.pop_back();
+        PopHead(i);
         current_ = top.second;
         Queue& q = queues_[static_cast<size_t>(current_)];
         *item = {q.pieces.front().get(), q.pos, q.thread};

@@ -180,9 +180,15 @@ class PieceMerger {
   std::deque<Queue> queues_;  // by thread, in the index's order
   U64Map<int> queue_of_thread_;
   WaitingThreads waiting_;
-  // Queues with a head, as (head time, queue): a min-heap. current_ (the
+  // Queues with a head, as (head time, queue): a min-heap, or for a few
+  // queues (small_) an unordered array scanned linearly. current_ (the
   // queue of the last item) is out of it while its item is in use.
   std::vector<std::pair<uint64_t, int>> heap_;
+  static constexpr size_t kSmall = 16;
+  bool small_ = true;
+  void PushHead(uint64_t t, int qi);
+  size_t TopIndex() const;  // REQUIRES: !heap_.empty()
+  void PopHead(size_t i);   // i: TopIndex()
   int current_ = -1;
   bool reader_done_ = false;
   size_t buffered_ = 0;
