@@ -142,19 +142,6 @@ void StatsCollector::JitSections(std::vector<Section>* sections) const {
 
 namespace {
 
-// A piece's share of the task statistics: a collector of its own.
-class StatsPieceSink final : public PieceSink {
- public:
-  explicit StatsPieceSink(const StatsCollector& prototype)
-      : stats_(StatsCollector::EmptyLike(prototype)) {}
-  void OnInterval(const Interval& iv) override { stats_->OnInterval(iv); }
-  void Clear() override { stats_->ClearTasks(); }
-  const StatsCollector& stats() const { return *stats_; }
-
- private:
-  std::unique_ptr<StatsCollector> stats_;
-};
-
 std::unique_ptr<StatsCollector> NewCollector(const VerbContext& ctx, const StatsOptions& options) {
   auto stats = std::make_unique<StatsCollector>(*ctx.index, ctx.filter, options.per_thread);
   if (options.per_process) stats->EnablePerProcess(*ctx.set);
@@ -169,7 +156,7 @@ std::optional<absl::StatusOr<PassSummary>> CollectInPieces(const VerbContext& ct
   // changes (the index's clock and the filter keep caches).
   const std::unique_ptr<StatsCollector> prototype = NewCollector(ctx, options);
   PieceDecoder decoder(*ctx.index, [&prototype]() -> std::unique_ptr<PieceSink> {
-    return std::make_unique<StatsPieceSink>(*prototype);
+    return StatsCollector::EmptyLike(*prototype);
   });
   format::ReaderOptions reader_options = format::ReaderOptions::Parallel();
   reader_options.decoder = &decoder;
@@ -178,7 +165,7 @@ std::optional<absl::StatusOr<PassSummary>> CollectInPieces(const VerbContext& ct
   if (!reader.ok()) return absl::StatusOr<PassSummary>(reader.status());
   PassSummary pass;
   PieceMerger merger(*ctx.index, reader->get(), decoder, ctx.merge, [&](const Piece& piece) {
-    stats->MergeTasks(static_cast<const StatsPieceSink&>(*piece.sink).stats());
+    stats->MergeTasks(static_cast<const StatsCollector&>(*piece.sink));
     pass.events += piece.paired_events;
     pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
   });

@@ -37,6 +37,7 @@
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/report.h"
 #include "tools/itt_dump/sketch.h"
@@ -99,7 +100,9 @@ struct SyncSummary {
 
 // The statistics engine; RunStats feeds it from the merge. Exposed for the
 // benchmark and tests.
-class StatsCollector : public IntervalListener {
+// A PieceSink too: the pass on every core gives each piece a collector of
+// its own (EmptyLike) and adds them up (MergeTasks).
+class StatsCollector : public PieceSink {
  public:
   // `index` must outlive the collector.
   StatsCollector(const TraceIndex& index, const FilterSpec& filter, bool per_thread);
@@ -147,6 +150,8 @@ class StatsCollector : public IntervalListener {
   const TraceSet* processes() const { return processes_; }
 
   void OnInterval(const Interval& iv) override;
+  // PieceSink: ClearTasks.
+  void Clear() override { ClearTasks(); }
 
  private:
   StatsCollector(const TraceIndex& index, const Clock& clock, const Filter& filter,
