@@ -193,6 +193,7 @@ struct Job {
   const char* failure = nullptr;  // why the payload is unusable, if it is
   std::string_view payload;
   ByteBuffer output;                      // decompressed payload
+  const ChunkDecoder* decoder = nullptr;  // its reader's
   std::unique_ptr<DecodedChunk> decoded;  // the ChunkDecoder's result
 
   State state = State::kIdle;  // guarded by Workers::mu_ once submitted
@@ -267,7 +268,8 @@ void DecodePayload(Job* job, ZSTD_DCtx* dctx) {
   }
 }
 
-// Worker threads running Verify on submitted jobs, oldest first.
+// Worker threads running Verify on submitted jobs (with each job's
+// reader's decoder), oldest first.
 //
 // Thread safety: mu_ guards queue_, stop_ and every submitted job's state.
 // A job's other fields are written by the reader before Submit (published
@@ -276,7 +278,7 @@ void DecodePayload(Job* job, ZSTD_DCtx* dctx) {
 // under mu_ after its writes).
 class Workers {
  public:
-  Workers(int n, const ChunkDecoder* decoder) : decoder_(decoder) {
+  explicit Workers(int n) {
     threads_.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) threads_.emplace_back([this] { Run(); });
   }
@@ -303,7 +305,7 @@ class Workers {
   // a queue it could work on itself.
   void Finish(Job* job, ZSTD_DCtx* dctx) {
     if (!Claim(job)) return;
-    Verify(job, dctx, decoder_);
+    Verify(job, dctx, job->decoder);
     std::lock_guard<std::mutex> lock(mu_);
     job->state = Job::State::kDone;
   }
@@ -339,7 +341,7 @@ class Workers {
       queue_.pop_front();
       job->state = Job::State::kRunning;
       lock.unlock();
-      Verify(job, dctx, decoder_);
+      Verify(job, dctx, job->decoder);
       lock.lock();
       job->state = Job::State::kDone;
       done_cv_.notify_all();
@@ -348,7 +350,6 @@ class Workers {
     ZSTD_freeDCtx(dctx);
   }
 
-  const ChunkDecoder* const decoder_;
   std::mutex mu_;
   std::condition_variable work_cv_;  // queue_ not empty, or stop_
   std::condition_variable done_cv_;  // a job reached kDone
@@ -358,6 +359,15 @@ class Workers {
 };
 
 }  // namespace
+
+class ReaderPool::Threads {
+ public:
+  explicit Threads(int n) : workers_(n) {}
+  Workers* workers() { return &workers_; }
+
+ private:
+  Workers workers_;
+};
 
 // The chunk-finding state machine of FORMAT.md section 11, in two halves:
 //
@@ -388,11 +398,23 @@ class TraceReader::Impl {
     max_in_flight_ = options.max_in_flight > 0 ? static_cast<size_t>(options.max_in_flight)
                      : workers > 0             ? static_cast<size_t>(2 * workers + 2)
                                                : 1;
-    if (workers > 0) workers_ = std::make_unique<Workers>(workers, decoder_);
+    if (workers > 0) {
+      own_workers_ = std::make_unique<Workers>(workers);
+      workers_ = own_workers_.get();
+    } else if (options.pool != nullptr) {
+      workers_ = options.pool->threads_->workers();
+    }
     dctx_ = ZSTD_createDCtx();
   }
   ~Impl() {
-    workers_.reset();  // joins: no worker touches a job after this
+    if (own_workers_ != nullptr) {
+      own_workers_.reset();  // joins: no worker touches a job after this
+    } else if (workers_ != nullptr) {
+      // Shared threads go on: none may still hold one of these jobs.
+      for (Item& item : items_) {
+        if (item.job != nullptr) workers_->Cancel(item.job.get());
+      }
+    }
     ZSTD_freeDCtx(dctx_);
   }
 
@@ -436,7 +458,8 @@ class TraceReader::Impl {
   const ChunkDecoder* decoder_;
   absl::Status* status_;
   ReaderStats* stats_;
-  std::unique_ptr<Workers> workers_;
+  std::unique_ptr<Workers> own_workers_;
+  Workers* workers_ = nullptr;  // own_workers_, a pool's, or none
   ZSTD_DCtx* dctx_;
   size_t max_in_flight_ = 1;
 
@@ -525,6 +548,7 @@ void TraceReader::Impl::ScanChunk(const char* p, size_t need) {
   job->stored_len = DecodeFixed32(p + 8);
   job->decompressed_len = DecodeFixed32(p + 12);
   job->sequence = DecodeFixed64(p + 16);
+  job->decoder = decoder_;
   if (workers_ != nullptr) {
     // The window moves on while a worker reads the chunk.
     job->input.assign(p, need);
@@ -751,6 +775,10 @@ TraceReader::TraceReader(std::unique_ptr<ByteSource> source, Reporter* reporter,
     : impl_(new Impl(std::move(source), reporter, options, &status_, &stats_)) {}
 
 TraceReader::~TraceReader() = default;
+
+ReaderPool::ReaderPool(int threads) : threads_(std::make_unique<Threads>(std::max(threads, 1))) {}
+
+ReaderPool::~ReaderPool() = default;
 
 std::unique_ptr<DecodedChunk> TraceReader::TakeDecoded() { return impl_->TakeDecoded(); }
 

@@ -130,6 +130,8 @@ struct ReaderStats {
   uint64_t bytes_read = 0;  // total input consumed
 };
 
+class ReaderPool;
+
 // How a TraceReader spreads its work over threads.
 struct ReaderOptions {
   // Threads that verify chunk CRCs and decompress payloads ahead of Next().
@@ -143,9 +145,28 @@ struct ReaderOptions {
   // ChunkDecoder); null: none. Must outlive the reader. Its results count
   // towards the memory bound: one per chunk in flight.
   const ChunkDecoder* decoder = nullptr;
+  // With workers 0: the threads of `pool` do what workers would, for this
+  // reader and the others that share it (a pass over many files). Must
+  // outlive the reader.
+  ReaderPool* pool = nullptr;
 
   // A parallel reader with one worker per online CPU.
   static ReaderOptions Parallel();
+};
+
+// Worker threads shared by several TraceReaders (ReaderOptions::pool):
+// each reader hands them its chunks, oldest first over all readers.
+class ReaderPool {
+ public:
+  explicit ReaderPool(int threads);
+  ~ReaderPool();
+  ReaderPool(const ReaderPool&) = delete;
+  ReaderPool& operator=(const ReaderPool&) = delete;
+
+ private:
+  friend class TraceReader;
+  class Threads;
+  std::unique_ptr<Threads> threads_;
 };
 
 // The number of online CPUs (at least 1).

@@ -5,7 +5,9 @@
 // every way trace_reader_test damages the small one, for 1, 2, 4 and 8
 // workers and several bounds on the chunks in flight.
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -265,6 +267,68 @@ TEST(ParallelReader, ParallelOptionsUseEveryOnlineCpu) {
   EXPECT_GE(OnlineCpus(), 1);
   EXPECT_EQ(ReaderOptions::Parallel().workers, OnlineCpus());
   EXPECT_EQ(ReaderOptions().workers, 0) << "the serial reader stays the default";
+}
+
+// Chunks as the consumer sees them: sequence, type, payload.
+std::vector<std::string> ChunksOf(TraceReader* reader, size_t max_chunks = SIZE_MAX) {
+  std::vector<std::string> out;
+  Chunk c;
+  while (out.size() < max_chunks && reader->Next(&c)) {
+    out.push_back(absl::StrCat(c.sequence, " ", static_cast<int>(c.type), " ") +
+                  std::string(c.payload));
+  }
+  return out;
+}
+
+// Readers that share a pool read what each reads alone, taking turns chunk
+// by chunk, damage included; one destroyed with work in flight leaves the
+// others reading.
+TEST(ReaderPool, SharedThreadsReadWhatEachReaderReadsAlone) {
+  std::vector<std::string> traces;
+  for (int i = 0; i < 4; ++i) {
+    std::string bytes(testing::MultiThreadTrace(2 + i, 6, 200).bytes());
+    if (i % 2 == 1) bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x5a);
+    traces.push_back(std::move(bytes));
+  }
+  std::vector<std::vector<std::string>> alone;
+  for (const std::string& t : traces) {
+    TraceReader r(MemorySource(t), nullptr);
+    ASSERT_TRUE(r.ReadHeader().ok());
+    alone.push_back(ChunksOf(&r));
+  }
+  ReaderPool pool(2);
+  ReaderOptions options;
+  options.pool = &pool;
+  options.max_in_flight = 3;
+  std::vector<std::unique_ptr<TraceReader>> readers;
+  for (const std::string& t : traces) {
+    readers.push_back(std::make_unique<TraceReader>(MemorySource(t), nullptr, options));
+    ASSERT_TRUE(readers.back()->ReadHeader().ok());
+  }
+  std::vector<std::vector<std::string>> shared(traces.size());
+  bool more = true;
+  for (size_t round = 0; more; ++round) {
+    more = false;
+    for (size_t i = 0; i < readers.size(); ++i) {
+      if (readers[i] == nullptr) continue;
+      if (i == 2 && round == 3) {
+        readers[i].reset();  // its chunks in flight are the pool's still
+        continue;
+      }
+      const std::vector<std::string> next = ChunksOf(readers[i].get(), 1);
+      if (next.empty()) continue;
+      shared[i].push_back(next[0]);
+      more = true;
+    }
+  }
+  for (size_t i = 0; i < traces.size(); ++i) {
+    if (i == 2) {
+      ASSERT_EQ(shared[i].size(), 3u);
+      EXPECT_TRUE(std::equal(shared[i].begin(), shared[i].end(), alone[i].begin()));
+      continue;
+    }
+    EXPECT_EQ(shared[i], alone[i]) << i;
+  }
 }
 
 }  // namespace
