@@ -502,8 +502,7 @@ TraceSetMerger::TraceSetMerger(const TraceSet& set, const MergeOptions& options)
     const TraceFile& f = set.files()[i];
     Input& in = inputs_[i];
     in.file = i;
-    in.changes = set.remaps_[i].changes;
-    in.rewrite = RewriteTableFor(in.changes);
+    in.rewriter = std::make_unique<SetRewriter>(set, i);
     absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(f.source, ro);
     if (!reader.ok()) {
       errors_.emplace_back(i, reader.status());
@@ -530,12 +529,15 @@ TraceSetMerger::TraceSetMerger(const TraceSet& set, const MergeOptions& options)
 // ActionsOf with only the actions a file's changes select, and none for a
 // kind they leave as it is: most events of most files then need no look
 // at their fields.
-struct TraceSetMerger::RewriteTable {
+struct RewriteTable {
   std::vector<KindActions> kept;
   std::array<const KindActions*, kDirect> direct{};
 };
 
-const TraceSetMerger::RewriteTable* TraceSetMerger::RewriteTableFor(uint32_t changes) {
+namespace {
+
+// The table of `changes`, built once per value and kept.
+const RewriteTable* RewriteTableFor(uint32_t changes) {
   // Sets may be opened on several threads (tests do); a set has a few
   // distinct values, each built once.
   static std::mutex mu;
@@ -561,6 +563,19 @@ const TraceSetMerger::RewriteTable* TraceSetMerger::RewriteTableFor(uint32_t cha
     t->direct[k] = &t->kept.back();
   }
   return t.get();
+}
+
+}  // namespace
+
+SetRewriter::SetRewriter(const TraceSet& set, size_t file)
+    : set_(&set),
+      file_(file),
+      changes_(set.remaps_[file].changes),
+      table_(RewriteTableFor(changes_)) {}
+
+const ThreadRec* SetRewriter::SetThread(uint32_t thread_index) const {
+  const ThreadRec* const* t = set_->remaps_[file_].threads.Find(thread_index);
+  return t != nullptr ? *t : nullptr;
 }
 
 size_t TraceSetMerger::Play(size_t node) {
@@ -625,7 +640,9 @@ bool TraceSetMerger::NextOfMany(const format::Event** event, const ThreadRec** t
   Input& in = inputs_[winner_];
   if (in.done) return false;
   delivered_ = true;
-  Rewrite(in);
+  // In place: the file's EventMerger is done with its head once it handed
+  // it out, and decodes the next event over it.
+  in.rewriter->Rewrite(const_cast<Event*>(in.head), in.key);
   *event = in.head;
   *thread = SetThread(in);
   return true;
@@ -639,8 +656,7 @@ const ThreadRec* TraceSetMerger::SetThread(Input& in) {
 }
 
 const ThreadRec* TraceSetMerger::SetThreadSlow(const Input& in) {
-  const TraceSet::Remap& r = set_.remaps_[in.file];
-  if (const ThreadRec* const* t = r.threads.Find(in.thread->index)) return *t;
+  if (const ThreadRec* t = in.rewriter->SetThread(in.thread->index)) return t;
   // A thread the index pass did not see (the file changed in between).
   for (const ThreadRec& t : extra_threads_) {
     if (t.process == in.file && t.tid == in.thread->index) return &t;
@@ -654,31 +670,26 @@ const ThreadRec* TraceSetMerger::SetThreadSlow(const Input& in) {
   return &t;
 }
 
-inline void TraceSetMerger::Rewrite(const Input& in) {
-  // In place: the file's EventMerger is done with its head once it handed
-  // it out, and decodes the next event over it.
-  Event& e = *const_cast<Event*>(in.head);
-  e.time = in.key;
-  const auto kind = static_cast<uint32_t>(e.kind);
-  const KindActions* a = kind < kDirect ? in.rewrite->direct[kind] : ActionsOf(e.kind);
-  if (a == nullptr || (a->mask & in.changes) == 0) return;
+void SetRewriter::RewriteFields(Event* e) const {
+  const auto kind = static_cast<uint32_t>(e->kind);
+  const KindActions* a = kind < kDirect ? table_->direct[kind] : ActionsOf(e->kind);
+  if (a == nullptr || (a->mask & changes_) == 0) return;
   if (a->tags_only) {
     // Most rewritten events of most files: a task's ids, an object's
     // address, made the process's own; no call, no switch.
-    ToggleTags(ProcessTag(static_cast<uint32_t>(in.file)), *a, &e);
+    ToggleTags(ProcessTag(static_cast<uint32_t>(file_)), *a, e);
     return;
   }
-  RewriteFields(in, *a);
+  RewriteEach(e, *a);
 }
 
-void TraceSetMerger::RewriteFields(const Input& in, const KindActions& a) {
-  Event& e = *const_cast<Event*>(in.head);
-  const TraceSet::Remap& r = set_.remaps_[in.file];
-  const uint64_t tag = ProcessTag(static_cast<uint32_t>(in.file));
+void SetRewriter::RewriteEach(Event* e, const KindActions& a) const {
+  const TraceSet::Remap& r = set_->remaps_[file_];
+  const uint64_t tag = ProcessTag(static_cast<uint32_t>(file_));
   for (int k = 0; k < a.count; ++k) {
-    format::FieldValue& v = e.fields[a.field[k]];
+    format::FieldValue& v = e->fields[a.field[k]];
     const Action act = a.action[k];
-    if ((Bit(act) & in.changes) == 0) continue;  // as it is
+    if ((Bit(act) & changes_) == 0) continue;  // as it is
     switch (act) {
       case Action::kNone:
         break;
@@ -710,7 +721,7 @@ void TraceSetMerger::RewriteFields(const Input& in, const KindActions& a) {
         ToggleIdTag(tag, &v);
         break;
       case Action::kTime:
-        v.u = set_.SetTicks(in.file, v.u);
+        v.u = set_->SetTicks(file_, v.u);
         break;
     }
   }

@@ -133,6 +133,7 @@ class TraceSet {
 
  private:
   friend class TraceSetMerger;
+  friend class SetRewriter;
   // Per file: local ids to set-wide ids by role, and local thread indexes
   // to merged threads.
   struct Remap {
@@ -160,7 +161,41 @@ class TraceSet {
   std::string name_;
 };
 
-struct KindActions;  // trace_set.cc
+struct KindActions;   // trace_set.cc
+struct RewriteTable;  // trace_set.cc
+
+// What the merge of a set does to each event of one of its files: its ids,
+// object identities and time fields made the set's (trace_set.h's
+// header), and its thread the set's. For passes that read the files
+// themselves (pieces.h); TraceSetMerger rewrites with it too. Reads the
+// set only: several threads may use one at once.
+class SetRewriter {
+ public:
+  // `set` must outlive the rewriter.
+  SetRewriter(const TraceSet& set, size_t file);
+
+  // Rewrites `e` in place, its time to `set_time` (SetTicks of its time).
+  void Rewrite(format::Event* e, uint64_t set_time) const {
+    e->time = set_time;
+    if (changes_ != 0) RewriteFields(e);
+  }
+  uint64_t SetTicks(uint64_t ticks) const { return set_->SetTicks(file_, ticks); }
+  // The set's thread of the file's thread `thread_index`, or null when the
+  // index pass did not see it.
+  const ThreadRec* SetThread(uint32_t thread_index) const;
+  size_t file() const { return file_; }
+
+ private:
+  // The fields of `e` this file's changes touch.
+  void RewriteFields(format::Event* e) const;
+  // Rewrite's field loop, for a kind with more than tags to change.
+  void RewriteEach(format::Event* e, const KindActions& a) const;
+
+  const TraceSet* set_;
+  size_t file_;
+  uint32_t changes_;           // the file's Remap::changes
+  const RewriteTable* table_;  // for those changes
+};
 
 // The events of every file of a set in time order (ties: the file listed
 // first), with their threads of set.index(). Each file is merged by its own
@@ -168,8 +203,6 @@ struct KindActions;  // trace_set.cc
 // and time axis (trace_set.h's header). With one file it is that file's
 // EventMerger.
 class TraceSetMerger {
-  struct RewriteTable;
-
  public:
   // `set` must outlive the merger.
   TraceSetMerger(const TraceSet& set, const MergeOptions& options);
@@ -198,26 +231,17 @@ class TraceSetMerger {
     const format::Event* run = nullptr;
     uint32_t run_left = 0;
     const ThreadRec* thread = nullptr;
-    uint64_t key = 0;                       // head's time on the set's axis
-    bool done = true;                       // no head: the file ended (or never opened)
-    uint32_t changes = 0;                   // the file's Remap::changes
-    const RewriteTable* rewrite = nullptr;  // RewriteTableFor(changes)
+    uint64_t key = 0;  // head's time on the set's axis
+    bool done = true;  // no head: the file ended (or never opened)
+    std::unique_ptr<SetRewriter> rewriter;
     // SetThread's one-entry cache.
     const ThreadRec* last_thread = nullptr;
     const ThreadRec* last_set_thread = nullptr;
   };
 
-  // Per event kind, the fields Rewrite changes in a file whose
-  // Remap::changes is `changes`; built once per value and kept.
-  static const RewriteTable* RewriteTableFor(uint32_t changes);
   bool NextOfMany(const format::Event** event, const ThreadRec** thread);
   // Takes input i's next event as its head; false when it has none.
   bool Advance(Input* in);
-  // The head rewritten to the set's ids, identities and time.
-  void Rewrite(const Input& in);
-  // Rewrite's field loop, for the events it changes (out of line: most
-  // events need only the test before it).
-  void RewriteFields(const Input& in, const KindActions& a);
   const ThreadRec* SetThread(Input& in);
   const ThreadRec* SetThreadSlow(const Input& in);
   // Whether input a's head comes before input b's (ties: the file listed
