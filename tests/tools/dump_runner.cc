@@ -66,8 +66,11 @@ DumpResult RunDumpOnOneCore(const std::vector<std::string>& args, const std::str
       static_cast<size_t>(-1), nullptr, /*parallel=*/false);
 }
 
-DumpResult RunDump(const std::vector<std::string>& args,
-                   const std::map<std::string, std::string>& traces, size_t output_limit) {
+namespace {
+
+DumpResult RunOnTraces(const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& traces, size_t output_limit,
+                       bool parallel) {
   return Run(
       args,
       [&traces](const std::string& path) {
@@ -84,7 +87,20 @@ DumpResult RunDump(const std::vector<std::string>& args,
         }
         if (in_dir.empty()) return std::vector<std::string>{arg};
         return in_dir;
-      });
+      },
+      parallel);
+}
+
+}  // namespace
+
+DumpResult RunDump(const std::vector<std::string>& args,
+                   const std::map<std::string, std::string>& traces, size_t output_limit) {
+  return RunOnTraces(args, traces, output_limit, /*parallel=*/true);
+}
+
+DumpResult RunDumpOnOneCore(const std::vector<std::string>& args,
+                            const std::map<std::string, std::string>& traces) {
+  return RunOnTraces(args, traces, static_cast<size_t>(-1), /*parallel=*/false);
 }
 
 }  // namespace testing

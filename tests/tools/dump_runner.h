@@ -27,6 +27,8 @@ DumpResult RunDump(const std::vector<std::string>& args, const std::string& trac
 
 // The same with Env::parallel off: every verb takes its serial pass.
 DumpResult RunDumpOnOneCore(const std::vector<std::string>& args, const std::string& trace);
+DumpResult RunDumpOnOneCore(const std::vector<std::string>& args,
+                            const std::map<std::string, std::string>& traces);
 
 // Runs `args` with several traces: a path reads traces[path]; a path not
 // in the map does not exist. A FILE argument that is no path but a prefix

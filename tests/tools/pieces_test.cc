@@ -7,6 +7,7 @@
 #include "tools/itt_dump/model/pieces.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -37,6 +38,11 @@ constexpr uint64_t kFnBase = 0x400000;
 struct TraceOptions {
   int threads = 4;
   bool time_back = false;  // one event of one thread earlier than the one before
+  // The header's pid and host (one boot id for all).
+  uint32_t pid = 4242;
+  std::string host = "testhost";
+  // Names the file's strings in another order: a set must map its ids.
+  bool shuffle_ids = false;
 };
 
 // Random events of one thread in time order (ties too): tasks of all three
@@ -122,9 +128,15 @@ std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n) {
 // that keeps each thread's chunks in order.
 std::string RandomTrace(uint64_t seed, const TraceOptions& options) {
   std::mt19937_64 rng(seed);
-  TraceBuilder b;
+  format::FileHeader header = TestHeader();
+  header.pid = options.pid;
+  header.host_name = options.host;
+  header.boot_id = {0xb0, 0x07};
+  TraceBuilder b(header);
   b.Domain(1, "d1").Domain(2, "d2").Domain(3, "frames");
-  for (uint64_t s = 10; s < 14; ++s) b.String(s, "t" + std::to_string(s));
+  for (uint64_t s = 10; s < 14; ++s) {
+    b.String(s, "t" + std::to_string(options.shuffle_ids ? 23 - s : s));
+  }
   b.Counter(1, "queue", "d1", 1, format::MetadataType::kU64);
   b.EventName(1, "legacy1").EventName(2, "legacy2");
   std::vector<std::vector<std::vector<Event>>> chunks(static_cast<size_t>(options.threads));
@@ -177,16 +189,21 @@ struct Pairing {
   bool exact = true;
 };
 
-Pairing Serially(const std::string& bytes) {
+TraceSet OpenSet(const std::vector<std::string>& files) {
+  std::vector<TraceSource> sources;
+  for (size_t i = 0; i < files.size(); ++i) {
+    sources.push_back(TraceSource::Memory(files[i], "f" + std::to_string(i)));
+  }
+  return TraceSet::Open(std::move(sources), IndexOptions(), "set");
+}
+
+Pairing Serially(const std::vector<std::string>& files) {
   Pairing p;
-  const TraceSource source = TraceSource::Memory(bytes, "t");
-  IndexResult r = BuildIndex(source, IndexOptions());
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(source);
-  EXPECT_TRUE(reader.ok());
+  TraceSet set = OpenSet(files);
   Recorder rec;
-  IntervalTracker tracker(*r.index, &rec);
+  IntervalTracker tracker(set.index(), &rec);
   tracker.set_collect_args(false);
-  EventMerger merger(*r.index, reader->get(), MergeOptions());
+  TraceSetMerger merger(set, MergeOptions());
   const Event* e;
   const ThreadRec* t;
   uint64_t last = 0;
@@ -202,26 +219,20 @@ Pairing Serially(const std::string& bytes) {
 
 // The pieces' intervals (each piece records its own; the recorders are
 // reused, so they are collected as pieces are read) and the whole trace's.
-Pairing InPieces(const std::string& bytes) {
+Pairing InPieces(const std::vector<std::string>& files) {
   Pairing p;
-  const TraceSource source = TraceSource::Memory(bytes, "t");
-  IndexResult r = BuildIndex(source, IndexOptions());
-  PieceDecoder decoder(*r.index, [] { return std::make_unique<Recorder>(); });
-  format::ReaderOptions ro = format::ReaderOptions::Parallel();
-  ro.workers = 2;
-  ro.decoder = &decoder;
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader = OpenForPass(source, ro);
-  EXPECT_TRUE(reader.ok());
+  TraceSet set = OpenSet(files);
   Recorder rec;
-  IntervalTracker tracker(*r.index, &rec);
+  IntervalTracker tracker(set.index(), &rec);
   tracker.set_collect_args(false);
   uint64_t last = 0;
-  PieceMerger merger(*r.index, reader->get(), decoder, MergeOptions(),
-                     [&p, &last](const Piece& piece) {
-                       const auto& pieces_rec = static_cast<const Recorder&>(*piece.sink);
-                       p.seen.insert(p.seen.end(), pieces_rec.seen.begin(), pieces_rec.seen.end());
-                       last = std::max(last, piece.paired_last_ticks);
-                     });
+  PieceMerger merger(
+      set, [] { return std::make_unique<Recorder>(); }, MergeOptions(),
+      [&p, &last](const Piece& piece) {
+        const auto& pieces_rec = static_cast<const Recorder&>(*piece.sink);
+        p.seen.insert(p.seen.end(), pieces_rec.seen.begin(), pieces_rec.seen.end());
+        last = std::max(last, piece.paired_last_ticks);
+      });
   PieceMerger::Item item;
   Event scratch;
   while (merger.Next(&item)) {
@@ -234,34 +245,69 @@ Pairing InPieces(const std::string& bytes) {
   return p;
 }
 
+void ExpectSamePairing(const std::vector<std::string>& files, const std::string& what) {
+  Pairing serial = Serially(files);
+  Pairing pieces = InPieces(files);
+  ASSERT_TRUE(pieces.exact) << what;
+  ASSERT_GT(serial.seen.size(), 100u) << what;
+  std::sort(serial.seen.begin(), serial.seen.end());
+  std::sort(pieces.seen.begin(), pieces.seen.end());
+  EXPECT_EQ(pieces.seen, serial.seen) << what;
+  EXPECT_EQ(pieces.unbalanced.end_without_begin, serial.unbalanced.end_without_begin) << what;
+  EXPECT_EQ(pieces.unbalanced.open_at_end, serial.unbalanced.open_at_end) << what;
+  EXPECT_EQ(pieces.unbalanced.frame_end_without_begin, serial.unbalanced.frame_end_without_begin)
+      << what;
+  EXPECT_EQ(pieces.unbalanced.frames_open_at_end, serial.unbalanced.frames_open_at_end) << what;
+}
+
+// A set of `n` random traces of one host and boot, each its own process.
+std::vector<std::string> RandomSet(uint64_t seed, size_t n) {
+  std::vector<std::string> files;
+  for (size_t i = 0; i < n; ++i) {
+    TraceOptions options;
+    options.threads = 1 + static_cast<int>((seed + i) % 3);
+    options.pid = 100 + static_cast<uint32_t>(i);
+    options.shuffle_ids = i % 2 == 1;
+    files.push_back(RandomTrace(seed * 31 + i, options));
+  }
+  return files;
+}
+
 TEST(Pieces, PairTasksAsTheSerialPassDoes) {
   for (uint64_t seed = 1; seed <= 40; ++seed) {
-    const std::string bytes = RandomTrace(seed, TraceOptions{1 + static_cast<int>(seed % 6)});
-    Pairing serial = Serially(bytes);
-    Pairing pieces = InPieces(bytes);
-    ASSERT_TRUE(pieces.exact) << seed;
-    ASSERT_GT(serial.seen.size(), 100u) << seed;
-    std::sort(serial.seen.begin(), serial.seen.end());
-    std::sort(pieces.seen.begin(), pieces.seen.end());
-    EXPECT_EQ(pieces.seen, serial.seen) << seed;
-    EXPECT_EQ(pieces.unbalanced.end_without_begin, serial.unbalanced.end_without_begin) << seed;
-    EXPECT_EQ(pieces.unbalanced.open_at_end, serial.unbalanced.open_at_end) << seed;
-    EXPECT_EQ(pieces.unbalanced.frame_end_without_begin, serial.unbalanced.frame_end_without_begin)
-        << seed;
-    EXPECT_EQ(pieces.unbalanced.frames_open_at_end, serial.unbalanced.frames_open_at_end) << seed;
+    TraceOptions options;
+    options.threads = 1 + static_cast<int>(seed % 6);
+    ExpectSamePairing({RandomTrace(seed, options)}, "seed " + std::to_string(seed));
+  }
+}
+
+// Several processes: each file's ids and identities become the set's on
+// the workers, and the files' events merge by time, then file.
+TEST(Pieces, PairTasksOfSeveralFilesAsTheSerialPassDoes) {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    ExpectSamePairing(RandomSet(seed, 2 + seed % 4), "set seed " + std::to_string(seed));
   }
 }
 
 TEST(Pieces, AThreadWhoseTimeGoesBackIsNotExact) {
   TraceOptions options;
   options.time_back = true;
-  EXPECT_FALSE(InPieces(RandomTrace(5, options)).exact);
+  EXPECT_FALSE(InPieces({RandomTrace(5, options)}).exact);
 }
 
-// Whether `stats` on `bytes` ran on every core.
-bool StatsOnEveryCore(const std::string& bytes) {
-  std::vector<TraceSource> sources = {TraceSource::Memory(bytes, "t")};
-  TraceSet set = TraceSet::Open(std::move(sources), IndexOptions());
+TEST(Pieces, FilesOfSeveralHostsOrTooManyFilesAreNotTaken) {
+  TraceOptions a;
+  TraceOptions b;
+  b.pid = 7;
+  b.host = "other-host";
+  EXPECT_FALSE(InPieces({RandomTrace(1, a), RandomTrace(2, b)}).exact);
+  EXPECT_FALSE(InPieces(RandomSet(3, PieceMerger::kMaxFiles + 1)).exact);
+  EXPECT_TRUE(InPieces(RandomSet(3, PieceMerger::kMaxFiles)).exact);
+}
+
+// Whether `stats` on `files` ran on every core.
+bool StatsOnEveryCore(const std::vector<std::string>& files) {
+  TraceSet set = OpenSet(files);
   if (set.empty()) return false;
   std::string out;
   std::string err;
@@ -298,7 +344,7 @@ void ExpectSameStats(const std::string& bytes, const std::string& what) {
 TEST(Pieces, StatsPrintsWhatTheSerialPassPrints) {
   for (uint64_t seed = 100; seed < 115; ++seed) {
     const std::string bytes = RandomTrace(seed, TraceOptions{1 + static_cast<int>(seed % 5)});
-    ASSERT_TRUE(StatsOnEveryCore(bytes)) << seed;
+    ASSERT_TRUE(StatsOnEveryCore({bytes})) << seed;
     ExpectSameStats(bytes, "seed " + std::to_string(seed));
   }
 }
@@ -313,7 +359,7 @@ TEST(Pieces, StatsOfADamagedTracePrintsWhatTheSerialPassPrints) {
       const size_t at = bytes.size() / 4 + rng() % (bytes.size() / 2);
       bytes[at] = static_cast<char>(bytes[at] ^ (1 + rng() % 255));
     }
-    on_every_core += StatsOnEveryCore(bytes) ? 1 : 0;
+    on_every_core += StatsOnEveryCore({bytes}) ? 1 : 0;
     ExpectSameStats(bytes, "damaged seed " + std::to_string(seed));
   }
   EXPECT_GT(on_every_core, 6);
@@ -323,8 +369,28 @@ TEST(Pieces, StatsOfATraceWhoseTimeGoesBackTakesTheSerialPass) {
   TraceOptions options;
   options.time_back = true;
   const std::string bytes = RandomTrace(7, options);
-  EXPECT_FALSE(StatsOnEveryCore(bytes));
+  EXPECT_FALSE(StatsOnEveryCore({bytes}));
   ExpectSameStats(bytes, "time back");
+}
+
+TEST(Pieces, StatsOfSeveralFilesPrintsWhatTheSerialPassPrints) {
+  for (uint64_t seed = 300; seed < 306; ++seed) {
+    const std::vector<std::string> files = RandomSet(seed, 2 + seed % 3);
+    ASSERT_TRUE(StatsOnEveryCore(files)) << seed;
+    std::map<std::string, std::string> traces;
+    for (size_t i = 0; i < files.size(); ++i)
+      traces["run/p" + std::to_string(i) + ".itt"] = files[i];
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"stats", "run"},
+             {"stats", "--per-process", "--per-thread", "--format=json", "run"},
+             {"stats", "--name=t12", "--from=2000", "run"}}) {
+      const DumpResult all = RunDump(args, traces);
+      const DumpResult one = RunDumpOnOneCore(args, traces);
+      EXPECT_EQ(all.status, one.status) << seed << " " << args[1];
+      EXPECT_EQ(all.out, one.out) << seed << " " << args[1];
+      EXPECT_EQ(all.err, one.err) << seed << " " << args[1];
+    }
+  }
 }
 
 }  // namespace

@@ -148,27 +148,25 @@ std::unique_ptr<StatsCollector> NewCollector(const VerbContext& ctx, const Stats
   return stats;
 }
 
-// The pass on every core; nullopt when it cannot be exact (pieces.h).
-std::optional<absl::StatusOr<PassSummary>> CollectInPieces(const VerbContext& ctx,
-                                                           const StatsOptions& options,
-                                                           StatsCollector* stats) {
+// The pass on every core; nullopt when it cannot be exact (pieces.h), a
+// file that cannot be opened again included: the serial pass reports it.
+std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOptions& options,
+                                           StatsCollector* stats) {
   // The pieces' collectors are made on the workers from one no thread
   // changes (the index's clock and the filter keep caches).
   const std::unique_ptr<StatsCollector> prototype = NewCollector(ctx, options);
-  PieceDecoder decoder(*ctx.index, [&prototype]() -> std::unique_ptr<PieceSink> {
-    return StatsCollector::EmptyLike(*prototype);
-  });
-  format::ReaderOptions reader_options = format::ReaderOptions::Parallel();
-  reader_options.decoder = &decoder;
-  absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
-      OpenForPass(ctx.set->files()[0].source, reader_options);
-  if (!reader.ok()) return absl::StatusOr<PassSummary>(reader.status());
   PassSummary pass;
-  PieceMerger merger(*ctx.index, reader->get(), decoder, ctx.merge, [&](const Piece& piece) {
-    stats->MergeTasks(static_cast<const StatsCollector&>(*piece.sink));
-    pass.events += piece.paired_events;
-    pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
-  });
+  PieceMerger merger(
+      *ctx.set,
+      [&prototype]() -> std::unique_ptr<PieceSink> {
+        return StatsCollector::EmptyLike(*prototype);
+      },
+      ctx.merge,
+      [&](const Piece& piece) {
+        stats->MergeTasks(static_cast<const StatsCollector&>(*piece.sink));
+        pass.events += piece.paired_events;
+        pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
+      });
   Event e;
   PieceMerger::Item item;
   uint64_t items = 0;
@@ -181,7 +179,7 @@ std::optional<absl::StatusOr<PassSummary>> CollectInPieces(const VerbContext& ct
   }
   if (!merger.exact()) return std::nullopt;
   pass.on_every_core = true;
-  return absl::StatusOr<PassSummary>(pass);
+  return pass;
 }
 
 }  // namespace
@@ -190,14 +188,12 @@ absl::StatusOr<PassSummary> CollectStats(const VerbContext& ctx, const StatsOpti
                                          std::unique_ptr<StatsCollector>* stats) {
   *stats = NewCollector(ctx, options);
   absl::StatusOr<PassSummary> pass;
-  std::optional<absl::StatusOr<PassSummary>> in_pieces;
-  if (ctx.parallel && ctx.set->files().size() == 1) {
-    in_pieces = CollectInPieces(ctx, options, stats->get());
-  }
+  std::optional<PassSummary> in_pieces;
+  if (ctx.parallel) in_pieces = CollectInPieces(ctx, options, stats->get());
   if (in_pieces.has_value()) {
-    pass = *std::move(in_pieces);
+    pass = *in_pieces;
   } else {
-    if (ctx.parallel && ctx.set->files().size() == 1) *stats = NewCollector(ctx, options);
+    if (ctx.parallel) *stats = NewCollector(ctx, options);
     pass = ForEachEvent(
         ctx, [s = stats->get()](const Event& e, const ThreadRec& t) { s->OnEvent(e, t); });
   }

@@ -59,8 +59,10 @@ class WaitingThreads {
   // Whether an event of queue `qi` at `t` comes before every waiting
   // queue's next chunk.
   bool Safe(uint64_t t, int qi) const { return t < time_ || (t == time_ && qi < queue_); }
-  // The earliest waiting chunk's first time (kNoEvents: none).
+  // The earliest waiting chunk's first time (kNoEvents: none), and its
+  // queue (-1: none).
   uint64_t first_time() const { return time_; }
+  int first_queue() const { return time_ == kNoEvents ? -1 : queue_; }
 
   // The first event time of the next chunk after the first `chunks_read`
   // of `thread` that has one, or kNoEvents.

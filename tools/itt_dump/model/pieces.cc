@@ -41,8 +41,11 @@ void Piece::Clear() {
   if (sink != nullptr) sink->Clear();
 }
 
-PieceDecoder::PieceDecoder(const TraceIndex& index, SinkFactory make_sink)
-    : index_(index), make_sink_(std::move(make_sink)) {}
+PieceDecoder::PieceDecoder(const TraceSet& set, size_t file, SinkFactory make_sink)
+    : index_(set.index()),
+      rewriter_(set.files().size() > 1 ? std::make_unique<SetRewriter>(set, file) : nullptr),
+      file_index_(*set.files()[file].index),
+      make_sink_(std::move(make_sink)) {}
 
 PieceDecoder::~PieceDecoder() = default;
 
@@ -74,8 +77,10 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   format::EventStreamDecoder dec;
   if (!dec.Reset(chunk.payload).ok()) return;
   p.events_chunk = true;
+  p.file = rewriter_ != nullptr ? rewriter_->file() : 0;
   p.thread_index = dec.thread_index();
-  p.thread = index_.Thread(p.thread_index);
+  p.thread = rewriter_ != nullptr ? rewriter_->SetThread(p.thread_index)
+                                  : file_index_.Thread(p.thread_index);
   if (p.thread == nullptr) return;
   const ThreadRec& thread = *p.thread;
   IntervalTracker& tracker = *p.tracker_;
@@ -90,6 +95,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   bool last_kind_has_bytes = false;
   Event e;
   while (dec.Next(&e)) {
+    if (rewriter_ != nullptr) rewriter_->Rewrite(&e, rewriter_->SetTicks(e.time));
     if (e.time < p.last_time) p.time_back = true;
     if (p.first_time == kNoEvents) p.first_time = e.time;
     if (e.time > p.last_time) p.last_time = e.time;
@@ -175,17 +181,44 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   }
 }
 
-PieceMerger::PieceMerger(const TraceIndex& index, format::TraceReader* reader,
-                         const PieceDecoder& decoder, const MergeOptions& options, OnPiece on_piece)
-    : index_(index),
-      reader_(reader),
-      decoder_(decoder),
-      options_(options),
-      on_piece_(std::move(on_piece)) {
-  for (const auto& [thread_index, rec] : index.threads.entries()) {
-    queue_of_thread_[thread_index] = static_cast<int>(queues_.size());
-    queues_.emplace_back();
-    queues_.back().thread = &rec;
+PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sink,
+                         const MergeOptions& options, OnPiece on_piece)
+    : set_(set), options_(options), on_piece_(std::move(on_piece)) {
+  if (set.alignment() == TimeAlignment::kWallClock) {
+    Fail("the files are aligned by wall clock");
+    return;
+  }
+  if (set.files().size() > kMaxFiles) {
+    Fail("more files than the pass takes");
+    return;
+  }
+  const int threads = format::OnlineCpus();
+  pool_ = std::make_unique<format::ReaderPool>(threads);
+  const size_t n = set.files().size();
+  format::ReaderOptions ro;
+  ro.pool = pool_.get();
+  // One chunk ahead per file for several: their decoding overlaps anyway.
+  ro.max_in_flight = n == 1 ? 2 * threads + 2 : 2;
+  files_.resize(n);
+  for (size_t f = 0; f < n; ++f) {
+    File& file = files_[f];
+    file.decoder = std::make_unique<PieceDecoder>(set, f, make_sink);
+    ro.decoder = file.decoder.get();
+    absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
+        OpenForPass(set.files()[f].source, ro);
+    if (!reader.ok()) {
+      Fail("a file could not be opened again");
+      return;
+    }
+    file.reader = std::move(*reader);
+    const TraceIndex& x = *set.files()[f].index;
+    for (const auto& [thread_index, rec] : x.threads.entries()) {
+      queue_of_thread_[uint64_t{f} << 32 | thread_index] = static_cast<int>(queues_.size());
+      Queue& q = queues_.emplace_back();
+      q.file = f;
+      q.local = &rec;
+      q.thread = n == 1 ? &rec : SetRewriter(set, f).SetThread(thread_index);
+    }
   }
   waiting_ = WaitingThreads(queues_.size());
   small_ = queues_.size() <= kSmall;
@@ -194,15 +227,32 @@ PieceMerger::PieceMerger(const TraceIndex& index, format::TraceReader* reader,
 
 PieceMerger::~PieceMerger() {
   for (Queue& q : queues_) {
-    for (std::unique_ptr<Piece>& p : q.pieces) decoder_.Recycle(std::move(p));
+    for (std::unique_ptr<Piece>& p : q.pieces) {
+      const size_t f = p->file;
+      files_[f].decoder->Recycle(std::move(p));
+    }
   }
 }
 
 void PieceMerger::UpdateWaiting(int qi) {
-  // A queue with a head (current_'s included) waits for nothing.
+  // A queue with a head (current_'s included) waits for nothing, nor does
+  // one whose file is read to the end.
   const Queue& q = queues_[static_cast<size_t>(qi)];
-  waiting_.Set(qi,
-               !q.has_head() ? WaitingThreads::NextFirstTime(*q.thread, q.chunks_read) : kNoEvents);
+  uint64_t first = kNoEvents;
+  if (!q.has_head() && !files_[q.file].done) {
+    first = WaitingThreads::NextFirstTime(*q.local, q.chunks_read);
+    if (first != kNoEvents) first = set_.SetTicks(q.file, first);
+  }
+  waiting_.Set(qi, first);
+}
+
+size_t PieceMerger::FileToRead() const {
+  const int qi = waiting_.first_queue();
+  if (qi >= 0) return queues_[static_cast<size_t>(qi)].file;
+  for (size_t f = 0; f < files_.size(); ++f) {
+    if (!files_[f].done) return f;
+  }
+  return 0;
 }
 
 void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
@@ -217,21 +267,22 @@ void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
   }
 }
 
-bool PieceMerger::ReadChunk() {
+bool PieceMerger::ReadChunk(size_t f) {
+  File& file = files_[f];
   format::Chunk chunk;
-  while (reader_->Next(&chunk)) {
-    if (options_.progress != nullptr) {
-      options_.progress->Update(reader_->stats().chunks_read);
+  while (file.reader->Next(&chunk)) {
+    if (options_.progress != nullptr && files_.size() == 1) {
+      options_.progress->Update(file.reader->stats().chunks_read);
     }
-    std::unique_ptr<format::DecodedChunk> decoded = reader_->TakeDecoded();
+    std::unique_ptr<format::DecodedChunk> decoded = file.reader->TakeDecoded();
     if (decoded == nullptr) continue;
     std::unique_ptr<Piece> piece(static_cast<Piece*>(decoded.release()));
     if (!piece->events_chunk) {
-      decoder_.Recycle(std::move(piece));
+      file.decoder->Recycle(std::move(piece));
       continue;
     }
     if (piece->thread == nullptr) return Fail("a thread the index pass did not see");
-    const int qi = *queue_of_thread_.Find(piece->thread_index);
+    const int qi = *queue_of_thread_.Find(uint64_t{f} << 32 | piece->thread_index);
     Queue& q = queues_[static_cast<size_t>(qi)];
     if (piece->time_back || (q.any && piece->first_time < q.last_time)) {
       return Fail("a thread's time goes back");
@@ -243,7 +294,7 @@ bool PieceMerger::ReadChunk() {
     ++q.chunks_read;
     on_piece_(*piece);
     if (piece->entries.empty()) {
-      decoder_.Recycle(std::move(piece));
+      file.decoder->Recycle(std::move(piece));
     } else {
       Enqueue(qi, std::move(piece));
     }
@@ -251,20 +302,34 @@ bool PieceMerger::ReadChunk() {
     if (buffered_ > options_.max_buffered_bytes) return Fail("the merge's memory bound");
     return true;
   }
-  reader_done_ = true;
-  waiting_.SetDone();
+  file.done = true;
+  for (size_t i = 0; i < queues_.size(); ++i) {
+    if (queues_[i].file == f) UpdateWaiting(static_cast<int>(i));
+  }
+  if (++files_done_ == files_.size()) {
+    reader_done_ = true;
+    waiting_.SetDone();
+  }
   return false;
 }
 
 void PieceMerger::Pop(int qi) {
   Queue& q = queues_[static_cast<size_t>(qi)];
-  if (++q.pos < q.pieces.front()->entries.size()) return;
+  const Piece& front = *q.pieces.front();
+  if (++q.pos < front.entries.size()) {
+    // A worker wrote them on another core, and with many queues taking
+    // turns the hardware prefetcher loses track: ask for the next head's
+    // fields and the entries a few ahead now, long before they are read.
+    __builtin_prefetch(front.fields.data() + front.entries[q.pos].index);
+    __builtin_prefetch(front.entries.data() + std::min(q.pos + 4, front.entries.size() - 1));
+    return;
+  }
   std::unique_ptr<Piece> done = std::move(q.pieces.front());
   q.pieces.pop_front();
   q.pos = 0;
   buffered_ -= done->entries.size() * sizeof(Piece::Entry) +
                done->fields.size() * sizeof(format::FieldValue) + done->payload.size();
-  decoder_.Recycle(std::move(done));
+  files_[done->file].decoder->Recycle(std::move(done));
 }
 
 void PieceMerger::PushHead(uint64_t t, int qi) {
@@ -336,7 +401,7 @@ bool PieceMerger::Next(Item* item) {
     } else if (reader_done_) {
       return false;
     }
-    if (!ReadChunk() && !exact()) return false;
+    if (!ReadChunk(FileToRead()) && !exact()) return false;
   }
 }
 

@@ -1,29 +1,41 @@
-// A pass over one trace file on every core (docs/ITT_DUMP.md, "Parallel
-// passes").
+// A pass over a set of trace files (trace_set.h) on every core
+// (docs/ITT_DUMP.md, "Time order and memory").
 //
 // Each events chunk (a "piece": one thread's events) is decompressed and
-// decoded on the reader's worker threads (PieceDecoder), which also pair
+// decoded on worker threads shared by the files' readers (PieceDecoder,
+// which rewrites a set's events to its ids and time axis as
+// TraceSetMerger does), which also pair
 // the simple tasks that begin and end in it (IntervalTracker's piece
 // mode) and hand them to the consumer's PieceSink, made per piece. What
 // the piece leaves - every other event, the tasks still open at its end,
 // the time its paired tasks add to a task begun before it - stays in the
-// piece as entries. The reading thread takes the pieces in file order
-// (the sinks can be added up then: PieceMerger's on_piece) and merges
-// their entries in the order EventMerger gives the same events (merge.h:
-// time, then thread), so the whole trace's tracker, fed those entries
-// (PieceMerger::Item), ends where it would have after every event.
+// piece as entries. The reading thread takes each file's pieces in file
+// order (the sinks can be added up then: PieceMerger's on_piece) and
+// merges their entries in the order TraceSetMerger gives the same events
+// (time, then file, then thread: merge.h), so the whole trace's tracker,
+// fed those entries (PieceMerger::Item), ends where it would have after
+// every event.
 //
-// Exact only when each thread's events keep their time order and every
-// thread is in the index: otherwise the serial merge's order of the
-// events it would deliver is not the order of their subset, and
+// Taken for up to kMaxFiles files: with more, the reading thread's merge
+// of what their pieces kept is bound by memory traffic (each file's kept
+// events come from another core, and dozens of streams defeat the
+// hardware prefetcher), and the serial merge is as fast with a tenth of
+// the memory (measured with 16 and 64 files, docs/ITT_DUMP.md).
+//
+// Exact only when each thread's events keep their time order, every
+// thread is in the index, every file opens again and the files share a
+// timebase (not TimeAlignment::kWallClock, where two ticks of one file
+// may become the same nanosecond): otherwise the serial merge's order of
+// the events it would deliver is not the order of their subset, and
 // PieceMerger stops with exact() false (the caller runs the serial pass
-// instead). A trace the collector wrote always keeps the order.
+// instead). Traces the collector wrote on one host keep the order.
 //
-// Memory: the pieces in flight (ReaderOptions::max_in_flight) and the
-// ones queued for the merge (about one flush round per thread; bounded
-// by MergeOptions::max_buffered_bytes, past which the pass stops as not
-// exact), each holding its kept entries (24 bytes and a copy of its
-// fields each) and a sink.
+// Memory: the pieces in flight (per file 2 * threads + 2 for one file, 2
+// for several; each with its chunk's stored and decompressed bytes) and
+// the ones queued for the merge (about one flush round per thread;
+// bounded by MergeOptions::max_buffered_bytes, past which the pass stops
+// as not exact), each holding its kept entries (32 bytes and a copy of
+// their fields each) and a sink.
 //
 // Thread safety: PieceDecoder is called concurrently by the reader's
 // workers (its pool of pieces is locked); PieceMerger: none.
@@ -46,6 +58,7 @@
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/merge.h"
 #include "tools/itt_dump/model/trace_index.h"
+#include "tools/itt_dump/model/trace_set.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -75,14 +88,16 @@ class Piece final : public format::DecodedChunk {
   };
 
   // An events chunk whose payload prefix decoded, of a thread the index
-  // knows (thread set) or not (thread null: the pass cannot be exact).
+  // knows (thread: the set's, set) or not (thread null: the pass cannot be
+  // exact).
   bool events_chunk = false;
-  uint32_t thread_index = 0;
+  size_t file = 0;            // in the set
+  uint32_t thread_index = 0;  // the file's
   const ThreadRec* thread = nullptr;
   // The events whose tasks the sink got: not among the entries.
   uint64_t paired_events = 0;
   uint64_t paired_last_ticks = 0;
-  // Of all its events.
+  // Of all its events, on the set's time axis (as every time here).
   uint64_t first_time = kNoEvents;
   uint64_t last_time = 0;
   bool time_back = false;  // an event earlier than the one before it
@@ -108,8 +123,9 @@ class Piece final : public format::DecodedChunk {
 class PieceDecoder final : public format::ChunkDecoder {
  public:
   using SinkFactory = std::function<std::unique_ptr<PieceSink>()>;
-  // `index` must outlive the decoder; `make_sink` is called on workers.
-  PieceDecoder(const TraceIndex& index, SinkFactory make_sink);
+  // For the chunks of file `file` of `set` (which must outlive the
+  // decoder); `make_sink` is called on workers.
+  PieceDecoder(const TraceSet& set, size_t file, SinkFactory make_sink);
   ~PieceDecoder() override;
 
   std::unique_ptr<format::DecodedChunk> NewResult() const override;
@@ -118,7 +134,9 @@ class PieceDecoder final : public format::ChunkDecoder {
   void Recycle(std::unique_ptr<Piece> piece) const;
 
  private:
-  const TraceIndex& index_;
+  const TraceIndex& index_;                // the set's
+  std::unique_ptr<SetRewriter> rewriter_;  // for a set of several files
+  const TraceIndex& file_index_;
   SinkFactory make_sink_;
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Piece>> pool_;  // guarded by mu_
@@ -132,28 +150,37 @@ class PieceMerger {
     const ThreadRec* thread = nullptr;
   };
   using OnPiece = std::function<void(const Piece&)>;
+  static constexpr size_t kMaxFiles = 16;
 
-  // `reader` must read with `decoder` (ReaderOptions::decoder), positioned
-  // after the header; it, `index` and `decoder` must outlive the merger.
-  // `on_piece` sees every piece of a known thread as it is read, in file
-  // order, before any of its entries.
-  PieceMerger(const TraceIndex& index, format::TraceReader* reader, const PieceDecoder& decoder,
-              const MergeOptions& options, OnPiece on_piece);
+  // Opens every file of `set` (which must outlive the merger) for the
+  // pass, on worker threads shared by all (one per online CPU), each
+  // piece with a sink from `make_sink`. `on_piece` sees every piece of a
+  // known thread as it is read, each file's in file order, before any of
+  // its entries.
+  PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sink, const MergeOptions& options,
+              OnPiece on_piece);
   ~PieceMerger();
   PieceMerger(const PieceMerger&) = delete;
   PieceMerger& operator=(const PieceMerger&) = delete;
 
   // The next entry in merge order; false at the end, or once the pass
-  // cannot be exact (then exact() is false and the results are not to be
-  // used). The item stays valid until the next call.
+  // cannot be exact or is not taken (then exact() is false and the results
+  // are not to be used). The item stays valid until the next call.
   bool Next(Item* item);
   bool exact() const { return inexact_reason_ == nullptr; }
   // Why not, for a note.
   const char* inexact_reason() const { return inexact_reason_; }
 
  private:
+  struct File {
+    std::unique_ptr<PieceDecoder> decoder;
+    std::unique_ptr<format::TraceReader> reader;
+    bool done = false;
+  };
   struct Queue {
-    const ThreadRec* thread = nullptr;
+    const ThreadRec* thread = nullptr;  // the set's
+    const ThreadRec* local = nullptr;   // its file's (chunk_first_times)
+    size_t file = 0;
     std::deque<std::unique_ptr<Piece>> pieces;  // the front one's entries from pos
     size_t pos = 0;
     size_t chunks_read = 0;
@@ -162,7 +189,10 @@ class PieceMerger {
     bool has_head() const { return !pieces.empty(); }
     uint64_t head_time() const { return pieces.front()->entries[pos].time; }
   };
-  bool ReadChunk();
+  // Reads file f's next piece; false at its end or once not exact.
+  bool ReadChunk(size_t f);
+  // The file whose next chunk the merge waits for.
+  size_t FileToRead() const;
   void Enqueue(int qi, std::unique_ptr<Piece> piece);
   // Moves queue qi past its head; recycles a finished piece.
   void Pop(int qi);
@@ -172,13 +202,16 @@ class PieceMerger {
     return false;
   }
 
-  const TraceIndex& index_;
-  format::TraceReader* reader_;
-  const PieceDecoder& decoder_;
+  const TraceSet& set_;
   MergeOptions options_;
   OnPiece on_piece_;
-  std::deque<Queue> queues_;  // by thread, in the index's order
-  U64Map<int> queue_of_thread_;
+  std::unique_ptr<format::ReaderPool> pool_;
+  std::vector<File> files_;  // after pool_: the readers go first
+  size_t files_done_ = 0;
+  // By the set's threads: each file's in its index's order, the files in
+  // order (TraceSetMerger's order of ties).
+  std::deque<Queue> queues_;
+  U64Map<int> queue_of_thread_;  // by file << 32 | the file's thread index
   WaitingThreads waiting_;
   // Queues with a head, as (head time, queue): a min-heap, or for a few
   // queues (small_) an unordered array scanned linearly. current_ (the
