@@ -70,9 +70,7 @@ bool Sorted(const Merged& m) {
 
 // Sorted by time, and events of one time by thread (the tests' tids grow
 // with the threads' indexes), however the chunks fall.
-bool SortedWithTies(const Merged& m) {
-  return std::is_sorted(m.events.begin(), m.events.end());
-}
+bool SortedWithTies(const Merged& m) { return std::is_sorted(m.events.begin(), m.events.end()); }
 
 TEST(Merge, InterleavesThreadsInTimeOrder) {
   TraceBuilder b;
