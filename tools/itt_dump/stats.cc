@@ -164,6 +164,7 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
       ctx.merge,
       [&](const Piece& piece) {
         stats->MergeTasks(static_cast<const StatsCollector&>(*piece.sink));
+        stats->AddEvents(piece.paired_events, piece.paired_last_ticks);
         pass.events += piece.paired_events;
         pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
       });

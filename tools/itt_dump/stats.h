@@ -123,12 +123,12 @@ class StatsCollector : public PieceSink {
   void OnOpenTask(const Interval& task, const ThreadRec& t) { tracker_.OnOpenTask(task, t); }
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   // Adds what `piece` collected from the tasks a piece paired (with the
-  // same index, filter and options), as if this collector had seen them,
-  // and the piece's count of events and last time.
+  // same index, filter and options), as if this collector had seen them.
   void MergeTasks(const StatsCollector& piece);
   // Forgets every task row and count, for the next piece.
   void ClearTasks();
-  // Counts events this collector did not see (a piece's paired ones).
+  // Counts events this collector did not see (a piece's paired ones: the
+  // events whose intervals MergeTasks adds).
   void AddEvents(uint64_t events, uint64_t last_ticks) {
     events_ += events;
     last_ticks_ = std::max(last_ticks_, last_ticks);

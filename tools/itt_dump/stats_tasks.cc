@@ -179,7 +179,6 @@ void StatsCollector::MergeTasks(const StatsCollector& piece) {
     row->self_ns += r->self_ns;
     row->sketch.Merge(r->sketch);
   }
-  AddEvents(piece.events_, piece.last_ticks_);
 }
 
 void StatsCollector::ClearTasks() {
