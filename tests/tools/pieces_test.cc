@@ -306,7 +306,8 @@ TEST(Pieces, FilesOfSeveralHostsOrTooManyFilesAreNotTaken) {
 }
 
 // Whether `stats` on `files` ran on every core.
-bool StatsOnEveryCore(const std::vector<std::string>& files) {
+bool StatsOnEveryCore(const std::vector<std::string>& files,
+                      size_t lookahead = MergeOptions().max_buffered_bytes) {
   TraceSet set = OpenSet(files);
   if (set.empty()) return false;
   std::string out;
@@ -318,6 +319,7 @@ bool StatsOnEveryCore(const std::vector<std::string>& files) {
   ctx.index = &set.index();
   ctx.out = o.get();
   ctx.err = e.get();
+  ctx.merge.max_buffered_bytes = lookahead;
   std::unique_ptr<StatsCollector> stats;
   absl::StatusOr<PassSummary> pass = CollectStats(ctx, StatsOptions(), &stats);
   return pass.ok() && pass->on_every_core;
@@ -371,6 +373,72 @@ TEST(Pieces, StatsOfATraceWhoseTimeGoesBackTakesTheSerialPass) {
   const std::string bytes = RandomTrace(7, options);
   EXPECT_FALSE(StatsOnEveryCore({bytes}));
   ExpectSameStats(bytes, "time back");
+}
+
+// Thread 1's only chunk starts before all of thread 0's and comes after
+// them in the file: the serial merge holds thread 0's chunks meanwhile,
+// past a 1 MiB lookahead, and delivers some events early. Thread 0 has
+// only tasks, which its pieces pair: they keep next to nothing, so only
+// the bound of what the serial merge would hold can see that coming and
+// leave the trace to the serial pass.
+TEST(Pieces, WhereTheSerialMergePassesItsLookaheadStatsTakesTheSerialPass) {
+  std::mt19937_64 rng(11);
+  TraceBuilder b;
+  b.Domain(1, "d1").Domain(2, "d2").Domain(3, "frames");
+  for (uint64_t s = 10; s < 14; ++s) b.String(s, "t" + std::to_string(s));
+  b.Counter(1, "queue", "d1", 1, format::MetadataType::kU64);
+  b.EventName(1, "legacy1").EventName(2, "legacy2");
+  b.Thread(0, 100, "a").Thread(1, 101, "b");
+  const std::vector<Event> late = ThreadEvents(rng, 3000);
+  uint64_t t = late.back().time / 2;
+  for (int c = 0; c < 100; ++c) {
+    std::vector<Event> chunk;
+    for (int i = 0; i < 2000; ++i) {
+      t += 1 + rng() % 7;
+      chunk.push_back(Ev(EventKind::kTaskBegin, t, {{F::kDomain, U(1)}, {F::kName, U(10)}}));
+      t += 1 + rng() % 7;
+      chunk.push_back(Ev(EventKind::kTaskEnd, t, {{F::kDomain, U(1)}}));
+    }
+    b.Events(0, chunk);
+  }
+  b.Events(1, late);
+  b.End(t + 1000);
+  const std::string bytes = b.bytes();
+  EXPECT_FALSE(StatsOnEveryCore({bytes}, size_t{1} << 20));
+  EXPECT_TRUE(StatsOnEveryCore({bytes}));
+  const std::vector<std::string> args = {"stats", "--lookahead-mb=1", "trace.itt"};
+  const DumpResult all = RunDump(args, bytes);
+  const DumpResult one = RunDumpOnOneCore(args, bytes);
+  EXPECT_NE(one.err.find("out of time order"), std::string::npos) << one.err;
+  EXPECT_EQ(all.status, one.status);
+  EXPECT_EQ(all.out, one.out);
+  EXPECT_EQ(all.err, one.err);
+}
+
+// A task open across a chunk boundary, then a nest of begins past the
+// pairing engine's depth limit in the next chunk: the serial tracker drops
+// the begins past it, and the pieces cannot know where the limit falls.
+TEST(Pieces, TasksNestedPastTheLimitTakeTheSerialPass) {
+  TraceBuilder b;
+  b.Domain(1, "d1").String(10, "t10").String(11, "t11");
+  b.Thread(0, 100, "a");
+  uint64_t t = 1000;
+  std::vector<Event> first;
+  for (int i = 0; i < 3; ++i) {
+    first.push_back(Ev(EventKind::kTaskBegin, t++, {{F::kDomain, U(1)}, {F::kName, U(10)}}));
+  }
+  b.Events(0, first);
+  std::vector<Event> nest;
+  const size_t n = IntervalTracker::kMaxDepth;
+  for (size_t i = 0; i < n; ++i) {
+    nest.push_back(Ev(EventKind::kTaskBegin, t++, {{F::kDomain, U(1)}, {F::kName, U(11)}}));
+  }
+  for (size_t i = 0; i < n + 3; ++i)
+    nest.push_back(Ev(EventKind::kTaskEnd, t++, {{F::kDomain, U(1)}}));
+  b.Events(0, nest);
+  const std::string bytes = b.bytes();
+  EXPECT_FALSE(StatsOnEveryCore({bytes}));
+  ExpectSameStats(bytes, "deep");
 }
 
 TEST(Pieces, StatsOfSeveralFilesPrintsWhatTheSerialPassPrints) {

@@ -17,10 +17,9 @@ using F = format::Field;
 
 namespace {
 
-// Nesting deeper than this, or more open keyed intervals than kMaxKeyed, is
-// not tracked (counted as open at end): a runaway begin loop cannot exhaust
-// memory.
-constexpr size_t kMaxDepth = 100000;
+// More open keyed intervals than this (or tasks nested deeper than
+// IntervalTracker::kMaxDepth) are not tracked (counted as open at end): a
+// runaway begin loop cannot exhaust memory.
 constexpr size_t kMaxKeyed = 1000000;
 // Keyed maps keep up to this many entries whose last interval closed, so
 // the usual few keys (frames of a domain, null ids) cost no allocation per
@@ -199,7 +198,7 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
     case EventKind::kTaskBeginFnEx: {
       ThreadState& s = StateOf(t);
       // Past kMaxDepth the whole trace's tracker decides (it counts the
-      // begin as open at end; nesting that deep has no exact answer).
+      // begin as open at end; the pass is not exact then, pieces.h).
       if (s.depth >= kMaxDepth) return PieceAction::kForward;
       const bool fn = e.kind == EventKind::kTaskBeginFn || e.kind == EventKind::kTaskBeginFnEx;
       if (fn) {
@@ -213,6 +212,7 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
         }
       }
       Open* o = PushTask(s, e, t);
+      piece_max_depth_ = std::max(piece_max_depth_, s.depth);
       // A task_begin_fn stays on the stack only to close what it encloses.
       o->forwarded = fn;
       o->position = position;
@@ -255,6 +255,7 @@ void IntervalTracker::TakePieceOpens(const ThreadRec& thread, std::vector<PieceO
 void IntervalTracker::ResetPiece() {
   for (auto& [index, s] : threads_.entries()) s.depth = 0;
   piece_child_ticks_ = 0;
+  piece_max_depth_ = 0;
   promoted_.clear();
 }
 

@@ -112,6 +112,9 @@ class IntervalListener {
 class IntervalTracker {
  public:
   static constexpr size_t kMaxArgs = 64;
+  // Tasks nested deeper on a thread are not tracked (counted as open at
+  // end): a runaway begin loop cannot exhaust memory.
+  static constexpr size_t kMaxDepth = 100000;
 
   // `index` and `listener` must outlive the tracker.
   IntervalTracker(const TraceIndex& index, IntervalListener* listener);
@@ -155,6 +158,8 @@ class IntervalTracker {
   // The time of paired tasks whose parent is not paired in the piece (a
   // task begun before it, or a forwarded one), since ResetPiece.
   uint64_t piece_child_ticks() const { return piece_child_ticks_; }
+  // The deepest nesting of tasks begun in the piece, since ResetPiece.
+  size_t piece_max_depth() const { return piece_max_depth_; }
   // A task for the whole trace's tracker to open just before the event
   // forwarded `position`-th (or at the piece's end), after the child
   // ticks up to `child_mark` (piece_child_ticks() at its begin).
@@ -268,6 +273,7 @@ class IntervalTracker {
   bool report_begins_ = false;
   uint64_t serial_ = 0;
   uint64_t piece_child_ticks_ = 0;
+  size_t piece_max_depth_ = 0;
   // Piece mode: paired-side tasks a task_begin_fn began inside, by position.
   std::vector<PieceOpen> promoted_;
 };

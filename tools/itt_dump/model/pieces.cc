@@ -123,6 +123,9 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
 
   p.fields.emplace_back();  // EventAt's spare
 
+  p.payload_bytes = chunk.payload.size();
+  p.max_depth = tracker.piece_max_depth();
+
   p.piece_opens_.clear();
   tracker.TakePieceOpens(thread, &p.piece_opens_);
   const uint64_t total_child = tracker.piece_child_ticks();
@@ -220,6 +223,8 @@ PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sin
       q.thread = n == 1 ? &rec : SetRewriter(set, f).SetThread(thread_index);
     }
   }
+  serial_held_.assign(n, 0);
+  serial_budget_ = set.LookaheadPerFile(options.max_buffered_bytes);
   waiting_ = WaitingThreads(queues_.size());
   small_ = queues_.size() <= kSmall;
   for (size_t i = 0; i < queues_.size(); ++i) UpdateWaiting(static_cast<int>(i));
@@ -258,11 +263,14 @@ size_t PieceMerger::FileToRead() const {
 void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
   Queue& q = queues_[static_cast<size_t>(qi)];
   const bool had_head = q.has_head();
-  buffered_ += piece->entries.size() * sizeof(Piece::Entry) +
-               piece->fields.size() * sizeof(format::FieldValue) + piece->payload.size();
+  piece->queued_bytes = sizeof(Piece) + piece->entries.capacity() * sizeof(Piece::Entry) +
+                        piece->fields.capacity() * sizeof(format::FieldValue) +
+                        piece->opens.capacity() * sizeof(Interval) + piece->payload.capacity();
+  buffered_ += piece->queued_bytes;
   q.pieces.push_back(std::move(piece));
   if (!had_head) {
     q.pos = 0;
+    CheckDepth(q);
     if (qi != current_) PushHead(q.head_time(), qi);
   }
 }
@@ -290,6 +298,11 @@ bool PieceMerger::ReadChunk(size_t f) {
     if (piece->first_time != kNoEvents) {
       q.any = true;
       q.last_time = piece->last_time;
+      held_.push_back({piece->last_time, f, piece->payload_bytes});
+      std::push_heap(held_.begin(), held_.end(), std::greater<>());
+      if ((serial_held_[f] += piece->payload_bytes) > serial_budget_) {
+        return Fail("the serial merge could pass its lookahead");
+      }
     }
     ++q.chunks_read;
     on_piece_(*piece);
@@ -313,6 +326,43 @@ bool PieceMerger::ReadChunk(size_t f) {
   return false;
 }
 
+void PieceMerger::CheckDepth(const Queue& q) {
+  if (q.depth + q.pieces.front()->max_depth >= IntervalTracker::kMaxDepth) {
+    Fail("tasks nest past the pairing engine's limit");
+  }
+}
+
+void PieceMerger::Issue(int qi, Item* item) {
+  Queue& q = queues_[static_cast<size_t>(qi)];
+  const Piece& p = *q.pieces.front();
+  const Piece::Entry& en = p.entries[q.pos];
+  *item = {&p, q.pos, q.thread};
+  switch (en.type == Piece::Entry::Type::kEvent ? en.kind : format::EventKind::kInvalid) {
+    case format::EventKind::kTaskBegin:
+    case format::EventKind::kTaskBeginFn:
+    case format::EventKind::kTaskBeginEx:
+    case format::EventKind::kTaskBeginFnEx:
+      ++q.depth;
+      break;
+    case format::EventKind::kTaskEnd:
+    case format::EventKind::kTaskEndEx:
+      if (q.depth != 0) --q.depth;
+      break;
+    default:
+      if (en.type == Piece::Entry::Type::kOpen) ++q.depth;
+      break;
+  }
+  PassTime(en.time);
+}
+
+void PieceMerger::PassTime(uint64_t t) {
+  while (!held_.empty() && held_.front().last_time < t) {
+    serial_held_[held_.front().file] -= held_.front().bytes;
+    std::pop_heap(held_.begin(), held_.end(), std::greater<>());
+    held_.pop_back();
+  }
+}
+
 void PieceMerger::Pop(int qi) {
   Queue& q = queues_[static_cast<size_t>(qi)];
   const Piece& front = *q.pieces.front();
@@ -327,8 +377,8 @@ void PieceMerger::Pop(int qi) {
   std::unique_ptr<Piece> done = std::move(q.pieces.front());
   q.pieces.pop_front();
   q.pos = 0;
-  buffered_ -= done->entries.size() * sizeof(Piece::Entry) +
-               done->fields.size() * sizeof(format::FieldValue) + done->payload.size();
+  if (q.has_head()) CheckDepth(q);
+  buffered_ -= done->queued_bytes;
   files_[done->file].decoder->Recycle(std::move(done));
 }
 
@@ -369,7 +419,7 @@ bool PieceMerger::Next(Item* item) {
       const size_t i = heap_.empty() ? 0 : TopIndex();
       if ((heap_.empty() || head < heap_[i]) && (reader_done_ || waiting_.Safe(head.first, qi))) {
         current_ = qi;
-        *item = {q.pieces.front().get(), q.pos, q.thread};
+        Issue(qi, item);
         return true;
       }
       if (small_ && !heap_.empty() &&
@@ -378,8 +428,7 @@ bool PieceMerger::Next(Item* item) {
         // takes its place among the candidates.
         current_ = heap_[i].second;
         heap_[i] = head;
-        Queue& next = queues_[static_cast<size_t>(current_)];
-        *item = {next.pieces.front().get(), next.pos, next.thread};
+        Issue(current_, item);
         return true;
       }
       PushHead(head.first, qi);
@@ -394,8 +443,7 @@ bool PieceMerger::Next(Item* item) {
       if (reader_done_ || waiting_.Safe(top.first, top.second)) {
         PopHead(i);
         current_ = top.second;
-        Queue& q = queues_[static_cast<size_t>(current_)];
-        *item = {q.pieces.front().get(), q.pos, q.thread};
+        Issue(current_, item);
         return true;
       }
     } else if (reader_done_) {

@@ -26,7 +26,12 @@
 // thread is in the index, every file opens again and the files share a
 // timebase (not TimeAlignment::kWallClock, where two ticks of one file
 // may become the same nanosecond): otherwise the serial merge's order of
-// the events it would deliver is not the order of their subset, and
+// the events it would deliver is not the order of their subset. Nor when
+// the serial merge could pass its lookahead (it would then deliver some
+// events early: PieceMerger keeps an upper bound of what it would hold,
+// the payloads of the chunks read whose last event is not yet passed), or
+// tasks could nest past IntervalTracker::kMaxDepth (the depth a thread's
+// tasks reach before a piece, plus the piece's own). In each case
 // PieceMerger stops with exact() false (the caller runs the serial pass
 // instead). Traces the collector wrote on one host keep the order.
 //
@@ -101,6 +106,13 @@ class Piece final : public format::DecodedChunk {
   uint64_t first_time = kNoEvents;
   uint64_t last_time = 0;
   bool time_back = false;  // an event earlier than the one before it
+  // The chunk's decompressed payload: what the serial merge holds while it
+  // has events of the chunk to deliver.
+  size_t payload_bytes = 0;
+  // The deepest nesting of tasks begun in the piece.
+  size_t max_depth = 0;
+  // What the merge counts it for while it is queued (its memory).
+  size_t queued_bytes = 0;
   std::vector<Entry> entries;
   std::vector<format::FieldValue> fields;  // and a spare one at the end
   std::vector<Interval> opens;
@@ -181,6 +193,9 @@ class PieceMerger {
     const ThreadRec* thread = nullptr;  // the set's
     const ThreadRec* local = nullptr;   // its file's (chunk_first_times)
     size_t file = 0;
+    // How deep the whole trace's tracker has the thread's tasks after the
+    // items given so far (opens and task begins in, task ends out).
+    size_t depth = 0;
     std::deque<std::unique_ptr<Piece>> pieces;  // the front one's entries from pos
     size_t pos = 0;
     size_t chunks_read = 0;
@@ -207,6 +222,26 @@ class PieceMerger {
   OnPiece on_piece_;
   std::unique_ptr<format::ReaderPool> pool_;
   std::vector<File> files_;  // after pool_: the readers go first
+  // What the serial merge would hold, per file (an upper bound), against
+  // its lookahead (TraceSet::LookaheadPerFile), and the pieces counted
+  // there by their last time, to let go once the merge is past it.
+  std::vector<size_t> serial_held_;
+  size_t serial_budget_ = 0;
+  struct Held {
+    uint64_t last_time;
+    size_t file;
+    size_t bytes;
+    bool operator>(const Held& o) const { return last_time > o.last_time; }
+  };
+  std::vector<Held> held_;  // a min-heap by last_time
+  // Lets go of the pieces whose last event is before `t`.
+  void PassTime(uint64_t t);
+  // Not exact if queue q's front piece could nest its thread's tasks past
+  // IntervalTracker::kMaxDepth.
+  void CheckDepth(const Queue& q);
+  // Hands out queue qi's head as *item, and notes what it does to the
+  // thread's depth and the merge's time.
+  void Issue(int qi, Item* item);
   size_t files_done_ = 0;
   // By the set's threads: each file's in its index's order, the files in
   // order (TraceSetMerger's order of ties).

@@ -495,7 +495,7 @@ TraceSetMerger::TraceSetMerger(const TraceSet& set, const MergeOptions& options)
   format::ReaderOptions ro;
   ro.workers = n <= 8 ? 1 : 0;
   MergeOptions mo = options;
-  mo.max_buffered_bytes = std::max(options.max_buffered_bytes / n, TraceSet::kMinLookaheadPerFile);
+  mo.max_buffered_bytes = set.LookaheadPerFile(options.max_buffered_bytes);
   mo.progress = nullptr;
   inputs_.resize(n);
   for (size_t i = 0; i < n; ++i) {

@@ -39,6 +39,7 @@
 #ifndef TOOLS_ITT_DUMP_MODEL_TRACE_SET_H_
 #define TOOLS_ITT_DUMP_MODEL_TRACE_SET_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -95,6 +96,13 @@ class TraceSet {
   };
 
   static constexpr size_t kMinLookaheadPerFile = size_t{4} << 20;
+  // The lookahead each file's merge gets out of `total`
+  // (MergeOptions::max_buffered_bytes): all of it for one file, else an
+  // equal share of at least kMinLookaheadPerFile.
+  size_t LookaheadPerFile(size_t total) const {
+    const size_t n = files_.size();
+    return n <= 1 ? total : std::max(total / n, kMinLookaheadPerFile);
+  }
 
   // Indexes every source (on up to one thread per online CPU when
   // `options` has no visitor and no progress; the files, failures and
