@@ -37,7 +37,7 @@ EventMerger::EventMerger(const TraceIndex& index, format::TraceReader* reader,
     queues_.push_back(std::make_unique<Queue>());
     queues_.back()->thread = &rec;
   }
-  small_ = queues_.size() <= kSmall;
+  heads_.SetQueues(queues_.size());
   waiting_ = WaitingThreads(queues_.size());
   for (size_t i = 0; i < queues_.size(); ++i) {
     UpdateWaiting(static_cast<int>(i));
@@ -112,10 +112,7 @@ bool EventMerger::ReadChunk() {
       queues_.back()->thread = &extra_threads_.back();
       waiting_.AddQueue();
       qi = queue_of_thread_.Find(thread_index);
-      if (small_ && queues_.size() > kSmall) {
-        small_ = false;
-        std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
-      }
+      heads_.SetQueues(queues_.size());
     }
     Queue* q = queues_[static_cast<size_t>(*qi)].get();
     std::string buf;
@@ -129,7 +126,7 @@ bool EventMerger::ReadChunk() {
     q->payloads.push_back(std::move(buf));
     ++q->chunks_read;
     if (!q->has_head && *qi != current_) {
-      if (Advance(q)) PushHeap(*qi);
+      if (Advance(q)) PushHead(*qi);
     }
     UpdateWaiting(*qi);
     return true;
@@ -137,22 +134,14 @@ bool EventMerger::ReadChunk() {
   return false;
 }
 
-void EventMerger::PushHeap(int qi) {
-  heap_.emplace_back(queues_[static_cast<size_t>(qi)]->head().time, qi);
-  if (!small_) std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+void EventMerger::PushHead(int qi) {
+  heads_.Push(queues_[static_cast<size_t>(qi)]->head().time, qi);
 }
 
-int EventMerger::PopHeap() {
-  if (small_) {
-    const size_t i = TopIndex();
-    const int qi = heap_[i].second;
-    heap_[i] = heap_.back();
-    heap_.pop_back();
-    return qi;
-  }
-  std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-  const int qi = heap_.back().second;
-  heap_.pop_back();
+int EventMerger::PopHead() {
+  const size_t top = heads_.TopIndex();
+  const int qi = heads_[top].second;
+  heads_.Pop(top);
   return qi;
 }
 
@@ -172,7 +161,7 @@ bool EventMerger::Emit(int qi, const format::Event** event, const ThreadRec** th
 }
 
 uint32_t EventMerger::TakeRun(const format::Event** first) {
-  if (current_ < 0 || !heap_.empty()) return 0;
+  if (current_ < 0 || !heads_.empty()) return 0;
   Queue* q = queues_[static_cast<size_t>(current_)].get();
   uint32_t end = q->pos + 1;
   uint64_t last = last_time_;
@@ -207,21 +196,21 @@ bool EventMerger::AfterAdvance(const format::Event** event, const ThreadRec** th
   Queue* q = queues_[static_cast<size_t>(current_)].get();
   q->has_head = true;
   const uint64_t t = q->head().time;
-  if (heap_.empty()) {
+  if (heads_.empty()) {
     if (waiting_.Safe(t, current_)) return Emit(current_, event, thread);
   } else {
-    const size_t i = TopIndex();
-    const std::pair<uint64_t, int> top = heap_[i];
+    const size_t i = heads_.TopIndex();
+    const HeadCandidates::Head top = heads_[i];
     if (t < top.first || (t == top.first && current_ < top.second)) {
       if (waiting_.Safe(t, current_)) return Emit(current_, event, thread);
-    } else if (small_ && waiting_.Safe(top.first, top.second)) {
+    } else if (heads_.small() && waiting_.Safe(top.first, top.second)) {
       // Threads taking turns: swap the current queue for the smallest
       // candidate in place, without going through the slow path.
-      heap_[i] = {t, current_};
+      heads_.Replace(i, {t, current_});
       return Emit(top.second, event, thread);
     }
   }
-  PushHeap(current_);
+  PushHead(current_);
   current_ = -1;
   return false;
 }
@@ -230,18 +219,18 @@ bool EventMerger::SlowNext(const format::Event** event, const ThreadRec** thread
   if (current_ >= 0) {
     // Only when FastNext was not tried; keep the invariant anyway.
     Queue* q = queues_[static_cast<size_t>(current_)].get();
-    if (q->has_head) PushHeap(current_);
+    if (q->has_head) PushHead(current_);
     current_ = -1;
   }
   for (;;) {
-    if (!heap_.empty()) {
-      const std::pair<uint64_t, int> top = heap_[TopIndex()];
+    if (!heads_.empty()) {
+      const HeadCandidates::Head top = heads_[heads_.TopIndex()];
       if (reader_done_ || waiting_.Safe(top.first, top.second)) {
-        return Emit(PopHeap(), event, thread);
+        return Emit(PopHead(), event, thread);
       }
       if (buffered_ > options_.max_buffered_bytes) {
         ++forced_emits_;
-        return Emit(PopHeap(), event, thread);
+        return Emit(PopHead(), event, thread);
       }
     } else if (reader_done_) {
       return false;

@@ -23,9 +23,11 @@
 #ifndef TOOLS_ITT_DUMP_MODEL_MERGE_H_
 #define TOOLS_ITT_DUMP_MODEL_MERGE_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -77,6 +79,55 @@ class WaitingThreads {
   bool done_ = false;
 };
 
+// The queues of a merge that have a head, as (head time, queue), smallest
+// first: for a few queues an unordered array scanned linearly, which is
+// cheaper than heap operations when threads take turns event by event,
+// else a min-heap.
+class HeadCandidates {
+ public:
+  static constexpr size_t kSmall = 16;
+  using Head = std::pair<uint64_t, int>;
+
+  // The merge has `queues` queues (it may get more later).
+  void SetQueues(size_t queues) {
+    if (small_ && queues > kSmall) {
+      small_ = false;
+      std::make_heap(heads_.begin(), heads_.end(), std::greater<>());
+    }
+  }
+  bool small() const { return small_; }
+  bool empty() const { return heads_.empty(); }
+  void Push(uint64_t t, int qi) {
+    heads_.emplace_back(t, qi);
+    if (!small_) std::push_heap(heads_.begin(), heads_.end(), std::greater<>());
+  }
+  // Position of the smallest. REQUIRES: !empty().
+  size_t TopIndex() const {
+    if (!small_) return 0;
+    size_t best = 0;
+    for (size_t i = 1; i < heads_.size(); ++i) {
+      if (heads_[i] < heads_[best]) best = i;
+    }
+    return best;
+  }
+  const Head& operator[](size_t i) const { return heads_[i]; }
+  // Removes the smallest, at `top` (TopIndex()).
+  void Pop(size_t top) {
+    if (small_) {
+      heads_[top] = heads_.back();
+    } else {
+      std::pop_heap(heads_.begin(), heads_.end(), std::greater<>());
+    }
+    heads_.pop_back();
+  }
+  // small(): puts `head` where the smallest, at `top`, was.
+  void Replace(size_t top, const Head& head) { heads_[top] = head; }
+
+ private:
+  std::vector<Head> heads_;
+  bool small_ = true;
+};
+
 struct MergeOptions {
   size_t max_buffered_bytes = size_t{256} << 20;
   Progress* progress = nullptr;
@@ -100,7 +151,7 @@ class EventMerger {
       if (q->pos + 1 < q->len) {
         const format::Event* head = &q->batch[++q->pos];
         const uint64_t t = head->time;
-        if (heap_.empty() && t < waiting_.first_time() && t >= last_time_) {
+        if (heads_.empty() && t < waiting_.first_time() && t >= last_time_) {
           last_time_ = t;
           ++events_;
           *event = head;
@@ -169,17 +220,10 @@ class EventMerger {
   // O(log threads).
   void UpdateWaiting(int qi);
   bool Emit(int qi, const format::Event** event, const ThreadRec** thread);
-  void PushHeap(int qi);
-  int PopHeap();
-  // Position of the smallest candidate in heap_. REQUIRES: !heap_.empty().
-  size_t TopIndex() const {
-    if (!small_) return 0;
-    size_t best = 0;
-    for (size_t i = 1; i < heap_.size(); ++i) {
-      if (heap_[i] < heap_[best]) best = i;
-    }
-    return best;
-  }
+  // Puts queue qi's head among the candidates.
+  void PushHead(int qi);
+  // Takes the smallest candidate out; returns its queue.
+  int PopHead();
 
   const TraceIndex& index_;
   format::TraceReader* reader_;
@@ -187,15 +231,11 @@ class EventMerger {
   std::vector<std::unique_ptr<Queue>> queues_;
   U64Map<int> queue_of_thread_;
   std::deque<ThreadRec> extra_threads_;  // threads the index did not know
-  // Queues with a head, as (head time, queue): a min-heap, or for a few
-  // threads (small_) an unordered array scanned linearly, which is cheaper
-  // than heap operations when threads alternate event by event.
-  std::vector<std::pair<uint64_t, int>> heap_;
-  bool small_ = true;
-  static constexpr size_t kSmall = 16;
+  // Queues with a head but current_.
+  HeadCandidates heads_;
   std::vector<std::string> spare_;  // recycled payload buffers
   format::EventStreamDecoder probe_;
-  int current_ = -1;  // queue of the last emitted event, not in heap_
+  int current_ = -1;  // queue of the last emitted event, not in heads_
   bool reader_done_ = false;
   // Empty queues whose thread has chunks later in the file.
   WaitingThreads waiting_;

@@ -226,7 +226,7 @@ PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sin
   serial_held_.assign(n, 0);
   serial_budget_ = set.LookaheadPerFile(options.max_buffered_bytes);
   waiting_ = WaitingThreads(queues_.size());
-  small_ = queues_.size() <= kSmall;
+  heads_.SetQueues(queues_.size());
   for (size_t i = 0; i < queues_.size(); ++i) UpdateWaiting(static_cast<int>(i));
 }
 
@@ -271,7 +271,7 @@ void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
   if (!had_head) {
     q.pos = 0;
     CheckDepth(q);
-    if (qi != current_) PushHead(q.head_time(), qi);
+    if (qi != current_) heads_.Push(q.head_time(), qi);
   }
 }
 
@@ -382,30 +382,6 @@ void PieceMerger::Pop(int qi) {
   files_[done->file].decoder->Recycle(std::move(done));
 }
 
-void PieceMerger::PushHead(uint64_t t, int qi) {
-  heap_.emplace_back(t, qi);
-  if (!small_) std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
-}
-
-size_t PieceMerger::TopIndex() const {
-  if (!small_) return 0;
-  size_t best = 0;
-  for (size_t i = 1; i < heap_.size(); ++i) {
-    if (heap_[i] < heap_[best]) best = i;
-  }
-  return best;
-}
-
-void PieceMerger::PopHead(size_t i) {
-  if (small_) {
-    heap_[i] = heap_.back();
-    heap_.pop_back();
-    return;
-  }
-  std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-  heap_.pop_back();
-}
-
 bool PieceMerger::Next(Item* item) {
   if (!exact()) return false;
   if (current_ >= 0) {
@@ -415,33 +391,33 @@ bool PieceMerger::Next(Item* item) {
     Queue& q = queues_[static_cast<size_t>(qi)];
     current_ = -1;
     if (q.has_head()) {
-      const std::pair<uint64_t, int> head(q.head_time(), qi);
-      const size_t i = heap_.empty() ? 0 : TopIndex();
-      if ((heap_.empty() || head < heap_[i]) && (reader_done_ || waiting_.Safe(head.first, qi))) {
+      const HeadCandidates::Head head(q.head_time(), qi);
+      const size_t i = heads_.empty() ? 0 : heads_.TopIndex();
+      if ((heads_.empty() || head < heads_[i]) && (reader_done_ || waiting_.Safe(head.first, qi))) {
         current_ = qi;
         Issue(qi, item);
         return true;
       }
-      if (small_ && !heap_.empty() &&
-          (reader_done_ || waiting_.Safe(heap_[i].first, heap_[i].second))) {
+      if (heads_.small() && !heads_.empty() &&
+          (reader_done_ || waiting_.Safe(heads_[i].first, heads_[i].second))) {
         // Threads taking turns: the other queue's head goes out, this one
         // takes its place among the candidates.
-        current_ = heap_[i].second;
-        heap_[i] = head;
+        current_ = heads_[i].second;
+        heads_.Replace(i, head);
         Issue(current_, item);
         return true;
       }
-      PushHead(head.first, qi);
+      heads_.Push(head.first, qi);
     } else {
       UpdateWaiting(qi);
     }
   }
   for (;;) {
-    if (!heap_.empty()) {
-      const size_t i = TopIndex();
-      const std::pair<uint64_t, int> top = heap_[i];
+    if (!heads_.empty()) {
+      const size_t i = heads_.TopIndex();
+      const HeadCandidates::Head top = heads_[i];
       if (reader_done_ || waiting_.Safe(top.first, top.second)) {
-        PopHead(i);
+        heads_.Pop(i);
         current_ = top.second;
         Issue(current_, item);
         return true;

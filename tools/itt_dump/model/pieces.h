@@ -248,15 +248,9 @@ class PieceMerger {
   std::deque<Queue> queues_;
   U64Map<int> queue_of_thread_;  // by file << 32 | the file's thread index
   WaitingThreads waiting_;
-  // Queues with a head, as (head time, queue): a min-heap, or for a few
-  // queues (small_) an unordered array scanned linearly. current_ (the
-  // queue of the last item) is out of it while its item is in use.
-  std::vector<std::pair<uint64_t, int>> heap_;
-  static constexpr size_t kSmall = 16;
-  bool small_ = true;
-  void PushHead(uint64_t t, int qi);
-  size_t TopIndex() const;  // REQUIRES: !heap_.empty()
-  void PopHead(size_t i);   // i: TopIndex()
+  // Queues with a head but current_ (the queue of the last item, out of
+  // it while its item is in use).
+  HeadCandidates heads_;
   int current_ = -1;
   bool reader_done_ = false;
   size_t buffered_ = 0;
