@@ -55,15 +55,9 @@ void PercentileSketch::Merge(const PercentileSketch& other) {
   sum_ += other.sum_;
   min_ = std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
-  const int other_hi = other.lo_ + static_cast<int>(other.buckets_.size()) - 1;
-  // Widen to cover other's range, then add bucket by bucket.
-  AddToHistogram(BucketLow(other.lo_));
-  AddToHistogram(BucketLow(other_hi));
-  --buckets_[static_cast<size_t>(other.lo_ - lo_)];
-  --buckets_[static_cast<size_t>(other_hi - lo_)];
-  for (size_t i = 0; i < other.buckets_.size(); ++i) {
-    buckets_[static_cast<size_t>(other.lo_ - lo_) + i] += other.buckets_[i];
-  }
+  Cover(other.lo_ + static_cast<int>(other.buckets_.size()) - 1);
+  const size_t first = Cover(other.lo_);
+  for (size_t i = 0; i < other.buckets_.size(); ++i) buckets_[first + i] += other.buckets_[i];
 }
 
 void PercentileSketch::Clear() {
@@ -78,8 +72,7 @@ void PercentileSketch::Clear() {
   buckets_.clear();
 }
 
-void PercentileSketch::AddToHistogram(uint64_t v) {
-  const int b = BucketOf(v);
+size_t PercentileSketch::Cover(int b) {
   if (buckets_.empty()) {
     lo_ = b;
     buckets_.assign(1, 0);
@@ -89,8 +82,10 @@ void PercentileSketch::AddToHistogram(uint64_t v) {
   } else if (b >= lo_ + static_cast<int>(buckets_.size())) {
     buckets_.resize(static_cast<size_t>(b - lo_ + 1), 0);
   }
-  ++buckets_[static_cast<size_t>(b - lo_)];
+  return static_cast<size_t>(b - lo_);
 }
+
+void PercentileSketch::AddToHistogram(uint64_t v) { ++buckets_[Cover(BucketOf(v))]; }
 
 uint64_t PercentileSketch::Quantile(double q) const {
   if (count_ == 0) return 0;

@@ -81,6 +81,8 @@ class PercentileSketch {
  private:
   void SwitchToHistogram();
   void AddToHistogram(uint64_t v);
+  // Widens buckets_ to hold bucket b; returns its position.
+  size_t Cover(int b);
 
   uint64_t count_ = 0;
   unsigned __int128 sum_ = 0;

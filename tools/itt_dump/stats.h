@@ -146,8 +146,6 @@ class StatsCollector : public PieceSink {
   std::vector<SyncSummary> SyncObjects() const;
 
   uint64_t events() const { return events_; }
-  bool per_thread() const { return per_thread_; }
-  const TraceSet* processes() const { return processes_; }
 
   void OnInterval(const Interval& iv) override;
   // PieceSink: ClearTasks.
