@@ -145,16 +145,32 @@ void IntervalTracker::EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind k
   if (it->second.empty() && opens->size() > kKeepEmptyKeys) opens->Erase(it);
 }
 
-IntervalTracker::Open* IntervalTracker::PushTask(ThreadState& s, const Event& e,
-                                                 const ThreadRec& t) {
+IntervalTracker::Open* IntervalTracker::TakeSlot(ThreadState& s) {
   if (s.depth >= kMaxDepth) {
     ++unbalanced_.open_at_end;
     return nullptr;
   }
-  // The hot path of stats: reuse the slot, set every field.
+  // The hot path of stats: reuse the slot; the caller sets every field.
   if (s.depth == s.stack.size()) s.stack.emplace_back();
   Open& o = s.stack[s.depth];
-  Interval& n = o.iv;
+  o.forwarded = false;
+  if (o.args) o.args->clear();
+  return &o;
+}
+
+void IntervalTracker::Opened(ThreadState& s, Open* o) {
+  o->iv.depth = static_cast<int>(s.depth);
+  o->iv.serial = ++serial_;
+  o->iv.listener_word = 0;
+  ++s.depth;
+  if (report_begins_) listener_->OnBegin(o->iv);
+}
+
+IntervalTracker::Open* IntervalTracker::PushTask(ThreadState& s, const Event& e,
+                                                 const ThreadRec& t) {
+  Open* o = TakeSlot(s);
+  if (o == nullptr) return nullptr;
+  Interval& n = o->iv;
   n.kind = IntervalKind::kTask;
   n.thread = &t;
   // Positions from the schema, looked up once per kind (the hot path).
@@ -165,15 +181,9 @@ IntervalTracker::Open* IntervalTracker::PushTask(ThreadState& s, const Event& e,
   n.fn = l.fn >= 0 ? e.fields[l.fn].u : 0;
   n.begin = format::EffectiveTime(e);
   n.child_ticks = 0;
-  n.depth = static_cast<int>(s.depth);
   n.open_at_end = false;
-  n.serial = ++serial_;
-  n.listener_word = 0;
-  o.forwarded = false;
-  if (o.args) o.args->clear();
-  ++s.depth;
-  if (report_begins_) listener_->OnBegin(n);
-  return &o;
+  Opened(s, o);
+  return o;
 }
 
 uint64_t IntervalTracker::PopTask(ThreadState& s, uint64_t end) {
@@ -261,22 +271,12 @@ void IntervalTracker::ResetPiece() {
 
 void IntervalTracker::OnOpenTask(const Interval& interval, const ThreadRec& t) {
   ThreadState& s = StateOf(t);
-  if (s.depth >= kMaxDepth) {
-    ++unbalanced_.open_at_end;
-    return;
-  }
-  if (s.depth == s.stack.size()) s.stack.emplace_back();
-  Open& o = s.stack[s.depth];
-  o.iv = interval;
-  o.iv.thread = &t;
-  o.iv.depth = static_cast<int>(s.depth);
-  o.iv.serial = ++serial_;
-  o.iv.listener_word = 0;
-  o.iv.args = nullptr;
-  o.forwarded = false;
-  if (o.args) o.args->clear();
-  ++s.depth;
-  if (report_begins_) listener_->OnBegin(o.iv);
+  Open* o = TakeSlot(s);
+  if (o == nullptr) return;
+  o->iv = interval;
+  o->iv.thread = &t;
+  o->iv.args = nullptr;
+  Opened(s, o);
 }
 
 void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {

@@ -249,6 +249,12 @@ class IntervalTracker {
   }
   ThreadState& NewState(const ThreadRec& t);
   void Begin(std::vector<Open>* stack, const Interval& iv);
+  // The thread's next stack slot for a task, cleared of a former task's
+  // args and piece mark; null (counted as open at end) past kMaxDepth.
+  Open* TakeSlot(ThreadState& s);
+  // The task in slot `o` (every field but these set) is open: its depth,
+  // serial and listener word, and the listener's OnBegin.
+  void Opened(ThreadState& s, Open* o);
   // Pushes a task_begin* event on the thread's stack; null past kMaxDepth.
   Open* PushTask(ThreadState& s, const format::Event& e, const ThreadRec& t);
   // Closes the innermost task at `end` (REQUIRES: s.depth > 0) and returns
