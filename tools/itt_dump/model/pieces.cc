@@ -45,6 +45,7 @@ PieceDecoder::PieceDecoder(const TraceSet& set, size_t file, SinkFactory make_si
     : index_(set.index()),
       rewriter_(set.files().size() > 1 ? std::make_unique<SetRewriter>(set, file) : nullptr),
       file_index_(*set.files()[file].index),
+      file_(file),
       make_sink_(std::move(make_sink)) {}
 
 PieceDecoder::~PieceDecoder() = default;
@@ -77,10 +78,9 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   format::EventStreamDecoder dec;
   if (!dec.Reset(chunk.payload).ok()) return;
   p.events_chunk = true;
-  p.file = rewriter_ != nullptr ? rewriter_->file() : 0;
+  p.file = file_;
   p.thread_index = dec.thread_index();
-  p.thread = rewriter_ != nullptr ? rewriter_->SetThread(p.thread_index)
-                                  : file_index_.Thread(p.thread_index);
+  p.thread = SetThread(p.thread_index);
   if (p.thread == nullptr) return;
   const ThreadRec& thread = *p.thread;
   IntervalTracker& tracker = *p.tracker_;
@@ -220,7 +220,7 @@ PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sin
       Queue& q = queues_.emplace_back();
       q.file = f;
       q.local = &rec;
-      q.thread = n == 1 ? &rec : SetRewriter(set, f).SetThread(thread_index);
+      q.thread = file.decoder->SetThread(thread_index);
     }
   }
   serial_held_.assign(n, 0);

@@ -144,11 +144,17 @@ class PieceDecoder final : public format::ChunkDecoder {
   void Decode(const format::Chunk& chunk, format::DecodedChunk* out) const override;
   // Takes back a piece the merge is done with, for a later chunk.
   void Recycle(std::unique_ptr<Piece> piece) const;
+  // The set's thread of the file's thread `thread_index`, or null.
+  const ThreadRec* SetThread(uint32_t thread_index) const {
+    return rewriter_ != nullptr ? rewriter_->SetThread(thread_index)
+                                : file_index_.Thread(thread_index);
+  }
 
  private:
   const TraceIndex& index_;                // the set's
   std::unique_ptr<SetRewriter> rewriter_;  // for a set of several files
   const TraceIndex& file_index_;
+  size_t file_;
   SinkFactory make_sink_;
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Piece>> pool_;  // guarded by mu_

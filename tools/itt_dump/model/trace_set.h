@@ -191,7 +191,6 @@ class SetRewriter {
   // The set's thread of the file's thread `thread_index`, or null when the
   // index pass did not see it.
   const ThreadRec* SetThread(uint32_t thread_index) const;
-  size_t file() const { return file_; }
 
  private:
   // The fields of `e` this file's changes touch.
