@@ -197,23 +197,35 @@ TraceSet OpenSet(const std::vector<std::string>& files) {
   return TraceSet::Open(std::move(sources), IndexOptions(), "set");
 }
 
+// The whole trace's tracker of a set and what it delivers.
+struct WholeTrace {
+  explicit WholeTrace(const std::vector<std::string>& files)
+      : set(OpenSet(files)), tracker(set.index(), &rec) {
+    tracker.set_collect_args(false);
+  }
+  // Ends the trace at `last` and adds what it delivered to *p.
+  void Finish(uint64_t last, Pairing* p) {
+    tracker.Finish(last);
+    p->seen.insert(p->seen.end(), rec.seen.begin(), rec.seen.end());
+    p->unbalanced = tracker.unbalanced();
+  }
+  TraceSet set;
+  Recorder rec;
+  IntervalTracker tracker;
+};
+
 Pairing Serially(const std::vector<std::string>& files) {
   Pairing p;
-  TraceSet set = OpenSet(files);
-  Recorder rec;
-  IntervalTracker tracker(set.index(), &rec);
-  tracker.set_collect_args(false);
-  TraceSetMerger merger(set, MergeOptions());
+  WholeTrace whole(files);
+  TraceSetMerger merger(whole.set, MergeOptions());
   const Event* e;
   const ThreadRec* t;
   uint64_t last = 0;
   while (merger.Next(&e, &t)) {
-    tracker.OnEvent(*e, *t);
+    whole.tracker.OnEvent(*e, *t);
     last = std::max(last, e->time);
   }
-  tracker.Finish(last);
-  p.seen = rec.seen;
-  p.unbalanced = tracker.unbalanced();
+  whole.Finish(last, &p);
   return p;
 }
 
@@ -221,13 +233,10 @@ Pairing Serially(const std::vector<std::string>& files) {
 // reused, so they are collected as pieces are read) and the whole trace's.
 Pairing InPieces(const std::vector<std::string>& files) {
   Pairing p;
-  TraceSet set = OpenSet(files);
-  Recorder rec;
-  IntervalTracker tracker(set.index(), &rec);
-  tracker.set_collect_args(false);
+  WholeTrace whole(files);
   uint64_t last = 0;
   PieceMerger merger(
-      set, [] { return std::make_unique<Recorder>(); }, MergeOptions(),
+      whole.set, [] { return std::make_unique<Recorder>(); }, MergeOptions(),
       [&p, &last](const Piece& piece) {
         const auto& pieces_rec = static_cast<const Recorder&>(*piece.sink);
         p.seen.insert(p.seen.end(), pieces_rec.seen.begin(), pieces_rec.seen.end());
@@ -236,12 +245,10 @@ Pairing InPieces(const std::vector<std::string>& files) {
   PieceMerger::Item item;
   Event scratch;
   while (merger.Next(&item)) {
-    if (const Event* e = FeedEntry(item, &tracker, &scratch)) last = std::max(last, e->time);
+    if (const Event* e = FeedEntry(item, &whole.tracker, &scratch)) last = std::max(last, e->time);
   }
   p.exact = merger.exact();
-  tracker.Finish(last);
-  p.seen.insert(p.seen.end(), rec.seen.begin(), rec.seen.end());
-  p.unbalanced = tracker.unbalanced();
+  whole.Finish(last, &p);
   return p;
 }
 
