@@ -4,10 +4,10 @@
 //   make_sample_trace synthetic OUT.itt THREADS EVENTS_PER_THREAD
 //   make_sample_trace frames OUT.itt THREADS FRAMES_PER_THREAD
 //     (the benchmark's big trace: 4 2000000 is 64 M events)
-//   make_sample_trace run DIR FILES FRAMES_PER_FILE
-//     FILES frame traces of one thread each (ranks 0.., one boot of one
-//     host) in DIR, as an MPI job's ITTC_OUTPUT=DIR/ would hold them
-//     (64 125000 is 64 files of 1 M events)
+//   make_sample_trace run DIR FILES FRAMES_PER_THREAD [THREADS]
+//     FILES frame traces of THREADS threads (default 1) each (ranks 0..,
+//     one boot of one host) in DIR, as an MPI job's ITTC_OUTPUT=DIR/ would
+//     hold them (64 125000 is 64 files of 1 M events)
 
 #include <cstdio>
 #include <cstdlib>
@@ -24,10 +24,11 @@ int main(int argc, char** argv) {
     return 64;
   }
   std::string bytes;
-  if (std::strcmp(argv[1], "run") == 0 && argc == 5) {
+  if (std::strcmp(argv[1], "run") == 0 && (argc == 5 || argc == 6)) {
     const int files = std::atoi(argv[3]);
     const unsigned long long frames = std::strtoull(argv[4], nullptr, 10);
-    for (const auto& [name, trace] : ittc::itt_dump::testing::RunTraces(files, frames)) {
+    const int threads = argc == 6 ? std::atoi(argv[5]) : 1;
+    for (const auto& [name, trace] : ittc::itt_dump::testing::RunTraces(files, frames, threads)) {
       const std::string path = std::string(argv[2]) + "/" + name;
       FILE* f = std::fopen(path.c_str(), "wb");
       if (f == nullptr || std::fwrite(trace.data(), 1, trace.size(), f) != trace.size() ||

@@ -16,6 +16,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/tools/dump_runner.h"
+#include "tests/tools/sample_traces.h"
 #include "tests/tools/trace_builder.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/merge.h"
@@ -46,15 +47,15 @@ struct TraceOptions {
 };
 
 // Random events of one thread in time order (ties too): tasks of all three
-// begin forms nested up to 8 deep, some ends without a begin, frames and
-// overlapped tasks shared by the threads, counters, markers, metadata,
+// begin forms nested up to 8 deep, some ends without a begin, frames
+// (nested, submitted) and overlapped tasks shared by the threads, counters, markers, metadata,
 // JIT loads (bytes fields), legacy events, regions and sync calls.
 std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n) {
   static const std::string kText[] = {"alpha", "b", "gamma-delta"};
   std::vector<Event> v;
   uint64_t t = 1000 + rng() % 50;
   int depth = 0;
-  bool frame_open = false;
+  int frames_open = 0;
   for (size_t i = 0; i < n; ++i) {
     t += rng() % 20;
     const uint64_t domain = 1 + rng() % 2;
@@ -80,9 +81,21 @@ std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n) {
       }
       depth = std::max(depth - 1, 0);
     } else if (r < 68) {
-      const EventKind k = frame_open ? EventKind::kFrameEnd : EventKind::kFrameBegin;
-      v.push_back(Ev(k, t, {{F::kDomain, U(3)}, {F::kId, rng() % 2 ? Null() : I(1)}}));
-      frame_open = !frame_open;
+      // Frames of two keys nested up to 3 deep (an end names either key:
+      // some have no begin), and complete ones.
+      const int f = static_cast<int>(rng() % 8);
+      const TypedValue id = rng() % 2 ? Null() : I(1);
+      if (f == 0) {
+        v.push_back(Ev(EventKind::kFrameSubmit, t,
+                       {{F::kDomain, U(3)}, {F::kId, id}, {F::kBegin, T(t - rng() % 9)},
+                        {F::kEnd, T(t)}}));
+      } else if (frames_open < 3 && f < 5) {
+        v.push_back(Ev(EventKind::kFrameBegin, t, {{F::kDomain, U(3)}, {F::kId, id}}));
+        ++frames_open;
+      } else {
+        v.push_back(Ev(EventKind::kFrameEnd, t, {{F::kDomain, U(3)}, {F::kId, id}}));
+        frames_open = std::max(frames_open - 1, 0);
+      }
     } else if (r < 73) {
       const EventKind k =
           rng() % 2 ? EventKind::kTaskBeginOverlapped : EventKind::kTaskEndOverlapped;
@@ -247,6 +260,7 @@ Pairing InPieces(const std::vector<std::string>& files) {
   while (merger.Next(&item)) {
     if (const Event* e = FeedEntry(item, &whole.tracker, &scratch)) last = std::max(last, e->time);
   }
+  merger.CheckOpenFrames(whole.tracker);
   p.exact = merger.exact();
   whole.Finish(last, &p);
   return p;
@@ -302,14 +316,13 @@ TEST(Pieces, AThreadWhoseTimeGoesBackIsNotExact) {
   EXPECT_FALSE(InPieces({RandomTrace(5, options)}).exact);
 }
 
-TEST(Pieces, FilesOfSeveralHostsOrTooManyFilesAreNotTaken) {
+TEST(Pieces, FilesOfSeveralHostsAreNotTaken) {
   TraceOptions a;
   TraceOptions b;
   b.pid = 7;
   b.host = "other-host";
   EXPECT_FALSE(InPieces({RandomTrace(1, a), RandomTrace(2, b)}).exact);
-  EXPECT_FALSE(InPieces(RandomSet(3, PieceMerger::kMaxFiles + 1)).exact);
-  EXPECT_TRUE(InPieces(RandomSet(3, PieceMerger::kMaxFiles)).exact);
+  EXPECT_TRUE(InPieces(RandomSet(3, PieceMerger::kManyFiles + 1)).exact);
 }
 
 // Whether `stats` on `files` ran on every core.
@@ -466,6 +479,60 @@ TEST(Pieces, StatsOfSeveralFilesPrintsWhatTheSerialPassPrints) {
       EXPECT_EQ(all.err, one.err) << seed << " " << args[1];
     }
   }
+}
+
+// More than kManyFiles files of an MPI-like run. With one thread per
+// process the pieces pair the frames too and keep next to nothing: the
+// pass stays on every core. With four threads sharing each process's
+// frames they keep a quarter of the events (the frames): past the probe
+// the pass gives way to the serial one. Both print what it prints.
+TEST(Pieces, ManyFilesStayOnEveryCoreWhileTheirPiecesKeepFewEvents) {
+  const int files = static_cast<int>(PieceMerger::kManyFiles) + 1;
+  for (const int threads : {1, 4}) {
+    // Past the probe's events whatever the threads.
+    const uint64_t frames = PieceMerger::kProbeEvents / 8 / static_cast<uint64_t>(files) /
+                                static_cast<uint64_t>(threads) * 5 / 4;
+    std::vector<std::string> bytes;
+    std::map<std::string, std::string> traces;
+    for (const auto& [name, trace] : RunTraces(files, frames, threads)) {
+      bytes.push_back(trace);
+      traces["run/" + name] = trace;
+    }
+    const Pairing pieces = InPieces(bytes);
+    EXPECT_EQ(pieces.exact, threads == 1) << threads;
+    EXPECT_EQ(StatsOnEveryCore(bytes), threads == 1) << threads;
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"stats", "run"}, {"stats", "--per-process", "--format=json", "run"}}) {
+      const DumpResult all = RunDump(args, traces);
+      const DumpResult one = RunDumpOnOneCore(args, traces);
+      EXPECT_EQ(all.status, one.status) << threads << " " << args[1];
+      EXPECT_EQ(all.out, one.out) << threads << " " << args[1];
+      EXPECT_EQ(all.err, one.err) << threads << " " << args[1];
+    }
+  }
+}
+
+// One thread alone in its process opens more frames at once in one piece
+// than the pairing engine tracks: the serial tracker counts those past its
+// limit as open at the end, which a piece cannot know.
+TEST(Pieces, FramesOpenPastTheLimitTakeTheSerialPass) {
+  TraceBuilder b;
+  b.Domain(3, "frames");
+  b.Thread(0, 100, "a");
+  uint64_t t = 1000;
+  std::vector<Event> nest;
+  const size_t n = IntervalTracker::kMaxDepth;
+  for (size_t i = 0; i < n; ++i) {
+    nest.push_back(Ev(EventKind::kFrameBegin, t++, {{F::kDomain, U(3)}, {F::kId, Null()}}));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    nest.push_back(Ev(EventKind::kFrameEnd, t++, {{F::kDomain, U(3)}, {F::kId, Null()}}));
+  }
+  b.Events(0, nest);
+  const std::string bytes = b.bytes();
+  EXPECT_FALSE(InPieces({bytes}).exact);
+  EXPECT_FALSE(StatsOnEveryCore({bytes}));
+  ExpectSameStats(bytes, "frames past the limit");
 }
 
 }  // namespace

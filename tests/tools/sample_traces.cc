@@ -212,7 +212,8 @@ std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_
   return b.bytes();
 }
 
-std::vector<std::pair<std::string, std::string>> RunTraces(int files, uint64_t frames_per_file) {
+std::vector<std::pair<std::string, std::string>> RunTraces(int files, uint64_t frames_per_thread,
+                                                           int threads) {
   std::vector<std::pair<std::string, std::string>> out;
   for (int i = 0; i < files; ++i) {
     format::FileHeader h = TestHeader();
@@ -221,7 +222,7 @@ std::vector<std::pair<std::string, std::string>> RunTraces(int files, uint64_t f
     h.boot_id[0] = 0x42;
     char name[64];
     std::snprintf(name, sizeof name, "r%06d-p%07u-frames.itt", i, h.pid);
-    out.emplace_back(name, FrameTrace(1, frames_per_file, 65536, true, &h));
+    out.emplace_back(name, FrameTrace(threads, frames_per_thread, 65536, true, &h));
   }
   return out;
 }

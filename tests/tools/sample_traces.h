@@ -41,10 +41,12 @@ std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_
                        bool compress = true, const format::FileHeader* header = nullptr);
 
 // The files an MPI job's ITTC_OUTPUT=DIR/ would hold: `files` frame traces
-// of one thread each (ranks 0.., pids 10000.., one boot of one host), by
-// file name ("r000003-p0010003-frames.itt"). 64 files of 125000 frames are
-// 64 M events, the same as the big FrameTrace in one file.
-std::vector<std::pair<std::string, std::string>> RunTraces(int files, uint64_t frames_per_file);
+// of `threads` threads each (ranks 0.., pids 10000.., one boot of one
+// host), by file name ("r000003-p0010003-frames.itt"). 64 files of 125000
+// frames (one thread) are 64 M events, the same as the big FrameTrace in
+// one file.
+std::vector<std::pair<std::string, std::string>> RunTraces(int files, uint64_t frames_per_thread,
+                                                           int threads = 1);
 
 }  // namespace testing
 }  // namespace itt_dump

@@ -171,6 +171,32 @@ TEST(TraceSetVerbs, StatsSumOverProcessesByNameAndSplitPerProcess) {
       << r.out;
 }
 
+// Frames of one domain with null ids in two processes that overlap in
+// time: each process's end closes its own frame (paired across processes
+// the two would be 50 and 250 ns). On every core (each thread is alone in
+// its process: its pieces pair them) and on one.
+TEST(TraceSetVerbs, FramesArePairedInTheirProcess) {
+  const auto process = [](uint32_t pid, int64_t rank, uint64_t begin, uint64_t end) {
+    testing::TraceBuilder b(Header(pid, rank, "node1", kBootA));
+    b.Domain(1, "frames");
+    b.Thread(0, pid + 1, "main").SyncAt(1000);
+    b.Events(0, {Ev(EventKind::kFrameBegin, begin, {{F::kDomain, U(1)}, {F::kId, Null()}}),
+                 Ev(EventKind::kFrameEnd, end, {{F::kDomain, U(1)}, {F::kId, Null()}})})
+        .SyncAt(5000)
+        .End(5000);
+    return b.bytes();
+  };
+  const std::map<std::string, std::string> run = {{"run/r0.itt", process(100, 0, 1100, 1200)},
+                                                  {"run/r1.itt", process(200, 1, 1150, 1350)}};
+  const std::vector<std::string> args = {"stats", "--format=csv", "run"};
+  for (const testing::DumpResult& r : {RunDump(args, run), testing::RunDumpOnOneCore(args, run)}) {
+    ASSERT_EQ(r.status, 0) << r.err;
+    // count, rate, then min, mean, p50, p90, p99, max.
+    EXPECT_NE(r.out.find("\nframes,frames,2,8000000.000,100,150,100,200,200,200\n"), std::string::npos)
+        << r.out;
+  }
+}
+
 TEST(TraceSetVerbs, AddressesOfTwoProcessesNeverMeet) {
   // Rank 0 allocates 0xa000 and never frees it; rank 1 frees its own
   // 0xa000, which it never allocated.

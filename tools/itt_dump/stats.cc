@@ -163,7 +163,7 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
       },
       ctx.merge,
       [&](const Piece& piece) {
-        stats->MergeTasks(static_cast<const StatsCollector&>(*piece.sink));
+        stats->MergeIntervals(static_cast<const StatsCollector&>(*piece.sink));
         stats->AddEvents(piece.paired_events, piece.paired_last_ticks);
         pass.events += piece.paired_events;
         pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
@@ -178,6 +178,7 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
     }
     if ((++items & 1023) == 0 && !ctx.out->good()) break;
   }
+  merger.CheckOpenFrames(stats->tracker());
   if (!merger.exact()) return std::nullopt;
   pass.on_every_core = true;
   return pass;

@@ -101,7 +101,7 @@ struct SyncSummary {
 // The statistics engine; RunStats feeds it from the merge. Exposed for the
 // benchmark and tests.
 // A PieceSink too: the pass on every core gives each piece a collector of
-// its own (EmptyLike) and adds them up (MergeTasks).
+// its own (EmptyLike) and adds them up (MergeIntervals).
 class StatsCollector : public PieceSink {
  public:
   // `index` must outlive the collector.
@@ -117,18 +117,20 @@ class StatsCollector : public PieceSink {
   void EnablePerProcess(const TraceSet& set) { processes_ = &set; }
 
   void OnEvent(const format::Event& e, const ThreadRec& t);
-  // What a parallel pass (pieces.h) adds to the events: a task a piece
-  // left open, and the time of tasks it paired under the thread's
+  // What a parallel pass (pieces.h) adds to the events: a task or frame
+  // a piece left open, and the time of tasks it paired under the thread's
   // innermost open task.
-  void OnOpenTask(const Interval& task, const ThreadRec& t) { tracker_.OnOpenTask(task, t); }
+  void OnOpen(const Interval& interval, const ThreadRec& t) { tracker_.OnOpen(interval, t); }
+  const IntervalTracker& tracker() const { return tracker_; }
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
-  // Adds what `piece` collected from the tasks a piece paired (with the
-  // same index, filter and options), as if this collector had seen them.
-  void MergeTasks(const StatsCollector& piece);
-  // Forgets every task row and count, for the next piece.
-  void ClearTasks();
+  // Adds what `piece` collected from the tasks and frames a piece paired
+  // (with the same index, filter and options), as if this collector had
+  // seen them.
+  void MergeIntervals(const StatsCollector& piece);
+  // Forgets every task and frame row and count, for the next piece.
+  void ClearIntervals();
   // Counts events this collector did not see (a piece's paired ones: the
-  // events whose intervals MergeTasks adds).
+  // events whose intervals MergeIntervals adds).
   void AddEvents(uint64_t events, uint64_t last_ticks) {
     events_ += events;
     last_ticks_ = std::max(last_ticks_, last_ticks);
@@ -148,8 +150,8 @@ class StatsCollector : public PieceSink {
   uint64_t events() const { return events_; }
 
   void OnInterval(const Interval& iv) override;
-  // PieceSink: ClearTasks.
-  void Clear() override { ClearTasks(); }
+  // PieceSink: ClearIntervals.
+  void Clear() override { ClearIntervals(); }
 
  private:
   StatsCollector(const TraceIndex& index, const Clock& clock, const Filter& filter,
@@ -170,6 +172,7 @@ class StatsCollector : public PieceSink {
   TaskRow* TaskRowFor(IntervalKind kind, uint64_t domain, uint64_t name_id, uint64_t fn,
                       uint64_t event_id, const ThreadRec* t, uint64_t owner, const ThreadRec& by,
                       uint64_t begin);
+  FrameRow* FrameRowFor(uint64_t domain);
   SyncRow* SyncRowFor(uint64_t addr, uint32_t process);
   HeapRow* HeapRowFor(uint64_t function);
   void OnCounter(const CounterSample& sample, const ThreadRec& t);

@@ -162,7 +162,7 @@ void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t, uint64_t dom
   }
 }
 
-void StatsCollector::MergeTasks(const StatsCollector& piece) {
+void StatsCollector::MergeIntervals(const StatsCollector& piece) {
   // Any thread will do for `by`: it names only task_begin_fn rows, which
   // pieces never pair.
   static const ThreadRec kAnyThread;
@@ -179,14 +179,30 @@ void StatsCollector::MergeTasks(const StatsCollector& piece) {
     row->self_ns += r->self_ns;
     row->sketch.Merge(r->sketch);
   }
+  for (const auto& [domain, f] : piece.frames_.entries()) {
+    FrameRow* row = FrameRowFor(domain);
+    row->first_begin = std::min(row->first_begin, f->first_begin);
+    row->last_end = std::max(row->last_end, f->last_end);
+    row->sketch.Merge(f->sketch);
+  }
 }
 
-void StatsCollector::ClearTasks() {
+StatsCollector::FrameRow* StatsCollector::FrameRowFor(uint64_t domain) {
+  std::unique_ptr<FrameRow>& f = frames_[domain];
+  if (!f) {
+    f = std::make_unique<FrameRow>();
+    f->domain = domain;
+  }
+  return f.get();
+}
+
+void StatsCollector::ClearIntervals() {
   task_by_hash_ = U64Map<TaskRow*>();
   for (RowCacheEntry& e : row_cache_) e = RowCacheEntry();
   task_exact_.clear();
   fn_rows_by_name_.clear();
   tasks_.clear();
+  frames_ = U64Map<std::unique_ptr<FrameRow>>();
   events_ = 0;
   last_ticks_ = 0;
 }
@@ -206,11 +222,7 @@ void StatsCollector::OnInterval(const Interval& iv) {
   }
   const int64_t d = clock_.DurationNs(iv.begin, iv.end);
   const uint64_t dur = d > 0 ? static_cast<uint64_t>(d) : 0;
-  std::unique_ptr<FrameRow>& f = frames_[iv.domain];
-  if (!f) {
-    f = std::make_unique<FrameRow>();
-    f->domain = iv.domain;
-  }
+  FrameRow* f = FrameRowFor(iv.domain);
   f->first_begin = std::min(f->first_begin, iv.begin);
   f->last_end = std::max(f->last_end, iv.end);
   f->sketch.Add(dur);

@@ -28,6 +28,17 @@ constexpr size_t kKeepEmptyKeys = 64;
 
 bool IsNull(const format::Id& id) { return id == format::Id{}; }
 
+// The frame a frame_begin opens.
+Interval FrameBegun(const Event& e, const ThreadRec& t) {
+  Interval iv;
+  iv.thread = &t;
+  iv.kind = IntervalKind::kFrame;
+  iv.domain = e.Get(F::kDomain);
+  iv.id = e.GetId(F::kId);
+  iv.begin = e.time;
+  return iv;
+}
+
 // __itt_timestamp_none, stored as passed (FORMAT.md, "Frame submit").
 constexpr uint64_t kTimestampNone = ~uint64_t{0};
 
@@ -109,14 +120,46 @@ IntervalTracker::ThreadState& IntervalTracker::NewState(const ThreadRec& t) {
   return *s;
 }
 
-void IntervalTracker::Begin(std::vector<Open>* stack, const Interval& iv) {
+IntervalTracker::Open* IntervalTracker::Begin(std::vector<Open>* stack, const Interval& iv) {
   if (stack->size() >= kMaxDepth) {
     ++unbalanced_.open_at_end;
-    return;
+    return nullptr;
   }
-  Interval& n = stack->emplace_back(iv).iv;  // one copy, no zeroing first
-  n.serial = ++serial_;
-  if (report_begins_) listener_->OnBegin(n);
+  Open& o = stack->emplace_back(iv);  // one copy, no zeroing first
+  o.iv.serial = ++serial_;
+  if (report_begins_) listener_->OnBegin(o.iv);
+  return &o;
+}
+
+void IntervalTracker::SubmitFrame(const Event& e, const ThreadRec& t) {
+  Open open;
+  open.iv.kind = IntervalKind::kFrame;
+  open.iv.thread = &t;
+  open.iv.domain = e.Get(F::kDomain);
+  open.iv.id = e.GetId(F::kId);
+  open.iv.begin = e.Get(F::kBegin);
+  // __itt_timestamp_none as the end means "the time of the call".
+  const uint64_t end = e.Get(F::kEnd) == kTimestampNone ? e.time : e.Get(F::kEnd);
+  if (open.iv.begin == kTimestampNone) open.iv.begin = e.time;
+  open.iv.end = std::max(end, open.iv.begin);
+  open.iv.serial = ++serial_;
+  Deliver(&open);
+}
+
+IntervalTracker::Open* IntervalTracker::BeginFrame(const Interval& iv) {
+  if (frames_.size() >= kMaxKeyed) {
+    ++unbalanced_.frames_open_at_end;
+    return nullptr;
+  }
+  Open* o = Begin(&frames_.At(FrameKey(iv.domain, iv.id, *iv.thread)), iv);
+  if (o != nullptr) peak_frames_open_ = std::max(peak_frames_open_, ++frames_open_);
+  return o;
+}
+
+bool IntervalTracker::OpenFramesWithinLimits(size_t open_frames) {
+  // Keys: at most one per open frame, plus the empty ones kept; frames of
+  // one key: at most all of them.
+  return open_frames + kKeepEmptyKeys < std::min(kMaxKeyed, kMaxDepth);
 }
 
 void IntervalTracker::Deliver(Open* open) {
@@ -142,6 +185,7 @@ void IntervalTracker::EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind k
   open.iv.end = std::max(ticks, open.iv.begin);
   Deliver(&open);
   it->second.pop_back();
+  if (opens == &frames_) --frames_open_;
   if (it->second.empty() && opens->size() > kKeepEmptyKeys) opens->Erase(it);
 }
 
@@ -245,31 +289,84 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       }
       return PieceAction::kPaired;
     }
+    case EventKind::kFrameSubmit:
+      SubmitFrame(e, t);  // complete in itself
+      return PieceAction::kPaired;
+    case EventKind::kFrameBegin: {
+      if (!piece_frames_) return PieceAction::kForward;
+      Open* o = BeginFrame(FrameBegun(e, t));
+      // Not tracked here: past the limits the piece bound below fails.
+      if (o == nullptr) {
+        peak_frames_open_ = kMaxDepth;
+        return PieceAction::kForward;
+      }
+      o->position = position;
+      o->child_mark = piece_child_ticks_;
+      return PieceAction::kPaired;
+    }
+    case EventKind::kFrameEnd: {
+      if (!piece_frames_) return PieceAction::kForward;
+      const uint64_t domain = e.Get(F::kDomain);
+      const Key key = FrameKey(domain, e.GetId(F::kId), t);
+      auto it = frames_.Find(key);
+      // Begun before the piece, or never: the whole trace's tracker knows.
+      if (it == frames_.end() || it->second.empty()) return PieceAction::kForward;
+      EndKeyed(&frames_, key, IntervalKind::kFrame, t, domain, e.time);
+      return PieceAction::kPaired;
+    }
     default:
       return PieceAction::kForward;
   }
 }
 
 void IntervalTracker::TakePieceOpens(const ThreadRec& thread, std::vector<PieceOpen>* out) const {
+  const size_t first = out->size();
   for (const PieceOpen& o : promoted_) {
     if (o.interval.thread == &thread) out->push_back(o);
   }
   const ThreadState* s = threads_.Find(thread.index);
-  if (s == nullptr) return;
-  for (size_t i = 0; i < s->depth; ++i) {
-    const Open& o = s->stack[i];
-    if (!o.forwarded) out->push_back({o.iv, o.position, o.child_mark});
+  if (s != nullptr) {
+    for (size_t i = 0; i < s->depth; ++i) {
+      const Open& o = s->stack[i];
+      if (!o.forwarded) out->push_back({o.iv, o.position, o.child_mark});
+    }
+  }
+  bool frames = false;
+  for (const auto& [key, opens] : frames_.map()) {
+    for (const Open& o : opens) {
+      if (o.iv.thread != &thread) continue;
+      out->push_back({o.iv, o.position, o.child_mark});
+      frames = true;
+    }
+  }
+  // In the order they began (tasks and frames were apart).
+  if (frames) {
+    std::sort(out->begin() + static_cast<std::ptrdiff_t>(first), out->end(),
+              [](const PieceOpen& a, const PieceOpen& b) {
+                return a.interval.serial < b.interval.serial;
+              });
   }
 }
 
-void IntervalTracker::ResetPiece() {
+void IntervalTracker::ResetPiece(bool pair_frames) {
   for (auto& [index, s] : threads_.entries()) s.depth = 0;
   piece_child_ticks_ = 0;
   piece_max_depth_ = 0;
   promoted_.clear();
+  piece_frames_ = pair_frames;
+  frames_.Clear();
+  frames_open_ = 0;
+  peak_frames_open_ = 0;
 }
 
-void IntervalTracker::OnOpenTask(const Interval& interval, const ThreadRec& t) {
+void IntervalTracker::OnOpen(const Interval& interval, const ThreadRec& t) {
+  if (interval.kind == IntervalKind::kFrame) {
+    Interval iv = interval;
+    iv.thread = &t;
+    iv.args = nullptr;
+    BeginFrame(iv);
+    return;
+  }
   ThreadState& s = StateOf(t);
   Open* o = TakeSlot(s);
   if (o == nullptr) return;
@@ -348,42 +445,18 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
                e.time);
       return;
     }
-    case EventKind::kFrameBegin: {
-      Interval iv;
-      iv.thread = &t;
-      iv.kind = IntervalKind::kFrame;
-      iv.domain = e.Get(F::kDomain);
-      iv.id = e.GetId(F::kId);
-      iv.begin = e.time;
-      if (frames_.size() >= kMaxKeyed) {
-        ++unbalanced_.frames_open_at_end;
-        return;
-      }
-      Begin(&frames_.At(Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, 0)), iv);
+    case EventKind::kFrameBegin:
+      BeginFrame(FrameBegun(e, t));
       return;
-    }
     case EventKind::kFrameEnd: {
-      const format::Id& id = e.GetId(F::kId);
       const uint64_t domain = e.Get(F::kDomain);
-      EndKeyed(&frames_, Key(domain, id.d1, id.d2, id.d3, 0), IntervalKind::kFrame, t, domain,
+      EndKeyed(&frames_, FrameKey(domain, e.GetId(F::kId), t), IntervalKind::kFrame, t, domain,
                e.time);
       return;
     }
-    case EventKind::kFrameSubmit: {
-      Open open;
-      open.iv.kind = IntervalKind::kFrame;
-      open.iv.thread = &t;
-      open.iv.domain = e.Get(F::kDomain);
-      open.iv.id = e.GetId(F::kId);
-      open.iv.begin = e.Get(F::kBegin);
-      // __itt_timestamp_none as the end means "the time of the call".
-      const uint64_t end = e.Get(F::kEnd) == kTimestampNone ? e.time : e.Get(F::kEnd);
-      if (open.iv.begin == kTimestampNone) open.iv.begin = e.time;
-      open.iv.end = std::max(end, open.iv.begin);
-      open.iv.serial = ++serial_;
-      Deliver(&open);
+    case EventKind::kFrameSubmit:
+      SubmitFrame(e, t);
       return;
-    }
     case EventKind::kEventStart: {
       Interval iv;
       iv.thread = &t;
@@ -508,6 +581,7 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
     }
     keyed->Clear();
   }
+  frames_open_ = 0;
 }
 
 }  // namespace itt_dump

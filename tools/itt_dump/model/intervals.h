@@ -4,8 +4,8 @@
 //   overlapped tasks   task_begin_overlapped*/task_end_overlapped*: by
 //                      (domain, id), across threads
 //   regions            region_begin/region_end: by (domain, id)
-//   frames             frame_begin/frame_end: by (domain, id);
-//                      frame_submit is a complete frame
+//   frames             frame_begin/frame_end: by (domain, id) in
+//                      their process; frame_submit is a complete frame
 //   legacy events      event_start/event_end: by event id, per thread
 // The *_ex kinds use their `timestamp` field (already in trace ticks) as the
 // event's time (format::EffectiveTime).
@@ -137,15 +137,18 @@ class IntervalTracker {
 
   // Piece mode, for a parallel pass (pieces.h): a tracker of its own pairs
   // the simple tasks of one piece of one thread's events (an events chunk)
-  // that begin and end in it, delivering them to its listener, and says
-  // which events the pass must still feed, in time order, to the tracker
-  // of the whole trace: ends of tasks begun before the piece, every
-  // task_begin_fn* with its end (its row is named on the reading thread:
-  // FunctionName is not thread-safe), and every event of another kind.
-  // Tasks whose begin it took but which the whole trace's tracker must
-  // see open (TakePieceOpens: those still open at the piece's end, and
-  // those a task_begin_fn began inside, whose ends are then forwarded) go
-  // to it through OnOpenTask, at their place among the forwarded events;
+  // that begin and end in it, and its frame_submits, delivering them to
+  // its listener (and with pair_frames, when no other thread can touch
+  // the thread's frames - the only thread of its process - its frames
+  // too), and says which events the pass must still feed, in time order,
+  // to the tracker of the whole trace: ends of tasks (frames) begun
+  // before the piece, every task_begin_fn* with its end (its row is named
+  // on the reading thread: FunctionName is not thread-safe), and every
+  // event of another kind. Tasks and frames whose begin it took but which
+  // the whole trace's tracker must see open (TakePieceOpens: those still
+  // open at the piece's end, and the tasks a task_begin_fn began inside,
+  // whose ends are then forwarded) go to it through OnOpen, at their
+  // place among the forwarded events;
   // and before each forwarded event (and at the piece's end) it gets,
   // through AddChildTicks, the growth of piece_child_ticks(): the time of
   // paired tasks whose parent it has. Fed that way it delivers every other
@@ -160,6 +163,13 @@ class IntervalTracker {
   uint64_t piece_child_ticks() const { return piece_child_ticks_; }
   // The deepest nesting of tasks begun in the piece, since ResetPiece.
   size_t piece_max_depth() const { return piece_max_depth_; }
+  // The most frames open at once: of the piece's own in piece mode (since
+  // ResetPiece), of the whole trace's otherwise.
+  size_t peak_frames_open() const { return peak_frames_open_; }
+  // Whether this many frames open at once stay within what the tracker
+  // pairs (it counts more as open at the end, unpaired): a parallel pass
+  // is exact only then.
+  static bool OpenFramesWithinLimits(size_t open_frames);
   // A task for the whole trace's tracker to open just before the event
   // forwarded `position`-th (or at the piece's end), after the child
   // ticks up to `child_mark` (piece_child_ticks() at its begin).
@@ -168,12 +178,13 @@ class IntervalTracker {
     uint32_t position = 0;
     uint64_t child_mark = 0;
   };
-  // Appends those tasks of `thread`, by position (outermost first).
+  // Appends those tasks and frames of `thread`, in the order they began.
   void TakePieceOpens(const ThreadRec& thread, std::vector<PieceOpen>* out) const;
-  // Forgets the piece, for the next one.
-  void ResetPiece();
-  // Opens `task` on `thread`, as its begin event would have.
-  void OnOpenTask(const Interval& task, const ThreadRec& thread);
+  // Forgets the piece, for the next one, whose frames it pairs or not.
+  void ResetPiece(bool pair_frames);
+  // Opens `interval` (a task or a frame) on `thread`, as its begin event
+  // would have.
+  void OnOpen(const Interval& interval, const ThreadRec& thread);
 
   // The innermost task open on `thread` now (between events), or null.
   // Valid until the next OnEvent.
@@ -231,6 +242,7 @@ class IntervalTracker {
     }
     size_t size() const { return map_.size(); }
     Map& map() { return map_; }
+    const Map& map() const { return map_; }
     void Clear() {
       map_.clear();
       last_ = map_.end();
@@ -248,7 +260,15 @@ class IntervalTracker {
     return NewState(t);
   }
   ThreadState& NewState(const ThreadRec& t);
-  void Begin(std::vector<Open>* stack, const Interval& iv);
+  // Opens `iv` on a keyed stack; null (counted as open at end) past
+  // kMaxDepth.
+  Open* Begin(std::vector<Open>* stack, const Interval& iv);
+  static Key FrameKey(uint64_t domain, const format::Id& id, const ThreadRec& t) {
+    return Key(domain, id.d1, id.d2, id.d3, t.process);
+  }
+  // Opens a frame (iv.thread set); null (counted) past the limits.
+  Open* BeginFrame(const Interval& iv);
+  void SubmitFrame(const format::Event& e, const ThreadRec& t);
   // The thread's next stack slot for a task, cleared of a former task's
   // args and piece mark; null (counted as open at end) past kMaxDepth.
   Open* TakeSlot(ThreadState& s);
@@ -280,6 +300,9 @@ class IntervalTracker {
   uint64_t serial_ = 0;
   uint64_t piece_child_ticks_ = 0;
   size_t piece_max_depth_ = 0;
+  size_t frames_open_ = 0;
+  size_t peak_frames_open_ = 0;
+  bool piece_frames_ = false;
   // Piece mode: paired-side tasks a task_begin_fn began inside, by position.
   std::vector<PieceOpen> promoted_;
 };

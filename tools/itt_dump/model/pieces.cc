@@ -84,7 +84,8 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   if (p.thread == nullptr) return;
   const ThreadRec& thread = *p.thread;
   IntervalTracker& tracker = *p.tracker_;
-  tracker.ResetPiece();
+  // A thread alone in its process is alone with its frames.
+  tracker.ResetPiece(/*pair_frames=*/file_index_.threads.size() == 1);
 
   // The forwarded events' entries, with the running total of child ticks
   // in child_ticks; then the opens go in between and the totals become
@@ -125,6 +126,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
 
   p.payload_bytes = chunk.payload.size();
   p.max_depth = tracker.piece_max_depth();
+  p.max_open_frames = tracker.peak_frames_open();
 
   p.piece_opens_.clear();
   tracker.TakePieceOpens(thread, &p.piece_opens_);
@@ -189,10 +191,6 @@ PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sin
     : set_(set), options_(options), on_piece_(std::move(on_piece)) {
   if (set.alignment() == TimeAlignment::kWallClock) {
     Fail("the files are aligned by wall clock");
-    return;
-  }
-  if (set.files().size() > kMaxFiles) {
-    Fail("more files than the pass takes");
     return;
   }
   const int threads = format::OnlineCpus();
@@ -305,6 +303,14 @@ bool PieceMerger::ReadChunk(size_t f) {
       }
     }
     ++q.chunks_read;
+    max_piece_open_frames_ = std::max(max_piece_open_frames_, piece->max_open_frames);
+    if (files_.size() > kManyFiles && probe_events_ < kProbeEvents) {
+      probe_events_ += piece->paired_events + piece->entries.size();
+      probe_kept_ += piece->entries.size();
+      if (probe_events_ >= kProbeEvents && probe_kept_ * kManyFilesKeep > probe_events_) {
+        return Fail("the pieces of this many files keep too many events");
+      }
+    }
     on_piece_(*piece);
     if (piece->entries.empty()) {
       file.decoder->Recycle(std::move(piece));
@@ -324,6 +330,15 @@ bool PieceMerger::ReadChunk(size_t f) {
     waiting_.SetDone();
   }
   return false;
+}
+
+void PieceMerger::CheckOpenFrames(const IntervalTracker& whole) {
+  // At any time the serial pass has open the frames the whole trace's
+  // tracker has, and those each thread's current piece has of its own.
+  if (!IntervalTracker::OpenFramesWithinLimits(whole.peak_frames_open() +
+                                               queues_.size() * max_piece_open_frames_)) {
+    Fail("frames open at once past the pairing engine's limit");
+  }
 }
 
 void PieceMerger::CheckDepth(const Queue& q) {
@@ -349,7 +364,9 @@ void PieceMerger::Issue(int qi, Item* item) {
       if (q.depth != 0) --q.depth;
       break;
     default:
-      if (en.type == Piece::Entry::Type::kOpen) ++q.depth;
+      if (en.type == Piece::Entry::Type::kOpen && p.opens[en.index].kind == IntervalKind::kTask) {
+        ++q.depth;
+      }
       break;
   }
   PassTime(en.time);

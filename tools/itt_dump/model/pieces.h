@@ -16,11 +16,15 @@
 // fed those entries (PieceMerger::Item), ends where it would have after
 // every event.
 //
-// Taken for up to kMaxFiles files: with more, the reading thread's merge
-// of what their pieces kept is bound by memory traffic (each file's kept
-// events come from another core, and dozens of streams defeat the
-// hardware prefetcher), and the serial merge is as fast with a tenth of
-// the memory (measured with 16 and 64 files, docs/ITT_DUMP.md).
+// With more than kManyFiles files the pass goes on only while the pieces
+// keep few of their events for the reading thread (at most one in
+// kManyFilesKeep over the first kProbeEvents): else that merge of dozens
+// of streams is bound by memory traffic (each file's kept events come
+// from another core, and dozens of streams defeat the hardware
+// prefetcher), and the serial merge is faster with half the memory
+// (measured with 64 files, docs/ITT_DUMP.md). Pieces keep few when
+// their threads are alone in their processes (pieces pair their frames
+// too) or have no frames.
 //
 // Exact only when each thread's events keep their time order, every
 // thread is in the index, every file opens again and the files share a
@@ -111,6 +115,8 @@ class Piece final : public format::DecodedChunk {
   size_t payload_bytes = 0;
   // The deepest nesting of tasks begun in the piece.
   size_t max_depth = 0;
+  // The most frames it had open at once of those it began.
+  size_t max_open_frames = 0;
   // What the merge counts it for while it is queued (its memory).
   size_t queued_bytes = 0;
   std::vector<Entry> entries;
@@ -168,7 +174,9 @@ class PieceMerger {
     const ThreadRec* thread = nullptr;
   };
   using OnPiece = std::function<void(const Piece&)>;
-  static constexpr size_t kMaxFiles = 16;
+  static constexpr size_t kManyFiles = 16;
+  static constexpr uint64_t kManyFilesKeep = 16;
+  static constexpr uint64_t kProbeEvents = uint64_t{1} << 20;
 
   // Opens every file of `set` (which must outlive the merger) for the
   // pass, on worker threads shared by all (one per online CPU), each
@@ -186,6 +194,10 @@ class PieceMerger {
   // are not to be used). The item stays valid until the next call.
   bool Next(Item* item);
   bool exact() const { return inexact_reason_ == nullptr; }
+  // At the end: not exact if the serial pass could have had more frames
+  // open at once than its tracker pairs, `whole` being the tracker fed
+  // the entries.
+  void CheckOpenFrames(const IntervalTracker& whole);
   // Why not, for a note.
   const char* inexact_reason() const { return inexact_reason_; }
 
@@ -249,6 +261,11 @@ class PieceMerger {
   // thread's depth and the merge's time.
   void Issue(int qi, Item* item);
   size_t files_done_ = 0;
+  size_t max_piece_open_frames_ = 0;
+  // With many files: the events of the pieces read so far, and of them
+  // kept as entries, until kProbeEvents.
+  uint64_t probe_events_ = 0;
+  uint64_t probe_kept_ = 0;
   // By the set's threads: each file's in its index's order, the files in
   // order (TraceSetMerger's order of ties).
   std::deque<Queue> queues_;
@@ -266,7 +283,7 @@ class PieceMerger {
 // Feeds the item's entry to `target`, which takes what the tracker of the
 // whole trace takes (IntervalTracker, or a consumer that owns one):
 // AddChildTicks(thread, ticks), OnEvent(event, thread) and
-// OnOpenTask(task, thread). Returns the event (in *scratch), or null.
+// OnOpen(interval, thread). Returns the event (in *scratch), or null.
 template <typename Target>
 const format::Event* FeedEntry(const PieceMerger::Item& item, Target* target,
                                format::Event* scratch) {
@@ -278,7 +295,7 @@ const format::Event* FeedEntry(const PieceMerger::Item& item, Target* target,
       target->OnEvent(*scratch, *item.thread);
       return scratch;
     case Piece::Entry::Type::kOpen:
-      target->OnOpenTask(item.piece->opens[entry.index], *item.thread);
+      target->OnOpen(item.piece->opens[entry.index], *item.thread);
       return nullptr;
     case Piece::Entry::Type::kChildTicks:
       return nullptr;
