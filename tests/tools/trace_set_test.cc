@@ -171,16 +171,20 @@ TEST(TraceSetVerbs, StatsSumOverProcessesByNameAndSplitPerProcess) {
       << r.out;
 }
 
-// Frames of one domain with null ids in two processes that overlap in
-// time: each process's end closes its own frame (paired across processes
-// the two would be 50 and 250 ns). On every core (each thread is alone in
-// its process: its pieces pair them) and on one.
-TEST(TraceSetVerbs, FramesArePairedInTheirProcess) {
+// Frames and overlapped tasks of one domain with null ids in two
+// processes that overlap in time: each process's end closes its own
+// (paired across processes the two would be 50 and 250 ns). On every core
+// (each thread is alone in its process: its pieces pair the frames) and
+// on one.
+TEST(TraceSetVerbs, FramesAndOverlappedTasksArePairedInTheirProcess) {
   const auto process = [](uint32_t pid, int64_t rank, uint64_t begin, uint64_t end) {
     testing::TraceBuilder b(Header(pid, rank, "node1", kBootA));
-    b.Domain(1, "frames");
+    b.Domain(1, "frames").String(1, "copy");
     b.Thread(0, pid + 1, "main").SyncAt(1000);
     b.Events(0, {Ev(EventKind::kFrameBegin, begin, {{F::kDomain, U(1)}, {F::kId, Null()}}),
+                 Ev(EventKind::kTaskBeginOverlapped, begin,
+                    {{F::kDomain, U(1)}, {F::kId, Null()}, {F::kParent, Null()}, {F::kName, U(1)}}),
+                 Ev(EventKind::kTaskEndOverlapped, end, {{F::kDomain, U(1)}, {F::kId, Null()}}),
                  Ev(EventKind::kFrameEnd, end, {{F::kDomain, U(1)}, {F::kId, Null()}})})
         .SyncAt(5000)
         .End(5000);
@@ -193,6 +197,10 @@ TEST(TraceSetVerbs, FramesArePairedInTheirProcess) {
     ASSERT_EQ(r.status, 0) << r.err;
     // count, rate, then min, mean, p50, p90, p99, max.
     EXPECT_NE(r.out.find("\nframes,frames,2,8000000.000,100,150,100,200,200,200\n"), std::string::npos)
+        << r.out;
+    // count, total, self, then the durations.
+    EXPECT_NE(r.out.find("\ntasks,frames,copy,overlapped_task,2,300,300,100,150,100,200,200,200\n"),
+              std::string::npos)
         << r.out;
   }
 }

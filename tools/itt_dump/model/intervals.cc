@@ -151,7 +151,7 @@ IntervalTracker::Open* IntervalTracker::BeginFrame(const Interval& iv) {
     ++unbalanced_.frames_open_at_end;
     return nullptr;
   }
-  Open* o = Begin(&frames_.At(FrameKey(iv.domain, iv.id, *iv.thread)), iv);
+  Open* o = Begin(&frames_.At(ProcessKey(iv.domain, iv.id, *iv.thread)), iv);
   if (o != nullptr) peak_frames_open_ = std::max(peak_frames_open_, ++frames_open_);
   return o;
 }
@@ -307,7 +307,7 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
     case EventKind::kFrameEnd: {
       if (!piece_frames_) return PieceAction::kForward;
       const uint64_t domain = e.Get(F::kDomain);
-      const Key key = FrameKey(domain, e.GetId(F::kId), t);
+      const Key key = ProcessKey(domain, e.GetId(F::kId), t);
       auto it = frames_.Find(key);
       // Begun before the piece, or never: the whole trace's tracker knows.
       if (it == frames_.end() || it->second.empty()) return PieceAction::kForward;
@@ -410,14 +410,14 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
         ++unbalanced_.open_at_end;
         return;
       }
-      Begin(&overlapped_.At(Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, 0)), iv);
+      Begin(&overlapped_.At(ProcessKey(iv.domain, iv.id, t)), iv);
       return;
     }
     case EventKind::kTaskEndOverlapped:
     case EventKind::kTaskEndOverlappedEx: {
       const format::Id& id = e.GetId(F::kId);
       const uint64_t domain = e.Get(F::kDomain);
-      EndKeyed(&overlapped_, Key(domain, id.d1, id.d2, id.d3, 0), IntervalKind::kOverlapped, t,
+      EndKeyed(&overlapped_, ProcessKey(domain, id, t), IntervalKind::kOverlapped, t,
                domain, format::EffectiveTime(e));
       return;
     }
@@ -450,7 +450,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       return;
     case EventKind::kFrameEnd: {
       const uint64_t domain = e.Get(F::kDomain);
-      EndKeyed(&frames_, FrameKey(domain, e.GetId(F::kId), t), IntervalKind::kFrame, t, domain,
+      EndKeyed(&frames_, ProcessKey(domain, e.GetId(F::kId), t), IntervalKind::kFrame, t, domain,
                e.time);
       return;
     }
@@ -499,7 +499,7 @@ IntervalTracker::Open* IntervalTracker::ArgTarget(const Event& e, const ThreadRe
   if (!by_id) return top;
   const format::Id& id = e.GetId(F::kId);
   if (IsNull(id)) return top;
-  auto it = overlapped_.Find(Key(e.Get(F::kDomain), id.d1, id.d2, id.d3, 0));
+  auto it = overlapped_.Find(ProcessKey(e.Get(F::kDomain), id, t));
   if (it != overlapped_.end() && !it->second.empty()) {
     return &it->second.back();
   }

@@ -2,7 +2,7 @@
 // vtune-csv:
 //   tasks              task_begin*/task_end*: a stack per thread
 //   overlapped tasks   task_begin_overlapped*/task_end_overlapped*: by
-//                      (domain, id), across threads
+//                      (domain, id) in their process, across threads
 //   regions            region_begin/region_end: by (domain, id)
 //   frames             frame_begin/frame_end: by (domain, id) in
 //                      their process; frame_submit is a complete frame
@@ -263,7 +263,9 @@ class IntervalTracker {
   // Opens `iv` on a keyed stack; null (counted as open at end) past
   // kMaxDepth.
   Open* Begin(std::vector<Open>* stack, const Interval& iv);
-  static Key FrameKey(uint64_t domain, const format::Id& id, const ThreadRec& t) {
+  // Frames and overlapped tasks pair in their process, null ids too
+  // (which a set leaves null in every process: trace_set.h).
+  static Key ProcessKey(uint64_t domain, const format::Id& id, const ThreadRec& t) {
     return Key(domain, id.d1, id.d2, id.d3, t.process);
   }
   // Opens a frame (iv.thread set); null (counted) past the limits.
