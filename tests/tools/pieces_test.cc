@@ -44,13 +44,18 @@ struct TraceOptions {
   std::string host = "testhost";
   // Names the file's strings in another order: a set must map its ids.
   bool shuffle_ids = false;
+  // Heap calls (a heap function defined): a set whose files have them
+  // merges every file at once.
+  bool heap = false;
+  // Each thread's events; 0: 200 to 1699 at random.
+  size_t events_per_thread = 0;
 };
 
 // Random events of one thread in time order (ties too): tasks of all three
 // begin forms nested up to 8 deep, some ends without a begin, frames
 // (nested, submitted) and overlapped tasks shared by the threads, counters, markers, metadata,
 // JIT loads (bytes fields), legacy events, regions and sync calls.
-std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n) {
+std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = false) {
   static const std::string kText[] = {"alpha", "b", "gamma-delta"};
   std::vector<Event> v;
   uint64_t t = 1000 + rng() % 50;
@@ -129,6 +134,14 @@ std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n) {
       } else {
         v.push_back(Ev(k, t, {{F::kDomain, U(2)}, {F::kId, Null()}}));
       }
+    } else if (heap && r < 96) {
+      const uint64_t addr = 0xa000 + 64 * (rng() % 4);
+      if (rng() % 2) {
+        v.push_back(Ev(EventKind::kHeapAllocateEnd, t,
+                       {{F::kFunction, U(1)}, {F::kAddr, U(addr)}, {F::kSize, U(1 + rng() % 64)}}));
+      } else {
+        v.push_back(Ev(EventKind::kHeapFreeEnd, t, {{F::kFunction, U(1)}, {F::kAddr, U(addr)}}));
+      }
     } else {
       const EventKind k = rng() % 2 ? EventKind::kSyncPrepare : EventKind::kSyncAcquired;
       v.push_back(Ev(k, t, {{F::kAddr, U(0x1000 + 8 * (rng() % 2))}}));
@@ -152,10 +165,13 @@ std::string RandomTrace(uint64_t seed, const TraceOptions& options) {
   }
   b.Counter(1, "queue", "d1", 1, format::MetadataType::kU64);
   b.EventName(1, "legacy1").EventName(2, "legacy2");
+  if (options.heap) b.HeapFunction(1, "malloc", "libc");
   std::vector<std::vector<std::vector<Event>>> chunks(static_cast<size_t>(options.threads));
   for (int th = 0; th < options.threads; ++th) {
     b.Thread(static_cast<uint32_t>(th), 100 + th, "w" + std::to_string(th));
-    std::vector<Event> events = ThreadEvents(rng, 200 + rng() % 1500);
+    const size_t n =
+        options.events_per_thread != 0 ? options.events_per_thread : 200 + rng() % 1500;
+    std::vector<Event> events = ThreadEvents(rng, n, options.heap);
     if (options.time_back && th == options.threads - 1 && events.size() > 10) {
       events[events.size() / 2].time = events[0].time;
     }
@@ -243,32 +259,47 @@ Pairing Serially(const std::vector<std::string>& files) {
 }
 
 // The pieces' intervals (each piece records its own; the recorders are
-// reused, so they are collected as pieces are read) and the whole trace's.
-Pairing InPieces(const std::vector<std::string>& files) {
+// reused, so they are collected as pieces are read) and the whole trace's:
+// the files at once, or one after another into the same tracker.
+Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = false) {
   Pairing p;
   WholeTrace whole(files);
   uint64_t last = 0;
-  PieceMerger merger(
-      whole.set, [] { return std::make_unique<Recorder>(); }, MergeOptions(),
-      [&p, &last](const Piece& piece) {
-        const auto& pieces_rec = static_cast<const Recorder&>(*piece.sink);
-        p.seen.insert(p.seen.end(), pieces_rec.seen.begin(), pieces_rec.seen.end());
-        last = std::max(last, piece.paired_last_ticks);
-      });
-  PieceMerger::Item item;
-  Event scratch;
-  while (merger.Next(&item)) {
-    if (const Event* e = FeedEntry(item, &whole.tracker, &scratch)) last = std::max(last, e->time);
+  std::vector<size_t> passes = {PieceMerger::kEveryFile};
+  if (file_by_file) {
+    passes.clear();
+    for (size_t f = 0; f < files.size(); ++f) passes.push_back(f);
   }
-  merger.CheckOpenFrames(whole.tracker);
-  p.exact = merger.exact();
+  size_t open_frames = 0;
+  for (const size_t only_file : passes) {
+    whole.tracker.ResetPeakFramesOpen();
+    PieceMerger merger(
+        whole.set, [] { return std::make_unique<Recorder>(); }, MergeOptions(),
+        [&p, &last](const Piece& piece) {
+          const auto& pieces_rec = static_cast<const Recorder&>(*piece.sink);
+          p.seen.insert(p.seen.end(), pieces_rec.seen.begin(), pieces_rec.seen.end());
+          last = std::max(last, piece.paired_last_ticks);
+        },
+        only_file);
+    PieceMerger::Item item;
+    Event scratch;
+    while (merger.Next(&item)) {
+      if (const Event* e = FeedEntry(item, &whole.tracker, &scratch)) {
+        last = std::max(last, e->time);
+      }
+    }
+    p.exact = p.exact && merger.exact();
+    open_frames += whole.tracker.peak_frames_open() + merger.open_frames_bound();
+  }
+  p.exact = p.exact && IntervalTracker::OpenFramesWithinLimits(open_frames);
   whole.Finish(last, &p);
   return p;
 }
 
-void ExpectSamePairing(const std::vector<std::string>& files, const std::string& what) {
+void ExpectSamePairing(const std::vector<std::string>& files, const std::string& what,
+                       bool file_by_file = false) {
   Pairing serial = Serially(files);
-  Pairing pieces = InPieces(files);
+  Pairing pieces = InPieces(files, file_by_file);
   ASSERT_TRUE(pieces.exact) << what;
   ASSERT_GT(serial.seen.size(), 100u) << what;
   std::sort(serial.seen.begin(), serial.seen.end());
@@ -282,10 +313,11 @@ void ExpectSamePairing(const std::vector<std::string>& files, const std::string&
 }
 
 // A set of `n` random traces of one host and boot, each its own process.
-std::vector<std::string> RandomSet(uint64_t seed, size_t n) {
+std::vector<std::string> RandomSet(uint64_t seed, size_t n, bool heap = false) {
   std::vector<std::string> files;
   for (size_t i = 0; i < n; ++i) {
     TraceOptions options;
+    options.heap = heap;
     options.threads = 1 + static_cast<int>((seed + i) % 3);
     options.pid = 100 + static_cast<uint32_t>(i);
     options.shuffle_ids = i % 2 == 1;
@@ -308,6 +340,27 @@ TEST(Pieces, PairTasksOfSeveralFilesAsTheSerialPassDoes) {
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     ExpectSamePairing(RandomSet(seed, 2 + seed % 4), "set seed " + std::to_string(seed));
   }
+}
+
+// The processes of a set pair nothing with each other: the files one
+// after another give what the serial merge of all gives.
+TEST(Pieces, PairTasksOfSeveralFilesOneAfterAnotherAsTheSerialPassDoes) {
+  for (uint64_t seed = 21; seed <= 32; ++seed) {
+    ExpectSamePairing(RandomSet(seed, 2 + seed % 4), "set seed " + std::to_string(seed),
+                      /*file_by_file=*/true);
+  }
+}
+
+TEST(Pieces, ProcessesAreApartUnlessTwoHaveHeapFunctions) {
+  const auto apart = [](const std::vector<std::string>& files) {
+    return ProcessesApart(OpenSet(files));
+  };
+  TraceOptions plain;
+  TraceOptions heap;
+  heap.heap = true;
+  EXPECT_TRUE(apart({RandomTrace(1, plain), RandomTrace(2, plain)}));
+  EXPECT_TRUE(apart({RandomTrace(1, heap), RandomTrace(2, plain)}));
+  EXPECT_FALSE(apart({RandomTrace(1, heap), RandomTrace(2, heap)}));
 }
 
 TEST(Pieces, AThreadWhoseTimeGoesBackIsNotExact) {
@@ -461,9 +514,11 @@ TEST(Pieces, TasksNestedPastTheLimitTakeTheSerialPass) {
   ExpectSameStats(bytes, "deep");
 }
 
+// Without heap calls the files are read one after another; with them in
+// every file, at once (the heap rows' live bytes add up every process's).
 TEST(Pieces, StatsOfSeveralFilesPrintsWhatTheSerialPassPrints) {
-  for (uint64_t seed = 300; seed < 306; ++seed) {
-    const std::vector<std::string> files = RandomSet(seed, 2 + seed % 3);
+  for (uint64_t seed = 300; seed < 308; ++seed) {
+    const std::vector<std::string> files = RandomSet(seed, 2 + seed % 3, /*heap=*/seed % 2 == 1);
     ASSERT_TRUE(StatsOnEveryCore(files)) << seed;
     std::map<std::string, std::string> traces;
     for (size_t i = 0; i < files.size(); ++i)
@@ -481,26 +536,21 @@ TEST(Pieces, StatsOfSeveralFilesPrintsWhatTheSerialPassPrints) {
   }
 }
 
-// More than kManyFiles files of an MPI-like run. With one thread per
-// process the pieces pair the frames too and keep next to nothing: the
-// pass stays on every core. With four threads sharing each process's
-// frames they keep a quarter of the events (the frames): past the probe
-// the pass gives way to the serial one. Both print what it prints.
-TEST(Pieces, ManyFilesStayOnEveryCoreWhileTheirPiecesKeepFewEvents) {
+// More than kManyFiles files of an MPI-like run, with one thread per
+// process (the pieces pair the frames too) or four sharing each process's
+// frames (the pieces keep them): read one after another, both stay on
+// every core and print what the serial pass prints.
+TEST(Pieces, ManyFilesOfOneOrSeveralThreadsStayOnEveryCore) {
   const int files = static_cast<int>(PieceMerger::kManyFiles) + 1;
   for (const int threads : {1, 4}) {
-    // Past the probe's events whatever the threads.
-    const uint64_t frames = PieceMerger::kProbeEvents / 8 / static_cast<uint64_t>(files) /
-                                static_cast<uint64_t>(threads) * 5 / 4;
-    std::vector<std::string> bytes;
     std::map<std::string, std::string> traces;
-    for (const auto& [name, trace] : RunTraces(files, frames, threads)) {
+    std::vector<std::string> bytes;
+    for (const auto& [name, trace] : RunTraces(files, 2000 / static_cast<uint64_t>(threads),
+                                               threads)) {
       bytes.push_back(trace);
       traces["run/" + name] = trace;
     }
-    const Pairing pieces = InPieces(bytes);
-    EXPECT_EQ(pieces.exact, threads == 1) << threads;
-    EXPECT_EQ(StatsOnEveryCore(bytes), threads == 1) << threads;
+    EXPECT_TRUE(StatsOnEveryCore(bytes)) << threads;
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
              {"stats", "run"}, {"stats", "--per-process", "--format=json", "run"}}) {
       const DumpResult all = RunDump(args, traces);
@@ -510,6 +560,34 @@ TEST(Pieces, ManyFilesStayOnEveryCoreWhileTheirPiecesKeepFewEvents) {
       EXPECT_EQ(all.err, one.err) << threads << " " << args[1];
     }
   }
+}
+
+// More than kManyFiles files with heap calls in each are read at once;
+// their pieces keep more than one event in 16 (random events of four
+// threads: everything but their simple tasks), so past the probe's events
+// the pass gives way to the serial one, and prints what it prints.
+TEST(Pieces, ManyFilesAtOnceWhosePiecesKeepManyEventsTakeTheSerialPass) {
+  const size_t files = PieceMerger::kManyFiles + 1;
+  std::map<std::string, std::string> traces;
+  std::vector<std::string> bytes;
+  for (size_t i = 0; i < files; ++i) {
+    TraceOptions options;
+    options.heap = true;
+    options.pid = 100 + static_cast<uint32_t>(i);
+    // Past the probe's events.
+    options.events_per_thread =
+        PieceMerger::kProbeEvents / files / static_cast<size_t>(options.threads) * 5 / 4;
+    bytes.push_back(RandomTrace(500 + i, options));
+    traces["run/p" + std::to_string(100 + i) + ".itt"] = bytes.back();
+  }
+  EXPECT_FALSE(InPieces(bytes).exact);
+  EXPECT_FALSE(StatsOnEveryCore(bytes));
+  const std::vector<std::string> args = {"stats", "run"};
+  const DumpResult all = RunDump(args, traces);
+  const DumpResult one = RunDumpOnOneCore(args, traces);
+  EXPECT_EQ(all.status, one.status);
+  EXPECT_EQ(all.out, one.out);
+  EXPECT_EQ(all.err, one.err);
 }
 
 // One thread alone in its process opens more frames at once in one piece

@@ -150,36 +150,52 @@ std::unique_ptr<StatsCollector> NewCollector(const VerbContext& ctx, const Stats
 
 // The pass on every core; nullopt when it cannot be exact (pieces.h), a
 // file that cannot be opened again included: the serial pass reports it.
+// The files of a set one after another when their processes are apart
+// (each file's merge is then that of one file: fewer queues for the
+// reading thread, and its threads' frames among themselves), else at once.
 std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOptions& options,
                                            StatsCollector* stats) {
   // The pieces' collectors are made on the workers from one no thread
   // changes (the index's clock and the filter keep caches).
   const std::unique_ptr<StatsCollector> prototype = NewCollector(ctx, options);
-  PassSummary pass;
-  PieceMerger merger(
-      *ctx.set,
-      [&prototype]() -> std::unique_ptr<PieceSink> {
-        return StatsCollector::EmptyLike(*prototype);
-      },
-      ctx.merge,
-      [&](const Piece& piece) {
-        stats->MergeIntervals(static_cast<const StatsCollector&>(*piece.sink));
-        stats->AddEvents(piece.paired_events, piece.paired_last_ticks);
-        pass.events += piece.paired_events;
-        pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
-      });
-  Event e;
-  PieceMerger::Item item;
-  uint64_t items = 0;
-  while (merger.Next(&item)) {
-    if (const Event* event = FeedEntry(item, stats, &e)) {
-      ++pass.events;
-      pass.last_ticks = std::max(pass.last_ticks, event->time);
-    }
-    if ((++items & 1023) == 0 && !ctx.out->good()) break;
+  const TraceSet& set = *ctx.set;
+  std::vector<size_t> passes = {PieceMerger::kEveryFile};
+  if (set.files().size() > 1 && ProcessesApart(set)) {
+    passes.clear();
+    for (size_t f = 0; f < set.files().size(); ++f) passes.push_back(f);
   }
-  merger.CheckOpenFrames(stats->tracker());
-  if (!merger.exact()) return std::nullopt;
+  PassSummary pass;
+  // What the serial pass could have had open at once: each file's part.
+  size_t open_frames = 0;
+  for (const size_t only_file : passes) {
+    stats->ResetPeakFramesOpen();
+    PieceMerger merger(
+        set,
+        [&prototype]() -> std::unique_ptr<PieceSink> {
+          return StatsCollector::EmptyLike(*prototype);
+        },
+        ctx.merge,
+        [&](const Piece& piece) {
+          stats->MergeIntervals(static_cast<const StatsCollector&>(*piece.sink));
+          stats->AddEvents(piece.paired_events, piece.paired_last_ticks);
+          pass.events += piece.paired_events;
+          pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
+        },
+        only_file);
+    Event e;
+    PieceMerger::Item item;
+    uint64_t items = 0;
+    while (merger.Next(&item)) {
+      if (const Event* event = FeedEntry(item, stats, &e)) {
+        ++pass.events;
+        pass.last_ticks = std::max(pass.last_ticks, event->time);
+      }
+      if ((++items & 1023) == 0 && !ctx.out->good()) break;
+    }
+    if (!merger.exact()) return std::nullopt;
+    open_frames += stats->tracker().peak_frames_open() + merger.open_frames_bound();
+  }
+  if (!IntervalTracker::OpenFramesWithinLimits(open_frames)) return std::nullopt;
   pass.on_every_core = true;
   return pass;
 }

@@ -166,6 +166,8 @@ class IntervalTracker {
   // The most frames open at once: of the piece's own in piece mode (since
   // ResetPiece), of the whole trace's otherwise.
   size_t peak_frames_open() const { return peak_frames_open_; }
+  // Starts the peak again from the frames open now.
+  void ResetPeakFramesOpen() { peak_frames_open_ = frames_open_; }
   // Whether this many frames open at once stay within what the tracker
   // pairs (it counts more as open at the end, unpaired): a parallel pass
   // is exact only then.

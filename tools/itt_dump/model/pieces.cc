@@ -186,8 +186,14 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   }
 }
 
+bool ProcessesApart(const TraceSet& set) {
+  size_t with_heap = 0;
+  for (const TraceFile& f : set.files()) with_heap += f.index->heap_functions.size() != 0 ? 1 : 0;
+  return with_heap <= 1;
+}
+
 PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sink,
-                         const MergeOptions& options, OnPiece on_piece)
+                         const MergeOptions& options, OnPiece on_piece, size_t only_file)
     : set_(set), options_(options), on_piece_(std::move(on_piece)) {
   if (set.alignment() == TimeAlignment::kWallClock) {
     Fail("the files are aligned by wall clock");
@@ -196,13 +202,18 @@ PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sin
   const int threads = format::OnlineCpus();
   pool_ = std::make_unique<format::ReaderPool>(threads);
   const size_t n = set.files().size();
+  pass_files_ = only_file == kEveryFile ? n : 1;
   format::ReaderOptions ro;
   ro.pool = pool_.get();
   // One chunk ahead per file for several: their decoding overlaps anyway.
-  ro.max_in_flight = n == 1 ? 2 * threads + 2 : 2;
+  ro.max_in_flight = pass_files_ == 1 ? 2 * threads + 2 : 2;
   files_.resize(n);
   for (size_t f = 0; f < n; ++f) {
     File& file = files_[f];
+    if (only_file != kEveryFile && f != only_file) {
+      file.done = true;  // not in the pass
+      continue;
+    }
     file.decoder = std::make_unique<PieceDecoder>(set, f, make_sink);
     ro.decoder = file.decoder.get();
     absl::StatusOr<std::unique_ptr<format::TraceReader>> reader =
@@ -221,6 +232,7 @@ PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sin
       q.thread = file.decoder->SetThread(thread_index);
     }
   }
+  files_done_ = n - pass_files_;
   serial_held_.assign(n, 0);
   serial_budget_ = set.LookaheadPerFile(options.max_buffered_bytes);
   waiting_ = WaitingThreads(queues_.size());
@@ -304,7 +316,7 @@ bool PieceMerger::ReadChunk(size_t f) {
     }
     ++q.chunks_read;
     max_piece_open_frames_ = std::max(max_piece_open_frames_, piece->max_open_frames);
-    if (files_.size() > kManyFiles && probe_events_ < kProbeEvents) {
+    if (pass_files_ > kManyFiles && probe_events_ < kProbeEvents) {
       probe_events_ += piece->paired_events + piece->entries.size();
       probe_kept_ += piece->entries.size();
       if (probe_events_ >= kProbeEvents && probe_kept_ * kManyFilesKeep > probe_events_) {
@@ -330,15 +342,6 @@ bool PieceMerger::ReadChunk(size_t f) {
     waiting_.SetDone();
   }
   return false;
-}
-
-void PieceMerger::CheckOpenFrames(const IntervalTracker& whole) {
-  // At any time the serial pass has open the frames the whole trace's
-  // tracker has, and those each thread's current piece has of its own.
-  if (!IntervalTracker::OpenFramesWithinLimits(whole.peak_frames_open() +
-                                               queues_.size() * max_piece_open_frames_)) {
-    Fail("frames open at once past the pairing engine's limit");
-  }
 }
 
 void PieceMerger::CheckDepth(const Queue& q) {

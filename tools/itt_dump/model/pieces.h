@@ -16,12 +16,17 @@
 // fed those entries (PieceMerger::Item), ends where it would have after
 // every event.
 //
-// With more than kManyFiles files the pass goes on only while the pieces
-// keep few of their events for the reading thread (at most one in
+// A merger takes the files of a set at once, or one file (only_file):
+// when no result of a process depends on the order of its events against
+// another's (ProcessesApart), the files can go one after another, each
+// merging only its own threads' kept events.
+//
+// With more than kManyFiles files at once the pass goes on only while the
+// pieces keep few of their events for the reading thread (at most one in
 // kManyFilesKeep over the first kProbeEvents): else that merge of dozens
 // of streams is bound by memory traffic (each file's kept events come
 // from another core, and dozens of streams defeat the hardware
-// prefetcher), and the serial merge is faster with half the memory
+// prefetcher), and the serial merge is faster with less memory
 // (measured with 64 files, docs/ITT_DUMP.md). Pieces keep few when
 // their threads are alone in their processes (pieces pair their frames
 // too) or have no frames.
@@ -166,6 +171,13 @@ class PieceDecoder final : public format::ChunkDecoder {
   mutable std::vector<std::unique_ptr<Piece>> pool_;  // guarded by mu_
 };
 
+// Whether what stats and the pairing engine keep of one file of `set` never
+// depends on the order of its events against another file's: pairing keys,
+// counters and sync objects are per process; only heap rows add up the
+// live bytes of every process in time order, so at most one file may
+// define heap functions. Then the files can be read one after another.
+bool ProcessesApart(const TraceSet& set);
+
 class PieceMerger {
  public:
   struct Item {
@@ -178,13 +190,18 @@ class PieceMerger {
   static constexpr uint64_t kManyFilesKeep = 16;
   static constexpr uint64_t kProbeEvents = uint64_t{1} << 20;
 
+  static constexpr size_t kEveryFile = ~size_t{0};
+
   // Opens every file of `set` (which must outlive the merger) for the
-  // pass, on worker threads shared by all (one per online CPU), each
-  // piece with a sink from `make_sink`. `on_piece` sees every piece of a
-  // known thread as it is read, each file's in file order, before any of
-  // its entries.
+  // pass, or only file `only_file`, on worker threads shared by all (one
+  // per online CPU), each piece with a sink from `make_sink`. `on_piece`
+  // sees every piece of a known thread as it is read, each file's in file
+  // order, before any of its entries. Only one file's events are in the
+  // order the serial merge gives them among themselves; a consumer whose
+  // results for a process depend only on that process's events can take
+  // the files one after another (ProcessesApart).
   PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sink, const MergeOptions& options,
-              OnPiece on_piece);
+              OnPiece on_piece, size_t only_file = kEveryFile);
   ~PieceMerger();
   PieceMerger(const PieceMerger&) = delete;
   PieceMerger& operator=(const PieceMerger&) = delete;
@@ -194,10 +211,12 @@ class PieceMerger {
   // are not to be used). The item stays valid until the next call.
   bool Next(Item* item);
   bool exact() const { return inexact_reason_ == nullptr; }
-  // At the end: not exact if the serial pass could have had more frames
-  // open at once than its tracker pairs, `whole` being the tracker fed
-  // the entries.
-  void CheckOpenFrames(const IntervalTracker& whole);
+  // At most how many frames the pieces had open at once of their own
+  // (every thread at once, each its piece's most). The serial pass had at
+  // most this many more open at any time than the tracker fed the entries
+  // (its peak_frames_open): the pass is exact only if their sum is within
+  // IntervalTracker::OpenFramesWithinLimits.
+  size_t open_frames_bound() const { return queues_.size() * max_piece_open_frames_; }
   // Why not, for a note.
   const char* inexact_reason() const { return inexact_reason_; }
 
@@ -261,6 +280,7 @@ class PieceMerger {
   // thread's depth and the merge's time.
   void Issue(int qi, Item* item);
   size_t files_done_ = 0;
+  size_t pass_files_ = 0;  // the files of the pass
   size_t max_piece_open_frames_ = 0;
   // With many files: the events of the pieces read so far, and of them
   // kept as entries, until kProbeEvents.
