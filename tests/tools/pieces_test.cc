@@ -91,9 +91,9 @@ std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = fals
       const int f = static_cast<int>(rng() % 8);
       const TypedValue id = rng() % 2 ? Null() : I(1);
       if (f == 0) {
-        v.push_back(Ev(EventKind::kFrameSubmit, t,
-                       {{F::kDomain, U(3)}, {F::kId, id}, {F::kBegin, T(t - rng() % 9)},
-                        {F::kEnd, T(t)}}));
+        v.push_back(
+            Ev(EventKind::kFrameSubmit, t,
+               {{F::kDomain, U(3)}, {F::kId, id}, {F::kBegin, T(t - rng() % 9)}, {F::kEnd, T(t)}}));
       } else if (frames_open < 3 && f < 5) {
         v.push_back(Ev(EventKind::kFrameBegin, t, {{F::kDomain, U(3)}, {F::kId, id}}));
         ++frames_open;
@@ -545,8 +545,8 @@ TEST(Pieces, ManyFilesOfOneOrSeveralThreadsStayOnEveryCore) {
   for (const int threads : {1, 4}) {
     std::map<std::string, std::string> traces;
     std::vector<std::string> bytes;
-    for (const auto& [name, trace] : RunTraces(files, 2000 / static_cast<uint64_t>(threads),
-                                               threads)) {
+    for (const auto& [name, trace] :
+         RunTraces(files, 2000 / static_cast<uint64_t>(threads), threads)) {
       bytes.push_back(trace);
       traces["run/" + name] = trace;
     }

@@ -196,7 +196,8 @@ TEST(TraceSetVerbs, FramesAndOverlappedTasksArePairedInTheirProcess) {
   for (const testing::DumpResult& r : {RunDump(args, run), testing::RunDumpOnOneCore(args, run)}) {
     ASSERT_EQ(r.status, 0) << r.err;
     // count, rate, then min, mean, p50, p90, p99, max.
-    EXPECT_NE(r.out.find("\nframes,frames,2,8000000.000,100,150,100,200,200,200\n"), std::string::npos)
+    EXPECT_NE(r.out.find("\nframes,frames,2,8000000.000,100,150,100,200,200,200\n"),
+              std::string::npos)
         << r.out;
     // count, total, self, then the durations.
     EXPECT_NE(r.out.find("\ntasks,frames,copy,overlapped_task,2,300,300,100,150,100,200,200,200\n"),

@@ -417,8 +417,8 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kTaskEndOverlappedEx: {
       const format::Id& id = e.GetId(F::kId);
       const uint64_t domain = e.Get(F::kDomain);
-      EndKeyed(&overlapped_, ProcessKey(domain, id, t), IntervalKind::kOverlapped, t,
-               domain, format::EffectiveTime(e));
+      EndKeyed(&overlapped_, ProcessKey(domain, id, t), IntervalKind::kOverlapped, t, domain,
+               format::EffectiveTime(e));
       return;
     }
     case EventKind::kRegionBegin: {
