@@ -13,8 +13,9 @@
 //   BM_Verb/text      `>/dev/null`. Counters: ratio_to_zstd (events/s over
 //   BM_Verb/chrome    BM_PlainZstd's, same run), trace_MB.
 //   BM_Verb/perfetto  (and perfetto, its output discarded likewise)
-//   BM_ManyFiles      `stats` on 64 files of one thread, 1 M events each
-//                     (an MPI job's directory, sample_traces.h RunTraces),
+//   BM_ManyFiles/T    `stats` on 64 files of T threads (1, 4), 1 M events
+//                     each (an MPI job's directory, sample_traces.h
+//                     RunTraces; the 4 threads of a file share its frames),
 //                     alternated with `stats` on the one big file, 3 rounds:
 //                     many_over_one is the 64-file rate over the one-file
 //                     rate of the same round (median round; issue 14's goal
@@ -171,10 +172,15 @@ struct RunSet {
   uint64_t events = 0;
 };
 
-const RunSet& ManyFiles() {
-  static const RunSet* set = [] {
+// 64 files of `threads` threads (1 or 4), 1 M events each.
+const RunSet& ManyFiles(int threads) {
+  static std::map<int, const RunSet*> sets;
+  const RunSet*& set = sets[threads];
+  if (set != nullptr) return *set;
+  set = [threads] {
     auto* r = new RunSet;
-    for (auto& [name, bytes] : ittc::itt_dump::testing::RunTraces(64, kFramesPerThread / 16)) {
+    const uint64_t frames = kFramesPerThread / 16 / static_cast<uint64_t>(threads);
+    for (auto& [name, bytes] : ittc::itt_dump::testing::RunTraces(64, frames, threads)) {
       const auto source = ittc::itt_dump::TraceSource::Memory(bytes, name);
       ittc::itt_dump::IndexOptions options;
       options.decode_all_events = true;
@@ -199,7 +205,7 @@ double TimeStats(const std::string& path, const Traces& traces) {
 
 void BM_ManyFiles(benchmark::State& state) {
   const BigTrace& one = Trace();
-  const RunSet& many = ManyFiles();
+  const RunSet& many = ManyFiles(static_cast<int>(state.range(0)));
   std::vector<double> ratios;
   std::vector<double> many_rates, one_rates;
   for (auto _ : state) {
@@ -221,6 +227,7 @@ void BM_ManyFiles(benchmark::State& state) {
   const size_t mid = order[order.size() / 2];
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * many.events));
   state.counters["files"] = static_cast<double>(many.traces.size());
+  state.counters["threads_per_file"] = static_cast<double>(state.range(0));
   state.counters["one_file_mps"] = one_rates[mid] / 1e6;
   state.counters["many_files_mps"] = many_rates[mid] / 1e6;
   state.counters["many_over_one"] = ratios[mid];
@@ -228,7 +235,12 @@ void BM_ManyFiles(benchmark::State& state) {
   for (double r : ratios) each += (each.empty() ? "" : " ") + std::to_string(r).substr(0, 5);
   state.SetLabel("many_over_one each round: " + each);
 }
-BENCHMARK(BM_ManyFiles)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ManyFiles)
+    ->Arg(1)
+    ->Arg(4)
+    ->Iterations(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 // The peak resident set of the process `pid` (VmHWM), in bytes, or -1.
 long HighWaterMark(pid_t pid) {

@@ -272,7 +272,7 @@ Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = fals
   }
   size_t open_frames = 0;
   for (const size_t only_file : passes) {
-    whole.tracker.ResetPeakFramesOpen();
+    whole.tracker.ResetPeakKeyedOpen();
     PieceMerger merger(
         whole.set, [] { return std::make_unique<Recorder>(); }, MergeOptions(),
         [&p, &last](const Piece& piece) {
@@ -289,9 +289,9 @@ Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = fals
       }
     }
     p.exact = p.exact && merger.exact();
-    open_frames += whole.tracker.peak_frames_open() + merger.open_frames_bound();
+    open_frames += whole.tracker.peak_keyed_open() + merger.open_keyed_bound();
   }
-  p.exact = p.exact && IntervalTracker::OpenFramesWithinLimits(open_frames);
+  p.exact = p.exact && IntervalTracker::OpenKeyedWithinLimits(open_frames);
   whole.Finish(last, &p);
   return p;
 }
@@ -349,18 +349,6 @@ TEST(Pieces, PairTasksOfSeveralFilesOneAfterAnotherAsTheSerialPassDoes) {
     ExpectSamePairing(RandomSet(seed, 2 + seed % 4), "set seed " + std::to_string(seed),
                       /*file_by_file=*/true);
   }
-}
-
-TEST(Pieces, ProcessesAreApartUnlessTwoHaveHeapFunctions) {
-  const auto apart = [](const std::vector<std::string>& files) {
-    return ProcessesApart(OpenSet(files));
-  };
-  TraceOptions plain;
-  TraceOptions heap;
-  heap.heap = true;
-  EXPECT_TRUE(apart({RandomTrace(1, plain), RandomTrace(2, plain)}));
-  EXPECT_TRUE(apart({RandomTrace(1, heap), RandomTrace(2, plain)}));
-  EXPECT_FALSE(apart({RandomTrace(1, heap), RandomTrace(2, heap)}));
 }
 
 TEST(Pieces, AThreadWhoseTimeGoesBackIsNotExact) {
@@ -611,6 +599,105 @@ TEST(Pieces, FramesOpenPastTheLimitTakeTheSerialPass) {
   EXPECT_FALSE(InPieces({bytes}).exact);
   EXPECT_FALSE(StatsOnEveryCore({bytes}));
   ExpectSameStats(bytes, "frames past the limit");
+}
+
+// Two processes whose events meet in what stats keeps (the reviewer's
+// cases): one v3 counter over both, a sync object of one at the other's
+// tagged address, heap calls in both; and regions whose ids meet under
+// the tags, which pair in their process. Read file by file stats would
+// differ; it must print what the serial pass prints, on every core.
+TEST(Pieces, ProcessesWhoseEventsMeetPrintWhatTheSerialPassPrints) {
+  const auto process = [](uint32_t pid, const std::vector<Event>& events) {
+    format::FileHeader h = TestHeader();
+    h.pid = pid;
+    h.boot_id = {0xb0, 0x07};
+    TraceBuilder b(h);
+    b.Domain(1, "d1").String(10, "n").String(11, "lock").String(12, "r").String(13, "c");
+    b.HeapFunction(1, "malloc", "libc");
+    b.Thread(0, pid + 1, "main");
+    b.Events(0, events);
+    b.End(5000);
+    return b.bytes();
+  };
+  const uint64_t top = uint64_t{1} << 56;
+  const uint64_t a = 0x7000;
+  const std::vector<std::pair<std::string, std::vector<std::vector<Event>>>> cases = {
+      {"v3 counter",
+       {{Ev(EventKind::kCounterIncV3, 1100, {{F::kDomain, U(1)}, {F::kName, U(10)}}),
+         Ev(EventKind::kCounterDecV3, 1400, {{F::kDomain, U(1)}, {F::kName, U(10)}})},
+        {Ev(EventKind::kCounterIncV3, 1200, {{F::kDomain, U(1)}, {F::kName, U(10)}}),
+         Ev(EventKind::kCounterDecV3, 1300, {{F::kDomain, U(1)}, {F::kName, U(10)}})}}},
+      {"sync",
+       {{Ev(EventKind::kSyncCreate, 1100,
+            {{F::kAddr, U(top | a)}, {F::kObjtype, U(11)}, {F::kObjname, U(13)}}),
+         Ev(EventKind::kSyncRename, 1300, {{F::kAddr, U(top | a)}, {F::kName, U(12)}})},
+        {Ev(EventKind::kSyncCreate, 1200,
+            {{F::kAddr, U(a)}, {F::kObjtype, U(11)}, {F::kObjname, U(13)}})}}},
+      {"heap",
+       {{Ev(EventKind::kHeapAllocateEnd, 1100,
+            {{F::kFunction, U(1)}, {F::kAddr, U(0xa000)}, {F::kSize, U(64)}}),
+         Ev(EventKind::kHeapFreeEnd, 1400, {{F::kFunction, U(1)}, {F::kAddr, U(0xa000)}})},
+        {Ev(EventKind::kHeapAllocateEnd, 1200,
+            {{F::kFunction, U(1)}, {F::kAddr, U(0xa000)}, {F::kSize, U(32)}}),
+         Ev(EventKind::kHeapFreeEnd, 1300, {{F::kFunction, U(1)}, {F::kAddr, U(0xa000)}})}}},
+      {"regions",
+       {{Ev(EventKind::kRegionBegin, 1100,
+            {{F::kDomain, U(1)}, {F::kId, I(top | 5)}, {F::kParent, Null()}, {F::kName, U(12)}}),
+         Ev(EventKind::kRegionEnd, 1300, {{F::kDomain, U(1)}, {F::kId, I(top | 5)}})},
+        {Ev(EventKind::kRegionBegin, 1200,
+            {{F::kDomain, U(1)}, {F::kId, I(5)}, {F::kParent, Null()}, {F::kName, U(12)}}),
+         Ev(EventKind::kRegionEnd, 1400, {{F::kDomain, U(1)}, {F::kId, I(5)}})}}},
+  };
+  for (const auto& [what, events] : cases) {
+    const std::vector<std::string> bytes = {process(100, events[0]), process(200, events[1])};
+    EXPECT_TRUE(StatsOnEveryCore(bytes)) << what;
+    const std::map<std::string, std::string> traces = {{"run/p100.itt", bytes[0]},
+                                                       {"run/p200.itt", bytes[1]}};
+    const std::vector<std::string> args = {"stats", "--format=csv", "run"};
+    const DumpResult all = RunDump(args, traces);
+    const DumpResult one = RunDumpOnOneCore(args, traces);
+    EXPECT_EQ(all.status, one.status) << what;
+    EXPECT_EQ(all.out, one.out) << what;
+    EXPECT_EQ(all.err, one.err) << what;
+    if (what == "regions") {
+      // 200 ns each: the ids meet under the tags, but each pairs in its
+      // process.
+      EXPECT_NE(one.out.find("\ntasks,d1,r,region,2,400,400,200,200,200,200,200,200\n"),
+                std::string::npos)
+          << one.out;
+    }
+  }
+}
+
+// Two processes of one thread each whose chunks hold only frames: the
+// pieces pair them all and keep nothing, so no entry moves the merge on.
+// It must still let go of what the serial merge would no longer hold, or
+// past each file's share of a 1 MiB lookahead (4 MiB, the least a file
+// gets) the pass would stop for nothing.
+TEST(Pieces, PiecesThatKeepNothingStillMoveTheMergeOn) {
+  std::vector<std::string> files;
+  for (uint32_t pid : {100u, 200u}) {
+    format::FileHeader h = TestHeader();
+    h.pid = pid;
+    h.boot_id = {0xb0, 0x07};
+    TraceBuilder b(h);
+    b.Domain(1, "d1").String(10, "t10");
+    b.Thread(0, pid + 1, "main");
+    uint64_t t = 1000 + pid;
+    for (int c = 0; c < 40; ++c) {
+      std::vector<Event> chunk;
+      for (int i = 0; i < 16384; ++i) {
+        chunk.push_back(Ev(EventKind::kFrameBegin, t, {{F::kDomain, U(1)}, {F::kId, Null()}}));
+        t += 3 + (i % 5);
+        chunk.push_back(Ev(EventKind::kFrameEnd, t, {{F::kDomain, U(1)}, {F::kId, Null()}}));
+        t += 2;
+      }
+      b.Events(0, chunk);
+    }
+    b.End(t);
+    files.push_back(b.bytes());
+  }
+  EXPECT_TRUE(StatsOnEveryCore(files, size_t{1} << 20));
 }
 
 }  // namespace

@@ -148,27 +148,80 @@ std::unique_ptr<StatsCollector> NewCollector(const VerbContext& ctx, const Stats
   return stats;
 }
 
-// The pass on every core; nullopt when it cannot be exact (pieces.h), a
-// file that cannot be opened again included: the serial pass reports it.
-// The files of a set one after another when their processes are apart
-// (each file's merge is then that of one file: fewer queues for the
-// reading thread, and its threads' frames among themselves), else at once.
+// Whether a set can be read one file after another (pieces.h): at most
+// 256 files, so that no two processes share an identity tag (trace_set.h's
+// ProcessTag).
+bool FilesOneAfterAnother(const TraceSet& set) {
+  return set.files().size() > 1 && set.files().size() <= 256;
+}
+
+// What of `e` stats keeps in a way that may depend on the order of the
+// events of another process against it, as bits. The pairing engine keys
+// every interval by thread or process, and counters defined by a process
+// are its own; what is left: heap calls (a function's row adds up the live
+// bytes of every process), v3 counters, named by domain and name (one value
+// for the whole set), and sync objects, by their tagged address: one whose
+// top byte the tag does not clear (odd) may be another process's tagged
+// one (trace_set.h, ProcessTag).
+constexpr uint32_t kMeetsHeap = 1;
+constexpr uint32_t kMeetsV3Counter = 2;
+constexpr uint32_t kMeetsSync = 4;
+constexpr uint32_t kMeetsOddSync = 8;
+uint32_t MeetsOtherProcesses(const Event& e, const ThreadRec& t) {
+  switch (e.kind) {
+    case EventKind::kHeapAllocateEnd:
+    case EventKind::kHeapFreeEnd:
+    case EventKind::kHeapReallocateEnd:
+      return kMeetsHeap;
+    case EventKind::kCounterIncV3:
+    case EventKind::kCounterIncDeltaV3:
+    case EventKind::kCounterDecV3:
+    case EventKind::kCounterDecDeltaV3:
+      return e.Has(F::kCounter) ? 0 : kMeetsV3Counter;
+    case EventKind::kSyncCreate:
+    case EventKind::kSyncRename:
+    case EventKind::kSyncPrepare:
+    case EventKind::kSyncCancel:
+    case EventKind::kSyncAcquired:
+      return (e.Get(F::kAddr) ^ ProcessTag(t.process)) >> 56 != 0 ? kMeetsOddSync : kMeetsSync;
+    default:
+      return 0;
+  }
+}
+
+// Whether two processes with these bits may meet.
+bool Meet(uint32_t a, uint32_t b) {
+  const uint32_t sync = kMeetsSync | kMeetsOddSync;
+  return (a & b & (kMeetsHeap | kMeetsV3Counter)) != 0 || ((a & kMeetsOddSync) && (b & sync)) ||
+         ((a & sync) && (b & kMeetsOddSync));
+}
+
+// The pass on every core: the files at once, or (file_by_file) one after
+// another, each file's chunks on every core and its kept events merged
+// among themselves (fewer queues for the reading thread, and only its own
+// threads' frames). nullopt when it cannot be exact (pieces.h), a file that
+// cannot be opened again included (the serial pass reports it), or when,
+// file by file, events of two files could meet (*crossed set: the files
+// at once are still exact).
 std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOptions& options,
-                                           StatsCollector* stats) {
+                                           bool file_by_file, StatsCollector* stats,
+                                           bool* crossed) {
   // The pieces' collectors are made on the workers from one no thread
   // changes (the index's clock and the filter keep caches).
   const std::unique_ptr<StatsCollector> prototype = NewCollector(ctx, options);
   const TraceSet& set = *ctx.set;
   std::vector<size_t> passes = {PieceMerger::kEveryFile};
-  if (set.files().size() > 1 && ProcessesApart(set)) {
+  if (file_by_file) {
     passes.clear();
     for (size_t f = 0; f < set.files().size(); ++f) passes.push_back(f);
   }
   PassSummary pass;
   // What the serial pass could have had open at once: each file's part.
-  size_t open_frames = 0;
+  size_t open_keyed = 0;
+  // What the earlier files had of events that may meet another's.
+  uint32_t met = 0;
   for (const size_t only_file : passes) {
-    stats->ResetPeakFramesOpen();
+    stats->ResetPeakKeyedOpen();
     PieceMerger merger(
         set,
         [&prototype]() -> std::unique_ptr<PieceSink> {
@@ -185,17 +238,30 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
     Event e;
     PieceMerger::Item item;
     uint64_t items = 0;
+    uint32_t meets = 0;
     while (merger.Next(&item)) {
       if (const Event* event = FeedEntry(item, stats, &e)) {
         ++pass.events;
         pass.last_ticks = std::max(pass.last_ticks, event->time);
+        if (file_by_file) {
+          const uint32_t m = MeetsOtherProcesses(*event, *item.thread);
+          if ((m & ~meets) != 0) {
+            meets |= m;
+            if (Meet(meets, met)) {
+              *crossed = true;
+              return std::nullopt;
+            }
+          }
+        }
       }
       if ((++items & 1023) == 0 && !ctx.out->good()) break;
     }
+    met |= meets;
     if (!merger.exact()) return std::nullopt;
-    open_frames += stats->tracker().peak_frames_open() + merger.open_frames_bound();
+    open_keyed += stats->tracker().peak_keyed_open() + merger.open_keyed_bound();
+    if (!ctx.out->good()) break;
   }
-  if (!IntervalTracker::OpenFramesWithinLimits(open_frames)) return std::nullopt;
+  if (!IntervalTracker::OpenKeyedWithinLimits(open_keyed)) return std::nullopt;
   pass.on_every_core = true;
   return pass;
 }
@@ -207,7 +273,15 @@ absl::StatusOr<PassSummary> CollectStats(const VerbContext& ctx, const StatsOpti
   *stats = NewCollector(ctx, options);
   absl::StatusOr<PassSummary> pass;
   std::optional<PassSummary> in_pieces;
-  if (ctx.parallel) in_pieces = CollectInPieces(ctx, options, stats->get());
+  if (ctx.parallel) {
+    bool crossed = false;
+    in_pieces =
+        CollectInPieces(ctx, options, FilesOneAfterAnother(*ctx.set), stats->get(), &crossed);
+    if (crossed) {
+      *stats = NewCollector(ctx, options);
+      in_pieces = CollectInPieces(ctx, options, /*file_by_file=*/false, stats->get(), &crossed);
+    }
+  }
   if (in_pieces.has_value()) {
     pass = *in_pieces;
   } else {

@@ -122,7 +122,7 @@ class StatsCollector : public PieceSink {
   // innermost open task.
   void OnOpen(const Interval& interval, const ThreadRec& t) { tracker_.OnOpen(interval, t); }
   const IntervalTracker& tracker() const { return tracker_; }
-  void ResetPeakFramesOpen() { tracker_.ResetPeakFramesOpen(); }
+  void ResetPeakKeyedOpen() { tracker_.ResetPeakKeyedOpen(); }
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   // Adds what `piece` collected from the tasks and frames a piece paired
   // (with the same index, filter and options), as if this collector had

@@ -146,20 +146,25 @@ void IntervalTracker::SubmitFrame(const Event& e, const ThreadRec& t) {
   Deliver(&open);
 }
 
-IntervalTracker::Open* IntervalTracker::BeginFrame(const Interval& iv) {
-  if (frames_.size() >= kMaxKeyed) {
-    ++unbalanced_.frames_open_at_end;
+IntervalTracker::Open* IntervalTracker::BeginKeyed(KeyedOpens* opens, const Key& key,
+                                                   const Interval& iv) {
+  if (opens->size() >= kMaxKeyed) {
+    ++(opens == &frames_ ? unbalanced_.frames_open_at_end : unbalanced_.open_at_end);
     return nullptr;
   }
-  Open* o = Begin(&frames_.At(ProcessKey(iv.domain, iv.id, *iv.thread)), iv);
-  if (o != nullptr) peak_frames_open_ = std::max(peak_frames_open_, ++frames_open_);
+  Open* o = Begin(&opens->At(key), iv);
+  if (o != nullptr) peak_keyed_open_ = std::max(peak_keyed_open_, ++keyed_open_);
   return o;
 }
 
-bool IntervalTracker::OpenFramesWithinLimits(size_t open_frames) {
-  // Keys: at most one per open frame, plus the empty ones kept; frames of
-  // one key: at most all of them.
-  return open_frames + kKeepEmptyKeys < std::min(kMaxKeyed, kMaxDepth);
+IntervalTracker::Open* IntervalTracker::BeginFrame(const Interval& iv) {
+  return BeginKeyed(&frames_, ProcessKey(iv.domain, iv.id, *iv.thread), iv);
+}
+
+bool IntervalTracker::OpenKeyedWithinLimits(size_t open) {
+  // Keys of a map: at most one per open interval, plus the empty ones
+  // kept; intervals of one key: at most all of them.
+  return open + kKeepEmptyKeys < std::min(kMaxKeyed, kMaxDepth);
 }
 
 void IntervalTracker::Deliver(Open* open) {
@@ -185,7 +190,7 @@ void IntervalTracker::EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind k
   open.iv.end = std::max(ticks, open.iv.begin);
   Deliver(&open);
   it->second.pop_back();
-  if (opens == &frames_) --frames_open_;
+  --keyed_open_;
   if (it->second.empty() && opens->size() > kKeepEmptyKeys) opens->Erase(it);
 }
 
@@ -297,7 +302,7 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       Open* o = BeginFrame(FrameBegun(e, t));
       // Not tracked here: past the limits the piece bound below fails.
       if (o == nullptr) {
-        peak_frames_open_ = kMaxDepth;
+        peak_keyed_open_ = kMaxDepth;
         return PieceAction::kForward;
       }
       o->position = position;
@@ -355,8 +360,8 @@ void IntervalTracker::ResetPiece(bool pair_frames) {
   promoted_.clear();
   piece_frames_ = pair_frames;
   frames_.Clear();
-  frames_open_ = 0;
-  peak_frames_open_ = 0;
+  keyed_open_ = 0;
+  peak_keyed_open_ = 0;
 }
 
 void IntervalTracker::OnOpen(const Interval& interval, const ThreadRec& t) {
@@ -406,11 +411,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       iv.id = e.GetId(F::kId);
       iv.name_id = e.Get(F::kName);
       iv.begin = format::EffectiveTime(e);
-      if (overlapped_.size() >= kMaxKeyed) {
-        ++unbalanced_.open_at_end;
-        return;
-      }
-      Begin(&overlapped_.At(ProcessKey(iv.domain, iv.id, t)), iv);
+      BeginKeyed(&overlapped_, ProcessKey(iv.domain, iv.id, t), iv);
       return;
     }
     case EventKind::kTaskEndOverlapped:
@@ -429,19 +430,12 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       iv.id = e.GetId(F::kId);
       iv.name_id = e.Get(F::kName);
       iv.begin = e.time;
-      if (regions_.size() >= kMaxKeyed) {
-        ++unbalanced_.open_at_end;
-        return;
-      }
-      const uint64_t tag = IsNull(iv.id) ? uint64_t{t.index} + 1 : 0;
-      Begin(&regions_.At(Key(iv.domain, iv.id.d1, iv.id.d2, iv.id.d3, tag)), iv);
+      BeginKeyed(&regions_, RegionKey(iv.domain, iv.id, t), iv);
       return;
     }
     case EventKind::kRegionEnd: {
-      const format::Id& id = e.GetId(F::kId);
       const uint64_t domain = e.Get(F::kDomain);
-      const uint64_t tag = IsNull(id) ? uint64_t{t.index} + 1 : 0;
-      EndKeyed(&regions_, Key(domain, id.d1, id.d2, id.d3, tag), IntervalKind::kRegion, t, domain,
+      EndKeyed(&regions_, RegionKey(domain, e.GetId(F::kId), t), IntervalKind::kRegion, t, domain,
                e.time);
       return;
     }
@@ -581,7 +575,7 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
     }
     keyed->Clear();
   }
-  frames_open_ = 0;
+  keyed_open_ = 0;
 }
 
 }  // namespace itt_dump

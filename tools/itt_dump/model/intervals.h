@@ -3,7 +3,8 @@
 //   tasks              task_begin*/task_end*: a stack per thread
 //   overlapped tasks   task_begin_overlapped*/task_end_overlapped*: by
 //                      (domain, id) in their process, across threads
-//   regions            region_begin/region_end: by (domain, id)
+//   regions            region_begin/region_end: by (domain, id) in
+//                      their process (a null id: in their thread)
 //   frames             frame_begin/frame_end: by (domain, id) in
 //                      their process; frame_submit is a complete frame
 //   legacy events      event_start/event_end: by event id, per thread
@@ -163,15 +164,16 @@ class IntervalTracker {
   uint64_t piece_child_ticks() const { return piece_child_ticks_; }
   // The deepest nesting of tasks begun in the piece, since ResetPiece.
   size_t piece_max_depth() const { return piece_max_depth_; }
-  // The most frames open at once: of the piece's own in piece mode (since
+  // The most keyed intervals (frames, regions, overlapped tasks) open at
+  // once: of the piece's own in piece mode (frames only, since
   // ResetPiece), of the whole trace's otherwise.
-  size_t peak_frames_open() const { return peak_frames_open_; }
-  // Starts the peak again from the frames open now.
-  void ResetPeakFramesOpen() { peak_frames_open_ = frames_open_; }
-  // Whether this many frames open at once stay within what the tracker
-  // pairs (it counts more as open at the end, unpaired): a parallel pass
-  // is exact only then.
-  static bool OpenFramesWithinLimits(size_t open_frames);
+  size_t peak_keyed_open() const { return peak_keyed_open_; }
+  // Starts the peak again from the keyed intervals open now.
+  void ResetPeakKeyedOpen() { peak_keyed_open_ = keyed_open_; }
+  // Whether this many keyed intervals open at once stay within what the
+  // tracker pairs (it counts more as open at the end, unpaired): a
+  // parallel pass is exact only then.
+  static bool OpenKeyedWithinLimits(size_t open);
   // A task for the whole trace's tracker to open just before the event
   // forwarded `position`-th (or at the piece's end), after the child
   // ticks up to `child_mark` (piece_child_ticks() at its begin).
@@ -270,6 +272,13 @@ class IntervalTracker {
   static Key ProcessKey(uint64_t domain, const format::Id& id, const ThreadRec& t) {
     return Key(domain, id.d1, id.d2, id.d3, t.process);
   }
+  // Regions pair in their process; with a null id, in their thread.
+  static Key RegionKey(uint64_t domain, const format::Id& id, const ThreadRec& t) {
+    return id == format::Id{} ? Key(domain, 0, 0, 0, uint64_t{t.index} + 1)
+                              : ProcessKey(domain, id, t);
+  }
+  // Opens a keyed interval; null (counted) past the limits.
+  Open* BeginKeyed(KeyedOpens* opens, const Key& key, const Interval& iv);
   // Opens a frame (iv.thread set); null (counted) past the limits.
   Open* BeginFrame(const Interval& iv);
   void SubmitFrame(const format::Event& e, const ThreadRec& t);
@@ -304,8 +313,8 @@ class IntervalTracker {
   uint64_t serial_ = 0;
   uint64_t piece_child_ticks_ = 0;
   size_t piece_max_depth_ = 0;
-  size_t frames_open_ = 0;
-  size_t peak_frames_open_ = 0;
+  size_t keyed_open_ = 0;
+  size_t peak_keyed_open_ = 0;
   bool piece_frames_ = false;
   // Piece mode: paired-side tasks a task_begin_fn began inside, by position.
   std::vector<PieceOpen> promoted_;

@@ -126,7 +126,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
 
   p.payload_bytes = chunk.payload.size();
   p.max_depth = tracker.piece_max_depth();
-  p.max_open_frames = tracker.peak_frames_open();
+  p.max_open_frames = tracker.peak_keyed_open();
 
   p.piece_opens_.clear();
   tracker.TakePieceOpens(thread, &p.piece_opens_);
@@ -184,12 +184,6 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       }
     }
   }
-}
-
-bool ProcessesApart(const TraceSet& set) {
-  size_t with_heap = 0;
-  for (const TraceFile& f : set.files()) with_heap += f.index->heap_functions.size() != 0 ? 1 : 0;
-  return with_heap <= 1;
 }
 
 PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sink,
@@ -445,6 +439,9 @@ bool PieceMerger::Next(Item* item) {
     } else if (reader_done_) {
       return false;
     }
+    // The serial merge is past every event before the earliest chunk still
+    // to read: pieces that keep nothing move it on too.
+    PassTime(waiting_.first_time());
     if (!ReadChunk(FileToRead()) && !exact()) return false;
   }
 }

@@ -18,8 +18,8 @@
 //
 // A merger takes the files of a set at once, or one file (only_file):
 // when no result of a process depends on the order of its events against
-// another's (ProcessesApart), the files can go one after another, each
-// merging only its own threads' kept events.
+// another's (for stats: stats.cc, MeetsOtherProcesses), the files can go
+// one after another, each merging only its own threads' kept events.
 //
 // With more than kManyFiles files at once the pass goes on only while the
 // pieces keep few of their events for the reading thread (at most one in
@@ -171,13 +171,6 @@ class PieceDecoder final : public format::ChunkDecoder {
   mutable std::vector<std::unique_ptr<Piece>> pool_;  // guarded by mu_
 };
 
-// Whether what stats and the pairing engine keep of one file of `set` never
-// depends on the order of its events against another file's: pairing keys,
-// counters and sync objects are per process; only heap rows add up the
-// live bytes of every process in time order, so at most one file may
-// define heap functions. Then the files can be read one after another.
-bool ProcessesApart(const TraceSet& set);
-
 class PieceMerger {
  public:
   struct Item {
@@ -199,7 +192,7 @@ class PieceMerger {
   // order, before any of its entries. Only one file's events are in the
   // order the serial merge gives them among themselves; a consumer whose
   // results for a process depend only on that process's events can take
-  // the files one after another (ProcessesApart).
+  // the files one after another.
   PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sink, const MergeOptions& options,
               OnPiece on_piece, size_t only_file = kEveryFile);
   ~PieceMerger();
@@ -213,10 +206,10 @@ class PieceMerger {
   bool exact() const { return inexact_reason_ == nullptr; }
   // At most how many frames the pieces had open at once of their own
   // (every thread at once, each its piece's most). The serial pass had at
-  // most this many more open at any time than the tracker fed the entries
-  // (its peak_frames_open): the pass is exact only if their sum is within
-  // IntervalTracker::OpenFramesWithinLimits.
-  size_t open_frames_bound() const { return queues_.size() * max_piece_open_frames_; }
+  // most this many more keyed intervals open at any time than the tracker
+  // fed the entries (its peak_keyed_open): the pass is exact only if their
+  // sum is within IntervalTracker::OpenKeyedWithinLimits.
+  size_t open_keyed_bound() const { return queues_.size() * max_piece_open_frames_; }
   // Why not, for a note.
   const char* inexact_reason() const { return inexact_reason_; }
 
