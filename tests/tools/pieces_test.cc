@@ -602,7 +602,8 @@ TEST(Pieces, FramesOpenPastTheLimitTakeTheSerialPass) {
 }
 
 // Two processes whose events meet in what stats keeps (the reviewer's
-// cases): one v3 counter over both, a sync object of one at the other's
+// cases): one v3 counter over both, one counter neither defines (the set
+// maps both to 0), a sync object of one at the other's
 // tagged address, heap calls in both; and regions whose ids meet under
 // the tags, which pair in their process. Read file by file stats would
 // differ; it must print what the serial pass prints, on every core.
@@ -633,6 +634,11 @@ TEST(Pieces, ProcessesWhoseEventsMeetPrintWhatTheSerialPassPrints) {
          Ev(EventKind::kSyncRename, 1300, {{F::kAddr, U(top | a)}, {F::kName, U(12)}})},
         {Ev(EventKind::kSyncCreate, 1200,
             {{F::kAddr, U(a)}, {F::kObjtype, U(11)}, {F::kObjname, U(13)}})}}},
+      {"undefined counter",
+       {{Ev(EventKind::kCounterInc, 1100, {{F::kCounter, U(7)}}),
+         Ev(EventKind::kCounterDec, 1400, {{F::kCounter, U(7)}})},
+        {Ev(EventKind::kCounterInc, 1200, {{F::kCounter, U(7)}}),
+         Ev(EventKind::kCounterDec, 1300, {{F::kCounter, U(7)}})}}},
       {"heap",
        {{Ev(EventKind::kHeapAllocateEnd, 1100,
             {{F::kFunction, U(1)}, {F::kAddr, U(0xa000)}, {F::kSize, U(64)}}),

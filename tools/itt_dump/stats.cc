@@ -159,25 +159,35 @@ bool FilesOneAfterAnother(const TraceSet& set) {
 // events of another process against it, as bits. The pairing engine keys
 // every interval by thread or process, and counters defined by a process
 // are its own; what is left: heap calls (a function's row adds up the live
-// bytes of every process), v3 counters, named by domain and name (one value
-// for the whole set), and sync objects, by their tagged address: one whose
-// top byte the tag does not clear (odd) may be another process's tagged
-// one (trace_set.h, ProcessTag).
+// bytes of every process), counters shared by the set (v3 counters, named
+// by domain and name, and counter ids no definition names, which keep
+// their number in every process), and sync objects, by their tagged address: one whose top
+// byte the tag does not clear (odd) may be another process's tagged one
+// (trace_set.h, ProcessTag).
 constexpr uint32_t kMeetsHeap = 1;
-constexpr uint32_t kMeetsV3Counter = 2;
+constexpr uint32_t kMeetsSharedCounter = 2;
 constexpr uint32_t kMeetsSync = 4;
 constexpr uint32_t kMeetsOddSync = 8;
-uint32_t MeetsOtherProcesses(const Event& e, const ThreadRec& t) {
+uint32_t MeetsOtherProcesses(const Event& e, const ThreadRec& t, const TraceIndex& set_index) {
   switch (e.kind) {
     case EventKind::kHeapAllocateEnd:
     case EventKind::kHeapFreeEnd:
     case EventKind::kHeapReallocateEnd:
       return kMeetsHeap;
+    case EventKind::kCounterInc:
+    case EventKind::kCounterIncDelta:
+    case EventKind::kCounterDec:
+    case EventKind::kCounterDecDelta:
     case EventKind::kCounterIncV3:
     case EventKind::kCounterIncDeltaV3:
     case EventKind::kCounterDecV3:
     case EventKind::kCounterDecDeltaV3:
-      return e.Has(F::kCounter) ? 0 : kMeetsV3Counter;
+    case EventKind::kCounterSetValue:
+    case EventKind::kCounterSetValueV3:
+    case EventKind::kCounterSetValueEx:
+      return e.Has(F::kCounter) && set_index.counters.Find(e.Get(F::kCounter)) != nullptr
+                 ? 0
+                 : kMeetsSharedCounter;
     case EventKind::kSyncCreate:
     case EventKind::kSyncRename:
     case EventKind::kSyncPrepare:
@@ -192,7 +202,7 @@ uint32_t MeetsOtherProcesses(const Event& e, const ThreadRec& t) {
 // Whether two processes with these bits may meet.
 bool Meet(uint32_t a, uint32_t b) {
   const uint32_t sync = kMeetsSync | kMeetsOddSync;
-  return (a & b & (kMeetsHeap | kMeetsV3Counter)) != 0 || ((a & kMeetsOddSync) && (b & sync)) ||
+  return (a & b & (kMeetsHeap | kMeetsSharedCounter)) != 0 || ((a & kMeetsOddSync) && (b & sync)) ||
          ((a & sync) && (b & kMeetsOddSync));
 }
 
@@ -244,7 +254,7 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
         ++pass.events;
         pass.last_ticks = std::max(pass.last_ticks, event->time);
         if (file_by_file) {
-          const uint32_t m = MeetsOtherProcesses(*event, *item.thread);
+          const uint32_t m = MeetsOtherProcesses(*event, *item.thread, set.index());
           if ((m & ~meets) != 0) {
             meets |= m;
             if (Meet(meets, met)) {
