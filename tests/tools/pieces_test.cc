@@ -602,8 +602,8 @@ TEST(Pieces, FramesOpenPastTheLimitTakeTheSerialPass) {
 }
 
 // Two processes whose events meet in what stats keeps (the reviewer's
-// cases): one v3 counter over both, one counter neither defines (the set
-// maps both to 0), a sync object of one at the other's
+// cases): one v3 counter over both, one counter neither defines (both
+// keep its number), a sync object of one at the other's
 // tagged address, heap calls in both; and regions whose ids meet under
 // the tags, which pair in their process. Read file by file stats would
 // differ; it must print what the serial pass prints, on every core.
@@ -704,6 +704,81 @@ TEST(Pieces, PiecesThatKeepNothingStillMoveTheMergeOn) {
     files.push_back(b.bytes());
   }
   EXPECT_TRUE(StatsOnEveryCore(files, size_t{1} << 20));
+}
+
+// A counter id that its process does not define keeps its number in the
+// set, which another process gave to its own counter: the two meet in one
+// value (10, 11, 20 serially; 10, 20, 21 read file by file).
+TEST(Pieces, ACounterIdAProcessDoesNotDefineMeetsAnotherProcesssCounter) {
+  const auto trace = [](uint32_t pid, bool define, const std::vector<Event>& events) {
+    format::FileHeader h = TestHeader();
+    h.pid = pid;
+    h.boot_id = {0xb0, 0x07};
+    TraceBuilder b(h);
+    b.Domain(1, "d1");
+    if (define) b.Counter(1, "c", "d1", 1, format::MetadataType::kU64);
+    b.Thread(0, pid + 1, "main");
+    b.Events(0, events);
+    b.End(5000);
+    return b.bytes();
+  };
+  const auto set = [](uint64_t t, uint64_t v) {
+    return Ev(EventKind::kCounterSetValue, t,
+              {{F::kCounter, U(1)},
+               {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
+               {F::kValue, U(v)}});
+  };
+  const std::map<std::string, std::string> traces = {
+      {"run/p100.itt", trace(100, true, {set(1100, 10), set(1300, 20)})},
+      {"run/p200.itt",
+       trace(200, false, {Ev(EventKind::kCounterInc, 1200, {{F::kCounter, U(1)}})})}};
+  const std::vector<std::string> args = {"stats", "--format=csv", "run"};
+  const DumpResult all = RunDump(args, traces);
+  const DumpResult one = RunDumpOnOneCore(args, traces);
+  EXPECT_NE(one.out.find("counters,d1,c,3,10,20,20"), std::string::npos) << one.out;
+  EXPECT_EQ(all.out, one.out);
+  EXPECT_EQ(all.err, one.err);
+}
+
+// Two processes whose module files cannot be read: each is reported once,
+// as the first function in it is named, in the serial pass's order of the
+// tasks over both processes (here the second file's first).
+TEST(Pieces, UnreadableModulesOfTwoProcessesAreReportedInTheSerialOrder) {
+  const std::string dir = ::testing::TempDir();
+  const auto trace = [&dir](uint32_t pid, const std::string& module, uint64_t begin) {
+    const std::string path = dir + "/" + module;
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (f != nullptr) {
+      std::fputs("not an ELF file", f);
+      std::fclose(f);
+    }
+    format::FileHeader h = TestHeader();
+    h.pid = pid;
+    h.boot_id = {0xb0, 0x07};
+    TraceBuilder b(h);
+    b.Domain(1, "d1");
+    format::ModuleMapped m;
+    m.ticks = 1000;
+    m.start_addr = 0x400000;
+    m.size = 0x10000;
+    m.path = path;
+    b.Module(m);
+    b.Thread(0, pid + 1, "main");
+    b.Events(
+        0, {Ev(EventKind::kTaskBeginFn, begin,
+               {{F::kDomain, U(1)}, {F::kId, Null()}, {F::kParent, Null()}, {F::kFn, U(0x401234)}}),
+            Ev(EventKind::kTaskEnd, begin + 100, {{F::kDomain, U(1)}})});
+    b.End(5000);
+    return b.bytes();
+  };
+  const std::map<std::string, std::string> traces = {{"run/p100.itt", trace(100, "a.so", 2000)},
+                                                     {"run/p200.itt", trace(200, "b.so", 1000)}};
+  const std::vector<std::string> args = {"stats", "run"};
+  const DumpResult all = RunDump(args, traces);
+  const DumpResult one = RunDumpOnOneCore(args, traces);
+  EXPECT_LT(one.err.find("b.so"), one.err.find("a.so")) << one.err;
+  EXPECT_EQ(all.out, one.out);
+  EXPECT_EQ(all.err, one.err);
 }
 
 }  // namespace

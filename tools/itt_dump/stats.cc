@@ -148,26 +148,25 @@ std::unique_ptr<StatsCollector> NewCollector(const VerbContext& ctx, const Stats
   return stats;
 }
 
-// Whether a set can be read one file after another (pieces.h): at most
-// 256 files, so that no two processes share an identity tag (trace_set.h's
-// ProcessTag).
-bool FilesOneAfterAnother(const TraceSet& set) {
-  return set.files().size() > 1 && set.files().size() <= 256;
-}
-
 // What of `e` stats keeps in a way that may depend on the order of the
 // events of another process against it, as bits. The pairing engine keys
-// every interval by thread or process, and counters defined by a process
-// are its own; what is left: heap calls (a function's row adds up the live
-// bytes of every process), counters shared by the set (v3 counters, named
-// by domain and name, and counter ids no definition names, which keep
-// their number in every process), and sync objects, by their tagged address: one whose top
-// byte the tag does not clear (odd) may be another process's tagged one
-// (trace_set.h, ProcessTag).
+// every interval by thread or process; what is left:
+// - heap calls: a function's row adds up the live bytes of every process;
+// - v3 counters, named by domain and name: one value over the set;
+// - counters by id: the set gives each process's definitions ids of their
+//   own, but an id its process does not define keeps its number, which
+//   may be another process's counter (odd);
+// - sync objects, by their tagged address: one whose top byte the tag does
+//   not clear (odd) may be another process's tagged one (trace_set.h,
+//   ProcessTag).
+// An odd one meets any of its sort in another file; the others meet only
+// heap calls or v3 counters there.
 constexpr uint32_t kMeetsHeap = 1;
-constexpr uint32_t kMeetsSharedCounter = 2;
-constexpr uint32_t kMeetsSync = 4;
-constexpr uint32_t kMeetsOddSync = 8;
+constexpr uint32_t kMeetsV3Counter = 2;
+constexpr uint32_t kMeetsCounter = 4;
+constexpr uint32_t kMeetsOddCounter = 8;
+constexpr uint32_t kMeetsSync = 16;
+constexpr uint32_t kMeetsOddSync = 32;
 uint32_t MeetsOtherProcesses(const Event& e, const ThreadRec& t, const TraceIndex& set_index) {
   switch (e.kind) {
     case EventKind::kHeapAllocateEnd:
@@ -184,10 +183,11 @@ uint32_t MeetsOtherProcesses(const Event& e, const ThreadRec& t, const TraceInde
     case EventKind::kCounterDecDeltaV3:
     case EventKind::kCounterSetValue:
     case EventKind::kCounterSetValueV3:
-    case EventKind::kCounterSetValueEx:
-      return e.Has(F::kCounter) && set_index.counters.Find(e.Get(F::kCounter)) != nullptr
-                 ? 0
-                 : kMeetsSharedCounter;
+    case EventKind::kCounterSetValueEx: {
+      if (!e.Has(F::kCounter)) return kMeetsV3Counter;
+      const CounterDef* def = set_index.counters.Find(e.Get(F::kCounter));
+      return def != nullptr && def->process == t.process ? kMeetsCounter : kMeetsOddCounter;
+    }
     case EventKind::kSyncCreate:
     case EventKind::kSyncRename:
     case EventKind::kSyncPrepare:
@@ -201,9 +201,24 @@ uint32_t MeetsOtherProcesses(const Event& e, const ThreadRec& t, const TraceInde
 
 // Whether two processes with these bits may meet.
 bool Meet(uint32_t a, uint32_t b) {
-  const uint32_t sync = kMeetsSync | kMeetsOddSync;
-  return (a & b & (kMeetsHeap | kMeetsSharedCounter)) != 0 || ((a & kMeetsOddSync) && (b & sync)) ||
-         ((a & sync) && (b & kMeetsOddSync));
+  const auto odd_meets = [](uint32_t x, uint32_t y, uint32_t odd, uint32_t any) {
+    return ((x & odd) != 0 && (y & any) != 0) || ((y & odd) != 0 && (x & any) != 0);
+  };
+  return (a & b & (kMeetsHeap | kMeetsV3Counter)) != 0 ||
+         odd_meets(a, b, kMeetsOddCounter, kMeetsCounter | kMeetsOddCounter) ||
+         odd_meets(a, b, kMeetsOddSync, kMeetsSync | kMeetsOddSync);
+}
+
+// Whether a set can be read one file after another (pieces.h): at most
+// 256 files, so that no two processes share an identity tag (trace_set.h's
+// ProcessTag), and at most one of them with a module map: unreadable
+// modules are reported as the first function of each is named, in the
+// serial pass's order of tasks over every process.
+bool FilesOneAfterAnother(const TraceSet& set) {
+  if (set.files().size() < 2 || set.files().size() > 256) return false;
+  size_t with_modules = 0;
+  for (const TraceFile& f : set.files()) with_modules += f.index->modules.empty() ? 0 : 1;
+  return with_modules <= 1;
 }
 
 // The pass on every core: the files at once, or (file_by_file) one after

@@ -66,7 +66,8 @@ struct CounterDef {
   std::string name;
   std::string domain_name;
   uint64_t domain = 0;
-  uint64_t type = 0;  // MetadataType
+  uint64_t type = 0;     // MetadataType
+  uint32_t process = 0;  // the file of a set (trace_set.h) that defines it
 };
 
 struct HistogramDef {

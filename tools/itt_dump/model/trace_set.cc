@@ -384,6 +384,7 @@ void TraceSet::Merge() {
       Put(&r.counters, id, ++next_counter);
       CounterDef d = def;
       d.domain = Lookup(r.domains, def.domain);
+      d.process = static_cast<uint32_t>(fi);
       m.counters[next_counter] = std::move(d);
     }
     for (const auto& [id, def] : x.histograms.entries()) {
