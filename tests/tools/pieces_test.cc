@@ -150,14 +150,21 @@ std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = fals
   return v;
 }
 
+// The header of process `pid` on the one boot of one host every test set
+// here shares (so its files line up by TSC).
+format::FileHeader ProcessHeader(uint32_t pid) {
+  format::FileHeader header = TestHeader();
+  header.pid = pid;
+  header.boot_id = {0xb0, 0x07};
+  return header;
+}
+
 // The threads' events in chunks of random size, written in a random order
 // that keeps each thread's chunks in order.
 std::string RandomTrace(uint64_t seed, const TraceOptions& options) {
   std::mt19937_64 rng(seed);
-  format::FileHeader header = TestHeader();
-  header.pid = options.pid;
+  format::FileHeader header = ProcessHeader(options.pid);
   header.host_name = options.host;
-  header.boot_id = {0xb0, 0x07};
   TraceBuilder b(header);
   b.Domain(1, "d1").Domain(2, "d2").Domain(3, "frames");
   for (uint64_t s = 10; s < 14; ++s) {
@@ -609,10 +616,7 @@ TEST(Pieces, FramesOpenPastTheLimitTakeTheSerialPass) {
 // differ; it must print what the serial pass prints, on every core.
 TEST(Pieces, ProcessesWhoseEventsMeetPrintWhatTheSerialPassPrints) {
   const auto process = [](uint32_t pid, const std::vector<Event>& events) {
-    format::FileHeader h = TestHeader();
-    h.pid = pid;
-    h.boot_id = {0xb0, 0x07};
-    TraceBuilder b(h);
+    TraceBuilder b(ProcessHeader(pid));
     b.Domain(1, "d1").String(10, "n").String(11, "lock").String(12, "r").String(13, "c");
     b.HeapFunction(1, "malloc", "libc");
     b.Thread(0, pid + 1, "main");
@@ -683,10 +687,7 @@ TEST(Pieces, ProcessesWhoseEventsMeetPrintWhatTheSerialPassPrints) {
 TEST(Pieces, PiecesThatKeepNothingStillMoveTheMergeOn) {
   std::vector<std::string> files;
   for (uint32_t pid : {100u, 200u}) {
-    format::FileHeader h = TestHeader();
-    h.pid = pid;
-    h.boot_id = {0xb0, 0x07};
-    TraceBuilder b(h);
+    TraceBuilder b(ProcessHeader(pid));
     b.Domain(1, "d1").String(10, "t10");
     b.Thread(0, pid + 1, "main");
     uint64_t t = 1000 + pid;
@@ -711,10 +712,7 @@ TEST(Pieces, PiecesThatKeepNothingStillMoveTheMergeOn) {
 // value (10, 11, 20 serially; 10, 20, 21 read file by file).
 TEST(Pieces, ACounterIdAProcessDoesNotDefineMeetsAnotherProcesssCounter) {
   const auto trace = [](uint32_t pid, bool define, const std::vector<Event>& events) {
-    format::FileHeader h = TestHeader();
-    h.pid = pid;
-    h.boot_id = {0xb0, 0x07};
-    TraceBuilder b(h);
+    TraceBuilder b(ProcessHeader(pid));
     b.Domain(1, "d1");
     if (define) b.Counter(1, "c", "d1", 1, format::MetadataType::kU64);
     b.Thread(0, pid + 1, "main");
@@ -752,10 +750,7 @@ TEST(Pieces, UnreadableModulesOfTwoProcessesAreReportedInTheSerialOrder) {
       std::fputs("not an ELF file", f);
       std::fclose(f);
     }
-    format::FileHeader h = TestHeader();
-    h.pid = pid;
-    h.boot_id = {0xb0, 0x07};
-    TraceBuilder b(h);
+    TraceBuilder b(ProcessHeader(pid));
     b.Domain(1, "d1");
     format::ModuleMapped m;
     m.ticks = 1000;

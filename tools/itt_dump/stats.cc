@@ -168,26 +168,15 @@ constexpr uint32_t kMeetsOddCounter = 8;
 constexpr uint32_t kMeetsSync = 16;
 constexpr uint32_t kMeetsOddSync = 32;
 uint32_t MeetsOtherProcesses(const Event& e, const ThreadRec& t, const TraceIndex& set_index) {
+  if (IsHeapChangeKind(e.kind)) return kMeetsHeap;
+  CounterChange change;
+  if (MayChangeCounter(e.kind) && DecodeCounterChange(e, &change)) {
+    if (change.key_kind != 1) return kMeetsV3Counter;
+    const CounterDef* def = set_index.counters.Find(change.a);
+    return def != nullptr && def->process == t.process ? kMeetsCounter : kMeetsOddCounter;
+  }
   switch (e.kind) {
-    case EventKind::kHeapAllocateEnd:
-    case EventKind::kHeapFreeEnd:
-    case EventKind::kHeapReallocateEnd:
-      return kMeetsHeap;
-    case EventKind::kCounterInc:
-    case EventKind::kCounterIncDelta:
-    case EventKind::kCounterDec:
-    case EventKind::kCounterDecDelta:
-    case EventKind::kCounterIncV3:
-    case EventKind::kCounterIncDeltaV3:
-    case EventKind::kCounterDecV3:
-    case EventKind::kCounterDecDeltaV3:
-    case EventKind::kCounterSetValue:
-    case EventKind::kCounterSetValueV3:
-    case EventKind::kCounterSetValueEx: {
-      if (!e.Has(F::kCounter)) return kMeetsV3Counter;
-      const CounterDef* def = set_index.counters.Find(e.Get(F::kCounter));
-      return def != nullptr && def->process == t.process ? kMeetsCounter : kMeetsOddCounter;
-    }
+    // The sync kinds OnSync keeps.
     case EventKind::kSyncCreate:
     case EventKind::kSyncRename:
     case EventKind::kSyncPrepare:
