@@ -179,22 +179,25 @@ void BM_Stage_RingToPayload(benchmark::State& state) {
   SetStageCounters(state);
 }
 
-std::string StagePayload() {
+// The payload the flusher makes of StageRecords(), and its chunk's flags.
+std::string StagePayload(uint16_t* flags) {
   format::EventStreamEncoder encoder;
   encoder.Reset(1, 0);
   ForEachRecord(StageRecords(), [&](const uint8_t* r, uint64_t ticks, uint64_t* task_word) {
     collector_internal::AppendRawRecord(r, ticks, task_word, &encoder);
   });
+  *flags = encoder.chunk_flags();
   return std::string(encoder.payload());
 }
 
 void BM_Stage_Compress(benchmark::State& state) {
-  const std::string payload = StagePayload();
+  uint16_t flags;
+  const std::string payload = StagePayload(&flags);
   format::ChunkWriter writer(collector_internal::Settings().zstd_level);
   std::string out;
   for (auto _ : state) {
     out.clear();
-    if (!writer.AppendChunk(format::ChunkType::kEvents, payload, &out).ok()) {
+    if (!writer.AppendChunk(format::ChunkType::kEvents, payload, &out, flags).ok()) {
       state.SkipWithError("AppendChunk failed");
       return;
     }
@@ -207,10 +210,11 @@ void BM_Stage_Compress(benchmark::State& state) {
 }
 
 void BM_Stage_Write(benchmark::State& state) {
-  const std::string payload = StagePayload();
+  uint16_t flags;
+  const std::string payload = StagePayload(&flags);
   format::ChunkWriter writer(collector_internal::Settings().zstd_level);
   std::string chunk;
-  (void)writer.AppendChunk(format::ChunkType::kEvents, payload, &chunk);
+  (void)writer.AppendChunk(format::ChunkType::kEvents, payload, &chunk, flags);
   std::string dir = MakeTempDir("ittc-stage");
   int fd = open((dir + "/stage.itt").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   for (auto _ : state) {

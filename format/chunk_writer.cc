@@ -75,7 +75,7 @@ void ChunkWriter::UseLevel(int level) {
 ChunkWriter::~ChunkWriter() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
 
 absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload, int zstd_level,
-                                      std::string* out) {
+                                      std::string* out, uint16_t flags) {
   if (payload.size() > kMaxChunkPayloadBytes) {
     return absl::InvalidArgumentError("chunk payload exceeds 16 MiB");
   }
@@ -93,8 +93,8 @@ absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload, 
   const size_t n = ZSTD_compress2(cctx, scratch_.get(), bound, payload.data(), payload.size());
   if (ZSTD_isError(n)) return absl::InternalError(std::string("zstd: ") + ZSTD_getErrorName(n));
   char header[kChunkHeaderSize];
-  FillHeader(header, static_cast<uint16_t>(type), kChunkFlagZstd, next_sequence_, scratch_.get(),
-             static_cast<uint32_t>(n), static_cast<uint32_t>(payload.size()));
+  FillHeader(header, static_cast<uint16_t>(type), kChunkFlagZstd | flags, next_sequence_,
+             scratch_.get(), static_cast<uint32_t>(n), static_cast<uint32_t>(payload.size()));
   out->append(header, kChunkHeaderSize);
   out->append(scratch_.get(), n);
   ++next_sequence_;

@@ -37,13 +37,17 @@ class ChunkWriter {
   //
   // If the caller then fails to write the bytes, the chunk is lost and a
   // reader sees a sequence gap, which is what happened.
-  absl::Status AppendChunk(ChunkType type, std::string_view payload, std::string* out) {
-    return AppendChunk(type, payload, level_, out);
+  //
+  // `flags` are set in the header besides kChunkFlagZstd: an events chunk
+  // passes its encoder's chunk_flags() (how its fields are coded).
+  absl::Status AppendChunk(ChunkType type, std::string_view payload, std::string* out,
+                           uint16_t flags = 0) {
+    return AppendChunk(type, payload, level_, out, flags);
   }
   // The same at another zstd level for this chunk only (a writer that has
   // fallen behind trades size for speed; the reader needs no notice).
   absl::Status AppendChunk(ChunkType type, std::string_view payload, int zstd_level,
-                           std::string* out);
+                           std::string* out, uint16_t flags = 0);
 
   // Sequence number the next chunk gets; also the number of chunks so far.
   uint64_t next_sequence() const { return next_sequence_; }

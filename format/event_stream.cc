@@ -64,6 +64,38 @@ const char* DecodeFields(const KindSchema& schema, const char* p, const char* li
   return p;
 }
 
+const char* DecodeDeltaFields(const KindSchema& schema, const char* p, const char* limit,
+                              uint64_t own_time, FieldHistory::Row row, Event* event,
+                              const char** reason) {
+  for (int i = 0; i < schema.field_count && p != nullptr; ++i) {
+    FieldValue* f = &event->fields[i];
+    auto slot_of = [&row, i ]() -> auto& { return row.slots[i]; };
+    const bool delta = (row.mask >> i) & 1;
+    switch (schema.fields[i].type) {
+      case FieldType::kUint:
+        p = GetDeltaField<FieldType::kUint>(p, limit, own_time, slot_of, delta, f, reason);
+        break;
+      case FieldType::kSint:
+        p = GetDeltaField<FieldType::kSint>(p, limit, own_time, slot_of, delta, f, reason);
+        break;
+      case FieldType::kDouble:
+        p = GetDeltaField<FieldType::kDouble>(p, limit, own_time, slot_of, delta, f, reason);
+        break;
+      case FieldType::kTime:
+        p = GetDeltaField<FieldType::kTime>(p, limit, own_time, slot_of, delta, f, reason);
+        break;
+      case FieldType::kId:
+        p = GetDeltaField<FieldType::kId>(p, limit, own_time, slot_of, delta, f, reason);
+        break;
+      case FieldType::kBytes:
+        p = GetDeltaField<FieldType::kBytes>(p, limit, own_time, slot_of, delta, f, reason);
+        break;
+    }
+  }
+  if (p != nullptr) event->field_count = schema.field_count;
+  return p;
+}
+
 namespace {
 
 // DecodeFixedFields's visitor for WithFixedFields.
@@ -71,12 +103,17 @@ struct FixedDecoder {
   const char* p;
   const char* limit;
   uint64_t own_time;
+  FieldHistory* history;  // null: plain fields
+  EventKind kind;
   Event* event;
   const char** reason;
   bool* fixed;
   template <FieldType... kTypes>
   ABSL_ATTRIBUTE_ALWAYS_INLINE const char* Fixed() {
     *fixed = true;
+    if (history != nullptr) {
+      return GetDeltaFields<kTypes...>(p, limit, own_time, history, kind, event, reason);
+    }
     return GetFields<kTypes...>(p, limit, own_time, event, reason);
   }
   const char* Other() {
@@ -89,14 +126,16 @@ struct FixedDecoder {
 
 // Inlined into EventStreamDecoder::Next, its hot path.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* DecodeFixedFieldsInline(
-    EventKind kind, const char* p, const char* limit, uint64_t own_time, Event* event,
-    const char** reason, bool* fixed) {
-  return WithFixedFields(kind, FixedDecoder{p, limit, own_time, event, reason, fixed});
+    EventKind kind, const char* p, const char* limit, uint64_t own_time, FieldHistory* history,
+    Event* event, const char** reason, bool* fixed) {
+  return WithFixedFields(kind,
+                         FixedDecoder{p, limit, own_time, history, kind, event, reason, fixed});
 }
 
 const char* DecodeFixedFields(EventKind kind, const char* p, const char* limit, uint64_t own_time,
-                              Event* event, const char** reason, bool* fixed) {
-  return DecodeFixedFieldsInline(kind, p, limit, own_time, event, reason, fixed);
+                              FieldHistory* history, Event* event, const char** reason,
+                              bool* fixed) {
+  return DecodeFixedFieldsInline(kind, p, limit, own_time, history, event, reason, fixed);
 }
 
 }  // namespace internal
@@ -117,7 +156,7 @@ void EventStreamEncoder::Buffer::Free() {
   size = capacity = 0;
 }
 
-EventStreamEncoder::EventStreamEncoder() {
+EventStreamEncoder::EventStreamEncoder(FieldCoding coding) : delta_(coding == FieldCoding::kDelta) {
   times_.Grow(16 << 10);
   ops_.Grow(64 << 10);
 }
@@ -136,6 +175,7 @@ void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
   base_time_ = last_time_ = base_time;
   assembled_ = false;
   failed_ = false;
+  history_.Clear();
 }
 
 void EventStreamEncoder::Append(const Event& event) {
@@ -175,7 +215,9 @@ std::string_view EventStreamEncoder::payload() const {
   return std::string_view(out_.data, out_.size);
 }
 
-absl::Status EventStreamDecoder::Reset(std::string_view payload) {
+absl::Status EventStreamDecoder::Reset(std::string_view payload, uint16_t chunk_flags) {
+  delta_ = (chunk_flags & kChunkFlagDeltaFields) != 0;
+  history_.Clear();
   begin_ = pos_ = payload.data();
   limit_ = payload.data() + payload.size();
   tpos_ = tlimit_ = nullptr;
@@ -231,7 +273,11 @@ bool EventStreamDecoder::Next(Event* event) {
     bool fixed = false;
     // The usual kinds by their straight-line form: they are unsized and
     // known, so what follows for the others has nothing to check for them.
-    const char* q = internal::DecodeFixedFieldsInline(k, p, limit_, time, event, &reason, &fixed);
+    // Unsized kinds are below 0x100; the others fail or are skipped below
+    // before the history is used.
+    internal::FieldHistory* history = delta_ && kind < kFirstRecordKind ? &history_ : nullptr;
+    const char* q =
+        internal::DecodeFixedFieldsInline(k, p, limit_, time, history, event, &reason, &fixed);
     const char* block_limit = limit_;
     if (!fixed) {
       const KindSchema* s = FindSchema(k);
@@ -252,7 +298,9 @@ bool EventStreamDecoder::Next(Event* event) {
       } else if (s == nullptr) {
         return Fail("unknown event kind");
       }
-      q = internal::DecodeFields(*s, p, block_limit, time, event, &reason);
+      q = history != nullptr ? internal::DecodeDeltaFields(*s, p, block_limit, time, history_.Of(k),
+                                                           event, &reason)
+                             : internal::DecodeFields(*s, p, block_limit, time, event, &reason);
     }
     if (q == nullptr) return Fail(reason);
     p = q;

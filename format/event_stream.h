@@ -21,6 +21,7 @@
 
 #include "absl/base/attributes.h"
 #include "absl/status/status.h"
+#include "format/chunk.h"
 #include "format/coding.h"
 #include "format/schema.h"
 
@@ -90,6 +91,123 @@ inline char* PutField(char* p, uint64_t own_time, Source& source) {
 template <FieldType... kTypes, typename Source>
 inline char* PutFields(char* p, uint64_t own_time, Source& source) {
   ((p = PutField<kTypes>(p, own_time, source)), ...);
+  return p;
+}
+
+// Delta-coded fields (FORMAT.md, "Delta-coded fields"): what each field of
+// each unsized kind held in the previous event of that kind in the chunk,
+// the reference the next one is stored against. A row lives from the
+// first event of its kind in the chunk (all zero then) to the chunk's end.
+// Rows are zeroed when first used, so Clear() costs nothing per kind.
+// The presence-byte bit of an id stored relative to the field's previous
+// one (delta-coded chunks only).
+inline constexpr unsigned kRelativeId = 8;
+
+class FieldHistory {
+ public:
+  // Word slots per field: an id's three parts; other fields use the first.
+  using Slot = uint64_t[3];
+  // A kind's row, and which of its fields are delta-coded
+  // (KindSchema::delta_mask; 0 for a kind this version does not know).
+  struct Row {
+    Slot* slots;
+    uint16_t mask;
+  };
+
+  void Clear() {
+    for (uint64_t& w : seen_) w = 0;
+  }
+  // The row of `kind`. REQUIRES: !IsSizedKind(kind).
+  ABSL_ATTRIBUTE_ALWAYS_INLINE Row Of(EventKind kind) {
+    const auto k = static_cast<uint8_t>(kind);
+    const uint64_t bit = uint64_t{1} << (k & 63);
+    uint64_t& word = seen_[k >> 6];
+    if (__builtin_expect((word & bit) == 0, 0)) {
+      word |= bit;
+      std::memset(rows_[k], 0, sizeof(rows_[k]));
+      const KindSchema* s = FindSchema(kind);
+      masks_[k] = s != nullptr ? s->delta_mask : 0;
+    }
+    return Row{rows_[k], masks_[k]};
+  }
+
+ private:
+  static_assert(kFirstSizedKind > 0xff, "unsized kinds fit a byte (0x100..0xfff are records)");
+  uint64_t seen_[4] = {};
+  Slot rows_[256][kMaxFields];  // not initialised: see Of
+  uint16_t masks_[256];
+};
+
+// The stored difference of a one-word field: zigzag(value - previous).
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaWord(char* p, uint64_t v, uint64_t* previous) {
+  p = PutVarint64(p, ZigZagEncode(static_cast<int64_t>(v - *previous)));
+  *previous = v;
+  return p;
+}
+
+// An id in a delta-coded chunk: a null id is the plain byte 00 and leaves
+// the field's history alone; any other is relative (presence bit 3) to the
+// last relative id of the field, which it replaces: bits 0-2 mark the
+// parts that differ, each stored as zigzag(part - previous part).
+// `slot_of()` gives the field's slot; it is only called for a non-null id,
+// so that a loop of null ids costs what the plain form does.
+template <typename SlotOf>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaId(char* p, const Id& id, SlotOf&& slot_of) {
+  if ((id.d1 | id.d2 | id.d3) == 0) {
+    *p++ = 0;
+    return p;
+  }
+  FieldHistory::Slot& slot = slot_of();
+  const uint64_t d1 = id.d1 - slot[0], d2 = id.d2 - slot[1], d3 = id.d3 - slot[2];
+  const unsigned mask = (d1 != 0 ? 1u : 0u) | (d2 != 0 ? 2u : 0u) | (d3 != 0 ? 4u : 0u);
+  *p++ = static_cast<char>(kRelativeId | mask);
+  if (mask == 0) return p;  // the same id again
+  slot[0] = id.d1;
+  slot[1] = id.d2;
+  slot[2] = id.d3;
+  if (mask & 1) p = PutVarint64(p, ZigZagEncode(static_cast<int64_t>(d1)));
+  if (mask & 2) p = PutVarint64(p, ZigZagEncode(static_cast<int64_t>(d2)));
+  if (mask & 4) p = PutVarint64(p, ZigZagEncode(static_cast<int64_t>(d3)));
+  return p;
+}
+
+// PutField's form in a delta-coded chunk. `slot_of()` gives the field's
+// FieldHistory slot, `delta` is its bit of the kind's delta_mask. An id is
+// PutDeltaId; a kTime field is PutDeltaWord of its value minus own_time
+// (what the plain form stores); a kUint field with the bit is PutDeltaWord
+// of its value. Every other field is stored as in the plain form.
+template <FieldType kType, typename Source, typename SlotOf>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaField(char* p, uint64_t own_time,
+                                                        SlotOf&& slot_of, bool delta,
+                                                        Source& source) {
+  if constexpr (kType == FieldType::kId) {
+    return PutDeltaId(p, source.NextId(), slot_of);
+  } else if constexpr (kType == FieldType::kTime) {
+    return PutDeltaWord(p, source.Word() - own_time, &slot_of()[0]);
+  } else if constexpr (kType == FieldType::kUint) {
+    if (delta) return PutDeltaWord(p, source.Word(), &slot_of()[0]);
+    return PutField<kType>(p, own_time, source);
+  } else {
+    return PutField<kType>(p, own_time, source);
+  }
+}
+
+// PutFields's delta-coded form for a straight-line kind (WithFixedFields):
+// its uint fields are references, stored as they are, and it has no time
+// fields (the kinds with either are coded by their schema), so only ids
+// look at `history`, and only when they are not null.
+template <FieldType... kTypes, typename Source>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaFields(char* p, uint64_t own_time,
+                                                         FieldHistory* history, EventKind kind,
+                                                         Source& source) {
+  static_assert(((kTypes != FieldType::kTime) && ...),
+                "a straight-line kind with a time field needs its delta_mask here");
+  int i = 0;
+  ((p = PutDeltaField<kTypes>(
+        p, own_time, [ history, kind, i ]() -> auto& { return history->Of(kind).slots[i]; }, false,
+        source),
+    ++i),
+   ...);
   return p;
 }
 
@@ -170,17 +288,107 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetFields(const char* p, const c
   return p;
 }
 
+// The value of a one-word delta-coded field: previous + zigzag(stored).
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetDeltaWord(const char* p, const char* limit,
+                                                             uint64_t* previous, uint64_t* v) {
+  uint64_t zz;
+  p = GetVarint64(p, limit, &zz);
+  if (p != nullptr) *v = *previous += static_cast<uint64_t>(ZigZagDecode(zz));
+  return p;
+}
+
+// PutDeltaId's inverse.
+template <typename SlotOf>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetDeltaId(const char* p, const char* limit,
+                                                           SlotOf&& slot_of, Id* id,
+                                                           const char** reason) {
+  if (p >= limit) {
+    *reason = "truncated id field";
+    return nullptr;
+  }
+  const unsigned presence = static_cast<unsigned char>(*p);
+  if (presence < kRelativeId) return GetIdField(p, limit, id, reason);
+  ++p;
+  if (presence > (kRelativeId | 7)) {
+    *reason = "bad id presence byte";
+    return nullptr;
+  }
+  FieldHistory::Slot& slot = slot_of();
+  uint64_t unused;
+  if (presence & 1) p = GetDeltaWord(p, limit, &slot[0], &unused);
+  if (p != nullptr && (presence & 2)) p = GetDeltaWord(p, limit, &slot[1], &unused);
+  if (p != nullptr && (presence & 4)) p = GetDeltaWord(p, limit, &slot[2], &unused);
+  if (p == nullptr) {
+    *reason = "bad id field";
+    return nullptr;
+  }
+  *id = Id{slot[0], slot[1], slot[2]};
+  return p;
+}
+
+// PutDeltaField's inverse (GetField's form in a delta-coded chunk).
+template <FieldType kType, typename SlotOf>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetDeltaField(const char* p, const char* limit,
+                                                              uint64_t own_time, SlotOf&& slot_of,
+                                                              bool delta, FieldValue* f,
+                                                              const char** reason) {
+  if constexpr (kType == FieldType::kId) {
+    return GetDeltaId(p, limit, slot_of, &f->id, reason);
+  } else if constexpr (kType == FieldType::kTime) {
+    uint64_t v;
+    p = GetDeltaWord(p, limit, &slot_of()[0], &v);
+    if (p == nullptr) {
+      *reason = "bad time field";
+      return nullptr;
+    }
+    f->u = own_time + v;
+    return p;
+  } else if constexpr (kType == FieldType::kUint) {
+    if (!delta) return GetField<kType>(p, limit, own_time, f, reason);
+    p = GetDeltaWord(p, limit, &slot_of()[0], &f->u);
+    if (p == nullptr) *reason = "bad varint field";
+    return p;
+  } else {
+    return GetField<kType>(p, limit, own_time, f, reason);
+  }
+}
+
+// PutDeltaFields's inverse.
+template <FieldType... kTypes>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetDeltaFields(const char* p, const char* limit,
+                                                               uint64_t own_time,
+                                                               FieldHistory* history,
+                                                               EventKind kind, Event* event,
+                                                               const char** reason) {
+  static_assert(((kTypes != FieldType::kTime) && ...),
+                "a straight-line kind with a time field needs its delta_mask here");
+  FieldValue* f = event->fields;
+  int i = 0;
+  if (!(((p = GetDeltaField<kTypes>(
+              p, limit, own_time,
+              [ history, kind, i ]() -> auto& { return history->Of(kind).slots[i]; }, false, f++,
+              reason)) != nullptr &&
+         (++i, true)) &&
+        ...)) {
+    return nullptr;
+  }
+  event->field_count = sizeof...(kTypes);
+  return p;
+}
+
 // The kinds a tight instrumented loop emits get straight-line code in the
 // encoder and the decoder: calls visitor.template Fixed<kTypes...>() with
 // the field types of `kind` if it is one of them, else visitor.Other().
+// None has a field a delta-coded chunk stores as a difference besides its
+// ids (KindSchema::delta_mask): the *_ex kinds, with their user
+// timestamps, take the schema's path.
 // Each list repeats its kind's schema (schema.cc); tests/format and the
 // collector's ring-record test encode every kind through here and decode
 // it with the schema-driven decoder (and compare this decoder's output with
 // it), so a list that drifts fails them.
 template <typename Visitor>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline auto WithFixedFields(EventKind kind, Visitor&& visitor) {
-  constexpr FieldType U = FieldType::kUint, I = FieldType::kId, T = FieldType::kTime,
-                      B = FieldType::kBytes;
+  constexpr FieldType U = FieldType::kUint, I = FieldType::kId, B = FieldType::kBytes;
   switch (kind) {
     case EventKind::kTaskEnd:
     case EventKind::kCounterInc:
@@ -212,14 +420,6 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline auto WithFixedFields(EventKind kind, Visitor
     case EventKind::kFrameEnd:
     case EventKind::kRegionEnd:
       return visitor.template Fixed<U, I>();
-    case EventKind::kTaskBeginEx:
-    case EventKind::kTaskBeginFnEx:
-    case EventKind::kTaskBeginOverlappedEx:
-      return visitor.template Fixed<U, U, U, T, I, I, U>();
-    case EventKind::kTaskEndEx:
-      return visitor.template Fixed<U, U, U, T>();
-    case EventKind::kTaskEndOverlappedEx:
-      return visitor.template Fixed<U, U, U, T, I>();
     case EventKind::kMarker:
       return visitor.template Fixed<U, I, U, U>();
     case EventKind::kCounterIncDelta:
@@ -242,10 +442,12 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline auto WithFixedFields(EventKind kind, Visitor
 }
 
 // The fields of `kind` by its straight-line form (WithFixedFields), as
-// DecodeFields with its schema reads them. *fixed: whether `kind` has one;
-// if not, nothing is read and nullptr returned.
+// DecodeFields with its schema reads them (DecodeDeltaFields with
+// `history` if it is not null). *fixed: whether `kind` has one; if not,
+// nothing is read and nullptr returned.
 const char* DecodeFixedFields(EventKind kind, const char* p, const char* limit, uint64_t own_time,
-                              Event* event, const char** reason, bool* fixed);
+                              FieldHistory* history, Event* event, const char** reason,
+                              bool* fixed);
 
 // Writes the fields `source` yields, in `schema` order, at p; kTime fields
 // relative to `own_time`. REQUIRES: room for field_count * kMaxFieldBytes
@@ -278,6 +480,37 @@ inline char* EncodeFieldsFrom(const KindSchema& schema, uint64_t own_time, Sourc
   return p;
 }
 
+// EncodeFieldsFrom's delta-coded form, against `row` (FieldHistory::Row).
+template <typename Source>
+inline char* EncodeDeltaFieldsFrom(const KindSchema& schema, uint64_t own_time,
+                                   FieldHistory::Row row, Source& source, char* p) {
+  for (int i = 0; i < schema.field_count; ++i) {
+    auto slot_of = [&row, i ]() -> auto& { return row.slots[i]; };
+    const bool delta = (row.mask >> i) & 1;
+    switch (schema.fields[i].type) {
+      case FieldType::kUint:
+        p = PutDeltaField<FieldType::kUint>(p, own_time, slot_of, delta, source);
+        break;
+      case FieldType::kSint:
+        p = PutDeltaField<FieldType::kSint>(p, own_time, slot_of, delta, source);
+        break;
+      case FieldType::kDouble:
+        p = PutDeltaField<FieldType::kDouble>(p, own_time, slot_of, delta, source);
+        break;
+      case FieldType::kTime:
+        p = PutDeltaField<FieldType::kTime>(p, own_time, slot_of, delta, source);
+        break;
+      case FieldType::kId:
+        p = PutDeltaField<FieldType::kId>(p, own_time, slot_of, delta, source);
+        break;
+      case FieldType::kBytes:
+        p = PutDeltaField<FieldType::kBytes>(p, own_time, slot_of, delta, source);
+        break;
+    }
+  }
+  return p;
+}
+
 // The field source of an in-memory Event.
 class EventFieldSource {
  public:
@@ -300,6 +533,10 @@ char* EncodeFields(const KindSchema& schema, const Event& event, uint64_t own_ti
 // malformed input (*reason says why).
 const char* DecodeFields(const KindSchema& schema, const char* p, const char* limit,
                          uint64_t own_time, Event* event, const char** reason);
+// DecodeFields's delta-coded form, against `row` (FieldHistory::Row).
+const char* DecodeDeltaFields(const KindSchema& schema, const char* p, const char* limit,
+                              uint64_t own_time, FieldHistory::Row row, Event* event,
+                              const char** reason);
 
 }  // namespace internal
 
@@ -312,7 +549,12 @@ const char* DecodeFields(const KindSchema& schema, const char* p, const char* li
 // Thread safety: none; one encoder per thread.
 class EventStreamEncoder {
  public:
-  EventStreamEncoder();
+  // How fields are stored: kDelta (FORMAT.md, "Delta-coded fields") is what
+  // this version writes; kPlain is the form of versions 1.0 and 1.1, kept
+  // so tests can write what older collectors wrote.
+  enum class FieldCoding { kPlain, kDelta };
+
+  explicit EventStreamEncoder(FieldCoding coding = FieldCoding::kDelta);
   EventStreamEncoder(const EventStreamEncoder&) = delete;
   EventStreamEncoder& operator=(const EventStreamEncoder&) = delete;
 
@@ -351,6 +593,9 @@ class EventStreamEncoder {
   size_t payload_size() const;
   size_t event_count() const { return event_count_; }
   uint32_t thread_index() const { return thread_index_; }
+  // The flags the chunk holding this payload must carry besides
+  // kChunkFlagZstd (ChunkWriter::AppendChunk's `flags`).
+  uint16_t chunk_flags() const { return delta_ ? kChunkFlagDeltaFields : 0; }
   // True if memory ran out since the last Reset: an Append dropped its
   // event (or payload() returned an empty view). The encoder never throws
   // or aborts, since it runs inside the traced process; the caller counts
@@ -424,16 +669,24 @@ class EventStreamEncoder {
   uint64_t base_time_ = 0;
   uint64_t last_time_ = 0;
   uint32_t thread_index_ = 0;
+  bool delta_;
+  internal::FieldHistory history_;
 };
 
 template <FieldType... kTypes, typename Source>
-inline bool EventStreamEncoder::AppendFixed(EventKind kind, uint64_t time, size_t bytes_bound,
-                                            Source& source) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EventStreamEncoder::AppendFixed(EventKind kind,
+                                                                         uint64_t time,
+                                                                         size_t bytes_bound,
+                                                                         Source& source) {
   char* p = ReserveEvent(internal::kMaxEventPrefixBytes +
                          sizeof...(kTypes) * internal::kMaxFieldBytes + bytes_bound);
   if (p == nullptr) return true;  // counted by failed()
   p = PutVarint64(p, static_cast<uint16_t>(kind));
-  p = internal::PutFields<kTypes...>(p, time, source);
+  if (delta_) {
+    p = internal::PutDeltaFields<kTypes...>(p, time, &history_, kind, source);
+  } else {
+    p = internal::PutFields<kTypes...>(p, time, source);
+  }
   if (!source.ok()) return false;
   CommitEvent(time, p);
   return true;
@@ -457,13 +710,16 @@ bool EventStreamEncoder::AppendBySchema(EventKind kind, uint64_t time, size_t by
   p = PutVarint64(p, static_cast<uint16_t>(kind));
   if (IsSizedKind(kind)) {
     // Encode the block after the widest possible length prefix, then move
-    // it next to the actual prefix. Rare: no 1.0 kind is sized.
+    // it next to the actual prefix. Rare: no 1.0 kind is sized. Sized
+    // kinds are never delta-coded.
     char* block = p + kMaxVarint64Bytes;
     char* end = internal::EncodeFieldsFrom(*s, time, source, block);
     const size_t len = static_cast<size_t>(end - block);
     p = PutVarint64(p, len);
     std::memmove(p, block, len);
     p += len;
+  } else if (delta_) {
+    p = internal::EncodeDeltaFieldsFrom(*s, time, history_.Of(kind), source, p);
   } else {
     p = internal::EncodeFieldsFrom(*s, time, source, p);
   }
@@ -484,9 +740,11 @@ class EventStreamDecoder {
  public:
   EventStreamDecoder() = default;
 
-  // Starts decoding `payload`, which must stay valid while Next is called.
-  // Fails if the payload's prefix (thread index, base time) is malformed.
-  absl::Status Reset(std::string_view payload);
+  // Starts decoding `payload`, which must stay valid while Next is called;
+  // `chunk_flags` are its chunk's (format::Chunk::flags), which say how its
+  // fields are coded. Fails if the payload's prefix (thread index, base
+  // time) is malformed.
+  absl::Status Reset(std::string_view payload, uint16_t chunk_flags);
 
   // Decodes the next event into *event. Returns false at the end of the
   // payload or on error (then status() is not OK). The event's kBytes views
@@ -519,6 +777,8 @@ class EventStreamDecoder {
   size_t events_decoded_ = 0;
   size_t unknown_skipped_ = 0;
   absl::Status status_;
+  bool delta_ = false;
+  internal::FieldHistory history_;
 };
 
 }  // namespace format

@@ -153,19 +153,36 @@ constexpr FieldSpec I(const char* n) { return Spec(n, FieldType::kId); }
 constexpr FieldSpec B(const char* n) { return Spec(n, FieldType::kBytes); }
 constexpr FieldSpec T(const char* n) { return Spec(n, FieldType::kTime); }
 
+// The kUint fields IsCountingField names: the one list of them.
+constexpr Field kCountingFields[] = {F::kUserTimestamp, F::kMethodId, F::kParentMethodId};
+
+constexpr bool Counts(Field f) {
+  for (Field c : kCountingFields) {
+    if (c == f) return true;
+  }
+  return false;
+}
+
+constexpr bool DeltaCoded(const FieldSpec& f) {
+  return f.type == FieldType::kId || f.type == FieldType::kTime ||
+         (f.type == FieldType::kUint && Counts(f.field));
+}
+
 template <size_t N>
 constexpr KindSchema K(EventKind kind, const char* name, const FieldSpec (&f)[N]) {
   static_assert(N <= kMaxFields, "too many fields");
-  KindSchema s{kind, name, static_cast<uint8_t>(N), {}, 0};
+  static_assert(kMaxFields <= 16, "delta_mask has a bit per field");
+  KindSchema s{kind, name, static_cast<uint8_t>(N), {}, 0, 0};
   for (size_t i = 0; i < N; ++i) {
     s.fields[i] = f[i];
     if (f[i].type == FieldType::kBytes) ++s.bytes_field_count;
+    if (DeltaCoded(f[i])) s.delta_mask = static_cast<uint16_t>(s.delta_mask | (1u << i));
   }
   return s;
 }
 
 constexpr KindSchema K(EventKind kind, const char* name) {
-  return KindSchema{kind, name, 0, {}, 0};
+  return KindSchema{kind, name, 0, {}, 0, 0};
 }
 
 using E = EventKind;
@@ -426,6 +443,8 @@ const KindSchema* AllSchemas(int* count) {
   *count = kSchemaCount;
   return kSchemas;
 }
+
+bool IsCountingField(Field f) { return Counts(f); }
 
 const char* FieldName(Field f) {
   const int i = static_cast<int>(f);

@@ -301,6 +301,12 @@ enum class FieldRole : uint8_t {
   kMetadataArray,    // packed elements of a metadata/histogram type
 };
 
+// Whether successive values of the kUint field `f` tend to count up
+// (user timestamps, JIT method ids), so that a delta-coded events chunk
+// stores its differences. Reference and enum fields are not: their values
+// recur from a small set, which zstd matches best as they are.
+bool IsCountingField(Field f);
+
 // The schema name of `f` ("domain", "clock_domain", ...), "" for kUnknown.
 const char* FieldName(Field f);
 // The field named `name`, or Field::kUnknown.
@@ -321,6 +327,11 @@ struct KindSchema {
   // How many of the fields are kBytes: lets encoders skip sizing variable
   // parts of kinds that have none.
   uint8_t bytes_field_count;
+  // Bit i set: fields[i] is stored as a difference from the previous event
+  // of the kind in a delta-coded events chunk (FORMAT.md, "Delta-coded
+  // fields"): every kId and kTime field, and the kUint fields whose values
+  // count up (IsCountingField).
+  uint16_t delta_mask = 0;
 
   // Position of `f` in fields, or -1.
   int IndexOf(Field f) const;

@@ -405,8 +405,8 @@ void Flusher::WriteChunk(OpenChunk* c) {
   if (!t->flusher_info_written) WriteThreadInfo(t);
   const bool behind = t->ring.BacklogBytes() > t->ring.capacity() / kBacklogRingFraction;
   const int level = behind ? kBacklogZstdLevel : settings_.zstd_level;
-  absl::Status s =
-      chunk_writer_.AppendChunk(ChunkType::kEvents, c->encoder->payload(), level, &pending_);
+  absl::Status s = chunk_writer_.AppendChunk(ChunkType::kEvents, c->encoder->payload(), level,
+                                             &pending_, c->encoder->chunk_flags());
   if (s.ok()) {
     t->flusher_recorded += c->events;
     totals_.events_recorded += c->events;

@@ -111,9 +111,10 @@ struct BothPaths {
   uint64_t append_word = kNoTaskWord, decode_word = kNoTaskWord;
 };
 
-std::vector<std::string> DecodeAll(std::string_view payload) {
+// The events of `encoder`'s payload.
+std::vector<std::string> DecodeAll(const format::EventStreamEncoder& encoder) {
   format::EventStreamDecoder decoder;
-  EXPECT_TRUE(decoder.Reset(payload).ok());
+  EXPECT_TRUE(decoder.Reset(encoder.payload(), encoder.chunk_flags()).ok());
   std::vector<std::string> out;
   Event e;
   while (decoder.Next(&e)) out.push_back(format::DebugString(e));
@@ -166,7 +167,7 @@ TEST(RawRecord, EveryKindEncodesStraightToItself) {
   }
   ASSERT_FALSE(encoder.failed());
   EXPECT_EQ(encoder.event_count(), records.size());
-  EXPECT_EQ(DecodeAll(encoder.payload()), expected);
+  EXPECT_EQ(DecodeAll(encoder), expected);
 }
 
 // The ring record's field source and an Event's give the same bytes: the
@@ -232,7 +233,7 @@ TEST(RawRecord, RecordsWithNullIdsWriteTheSamePayloadAsTheirEvents) {
   }
   EXPECT_EQ(plain, std::size(plain_kinds) * 30);
   EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
-  EXPECT_EQ(DecodeAll(paths.from_ring.payload()), expected);
+  EXPECT_EQ(DecodeAll(paths.from_ring), expected);
 }
 
 // Appends `record` to an encoder holding one good event, checks it is
@@ -254,7 +255,7 @@ void ExpectRefused(const std::vector<uint64_t>& record, const std::string& what)
   Event decoded;
   EXPECT_FALSE(DecodeRawRecord(Bytes(record), ticks, &task_word, &decoded)) << what;
   ASSERT_TRUE(AppendRawRecord(Bytes(good_record), 100, &task_word, &encoder));
-  EXPECT_EQ(DecodeAll(encoder.payload()).size(), 2u) << what;
+  EXPECT_EQ(DecodeAll(encoder).size(), 2u) << what;
 }
 
 std::vector<uint64_t> WithSize(std::vector<uint64_t> record, size_t size) {

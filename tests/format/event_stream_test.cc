@@ -1,9 +1,12 @@
 #include "format/event_stream.h"
 
+#include <cstring>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "format/coding.h"
 #include "format/debug_string.h"
 #include "gtest/gtest.h"
@@ -38,10 +41,16 @@ void ExpectSameEvent(const Event& want, const Event& got) {
   }
 }
 
-std::vector<Event> DecodeAll(std::string_view payload, absl::Status* status) {
+// The flags of a chunk whose fields are plain (as 1.0 and 1.1 wrote them):
+// what the hand-built payloads below are.
+constexpr uint16_t kPlainFields = 0;
+
+std::string Varints(std::initializer_list<uint64_t> values);
+
+std::vector<Event> DecodeAll(std::string_view payload, uint16_t chunk_flags, absl::Status* status) {
   EventStreamDecoder dec;
   std::vector<Event> out;
-  *status = dec.Reset(payload);
+  *status = dec.Reset(payload, chunk_flags);
   if (!status->ok()) return out;
   Event e;
   while (dec.Next(&e)) out.push_back(e);
@@ -77,29 +86,94 @@ TEST(EventStream, EveryEventKindRoundTrips) {
   events.push_back(RandomEvent(rng, EventKind::kTaskEnd, ~0ull, &storage));
   events.push_back(RandomEvent(rng, EventKind::kTaskEnd, 0, &storage));
 
-  EventStreamEncoder enc;
-  enc.Reset(7, 999999);
-  for (const Event& e : events) {
-    const size_t before = enc.payload().size();
-    enc.Append(e);
-    EXPECT_LE(enc.payload().size() - before, MaxEncodedEventSize(e));
-  }
-  EXPECT_EQ(enc.event_count(), events.size());
-  EXPECT_EQ(enc.thread_index(), 7u);
+  for (auto coding :
+       {EventStreamEncoder::FieldCoding::kDelta, EventStreamEncoder::FieldCoding::kPlain}) {
+    SCOPED_TRACE(coding == EventStreamEncoder::FieldCoding::kDelta ? "delta" : "plain");
+    EventStreamEncoder enc(coding);
+    enc.Reset(7, 999999);
+    for (const Event& e : events) {
+      const size_t before = enc.payload().size();
+      enc.Append(e);
+      EXPECT_LE(enc.payload().size() - before, MaxEncodedEventSize(e));
+    }
+    EXPECT_EQ(enc.event_count(), events.size());
+    EXPECT_EQ(enc.thread_index(), 7u);
 
-  EventStreamDecoder dec;
-  ASSERT_TRUE(dec.Reset(enc.payload()).ok());
-  EXPECT_EQ(dec.thread_index(), 7u);
-  EXPECT_EQ(dec.base_time(), 999999u);
-  Event got;
-  for (const Event& want : events) {
-    ASSERT_TRUE(dec.Next(&got)) << dec.status();
-    ExpectSameEvent(want, got);
-    if (HasFailure()) FAIL() << DebugString(want) << "\n" << DebugString(got);
+    EventStreamDecoder dec;
+    ASSERT_TRUE(dec.Reset(enc.payload(), enc.chunk_flags()).ok());
+    EXPECT_EQ(dec.thread_index(), 7u);
+    EXPECT_EQ(dec.base_time(), 999999u);
+    Event got;
+    for (const Event& want : events) {
+      ASSERT_TRUE(dec.Next(&got)) << dec.status();
+      ExpectSameEvent(want, got);
+      if (HasFailure()) FAIL() << DebugString(want) << "\n" << DebugString(got);
+    }
+    EXPECT_FALSE(dec.Next(&got));
+    EXPECT_TRUE(dec.status().ok());
+    EXPECT_EQ(dec.events_decoded(), events.size());
   }
-  EXPECT_FALSE(dec.Next(&got));
-  EXPECT_TRUE(dec.status().ok());
-  EXPECT_EQ(dec.events_decoded(), events.size());
+}
+
+TEST(EventStream, DeltaFieldsAreDifferencesFromTheKindsPreviousEvent) {
+  // Hand-built: two overlapped task ends of ids {p, 7, 0} then {p, 8, 0},
+  // with task ends of domains 5 and 3 among them. Ids are measured against
+  // the previous event of their kind; domains, references, are stored as
+  // they are.
+  const uint64_t p = 0x7f0012345678;
+  // Presence 0x0b: relative (8), d1 and d2 differ from the zero row.
+  std::string ops = Varints({5, 1, 0x0b}) + Varints({ZigZagEncode(static_cast<int64_t>(p)), 14});
+  ops += Varints({2, 5});           // task_end, domain 5
+  ops += Varints({5, 1, 0x0a, 2});  // id: d1 as before, d2 + 1
+  ops += Varints({2, 3});           // task_end, domain 3
+  const std::string payload = Varints({0, 100, 4, 4, 2, 2, 2, 2}) + ops;
+  EventStreamDecoder dec;
+  ASSERT_TRUE(dec.Reset(payload, kChunkFlagDeltaFields).ok());
+  Event e;
+  ASSERT_TRUE(dec.Next(&e)) << dec.status();
+  EXPECT_EQ(DebugString(e), absl::StrCat("task_end_overlapped @101 domain=1 id={", p, ",7,0}"));
+  ASSERT_TRUE(dec.Next(&e)) << dec.status();
+  EXPECT_EQ(DebugString(e), "task_end @102 domain=5");
+  ASSERT_TRUE(dec.Next(&e)) << dec.status();
+  EXPECT_EQ(DebugString(e), absl::StrCat("task_end_overlapped @103 domain=1 id={", p, ",8,0}"));
+  ASSERT_TRUE(dec.Next(&e)) << dec.status();
+  EXPECT_EQ(DebugString(e), "task_end @104 domain=3");
+  EXPECT_FALSE(dec.Next(&e));
+  EXPECT_TRUE(dec.status().ok()) << dec.status();
+  // Read as plain fields, the same bytes are malformed: the chunk flag is
+  // what tells the two codings apart.
+  ASSERT_TRUE(dec.Reset(payload, kPlainFields).ok());
+  EXPECT_FALSE(dec.Next(&e));
+  EXPECT_EQ(dec.status().message(), "bad id presence byte");
+}
+
+TEST(EventStream, DeltaFieldsMakeALoopsEventsRepeatByteForByte) {
+  // What delta coding is for: in a loop whose ids and user timestamps
+  // count up, every event's ops are the same bytes, which zstd then finds
+  // as one long match.
+  EventStreamEncoder enc;
+  enc.Reset(1, 0);
+  for (uint64_t i = 1; i <= 3; ++i) {
+    Event e;
+    e.Init(EventKind::kRelationAdd, i * 10);
+    e.Set(Field::kDomain, 1);
+    e.SetId(Field::kHead, Id{0x7f0012345678, i, 0});
+    e.Set(Field::kRelation, 3);
+    e.SetId(Field::kTail, Id{0x7f0012345678, i + 1, 0});
+    enc.Append(e);
+    e.Init(EventKind::kTaskEndEx, i * 10 + 5);
+    e.Set(Field::kDomain, 1);
+    e.Set(Field::kClockDomain, 0);
+    e.Set(Field::kUserTimestamp, 1000 + i);
+    e.Set(Field::kTimestamp, 1000 + i);
+    enc.Append(e);
+  }
+  const std::string payload(enc.payload());
+  // relation_add: domain, head relative {=, +1, =}, relation, tail the same;
+  // task_end_ex: domain, clock domain, user timestamp +1, and a timestamp
+  // whose distance from the event's own time shrinks by 9 each time.
+  const std::string ops = Varints({41, 1, 0x0a, 2, 3, 0x0a, 2}) + Varints({8, 1, 0, 2, 17});
+  EXPECT_EQ(payload.substr(payload.size() - 2 * ops.size()), ops + ops);
 }
 
 TEST(EventStream, EveryFieldTypeRoundTripsThroughTheFieldCodec) {
@@ -187,8 +261,8 @@ TEST(EventStream, FixedFormDecodesEveryKindAsTheSchemaDoes) {
         bool fixed = false;
         const char* g =
             internal::DecodeFields(*s, buf.data(), limit, own_time, &generic, &generic_reason);
-        const char* f = internal::DecodeFixedFields(s->kind, buf.data(), limit, own_time, &fast,
-                                                    &fast_reason, &fixed);
+        const char* f = internal::DecodeFixedFields(s->kind, buf.data(), limit, own_time,
+                                                    /*row=*/nullptr, &fast, &fast_reason, &fixed);
         if (!fixed) {
           ASSERT_EQ(f, nullptr);
           break;
@@ -212,8 +286,105 @@ TEST(EventStream, FixedFormDecodesEveryKindAsTheSchemaDoes) {
   EXPECT_GE(fixed_kinds, 30);  // the usual kinds all have the fast form
 }
 
+TEST(EventStream, FixedFormDecodesDeltaFieldsAsTheSchemaDoes) {
+  // The same in a delta-coded chunk, each event measured against a row of
+  // random previous values: both decoders give back the event, stop at
+  // the same place on every prefix, and leave the same row behind.
+  Rng rng(12);
+  std::deque<std::string> storage;
+  int fixed_kinds = 0;
+  using internal::FieldHistory;
+  // Big: kept off the stack.
+  auto enc_history = std::make_unique<FieldHistory>();
+  auto g_history = std::make_unique<FieldHistory>();
+  auto f_history = std::make_unique<FieldHistory>();
+  for (const KindSchema* s : EventSchemas()) {
+    SCOPED_TRACE(s->name);
+    bool counted = false;
+    for (int round = 0; round < 50; ++round) {
+      FieldHistory::Slot before[kMaxFields];
+      for (FieldHistory::Slot& slot : before) {
+        for (uint64_t& w : slot) w = rng() % 3 == 0 ? 0 : rng();
+      }
+      enc_history->Clear();
+      const FieldHistory::Row enc_row = enc_history->Of(s->kind);
+      std::memcpy(enc_row.slots, before, sizeof before);
+      const uint64_t own_time = rng();
+      const Event e = RandomEvent(rng, s->kind, own_time + rng() % 1000, &storage);
+      std::string buf(MaxEncodedEventSize(e), '\0');
+      internal::EventFieldSource source(e);
+      const char* end = internal::EncodeDeltaFieldsFrom(*s, own_time, enc_row, source, &buf[0]);
+      for (const char* limit = buf.data(); limit <= end; ++limit) {
+        g_history->Clear();
+        f_history->Clear();
+        const FieldHistory::Row g_row = g_history->Of(s->kind);
+        std::memcpy(g_row.slots, before, sizeof before);
+        std::memcpy(f_history->Of(s->kind).slots, before, sizeof before);
+        Event generic, fast;
+        const char* generic_reason = nullptr;
+        const char* fast_reason = nullptr;
+        bool fixed = false;
+        const char* g = internal::DecodeDeltaFields(*s, buf.data(), limit, own_time, g_row,
+                                                    &generic, &generic_reason);
+        const char* f = internal::DecodeFixedFields(s->kind, buf.data(), limit, own_time,
+                                                    f_history.get(), &fast, &fast_reason, &fixed);
+        if (limit == end) {
+          ASSERT_EQ(g, end) << generic_reason;
+          generic.kind = e.kind;
+          generic.time = e.time;
+          ExpectSameEvent(e, generic);
+          EXPECT_EQ(std::memcmp(g_row.slots, enc_row.slots, sizeof before), 0);
+        }
+        if (!fixed) {
+          ASSERT_EQ(f, nullptr);
+          break;
+        }
+        if (!counted) {
+          ++fixed_kinds;
+          counted = true;
+        }
+        ASSERT_EQ(f, g) << (limit - buf.data());
+        if (g == nullptr) {
+          ASSERT_STREQ(fast_reason, generic_reason);
+          continue;
+        }
+        generic.kind = fast.kind = s->kind;
+        generic.time = fast.time = 0;
+        ExpectSameEvent(generic, fast);
+        EXPECT_EQ(std::memcmp(g_row.slots, f_history->Of(s->kind).slots, sizeof before), 0);
+        if (HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_GE(fixed_kinds, 30);
+}
+
+// WithFixedFields's visitor that says whether a kind has a straight-line form.
+struct HasFixedForm {
+  template <FieldType...>
+  bool Fixed() {
+    return true;
+  }
+  bool Other() { return false; }
+};
+
+TEST(EventStream, StraightLineKindsDeltaCodeOnlyTheirIds) {
+  // What PutDeltaFields assumes: a kind with a straight-line form stores
+  // only its ids as differences (its uint fields are references).
+  int fixed_kinds = 0;
+  for (const KindSchema* s : EventSchemas()) {
+    if (!internal::WithFixedFields(s->kind, HasFixedForm{})) continue;
+    ++fixed_kinds;
+    for (int i = 0; i < s->field_count; ++i) {
+      EXPECT_EQ((s->delta_mask >> i) & 1, s->fields[i].type == FieldType::kId ? 1 : 0)
+          << s->name << "." << s->fields[i].name;
+    }
+  }
+  EXPECT_GE(fixed_kinds, 30);
+}
+
 TEST(EventStream, NullIdTakesOneByte) {
-  EventStreamEncoder enc;
+  EventStreamEncoder enc(EventStreamEncoder::FieldCoding::kPlain);
   enc.Reset(0, 100);
   const size_t start = enc.payload_size();
   Event e;
@@ -236,6 +407,13 @@ TEST(EventStream, NullIdTakesOneByte) {
                                        "\x01\x01\x00\x00\x02"
                                        "\x02\x01",
                                        13));
+  // Delta-coded, the same bytes: null ids are null against the zero row,
+  // and domains and names, references, are stored as they are.
+  EventStreamEncoder delta;
+  delta.Reset(0, 100);
+  delta.Append(e);
+  delta.Append(end);
+  EXPECT_EQ(delta.payload(), enc.payload());
 }
 
 TEST(EventStream, OutOfMemoryDropsTheEventAndIsReported) {
@@ -281,7 +459,7 @@ TEST(EventStream, ResetReusesTheEncoder) {
 
 TEST(EventStream, EmptyPayloadIsAnError) {
   EventStreamDecoder dec;
-  EXPECT_FALSE(dec.Reset("").ok());
+  EXPECT_FALSE(dec.Reset("", kPlainFields).ok());
   Event e;
   EXPECT_FALSE(dec.Next(&e));
 }
@@ -293,7 +471,7 @@ TEST(EventStream, ThreadIndexAbove32BitsIsAnError) {
   AppendVarint64(&p, 0);
   AppendVarint64(&p, 0);
   EventStreamDecoder dec;
-  EXPECT_FALSE(dec.Reset(p).ok());
+  EXPECT_FALSE(dec.Reset(p, kPlainFields).ok());
 }
 
 // Builds payloads by hand, as an independent decoder would read them.
@@ -332,7 +510,7 @@ TEST(EventStream, UnknownSizedKindIsSkippedAndItsTimeKept) {
   raw.AddTaskEnd(2);                          // +1 -> 1031
   const std::string payload = raw.Payload();  // must outlive the decoder
   EventStreamDecoder dec;
-  ASSERT_TRUE(dec.Reset(payload).ok());
+  ASSERT_TRUE(dec.Reset(payload, kPlainFields).ok());
   Event e;
   ASSERT_TRUE(dec.Next(&e));
   EXPECT_EQ(e.time, 1010u);
@@ -380,7 +558,7 @@ TEST(EventStream, MalformedEventsAreErrorsNotCrashes) {
     raw.count += 1;
     const std::string p = raw.Payload();
     EventStreamDecoder dec;
-    ASSERT_TRUE(dec.Reset(p).ok());
+    ASSERT_TRUE(dec.Reset(p, kPlainFields).ok());
     Event e;
     ASSERT_TRUE(dec.Next(&e));
     EXPECT_FALSE(dec.Next(&e));
@@ -406,7 +584,7 @@ TEST(EventStream, CountAndStreamsMustAgree) {
            {more_declared, "event count does not match the streams"}}) {
     const std::string payload = raw.Payload();
     EventStreamDecoder dec;
-    ASSERT_TRUE(dec.Reset(payload).ok());
+    ASSERT_TRUE(dec.Reset(payload, kPlainFields).ok());
     Event e;
     while (dec.Next(&e)) {
     }
@@ -414,7 +592,7 @@ TEST(EventStream, CountAndStreamsMustAgree) {
   }
   const std::string payload = ok.Payload();
   EventStreamDecoder dec;
-  ASSERT_TRUE(dec.Reset(payload).ok());
+  ASSERT_TRUE(dec.Reset(payload, kPlainFields).ok());
   EXPECT_EQ(dec.event_count(), 2u);
   Event e;
   int n = 0;
@@ -425,7 +603,7 @@ TEST(EventStream, CountAndStreamsMustAgree) {
 
 TEST(EventStream, TimesLengthPastTheEndIsAnError) {
   EventStreamDecoder dec;
-  EXPECT_FALSE(dec.Reset(Varints({0, 0, 1, 50}) + "\x00\x02\x01").ok());
+  EXPECT_FALSE(dec.Reset(Varints({0, 0, 1, 50}) + "\x00\x02\x01", kPlainFields).ok());
 }
 
 TEST(EventStream, NothingAfterAMalformedEventIsDecoded) {
@@ -434,7 +612,7 @@ TEST(EventStream, NothingAfterAMalformedEventIsDecoded) {
   raw.AddTaskEnd(2);
   const std::string payload = raw.Payload();  // must outlive the decoder
   EventStreamDecoder dec;
-  ASSERT_TRUE(dec.Reset(payload).ok());
+  ASSERT_TRUE(dec.Reset(payload, kPlainFields).ok());
   Event e;
   EXPECT_FALSE(dec.Next(&e));
   EXPECT_FALSE(dec.status().ok());
@@ -458,7 +636,7 @@ TEST(EventStream, EveryTruncationOfAPayloadDecodesAPrefixOrFails) {
   for (size_t n = 0; n < payload.size(); ++n) {
     const std::string cut = payload.substr(0, n);  // exact-size heap buffer
     absl::Status st;
-    std::vector<Event> got = DecodeAll(cut, &st);
+    std::vector<Event> got = DecodeAll(cut, enc.chunk_flags(), &st);
     ASSERT_LE(got.size(), events.size());
     for (size_t i = 0; i < got.size(); ++i) {
       EXPECT_EQ(DebugString(got[i]), DebugString(events[i]));

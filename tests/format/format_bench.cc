@@ -67,7 +67,7 @@ void BM_Compress(benchmark::State& state) {
   std::string out;
   for (auto _ : state) {
     out.clear();
-    if (!writer.AppendChunk(ChunkType::kEvents, payload, &out).ok()) {
+    if (!writer.AppendChunk(ChunkType::kEvents, payload, &out, enc.chunk_flags()).ok()) {
       state.SkipWithError("AppendChunk failed");
       return;
     }
@@ -91,7 +91,7 @@ void BM_Decode(benchmark::State& state) {
   Event e;
   uint64_t sum = 0;
   for (auto _ : state) {
-    if (!dec.Reset(payload).ok()) {
+    if (!dec.Reset(payload, enc.chunk_flags()).ok()) {
       state.SkipWithError("bad payload");
       return;
     }
@@ -120,7 +120,7 @@ void BM_ReadTrace(benchmark::State& state) {
     Chunk c;
     EventStreamDecoder dec;
     while (reader.Next(&c)) {
-      if (!dec.Reset(c.payload).ok()) break;
+      if (!dec.Reset(c.payload, c.flags).ok()) break;
       while (dec.Next(&e)) ++n;
     }
   }

@@ -38,7 +38,7 @@ TEST(Golden, FileHeader) {
   EXPECT_EQ(Hex(bytes.substr(0, bytes.size() - 4)),
             "89495454430d0a1a"  // magic
             "0100"
-            "0100"              // version 1.1
+            "0200"              // version 1.2
             "6f000000"          // header size 111
             "00000000"          // flags
             "04030201"          // pid
@@ -60,8 +60,13 @@ TEST(Golden, FileHeader) {
   EXPECT_EQ(bytes.size(), 111u);
 }
 
+// Events payloads in both field codings: plain, as versions 1.0 and 1.1
+// wrote them (and every reader still reads), and delta-coded, as 1.2
+// writes them.
 TEST(Golden, EventsPayload) {
-  EventStreamEncoder enc;
+  EventStreamEncoder enc(EventStreamEncoder::FieldCoding::kPlain);
+  EventStreamEncoder delta;
+  delta.Reset(0, 100);
   enc.Reset(0, 100);
   Event e;
   e.Init(EventKind::kTaskBegin, 101);
@@ -70,30 +75,37 @@ TEST(Golden, EventsPayload) {
   e.SetId(Field::kParent, Id{});
   e.Set(Field::kName, 2);
   enc.Append(e);
+  delta.Append(e);
   e.Init(EventKind::kTaskEnd, 105);
   e.Set(Field::kDomain, 1);
   enc.Append(e);
-  // The example of FORMAT.md section 6.
+  delta.Append(e);
+  // The example of FORMAT.md section 6: the same in both codings (null ids
+  // against a zero row, references as they are).
   EXPECT_EQ(Hex(enc.payload()),
             "00640202"
             "0208"
             "0101000002"
             "0201");
+  EXPECT_EQ(Hex(delta.payload()), Hex(enc.payload()));
 
   // An id made from a pointer, a time field, bytes and a step back in time.
   enc.Reset(3, 1000);
+  delta.Reset(3, 1000);
   e.Init(EventKind::kFrameSubmit, 990);  // 10 ticks back
   e.Set(Field::kDomain, 2);
   e.SetId(Field::kId, Id{0x1234, 0, 0});
   e.Set(Field::kBegin, 980);
   e.Set(Field::kEnd, 1000);
   enc.Append(e);
+  delta.Append(e);
   e.Init(EventKind::kMetadataStrAdd, 991);
   e.Set(Field::kDomain, 2);
   e.SetId(Field::kId, Id{0, 0, 1});
   e.Set(Field::kKey, 300);
   e.SetBytes(Field::kText, "hi");
   enc.Append(e);
+  delta.Append(e);
   EXPECT_EQ(Hex(enc.payload()),
             "03"
             "e807"
@@ -109,6 +121,26 @@ TEST(Golden, EventsPayload) {
             "23"
             "02"
             "0401"
+            "ac02"
+            "026869");  // metadata_str_add
+  // Delta-coded: each id is relative (presence bit 3), its parts zigzag
+  // differences from the zero row (0x1234 -> 0x2468); the times' distances
+  // from 990 are measured from 0.
+  EXPECT_EQ(Hex(delta.payload()),
+            "03"
+            "e807"
+            "02"
+            "02"
+            "13"
+            "02"
+            "10"
+            "02"
+            "09e848"
+            "13"
+            "14"  // frame_submit
+            "23"
+            "02"
+            "0c02"
             "ac02"
             "026869");  // metadata_str_add
 }

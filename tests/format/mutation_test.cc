@@ -181,7 +181,7 @@ TEST(Mutation, MutatedPayloadsNeverCrashTheDecoders) {
     const std::string e = Mutate(events, rng, &how);
     EventStreamDecoder ed;
     Event ev;
-    if (ed.Reset(e).ok()) {
+    if (ed.Reset(e, enc.chunk_flags()).ok()) {
       size_t n = 0;
       while (ed.Next(&ev)) {
         ASSERT_NE(FindSchema(ev.kind), nullptr);

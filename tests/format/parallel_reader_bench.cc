@@ -63,7 +63,10 @@ const BenchTrace& Trace() {
         for (const Event& e : events) enc.Append(e);
         offsets.push_back(t->bytes.size());
         t->sizes.push_back(enc.payload().size());
-        if (!writer.AppendChunk(ChunkType::kEvents, enc.payload(), &t->bytes).ok()) abort();
+        if (!writer.AppendChunk(ChunkType::kEvents, enc.payload(), &t->bytes, enc.chunk_flags())
+                 .ok()) {
+          abort();
+        }
       }
     }
     for (size_t off : offsets) {
@@ -172,7 +175,7 @@ void BM_ReadAndDecode(benchmark::State& state) {
     EventStreamDecoder dec;
     uint64_t events = 0;
     while (reader.Next(&c)) {
-      if (!dec.Reset(c.payload).ok()) abort();
+      if (!dec.Reset(c.payload, c.flags).ok()) abort();
       while (dec.Next(&e)) ++events;
     }
     if (events != kEvents) abort();
@@ -199,7 +202,7 @@ class CountingDecoder : public ChunkDecoder {
     Result* r = static_cast<Result*>(out);
     *r = Result();
     EventStreamDecoder dec;
-    if (chunk.type != ChunkType::kEvents || !dec.Reset(chunk.payload).ok()) return;
+    if (chunk.type != ChunkType::kEvents || !dec.Reset(chunk.payload, chunk.flags).ok()) return;
     Event e;
     while (dec.Next(&e)) {
       ++r->events;

@@ -65,7 +65,7 @@ std::vector<std::string> DecodeLines(const Chunk& chunk) {
   Event e;
   if (chunk.type == ChunkType::kEvents) {
     EventStreamDecoder dec;
-    if (!dec.Reset(chunk.payload).ok()) return {"bad prefix"};
+    if (!dec.Reset(chunk.payload, chunk.flags).ok()) return {"bad prefix"};
     while (dec.Next(&e)) lines.push_back(DebugString(e));
     if (!dec.status().ok()) lines.push_back(std::string(dec.status().message()));
   } else {

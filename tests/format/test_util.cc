@@ -230,7 +230,8 @@ void TestTraceWriter::AddEvents(uint32_t thread_index, const std::vector<Event>&
   info.offset = bytes_.size();
   info.type = ChunkType::kEvents;
   info.sequence = writer_->next_sequence();
-  absl::Status s = writer_->AppendChunk(ChunkType::kEvents, enc.payload(), &bytes_);
+  absl::Status s =
+      writer_->AppendChunk(ChunkType::kEvents, enc.payload(), &bytes_, enc.chunk_flags());
   if (!s.ok()) abort();
   info.size = bytes_.size() - info.offset;
   chunks_.push_back(std::move(info));
@@ -356,7 +357,7 @@ ReadResult ReadTrace(std::string_view bytes, size_t max_read) {
       rc.sequence = chunk.sequence;
       if (chunk.type == ChunkType::kEvents) {
         EventStreamDecoder dec;
-        if (dec.Reset(chunk.payload).ok()) {
+        if (dec.Reset(chunk.payload, chunk.flags).ok()) {
           while (dec.Next(&e)) {
             rc.records.push_back(DebugString(e));
             ++res.events;

@@ -94,7 +94,8 @@ TEST(Verify, MalformedPayloadWithGoodChecksumIsTwo) {
       Ev(EventKind::kTaskBegin, 1000, {{F::kDomain, U(1)}, {F::kId, I(300)}, {F::kName, U(1)}}));
   std::string payload(enc.payload());
   payload.pop_back();
-  b.Raw(format::FrameChunkForTest(1, 0, 1, payload, static_cast<uint32_t>(payload.size())));
+  b.Raw(format::FrameChunkForTest(1, enc.chunk_flags(), 1, payload,
+                                  static_cast<uint32_t>(payload.size())));
   std::string out;
   EXPECT_EQ(Verify(b.bytes(), &out), 2);
   EXPECT_NE(out.find("events chunk of thread 0"), std::string::npos) << out;

@@ -69,11 +69,11 @@ TraceBuilder::TraceBuilder(const format::FileHeader& header, bool compress)
   out_ = format::EncodeFileHeader(header);
 }
 
-void TraceBuilder::Chunk(format::ChunkType type, std::string_view payload) {
+void TraceBuilder::Chunk(format::ChunkType type, std::string_view payload, uint16_t flags) {
   if (compress_) {
-    Check(writer_.AppendChunk(type, payload, &out_));
+    Check(writer_.AppendChunk(type, payload, &out_, flags));
   } else {
-    out_ += format::FrameChunkForTest(static_cast<uint16_t>(type), 0, sequence_, payload,
+    out_ += format::FrameChunkForTest(static_cast<uint16_t>(type), flags, sequence_, payload,
                                       static_cast<uint32_t>(payload.size()));
   }
   ++sequence_;
@@ -180,7 +180,7 @@ TraceBuilder& TraceBuilder::Events(uint32_t thread_index, const std::vector<Even
   FlushDefinitions();
   events_.Reset(thread_index, events.empty() ? 0 : events.front().time);
   for (const Event& e : events) events_.Append(e);
-  Chunk(format::ChunkType::kEvents, events_.payload());
+  Chunk(format::ChunkType::kEvents, events_.payload(), events_.chunk_flags());
   events_written_ += events.size();
   return *this;
 }

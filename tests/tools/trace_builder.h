@@ -96,7 +96,8 @@ class TraceBuilder {
  private:
   void FlushDefinitions();
   void Records(format::ChunkType type, const format::Event& record);
-  void Chunk(format::ChunkType type, std::string_view payload);
+  // `flags`: besides kChunkFlagZstd when compressed (an encoder's chunk_flags()).
+  void Chunk(format::ChunkType type, std::string_view payload, uint16_t flags = 0);
 
   std::string out_;
   bool compress_;

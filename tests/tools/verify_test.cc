@@ -188,7 +188,8 @@ TEST(VerifyWarnings, IndexOnWorkersEqualsIndexOnTheReadingThread) {
   }
   std::string payload(enc.payload());
   payload.pop_back();
-  bytes += format::FrameChunkForTest(1, 0, 1000, payload, static_cast<uint32_t>(payload.size()));
+  bytes += format::FrameChunkForTest(1, enc.chunk_flags(), 1000, payload,
+                                     static_cast<uint32_t>(payload.size()));
 
   NoVisitor visitor;
   const IndexResult a = Index(bytes, nullptr);

@@ -68,7 +68,7 @@ EventWarnings CheckEachEvent(const TraceFile& file, Progress* progress) {
   while ((*reader)->Next(&c)) {
     if (progress != nullptr) progress->Update((*reader)->stats().chunks_read);
     if (c.type != format::ChunkType::kEvents) continue;
-    if (!dec.Reset(c.payload).ok()) continue;
+    if (!dec.Reset(c.payload, c.flags).ok()) continue;
     const uint32_t thread = dec.thread_index();
     uint64_t& last = last_time[thread];
     size_t offset = dec.offset();

@@ -47,10 +47,10 @@ class TranscriptReporter : public Reporter {
   std::string transcript_;
 };
 
-void DecodeEvents(std::string_view payload) {
+void DecodeEvents(std::string_view payload, uint16_t chunk_flags) {
   EventStreamDecoder dec;
   Event e;
-  if (!dec.Reset(payload).ok()) return;
+  if (!dec.Reset(payload, chunk_flags).ok()) return;
   uint64_t n = 0;
   while (dec.Next(&e)) {
     // Touch every byte of every view: ASan checks they lie in the payload.
@@ -91,7 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (chunk.offset + chunk.stored_size > size) __builtin_trap();
       serial.AddChunk(chunk);
       if (chunk.type == ChunkType::kEvents) {
-        DecodeEvents(chunk.payload);
+        DecodeEvents(chunk.payload, chunk.flags);
       } else {
         DecodeRecords(chunk.payload);
       }
@@ -116,7 +116,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return 0;
   }
-  DecodeEvents(input);
+  DecodeEvents(input, 0);
+  DecodeEvents(input, kChunkFlagDeltaFields);
   DecodeRecords(input);
   FileHeader h;
   size_t header_size;

@@ -72,16 +72,18 @@ bool EventMerger::Advance(Queue* q) {
       buffered_ -= q->payloads.front().size();
       spare_.push_back(std::move(q->payloads.front()));
       q->payloads.pop_front();
+      q->flags.pop_front();
       q->decoding = false;
     }
     if (q->payloads.empty()) {
       q->has_head = false;
       return false;
     }
-    q->decoding = q->dec.Reset(q->payloads.front()).ok();
+    q->decoding = q->dec.Reset(q->payloads.front(), q->flags.front()).ok();
     if (!q->decoding) {
       buffered_ -= q->payloads.front().size();
       q->payloads.pop_front();
+      q->flags.pop_front();
     }
   }
 }
@@ -99,7 +101,7 @@ bool EventMerger::ReadChunk() {
       options_.progress->Update(reader_->stats().chunks_read);
     }
     if (chunk.type != format::ChunkType::kEvents) continue;
-    if (!probe_.Reset(chunk.payload).ok()) continue;
+    if (!probe_.Reset(chunk.payload, chunk.flags).ok()) continue;
     const uint32_t thread_index = probe_.thread_index();
     int* qi = queue_of_thread_.Find(thread_index);
     if (qi == nullptr) {
@@ -124,6 +126,7 @@ bool EventMerger::ReadChunk() {
     buffered_ += buf.size();
     peak_buffered_ = std::max(peak_buffered_, buffered_);
     q->payloads.push_back(std::move(buf));
+    q->flags.push_back(chunk.flags);
     ++q->chunks_read;
     if (!q->has_head && *qi != current_) {
       if (Advance(q)) PushHead(*qi);

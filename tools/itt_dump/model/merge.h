@@ -190,6 +190,7 @@ class EventMerger {
   struct Queue {
     const ThreadRec* thread = nullptr;
     std::deque<std::string> payloads;  // the front one is being decoded
+    std::deque<uint16_t> flags;        // each payload's chunk flags
     bool decoding = false;             // dec is positioned in payloads.front()
     format::EventStreamDecoder dec;
     // batch[pos, len) are decoded events of payloads.front() (a batch never

@@ -76,7 +76,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   p.Clear();
   if (chunk.type != format::ChunkType::kEvents) return;
   format::EventStreamDecoder dec;
-  if (!dec.Reset(chunk.payload).ok()) return;
+  if (!dec.Reset(chunk.payload, chunk.flags).ok()) return;
   p.events_chunk = true;
   p.file = file_;
   p.thread_index = dec.thread_index();

@@ -335,14 +335,14 @@ class RefCollector {
   Slot cache_[1 << kCacheBits];
 };
 
-// Decodes `payload` (an events chunk) into *s: every event when `all`,
+// Decodes `chunk` (an events chunk) into *s: every event when `all`,
 // else the first only; with `check`, the checks too. Calls on_event for
 // each event decoded.
 template <typename OnEvent>
-void Summarize(std::string_view payload, bool all, bool check, EventsSummary* s,
+void Summarize(const format::Chunk& chunk, bool all, bool check, EventsSummary* s,
                OnEvent&& on_event) {
   format::EventStreamDecoder dec;
-  s->reset = dec.Reset(payload);
+  s->reset = dec.Reset(chunk.payload, chunk.flags);
   if (!s->reset.ok()) return;
   s->thread_index = dec.thread_index();
   Event e;
@@ -390,7 +390,7 @@ class EventsChunkDecoder final : public format::ChunkDecoder {
     auto* s = static_cast<EventsSummary*>(out);
     s->Clear();
     if (chunk.type == format::ChunkType::kEvents) {
-      Summarize(chunk.payload, /*all=*/true, check_, s, [](const Event&) {});
+      Summarize(chunk, /*all=*/true, check_, s, [](const Event&) {});
     }
   }
 
@@ -424,7 +424,7 @@ class EventsIndexer {
     }
     local_.Clear();
     ThreadRec* t = nullptr;
-    Summarize(chunk.payload, all_, check_, &local_, [&](const Event& e) {
+    Summarize(chunk, all_, check_, &local_, [&](const Event& e) {
       if (visitor_ == nullptr) return;
       if (t == nullptr) t = &ThreadOf(x_, local_.thread_index);
       visitor_->OnEvent(e, *t);
