@@ -192,20 +192,20 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaField(char* p, uint64_t own_ti
   }
 }
 
-// PutFields's delta-coded form for a straight-line kind (WithFixedFields):
-// its uint fields are references, stored as they are, and it has no time
-// fields (the kinds with either are coded by their schema), so only ids
-// look at `history`, and only when they are not null.
-template <FieldType... kTypes, typename Source>
+// PutFields's delta-coded form for a kind whose field types are kTypes and
+// whose delta-coded uint fields are the bits of kCounting (its
+// KindSchema::delta_mask restricted to them; 0 for the WithFixedFields
+// kinds, whose uint fields are references). Ids and time fields are
+// delta-coded anyway. Only they and the counting fields look at
+// `history`, and ids only when they are not null.
+template <uint16_t kCounting, FieldType... kTypes, typename Source>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaFields(char* p, uint64_t own_time,
                                                          FieldHistory* history, EventKind kind,
                                                          Source& source) {
-  static_assert(((kTypes != FieldType::kTime) && ...),
-                "a straight-line kind with a time field needs its delta_mask here");
   int i = 0;
   ((p = PutDeltaField<kTypes>(
-        p, own_time, [ history, kind, i ]() -> auto& { return history->Of(kind).slots[i]; }, false,
-        source),
+        p, own_time, [ history, kind, i ]() -> auto& { return history->Of(kind).slots[i]; },
+        ((kCounting >> i) & 1) != 0, source),
     ++i),
    ...);
   return p;
@@ -585,6 +585,11 @@ class EventStreamEncoder {
   // not decode (tests/collector compares every kind's payloads).
   template <FieldType... kTypes, typename Source>
   bool AppendFixed(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
+  // AppendFixed for a kind with counting uint fields (IsCountingField): the
+  // bits of kCounting, which must be those of its KindSchema::delta_mask
+  // (the collector's ring-record test compares the payloads).
+  template <uint16_t kCounting, FieldType... kTypes, typename Source>
+  bool AppendFixedCounting(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
 
   // The payload so far; valid until the next Reset or Append. The first
   // call after an Append assembles the payload (one copy of its bytes).
@@ -678,12 +683,18 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EventStreamEncoder::AppendFixed(EventKi
                                                                          uint64_t time,
                                                                          size_t bytes_bound,
                                                                          Source& source) {
+  return AppendFixedCounting<0, kTypes...>(kind, time, bytes_bound, source);
+}
+
+template <uint16_t kCounting, FieldType... kTypes, typename Source>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EventStreamEncoder::AppendFixedCounting(
+    EventKind kind, uint64_t time, size_t bytes_bound, Source& source) {
   char* p = ReserveEvent(internal::kMaxEventPrefixBytes +
                          sizeof...(kTypes) * internal::kMaxFieldBytes + bytes_bound);
   if (p == nullptr) return true;  // counted by failed()
   p = PutVarint64(p, static_cast<uint16_t>(kind));
   if (delta_) {
-    p = internal::PutDeltaFields<kTypes...>(p, time, &history_, kind, source);
+    p = internal::PutDeltaFields<kCounting, kTypes...>(p, time, &history_, kind, source);
   } else {
     p = internal::PutFields<kTypes...>(p, time, source);
   }

@@ -377,7 +377,8 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
   // What tight loops emit most, with null ids: straight-line code whose
   // field types are the kind's list in format::internal::WithFixedFields.
   using format::EventKind;
-  constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId;
+  constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId,
+                              T = format::FieldType::kTime;
   LaidOutFieldSource plain(record + kRawHeaderBytes, 0);
   switch (static_cast<uint32_t>(header)) {
     case PlainHeader(kRawTaskEndRepeat, 0): {
@@ -427,6 +428,19 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
       return encoder->AppendFixed<U, U, U>(EventKind::kHeapAllocateBegin, ticks, 0, plain);
     case PlainHeader(EventKind::kHeapAllocateEnd, 4):
       return encoder->AppendFixed<U, U, U, U>(EventKind::kHeapAllocateEnd, ticks, 0, plain);
+    // The *_ex task forms with the null ids of __itt_null: domain, clock
+    // domain, user timestamp (counting: bit 2), timestamp[, ids], name.
+    case PlainHeader(EventKind::kTaskBeginEx, 5):
+      return encoder->AppendFixedCounting<1u << 2, U, U, U, T, I, I, U>(EventKind::kTaskBeginEx,
+                                                                         ticks, 0, plain);
+    case PlainHeader(EventKind::kTaskEndEx, 4):
+      return encoder->AppendFixedCounting<1u << 2, U, U, U, T>(EventKind::kTaskEndEx, ticks, 0,
+                                                               plain);
+    case static_cast<uint32_t>(MakeRawHeader(EventKind::kRelationAdd, 3, 8 + 8 * 8, 0)): {
+      // Both ids present: domain, head (3 words), relation, tail (3 words).
+      LaidOutFieldSource ids(record + kRawHeaderBytes, 3);
+      return encoder->AppendFixed<U, I, U, I>(EventKind::kRelationAdd, ticks, 0, ids);
+    }
     default:
       return AppendRawRecordChecked(record, ticks, task_word, encoder);
   }
