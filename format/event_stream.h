@@ -687,8 +687,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EventStreamEncoder::AppendFixed(EventKi
 }
 
 template <uint16_t kCounting, FieldType... kTypes, typename Source>
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EventStreamEncoder::AppendFixedCounting(
-    EventKind kind, uint64_t time, size_t bytes_bound, Source& source) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EventStreamEncoder::AppendFixedCounting(EventKind kind,
+                                                                                 uint64_t time,
+                                                                                 size_t bytes_bound,
+                                                                                 Source& source) {
   char* p = ReserveEvent(internal::kMaxEventPrefixBytes +
                          sizeof...(kTypes) * internal::kMaxFieldBytes + bytes_bound);
   if (p == nullptr) return true;  // counted by failed()

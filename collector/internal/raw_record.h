@@ -432,7 +432,7 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
     // domain, user timestamp (counting: bit 2), timestamp[, ids], name.
     case PlainHeader(EventKind::kTaskBeginEx, 5):
       return encoder->AppendFixedCounting<1u << 2, U, U, U, T, I, I, U>(EventKind::kTaskBeginEx,
-                                                                         ticks, 0, plain);
+                                                                        ticks, 0, plain);
     case PlainHeader(EventKind::kTaskEndEx, 4):
       return encoder->AppendFixedCounting<1u << 2, U, U, U, T>(EventKind::kTaskEndEx, ticks, 0,
                                                                plain);
