@@ -254,6 +254,12 @@ bool EventStreamDecoder::Fail(const char* reason) {
 }
 
 bool EventStreamDecoder::Next(Event* event) {
+  // One loop per coding, so that neither carries the other's branches.
+  return delta_ ? NextIn<true>(event) : NextIn<false>(event);
+}
+
+template <bool kDelta>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EventStreamDecoder::NextIn(Event* event) {
   while (pos_ < limit_) {
     if (events_decoded_ + unknown_skipped_ >= event_count_) {
       return Fail("more events than the declared count");
@@ -273,11 +279,8 @@ bool EventStreamDecoder::Next(Event* event) {
     bool fixed = false;
     // The usual kinds by their straight-line form: they are unsized and
     // known, so what follows for the others has nothing to check for them.
-    // Unsized kinds are below 0x100; the others fail or are skipped below
-    // before the history is used.
-    internal::FieldHistory* history = delta_ && kind < kFirstRecordKind ? &history_ : nullptr;
-    const char* q =
-        internal::DecodeFixedFieldsInline(k, p, limit_, time, history, event, &reason, &fixed);
+    const char* q = internal::DecodeFixedFieldsInline(
+        k, p, limit_, time, kDelta ? &history_ : nullptr, event, &reason, &fixed);
     const char* block_limit = limit_;
     if (!fixed) {
       const KindSchema* s = FindSchema(k);
@@ -298,9 +301,11 @@ bool EventStreamDecoder::Next(Event* event) {
       } else if (s == nullptr) {
         return Fail("unknown event kind");
       }
-      q = history != nullptr ? internal::DecodeDeltaFields(*s, p, block_limit, time, history_.Of(k),
-                                                           event, &reason)
-                             : internal::DecodeFields(*s, p, block_limit, time, event, &reason);
+      // Sized kinds are never delta-coded.
+      q = kDelta && kind < kFirstRecordKind
+              ? internal::DecodeDeltaFields(*s, p, block_limit, time, history_.Of(k), event,
+                                            &reason)
+              : internal::DecodeFields(*s, p, block_limit, time, event, &reason);
     }
     if (q == nullptr) return Fail(reason);
     p = q;

@@ -777,6 +777,9 @@ class EventStreamDecoder {
 
  private:
   bool Fail(const char* reason);
+  // Next for a chunk whose fields are delta-coded (kDelta) or plain.
+  template <bool kDelta>
+  bool NextIn(Event* event);
 
   const char* begin_ = nullptr;
   const char* pos_ = nullptr;    // op stream cursor
