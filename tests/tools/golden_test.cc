@@ -284,6 +284,25 @@ TEST(Info, ShowsRankAndBootIdWhenTheHeaderHasThem) {
       << r.out;
 }
 
+TEST_F(GoldenTest, PlainFieldsOfEarlierVersionsReadTheSame) {
+  // The sample as collectors before format 1.2 wrote it (no delta-coded
+  // fields): every verb reads it as it reads today's.
+  const std::string plain = SampleTrace(format::EventStreamEncoder::FieldCoding::kPlain);
+  ASSERT_NE(plain, trace_);
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{"text", "trace.itt"},
+                                             {"stats", "--format=json", "trace.itt"},
+                                             {"chrome", "trace.itt", "-o", "-"},
+                                             {"verify", "trace.itt"}}) {
+    SCOPED_TRACE(args[0]);
+    const DumpResult a = RunDump(args, plain);
+    const DumpResult b = RunDump(args, trace_);
+    EXPECT_EQ(a.status, b.status);
+    EXPECT_EQ(a.out, b.out);
+    EXPECT_EQ(a.err, b.err);
+  }
+}
+
 TEST_F(GoldenTest, Info) {
   DumpResult r = Run({"info", "trace.itt"});
   EXPECT_EQ(r.status, 0);

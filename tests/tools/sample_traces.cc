@@ -14,9 +14,9 @@ namespace testing {
 using format::EventKind;
 using format::FieldValue;
 
-std::string SampleTrace() {
+std::string SampleTrace(format::EventStreamEncoder::FieldCoding coding) {
   static const std::string kU64_42("\x2a\0\0\0\0\0\0\0", 8);
-  TraceBuilder b;
+  TraceBuilder b(TestHeader(), /*compress=*/true, coding);
   b.String(1, "main_loop")
       .String(2, "work")
       .String(3, "io")

@@ -20,8 +20,10 @@ namespace testing {
 // frame and a submitted frame, an overlapped task, a sync object, heap
 // calls, a legacy event, a JIT method, an _ex task, a 3-event loss, an end
 // without begin and a task left open; clean end at tick 4000. The clock is
-// TestHeader's: ns since start = ticks - 1000.
-std::string SampleTrace();
+// TestHeader's: ns since start = ticks - 1000. `coding`: how its events
+// chunks store their fields.
+std::string SampleTrace(format::EventStreamEncoder::FieldCoding coding =
+                            format::EventStreamEncoder::FieldCoding::kDelta);
 
 // `threads` threads each with `events_per_thread` task_begin/task_end
 // events (nested two deep), in chunks of `events_per_chunk` per thread,

@@ -64,8 +64,9 @@ Event Ev(EventKind kind, uint64_t time, std::initializer_list<FieldInit> fields)
   return e;
 }
 
-TraceBuilder::TraceBuilder(const format::FileHeader& header, bool compress)
-    : compress_(compress), writer_(1) {
+TraceBuilder::TraceBuilder(const format::FileHeader& header, bool compress,
+                           format::EventStreamEncoder::FieldCoding coding)
+    : compress_(compress), writer_(1), events_(coding) {
   out_ = format::EncodeFileHeader(header);
 }
 

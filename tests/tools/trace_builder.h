@@ -57,8 +57,12 @@ inline TypedValue Null() { return I(0); }
 class TraceBuilder {
  public:
   // `compress` false frames every chunk uncompressed (flags 0), as the
-  // format allows: for measuring decoding without decompression.
-  explicit TraceBuilder(const format::FileHeader& header = TestHeader(), bool compress = true);
+  // format allows: for measuring decoding without decompression. `coding`:
+  // how events chunks store their fields (kPlain: as versions 1.0 and 1.1
+  // wrote them).
+  explicit TraceBuilder(const format::FileHeader& header = TestHeader(), bool compress = true,
+                        format::EventStreamEncoder::FieldCoding coding =
+                            format::EventStreamEncoder::FieldCoding::kDelta);
 
   // Definitions are batched into one definitions chunk, written before
   // the next chunk of another type.
