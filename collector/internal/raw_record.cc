@@ -135,6 +135,15 @@ bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* tas
   };
   const uint64_t header = LoadRawWord(record);
   if (RingOnlyTask(record, header, task_word, &ok, append)) return ok;
+  if (RawKind(header) == static_cast<uint16_t>(format::EventKind::kJitMethodLoad)) {
+    // What a JIT that compiles a lot emits: straight-line code, each read
+    // still checked (the strings make the size vary). The method id counts.
+    using format::FieldType;
+    constexpr FieldType U = FieldType::kUint, B = FieldType::kBytes;
+    RawFieldSource source(record);
+    return encoder->AppendFixedCounting<1u << 0, U, B, U, U, B, B, B>(
+        format::EventKind::kJitMethodLoad, ticks, RawSize(header), source);
+  }
   return format::internal::WithFixedFields(static_cast<format::EventKind>(RawKind(header)),
                                            LaidOutAppender{record, header, ticks, encoder});
 }
