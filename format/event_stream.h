@@ -94,15 +94,17 @@ inline char* PutFields(char* p, uint64_t own_time, Source& source) {
   return p;
 }
 
-// Delta-coded fields (FORMAT.md, "Delta-coded fields"): what each field of
-// each unsized kind held in the previous event of that kind in the chunk,
-// the reference the next one is stored against. A row lives from the
-// first event of its kind in the chunk (all zero then) to the chunk's end.
-// Rows are zeroed when first used, so Clear() costs nothing per kind.
 // The presence-byte bit of an id stored relative to the field's previous
-// one (delta-coded chunks only).
+// relative one (delta-coded chunks only).
 inline constexpr unsigned kRelativeId = 8;
 
+// Delta-coded fields (FORMAT.md, "Delta-coded fields"): per unsized kind
+// and field, the reference the next value is stored against (the value of
+// the previous event of that kind in the chunk; for an id, the previous
+// relative id). A row lives from the first event of its kind in the chunk
+// (all zero then) to the chunk's end. Rows are zeroed when first used, so
+// Clear() costs nothing per kind. About 60 KiB, in every encoder and
+// decoder.
 class FieldHistory {
  public:
   // Word slots per field: an id's three parts; other fields use the first.
