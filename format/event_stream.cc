@@ -39,58 +39,24 @@ const char* DecodeFields(const KindSchema& schema, const char* p, const char* li
                          uint64_t own_time, Event* event, const char** reason) {
   for (int i = 0; i < schema.field_count && p != nullptr; ++i) {
     FieldValue* f = &event->fields[i];
-    switch (schema.fields[i].type) {
-      case FieldType::kUint:
-        p = GetField<FieldType::kUint>(p, limit, own_time, f, reason);
-        break;
-      case FieldType::kSint:
-        p = GetField<FieldType::kSint>(p, limit, own_time, f, reason);
-        break;
-      case FieldType::kDouble:
-        p = GetField<FieldType::kDouble>(p, limit, own_time, f, reason);
-        break;
-      case FieldType::kTime:
-        p = GetField<FieldType::kTime>(p, limit, own_time, f, reason);
-        break;
-      case FieldType::kId:
-        p = GetField<FieldType::kId>(p, limit, own_time, f, reason);
-        break;
-      case FieldType::kBytes:
-        p = GetField<FieldType::kBytes>(p, limit, own_time, f, reason);
-        break;
-    }
+    p = WithFieldType(schema.fields[i].type, [&](auto type) {
+      return GetField<decltype(type)::value>(p, limit, own_time, f, reason);
+    });
   }
   if (p != nullptr) event->field_count = schema.field_count;
   return p;
 }
 
 const char* DecodeDeltaFields(const KindSchema& schema, const char* p, const char* limit,
-                              uint64_t own_time, FieldHistory::Row row, Event* event,
+                              uint64_t own_time, FieldHistory::Slot* row, Event* event,
                               const char** reason) {
   for (int i = 0; i < schema.field_count && p != nullptr; ++i) {
     FieldValue* f = &event->fields[i];
-    auto slot_of = [&row, i ]() -> auto& { return row.slots[i]; };
-    const bool delta = (row.mask >> i) & 1;
-    switch (schema.fields[i].type) {
-      case FieldType::kUint:
-        p = GetDeltaField<FieldType::kUint>(p, limit, own_time, slot_of, delta, f, reason);
-        break;
-      case FieldType::kSint:
-        p = GetDeltaField<FieldType::kSint>(p, limit, own_time, slot_of, delta, f, reason);
-        break;
-      case FieldType::kDouble:
-        p = GetDeltaField<FieldType::kDouble>(p, limit, own_time, slot_of, delta, f, reason);
-        break;
-      case FieldType::kTime:
-        p = GetDeltaField<FieldType::kTime>(p, limit, own_time, slot_of, delta, f, reason);
-        break;
-      case FieldType::kId:
-        p = GetDeltaField<FieldType::kId>(p, limit, own_time, slot_of, delta, f, reason);
-        break;
-      case FieldType::kBytes:
-        p = GetDeltaField<FieldType::kBytes>(p, limit, own_time, slot_of, delta, f, reason);
-        break;
-    }
+    const bool delta = (schema.delta_mask >> i) & 1;
+    auto slot_of = [ row, i ]() -> auto& { return row[i]; };
+    p = WithFieldType(schema.fields[i].type, [&](auto type) {
+      return GetDeltaField<decltype(type)::value>(p, limit, own_time, slot_of, delta, f, reason);
+    });
   }
   if (p != nullptr) event->field_count = schema.field_count;
   return p;

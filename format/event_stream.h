@@ -18,6 +18,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "absl/base/attributes.h"
 #include "absl/status/status.h"
@@ -109,35 +110,27 @@ class FieldHistory {
  public:
   // Word slots per field: an id's three parts; other fields use the first.
   using Slot = uint64_t[3];
-  // A kind's row, and which of its fields are delta-coded
-  // (KindSchema::delta_mask; 0 for a kind this version does not know).
-  struct Row {
-    Slot* slots;
-    uint16_t mask;
-  };
 
   void Clear() {
     for (uint64_t& w : seen_) w = 0;
   }
-  // The row of `kind`. REQUIRES: !IsSizedKind(kind).
-  ABSL_ATTRIBUTE_ALWAYS_INLINE Row Of(EventKind kind) {
+  // The row of `kind`: a slot per field. Which fields it holds references
+  // for is the kind's KindSchema::delta_mask. REQUIRES: !IsSizedKind(kind).
+  ABSL_ATTRIBUTE_ALWAYS_INLINE Slot* Of(EventKind kind) {
     const auto k = static_cast<uint8_t>(kind);
     const uint64_t bit = uint64_t{1} << (k & 63);
     uint64_t& word = seen_[k >> 6];
     if (__builtin_expect((word & bit) == 0, 0)) {
       word |= bit;
       std::memset(rows_[k], 0, sizeof(rows_[k]));
-      const KindSchema* s = FindSchema(kind);
-      masks_[k] = s != nullptr ? s->delta_mask : 0;
     }
-    return Row{rows_[k], masks_[k]};
+    return rows_[k];
   }
 
  private:
   static_assert(kFirstSizedKind > 0xff, "unsized kinds fit a byte (0x100..0xfff are records)");
   uint64_t seen_[4] = {};
   Slot rows_[256][kMaxFields];  // not initialised: see Of
-  uint16_t masks_[256];
 };
 
 // The stored difference of a one-word field: zigzag(value - previous).
@@ -206,7 +199,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaFields(char* p, uint64_t own_t
                                                          Source& source) {
   int i = 0;
   ((p = PutDeltaField<kTypes>(
-        p, own_time, [ history, kind, i ]() -> auto& { return history->Of(kind).slots[i]; },
+        p, own_time, [ history, kind, i ]() -> auto& { return history->Of(kind)[i]; },
         ((kCounting >> i) & 1) != 0, source),
     ++i),
    ...);
@@ -367,9 +360,8 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetDeltaFields(const char* p, co
   FieldValue* f = event->fields;
   int i = 0;
   if (!(((p = GetDeltaField<kTypes>(
-              p, limit, own_time,
-              [ history, kind, i ]() -> auto& { return history->Of(kind).slots[i]; }, false, f++,
-              reason)) != nullptr &&
+              p, limit, own_time, [ history, kind, i ]() -> auto& { return history->Of(kind)[i]; },
+              false, f++, reason)) != nullptr &&
          (++i, true)) &&
         ...)) {
     return nullptr;
@@ -451,6 +443,28 @@ const char* DecodeFixedFields(EventKind kind, const char* p, const char* limit, 
                               FieldHistory* history, Event* event, const char** reason,
                               bool* fixed);
 
+// Calls fn(std::integral_constant<FieldType, t>{}) for the field type `t`
+// and returns what it returns: the one switch over field types of the
+// schema-driven codecs below.
+template <typename Fn>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline auto WithFieldType(FieldType t, Fn&& fn) {
+  switch (t) {
+    case FieldType::kUint:
+      return fn(std::integral_constant<FieldType, FieldType::kUint>{});
+    case FieldType::kSint:
+      return fn(std::integral_constant<FieldType, FieldType::kSint>{});
+    case FieldType::kDouble:
+      return fn(std::integral_constant<FieldType, FieldType::kDouble>{});
+    case FieldType::kTime:
+      return fn(std::integral_constant<FieldType, FieldType::kTime>{});
+    case FieldType::kId:
+      return fn(std::integral_constant<FieldType, FieldType::kId>{});
+    case FieldType::kBytes:
+      break;
+  }
+  return fn(std::integral_constant<FieldType, FieldType::kBytes>{});
+}
+
 // Writes the fields `source` yields, in `schema` order, at p; kTime fields
 // relative to `own_time`. REQUIRES: room for field_count * kMaxFieldBytes
 // + the kBytes fields' sizes.
@@ -458,57 +472,23 @@ template <typename Source>
 inline char* EncodeFieldsFrom(const KindSchema& schema, uint64_t own_time, Source& source,
                               char* p) {
   for (int i = 0; i < schema.field_count; ++i) {
-    switch (schema.fields[i].type) {
-      case FieldType::kUint:
-        p = PutField<FieldType::kUint>(p, own_time, source);
-        break;
-      case FieldType::kSint:
-        p = PutField<FieldType::kSint>(p, own_time, source);
-        break;
-      case FieldType::kDouble:
-        p = PutField<FieldType::kDouble>(p, own_time, source);
-        break;
-      case FieldType::kTime:
-        p = PutField<FieldType::kTime>(p, own_time, source);
-        break;
-      case FieldType::kId:
-        p = PutField<FieldType::kId>(p, own_time, source);
-        break;
-      case FieldType::kBytes:
-        p = PutField<FieldType::kBytes>(p, own_time, source);
-        break;
-    }
+    p = WithFieldType(schema.fields[i].type, [&](auto type) {
+      return PutField<decltype(type)::value>(p, own_time, source);
+    });
   }
   return p;
 }
 
-// EncodeFieldsFrom's delta-coded form, against `row` (FieldHistory::Row).
+// EncodeFieldsFrom's delta-coded form, against `row` (FieldHistory::Of).
 template <typename Source>
 inline char* EncodeDeltaFieldsFrom(const KindSchema& schema, uint64_t own_time,
-                                   FieldHistory::Row row, Source& source, char* p) {
+                                   FieldHistory::Slot* row, Source& source, char* p) {
   for (int i = 0; i < schema.field_count; ++i) {
-    auto slot_of = [&row, i ]() -> auto& { return row.slots[i]; };
-    const bool delta = (row.mask >> i) & 1;
-    switch (schema.fields[i].type) {
-      case FieldType::kUint:
-        p = PutDeltaField<FieldType::kUint>(p, own_time, slot_of, delta, source);
-        break;
-      case FieldType::kSint:
-        p = PutDeltaField<FieldType::kSint>(p, own_time, slot_of, delta, source);
-        break;
-      case FieldType::kDouble:
-        p = PutDeltaField<FieldType::kDouble>(p, own_time, slot_of, delta, source);
-        break;
-      case FieldType::kTime:
-        p = PutDeltaField<FieldType::kTime>(p, own_time, slot_of, delta, source);
-        break;
-      case FieldType::kId:
-        p = PutDeltaField<FieldType::kId>(p, own_time, slot_of, delta, source);
-        break;
-      case FieldType::kBytes:
-        p = PutDeltaField<FieldType::kBytes>(p, own_time, slot_of, delta, source);
-        break;
-    }
+    const bool delta = (schema.delta_mask >> i) & 1;
+    auto slot_of = [ row, i ]() -> auto& { return row[i]; };
+    p = WithFieldType(schema.fields[i].type, [&](auto type) {
+      return PutDeltaField<decltype(type)::value>(p, own_time, slot_of, delta, source);
+    });
   }
   return p;
 }
@@ -535,9 +515,9 @@ char* EncodeFields(const KindSchema& schema, const Event& event, uint64_t own_ti
 // malformed input (*reason says why).
 const char* DecodeFields(const KindSchema& schema, const char* p, const char* limit,
                          uint64_t own_time, Event* event, const char** reason);
-// DecodeFields's delta-coded form, against `row` (FieldHistory::Row).
+// DecodeFields's delta-coded form, against `row` (FieldHistory::Of).
 const char* DecodeDeltaFields(const KindSchema& schema, const char* p, const char* limit,
-                              uint64_t own_time, FieldHistory::Row row, Event* event,
+                              uint64_t own_time, FieldHistory::Slot* row, Event* event,
                               const char** reason);
 
 }  // namespace internal
