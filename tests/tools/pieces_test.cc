@@ -373,6 +373,20 @@ TEST(Pieces, FilesOfSeveralHostsAreNotTaken) {
   EXPECT_TRUE(InPieces(RandomSet(3, PieceMerger::kManyFiles + 1)).exact);
 }
 
+// `args` on every core and on one core give the same exit status, output
+// and warnings (`what` names the case). Returns the one-core run, for the
+// caller's own checks. `Traces`: one trace's bytes, or files by path.
+template <typename Traces>
+DumpResult SameOnEveryCoreAsOnOne(const std::vector<std::string>& args, const Traces& traces,
+                                  const std::string& what = "") {
+  const DumpResult all = RunDump(args, traces);
+  DumpResult one = RunDumpOnOneCore(args, traces);
+  EXPECT_EQ(all.status, one.status) << what;
+  EXPECT_EQ(all.out, one.out) << what;
+  EXPECT_EQ(all.err, one.err) << what;
+  return one;
+}
+
 // Whether `stats` on `files` ran on every core.
 bool StatsOnEveryCore(const std::vector<std::string>& files,
                       size_t lookahead = MergeOptions().max_buffered_bytes) {
@@ -403,11 +417,7 @@ void ExpectSameStats(const std::string& bytes, const std::string& what) {
       {"stats", "--thread=101", "--per-thread", "trace.itt"},
   };
   for (const std::vector<std::string>& args : runs) {
-    const DumpResult all = RunDump(args, bytes);
-    const DumpResult one = RunDumpOnOneCore(args, bytes);
-    EXPECT_EQ(all.status, one.status) << what << " " << args[1];
-    EXPECT_EQ(all.out, one.out) << what << " " << args[1];
-    EXPECT_EQ(all.err, one.err) << what << " " << args[1];
+    SameOnEveryCoreAsOnOne(args, bytes, what + " " + args[1]);
   }
 }
 
@@ -475,12 +485,8 @@ TEST(Pieces, WhereTheSerialMergePassesItsLookaheadStatsTakesTheSerialPass) {
   EXPECT_FALSE(StatsOnEveryCore({bytes}, size_t{1} << 20));
   EXPECT_TRUE(StatsOnEveryCore({bytes}));
   const std::vector<std::string> args = {"stats", "--lookahead-mb=1", "trace.itt"};
-  const DumpResult all = RunDump(args, bytes);
-  const DumpResult one = RunDumpOnOneCore(args, bytes);
+  const DumpResult one = SameOnEveryCoreAsOnOne(args, bytes);
   EXPECT_NE(one.err.find("out of time order"), std::string::npos) << one.err;
-  EXPECT_EQ(all.status, one.status);
-  EXPECT_EQ(all.out, one.out);
-  EXPECT_EQ(all.err, one.err);
 }
 
 // A task open across a chunk boundary, then a nest of begins past the
@@ -522,11 +528,7 @@ TEST(Pieces, StatsOfSeveralFilesPrintsWhatTheSerialPassPrints) {
              {"stats", "run"},
              {"stats", "--per-process", "--per-thread", "--format=json", "run"},
              {"stats", "--name=t12", "--from=2000", "run"}}) {
-      const DumpResult all = RunDump(args, traces);
-      const DumpResult one = RunDumpOnOneCore(args, traces);
-      EXPECT_EQ(all.status, one.status) << seed << " " << args[1];
-      EXPECT_EQ(all.out, one.out) << seed << " " << args[1];
-      EXPECT_EQ(all.err, one.err) << seed << " " << args[1];
+      SameOnEveryCoreAsOnOne(args, traces, std::to_string(seed) + " " + args[1]);
     }
   }
 }
@@ -548,11 +550,7 @@ TEST(Pieces, ManyFilesOfOneOrSeveralThreadsStayOnEveryCore) {
     EXPECT_TRUE(StatsOnEveryCore(bytes)) << threads;
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
              {"stats", "run"}, {"stats", "--per-process", "--format=json", "run"}}) {
-      const DumpResult all = RunDump(args, traces);
-      const DumpResult one = RunDumpOnOneCore(args, traces);
-      EXPECT_EQ(all.status, one.status) << threads << " " << args[1];
-      EXPECT_EQ(all.out, one.out) << threads << " " << args[1];
-      EXPECT_EQ(all.err, one.err) << threads << " " << args[1];
+      SameOnEveryCoreAsOnOne(args, traces, std::to_string(threads) + " " + args[1]);
     }
   }
 }
@@ -578,11 +576,7 @@ TEST(Pieces, ManyFilesAtOnceWhosePiecesKeepManyEventsTakeTheSerialPass) {
   EXPECT_FALSE(InPieces(bytes).exact);
   EXPECT_FALSE(StatsOnEveryCore(bytes));
   const std::vector<std::string> args = {"stats", "run"};
-  const DumpResult all = RunDump(args, traces);
-  const DumpResult one = RunDumpOnOneCore(args, traces);
-  EXPECT_EQ(all.status, one.status);
-  EXPECT_EQ(all.out, one.out);
-  EXPECT_EQ(all.err, one.err);
+  SameOnEveryCoreAsOnOne(args, traces);
 }
 
 // One thread alone in its process opens more frames at once in one piece
@@ -664,11 +658,7 @@ TEST(Pieces, ProcessesWhoseEventsMeetPrintWhatTheSerialPassPrints) {
     const std::map<std::string, std::string> traces = {{"run/p100.itt", bytes[0]},
                                                        {"run/p200.itt", bytes[1]}};
     const std::vector<std::string> args = {"stats", "--format=csv", "run"};
-    const DumpResult all = RunDump(args, traces);
-    const DumpResult one = RunDumpOnOneCore(args, traces);
-    EXPECT_EQ(all.status, one.status) << what;
-    EXPECT_EQ(all.out, one.out) << what;
-    EXPECT_EQ(all.err, one.err) << what;
+    const DumpResult one = SameOnEveryCoreAsOnOne(args, traces, what);
     if (what == "regions") {
       // 200 ns each: the ids meet under the tags, but each pairs in its
       // process.
@@ -731,11 +721,8 @@ TEST(Pieces, ACounterIdAProcessDoesNotDefineMeetsAnotherProcesssCounter) {
       {"run/p200.itt",
        trace(200, false, {Ev(EventKind::kCounterInc, 1200, {{F::kCounter, U(1)}})})}};
   const std::vector<std::string> args = {"stats", "--format=csv", "run"};
-  const DumpResult all = RunDump(args, traces);
-  const DumpResult one = RunDumpOnOneCore(args, traces);
+  const DumpResult one = SameOnEveryCoreAsOnOne(args, traces);
   EXPECT_NE(one.out.find("counters,d1,c,3,10,20,20"), std::string::npos) << one.out;
-  EXPECT_EQ(all.out, one.out);
-  EXPECT_EQ(all.err, one.err);
 }
 
 // Two processes whose module files cannot be read: each is reported once,
@@ -752,12 +739,7 @@ TEST(Pieces, UnreadableModulesOfTwoProcessesAreReportedInTheSerialOrder) {
     }
     TraceBuilder b(ProcessHeader(pid));
     b.Domain(1, "d1");
-    format::ModuleMapped m;
-    m.ticks = 1000;
-    m.start_addr = 0x400000;
-    m.size = 0x10000;
-    m.path = path;
-    b.Module(m);
+    b.Module(1000, 0x400000, 0x10000, path);
     b.Thread(0, pid + 1, "main");
     b.Events(
         0, {Ev(EventKind::kTaskBeginFn, begin,
@@ -769,11 +751,8 @@ TEST(Pieces, UnreadableModulesOfTwoProcessesAreReportedInTheSerialOrder) {
   const std::map<std::string, std::string> traces = {{"run/p100.itt", trace(100, "a.so", 2000)},
                                                      {"run/p200.itt", trace(200, "b.so", 1000)}};
   const std::vector<std::string> args = {"stats", "run"};
-  const DumpResult all = RunDump(args, traces);
-  const DumpResult one = RunDumpOnOneCore(args, traces);
+  const DumpResult one = SameOnEveryCoreAsOnOne(args, traces);
   EXPECT_LT(one.err.find("b.so"), one.err.find("a.so")) << one.err;
-  EXPECT_EQ(all.out, one.out);
-  EXPECT_EQ(all.err, one.err);
 }
 
 }  // namespace

@@ -90,6 +90,16 @@ TraceBuilder& TraceBuilder::Module(const format::ModuleMapped& m) {
   return *this;
 }
 
+TraceBuilder& TraceBuilder::Module(uint64_t ticks, uint64_t start_addr, uint64_t size,
+                                   std::string_view path) {
+  format::ModuleMapped m;
+  m.ticks = ticks;
+  m.start_addr = start_addr;
+  m.size = size;
+  m.path = path;
+  return Module(m);
+}
+
 TraceBuilder& TraceBuilder::ModuleGone(uint64_t ticks, uint64_t start_addr) {
   defs_.Append(format::ToRecord(format::ModuleUnmapped{ticks, start_addr}));
   return *this;

@@ -78,6 +78,9 @@ class TraceBuilder {
   // Module map records (batched with the definitions, as the collector
   // writes them).
   TraceBuilder& Module(const format::ModuleMapped& m);
+  // A module mapped at [start_addr, start_addr + size) from `path`, load
+  // bias 0, no build id.
+  TraceBuilder& Module(uint64_t ticks, uint64_t start_addr, uint64_t size, std::string_view path);
   TraceBuilder& ModuleGone(uint64_t ticks, uint64_t start_addr);
 
   TraceBuilder& Thread(uint32_t index, uint64_t tid, std::string_view name, bool ignored = false);

@@ -248,12 +248,7 @@ TEST(TraceSetVerbs, DiffComparesTwoRunsOfSeveralProcesses) {
 std::string FnProcess(uint32_t pid, const std::string& path) {
   testing::TraceBuilder b(Header(pid, format::kNoRank, "node1", kBootA));
   b.Domain(1, "app").Thread(0, pid + 1, "main").SyncAt(1000);
-  format::ModuleMapped m;
-  m.ticks = 1000;
-  m.start_addr = 0x400000;
-  m.size = 0x10000;
-  m.path = path;
-  b.Module(m);
+  b.Module(1000, 0x400000, 0x10000, path);
   b.Events(0,
            {Ev(EventKind::kTaskBeginFn, 1100,
                {{F::kDomain, U(1)}, {F::kId, Null()}, {F::kParent, Null()}, {F::kFn, U(0x401234)}}),
