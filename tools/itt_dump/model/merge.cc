@@ -69,21 +69,20 @@ bool EventMerger::Advance(Queue* q) {
     if (q->decoding) {
       // The payload is done (or malformed, which the index pass reported),
       // and so is the batch that pointed into it.
-      buffered_ -= q->payloads.front().size();
-      spare_.push_back(std::move(q->payloads.front()));
+      buffered_ -= q->payloads.front().bytes.size();
+      spare_.push_back(std::move(q->payloads.front().bytes));
       q->payloads.pop_front();
-      q->flags.pop_front();
       q->decoding = false;
     }
     if (q->payloads.empty()) {
       q->has_head = false;
       return false;
     }
-    q->decoding = q->dec.Reset(q->payloads.front(), q->flags.front()).ok();
+    const Queue::Payload& front = q->payloads.front();
+    q->decoding = q->dec.Reset(front.bytes, front.flags).ok();
     if (!q->decoding) {
-      buffered_ -= q->payloads.front().size();
+      buffered_ -= front.bytes.size();
       q->payloads.pop_front();
-      q->flags.pop_front();
     }
   }
 }
@@ -125,8 +124,7 @@ bool EventMerger::ReadChunk() {
     buf.assign(chunk.payload.data(), chunk.payload.size());
     buffered_ += buf.size();
     peak_buffered_ = std::max(peak_buffered_, buffered_);
-    q->payloads.push_back(std::move(buf));
-    q->flags.push_back(chunk.flags);
+    q->payloads.push_back(Queue::Payload{std::move(buf), chunk.flags});
     ++q->chunks_read;
     if (!q->has_head && *qi != current_) {
       if (Advance(q)) PushHead(*qi);

@@ -189,9 +189,13 @@ class EventMerger {
   static constexpr uint32_t kBatch = 16;
   struct Queue {
     const ThreadRec* thread = nullptr;
-    std::deque<std::string> payloads;  // the front one is being decoded
-    std::deque<uint16_t> flags;        // each payload's chunk flags
-    bool decoding = false;             // dec is positioned in payloads.front()
+    // An events chunk's payload and its chunk's flags (how it is coded).
+    struct Payload {
+      std::string bytes;
+      uint16_t flags = 0;
+    };
+    std::deque<Payload> payloads;  // the front one is being decoded
+    bool decoding = false;         // dec is positioned in payloads.front()
     format::EventStreamDecoder dec;
     // batch[pos, len) are decoded events of payloads.front() (a batch never
     // spans two payloads: its bytes fields point into it); batch[pos] is
