@@ -106,6 +106,54 @@ const char* DecodeFixedFields(EventKind kind, const char* p, const char* limit, 
 
 }  // namespace internal
 
+namespace {
+
+// PackFields's visitor for WithFixedFields: the usual kinds without a
+// schema lookup.
+struct FixedPacker {
+  const Event& event;
+  char* dst;
+  template <FieldType... kTypes>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE char* Fixed() {
+    internal::EventFieldSource source(event);
+    return internal::PutFields<kTypes...>(dst, event.time, source);
+  }
+  char* Other() { return internal::EncodeFields(*FindSchema(event.kind), event, event.time, dst); }
+};
+
+// PackedFieldsBound's visitor.
+struct FixedPackBound {
+  const Event& event;
+  template <FieldType... kTypes>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE size_t Fixed() {
+    size_t n = sizeof...(kTypes) * kMaxFieldBytes;
+    int i = 0;
+    ((n += kTypes == FieldType::kBytes ? event.fields[i].bytes.size() : 0, ++i), ...);
+    return n;
+  }
+  size_t Other() { return MaxEncodedEventSize(event); }
+};
+
+}  // namespace
+
+size_t PackedFieldsBound(const Event& event) {
+  return internal::WithFixedFields(event.kind, FixedPackBound{event});
+}
+
+char* PackFields(const Event& event, char* dst) {
+  return internal::WithFixedFields(event.kind, FixedPacker{event, dst});
+}
+
+const char* UnpackFields(const char* p, const char* limit, Event* event) {
+  const char* reason = nullptr;
+  bool fixed = false;
+  const char* q = internal::DecodeFixedFieldsInline(event->kind, p, limit, event->time,
+                                                    /*history=*/nullptr, event, &reason, &fixed);
+  if (fixed) return q;
+  const KindSchema* s = FindSchema(event->kind);
+  return s == nullptr ? nullptr : internal::DecodeFields(*s, p, limit, event->time, event, &reason);
+}
+
 bool EventStreamEncoder::Buffer::Grow(size_t n) {
   size_t cap = capacity == 0 ? 4096 : capacity;
   while (cap - size < n) cap *= 2;

@@ -137,6 +137,36 @@ TEST(EventStream, EveryEventKindRoundTrips) {
   }
 }
 
+TEST(EventStream, EveryEventKindPacksAndUnpacksToItself) {
+  Rng rng(7);
+  std::deque<std::string> storage;
+  for (int round = 0; round < 20; ++round) {
+    for (const KindSchema* s : EventSchemas()) {
+      const Event want = RandomEvent(rng, s->kind, rng() % 100000, &storage);
+      // The bytes land after others, and the bound leaves room past them.
+      std::string buffer(16, 'x');
+      buffer.resize(16 + PackedFieldsBound(want) + 16, 'y');
+      char* const end = PackFields(want, buffer.data() + 16);
+      ASSERT_LE(end, buffer.data() + 16 + PackedFieldsBound(want)) << s->name;
+      EXPECT_LE(PackedFieldsBound(want), MaxEncodedEventSize(want)) << s->name;
+      Event got;
+      got.kind = want.kind;
+      got.time = want.time;
+      EXPECT_EQ(UnpackFields(buffer.data() + 16, end, &got), end) << s->name;
+      ExpectSameEvent(want, got);
+      if (HasFailure()) FAIL() << DebugString(want) << "\n" << DebugString(got);
+      // A packed event cut short does not unpack.
+      if (end > buffer.data() + 16) {
+        EXPECT_EQ(UnpackFields(buffer.data() + 16, end - 1, &got), nullptr) << s->name;
+      }
+    }
+  }
+  Event unknown;
+  unknown.kind = static_cast<EventKind>(0xfff);
+  const char bytes[1] = {0};
+  EXPECT_EQ(UnpackFields(bytes, bytes + 1, &unknown), nullptr);
+}
+
 TEST(EventStream, DeltaFieldsAreDifferencesFromTheKindsPreviousEvent) {
   // Hand-built: two overlapped task ends of ids {p, 7, 0} then {p, 8, 0},
   // with task ends of domains 5 and 3 among them. Ids are measured against

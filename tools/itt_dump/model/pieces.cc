@@ -14,15 +14,8 @@ void Piece::EventAt(size_t i, Event* e) const {
   const Entry& en = entries[i];
   e->kind = en.kind;
   e->time = en.time;
-  e->field_count = en.field_count;
-  // Two fields at a time, each a copy of constant size (a memcpy of
-  // variable size costs more than the few fields an event has); `fields`
-  // ends with a spare one for an odd count, and an event has room for it.
-  static_assert(format::kMaxFields % 2 == 0);
-  const format::FieldValue* from = fields.data() + en.index;
-  for (int i = 0; i < en.field_count; i += 2) {
-    std::memcpy(static_cast<void*>(&e->fields[i]), from + i, 2 * sizeof(format::FieldValue));
-  }
+  // Packed by Decode below from a decoded event: they unpack.
+  format::UnpackFields(packed.data() + en.index, packed.data() + packed_size, e);
 }
 
 void Piece::Clear() {
@@ -35,9 +28,8 @@ void Piece::Clear() {
   last_time = 0;
   time_back = false;
   entries.clear();
-  fields.clear();
+  packed_size = 0;
   opens.clear();
-  payload.clear();
   if (sink != nullptr) sink->Clear();
 }
 
@@ -91,9 +83,6 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   // in child_ticks; then the opens go in between and the totals become
   // steps.
   std::vector<Piece::Entry>& entries = p.entries;
-  bool has_bytes = false;
-  format::EventKind last_kind = format::EventKind::kInvalid;
-  bool last_kind_has_bytes = false;
   Event e;
   while (dec.Next(&e)) {
     if (rewriter_ != nullptr) rewriter_->Rewrite(&e, rewriter_->SetTicks(e.time));
@@ -109,20 +98,15 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     Piece::Entry& en = entries.emplace_back();
     en.time = e.time;
     en.child_ticks = tracker.piece_child_ticks();
-    en.index = static_cast<uint32_t>(p.fields.size());
+    en.index = static_cast<uint32_t>(p.packed_size);
     en.kind = e.kind;
-    en.field_count = e.field_count;
     en.type = Type::kEvent;
-    p.fields.insert(p.fields.end(), e.fields, e.fields + e.field_count);
-    if (e.kind != last_kind) {
-      last_kind = e.kind;
-      const format::KindSchema* schema = format::FindSchema(e.kind);
-      last_kind_has_bytes = schema != nullptr && schema->bytes_field_count != 0;
-    }
-    has_bytes |= last_kind_has_bytes;
+    // Grown, never shrunk: its bytes past packed_size are scratch.
+    const size_t need = p.packed_size + format::PackedFieldsBound(e);
+    if (need > p.packed.size()) p.packed.resize(std::max(need, 2 * p.packed.size()));
+    char* const base = p.packed.data();
+    p.packed_size = static_cast<size_t>(format::PackFields(e, base + p.packed_size) - base);
   }
-
-  p.fields.emplace_back();  // EventAt's spare
 
   p.payload_bytes = chunk.payload.size();
   p.max_depth = tracker.piece_max_depth();
@@ -164,25 +148,6 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     const uint64_t running = en.child_ticks;
     en.child_ticks = running - mark;
     mark = running;
-  }
-
-  if (has_bytes) {
-    // The payload goes away after this chunk: the kept views move to a copy.
-    p.payload.assign(chunk.payload.data(), chunk.payload.size());
-    const char* old_base = chunk.payload.data();
-    const char* old_end = old_base + chunk.payload.size();
-    for (const Piece::Entry& en : p.entries) {
-      if (en.type != Type::kEvent) continue;
-      const format::KindSchema* schema = format::FindSchema(en.kind);
-      if (schema == nullptr || schema->bytes_field_count == 0) continue;
-      for (int f = 0; f < en.field_count && f < schema->field_count; ++f) {
-        if (schema->fields[f].type != format::FieldType::kBytes) continue;
-        std::string_view& v = p.fields[en.index + static_cast<size_t>(f)].bytes;
-        if (v.data() >= old_base && v.data() + v.size() <= old_end) {
-          v = std::string_view(p.payload.data() + (v.data() - old_base), v.size());
-        }
-      }
-    }
   }
 }
 
@@ -268,8 +233,7 @@ void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
   Queue& q = queues_[static_cast<size_t>(qi)];
   const bool had_head = q.has_head();
   piece->queued_bytes = sizeof(Piece) + piece->entries.capacity() * sizeof(Piece::Entry) +
-                        piece->fields.capacity() * sizeof(format::FieldValue) +
-                        piece->opens.capacity() * sizeof(Interval) + piece->payload.capacity();
+                        piece->packed.capacity() + piece->opens.capacity() * sizeof(Interval);
   buffered_ += piece->queued_bytes;
   q.pieces.push_back(std::move(piece));
   if (!had_head) {
@@ -384,7 +348,7 @@ void PieceMerger::Pop(int qi) {
     // A worker wrote them on another core, and with many queues taking
     // turns the hardware prefetcher loses track: ask for the next head's
     // fields and the entries a few ahead now, long before they are read.
-    __builtin_prefetch(front.fields.data() + front.entries[q.pos].index);
+    __builtin_prefetch(front.packed.data() + front.entries[q.pos].index);
     __builtin_prefetch(front.entries.data() + std::min(q.pos + 4, front.entries.size() - 1));
     return;
   }

@@ -48,8 +48,8 @@
 // for several; each with its chunk's stored and decompressed bytes) and
 // the ones queued for the merge (about one flush round per thread;
 // bounded by MergeOptions::max_buffered_bytes, past which the pass stops
-// as not exact), each holding its kept entries (32 bytes and a copy of
-// their fields each) and a sink.
+// as not exact), each holding its kept entries (24 bytes and their packed
+// fields each) and a sink.
 //
 // Thread safety: PieceDecoder is called concurrently by the reader's
 // workers (its pool of pieces is locked); PieceMerger: none.
@@ -95,9 +95,8 @@ class Piece final : public format::DecodedChunk {
     };
     uint64_t time = 0;         // the merge's key
     uint64_t child_ticks = 0;  // for the thread's innermost task, first
-    uint32_t index = 0;        // kEvent: its first field in fields
+    uint32_t index = 0;        // kEvent: where its fields start in packed
     format::EventKind kind = format::EventKind::kInvalid;
-    uint8_t field_count = 0;
     Type type = Type::kEvent;
   };
 
@@ -125,10 +124,12 @@ class Piece final : public format::DecodedChunk {
   // What the merge counts it for while it is queued (its memory).
   size_t queued_bytes = 0;
   std::vector<Entry> entries;
-  std::vector<format::FieldValue> fields;  // and a spare one at the end
+  // The kept events' fields, format::PackFields's bytes in [0, packed_size):
+  // a few bytes an event (an Event takes 264), which is what the reading
+  // thread reads of another core's memory.
+  std::vector<char> packed;
+  size_t packed_size = 0;
   std::vector<Interval> opens;
-  // A copy of the payload when a kept event has bytes (they point here).
-  std::string payload;
   std::unique_ptr<PieceSink> sink;
 
   // Entry i's event. REQUIRES: entries[i].type == kEvent.
