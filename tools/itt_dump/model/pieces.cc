@@ -237,7 +237,7 @@ void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
   buffered_ += piece->queued_bytes;
   q.pieces.push_back(std::move(piece));
   if (!had_head) {
-    q.pos = 0;
+    q.SetFront();
     CheckDepth(q);
     if (qi != current_) heads_.Push(q.head_time(), qi);
   }
@@ -310,9 +310,9 @@ void PieceMerger::CheckDepth(const Queue& q) {
 
 void PieceMerger::Issue(int qi, Item* item) {
   Queue& q = queues_[static_cast<size_t>(qi)];
-  const Piece& p = *q.pieces.front();
-  const Piece::Entry& en = p.entries[q.pos];
-  *item = {&p, q.pos, q.thread};
+  const Piece& p = *q.front;
+  const Piece::Entry& en = *q.head;
+  *item = {&p, static_cast<size_t>(q.head - p.entries.data()), q.thread};
   switch (en.type == Piece::Entry::Type::kEvent ? en.kind : format::EventKind::kInvalid) {
     case format::EventKind::kTaskBegin:
     case format::EventKind::kTaskBeginFn:
@@ -343,18 +343,17 @@ void PieceMerger::PassTime(uint64_t t) {
 
 void PieceMerger::Pop(int qi) {
   Queue& q = queues_[static_cast<size_t>(qi)];
-  const Piece& front = *q.pieces.front();
-  if (++q.pos < front.entries.size()) {
+  if (++q.head < q.end) {
     // A worker wrote them on another core, and with many queues taking
     // turns the hardware prefetcher loses track: ask for the next head's
     // fields and the entries a few ahead now, long before they are read.
-    __builtin_prefetch(front.packed.data() + front.entries[q.pos].index);
-    __builtin_prefetch(front.entries.data() + std::min(q.pos + 4, front.entries.size() - 1));
+    __builtin_prefetch(q.front->packed.data() + q.head->index);
+    __builtin_prefetch(std::min(q.head + 4, q.end - 1));
     return;
   }
   std::unique_ptr<Piece> done = std::move(q.pieces.front());
   q.pieces.pop_front();
-  q.pos = 0;
+  q.SetFront();
   if (q.has_head()) CheckDepth(q);
   buffered_ -= done->queued_bytes;
   files_[done->file].decoder->Recycle(std::move(done));

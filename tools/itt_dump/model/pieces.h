@@ -227,13 +227,23 @@ class PieceMerger {
     // How deep the whole trace's tracker has the thread's tasks after the
     // items given so far (opens and task begins in, task ends out).
     size_t depth = 0;
-    std::deque<std::unique_ptr<Piece>> pieces;  // the front one's entries from pos
-    size_t pos = 0;
+    std::deque<std::unique_ptr<Piece>> pieces;  // the front one's entries from head
+    // The front piece and its entries [head, end): the merge's hot loop
+    // reads them without going through the deque (null: no pieces).
+    const Piece* front = nullptr;
+    const Piece::Entry* head = nullptr;
+    const Piece::Entry* end = nullptr;
     size_t chunks_read = 0;
     uint64_t last_time = 0;  // of the thread's pieces read so far
     bool any = false;
-    bool has_head() const { return !pieces.empty(); }
-    uint64_t head_time() const { return pieces.front()->entries[pos].time; }
+    bool has_head() const { return front != nullptr; }
+    uint64_t head_time() const { return head->time; }
+    // Points front, head and end at the front piece (or null).
+    void SetFront() {
+      front = pieces.empty() ? nullptr : pieces.front().get();
+      head = front != nullptr ? front->entries.data() : nullptr;
+      end = front != nullptr ? head + front->entries.size() : nullptr;
+    }
   };
   // Reads file f's next piece; false at its end or once not exact.
   bool ReadChunk(size_t f);
