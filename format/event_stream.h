@@ -760,6 +760,45 @@ class EventStreamDecoder {
   // point into the payload.
   bool Next(Event* event);
 
+  // A task_begin with null ids or a task_end: what a loop of tasks is
+  // made of, read without an Event.
+  struct SimpleTask {
+    bool begin = false;
+    uint64_t time = 0;
+    uint64_t domain = 0;
+    uint64_t name = 0;  // task_begin's
+  };
+  // Decodes the next event into *task if it is one, as Next would have,
+  // and returns true; else reads nothing and returns false (Next reads it,
+  // and reports it if it is malformed).
+  bool NextSimpleTask(SimpleTask* task) {
+    if (pos_ >= limit_ || events_decoded_ + unknown_skipped_ >= event_count_) return false;
+    const auto kind = static_cast<unsigned char>(*pos_);
+    if (kind != static_cast<unsigned char>(EventKind::kTaskBegin) &&
+        kind != static_cast<unsigned char>(EventKind::kTaskEnd)) {
+      return false;
+    }
+    uint64_t zz;
+    const char* t = GetVarint64(tpos_, tlimit_, &zz);
+    if (t == nullptr) return false;
+    // Task kinds are unsized and have only reference fields besides their
+    // ids, which are plain in both codings; null ids are one 0 byte each
+    // in both (FORMAT.md, "Delta-coded fields").
+    const char* p = GetVarint64(pos_ + 1, limit_, &task->domain);
+    task->begin = kind == static_cast<unsigned char>(EventKind::kTaskBegin);
+    if (p != nullptr && task->begin) {
+      if (limit_ - p < 2 || p[0] != 0 || p[1] != 0) return false;
+      p = GetVarint64(p + 2, limit_, &task->name);
+    }
+    if (p == nullptr) return false;
+    task->time = last_time_ + static_cast<uint64_t>(ZigZagDecode(zz));
+    last_time_ = task->time;
+    pos_ = p;
+    tpos_ = t;
+    ++events_decoded_;
+    return true;
+  }
+
   const absl::Status& status() const { return status_; }
   uint32_t thread_index() const { return thread_index_; }
   uint64_t base_time() const { return base_time_; }

@@ -686,5 +686,92 @@ TEST(EventStream, EveryTruncationOfAPayloadDecodesAPrefixOrFails) {
   }
 }
 
+// Decodes with NextSimpleTask wherever it takes the event and Next
+// elsewhere, each simple task as the Event Next would have given.
+std::vector<Event> DecodeAllWithSimpleTasks(std::string_view payload, uint16_t chunk_flags,
+                                            absl::Status* status, size_t* simple) {
+  EventStreamDecoder dec;
+  std::vector<Event> out;
+  *status = dec.Reset(payload, chunk_flags);
+  if (!status->ok()) return out;
+  EventStreamDecoder::SimpleTask task;
+  Event e;
+  for (;;) {
+    if (dec.NextSimpleTask(&task)) {
+      ++*simple;
+      e.Init(task.begin ? EventKind::kTaskBegin : EventKind::kTaskEnd, task.time);
+      e.Set(Field::kDomain, task.domain);
+      if (task.begin) e.Set(Field::kName, task.name);
+      out.push_back(e);
+    } else if (dec.Next(&e)) {
+      out.push_back(e);
+    } else {
+      break;
+    }
+  }
+  *status = dec.status();
+  return out;
+}
+
+// Simple tasks read without an Event read as Next reads them, in both
+// codings, among every other kind and task begins with ids, and on every
+// truncation of the payload (the same events, the same error).
+TEST(EventStream, SimpleTasksDecodeAsNextDecodesThem) {
+  Rng rng(13);
+  std::deque<std::string> storage;
+  std::vector<Event> events;
+  uint64_t t = 1000;
+  for (int round = 0; round < 30; ++round) {
+    for (const KindSchema* s : EventSchemas()) {
+      t += rng() % 3000;
+      Event e = RandomEvent(rng, s->kind, t, &storage);
+      if (s->kind == EventKind::kTaskBegin && rng() % 3 != 0) {
+        e.SetId(Field::kId, Id{});  // mostly null ids, as __itt_null
+        e.SetId(Field::kParent, Id{});
+      }
+      events.push_back(e);
+      if (rng() % 2 == 0) {
+        events.push_back(RandomEvent(rng, EventKind::kTaskEnd, t + rng() % 100, &storage));
+      }
+    }
+  }
+  for (auto coding :
+       {EventStreamEncoder::FieldCoding::kDelta, EventStreamEncoder::FieldCoding::kPlain}) {
+    SCOPED_TRACE(coding == EventStreamEncoder::FieldCoding::kDelta ? "delta" : "plain");
+    EventStreamEncoder enc(coding);
+    enc.Reset(3, 500);
+    for (const Event& e : events) enc.Append(e);
+    const std::string payload(enc.payload());
+    size_t simple = 0;
+    absl::Status st;
+    std::vector<Event> got = DecodeAllWithSimpleTasks(payload, enc.chunk_flags(), &st, &simple);
+    ASSERT_TRUE(st.ok()) << st;
+    ASSERT_EQ(got.size(), events.size());
+    for (size_t i = 0; i < events.size(); ++i) {
+      ASSERT_EQ(DebugString(got[i]), DebugString(events[i])) << i;
+    }
+    EXPECT_GT(simple, events.size() / 4);  // the path under test was taken
+    // Every cut of a shorter stream.
+    enc.Reset(3, 500);
+    for (size_t i = 0; i < 120; ++i) enc.Append(events[i]);
+    const std::string short_payload(enc.payload());
+    for (size_t n = 0; n < short_payload.size(); ++n) {
+      const std::string cut = short_payload.substr(0, n);  // exact-size heap buffer
+      absl::Status want_status;
+      const std::vector<Event> want = DecodeAll(cut, enc.chunk_flags(), &want_status);
+      absl::Status got_status;
+      size_t unused = 0;
+      const std::vector<Event> cut_got =
+          DecodeAllWithSimpleTasks(cut, enc.chunk_flags(), &got_status, &unused);
+      ASSERT_EQ(got_status, want_status) << n;
+      ASSERT_EQ(cut_got.size(), want.size()) << n;
+      for (size_t i = 0; i < want.size(); ++i) {
+        ExpectSameEvent(want[i], cut_got[i]);
+        ASSERT_FALSE(HasFailure()) << n << " " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ittc::format

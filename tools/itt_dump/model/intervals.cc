@@ -217,18 +217,26 @@ void IntervalTracker::Opened(ThreadState& s, Open* o) {
 
 IntervalTracker::Open* IntervalTracker::PushTask(ThreadState& s, const Event& e,
                                                  const ThreadRec& t) {
+  // Positions from the schema, looked up once per kind (the hot path).
+  const BeginLayout& l = TaskBeginLayout(e.kind);
+  return PushTask(s, t, e.fields[l.domain].u, e.fields[l.id].id,
+                  l.name >= 0 ? e.fields[l.name].u : 0, l.fn >= 0 ? e.fields[l.fn].u : 0,
+                  format::EffectiveTime(e));
+}
+
+IntervalTracker::Open* IntervalTracker::PushTask(ThreadState& s, const ThreadRec& t,
+                                                 uint64_t domain, const format::Id& id,
+                                                 uint64_t name, uint64_t fn, uint64_t begin) {
   Open* o = TakeSlot(s);
   if (o == nullptr) return nullptr;
   Interval& n = o->iv;
   n.kind = IntervalKind::kTask;
   n.thread = &t;
-  // Positions from the schema, looked up once per kind (the hot path).
-  const BeginLayout& l = TaskBeginLayout(e.kind);
-  n.domain = e.fields[l.domain].u;
-  n.id = e.fields[l.id].id;
-  n.name_id = l.name >= 0 ? e.fields[l.name].u : 0;
-  n.fn = l.fn >= 0 ? e.fields[l.fn].u : 0;
-  n.begin = format::EffectiveTime(e);
+  n.domain = domain;
+  n.id = id;
+  n.name_id = name;
+  n.fn = fn;
+  n.begin = begin;
   n.child_ticks = 0;
   n.open_at_end = false;
   Opened(s, o);
@@ -246,6 +254,36 @@ uint64_t IntervalTracker::PopTask(ThreadState& s, uint64_t end) {
 void IntervalTracker::AddChildTicks(const ThreadRec& thread, uint64_t ticks) {
   ThreadState& s = StateOf(thread);
   if (s.depth != 0) s.stack[s.depth - 1].iv.child_ticks += ticks;
+}
+
+IntervalTracker::PieceAction IntervalTracker::OnPieceSimpleTask(
+    const format::EventStreamDecoder::SimpleTask& task, const ThreadRec& t, uint32_t position) {
+  ThreadState& s = StateOf(t);
+  if (task.begin) {
+    if (s.depth >= kMaxDepth) return PieceAction::kForward;
+    Open* o = PushTask(s, t, task.domain, format::Id{}, task.name, 0, task.time);
+    piece_max_depth_ = std::max(piece_max_depth_, s.depth);
+    o->forwarded = false;
+    o->position = position;
+    o->child_mark = piece_child_ticks_;
+    return PieceAction::kPaired;
+  }
+  return PieceTaskEnd(s, task.time);
+}
+
+IntervalTracker::PieceAction IntervalTracker::PieceTaskEnd(ThreadState& s, uint64_t end) {
+  if (s.depth == 0) return PieceAction::kForward;  // begun before the piece
+  if (s.stack[s.depth - 1].forwarded) {
+    --s.depth;
+    return PieceAction::kForward;
+  }
+  const uint64_t duration = PopTask(s, end);
+  if (s.depth != 0 && !s.stack[s.depth - 1].forwarded) {
+    s.stack[s.depth - 1].iv.child_ticks += duration;
+  } else {
+    piece_child_ticks_ += duration;
+  }
+  return PieceAction::kPaired;
 }
 
 IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const ThreadRec& t,
@@ -279,21 +317,8 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       return o->forwarded ? PieceAction::kForward : PieceAction::kPaired;
     }
     case EventKind::kTaskEnd:
-    case EventKind::kTaskEndEx: {
-      ThreadState& s = StateOf(t);
-      if (s.depth == 0) return PieceAction::kForward;  // begun before the piece
-      if (s.stack[s.depth - 1].forwarded) {
-        --s.depth;
-        return PieceAction::kForward;
-      }
-      const uint64_t duration = PopTask(s, format::EffectiveTime(e));
-      if (s.depth != 0 && !s.stack[s.depth - 1].forwarded) {
-        s.stack[s.depth - 1].iv.child_ticks += duration;
-      } else {
-        piece_child_ticks_ += duration;
-      }
-      return PieceAction::kPaired;
-    }
+    case EventKind::kTaskEndEx:
+      return PieceTaskEnd(StateOf(t), format::EffectiveTime(e));
     case EventKind::kFrameSubmit:
       SubmitFrame(e, t);  // complete in itself
       return PieceAction::kPaired;

@@ -159,6 +159,10 @@ class IntervalTracker {
   // `position` is the caller's count of events forwarded so far.
   enum class PieceAction { kPaired, kForward };
   PieceAction OnPieceEvent(const format::Event& e, const ThreadRec& thread, uint32_t position);
+  // The same for a simple task event read without an Event
+  // (format::EventStreamDecoder::NextSimpleTask).
+  PieceAction OnPieceSimpleTask(const format::EventStreamDecoder::SimpleTask& task,
+                                const ThreadRec& thread, uint32_t position);
   // The time of paired tasks whose parent is not paired in the piece (a
   // task begun before it, or a forwarded one), since ResetPiece.
   uint64_t piece_child_ticks() const { return piece_child_ticks_; }
@@ -290,6 +294,11 @@ class IntervalTracker {
   void Opened(ThreadState& s, Open* o);
   // Pushes a task_begin* event on the thread's stack; null past kMaxDepth.
   Open* PushTask(ThreadState& s, const format::Event& e, const ThreadRec& t);
+  // The same from the task's fields.
+  Open* PushTask(ThreadState& s, const ThreadRec& t, uint64_t domain, const format::Id& id,
+                 uint64_t name, uint64_t fn, uint64_t begin);
+  // Piece mode: a task end on the thread of `s` at `end`.
+  PieceAction PieceTaskEnd(ThreadState& s, uint64_t end);
   // Closes the innermost task at `end` (REQUIRES: s.depth > 0) and returns
   // its duration in ticks.
   uint64_t PopTask(ThreadState& s, uint64_t end);

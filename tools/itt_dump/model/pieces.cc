@@ -83,17 +83,35 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   // in child_ticks; then the opens go in between and the totals become
   // steps.
   std::vector<Piece::Entry>& entries = p.entries;
+  // A file of a set has its events rewritten (trace_set.h): they need an
+  // Event. Alone, its simple tasks go to the tracker without one.
+  const bool simple_tasks = rewriter_ == nullptr;
+  format::EventStreamDecoder::SimpleTask task;
   Event e;
-  while (dec.Next(&e)) {
-    if (rewriter_ != nullptr) rewriter_->Rewrite(&e, rewriter_->SetTicks(e.time));
-    if (e.time < p.last_time) p.time_back = true;
-    if (p.first_time == kNoEvents) p.first_time = e.time;
-    if (e.time > p.last_time) p.last_time = e.time;
+  for (;;) {
+    const bool simple = simple_tasks && dec.NextSimpleTask(&task);
+    if (!simple) {
+      if (!dec.Next(&e)) break;
+      if (rewriter_ != nullptr) rewriter_->Rewrite(&e, rewriter_->SetTicks(e.time));
+    }
+    const uint64_t time = simple ? task.time : e.time;
+    if (time < p.last_time) p.time_back = true;
+    if (p.first_time == kNoEvents) p.first_time = time;
+    if (time > p.last_time) p.last_time = time;
     const auto position = static_cast<uint32_t>(entries.size());
-    if (tracker.OnPieceEvent(e, thread, position) == IntervalTracker::PieceAction::kPaired) {
+    const IntervalTracker::PieceAction action =
+        simple ? tracker.OnPieceSimpleTask(task, thread, position)
+               : tracker.OnPieceEvent(e, thread, position);
+    if (action == IntervalTracker::PieceAction::kPaired) {
       ++p.paired_events;
-      p.paired_last_ticks = e.time;  // events come in time order (else time_back)
+      p.paired_last_ticks = time;  // events come in time order (else time_back)
       continue;
+    }
+    if (simple) {
+      // Forwarded (an end of a task begun before the piece): as an Event.
+      e.Init(task.begin ? format::EventKind::kTaskBegin : format::EventKind::kTaskEnd, task.time);
+      e.Set(format::Field::kDomain, task.domain);
+      if (task.begin) e.Set(format::Field::kName, task.name);
     }
     Piece::Entry& en = entries.emplace_back();
     en.time = e.time;
