@@ -165,8 +165,7 @@ class StatsCollector : public PieceSink {
   struct HeapRow;
 
   // A completed task-like interval (not a frame) into its rows.
-  void AddTask(IntervalKind kind, const ThreadRec& t, uint64_t domain, uint64_t name_id,
-               uint64_t fn, uint64_t event_id, uint64_t begin, uint64_t end, uint64_t child_ticks);
+  void AddTask(const Interval& iv);
   // The row of the key; per thread `t` when not null, else of `owner`
   // (TaskRow::thread). `by` ran the task from `begin`: its process
   // qualifies a task_begin_fn address, and names it.

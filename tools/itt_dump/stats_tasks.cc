@@ -114,52 +114,39 @@ StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind, uint64_t 
   return r;
 }
 
-void StatsCollector::AddTask(IntervalKind kind, const ThreadRec& t, uint64_t domain,
-                             uint64_t name_id, uint64_t fn, uint64_t event_id, uint64_t begin,
-                             uint64_t end, uint64_t child_ticks) {
+void StatsCollector::AddTask(const Interval& iv) {
+  const IntervalKind kind = iv.kind;
+  const ThreadRec& t = *iv.thread;
   if (filter_.active()) {
-    if (!filter_.ThreadOk(t) || !filter_.TimeOk(begin)) return;
-    if (kind == IntervalKind::kLegacyEvent ? filter_.has_domain() : !filter_.DomainOk(domain)) {
+    if (!filter_.ThreadOk(t) || !filter_.TimeOk(iv.begin)) return;
+    if (kind == IntervalKind::kLegacyEvent ? filter_.has_domain() : !filter_.DomainOk(iv.domain)) {
       return;
     }
     if (filter_.has_name()) {
-      if (name_id != 0 && kind != IntervalKind::kLegacyEvent) {
-        if (!filter_.NameIdOk(name_id)) return;
-      } else {
-        Interval iv;
-        iv.kind = kind;
-        iv.thread = &t;
-        iv.fn = fn;
-        iv.event_id = event_id;
-        iv.begin = begin;
-        if (!filter_.NameOk(IntervalName(x_, iv))) return;
+      if (iv.name_id != 0 && kind != IntervalKind::kLegacyEvent) {
+        if (!filter_.NameIdOk(iv.name_id)) return;
+      } else if (!filter_.NameOk(IntervalName(x_, iv))) {
+        return;
       }
     }
   }
-  const int64_t d = clock_.DurationNs(begin, end);
+  const int64_t d = clock_.DurationNs(iv.begin, iv.end);
   const uint64_t dur = d > 0 ? static_cast<uint64_t>(d) : 0;
   uint64_t self = dur;
-  if (child_ticks != 0) {
-    const int64_t c = clock_.DurationNs(begin, begin + child_ticks);
+  if (iv.child_ticks != 0) {
+    const int64_t c = clock_.DurationNs(iv.begin, iv.begin + iv.child_ticks);
     self = c <= 0 ? dur : static_cast<uint64_t>(c) >= dur ? 0 : dur - static_cast<uint64_t>(c);
   }
-  TaskRow* row = TaskRowFor(kind, domain, name_id, fn, event_id, nullptr, kAllThreads, t, begin);
-  row->total_ns += dur;
-  row->self_ns += self;
-  row->sketch.Add(dur);
-  if (per_thread_) {
-    TaskRow* r = TaskRowFor(kind, domain, name_id, fn, event_id, &t, kAllThreads, t, begin);
+  auto add = [&](const ThreadRec* row_thread, uint64_t owner) {
+    TaskRow* r =
+        TaskRowFor(kind, iv.domain, iv.name_id, iv.fn, iv.event_id, row_thread, owner, t, iv.begin);
     r->total_ns += dur;
     r->self_ns += self;
     r->sketch.Add(dur);
-  }
-  if (processes_ != nullptr) {
-    TaskRow* r = TaskRowFor(kind, domain, name_id, fn, event_id, nullptr,
-                            stats_internal::kProcessRow | t.process, t, begin);
-    r->total_ns += dur;
-    r->self_ns += self;
-    r->sketch.Add(dur);
-  }
+  };
+  add(nullptr, kAllThreads);
+  if (per_thread_) add(&t, kAllThreads);
+  if (processes_ != nullptr) add(nullptr, stats_internal::kProcessRow | t.process);
 }
 
 void StatsCollector::MergeIntervals(const StatsCollector& piece) {
@@ -210,8 +197,7 @@ void StatsCollector::ClearIntervals() {
 void StatsCollector::OnInterval(const Interval& iv) {
   if (iv.open_at_end) return;  // counted by the tracker as unbalanced
   if (iv.kind != IntervalKind::kFrame) {
-    AddTask(iv.kind, *iv.thread, iv.domain, iv.name_id, iv.fn, iv.event_id, iv.begin, iv.end,
-            iv.child_ticks);
+    AddTask(iv);
     return;
   }
   if (filter_.active()) {
