@@ -767,6 +767,12 @@ class EventStreamDecoder {
     uint64_t time = 0;
     uint64_t domain = 0;
     uint64_t name = 0;  // task_begin's
+    // The event Next would have given.
+    void ToEvent(Event* e) const {
+      e->Init(begin ? EventKind::kTaskBegin : EventKind::kTaskEnd, time);
+      e->Set(Field::kDomain, domain);
+      if (begin) e->Set(Field::kName, name);
+    }
   };
   // Decodes the next event into *task if it is one, as Next would have,
   // and returns true; else reads nothing and returns false (Next reads it,

@@ -687,7 +687,7 @@ TEST(EventStream, EveryTruncationOfAPayloadDecodesAPrefixOrFails) {
 }
 
 // Decodes with NextSimpleTask wherever it takes the event and Next
-// elsewhere, each simple task as the Event Next would have given.
+// elsewhere, each simple task as its ToEvent.
 std::vector<Event> DecodeAllWithSimpleTasks(std::string_view payload, uint16_t chunk_flags,
                                             absl::Status* status, size_t* simple) {
   EventStreamDecoder dec;
@@ -699,9 +699,7 @@ std::vector<Event> DecodeAllWithSimpleTasks(std::string_view payload, uint16_t c
   for (;;) {
     if (dec.NextSimpleTask(&task)) {
       ++*simple;
-      e.Init(task.begin ? EventKind::kTaskBegin : EventKind::kTaskEnd, task.time);
-      e.Set(Field::kDomain, task.domain);
-      if (task.begin) e.Set(Field::kName, task.name);
+      task.ToEvent(&e);
       out.push_back(e);
     } else if (dec.Next(&e)) {
       out.push_back(e);

@@ -260,15 +260,21 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceSimpleTask(
     const format::EventStreamDecoder::SimpleTask& task, const ThreadRec& t, uint32_t position) {
   ThreadState& s = StateOf(t);
   if (task.begin) {
+    // Past kMaxDepth the whole trace's tracker decides (as OnPieceEvent).
     if (s.depth >= kMaxDepth) return PieceAction::kForward;
-    Open* o = PushTask(s, t, task.domain, format::Id{}, task.name, 0, task.time);
-    piece_max_depth_ = std::max(piece_max_depth_, s.depth);
-    o->forwarded = false;
-    o->position = position;
-    o->child_mark = piece_child_ticks_;
-    return PieceAction::kPaired;
+    return PieceTaskBegun(s, PushTask(s, t, task.domain, format::Id{}, task.name, 0, task.time),
+                          /*forwarded=*/false, position);
   }
   return PieceTaskEnd(s, task.time);
+}
+
+IntervalTracker::PieceAction IntervalTracker::PieceTaskBegun(ThreadState& s, Open* o,
+                                                             bool forwarded, uint32_t position) {
+  piece_max_depth_ = std::max(piece_max_depth_, s.depth);
+  o->forwarded = forwarded;
+  o->position = position;
+  o->child_mark = piece_child_ticks_;
+  return forwarded ? PieceAction::kForward : PieceAction::kPaired;
 }
 
 IntervalTracker::PieceAction IntervalTracker::PieceTaskEnd(ThreadState& s, uint64_t end) {
@@ -308,13 +314,8 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
           promoted_.push_back({outer.iv, outer.position, outer.child_mark});
         }
       }
-      Open* o = PushTask(s, e, t);
-      piece_max_depth_ = std::max(piece_max_depth_, s.depth);
       // A task_begin_fn stays on the stack only to close what it encloses.
-      o->forwarded = fn;
-      o->position = position;
-      o->child_mark = piece_child_ticks_;
-      return o->forwarded ? PieceAction::kForward : PieceAction::kPaired;
+      return PieceTaskBegun(s, PushTask(s, e, t), /*forwarded=*/fn, position);
     }
     case EventKind::kTaskEnd:
     case EventKind::kTaskEndEx:

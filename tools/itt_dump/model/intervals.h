@@ -297,6 +297,10 @@ class IntervalTracker {
   // The same from the task's fields.
   Open* PushTask(ThreadState& s, const ThreadRec& t, uint64_t domain, const format::Id& id,
                  uint64_t name, uint64_t fn, uint64_t begin);
+  // Piece mode: the task just pushed in slot `o` (below kMaxDepth, so not
+  // null) is paired in the piece, or `forwarded` to the whole trace's
+  // tracker, from the event forwarded `position`-th.
+  PieceAction PieceTaskBegun(ThreadState& s, Open* o, bool forwarded, uint32_t position);
   // Piece mode: a task end on the thread of `s` at `end`.
   PieceAction PieceTaskEnd(ThreadState& s, uint64_t end);
   // Closes the innermost task at `end` (REQUIRES: s.depth > 0) and returns

@@ -107,12 +107,8 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       p.paired_last_ticks = time;  // events come in time order (else time_back)
       continue;
     }
-    if (simple) {
-      // Forwarded (an end of a task begun before the piece): as an Event.
-      e.Init(task.begin ? format::EventKind::kTaskBegin : format::EventKind::kTaskEnd, task.time);
-      e.Set(format::Field::kDomain, task.domain);
-      if (task.begin) e.Set(format::Field::kName, task.name);
-    }
+    // Forwarded (an end of a task begun before the piece): as an Event.
+    if (simple) task.ToEvent(&e);
     Piece::Entry& en = entries.emplace_back();
     en.time = e.time;
     en.child_ticks = tracker.piece_child_ticks();
