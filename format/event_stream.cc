@@ -18,16 +18,6 @@ constexpr uint16_t kFirstRecordKind = 0x100;
 
 }  // namespace
 
-size_t MaxEncodedEventSize(const Event& event) {
-  const KindSchema* s = FindSchema(event.kind);
-  size_t n = kMaxEventPrefixBytes;
-  for (int i = 0; i < s->field_count; ++i) {
-    n += kMaxFieldBytes;
-    if (s->fields[i].type == FieldType::kBytes) n += event.fields[i].bytes.size();
-  }
-  return n;
-}
-
 namespace internal {
 
 char* EncodeFields(const KindSchema& schema, const Event& event, uint64_t own_time, char* p) {
@@ -131,13 +121,25 @@ struct FixedPackBound {
     ((n += kTypes == FieldType::kBytes ? event.fields[i].bytes.size() : 0, ++i), ...);
     return n;
   }
-  size_t Other() { return MaxEncodedEventSize(event); }
+  size_t Other() {
+    const KindSchema* s = FindSchema(event.kind);
+    size_t n = 0;
+    for (int i = 0; i < s->field_count; ++i) {
+      n += kMaxFieldBytes;
+      if (s->fields[i].type == FieldType::kBytes) n += event.fields[i].bytes.size();
+    }
+    return n;
+  }
 };
 
 }  // namespace
 
 size_t PackedFieldsBound(const Event& event) {
   return internal::WithFixedFields(event.kind, FixedPackBound{event});
+}
+
+size_t MaxEncodedEventSize(const Event& event) {
+  return kMaxEventPrefixBytes + PackedFieldsBound(event);
 }
 
 char* PackFields(const Event& event, char* dst) {

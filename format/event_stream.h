@@ -528,8 +528,10 @@ const char* DecodeDeltaFields(const KindSchema& schema, const char* p, const cha
 // dst and returns their end. REQUIRES: FindSchema(event.kind) != nullptr;
 // room for PackedFieldsBound(event) bytes.
 char* PackFields(const Event& event, char* dst);
-// At least the size of PackFields's bytes (for the usual kinds without a
-// schema lookup). REQUIRES: FindSchema(event.kind) != nullptr.
+// At least the size of PackFields's bytes, and of the event's fields in an
+// events chunk of either coding (MaxEncodedEventSize adds the kind and
+// length); the usual kinds without a schema lookup. REQUIRES:
+// FindSchema(event.kind) != nullptr.
 size_t PackedFieldsBound(const Event& event);
 // Reads PackFields's bytes at [p, limit) back into *event, whose kind and
 // time must be the packed event's. Returns their end, or nullptr when they
