@@ -267,6 +267,11 @@ def section_targets(out, calls, recorded, threads, flusher):
                    "run, the flusher %.0f ms (schedstat; Threads below). A drop-mode "
                    "verdict is about the collector only when both waits are near zero." %
                    (median("producer_wait_ms"), median("flusher_wait_ms")))
+        nices = sorted(set(int(r.get("flusher_nice", 0)) for r in steps))
+        out.append("")
+        out.append("The flusher thread's nice value in the rate steps (`ITTC_FLUSHER_NICE` at "
+                   "its default; the application's threads at 0): %s." %
+                   ", ".join("%d" % n for n in nices))
         out.append("")
 
 
@@ -564,19 +569,24 @@ def section_threads(out, threads, threads_recorded):
         out.append("")
         out.append("Two threads emit task begin + end as fast as they can for 1 s in a fresh "
                    "process, each with its own default ring: with the flusher, three busy "
-                   "threads on this 2-core VM. Producer CPU is per event of either thread.")
+                   "threads on this 2-core VM. Producer CPU is per event of either thread. "
+                   "The drop-mode runs are made twice: with the flusher's default priority "
+                   "(`ITTC_FLUSHER_NICE`), and with `ITTC_FLUSHER_NICE=0`, the producers' "
+                   "own, as it was before that setting existed.")
         out.append("")
         rows = []
         for e in two:
             name = e.get("run_name", e.get("name"))
             mode = name.split("overflow:")[1].split("/")[0]
-            rows.append([mode, "%.1f M/s" % e.get("achieved_mps", 0),
+            rows.append([mode, "%d" % e.get("flusher_nice", 0),
+                         "%.1f M/s" % e.get("achieved_mps", 0),
                          "%.2f%%" % (100.0 - e.get("drop_pct", 0)),
                          fmt_ns(e.get("producer_ns_per_event")),
                          fmt_ns(e.get("flusher_ns_per_event")),
                          "%.0f / %.0f" % (e.get("flusher_wait_ms", 0),
                                           e.get("producer_wait_ms", 0))])
-        table(out, ["overflow", "emitted, both threads", "kept", "producer CPU / event",
+        table(out, ["overflow", "flusher nice", "emitted, both threads", "kept",
+                    "producer CPU / event",
                     "flusher CPU / event", "ms waiting for a CPU: flusher / producers"], rows)
         out.append("Reproduce: `%sthreads_bench -- --benchmark_filter=TwoProducers`." % RUN)
         out.append("")

@@ -2,9 +2,11 @@
 
 #include <dirent.h>
 #include <ittnotify.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -55,6 +57,17 @@ std::string FindTask(const char* comm) {
   return found;
 }
 
+// The nice value of the thread whose /proc directory is `task_dir`; 0 if
+// unavailable.
+int NiceOf(const std::string& task_dir) {
+  const size_t slash = task_dir.rfind('/');
+  if (task_dir.empty() || slash == std::string::npos) return 0;
+  errno = 0;
+  const int nice =
+      getpriority(PRIO_PROCESS, static_cast<id_t>(std::atoi(task_dir.c_str() + slash + 1)));
+  return errno == 0 ? nice : 0;
+}
+
 struct ProducerResult {
   uint64_t emitted = 0;
   uint64_t cpu_ns = 0;   // the thread's CPU time while producing
@@ -103,6 +116,7 @@ int ChildMain(const PacedRunConfig& config) {
   if (config.ring_kb > 0) SetEnv("ITTC_RING_KB", std::to_string(config.ring_kb));
   if (config.zstd_level > 0) SetEnv("ITTC_ZSTD_LEVEL", std::to_string(config.zstd_level));
   if (config.block) SetEnv("ITTC_OVERFLOW", "block");
+  if (!config.flusher_nice.empty()) SetEnv("ITTC_FLUSHER_NICE", config.flusher_nice);
 
   __itt_domain* domain = __itt_domain_create("paced");
   // A few task names, as a real loop nest would have.
@@ -143,6 +157,7 @@ int ChildMain(const PacedRunConfig& config) {
   for (std::thread& t : others) t.join();
   auto wall1 = std::chrono::steady_clock::now();
   const uint64_t flusher_wait = RunQueueWaitNs(flusher_task) - flusher_wait0;
+  const int flusher_nice = NiceOf(flusher_task);
   uint64_t emitted = 2;  // the first pair above
   uint64_t producer_cpu = 0;
   uint64_t producer_wait = 0;
@@ -170,7 +185,7 @@ int ChildMain(const PacedRunConfig& config) {
   std::printf(
       "RESULT emitted=%llu recorded=%llu dropped=%llu seconds=%.6f producer_cpu_ns=%llu "
       "flusher_cpu_ns=%llu file_bytes=%llu flusher_wait_ns=%llu producer_wait_ns=%llu "
-      "event_chunks=%llu event_payload_bytes=%llu\n",
+      "event_chunks=%llu event_payload_bytes=%llu flusher_nice=%d\n",
       static_cast<unsigned long long>(emitted),
       static_cast<unsigned long long>(summary->end_recorded),
       static_cast<unsigned long long>(summary->end_dropped),
@@ -181,7 +196,7 @@ int ChildMain(const PacedRunConfig& config) {
       static_cast<unsigned long long>(flusher_task.empty() ? 0 : flusher_wait),
       static_cast<unsigned long long>(producer_wait),
       static_cast<unsigned long long>(summary->event_chunks),
-      static_cast<unsigned long long>(summary->event_payload_bytes));
+      static_cast<unsigned long long>(summary->event_payload_bytes), flusher_nice);
   RemoveTree(dir);
   return summary->has_end ? 0 : 1;
 }
@@ -190,6 +205,12 @@ uint64_t Field(const std::string& line, const char* key) {
   std::string k = std::string(" ") + key + "=";
   size_t pos = line.find(k);
   return pos == std::string::npos ? 0 : std::strtoull(line.c_str() + pos + k.size(), nullptr, 10);
+}
+
+int64_t FieldInt(const std::string& line, const char* key) {
+  std::string k = std::string(" ") + key + "=";
+  size_t pos = line.find(k);
+  return pos == std::string::npos ? 0 : std::strtoll(line.c_str() + pos + k.size(), nullptr, 10);
 }
 
 double FieldDouble(const std::string& line, const char* key) {
@@ -213,7 +234,8 @@ PacedRunResult RunPacedChild(const PacedRunConfig& config) {
                                    "--ring_kb=" + std::to_string(config.ring_kb),
                                    "--zstd_level=" + std::to_string(config.zstd_level),
                                    std::string("--block=") + (config.block ? "1" : "0"),
-                                   "--producers=" + std::to_string(config.producers)};
+                                   "--producers=" + std::to_string(config.producers),
+                                   "--flusher_nice=" + config.flusher_nice};
   int rc = RunSelf(args, {}, out);
   FILE* f = std::fopen(out.c_str(), "r");
   char buf[1024];
@@ -232,6 +254,7 @@ PacedRunResult RunPacedChild(const PacedRunConfig& config) {
     result.producer_wait_ns = Field(line, "producer_wait_ns");
     result.event_chunks = Field(line, "event_chunks");
     result.event_payload_bytes = Field(line, "event_payload_bytes");
+    result.flusher_nice = static_cast<int>(FieldInt(line, "flusher_nice"));
   }
   if (f != nullptr) std::fclose(f);
   RemoveTree(dir);
@@ -248,6 +271,7 @@ bool MaybeRunPacedChild(int argc, char** argv, int* exit_code) {
   config.ring_kb = std::atoi(FlagValue(argc, argv, "ring_kb").c_str());
   config.zstd_level = std::atoi(FlagValue(argc, argv, "zstd_level").c_str());
   config.block = FlagValue(argc, argv, "block") == "1";
+  config.flusher_nice = FlagValue(argc, argv, "flusher_nice");
   config.producers = std::atoi(FlagValue(argc, argv, "producers").c_str());
   *exit_code = ChildMain(config);
   return true;

@@ -24,12 +24,13 @@
 namespace ittc::bench {
 
 struct PacedRunConfig {
-  double rate_mps = 0;   // target events per second / 1e6; 0 = as fast as possible
-  double seconds = 1.0;  // producing time
-  int ring_kb = 0;       // ITTC_RING_KB, 0 = the collector's default
-  int zstd_level = 0;    // ITTC_ZSTD_LEVEL, 0 = the collector's default
-  bool block = false;    // ITTC_OVERFLOW=block
-  int producers = 1;     // threads sharing the rate, each with its own ring
+  double rate_mps = 0;       // target events per second / 1e6; 0 = as fast as possible
+  double seconds = 1.0;      // producing time
+  int ring_kb = 0;           // ITTC_RING_KB, 0 = the collector's default
+  int zstd_level = 0;        // ITTC_ZSTD_LEVEL, 0 = the collector's default
+  bool block = false;        // ITTC_OVERFLOW=block
+  int producers = 1;         // threads sharing the rate, each with its own ring
+  std::string flusher_nice;  // ITTC_FLUSHER_NICE, "" = the collector's default
 };
 
 struct PacedRunResult {
@@ -47,6 +48,9 @@ struct PacedRunResult {
   // (schedstat) while producing: other processes on this shared machine.
   uint64_t flusher_wait_ns = 0;
   uint64_t producer_wait_ns = 0;
+  // The flusher thread's nice value at the end of producing (what
+  // ITTC_FLUSHER_NICE, or its default, gave it on this machine).
+  int flusher_nice = 0;
 };
 
 // Parent side: runs this binary as a child with `config` and parses its

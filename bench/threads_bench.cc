@@ -11,7 +11,9 @@
 //                           with no drop is the lossless sustained rate.
 //   BM_TwoProducers         two producers as fast as they can for 1 s in a
 //                           fresh process, drop and block mode: kept share,
-//                           producer and flusher CPU per event.
+//                           producer and flusher CPU per event; in drop mode
+//                           also with the flusher at the producers' priority
+//                           (ITTC_FLUSHER_NICE=0).
 //   BM_CoreShare            plain arithmetic on one thread, then on two at
 //                           once: what a second thread adds on this machine
 //                           (two cores, or two hyperthreads of one).
@@ -84,6 +86,7 @@ void RegisterPacedRun(const std::string& name, const PacedRunConfig& config) {
                               : 0;
           state.counters["flusher_wait_ms"] = static_cast<double>(r.flusher_wait_ns) / 1e6;
           state.counters["producer_wait_ms"] = static_cast<double>(r.producer_wait_ns) / 1e6;
+          state.counters["flusher_nice"] = r.flusher_nice;
           state.counters["producer_ns_per_event"] =
               static_cast<double>(r.producer_cpu_ns) / static_cast<double>(r.emitted);
           state.counters["flusher_ns_per_event"] =
@@ -108,13 +111,18 @@ void RegisterRateStep(int ring_kb, double rate_mps) {
 }
 
 // Two producers as fast as they can on this 2-core machine, default ring:
-// with the flusher, three busy threads on two cores.
-void RegisterTwoProducers(bool block) {
+// with the flusher, three busy threads on two cores. `flusher_nice` is
+// ITTC_FLUSHER_NICE ("" = the default): at the producers' own (0) it shows
+// what the flusher's default priority is for.
+void RegisterTwoProducers(bool block, const std::string& flusher_nice = "") {
   PacedRunConfig config;
   config.seconds = 1.0;
   config.producers = 2;
   config.block = block;
-  RegisterPacedRun(std::string("BM_TwoProducers/overflow:") + (block ? "block" : "drop"), config);
+  config.flusher_nice = flusher_nice;
+  std::string name = std::string("BM_TwoProducers/overflow:") + (block ? "block" : "drop");
+  if (!flusher_nice.empty()) name += "/flusher_nice:" + flusher_nice;
+  RegisterPacedRun(name, config);
 }
 
 // One dependent chain ("chain": a core mostly waits on it, so two
@@ -180,6 +188,7 @@ int main(int argc, char** argv) {
   }
   for (double rate : {40.0, 80.0, 0.0}) RegisterRateStep(16384, rate);
   RegisterTwoProducers(false);
+  RegisterTwoProducers(false, "0");
   RegisterTwoProducers(true);
   for (int threads : {1, 2}) {
     benchmark::RegisterBenchmark("BM_CoreShare/chain", BM_CoreShare<false>)

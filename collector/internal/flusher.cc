@@ -2,10 +2,12 @@
 
 #include <linux/futex.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -166,8 +168,32 @@ bool Flusher::Start(const format::FileHeader& header) {
 
 void* Flusher::ThreadMain(void* self) {
   pthread_setname_np(pthread_self(), "ittc-flusher");
+  static_cast<Flusher*>(self)->SetPriority();
   static_cast<Flusher*>(self)->Run();
   return nullptr;
+}
+
+void Flusher::SetPriority() {
+  // On Linux a thread id names one thread here, not its process.
+  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+  const int wanted = settings_.flusher_nice;
+  errno = 0;
+  const int own = getpriority(PRIO_PROCESS, tid);
+  if (errno != 0 || own == wanted) return;
+  if (setpriority(PRIO_PROCESS, tid, wanted) == 0) return;
+  const int error = errno;
+  int now = own;
+  // Unprivileged, RLIMIT_NICE's soft limit r allows values down to 20 - r.
+  rlimit limit{};
+  if (wanted < own && getrlimit(RLIMIT_NICE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      limit.rlim_cur <= 40) {
+    const int floor = 20 - static_cast<int>(limit.rlim_cur);
+    if (floor > wanted && floor < own && setpriority(PRIO_PROCESS, tid, floor) == 0) now = floor;
+  }
+  if (settings_.flusher_nice_explicit) {
+    LogWarning("cannot give the flusher thread nice %d (%s); it runs at nice %d", wanted,
+               std::strerror(error), now);
+  }
 }
 
 void Flusher::Run() {

@@ -82,6 +82,10 @@ class Flusher {
 
  private:
   static void* ThreadMain(void* self);
+  // Gives the calling (flusher) thread settings_.flusher_nice; where
+  // lowering its nice value that far is not permitted, the lowest value
+  // RLIMIT_NICE permits if that is lower than its own.
+  void SetPriority();
   void Run();
   // Parks the flusher while a test holds it (HoldForTest), until released
   // or stopped.

@@ -21,6 +21,17 @@ bool ParseUint(const char* s, uint64_t lo, uint64_t hi, uint64_t* out) {
   return true;
 }
 
+// Parses a signed decimal in [lo, hi]; false on anything else.
+bool ParseInt(const char* s, int64_t lo, int64_t hi, int64_t* out) {
+  if (s == nullptr || *s == '\0') return false;
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
 bool ParseBool(const char* s, bool* out) {
   if (!std::strcmp(s, "1") || !std::strcmp(s, "true") || !std::strcmp(s, "yes") ||
       !std::strcmp(s, "on")) {
@@ -101,6 +112,15 @@ Settings ReadSettings() {
       s.zstd_level = static_cast<int>(level);
     } else {
       WarnBadValue("ITTC_ZSTD_LEVEL", v, "a level from 1 to 19");
+    }
+  }
+  if (const char* v = std::getenv("ITTC_FLUSHER_NICE"); v != nullptr) {
+    int64_t nice;
+    if (ParseInt(v, kMinNice, kMaxNice, &nice)) {
+      s.flusher_nice = static_cast<int>(nice);
+      s.flusher_nice_explicit = true;
+    } else {
+      WarnBadValue("ITTC_FLUSHER_NICE", v, "a nice value from -20 to 19");
     }
   }
   if (const char* v = std::getenv("ITTC_START_PAUSED"); v != nullptr) {

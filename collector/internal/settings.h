@@ -18,6 +18,10 @@ namespace ittc::collector_internal {
 
 enum class OverflowMode { kDrop, kBlock };
 
+// The range of Linux nice values (ITTC_FLUSHER_NICE).
+inline constexpr int kMinNice = -20;
+inline constexpr int kMaxNice = 19;
+
 // Launcher variables that carry a process's rank, in the order they are
 // tried: the launcher-specific ones first, because under `mpirun` inside a
 // Slurm allocation SLURM_PROCID describes the launcher's daemon, not the rank.
@@ -50,6 +54,18 @@ struct Settings {
   // hold and the end record; past it the process exits without them.
   uint32_t exit_timeout_ms = 5000;
   int zstd_level = 1;
+  // The flusher thread's nice value (absolute), set when the thread starts.
+  // -10: while the application's threads keep every core busy, a flusher
+  // at their priority gets a core only its fair share of the time, its
+  // rings fill and events are dropped; above them it gets the CPU it
+  // needs, which is little beside what the producers use. Lowering a nice
+  // value needs CAP_SYS_NICE or an RLIMIT_NICE that allows it: without
+  // them the flusher takes the lowest value RLIMIT_NICE allows, or keeps
+  // its creator's (Flusher::SetPriority).
+  int flusher_nice = -10;
+  // Whether ITTC_FLUSHER_NICE set flusher_nice: then a value the flusher
+  // cannot take is warned about; the default is tried silently.
+  bool flusher_nice_explicit = false;
   bool start_paused = false;
   // Domain filter: glob patterns ('*' and '?'); empty means every domain.
   std::vector<std::string> domain_patterns;

@@ -56,6 +56,7 @@ std::map<std::string, std::string> CodeDefaults() {
       {"ITTC_BLOCK_TIMEOUT_MS", std::to_string(s.block_timeout_ms)},
       {"ITTC_EXIT_TIMEOUT_MS", std::to_string(s.exit_timeout_ms)},
       {"ITTC_ZSTD_LEVEL", std::to_string(s.zstd_level)},
+      {"ITTC_FLUSHER_NICE", std::to_string(s.flusher_nice)},
       {"ITTC_START_PAUSED", s.start_paused ? "1" : "0"},
       {"ITTC_DOMAINS", s.domain_patterns.empty() ? "all" : "?"},
   };
@@ -89,6 +90,20 @@ TEST(DocumentedDefaults, DocsStateTheDefaultRingSize) {
     }
   }
   EXPECT_GT(mentions, 0);
+}
+
+TEST(DocumentedDefaults, DocsStateTheFlusherNice) {
+  const std::string nice = std::to_string(Settings().flusher_nice);
+  // "`ITTC_FLUSHER_NICE` (-10 by default)"
+  std::regex mention(R"(`ITTC_FLUSHER_NICE` \((-?\d+) by default\))");
+  const std::string text = ReadRunfile("docs/RELIABILITY.md");
+  ASSERT_FALSE(text.empty());
+  int mentions = 0;
+  for (std::sregex_iterator it(text.begin(), text.end(), mention), end; it != end; ++it) {
+    EXPECT_EQ((*it)[1], nice) << "\"" << (*it)[0] << "\"";
+    ++mentions;
+  }
+  EXPECT_EQ(mentions, 1);
 }
 
 TEST(DocumentedDefaults, ReadmeStatesWhenChunksAreCompressedFaster) {

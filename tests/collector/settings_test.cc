@@ -19,7 +19,7 @@ class SettingsTest : public ::testing::Test {
     for (const char* v :
          {"ITTC_OUTPUT", "ITTC_RING_KB", "ITTC_FLUSH_MS", "ITTC_OVERFLOW", "ITTC_BLOCK_TIMEOUT_MS",
           "ITTC_EXIT_TIMEOUT_MS", "ITTC_ZSTD_LEVEL", "ITTC_START_PAUSED", "ITTC_DOMAINS",
-          "ITTC_PERF_MAP", "INTEL_LIBITTNOTIFY_LOG_DIR"}) {
+          "ITTC_PERF_MAP", "ITTC_FLUSHER_NICE", "INTEL_LIBITTNOTIFY_LOG_DIR"}) {
       unsetenv(v);
     }
     for (const char* v : kRankVariables) unsetenv(v);
@@ -33,6 +33,8 @@ TEST_F(SettingsTest, DefaultsWithNoVariables) {
   EXPECT_EQ(s.flush_interval_ms, 100u);
   EXPECT_EQ(s.overflow, OverflowMode::kDrop);
   EXPECT_EQ(s.zstd_level, 1);
+  EXPECT_EQ(s.flusher_nice, -10);
+  EXPECT_FALSE(s.flusher_nice_explicit);
   EXPECT_FALSE(s.start_paused);
   EXPECT_TRUE(s.domain_patterns.empty());
   EXPECT_FALSE(s.perf_map);
@@ -50,7 +52,10 @@ TEST_F(SettingsTest, ReadsEveryVariable) {
   setenv("ITTC_START_PAUSED", "1", 1);
   setenv("ITTC_DOMAINS", "tbb*,,omp.?", 1);
   setenv("ITTC_PERF_MAP", "1", 1);
+  setenv("ITTC_FLUSHER_NICE", "-3", 1);
   Settings s = ReadSettings();
+  EXPECT_EQ(s.flusher_nice, -3);
+  EXPECT_TRUE(s.flusher_nice_explicit);
   EXPECT_TRUE(s.perf_map);
   EXPECT_EQ(s.output, "/tmp/x-%p.itt");
   EXPECT_EQ(s.ring_bytes, 256u * 1024);
@@ -79,6 +84,19 @@ TEST_F(SettingsTest, BadValuesFallBackToDefaults) {
   EXPECT_EQ(s.exit_timeout_ms, 5000u);
   EXPECT_FALSE(s.start_paused);
   EXPECT_EQ(s.output, "%e-%p.itt");
+}
+
+TEST_F(SettingsTest, FlusherNiceTakesTheLinuxRange) {
+  for (const char* good : {"-20", "0", "19"}) {
+    setenv("ITTC_FLUSHER_NICE", good, 1);
+    EXPECT_EQ(ReadSettings().flusher_nice, std::atoi(good)) << good;
+  }
+  for (const char* bad : {"-21", "20", "", "high", "5x"}) {
+    setenv("ITTC_FLUSHER_NICE", bad, 1);
+    Settings s = ReadSettings();
+    EXPECT_EQ(s.flusher_nice, -10) << bad;
+    EXPECT_FALSE(s.flusher_nice_explicit) << bad;
+  }
 }
 
 TEST_F(SettingsTest, LogDirSetsTheDefaultDirectory) {
