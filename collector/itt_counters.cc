@@ -195,7 +195,6 @@ ITTC_EXPORT void ITTAPI __itt_bind_context_metadata_to_counter(__itt_counter cou
     return CountInvalidCall(call.thread());
   }
   uint64_t counter_id = CounterId(AsCounter(counter));
-  char scratch[kMaxRawBytesField];
   for (size_t i = 0; i < length; ++i) {
     const __itt_context_metadata& m = metadata[i];
     const uint64_t type = EnumBits(m.type);
@@ -204,7 +203,7 @@ ITTC_EXPORT void ITTAPI __itt_bind_context_metadata_to_counter(__itt_counter cou
     uint64_t value = 0;
     RawBytes text{"", 0};
     if (is_text) {
-      text = StringField(static_cast<const char*>(m.value), -1, scratch);
+      text = StringField(static_cast<const char*>(m.value), -1);
     } else if (m.value != nullptr) {
       std::memcpy(&value, m.value, sizeof(value));
     }

@@ -326,10 +326,9 @@ ITTC_EXPORT void ITTAPI __itt_metadata_str_add(const __itt_domain* domain, __itt
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr || data == nullptr) return CountInvalidCall(call.thread());
-  char scratch[kMaxRawBytesField];
   long n = length == 0 ? -1 : static_cast<long>(length);
   Emit(call.thread(), EventKind::kMetadataStrAdd, now, uint64_t{DomainId(domain)}, ToRaw(id),
-       uint64_t{StringId(key)}, StringField(data, n, scratch));
+       uint64_t{StringId(key)}, StringField(data, n));
 }
 
 ITTC_EXPORT void ITTAPI __itt_metadata_add_with_scope(const __itt_domain* domain, __itt_scope scope,
@@ -357,10 +356,9 @@ ITTC_EXPORT void ITTAPI __itt_metadata_str_add_with_scope(const __itt_domain* do
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr || data == nullptr) return CountInvalidCall(call.thread());
-  char scratch[kMaxRawBytesField];
   long n = length == 0 ? -1 : static_cast<long>(length);
   Emit(call.thread(), EventKind::kMetadataStrAddWithScope, now, uint64_t{DomainId(domain)},
-       static_cast<uint64_t>(scope), uint64_t{StringId(key)}, StringField(data, n, scratch));
+       static_cast<uint64_t>(scope), uint64_t{StringId(key)}, StringField(data, n));
 }
 
 // Formatted metadata is formatted at record time with vsnprintf into a

@@ -42,10 +42,9 @@ int MethodRecord(EventKind kind, const Method* m, const Tail&... tail) {
     CountInvalidCall(call.thread());
     return 0;
   }
-  char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField];
-  Emit(call.thread(), kind, now, uint64_t{m->method_id}, StringField(m->method_name, -1, s1),
+  Emit(call.thread(), kind, now, uint64_t{m->method_id}, StringField(m->method_name, -1),
        reinterpret_cast<uint64_t>(m->method_load_address), uint64_t{m->method_size},
-       StringField(m->class_file_name, -1, s2), StringField(m->source_file_name, -1, s3),
+       StringField(m->class_file_name, -1), StringField(m->source_file_name, -1),
        LineTable(m->line_number_table, m->line_number_size), tail...);
   return 1;
 }
@@ -63,14 +62,12 @@ int MethodLoad(EventKind kind, const iJIT_Method_Load* m) {
 
 int MethodLoadV2(const iJIT_Method_Load_V2* m) {
   if (m == nullptr) return InvalidJitCall();
-  char module[kMaxRawBytesField];
-  return MethodRecord(EventKind::kJitMethodLoadV2, m, StringField(m->module_name, -1, module));
+  return MethodRecord(EventKind::kJitMethodLoadV2, m, StringField(m->module_name, -1));
 }
 
 int MethodLoadV3(const iJIT_Method_Load_V3* m) {
   if (m == nullptr) return InvalidJitCall();
-  char module[kMaxRawBytesField];
-  return MethodRecord(EventKind::kJitMethodLoadV3, m, StringField(m->module_name, -1, module),
+  return MethodRecord(EventKind::kJitMethodLoadV3, m, StringField(m->module_name, -1),
                       EnumBits(m->module_arch));
 }
 
@@ -82,11 +79,10 @@ int InlineLoad(const iJIT_Method_Inline_Load* m) {
     CountInvalidCall(call.thread());
     return 0;
   }
-  char s1[kMaxRawBytesField], s2[kMaxRawBytesField], s3[kMaxRawBytesField];
   Emit(call.thread(), EventKind::kJitInlineLoad, now, uint64_t{m->method_id},
-       uint64_t{m->parent_method_id}, StringField(m->method_name, -1, s1),
+       uint64_t{m->parent_method_id}, StringField(m->method_name, -1),
        reinterpret_cast<uint64_t>(m->method_load_address), uint64_t{m->method_size},
-       StringField(m->class_file_name, -1, s2), StringField(m->source_file_name, -1, s3),
+       StringField(m->class_file_name, -1), StringField(m->source_file_name, -1),
        LineTable(m->line_number_table, m->line_number_size));
   return 1;
 }
@@ -99,11 +95,10 @@ int MethodUpdateV2(const iJIT_Method_Update* m) {
     CountInvalidCall(call.thread());
     return 0;
   }
-  char s1[kMaxRawBytesField];
   // iJIT_Method_Update names no method; the address identifies the code.
   Emit(call.thread(), EventKind::kJitMethodUpdateV2, now, uint64_t{0},
        reinterpret_cast<uint64_t>(m->load_address), uint64_t{m->size}, EnumBits(m->type),
-       StringField(m->data_format, -1, s1));
+       StringField(m->data_format, -1));
   return 1;
 }
 

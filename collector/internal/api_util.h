@@ -4,6 +4,7 @@
 #define COLLECTOR_INTERNAL_API_UTIL_H_
 
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "collector/internal/itt_types.h"
@@ -24,20 +25,27 @@ inline RawId ToRawPtr(const __itt_id* id) { return id != nullptr ? ToRaw(*id) : 
 inline constexpr char kTruncatedMark[] = "...[truncated]";
 
 // A string field of at most kMaxRawBytesField bytes. A longer string is cut
-// and ends in kTruncatedMark, composed in `scratch` (kMaxRawBytesField bytes).
+// and ends in kTruncatedMark, the field's tail: nothing is copied here, so
+// entry points keep no scratch buffer on their stack (three of 4 KiB made
+// a JIT method load's frame cost more than its work).
 // `length` < 0 means NUL-terminated. A given length is an upper bound: the
 // text also ends at a NUL, so a wrong, huge length never reads past the end
 // of a terminated string (text fields hold no NULs).
-inline RawBytes StringField(const char* s, long length, char* scratch) {
+inline RawBytes StringField(const char* s, long length) {
   if (s == nullptr) return RawBytes{"", 0};
   size_t limit = kMaxRawBytesField + 1;
   if (length >= 0 && static_cast<size_t>(length) < limit) limit = static_cast<size_t>(length);
   size_t n = strnlen(s, limit);
   if (n <= kMaxRawBytesField) return RawBytes{s, n};
   constexpr size_t kMark = sizeof(kTruncatedMark) - 1;
-  std::memcpy(scratch, s, kMaxRawBytesField - kMark);
-  std::memcpy(scratch + kMaxRawBytesField - kMark, kTruncatedMark, kMark);
-  return RawBytes{scratch, kMaxRawBytesField};
+  return RawBytes{s, kMaxRawBytesField - kMark, kTruncatedMark, kMark};
+}
+
+// The text of a StringField (its tail appended): the registry's copy.
+inline std::string StringFieldText(const RawBytes& b) {
+  std::string text(static_cast<const char*>(b.data), b.size);
+  text.append(b.tail, b.tail_size);
+  return text;
 }
 
 // The integer a caller stored in an enum-typed field. C code may store any

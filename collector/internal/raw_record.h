@@ -160,12 +160,15 @@ struct RawId {
 };
 struct RawBytes {
   const void* data;
-  size_t size;  // already capped by the caller
+  size_t size;  // bytes at data, already capped by the caller
+  // Bytes the field holds after those (a cut string's mark), or none.
+  const char* tail = nullptr;
+  size_t tail_size = 0;
 };
 
 inline size_t RawFieldSize(uint64_t) { return 8; }
 inline size_t RawFieldSize(const RawId& id) { return id.present() ? 24 : 0; }
-inline size_t RawFieldSize(const RawBytes& b) { return 8 + RoundUp8(b.size); }
+inline size_t RawFieldSize(const RawBytes& b) { return 8 + RoundUp8(b.size + b.tail_size); }
 
 inline uint8_t* PutRaw(uint8_t* p, uint64_t v) {
   std::memcpy(p, &v, 8);
@@ -179,9 +182,10 @@ inline uint8_t* PutRaw(uint8_t* p, const RawId& id) {
   return p + 24;
 }
 inline uint8_t* PutRaw(uint8_t* p, const RawBytes& b) {
-  uint64_t n = b.size;
+  uint64_t n = b.size + b.tail_size;
   std::memcpy(p, &n, 8);
-  if (n != 0) std::memcpy(p + 8, b.data, n);
+  if (b.size != 0) std::memcpy(p + 8, b.data, b.size);
+  if (b.tail_size != 0) std::memcpy(p + 8 + b.size, b.tail, b.tail_size);
   size_t padded = RoundUp8(n);
   if (padded != n) std::memset(p + 8 + n, 0, padded - n);
   return p + 8 + padded;

@@ -18,11 +18,7 @@ std::once_flag g_registry_once;
 
 // A name as the registry keeps it: at most kMaxRawBytesField bytes, a longer
 // one cut and marked like every other string (api_util.h). Slow path only.
-std::string Cap(const char* s) {
-  char scratch[kMaxRawBytesField];
-  RawBytes b = StringField(s, -1, scratch);
-  return std::string(static_cast<const char*>(b.data), b.size);
-}
+std::string Cap(const char* s) { return StringFieldText(StringField(s, -1)); }
 
 RawBytes AsBytes(std::string_view s) { return RawBytes{s.data(), s.size()}; }
 
@@ -76,10 +72,10 @@ uint32_t Registry::InternStringLocked(std::string_view text) {
 }
 
 uint32_t Registry::InternString(std::string_view text) {
-  char scratch[kMaxRawBytesField];
-  RawBytes capped = StringField(text.data(), static_cast<long>(text.size()), scratch);
+  const std::string capped =
+      StringFieldText(StringField(text.data(), static_cast<long>(text.size())));
   std::lock_guard<std::mutex> lock(mu_);
-  return InternStringLocked(std::string_view(static_cast<const char*>(capped.data), capped.size));
+  return InternStringLocked(capped);
 }
 
 std::string Registry::StringText(uint32_t id) {

@@ -82,7 +82,8 @@ int OwnNice() {
 TEST(FlusherPriority, TakesARaisedValue) {
   // Raising a nice value needs no privilege.
   const int wanted = std::min(OwnNice() + 5, collector_internal::kMaxNice);
-  const Priorities p = RunUnderCollector("priority_raised", {"ITTC_FLUSHER_NICE=" + std::to_string(wanted)});
+  const Priorities p =
+      RunUnderCollector("priority_raised", {"ITTC_FLUSHER_NICE=" + std::to_string(wanted)});
   ASSERT_EQ(p.flusher.size(), 1u);
   EXPECT_EQ(p.flusher[0], wanted);
   EXPECT_EQ(p.main, OwnNice());  // the application's threads keep theirs
