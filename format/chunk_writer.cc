@@ -74,8 +74,7 @@ void ChunkWriter::UseLevel(int level) {
 
 ChunkWriter::~ChunkWriter() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
 
-absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload, int zstd_level,
-                                      std::string* out, uint16_t flags) {
+absl::Status ChunkWriter::Compress(std::string_view payload, int zstd_level, size_t* size) {
   if (payload.size() > kMaxChunkPayloadBytes) {
     return absl::InvalidArgumentError("chunk payload exceeds 16 MiB");
   }
@@ -92,6 +91,25 @@ absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload, 
   }
   const size_t n = ZSTD_compress2(cctx, scratch_.get(), bound, payload.data(), payload.size());
   if (ZSTD_isError(n)) return absl::InternalError(std::string("zstd: ") + ZSTD_getErrorName(n));
+  *size = n;
+  return absl::OkStatus();
+}
+
+absl::Status ChunkWriter::Warm(std::string_view payload, std::initializer_list<int> levels) {
+  for (int level : levels) {
+    size_t n = 0;
+    if (absl::Status s = Compress(payload, level, &n); !s.ok()) return s;
+  }
+  // Every page of the scratch buffer, not only those the output reached.
+  if (scratch_size_ != 0) std::memset(scratch_.get(), 0, scratch_size_);
+  UseLevel(level_);
+  return absl::OkStatus();
+}
+
+absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload, int zstd_level,
+                                      std::string* out, uint16_t flags) {
+  size_t n = 0;
+  if (absl::Status s = Compress(payload, zstd_level, &n); !s.ok()) return s;
   char header[kChunkHeaderSize];
   FillHeader(header, static_cast<uint16_t>(type), kChunkFlagZstd | flags, next_sequence_,
              scratch_.get(), static_cast<uint32_t>(n), static_cast<uint32_t>(payload.size()));

@@ -10,6 +10,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -49,6 +50,13 @@ class ChunkWriter {
   absl::Status AppendChunk(ChunkType type, std::string_view payload, int zstd_level,
                            std::string* out, uint16_t flags = 0);
 
+  // Compresses `payload` at each of `levels` and discards the result: no
+  // chunk, no sequence number. Allocates and touches what compressing a
+  // payload of that size at those levels uses (zstd's workspace, the
+  // scratch buffer), so that the first real chunks do not pay for the
+  // first touch of their pages. Errors as AppendChunk's.
+  absl::Status Warm(std::string_view payload, std::initializer_list<int> levels);
+
   // Sequence number the next chunk gets; also the number of chunks so far.
   uint64_t next_sequence() const { return next_sequence_; }
 
@@ -57,6 +65,8 @@ class ChunkWriter {
  private:
   // Sets the context's parameters for `level` unless they are set already.
   void UseLevel(int level);
+  // Compresses `payload` at `zstd_level` into scratch_; *size = its length.
+  absl::Status Compress(std::string_view payload, int zstd_level, size_t* size);
 
   void* cctx_ = nullptr;             // ZSTD_CCtx*, kept out of this header
   std::unique_ptr<char[]> scratch_;  // compressed bytes before they are appended

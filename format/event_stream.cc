@@ -159,6 +159,11 @@ const char* UnpackFields(const char* p, const char* limit, Event* event) {
 bool EventStreamEncoder::Buffer::Grow(size_t n) {
   size_t cap = capacity == 0 ? 4096 : capacity;
   while (cap - size < n) cap *= 2;
+  return GrowTo(cap);
+}
+
+bool EventStreamEncoder::Buffer::GrowTo(size_t cap) {
+  if (cap <= capacity) return true;
   char* nb = static_cast<char*>(std::realloc(data, cap));
   if (nb == nullptr) return false;
   data = nb;
@@ -192,6 +197,13 @@ void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
   assembled_ = false;
   failed_ = false;
   history_.Clear();
+}
+
+void EventStreamEncoder::Prepare(size_t payload_bytes) {
+  for (Buffer* b : {&times_, &ops_, &out_}) {
+    if (!b->GrowTo(b->size + payload_bytes)) continue;
+    std::memset(b->data + b->size, 0, b->capacity - b->size);
+  }
 }
 
 void EventStreamEncoder::Append(const Event& event) {

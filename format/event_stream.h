@@ -589,6 +589,12 @@ class EventStreamEncoder {
   template <uint16_t kCounting, FieldType... kTypes, typename Source>
   bool AppendFixedCounting(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
 
+  // Makes room for a payload of `payload_bytes` without growing any buffer,
+  // and touches that memory (writes it): a caller that must not pay for
+  // the first touch of pages later (the collector's flusher) prepares its
+  // encoders ahead. Call on an empty encoder (after Reset).
+  void Prepare(size_t payload_bytes);
+
   // The payload so far; valid until the next Reset or Append. The first
   // call after an Append assembles the payload (one copy of its bytes).
   std::string_view payload() const;
@@ -620,6 +626,8 @@ class EventStreamEncoder {
       return data + size;
     }
     bool Grow(size_t n);
+    // Grows the capacity to exactly `cap` (no doubling) if it is less.
+    bool GrowTo(size_t cap);
     void Free();
   };
 

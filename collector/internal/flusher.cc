@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
@@ -31,7 +32,7 @@ using format::EventKind;
 constexpr size_t kEventsChunkTarget = 512 * 1024;
 
 // Framed bytes collected before a write(2).
-constexpr size_t kWriteBatch = 4 * 1024 * 1024;
+constexpr size_t kWriteBatch = 1024 * 1024;
 
 // A round that drained more than this goes straight into the next one
 // instead of sleeping: a producer that fast refills its ring within a sleep.
@@ -169,8 +170,37 @@ bool Flusher::Start(const format::FileHeader& header) {
 void* Flusher::ThreadMain(void* self) {
   pthread_setname_np(pthread_self(), "ittc-flusher");
   static_cast<Flusher*>(self)->SetPriority();
+  static_cast<Flusher*>(self)->WarmUp();
   static_cast<Flusher*>(self)->Run();
   return nullptr;
+}
+
+void Flusher::WarmUp() {
+  // The batch's largest size: it is written once it reaches kWriteBatch,
+  // so one more framed chunk can follow (zstd's bound on a payload is its
+  // size plus less than 1/128 of it).
+  const size_t batch =
+      kWriteBatch + format::kChunkHeaderSize + kEventsChunkTarget + kEventsChunkTarget / 128 + 4096;
+  const size_t keep = pending_.size();
+  pending_.resize(std::max(pending_.capacity(), batch), '\0');
+  pending_.resize(keep);
+  // An encoder ready for the largest payload: the target, plus what the
+  // events between two looks at its size can add.
+  auto encoder = std::make_unique<format::EventStreamEncoder>();
+  encoder->Reset(0, 0);
+  encoder->Prepare(kEventsChunkTarget + kEventsChunkTarget / 8);
+  // zstd's workspace for a payload of the target's size, at both levels:
+  // a task loop's events, in the shape they have.
+  format::Event e;
+  for (uint64_t i = 0; encoder->payload_size() < kEventsChunkTarget; ++i) {
+    e.Init((i & 1) == 0 ? EventKind::kTaskBegin : EventKind::kTaskEnd, i * 37 + (i % 7));
+    e.Set(format::Field::kDomain, 1);
+    e.Set(format::Field::kName, 1 + (i >> 1) % 4);
+    encoder->Append(e);
+  }
+  chunk_writer_.Warm(encoder->payload(), {settings_.zstd_level, kBacklogZstdLevel}).IgnoreError();
+  encoder->Reset(0, 0);
+  spare_encoders_.push_back(std::move(encoder));
 }
 
 void Flusher::SetPriority() {

@@ -82,6 +82,12 @@ class Flusher {
 
  private:
   static void* ThreadMain(void* self);
+  // Allocates and touches the flusher's working memory (the write batch,
+  // an encoder's buffers, zstd's workspace at both levels), before events
+  // arrive: on some VMs the first touch of a page costs ~20 us, and paid
+  // while a tight loop fills its ring, the first chunks' ~1000 pages made
+  // the flusher fall behind and drop events.
+  void WarmUp();
   // Gives the calling (flusher) thread settings_.flusher_nice; where
   // lowering its nice value that far is not permitted, the lowest value
   // RLIMIT_NICE permits if that is lower than its own.

@@ -43,6 +43,28 @@ std::string Decompress(std::string_view chunk) {
   return out;
 }
 
+// Warming compresses and discards: the next chunk still gets sequence 0,
+// frames the same bytes as a cold writer's, and the writer's own level
+// holds again after warming at others.
+TEST(ChunkWriterTest, WarmTakesNoSequenceNumberAndChangesNoChunk) {
+  const std::string payload = FourNameTaskLoop(20000);
+  ChunkWriter cold(1);
+  std::string cold_chunk;
+  ASSERT_TRUE(cold.AppendChunk(ChunkType::kEvents, payload, &cold_chunk).ok());
+
+  ChunkWriter warm(1);
+  ASSERT_TRUE(warm.Warm(payload, {1, -1000, 3}).ok());
+  EXPECT_EQ(warm.next_sequence(), 0u);
+  std::string warm_chunk;
+  ASSERT_TRUE(warm.AppendChunk(ChunkType::kEvents, payload, &warm_chunk).ok());
+  EXPECT_EQ(warm_chunk, cold_chunk);
+  EXPECT_EQ(warm.next_sequence(), 1u);
+  EXPECT_EQ(Decompress(warm_chunk), payload);
+
+  // Errors as AppendChunk's: a payload past the limit is refused.
+  EXPECT_FALSE(warm.Warm(std::string(kMaxChunkPayloadBytes + 1, 'x'), {1}).ok());
+}
+
 // zstd's fast levels, left to themselves, code such a loop as one short
 // match per pair (0.13 bytes per event, and 2.5x the time); the writer's
 // match length makes it one match per block.

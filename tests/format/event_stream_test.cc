@@ -137,6 +137,34 @@ TEST(EventStream, EveryEventKindRoundTrips) {
   }
 }
 
+// Prepare only makes room: a prepared encoder writes the payload an
+// unprepared one writes, however far the events go past the room made.
+TEST(EventStream, PreparedEncoderWritesTheSamePayload) {
+  Rng rng(7);
+  std::deque<std::string> storage;
+  std::vector<Event> events;
+  uint64_t time = 5000;
+  for (int round = 0; round < 200; ++round) {
+    for (const KindSchema* s : EventSchemas()) {
+      time += rng() % 3000;
+      events.push_back(RandomEvent(rng, s->kind, time, &storage));
+    }
+  }
+  for (size_t room : {size_t{0}, size_t{100}, size_t{1} << 20}) {
+    SCOPED_TRACE(room);
+    EventStreamEncoder plain, prepared;
+    plain.Reset(3, 4000);
+    prepared.Reset(3, 4000);
+    prepared.Prepare(room);
+    for (const Event& e : events) {
+      plain.Append(e);
+      prepared.Append(e);
+    }
+    EXPECT_EQ(prepared.payload(), plain.payload());
+    EXPECT_FALSE(prepared.failed());
+  }
+}
+
 TEST(EventStream, EveryEventKindPacksAndUnpacksToItself) {
   Rng rng(7);
   std::deque<std::string> storage;
