@@ -176,6 +176,12 @@ void* Flusher::ThreadMain(void* self) {
 }
 
 void Flusher::WarmUp() {
+  // Steps of a few ms each (on a VM that pays ~20 us a page), each followed
+  // by a round: a program that records fast from its first call has its
+  // ring drained meanwhile, as if the flusher were not warming up.
+  auto drain = [this] {
+    if (stop_requested_.load(std::memory_order_acquire) == 0 && !write_failed_) Round(false);
+  };
   // The batch's largest size: it is written once it reaches kWriteBatch,
   // so one more framed chunk can follow (zstd's bound on a payload is its
   // size plus less than 1/128 of it).
@@ -184,11 +190,13 @@ void Flusher::WarmUp() {
   const size_t keep = pending_.size();
   pending_.resize(std::max(pending_.capacity(), batch), '\0');
   pending_.resize(keep);
+  drain();
   // An encoder ready for the largest payload: the target, plus what the
   // events between two looks at its size can add.
   auto encoder = std::make_unique<format::EventStreamEncoder>();
   encoder->Reset(0, 0);
   encoder->Prepare(kEventsChunkTarget + kEventsChunkTarget / 8);
+  drain();
   // zstd's workspace for a payload of the target's size, at both levels:
   // a task loop's events, in the shape they have.
   format::Event e;
@@ -198,7 +206,10 @@ void Flusher::WarmUp() {
     e.Set(format::Field::kName, 1 + (i >> 1) % 4);
     encoder->Append(e);
   }
-  chunk_writer_.Warm(encoder->payload(), {settings_.zstd_level, kBacklogZstdLevel}).IgnoreError();
+  for (int level : {settings_.zstd_level, kBacklogZstdLevel}) {
+    chunk_writer_.Warm(encoder->payload(), {level}).IgnoreError();
+    drain();
+  }
   encoder->Reset(0, 0);
   spare_encoders_.push_back(std::move(encoder));
 }

@@ -86,7 +86,7 @@ class Flusher {
   // an encoder's buffers, zstd's workspace at both levels), before events
   // arrive: on some VMs the first touch of a page costs ~20 us, and paid
   // while a tight loop fills its ring, the first chunks' ~1000 pages made
-  // the flusher fall behind and drop events.
+  // the flusher fall behind and drop events. Runs rounds between its steps.
   void WarmUp();
   // Gives the calling (flusher) thread settings_.flusher_nice; where
   // lowering its nice value that far is not permitted, the lowest value
