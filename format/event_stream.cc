@@ -201,7 +201,7 @@ void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
 
 void EventStreamEncoder::Prepare(size_t payload_bytes) {
   for (Buffer* b : {&times_, &ops_, &out_}) {
-    if (!b->GrowTo(b->size + payload_bytes)) continue;
+    if (!b->GrowTo(b->size + payload_bytes) || b->capacity == b->size) continue;
     std::memset(b->data + b->size, 0, b->capacity - b->size);
   }
 }
