@@ -72,10 +72,13 @@ uint32_t Registry::InternStringLocked(std::string_view text) {
 }
 
 uint32_t Registry::InternString(std::string_view text) {
-  const std::string capped =
-      StringFieldText(StringField(text.data(), static_cast<long>(text.size())));
+  const RawBytes capped = StringField(text.data(), static_cast<long>(text.size()));
+  std::string_view view(static_cast<const char*>(capped.data), capped.size);
+  // A copy only for a cut string, which needs its mark appended.
+  std::string cut;
+  if (capped.tail_size != 0) view = cut = StringFieldText(capped);
   std::lock_guard<std::mutex> lock(mu_);
-  return InternStringLocked(capped);
+  return InternStringLocked(view);
 }
 
 std::string Registry::StringText(uint32_t id) {

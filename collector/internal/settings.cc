@@ -1,6 +1,8 @@
 #include "collector/internal/settings.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,17 +12,6 @@
 namespace ittc::collector_internal {
 namespace {
 
-// Parses an unsigned decimal in [lo, hi]; false on anything else.
-bool ParseUint(const char* s, uint64_t lo, uint64_t hi, uint64_t* out) {
-  if (s == nullptr || *s == '\0') return false;
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(s, &end, 10);
-  if (errno != 0 || *end != '\0' || s[0] == '-' || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
 // Parses a signed decimal in [lo, hi]; false on anything else.
 bool ParseInt(const char* s, int64_t lo, int64_t hi, int64_t* out) {
   if (s == nullptr || *s == '\0') return false;
@@ -29,6 +20,20 @@ bool ParseInt(const char* s, int64_t lo, int64_t hi, int64_t* out) {
   long long v = std::strtoll(s, &end, 10);
   if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
   *out = v;
+  return true;
+}
+
+// Parses an unsigned decimal in [lo, hi] (no sign, not even "-0"); false
+// on anything else. REQUIRES: lo <= INT64_MAX (hi is capped there: no
+// setting reaches it).
+bool ParseUint(const char* s, uint64_t lo, uint64_t hi, uint64_t* out) {
+  int64_t v;
+  if (s == nullptr || s[0] == '-' ||
+      !ParseInt(s, static_cast<int64_t>(lo),
+                static_cast<int64_t>(std::min<uint64_t>(hi, INT64_MAX)), &v)) {
+    return false;
+  }
+  *out = static_cast<uint64_t>(v);
   return true;
 }
 
