@@ -201,22 +201,23 @@ int ChildMain(const PacedRunConfig& config) {
   return summary->has_end ? 0 : 1;
 }
 
-uint64_t Field(const std::string& line, const char* key) {
+// The text of field `key` in a RESULT line (" key=value"), or "0" if absent.
+const char* FieldText(const std::string& line, const char* key) {
   std::string k = std::string(" ") + key + "=";
   size_t pos = line.find(k);
-  return pos == std::string::npos ? 0 : std::strtoull(line.c_str() + pos + k.size(), nullptr, 10);
+  return pos == std::string::npos ? "0" : line.c_str() + pos + k.size();
+}
+
+uint64_t Field(const std::string& line, const char* key) {
+  return std::strtoull(FieldText(line, key), nullptr, 10);
 }
 
 int64_t FieldInt(const std::string& line, const char* key) {
-  std::string k = std::string(" ") + key + "=";
-  size_t pos = line.find(k);
-  return pos == std::string::npos ? 0 : std::strtoll(line.c_str() + pos + k.size(), nullptr, 10);
+  return std::strtoll(FieldText(line, key), nullptr, 10);
 }
 
 double FieldDouble(const std::string& line, const char* key) {
-  std::string k = std::string(" ") + key + "=";
-  size_t pos = line.find(k);
-  return pos == std::string::npos ? 0 : std::strtod(line.c_str() + pos + k.size(), nullptr);
+  return std::strtod(FieldText(line, key), nullptr);
 }
 
 }  // namespace
