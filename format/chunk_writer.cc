@@ -95,11 +95,9 @@ absl::Status ChunkWriter::Compress(std::string_view payload, int zstd_level, siz
   return absl::OkStatus();
 }
 
-absl::Status ChunkWriter::Warm(std::string_view payload, std::initializer_list<int> levels) {
-  for (int level : levels) {
-    size_t n = 0;
-    if (absl::Status s = Compress(payload, level, &n); !s.ok()) return s;
-  }
+absl::Status ChunkWriter::Warm(std::string_view payload, int zstd_level) {
+  size_t n = 0;
+  if (absl::Status s = Compress(payload, zstd_level, &n); !s.ok()) return s;
   // Every page of the scratch buffer, not only those the output reached.
   if (scratch_size_ != 0) std::memset(scratch_.get(), 0, scratch_size_);
   UseLevel(level_);

@@ -10,7 +10,6 @@
 
 #include <climits>
 #include <cstdint>
-#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -50,12 +49,12 @@ class ChunkWriter {
   absl::Status AppendChunk(ChunkType type, std::string_view payload, int zstd_level,
                            std::string* out, uint16_t flags = 0);
 
-  // Compresses `payload` at each of `levels` and discards the result: no
+  // Compresses `payload` at `zstd_level` and discards the result: no
   // chunk, no sequence number. Allocates and touches what compressing a
-  // payload of that size at those levels uses (zstd's workspace, the
-  // scratch buffer), so that the first real chunks do not pay for the
-  // first touch of their pages. Errors as AppendChunk's.
-  absl::Status Warm(std::string_view payload, std::initializer_list<int> levels);
+  // payload of that size at that level uses (zstd's workspace, the scratch
+  // buffer), so that the first real chunks do not pay for the first touch
+  // of their pages. Errors as AppendChunk's.
+  absl::Status Warm(std::string_view payload, int zstd_level);
 
   // Sequence number the next chunk gets; also the number of chunks so far.
   uint64_t next_sequence() const { return next_sequence_; }

@@ -207,7 +207,7 @@ void Flusher::WarmUp() {
     encoder->Append(e);
   }
   for (int level : {settings_.zstd_level, kBacklogZstdLevel}) {
-    chunk_writer_.Warm(encoder->payload(), {level}).IgnoreError();
+    chunk_writer_.Warm(encoder->payload(), level).IgnoreError();
     drain();
   }
   encoder->Reset(0, 0);

@@ -53,7 +53,7 @@ TEST(ChunkWriterTest, WarmTakesNoSequenceNumberAndChangesNoChunk) {
   ASSERT_TRUE(cold.AppendChunk(ChunkType::kEvents, payload, &cold_chunk).ok());
 
   ChunkWriter warm(1);
-  ASSERT_TRUE(warm.Warm(payload, {1, -1000, 3}).ok());
+  for (int level : {1, -1000, 3}) ASSERT_TRUE(warm.Warm(payload, level).ok()) << level;
   EXPECT_EQ(warm.next_sequence(), 0u);
   std::string warm_chunk;
   ASSERT_TRUE(warm.AppendChunk(ChunkType::kEvents, payload, &warm_chunk).ok());
@@ -62,7 +62,7 @@ TEST(ChunkWriterTest, WarmTakesNoSequenceNumberAndChangesNoChunk) {
   EXPECT_EQ(Decompress(warm_chunk), payload);
 
   // Errors as AppendChunk's: a payload past the limit is refused.
-  EXPECT_FALSE(warm.Warm(std::string(kMaxChunkPayloadBytes + 1, 'x'), {1}).ok());
+  EXPECT_FALSE(warm.Warm(std::string(kMaxChunkPayloadBytes + 1, 'x'), 1).ok());
 }
 
 // zstd's fast levels, left to themselves, code such a loop as one short

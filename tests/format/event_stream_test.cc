@@ -90,20 +90,26 @@ std::vector<const KindSchema*> EventSchemas() {
   return out;
 }
 
+// `rounds` random events of every event kind from `time` on, whose times
+// mostly rise but step back now and then, as user clock domain timestamps
+// and cross-CPU TSC reads can. Bytes fields point into *storage.
+std::vector<Event> EveryKindEvents(Rng& rng, int rounds, uint64_t time,
+                                   std::deque<std::string>* storage) {
+  std::vector<Event> events;
+  for (int round = 0; round < rounds; ++round) {
+    for (const KindSchema* s : EventSchemas()) {
+      time += rng() % 5000;
+      if (rng() % 10 == 0) time -= rng() % 20000;
+      events.push_back(RandomEvent(rng, s->kind, time, storage));
+    }
+  }
+  return events;
+}
+
 TEST(EventStream, EveryEventKindRoundTrips) {
   Rng rng(42);
   std::deque<std::string> storage;
-  std::vector<Event> events;
-  uint64_t time = 1000000;
-  for (int round = 0; round < 20; ++round) {
-    for (const KindSchema* s : EventSchemas()) {
-      // Times mostly rise but step back now and then, as user clock
-      // domain timestamps and cross-CPU TSC reads can.
-      time += rng() % 5000;
-      if (rng() % 10 == 0) time -= rng() % 20000;
-      events.push_back(RandomEvent(rng, s->kind, time, &storage));
-    }
-  }
+  std::vector<Event> events = EveryKindEvents(rng, 20, 1000000, &storage);
   // Extreme times: deltas that need all 64 bits.
   events.push_back(RandomEvent(rng, EventKind::kTaskEnd, ~0ull, &storage));
   events.push_back(RandomEvent(rng, EventKind::kTaskEnd, 0, &storage));
@@ -142,14 +148,7 @@ TEST(EventStream, EveryEventKindRoundTrips) {
 TEST(EventStream, PreparedEncoderWritesTheSamePayload) {
   Rng rng(7);
   std::deque<std::string> storage;
-  std::vector<Event> events;
-  uint64_t time = 5000;
-  for (int round = 0; round < 200; ++round) {
-    for (const KindSchema* s : EventSchemas()) {
-      time += rng() % 3000;
-      events.push_back(RandomEvent(rng, s->kind, time, &storage));
-    }
-  }
+  const std::vector<Event> events = EveryKindEvents(rng, 200, 1000000, &storage);
   for (size_t room : {size_t{0}, size_t{100}, size_t{1} << 20}) {
     SCOPED_TRACE(room);
     EventStreamEncoder plain, prepared;
