@@ -345,7 +345,7 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
     // Hands the window's bytes before `end` back to the producer: the
     // encoder copied every byte it needed from those records.
     auto release_to = [&](size_t end) {
-      t->ring.Release(end - released);
+      t->ring.ReleaseAndEvict(end - released);
       released = end;
     };
     while (consumed < available) {

