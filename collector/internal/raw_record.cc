@@ -8,9 +8,10 @@ namespace {
 
 // The visitor of format::internal::WithFixedFields for a record: a kind
 // with a straight-line list and no bytes fields has one layout per id mask,
-// so a record whose size is that layout's is read with no checks; any
-// other record (another size, id bits the kind has no ids for, a kind with
-// bytes or with no list) is read by its schema, every read checked.
+// so a record whose size is that layout's is read with no checks; a kind
+// with bytes fields is read by its list, every read checked; any other
+// record (another size, id bits the kind has no ids for, a kind with no
+// list) is read by its schema, every read checked.
 struct LaidOutAppender {
   const uint8_t* record;
   uint64_t header;
@@ -21,7 +22,12 @@ struct LaidOutAppender {
   bool Fixed() {
     using format::FieldType;
     if constexpr (((kTypes == FieldType::kBytes) || ...)) {
-      return Other();
+      // The bytes fields make the size vary, so every read is checked;
+      // but the list is this one, which Other's AppendFrom would look up
+      // again (a second dispatch on the kind per record).
+      RawFieldSource source(record);
+      return encoder->AppendFixed<kTypes...>(static_cast<format::EventKind>(RawKind(header)), ticks,
+                                             RawSize(header), source);
     } else {
       constexpr int kIds = ((kTypes == FieldType::kId ? 1 : 0) + ... + 0);
       constexpr size_t kWords = sizeof...(kTypes) - kIds;
