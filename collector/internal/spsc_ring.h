@@ -134,8 +134,9 @@ class SpscRing {
   // ns per line: a sustained loop of 80-byte metadata records ran at
   // 39 ns per call instead of 15, with the consumer draining beside it.
   // Evicted, the line comes from memory, fetched ahead as the producer
-  // writes sequentially. Costs the consumer about 2 ns per line (8 to 10
-  // events of a task loop). A hint only: contents do not change.
+  // writes sequentially. Costs the consumer about 2 ns per line (a line
+  // holds 4 to 8 records of a task loop). A hint only: contents do not
+  // change.
   void ReleaseAndEvict(size_t bytes) {
     const uint64_t tail = tail_.load(std::memory_order_relaxed);
     const size_t offset = static_cast<size_t>(tail) & mask_;
