@@ -131,7 +131,7 @@ class SpscRing {
   // Why: the producer writes those lines again on its next lap. A line the
   // consumer's core still holds must first be taken back from it, and on
   // the 2-core VMs this project measures on, that cost the producer 20-40
-  // ns per line: a sustained loop of 80-byte metadata records ran at
+  // ns per line: a sustained loop of 56-byte metadata records ran at
   // 39 ns per call instead of 15, with the consumer draining beside it.
   // Evicted, the line comes from memory, fetched ahead as the producer
   // writes sequentially. Costs the consumer about 2 ns per line (a line
