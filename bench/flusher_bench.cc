@@ -16,6 +16,9 @@
 //   BM_Stage_Compress      one chunk of that payload through zstd at the
 //                          default level, framed and checksummed
 //   BM_Stage_Write         write(2) of the compressed bytes to a file
+//   BM_HeavyStages/<group> RingToPayload then Compress, each timed, on the
+//                          records of a call_overhead_bench group the
+//                          flusher drains slowest
 //   BM_Floor_Rdtsc         one RDTSC, the reference for the ratios
 //
 //   bazel run -c opt //bench:flusher_bench
@@ -119,6 +122,55 @@ const std::vector<uint8_t>& StageRecords() {
   return records;
 }
 
+// Ring records of `events` calls of one of the call_overhead_bench loops the
+// flusher drains slowest, as the collector's API functions lay them out
+// (itt_tasks.cc, jit_api.cc): one record per event, RDTSC-like steps.
+std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
+  using collector_internal::RawBytes;
+  using collector_internal::RawId;
+  std::vector<uint8_t> ring;
+  uint64_t ticks = 1000000, prev = 0;
+  auto write = [&](format::EventKind kind, auto... fields) {
+    const size_t at = ring.size();
+    const size_t size = collector_internal::RawRecordSize(ticks, prev, fields...);
+    ring.resize(at + size);
+    collector_internal::WriteRawRecord(&ring[at], size, kind, ticks, prev, fields...);
+  };
+  static const uint64_t value = 42;
+  static const char kMethod[] = "bench::JittedMethod";
+  const uint64_t domain = 1, name = 2, key = 3, object = 0x7f0012345678;
+  for (uint64_t i = 0; i < events; ++i) {
+    prev = ticks;
+    ticks += 20 + (static_cast<uint32_t>(i * 2654435761u) >> 28);
+    if (group == "Metadata") {
+      // __itt_metadata_add(domain, __itt_null, key, __itt_metadata_u64, 1, &value)
+      write(format::EventKind::kMetadataAdd, domain, RawId{0, 0, 0}, key, uint64_t{1}, uint64_t{1},
+            RawBytes{&value, sizeof(value)});
+    } else if (group == "Relation") {
+      // __itt_relation_add(domain, id(i), is_parent_of, id(i + 1))
+      write(format::EventKind::kRelationAdd, domain, RawId{object, i, 0}, uint64_t{1},
+            RawId{object, i + 1, 0});
+    } else if (group == "TaskBeginEndEx") {
+      // begin_ex / end_ex with a null clock domain and __itt_null ids
+      if ((i & 1) == 0) {
+        write(format::EventKind::kTaskBeginEx, domain, uint64_t{0}, i, ticks, RawId{0, 0, 0},
+              RawId{0, 0, 0}, name);
+      } else {
+        write(format::EventKind::kTaskEndEx, domain, uint64_t{0}, i, ticks);
+      }
+    } else {
+      // iJIT_NotifyEvent(METHOD_LOAD_FINISHED): a named method, no files,
+      // no line table
+      write(format::EventKind::kJitMethodLoad, i + 1, RawBytes{kMethod, sizeof(kMethod) - 1},
+            uint64_t{0x10000}, uint64_t{64}, RawBytes{"", 0}, RawBytes{"", 0}, RawBytes{"", 0});
+    }
+  }
+  return ring;
+}
+
+// The groups HeavyRecords writes.
+constexpr const char* kHeavyGroups[] = {"TaskBeginEndEx", "Metadata", "Relation", "JitMethodLoad"};
+
 // Calls fn(record, ticks, task_word) for each record of `ring`, with what
 // the flusher keeps of the records before it.
 template <typename Fn>
@@ -188,6 +240,45 @@ std::string StagePayload(uint16_t* flags) {
   });
   *flags = encoder.chunk_flags();
   return std::string(encoder.payload());
+}
+
+// BM_Stage_RingToPayload and BM_Stage_Compress together on HeavyRecords:
+// the flusher's CPU per event for a group, less its reading of the ring.
+void BM_HeavyStages(benchmark::State& state, const std::string& group) {
+  const std::vector<uint8_t> ring = HeavyRecords(group, kStageEvents);
+  format::EventStreamEncoder encoder;
+  format::ChunkWriter writer(collector_internal::Settings().zstd_level);
+  std::string out;
+  uint64_t encode_ns = 0, compress_ns = 0;
+  for (auto _ : state) {
+    const uint64_t t0 = ThreadCpuNs();
+    encoder.Reset(1, 0);
+    size_t failed = 0;
+    ForEachRecord(ring, [&](const uint8_t* r, uint64_t ticks, uint64_t* task_word) {
+      failed += collector_internal::AppendRawRecord(r, ticks, task_word, &encoder) ? 0 : 1;
+    });
+    const std::string_view payload = encoder.payload();
+    const uint64_t t1 = ThreadCpuNs();
+    if (failed != 0 || encoder.event_count() != kStageEvents) {
+      state.SkipWithError("a record did not encode");
+      return;
+    }
+    out.clear();
+    if (!writer.AppendChunk(format::ChunkType::kEvents, payload, &out, encoder.chunk_flags())
+             .ok()) {
+      state.SkipWithError("AppendChunk failed");
+      return;
+    }
+    encode_ns += t1 - t0;
+    compress_ns += ThreadCpuNs() - t1;
+  }
+  SetStageCounters(state);
+  const double events = static_cast<double>(state.iterations() * kStageEvents);
+  state.counters["encode_ns_per_event"] = static_cast<double>(encode_ns) / events;
+  state.counters["compress_ns_per_event"] = static_cast<double>(compress_ns) / events;
+  state.counters["bytes_per_event"] = static_cast<double>(out.size()) / kStageEvents;
+  state.counters["raw_bytes_per_event"] =
+      static_cast<double>(encoder.payload_size()) / kStageEvents;
 }
 
 void BM_Stage_Compress(benchmark::State& state) {
@@ -264,6 +355,10 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("BM_Stage_RingToPayload", BM_Stage_RingToPayload);
   benchmark::RegisterBenchmark("BM_Stage_Compress", BM_Stage_Compress);
   benchmark::RegisterBenchmark("BM_Stage_Write", BM_Stage_Write);
+  for (const char* group : kHeavyGroups) {
+    benchmark::RegisterBenchmark((std::string("BM_HeavyStages/") + group).c_str(), BM_HeavyStages,
+                                 std::string(group));
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
