@@ -136,27 +136,29 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
     ring.resize(at + size);
     collector_internal::WriteRawRecord(&ring[at], size, kind, ticks, prev, fields...);
   };
-  static const uint64_t value = 42;
+  const uint64_t value = 42;
   static const char kMethod[] = "bench::JittedMethod";
-  const uint64_t domain = 1, name = 2, key = 3, object = 0x7f0012345678;
+  const uint32_t domain = 1, key = 3;
+  const uint64_t name = 2, object = 0x7f0012345678;
   for (uint64_t i = 0; i < events; ++i) {
     prev = ticks;
     ticks += 20 + (static_cast<uint32_t>(i * 2654435761u) >> 28);
     if (group == "Metadata") {
-      // __itt_metadata_add(domain, __itt_null, key, __itt_metadata_u64, 1, &value)
-      write(format::EventKind::kMetadataAdd, domain, RawId{0, 0, 0}, key, uint64_t{1}, uint64_t{1},
-            RawBytes{&value, sizeof(value)});
+      // __itt_metadata_add(domain, __itt_null, key, __itt_metadata_u64, 1, &value):
+      // one value, the compact record
+      write(collector_internal::kRawMetadataValue,
+            collector_internal::PackMetadataValue(domain, 1, key), value);
     } else if (group == "Relation") {
       // __itt_relation_add(domain, id(i), is_parent_of, id(i + 1))
-      write(format::EventKind::kRelationAdd, domain, RawId{object, i, 0}, uint64_t{1},
+      write(format::EventKind::kRelationAdd, uint64_t{domain}, RawId{object, i, 0}, uint64_t{1},
             RawId{object, i + 1, 0});
     } else if (group == "TaskBeginEndEx") {
       // begin_ex / end_ex with a null clock domain and __itt_null ids
       if ((i & 1) == 0) {
-        write(format::EventKind::kTaskBeginEx, domain, uint64_t{0}, i, ticks, RawId{0, 0, 0},
-              RawId{0, 0, 0}, name);
+        write(format::EventKind::kTaskBeginEx, uint64_t{domain}, uint64_t{0}, i, ticks,
+              RawId{0, 0, 0}, RawId{0, 0, 0}, name);
       } else {
-        write(format::EventKind::kTaskEndEx, domain, uint64_t{0}, i, ticks);
+        write(format::EventKind::kTaskEndEx, uint64_t{domain}, uint64_t{0}, i, ticks);
       }
     } else {
       // iJIT_NotifyEvent(METHOD_LOAD_FINISHED): a named method, no files,

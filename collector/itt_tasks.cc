@@ -8,6 +8,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 
 #include "collector/internal/api_util.h"
 
@@ -313,8 +314,23 @@ ITTC_EXPORT void ITTAPI __itt_metadata_add(const __itt_domain* domain, __itt_id 
   if (domain == nullptr || !ok || (data == nullptr && count != 0)) {
     return CountInvalidCall(call.thread());
   }
+  const uint32_t domain_id = DomainId(domain);
+  const RawId raw_id = ToRaw(id);
+  if (count == 1 && !raw_id.present() && domain_id <= kMaxPackedMetadataDomain) {
+    // One value: the compact record (raw_record.h). The type is known here
+    // (its size is), so it fits its byte.
+    uint64_t value = 0;
+    if (bytes == 8) {
+      std::memcpy(&value, data, 8);
+    } else {
+      std::memcpy(&value, data, bytes);
+    }
+    Emit(call.thread(), kRawMetadataValue, now,
+         PackMetadataValue(domain_id, static_cast<uint8_t>(type), StringId(key)), value);
+    return;
+  }
   // An array too large for the ring is counted as too large by Emit.
-  Emit(call.thread(), EventKind::kMetadataAdd, now, uint64_t{DomainId(domain)}, ToRaw(id),
+  Emit(call.thread(), EventKind::kMetadataAdd, now, uint64_t{domain_id}, raw_id,
        uint64_t{StringId(key)}, static_cast<uint64_t>(type), static_cast<uint64_t>(count),
        RawBytes{data, bytes});
 }

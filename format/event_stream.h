@@ -64,6 +64,20 @@ inline char* PutId(char* p, const Id& id) {
 //   std::string_view NextBytes();   the next kBytes field
 // called once per field, in schema order.
 
+// Whether `Source` says (`static constexpr bool kPadsBytes = true;`) that
+// each view its NextBytes returns may be read up to its size rounded up to
+// 8 bytes; whoever encodes from it then reserves room for the rounded
+// sizes (EventStreamEncoder's `bytes_bound`), and PutField copies short
+// views in words.
+template <typename Source, typename = void>
+inline constexpr bool kPadsBytes = false;
+template <typename Source>
+inline constexpr bool kPadsBytes<Source, std::void_t<decltype(Source::kPadsBytes)>> =
+    Source::kPadsBytes;
+
+// The longest view PutField copies in words from a source that pads.
+inline constexpr size_t kInlineBytesCopy = 64;
+
 // Writes the next field of `source`, of type kType, at p; a kTime field
 // relative to `own_time`. The one definition of each field's encoding.
 template <FieldType kType, typename Source>
@@ -82,6 +96,15 @@ inline char* PutField(char* p, uint64_t own_time, Source& source) {
     static_assert(kType == FieldType::kBytes);
     const std::string_view b = source.NextBytes();
     p = PutVarint64(p, b.size());
+    if constexpr (kPadsBytes<Source>) {
+      // A few words inline, rather than a call. The bytes past the view's
+      // end are the source's padding; they land in room the caller
+      // reserved for it, and the next field overwrites them.
+      if (b.size() <= kInlineBytesCopy) {
+        for (size_t i = 0; i < b.size(); i += 8) std::memcpy(p + i, b.data() + i, 8);
+        return p + b.size();
+      }
+    }
     if (!b.empty()) std::memcpy(p, b.data(), b.size());
     return p + b.size();
   }
@@ -569,7 +592,8 @@ class EventStreamEncoder {
   // (a field source, see internal::EncodeFieldsFrom, that also has
   // `bool ok() const`: false once it found its input malformed), with no
   // Event in between: the collector encodes its ring records this way.
-  // `bytes_bound` >= the total size of the kBytes fields the source yields.
+  // `bytes_bound` >= the total size of the kBytes fields the source yields
+  // (each rounded up to 8 bytes for a source with kPadsBytes).
   // Returns false, appending nothing, if `kind` is unknown or the source
   // is not ok() after yielding the fields. Running out of memory is not a
   // false return: it sets failed(), as Append does.

@@ -483,24 +483,6 @@ const char* FieldTypeName(FieldType type) {
   return "?";
 }
 
-int MetadataTypeSize(uint64_t type) {
-  switch (type) {
-    case 1:  // u64
-    case 2:  // s64
-    case 8:  // double
-      return 8;
-    case 3:  // u32
-    case 4:  // s32
-    case 7:  // float
-      return 4;
-    case 5:  // u16
-    case 6:  // s16
-      return 2;
-    default:
-      return 0;
-  }
-}
-
 const char* LossCauseName(uint64_t cause) {
   switch (cause) {
     case 1:

@@ -571,7 +571,25 @@ enum class MetadataType : uint8_t {
 };
 
 // Size in bytes of one element of `type`, or 0 for kUnknown/out of range.
-int MetadataTypeSize(uint64_t type);
+// Inline: the collector's flusher asks it for every compact metadata record.
+constexpr int MetadataTypeSize(uint64_t type) {
+  if (type > static_cast<uint64_t>(MetadataType::kDouble)) return 0;
+  switch (static_cast<MetadataType>(type)) {
+    case MetadataType::kU64:
+    case MetadataType::kS64:
+    case MetadataType::kDouble:
+      return 8;
+    case MetadataType::kU32:
+    case MetadataType::kS32:
+    case MetadataType::kFloat:
+      return 4;
+    case MetadataType::kU16:
+    case MetadataType::kS16:
+      return 2;
+    default:
+      return 0;
+  }
+}
 
 // __itt_scope.
 enum class Scope : uint8_t {

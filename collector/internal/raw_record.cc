@@ -131,16 +131,28 @@ bool RingOnlyTask(const uint8_t* record, uint64_t header, uint64_t* task_word, b
   return true;
 }
 
+// A kRawMetadataValue record with this header, in either time form, as
+// RingOnlyTask does for the task kinds (its source: a RingMetadataSource).
+template <typename Emit>
+bool RingOnlyMetadata(const uint8_t* record, uint64_t header, bool* ok, Emit&& emit) {
+  if (RawKind(header) != static_cast<uint16_t>(kRawMetadataValue)) return false;
+  const size_t offset = RawFieldsOffset(header);
+  *ok = RawIdMask(header) == 0 && RawSize(header) == offset + 16;
+  if (*ok) *ok = emit(format::EventKind::kMetadataAdd, RingMetadataSource(record + offset));
+  return true;
+}
+
 }  // namespace
 
 bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
                             format::EventStreamEncoder* encoder) {
   bool ok = false;
-  auto append = [&](format::EventKind kind, auto source) {
-    return encoder->AppendFrom(kind, ticks, 0, source);
-  };
   const uint64_t header = LoadRawWord(record);
+  auto append = [&](format::EventKind kind, auto source) {
+    return encoder->AppendFrom(kind, ticks, RawSize(header), source);
+  };
   if (RingOnlyTask(record, header, task_word, &ok, append)) return ok;
+  if (RingOnlyMetadata(record, header, &ok, append)) return ok;
   if (RawKind(header) == static_cast<uint16_t>(format::EventKind::kJitMethodLoad)) {
     // What a JIT that compiles a lot emits: straight-line code, each read
     // still checked (the strings make the size vary). The method id counts.
@@ -162,6 +174,7 @@ bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
   };
   const uint64_t header = LoadRawWord(record);
   if (RingOnlyTask(record, header, task_word, &ok, decode)) return ok;
+  if (RingOnlyMetadata(record, header, &ok, decode)) return ok;
   RawFieldSource source(record);
   return DecodeFrom(static_cast<format::EventKind>(RawKind(header)), ticks, source, event);
 }

@@ -146,6 +146,23 @@ inline constexpr auto kRawOverlappedBeginRepeat = static_cast<format::EventKind>
 inline constexpr auto kRawOverlappedEndRepeat = static_cast<format::EventKind>(0x1f5);
 inline constexpr uint64_t kNoTaskWord = 0;
 static_assert(0x1f5 < kRawKindLimit, "the ring-only task kinds must fit the kind bits");
+
+// A ring-only kind for a metadata add of one value (count 1) with a null
+// id, as a loop that tags each of its tasks with a number makes them: the
+// packed word (PackMetadataValue: domain, type, key), then one word that
+// holds the value's bytes from its start, zero after them. 24 bytes where
+// the whole record takes 56 (and a copy and a fill of the data). The
+// flusher writes it to the trace as the kMetadataAdd it stands for, whose
+// data is the type's size of bytes.
+inline constexpr auto kRawMetadataValue = static_cast<format::EventKind>(0x1f6);
+static_assert(0x1f6 < kRawKindLimit, "the ring-only metadata kind must fit the kind bits");
+// The largest domain id the packed word holds (a larger one takes the whole
+// record).
+inline constexpr uint32_t kMaxPackedMetadataDomain = (1u << 24) - 1;
+// REQUIRES: domain <= kMaxPackedMetadataDomain.
+inline uint64_t PackMetadataValue(uint32_t domain, uint8_t type, uint32_t key) {
+  return uint64_t{domain} | (uint64_t{type} << 24) | (uint64_t{key} << 32);
+}
 inline uint32_t TaskWordDomain(uint64_t task_word) { return static_cast<uint32_t>(task_word); }
 inline uint32_t TaskWordName(uint64_t task_word) { return static_cast<uint32_t>(task_word >> 32); }
 
@@ -354,6 +371,44 @@ class RingOverlappedSource {
   format::Id id_;
 };
 
+// The fields of the kMetadataAdd a kRawMetadataValue record stands for, in
+// its kind's order (domain, null id, key, type, count 1, data), from the
+// record's fields at `fields`. Not ok() if the type has no size.
+class RingMetadataSource {
+ public:
+  explicit RingMetadataSource(const uint8_t* fields)
+      : fields_(fields), word_(LoadRawWord(fields)) {}
+  uint64_t Word() {
+    switch (next_++) {
+      case 0:
+        return word_ & kMaxPackedMetadataDomain;
+      case 1:
+        return word_ >> 32;
+      case 2:
+        return Type();
+      default:
+        return 1;  // count
+    }
+  }
+  format::Id NextId() { return format::Id{}; }
+  // The value's word holds any type's bytes (format::kPadsBytes).
+  static constexpr bool kPadsBytes = true;
+  std::string_view NextBytes() {
+    const int size = format::MetadataTypeSize(Type());
+    ok_ = size > 0;
+    return {reinterpret_cast<const char*>(fields_ + 8), static_cast<size_t>(size)};
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  uint64_t Type() const { return (word_ >> 24) & 0xff; }
+
+  const uint8_t* fields_;
+  uint64_t word_;
+  int next_ = 0;
+  bool ok_ = false;
+};
+
 // The low half of the header of a record of `kind` with `words` one-word
 // fields, no ids and its time in the header: kind, id mask and size in one
 // compare (the size tells a time word apart).
@@ -382,7 +437,7 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
   // field types are the kind's list in format::internal::WithFixedFields.
   using format::EventKind;
   constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId,
-                              T = format::FieldType::kTime;
+                              T = format::FieldType::kTime, B = format::FieldType::kBytes;
   LaidOutFieldSource plain(record + kRawHeaderBytes, 0);
   switch (static_cast<uint32_t>(header)) {
     case PlainHeader(kRawTaskEndRepeat, 0): {
@@ -409,6 +464,10 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
     case PlainHeader(kRawOverlappedEndRepeat, 2): {
       RingOverlappedSource source(*task_word, LoadShortId(record + kRawHeaderBytes));
       return encoder->AppendFixed<U, I>(EventKind::kTaskEndOverlapped, ticks, 0, source);
+    }
+    case PlainHeader(kRawMetadataValue, 2): {
+      RingMetadataSource source(record + kRawHeaderBytes);
+      return encoder->AppendFixed<U, I, U, U, U, B>(EventKind::kMetadataAdd, ticks, 8, source);
     }
     case PlainHeader(EventKind::kTaskBegin, 2):
       return encoder->AppendFixed<U, I, I, U>(EventKind::kTaskBegin, ticks, 0, plain);

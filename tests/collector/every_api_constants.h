@@ -26,6 +26,9 @@
 #define EA_SOURCE "every.cc"
 #define EA_JIT_MODULE "every.jit"
 #define EA_STR_META "hello"
+#define EA_META_U64 0x0123456789abcdefull
+#define EA_META_DOUBLE 0.25
+#define EA_META_S16 (-300)
 
 #define EA_ID_ADDR 0x1000
 #define EA_ID_EXTRA 7

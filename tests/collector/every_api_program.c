@@ -118,6 +118,13 @@ int main(void) {
   /* Metadata and histograms. */
   int ints[3] = {1, -2, 3};
   __itt_metadata_add(d, id, key, __itt_metadata_s32, 3, ints);
+  /* One value with a null id: the ring's compact form (raw_record.h). */
+  unsigned long long one_u64 = EA_META_U64;
+  double one_double = EA_META_DOUBLE;
+  short one_s16 = EA_META_S16;
+  __itt_metadata_add(d, __itt_null, key, __itt_metadata_u64, 1, &one_u64);
+  __itt_metadata_add(d, __itt_null, key, __itt_metadata_double, 1, &one_double);
+  __itt_metadata_add(d, __itt_null, key, __itt_metadata_s16, 1, &one_s16);
   __itt_metadata_str_add(d, id, key, EA_STR_META, 0);
   __itt_metadata_add_with_scope(d, __itt_scope_global, key, __itt_metadata_s32, 3, ints);
   __itt_metadata_str_add_with_scope(d, __itt_scope_task, key, EA_STR_META, 5);

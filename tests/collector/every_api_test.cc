@@ -127,6 +127,9 @@ TEST_F(EveryApiTest, RecordsExactlyTheCallsInOrder) {
       K::kEventStart,
       K::kEventEnd,
       K::kMetadataAdd,
+      K::kMetadataAdd,
+      K::kMetadataAdd,
+      K::kMetadataAdd,
       K::kMetadataStrAdd,
       K::kMetadataAddWithScope,
       K::kMetadataStrAddWithScope,
@@ -338,12 +341,33 @@ TEST_F(EveryApiTest, EventsMetadataHistograms) {
 
   const int ints[3] = {1, -2, 3};
   const std::string int_bytes(reinterpret_cast<const char*>(ints), sizeof(ints));
-  const DecodedEvent& md = Only(K::kMetadataAdd);
+  const auto mds = trace_->OfKind(K::kMetadataAdd);
+  ASSERT_EQ(mds.size(), 4u);
+  const DecodedEvent& md = *mds[0];
   EXPECT_EQ(md.IdOf("id"), kId);
   EXPECT_EQ(Str(md.U("key")), EA_KEY);
   EXPECT_EQ(md.U("type"), 4u);
   EXPECT_EQ(md.U("count"), 3u);
   EXPECT_EQ(md.Bytes("data"), int_bytes);
+  // One value with a null id each (the ring's compact record): its type's
+  // size of bytes.
+  const unsigned long long one_u64 = EA_META_U64;
+  const double one_double = EA_META_DOUBLE;
+  const short one_s16 = EA_META_S16;
+  const std::string values[] = {
+      std::string(reinterpret_cast<const char*>(&one_u64), sizeof(one_u64)),
+      std::string(reinterpret_cast<const char*>(&one_double), sizeof(one_double)),
+      std::string(reinterpret_cast<const char*>(&one_s16), sizeof(one_s16))};
+  const uint64_t types[] = {1, 8, 6};  // __itt_metadata_u64, _double, _s16
+  for (int i = 0; i < 3; ++i) {
+    const DecodedEvent& one = *mds[1 + i];
+    EXPECT_EQ(one.IdOf("id"), format::Id{}) << i;
+    EXPECT_EQ(trace_->domains[one.U("domain")], EA_DOMAIN) << i;
+    EXPECT_EQ(Str(one.U("key")), EA_KEY) << i;
+    EXPECT_EQ(one.U("type"), types[i]) << i;
+    EXPECT_EQ(one.U("count"), 1u) << i;
+    EXPECT_EQ(one.Bytes("data"), values[i]) << i;
+  }
   EXPECT_EQ(Only(K::kMetadataStrAdd).Bytes("text"), EA_STR_META);
   EXPECT_EQ(Only(K::kMetadataAddWithScope).U("scope"), 1u);
   EXPECT_EQ(Only(K::kMetadataAddWithScope).Bytes("data"), int_bytes);

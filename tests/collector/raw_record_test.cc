@@ -376,6 +376,56 @@ TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
   ExpectRefused({MakeRawHeader(kRawPackedTaskBegin, 0, 8, 0)}, "packed, no word");
 }
 
+// The ring-only metadata value (domain, type and key in one word, then the
+// value's word) reaches the trace as the kMetadataAdd it stands for: one
+// element of its type, null id, with its time in the header or whole; any
+// other shape of it, or a type with no size, is refused.
+TEST(RawRecord, MetadataValuesWriteTheMetadataAddTheyStandFor) {
+  format::testing::Rng rng(61);
+  BothPaths paths(0);
+  uint64_t time = 1000, prev = 0;
+  size_t wide = 0;
+  std::deque<std::string> data;
+  for (int i = 0; i < 2000; ++i) {
+    time += i % 100 == 0 ? uint64_t{1} << 33 : rng() % 1000;
+    const auto domain = static_cast<uint32_t>(rng() & kMaxPackedMetadataDomain);
+    const auto key = static_cast<uint32_t>(rng());
+    const auto type = static_cast<uint8_t>(1 + rng() % 8);
+    const auto size = static_cast<size_t>(format::MetadataTypeSize(type));
+    uint64_t value = rng();
+    if (size < 8) value &= (uint64_t{1} << (8 * size)) - 1;  // as the hot path copies it
+    const uint64_t word = PackMetadataValue(domain, type, key);
+    const size_t bytes = RawRecordSize(time, prev, word, value);
+    std::vector<uint64_t> record(bytes / 8);
+    WriteRawRecord(reinterpret_cast<uint8_t*>(record.data()), bytes, kRawMetadataValue, time, prev,
+                   word, value);
+    wide += bytes == 32;
+    const uint64_t ticks = RawTicks(Bytes(record), prev);
+    ASSERT_EQ(ticks, time);
+    prev = time;
+    Event e;
+    e.Init(EventKind::kMetadataAdd, time);
+    e.Set(format::Field::kDomain, domain);
+    e.Set(format::Field::kKey, key);
+    e.Set(format::Field::kType, type);
+    e.Set(format::Field::kCount, 1);
+    data.emplace_back(reinterpret_cast<const char*>(&value), size);
+    e.SetBytes(format::Field::kData, data.back());
+    ASSERT_NO_FATAL_FAILURE(paths.Add(record, ticks, e, /*decode=*/true));
+  }
+  EXPECT_EQ(wide, 20u);
+  EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
+
+  const uint64_t word = PackMetadataValue(1, 1, 2);
+  ExpectRefused({MakeRawHeader(kRawMetadataValue, 0, 32, 0), word, 7, 0}, "value, a word long");
+  ExpectRefused({MakeRawHeader(kRawMetadataValue, 0, 16, 0), word}, "value, no value word");
+  ExpectRefused({MakeRawHeader(kRawMetadataValue, 1, 24, 0), word, 7}, "value, an id bit");
+  ExpectRefused({MakeRawHeader(kRawMetadataValue, 0, 24, 0), PackMetadataValue(1, 0, 2), 7},
+                "value, unknown type");
+  ExpectRefused({MakeRawHeader(kRawMetadataValue, 0, 24, 0), PackMetadataValue(1, 9, 2), 7},
+                "value, type past the last");
+}
+
 // A thread's task loop as the hot path writes it (itt_tasks.cc): a begin
 // whose packed word is the ring's task word is a repeat, else a packed
 // begin that becomes the task word; an end whose domain is the task word's
