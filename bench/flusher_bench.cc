@@ -127,7 +127,6 @@ const std::vector<uint8_t>& StageRecords() {
 // (itt_tasks.cc, jit_api.cc): one record per event, RDTSC-like steps.
 std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
   using collector_internal::RawBytes;
-  using collector_internal::RawId;
   std::vector<uint8_t> ring;
   uint64_t ticks = 1000000, prev = 0;
   auto write = [&](format::EventKind kind, auto... fields) {
@@ -138,8 +137,8 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
   };
   const uint64_t value = 42;
   static const char kMethod[] = "bench::JittedMethod";
-  const uint32_t domain = 1, key = 3;
-  const uint64_t name = 2, object = 0x7f0012345678;
+  const uint32_t domain = 1, key = 3, name = 2;
+  const uint64_t object = 0x7f0012345678;
   for (uint64_t i = 0; i < events; ++i) {
     prev = ticks;
     ticks += 20 + (static_cast<uint32_t>(i * 2654435761u) >> 28);
@@ -150,15 +149,17 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
             collector_internal::PackMetadataValue(domain, 1, key), value);
     } else if (group == "Relation") {
       // __itt_relation_add(domain, id(i), is_parent_of, id(i + 1))
-      write(format::EventKind::kRelationAdd, uint64_t{domain}, RawId{object, i, 0}, uint64_t{1},
-            RawId{object, i + 1, 0});
+      write(format::EventKind::kRelationAdd, uint64_t{domain},
+            collector_internal::RawId{object, i, 0}, uint64_t{1},
+            collector_internal::RawId{object, i + 1, 0});
     } else if (group == "TaskBeginEndEx") {
-      // begin_ex / end_ex with a null clock domain and __itt_null ids
+      // begin_ex / end_ex with a null clock domain and __itt_null ids: the
+      // default clock's records
       if ((i & 1) == 0) {
-        write(format::EventKind::kTaskBeginEx, uint64_t{domain}, uint64_t{0}, i, ticks,
-              RawId{0, 0, 0}, RawId{0, 0, 0}, name);
+        write(collector_internal::kRawDefaultClockBeginEx,
+              collector_internal::PackTaskBegin(domain, name), ticks);
       } else {
-        write(format::EventKind::kTaskEndEx, uint64_t{domain}, uint64_t{0}, i, ticks);
+        write(collector_internal::kRawDefaultClockEndEx, uint64_t{domain}, ticks);
       }
     } else {
       // iJIT_NotifyEvent(METHOD_LOAD_FINISHED): a named method, no files,

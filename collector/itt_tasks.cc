@@ -76,18 +76,32 @@ inline void DomainAndId(EventKind kind, const __itt_domain* domain, const __itt_
 }
 
 // Records the _ex shape: kind(domain, clock_domain, user_timestamp,
-// timestamp, rest...), converting the user timestamp to ticks.
-template <typename... Rest>
-inline void ExLike(EventKind kind, const __itt_domain* domain, const __itt_clock_domain* cd,
-                   unsigned long long timestamp, const Rest&... rest) {
+// timestamp, rest...), converting the user timestamp to ticks; or, on the
+// default clock (clock id 0: the ticks are the user timestamp), what
+// default_clock(thread, now, domain id, timestamp) records, if it returns
+// true.
+template <typename DefaultClock, typename... Rest>
+inline void ExLikeOr(DefaultClock&& default_clock, EventKind kind, const __itt_domain* domain,
+                     const __itt_clock_domain* cd, unsigned long long timestamp,
+                     const Rest&... rest) {
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
   uint64_t clock_id;
   uint64_t ticks = UserTimeToTicks(cd, timestamp, &clock_id);
+  if (clock_id == 0 && default_clock(call.thread(), now, DomainId(domain), uint64_t{timestamp})) {
+    return;
+  }
   Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, clock_id,
        static_cast<uint64_t>(timestamp), ticks, rest...);
+}
+
+template <typename... Rest>
+inline void ExLike(EventKind kind, const __itt_domain* domain, const __itt_clock_domain* cd,
+                   unsigned long long timestamp, const Rest&... rest) {
+  ExLikeOr([](ThreadState*, uint64_t, uint32_t, uint64_t) { return false; }, kind, domain, cd,
+           timestamp, rest...);
 }
 
 }  // namespace
@@ -147,8 +161,17 @@ ITTC_EXPORT void ITTAPI __itt_task_begin_ex(const __itt_domain* domain,
                                             __itt_clock_domain* clock_domain,
                                             unsigned long long timestamp, __itt_id taskid,
                                             __itt_id parentid, __itt_string_handle* name) {
-  ExLike(EventKind::kTaskBeginEx, domain, clock_domain, timestamp, ToRaw(taskid), ToRaw(parentid),
-         uint64_t{StringId(name)});
+  const RawId raw_id = ToRaw(taskid), raw_parent = ToRaw(parentid);
+  const uint32_t name_id = StringId(name);
+  // With null ids on the default clock: the compact record (raw_record.h).
+  const bool compact = !raw_id.present() && !raw_parent.present();
+  ExLikeOr(
+      [&](ThreadState* t, uint64_t now, uint32_t domain_id, uint64_t ts) {
+        if (compact) Emit(t, kRawDefaultClockBeginEx, now, PackTaskBegin(domain_id, name_id), ts);
+        return compact;
+      },
+      EventKind::kTaskBeginEx, domain, clock_domain, timestamp, raw_id, raw_parent,
+      uint64_t{name_id});
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_begin_fn_ex(const __itt_domain* domain,
@@ -162,7 +185,12 @@ ITTC_EXPORT void ITTAPI __itt_task_begin_fn_ex(const __itt_domain* domain,
 ITTC_EXPORT void ITTAPI __itt_task_end_ex(const __itt_domain* domain,
                                           __itt_clock_domain* clock_domain,
                                           unsigned long long timestamp) {
-  ExLike(EventKind::kTaskEndEx, domain, clock_domain, timestamp);
+  ExLikeOr(
+      [](ThreadState* t, uint64_t now, uint32_t domain_id, uint64_t ts) {
+        Emit(t, kRawDefaultClockEndEx, now, uint64_t{domain_id}, ts);  // raw_record.h
+        return true;
+      },
+      EventKind::kTaskEndEx, domain, clock_domain, timestamp);
 }
 
 ITTC_EXPORT void ITTAPI __itt_task_begin_overlapped_ex(const __itt_domain* domain,

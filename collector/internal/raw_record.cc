@@ -131,15 +131,30 @@ bool RingOnlyTask(const uint8_t* record, uint64_t header, uint64_t* task_word, b
   return true;
 }
 
-// A kRawMetadataValue record with this header, in either time form, as
-// RingOnlyTask does for the task kinds (its source: a RingMetadataSource).
+// A ring-only record with this header other than the task ones (raw_record.h),
+// in either time form, as RingOnlyTask does for those: emit(kind, source)
+// with the kind it stands for. False if it is none of them; *ok false if it
+// is one but malformed.
 template <typename Emit>
-bool RingOnlyMetadata(const uint8_t* record, uint64_t header, bool* ok, Emit&& emit) {
-  if (RawKind(header) != static_cast<uint16_t>(kRawMetadataValue)) return false;
+bool RingOnlyOther(const uint8_t* record, uint64_t header, bool* ok, Emit&& emit) {
   const size_t offset = RawFieldsOffset(header);
-  *ok = RawIdMask(header) == 0 && RawSize(header) == offset + 16;
-  if (*ok) *ok = emit(format::EventKind::kMetadataAdd, RingMetadataSource(record + offset));
-  return true;
+  const uint8_t* f = record + offset;
+  auto shaped = [&](size_t words) {
+    return RawIdMask(header) == 0 && RawSize(header) == offset + 8 * words;
+  };
+  switch (RawKind(header)) {
+    case static_cast<uint16_t>(kRawMetadataValue):
+      *ok = shaped(2) && emit(format::EventKind::kMetadataAdd, RingMetadataSource(f));
+      return true;
+    case static_cast<uint16_t>(kRawDefaultClockBeginEx):
+      *ok = shaped(2) && emit(format::EventKind::kTaskBeginEx, DefaultClockBeginExSource(f));
+      return true;
+    case static_cast<uint16_t>(kRawDefaultClockEndEx):
+      *ok = shaped(2) && emit(format::EventKind::kTaskEndEx, DefaultClockEndExSource(f));
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -152,7 +167,7 @@ bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* tas
     return encoder->AppendFrom(kind, ticks, RawSize(header), source);
   };
   if (RingOnlyTask(record, header, task_word, &ok, append)) return ok;
-  if (RingOnlyMetadata(record, header, &ok, append)) return ok;
+  if (RingOnlyOther(record, header, &ok, append)) return ok;
   if (RawKind(header) == static_cast<uint16_t>(format::EventKind::kJitMethodLoad)) {
     // What a JIT that compiles a lot emits: straight-line code, each read
     // still checked (the strings make the size vary). The method id counts.
@@ -174,7 +189,7 @@ bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
   };
   const uint64_t header = LoadRawWord(record);
   if (RingOnlyTask(record, header, task_word, &ok, decode)) return ok;
-  if (RingOnlyMetadata(record, header, &ok, decode)) return ok;
+  if (RingOnlyOther(record, header, &ok, decode)) return ok;
   RawFieldSource source(record);
   return DecodeFrom(static_cast<format::EventKind>(RawKind(header)), ticks, source, event);
 }

@@ -156,6 +156,17 @@ static_assert(0x1f5 < kRawKindLimit, "the ring-only task kinds must fit the kind
 // data is the type's size of bytes.
 inline constexpr auto kRawMetadataValue = static_cast<format::EventKind>(0x1f6);
 static_assert(0x1f6 < kRawKindLimit, "the ring-only metadata kind must fit the kind bits");
+// Ring-only kinds for the _ex task calls on the default clock (a null clock
+// domain, or one the collector does not know: clock id 0, and the ticks are
+// the user timestamp) with null ids:
+//   kRawDefaultClockBeginEx  the packed word (PackTaskBegin), the timestamp;
+//   kRawDefaultClockEndEx    the domain, the timestamp.
+// 24 bytes each where the whole records take 48 and 40. The flusher writes
+// them as the kTaskBeginEx and kTaskEndEx they stand for.
+inline constexpr auto kRawDefaultClockBeginEx = static_cast<format::EventKind>(0x1f7);
+inline constexpr auto kRawDefaultClockEndEx = static_cast<format::EventKind>(0x1f8);
+static_assert(0x1f8 < kRawKindLimit, "the ring-only kinds must fit the kind bits");
+
 // The largest domain id the packed word holds (a larger one takes the whole
 // record).
 inline constexpr uint32_t kMaxPackedMetadataDomain = (1u << 24) - 1;
@@ -281,6 +292,9 @@ class RawFieldSource {
     p_ += 24;
     return id;
   }
+  // Every bytes field is zero-padded to 8 bytes inside the record
+  // (NextBytes checks), which bounds the rounded sizes (format::kPadsBytes).
+  static constexpr bool kPadsBytes = true;
   std::string_view NextBytes() {
     const uint64_t n = Word();
     const auto room = static_cast<uint64_t>(end_ - p_);
@@ -409,6 +423,55 @@ class RingMetadataSource {
   bool ok_ = false;
 };
 
+// The sources of the ring-only records above but the task ones, from the
+// record's fields at `f`: the fields of the kind each stands for, in its
+// schema's order (each read counted, as RingTaskSource does: the straight-
+// line encoder then keeps everything in registers).
+class DefaultClockBeginExSource {
+ public:
+  explicit DefaultClockBeginExSource(const uint8_t* f)
+      : word_(LoadRawWord(f)), ts_(LoadRawWord(f + 8)) {}
+  uint64_t Word() {
+    // domain, clock domain 0, user timestamp, timestamp (the same), name
+    switch (next_++) {
+      case 0:
+        return TaskWordDomain(word_);
+      case 1:
+        return 0;
+      case 2:
+      case 3:
+        return ts_;
+      default:
+        return TaskWordName(word_);
+    }
+  }
+  format::Id NextId() { return format::Id{}; }
+  std::string_view NextBytes() { return {}; }
+  bool ok() const { return true; }
+
+ private:
+  uint64_t word_, ts_;
+  int next_ = 0;
+};
+
+class DefaultClockEndExSource {
+ public:
+  explicit DefaultClockEndExSource(const uint8_t* f)
+      : domain_(LoadRawWord(f)), ts_(LoadRawWord(f + 8)) {}
+  uint64_t Word() {
+    // domain, clock domain 0, user timestamp, timestamp (the same)
+    const int i = next_++;
+    return i == 0 ? domain_ : i == 1 ? 0 : ts_;
+  }
+  format::Id NextId() { return format::Id{}; }
+  std::string_view NextBytes() { return {}; }
+  bool ok() const { return true; }
+
+ private:
+  uint64_t domain_, ts_;
+  int next_ = 0;
+};
+
 // The low half of the header of a record of `kind` with `words` one-word
 // fields, no ids and its time in the header: kind, id mask and size in one
 // compare (the size tells a time word apart).
@@ -468,6 +531,16 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
     case PlainHeader(kRawMetadataValue, 2): {
       RingMetadataSource source(record + kRawHeaderBytes);
       return encoder->AppendFixed<U, I, U, U, U, B>(EventKind::kMetadataAdd, ticks, 8, source);
+    }
+    case PlainHeader(kRawDefaultClockBeginEx, 2): {
+      DefaultClockBeginExSource source(record + kRawHeaderBytes);
+      return encoder->AppendFixedCounting<1u << 2, U, U, U, T, I, I, U>(EventKind::kTaskBeginEx,
+                                                                        ticks, 0, source);
+    }
+    case PlainHeader(kRawDefaultClockEndEx, 2): {
+      DefaultClockEndExSource source(record + kRawHeaderBytes);
+      return encoder->AppendFixedCounting<1u << 2, U, U, U, T>(EventKind::kTaskEndEx, ticks, 0,
+                                                               source);
     }
     case PlainHeader(EventKind::kTaskBegin, 2):
       return encoder->AppendFixed<U, I, I, U>(EventKind::kTaskBegin, ticks, 0, plain);

@@ -426,6 +426,54 @@ TEST(RawRecord, MetadataValuesWriteTheMetadataAddTheyStandFor) {
                 "value, type past the last");
 }
 
+// The ring-only _ex task records on the default clock reach the trace as
+// the kTaskBeginEx and kTaskEndEx they stand for, with their time in the
+// header or whole; any other shape of them is refused.
+TEST(RawRecord, DefaultClockTasksWriteTheEventsTheyStandFor) {
+  format::testing::Rng rng(67);
+  BothPaths paths(0);
+  uint64_t time = 1000, prev = 0;
+  size_t wide = 0;
+  for (int i = 0; i < 2000; ++i) {
+    time += i % 100 == 0 ? uint64_t{1} << 33 : rng() % 1000;
+    const auto domain = static_cast<uint32_t>(rng());
+    const uint64_t ts = rng();
+    Event e;
+    std::vector<uint64_t> record;
+    auto write = [&](EventKind kind, auto... fields) {
+      const size_t size = RawRecordSize(time, prev, fields...);
+      record.assign(size / 8, 0);
+      WriteRawRecord(reinterpret_cast<uint8_t*>(record.data()), size, kind, time, prev, fields...);
+      wide += size == kRawHeaderBytes + kRawWideTicksBytes + 8 * sizeof...(fields);
+    };
+    if (i % 2 == 0) {
+      const auto name = static_cast<uint32_t>(rng());
+      write(kRawDefaultClockBeginEx, PackTaskBegin(domain, name), ts);
+      e.Init(EventKind::kTaskBeginEx, time);
+      e.Set(format::Field::kName, name);
+    } else {
+      write(kRawDefaultClockEndEx, uint64_t{domain}, ts);
+      e.Init(EventKind::kTaskEndEx, time);
+    }
+    e.Set(format::Field::kDomain, domain);
+    e.Set(format::Field::kClockDomain, 0);
+    e.Set(format::Field::kUserTimestamp, ts);
+    e.Set(format::Field::kTimestamp, ts);
+    const uint64_t ticks = RawTicks(Bytes(record), prev);
+    ASSERT_EQ(ticks, time);
+    prev = time;
+    ASSERT_NO_FATAL_FAILURE(paths.Add(record, ticks, e, /*decode=*/true));
+  }
+  EXPECT_EQ(wide, 20u);
+  EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
+
+  for (EventKind kind : {kRawDefaultClockBeginEx, kRawDefaultClockEndEx}) {
+    ExpectRefused({MakeRawHeader(kind, 0, 32, 0), 1, 2, 3}, "default clock, a word long");
+    ExpectRefused({MakeRawHeader(kind, 0, 16, 0), 1}, "default clock, a word short");
+    ExpectRefused({MakeRawHeader(kind, 1, 24, 0), 1, 2}, "default clock, an id bit");
+  }
+}
+
 // A thread's task loop as the hot path writes it (itt_tasks.cc): a begin
 // whose packed word is the ring's task word is a repeat, else a packed
 // begin that becomes the task word; an end whose domain is the task word's
