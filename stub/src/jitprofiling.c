@@ -12,12 +12,12 @@
  * gives an int that is negative while the agent records nothing: calls are
  * then not made (a paused collector costs a load, not a call).
  *
- * Thread safety: the load runs under pthread_once; every reader of
- * `notify_event`, `recording_gate` and `execution_mode` goes through
- * EnsureLoaded first: an
- * acquire load of `loaded` (pairing with LoadAgent's release store, so the
- * load's writes are visible) and, until it is set, pthread_once, which
- * orders them too. `next_method_id` is atomic.
+ * Thread safety: the load runs under pthread_once. iJIT_NotifyEvent reads
+ * `notify_event` after an acquire load of `gate` that saw LoadAgent's
+ * release store; a reader of `execution_mode` goes through EnsureLoaded
+ * first: an acquire load of `loaded` (pairing with LoadAgent's release
+ * store) and, until it is set, pthread_once, which orders them too.
+ * `next_method_id` is atomic.
  */
 #define _GNU_SOURCE 1
 
@@ -40,36 +40,46 @@ typedef const int *(*RecordingGateFn)(void);
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static NotifyEventFn notify_event;
-/* Optional, ours only (collector/jit_api.cc): an int the agent keeps
- * negative while its NotifyEvent would record nothing and return 0 (paused):
- * the call is then skipped. NULL for any other agent. */
-static const int *recording_gate;
+/* What iJIT_NotifyEvent reads first: an int that is negative when the call
+ * goes no further. Until the agent is loaded, kNotLoaded (the first call
+ * loads it); then kNoAgent without a usable agent, else the int of the
+ * agent's optional gate, ours only (collector/jit_api.cc), which it keeps
+ * negative while its NotifyEvent would record nothing and return 0
+ * (paused), or kAlwaysOpen for an agent without one. Set (release) once, by
+ * LoadAgent: a paused collector costs two loads, not a call. */
+static const int kNotLoaded = -1;
+static const int kNoAgent = -1;
+static const int kAlwaysOpen = 0;
+static const int *gate = &kNotLoaded;
 static iJIT_IsProfilingActiveFlags execution_mode = iJIT_NOTHING_RUNNING;
 static unsigned int next_method_id = 1;
-/* Set (release) when LoadAgent has run: after that a call costs one load,
- * not a call into pthread_once, which matters to a JIT that notifies often
- * while the collector is paused. */
+/* Set (release) when LoadAgent has run: after that EnsureLoaded costs one
+ * load, not a call into pthread_once. */
 static int loaded;
 
-static void BindAgent(void) {
+/* Binds the agent; returns what `gate` is to be. */
+static const int *BindAgent(void) {
   const char *path = getenv(ITTC_JIT_LIB_VAR);
-  if (path == NULL) return;
+  if (path == NULL) return &kNoAgent;
   void *lib = dlopen(path, RTLD_LAZY);
-  if (lib == NULL) return;
+  if (lib == NULL) return &kNoAgent;
   NotifyEventFn notify = (NotifyEventFn)(uintptr_t)dlsym(lib, "NotifyEvent");
   InitializeFn initialize = (InitializeFn)(uintptr_t)dlsym(lib, "Initialize");
   if (notify == NULL || initialize == NULL) {
     /* Unusable; the handle stays open, as a library may not be unloadable. */
-    return;
+    return &kNoAgent;
   }
-  RecordingGateFn gate = (RecordingGateFn)(uintptr_t)dlsym(lib, "ittc_recording_gate");
+  RecordingGateFn agent_gate = (RecordingGateFn)(uintptr_t)dlsym(lib, "ittc_recording_gate");
   execution_mode = (iJIT_IsProfilingActiveFlags)initialize();
-  if (gate != NULL) recording_gate = gate(); /* after Initialize, as the agent asks */
+  /* After Initialize, as the agent asks. */
+  const int *g = agent_gate != NULL ? agent_gate() : NULL;
   notify_event = notify;
+  return g != NULL ? g : &kAlwaysOpen;
 }
 
 static void LoadAgent(void) {
-  BindAgent();
+  const int *g = BindAgent();
+  __atomic_store_n(&gate, g, __ATOMIC_RELEASE);
   __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }
 
@@ -118,11 +128,12 @@ static __attribute__((noinline)) int NotifyFirst(iJIT_JVM_EVENT event_type,
 }
 
 int JITAPI iJIT_NotifyEvent(iJIT_JVM_EVENT event_type, void *EventSpecificData) {
-  if (__builtin_expect(!__atomic_load_n(&loaded, __ATOMIC_ACQUIRE), 0)) {
-    return NotifyFirst(event_type, EventSpecificData);
+  /* Acquire: pairs with LoadAgent's store, after which notify_event is set. */
+  const int *g = __atomic_load_n(&gate, __ATOMIC_ACQUIRE);
+  if (__atomic_load_n(g, __ATOMIC_RELAXED) < 0) {
+    if (__builtin_expect(g == &kNotLoaded, 0)) return NotifyFirst(event_type, EventSpecificData);
+    return 0;
   }
-  if (notify_event == NULL) return 0;
-  if (recording_gate != NULL && __atomic_load_n(recording_gate, __ATOMIC_RELAXED) < 0) return 0;
   if (!IsWellFormed(event_type, EventSpecificData)) return 0;
   return (int)notify_event((unsigned int)event_type, EventSpecificData);
 }
