@@ -640,6 +640,23 @@ def section_flusher(out, flusher):
                "synthetic ones):")
     out.append("")
     table(out, ["stage", "CPU per event", "x RDTSC"], rows)
+    rows = []
+    for name in flusher.names():
+        e = flusher.get(name)
+        if e is None or not name.startswith("BM_HeavyStages/"):
+            continue
+        encode = e.get("encode_ns_per_event")
+        compress = e.get("compress_ns_per_event")
+        rows.append([name.split("/")[1], fmt_ns(encode), fmt_ns(compress),
+                     fmt_ratio((encode or 0) + (compress or 0), rdtsc_ns),
+                     "%.2f" % e.get("raw_bytes_per_event", 0),
+                     "%.3f" % e.get("bytes_per_event", 0)])
+    if rows:
+        out.append("The same two stages on ring records of the call groups the flusher drains "
+                   "slowest, as the hot path writes them (`BM_HeavyStages`; 100k events):")
+        out.append("")
+        table(out, ["group", "ring record -> payload", "zstd", "both, x RDTSC",
+                    "bytes / event before zstd", "after"], rows)
     out.append("Reproduce: `%sflusher_bench` (`-- --benchmark_filter=Stage` for the "
                "stages)." % RUN)
     out.append("")
