@@ -189,6 +189,27 @@ void ForEachRecord(const std::vector<uint8_t>& ring, Fn fn) {
   }
 }
 
+// The flusher's path over `ring` into a fresh payload of `encoder`, as the
+// flusher's drain loop runs it: returns how many records it refused. Out of
+// line and aligned to a cache line, so that the code around it (the other
+// benchmarks of this file) does not move its loop: one alignment of it
+// against another differed by 8%.
+__attribute__((noinline, aligned(64))) size_t EncodeRecords(const std::vector<uint8_t>& ring,
+                                                            format::EventStreamEncoder* encoder) {
+  encoder->Reset(1, 0);
+  size_t refused = 0;
+  uint64_t ticks = 0;
+  uint64_t task_word = collector_internal::kNoTaskWord;
+  const uint8_t* p = ring.data();
+  const uint8_t* const end = p + ring.size();
+  while (p < end) {
+    ticks = collector_internal::RawTicks(p, ticks);
+    refused += collector_internal::AppendRawRecord(p, ticks, &task_word, encoder) ? 0 : 1;
+    p += collector_internal::RawSize(collector_internal::LoadRawWord(p));
+  }
+  return refused;
+}
+
 void SetStageCounters(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kStageEvents));
   state.counters["events"] = static_cast<double>(kStageEvents);
@@ -225,10 +246,7 @@ void BM_Stage_RingToPayload(benchmark::State& state) {
   const auto& ring = StageRecords();
   format::EventStreamEncoder encoder;
   for (auto _ : state) {
-    encoder.Reset(1, 0);
-    ForEachRecord(ring, [&](const uint8_t* r, uint64_t ticks, uint64_t* task_word) {
-      collector_internal::AppendRawRecord(r, ticks, task_word, &encoder);
-    });
+    benchmark::DoNotOptimize(EncodeRecords(ring, &encoder));
     benchmark::DoNotOptimize(encoder.payload_size());
   }
   SetStageCounters(state);
@@ -237,10 +255,7 @@ void BM_Stage_RingToPayload(benchmark::State& state) {
 // The payload the flusher makes of StageRecords(), and its chunk's flags.
 std::string StagePayload(uint16_t* flags) {
   format::EventStreamEncoder encoder;
-  encoder.Reset(1, 0);
-  ForEachRecord(StageRecords(), [&](const uint8_t* r, uint64_t ticks, uint64_t* task_word) {
-    collector_internal::AppendRawRecord(r, ticks, task_word, &encoder);
-  });
+  EncodeRecords(StageRecords(), &encoder);
   *flags = encoder.chunk_flags();
   return std::string(encoder.payload());
 }
@@ -255,11 +270,7 @@ void BM_HeavyStages(benchmark::State& state, const std::string& group) {
   uint64_t encode_ns = 0, compress_ns = 0;
   for (auto _ : state) {
     const uint64_t t0 = ThreadCpuNs();
-    encoder.Reset(1, 0);
-    size_t failed = 0;
-    ForEachRecord(ring, [&](const uint8_t* r, uint64_t ticks, uint64_t* task_word) {
-      failed += collector_internal::AppendRawRecord(r, ticks, task_word, &encoder) ? 0 : 1;
-    });
+    const size_t failed = EncodeRecords(ring, &encoder);
     const std::string_view payload = encoder.payload();
     const uint64_t t1 = ThreadCpuNs();
     if (failed != 0 || encoder.event_count() != kStageEvents) {
