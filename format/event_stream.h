@@ -80,8 +80,11 @@ inline constexpr size_t kInlineBytesCopy = 64;
 
 // Writes the next field of `source`, of type kType, at p; a kTime field
 // relative to `own_time`. The one definition of each field's encoding.
+// Always inline: left to GCC's unit-wide budget, the bytes fields' copy
+// went out of line in the collector's flusher once its translation unit
+// grew, and a sustained loop of JIT method loads kept 77% instead of 89%.
 template <FieldType kType, typename Source>
-inline char* PutField(char* p, uint64_t own_time, Source& source) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutField(char* p, uint64_t own_time, Source& source) {
   if constexpr (kType == FieldType::kUint) {
     return PutVarint64(p, source.Word());
   } else if constexpr (kType == FieldType::kSint) {
@@ -676,7 +679,9 @@ class EventStreamEncoder {
   // Room for one more event: `op_room` bytes in the op stream and a time
   // delta. Returns where its ops go, or nullptr (failed_ set) if memory ran
   // out. Nothing is committed until CommitEvent.
-  char* ReserveEvent(size_t op_room) {
+  // Both always inline, as PutField: GCC's unit-wide inlining budget left
+  // them out of line in the collector's flusher once its code grew.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE char* ReserveEvent(size_t op_room) {
     assembled_ = false;
     char* p = ops_.Reserve(op_room);
     if (__builtin_expect(p == nullptr || times_.Reserve(kMaxVarint64Bytes) == nullptr, 0)) {
@@ -686,7 +691,7 @@ class EventStreamEncoder {
     return p;
   }
   // Commits the event reserved last, whose ops end at `op_end`.
-  void CommitEvent(uint64_t time, char* op_end) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void CommitEvent(uint64_t time, char* op_end) {
     char* t = PutVarint64(times_.data + times_.size,
                           ZigZagEncode(static_cast<int64_t>(time - last_time_)));
     times_.size = static_cast<size_t>(t - times_.data);

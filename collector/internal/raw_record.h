@@ -114,7 +114,9 @@ inline uint64_t RawTicks(const uint8_t* record, uint64_t prev) {
 // A kind only rings hold: a task begin with null ids whose domain and name,
 // both 32-bit registry ids, share one word (domain in the low half), so that
 // the hottest begin is two words like its end. The flusher writes it to the
-// trace as kTaskBegin; nothing in the format uses this value.
+// trace as kTaskBegin; nothing in the format uses this value. Every
+// ring-only kind below is this value or above (the flusher's checked path
+// tells them apart by that).
 inline constexpr auto kRawPackedTaskBegin = static_cast<format::EventKind>(0x1f0);
 static_assert(0x1f0 < kRawKindLimit && 0x1f0 > static_cast<uint16_t>(format::EventKind::kDefTrack),
               "the packed task begin must fit the kind bits and stay clear of the format's kinds");
