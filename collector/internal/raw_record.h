@@ -481,10 +481,11 @@ constexpr uint32_t PlainHeader(format::EventKind kind, size_t words) {
   return static_cast<uint32_t>(MakeRawHeader(kind, 0, kRawHeaderBytes + 8 * words, 0));
 }
 
-// AppendRawRecord for every record: a kind with a straight-line field list
-// and no bytes fields by the layout its header gives, once the size
-// matches it; any other by its schema, every read checked against the
-// record's size. Out of line.
+// AppendRawRecord for every record: a ring-only record as the kind it
+// stands for; a JIT method load, or a kind with a straight-line field list,
+// by that list (with no bytes fields, by the layout its header gives once
+// the size matches it; else every read checked against the record's size);
+// any other by its schema, every read checked. Out of line.
 bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
                             format::EventStreamEncoder* encoder);
 
