@@ -88,13 +88,12 @@ inline void ExLikeOr(DefaultClock&& default_clock, EventKind kind, const __itt_d
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
+  const uint32_t domain_id = DomainId(domain);
   uint64_t clock_id;
   uint64_t ticks = UserTimeToTicks(cd, timestamp, &clock_id);
-  if (clock_id == 0 && default_clock(call.thread(), now, DomainId(domain), uint64_t{timestamp})) {
-    return;
-  }
-  Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, clock_id,
-       static_cast<uint64_t>(timestamp), ticks, rest...);
+  if (clock_id == 0 && default_clock(call.thread(), now, domain_id, uint64_t{timestamp})) return;
+  Emit(call.thread(), kind, now, uint64_t{domain_id}, clock_id, static_cast<uint64_t>(timestamp),
+       ticks, rest...);
 }
 
 template <typename... Rest>

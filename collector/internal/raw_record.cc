@@ -105,6 +105,12 @@ constexpr bool ShapesInKindOrder() {
 }
 static_assert(ShapesInKindOrder(), "kRingTaskShapes is indexed by kind");
 
+// Whether a ring-only record with this header is `words` one-word fields
+// after its time, with no id bits: the shape of each of them.
+bool HasWords(uint64_t header, size_t words) {
+  return RawIdMask(header) == 0 && RawSize(header) == RawFieldsOffset(header) + 8 * words;
+}
+
 // A ring-only task record with this header, in either time form: as the
 // event it stands for, through `emit(kind, source)` (a RingTaskSource or
 // RingOverlappedSource), with *task_word kept. False if the record is not
@@ -115,9 +121,8 @@ bool RingOnlyTask(const uint8_t* record, uint64_t header, uint64_t* task_word, b
   const size_t index = RawKind(header) - static_cast<size_t>(kRawPackedTaskBegin);
   if (index >= std::size(kRingTaskShapes)) return false;  // unsigned: below wraps too
   const RingTaskShape* shape = &kRingTaskShapes[index];
-  const size_t offset = RawFieldsOffset(header);
-  const uint8_t* p = record + offset;
-  *ok = RawIdMask(header) == 0 && RawSize(header) == offset + 8 * shape->words();
+  const uint8_t* p = record + RawFieldsOffset(header);
+  *ok = HasWords(header, shape->words());
   if (!*ok) return true;
   if (shape->packed) {
     *task_word = LoadRawWord(p);
@@ -137,20 +142,16 @@ bool RingOnlyTask(const uint8_t* record, uint64_t header, uint64_t* task_word, b
 // is one but malformed.
 template <typename Emit>
 bool RingOnlyOther(const uint8_t* record, uint64_t header, bool* ok, Emit&& emit) {
-  const size_t offset = RawFieldsOffset(header);
-  const uint8_t* f = record + offset;
-  auto shaped = [&](size_t words) {
-    return RawIdMask(header) == 0 && RawSize(header) == offset + 8 * words;
-  };
+  const uint8_t* f = record + RawFieldsOffset(header);
   switch (RawKind(header)) {
     case static_cast<uint16_t>(kRawMetadataValue):
-      *ok = shaped(2) && emit(format::EventKind::kMetadataAdd, RingMetadataSource(f));
+      *ok = HasWords(header, 2) && emit(format::EventKind::kMetadataAdd, RingMetadataSource(f));
       return true;
     case static_cast<uint16_t>(kRawDefaultClockBeginEx):
-      *ok = shaped(2) && emit(format::EventKind::kTaskBeginEx, DefaultClockBeginExSource(f));
+      *ok = HasWords(header, 2) && emit(format::EventKind::kTaskBeginEx, DefaultClockExSource(f));
       return true;
     case static_cast<uint16_t>(kRawDefaultClockEndEx):
-      *ok = shaped(2) && emit(format::EventKind::kTaskEndEx, DefaultClockEndExSource(f));
+      *ok = HasWords(header, 2) && emit(format::EventKind::kTaskEndEx, DefaultClockExSource(f));
       return true;
     default:
       return false;

@@ -425,16 +425,17 @@ class RingMetadataSource {
   bool ok_ = false;
 };
 
-// The sources of the ring-only records above but the task ones, from the
-// record's fields at `f`: the fields of the kind each stands for, in its
-// schema's order (each read counted, as RingTaskSource does: the straight-
-// line encoder then keeps everything in registers).
-class DefaultClockBeginExSource {
+// The fields of the kTaskBeginEx or kTaskEndEx a kRawDefaultClockBeginEx or
+// kRawDefaultClockEndEx record stands for, from its fields at `f`, in the
+// kind's order: domain, clock domain 0, user timestamp, timestamp (the
+// same), and for a begin its name. An end's domain word reads as a packed
+// word with no name. Each read counted, as RingTaskSource does: the
+// straight-line encoder then keeps everything in registers.
+class DefaultClockExSource {
  public:
-  explicit DefaultClockBeginExSource(const uint8_t* f)
+  explicit DefaultClockExSource(const uint8_t* f)
       : word_(LoadRawWord(f)), ts_(LoadRawWord(f + 8)) {}
   uint64_t Word() {
-    // domain, clock domain 0, user timestamp, timestamp (the same), name
     switch (next_++) {
       case 0:
         return TaskWordDomain(word_);
@@ -453,24 +454,6 @@ class DefaultClockBeginExSource {
 
  private:
   uint64_t word_, ts_;
-  int next_ = 0;
-};
-
-class DefaultClockEndExSource {
- public:
-  explicit DefaultClockEndExSource(const uint8_t* f)
-      : domain_(LoadRawWord(f)), ts_(LoadRawWord(f + 8)) {}
-  uint64_t Word() {
-    // domain, clock domain 0, user timestamp, timestamp (the same)
-    const int i = next_++;
-    return i == 0 ? domain_ : i == 1 ? 0 : ts_;
-  }
-  format::Id NextId() { return format::Id{}; }
-  std::string_view NextBytes() { return {}; }
-  bool ok() const { return true; }
-
- private:
-  uint64_t domain_, ts_;
   int next_ = 0;
 };
 
@@ -536,12 +519,12 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
       return encoder->AppendFixed<U, I, U, U, U, B>(EventKind::kMetadataAdd, ticks, 8, source);
     }
     case PlainHeader(kRawDefaultClockBeginEx, 2): {
-      DefaultClockBeginExSource source(record + kRawHeaderBytes);
+      DefaultClockExSource source(record + kRawHeaderBytes);
       return encoder->AppendFixedCounting<1u << 2, U, U, U, T, I, I, U>(EventKind::kTaskBeginEx,
                                                                         ticks, 0, source);
     }
     case PlainHeader(kRawDefaultClockEndEx, 2): {
-      DefaultClockEndExSource source(record + kRawHeaderBytes);
+      DefaultClockExSource source(record + kRawHeaderBytes);
       return encoder->AppendFixedCounting<1u << 2, U, U, U, T>(EventKind::kTaskEndEx, ticks, 0,
                                                                source);
     }

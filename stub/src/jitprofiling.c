@@ -10,7 +10,7 @@
  * of our own agent,
  *   const int *ittc_recording_gate(void);
  * gives an int that is negative while the agent records nothing: calls are
- * then not made (a paused collector costs a load, not a call).
+ * then not made (a paused collector costs two loads, not a call).
  *
  * Thread safety: the load runs under pthread_once. iJIT_NotifyEvent reads
  * `notify_event` after an acquire load of `gate` that saw LoadAgent's

@@ -339,35 +339,56 @@ TEST(RawRecord, EveryKindFitsTheHeader) {
   }
 }
 
+// Ring-only records one after another, as a ring holds them: each a random
+// step after the one before, every 100th too far for the header's
+// difference (its time then a whole word), written with the hot path's
+// WriteRawRecord, and read back at their ticks. Every field one word.
+struct RecordSequence {
+  explicit RecordSequence(uint64_t seed) : rng(seed) {}
+  // The next record's time.
+  uint64_t Step() {
+    time += steps++ % 100 == 0 ? uint64_t{1} << 33 : rng() % 1000;
+    return time;
+  }
+  // *record: the record of `kind` and `fields` at the time Step gave, whose
+  // ticks read back as that time.
+  template <typename... Fields>
+  void Write(std::vector<uint64_t>* record, EventKind kind, const Fields&... fields) {
+    const size_t size = RawRecordSize(time, prev, fields...);
+    record->assign(size / 8, 0);
+    WriteRawRecord(reinterpret_cast<uint8_t*>(record->data()), size, kind, time, prev, fields...);
+    wide += size == kRawHeaderBytes + kRawWideTicksBytes + 8 * sizeof...(fields);
+    ASSERT_EQ(RawTicks(Bytes(*record), prev), time);
+    prev = time;
+  }
+
+  format::testing::Rng rng;
+  uint64_t time = 1000, prev = 0;
+  int steps = 0;
+  size_t wide = 0;  // records whose time is a whole word
+};
+
 // The ring-only packed task begin (domain and name in one word) reaches the
 // trace as the kTaskBegin it stands for, with its time in the header or
 // whole, and any other shape of it is refused.
 TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
-  format::testing::Rng rng(53);
+  RecordSequence seq(53);
   BothPaths paths(0);
-  uint64_t time = 1000, prev = 0;
-  size_t wide = 0;
+  std::vector<uint64_t> record;
   for (int i = 0; i < 2000; ++i) {
-    time += i % 100 == 0 ? uint64_t{1} << 33 : rng() % 1000;
-    const auto domain = static_cast<uint32_t>(rng()), name = static_cast<uint32_t>(rng());
+    const uint64_t time = seq.Step();
+    const auto domain = static_cast<uint32_t>(seq.rng()), name = static_cast<uint32_t>(seq.rng());
     const uint64_t word = PackTaskBegin(domain, name);
-    const size_t size = RawRecordSize(time, prev, word);
-    std::vector<uint64_t> record(size / 8);
-    WriteRawRecord(reinterpret_cast<uint8_t*>(record.data()), size, kRawPackedTaskBegin, time, prev,
-                   word);
-    wide += size == 24;
-    const uint64_t ticks = RawTicks(Bytes(record), prev);
-    ASSERT_EQ(ticks, time);
-    prev = time;
+    ASSERT_NO_FATAL_FAILURE(seq.Write(&record, kRawPackedTaskBegin, word));
     Event e;
     e.Init(EventKind::kTaskBegin, time);
     e.Set(format::Field::kDomain, domain);
     e.Set(format::Field::kName, name);
-    ASSERT_NO_FATAL_FAILURE(paths.Add(record, ticks, e, /*decode=*/true));
+    ASSERT_NO_FATAL_FAILURE(paths.Add(record, time, e, /*decode=*/true));
     EXPECT_EQ(paths.decode_word, word);
     EXPECT_EQ(paths.append_word, word);
   }
-  EXPECT_EQ(wide, 20u);
+  EXPECT_EQ(seq.wide, 20u);
   EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
 
   const uint64_t word = PackTaskBegin(1, 2);
@@ -381,28 +402,20 @@ TEST(RawRecord, PackedTaskBeginsWriteTheTaskBeginTheyStandFor) {
 // element of its type, null id, with its time in the header or whole; any
 // other shape of it, or a type with no size, is refused.
 TEST(RawRecord, MetadataValuesWriteTheMetadataAddTheyStandFor) {
-  format::testing::Rng rng(61);
+  RecordSequence seq(61);
   BothPaths paths(0);
-  uint64_t time = 1000, prev = 0;
-  size_t wide = 0;
   std::deque<std::string> data;
+  std::vector<uint64_t> record;
   for (int i = 0; i < 2000; ++i) {
-    time += i % 100 == 0 ? uint64_t{1} << 33 : rng() % 1000;
-    const auto domain = static_cast<uint32_t>(rng() & kMaxPackedMetadataDomain);
-    const auto key = static_cast<uint32_t>(rng());
-    const auto type = static_cast<uint8_t>(1 + rng() % 8);
+    const uint64_t time = seq.Step();
+    const auto domain = static_cast<uint32_t>(seq.rng() & kMaxPackedMetadataDomain);
+    const auto key = static_cast<uint32_t>(seq.rng());
+    const auto type = static_cast<uint8_t>(1 + seq.rng() % 8);
     const auto size = static_cast<size_t>(format::MetadataTypeSize(type));
-    uint64_t value = rng();
+    uint64_t value = seq.rng();
     if (size < 8) value &= (uint64_t{1} << (8 * size)) - 1;  // as the hot path copies it
-    const uint64_t word = PackMetadataValue(domain, type, key);
-    const size_t bytes = RawRecordSize(time, prev, word, value);
-    std::vector<uint64_t> record(bytes / 8);
-    WriteRawRecord(reinterpret_cast<uint8_t*>(record.data()), bytes, kRawMetadataValue, time, prev,
-                   word, value);
-    wide += bytes == 32;
-    const uint64_t ticks = RawTicks(Bytes(record), prev);
-    ASSERT_EQ(ticks, time);
-    prev = time;
+    ASSERT_NO_FATAL_FAILURE(
+        seq.Write(&record, kRawMetadataValue, PackMetadataValue(domain, type, key), value));
     Event e;
     e.Init(EventKind::kMetadataAdd, time);
     e.Set(format::Field::kDomain, domain);
@@ -411,9 +424,9 @@ TEST(RawRecord, MetadataValuesWriteTheMetadataAddTheyStandFor) {
     e.Set(format::Field::kCount, 1);
     data.emplace_back(reinterpret_cast<const char*>(&value), size);
     e.SetBytes(format::Field::kData, data.back());
-    ASSERT_NO_FATAL_FAILURE(paths.Add(record, ticks, e, /*decode=*/true));
+    ASSERT_NO_FATAL_FAILURE(paths.Add(record, time, e, /*decode=*/true));
   }
-  EXPECT_EQ(wide, 20u);
+  EXPECT_EQ(seq.wide, 20u);
   EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
 
   const uint64_t word = PackMetadataValue(1, 1, 2);
@@ -430,41 +443,31 @@ TEST(RawRecord, MetadataValuesWriteTheMetadataAddTheyStandFor) {
 // the kTaskBeginEx and kTaskEndEx they stand for, with their time in the
 // header or whole; any other shape of them is refused.
 TEST(RawRecord, DefaultClockTasksWriteTheEventsTheyStandFor) {
-  format::testing::Rng rng(67);
+  RecordSequence seq(67);
   BothPaths paths(0);
-  uint64_t time = 1000, prev = 0;
-  size_t wide = 0;
+  std::vector<uint64_t> record;
   for (int i = 0; i < 2000; ++i) {
-    time += i % 100 == 0 ? uint64_t{1} << 33 : rng() % 1000;
-    const auto domain = static_cast<uint32_t>(rng());
-    const uint64_t ts = rng();
+    const uint64_t time = seq.Step();
+    const auto domain = static_cast<uint32_t>(seq.rng());
+    const uint64_t ts = seq.rng();
     Event e;
-    std::vector<uint64_t> record;
-    auto write = [&](EventKind kind, auto... fields) {
-      const size_t size = RawRecordSize(time, prev, fields...);
-      record.assign(size / 8, 0);
-      WriteRawRecord(reinterpret_cast<uint8_t*>(record.data()), size, kind, time, prev, fields...);
-      wide += size == kRawHeaderBytes + kRawWideTicksBytes + 8 * sizeof...(fields);
-    };
     if (i % 2 == 0) {
-      const auto name = static_cast<uint32_t>(rng());
-      write(kRawDefaultClockBeginEx, PackTaskBegin(domain, name), ts);
+      const auto name = static_cast<uint32_t>(seq.rng());
+      ASSERT_NO_FATAL_FAILURE(
+          seq.Write(&record, kRawDefaultClockBeginEx, PackTaskBegin(domain, name), ts));
       e.Init(EventKind::kTaskBeginEx, time);
       e.Set(format::Field::kName, name);
     } else {
-      write(kRawDefaultClockEndEx, uint64_t{domain}, ts);
+      ASSERT_NO_FATAL_FAILURE(seq.Write(&record, kRawDefaultClockEndEx, uint64_t{domain}, ts));
       e.Init(EventKind::kTaskEndEx, time);
     }
     e.Set(format::Field::kDomain, domain);
     e.Set(format::Field::kClockDomain, 0);
     e.Set(format::Field::kUserTimestamp, ts);
     e.Set(format::Field::kTimestamp, ts);
-    const uint64_t ticks = RawTicks(Bytes(record), prev);
-    ASSERT_EQ(ticks, time);
-    prev = time;
-    ASSERT_NO_FATAL_FAILURE(paths.Add(record, ticks, e, /*decode=*/true));
+    ASSERT_NO_FATAL_FAILURE(paths.Add(record, time, e, /*decode=*/true));
   }
-  EXPECT_EQ(wide, 20u);
+  EXPECT_EQ(seq.wide, 20u);
   EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
 
   for (EventKind kind : {kRawDefaultClockBeginEx, kRawDefaultClockEndEx}) {
