@@ -7,6 +7,10 @@
 //   BM_FlusherSaturated/zstd:L          ITTC_OVERFLOW=block, unpaced: the
 //                                       producer waits for the flusher, so
 //                                       the rate is the flusher's maximum
+// (compress_ns_per_event and write_ns_per_event: the parts of the flusher's
+// CPU per event spent compressing and framing chunks and writing, as the
+// collector counted them in that run; the rest is reading the rings,
+// encoding and the rounds)
 // and, in this process, the flusher's stages on ring records of task
 // begin/end pairs written by the hot path's own record writer, per event:
 //   BM_Stage_Decode        ring record -> format::Event (the old first step)
@@ -59,6 +63,10 @@ void Register(const char* name, const PacedRunConfig& config) {
           state.counters["recorded_mps"] = recorded / r.seconds / 1e6;
           state.counters["dropped"] = static_cast<double>(r.dropped);
           state.counters["flusher_ns_per_event"] = static_cast<double>(r.flusher_cpu_ns) / recorded;
+          // Of that, as the collector counted them in this run.
+          state.counters["compress_ns_per_event"] =
+              static_cast<double>(r.flusher_compress_ns) / recorded;
+          state.counters["write_ns_per_event"] = static_cast<double>(r.flusher_write_ns) / recorded;
           state.counters["bytes_per_event"] = static_cast<double>(r.file_bytes) / recorded;
           if (r.event_chunks != 0) {
             state.counters["events_per_chunk"] = recorded / static_cast<double>(r.event_chunks);

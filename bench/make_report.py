@@ -241,7 +241,9 @@ def section_targets(out, calls, recorded, threads, flusher):
     if sat:
         f = sat.get("flusher_ns_per_event")
         rows.append(["flusher CPU <= 8 ns per event, task begin + end",
-                     "%s (block mode, producer unpaced; stages below)" % fmt_ns(f),
+                     "%s (block mode, producer unpaced; of it zstd %s, write %s in the same "
+                     "run; stages below)" % (fmt_ns(f), fmt_ns(sat.get("compress_ns_per_event")),
+                                             fmt_ns(sat.get("write_ns_per_event"))),
                      verdict(f is not None and f <= 8.0), "`%sflusher_bench`" % RUN])
     paced = flusher.get("BM_FlusherLevel/zstd:0")
     if paced:
@@ -600,7 +602,10 @@ def section_flusher(out, flusher):
         out.append("")
         return
     out.append("One producer, task begin + end over four names for 1 s; the flusher's "
-               "CPU time is the process's minus the producer's. Saturated = "
+               "CPU time is the process's minus the producer's; of it zstd (compressing "
+               "and framing events chunks) and write are the collector's own count of the "
+               "time in those calls in the same run (`ittc_test_flusher_stage_ticks`), the "
+               "rest is reading the rings, encoding and the rounds. Saturated = "
                "`ITTC_OVERFLOW=block` and no pacing: the producer waits for the flusher.")
     out.append("")
     rows = []
@@ -614,12 +619,14 @@ def section_flusher(out, flusher):
             name.split("rate_mps:")[1].split("/")[0])
         rows.append([mode, label, "%.1f M/s" % e.get("recorded_mps", 0),
                      fmt_ns(e.get("flusher_ns_per_event")),
+                     fmt_ns(e.get("compress_ns_per_event")),
+                     fmt_ns(e.get("write_ns_per_event")),
                      "%.3f" % e.get("bytes_per_event", 0),
                      "%.2f" % e.get("raw_bytes_per_event", 0),
                      "%.0f" % e.get("events_per_chunk", 0),
                      "%d" % e.get("dropped", 0)])
     table(out, ["run", "zstd level", "recorded rate", "flusher CPU / event",
-                "bytes / event on disk", "bytes / event before zstd", "events per chunk",
+                "of it zstd", "of it write", "bytes / event on disk", "bytes / event before zstd", "events per chunk",
                 "dropped"], rows)
     rdtsc = flusher.get("BM_Floor_Rdtsc")
     rdtsc_ns = 1e9 / rdtsc["items_per_second"] if rdtsc and rdtsc.get("items_per_second") else None

@@ -1,6 +1,7 @@
 #include "bench/paced_run.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <ittnotify.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -109,6 +110,29 @@ void Produce(__itt_domain* domain, __itt_string_handle* const* names, uint64_t t
   result->wait_ns = RunQueueWaitNs("/proc/thread-self") - wait0;
 }
 
+// What the collector's flusher spent compressing (and framing) events
+// chunks and writing the file, in ns, from its test hook (both 0 if the
+// library has none).
+struct FlusherStages {
+  uint64_t compress_ns = 0;
+  uint64_t write_ns = 0;
+};
+FlusherStages ReadFlusherStages(double tsc_hz) {
+  FlusherStages stages;
+  void* lib = dlopen(CollectorPath().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (lib == nullptr) return stages;
+  using Hook = void (*)(unsigned long long*, unsigned long long*);
+  auto hook = reinterpret_cast<Hook>(dlsym(lib, "ittc_test_flusher_stage_ticks"));
+  if (hook != nullptr) {
+    unsigned long long compress = 0, write = 0;
+    hook(&compress, &write);
+    stages.compress_ns = static_cast<uint64_t>(static_cast<double>(compress) / tsc_hz * 1e9);
+    stages.write_ns = static_cast<uint64_t>(static_cast<double>(write) / tsc_hz * 1e9);
+  }
+  dlclose(lib);
+  return stages;
+}
+
 int ChildMain(const PacedRunConfig& config) {
   std::string dir = MakeTempDir("ittc-paced");
   SetEnv("INTEL_LIBITTNOTIFY64", CollectorPath());
@@ -169,6 +193,7 @@ int ChildMain(const PacedRunConfig& config) {
   const uint64_t main_cpu0 = ThreadCpuNs();
   __itt_detach();
   uint64_t cpu1 = ProcessCpuNs();
+  const FlusherStages stages = ReadFlusherStages(hz);
   // The process's CPU time but the producers' and the main thread's detach
   // call: the flusher's (the other producers have exited).
   const uint64_t others_cpu = producer_cpu + (ThreadCpuNs() - main_cpu0);
@@ -185,7 +210,8 @@ int ChildMain(const PacedRunConfig& config) {
   std::printf(
       "RESULT emitted=%llu recorded=%llu dropped=%llu seconds=%.6f producer_cpu_ns=%llu "
       "flusher_cpu_ns=%llu file_bytes=%llu flusher_wait_ns=%llu producer_wait_ns=%llu "
-      "event_chunks=%llu event_payload_bytes=%llu flusher_nice=%d\n",
+      "event_chunks=%llu event_payload_bytes=%llu flusher_nice=%d flusher_compress_ns=%llu "
+      "flusher_write_ns=%llu\n",
       static_cast<unsigned long long>(emitted),
       static_cast<unsigned long long>(summary->end_recorded),
       static_cast<unsigned long long>(summary->end_dropped),
@@ -196,7 +222,9 @@ int ChildMain(const PacedRunConfig& config) {
       static_cast<unsigned long long>(flusher_task.empty() ? 0 : flusher_wait),
       static_cast<unsigned long long>(producer_wait),
       static_cast<unsigned long long>(summary->event_chunks),
-      static_cast<unsigned long long>(summary->event_payload_bytes), flusher_nice);
+      static_cast<unsigned long long>(summary->event_payload_bytes), flusher_nice,
+      static_cast<unsigned long long>(stages.compress_ns),
+      static_cast<unsigned long long>(stages.write_ns));
   RemoveTree(dir);
   return summary->has_end ? 0 : 1;
 }
@@ -256,6 +284,8 @@ PacedRunResult RunPacedChild(const PacedRunConfig& config) {
     result.event_chunks = Field(line, "event_chunks");
     result.event_payload_bytes = Field(line, "event_payload_bytes");
     result.flusher_nice = static_cast<int>(FieldInt(line, "flusher_nice"));
+    result.flusher_compress_ns = Field(line, "flusher_compress_ns");
+    result.flusher_write_ns = Field(line, "flusher_write_ns");
   }
   if (f != nullptr) std::fclose(f);
   RemoveTree(dir);

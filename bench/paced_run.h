@@ -4,7 +4,8 @@
 // closed (__itt_detach) and read back. The child prints one line
 //   RESULT emitted=N recorded=N dropped=N seconds=S producer_cpu_ns=N
 //          flusher_cpu_ns=N file_bytes=N flusher_wait_ns=N producer_wait_ns=N
-//          event_chunks=N event_payload_bytes=N
+//          event_chunks=N event_payload_bytes=N flusher_nice=N
+//          flusher_compress_ns=N flusher_write_ns=N
 // which the parent benchmark (threads_bench, flusher_bench) turns into
 // counters. A child per run because settings (ring size, zstd level) are
 // read once per process, and so that every run starts with an empty ring.
@@ -51,6 +52,11 @@ struct PacedRunResult {
   // The flusher thread's nice value at the end of producing (what
   // ITTC_FLUSHER_NICE, or its default, gave it on this machine).
   int flusher_nice = 0;
+  // Of flusher_cpu_ns, the time the flusher spent compressing and framing
+  // events chunks, and writing the file (the collector's own count, read
+  // through its test hook after the trace was closed; 0 without the hook).
+  uint64_t flusher_compress_ns = 0;
+  uint64_t flusher_write_ns = 0;
 };
 
 // Parent side: runs this binary as a child with `config` and parses its

@@ -35,3 +35,12 @@ ITTC_EXPORT unsigned long long ittc_test_blocked_reserves(void) {
 ITTC_EXPORT unsigned long long ittc_test_reentrant_drops(void) {
   return ci::ReentrantDropsOfThisThread();
 }
+
+// The ticks (the collector's clock, RDTSC) the flusher has spent so far in
+// this process compressing and framing events chunks, and writing to the
+// trace file (g_flusher_stage_ticks).
+ITTC_EXPORT void ittc_test_flusher_stage_ticks(unsigned long long* compress,
+                                               unsigned long long* write) {
+  *compress = ci::g_flusher_stage_ticks.compress.load(std::memory_order_relaxed);
+  *write = ci::g_flusher_stage_ticks.write.load(std::memory_order_relaxed);
+}

@@ -90,6 +90,8 @@ std::string ThreadComm(uint64_t tid) {
 
 }  // namespace
 
+FlusherStageTicks g_flusher_stage_ticks;
+
 Flusher::Flusher(const Settings& settings, OutputFile* file)
     : settings_(settings), file_(file), chunk_writer_(settings.zstd_level) {}
 
@@ -472,8 +474,10 @@ void Flusher::WriteChunk(OpenChunk* c) {
   if (!t->flusher_info_written) WriteThreadInfo(t);
   const bool behind = t->ring.BacklogBytes() > t->ring.capacity() / kBacklogRingFraction;
   const int level = behind ? kBacklogZstdLevel : settings_.zstd_level;
+  const uint64_t compress0 = ReadTicks();
   absl::Status s = chunk_writer_.AppendChunk(ChunkType::kEvents, c->encoder->payload(), level,
                                              &pending_, c->encoder->chunk_flags());
+  g_flusher_stage_ticks.compress.fetch_add(ReadTicks() - compress0, std::memory_order_relaxed);
   if (s.ok()) {
     t->flusher_recorded += c->events;
     totals_.events_recorded += c->events;
@@ -570,7 +574,9 @@ bool Flusher::WritePending() {
     pending_.clear();
     return false;
   }
+  const uint64_t write0 = ReadTicks();
   bool ok = file_->Write(pending_.data(), pending_.size());
+  g_flusher_stage_ticks.write.fetch_add(ReadTicks() - write0, std::memory_order_relaxed);
   pending_.clear();
   if (!ok) {
     write_failed_ = true;

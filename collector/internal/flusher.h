@@ -41,6 +41,18 @@ namespace ittc::collector_internal {
 inline constexpr int kBacklogZstdLevel = -1000;
 inline constexpr size_t kBacklogRingFraction = 2;
 
+// Ticks (ReadTicks) the flusher threads of this process have spent
+// compressing and framing events chunks (ChunkWriter::AppendChunk) and in
+// writes to the trace file: what flusher_bench divides a real run's
+// flusher CPU by (the test hook ittc_test_flusher_stage_ticks). Wall time
+// of the calls, which on a core of its own is their CPU time. Two reads of
+// the counter per chunk of ~100 k events.
+struct FlusherStageTicks {
+  std::atomic<uint64_t> compress{0};
+  std::atomic<uint64_t> write{0};
+};
+extern FlusherStageTicks g_flusher_stage_ticks;
+
 // Totals over the life of one trace file.
 struct FlusherTotals {
   uint64_t events_recorded = 0;

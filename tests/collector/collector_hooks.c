@@ -45,6 +45,12 @@ unsigned long long ReentrantDrops(void) {
   return count();
 }
 
+void FlusherStageTicks(unsigned long long* compress, unsigned long long* write) {
+  void (*ticks)(unsigned long long*, unsigned long long*) =
+      (void (*)(unsigned long long*, unsigned long long*))Hook("ittc_test_flusher_stage_ticks");
+  ticks(compress, write);
+}
+
 void WaitForBlockedReserves(unsigned long long n) {
   /* 10 minutes: a hang, not a slow machine (the producers need no CPU to
    * be counted, only to reach their full ring). */

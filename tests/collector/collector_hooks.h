@@ -30,6 +30,10 @@ void WaitForBlockedReserves(unsigned long long n);
  * call or attaching itself (loss cause "reentrant"). */
 unsigned long long ReentrantDrops(void);
 
+/* The ticks the flusher has spent so far compressing and framing events
+ * chunks, and writing the trace file. */
+void FlusherStageTicks(unsigned long long* compress, unsigned long long* write);
+
 #ifdef __cplusplus
 }
 #endif
