@@ -86,8 +86,9 @@ void Register(const char* name, const PacedRunConfig& config) {
 
 // Ring records of `events` task begin/end events (half each) as the hot path
 // lays them out: one domain, no ids, four names in turn, RDTSC-like time
-// steps. So each begin is a packed one (its name differs from the last) and
-// each end repeats the ring's task word's domain (raw_record.h).
+// steps. So each begin but the first carries its name in its header (its
+// name differs from the last, its domain does not) and each end repeats the
+// ring's task word's domain (raw_record.h).
 std::vector<uint8_t> TaskRecords(size_t events) {
   std::vector<uint8_t> ring;
   uint64_t ticks = 1000000, prev = 0;
@@ -107,11 +108,20 @@ std::vector<uint8_t> TaskRecords(size_t events) {
     if ((i & 1) == 0) {
       // As __itt_task_begin writes a begin with null ids.
       const uint64_t word = collector_internal::PackTaskBegin(domain, 1 + ((i >> 1) & 3));
-      if (word == task_word) {
-        write(collector_internal::kRawTaskBeginRepeat);
-      } else {
-        write(collector_internal::kRawPackedTaskBegin, word);
-        task_word = word;
+      switch (collector_internal::TaskBeginForm(word, task_word)) {
+        case collector_internal::BeginForm::kRepeat:
+          write(collector_internal::kRawTaskBeginRepeat);
+          break;
+        case collector_internal::BeginForm::kName:
+          write(collector_internal::kRawTaskBeginName,
+                collector_internal::RawHeaderBits{
+                    static_cast<uint8_t>(collector_internal::TaskWordName(word))});
+          task_word = word;
+          break;
+        case collector_internal::BeginForm::kPacked:
+          write(collector_internal::kRawPackedTaskBegin, word);
+          task_word = word;
+          break;
       }
     } else if (domain == collector_internal::TaskWordDomain(task_word)) {
       write(collector_internal::kRawTaskEndRepeat);

@@ -30,6 +30,26 @@ inline void EmitCompactBegin(ThreadState* t, uint64_t now, uint64_t word, EventK
   }
 }
 
+// A task begin with null ids: a repeat, a begin whose name is in the header
+// or a packed one (TaskBeginForm); the word of the last two becomes the
+// ring's task word.
+inline void EmitTaskBegin(ThreadState* t, uint64_t now, uint64_t word) {
+  switch (TaskBeginForm(word, t->ring_task_word)) {
+    case BeginForm::kRepeat:
+      Emit(t, kRawTaskBeginRepeat, now);
+      return;
+    case BeginForm::kName:
+      if (Emit(t, kRawTaskBeginName, now,
+               RawHeaderBits{static_cast<uint8_t>(TaskWordName(word))})) {
+        t->ring_task_word = word;
+      }
+      return;
+    case BeginForm::kPacked:
+      if (Emit(t, kRawPackedTaskBegin, now, word)) t->ring_task_word = word;
+      return;
+  }
+}
+
 // A task end: `repeat` (with `tail`, the overlapped task's id, if any) when
 // its domain is the ring's task word's, else what full() emits.
 template <typename Full, typename... Tail>
@@ -53,9 +73,8 @@ inline void TaskLike(EventKind kind, const __itt_domain* domain, const __itt_id&
   if (kind == EventKind::kTaskBegin && !raw_id.present() && !raw_parent.present() &&
       (name >> 32) == 0) {
     // The common begin: two words in the ring, or one (raw_record.h).
-    return EmitCompactBegin(call.thread(), now,
-                            PackTaskBegin(DomainId(domain), static_cast<uint32_t>(name)),
-                            kRawPackedTaskBegin, kRawTaskBeginRepeat);
+    return EmitTaskBegin(call.thread(), now,
+                         PackTaskBegin(DomainId(domain), static_cast<uint32_t>(name)));
   }
   if (kind == EventKind::kTaskBeginOverlapped && raw_id.present() && raw_id.d3 == 0 &&
       !raw_parent.present() && (name >> 32) == 0) {

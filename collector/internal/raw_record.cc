@@ -118,6 +118,15 @@ bool HasWords(uint64_t header, size_t words) {
 template <typename Emit>
 bool RingOnlyTask(const uint8_t* record, uint64_t header, uint64_t* task_word, bool* ok,
                   Emit&& emit) {
+  if (RawKind(header) == static_cast<uint16_t>(kRawTaskBeginName)) {
+    // No fields; the id-mask bits are the name.
+    *ok = RawSize(header) == RawFieldsOffset(header);
+    if (*ok) {
+      *task_word = NamedTaskWord(header, *task_word);
+      *ok = emit(format::EventKind::kTaskBegin, RingTaskSource(*task_word));
+    }
+    return true;
+  }
   const size_t index = RawKind(header) - static_cast<size_t>(kRawPackedTaskBegin);
   if (index >= std::size(kRingTaskShapes)) return false;  // unsigned: below wraps too
   const RingTaskShape* shape = &kRingTaskShapes[index];

@@ -20,9 +20,9 @@
 //                                    zero-padded to a multiple of 8
 //
 // Times as differences keep the hot records small (a task end is two words,
-// a task begin three; see kRawPackedTaskBegin and kRawTaskBeginRepeat for
-// smaller ones): the ring's lines are what the producer's core and the
-// flusher's hand back and forth. The first record of a ring, and the
+// a task begin three; see kRawPackedTaskBegin, kRawTaskBeginRepeat and
+// kRawTaskBeginName for smaller ones): the ring's lines are what the
+// producer's core and the flusher's hand back and forth. The first record of a ring, and the
 // definitions (whose ticks are 0), are measured from 0. Both ends keep the
 // previous record's ticks (ThreadState::ring_ticks, flusher_ticks) and the
 // task word (below); a ring that is reset resets them on both ends.
@@ -85,6 +85,7 @@ constexpr uint64_t MakeRawHeader(format::EventKind kind, uint8_t id_mask, size_t
          (static_cast<uint64_t>(static_cast<uint32_t>(delta)) << 32);
 }
 
+inline constexpr uint32_t kRawIdMaskBits = 0x7fu << 9;
 constexpr uint16_t RawKind(uint64_t header) { return static_cast<uint16_t>(header & 0x1ff); }
 constexpr uint8_t RawIdMask(uint64_t header) { return static_cast<uint8_t>((header >> 9) & 0x7f); }
 constexpr uint32_t RawSize(uint64_t header) {
@@ -149,6 +150,34 @@ inline constexpr auto kRawOverlappedEndRepeat = static_cast<format::EventKind>(0
 inline constexpr uint64_t kNoTaskWord = 0;
 static_assert(0x1f5 < kRawKindLimit, "the ring-only task kinds must fit the kind bits");
 
+// And for a thread whose tasks take turns in one domain (an outer task and
+// its inner ones, a few names in a loop), where each begin's word differs
+// from the last:
+//   kRawTaskBeginName          is a packed task begin whose domain is the
+//                              task word's and whose name is below
+//                              kHeaderNameLimit: the name is the header's
+//                              id-mask bits (no fields; the kind has no
+//                              ids). Its word becomes the task word.
+// A task begin and end are then two words in the ring instead of three.
+// String ids count from 1 in the order a process creates its strings, so
+// the names below the limit are the first 127 it makes.
+inline constexpr auto kRawTaskBeginName = static_cast<format::EventKind>(0x1f9);
+static_assert(0x1f9 < kRawKindLimit, "the ring-only kinds must fit the kind bits");
+inline constexpr uint32_t kHeaderNameLimit = 0x80;
+
+// Which record a task begin with null ids whose packed word is `word` takes
+// in a ring whose task word is `task_word` (the producer decides, the tests
+// follow it).
+enum class BeginForm { kRepeat, kName, kPacked };
+inline BeginForm TaskBeginForm(uint64_t word, uint64_t task_word) {
+  if (word == task_word) return BeginForm::kRepeat;
+  const auto name = static_cast<uint32_t>(word >> 32);
+  if (static_cast<uint32_t>(word) == static_cast<uint32_t>(task_word) && name < kHeaderNameLimit) {
+    return BeginForm::kName;
+  }
+  return BeginForm::kPacked;
+}
+
 // A ring-only kind for a metadata add of one value (count 1) with a null
 // id, as a loop that tags each of its tasks with a number makes them: the
 // packed word (PackMetadataValue: domain, type, key), then one word that
@@ -178,6 +207,11 @@ inline uint64_t PackMetadataValue(uint32_t domain, uint8_t type, uint32_t key) {
 }
 inline uint32_t TaskWordDomain(uint64_t task_word) { return static_cast<uint32_t>(task_word); }
 inline uint32_t TaskWordName(uint64_t task_word) { return static_cast<uint32_t>(task_word >> 32); }
+// The task word a kRawTaskBeginName record with this header makes of the
+// one before it.
+constexpr uint64_t NamedTaskWord(uint64_t header, uint64_t task_word) {
+  return (task_word & 0xffffffffu) | (uint64_t{RawIdMask(header)} << 32);
+}
 
 // The ring's padding word (spsc_ring.h) is a header of this layout.
 static_assert(RawKind(PaddingHeader(4096)) == kPaddingKind && RawSize(PaddingHeader(4096)) == 4096,
@@ -221,7 +255,16 @@ inline uint8_t* PutRaw(uint8_t* p, const RawBytes& b) {
   return p + 8 + padded;
 }
 
+// An emitter argument that is no field but bits of the header's id mask
+// (kRawTaskBeginName's name). REQUIRES: bits below 0x80.
+struct RawHeaderBits {
+  uint8_t bits;
+};
+inline size_t RawFieldSize(const RawHeaderBits&) { return 0; }
+inline uint8_t* PutRaw(uint8_t* p, const RawHeaderBits&) { return p; }
+
 // Id-mask bit contributed by one argument: ids count in order, others not.
+inline void AddIdBit(const RawHeaderBits& b, uint8_t* mask, int*) { *mask |= b.bits; }
 inline void AddIdBit(uint64_t, uint8_t*, int*) {}
 inline void AddIdBit(const RawBytes&, uint8_t*, int*) {}
 inline void AddIdBit(const RawId& id, uint8_t* mask, int* index) {
@@ -488,7 +531,13 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
   constexpr format::FieldType U = format::FieldType::kUint, I = format::FieldType::kId,
                               T = format::FieldType::kTime, B = format::FieldType::kBytes;
   LaidOutFieldSource plain(record + kRawHeaderBytes, 0);
-  switch (static_cast<uint32_t>(header)) {
+  uint32_t shape = static_cast<uint32_t>(header);
+  if ((shape & ~kRawIdMaskBits) == PlainHeader(kRawTaskBeginName, 0)) {
+    // A begin repeat once the name is in the task word.
+    *task_word = NamedTaskWord(header, *task_word);
+    shape = PlainHeader(kRawTaskBeginRepeat, 0);
+  }
+  switch (shape) {
     case PlainHeader(kRawTaskEndRepeat, 0): {
       RingTaskSource source(*task_word);
       return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, source);

@@ -491,8 +491,8 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
   uint64_t time = 1000, prev = 0;
   uint64_t producer_word = kNoTaskWord;
   // Repeated begins, repeated ends, wide times, overlapped calls in compact
-  // forms.
-  size_t counts[4] = {};
+  // forms, begins with their name in the header.
+  size_t counts[5] = {};
   std::vector<uint32_t> open;  // domains of the open tasks
   for (int i = 0; i < 30000; ++i) {
     time += i % 500 == 0 ? uint64_t{1} << 33 : rng() % 1000;
@@ -517,20 +517,41 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
     };
     const RawId raw_id{id.d1, id.d2, id.d3};
     if (open.empty() || (open.size() < 8 && rng() % 2 == 0)) {
-      const auto name = static_cast<uint32_t>(rng() % 3);
+      // Names on both sides of the header's limit.
+      const auto name =
+          static_cast<uint32_t>(rng() % 8 == 0 ? kHeaderNameLimit - 1 + rng() % 3 : rng() % 3);
       init(EventKind::kTaskBegin, EventKind::kTaskBeginOverlapped, domain);
       e.Set(format::Field::kName, name);
       const uint64_t word = PackTaskBegin(domain, name);
       if (overlapped && !compact_id) {
         make(EventKind::kTaskBeginOverlapped, uint64_t{domain}, raw_id, RawId{0, 0, 0},
              uint64_t{name});
-      } else if (word == producer_word) {
-        compact_id ? make(kRawOverlappedBeginRepeat, id.d1, id.d2) : make(kRawTaskBeginRepeat);
-        ++counts[0];
+      } else if (compact_id) {
+        if (word == producer_word) {
+          make(kRawOverlappedBeginRepeat, id.d1, id.d2);
+          ++counts[0];
+        } else {
+          make(kRawPackedOverlappedBegin, word, id.d1, id.d2);
+          producer_word = word;
+        }
       } else {
-        compact_id ? make(kRawPackedOverlappedBegin, word, id.d1, id.d2)
-                   : make(kRawPackedTaskBegin, word);
-        producer_word = word;
+        // As the hot path's task begin chooses.
+        switch (TaskBeginForm(word, producer_word)) {
+          case BeginForm::kRepeat:
+            make(kRawTaskBeginRepeat);
+            ++counts[0];
+            break;
+          case BeginForm::kName:
+            ASSERT_LT(name, kHeaderNameLimit);
+            make(kRawTaskBeginName, RawHeaderBits{static_cast<uint8_t>(name)});
+            ++counts[4];
+            producer_word = word;
+            break;
+          case BeginForm::kPacked:
+            make(kRawPackedTaskBegin, word);
+            producer_word = word;
+            break;
+        }
       }
       open.push_back(domain);
     } else {
@@ -557,12 +578,14 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
   EXPECT_GT(counts[1], 1000u);
   EXPECT_GT(counts[2], 20u);
   EXPECT_GT(counts[3], 5000u);
+  EXPECT_GT(counts[4], 1000u);
   EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
   EXPECT_EQ(paths.from_ring.event_count(), 30000u);
 
   // Any other shape of the ring-only kinds is refused.
   ExpectRefused({MakeRawHeader(kRawTaskBeginRepeat, 0, 16, 0), 5}, "begin repeat, a word long");
   ExpectRefused({MakeRawHeader(kRawTaskBeginRepeat, 1, 8, 0)}, "begin repeat, an id bit");
+  ExpectRefused({MakeRawHeader(kRawTaskBeginName, 5, 16, 0), 5}, "named begin, a word long");
   ExpectRefused({MakeRawHeader(kRawTaskEndRepeat, 0, 16, 0), 5}, "end repeat, a word long");
   ExpectRefused({MakeRawHeader(kRawTaskEndRepeat, 2, 8, 0)}, "end repeat, an id bit");
   ExpectRefused({MakeRawHeader(kRawPackedOverlappedBegin, 0, 24, 0), 5, 6},
