@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
   RegisterProducers<1>();
   RegisterProducers<2>();
   RegisterProducers<8>();
-  for (double rate : {10.0, 20.0, 40.0, 60.0, 80.0, 0.0}) {
+  for (double rate : {10.0, 20.0, 40.0, 60.0, 80.0, 90.0, 0.0}) {
     RegisterRateStep(4096, rate);  // the default ring (ITTC_RING_KB)
   }
   for (double rate : {40.0, 80.0, 0.0}) RegisterRateStep(16384, rate);
