@@ -108,21 +108,10 @@ std::vector<uint8_t> TaskRecords(size_t events) {
     if ((i & 1) == 0) {
       // As __itt_task_begin writes a begin with null ids.
       const uint64_t word = collector_internal::PackTaskBegin(domain, 1 + ((i >> 1) & 3));
-      switch (collector_internal::TaskBeginForm(word, task_word)) {
-        case collector_internal::BeginForm::kRepeat:
-          write(collector_internal::kRawTaskBeginRepeat);
-          break;
-        case collector_internal::BeginForm::kName:
-          write(collector_internal::kRawTaskBeginName,
-                collector_internal::RawHeaderBits{
-                    static_cast<uint8_t>(collector_internal::TaskWordName(word))});
-          task_word = word;
-          break;
-        case collector_internal::BeginForm::kPacked:
-          write(collector_internal::kRawPackedTaskBegin, word);
-          task_word = word;
-          break;
-      }
+      collector_internal::WriteTaskBegin(word, &task_word, [&](auto... fields) {
+        write(fields...);
+        return true;
+      });
     } else if (domain == collector_internal::TaskWordDomain(task_word)) {
       write(collector_internal::kRawTaskEndRepeat);
     } else {

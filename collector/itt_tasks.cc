@@ -30,24 +30,10 @@ inline void EmitCompactBegin(ThreadState* t, uint64_t now, uint64_t word, EventK
   }
 }
 
-// A task begin with null ids: a repeat, a begin whose name is in the header
-// or a packed one (TaskBeginForm); the word of the last two becomes the
-// ring's task word.
+// A task begin with null ids in its compact form (WriteTaskBegin).
 inline void EmitTaskBegin(ThreadState* t, uint64_t now, uint64_t word) {
-  switch (TaskBeginForm(word, t->ring_task_word)) {
-    case BeginForm::kRepeat:
-      Emit(t, kRawTaskBeginRepeat, now);
-      return;
-    case BeginForm::kName:
-      if (Emit(t, kRawTaskBeginName, now,
-               RawHeaderBits{static_cast<uint8_t>(TaskWordName(word))})) {
-        t->ring_task_word = word;
-      }
-      return;
-    case BeginForm::kPacked:
-      if (Emit(t, kRawPackedTaskBegin, now, word)) t->ring_task_word = word;
-      return;
-  }
+  WriteTaskBegin(word, &t->ring_task_word,
+                 [&](EventKind kind, auto... fields) { return Emit(t, kind, now, fields...); });
 }
 
 // A task end: `repeat` (with `tail`, the overlapped task's id, if any) when

@@ -22,8 +22,8 @@
 // Times as differences keep the hot records small (a task end is two words,
 // a task begin three; see kRawPackedTaskBegin, kRawTaskBeginRepeat and
 // kRawTaskBeginName for smaller ones): the ring's lines are what the
-// producer's core and the flusher's hand back and forth. The first record of a ring, and the
-// definitions (whose ticks are 0), are measured from 0. Both ends keep the
+// producer's core and the flusher's hand back and forth. The first record
+// of a ring, and the definitions (whose ticks are 0), are measured from 0. Both ends keep the
 // previous record's ticks (ThreadState::ring_ticks, flusher_ticks) and the
 // task word (below); a ring that is reset resets them on both ends.
 //
@@ -87,7 +87,9 @@ constexpr uint64_t MakeRawHeader(format::EventKind kind, uint8_t id_mask, size_t
 
 inline constexpr uint32_t kRawIdMaskBits = 0x7fu << 9;
 constexpr uint16_t RawKind(uint64_t header) { return static_cast<uint16_t>(header & 0x1ff); }
-constexpr uint8_t RawIdMask(uint64_t header) { return static_cast<uint8_t>((header >> 9) & 0x7f); }
+constexpr uint8_t RawIdMask(uint64_t header) {
+  return static_cast<uint8_t>((header & kRawIdMaskBits) >> 9);
+}
 constexpr uint32_t RawSize(uint64_t header) {
   return static_cast<uint32_t>((header >> 16) & 0xffff) * 8;
 }
@@ -121,8 +123,12 @@ inline uint64_t RawTicks(const uint8_t* record, uint64_t prev) {
 inline constexpr auto kRawPackedTaskBegin = static_cast<format::EventKind>(0x1f0);
 static_assert(0x1f0 < kRawKindLimit && 0x1f0 > static_cast<uint16_t>(format::EventKind::kDefTrack),
               "the packed task begin must fit the kind bits and stay clear of the format's kinds");
-inline uint64_t PackTaskBegin(uint32_t domain, uint32_t name) {
+constexpr uint64_t PackTaskBegin(uint32_t domain, uint32_t name) {
   return uint64_t{domain} | (uint64_t{name} << 32);
+}
+constexpr uint32_t TaskWordDomain(uint64_t task_word) { return static_cast<uint32_t>(task_word); }
+constexpr uint32_t TaskWordName(uint64_t task_word) {
+  return static_cast<uint32_t>(task_word >> 32);
 }
 
 // More ring-only kinds for a thread that runs the same task over and over:
@@ -166,13 +172,11 @@ static_assert(0x1f9 < kRawKindLimit, "the ring-only kinds must fit the kind bits
 inline constexpr uint32_t kHeaderNameLimit = 0x80;
 
 // Which record a task begin with null ids whose packed word is `word` takes
-// in a ring whose task word is `task_word` (the producer decides, the tests
-// follow it).
+// in a ring whose task word is `task_word` (WriteTaskBegin writes it).
 enum class BeginForm { kRepeat, kName, kPacked };
 inline BeginForm TaskBeginForm(uint64_t word, uint64_t task_word) {
   if (word == task_word) return BeginForm::kRepeat;
-  const auto name = static_cast<uint32_t>(word >> 32);
-  if (static_cast<uint32_t>(word) == static_cast<uint32_t>(task_word) && name < kHeaderNameLimit) {
+  if (TaskWordDomain(word) == TaskWordDomain(task_word) && TaskWordName(word) < kHeaderNameLimit) {
     return BeginForm::kName;
   }
   return BeginForm::kPacked;
@@ -205,12 +209,10 @@ inline constexpr uint32_t kMaxPackedMetadataDomain = (1u << 24) - 1;
 inline uint64_t PackMetadataValue(uint32_t domain, uint8_t type, uint32_t key) {
   return uint64_t{domain} | (uint64_t{type} << 24) | (uint64_t{key} << 32);
 }
-inline uint32_t TaskWordDomain(uint64_t task_word) { return static_cast<uint32_t>(task_word); }
-inline uint32_t TaskWordName(uint64_t task_word) { return static_cast<uint32_t>(task_word >> 32); }
 // The task word a kRawTaskBeginName record with this header makes of the
 // one before it.
 constexpr uint64_t NamedTaskWord(uint64_t header, uint64_t task_word) {
-  return (task_word & 0xffffffffu) | (uint64_t{RawIdMask(header)} << 32);
+  return PackTaskBegin(TaskWordDomain(task_word), RawIdMask(header));
 }
 
 // The ring's padding word (spsc_ring.h) is a header of this layout.
@@ -270,6 +272,28 @@ inline void AddIdBit(const RawBytes&, uint8_t*, int*) {}
 inline void AddIdBit(const RawId& id, uint8_t* mask, int* index) {
   if (id.present()) *mask |= static_cast<uint8_t>(1u << *index);
   ++*index;
+}
+
+// A task begin with null ids whose packed word is `word`, in the ring whose
+// task word is *task_word: `write(kind, fields...)` appends the record of
+// the form TaskBeginForm chooses and returns whether it was kept; the word
+// of a kept named or packed begin becomes the task word. The hot path and
+// the tests' and benchmarks' ring writers all go through here.
+template <typename Write>
+inline void WriteTaskBegin(uint64_t word, uint64_t* task_word, Write&& write) {
+  switch (TaskBeginForm(word, *task_word)) {
+    case BeginForm::kRepeat:
+      write(kRawTaskBeginRepeat);
+      return;
+    case BeginForm::kName:
+      if (write(kRawTaskBeginName, RawHeaderBits{static_cast<uint8_t>(TaskWordName(word))})) {
+        *task_word = word;
+      }
+      return;
+    case BeginForm::kPacked:
+      if (write(kRawPackedTaskBegin, word)) *task_word = word;
+      return;
+  }
 }
 
 // Size of a record of these fields at `ticks`, after one at `prev`.

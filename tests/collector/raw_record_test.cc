@@ -535,22 +535,17 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
           producer_word = word;
         }
       } else {
-        // As the hot path's task begin chooses.
-        switch (TaskBeginForm(word, producer_word)) {
-          case BeginForm::kRepeat:
-            make(kRawTaskBeginRepeat);
-            ++counts[0];
-            break;
-          case BeginForm::kName:
-            ASSERT_LT(name, kHeaderNameLimit);
-            make(kRawTaskBeginName, RawHeaderBits{static_cast<uint8_t>(name)});
-            ++counts[4];
-            producer_word = word;
-            break;
-          case BeginForm::kPacked:
-            make(kRawPackedTaskBegin, word);
-            producer_word = word;
-            break;
+        // As the hot path's task begin writes it.
+        EventKind written = EventKind::kInvalid;
+        WriteTaskBegin(word, &producer_word, [&](EventKind kind, auto... fields) {
+          make(kind, fields...);
+          written = kind;
+          return true;
+        });
+        if (written == kRawTaskBeginRepeat) ++counts[0];
+        if (written == kRawTaskBeginName) {
+          ASSERT_LT(name, kHeaderNameLimit);
+          ++counts[4];
         }
       }
       open.push_back(domain);
