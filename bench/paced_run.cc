@@ -1,7 +1,6 @@
 #include "bench/paced_run.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <ittnotify.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -18,6 +17,7 @@
 
 #include "bench/bench_env.h"
 #include "bench/trace_summary.h"
+#include "tests/collector/collector_hooks.h"
 
 namespace ittc::bench {
 namespace {
@@ -110,29 +110,6 @@ void Produce(__itt_domain* domain, __itt_string_handle* const* names, uint64_t t
   result->wait_ns = RunQueueWaitNs("/proc/thread-self") - wait0;
 }
 
-// What the collector's flusher spent compressing (and framing) events
-// chunks and writing the file, in ns, from its test hook (both 0 if the
-// library has none).
-struct FlusherStages {
-  uint64_t compress_ns = 0;
-  uint64_t write_ns = 0;
-};
-FlusherStages ReadFlusherStages(double tsc_hz) {
-  FlusherStages stages;
-  void* lib = dlopen(CollectorPath().c_str(), RTLD_NOW | RTLD_NOLOAD);
-  if (lib == nullptr) return stages;
-  using Hook = void (*)(unsigned long long*, unsigned long long*);
-  auto hook = reinterpret_cast<Hook>(dlsym(lib, "ittc_test_flusher_stage_ticks"));
-  if (hook != nullptr) {
-    unsigned long long compress = 0, write = 0;
-    hook(&compress, &write);
-    stages.compress_ns = static_cast<uint64_t>(static_cast<double>(compress) / tsc_hz * 1e9);
-    stages.write_ns = static_cast<uint64_t>(static_cast<double>(write) / tsc_hz * 1e9);
-  }
-  dlclose(lib);
-  return stages;
-}
-
 int ChildMain(const PacedRunConfig& config) {
   std::string dir = MakeTempDir("ittc-paced");
   SetEnv("INTEL_LIBITTNOTIFY64", CollectorPath());
@@ -193,10 +170,15 @@ int ChildMain(const PacedRunConfig& config) {
   const uint64_t main_cpu0 = ThreadCpuNs();
   __itt_detach();
   uint64_t cpu1 = ProcessCpuNs();
-  const FlusherStages stages = ReadFlusherStages(hz);
   // The process's CPU time but the producers' and the main thread's detach
   // call: the flusher's (the other producers have exited).
   const uint64_t others_cpu = producer_cpu + (ThreadCpuNs() - main_cpu0);
+  // Of that, what the collector counted compressing and writing.
+  unsigned long long compress_ticks = 0, write_ticks = 0;
+  FlusherStageTicks(&compress_ticks, &write_ticks);
+  auto ticks_ns = [&](unsigned long long ticks) {
+    return static_cast<unsigned long long>(static_cast<double>(ticks) / hz * 1e9);
+  };
 
   std::string path = FindTrace(dir);
   auto summary = SummarizeTrace(path);
@@ -223,8 +205,7 @@ int ChildMain(const PacedRunConfig& config) {
       static_cast<unsigned long long>(producer_wait),
       static_cast<unsigned long long>(summary->event_chunks),
       static_cast<unsigned long long>(summary->event_payload_bytes), flusher_nice,
-      static_cast<unsigned long long>(stages.compress_ns),
-      static_cast<unsigned long long>(stages.write_ns));
+      ticks_ns(compress_ticks), ticks_ns(write_ticks));
   RemoveTree(dir);
   return summary->has_end ? 0 : 1;
 }

@@ -54,7 +54,7 @@ struct PacedRunResult {
   int flusher_nice = 0;
   // Of flusher_cpu_ns, the time the flusher spent compressing and framing
   // events chunks, and writing the file (the collector's own count, read
-  // through its test hook after the trace was closed; 0 without the hook).
+  // through its test hook after the trace was closed).
   uint64_t flusher_compress_ns = 0;
   uint64_t flusher_write_ns = 0;
 };
