@@ -156,9 +156,8 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
             collector_internal::PackMetadataValue(domain, 1, key), value);
     } else if (group == "Relation") {
       // __itt_relation_add(domain, id(i), is_parent_of, id(i + 1))
-      write(format::EventKind::kRelationAdd, uint64_t{domain},
-            collector_internal::RawId{object, i, 0}, uint64_t{1},
-            collector_internal::RawId{object, i + 1, 0});
+      collector_internal::WriteRelation(domain, collector_internal::RawId{object, i, 0}, 1,
+                                        collector_internal::RawId{object, i + 1, 0}, write);
     } else if (group == "TaskBeginEndEx") {
       // begin_ex / end_ex with a null clock domain and __itt_null ids: the
       // default clock's records

@@ -301,8 +301,9 @@ ITTC_EXPORT void ITTAPI __itt_relation_add(const __itt_domain* domain, __itt_id 
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kRelationAdd, now, uint64_t{DomainId(domain)}, ToRaw(head),
-       static_cast<uint64_t>(relation), ToRaw(tail));
+  WriteRelation(
+      DomainId(domain), ToRaw(head), static_cast<uint64_t>(relation), ToRaw(tail),
+      [&](EventKind kind, const auto&... fields) { Emit(call.thread(), kind, now, fields...); });
 }
 
 ITTC_EXPORT void ITTAPI __itt_relation_add_to_current_ex(const __itt_domain* domain,

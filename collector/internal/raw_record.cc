@@ -162,6 +162,9 @@ bool RingOnlyOther(const uint8_t* record, uint64_t header, bool* ok, Emit&& emit
     case static_cast<uint16_t>(kRawDefaultClockEndEx):
       *ok = HasWords(header, 2) && emit(format::EventKind::kTaskEndEx, DefaultClockExSource(f));
       return true;
+    case static_cast<uint16_t>(kRawRelationShortIds):
+      *ok = HasWords(header, 5) && emit(format::EventKind::kRelationAdd, RingRelationSource(f));
+      return true;
     default:
       return false;
   }

@@ -477,6 +477,41 @@ TEST(RawRecord, DefaultClockTasksWriteTheEventsTheyStandFor) {
   }
 }
 
+// The ring-only relation with short ids (domain and relation in one word,
+// the d1 and d2 of head and tail) reaches the trace as the kRelationAdd it
+// stands for, d3 = 0, with its time in the header or whole; any other
+// shape of it is refused.
+TEST(RawRecord, ShortIdRelationsWriteTheRelationAddTheyStandFor) {
+  RecordSequence seq(71);
+  BothPaths paths(0);
+  std::vector<uint64_t> record;
+  for (int i = 0; i < 2000; ++i) {
+    const uint64_t time = seq.Step();
+    const auto domain = static_cast<uint32_t>(seq.rng());
+    const auto relation = static_cast<uint32_t>(seq.rng() % 16);
+    const format::Id head{seq.rng(), seq.rng() % 3, 0}, tail{seq.rng(), seq.rng(), 0};
+    ASSERT_NO_FATAL_FAILURE(seq.Write(&record, kRawRelationShortIds, PackRelation(domain, relation),
+                                      head.d1, head.d2, tail.d1, tail.d2));
+    Event e;
+    e.Init(EventKind::kRelationAdd, time);
+    e.Set(format::Field::kDomain, domain);
+    e.SetId(format::Field::kHead, head);
+    e.Set(format::Field::kRelation, relation);
+    e.SetId(format::Field::kTail, tail);
+    ASSERT_NO_FATAL_FAILURE(paths.Add(record, time, e, /*decode=*/true));
+  }
+  EXPECT_EQ(seq.wide, 20u);
+  EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
+
+  const uint64_t word = PackRelation(1, 2);
+  ExpectRefused({MakeRawHeader(kRawRelationShortIds, 0, 56, 0), word, 1, 2, 3, 4, 5},
+                "relation, a word long");
+  ExpectRefused({MakeRawHeader(kRawRelationShortIds, 0, 40, 0), word, 1, 2, 3},
+                "relation, a word short");
+  ExpectRefused({MakeRawHeader(kRawRelationShortIds, 1, 48, 0), word, 1, 2, 3, 4},
+                "relation, an id bit");
+}
+
 // A thread's task loop as the hot path writes it (itt_tasks.cc): a begin
 // whose packed word is the ring's task word is a repeat, else a packed
 // begin that becomes the task word; an end whose domain is the task word's
