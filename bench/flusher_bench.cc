@@ -170,8 +170,9 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
     } else {
       // iJIT_NotifyEvent(METHOD_LOAD_FINISHED): a named method, no files,
       // no line table
-      write(format::EventKind::kJitMethodLoad, i + 1, RawBytes{kMethod, sizeof(kMethod) - 1},
-            uint64_t{0x10000}, uint64_t{64}, RawBytes{"", 0}, RawBytes{"", 0}, RawBytes{"", 0});
+      collector_internal::WriteJitMethodLoad(i + 1, RawBytes{kMethod, sizeof(kMethod) - 1}, 0x10000,
+                                             64, RawBytes{"", 0}, RawBytes{"", 0}, RawBytes{"", 0},
+                                             write);
     }
   }
   return ring;

@@ -32,7 +32,7 @@ template <typename Method, typename... Tail>
 int MethodRecord(EventKind kind, const Method* m, const Tail&... tail) {
   CallScope call;
   // The live perf map names the code even while recording is paused.
-  if (kind != EventKind::kJitMethodUpdate && m->method_id != 0) {
+  if (kind != EventKind::kJitMethodUpdate && m->method_id != 0 && PerfMapOn()) {
     PerfMapAddMethod(reinterpret_cast<uint64_t>(m->method_load_address), m->method_size,
                      m->method_name, m->method_id);
   }
@@ -42,10 +42,22 @@ int MethodRecord(EventKind kind, const Method* m, const Tail&... tail) {
     CountInvalidCall(call.thread());
     return 0;
   }
-  Emit(call.thread(), kind, now, uint64_t{m->method_id}, StringField(m->method_name, -1),
-       reinterpret_cast<uint64_t>(m->method_load_address), uint64_t{m->method_size},
-       StringField(m->class_file_name, -1), StringField(m->source_file_name, -1),
-       LineTable(m->line_number_table, m->line_number_size), tail...);
+  const auto address = reinterpret_cast<uint64_t>(m->method_load_address);
+  if constexpr (sizeof...(Tail) == 0) {
+    if (kind == EventKind::kJitMethodLoad) {
+      // Without files or lines, a smaller record (raw_record.h).
+      WriteJitMethodLoad(
+          m->method_id, StringField(m->method_name, -1), address, m->method_size,
+          StringField(m->class_file_name, -1), StringField(m->source_file_name, -1),
+          LineTable(m->line_number_table, m->line_number_size),
+          [&](EventKind k, const auto&... fields) { Emit(call.thread(), k, now, fields...); });
+      return 1;
+    }
+  }
+  Emit(call.thread(), kind, now, uint64_t{m->method_id}, StringField(m->method_name, -1), address,
+       uint64_t{m->method_size}, StringField(m->class_file_name, -1),
+       StringField(m->source_file_name, -1), LineTable(m->line_number_table, m->line_number_size),
+       tail...);
   return 1;
 }
 

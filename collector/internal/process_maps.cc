@@ -66,7 +66,6 @@ struct PerfMapState {
 // Release/acquire: ResetProcessMaps publishes a fully built object.
 std::atomic<ModuleState*> g_modules{nullptr};
 std::atomic<PerfMapState*> g_perf{nullptr};
-std::atomic<bool> g_perf_map_on{false};
 std::atomic<uint64_t> g_perf_dropped{0};
 // Held by the flusher while it is inside dl_iterate_phdr, and by fork().
 std::mutex g_loader_mu;
@@ -267,8 +266,6 @@ void UpdateProcessMaps(format::ChunkWriter* writer, std::string* out) {
   if (!g_perf_map_on.load(std::memory_order_acquire)) return;
   if (PerfMapState* p = g_perf.load(std::memory_order_acquire); p != nullptr) WritePerfMap(p);
 }
-
-bool PerfMapOn() { return g_perf_map_on.load(std::memory_order_relaxed); }
 
 void PerfMapAddMethod(uint64_t address, uint64_t size, const char* name, uint64_t method_id) {
   // Relaxed is enough for the common "off" answer; the acquire below pairs

@@ -18,6 +18,7 @@
 #ifndef COLLECTOR_INTERNAL_PROCESS_MAPS_H_
 #define COLLECTOR_INTERNAL_PROCESS_MAPS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -36,14 +37,16 @@ void ResetProcessMaps(const Settings& settings, bool in_fork_child);
 // `out` through `writer`, and appends queued perf map lines to the map file.
 void UpdateProcessMaps(format::ChunkWriter* writer, std::string* out);
 
-// JIT method load: queues "START SIZE NAME" for the perf map when
-// ITTC_PERF_MAP is on; otherwise returns after one relaxed load. `name` may
-// be null (the line then says "jit_method_<method_id>").
-void PerfMapAddMethod(uint64_t address, uint64_t size, const char* name, uint64_t method_id);
-
 // Whether ITTC_PERF_MAP is on (known once the session has started): JIT
-// method loads then matter even while recording is paused.
-bool PerfMapOn();
+// method loads then matter even while recording is paused. Inline: every
+// method load asks.
+inline std::atomic<bool> g_perf_map_on{false};
+inline bool PerfMapOn() { return g_perf_map_on.load(std::memory_order_relaxed); }
+
+// JIT method load: queues "START SIZE NAME" for the perf map when
+// ITTC_PERF_MAP is on (callers ask PerfMapOn first). `name` may be null
+// (the line then says "jit_method_<method_id>").
+void PerfMapAddMethod(uint64_t address, uint64_t size, const char* name, uint64_t method_id);
 
 // fork(): glibc does not reset the loader's dl_iterate_phdr lock in the
 // child, so a fork while the flusher iterates would leave every later

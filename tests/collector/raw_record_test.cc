@@ -512,6 +512,57 @@ TEST(RawRecord, ShortIdRelationsWriteTheRelationAddTheyStandFor) {
                 "relation, an id bit");
 }
 
+// The ring-only JIT method load without files or line table (id, name,
+// address, size) reaches the trace as the kJitMethodLoad it stands for,
+// with three empty bytes fields, names of every length up to past the
+// encoder's inline copy, time in the header or whole; WriteJitMethodLoad
+// takes the whole record once any of the three is there; a short-form
+// record whose name runs past its end, or with a word more, is refused.
+TEST(RawRecord, NameOnlyJitMethodLoadsWriteTheMethodLoadTheyStandFor) {
+  RecordSequence seq(73);
+  BothPaths paths(0);
+  std::deque<std::string> texts;
+  std::vector<uint64_t> record;
+  size_t whole = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const uint64_t time = seq.Step();
+    const uint64_t id = 1 + seq.rng() % 100000, address = seq.rng(), size = seq.rng() % 65536;
+    const std::string& name = texts.emplace_back(seq.rng() % 90, static_cast<char>('a' + i % 26));
+    const std::string& file = texts.emplace_back(i % 7 == 0 ? "f.cc" : "");
+    const RawBytes name_field{name.data(), name.size()}, file_field{file.data(), file.size()};
+    EventKind written = EventKind::kTaskEnd;
+    uint64_t time_before = seq.time;
+    auto write = [&](EventKind kind, const auto&... fields) {
+      written = kind;
+      seq.Write(&record, kind, fields...);
+    };
+    ASSERT_NO_FATAL_FAILURE(WriteJitMethodLoad(id, name_field, address, size, RawBytes{"", 0},
+                                               file_field, RawBytes{"", 0}, write));
+    ASSERT_EQ(seq.time, time_before);
+    ASSERT_EQ(written, file.empty() ? kRawJitMethodLoadName : EventKind::kJitMethodLoad);
+    whole += written == EventKind::kJitMethodLoad;
+    Event e;
+    e.Init(EventKind::kJitMethodLoad, time);
+    e.Set(format::Field::kMethodId, id);
+    e.SetBytes(format::Field::kMethodName, name);
+    e.Set(format::Field::kAddress, address);
+    e.Set(format::Field::kSize, size);
+    e.SetBytes(format::Field::kClassFile, "");
+    e.SetBytes(format::Field::kSourceFile, file);
+    e.SetBytes(format::Field::kLineTable, "");
+    ASSERT_NO_FATAL_FAILURE(paths.Add(record, time, e, /*decode=*/true));
+  }
+  EXPECT_GT(whole, 200u);
+  EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
+
+  const uint64_t a8 = 0x6161616161616161;  // "aaaaaaaa"
+  ExpectRefused({MakeRawHeader(kRawJitMethodLoadName, 0, 40, 0), 1, 8, a8, 2}, "jit, a word short");
+  ExpectRefused({MakeRawHeader(kRawJitMethodLoadName, 0, 56, 0), 1, 8, a8, 2, 3, 7},
+                "jit, a word long");
+  ExpectRefused({MakeRawHeader(kRawJitMethodLoadName, 0, 48, 0), 1, 100, a8, 2, 3},
+                "jit, the name past the record");
+}
+
 // A thread's task loop as the hot path writes it (itt_tasks.cc): a begin
 // whose packed word is the ring's task word is a repeat, else a packed
 // begin that becomes the task word; an end whose domain is the task word's
