@@ -158,6 +158,15 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
       // __itt_relation_add(domain, id(i), is_parent_of, id(i + 1))
       collector_internal::WriteRelation(domain, collector_internal::RawId{object, i, 0}, 1,
                                         collector_internal::RawId{object, i + 1, 0}, write);
+    } else if (group == "Sync") {
+      // __itt_sync_prepare, _acquired, _releasing on one object, in turn
+      constexpr format::EventKind kSyncKinds[] = {format::EventKind::kSyncPrepare,
+                                                  format::EventKind::kSyncAcquired,
+                                                  format::EventKind::kSyncReleasing};
+      write(kSyncKinds[i % 3], object);
+    } else if (group == "CounterInc") {
+      // __itt_counter_inc(counter): the counter's id
+      write(format::EventKind::kCounterInc, uint64_t{key});
     } else if (group == "TaskBeginEndEx") {
       // begin_ex / end_ex with a null clock domain and __itt_null ids: the
       // default clock's records
@@ -179,7 +188,8 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
 }
 
 // The groups HeavyRecords writes.
-constexpr const char* kHeavyGroups[] = {"TaskBeginEndEx", "Metadata", "Relation", "JitMethodLoad"};
+constexpr const char* kHeavyGroups[] = {"CounterInc", "Sync",     "TaskBeginEndEx",
+                                        "Metadata",   "Relation", "JitMethodLoad"};
 
 // Calls fn(record, ticks, task_word) for each record of `ring`, with what
 // the flusher keeps of the records before it.

@@ -37,12 +37,12 @@ const char* DecodeFields(const KindSchema& schema, const char* p, const char* li
   return p;
 }
 
-const char* DecodeDeltaFields(const KindSchema& schema, const char* p, const char* limit,
-                              uint64_t own_time, FieldHistory::Slot* row, Event* event,
-                              const char** reason) {
+const char* DecodeDeltaFields(const KindSchema& schema, uint16_t delta_mask, const char* p,
+                              const char* limit, uint64_t own_time, FieldHistory::Slot* row,
+                              Event* event, const char** reason) {
   for (int i = 0; i < schema.field_count && p != nullptr; ++i) {
     FieldValue* f = &event->fields[i];
-    const bool delta = (schema.delta_mask >> i) & 1;
+    const bool delta = (delta_mask >> i) & 1;
     auto slot_of = [ row, i ]() -> auto& { return row[i]; };
     p = WithFieldType(schema.fields[i].type, [&](auto type) {
       return GetDeltaField<decltype(type)::value>(p, limit, own_time, slot_of, delta, f, reason);
@@ -60,15 +60,17 @@ struct FixedDecoder {
   const char* limit;
   uint64_t own_time;
   FieldHistory* history;  // null: plain fields
+  bool addresses;         // address fields as differences too
   EventKind kind;
   Event* event;
   const char** reason;
   bool* fixed;
-  template <FieldType... kTypes>
+  template <uint16_t kAddresses, FieldType... kTypes>
   ABSL_ATTRIBUTE_ALWAYS_INLINE const char* Fixed() {
     *fixed = true;
     if (history != nullptr) {
-      return GetDeltaFields<kTypes...>(p, limit, own_time, history, kind, event, reason);
+      return GetDeltaFields<kTypes...>(p, limit, own_time, history, kind,
+                                       addresses ? kAddresses : 0, event, reason);
     }
     return GetFields<kTypes...>(p, limit, own_time, event, reason);
   }
@@ -83,15 +85,16 @@ struct FixedDecoder {
 // Inlined into EventStreamDecoder::Next, its hot path.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* DecodeFixedFieldsInline(
     EventKind kind, const char* p, const char* limit, uint64_t own_time, FieldHistory* history,
-    Event* event, const char** reason, bool* fixed) {
-  return WithFixedFields(kind,
-                         FixedDecoder{p, limit, own_time, history, kind, event, reason, fixed});
+    bool addresses, Event* event, const char** reason, bool* fixed) {
+  return WithFixedFields(
+      kind, FixedDecoder{p, limit, own_time, history, addresses, kind, event, reason, fixed});
 }
 
 const char* DecodeFixedFields(EventKind kind, const char* p, const char* limit, uint64_t own_time,
-                              FieldHistory* history, Event* event, const char** reason,
-                              bool* fixed) {
-  return DecodeFixedFieldsInline(kind, p, limit, own_time, history, event, reason, fixed);
+                              FieldHistory* history, bool addresses, Event* event,
+                              const char** reason, bool* fixed) {
+  return DecodeFixedFieldsInline(kind, p, limit, own_time, history, addresses, event, reason,
+                                 fixed);
 }
 
 }  // namespace internal
@@ -103,7 +106,7 @@ namespace {
 struct FixedPacker {
   const Event& event;
   char* dst;
-  template <FieldType... kTypes>
+  template <uint16_t, FieldType... kTypes>
   ABSL_ATTRIBUTE_ALWAYS_INLINE char* Fixed() {
     internal::EventFieldSource source(event);
     return internal::PutFields<kTypes...>(dst, event.time, source);
@@ -114,7 +117,7 @@ struct FixedPacker {
 // PackedFieldsBound's visitor.
 struct FixedPackBound {
   const Event& event;
-  template <FieldType... kTypes>
+  template <uint16_t, FieldType... kTypes>
   ABSL_ATTRIBUTE_ALWAYS_INLINE size_t Fixed() {
     size_t n = sizeof...(kTypes) * kMaxFieldBytes;
     int i = 0;
@@ -149,8 +152,9 @@ char* PackFields(const Event& event, char* dst) {
 const char* UnpackFields(const char* p, const char* limit, Event* event) {
   const char* reason = nullptr;
   bool fixed = false;
-  const char* q = internal::DecodeFixedFieldsInline(event->kind, p, limit, event->time,
-                                                    /*history=*/nullptr, event, &reason, &fixed);
+  const char* q =
+      internal::DecodeFixedFieldsInline(event->kind, p, limit, event->time, /*history=*/nullptr,
+                                        /*addresses=*/false, event, &reason, &fixed);
   if (fixed) return q;
   const KindSchema* s = FindSchema(event->kind);
   return s == nullptr ? nullptr : internal::DecodeFields(*s, p, limit, event->time, event, &reason);
@@ -245,6 +249,7 @@ std::string_view EventStreamEncoder::payload() const {
 
 absl::Status EventStreamDecoder::Reset(std::string_view payload, uint16_t chunk_flags) {
   delta_ = (chunk_flags & kChunkFlagDeltaFields) != 0;
+  addresses_ = delta_ && (chunk_flags & kChunkFlagDeltaAddresses) != 0;
   history_.Clear();
   begin_ = pos_ = payload.data();
   limit_ = payload.data() + payload.size();
@@ -308,7 +313,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EventStreamDecoder::NextIn(Event* event
     // The usual kinds by their straight-line form: they are unsized and
     // known, so what follows for the others has nothing to check for them.
     const char* q = internal::DecodeFixedFieldsInline(
-        k, p, limit_, time, kDelta ? &history_ : nullptr, event, &reason, &fixed);
+        k, p, limit_, time, kDelta ? &history_ : nullptr, addresses_, event, &reason, &fixed);
     const char* block_limit = limit_;
     if (!fixed) {
       const KindSchema* s = FindSchema(k);
@@ -331,8 +336,8 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EventStreamDecoder::NextIn(Event* event
       }
       // Sized kinds are never delta-coded.
       q = kDelta && kind < kFirstRecordKind
-              ? internal::DecodeDeltaFields(*s, p, block_limit, time, history_.Of(k), event,
-                                            &reason)
+              ? internal::DecodeDeltaFields(*s, s->delta_mask | (addresses_ ? s->address_mask : 0),
+                                            p, block_limit, time, history_.Of(k), event, &reason)
               : internal::DecodeFields(*s, p, block_limit, time, event, &reason);
     }
     if (q == nullptr) return Fail(reason);

@@ -215,9 +215,9 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaField(char* p, uint64_t own_ti
 
 // PutFields's delta-coded form for a kind whose field types are kTypes and
 // whose delta-coded uint fields are the bits of kCounting (its
-// KindSchema::delta_mask restricted to them; 0 for the WithFixedFields
-// kinds, whose uint fields are references). Ids and time fields are
-// delta-coded anyway. Only they and the counting fields look at
+// KindSchema::delta_mask and address_mask restricted to them; for the
+// WithFixedFields kinds their kAddresses). Ids and time fields are
+// delta-coded anyway. Only they and the kCounting fields look at
 // `history`, and ids only when they are not null.
 template <uint16_t kCounting, FieldType... kTypes, typename Source>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaFields(char* p, uint64_t own_time,
@@ -374,20 +374,22 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetDeltaField(const char* p, con
   }
 }
 
-// PutDeltaFields's inverse.
+// PutDeltaFields's inverse; bit i of `uint_deltas`: the kUint field i is
+// stored as a difference (PutDeltaFields's kCounting, as the chunk's flags
+// say).
 template <FieldType... kTypes>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetDeltaFields(const char* p, const char* limit,
                                                                uint64_t own_time,
                                                                FieldHistory* history,
-                                                               EventKind kind, Event* event,
-                                                               const char** reason) {
+                                                               EventKind kind, uint16_t uint_deltas,
+                                                               Event* event, const char** reason) {
   static_assert(((kTypes != FieldType::kTime) && ...),
                 "a straight-line kind with a time field needs its delta_mask here");
   FieldValue* f = event->fields;
   int i = 0;
   if (!(((p = GetDeltaField<kTypes>(
               p, limit, own_time, [ history, kind, i ]() -> auto& { return history->Of(kind)[i]; },
-              false, f++, reason)) != nullptr &&
+              ((uint_deltas >> i) & 1) != 0, f++, reason)) != nullptr &&
          (++i, true)) &&
         ...)) {
     return nullptr;
@@ -397,11 +399,12 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetDeltaFields(const char* p, co
 }
 
 // The kinds a tight instrumented loop emits get straight-line code in the
-// encoder and the decoder: calls visitor.template Fixed<kTypes...>() with
-// the field types of `kind` if it is one of them, else visitor.Other().
-// None has a field a delta-coded chunk stores as a difference besides its
-// ids (KindSchema::delta_mask): the *_ex kinds, with their user
-// timestamps, take the schema's path.
+// encoder and the decoder: calls visitor.template Fixed<kAddresses,
+// kTypes...>() with the field types of `kind` and the bits of its address
+// fields (KindSchema::address_mask) if it is one of them, else
+// visitor.Other(). None has another field a delta-coded chunk stores as a
+// difference besides its ids (KindSchema::delta_mask): the *_ex kinds,
+// with their user timestamps, take the schema's path.
 // Each list repeats its kind's schema (schema.cc); tests/format and the
 // collector's ring-record test encode every kind through here and decode
 // it with the schema-driven decoder (and compare this decoder's output with
@@ -415,47 +418,49 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline auto WithFixedFields(EventKind kind, Visitor
     case EventKind::kCounterDec:
     case EventKind::kEventStart:
     case EventKind::kEventEnd:
+      return visitor.template Fixed<0, U>();
     case EventKind::kSyncPrepare:
     case EventKind::kSyncCancel:
     case EventKind::kSyncAcquired:
     case EventKind::kSyncReleasing:
-      return visitor.template Fixed<U>();
+      return visitor.template Fixed<1u << 0, U>();  // addr
     case EventKind::kHeapFreeBegin:
     case EventKind::kHeapFreeEnd:
-      return visitor.template Fixed<U, U>();
+      return visitor.template Fixed<1u << 1, U, U>();  // function, addr
     case EventKind::kHeapAllocateBegin:
-      return visitor.template Fixed<U, U, U>();
+      return visitor.template Fixed<0, U, U, U>();
     case EventKind::kHeapAllocateEnd:
     case EventKind::kHeapReallocateBegin:
-      return visitor.template Fixed<U, U, U, U>();
+      return visitor.template Fixed<1u << 1, U, U, U, U>();  // function, addr, ...
     case EventKind::kHeapReallocateEnd:
-      return visitor.template Fixed<U, U, U, U, U>();
+      return visitor.template Fixed<(1u << 1) | (1u << 2), U, U, U, U, U>();  // ..., new_addr
     case EventKind::kTaskBegin:
-    case EventKind::kTaskBeginFn:
     case EventKind::kTaskBeginOverlapped:
     case EventKind::kRegionBegin:
-      return visitor.template Fixed<U, I, I, U>();
+      return visitor.template Fixed<0, U, I, I, U>();
+    case EventKind::kTaskBeginFn:
+      return visitor.template Fixed<1u << 3, U, I, I, U>();  // fn
     case EventKind::kTaskEndOverlapped:
     case EventKind::kFrameBegin:
     case EventKind::kFrameEnd:
     case EventKind::kRegionEnd:
-      return visitor.template Fixed<U, I>();
+      return visitor.template Fixed<0, U, I>();
     case EventKind::kMarker:
-      return visitor.template Fixed<U, I, U, U>();
+      return visitor.template Fixed<0, U, I, U, U>();
     case EventKind::kCounterIncDelta:
     case EventKind::kCounterDecDelta:
     case EventKind::kCounterIncV3:
     case EventKind::kCounterDecV3:
-      return visitor.template Fixed<U, U>();
+      return visitor.template Fixed<0, U, U>();
     case EventKind::kCounterIncDeltaV3:
     case EventKind::kCounterDecDeltaV3:
     case EventKind::kCounterSetValue:
     case EventKind::kCounterSetValueV3:
-      return visitor.template Fixed<U, U, U>();
+      return visitor.template Fixed<0, U, U, U>();
     case EventKind::kMetadataAdd:
-      return visitor.template Fixed<U, I, U, U, U, B>();
+      return visitor.template Fixed<0, U, I, U, U, U, B>();
     case EventKind::kRelationAdd:
-      return visitor.template Fixed<U, I, U, I>();
+      return visitor.template Fixed<0, U, I, U, I>();
     default:
       return visitor.Other();
   }
@@ -463,11 +468,12 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline auto WithFixedFields(EventKind kind, Visitor
 
 // The fields of `kind` by its straight-line form (WithFixedFields), as
 // DecodeFields with its schema reads them (DecodeDeltaFields with
-// `history` if it is not null). *fixed: whether `kind` has one; if not,
-// nothing is read and nullptr returned.
+// `history` if it is not null, its address fields as differences too if
+// `addresses`). *fixed: whether `kind` has one; if not, nothing is read
+// and nullptr returned.
 const char* DecodeFixedFields(EventKind kind, const char* p, const char* limit, uint64_t own_time,
-                              FieldHistory* history, Event* event, const char** reason,
-                              bool* fixed);
+                              FieldHistory* history, bool addresses, Event* event,
+                              const char** reason, bool* fixed);
 
 // Calls fn(std::integral_constant<FieldType, t>{}) for the field type `t`
 // and returns what it returns: the one switch over field types of the
@@ -505,12 +511,15 @@ inline char* EncodeFieldsFrom(const KindSchema& schema, uint64_t own_time, Sourc
   return p;
 }
 
-// EncodeFieldsFrom's delta-coded form, against `row` (FieldHistory::Of).
+// EncodeFieldsFrom's delta-coded form, against `row` (FieldHistory::Of):
+// the fields of the bits of `delta_mask` as differences (the schema's
+// delta_mask, with its address_mask in a chunk of
+// kChunkFlagDeltaAddresses).
 template <typename Source>
-inline char* EncodeDeltaFieldsFrom(const KindSchema& schema, uint64_t own_time,
+inline char* EncodeDeltaFieldsFrom(const KindSchema& schema, uint16_t delta_mask, uint64_t own_time,
                                    FieldHistory::Slot* row, Source& source, char* p) {
   for (int i = 0; i < schema.field_count; ++i) {
-    const bool delta = (schema.delta_mask >> i) & 1;
+    const bool delta = (delta_mask >> i) & 1;
     auto slot_of = [ row, i ]() -> auto& { return row[i]; };
     p = WithFieldType(schema.fields[i].type, [&](auto type) {
       return PutDeltaField<decltype(type)::value>(p, own_time, slot_of, delta, source);
@@ -541,10 +550,11 @@ char* EncodeFields(const KindSchema& schema, const Event& event, uint64_t own_ti
 // malformed input (*reason says why).
 const char* DecodeFields(const KindSchema& schema, const char* p, const char* limit,
                          uint64_t own_time, Event* event, const char** reason);
-// DecodeFields's delta-coded form, against `row` (FieldHistory::Of).
-const char* DecodeDeltaFields(const KindSchema& schema, const char* p, const char* limit,
-                              uint64_t own_time, FieldHistory::Slot* row, Event* event,
-                              const char** reason);
+// DecodeFields's delta-coded form, against `row` (FieldHistory::Of), the
+// fields of the bits of `delta_mask` as differences (EncodeDeltaFieldsFrom).
+const char* DecodeDeltaFields(const KindSchema& schema, uint16_t delta_mask, const char* p,
+                              const char* limit, uint64_t own_time, FieldHistory::Slot* row,
+                              Event* event, const char** reason);
 
 }  // namespace internal
 
@@ -610,9 +620,11 @@ class EventStreamEncoder {
   // not decode (tests/collector compares every kind's payloads).
   template <FieldType... kTypes, typename Source>
   bool AppendFixed(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
-  // AppendFixed for a kind with counting uint fields (IsCountingField): the
-  // bits of kCounting, which must be those of its KindSchema::delta_mask
-  // (the collector's ring-record test compares the payloads).
+  // AppendFixed for a kind with uint fields a delta-coded chunk stores as
+  // differences (counting fields, IsCountingField, and addresses): the bits
+  // of kCounting, which must be the kUint bits of its KindSchema::delta_mask
+  // and address_mask (the collector's ring-record test compares the
+  // payloads). AppendFixed is this with none.
   template <uint16_t kCounting, FieldType... kTypes, typename Source>
   bool AppendFixedCounting(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
 
@@ -631,7 +643,9 @@ class EventStreamEncoder {
   uint32_t thread_index() const { return thread_index_; }
   // The flags the chunk holding this payload must carry besides
   // kChunkFlagZstd (ChunkWriter::AppendChunk's `flags`).
-  uint16_t chunk_flags() const { return delta_ ? kChunkFlagDeltaFields : 0; }
+  uint16_t chunk_flags() const {
+    return delta_ ? kChunkFlagDeltaFields | kChunkFlagDeltaAddresses : 0;
+  }
   // True if memory ran out since the last Reset: an Append dropped its
   // event (or payload() returned an empty view). The encoder never throws
   // or aborts, since it runs inside the traced process; the caller counts
@@ -669,9 +683,9 @@ class EventStreamEncoder {
     uint64_t time;
     size_t bytes_bound;
     Source& source;
-    template <FieldType... kTypes>
+    template <uint16_t kAddresses, FieldType... kTypes>
     bool Fixed() {
-      return encoder->AppendFixed<kTypes...>(kind, time, bytes_bound, source);
+      return encoder->AppendFixedCounting<kAddresses, kTypes...>(kind, time, bytes_bound, source);
     }
     bool Other() { return encoder->AppendBySchema(kind, time, bytes_bound, source); }
   };
@@ -767,7 +781,8 @@ bool EventStreamEncoder::AppendBySchema(EventKind kind, uint64_t time, size_t by
     std::memmove(p, block, len);
     p += len;
   } else if (delta_) {
-    p = internal::EncodeDeltaFieldsFrom(*s, time, history_.Of(kind), source, p);
+    p = internal::EncodeDeltaFieldsFrom(*s, s->delta_mask | s->address_mask, time,
+                                        history_.Of(kind), source, p);
   } else {
     p = internal::EncodeFieldsFrom(*s, time, source, p);
   }
@@ -874,6 +889,7 @@ class EventStreamDecoder {
   size_t unknown_skipped_ = 0;
   absl::Status status_;
   bool delta_ = false;
+  bool addresses_ = false;  // kChunkFlagDeltaAddresses (with delta_)
   internal::FieldHistory history_;
 };
 

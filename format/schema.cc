@@ -168,6 +168,10 @@ constexpr bool DeltaCoded(const FieldSpec& f) {
          (f.type == FieldType::kUint && Counts(f.field));
 }
 
+constexpr bool IsAddress(const FieldSpec& f) {
+  return f.type == FieldType::kUint && f.role == FieldRole::kAddress;
+}
+
 template <size_t N>
 constexpr KindSchema K(EventKind kind, const char* name, const FieldSpec (&f)[N]) {
   static_assert(N <= kMaxFields, "too many fields");
@@ -177,6 +181,7 @@ constexpr KindSchema K(EventKind kind, const char* name, const FieldSpec (&f)[N]
     s.fields[i] = f[i];
     if (f[i].type == FieldType::kBytes) ++s.bytes_field_count;
     if (DeltaCoded(f[i])) s.delta_mask = static_cast<uint16_t>(s.delta_mask | (1u << i));
+    if (IsAddress(f[i])) s.address_mask = static_cast<uint16_t>(s.address_mask | (1u << i));
   }
   return s;
 }

@@ -332,6 +332,11 @@ struct KindSchema {
   // fields"): every kId and kTime field, and the kUint fields whose values
   // count up (IsCountingField).
   uint16_t delta_mask = 0;
+  // Bit i set: fields[i] is a kUint address (role kAddress), also stored
+  // as a difference in an events chunk that has kChunkFlagDeltaAddresses
+  // besides kChunkFlagDeltaFields (version 1.3): a loop on one lock, one
+  // heap or neighbouring code repeats or steps its addresses.
+  uint16_t address_mask = 0;
 
   // Position of `f` in fields, or -1.
   int IndexOf(Field f) const;

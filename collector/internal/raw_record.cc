@@ -18,7 +18,7 @@ struct LaidOutAppender {
   uint64_t ticks;
   format::EventStreamEncoder* encoder;
 
-  template <format::FieldType... kTypes>
+  template <uint16_t kAddresses, format::FieldType... kTypes>
   bool Fixed() {
     using format::FieldType;
     if constexpr (((kTypes == FieldType::kBytes) || ...)) {
@@ -26,8 +26,8 @@ struct LaidOutAppender {
       // but the list is this one, which Other's AppendFrom would look up
       // again (a second dispatch on the kind per record).
       RawFieldSource source(record);
-      return encoder->AppendFixed<kTypes...>(static_cast<format::EventKind>(RawKind(header)), ticks,
-                                             RawSize(header), source);
+      return encoder->AppendFixedCounting<kAddresses, kTypes...>(
+          static_cast<format::EventKind>(RawKind(header)), ticks, RawSize(header), source);
     } else {
       constexpr int kIds = ((kTypes == FieldType::kId ? 1 : 0) + ... + 0);
       constexpr size_t kWords = sizeof...(kTypes) - kIds;
@@ -39,8 +39,8 @@ struct LaidOutAppender {
         return Other();
       }
       LaidOutFieldSource source(record + offset, mask);
-      return encoder->AppendFixed<kTypes...>(static_cast<format::EventKind>(RawKind(header)), ticks,
-                                             0, source);
+      return encoder->AppendFixedCounting<kAddresses, kTypes...>(
+          static_cast<format::EventKind>(RawKind(header)), ticks, 0, source);
     }
   }
   bool Other() {
@@ -189,7 +189,8 @@ __attribute__((noinline)) bool AppendRingOnlyRecord(const uint8_t* record, uint6
 }
 
 // What a JIT that compiles a lot emits: straight-line code, each read still
-// checked (the strings make the size vary). The method id counts. A
+// checked (the strings make the size vary). The method id counts, the
+// address is an address (both delta-coded). A
 // function of its own: inlined into a larger one, its fields' code was
 // left out of line, and a sustained loop of method loads kept 77% of them
 // instead of 89-99%.
@@ -203,7 +204,8 @@ __attribute__((noinline)) bool AppendJitMethodLoad(const uint8_t* record, uint64
   Source source(record);
   using format::FieldType;
   constexpr FieldType U = FieldType::kUint, B = FieldType::kBytes;
-  return encoder->AppendFixedCounting<1u << 0, U, B, U, U, B, B, B>(
+  // Counting: method_id; address: address.
+  return encoder->AppendFixedCounting<(1u << 0) | (1u << 2), U, B, U, U, B, B, B>(
       format::EventKind::kJitMethodLoad, ticks, RawSize(header), source);
 }
 

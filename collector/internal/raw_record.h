@@ -711,15 +711,16 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
     case PlainHeader(EventKind::kCounterSetValue, 3):
       return encoder->AppendFixed<U, U, U>(EventKind::kCounterSetValue, ticks, 0, plain);
     case PlainHeader(EventKind::kSyncPrepare, 1):
-      return encoder->AppendFixed<U>(EventKind::kSyncPrepare, ticks, 0, plain);
+      return encoder->AppendFixedCounting<1u << 0, U>(EventKind::kSyncPrepare, ticks, 0, plain);
     case PlainHeader(EventKind::kSyncAcquired, 1):
-      return encoder->AppendFixed<U>(EventKind::kSyncAcquired, ticks, 0, plain);
+      return encoder->AppendFixedCounting<1u << 0, U>(EventKind::kSyncAcquired, ticks, 0, plain);
     case PlainHeader(EventKind::kSyncReleasing, 1):
-      return encoder->AppendFixed<U>(EventKind::kSyncReleasing, ticks, 0, plain);
+      return encoder->AppendFixedCounting<1u << 0, U>(EventKind::kSyncReleasing, ticks, 0, plain);
     case PlainHeader(EventKind::kHeapAllocateBegin, 3):
       return encoder->AppendFixed<U, U, U>(EventKind::kHeapAllocateBegin, ticks, 0, plain);
     case PlainHeader(EventKind::kHeapAllocateEnd, 4):
-      return encoder->AppendFixed<U, U, U, U>(EventKind::kHeapAllocateEnd, ticks, 0, plain);
+      return encoder->AppendFixedCounting<1u << 1, U, U, U, U>(EventKind::kHeapAllocateEnd, ticks,
+                                                               0, plain);
     // The *_ex task forms with the null ids of __itt_null: domain, clock
     // domain, user timestamp (counting: bit 2), timestamp[, ids], name.
     case PlainHeader(EventKind::kTaskBeginEx, 5):

@@ -338,8 +338,8 @@ TEST(EventStream, FixedFormDecodesEveryKindAsTheSchemaDoes) {
         generic.end = internal::DecodeFields(*s, buf.data(), limit, own_time, &generic.event,
                                              &generic.reason);
         fast.end =
-            internal::DecodeFixedFields(s->kind, buf.data(), limit, own_time,
-                                        /*history=*/nullptr, &fast.event, &fast.reason, &fixed);
+            internal::DecodeFixedFields(s->kind, buf.data(), limit, own_time, /*history=*/nullptr,
+                                        /*addresses=*/false, &fast.event, &fast.reason, &fixed);
         if (!fixed) {
           ASSERT_EQ(fast.end, nullptr);
           break;
@@ -356,10 +356,15 @@ TEST(EventStream, FixedFormDecodesEveryKindAsTheSchemaDoes) {
   EXPECT_GE(fixed_kinds, 30);  // the usual kinds all have the fast form
 }
 
-TEST(EventStream, FixedFormDecodesDeltaFieldsAsTheSchemaDoes) {
-  // The same in a delta-coded chunk, each event measured against a row of
-  // random previous values: both decoders give back the event, stop at
-  // the same place on every prefix, and leave the same row behind.
+// The same in a delta-coded chunk, each event measured against a row of
+// random previous values: both decoders give back the event, stop at the
+// same place on every prefix, and leave the same row behind; in a chunk of
+// version 1.2 (addresses as they are) and of 1.3 (addresses as
+// differences, as the encoder writes them).
+class FixedFormDeltaTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(FixedFormDeltaTest, DecodesDeltaFieldsAsTheSchemaDoes) {
+  const bool addresses = GetParam();
   Rng rng(12);
   std::deque<std::string> storage;
   int fixed_kinds = 0;
@@ -370,6 +375,7 @@ TEST(EventStream, FixedFormDecodesDeltaFieldsAsTheSchemaDoes) {
   auto f_history = std::make_unique<FieldHistory>();
   for (const KindSchema* s : EventSchemas()) {
     SCOPED_TRACE(s->name);
+    const uint16_t mask = s->delta_mask | (addresses ? s->address_mask : 0);
     bool counted = false;
     for (int round = 0; round < 50; ++round) {
       FieldHistory::Slot before[kMaxFields];
@@ -383,7 +389,8 @@ TEST(EventStream, FixedFormDecodesDeltaFieldsAsTheSchemaDoes) {
       const Event e = RandomEvent(rng, s->kind, own_time + rng() % 1000, &storage);
       std::string buf(MaxEncodedEventSize(e), '\0');
       internal::EventFieldSource source(e);
-      const char* end = internal::EncodeDeltaFieldsFrom(*s, own_time, enc_row, source, &buf[0]);
+      const char* end =
+          internal::EncodeDeltaFieldsFrom(*s, mask, own_time, enc_row, source, &buf[0]);
       for (const char* limit = buf.data(); limit <= end; ++limit) {
         g_history->Clear();
         f_history->Clear();
@@ -393,10 +400,11 @@ TEST(EventStream, FixedFormDecodesDeltaFieldsAsTheSchemaDoes) {
         std::memcpy(f_row, before, sizeof before);
         Decoded generic, fast;
         bool fixed = false;
-        generic.end = internal::DecodeDeltaFields(*s, buf.data(), limit, own_time, g_row,
+        generic.end = internal::DecodeDeltaFields(*s, mask, buf.data(), limit, own_time, g_row,
                                                   &generic.event, &generic.reason);
-        fast.end = internal::DecodeFixedFields(s->kind, buf.data(), limit, own_time,
-                                               f_history.get(), &fast.event, &fast.reason, &fixed);
+        fast.end =
+            internal::DecodeFixedFields(s->kind, buf.data(), limit, own_time, f_history.get(),
+                                        addresses, &fast.event, &fast.reason, &fixed);
         if (limit == end) {
           ASSERT_EQ(generic.end, end) << generic.reason;
           generic.event.kind = e.kind;
@@ -424,28 +432,43 @@ TEST(EventStream, FixedFormDecodesDeltaFieldsAsTheSchemaDoes) {
   EXPECT_GE(fixed_kinds, 30);
 }
 
-// WithFixedFields's visitor that says whether a kind has a straight-line form.
-struct HasFixedForm {
-  template <FieldType...>
-  bool Fixed() {
-    return true;
+INSTANTIATE_TEST_SUITE_P(Versions, FixedFormDeltaTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Addresses" : "NoAddresses";
+                         });
+
+// WithFixedFields's visitor that gives a kind's straight-line address
+// bits, or -1 if it has no straight-line form.
+struct FixedAddresses {
+  template <uint16_t kAddresses, FieldType...>
+  int Fixed() {
+    return kAddresses;
   }
-  bool Other() { return false; }
+  int Other() { return -1; }
 };
 
-TEST(EventStream, StraightLineKindsDeltaCodeOnlyTheirIds) {
+TEST(EventStream, StraightLineKindsDeltaCodeOnlyTheirIdsAndAddresses) {
   // What PutDeltaFields assumes: a kind with a straight-line form stores
-  // only its ids as differences (its uint fields are references).
-  int fixed_kinds = 0;
+  // only its ids (and, in a 1.3 chunk, its addresses) as differences; the
+  // address bits its form names are the schema's.
+  int fixed_kinds = 0, with_addresses = 0;
   for (const KindSchema* s : EventSchemas()) {
-    if (!internal::WithFixedFields(s->kind, HasFixedForm{})) continue;
+    const int addresses = internal::WithFixedFields(s->kind, FixedAddresses{});
+    if (addresses < 0) continue;
     ++fixed_kinds;
+    with_addresses += addresses != 0;
+    EXPECT_EQ(addresses, s->address_mask) << s->name;
     for (int i = 0; i < s->field_count; ++i) {
       EXPECT_EQ((s->delta_mask >> i) & 1, s->fields[i].type == FieldType::kId ? 1 : 0)
+          << s->name << "." << s->fields[i].name;
+      EXPECT_EQ(
+          (s->address_mask >> i) & 1,
+          s->fields[i].role == FieldRole::kAddress && s->fields[i].type == FieldType::kUint ? 1 : 0)
           << s->name << "." << s->fields[i].name;
     }
   }
   EXPECT_GE(fixed_kinds, 30);
+  EXPECT_GE(with_addresses, 9);  // sync, heap, task_begin_fn
 }
 
 TEST(EventStream, NullIdTakesOneByte) {

@@ -38,7 +38,7 @@ TEST(Golden, FileHeader) {
   EXPECT_EQ(Hex(bytes.substr(0, bytes.size() - 4)),
             "89495454430d0a1a"  // magic
             "0100"
-            "0200"              // version 1.2
+            "0300"              // version 1.3
             "6f000000"          // header size 111
             "00000000"          // flags
             "04030201"          // pid
@@ -143,6 +143,54 @@ TEST(Golden, EventsPayload) {
             "0c02"
             "ac02"
             "026869");  // metadata_str_add
+}
+
+// Address fields (version 1.3): a writer stores each as the difference
+// from the same field of the kind's last event and sets chunk flag bit 2;
+// a 1.2 chunk (bit 1 alone) has them as they are. Both read back as the
+// same events.
+TEST(Golden, DeltaCodedAddresses) {
+  const EventKind kinds[] = {EventKind::kSyncPrepare, EventKind::kSyncAcquired,
+                             EventKind::kSyncPrepare};
+  const uint64_t addrs[] = {0x1000, 0x1000, 0x1008};
+  EventStreamEncoder delta;
+  delta.Reset(0, 100);
+  for (int i = 0; i < 3; ++i) {
+    Event e;
+    e.Init(kinds[i], 101 + i);
+    e.Set(Field::kAddr, addrs[i]);
+    delta.Append(e);
+  }
+  EXPECT_EQ(delta.chunk_flags(), kChunkFlagDeltaFields | kChunkFlagDeltaAddresses);
+  const std::string v13 = std::string(delta.payload());
+  EXPECT_EQ(Hex(v13),
+            "00640303"
+            "020202"  // thread 0, base 100, 3 events; times +1 +1 +1
+            "348040"  // sync_prepare: 0x1000 - 0, zigzag
+            "368040"  // sync_acquired: its own reference, 0 before
+            "3410");  // sync_prepare: 0x1008 - 0x1000, zigzag
+  // The same events as a 1.2 writer coded them.
+  const std::string v12(
+      "\x00\x64\x03\x03\x02\x02\x02"
+      "\x34\x80\x20\x36\x80\x20\x34\x88\x20",
+      16);
+  for (const auto& [payload, flags] :
+       {std::pair<std::string, uint16_t>{v13, kChunkFlagDeltaFields | kChunkFlagDeltaAddresses},
+        std::pair<std::string, uint16_t>{v12, kChunkFlagDeltaFields}}) {
+    SCOPED_TRACE(flags);
+    EventStreamDecoder dec;
+    ASSERT_TRUE(dec.Reset(payload, flags).ok());
+    for (int i = 0; i < 3; ++i) {
+      Event e;
+      ASSERT_TRUE(dec.Next(&e)) << dec.status();
+      EXPECT_EQ(e.kind, kinds[i]);
+      EXPECT_EQ(e.time, static_cast<uint64_t>(101 + i));
+      EXPECT_EQ(e.fields[0].u, addrs[i]);
+    }
+    Event e;
+    EXPECT_FALSE(dec.Next(&e));
+    EXPECT_TRUE(dec.status().ok()) << dec.status();
+  }
 }
 
 TEST(Golden, RecordsPayload) {

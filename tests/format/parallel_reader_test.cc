@@ -206,7 +206,8 @@ TEST_F(ParallelReaderTest, UnknownAndUndecodableChunksAreReadTheSame) {
   std::string t = bytes();
   const uint64_t seq = chunks().size();
   t += FrameChunkForTest(0x8001, 0, seq, "opaque", 6);
-  t += FrameChunkForTest(1, kChunkFlagZstd | 0x04, seq + 1, "opaque", 6);
+  t += FrameChunkForTest(1, kChunkFlagZstd | testing::kUnknownMustUnderstandFlag, seq + 1, "opaque",
+                         6);
   t += FrameChunkForTest(2, kChunkFlagZstd, seq + 2, "not zstd at all", 100);
   t += FrameChunkForTest(2, 0, seq + 3, "short", 9);
   ChunkWriter w;

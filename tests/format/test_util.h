@@ -20,6 +20,13 @@ namespace ittc {
 namespace format {
 namespace testing {
 
+// A must-understand chunk flag no version defines yet: a chunk that carries
+// it is skipped.
+inline constexpr uint16_t kUnknownMustUnderstandFlag = 1u << 3;
+static_assert((kUnknownMustUnderstandFlag & kChunkFlagsKnown) == 0 &&
+                  (kUnknownMustUnderstandFlag & kChunkFlagsMustUnderstand) != 0,
+              "pick the next bit when a version defines this one");
+
 using Rng = std::mt19937_64;
 
 // Fills every field of `kind` with random values that exercise the

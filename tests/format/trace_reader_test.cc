@@ -278,9 +278,10 @@ TEST_F(ReaderTest, UnknownChunkTypesAndFlagsAreSkipped) {
   t.resize(end.offset);  // drop the end chunk, append hand-made ones
   const uint64_t seq = end.sequence;
   std::string stored = "opaque";
-  t += FrameChunkForTest(0x8001, 0, seq, stored, 6);                     // private type
-  t += FrameChunkForTest(7, 0, seq + 1, stored, 6);                      // future type
-  t += FrameChunkForTest(1, kChunkFlagZstd | 0x04, seq + 2, stored, 6);  // must-understand bit
+  t += FrameChunkForTest(0x8001, 0, seq, stored, 6);  // private type
+  t += FrameChunkForTest(7, 0, seq + 1, stored, 6);   // future type
+  t += FrameChunkForTest(1, kChunkFlagZstd | testing::kUnknownMustUnderstandFlag, seq + 2, stored,
+                         6);  // must-understand bit
   // An advisory flag bit is ignored: an uncompressed thread-info chunk.
   RecordEncoder rec;
   rec.Append(ToRecord(ThreadInfo{9, 99, "late", false}));
