@@ -164,6 +164,18 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
                                                   format::EventKind::kSyncAcquired,
                                                   format::EventKind::kSyncReleasing};
       write(kSyncKinds[i % 3], object);
+    } else if (group == "Event") {
+      // __itt_event_start(event), __itt_event_end(event) in turn
+      write((i & 1) == 0 ? format::EventKind::kEventStart : format::EventKind::kEventEnd,
+            uint64_t{key});
+    } else if (group == "Heap") {
+      // __itt_heap_allocate_begin(heap, 64, 0), _end(heap, &block, 64, 0)
+      if ((i & 1) == 0) {
+        write(format::EventKind::kHeapAllocateBegin, uint64_t{key}, uint64_t{64}, uint64_t{0});
+      } else {
+        write(format::EventKind::kHeapAllocateEnd, uint64_t{key}, object, uint64_t{64},
+              uint64_t{0});
+      }
     } else if (group == "CounterInc") {
       // __itt_counter_inc(counter): the counter's id
       write(format::EventKind::kCounterInc, uint64_t{key});
@@ -188,8 +200,8 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
 }
 
 // The groups HeavyRecords writes.
-constexpr const char* kHeavyGroups[] = {"CounterInc", "Sync",     "TaskBeginEndEx",
-                                        "Metadata",   "Relation", "JitMethodLoad"};
+constexpr const char* kHeavyGroups[] = {"CounterInc",     "Event",    "Heap",     "Sync",
+                                        "TaskBeginEndEx", "Metadata", "Relation", "JitMethodLoad"};
 
 // Calls fn(record, ticks, task_word) for each record of `ring`, with what
 // the flusher keeps of the records before it.

@@ -710,6 +710,10 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
       return encoder->AppendFixed<U>(EventKind::kCounterInc, ticks, 0, plain);
     case PlainHeader(EventKind::kCounterSetValue, 3):
       return encoder->AppendFixed<U, U, U>(EventKind::kCounterSetValue, ticks, 0, plain);
+    // __itt_event_start and _end: one body, as for the sync calls below.
+    case PlainHeader(EventKind::kEventStart, 1):
+    case PlainHeader(EventKind::kEventEnd, 1):
+      return encoder->AppendFixed<U>(static_cast<EventKind>(RawKind(header)), ticks, 0, plain);
     // One body for the sync calls: a lock loop takes turns among three of
     // them, and with a jump target each (a period of three) the jump
     // mispredicted often enough to cost a third of their encoding.
