@@ -164,6 +164,18 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
                                                   format::EventKind::kSyncAcquired,
                                                   format::EventKind::kSyncReleasing};
       write(kSyncKinds[i % 3], object);
+    } else if (group == "TaskOverlapped") {
+      // __itt_task_begin_overlapped(domain, id(n), __itt_null, name) and
+      // _end_overlapped(domain, id(n)): the packed begin once, then repeats
+      const uint64_t n = i / 2 + 1;
+      if (i == 0) {
+        write(collector_internal::kRawPackedOverlappedBegin,
+              collector_internal::PackTaskBegin(domain, name), object, n);
+      } else if ((i & 1) == 0) {
+        write(collector_internal::kRawOverlappedBeginRepeat, object, n);
+      } else {
+        write(collector_internal::kRawOverlappedEndRepeat, object, n);
+      }
     } else if (group == "Event") {
       // __itt_event_start(event), __itt_event_end(event) in turn
       write((i & 1) == 0 ? format::EventKind::kEventStart : format::EventKind::kEventEnd,
@@ -200,8 +212,9 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
 }
 
 // The groups HeavyRecords writes.
-constexpr const char* kHeavyGroups[] = {"CounterInc",     "Event",    "Heap",     "Sync",
-                                        "TaskBeginEndEx", "Metadata", "Relation", "JitMethodLoad"};
+constexpr const char* kHeavyGroups[] = {"CounterInc", "Event",          "Heap",
+                                        "Sync",       "TaskOverlapped", "TaskBeginEndEx",
+                                        "Metadata",   "Relation",       "JitMethodLoad"};
 
 // Calls fn(record, ticks, task_word) for each record of `ring`, with what
 // the flusher keeps of the records before it.
