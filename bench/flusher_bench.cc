@@ -141,7 +141,9 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
     const size_t size = collector_internal::RawRecordSize(ticks, prev, fields...);
     ring.resize(at + size);
     collector_internal::WriteRawRecord(&ring[at], size, kind, ticks, prev, fields...);
+    return true;  // kept
   };
+  uint64_t task_word = collector_internal::kNoTaskWord;
   const uint64_t value = 42;
   static const char kMethod[] = "bench::JittedMethod";
   const uint32_t domain = 1, key = 3, name = 2;
@@ -195,10 +197,10 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
       // begin_ex / end_ex with a null clock domain and __itt_null ids: the
       // default clock's records
       if ((i & 1) == 0) {
-        write(collector_internal::kRawDefaultClockBeginEx,
-              collector_internal::PackTaskBegin(domain, name), ticks);
+        collector_internal::WriteDefaultClockBeginEx(
+            collector_internal::PackTaskBegin(domain, name), ticks, &task_word, write);
       } else {
-        write(collector_internal::kRawDefaultClockEndEx, uint64_t{domain}, ticks);
+        collector_internal::WriteDefaultClockEndEx(domain, ticks, task_word, write);
       }
     } else {
       // iJIT_NotifyEvent(METHOD_LOAD_FINISHED): a named method, no files,

@@ -171,7 +171,11 @@ ITTC_EXPORT void ITTAPI __itt_task_begin_ex(const __itt_domain* domain,
   const bool compact = !raw_id.present() && !raw_parent.present();
   ExLikeOr(
       [&](ThreadState* t, uint64_t now, uint32_t domain_id, uint64_t ts) {
-        if (compact) Emit(t, kRawDefaultClockBeginEx, now, PackTaskBegin(domain_id, name_id), ts);
+        if (compact) {
+          WriteDefaultClockBeginEx(
+              PackTaskBegin(domain_id, name_id), ts, &t->ring_task_word,
+              [&](EventKind kind, auto... fields) { return Emit(t, kind, now, fields...); });
+        }
         return compact;
       },
       EventKind::kTaskBeginEx, domain, clock_domain, timestamp, raw_id, raw_parent,
@@ -191,7 +195,10 @@ ITTC_EXPORT void ITTAPI __itt_task_end_ex(const __itt_domain* domain,
                                           unsigned long long timestamp) {
   ExLikeOr(
       [](ThreadState* t, uint64_t now, uint32_t domain_id, uint64_t ts) {
-        Emit(t, kRawDefaultClockEndEx, now, uint64_t{domain_id}, ts);  // raw_record.h
+        WriteDefaultClockEndEx(domain_id, ts, t->ring_task_word,
+                               [&](EventKind kind, auto... fields) {
+                                 return Emit(t, kind, now, fields...);
+                               });  // raw_record.h
         return true;
       },
       EventKind::kTaskEndEx, domain, clock_domain, timestamp);

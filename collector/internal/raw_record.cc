@@ -150,14 +150,27 @@ bool RingOnlyTask(const uint8_t* record, uint64_t header, uint64_t* task_word, b
 // with the kind it stands for. False if it is none of them; *ok false if it
 // is one but malformed.
 template <typename Emit>
-bool RingOnlyOther(const uint8_t* record, uint64_t header, bool* ok, Emit&& emit) {
+bool RingOnlyOther(const uint8_t* record, uint64_t header, uint64_t* task_word, bool* ok,
+                   Emit&& emit) {
   const uint8_t* f = record + RawFieldsOffset(header);
   switch (RawKind(header)) {
     case static_cast<uint16_t>(kRawMetadataValue):
       *ok = HasWords(header, 2) && emit(format::EventKind::kMetadataAdd, RingMetadataSource(f));
       return true;
     case static_cast<uint16_t>(kRawDefaultClockBeginEx):
-      *ok = HasWords(header, 2) && emit(format::EventKind::kTaskBeginEx, DefaultClockExSource(f));
+      *ok = HasWords(header, 2);
+      if (*ok) {
+        *task_word = LoadRawWord(f);
+        *ok = emit(format::EventKind::kTaskBeginEx, DefaultClockExSource(f));
+      }
+      return true;
+    case static_cast<uint16_t>(kRawDefaultClockBeginExRepeat):
+      *ok = HasWords(header, 1) &&
+            emit(format::EventKind::kTaskBeginEx, DefaultClockExSource(*task_word, LoadRawWord(f)));
+      return true;
+    case static_cast<uint16_t>(kRawDefaultClockEndExRepeat):
+      *ok = HasWords(header, 1) &&
+            emit(format::EventKind::kTaskEndEx, DefaultClockExSource(*task_word, LoadRawWord(f)));
       return true;
     case static_cast<uint16_t>(kRawDefaultClockEndEx):
       *ok = HasWords(header, 2) && emit(format::EventKind::kTaskEndEx, DefaultClockExSource(f));
@@ -184,7 +197,7 @@ __attribute__((noinline)) bool AppendRingOnlyRecord(const uint8_t* record, uint6
     return encoder->AppendFrom(kind, ticks, RawSize(header), source);
   };
   if (RingOnlyTask(record, header, task_word, &ok, append)) return ok;
-  if (RingOnlyOther(record, header, &ok, append)) return ok;
+  if (RingOnlyOther(record, header, task_word, &ok, append)) return ok;
   return false;  // no kind
 }
 
@@ -236,7 +249,7 @@ bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
   };
   const uint64_t header = LoadRawWord(record);
   if (RingOnlyTask(record, header, task_word, &ok, decode)) return ok;
-  if (RingOnlyOther(record, header, &ok, decode)) return ok;
+  if (RingOnlyOther(record, header, task_word, &ok, decode)) return ok;
   RawFieldSource source(record);
   return DecodeFrom(static_cast<format::EventKind>(RawKind(header)), ticks, source, event);
 }

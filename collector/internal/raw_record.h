@@ -197,10 +197,18 @@ static_assert(0x1f6 < kRawKindLimit, "the ring-only metadata kind must fit the k
 //   kRawDefaultClockBeginEx  the packed word (PackTaskBegin), the timestamp;
 //   kRawDefaultClockEndEx    the domain, the timestamp.
 // 24 bytes each where the whole records take 48 and 40. The flusher writes
-// them as the kTaskBeginEx and kTaskEndEx they stand for.
+// them as the kTaskBeginEx and kTaskEndEx they stand for. A begin's packed
+// word becomes the ring's task word, as a packed task begin's does, and
+// against it (WriteDefaultClockBeginEx, WriteDefaultClockEndEx):
+//   kRawDefaultClockBeginExRepeat  the timestamp (the word is the task word);
+//   kRawDefaultClockEndExRepeat    the timestamp (the domain is the task
+//                                  word's).
+// 16 bytes each.
 inline constexpr auto kRawDefaultClockBeginEx = static_cast<format::EventKind>(0x1f7);
 inline constexpr auto kRawDefaultClockEndEx = static_cast<format::EventKind>(0x1f8);
-static_assert(0x1f8 < kRawKindLimit, "the ring-only kinds must fit the kind bits");
+inline constexpr auto kRawDefaultClockBeginExRepeat = static_cast<format::EventKind>(0x1fc);
+inline constexpr auto kRawDefaultClockEndExRepeat = static_cast<format::EventKind>(0x1fd);
+static_assert(0x1fd < kRawKindLimit, "the ring-only kinds must fit the kind bits");
 
 // A ring-only kind for a relation between two ids with d3 = 0 (what
 // __itt_id_make gives: an address and a number):
@@ -317,6 +325,31 @@ inline void WriteTaskBegin(uint64_t word, uint64_t* task_word, Write&& write) {
     case BeginForm::kPacked:
       if (write(kRawPackedTaskBegin, word)) *task_word = word;
       return;
+  }
+}
+
+// __itt_task_begin_ex on the default clock with null ids, whose packed word
+// is `word` and user timestamp `ts`, in the ring whose task word is
+// *task_word: `write(kind, fields...)` appends the repeat when the word is
+// the task word, else the packed record, whose word then becomes the task
+// word if it was kept. The hot path and the benchmarks' ring writers go
+// through here, and __itt_task_end_ex through WriteDefaultClockEndEx.
+template <typename Write>
+inline void WriteDefaultClockBeginEx(uint64_t word, uint64_t ts, uint64_t* task_word,
+                                     Write&& write) {
+  if (word == *task_word) {
+    write(kRawDefaultClockBeginExRepeat, ts);
+  } else if (write(kRawDefaultClockBeginEx, word, ts)) {
+    *task_word = word;
+  }
+}
+template <typename Write>
+inline void WriteDefaultClockEndEx(uint32_t domain, uint64_t ts, uint64_t task_word,
+                                   Write&& write) {
+  if (domain == TaskWordDomain(task_word)) {
+    write(kRawDefaultClockEndExRepeat, ts);
+  } else {
+    write(kRawDefaultClockEndEx, uint64_t{domain}, ts);
   }
 }
 
@@ -560,6 +593,8 @@ class DefaultClockExSource {
  public:
   explicit DefaultClockExSource(const uint8_t* f)
       : word_(LoadRawWord(f)), ts_(LoadRawWord(f + 8)) {}
+  // A repeat's: the task word and the timestamp.
+  DefaultClockExSource(uint64_t word, uint64_t ts) : word_(word), ts_(ts) {}
   uint64_t Word() {
     switch (next_++) {
       case 0:
@@ -690,8 +725,19 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
     }
     case PlainHeader(kRawDefaultClockBeginEx, 2): {
       DefaultClockExSource source(record + kRawHeaderBytes);
+      *task_word = LoadRawWord(record + kRawHeaderBytes);
       return encoder->AppendFixedCounting<1u << 2, U, U, U, T, I, I, U>(EventKind::kTaskBeginEx,
                                                                         ticks, 0, source);
+    }
+    case PlainHeader(kRawDefaultClockBeginExRepeat, 1): {
+      DefaultClockExSource source(*task_word, LoadRawWord(record + kRawHeaderBytes));
+      return encoder->AppendFixedCounting<1u << 2, U, U, U, T, I, I, U>(EventKind::kTaskBeginEx,
+                                                                        ticks, 0, source);
+    }
+    case PlainHeader(kRawDefaultClockEndExRepeat, 1): {
+      DefaultClockExSource source(*task_word, LoadRawWord(record + kRawHeaderBytes));
+      return encoder->AppendFixedCounting<1u << 2, U, U, U, T>(EventKind::kTaskEndEx, ticks, 0,
+                                                               source);
     }
     case PlainHeader(kRawDefaultClockEndEx, 2): {
       DefaultClockExSource source(record + kRawHeaderBytes);

@@ -8,6 +8,7 @@
 
 #include <deque>
 #include <iterator>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -441,39 +442,71 @@ TEST(RawRecord, MetadataValuesWriteTheMetadataAddTheyStandFor) {
 
 // The ring-only _ex task records on the default clock reach the trace as
 // the kTaskBeginEx and kTaskEndEx they stand for, with their time in the
-// header or whole; any other shape of them is refused.
+// header or whole: written as the hot path writes them (a begin's packed
+// word becomes the task word; a begin or end that matches it is a repeat),
+// few domains and names so that each form is common, plain task records
+// mixed in (they share the task word); any other shape of them is refused.
 TEST(RawRecord, DefaultClockTasksWriteTheEventsTheyStandFor) {
   RecordSequence seq(67);
   BothPaths paths(0);
   std::vector<uint64_t> record;
-  for (int i = 0; i < 2000; ++i) {
+  uint64_t producer_word = kNoTaskWord;
+  std::map<EventKind, size_t> forms;
+  for (int i = 0; i < 4000; ++i) {
     const uint64_t time = seq.Step();
-    const auto domain = static_cast<uint32_t>(seq.rng());
+    const auto domain = static_cast<uint32_t>(1 + seq.rng() % 3);
+    const auto name = static_cast<uint32_t>(1 + seq.rng() % 3);
     const uint64_t ts = seq.rng();
+    auto write = [&](EventKind kind, const auto&... fields) {
+      ++forms[kind];
+      seq.Write(&record, kind, fields...);
+      return true;
+    };
     Event e;
-    if (i % 2 == 0) {
-      const auto name = static_cast<uint32_t>(seq.rng());
-      ASSERT_NO_FATAL_FAILURE(
-          seq.Write(&record, kRawDefaultClockBeginEx, PackTaskBegin(domain, name), ts));
-      e.Init(EventKind::kTaskBeginEx, time);
-      e.Set(format::Field::kName, name);
-    } else {
-      ASSERT_NO_FATAL_FAILURE(seq.Write(&record, kRawDefaultClockEndEx, uint64_t{domain}, ts));
-      e.Init(EventKind::kTaskEndEx, time);
+    switch (seq.rng() % 5) {
+      case 0:  // a plain task begin: it moves the task word too
+        ASSERT_NO_FATAL_FAILURE(WriteTaskBegin(PackTaskBegin(domain, name), &producer_word, write));
+        e.Init(EventKind::kTaskBegin, time);
+        e.Set(format::Field::kDomain, domain);
+        e.Set(format::Field::kName, name);
+        ASSERT_NO_FATAL_FAILURE(paths.Add(record, time, e, /*decode=*/true));
+        continue;
+      case 1:
+      case 2:
+        ASSERT_NO_FATAL_FAILURE(
+            WriteDefaultClockBeginEx(PackTaskBegin(domain, name), ts, &producer_word, write));
+        e.Init(EventKind::kTaskBeginEx, time);
+        e.Set(format::Field::kName, name);
+        break;
+      default:
+        ASSERT_NO_FATAL_FAILURE(WriteDefaultClockEndEx(domain, ts, producer_word, write));
+        e.Init(EventKind::kTaskEndEx, time);
+        break;
     }
     e.Set(format::Field::kDomain, domain);
     e.Set(format::Field::kClockDomain, 0);
     e.Set(format::Field::kUserTimestamp, ts);
     e.Set(format::Field::kTimestamp, ts);
     ASSERT_NO_FATAL_FAILURE(paths.Add(record, time, e, /*decode=*/true));
+    ASSERT_EQ(paths.append_word, producer_word);
+    ASSERT_EQ(paths.decode_word, producer_word);
   }
-  EXPECT_EQ(seq.wide, 20u);
+  EXPECT_GE(seq.wide, 30u);
+  for (EventKind kind : {kRawDefaultClockBeginEx, kRawDefaultClockEndEx,
+                         kRawDefaultClockBeginExRepeat, kRawDefaultClockEndExRepeat}) {
+    EXPECT_GT(forms[kind], 100u) << static_cast<int>(kind);
+  }
   EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
 
   for (EventKind kind : {kRawDefaultClockBeginEx, kRawDefaultClockEndEx}) {
     ExpectRefused({MakeRawHeader(kind, 0, 32, 0), 1, 2, 3}, "default clock, a word long");
     ExpectRefused({MakeRawHeader(kind, 0, 16, 0), 1}, "default clock, a word short");
     ExpectRefused({MakeRawHeader(kind, 1, 24, 0), 1, 2}, "default clock, an id bit");
+  }
+  for (EventKind kind : {kRawDefaultClockBeginExRepeat, kRawDefaultClockEndExRepeat}) {
+    ExpectRefused({MakeRawHeader(kind, 0, 24, 0), 1, 2}, "default clock repeat, a word long");
+    ExpectRefused({MakeRawHeader(kind, 0, 8, 0)}, "default clock repeat, no timestamp");
+    ExpectRefused({MakeRawHeader(kind, 1, 16, 0), 1}, "default clock repeat, an id bit");
   }
 }
 
