@@ -247,6 +247,19 @@ std::string_view EventStreamEncoder::payload() const {
   return std::string_view(out_.data, out_.size);
 }
 
+bool EventStreamEncoder::RestoreHistory() {
+  if (!delta_) return false;
+  history_.Clear();
+  if (event_count_ == 0) return false;
+  EventStreamDecoder decoder;
+  if (!decoder.Reset(payload(), chunk_flags()).ok()) return false;
+  Event e;
+  while (decoder.Next(&e)) {
+  }
+  history_.CopyFrom(decoder.history_);
+  return false;
+}
+
 absl::Status EventStreamDecoder::Reset(std::string_view payload, uint16_t chunk_flags) {
   delta_ = (chunk_flags & kChunkFlagDeltaFields) != 0;
   addresses_ = delta_ && (chunk_flags & kChunkFlagDeltaAddresses) != 0;

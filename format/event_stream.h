@@ -140,8 +140,17 @@ class FieldHistory {
   void Clear() {
     for (uint64_t& w : seen_) w = 0;
   }
+  // Becomes a copy of `other` (the rows it has used).
+  void CopyFrom(const FieldHistory& other) {
+    for (int k = 0; k < 256; ++k) {
+      if ((other.seen_[k >> 6] >> (k & 63)) & 1)
+        std::memcpy(rows_[k], other.rows_[k], sizeof(rows_[k]));
+    }
+    std::memcpy(seen_, other.seen_, sizeof(seen_));
+  }
   // The row of `kind`: a slot per field. Which fields it holds references
-  // for is the kind's KindSchema::delta_mask. REQUIRES: !IsSizedKind(kind).
+  // for is the kind's KindSchema::delta_mask (and address_mask in a chunk
+  // of kChunkFlagDeltaAddresses). REQUIRES: !IsSizedKind(kind).
   ABSL_ATTRIBUTE_ALWAYS_INLINE Slot* Of(EventKind kind) {
     const auto k = static_cast<uint8_t>(kind);
     const uint64_t bit = uint64_t{1} << (k & 63);
@@ -608,8 +617,10 @@ class EventStreamEncoder {
   // `bytes_bound` >= the total size of the kBytes fields the source yields
   // (each rounded up to 8 bytes for a source with kPadsBytes).
   // Returns false, appending nothing, if `kind` is unknown or the source
-  // is not ok() after yielding the fields. Running out of memory is not a
-  // false return: it sets failed(), as Append does.
+  // is not ok() after yielding the fields; the delta references the
+  // fields moved are put back (RestoreHistory), so the events appended
+  // after it are stored against what a reader has. Running out of memory
+  // is not a false return: it sets failed(), as Append does.
   template <typename Source>
   bool AppendFrom(EventKind kind, uint64_t time, size_t bytes_bound, Source& source);
 
@@ -671,6 +682,11 @@ class EventStreamEncoder {
     bool GrowTo(size_t cap);
     void Free();
   };
+
+  // After an append that failed once its fields had moved delta references:
+  // makes them those of the events appended so far again, by decoding the
+  // payload (rare: a malformed ring record). Returns false.
+  bool RestoreHistory();
 
   // AppendFrom's form for any kind, driven by its schema.
   template <typename Source>
@@ -749,7 +765,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EventStreamEncoder::AppendFixedCounting
   } else {
     p = internal::PutFields<kTypes...>(p, time, source);
   }
-  if (!source.ok()) return false;
+  if (!source.ok()) return RestoreHistory();
   CommitEvent(time, p);
   return true;
 }
@@ -786,7 +802,7 @@ bool EventStreamEncoder::AppendBySchema(EventKind kind, uint64_t time, size_t by
   } else {
     p = internal::EncodeFieldsFrom(*s, time, source, p);
   }
-  if (!source.ok()) return false;
+  if (!source.ok()) return RestoreHistory();
   CommitEvent(time, p);
   return true;
 }
@@ -871,6 +887,7 @@ class EventStreamDecoder {
   size_t unknown_skipped() const { return unknown_skipped_; }
 
  private:
+  friend class EventStreamEncoder;  // RestoreHistory reads history_
   bool Fail(const char* reason);
   // Next for a chunk whose fields are delta-coded (kDelta) or plain.
   template <bool kDelta>

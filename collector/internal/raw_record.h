@@ -466,8 +466,9 @@ class RawFieldSource {
     p_ += RoundUp8(static_cast<size_t>(n));
     return b;
   }
-  // True if every read stayed inside the record and the fields filled it.
-  bool ok() const { return !bad_ && p_ == end_; }
+  // True if every read stayed inside the record, the fields filled it and
+  // its header marked no id the kind does not have.
+  bool ok() const { return !bad_ && p_ == end_ && id_mask_ == 0; }
 
  private:
   // A read past the record: it and the rest return nothing.

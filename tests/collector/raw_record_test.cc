@@ -536,6 +536,41 @@ TEST(RawRecord, ShortIdRelationsWriteTheRelationAddTheyStandFor) {
   EXPECT_EQ(seq.wide, 20u);
   EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
 
+  // WriteRelation takes the short form exactly when both ids are present
+  // with d3 = 0 and the relation fits 32 bits; every form stands for its call.
+  struct Choice {
+    RawId head, tail;
+    uint64_t relation;
+    EventKind form;
+  };
+  const Choice choices[] = {
+      {{1, 2, 0}, {3, 4, 0}, 5, kRawRelationShortIds},
+      {{0, 2, 0}, {3, 0, 0}, 0, kRawRelationShortIds},
+      {{1, 2, 7}, {3, 4, 0}, 5, EventKind::kRelationAdd},
+      {{1, 2, 0}, {3, 4, 7}, 5, EventKind::kRelationAdd},
+      {{0, 0, 0}, {3, 4, 0}, 5, EventKind::kRelationAdd},
+      {{1, 2, 0}, {0, 0, 0}, 5, EventKind::kRelationAdd},
+      {{1, 2, 0}, {3, 4, 0}, uint64_t{1} << 32, EventKind::kRelationAdd},
+  };
+  for (const Choice& c : choices) {
+    const uint64_t time = seq.Step();
+    EventKind written = EventKind::kTaskEnd;
+    ASSERT_NO_FATAL_FAILURE(
+        WriteRelation(9, c.head, c.relation, c.tail, [&](EventKind kind, const auto&... fields) {
+          written = kind;
+          seq.Write(&record, kind, fields...);
+        }));
+    EXPECT_EQ(written, c.form) << c.head.d3 << " " << c.relation;
+    Event e;
+    e.Init(EventKind::kRelationAdd, time);
+    e.Set(format::Field::kDomain, 9);
+    e.SetId(format::Field::kHead, format::Id{c.head.d1, c.head.d2, c.head.d3});
+    e.Set(format::Field::kRelation, c.relation);
+    e.SetId(format::Field::kTail, format::Id{c.tail.d1, c.tail.d2, c.tail.d3});
+    ASSERT_NO_FATAL_FAILURE(paths.Add(record, time, e, /*decode=*/true));
+  }
+  EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
+
   const uint64_t word = PackRelation(1, 2);
   ExpectRefused({MakeRawHeader(kRawRelationShortIds, 0, 56, 0), word, 1, 2, 3, 4, 5},
                 "relation, a word long");
@@ -564,14 +599,12 @@ TEST(RawRecord, NameOnlyJitMethodLoadsWriteTheMethodLoadTheyStandFor) {
     const std::string& file = texts.emplace_back(i % 7 == 0 ? "f.cc" : "");
     const RawBytes name_field{name.data(), name.size()}, file_field{file.data(), file.size()};
     EventKind written = EventKind::kTaskEnd;
-    uint64_t time_before = seq.time;
     auto write = [&](EventKind kind, const auto&... fields) {
       written = kind;
       seq.Write(&record, kind, fields...);
     };
     ASSERT_NO_FATAL_FAILURE(WriteJitMethodLoad(id, name_field, address, size, RawBytes{"", 0},
                                                file_field, RawBytes{"", 0}, write));
-    ASSERT_EQ(seq.time, time_before);
     ASSERT_EQ(written, file.empty() ? kRawJitMethodLoadName : EventKind::kJitMethodLoad);
     whole += written == EventKind::kJitMethodLoad;
     Event e;
@@ -594,6 +627,9 @@ TEST(RawRecord, NameOnlyJitMethodLoadsWriteTheMethodLoadTheyStandFor) {
                 "jit, a word long");
   ExpectRefused({MakeRawHeader(kRawJitMethodLoadName, 0, 48, 0), 1, 100, a8, 2, 3},
                 "jit, the name past the record");
+  ExpectRefused({MakeRawHeader(kRawJitMethodLoadName, 1, 48, 0), 1, 8, a8, 2, 3}, "jit, an id bit");
+  ExpectRefused({MakeRawHeader(EventKind::kJitMethodLoad, 1, 72, 0), 1, 8, a8, 2, 3, 0, 0, 0},
+                "jit, whole, an id bit");
 }
 
 // A thread's task loop as the hot path writes it (itt_tasks.cc): a begin

@@ -471,6 +471,53 @@ TEST(EventStream, StraightLineKindsDeltaCodeOnlyTheirIdsAndAddresses) {
   EXPECT_GE(with_addresses, 9);  // sync, heap, task_begin_fn
 }
 
+// A source whose fields read as `value` and which then says it was not ok
+// (a malformed ring record).
+struct RefusingSource {
+  uint64_t value;
+  uint64_t Word() { return value; }
+  Id NextId() { return Id{value, value, 0}; }
+  std::string_view NextBytes() { return {}; }
+  bool ok() const { return false; }
+};
+
+TEST(EventStream, RefusedAppendLeavesTheDeltaReferencesAsTheReaderHasThem) {
+  // A refused event has moved its kind's references before the source said
+  // it was bad: the events after it must still decode to themselves, on
+  // the straight-line path (sync_prepare: an address; task_begin: ids) and
+  // the schema's (sync_create: an address; task_begin_ex: a counting field).
+  for (EventKind kind : {EventKind::kSyncPrepare, EventKind::kTaskBegin, EventKind::kSyncCreate,
+                         EventKind::kTaskBeginEx}) {
+    SCOPED_TRACE(FindSchema(kind)->name);
+    Rng rng(static_cast<uint64_t>(kind));
+    std::deque<std::string> storage;
+    EventStreamEncoder enc;
+    enc.Reset(0, 100);
+    std::vector<Event> kept;
+    for (int i = 0; i < 20; ++i) {
+      if (i % 3 == 1) {
+        RefusingSource bad{rng()};
+        EXPECT_FALSE(enc.AppendFrom(kind, 100 + i, 0, bad));
+        continue;
+      }
+      kept.push_back(RandomEvent(rng, kind, 100 + i, &storage));
+      enc.Append(kept.back());
+    }
+    ASSERT_FALSE(enc.failed());
+    EXPECT_EQ(enc.event_count(), kept.size());
+    EventStreamDecoder dec;
+    ASSERT_TRUE(dec.Reset(enc.payload(), enc.chunk_flags()).ok());
+    for (const Event& want : kept) {
+      Event got;
+      ASSERT_TRUE(dec.Next(&got)) << dec.status();
+      ExpectSameEvent(want, got);
+    }
+    Event extra;
+    EXPECT_FALSE(dec.Next(&extra));
+    EXPECT_TRUE(dec.status().ok()) << dec.status();
+  }
+}
+
 TEST(EventStream, NullIdTakesOneByte) {
   EventStreamEncoder enc(EventStreamEncoder::FieldCoding::kPlain);
   enc.Reset(0, 100);
