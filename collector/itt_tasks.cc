@@ -32,8 +32,7 @@ inline void EmitCompactBegin(ThreadState* t, uint64_t now, uint64_t word, EventK
 
 // A task begin with null ids in its compact form (WriteTaskBegin).
 inline void EmitTaskBegin(ThreadState* t, uint64_t now, uint64_t word) {
-  WriteTaskBegin(word, &t->ring_task_word,
-                 [&](EventKind kind, auto... fields) { return Emit(t, kind, now, fields...); });
+  WriteTaskBegin(word, &t->ring_task_word, RingWriter(t, now));
 }
 
 // A task end: `repeat` (with `tail`, the overlapped task's id, if any) when
@@ -172,9 +171,8 @@ ITTC_EXPORT void ITTAPI __itt_task_begin_ex(const __itt_domain* domain,
   ExLikeOr(
       [&](ThreadState* t, uint64_t now, uint32_t domain_id, uint64_t ts) {
         if (compact) {
-          WriteDefaultClockBeginEx(
-              PackTaskBegin(domain_id, name_id), ts, &t->ring_task_word,
-              [&](EventKind kind, auto... fields) { return Emit(t, kind, now, fields...); });
+          WriteDefaultClockBeginEx(PackTaskBegin(domain_id, name_id), ts, &t->ring_task_word,
+                                   RingWriter(t, now));
         }
         return compact;
       },
@@ -196,9 +194,7 @@ ITTC_EXPORT void ITTAPI __itt_task_end_ex(const __itt_domain* domain,
   ExLikeOr(
       [](ThreadState* t, uint64_t now, uint32_t domain_id, uint64_t ts) {
         WriteDefaultClockEndEx(domain_id, ts, t->ring_task_word,
-                               [&](EventKind kind, auto... fields) {
-                                 return Emit(t, kind, now, fields...);
-                               });  // raw_record.h
+                               RingWriter(t, now));  // raw_record.h
         return true;
       },
       EventKind::kTaskEndEx, domain, clock_domain, timestamp);
@@ -308,9 +304,8 @@ ITTC_EXPORT void ITTAPI __itt_relation_add(const __itt_domain* domain, __itt_id 
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  WriteRelation(
-      DomainId(domain), ToRaw(head), static_cast<uint64_t>(relation), ToRaw(tail),
-      [&](EventKind kind, const auto&... fields) { Emit(call.thread(), kind, now, fields...); });
+  WriteRelation(DomainId(domain), ToRaw(head), static_cast<uint64_t>(relation), ToRaw(tail),
+                RingWriter(call.thread(), now));
 }
 
 ITTC_EXPORT void ITTAPI __itt_relation_add_to_current_ex(const __itt_domain* domain,

@@ -42,22 +42,21 @@ int MethodRecord(EventKind kind, const Method* m, const Tail&... tail) {
     CountInvalidCall(call.thread());
     return 0;
   }
+  const RawBytes name = StringField(m->method_name, -1),
+                 class_file = StringField(m->class_file_name, -1),
+                 source_file = StringField(m->source_file_name, -1),
+                 lines = LineTable(m->line_number_table, m->line_number_size);
   const auto address = reinterpret_cast<uint64_t>(m->method_load_address);
+  const uint64_t id = m->method_id, size = m->method_size;
   if constexpr (sizeof...(Tail) == 0) {
     if (kind == EventKind::kJitMethodLoad) {
       // Without files or lines, a smaller record (raw_record.h).
-      WriteJitMethodLoad(
-          m->method_id, StringField(m->method_name, -1), address, m->method_size,
-          StringField(m->class_file_name, -1), StringField(m->source_file_name, -1),
-          LineTable(m->line_number_table, m->line_number_size),
-          [&](EventKind k, const auto&... fields) { Emit(call.thread(), k, now, fields...); });
+      WriteJitMethodLoad(id, name, address, size, class_file, source_file, lines,
+                         RingWriter(call.thread(), now));
       return 1;
     }
   }
-  Emit(call.thread(), kind, now, uint64_t{m->method_id}, StringField(m->method_name, -1), address,
-       uint64_t{m->method_size}, StringField(m->class_file_name, -1),
-       StringField(m->source_file_name, -1), LineTable(m->line_number_table, m->line_number_size),
-       tail...);
+  Emit(call.thread(), kind, now, id, name, address, size, class_file, source_file, lines, tail...);
   return 1;
 }
 

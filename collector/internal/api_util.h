@@ -19,7 +19,18 @@
 namespace ittc::collector_internal {
 
 inline RawId ToRaw(const __itt_id& id) { return RawId{id.d1, id.d2, id.d3}; }
+
 inline RawId ToRawPtr(const __itt_id* id) { return id != nullptr ? ToRaw(*id) : RawId{0, 0, 0}; }
+
+// The `write(kind, fields...)` that raw_record.h's record choosers
+// (WriteTaskBegin, WriteRelation, ...) call: emits into t's ring at `now`
+// and says whether the record was kept. Always inline, as Emit: a call
+// with the fields by reference made the hot path spill them.
+inline auto RingWriter(ThreadState* t, uint64_t now) {
+  return [ t, now ](format::EventKind kind, const auto&... fields) __attribute__((always_inline)) {
+    return Emit(t, kind, now, fields...);
+  };
+}
 
 // Marker that ends a string cut to kMaxRawBytesField bytes.
 inline constexpr char kTruncatedMark[] = "...[truncated]";
