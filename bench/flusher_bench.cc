@@ -35,6 +35,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_env.h"
@@ -84,41 +85,51 @@ void Register(const char* name, const PacedRunConfig& config) {
       ->Unit(benchmark::kMillisecond);
 }
 
+// Ring records back to back as the hot path's Emit lays them, each at
+// `ticks` after the one at `prev`: the `write(kind, fields...)` of the ring
+// record choosers (raw_record.h), every record kept.
+struct RingBuilder {
+  std::vector<uint8_t> bytes;
+  uint64_t ticks = 1000000, prev = 0;
+  // The next record's time.
+  void Step(uint64_t by) {
+    prev = ticks;
+    ticks += by;
+  }
+  template <typename... Fields>
+  bool operator()(format::EventKind kind, const Fields&... fields) {
+    const size_t at = bytes.size();
+    const size_t size = collector_internal::RawRecordSize(ticks, prev, fields...);
+    bytes.resize(at + size);
+    collector_internal::WriteRawRecord(&bytes[at], size, kind, ticks, prev, fields...);
+    return true;
+  }
+};
+
 // Ring records of `events` task begin/end events (half each) as the hot path
 // lays them out: one domain, no ids, four names in turn, RDTSC-like time
 // steps. So each begin but the first carries its name in its header (its
 // name differs from the last, its domain does not) and each end repeats the
 // ring's task word's domain (raw_record.h).
 std::vector<uint8_t> TaskRecords(size_t events) {
-  std::vector<uint8_t> ring;
-  uint64_t ticks = 1000000, prev = 0;
+  RingBuilder write;
   uint32_t jitter = 12345;
   uint64_t task_word = collector_internal::kNoTaskWord;
-  auto write = [&](format::EventKind kind, auto... fields) {
-    const size_t at = ring.size();
-    const size_t size = collector_internal::RawRecordSize(ticks, prev, fields...);
-    ring.resize(at + size);
-    collector_internal::WriteRawRecord(&ring[at], size, kind, ticks, prev, fields...);
-  };
   for (size_t i = 0; i < events; ++i) {
     jitter = jitter * 1103515245u + 12345u;
-    prev = ticks;
-    ticks += 20 + (jitter >> 28);
+    write.Step(20 + (jitter >> 28));
     const uint32_t domain = 1;
     if ((i & 1) == 0) {
       // As __itt_task_begin writes a begin with null ids.
       const uint64_t word = collector_internal::PackTaskBegin(domain, 1 + ((i >> 1) & 3));
-      collector_internal::WriteTaskBegin(word, &task_word, [&](auto... fields) {
-        write(fields...);
-        return true;
-      });
+      collector_internal::WriteTaskBegin(word, &task_word, write);
     } else if (domain == collector_internal::TaskWordDomain(task_word)) {
       write(collector_internal::kRawTaskEndRepeat);
     } else {
       write(format::EventKind::kTaskEnd, uint64_t{domain});
     }
   }
-  return ring;
+  return std::move(write.bytes);
 }
 
 // Events per stage iteration: one chunk's worth at the flusher's target.
@@ -134,23 +145,14 @@ const std::vector<uint8_t>& StageRecords() {
 // (itt_tasks.cc, jit_api.cc): one record per event, RDTSC-like steps.
 std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
   using collector_internal::RawBytes;
-  std::vector<uint8_t> ring;
-  uint64_t ticks = 1000000, prev = 0;
-  auto write = [&](format::EventKind kind, auto... fields) {
-    const size_t at = ring.size();
-    const size_t size = collector_internal::RawRecordSize(ticks, prev, fields...);
-    ring.resize(at + size);
-    collector_internal::WriteRawRecord(&ring[at], size, kind, ticks, prev, fields...);
-    return true;  // kept
-  };
+  RingBuilder write;
   uint64_t task_word = collector_internal::kNoTaskWord;
   const uint64_t value = 42;
   static const char kMethod[] = "bench::JittedMethod";
   const uint32_t domain = 1, key = 3, name = 2;
   const uint64_t object = 0x7f0012345678;
   for (uint64_t i = 0; i < events; ++i) {
-    prev = ticks;
-    ticks += 20 + (static_cast<uint32_t>(i * 2654435761u) >> 28);
+    write.Step(20 + (static_cast<uint32_t>(i * 2654435761u) >> 28));
     if (group == "Metadata") {
       // __itt_metadata_add(domain, __itt_null, key, __itt_metadata_u64, 1, &value):
       // one value, the compact record
@@ -198,9 +200,9 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
       // default clock's records
       if ((i & 1) == 0) {
         collector_internal::WriteDefaultClockBeginEx(
-            collector_internal::PackTaskBegin(domain, name), ticks, &task_word, write);
+            collector_internal::PackTaskBegin(domain, name), write.ticks, &task_word, write);
       } else {
-        collector_internal::WriteDefaultClockEndEx(domain, ticks, task_word, write);
+        collector_internal::WriteDefaultClockEndEx(domain, write.ticks, task_word, write);
       }
     } else {
       // iJIT_NotifyEvent(METHOD_LOAD_FINISHED): a named method, no files,
@@ -210,7 +212,7 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
                                              write);
     }
   }
-  return ring;
+  return std::move(write.bytes);
 }
 
 // The groups HeavyRecords writes.
