@@ -433,16 +433,17 @@ constexpr DefinitionRefTable BuildDefinitionRefs() {
 
 constexpr DefinitionRefTable kDefinitionRefs = BuildDefinitionRefs();
 
-}  // namespace internal
-
-namespace {}  // namespace
-
-const KindSchema* FindSchema(EventKind kind) {
-  const auto k = static_cast<uint16_t>(kind);
-  if (k >= kIndexSize) return nullptr;
-  const int i = kIndex[k];
-  return i < 0 ? nullptr : &kSchemas[i];
+constexpr SchemaTable BuildSchemaTable() {
+  SchemaTable t{};
+  for (int k = 0; k < kFieldIndexKinds; ++k) {
+    t.of[k] = k < kIndexSize && kIndex[k] >= 0 ? &kSchemas[kIndex[k]] : nullptr;
+  }
+  return t;
 }
+constexpr SchemaTable kSchemaOf = BuildSchemaTable();
+static_assert(kIndexSize == kFieldIndexKinds, "every kind this version knows is in kSchemaOf");
+
+}  // namespace internal
 
 const KindSchema* AllSchemas(int* count) {
   *count = kSchemaCount;

@@ -343,8 +343,9 @@ struct KindSchema {
 };
 
 // The schema of `kind`, or nullptr if this version does not know it.
-// Cost: one array index. The pointer is valid forever.
-const KindSchema* FindSchema(EventKind kind);
+// Cost: one inline table load (defined below). The pointer is valid
+// forever.
+inline const KindSchema* FindSchema(EventKind kind);
 
 // Every known kind in ascending order (events first, then records).
 const KindSchema* AllSchemas(int* count);
@@ -363,6 +364,13 @@ struct FieldIndexTable {
   int8_t at[kFieldIndexKinds][kFieldCount];
 };
 extern const FieldIndexTable kFieldIndex;
+
+// kSchemaOf.of[kind]: FindSchema's answer for the kinds below
+// kFieldIndexKinds (every kind this version knows).
+struct SchemaTable {
+  const KindSchema* of[kFieldIndexKinds];
+};
+extern const SchemaTable kSchemaOf;
 
 // The member of FieldValue a field type uses, as stored in a slot.
 enum Storage : int8_t { kStoredInU = 0, kStoredInId = 1, kStoredInBytes = 2 };
@@ -418,6 +426,11 @@ struct DefinitionRefTable {
 };
 extern const DefinitionRefTable kDefinitionRefs;
 }  // namespace internal
+
+inline const KindSchema* FindSchema(EventKind kind) {
+  const auto k = static_cast<uint16_t>(kind);
+  return k < internal::kFieldIndexKinds ? internal::kSchemaOf.of[k] : nullptr;
+}
 
 const char* FieldTypeName(FieldType type);
 

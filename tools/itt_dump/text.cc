@@ -5,7 +5,6 @@
 #include <cstring>
 #include <map>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -93,9 +92,17 @@ class TextPrinter : public IntervalListener {
   }
   // " thread kind domain " after the time, cached by the thread, kind and
   // domain text (which the index keeps; a made-up "#id" domain is not
-  // cached).
-  using ColumnsKey = std::tuple<const ThreadRec*, EventKind, const char*, size_t>;
-  SmallCache<ColumnsKey, std::string> columns_;
+  // cached). The cache compares the key's parts as they are in registers:
+  // a key object built on the stack and compared as a whole was read back
+  // before its stores could be forwarded, a stall on every line.
+  struct ColumnsEntry {
+    const ThreadRec* thread = nullptr;  // null: empty
+    EventKind kind = EventKind::kInvalid;
+    const char* domain = nullptr;
+    size_t domain_size = 0;
+    std::string text;
+  };
+  std::array<ColumnsEntry, 64> columns_;
   std::string columns_buf_;
   std::string_view Columns(const ThreadRec& t, const format::KindSchema& s, const Subject& sub) {
     const auto make = [&](std::string* out) {
@@ -117,10 +124,20 @@ class TextPrinter : public IntervalListener {
       make(&columns_buf_);
       return columns_buf_;
     }
+    const size_t domain_size = sub.has_domain ? sub.domain.size() : 0;
     const size_t hash = reinterpret_cast<uintptr_t>(&t) / sizeof(ThreadRec) * 31 +
                         static_cast<uintptr_t>(s.kind) * 7 + reinterpret_cast<uintptr_t>(domain);
-    return columns_.Get(ColumnsKey(&t, s.kind, domain, sub.has_domain ? sub.domain.size() : 0),
-                        hash, make);
+    ColumnsEntry& c = columns_[hash % columns_.size()];
+    if (__builtin_expect(c.thread != &t || c.kind != s.kind || c.domain != domain ||
+                             c.domain_size != domain_size,
+                         0)) {
+      c.thread = &t;
+      c.kind = s.kind;
+      c.domain = domain;
+      c.domain_size = domain_size;
+      make(&c.text);
+    }
+    return c.text;
   }
   // The kind's name, measured once (a strlen per line showed in profiles).
   std::string_view KindName(const format::KindSchema& s) {
