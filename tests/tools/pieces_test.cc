@@ -2,7 +2,8 @@
 // traces of several threads whose tasks nest across chunk boundaries:
 // the pairing engine delivers the same intervals (with the same child
 // time), and `stats` prints the same bytes, with or without filters and
-// damage; a trace whose time goes back takes the serial pass.
+// damage; a trace whose time goes back takes the serial pass. And `text`
+// made by two passes at once (two_passes.h) against one.
 
 #include "tools/itt_dump/model/pieces.h"
 
@@ -24,6 +25,7 @@
 #include "tools/itt_dump/model/trace_set.h"
 #include "tools/itt_dump/output.h"
 #include "tools/itt_dump/stats.h"
+#include "tools/itt_dump/two_passes.h"
 #include "tools/itt_dump/verb.h"
 
 namespace ittc {
@@ -753,6 +755,55 @@ TEST(Pieces, UnreadableModulesOfTwoProcessesAreReportedInTheSerialOrder) {
   const std::vector<std::string> args = {"stats", "run"};
   const DumpResult one = SameOnEveryCoreAsOnOne(args, traces);
   EXPECT_LT(one.err.find("b.so"), one.err.find("a.so")) << one.err;
+}
+
+// `text` on two cores (two_passes.h): two passes read every event, each
+// formats every other batch of TwoPasses::kBatchEvents events, and the
+// output is byte for byte the one pass's: with filters, wall-clock times,
+// task_begin_fn names, damage and several files.
+void ExpectSameText(const std::string& bytes, const std::string& what) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"text", "trace.itt"},
+           {"text", "--wall", "trace.itt"},
+           {"text", "--name=t1[23]", "trace.itt"},
+           {"text", "--from=3000", "--to=60000", "--thread=w1", "trace.itt"}}) {
+    SameOnEveryCoreAsOnOne(args, bytes, what + " " + args[1]);
+  }
+}
+
+TEST(TwoPasses, TextPrintsWhatOnePassPrints) {
+  for (uint64_t seed = 600; seed < 606; ++seed) {
+    TraceOptions options;
+    options.threads = 1 + static_cast<int>(seed % 4);
+    // Batches enough for several turns each way, and a last one in part.
+    options.events_per_thread = 5 * TwoPasses::kBatchEvents / 2 + seed;
+    ExpectSameText(RandomTrace(seed, options), "seed " + std::to_string(seed));
+  }
+}
+
+TEST(TwoPasses, TextOfADamagedTracePrintsWhatOnePassPrints) {
+  for (uint64_t seed = 610; seed < 614; ++seed) {
+    TraceOptions options;
+    options.events_per_thread = 2 * TwoPasses::kBatchEvents;
+    std::string bytes = RandomTrace(seed, options);
+    std::mt19937_64 rng(seed);
+    for (int k = 0; k < 3; ++k) {
+      const size_t at = bytes.size() / 4 + rng() % (bytes.size() / 2);
+      bytes[at] = static_cast<char>(bytes[at] ^ (1 + rng() % 255));
+    }
+    ExpectSameText(bytes, "damaged seed " + std::to_string(seed));
+  }
+}
+
+TEST(TwoPasses, TextOfSeveralFilesPrintsWhatOnePassPrints) {
+  for (uint64_t seed = 620; seed < 623; ++seed) {
+    std::map<std::string, std::string> traces;
+    const std::vector<std::string> files = RandomSet(seed, 3, /*heap=*/seed % 2 == 1);
+    for (size_t i = 0; i < files.size(); ++i) {
+      traces["run/p" + std::to_string(i) + ".itt"] = files[i];
+    }
+    SameOnEveryCoreAsOnOne({"text", "run"}, traces, std::to_string(seed));
+  }
 }
 
 }  // namespace

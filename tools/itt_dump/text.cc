@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +15,7 @@
 #include "tools/itt_dump/model/symbols.h"
 #include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/model/values.h"
+#include "tools/itt_dump/two_passes.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -41,16 +43,30 @@ struct Subject {
 
 // Prints one line per event. End events are named after the interval
 // they close, which the model's pairing engine (intervals.h) reports.
+//
+// With a share (two_passes.h), it is one of two printers that read the
+// same events at once, and formats only the lines of its share's batches.
 class TextPrinter : public IntervalListener {
  public:
-  explicit TextPrinter(const VerbContext& ctx)
-      : ctx_(ctx), x_(*ctx.index), filter_(ctx.filter, x_), tracker_(x_, this) {
+  // `share` (may be null) must outlive the printer.
+  TextPrinter(const VerbContext& ctx, PassShare* share)
+      : ctx_(ctx),
+        x_(*ctx.index),
+        clock_(x_.clock),
+        share_(share),
+        filter_(ctx.filter, x_),
+        tracker_(x_, this) {
     tracker_.set_collect_args(false);
   }
 
   void Print(const Event& e, const ThreadRec& t);
-  // Hands the lines printed so far to the output.
+  // Hands the lines printed so far to the output (with a share: to its
+  // turn, PassShare::Finish).
   void Flush() {
+    if (share_ != nullptr) {
+      share_->Finish();
+      return;
+    }
     ctx_.out->Write(line_.view());
     line_.clear();
   }
@@ -66,15 +82,19 @@ class TextPrinter : public IntervalListener {
   void Describe(const Event& e, const format::KindSchema& s, const ThreadRec& t, Subject* sub);
   void AppendTime(TextBuffer* out, uint64_t ticks) const {
     if (ctx_.wall_clock) {
-      AppendUtc(out, x_.clock.RealtimeNs(ticks));
+      AppendUtc(out, clock_.RealtimeNs(ticks));
     } else {
-      AppendDecimal(out, x_.clock.SinceStartNs(ticks));
+      AppendDecimal(out, clock_.SinceStartNs(ticks));
     }
   }
   void AppendField(TextBuffer* out, const Event& e, const format::KindSchema& s, int i);
 
   const VerbContext& ctx_;
   const TraceIndex& x_;
+  // The index's clock, copied: its conversion cache is this printer's
+  // (another may print on another thread).
+  const Clock clock_;
+  PassShare* const share_;
   // Describe's cache of x_.Domain().
   SmallCache<uint64_t, std::string_view, 16> domains_;
   // x_.String(id) and the same as the name column shows it (AppendQuoted).
@@ -411,12 +431,14 @@ void TextPrinter::AppendField(TextBuffer* out, const Event& e, const format::Kin
 }
 
 void TextPrinter::Print(const Event& e, const ThreadRec& t) {
+  const bool formats = share_ == nullptr || share_->NextEvent();
   const format::KindSchema* s = format::FindSchema(e.kind);
   if (s == nullptr) return;
   closed_ = false;
   tracker_.OnEvent(e, t);
   SyncChange sync;
   if (IsSyncKind(e.kind)) sync_.OnEvent(e, t, &sync);
+  if (!formats) return;  // the other printer's line
   Subject sub;
   Describe(e, *s, t, &sub);
 
@@ -430,16 +452,17 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
     }
   }
 
-  AppendTime(&line_, e.time);
-  line_.append(Columns(t, *s, sub));
+  TextBuffer& line = share_ != nullptr ? share_->text() : line_;
+  AppendTime(&line, e.time);
+  line.append(Columns(t, *s, sub));
   if (sub.has_name) {
     if (sub.quoted_name != nullptr) {
-      line_.append(*sub.quoted_name);
+      line.append(*sub.quoted_name);
     } else {
-      AppendQuoted(&line_, sub.name);
+      AppendQuoted(&line, sub.name);
     }
   } else {
-    line_.push_back('-');
+    line.push_back('-');
   }
   const Event* shown = &e;
   if (t.process != 0) {
@@ -452,22 +475,69 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
     if (i == sub.domain_field || i == sub.name_field) continue;
     const format::FieldSpec& spec = s->fields[i];
     if (spec.type == FieldType::kId && shown->fields[i].id == format::Id{}) {
-      AppendShort(&line_, null_id_text_[static_cast<size_t>(spec.field)]);  // most ids
+      AppendShort(&line, null_id_text_[static_cast<size_t>(spec.field)]);  // most ids
       continue;
     }
-    AppendField(&line_, *shown, *s, i);
+    AppendField(&line, *shown, *s, i);
   }
-  line_.push_back('\n');
-  if (line_.size() >= TextBuffer::kWriteBatch) Flush();
+  line.push_back('\n');
+  if (share_ == nullptr && line.size() >= TextBuffer::kWriteBatch) Flush();
+}
+
+}  // namespace
+
+namespace {
+
+// The pass made twice at once (two_passes.h), each printer on its own
+// thread formatting every other batch.
+absl::StatusOr<PassSummary> PrintOnTwoCores(const VerbContext& ctx) {
+  TraceSetMerger merger(*ctx.set, ctx.merge);
+  if (absl::Status opened = OpenPass(ctx, &merger); !opened.ok()) return opened;
+  // The second pass shows no progress; its files opened as the first's
+  // did (or the two disagree below).
+  MergeOptions quiet = ctx.merge;
+  quiet.progress = nullptr;
+  TraceSetMerger second_merger(*ctx.set, quiet);
+  // The two printers name task_begin_fn functions through the index's
+  // one symbolizer (made here, before they run; it locks).
+  PrepareFunctionNames(*ctx.index);
+  TwoPasses passes(ctx.out);
+  PassShare first_share(&passes, 0);
+  PassShare second_share(&passes, 1);
+  TextPrinter first(ctx, &first_share);
+  TextPrinter second(ctx, &second_share);
+  const auto keep_going = [&passes] { return !passes.stopped(); };
+  PassSummary second_pass;
+  std::thread second_thread([&] {
+    second_pass = RunPass(
+        &second_merger, [&](const Event& e, const ThreadRec& t) { second.Print(e, t); },
+        keep_going);
+    second.Flush();
+  });
+  PassSummary pass = RunPass(
+      &merger, [&](const Event& e, const ThreadRec& t) { first.Print(e, t); }, keep_going);
+  first.Flush();
+  second_thread.join();
+  if (passes.mismatch() || (!passes.stopped() && second_pass.events != pass.events)) {
+    return absl::DataLossError(
+        absl::StrCat("the trace read differently on its second reading (", pass.events, " and ",
+                     second_pass.events,
+                     " events; did a file change while it was read?): the text is incomplete"));
+  }
+  return pass;
 }
 
 }  // namespace
 
 absl::Status RunText(const VerbContext& ctx) {
-  TextPrinter printer(ctx);
-  absl::StatusOr<PassSummary> pass =
-      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { printer.Print(e, t); });
-  printer.Flush();
+  absl::StatusOr<PassSummary> pass;
+  if (ctx.parallel && format::OnlineCpus() > 1) {
+    pass = PrintOnTwoCores(ctx);
+  } else {
+    TextPrinter printer(ctx, nullptr);
+    pass = ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { printer.Print(e, t); });
+    printer.Flush();
+  }
   if (!pass.ok()) return pass.status();
   ctx.out->Flush();
   if (ctx.out->good()) WarnMerge(ctx, *pass);

@@ -52,6 +52,14 @@ void WarnAlignment(const VerbContext& ctx) {
                     " ns against their monotonic clocks; the hosts' clock offset adds to that"));
 }
 
+absl::Status OpenPass(const VerbContext& ctx, TraceSetMerger* merger) {
+  for (const auto& [file, status] : merger->open_errors()) {
+    if (ctx.set->files().size() == 1) return status;
+    WarnFile(ctx, file, std::string(status.message()));
+  }
+  return absl::OkStatus();
+}
+
 void WarnMerge(const VerbContext& ctx, const PassSummary& pass) {
   if (pass.late_events != 0) {
     Warn(ctx, absl::StrCat(pass.late_events,

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -62,30 +63,37 @@ struct PassSummary {
   bool on_every_core = false;  // the pass ran on every core (pieces.h)
 };
 
-// The pass every verb but info and verify makes: reopens the traces, merges
-// every thread's events of every file in time order (TraceSetMerger) and
-// hands each to consume(const format::Event&, const ThreadRec&). Stops
-// early once ctx.out is broken or failed (a closed pipe), looking every
-// 1024 events. A file that cannot be reopened is reported and left out;
-// fails only if none can.
-template <typename Consume>
-absl::StatusOr<PassSummary> ForEachEvent(const VerbContext& ctx, Consume&& consume) {
-  TraceSetMerger merger(*ctx.set, ctx.merge);
-  for (const auto& [file, status] : merger.open_errors()) {
-    if (ctx.set->files().size() == 1) return status;
-    WarnFile(ctx, file, std::string(status.message()));
-  }
+// The merger of the pass every verb but info and verify makes: reopens the
+// traces to merge every thread's events of every file in time order. A
+// file that cannot be reopened is reported and left out; fails only if
+// none can.
+absl::Status OpenPass(const VerbContext& ctx, TraceSetMerger* merger);
+
+// Hands each event of `merger` to consume(const format::Event&, const
+// ThreadRec&). Stops early once keep_going() is false, asking every 1024
+// events.
+template <typename Consume, typename KeepGoing>
+PassSummary RunPass(TraceSetMerger* merger, Consume&& consume, KeepGoing&& keep_going) {
   PassSummary pass;
   const format::Event* e;
   const ThreadRec* t;
-  while (merger.Next(&e, &t)) {
+  while (merger->Next(&e, &t)) {
     consume(*e, *t);
     if (e->time > pass.last_ticks) pass.last_ticks = e->time;
-    if ((++pass.events & 1023) == 0 && !ctx.out->good()) break;
+    if ((++pass.events & 1023) == 0 && !keep_going()) break;
   }
-  pass.late_events = merger.late_events();
-  pass.forced_emits = merger.forced_emits();
+  pass.late_events = merger->late_events();
+  pass.forced_emits = merger->forced_emits();
   return pass;
+}
+
+// The two at once: stops early once ctx.out is broken or failed (a closed
+// pipe).
+template <typename Consume>
+absl::StatusOr<PassSummary> ForEachEvent(const VerbContext& ctx, Consume&& consume) {
+  TraceSetMerger merger(*ctx.set, ctx.merge);
+  if (absl::Status opened = OpenPass(ctx, &merger); !opened.ok()) return opened;
+  return RunPass(&merger, std::forward<Consume>(consume), [&ctx] { return ctx.out->good(); });
 }
 
 // Reports merge anomalies (late events) after a pass.

@@ -189,6 +189,7 @@ Symbolizer::Symbolizer(const std::vector<ModuleRec>* modules, SymbolWarningSink 
 Symbolizer::~Symbolizer() = default;
 
 std::string Symbolizer::Name(uint32_t process, uint64_t fn, uint64_t ticks) {
+  std::lock_guard<std::mutex> lock(mu_);
   for (const Candidate& c : CandidatesFor(process, fn)) {
     if ((*modules_)[c.module].unmapped_ticks > ticks) return c.name;
   }
@@ -230,15 +231,18 @@ const FileSymbols& Symbolizer::SymbolsOf(const ModuleRec& m) {
   return *file;
 }
 
+void PrepareFunctionNames(const TraceIndex& index) {
+  if (index.symbolizer != nullptr) return;
+  const std::string trace = index.name;
+  SetSymbolWarnings(index, [trace](std::string_view message) {
+    std::fprintf(stderr, "itt-dump: %s: %.*s\n", trace.c_str(), static_cast<int>(message.size()),
+                 message.data());
+  });
+}
+
 std::string FunctionName(const TraceIndex& index, const ThreadRec* thread, uint64_t fn,
                          uint64_t ticks) {
-  if (index.symbolizer == nullptr) {
-    const std::string trace = index.name;
-    SetSymbolWarnings(index, [trace](std::string_view message) {
-      std::fprintf(stderr, "itt-dump: %s: %.*s\n", trace.c_str(), static_cast<int>(message.size()),
-                   message.data());
-    });
-  }
+  PrepareFunctionNames(index);
   // A merged index (trace_set.h) holds every file's modules, by process.
   const uint32_t process = thread != nullptr ? thread->process : 0;
   return index.symbolizer->Name(process, fn, ticks);

@@ -17,8 +17,9 @@
 // once. A file that cannot be used is reported once, through the warning
 // sink.
 //
-// Thread safety: none; one Symbolizer per thread (FunctionName uses the
-// index's, so calls on one index must come from one thread at a time).
+// Thread safety: a Symbolizer's Name() may be called from several threads
+// (it locks); FunctionName on one index from several threads once
+// PrepareFunctionNames made the index's symbolizer.
 
 #ifndef TOOLS_ITT_DUMP_MODEL_SYMBOLS_H_
 #define TOOLS_ITT_DUMP_MODEL_SYMBOLS_H_
@@ -27,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -44,6 +46,10 @@ namespace itt_dump {
 // `thread` may be null (process 0).
 std::string FunctionName(const TraceIndex& index, const ThreadRec* thread, uint64_t fn,
                          uint64_t ticks);
+
+// Makes the index's Symbolizer now if FunctionName has not yet: before
+// threads call FunctionName at once.
+void PrepareFunctionNames(const TraceIndex& index);
 
 using SymbolWarningSink = std::function<void(std::string_view message)>;
 
@@ -66,7 +72,10 @@ class Symbolizer {
   std::string Name(uint32_t process, uint64_t fn, uint64_t ticks);
 
   // Files read so far (for tests: each file is read once).
-  size_t files_read() const { return files_read_; }
+  size_t files_read() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return files_read_;
+  }
 
   struct FileSymbols;  // symbols.cc
 
@@ -81,6 +90,9 @@ class Symbolizer {
   const FileSymbols& SymbolsOf(const ModuleRec& m);
 
   const std::vector<ModuleRec>* modules_;
+  // Held by Name() and files_read(): guards everything below, and the
+  // warnings (one thread warns at a time).
+  mutable std::mutex mu_;
   SymbolWarningSink warn_;
   // By (path, build id): a path rebuilt during the trace is two files.
   std::map<std::pair<std::string, std::string>, std::unique_ptr<FileSymbols>> files_;
