@@ -337,8 +337,10 @@ class RefCollector {
 
 // Decodes `chunk` (an events chunk) into *s: every event when `all`,
 // else the first only; with `check`, the checks too. Calls on_event for
-// each event decoded.
-template <typename OnEvent>
+// each event decoded, unless kWithoutEvents: then task begins with null
+// ids and task ends, most of a trace, are read without an Event
+// (EventStreamDecoder::NextSimpleTask).
+template <bool kWithoutEvents = false, typename OnEvent>
 void Summarize(const format::Chunk& chunk, bool all, bool check, EventsSummary* s,
                OnEvent&& on_event) {
   format::EventStreamDecoder dec;
@@ -360,19 +362,31 @@ void Summarize(const format::Chunk& chunk, bool all, bool check, EventsSummary* 
   const auto add_ref = [&](format::FieldRole role, uint64_t id) { refs.Add(role, id); };
   if (check) format::ForEachDefinitionRef(e, add_ref);
   uint64_t offset = dec.offset();
-  while (dec.Next(&e)) {
-    on_event(e);
+  const auto add_event = [&](uint64_t time) {
     ++s->count;
-    s->lo = std::min(s->lo, e.time);
-    s->hi = std::max(s->hi, e.time);
-    if (check) {
-      format::ForEachDefinitionRef(e, add_ref);
-      if (e.time < s->last && s->backs_total++ < EventChecks::kMaxKept) {
-        s->backs.emplace_back(offset, s->last - e.time);
-      }
+    s->lo = std::min(s->lo, time);
+    s->hi = std::max(s->hi, time);
+    if (check && time < s->last && s->backs_total++ < EventChecks::kMaxKept) {
+      s->backs.emplace_back(offset, s->last - time);
     }
-    s->last = e.time;
+    s->last = time;
     offset = dec.offset();
+  };
+  format::EventStreamDecoder::SimpleTask task;
+  for (;;) {
+    if (kWithoutEvents && dec.NextSimpleTask(&task)) {
+      if (check) {
+        // Their references as ForEachDefinitionRef gives them, in order.
+        if (task.domain != 0) add_ref(format::FieldRole::kDomainRef, task.domain);
+        if (task.begin && task.name != 0) add_ref(format::FieldRole::kStringRef, task.name);
+      }
+      add_event(task.time);
+      continue;
+    }
+    if (!dec.Next(&e)) break;
+    on_event(e);
+    if (check) format::ForEachDefinitionRef(e, add_ref);
+    add_event(e.time);
   }
   if (check) s->refs.Compact();
   s->unknown = dec.unknown_skipped();
@@ -390,7 +404,7 @@ class EventsChunkDecoder final : public format::ChunkDecoder {
     auto* s = static_cast<EventsSummary*>(out);
     s->Clear();
     if (chunk.type == format::ChunkType::kEvents) {
-      Summarize(chunk, /*all=*/true, check_, s, [](const Event&) {});
+      Summarize</*kWithoutEvents=*/true>(chunk, /*all=*/true, check_, s, [](const Event&) {});
     }
   }
 
