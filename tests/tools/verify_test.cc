@@ -90,6 +90,29 @@ TEST(VerifyWarnings, PrintsTwentyThenCounts) {
   EXPECT_NE(r.out.find(", 46 warnings)"), std::string::npos) << r.out;
 }
 
+// The index pass reads task begins and ends without an Event
+// (EventStreamDecoder::NextSimpleTask): an end's domain is a reference
+// too, and so is a begin's domain when only it is undefined.
+TEST(VerifyWarnings, UndefinedDomainOfATaskEndOrBeginIsFound) {
+  for (const bool in_end : {true, false}) {
+    TraceBuilder b;
+    b.String(1, "work").Domain(1, "app").Thread(0, 10, "a");
+    std::vector<Event> events;
+    for (uint64_t i = 0; i < 40; ++i) {
+      const uint64_t domain = i == 17 ? 7 : 1;  // 7 is not defined
+      events.push_back(Ev(EventKind::kTaskBegin, 1000 + 10 * i,
+                          {{F::kDomain, U(in_end ? 1 : domain)}, {F::kName, U(1)}}));
+      events.push_back(
+          Ev(EventKind::kTaskEnd, 1005 + 10 * i, {{F::kDomain, U(in_end ? domain : 1)}}));
+    }
+    b.Events(0, events);
+    const TraceSet set = OpenChecked(b.bytes());
+    EXPECT_TRUE(set.files()[0].index->checks.undefined_refs) << in_end;
+    const TraceSet defined = OpenChecked(TraceWithTimeBacks(2, 0, false));
+    EXPECT_FALSE(defined.files()[0].index->checks.undefined_refs);
+  }
+}
+
 TEST(VerifyWarnings, UndefinedReferenceIsPlacedAtItsEvent) {
   const std::string bytes = TraceWithTimeBacks(/*chunks=*/2, /*backs_per_chunk=*/0, true);
   const TraceSet set = OpenChecked(bytes);
