@@ -795,6 +795,20 @@ TEST(TwoPasses, TextOfADamagedTracePrintsWhatOnePassPrints) {
   }
 }
 
+// Files of two hosts are placed by wall clock, through clocks the set
+// shares: text takes one pass (two would race on their caches).
+TEST(TwoPasses, TextOfFilesOfSeveralHostsPrintsWhatOnePassPrints) {
+  TraceOptions a;
+  TraceOptions b;
+  b.host = "otherhost";
+  b.pid = 4343;
+  a.events_per_thread = b.events_per_thread = 3 * TwoPasses::kBatchEvents;
+  const std::map<std::string, std::string> traces = {{"run/a.itt", RandomTrace(630, a)},
+                                                     {"run/b.itt", RandomTrace(631, b)}};
+  const DumpResult one = SameOnEveryCoreAsOnOne({"text", "run"}, traces);
+  EXPECT_EQ(one.status, 0);
+}
+
 TEST(TwoPasses, TextOfSeveralFilesPrintsWhatOnePassPrints) {
   for (uint64_t seed = 620; seed < 623; ++seed) {
     std::map<std::string, std::string> traces;

@@ -26,11 +26,12 @@ namespace testing {
 namespace {
 
 // Pass `share` of `events` events, each formatted as its number and a
-// newline; `slow` passes yield between events (the other runs ahead).
-void RunShare(TwoPasses* passes, int share, uint64_t events, bool slow) {
+// newline, each with `bytes` bytes of byte fields; `slow` passes yield
+// between events (the other runs ahead).
+void RunShare(TwoPasses* passes, int share, uint64_t events, bool slow, uint64_t bytes) {
   PassShare s(passes, share);
   for (uint64_t i = 0; i < events && !passes->stopped(); ++i) {
-    if (s.NextEvent()) s.text().append(absl::StrCat(i, "\n"));
+    if (s.NextEvent(bytes)) s.text().append(absl::StrCat(i, "\n"));
     if (slow && i % 64 == 0) std::this_thread::yield();
   }
   s.Finish();
@@ -48,8 +49,8 @@ TEST(TwoPasses, BatchesReachTheOutputInTheirOrder) {
     std::string text;
     std::unique_ptr<Output> out = StringOutput(&text);
     TwoPasses passes(out.get());
-    std::thread second(RunShare, &passes, 1, events, slow == 1);
-    RunShare(&passes, 0, events, slow == 0);
+    std::thread second(RunShare, &passes, 1, events, slow == 1, uint64_t{0});
+    RunShare(&passes, 0, events, slow == 0, 0);
     second.join();
     out->Flush();
     EXPECT_FALSE(passes.mismatch());
@@ -58,14 +59,30 @@ TEST(TwoPasses, BatchesReachTheOutputInTheirOrder) {
   }
 }
 
+// Events with large byte fields end their batch early (three to a batch
+// here): the batches still go out in order.
+TEST(TwoPasses, BatchesOfLargeEventsReachTheOutputInTheirOrder) {
+  const uint64_t events = 1000;
+  std::string text;
+  std::unique_ptr<Output> out = StringOutput(&text);
+  TwoPasses passes(out.get());
+  const uint64_t bytes = TwoPasses::kBatchBytes / 3 + 1;
+  std::thread second(RunShare, &passes, 1, events, false, bytes);
+  RunShare(&passes, 0, events, false, bytes);
+  second.join();
+  out->Flush();
+  EXPECT_FALSE(passes.mismatch());
+  EXPECT_EQ(text, Numbers(events));
+}
+
 // The second pass ends after 3 batches (its file changed, say): the first
 // waits for batch 3, which will not come.
 TEST(TwoPasses, APassThatSeesFewerEventsStopsBothAndSaysSo) {
   std::string text;
   std::unique_ptr<Output> out = StringOutput(&text);
   TwoPasses passes(out.get());
-  std::thread second(RunShare, &passes, 1, 3 * TwoPasses::kBatchEvents, false);
-  RunShare(&passes, 0, 10 * TwoPasses::kBatchEvents, false);
+  std::thread second(RunShare, &passes, 1, 3 * TwoPasses::kBatchEvents, false, uint64_t{0});
+  RunShare(&passes, 0, 10 * TwoPasses::kBatchEvents, false, 0);
   second.join();
   out->Flush();
   EXPECT_TRUE(passes.mismatch());
@@ -82,8 +99,8 @@ TEST(TwoPasses, ABrokenOutputStopsBoth) {
   TwoPasses passes(out.get());
   // Enough text to pass the output's buffer: a write reaches the pipe.
   const uint64_t events = 64 * TwoPasses::kBatchEvents;
-  std::thread second(RunShare, &passes, 1, events, false);
-  RunShare(&passes, 0, events, false);
+  std::thread second(RunShare, &passes, 1, events, false, uint64_t{0});
+  RunShare(&passes, 0, events, false, 0);
   second.join();
   EXPECT_TRUE(out->broken());
   EXPECT_TRUE(passes.stopped());

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -431,8 +432,19 @@ void TextPrinter::AppendField(TextBuffer* out, const Event& e, const format::Kin
 }
 
 void TextPrinter::Print(const Event& e, const ThreadRec& t) {
-  const bool formats = share_ == nullptr || share_->NextEvent();
   const format::KindSchema* s = format::FindSchema(e.kind);
+  bool formats = true;
+  if (share_ != nullptr) {
+    // A batch also ends at so many bytes of byte fields (both printers
+    // count the same), which bounds its text.
+    size_t bytes = 0;
+    if (s != nullptr && s->bytes_field_count != 0) {
+      for (int i = 0; i < s->field_count; ++i) {
+        if (s->fields[i].type == FieldType::kBytes) bytes += e.fields[i].bytes.size();
+      }
+    }
+    formats = share_->NextEvent(bytes);
+  }
   if (s == nullptr) return;
   closed_ = false;
   tracker_.OnEvent(e, t);
@@ -488,16 +500,49 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
 
 namespace {
 
-// The pass made twice at once (two_passes.h), each printer on its own
-// thread formatting every other batch.
-absl::StatusOr<PassSummary> PrintOnTwoCores(const VerbContext& ctx) {
+// The pass on one core: one printer over `merger`.
+PassSummary PrintOnOneCore(const VerbContext& ctx, TraceSetMerger* merger) {
+  TextPrinter printer(ctx, nullptr);
+  const PassSummary pass = RunPass(
+      merger, [&](const Event& e, const ThreadRec& t) { printer.Print(e, t); },
+      [&ctx] { return ctx.out->good(); });
+  printer.Flush();
+  return pass;
+}
+
+// Whether two passes would read the same events as one: files on one
+// time axis (placing files by wall clock converts times through clocks the
+// set shares, which keep a cache), each file as long as the index pass
+// read it (a trace still being written would grow between the passes).
+bool SameEventsTwice(const TraceSet& set) {
+  if (set.alignment() == TimeAlignment::kWallClock) return false;
+  for (const TraceFile& f : set.files()) {
+    if (f.source.Size() != f.index->file_bytes) return false;
+  }
+  return true;
+}
+
+// Which files a merger could not open.
+std::vector<size_t> Unopened(const TraceSetMerger& merger) {
+  std::vector<size_t> files;
+  for (const auto& [file, status] : merger.open_errors()) files.push_back(file);
+  return files;
+}
+
+// The pass, made twice at once (two_passes.h) when there are two cores:
+// each printer on its own thread, formatting every other batch.
+absl::StatusOr<PassSummary> PrintPass(const VerbContext& ctx) {
   TraceSetMerger merger(*ctx.set, ctx.merge);
   if (absl::Status opened = OpenPass(ctx, &merger); !opened.ok()) return opened;
-  // The second pass shows no progress; its files opened as the first's
-  // did (or the two disagree below).
-  MergeOptions quiet = ctx.merge;
+  if (!ctx.parallel || format::OnlineCpus() < 2 || !SameEventsTwice(*ctx.set)) {
+    return PrintOnOneCore(ctx, &merger);
+  }
+  MergeOptions quiet = ctx.merge;  // the second pass shows no progress
   quiet.progress = nullptr;
   TraceSetMerger second_merger(*ctx.set, quiet);
+  // Its files must open as the first's did (not past a limit of open
+  // files, say); nothing has been read yet.
+  if (Unopened(second_merger) != Unopened(merger)) return PrintOnOneCore(ctx, &merger);
   // The two printers name task_begin_fn functions through the index's
   // one symbolizer (made here, before they run; it locks).
   PrepareFunctionNames(*ctx.index);
@@ -508,21 +553,27 @@ absl::StatusOr<PassSummary> PrintOnTwoCores(const VerbContext& ctx) {
   TextPrinter second(ctx, &second_share);
   const auto keep_going = [&passes] { return !passes.stopped(); };
   PassSummary second_pass;
-  std::thread second_thread([&] {
-    second_pass = RunPass(
-        &second_merger, [&](const Event& e, const ThreadRec& t) { second.Print(e, t); },
-        keep_going);
-    second.Flush();
-  });
+  std::thread second_thread;
+  try {
+    second_thread = std::thread([&] {
+      second_pass = RunPass(
+          &second_merger, [&](const Event& e, const ThreadRec& t) { second.Print(e, t); },
+          keep_going);
+      second.Flush();
+    });
+  } catch (const std::system_error&) {
+    return PrintOnOneCore(ctx, &merger);  // no thread to be had
+  }
   PassSummary pass = RunPass(
       &merger, [&](const Event& e, const ThreadRec& t) { first.Print(e, t); }, keep_going);
   first.Flush();
   second_thread.join();
   if (passes.mismatch() || (!passes.stopped() && second_pass.events != pass.events)) {
-    return absl::DataLossError(
-        absl::StrCat("the trace read differently on its second reading (", pass.events, " and ",
-                     second_pass.events,
-                     " events; did a file change while it was read?): the text is incomplete"));
+    return absl::DataLossError(absl::StrCat(
+        "the two readings of the trace disagree (",
+        passes.mismatch() ? "one ended early"
+                          : absl::StrCat(pass.events, " and ", second_pass.events, " events"),
+        "; did a file change while it was read?): the text is inconsistent"));
   }
   return pass;
 }
@@ -530,14 +581,7 @@ absl::StatusOr<PassSummary> PrintOnTwoCores(const VerbContext& ctx) {
 }  // namespace
 
 absl::Status RunText(const VerbContext& ctx) {
-  absl::StatusOr<PassSummary> pass;
-  if (ctx.parallel && format::OnlineCpus() > 1) {
-    pass = PrintOnTwoCores(ctx);
-  } else {
-    TextPrinter printer(ctx, nullptr);
-    pass = ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { printer.Print(e, t); });
-    printer.Flush();
-  }
+  absl::StatusOr<PassSummary> pass = PrintPass(ctx);
   if (!pass.ok()) return pass.status();
   ctx.out->Flush();
   if (ctx.out->good()) WarnMerge(ctx, *pass);

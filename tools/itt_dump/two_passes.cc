@@ -50,6 +50,7 @@ void PassShare::EndBatch() {
   }
   ++batch_;
   in_batch_ = 0;
+  batch_bytes_ = 0;
 }
 
 void PassShare::WriteAhead(size_t keep) {

@@ -40,8 +40,12 @@ namespace itt_dump {
 class TwoPasses {
  public:
   // Events per batch: a batch's text (some 100 KiB for `text`) stays in
-  // the second-level cache of the core that formats it.
+  // the second-level cache of the core that formats it. A batch also ends
+  // once its events' byte fields (names, metadata strings, line tables)
+  // reach kBatchBytes, so that the text of the batches kept ahead of
+  // their turn stays bounded (a byte prints as at most 4 characters).
   static constexpr uint64_t kBatchEvents = 2048;
+  static constexpr uint64_t kBatchBytes = 256 << 10;
 
   // `out` must outlive this.
   explicit TwoPasses(Output* out) : out_(out) {}
@@ -79,11 +83,15 @@ class PassShare {
  public:
   PassShare(TwoPasses* passes, int share) : passes_(passes), share_(share) {}
 
-  // Called for every event of the pass, in order, before anything else is
-  // done with it: whether this pass formats it.
-  bool NextEvent() {
-    if (in_batch_ == TwoPasses::kBatchEvents) EndBatch();
+  // Called for every event of the pass, in order, with the size of its
+  // byte fields, before anything else is done with it: whether this pass
+  // formats it. Both passes must give the same sizes.
+  bool NextEvent(uint64_t bytes) {
+    if (in_batch_ == TwoPasses::kBatchEvents || batch_bytes_ >= TwoPasses::kBatchBytes) {
+      EndBatch();
+    }
     ++in_batch_;
+    batch_bytes_ += bytes;
     return batch_ % 2 == static_cast<uint64_t>(share_);
   }
   // Where this pass formats its current batch.
@@ -107,8 +115,9 @@ class PassShare {
 
   TwoPasses* const passes_;
   const int share_;
-  uint64_t batch_ = 0;     // the current batch
-  uint64_t in_batch_ = 0;  // events of it so far
+  uint64_t batch_ = 0;        // the current batch
+  uint64_t in_batch_ = 0;     // events of it so far
+  uint64_t batch_bytes_ = 0;  // and their byte fields' bytes
   std::unique_ptr<TextBuffer> text_ = std::make_unique<TextBuffer>();
   std::deque<Ahead> ahead_;
   std::vector<std::unique_ptr<TextBuffer>> spare_;
