@@ -110,6 +110,20 @@ TEST(Cli, MergeBoundExceededIsReportedAndDefaultBoundKeepsOrder) {
   EXPECT_EQ(std::count(normal.out.begin(), normal.out.end(), '\n'), 8 * 40000 + 1);
 }
 
+// --serial makes the verbs that read on every core (stats in pieces, text
+// in two passes) read on one: the same output.
+TEST(Cli, SerialPrintsWhatEveryCorePrints) {
+  const std::string trace = FrameTrace(4, 3000);
+  for (const std::string verb : {"text", "stats"}) {
+    DumpResult every = RunDump({verb, "trace.itt"}, trace);
+    DumpResult serial = RunDump({verb, "--serial", "trace.itt"}, trace);
+    EXPECT_EQ(serial.status, 0) << verb;
+    EXPECT_EQ(serial.out, every.out) << verb;
+    EXPECT_EQ(serial.err, every.err) << verb;
+    EXPECT_GT(serial.out.size(), 500u) << verb;
+  }
+}
+
 std::string BinaryPath() {
   const char* dir = std::getenv("TEST_SRCDIR");
   return std::string(dir != nullptr ? dir : ".") + "/ittcollector/tools/itt-dump";

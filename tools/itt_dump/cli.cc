@@ -65,6 +65,8 @@ constexpr char kFilterHelp[] =
     "  --to=NS           keep items at or before NS ns since the start\n"
     "  (globs: '*' any run, '?' one character)\n"
     "  --lookahead-mb=N  memory bound of the time-order merge (default 256)\n"
+    "  --serial          merge and print on one thread: less CPU, more time\n"
+    "                    (stats, diff and text otherwise use two cores or more)\n"
     "  --no-progress     never show the progress line\n";
 
 constexpr char kTextHelp[] =
@@ -195,6 +197,7 @@ struct Args {
   bool wall = false;
   bool help = false;
   bool no_progress = false;
+  bool serial = false;
   PerfettoCompression compression = PerfettoOptions().compression;
   size_t lookahead = MergeOptions().max_buffered_bytes;
 };
@@ -273,6 +276,10 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
     }
     if (s == "--no-progress") {
       a->no_progress = true;
+      continue;
+    }
+    if (s == "--serial") {
+      a->serial = true;
       continue;
     }
     if (auto v = value("--lookahead-mb")) {
@@ -468,7 +475,7 @@ void BindContext(const Args& a, const Env& env, const TraceSet& set, Progress* p
   ctx->merge.max_buffered_bytes = a.lookahead;
   ctx->merge.progress = progress;
   ctx->wall_clock = a.wall;
-  ctx->parallel = env.parallel;
+  ctx->parallel = env.parallel && !a.serial;
   if (ctx->index != nullptr) {
     SetSymbolWarnings(*ctx->index, [ctx](std::string_view m) { Warn(*ctx, m); });
   }
