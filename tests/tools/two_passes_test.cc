@@ -59,6 +59,24 @@ TEST(TwoPasses, BatchesReachTheOutputInTheirOrder) {
   }
 }
 
+// No events, one, and counts at and just past batch boundaries: the last
+// batch (in part or whole) goes out, and nothing waits for a batch that
+// does not exist.
+TEST(TwoPasses, CountsAtBatchBoundariesGoOutWhole) {
+  const uint64_t n = TwoPasses::kBatchEvents;
+  for (const uint64_t events : {uint64_t{0}, uint64_t{1}, n - 1, n, n + 1, 2 * n, 3 * n + 1}) {
+    std::string text;
+    std::unique_ptr<Output> out = StringOutput(&text);
+    TwoPasses passes(out.get());
+    std::thread second(RunShare, &passes, 1, events, false, uint64_t{0});
+    RunShare(&passes, 0, events, false, 0);
+    second.join();
+    out->Flush();
+    EXPECT_FALSE(passes.mismatch()) << events;
+    EXPECT_EQ(text, Numbers(events)) << events;
+  }
+}
+
 // Events with large byte fields end their batch early (three to a batch
 // here): the batches still go out in order.
 TEST(TwoPasses, BatchesOfLargeEventsReachTheOutputInTheirOrder) {
