@@ -211,13 +211,8 @@ void EventStreamEncoder::Prepare(size_t payload_bytes) {
 }
 
 void EventStreamEncoder::Append(const Event& event) {
-  const KindSchema* s = FindSchema(event.kind);
-  size_t bytes = 0;
-  for (int i = 0; s->bytes_field_count != 0 && i < s->field_count; ++i) {
-    if (s->fields[i].type == FieldType::kBytes) bytes += event.fields[i].bytes.size();
-  }
   internal::EventFieldSource source(event);
-  AppendFrom(event.kind, event.time, bytes, source);
+  AppendFrom(event.kind, event.time, BytesFieldsSize(event, *FindSchema(event.kind)), source);
 }
 
 size_t EventStreamEncoder::payload_size() const {

@@ -20,6 +20,7 @@
 #ifndef FORMAT_SCHEMA_H_
 #define FORMAT_SCHEMA_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -645,6 +646,16 @@ enum class LossCause : uint8_t {
 };
 
 const char* LossCauseName(uint64_t cause);
+
+// The bytes of `e`'s kBytes fields, all together; `s` is its kind's
+// schema. Cost: nothing for a kind without such fields.
+inline size_t BytesFieldsSize(const Event& e, const KindSchema& s) {
+  size_t bytes = 0;
+  for (int i = 0; s.bytes_field_count != 0 && i < s.field_count; ++i) {
+    if (s.fields[i].type == FieldType::kBytes) bytes += e.fields[i].bytes.size();
+  }
+  return bytes;
+}
 
 // Calls fn(role, id) for each nonzero field of `e` holding the id of a
 // definition (IsDefinitionRef), in schema order. Cost: one table load and

@@ -437,13 +437,7 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   if (share_ != nullptr) {
     // A batch also ends at so many bytes of byte fields (both printers
     // count the same), which bounds its text.
-    size_t bytes = 0;
-    if (s != nullptr && s->bytes_field_count != 0) {
-      for (int i = 0; i < s->field_count; ++i) {
-        if (s->fields[i].type == FieldType::kBytes) bytes += e.fields[i].bytes.size();
-      }
-    }
-    formats = share_->NextEvent(bytes);
+    formats = share_->NextEvent(s != nullptr ? format::BytesFieldsSize(e, *s) : 0);
   }
   if (s == nullptr) return;
   closed_ = false;
@@ -495,10 +489,6 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   line.push_back('\n');
   if (share_ == nullptr && line.size() >= TextBuffer::kWriteBatch) Flush();
 }
-
-}  // namespace
-
-namespace {
 
 // The pass on one core: one printer over `merger`.
 PassSummary PrintOnOneCore(const VerbContext& ctx, TraceSetMerger* merger) {
