@@ -93,6 +93,25 @@ TEST(VerifyWarnings, PrintsTwentyThenCounts) {
 // The index pass reads task begins and ends without an Event
 // (EventStreamDecoder::NextSimpleTask): an end's domain is a reference
 // too, and so is a begin's domain when only it is undefined.
+// What that reading assumes of the schema: a task begin refers to its
+// domain, then its name, and a task end to its domain, nothing else (a
+// field added to them with a reference role must be added there too).
+TEST(VerifyWarnings, SimpleTasksReferToTheirDomainAndName) {
+  std::vector<std::pair<format::FieldRole, uint64_t>> refs;
+  const auto add = [&](format::FieldRole role, uint64_t id) { refs.emplace_back(role, id); };
+  format::ForEachDefinitionRef(
+      Ev(EventKind::kTaskBegin, 5,
+         {{F::kDomain, U(3)}, {F::kId, I(7)}, {F::kParent, I(8)}, {F::kName, U(4)}}),
+      add);
+  EXPECT_EQ(refs, (std::vector<std::pair<format::FieldRole, uint64_t>>{
+                      {format::FieldRole::kDomainRef, 3}, {format::FieldRole::kStringRef, 4}}));
+  refs.clear();
+  format::ForEachDefinitionRef(Ev(EventKind::kTaskEnd, 6, {{F::kDomain, U(3)}}), add);
+  EXPECT_EQ(
+      refs,
+      (std::vector<std::pair<format::FieldRole, uint64_t>>{{format::FieldRole::kDomainRef, 3}}));
+}
+
 TEST(VerifyWarnings, UndefinedDomainOfATaskEndOrBeginIsFound) {
   for (const bool in_end : {true, false}) {
     TraceBuilder b;
