@@ -1,6 +1,7 @@
 #include "tools/itt_dump/chrome.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -9,10 +10,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "format/crc32c.h"
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/flows.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/metadata.h"
+#include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/small_cache.h"
 #include "tools/itt_dump/model/values.h"
 
@@ -47,30 +50,37 @@ const char* ScopeLetter(uint64_t scope) {
   }
 }
 
-class ChromeWriter : public IntervalListener {
+// JSON objects built in a buffer: what the writer of the whole trace and
+// the pieces' sinks (pieces.h, on workers) share. Each has its own copy of
+// the clock and its own filter (both keep caches).
+class ChromeObjects {
  public:
-  explicit ChromeWriter(const VerbContext& ctx)
+  // `first`: the objects start the array (no comma before the first).
+  ChromeObjects(const VerbContext& ctx, bool first)
       : ctx_(ctx),
         x_(*ctx.index),
+        clock_(ctx.index->clock),
         filter_(ctx.filter, x_),
-        tracker_(x_, this),
         pid_(ctx.set->files()[0].display_pid),
-        counters_(x_) {}
+        first_(first) {}
 
-  void Begin();
-  void OnEvent(const Event& e, const ThreadRec& t);
-  void End(uint64_t end_ticks, uint64_t events);
-  // Hands the objects built so far to the output.
-  void Flush() {
-    ctx_.out->Write(line_.view());
-    line_.clear();
-  }
-  void OnInterval(const Interval& iv) override;
+  TextBuffer& line() { return line_; }
+  const TextBuffer& line() const { return line_; }
+  uint64_t pid() const { return pid_; }
+  // Events of several processes: each under its own pid.
+  void UseProcess(const ThreadRec& t) { pid_ = ctx_.set->files()[t.process].display_pid; }
+  void UsePid(uint64_t pid) { pid_ = pid; }
 
- private:
+  // Whether the filter keeps interval `iv` (a frame's track is made only
+  // then).
+  bool Kept(const Interval& iv);
+  // Appends the object(s) of `iv` on track `tid` (a frame's, or its
+  // thread's).
+  void AppendInterval(const Interval& iv, uint64_t tid);
+
+ protected:
   // Starts an object with its phase: (,)\n{"ph":"X
   void StartObject(char ph) {
-    object_start_ = line_.size();
     if (first_) {
       line_.append("\n{\"ph\":\"");
       first_ = false;
@@ -84,7 +94,7 @@ class ChromeWriter : public IntervalListener {
     // By hand, not StrAppend: once per event.
     StartObject(ph);
     line_.append(IdsText(tid));
-    AppendMicros(&line_, x_.clock.SinceStartNs(ticks));
+    AppendMicros(&line_, clock_.SinceStartNs(ticks));
   }
   void Field(const char* key, std::string_view text) {
     line_.append(",\"");
@@ -92,24 +102,14 @@ class ChromeWriter : public IntervalListener {
     line_.append("\":");
     AppendJsonString(&line_, text);
   }
-  void Close() {
-    line_.append("}");
-    written_ += line_.size() - object_start_;
-    if (line_.size() >= TextBuffer::kWriteBatch) Flush();
-    if (written_ > kLargeJsonBytes && !warned_large_) {
-      warned_large_ = true;
-      Warn(ctx_,
-           "the Chrome JSON passed 500 MB; viewers do not load JSON traces this large: "
-           "'itt-dump perfetto' writes Perfetto's compact native format");
-    }
-  }
+  void CloseObject() { line_.append("}"); }
   void Metadata(const char* what, uint64_t tid, std::string_view name) {
     StartObject('M');
     line_.append(absl::StrCat("\",\"pid\":", pid_, ",\"tid\":", tid, ",\"ts\":0,\"name\":\"", what,
                               "\",\"args\":{\"name\":"));
     AppendJsonString(&line_, name);
     line_.append("}");
-    Close();
+    CloseObject();
   }
   void Args(const std::vector<Arg>* args, bool open_at_end) {
     if ((args == nullptr || args->empty()) && !open_at_end) return;
@@ -139,18 +139,14 @@ class ChromeWriter : public IntervalListener {
     return filter_.ThreadOk(t) && filter_.DomainOk(domain) && filter_.NameOk(name) &&
            filter_.TimeOk(ticks);
   }
-  // Events of several processes: each under its own pid.
-  void UseProcess(const ThreadRec& t) { pid_ = ctx_.set->files()[t.process].display_pid; }
-  uint64_t FrameTid(uint32_t process, uint64_t domain);
-  void OnRelation(const Event& e, const ThreadRec& t);
-  // Writes the "f" events of flow_ends_ and clears it.
-  void WriteFlowEnds();
 
   const VerbContext& ctx_;
   const TraceIndex& x_;
+  Clock clock_;
   Filter filter_;
-  IntervalTracker tracker_;
-  uint64_t pid_;
+  std::string name_buf_;  // an interval's name when it is made up
+
+ private:
   // `","pid":P,"tid":T,"ts":` for the current process and `tid`: two
   // numbers formatted per thread, not per event.
   SmallCache<std::pair<uint64_t, uint64_t>, std::string> ids_text_;
@@ -175,29 +171,209 @@ class ChromeWriter : public IntervalListener {
                            AppendJsonString(text, cat);
                          });
   }
-  bool first_ = true;
-  TextBuffer line_;              // objects built and not yet written (TextBuffer::kWriteBatch)
-  size_t object_start_ = 0;      // where in line_ the object being built starts
-  std::string name_buf_;         // an interval's name when it is made up
+
+  uint64_t pid_;
+  bool first_;
+  TextBuffer line_;  // objects built and not yet handed on
+};
+
+bool ChromeObjects::Kept(const Interval& iv) {
+  if (!filter_.active()) return true;
+  const ThreadRec& t = *iv.thread;
+  if (!filter_.ThreadOk(t) || !filter_.TimeOk(iv.begin)) return false;
+  if (iv.kind != IntervalKind::kLegacyEvent && !filter_.DomainOk(iv.domain)) return false;
+  if (iv.kind == IntervalKind::kLegacyEvent && filter_.has_domain()) return false;
+  return filter_.NameOk(IntervalNameView(x_, iv, &name_buf_));
+}
+
+void ChromeObjects::AppendInterval(const Interval& iv, uint64_t tid) {
+  UseProcess(*iv.thread);
+  // The name and the domain's name, looked up only where they are used
+  // (the cached texts below mostly do without them).
+  std::optional<std::string_view> looked_up_name;
+  const auto interval_name = [&] {
+    if (!looked_up_name) looked_up_name = IntervalNameView(x_, iv, &name_buf_);
+    return *looked_up_name;
+  };
+  std::optional<std::string_view> looked_up_domain;
+  const auto domain_name = [&] {
+    if (!looked_up_domain) looked_up_domain = x_.Domain(iv.domain);
+    return *looked_up_domain;
+  };
+  switch (iv.kind) {
+    case IntervalKind::kOverlapped: {
+      const std::string_view name = interval_name();
+      const std::string_view domain = domain_name();
+      const std::string id = IdText(iv.id);
+      Open('b', tid, iv.begin);
+      Field("name", name);
+      Field("cat", domain.empty() ? "overlapped" : domain);
+      Field("id", id);
+      Args(iv.args, iv.open_at_end);
+      CloseObject();
+      Open('e', tid, iv.end);
+      Field("name", name);
+      Field("cat", domain.empty() ? "overlapped" : domain);
+      Field("id", id);
+      CloseObject();
+      return;
+    }
+    case IntervalKind::kFrame: {
+      Open('X', tid, iv.begin);
+      line_.append(",\"dur\":");
+      AppendMicros(&line_, clock_.DurationNs(iv.begin, iv.end));
+      line_.append(NameAndCat(iv.kind, 0, iv.domain, [&] {
+        const std::string_view domain = domain_name();
+        name_buf_.assign("frame ");
+        name_buf_.append(domain);
+        return std::pair<std::string_view, std::string_view>(name_buf_,
+                                                             domain.empty() ? "frame" : domain);
+      }));
+      Args(nullptr, iv.open_at_end);
+      CloseObject();
+      return;
+    }
+    default: {
+      Open('X', tid, iv.begin);
+      line_.append(",\"dur\":");
+      AppendMicros(&line_, clock_.DurationNs(iv.begin, iv.end));
+      const auto name_and_cat = [&] {
+        const std::string_view domain = domain_name();
+        return std::pair<std::string_view, std::string_view>(
+            interval_name(), domain.empty() ? IntervalKindName(iv.kind) : domain);
+      };
+      if (iv.kind != IntervalKind::kLegacyEvent && iv.name_id != 0) {
+        line_.append(NameAndCat(iv.kind, iv.name_id, iv.domain, name_and_cat));
+      } else {
+        const auto [n, cat] = name_and_cat();
+        Field("name", n);
+        Field("cat", cat);
+      }
+      Args(iv.args, iv.open_at_end);
+      CloseObject();
+      return;
+    }
+  }
+}
+
+// The objects of one piece's paired tasks (pieces.h), each an output of
+// its own, which the writer copies when the merge reaches it.
+class ChromeSink final : public PieceSink {
+ public:
+  explicit ChromeSink(const VerbContext& ctx) : objects_(ctx, /*first=*/false) {}
+
+  IntervalTracker::PiecePairing pairing() const override {
+    IntervalTracker::PiecePairing p;
+    p.frames = false;          // their tracks are named as they appear
+    p.tasks_with_ids = false;  // relations follow task ids
+    p.args = true;             // the whole trace's tracker attaches them
+    return p;
+  }
+  void OnInterval(const Interval& iv) override {
+    if (!objects_.Kept(iv)) return;
+    // A record: the object's length, then the object.
+    TextBuffer& line = objects_.line();
+    const size_t at = line.size();
+    line.Room(sizeof(uint32_t));
+    line.Advance(sizeof(uint32_t));
+    objects_.AppendInterval(iv, iv.thread->tid);
+    const auto size = static_cast<uint32_t>(line.size() - at - sizeof(uint32_t));
+    std::memcpy(line.data() + at, &size, sizeof size);
+    AddOutput(static_cast<uint32_t>(at));
+  }
+  void Clear() override { objects_.line().clear(); }
+  size_t bytes() const override { return objects_.line().capacity(); }
+  const char* output_data() const override { return objects_.line().data(); }
+
+ private:
+  ChromeObjects objects_;
+};
+
+// The whole trace's objects, written as the pass reaches them.
+class ChromeWriter : public ChromeObjects, public IntervalListener {
+ public:
+  // Writes to ctx.out after `skip` (RewrittenOutput): what an earlier
+  // pass wrote (and warned_large: it warned of the size), which this one
+  // writes again and checks. `keep_crc`: written() gives the CRC.
+  ChromeWriter(const VerbContext& ctx, const WrittenPrefix& skip, bool keep_crc,
+               bool warned_large)
+      : ChromeObjects(ctx, /*first=*/true),
+        tracker_(x_, this),
+        counters_(x_),
+        out_(ctx.out, skip, keep_crc),
+        warned_large_(warned_large) {}
+
+  void Begin();
+  void OnEvent(const Event& e, const ThreadRec& t);
+  void End(uint64_t end_ticks, uint64_t events);
+  // Hands the objects built so far to the output.
+  void Flush() {
+    Emit(line().view());
+    line().clear();
+  }
+  void OnInterval(const Interval& iv) override;
+  // What FeedEntry gives the whole trace's tracker (pieces.h).
+  void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
+  void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
+  // An object a piece's sink made, of thread t's process.
+  void AppendObject(std::string_view object, const ThreadRec& t) {
+    UseProcess(t);
+    line().append(object);
+    AfterObject();
+  }
+
+  const WrittenPrefix& written() const { return out_.written(); }
+  bool warned_large() const { return warned_large_; }
+  // What this pass wrote differs from what the earlier pass wrote.
+  bool mismatch() const { return out_.mismatch(); }
+
+ private:
+  // Flushes a full batch.
+  void AfterObject() {
+    if (line().size() >= TextBuffer::kWriteBatch) Flush();
+  }
+  void Close() {
+    CloseObject();
+    AfterObject();
+  }
+  void Emit(std::string_view s);
+  uint64_t FrameTid(uint32_t process, uint64_t domain);
+  void OnRelation(const Event& e, const ThreadRec& t);
+  // Writes the "f" events of flow_ends_ and clears it.
+  void WriteFlowEnds();
+
+  IntervalTracker tracker_;
   U64Map<uint64_t> frame_tids_;  // domain -> pseudo tid
   CounterTracker counters_;
   FlowTracker flows_;
   std::vector<FlowTracker::End> flow_ends_;
   // Past this much JSON, one warning points to the perfetto verb.
   static constexpr uint64_t kLargeJsonBytes = uint64_t{500} << 20;
-  uint64_t written_ = 0;
-  bool warned_large_ = false;
+  RewrittenOutput out_;
+  bool warned_large_;
 };
 
+void ChromeWriter::Emit(std::string_view s) {
+  out_.Write(s);
+  if (out_.written().bytes > kLargeJsonBytes && !warned_large_) {
+    warned_large_ = true;
+    Warn(ctx_,
+         "the Chrome JSON passed 500 MB; viewers do not load JSON traces this large: "
+         "'itt-dump perfetto' writes Perfetto's compact native format");
+  }
+}
+
 void ChromeWriter::Begin() {
-  ctx_.out->Write("{\"traceEvents\":[");
+  Emit("{\"traceEvents\":[");
   for (const TraceFile& f : ctx_.set->files()) {
-    pid_ = f.display_pid;
+    UsePid(f.display_pid);
     Metadata("process_name", 0, f.label);
+    AfterObject();
   }
   for (const auto& [index, t] : x_.threads.entries()) {
     UseProcess(t);
     Metadata("thread_name", t.tid, t.name.empty() ? absl::StrCat("thread ", t.tid) : t.name);
+    AfterObject();
   }
 }
 
@@ -213,90 +389,16 @@ uint64_t ChromeWriter::FrameTid(uint32_t process, uint64_t domain) {
 void ChromeWriter::OnInterval(const Interval& iv) {
   const ThreadRec& t = *iv.thread;
   UseProcess(t);
-  // The name, looked up only where it is used (the cached texts below
-  // mostly do without it).
-  std::optional<std::string_view> looked_up_name;
-  const auto interval_name = [&] {
-    if (!looked_up_name) looked_up_name = IntervalNameView(x_, iv, &name_buf_);
-    return *looked_up_name;
-  };
-  if (filter_.active()) {
-    const std::string_view name = interval_name();
-    if (!filter_.ThreadOk(t) || !filter_.TimeOk(iv.begin)) return;
-    if (iv.kind != IntervalKind::kLegacyEvent && !filter_.DomainOk(iv.domain)) {
-      return;
-    }
-    if (iv.kind == IntervalKind::kLegacyEvent && filter_.has_domain()) return;
-    if (!filter_.NameOk(name)) return;
-  }
-  // The domain's name, also looked up only where it is used.
-  std::optional<std::string_view> looked_up_domain;
-  const auto domain_name = [&] {
-    if (!looked_up_domain) looked_up_domain = x_.Domain(iv.domain);
-    return *looked_up_domain;
-  };
-  switch (iv.kind) {
-    case IntervalKind::kOverlapped: {
-      const std::string_view name = interval_name();
-      const std::string_view domain = domain_name();
-      const std::string id = IdText(iv.id);
-      Open('b', t.tid, iv.begin);
-      Field("name", name);
-      Field("cat", domain.empty() ? "overlapped" : domain);
-      Field("id", id);
-      Args(iv.args, iv.open_at_end);
-      Close();
-      Open('e', t.tid, iv.end);
-      Field("name", name);
-      Field("cat", domain.empty() ? "overlapped" : domain);
-      Field("id", id);
-      Close();
-      return;
-    }
-    case IntervalKind::kFrame: {
-      const uint64_t tid = FrameTid(t.process, iv.domain);
-      Open('X', tid, iv.begin);
-      line_.append(",\"dur\":");
-      AppendMicros(&line_, x_.clock.DurationNs(iv.begin, iv.end));
-      line_.append(NameAndCat(iv.kind, 0, iv.domain, [&] {
-        const std::string_view domain = domain_name();
-        name_buf_.assign("frame ");
-        name_buf_.append(domain);
-        return std::pair<std::string_view, std::string_view>(name_buf_,
-                                                             domain.empty() ? "frame" : domain);
-      }));
-      Args(nullptr, iv.open_at_end);
-      Close();
-      return;
-    }
-    default: {
-      Open('X', t.tid, iv.begin);
-      line_.append(",\"dur\":");
-      AppendMicros(&line_, x_.clock.DurationNs(iv.begin, iv.end));
-      const auto name_and_cat = [&] {
-        const std::string_view domain = domain_name();
-        return std::pair<std::string_view, std::string_view>(
-            interval_name(), domain.empty() ? IntervalKindName(iv.kind) : domain);
-      };
-      if (iv.kind != IntervalKind::kLegacyEvent && iv.name_id != 0) {
-        line_.append(NameAndCat(iv.kind, iv.name_id, iv.domain, name_and_cat));
-      } else {
-        const auto [n, cat] = name_and_cat();
-        Field("name", n);
-        Field("cat", cat);
-      }
-      Args(iv.args, iv.open_at_end);
-      Close();
-      return;
-    }
-  }
+  if (!Kept(iv)) return;
+  AppendInterval(iv, iv.kind == IntervalKind::kFrame ? FrameTid(t.process, iv.domain) : t.tid);
+  AfterObject();
 }
 
 void ChromeWriter::WriteFlowEnds() {
   for (const FlowTracker::End& end : flow_ends_) {
     UseProcess(*end.thread);
     Open('f', end.thread->tid, end.ticks);
-    line_.append(absl::StrCat(",\"bp\":\"e\",\"id\":", end.flow));
+    line().append(absl::StrCat(",\"bp\":\"e\",\"id\":", end.flow));
     Field("name", "relation");
     Field("cat", "relation");
     Close();
@@ -309,26 +411,28 @@ void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
   const char* relation = RelationName(e.Get(F::kRelation));
   if (!Keep(t, e.Get(F::kDomain), relation, ticks)) return;
   const uint64_t flow = flows_.OnRelation(e.GetId(F::kTail), &flow_ends_);
+  TextBuffer& line = this->line();
   Open('s', t.tid, ticks);
-  line_.append(absl::StrCat(",\"id\":", flow));
+  line.append(absl::StrCat(",\"id\":", flow));
   Field("name", "relation");
   Field("cat", "relation");
-  line_.append(",\"args\":{\"relation\":");
-  AppendJsonString(&line_, relation);
+  line.append(",\"args\":{\"relation\":");
+  AppendJsonString(&line, relation);
   if (e.Has(F::kHead)) {
-    line_.append(",\"head\":");
-    AppendJsonString(&line_, IdText(e.GetId(F::kHead)));
+    line.append(",\"head\":");
+    AppendJsonString(&line, IdText(e.GetId(F::kHead)));
   }
   const format::Id& tail = e.GetId(F::kTail);
-  line_.append(",\"tail\":");
-  AppendJsonString(&line_, IdText(tail));
-  line_.append("}");
+  line.append(",\"tail\":");
+  AppendJsonString(&line, IdText(tail));
+  line.append("}");
   Close();
   WriteFlowEnds();
 }
 
 void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
   UseProcess(t);
+  TextBuffer& line = this->line();
   CounterSample sample;
   if (MayChangeCounter(e.kind) && counters_.OnEvent(e, &sample)) {
     const Counter& s = *sample.counter;
@@ -341,12 +445,12 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
     Open('C', t.tid, ticks);
     Field("name", s.name);
     if (!s.domain.empty()) Field("cat", s.domain);
-    line_.append(",\"args\":{\"value\":");
+    line.append(",\"args\":{\"value\":");
     std::string v;
     AppendNumber(&v, s.value);
     if (v == "nan" || v == "inf" || v == "-inf") v = "0";
-    line_.append(v);
-    line_.append("}");
+    line.append(v);
+    line.append("}");
     Close();
     return;
   }
@@ -360,7 +464,7 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
       Field("name", name);
       const std::string_view domain = x_.Domain(e.Get(F::kDomain));
       Field("cat", domain.empty() ? "marker" : domain);
-      line_.append(absl::StrCat(",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\""));
+      line.append(absl::StrCat(",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\""));
       Close();
       return;
     }
@@ -379,16 +483,16 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
       Open('i', t.tid, e.time);
       Field("name", key.empty() ? "metadata" : key);
       Field("cat", "metadata");
-      line_.append(absl::StrCat(",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\""));
-      line_.append(",\"args\":{");
-      AppendJsonString(&line_, key.empty() ? "value" : key);
-      line_.push_back(':');
+      line.append(absl::StrCat(",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\""));
+      line.append(",\"args\":{");
+      AppendJsonString(&line, key.empty() ? "value" : key);
+      line.push_back(':');
       if (m.is_text || !IsJsonNumberOrArray(m.value)) {
-        AppendJsonString(&line_, m.value);
+        AppendJsonString(&line, m.value);
       } else {
-        line_.append(m.value);
+        line.append(m.value);
       }
-      line_.append("}");
+      line.append("}");
       Close();
       return;
     }
@@ -411,16 +515,18 @@ void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
   tracker_.Finish(end_ticks);
   const Unbalanced& u = tracker_.unbalanced();
   Flush();
-  line_.append("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"trace\":");
-  AppendJsonString(&line_, x_.name);
-  line_.append(",\"host\":");
-  AppendJsonString(&line_, x_.header.host_name);
-  line_.append(absl::StrCat(",\"pid\":", pid_, ",\"events\":", events, ",\"end_without_begin\":",
-                            u.end_without_begin, ",\"open_at_end\":", u.open_at_end,
-                            ",\"frame_end_without_begin\":", u.frame_end_without_begin,
-                            ",\"frames_open_at_end\":", u.frames_open_at_end,
-                            ",\"unresolved_relations\":", flows_.unresolved(), "}}\n"));
-  ctx_.out->Write(line_.view());
+  TextBuffer& line = this->line();
+  line.append("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"trace\":");
+  AppendJsonString(&line, x_.name);
+  line.append(",\"host\":");
+  AppendJsonString(&line, x_.header.host_name);
+  line.append(absl::StrCat(",\"pid\":", pid(), ",\"events\":", events, ",\"end_without_begin\":",
+                           u.end_without_begin, ",\"open_at_end\":", u.open_at_end,
+                           ",\"frame_end_without_begin\":", u.frame_end_without_begin,
+                           ",\"frames_open_at_end\":", u.frames_open_at_end,
+                           ",\"unresolved_relations\":", flows_.unresolved(), "}}\n"));
+  Flush();
+  out_.Finish();
   if (u.total() != 0) {
     Warn(ctx_, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
                             u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,
@@ -429,10 +535,61 @@ void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
   }
 }
 
+// The pass on every core (pieces.h): the workers pair the simple tasks and
+// format their objects, this thread merges them with the rest in the
+// serial pass's order. Not when the files are many (the merge of their
+// pieces is slower than the serial one: pieces.h). Returns the pass's
+// summary; nullopt when the pass cannot be exact, with w's output so far
+// (none if it could not start).
+std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, ChromeWriter* w) {
+  if (!ctx.parallel || ctx.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
+  PassSummary pass;
+  PieceMerger merger(
+      *ctx.set, [&ctx]() -> std::unique_ptr<PieceSink> { return std::make_unique<ChromeSink>(ctx); },
+      ctx.merge,
+      [&pass](const Piece& piece) {
+        pass.events += piece.paired_events;
+        pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
+      });
+  if (!merger.exact()) return std::nullopt;
+  w->Begin();
+  Event e;
+  PieceMerger::Item item;
+  uint64_t items = 0;
+  while (merger.Next(&item)) {
+    if (const Event* event = FeedEntry(item, w, &e)) {
+      ++pass.events;
+      pass.last_ticks = std::max(pass.last_ticks, event->time);
+    } else {
+      const Piece::Entry& entry = item.piece->entries[item.entry];
+      if (entry.type == Piece::Entry::Type::kOutput) {
+        w->AppendObject(item.piece->OutputAt(item.entry), *item.thread);
+      }
+    }
+    if ((++items & 1023) == 0 && !ctx.out->good()) return pass;  // stopped: nobody reads
+  }
+  if (!merger.exact()) return std::nullopt;
+  pass.on_every_core = true;
+  return pass;
+}
+
 }  // namespace
 
-absl::Status RunChrome(const VerbContext& ctx) {
-  ChromeWriter w(ctx);
+absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewritten) {
+  WrittenPrefix written;
+  bool warned_large = false;
+  {
+    ChromeWriter w(ctx, WrittenPrefix(), /*keep_crc=*/true, /*warned_large=*/false);
+    if (std::optional<PassSummary> pass = WriteInPieces(ctx, &w)) {
+      w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
+      return *pass;
+    }
+    // Not exact: the serial pass writes it all, what w wrote checked.
+    written = w.written();
+    warned_large = w.warned_large();
+  }
+  if (rewritten != nullptr) *rewritten = written.bytes;
+  ChromeWriter w(ctx, written, /*keep_crc=*/false, warned_large);
   w.Begin();
   absl::StatusOr<PassSummary> pass =
       ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { w.OnEvent(e, t); });
@@ -441,7 +598,19 @@ absl::Status RunChrome(const VerbContext& ctx) {
     return pass.status();
   }
   w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
+  if (w.mismatch()) {
+    return absl::DataLossError(absl::StrCat(
+        "the pass on every core stopped after ", written.bytes,
+        " bytes of JSON, and the serial pass wrote them otherwise (did a file change while it "
+        "was read?): the JSON is inconsistent"));
+  }
+  return pass;
+}
+
+absl::Status RunChrome(const VerbContext& ctx) {
+  absl::StatusOr<PassSummary> pass = WriteChrome(ctx);
   ctx.out->Flush();
+  if (!pass.ok()) return pass.status();
   WarnMerge(ctx, *pass);
   return absl::OkStatus();
 }

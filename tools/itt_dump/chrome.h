@@ -18,7 +18,7 @@
 //
 // ts and dur are microseconds since the start of the trace with three
 // decimals (nanosecond precision). Events appear in the order they
-// complete, not sorted (viewers sort). Intervals still open at the end of
+// complete, not sorted (viewers sort); on every core as in one pass. Intervals still open at the end of
 // the trace end there and carry args {"open_at_end": true}.
 
 #ifndef TOOLS_ITT_DUMP_CHROME_H_
@@ -35,6 +35,13 @@ namespace itt_dump {
 inline constexpr uint64_t kFrameTrackTid = 1u << 30;
 
 absl::Status RunChrome(const VerbContext& ctx);
+
+// RunChrome's pass, without its warnings: on every core (pieces.h) when
+// ctx.parallel and it can be exact, else (or once it cannot be) the
+// serial pass, which then writes again what the first had written, checks
+// it and does not write it twice (*rewritten: how many bytes; fails if
+// they differ).
+absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewritten = nullptr);
 
 }  // namespace itt_dump
 }  // namespace ittc

@@ -3,8 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
+
+#include "format/crc32c.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -27,6 +30,24 @@ void Output::Spill(std::string_view s) {
   }
   std::memcpy(buf_.get(), s.data(), s.size());
   used_ = s.size();
+}
+
+void RewrittenOutput::Write(std::string_view s) {
+  if (mismatch_) return;
+  written_.bytes += s.size();
+  if (keep_crc_) written_.crc = format::crc32c::Extend(written_.crc, s.data(), s.size());
+  if (skip_.bytes != 0) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(skip_.bytes, s.size()));
+    skipped_crc_ = format::crc32c::Extend(skipped_crc_, s.data(), n);
+    skip_.bytes -= n;
+    s.remove_prefix(n);
+    if (skip_.bytes != 0) return;
+    if (skipped_crc_ != skip_.crc) {
+      mismatch_ = true;
+      return;
+    }
+  }
+  out_->Write(s);
 }
 
 namespace {

@@ -78,6 +78,42 @@ absl::StatusOr<std::unique_ptr<Output>> FileOutput(const std::string& path);
 // (further bytes are counted, not stored) so a fuzz run cannot grow memory.
 std::unique_ptr<Output> StringOutput(std::string* dst, size_t limit = static_cast<size_t>(-1));
 
+// What one pass handed to an output: its first `bytes` bytes and their
+// CRC32C.
+struct WrittenPrefix {
+  uint64_t bytes = 0;
+  uint32_t crc = 0;
+};
+
+// For a pass that writes again what an earlier pass began to write (which
+// stopped, leaving `skip` out there): drops the first skip.bytes bytes it
+// is given and checks them against skip.crc, then writes the rest to
+// `out`. If they differ, nothing more goes out and mismatch() is true
+// (also if the pass ends before them: Finish). With keep_crc, written()
+// has the CRC of everything it was given.
+class RewrittenOutput {
+ public:
+  RewrittenOutput(Output* out, const WrittenPrefix& skip, bool keep_crc)
+      : out_(out), skip_(skip), keep_crc_(keep_crc) {}
+
+  void Write(std::string_view s);
+  // The pass is over: a prefix it did not reach is a mismatch.
+  void Finish() {
+    if (skip_.bytes != 0) mismatch_ = true;
+  }
+  // What it was given (the CRC only with keep_crc).
+  const WrittenPrefix& written() const { return written_; }
+  bool mismatch() const { return mismatch_; }
+
+ private:
+  Output* out_;
+  WrittenPrefix skip_;  // what is left of it
+  uint32_t skipped_crc_ = 0;
+  bool keep_crc_;
+  WrittenPrefix written_;
+  bool mismatch_ = false;
+};
+
 // Receives the files a verb creates (vtune-csv). The default creates real
 // files in a directory; tests collect them in memory.
 class OutputFactory {

@@ -277,6 +277,15 @@ IntervalTracker::PieceAction IntervalTracker::PieceTaskBegun(ThreadState& s, Ope
   return forwarded ? PieceAction::kForward : PieceAction::kPaired;
 }
 
+void IntervalTracker::PromoteOpenTasks(ThreadState& s) {
+  for (size_t i = 0; i < s.depth; ++i) {
+    Open& outer = s.stack[i];
+    if (outer.forwarded) continue;
+    outer.forwarded = true;
+    promoted_.push_back({outer.iv, outer.position, outer.child_mark});
+  }
+}
+
 IntervalTracker::PieceAction IntervalTracker::PieceTaskEnd(ThreadState& s, uint64_t end) {
   if (s.depth == 0) return PieceAction::kForward;  // begun before the piece
   if (s.stack[s.depth - 1].forwarded) {
@@ -303,24 +312,29 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       // Past kMaxDepth the whole trace's tracker decides (it counts the
       // begin as open at end; the pass is not exact then, pieces.h).
       if (s.depth >= kMaxDepth) return PieceAction::kForward;
-      const bool fn = e.kind == EventKind::kTaskBeginFn || e.kind == EventKind::kTaskBeginFnEx;
-      if (fn) {
-        // Its time goes to its parent in the whole trace's tracker, so
-        // every task it is inside must be open there.
-        for (size_t i = 0; i < s.depth; ++i) {
-          Open& outer = s.stack[i];
-          if (outer.forwarded) continue;
-          outer.forwarded = true;
-          promoted_.push_back({outer.iv, outer.position, outer.child_mark});
-        }
-      }
-      // A task_begin_fn stays on the stack only to close what it encloses.
-      return PieceTaskBegun(s, PushTask(s, e, t), /*forwarded=*/fn, position);
+      const bool forward =
+          e.kind == EventKind::kTaskBeginFn || e.kind == EventKind::kTaskBeginFnEx ||
+          (!pairing_.tasks_with_ids && !IsNull(e.GetId(F::kId)));
+      // Its time goes to its parent in the whole trace's tracker, so every
+      // task it is inside must be open there.
+      if (forward) PromoteOpenTasks(s);
+      // A forwarded task stays on the stack only to close what it encloses.
+      return PieceTaskBegun(s, PushTask(s, e, t), forward, position);
     }
     case EventKind::kTaskEnd:
     case EventKind::kTaskEndEx:
       return PieceTaskEnd(StateOf(t), format::EffectiveTime(e));
+    case EventKind::kMetadataAdd:
+    case EventKind::kMetadataStrAdd:
+    case EventKind::kMetadataAddWithScope:
+    case EventKind::kMetadataStrAddWithScope:
+    case EventKind::kFormattedMetadataAdd:
+    case EventKind::kFormattedMetadataAddOverlapped:
+      // The kinds OnEvent may attach to a task.
+      if (pairing_.args) PromoteOpenTasks(StateOf(t));
+      return PieceAction::kForward;
     case EventKind::kFrameSubmit:
+      if (!pairing_.frames) return PieceAction::kForward;
       SubmitFrame(e, t);  // complete in itself
       return PieceAction::kPaired;
     case EventKind::kFrameBegin: {
@@ -384,7 +398,7 @@ void IntervalTracker::ResetPiece(bool pair_frames) {
   piece_child_ticks_ = 0;
   piece_max_depth_ = 0;
   promoted_.clear();
-  piece_frames_ = pair_frames;
+  piece_frames_ = pair_frames && pairing_.frames;
   frames_.Clear();
   keyed_open_ = 0;
   peak_keyed_open_ = 0;

@@ -154,7 +154,7 @@ class IntervalTracker {
   // through AddChildTicks, the growth of piece_child_ticks(): the time of
   // paired tasks whose parent it has. Fed that way it delivers every other
   // interval exactly as if it had seen every event. Requires collect_args
-  // off (args of a paired task are not kept). A paired interval's depth
+  // off (args of a paired task are not kept: see PiecePairing::args). A paired interval's depth
   // and serial are the piece's own.
   // `position` is the caller's count of events forwarded so far.
   enum class PieceAction { kPaired, kForward };
@@ -190,6 +190,23 @@ class IntervalTracker {
   void TakePieceOpens(const ThreadRec& thread, std::vector<PieceOpen>* out) const;
   // Forgets the piece, for the next one, whose frames it pairs or not.
   void ResetPiece(bool pair_frames);
+  // What a piece leaves to the whole trace's tracker beyond the above, for
+  // a consumer that reads more than the intervals (set before the first
+  // piece).
+  struct PiecePairing {
+    // Frames (with ResetPiece's pair_frames) and frame_submits: false
+    // forwards them.
+    bool frames = true;
+    // Tasks with an id: false forwards each (its begin and end) with every
+    // task open around it, as a task_begin_fn: their begins reach the
+    // consumer in order (relations follow ids).
+    bool tasks_with_ids = true;
+    // Metadata that can be an argument of a task (OnEvent attaches it):
+    // true forwards it with every task open around it on its thread, so
+    // that the whole trace's tracker attaches it (collect_args there).
+    bool args = false;
+  };
+  void set_piece_pairing(const PiecePairing& pairing) { pairing_ = pairing; }
   // Opens `interval` (a task or a frame) on `thread`, as its begin event
   // would have.
   void OnOpen(const Interval& interval, const ThreadRec& thread);
@@ -303,6 +320,10 @@ class IntervalTracker {
   PieceAction PieceTaskBegun(ThreadState& s, Open* o, bool forwarded, uint32_t position);
   // Piece mode: a task end on the thread of `s` at `end`.
   PieceAction PieceTaskEnd(ThreadState& s, uint64_t end);
+  // Piece mode: the tasks open on the thread of `s` and paired in the
+  // piece go to the whole trace's tracker instead (promoted_), for an
+  // event forwarded now that needs them open there.
+  void PromoteOpenTasks(ThreadState& s);
   // Closes the innermost task at `end` (REQUIRES: s.depth > 0) and returns
   // its duration in ticks.
   uint64_t PopTask(ThreadState& s, uint64_t end);
@@ -329,6 +350,7 @@ class IntervalTracker {
   size_t keyed_open_ = 0;
   size_t peak_keyed_open_ = 0;
   bool piece_frames_ = false;
+  PiecePairing pairing_;
   // Piece mode: paired-side tasks a task_begin_fn began inside, by position.
   std::vector<PieceOpen> promoted_;
 };

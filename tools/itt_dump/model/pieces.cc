@@ -30,7 +30,8 @@ void Piece::Clear() {
   entries.clear();
   packed_size = 0;
   opens.clear();
-  if (sink != nullptr) sink->Clear();
+  outputs = nullptr;
+  if (sink != nullptr) sink->Reset();
 }
 
 PieceDecoder::PieceDecoder(const TraceSet& set, size_t file, SinkFactory make_sink)
@@ -55,6 +56,7 @@ std::unique_ptr<format::DecodedChunk> PieceDecoder::NewResult() const {
   p->sink = make_sink_();
   p->tracker_ = std::make_unique<IntervalTracker>(index_, p->sink.get());
   p->tracker_->set_collect_args(false);
+  p->tracker_->set_piece_pairing(p->sink->pairing());
   return p;
 }
 
@@ -88,6 +90,8 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   const bool simple_tasks = rewriter_ == nullptr;
   format::EventStreamDecoder::SimpleTask task;
   Event e;
+  const PieceSink& sink = *p.sink;
+  size_t outputs = 0;  // the sink's, with entries
   for (;;) {
     const bool simple = simple_tasks && dec.NextSimpleTask(&task);
     if (!simple) {
@@ -102,6 +106,14 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     const IntervalTracker::PieceAction action =
         simple ? tracker.OnPieceSimpleTask(task, thread, position)
                : tracker.OnPieceEvent(e, thread, position);
+    // What the sink made of the intervals the event closed.
+    while (outputs != sink.outputs()) {
+      Piece::Entry& en = entries.emplace_back();
+      en.time = time;
+      en.child_ticks = tracker.piece_child_ticks();
+      en.index = sink.output_offset(outputs++);
+      en.type = Type::kOutput;
+    }
     if (action == IntervalTracker::PieceAction::kPaired) {
       ++p.paired_events;
       p.paired_last_ticks = time;  // events come in time order (else time_back)
@@ -122,6 +134,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     p.packed_size = static_cast<size_t>(format::PackFields(e, base + p.packed_size) - base);
   }
 
+  p.outputs = sink.output_data();
   p.payload_bytes = chunk.payload.size();
   p.max_depth = tracker.piece_max_depth();
   p.max_open_frames = tracker.peak_keyed_open();
@@ -247,7 +260,8 @@ void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
   Queue& q = queues_[static_cast<size_t>(qi)];
   const bool had_head = q.has_head();
   piece->queued_bytes = sizeof(Piece) + piece->entries.capacity() * sizeof(Piece::Entry) +
-                        piece->packed.capacity() + piece->opens.capacity() * sizeof(Interval);
+                        piece->packed.capacity() + piece->opens.capacity() * sizeof(Interval) +
+                        piece->sink->bytes();
   buffered_ += piece->queued_bytes;
   q.pieces.push_back(std::move(piece));
   if (!had_head) {
@@ -361,7 +375,9 @@ void PieceMerger::Pop(int qi) {
     // A worker wrote them on another core, and with many queues taking
     // turns the hardware prefetcher loses track: ask for the next head's
     // fields and the entries a few ahead now, long before they are read.
-    __builtin_prefetch(q.front->packed.data() + q.head->index);
+    __builtin_prefetch(q.head->type == Piece::Entry::Type::kOutput
+                           ? q.front->outputs + q.head->index
+                           : q.front->packed.data() + q.head->index);
     __builtin_prefetch(std::min(q.head + 4, q.end - 1));
     return;
   }

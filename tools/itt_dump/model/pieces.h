@@ -59,11 +59,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -79,9 +81,35 @@ namespace itt_dump {
 
 // What a consumer keeps of the tasks a piece paired. One per piece, made
 // on a worker; Clear() readies it for the next piece.
+//
+// A sink may also make outputs to go out in order (a verb's text of an
+// interval): each AddOutput() while the piece pairs an event gets an
+// entry of its own (Type::kOutput) at that event's place, which the
+// consumer writes when the merge reaches it (Piece::OutputAt).
 class PieceSink : public IntervalListener {
  public:
   virtual void Clear() = 0;
+  // What the piece leaves to the whole trace's tracker for this consumer.
+  virtual IntervalTracker::PiecePairing pairing() const { return {}; }
+  // What it holds while its piece is queued for the merge, in bytes.
+  virtual size_t bytes() const { return 0; }
+  // Where its outputs are once the piece is decoded: each a record at
+  // its offset, a 4-byte length (host order) and that many bytes.
+  virtual const char* output_data() const { return nullptr; }
+
+  size_t outputs() const { return offsets_.size(); }
+  uint32_t output_offset(size_t i) const { return offsets_[i]; }
+  // Clear() and the outputs.
+  void Reset() {
+    offsets_.clear();
+    Clear();
+  }
+
+ protected:
+  void AddOutput(uint32_t offset) { offsets_.push_back(offset); }
+
+ private:
+  std::vector<uint32_t> offsets_;
 };
 
 // One events chunk as the workers left it.
@@ -91,7 +119,8 @@ class Piece final : public format::DecodedChunk {
     enum class Type : uint8_t {
       kEvent,      // an event for the whole trace's tracker (EventAt)
       kOpen,       // a task still open at the piece's end: opens[index]
-      kChildTicks  // only child_ticks (the piece's tail)
+      kChildTicks,  // only child_ticks (the piece's tail)
+      kOutput       // the sink's output at offset `index` (OutputAt)
     };
     uint64_t time = 0;         // the merge's key
     uint64_t child_ticks = 0;  // for the thread's innermost task, first
@@ -131,9 +160,17 @@ class Piece final : public format::DecodedChunk {
   size_t packed_size = 0;
   std::vector<Interval> opens;
   std::unique_ptr<PieceSink> sink;
+  const char* outputs = nullptr;  // sink->output_data()
 
   // Entry i's event. REQUIRES: entries[i].type == kEvent.
   void EventAt(size_t i, format::Event* e) const;
+  // Entry i's output. REQUIRES: entries[i].type == kOutput.
+  std::string_view OutputAt(size_t i) const {
+    const char* record = outputs + entries[i].index;
+    uint32_t size;
+    std::memcpy(&size, record, sizeof size);
+    return std::string_view(record + sizeof size, size);
+  }
 
  private:
   friend class PieceDecoder;
@@ -322,6 +359,7 @@ const format::Event* FeedEntry(const PieceMerger::Item& item, Target* target,
       target->OnOpen(item.piece->opens[entry.index], *item.thread);
       return nullptr;
     case Piece::Entry::Type::kChildTicks:
+    case Piece::Entry::Type::kOutput:  // the consumer's own
       return nullptr;
   }
   return nullptr;

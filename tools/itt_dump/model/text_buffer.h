@@ -31,8 +31,10 @@ class TextBuffer {
 
   void clear() { size_ = 0; }
   size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
   bool empty() const { return size_ == 0; }
   const char* data() const { return buf_.get(); }
+  char* data() { return buf_.get(); }
   std::string_view view() const { return std::string_view(buf_.get(), size_); }
 
   void push_back(char c) {
