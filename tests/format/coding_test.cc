@@ -141,8 +141,8 @@ TEST(Crc32c, ExtendEqualsWholeAndPathsAgree) {
   }
   // Lengths around the fast path's blocks of three lanes (3 x 256 bytes),
   // from a register that is not the initial one, at an odd address.
-  for (size_t n : {size_t{767}, size_t{768}, size_t{769}, size_t{1536}, size_t{2311},
-                   size_t{4000}}) {
+  for (size_t n :
+       {size_t{767}, size_t{768}, size_t{769}, size_t{1536}, size_t{2311}, size_t{4000}}) {
     EXPECT_EQ(crc32c::Extend(0x1234567u, data.data() + 5, n),
               crc32c::internal::ExtendPortable(0x1234567u, data.data() + 5, n))
         << n;

@@ -19,6 +19,7 @@
 #include "tests/tools/dump_runner.h"
 #include "tests/tools/sample_traces.h"
 #include "tests/tools/trace_builder.h"
+#include "tools/itt_dump/chrome.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/merge.h"
 #include "tools/itt_dump/model/trace_index.h"
@@ -51,13 +52,18 @@ struct TraceOptions {
   bool heap = false;
   // Each thread's events; 0: 200 to 1699 at random.
   size_t events_per_thread = 0;
+  // Tasks with ids, relations between them and metadata of task scope.
+  bool ids = false;
 };
 
 // Random events of one thread in time order (ties too): tasks of all three
 // begin forms nested up to 8 deep, some ends without a begin, frames
 // (nested, submitted) and overlapped tasks shared by the threads, counters, markers, metadata,
 // JIT loads (bytes fields), legacy events, regions and sync calls.
-std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = false) {
+// With `ids`: some tasks have ids, and relations name them, and metadata
+// of task scope comes among the events.
+std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = false,
+                                bool ids = false) {
   static const std::string kText[] = {"alpha", "b", "gamma-delta"};
   std::vector<Event> v;
   uint64_t t = 1000 + rng() % 50;
@@ -70,7 +76,10 @@ std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = fals
     const int r = static_cast<int>(rng() % 100);
     if (r < 30 && depth < 8) {
       const int form = static_cast<int>(rng() % 5);
-      if (form < 3) {
+      if (ids && form == 0) {
+        v.push_back(Ev(EventKind::kTaskBegin, t,
+                       {{F::kDomain, U(domain)}, {F::kId, I(1 + rng() % 4)}, {F::kName, U(name)}}));
+      } else if (form < 3) {
         v.push_back(Ev(EventKind::kTaskBegin, t, {{F::kDomain, U(domain)}, {F::kName, U(name)}}));
       } else if (form == 3) {
         v.push_back(Ev(EventKind::kTaskBeginEx, t,
@@ -136,6 +145,20 @@ std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = fals
       } else {
         v.push_back(Ev(k, t, {{F::kDomain, U(2)}, {F::kId, Null()}}));
       }
+    } else if (ids && r < 95) {
+      if (rng() % 2) {
+        v.push_back(Ev(EventKind::kRelationAdd, t,
+                       {{F::kDomain, U(domain)},
+                        {F::kHead, I(1 + rng() % 4)},
+                        {F::kRelation, U(1 + rng() % 3)},
+                        {F::kTail, I(1 + rng() % 4)}}));
+      } else {
+        v.push_back(Ev(EventKind::kMetadataStrAddWithScope, t,
+                       {{F::kDomain, U(domain)},
+                        {F::kScope, U(static_cast<uint64_t>(format::Scope::kTask))},
+                        {F::kKey, U(name)},
+                        {F::kText, B(kText[rng() % 3])}}));
+      }
     } else if (heap && r < 96) {
       const uint64_t addr = 0xa000 + 64 * (rng() % 4);
       if (rng() % 2) {
@@ -180,7 +203,7 @@ std::string RandomTrace(uint64_t seed, const TraceOptions& options) {
     b.Thread(static_cast<uint32_t>(th), 100 + th, "w" + std::to_string(th));
     const size_t n =
         options.events_per_thread != 0 ? options.events_per_thread : 200 + rng() % 1500;
-    std::vector<Event> events = ThreadEvents(rng, n, options.heap);
+    std::vector<Event> events = ThreadEvents(rng, n, options.heap, options.ids);
     if (options.time_back && th == options.threads - 1 && events.size() > 10) {
       events[events.size() / 2].time = events[0].time;
     }
@@ -755,6 +778,131 @@ TEST(Pieces, UnreadableModulesOfTwoProcessesAreReportedInTheSerialOrder) {
   const std::vector<std::string> args = {"stats", "run"};
   const DumpResult one = SameOnEveryCoreAsOnOne(args, traces);
   EXPECT_LT(one.err.find("b.so"), one.err.find("a.so")) << one.err;
+}
+
+// `chrome` on every core: the pieces pair the simple tasks and format
+// their objects on the workers, which go out where the serial pass writes
+// them; where the pass cannot be exact, the serial pass writes the JSON
+// (again, checked, past what the first wrote).
+struct ChromePass {
+  bool on_every_core = false;
+  uint64_t rewritten = 0;  // WriteChrome's
+};
+ChromePass ChromeOnEveryCore(const std::vector<std::string>& files,
+                             size_t lookahead = MergeOptions().max_buffered_bytes) {
+  TraceSet set = OpenSet(files);
+  ChromePass result;
+  if (set.empty()) return result;
+  std::string out;
+  std::string err;
+  std::unique_ptr<Output> o = StringOutput(&out);
+  std::unique_ptr<Output> e = StringOutput(&err);
+  VerbContext ctx;
+  ctx.set = &set;
+  ctx.index = &set.index();
+  ctx.out = o.get();
+  ctx.err = e.get();
+  ctx.merge.max_buffered_bytes = lookahead;
+  absl::StatusOr<PassSummary> pass = WriteChrome(ctx, &result.rewritten);
+  result.on_every_core = pass.ok() && pass->on_every_core;
+  return result;
+}
+
+void ExpectSameChrome(const std::string& bytes, const std::string& what) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"chrome", "trace.itt"},
+           {"chrome", "--name=t1[23]", "trace.itt"},
+           {"chrome", "--domain=d2", "trace.itt"},
+           {"chrome", "--from=3000", "--to=60000", "--thread=w1", "trace.itt"}}) {
+    SameOnEveryCoreAsOnOne(args, bytes, what + " " + args[1]);
+  }
+}
+
+TEST(Pieces, ChromePrintsWhatTheSerialPassPrints) {
+  for (uint64_t seed = 640; seed < 650; ++seed) {
+    TraceOptions options;
+    options.threads = 1 + static_cast<int>(seed % 4);
+    options.ids = seed % 2 == 0;
+    const std::string bytes = RandomTrace(seed, options);
+    ASSERT_TRUE(ChromeOnEveryCore({bytes}).on_every_core) << seed;
+    ExpectSameChrome(bytes, "seed " + std::to_string(seed));
+  }
+}
+
+TEST(Pieces, ChromeOfADamagedTracePrintsWhatTheSerialPassPrints) {
+  int on_every_core = 0;
+  for (uint64_t seed = 650; seed < 658; ++seed) {
+    TraceOptions options;
+    options.ids = true;
+    std::string bytes = RandomTrace(seed, options);
+    std::mt19937_64 rng(seed);
+    for (int k = 0; k < 3; ++k) {
+      const size_t at = bytes.size() / 4 + rng() % (bytes.size() / 2);
+      bytes[at] = static_cast<char>(bytes[at] ^ (1 + rng() % 255));
+    }
+    on_every_core += ChromeOnEveryCore({bytes}).on_every_core ? 1 : 0;
+    ExpectSameChrome(bytes, "damaged seed " + std::to_string(seed));
+  }
+  EXPECT_GT(on_every_core, 4);
+}
+
+TEST(Pieces, ChromeOfSeveralFilesPrintsWhatTheSerialPassPrints) {
+  for (uint64_t seed = 660; seed < 663; ++seed) {
+    std::map<std::string, std::string> traces;
+    const std::vector<std::string> files = RandomSet(seed, 3, /*heap=*/seed % 2 == 1);
+    for (size_t i = 0; i < files.size(); ++i) {
+      traces["run/p" + std::to_string(i) + ".itt"] = files[i];
+    }
+    EXPECT_TRUE(ChromeOnEveryCore(files).on_every_core) << seed;
+    SameOnEveryCoreAsOnOne({"chrome", "run"}, traces, std::to_string(seed));
+  }
+}
+
+// The trace of WhereTheSerialMergePassesItsLookahead...: the pass on every
+// core sees it cannot be exact before it writes any event.
+TEST(Pieces, WhereTheSerialMergePassesItsLookaheadChromeTakesTheSerialPass) {
+  std::mt19937_64 rng(11);
+  TraceBuilder b;
+  b.Domain(1, "d1").Domain(2, "d2").Domain(3, "frames");
+  for (uint64_t s = 10; s < 14; ++s) b.String(s, "t" + std::to_string(s));
+  b.Counter(1, "queue", "d1", 1, format::MetadataType::kU64);
+  b.EventName(1, "legacy1").EventName(2, "legacy2");
+  b.Thread(0, 100, "a").Thread(1, 101, "b");
+  const std::vector<Event> late = ThreadEvents(rng, 3000);
+  uint64_t t = late.back().time / 2;
+  for (int c = 0; c < 100; ++c) {
+    std::vector<Event> chunk;
+    for (int i = 0; i < 2000; ++i) {
+      t += 1 + rng() % 7;
+      chunk.push_back(Ev(EventKind::kTaskBegin, t, {{F::kDomain, U(1)}, {F::kName, U(10)}}));
+      t += 1 + rng() % 7;
+      chunk.push_back(Ev(EventKind::kTaskEnd, t, {{F::kDomain, U(1)}}));
+    }
+    b.Events(0, chunk);
+  }
+  b.Events(1, late);
+  b.End(t + 1000);
+  const std::string bytes = b.bytes();
+  EXPECT_FALSE(ChromeOnEveryCore({bytes}, size_t{1} << 20).on_every_core);
+  EXPECT_TRUE(ChromeOnEveryCore({bytes}).on_every_core);
+  const std::vector<std::string> args = {"chrome", "--lookahead-mb=1", "trace.itt"};
+  const DumpResult one = SameOnEveryCoreAsOnOne(args, bytes);
+  EXPECT_EQ(one.status, 0) << one.err;
+}
+
+// The time of the last thread goes back in the middle of its events: the
+// pass on every core has written much of the JSON when it reads that
+// chunk; the serial pass writes it again, checks it, and goes on past it.
+TEST(Pieces, ChromeOfATraceWhoseTimeGoesBackIsWrittenOnceBySerialPass) {
+  TraceOptions options;
+  options.time_back = true;
+  options.ids = true;
+  options.events_per_thread = 4000;
+  const std::string bytes = RandomTrace(7, options);
+  const ChromePass pass = ChromeOnEveryCore({bytes});
+  EXPECT_FALSE(pass.on_every_core);
+  EXPECT_GT(pass.rewritten, 100000u);
+  ExpectSameChrome(bytes, "time back");
 }
 
 // `text` on two cores (two_passes.h): two passes read every event, each

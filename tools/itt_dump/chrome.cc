@@ -295,8 +295,7 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   // Writes to ctx.out after `skip` (RewrittenOutput): what an earlier
   // pass wrote (and warned_large: it warned of the size), which this one
   // writes again and checks. `keep_crc`: written() gives the CRC.
-  ChromeWriter(const VerbContext& ctx, const WrittenPrefix& skip, bool keep_crc,
-               bool warned_large)
+  ChromeWriter(const VerbContext& ctx, const WrittenPrefix& skip, bool keep_crc, bool warned_large)
       : ChromeObjects(ctx, /*first=*/true),
         tracker_(x_, this),
         counters_(x_),
@@ -545,7 +544,8 @@ std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, ChromeWriter* w
   if (!ctx.parallel || ctx.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
   PassSummary pass;
   PieceMerger merger(
-      *ctx.set, [&ctx]() -> std::unique_ptr<PieceSink> { return std::make_unique<ChromeSink>(ctx); },
+      *ctx.set,
+      [&ctx]() -> std::unique_ptr<PieceSink> { return std::make_unique<ChromeSink>(ctx); },
       ctx.merge,
       [&pass](const Piece& piece) {
         pass.events += piece.paired_events;

@@ -18,8 +18,8 @@
 //
 // ts and dur are microseconds since the start of the trace with three
 // decimals (nanosecond precision). Events appear in the order they
-// complete, not sorted (viewers sort); on every core as in one pass. Intervals still open at the end of
-// the trace end there and carry args {"open_at_end": true}.
+// complete, not sorted (viewers sort); on every core as in one pass. Intervals still open at the
+// end of the trace end there and carry args {"open_at_end": true}.
 
 #ifndef TOOLS_ITT_DUMP_CHROME_H_
 #define TOOLS_ITT_DUMP_CHROME_H_

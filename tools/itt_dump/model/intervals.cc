@@ -312,9 +312,9 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       // Past kMaxDepth the whole trace's tracker decides (it counts the
       // begin as open at end; the pass is not exact then, pieces.h).
       if (s.depth >= kMaxDepth) return PieceAction::kForward;
-      const bool forward =
-          e.kind == EventKind::kTaskBeginFn || e.kind == EventKind::kTaskBeginFnEx ||
-          (!pairing_.tasks_with_ids && !IsNull(e.GetId(F::kId)));
+      const bool forward = e.kind == EventKind::kTaskBeginFn ||
+                           e.kind == EventKind::kTaskBeginFnEx ||
+                           (!pairing_.tasks_with_ids && !IsNull(e.GetId(F::kId)));
       // Its time goes to its parent in the whole trace's tracker, so every
       // task it is inside must be open there.
       if (forward) PromoteOpenTasks(s);
@@ -581,7 +581,14 @@ const Interval* IntervalTracker::InnermostTask(const ThreadRec& thread) const {
 }
 
 void IntervalTracker::Finish(uint64_t end_ticks) {
-  for (auto& [index, s] : threads_.entries()) {
+  // Thread by thread in the index's order, not in the order the tracker
+  // met them: a parallel pass's tracker meets them otherwise (pieces.h).
+  std::vector<std::pair<uint64_t, ThreadState*>> threads;
+  threads.reserve(threads_.size());
+  for (auto& [index, s] : threads_.entries()) threads.emplace_back(index, &s);
+  std::sort(threads.begin(), threads.end());
+  for (auto& [index, state] : threads) {
+    ThreadState& s = *state;
     for (size_t i = s.depth; i-- > 0;) {
       Open& open = s.stack[i];
       open.iv.end = std::max(end_ticks, open.iv.begin);

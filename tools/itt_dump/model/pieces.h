@@ -117,8 +117,8 @@ class Piece final : public format::DecodedChunk {
  public:
   struct Entry {
     enum class Type : uint8_t {
-      kEvent,      // an event for the whole trace's tracker (EventAt)
-      kOpen,       // a task still open at the piece's end: opens[index]
+      kEvent,       // an event for the whole trace's tracker (EventAt)
+      kOpen,        // a task still open at the piece's end: opens[index]
       kChildTicks,  // only child_ticks (the piece's tail)
       kOutput       // the sink's output at offset `index` (OutputAt)
     };
