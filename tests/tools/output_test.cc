@@ -17,8 +17,9 @@ WrittenPrefix FirstPass(const std::string& text, size_t n, std::string* out) {
   std::unique_ptr<Output> o = StringOutput(out);
   RewrittenOutput first(o.get(), WrittenPrefix(), /*keep_crc=*/true);
   first.Write(text.substr(0, n / 2));
+  first.Flush();
   first.Write(text.substr(n / 2, n - n / 2));
-  o->Flush();
+  first.Finish();
   EXPECT_FALSE(first.mismatch());
   return first.written();
 }
@@ -29,9 +30,11 @@ std::string SecondPass(const std::string& text, const WrittenPrefix& prefix, siz
   std::string out;
   std::unique_ptr<Output> o = StringOutput(&out);
   RewrittenOutput second(o.get(), prefix, /*keep_crc=*/false);
-  for (size_t at = 0; at < text.size(); at += step) second.Write(text.substr(at, step));
+  for (size_t at = 0; at < text.size(); at += step) {
+    second.Write(text.substr(at, step));
+    second.Flush();  // each write on its own past the buffer
+  }
   second.Finish();
-  o->Flush();
   *mismatch = second.mismatch();
   return out;
 }

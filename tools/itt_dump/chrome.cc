@@ -292,14 +292,12 @@ class ChromeSink final : public PieceSink {
 // The whole trace's objects, written as the pass reaches them.
 class ChromeWriter : public ChromeObjects, public IntervalListener {
  public:
-  // Writes to ctx.out after `skip` (RewrittenOutput): what an earlier
-  // pass wrote (and warned_large: it warned of the size), which this one
-  // writes again and checks. `keep_crc`: written() gives the CRC.
-  ChromeWriter(const VerbContext& ctx, const WrittenPrefix& skip, bool keep_crc, bool warned_large)
+  // `warned_large`: an earlier pass over the same output warned of its
+  // size.
+  ChromeWriter(const VerbContext& ctx, bool warned_large)
       : ChromeObjects(ctx, /*first=*/true),
         tracker_(x_, this),
         counters_(x_),
-        out_(ctx.out, skip, keep_crc),
         warned_large_(warned_large) {}
 
   void Begin();
@@ -321,10 +319,7 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
     AfterObject();
   }
 
-  const WrittenPrefix& written() const { return out_.written(); }
   bool warned_large() const { return warned_large_; }
-  // What this pass wrote differs from what the earlier pass wrote.
-  bool mismatch() const { return out_.mismatch(); }
 
  private:
   // Flushes a full batch.
@@ -348,13 +343,14 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   std::vector<FlowTracker::End> flow_ends_;
   // Past this much JSON, one warning points to the perfetto verb.
   static constexpr uint64_t kLargeJsonBytes = uint64_t{500} << 20;
-  RewrittenOutput out_;
+  uint64_t written_ = 0;  // bytes handed to the output
   bool warned_large_;
 };
 
 void ChromeWriter::Emit(std::string_view s) {
-  out_.Write(s);
-  if (out_.written().bytes > kLargeJsonBytes && !warned_large_) {
+  ctx_.out->Write(s);
+  written_ += s.size();
+  if (written_ > kLargeJsonBytes && !warned_large_) {
     warned_large_ = true;
     Warn(ctx_,
          "the Chrome JSON passed 500 MB; viewers do not load JSON traces this large: "
@@ -525,7 +521,6 @@ void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
                            ",\"frames_open_at_end\":", u.frames_open_at_end,
                            ",\"unresolved_relations\":", flows_.unresolved(), "}}\n"));
   Flush();
-  out_.Finish();
   if (u.total() != 0) {
     Warn(ctx_, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
                             u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,
@@ -579,26 +574,33 @@ absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewrit
   WrittenPrefix written;
   bool warned_large = false;
   {
-    ChromeWriter w(ctx, WrittenPrefix(), /*keep_crc=*/true, /*warned_large=*/false);
-    if (std::optional<PassSummary> pass = WriteInPieces(ctx, &w)) {
+    RewrittenOutput out(ctx.out, WrittenPrefix(), /*keep_crc=*/true);
+    VerbContext pieces_ctx = ctx;
+    pieces_ctx.out = &out;
+    ChromeWriter w(pieces_ctx, /*warned_large=*/false);
+    if (std::optional<PassSummary> pass = WriteInPieces(pieces_ctx, &w)) {
       w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
+      out.Finish();
       return *pass;
     }
-    // Not exact: the serial pass writes it all, what w wrote checked.
-    written = w.written();
+    // Not exact: the serial pass writes it all, what is out checked.
+    out.Flush();
+    written = out.written();
     warned_large = w.warned_large();
   }
   if (rewritten != nullptr) *rewritten = written.bytes;
-  ChromeWriter w(ctx, written, /*keep_crc=*/false, warned_large);
+  RewrittenOutput out(ctx.out, written, /*keep_crc=*/false);
+  VerbContext serial_ctx = ctx;
+  serial_ctx.out = &out;
+  ChromeWriter w(serial_ctx, warned_large);
   w.Begin();
   absl::StatusOr<PassSummary> pass =
-      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { w.OnEvent(e, t); });
-  if (!pass.ok()) {
-    w.Flush();
-    return pass.status();
-  }
-  w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
-  if (w.mismatch()) {
+      ForEachEvent(serial_ctx, [&](const Event& e, const ThreadRec& t) { w.OnEvent(e, t); });
+  if (pass.ok()) w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
+  w.Flush();
+  out.Finish();
+  if (!pass.ok()) return pass.status();
+  if (out.mismatch()) {
     return absl::DataLossError(absl::StrCat(
         "the pass on every core stopped after ", written.bytes,
         " bytes of JSON, and the serial pass wrote them otherwise (did a file change while it "

@@ -32,22 +32,33 @@ void Output::Spill(std::string_view s) {
   used_ = s.size();
 }
 
-void RewrittenOutput::Write(std::string_view s) {
+RewrittenOutput::~RewrittenOutput() { Output::Flush(); }
+
+void RewrittenOutput::Finish() {
+  Flush();
+  out_->Flush();
+  if (skip_.bytes != 0) mismatch_ = true;
+}
+
+void RewrittenOutput::WriteRaw(const char* p, size_t n) {
   if (mismatch_) return;
-  written_.bytes += s.size();
-  if (keep_crc_) written_.crc = format::crc32c::Extend(written_.crc, s.data(), s.size());
+  written_.bytes += n;
+  if (keep_crc_) written_.crc = format::crc32c::Extend(written_.crc, p, n);
   if (skip_.bytes != 0) {
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(skip_.bytes, s.size()));
-    skipped_crc_ = format::crc32c::Extend(skipped_crc_, s.data(), n);
-    skip_.bytes -= n;
-    s.remove_prefix(n);
+    const size_t k = static_cast<size_t>(std::min<uint64_t>(skip_.bytes, n));
+    skipped_crc_ = format::crc32c::Extend(skipped_crc_, p, k);
+    skip_.bytes -= k;
+    p += k;
+    n -= k;
     if (skip_.bytes != 0) return;
     if (skipped_crc_ != skip_.crc) {
       mismatch_ = true;
       return;
     }
   }
-  out_->Write(s);
+  out_->WriteUnbuffered(std::string_view(p, n));
+  broken_ = out_->broken();
+  status_ = out_->status();
 }
 
 namespace {

@@ -43,6 +43,11 @@ class Output {
   // Writes everything buffered. Returns false once the output is broken or
   // failed.
   bool Flush();
+  // Writes what is buffered, then `s` without copying it.
+  void WriteUnbuffered(std::string_view s) {
+    Flush();
+    if (good() && !s.empty()) WriteRaw(s.data(), s.size());
+  }
 
   // The reader went away (EPIPE): stop producing, exit quietly.
   bool broken() const { return broken_; }
@@ -85,25 +90,28 @@ struct WrittenPrefix {
   uint32_t crc = 0;
 };
 
-// For a pass that writes again what an earlier pass began to write (which
-// stopped, leaving `skip` out there): drops the first skip.bytes bytes it
-// is given and checks them against skip.crc, then writes the rest to
-// `out`. If they differ, nothing more goes out and mismatch() is true
-// (also if the pass ends before them: Finish). With keep_crc, written()
-// has the CRC of everything it was given.
-class RewrittenOutput {
+// An output for a pass that writes again what an earlier pass began to
+// write to `out` (and stopped, leaving `skip` there): drops the first
+// skip.bytes bytes and checks them against skip.crc, then hands the rest
+// on to `out`. If they differ, nothing more goes out and mismatch() is
+// true (also when the pass ends before them: Finish). With keep_crc,
+// written() has the CRC of everything it was given. Broken or failed when
+// `out` is.
+class RewrittenOutput final : public Output {
  public:
   RewrittenOutput(Output* out, const WrittenPrefix& skip, bool keep_crc)
       : out_(out), skip_(skip), keep_crc_(keep_crc) {}
+  ~RewrittenOutput() override;
 
-  void Write(std::string_view s);
-  // The pass is over: a prefix it did not reach is a mismatch.
-  void Finish() {
-    if (skip_.bytes != 0) mismatch_ = true;
-  }
-  // What it was given (the CRC only with keep_crc).
+  // Flushes it and `out`; the pass is over: a prefix it did not reach is
+  // a mismatch.
+  void Finish();
+  // What it was given and has flushed (the CRC only with keep_crc).
   const WrittenPrefix& written() const { return written_; }
   bool mismatch() const { return mismatch_; }
+
+ protected:
+  void WriteRaw(const char* p, size_t n) override;
 
  private:
   Output* out_;
