@@ -26,6 +26,7 @@
 #include "tools/itt_dump/model/trace_set.h"
 #include "tools/itt_dump/output.h"
 #include "tools/itt_dump/stats.h"
+#include "tools/itt_dump/text.h"
 #include "tools/itt_dump/two_passes.h"
 #include "tools/itt_dump/verb.h"
 
@@ -780,18 +781,20 @@ TEST(Pieces, UnreadableModulesOfTwoProcessesAreReportedInTheSerialOrder) {
   EXPECT_LT(one.err.find("b.so"), one.err.find("a.so")) << one.err;
 }
 
-// `chrome` on every core: the pieces pair the simple tasks and format
-// their objects on the workers, which go out where the serial pass writes
-// them; where the pass cannot be exact, the serial pass writes the JSON
-// (again, checked, past what the first wrote).
-struct ChromePass {
+// A verb that writes as it reads (chrome, text) on every core: the pieces
+// pair what they can and write those parts on the workers, which go out
+// where the serial pass writes them; where the pass cannot be exact, the
+// serial pass writes it all again, checks what the first wrote and writes
+// the rest.
+struct WritingPass {
   bool on_every_core = false;
-  uint64_t rewritten = 0;  // WriteChrome's
+  uint64_t rewritten = 0;  // what the first pass wrote and the next checked
 };
-ChromePass ChromeOnEveryCore(const std::vector<std::string>& files,
-                             size_t lookahead = MergeOptions().max_buffered_bytes) {
+using WritingVerb = absl::StatusOr<PassSummary> (*)(const VerbContext&, uint64_t*);
+WritingPass OnEveryCore(WritingVerb verb, const std::vector<std::string>& files,
+                        size_t lookahead = MergeOptions().max_buffered_bytes) {
   TraceSet set = OpenSet(files);
-  ChromePass result;
+  WritingPass result;
   if (set.empty()) return result;
   std::string out;
   std::string err;
@@ -803,9 +806,13 @@ ChromePass ChromeOnEveryCore(const std::vector<std::string>& files,
   ctx.out = o.get();
   ctx.err = e.get();
   ctx.merge.max_buffered_bytes = lookahead;
-  absl::StatusOr<PassSummary> pass = WriteChrome(ctx, &result.rewritten);
+  absl::StatusOr<PassSummary> pass = verb(ctx, &result.rewritten);
   result.on_every_core = pass.ok() && pass->on_every_core;
   return result;
+}
+WritingPass ChromeOnEveryCore(const std::vector<std::string>& files,
+                              size_t lookahead = MergeOptions().max_buffered_bytes) {
+  return OnEveryCore(&WriteChrome, files, lookahead);
 }
 
 void ExpectSameChrome(const std::string& bytes, const std::string& what) {
@@ -899,16 +906,17 @@ TEST(Pieces, ChromeOfATraceWhoseTimeGoesBackIsWrittenOnceBySerialPass) {
   options.ids = true;
   options.events_per_thread = 4000;
   const std::string bytes = RandomTrace(7, options);
-  const ChromePass pass = ChromeOnEveryCore({bytes});
+  const WritingPass pass = ChromeOnEveryCore({bytes});
   EXPECT_FALSE(pass.on_every_core);
   EXPECT_GT(pass.rewritten, 100000u);
   ExpectSameChrome(bytes, "time back");
 }
 
-// `text` on two cores (two_passes.h): two passes read every event, each
-// formats every other batch of TwoPasses::kBatchEvents events, and the
-// output is byte for byte the one pass's: with filters, wall-clock times,
-// task_begin_fn names, damage and several files.
+// `text` on every core, like chrome, and where that cannot be exact on
+// two cores (two_passes.h): two passes read every event, each formats
+// every other batch of TwoPasses::kBatchEvents events. The output is byte
+// for byte the one pass's: with filters, wall-clock times, task_begin_fn
+// names, damage and several files.
 void ExpectSameText(const std::string& bytes, const std::string& what) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"text", "trace.itt"},
@@ -919,17 +927,36 @@ void ExpectSameText(const std::string& bytes, const std::string& what) {
   }
 }
 
-TEST(TwoPasses, TextPrintsWhatOnePassPrints) {
+TEST(Pieces, TextPrintsWhatOnePassPrints) {
   for (uint64_t seed = 600; seed < 606; ++seed) {
     TraceOptions options;
     options.threads = 1 + static_cast<int>(seed % 4);
-    // Batches enough for several turns each way, and a last one in part.
     options.events_per_thread = 5 * TwoPasses::kBatchEvents / 2 + seed;
-    ExpectSameText(RandomTrace(seed, options), "seed " + std::to_string(seed));
+    const std::string bytes = RandomTrace(seed, options);
+    EXPECT_TRUE(OnEveryCore(&PrintText, {bytes}).on_every_core) << seed;
+    ExpectSameText(bytes, "seed " + std::to_string(seed));
   }
 }
 
-TEST(TwoPasses, TextOfADamagedTracePrintsWhatOnePassPrints) {
+// The time of the last thread goes back in the middle of its events: the
+// pass on every core has written much of the text when it reads that
+// chunk; two passes write it again (batches enough for several turns each
+// way, and a last one in part), check it and go on past it.
+TEST(TwoPasses, TextOfATraceWhoseTimeGoesBackIsWrittenOnceByTwoPasses) {
+  for (uint64_t seed = 606; seed < 609; ++seed) {
+    TraceOptions options;
+    options.threads = 2 + static_cast<int>(seed % 3);
+    options.time_back = true;
+    options.events_per_thread = 5 * TwoPasses::kBatchEvents / 2 + seed;
+    const std::string bytes = RandomTrace(seed, options);
+    const WritingPass pass = OnEveryCore(&PrintText, {bytes});
+    EXPECT_FALSE(pass.on_every_core) << seed;
+    EXPECT_GT(pass.rewritten, 100000u) << seed;
+    ExpectSameText(bytes, "time back, seed " + std::to_string(seed));
+  }
+}
+
+TEST(Pieces, TextOfADamagedTracePrintsWhatOnePassPrints) {
   for (uint64_t seed = 610; seed < 614; ++seed) {
     TraceOptions options;
     options.events_per_thread = 2 * TwoPasses::kBatchEvents;
@@ -957,7 +984,7 @@ TEST(TwoPasses, TextOfFilesOfSeveralHostsPrintsWhatOnePassPrints) {
   EXPECT_EQ(one.status, 0);
 }
 
-TEST(TwoPasses, TextOfSeveralFilesPrintsWhatOnePassPrints) {
+TEST(Pieces, TextOfSeveralFilesPrintsWhatOnePassPrints) {
   for (uint64_t seed = 620; seed < 623; ++seed) {
     std::map<std::string, std::string> traces;
     const std::vector<std::string> files = RandomSet(seed, 3, /*heap=*/seed % 2 == 1);

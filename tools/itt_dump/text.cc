@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/small_cache.h"
 #include "tools/itt_dump/model/symbols.h"
 #include "tools/itt_dump/model/sync.h"
@@ -61,6 +63,21 @@ class TextPrinter : public IntervalListener {
   }
 
   void Print(const Event& e, const ThreadRec& t);
+  // Appends e's line to *out, as the printer's state is (the interval e
+  // closed, the sync objects' names), unless the filter drops it
+  // (false).
+  bool AppendLine(const Event& e, const format::KindSchema& s, const ThreadRec& t, TextBuffer* out);
+  // What FeedEntry gives the whole trace's tracker (pieces.h).
+  void OnEvent(const Event& e, const ThreadRec& t) { Print(e, t); }
+  void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
+  void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
+  // Lines a piece's sink printed.
+  void AppendText(std::string_view text) {
+    line_.append(text);
+    if (line_.size() >= TextBuffer::kWriteBatch) Flush();
+  }
+  // The next event closes no interval yet.
+  void ForgetClosed() { closed_ = false; }
   // Hands the lines printed so far to the output (with a share: to its
   // turn, PassShare::Finish).
   void Flush() {
@@ -445,22 +462,29 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   SyncChange sync;
   if (IsSyncKind(e.kind)) sync_.OnEvent(e, t, &sync);
   if (!formats) return;  // the other printer's line
+  TextBuffer& line = share_ != nullptr ? share_->text() : line_;
+  AppendLine(e, *s, t, &line);
+  if (share_ == nullptr && line.size() >= TextBuffer::kWriteBatch) Flush();
+}
+
+bool TextPrinter::AppendLine(const Event& e, const format::KindSchema& s, const ThreadRec& t,
+                             TextBuffer* out) {
   Subject sub;
-  Describe(e, *s, t, &sub);
+  Describe(e, s, t, &sub);
 
   if (filter_.active()) {
-    if (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time)) return;
+    if (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time)) return false;
     if (filter_.has_domain() && (!sub.has_domain || !filter_.DomainNameOk(sub.domain))) {
-      return;
+      return false;
     }
     if (filter_.has_name() && (!sub.has_name || !filter_.NameOk(sub.name))) {
-      return;
+      return false;
     }
   }
 
-  TextBuffer& line = share_ != nullptr ? share_->text() : line_;
+  TextBuffer& line = *out;
   AppendTime(&line, e.time);
-  line.append(Columns(t, *s, sub));
+  line.append(Columns(t, s, sub));
   if (sub.has_name) {
     if (sub.quoted_name != nullptr) {
       line.append(*sub.quoted_name);
@@ -477,17 +501,88 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
     UntagIdentities(t.process, &untagged_);
     shown = &untagged_;
   }
-  for (int i = 0; i < s->field_count; ++i) {
+  for (int i = 0; i < s.field_count; ++i) {
     if (i == sub.domain_field || i == sub.name_field) continue;
-    const format::FieldSpec& spec = s->fields[i];
+    const format::FieldSpec& spec = s.fields[i];
     if (spec.type == FieldType::kId && shown->fields[i].id == format::Id{}) {
       AppendShort(&line, null_id_text_[static_cast<size_t>(spec.field)]);  // most ids
       continue;
     }
-    AppendField(&line, *shown, *s, i);
+    AppendField(&line, *shown, s, i);
   }
   line.push_back('\n');
-  if (share_ == nullptr && line.size() >= TextBuffer::kWriteBatch) Flush();
+  return true;
+}
+
+// The lines of one piece's paired events (pieces.h), each an output of
+// its own, which the reading thread's printer copies in turn.
+class TextSink final : public PieceSink {
+ public:
+  explicit TextSink(const VerbContext& ctx) : printer_(ctx, nullptr) {}
+
+  bool wants_paired_events() const override { return true; }
+  void OnInterval(const Interval& iv) override { printer_.OnInterval(iv); }
+  void OnPairedEvent(const Event& e, const ThreadRec& t) override {
+    const format::KindSchema* s = format::FindSchema(e.kind);
+    if (s != nullptr) {
+      // A record: the line's length, then the line.
+      const size_t at = lines_.size();
+      lines_.Room(sizeof(uint32_t));
+      lines_.Advance(sizeof(uint32_t));
+      if (printer_.AppendLine(e, *s, t, &lines_)) {
+        const auto size = static_cast<uint32_t>(lines_.size() - at - sizeof(uint32_t));
+        std::memcpy(lines_.data() + at, &size, sizeof size);
+        AddOutput(static_cast<uint32_t>(at));
+      } else {
+        lines_.Truncate(at);
+      }
+    }
+    printer_.ForgetClosed();
+  }
+  void Clear() override { lines_.clear(); }
+  size_t bytes() const override { return lines_.capacity(); }
+  const char* output_data() const override { return lines_.data(); }
+
+ private:
+  TextPrinter printer_;  // its formatting and caches; the piece pairs
+  TextBuffer lines_;
+};
+
+// The pass on every core (pieces.h): the workers pair what each chunk can
+// and print those events' lines, the reading thread prints the others'
+// between them in the serial order. nullopt when it cannot be exact (with
+// what it wrote to ctx.out so far), or with more than
+// PieceMerger::kManyFiles files.
+std::optional<PassSummary> PrintInPieces(const VerbContext& ctx) {
+  if (!ctx.parallel || ctx.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
+  PassSummary pass;
+  PieceMerger merger(
+      *ctx.set, [&ctx]() -> std::unique_ptr<PieceSink> { return std::make_unique<TextSink>(ctx); },
+      ctx.merge,
+      [&pass](const Piece& piece) {
+        pass.events += piece.paired_events;
+        pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
+      });
+  if (!merger.exact()) return std::nullopt;
+  // (The pieces leave every task_begin_fn and its end to this thread:
+  // only it names functions.)
+  TextPrinter printer(ctx, nullptr);
+  Event e;
+  PieceMerger::Item item;
+  uint64_t items = 0;
+  while (merger.Next(&item)) {
+    if (const Event* event = FeedEntry(item, &printer, &e)) {
+      ++pass.events;
+      pass.last_ticks = std::max(pass.last_ticks, event->time);
+    } else if (item.piece->entries[item.entry].type == Piece::Entry::Type::kOutput) {
+      printer.AppendText(item.piece->OutputAt(item.entry));
+    }
+    if ((++items & 1023) == 0 && !ctx.out->good()) break;  // nobody reads
+  }
+  if (!merger.exact() && ctx.out->good()) return std::nullopt;
+  printer.Flush();
+  pass.on_every_core = true;
+  return pass;
 }
 
 // The pass on one core: one printer over `merger`.
@@ -570,8 +665,38 @@ absl::StatusOr<PassSummary> PrintPass(const VerbContext& ctx) {
 
 }  // namespace
 
+absl::StatusOr<PassSummary> PrintText(const VerbContext& ctx, uint64_t* rewritten) {
+  WrittenPrefix written;
+  {
+    RewrittenOutput out(ctx.out, WrittenPrefix(), /*keep_crc=*/true);
+    VerbContext pieces_ctx = ctx;
+    pieces_ctx.out = &out;
+    if (std::optional<PassSummary> pass = PrintInPieces(pieces_ctx)) {
+      out.Finish();
+      return *pass;
+    }
+    // Not exact: the other passes write it all, what is out checked.
+    out.Flush();
+    written = out.written();
+  }
+  if (rewritten != nullptr) *rewritten = written.bytes;
+  RewrittenOutput out(ctx.out, written, /*keep_crc=*/false);
+  VerbContext again = ctx;
+  again.out = &out;
+  absl::StatusOr<PassSummary> pass = PrintPass(again);
+  out.Finish();
+  if (!pass.ok()) return pass.status();
+  if (out.mismatch()) {
+    return absl::DataLossError(absl::StrCat(
+        "the pass on every core stopped after ", written.bytes,
+        " bytes of text, and the next pass wrote them otherwise (did a file change while it was "
+        "read?): the text is inconsistent"));
+  }
+  return pass;
+}
+
 absl::Status RunText(const VerbContext& ctx) {
-  absl::StatusOr<PassSummary> pass = PrintPass(ctx);
+  absl::StatusOr<PassSummary> pass = PrintText(ctx);
   if (!pass.ok()) return pass.status();
   ctx.out->Flush();
   if (ctx.out->good()) WarnMerge(ctx, *pass);

@@ -21,6 +21,13 @@ namespace itt_dump {
 // Runs the text verb's pass. Errors: the trace cannot be reopened.
 absl::Status RunText(const VerbContext& ctx);
 
+// RunText's pass, without its warnings: on every core (pieces.h) when
+// ctx.parallel and it can be exact, else (or once it cannot be) on two
+// cores or one, which then write again what the first had written, check
+// it and do not write it twice (*rewritten: how many bytes; fails if they
+// differ).
+absl::StatusOr<PassSummary> PrintText(const VerbContext& ctx, uint64_t* rewritten = nullptr);
+
 }  // namespace itt_dump
 }  // namespace ittc
 

@@ -90,7 +90,8 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   const bool simple_tasks = rewriter_ == nullptr;
   format::EventStreamDecoder::SimpleTask task;
   Event e;
-  const PieceSink& sink = *p.sink;
+  PieceSink& sink = *p.sink;
+  const bool events_to_sink = sink.wants_paired_events();
   size_t outputs = 0;  // the sink's, with entries
   for (;;) {
     const bool simple = simple_tasks && dec.NextSimpleTask(&task);
@@ -106,7 +107,11 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     const IntervalTracker::PieceAction action =
         simple ? tracker.OnPieceSimpleTask(task, thread, position)
                : tracker.OnPieceEvent(e, thread, position);
-    // What the sink made of the intervals the event closed.
+    if (events_to_sink && action == IntervalTracker::PieceAction::kPaired) {
+      if (simple) task.ToEvent(&e);
+      sink.OnPairedEvent(e, thread);
+    }
+    // What the sink made of the event and the intervals it closed.
     while (outputs != sink.outputs()) {
       Piece::Entry& en = entries.emplace_back();
       en.time = time;

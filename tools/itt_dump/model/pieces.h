@@ -83,14 +83,18 @@ namespace itt_dump {
 // on a worker; Clear() readies it for the next piece.
 //
 // A sink may also make outputs to go out in order (a verb's text of an
-// interval): each AddOutput() while the piece pairs an event gets an
-// entry of its own (Type::kOutput) at that event's place, which the
-// consumer writes when the merge reaches it (Piece::OutputAt).
+// interval, or of an event): each AddOutput() while the piece pairs an
+// event gets an entry of its own (Type::kOutput) at that event's place,
+// which the consumer writes when the merge reaches it (Piece::OutputAt).
 class PieceSink : public IntervalListener {
  public:
   virtual void Clear() = 0;
   // What the piece leaves to the whole trace's tracker for this consumer.
   virtual IntervalTracker::PiecePairing pairing() const { return {}; }
+  // Whether it gets the events the piece pairs (OnPairedEvent), each after
+  // the intervals it closes.
+  virtual bool wants_paired_events() const { return false; }
+  virtual void OnPairedEvent(const format::Event& e, const ThreadRec& thread) {}
   // What it holds while its piece is queued for the merge, in bytes.
   virtual size_t bytes() const { return 0; }
   // Where its outputs are once the piece is decoded: each a record at

@@ -30,6 +30,8 @@ class TextBuffer {
   TextBuffer& operator=(const TextBuffer&) = delete;
 
   void clear() { size_ = 0; }
+  // Drops what follows the first n bytes. REQUIRES: n <= size().
+  void Truncate(size_t n) { size_ = n; }
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
   bool empty() const { return size_ == 0; }
