@@ -56,11 +56,13 @@ const char* ScopeLetter(uint64_t scope) {
 class ChromeObjects {
  public:
   // `first`: the objects start the array (no comma before the first).
-  ChromeObjects(const VerbContext& ctx, bool first)
+  // `filter` and `clock` are copied (a worker's from ones no thread
+  // changes: both keep caches).
+  ChromeObjects(const VerbContext& ctx, bool first, const Filter& filter, const Clock& clock)
       : ctx_(ctx),
         x_(*ctx.index),
-        clock_(ctx.index->clock),
-        filter_(ctx.filter, x_),
+        clock_(clock),
+        filter_(filter),
         pid_(ctx.set->files()[0].display_pid),
         first_(first) {}
 
@@ -260,7 +262,8 @@ void ChromeObjects::AppendInterval(const Interval& iv, uint64_t tid) {
 // its own, which the writer copies when the merge reaches it.
 class ChromeSink final : public PieceSink {
  public:
-  explicit ChromeSink(const VerbContext& ctx) : objects_(ctx, /*first=*/false) {}
+  ChromeSink(const VerbContext& ctx, const Filter& filter, const Clock& clock)
+      : objects_(ctx, /*first=*/false, filter, clock) {}
 
   IntervalTracker::PiecePairing pairing() const override {
     IntervalTracker::PiecePairing p;
@@ -295,7 +298,7 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   // `warned_large`: an earlier pass over the same output warned of its
   // size.
   ChromeWriter(const VerbContext& ctx, bool warned_large)
-      : ChromeObjects(ctx, /*first=*/true),
+      : ChromeObjects(ctx, /*first=*/true, Filter(ctx.filter, *ctx.index), ctx.index->clock),
         tracker_(x_, this),
         counters_(x_),
         warned_large_(warned_large) {}
@@ -538,9 +541,13 @@ void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
 std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, ChromeWriter* w) {
   if (!ctx.parallel || ctx.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
   PassSummary pass;
+  const Filter filter(ctx.filter, *ctx.index);
+  const Clock clock = ctx.index->clock;
   PieceMerger merger(
       *ctx.set,
-      [&ctx]() -> std::unique_ptr<PieceSink> { return std::make_unique<ChromeSink>(ctx); },
+      [&]() -> std::unique_ptr<PieceSink> {
+        return std::make_unique<ChromeSink>(ctx, filter, clock);
+      },
       ctx.merge,
       [&pass](const Piece& piece) {
         pass.events += piece.paired_events;

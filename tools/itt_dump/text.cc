@@ -53,11 +53,15 @@ class TextPrinter : public IntervalListener {
  public:
   // `share` (may be null) must outlive the printer.
   TextPrinter(const VerbContext& ctx, PassShare* share)
+      : TextPrinter(ctx, share, Filter(ctx.filter, *ctx.index), ctx.index->clock) {}
+  // With copies of `filter` and `clock` (a worker's from ones no thread
+  // changes: both keep caches).
+  TextPrinter(const VerbContext& ctx, PassShare* share, const Filter& filter, const Clock& clock)
       : ctx_(ctx),
         x_(*ctx.index),
-        clock_(x_.clock),
+        clock_(clock),
         share_(share),
-        filter_(ctx.filter, x_),
+        filter_(filter),
         tracker_(x_, this) {
     tracker_.set_collect_args(false);
   }
@@ -518,7 +522,8 @@ bool TextPrinter::AppendLine(const Event& e, const format::KindSchema& s, const 
 // its own, which the reading thread's printer copies in turn.
 class TextSink final : public PieceSink {
  public:
-  explicit TextSink(const VerbContext& ctx) : printer_(ctx, nullptr) {}
+  TextSink(const VerbContext& ctx, const Filter& filter, const Clock& clock)
+      : printer_(ctx, nullptr, filter, clock) {}
 
   bool wants_paired_events() const override { return true; }
   void OnInterval(const Interval& iv) override { printer_.OnInterval(iv); }
@@ -556,8 +561,13 @@ class TextSink final : public PieceSink {
 std::optional<PassSummary> PrintInPieces(const VerbContext& ctx) {
   if (!ctx.parallel || ctx.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
   PassSummary pass;
+  const Filter filter(ctx.filter, *ctx.index);
+  const Clock clock = ctx.index->clock;
   PieceMerger merger(
-      *ctx.set, [&ctx]() -> std::unique_ptr<PieceSink> { return std::make_unique<TextSink>(ctx); },
+      *ctx.set,
+      [&]() -> std::unique_ptr<PieceSink> {
+        return std::make_unique<TextSink>(ctx, filter, clock);
+      },
       ctx.merge,
       [&pass](const Piece& piece) {
         pass.events += piece.paired_events;
