@@ -563,9 +563,8 @@ std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, ChromeWriter* w
       ++pass.events;
       pass.last_ticks = std::max(pass.last_ticks, event->time);
     } else {
-      const Piece::Entry& entry = item.piece->entries[item.entry];
-      if (entry.type == Piece::Entry::Type::kOutput) {
-        w->AppendObject(item.piece->OutputAt(item.entry), *item.thread);
+      if (item.entry->type == Piece::Entry::Type::kOutput) {
+        w->AppendObject(item.piece->OutputAt(*item.entry), *item.thread);
       }
     }
     if ((++items & 1023) == 0 && !ctx.out->good()) return pass;  // stopped: nobody reads

@@ -584,8 +584,8 @@ std::optional<PassSummary> PrintInPieces(const VerbContext& ctx) {
     if (const Event* event = FeedEntry(item, &printer, &e)) {
       ++pass.events;
       pass.last_ticks = std::max(pass.last_ticks, event->time);
-    } else if (item.piece->entries[item.entry].type == Piece::Entry::Type::kOutput) {
-      printer.AppendText(item.piece->OutputAt(item.entry));
+    } else if (item.entry->type == Piece::Entry::Type::kOutput) {
+      printer.AppendText(item.piece->OutputAt(*item.entry));
     }
     if ((++items & 1023) == 0 && !ctx.out->good()) break;  // nobody reads
   }

@@ -10,8 +10,7 @@ namespace itt_dump {
 using format::Event;
 using Type = Piece::Entry::Type;
 
-void Piece::EventAt(size_t i, Event* e) const {
-  const Entry& en = entries[i];
+void Piece::EventAt(const Entry& en, Event* e) const {
   e->kind = en.kind;
   e->time = en.time;
   // Packed by Decode below from a decoded event: they unpack.
@@ -345,7 +344,7 @@ void PieceMerger::Issue(int qi, Item* item) {
   Queue& q = queues_[static_cast<size_t>(qi)];
   const Piece& p = *q.front;
   const Piece::Entry& en = *q.head;
-  *item = {&p, static_cast<size_t>(q.head - p.entries.data()), q.thread};
+  *item = {&p, q.head, q.thread};
   switch (en.type == Piece::Entry::Type::kEvent ? en.kind : format::EventKind::kInvalid) {
     case format::EventKind::kTaskBegin:
     case format::EventKind::kTaskBeginFn:

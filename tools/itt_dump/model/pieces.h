@@ -166,11 +166,11 @@ class Piece final : public format::DecodedChunk {
   std::unique_ptr<PieceSink> sink;
   const char* outputs = nullptr;  // sink->output_data()
 
-  // Entry i's event. REQUIRES: entries[i].type == kEvent.
-  void EventAt(size_t i, format::Event* e) const;
-  // Entry i's output. REQUIRES: entries[i].type == kOutput.
-  std::string_view OutputAt(size_t i) const {
-    const char* record = outputs + entries[i].index;
+  // The event of entry `en` (one of entries). REQUIRES: en.type == kEvent.
+  void EventAt(const Entry& en, format::Event* e) const;
+  // The output of entry `en`. REQUIRES: en.type == kOutput.
+  std::string_view OutputAt(const Entry& en) const {
+    const char* record = outputs + en.index;
     uint32_t size;
     std::memcpy(&size, record, sizeof size);
     return std::string_view(record + sizeof size, size);
@@ -217,7 +217,7 @@ class PieceMerger {
  public:
   struct Item {
     const Piece* piece = nullptr;
-    size_t entry = 0;  // piece->entries[entry]
+    const Piece::Entry* entry = nullptr;  // one of piece->entries
     const ThreadRec* thread = nullptr;
   };
   using OnPiece = std::function<void(const Piece&)>;
@@ -352,11 +352,11 @@ class PieceMerger {
 template <typename Target>
 const format::Event* FeedEntry(const PieceMerger::Item& item, Target* target,
                                format::Event* scratch) {
-  const Piece::Entry& entry = item.piece->entries[item.entry];
+  const Piece::Entry& entry = *item.entry;
   if (entry.child_ticks != 0) target->AddChildTicks(*item.thread, entry.child_ticks);
   switch (entry.type) {
     case Piece::Entry::Type::kEvent:
-      item.piece->EventAt(item.entry, scratch);
+      item.piece->EventAt(entry, scratch);
       target->OnEvent(*scratch, *item.thread);
       return scratch;
     case Piece::Entry::Type::kOpen:
