@@ -53,7 +53,8 @@ struct TraceOptions {
   bool heap = false;
   // Each thread's events; 0: 200 to 1699 at random.
   size_t events_per_thread = 0;
-  // Tasks with ids, relations between them and metadata of task scope.
+  // Tasks with ids, relations between them, metadata of task scope and
+  // names of sync objects.
   bool ids = false;
 };
 
@@ -62,7 +63,7 @@ struct TraceOptions {
 // (nested, submitted) and overlapped tasks shared by the threads, counters, markers, metadata,
 // JIT loads (bytes fields), legacy events, regions and sync calls.
 // With `ids`: some tasks have ids, and relations name them, and metadata
-// of task scope comes among the events.
+// of task scope and names of sync objects come among the events.
 std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = false,
                                 bool ids = false) {
   static const std::string kText[] = {"alpha", "b", "gamma-delta"};
@@ -147,7 +148,14 @@ std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = fals
         v.push_back(Ev(k, t, {{F::kDomain, U(2)}, {F::kId, Null()}}));
       }
     } else if (ids && r < 95) {
-      if (rng() % 2) {
+      if (rng() % 5 == 0) {
+        // Names for the sync objects below (text names their lines).
+        v.push_back(Ev(EventKind::kSyncCreate, t,
+                       {{F::kAddr, U(0x1000 + 8 * (rng() % 2))},
+                        {F::kObjtype, U(10)},
+                        {F::kObjname, U(name)},
+                        {F::kAttribute, U(0)}}));
+      } else if (rng() % 2) {
         v.push_back(Ev(EventKind::kRelationAdd, t,
                        {{F::kDomain, U(domain)},
                         {F::kHead, I(1 + rng() % 4)},
@@ -932,6 +940,7 @@ TEST(Pieces, TextPrintsWhatOnePassPrints) {
     TraceOptions options;
     options.threads = 1 + static_cast<int>(seed % 4);
     options.events_per_thread = 5 * TwoPasses::kBatchEvents / 2 + seed;
+    options.ids = seed % 2 == 0;
     const std::string bytes = RandomTrace(seed, options);
     EXPECT_TRUE(OnEveryCore(&PrintText, {bytes}).on_every_core) << seed;
     ExpectSameText(bytes, "seed " + std::to_string(seed));

@@ -525,7 +525,35 @@ class TextSink final : public PieceSink {
   TextSink(const VerbContext& ctx, const Filter& filter, const Clock& clock)
       : printer_(ctx, nullptr, filter, clock) {}
 
+  // Frames' lines need no frame intervals: their events stay here too.
+  IntervalTracker::PiecePairing pairing() const override {
+    IntervalTracker::PiecePairing p;
+    p.frames = false;
+    return p;
+  }
   bool wants_paired_events() const override { return true; }
+  // Every line but those of tasks, regions and overlapped tasks (the
+  // reading thread's tracker names their ends) and of sync objects (named
+  // by earlier events) needs nothing but the event and the index.
+  bool TakesForwarded(format::EventKind kind) const override {
+    switch (kind) {
+      case EventKind::kTaskBegin:
+      case EventKind::kTaskBeginFn:
+      case EventKind::kTaskBeginEx:
+      case EventKind::kTaskBeginFnEx:
+      case EventKind::kTaskEnd:
+      case EventKind::kTaskEndEx:
+      case EventKind::kTaskBeginOverlapped:
+      case EventKind::kTaskBeginOverlappedEx:
+      case EventKind::kTaskEndOverlapped:
+      case EventKind::kTaskEndOverlappedEx:
+      case EventKind::kRegionBegin:
+      case EventKind::kRegionEnd:
+        return false;
+      default:
+        return !IsSyncKind(kind);
+    }
+  }
   void OnInterval(const Interval& iv) override { printer_.OnInterval(iv); }
   void OnPairedEvent(const Event& e, const ThreadRec& t) override {
     const format::KindSchema* s = format::FindSchema(e.kind);

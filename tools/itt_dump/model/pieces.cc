@@ -103,9 +103,13 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     if (p.first_time == kNoEvents) p.first_time = time;
     if (time > p.last_time) p.last_time = time;
     const auto position = static_cast<uint32_t>(entries.size());
-    const IntervalTracker::PieceAction action =
-        simple ? tracker.OnPieceSimpleTask(task, thread, position)
-               : tracker.OnPieceEvent(e, thread, position);
+    IntervalTracker::PieceAction action = simple ? tracker.OnPieceSimpleTask(task, thread, position)
+                                                 : tracker.OnPieceEvent(e, thread, position);
+    // (A simple task is the tracker's, never the sink's.)
+    if (action == IntervalTracker::PieceAction::kForward && events_to_sink && !simple &&
+        sink.TakesForwarded(e.kind)) {
+      action = IntervalTracker::PieceAction::kPaired;
+    }
     if (events_to_sink && action == IntervalTracker::PieceAction::kPaired) {
       if (simple) task.ToEvent(&e);
       sink.OnPairedEvent(e, thread);

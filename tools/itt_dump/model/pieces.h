@@ -95,6 +95,13 @@ class PieceSink : public IntervalListener {
   // the intervals it closes.
   virtual bool wants_paired_events() const { return false; }
   virtual void OnPairedEvent(const format::Event& e, const ThreadRec& thread) {}
+  // Whether an event of `kind` that the piece would forward without
+  // touching its tracker (not a task or frame end it has no begin of, not
+  // a task_begin_fn...: a kind the whole trace's tracker alone follows) is
+  // the consumer's on the worker instead, because nothing of the reading
+  // thread's state needs it: the piece takes it as paired
+  // (OnPairedEvent). With wants_paired_events() only.
+  virtual bool TakesForwarded(format::EventKind kind) const { return false; }
   // What it holds while its piece is queued for the merge, in bytes.
   virtual size_t bytes() const { return 0; }
   // Where its outputs are once the piece is decoded: each a record at
