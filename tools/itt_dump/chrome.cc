@@ -57,17 +57,20 @@ class ChromeObjects {
  public:
   // `first`: the objects start the array (no comma before the first).
   // `filter` and `clock` are copied (a worker's from ones no thread
-  // changes: both keep caches).
-  ChromeObjects(const VerbContext& ctx, bool first, const Filter& filter, const Clock& clock)
+  // changes: both keep caches). The objects go to `line` (which must
+  // outlive this), or to a buffer of its own.
+  ChromeObjects(const VerbContext& ctx, bool first, const Filter& filter, const Clock& clock,
+                TextBuffer* line = nullptr)
       : ctx_(ctx),
         x_(*ctx.index),
         clock_(clock),
         filter_(filter),
         pid_(ctx.set->files()[0].display_pid),
-        first_(first) {}
+        first_(first),
+        line_(line != nullptr ? line : &own_line_) {}
 
-  TextBuffer& line() { return line_; }
-  const TextBuffer& line() const { return line_; }
+  TextBuffer& line() { return *line_; }
+  const TextBuffer& line() const { return *line_; }
   uint64_t pid() const { return pid_; }
   // Events of several processes: each under its own pid.
   void UseProcess(const ThreadRec& t) { pid_ = ctx_.set->files()[t.process].display_pid; }
@@ -84,57 +87,57 @@ class ChromeObjects {
   // Starts an object with its phase: (,)\n{"ph":"X
   void StartObject(char ph) {
     if (first_) {
-      line_.append("\n{\"ph\":\"");
+      line_->append("\n{\"ph\":\"");
       first_ = false;
     } else {
-      line_.append(",\n{\"ph\":\"");
+      line_->append(",\n{\"ph\":\"");
     }
-    line_.push_back(ph);
+    line_->push_back(ph);
   }
   // Starts an event object: {"ph":"X","pid":..,"tid":..,"ts":..
   void Open(char ph, uint64_t tid, uint64_t ticks) {
     // By hand, not StrAppend: once per event.
     StartObject(ph);
-    line_.append(IdsText(tid));
-    AppendMicros(&line_, clock_.SinceStartNs(ticks));
+    line_->append(IdsText(tid));
+    AppendMicros(line_, clock_.SinceStartNs(ticks));
   }
   void Field(const char* key, std::string_view text) {
-    line_.append(",\"");
-    line_.append(std::string_view(key));
-    line_.append("\":");
-    AppendJsonString(&line_, text);
+    line_->append(",\"");
+    line_->append(std::string_view(key));
+    line_->append("\":");
+    AppendJsonString(line_, text);
   }
-  void CloseObject() { line_.append("}"); }
+  void CloseObject() { line_->append("}"); }
   void Metadata(const char* what, uint64_t tid, std::string_view name) {
     StartObject('M');
-    line_.append(absl::StrCat("\",\"pid\":", pid_, ",\"tid\":", tid, ",\"ts\":0,\"name\":\"", what,
-                              "\",\"args\":{\"name\":"));
-    AppendJsonString(&line_, name);
-    line_.append("}");
+    line_->append(absl::StrCat("\",\"pid\":", pid_, ",\"tid\":", tid, ",\"ts\":0,\"name\":\"", what,
+                               "\",\"args\":{\"name\":"));
+    AppendJsonString(line_, name);
+    line_->append("}");
     CloseObject();
   }
   void Args(const std::vector<Arg>* args, bool open_at_end) {
     if ((args == nullptr || args->empty()) && !open_at_end) return;
-    line_.append(",\"args\":{");
+    line_->append(",\"args\":{");
     bool first = true;
     if (args != nullptr) {
       for (const Arg& a : *args) {
-        if (!first) line_.push_back(',');
+        if (!first) line_->push_back(',');
         first = false;
-        AppendJsonString(&line_, a.key);
-        line_.push_back(':');
+        AppendJsonString(line_, a.key);
+        line_->push_back(':');
         if (a.is_text || !IsJsonNumberOrArray(a.value)) {
-          AppendJsonString(&line_, a.value);
+          AppendJsonString(line_, a.value);
         } else {
-          line_.append(a.value);
+          line_->append(a.value);
         }
       }
     }
     if (open_at_end) {
-      if (!first) line_.push_back(',');
-      line_.append("\"open_at_end\":true");
+      if (!first) line_->push_back(',');
+      line_->append("\"open_at_end\":true");
     }
-    line_.push_back('}');
+    line_->push_back('}');
   }
   bool Keep(const ThreadRec& t, uint64_t domain, std::string_view name, uint64_t ticks) {
     if (!filter_.active()) return true;
@@ -176,7 +179,8 @@ class ChromeObjects {
 
   uint64_t pid_;
   bool first_;
-  TextBuffer line_;  // objects built and not yet handed on
+  TextBuffer own_line_;
+  TextBuffer* line_;  // objects built and not yet handed on: own_line_ or the caller's
 };
 
 bool ChromeObjects::Kept(const Interval& iv) {
@@ -222,9 +226,9 @@ void ChromeObjects::AppendInterval(const Interval& iv, uint64_t tid) {
     }
     case IntervalKind::kFrame: {
       Open('X', tid, iv.begin);
-      line_.append(",\"dur\":");
-      AppendMicros(&line_, clock_.DurationNs(iv.begin, iv.end));
-      line_.append(NameAndCat(iv.kind, 0, iv.domain, [&] {
+      line_->append(",\"dur\":");
+      AppendMicros(line_, clock_.DurationNs(iv.begin, iv.end));
+      line_->append(NameAndCat(iv.kind, 0, iv.domain, [&] {
         const std::string_view domain = domain_name();
         name_buf_.assign("frame ");
         name_buf_.append(domain);
@@ -237,15 +241,15 @@ void ChromeObjects::AppendInterval(const Interval& iv, uint64_t tid) {
     }
     default: {
       Open('X', tid, iv.begin);
-      line_.append(",\"dur\":");
-      AppendMicros(&line_, clock_.DurationNs(iv.begin, iv.end));
+      line_->append(",\"dur\":");
+      AppendMicros(line_, clock_.DurationNs(iv.begin, iv.end));
       const auto name_and_cat = [&] {
         const std::string_view domain = domain_name();
         return std::pair<std::string_view, std::string_view>(
             interval_name(), domain.empty() ? IntervalKindName(iv.kind) : domain);
       };
       if (iv.kind != IntervalKind::kLegacyEvent && iv.name_id != 0) {
-        line_.append(NameAndCat(iv.kind, iv.name_id, iv.domain, name_and_cat));
+        line_->append(NameAndCat(iv.kind, iv.name_id, iv.domain, name_and_cat));
       } else {
         const auto [n, cat] = name_and_cat();
         Field("name", n);
@@ -263,7 +267,7 @@ void ChromeObjects::AppendInterval(const Interval& iv, uint64_t tid) {
 class ChromeSink final : public PieceSink {
  public:
   ChromeSink(const VerbContext& ctx, const Filter& filter, const Clock& clock)
-      : objects_(ctx, /*first=*/false, filter, clock) {}
+      : objects_(ctx, /*first=*/false, filter, clock, &output_buffer()) {}
 
   IntervalTracker::PiecePairing pairing() const override {
     IntervalTracker::PiecePairing p;
@@ -274,22 +278,14 @@ class ChromeSink final : public PieceSink {
   }
   void OnInterval(const Interval& iv) override {
     if (!objects_.Kept(iv)) return;
-    // A record: the object's length, then the object.
-    TextBuffer& line = objects_.line();
-    const size_t at = line.size();
-    line.Room(sizeof(uint32_t));
-    line.Advance(sizeof(uint32_t));
+    BeginOutput();
     objects_.AppendInterval(iv, iv.thread->tid);
-    const auto size = static_cast<uint32_t>(line.size() - at - sizeof(uint32_t));
-    std::memcpy(line.data() + at, &size, sizeof size);
-    AddOutput(static_cast<uint32_t>(at));
+    EndOutput(/*keep=*/true);
   }
-  void Clear() override { objects_.line().clear(); }
-  size_t bytes() const override { return objects_.line().capacity(); }
-  const char* output_data() const override { return objects_.line().data(); }
+  void Clear() override {}
 
  private:
-  ChromeObjects objects_;
+  ChromeObjects objects_;  // into the outputs
 };
 
 // The whole trace's objects, written as the pass reaches them.
@@ -577,42 +573,26 @@ std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, ChromeWriter* w
 }  // namespace
 
 absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewritten) {
-  WrittenPrefix written;
   bool warned_large = false;
-  {
-    RewrittenOutput out(ctx.out, WrittenPrefix(), /*keep_crc=*/true);
-    VerbContext pieces_ctx = ctx;
-    pieces_ctx.out = &out;
-    ChromeWriter w(pieces_ctx, /*warned_large=*/false);
-    if (std::optional<PassSummary> pass = WriteInPieces(pieces_ctx, &w)) {
-      w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
-      out.Finish();
-      return *pass;
-    }
-    // Not exact: the serial pass writes it all, what is out checked.
-    out.Flush();
-    written = out.written();
-    warned_large = w.warned_large();
-  }
-  if (rewritten != nullptr) *rewritten = written.bytes;
-  RewrittenOutput out(ctx.out, written, /*keep_crc=*/false);
-  VerbContext serial_ctx = ctx;
-  serial_ctx.out = &out;
-  ChromeWriter w(serial_ctx, warned_large);
-  w.Begin();
-  absl::StatusOr<PassSummary> pass =
-      ForEachEvent(serial_ctx, [&](const Event& e, const ThreadRec& t) { w.OnEvent(e, t); });
-  if (pass.ok()) w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
-  w.Flush();
-  out.Finish();
-  if (!pass.ok()) return pass.status();
-  if (out.mismatch()) {
-    return absl::DataLossError(absl::StrCat(
-        "the pass on every core stopped after ", written.bytes,
-        " bytes of JSON, and the serial pass wrote them otherwise (did a file change while it "
-        "was read?): the JSON is inconsistent"));
-  }
-  return pass;
+  return WriteOnce(
+      ctx, "JSON",
+      [&](const VerbContext& first) -> std::optional<PassSummary> {
+        ChromeWriter w(first, /*warned_large=*/false);
+        std::optional<PassSummary> pass = WriteInPieces(first, &w);
+        if (pass) w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
+        warned_large = w.warned_large();
+        return pass;
+      },
+      [&](const VerbContext& again) -> absl::StatusOr<PassSummary> {
+        ChromeWriter w(again, warned_large);
+        w.Begin();
+        absl::StatusOr<PassSummary> pass =
+            ForEachEvent(again, [&](const Event& e, const ThreadRec& t) { w.OnEvent(e, t); });
+        if (pass.ok()) w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
+        w.Flush();
+        return pass;
+      },
+      rewritten);
 }
 
 absl::Status RunChrome(const VerbContext& ctx) {

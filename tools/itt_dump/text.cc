@@ -556,29 +556,16 @@ class TextSink final : public PieceSink {
   }
   void OnInterval(const Interval& iv) override { printer_.OnInterval(iv); }
   void OnPairedEvent(const Event& e, const ThreadRec& t) override {
-    const format::KindSchema* s = format::FindSchema(e.kind);
-    if (s != nullptr) {
-      // A record: the line's length, then the line.
-      const size_t at = lines_.size();
-      lines_.Room(sizeof(uint32_t));
-      lines_.Advance(sizeof(uint32_t));
-      if (printer_.AppendLine(e, *s, t, &lines_)) {
-        const auto size = static_cast<uint32_t>(lines_.size() - at - sizeof(uint32_t));
-        std::memcpy(lines_.data() + at, &size, sizeof size);
-        AddOutput(static_cast<uint32_t>(at));
-      } else {
-        lines_.Truncate(at);
-      }
+    if (const format::KindSchema* s = format::FindSchema(e.kind)) {
+      BeginOutput();
+      EndOutput(printer_.AppendLine(e, *s, t, &output_buffer()));
     }
     printer_.ForgetClosed();
   }
-  void Clear() override { lines_.clear(); }
-  size_t bytes() const override { return lines_.capacity(); }
-  const char* output_data() const override { return lines_.data(); }
+  void Clear() override {}
 
  private:
   TextPrinter printer_;  // its formatting and caches; the piece pairs
-  TextBuffer lines_;
 };
 
 // The pass on every core (pieces.h): the workers pair what each chunk can
@@ -704,33 +691,7 @@ absl::StatusOr<PassSummary> PrintPass(const VerbContext& ctx) {
 }  // namespace
 
 absl::StatusOr<PassSummary> PrintText(const VerbContext& ctx, uint64_t* rewritten) {
-  WrittenPrefix written;
-  {
-    RewrittenOutput out(ctx.out, WrittenPrefix(), /*keep_crc=*/true);
-    VerbContext pieces_ctx = ctx;
-    pieces_ctx.out = &out;
-    if (std::optional<PassSummary> pass = PrintInPieces(pieces_ctx)) {
-      out.Finish();
-      return *pass;
-    }
-    // Not exact: the other passes write it all, what is out checked.
-    out.Flush();
-    written = out.written();
-  }
-  if (rewritten != nullptr) *rewritten = written.bytes;
-  RewrittenOutput out(ctx.out, written, /*keep_crc=*/false);
-  VerbContext again = ctx;
-  again.out = &out;
-  absl::StatusOr<PassSummary> pass = PrintPass(again);
-  out.Finish();
-  if (!pass.ok()) return pass.status();
-  if (out.mismatch()) {
-    return absl::DataLossError(absl::StrCat(
-        "the pass on every core stopped after ", written.bytes,
-        " bytes of text, and the next pass wrote them otherwise (did a file change while it was "
-        "read?): the text is inconsistent"));
-  }
-  return pass;
+  return WriteOnce(ctx, "text", &PrintInPieces, &PrintPass, rewritten);
 }
 
 absl::Status RunText(const VerbContext& ctx) {

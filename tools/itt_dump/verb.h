@@ -10,12 +10,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "tools/itt_dump/filter.h"
 #include "tools/itt_dump/model/merge.h"
 #include "tools/itt_dump/model/progress.h"
@@ -94,6 +96,46 @@ absl::StatusOr<PassSummary> ForEachEvent(const VerbContext& ctx, Consume&& consu
   TraceSetMerger merger(*ctx.set, ctx.merge);
   if (absl::Status opened = OpenPass(ctx, &merger); !opened.ok()) return opened;
   return RunPass(&merger, std::forward<Consume>(consume), [&ctx] { return ctx.out->good(); });
+}
+
+// For a verb that writes as it reads (text, chrome): `on_every_core(c)`
+// is its pass on every core (pieces.h), returning nullopt when it cannot
+// be exact (having written part of the output, maybe); then `again(c)`
+// writes everything again, and what the first wrote is checked (its
+// CRC32C) and not written twice (RewrittenOutput). Each gets a copy of
+// ctx whose out is theirs. Fails if the two differ (a file changed while
+// it was read: the `what` is inconsistent). *rewritten (may be null): the
+// bytes the first wrote, when `again` ran.
+template <typename OnEveryCore, typename Again>
+absl::StatusOr<PassSummary> WriteOnce(const VerbContext& ctx, const char* what,
+                                      OnEveryCore&& on_every_core, Again&& again,
+                                      uint64_t* rewritten) {
+  WrittenPrefix written;
+  {
+    RewrittenOutput out(ctx.out, WrittenPrefix(), /*keep_crc=*/true);
+    VerbContext first = ctx;
+    first.out = &out;
+    if (std::optional<PassSummary> pass = on_every_core(first)) {
+      out.Finish();
+      return *pass;
+    }
+    out.Flush();
+    written = out.written();
+  }
+  if (rewritten != nullptr) *rewritten = written.bytes;
+  RewrittenOutput out(ctx.out, written, /*keep_crc=*/false);
+  VerbContext second = ctx;
+  second.out = &out;
+  absl::StatusOr<PassSummary> pass = again(second);
+  out.Finish();
+  if (!pass.ok()) return pass.status();
+  if (out.mismatch()) {
+    return absl::DataLossError(absl::StrCat(
+        "the pass on every core stopped after ", written.bytes, " bytes of ", what,
+        ", and the next pass wrote them otherwise (did a file change while it was read?): the ",
+        what, " is inconsistent"));
+  }
+  return pass;
 }
 
 // Reports merge anomalies (late events) after a pass.

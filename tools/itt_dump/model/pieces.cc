@@ -142,7 +142,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     p.packed_size = static_cast<size_t>(format::PackFields(e, base + p.packed_size) - base);
   }
 
-  p.outputs = sink.output_data();
+  p.outputs = sink.output_records().data();
   p.payload_bytes = chunk.payload.size();
   p.max_depth = tracker.piece_max_depth();
   p.max_open_frames = tracker.peak_keyed_open();
@@ -269,7 +269,7 @@ void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
   const bool had_head = q.has_head();
   piece->queued_bytes = sizeof(Piece) + piece->entries.capacity() * sizeof(Piece::Entry) +
                         piece->packed.capacity() + piece->opens.capacity() * sizeof(Interval) +
-                        piece->sink->bytes();
+                        piece->sink->bytes() + piece->sink->output_records().capacity();
   buffered_ += piece->queued_bytes;
   q.pieces.push_back(std::move(piece));
   if (!had_head) {

@@ -73,6 +73,7 @@
 #include "format/trace_reader.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/merge.h"
+#include "tools/itt_dump/model/text_buffer.h"
 #include "tools/itt_dump/model/trace_index.h"
 #include "tools/itt_dump/model/trace_set.h"
 
@@ -83,9 +84,10 @@ namespace itt_dump {
 // on a worker; Clear() readies it for the next piece.
 //
 // A sink may also make outputs to go out in order (a verb's text of an
-// interval, or of an event): each AddOutput() while the piece pairs an
-// event gets an entry of its own (Type::kOutput) at that event's place,
-// which the consumer writes when the merge reaches it (Piece::OutputAt).
+// interval, or of an event): each output it makes while the piece pairs
+// an event (BeginOutput ... EndOutput) gets an entry of its own
+// (Type::kOutput) at that event's place, which the consumer writes when
+// the merge reaches it (Piece::OutputAt).
 class PieceSink : public IntervalListener {
  public:
   virtual void Clear() = 0;
@@ -102,24 +104,46 @@ class PieceSink : public IntervalListener {
   // thread's state needs it: the piece takes it as paired
   // (OnPairedEvent). With wants_paired_events() only.
   virtual bool TakesForwarded(format::EventKind kind) const { return false; }
-  // What it holds while its piece is queued for the merge, in bytes.
+  // What it holds besides its outputs while its piece is queued for the
+  // merge, in bytes.
   virtual size_t bytes() const { return 0; }
-  // Where its outputs are once the piece is decoded: each a record at
-  // its offset, a 4-byte length (host order) and that many bytes.
-  virtual const char* output_data() const { return nullptr; }
 
   size_t outputs() const { return offsets_.size(); }
   uint32_t output_offset(size_t i) const { return offsets_[i]; }
+  // The outputs: each a record at its offset, a 4-byte length (host order)
+  // and that many bytes.
+  const TextBuffer& output_records() const { return outputs_; }
   // Clear() and the outputs.
   void Reset() {
     offsets_.clear();
+    outputs_.clear();
     Clear();
   }
 
  protected:
-  void AddOutput(uint32_t offset) { offsets_.push_back(offset); }
+  // Where outputs are written, for a formatter that keeps a pointer to it.
+  TextBuffer& output_buffer() { return outputs_; }
+  // Starts an output: the bytes appended to output_buffer() until
+  // EndOutput are its.
+  void BeginOutput() {
+    output_start_ = outputs_.size();
+    outputs_.Room(sizeof(uint32_t));
+    outputs_.Advance(sizeof(uint32_t));
+  }
+  // Ends it; `keep` false drops it (no output).
+  void EndOutput(bool keep) {
+    if (!keep) {
+      outputs_.Truncate(output_start_);
+      return;
+    }
+    const auto size = static_cast<uint32_t>(outputs_.size() - output_start_ - sizeof(uint32_t));
+    std::memcpy(outputs_.data() + output_start_, &size, sizeof size);
+    offsets_.push_back(static_cast<uint32_t>(output_start_));
+  }
 
  private:
+  TextBuffer outputs_;
+  size_t output_start_ = 0;
   std::vector<uint32_t> offsets_;
 };
 
@@ -171,7 +195,7 @@ class Piece final : public format::DecodedChunk {
   size_t packed_size = 0;
   std::vector<Interval> opens;
   std::unique_ptr<PieceSink> sink;
-  const char* outputs = nullptr;  // sink->output_data()
+  const char* outputs = nullptr;  // sink->output_records()'s
 
   // The event of entry `en` (one of entries). REQUIRES: en.type == kEvent.
   void EventAt(const Entry& en, format::Event* e) const;
