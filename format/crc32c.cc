@@ -36,13 +36,22 @@ constexpr auto kTables = MakeTables();
 constexpr size_t kLane = 256;
 
 // What kLane zero bytes do to a CRC register (a linear map: the XOR of its
-// four bytes' images), as four tables.
+// four bytes' images), as four tables, from the images of the 32 single
+// bits (few enough steps for any compiler's constant evaluation).
 constexpr std::array<std::array<uint32_t, 256>, 4> MakeLaneShiftTables() {
+  std::array<uint32_t, 32> bit{};
+  for (int b = 0; b < 32; ++b) {
+    uint32_t c = uint32_t{1} << b;
+    for (size_t k = 0; k < kLane; ++k) c = (c >> 8) ^ kTables[0][c & 0xff];
+    bit[static_cast<size_t>(b)] = c;
+  }
   std::array<std::array<uint32_t, 256>, 4> t{};
-  for (int j = 0; j < 4; ++j) {
+  for (size_t j = 0; j < 4; ++j) {
     for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i << (8 * j);
-      for (size_t k = 0; k < kLane; ++k) c = (c >> 8) ^ kTables[0][c & 0xff];
+      uint32_t c = 0;
+      for (size_t b = 0; b < 8; ++b) {
+        if ((i >> b & 1) != 0) c ^= bit[8 * j + b];
+      }
       t[j][i] = c;
     }
   }
