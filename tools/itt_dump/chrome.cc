@@ -312,7 +312,7 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
   // An object a piece's sink made, of thread t's process.
-  void AppendObject(std::string_view object, const ThreadRec& t) {
+  void AppendOutput(std::string_view object, const ThreadRec& t) {
     UseProcess(t);
     line().append(object);
     AfterObject();
@@ -528,48 +528,6 @@ void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
   }
 }
 
-// The pass on every core (pieces.h): the workers pair the simple tasks and
-// format their objects, this thread merges them with the rest in the
-// serial pass's order. Not when the files are many (the merge of their
-// pieces is slower than the serial one: pieces.h). Returns the pass's
-// summary; nullopt when the pass cannot be exact, with w's output so far
-// (none if it could not start).
-std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, ChromeWriter* w) {
-  if (!ctx.parallel || ctx.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
-  PassSummary pass;
-  const Filter filter(ctx.filter, *ctx.index);
-  const Clock clock = ctx.index->clock;
-  PieceMerger merger(
-      *ctx.set,
-      [&]() -> std::unique_ptr<PieceSink> {
-        return std::make_unique<ChromeSink>(ctx, filter, clock);
-      },
-      ctx.merge,
-      [&pass](const Piece& piece) {
-        pass.events += piece.paired_events;
-        pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
-      });
-  if (!merger.exact()) return std::nullopt;
-  w->Begin();
-  Event e;
-  PieceMerger::Item item;
-  uint64_t items = 0;
-  while (merger.Next(&item)) {
-    if (const Event* event = FeedEntry(item, w, &e)) {
-      ++pass.events;
-      pass.last_ticks = std::max(pass.last_ticks, event->time);
-    } else {
-      if (item.entry->type == Piece::Entry::Type::kOutput) {
-        w->AppendObject(item.piece->OutputAt(*item.entry), *item.thread);
-      }
-    }
-    if ((++items & 1023) == 0 && !ctx.out->good()) return pass;  // stopped: nobody reads
-  }
-  if (!merger.exact()) return std::nullopt;
-  pass.on_every_core = true;
-  return pass;
-}
-
 }  // namespace
 
 absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewritten) {
@@ -577,8 +535,15 @@ absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewrit
   return WriteOnce(
       ctx, "JSON",
       [&](const VerbContext& first) -> std::optional<PassSummary> {
+        // The workers pair the simple tasks and write their objects, this
+        // thread merges them with the rest.
         ChromeWriter w(first, /*warned_large=*/false);
-        std::optional<PassSummary> pass = WriteInPieces(first, &w);
+        std::optional<PassSummary> pass = WriteInPieces(
+            first,
+            [&](const Filter& filter, const Clock& clock) {
+              return std::make_unique<ChromeSink>(first, filter, clock);
+            },
+            &w, [&w] { w.Begin(); });
         if (pass) w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
         warned_large = w.warned_large();
         return pass;

@@ -76,7 +76,7 @@ class TextPrinter : public IntervalListener {
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
   // Lines a piece's sink printed.
-  void AppendText(std::string_view text) {
+  void AppendOutput(std::string_view text, const ThreadRec&) {
     line_.append(text);
     if (line_.size() >= TextBuffer::kWriteBatch) Flush();
   }
@@ -569,44 +569,19 @@ class TextSink final : public PieceSink {
 };
 
 // The pass on every core (pieces.h): the workers pair what each chunk can
-// and print those events' lines, the reading thread prints the others'
-// between them in the serial order. nullopt when it cannot be exact (with
-// what it wrote to ctx.out so far), or with more than
-// PieceMerger::kManyFiles files.
+// and print those events' lines and the lines that need nothing else,
+// this thread prints the others' between them in the serial order.
 std::optional<PassSummary> PrintInPieces(const VerbContext& ctx) {
-  if (!ctx.parallel || ctx.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
-  PassSummary pass;
-  const Filter filter(ctx.filter, *ctx.index);
-  const Clock clock = ctx.index->clock;
-  PieceMerger merger(
-      *ctx.set,
-      [&]() -> std::unique_ptr<PieceSink> {
-        return std::make_unique<TextSink>(ctx, filter, clock);
-      },
-      ctx.merge,
-      [&pass](const Piece& piece) {
-        pass.events += piece.paired_events;
-        pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
-      });
-  if (!merger.exact()) return std::nullopt;
   // (The pieces leave every task_begin_fn and its end to this thread:
   // only it names functions.)
   TextPrinter printer(ctx, nullptr);
-  Event e;
-  PieceMerger::Item item;
-  uint64_t items = 0;
-  while (merger.Next(&item)) {
-    if (const Event* event = FeedEntry(item, &printer, &e)) {
-      ++pass.events;
-      pass.last_ticks = std::max(pass.last_ticks, event->time);
-    } else if (item.entry->type == Piece::Entry::Type::kOutput) {
-      printer.AppendText(item.piece->OutputAt(*item.entry));
-    }
-    if ((++items & 1023) == 0 && !ctx.out->good()) break;  // nobody reads
-  }
-  if (!merger.exact() && ctx.out->good()) return std::nullopt;
-  printer.Flush();
-  pass.on_every_core = true;
+  std::optional<PassSummary> pass = WriteInPieces(
+      ctx,
+      [&ctx](const Filter& filter, const Clock& clock) {
+        return std::make_unique<TextSink>(ctx, filter, clock);
+      },
+      &printer, [] {});
+  if (pass) printer.Flush();
   return pass;
 }
 

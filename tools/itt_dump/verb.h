@@ -8,6 +8,7 @@
 #ifndef TOOLS_ITT_DUMP_VERB_H_
 #define TOOLS_ITT_DUMP_VERB_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/filter.h"
 #include "tools/itt_dump/model/merge.h"
+#include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/progress.h"
 #include "tools/itt_dump/model/trace_index.h"
 #include "tools/itt_dump/model/trace_set.h"
@@ -96,6 +98,46 @@ absl::StatusOr<PassSummary> ForEachEvent(const VerbContext& ctx, Consume&& consu
   TraceSetMerger merger(*ctx.set, ctx.merge);
   if (absl::Status opened = OpenPass(ctx, &merger); !opened.ok()) return opened;
   return RunPass(&merger, std::forward<Consume>(consume), [&ctx] { return ctx.out->good(); });
+}
+
+// The pass on every core (pieces.h) of a verb that writes as it reads
+// (text, chrome): the pieces' sinks come from make_sink(filter, clock),
+// given a filter and a clock made here for them to copy (both keep caches;
+// a worker must not make its own from the index); `target` gets what
+// FeedEntry feeds and each sink's output, AppendOutput(text, thread), in
+// the serial pass's order, after start() once the pass can begin. Returns
+// nullopt when the pass cannot be exact (having written part of the
+// output, maybe), or with more than PieceMerger::kManyFiles files.
+template <typename MakeSink, typename Target, typename Start>
+std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, MakeSink&& make_sink,
+                                         Target* target, Start&& start) {
+  if (!ctx.parallel || ctx.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
+  PassSummary pass;
+  const Filter filter(ctx.filter, *ctx.index);
+  const Clock clock = ctx.index->clock;
+  PieceMerger merger(
+      *ctx.set, [&]() -> std::unique_ptr<PieceSink> { return make_sink(filter, clock); }, ctx.merge,
+      [&pass](const Piece& piece) {
+        pass.events += piece.paired_events;
+        pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
+      });
+  if (!merger.exact()) return std::nullopt;
+  start();
+  format::Event e;
+  PieceMerger::Item item;
+  uint64_t items = 0;
+  while (merger.Next(&item)) {
+    if (const format::Event* event = FeedEntry(item, target, &e)) {
+      ++pass.events;
+      pass.last_ticks = std::max(pass.last_ticks, event->time);
+    } else if (item.entry->type == Piece::Entry::Type::kOutput) {
+      target->AppendOutput(item.piece->OutputAt(*item.entry), *item.thread);
+    }
+    if ((++items & 1023) == 0 && !ctx.out->good()) break;  // nobody reads
+  }
+  if (!merger.exact() && ctx.out->good()) return std::nullopt;
+  pass.on_every_core = true;
+  return pass;
 }
 
 // For a verb that writes as it reads (text, chrome): `on_every_core(c)`
