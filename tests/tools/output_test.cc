@@ -1,11 +1,14 @@
-// RewrittenOutput: a pass that writes again what an earlier pass began
-// writes only what is past it, and notices when the two differ.
+// RewrittenOutput and WriteOnce: a pass that writes again what an
+// earlier pass began writes only what is past it, and notices when the two
+// differ.
 
 #include "tools/itt_dump/output.h"
 
+#include <optional>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tools/itt_dump/verb.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -74,6 +77,61 @@ TEST(RewrittenOutput, ASecondPassShorterThanThePrefixIsAMismatch) {
   bool mismatch = false;
   EXPECT_EQ(SecondPass(text.substr(0, 10), prefix, 4, &mismatch), "");
   EXPECT_TRUE(mismatch);
+}
+
+// WriteOnce (verb.h): the next pass writes only what is past what the
+// first wrote, and fails if it writes that part otherwise.
+struct WriteOnceRun {
+  absl::StatusOr<PassSummary> pass;
+  std::string out;
+  uint64_t rewritten = 0;
+};
+WriteOnceRun RunWriteOnce(const std::string& first, bool first_exact, const std::string& again) {
+  WriteOnceRun run;
+  std::unique_ptr<Output> o = StringOutput(&run.out);
+  VerbContext ctx;
+  ctx.out = o.get();
+  run.pass = WriteOnce(
+      ctx, "text",
+      [&](const VerbContext& c) -> std::optional<PassSummary> {
+        c.out->Write(first);
+        if (!first_exact) return std::nullopt;
+        PassSummary pass;
+        pass.on_every_core = true;
+        return pass;
+      },
+      [&](const VerbContext& c) -> absl::StatusOr<PassSummary> {
+        c.out->Write(again);
+        return PassSummary();
+      },
+      &run.rewritten);
+  o->Flush();
+  return run;
+}
+
+TEST(WriteOnce, AnExactFirstPassIsTheOutput) {
+  const WriteOnceRun run = RunWriteOnce("hello world\n", true, "never");
+  ASSERT_TRUE(run.pass.ok());
+  EXPECT_TRUE(run.pass->on_every_core);
+  EXPECT_EQ(run.out, "hello world\n");
+  EXPECT_EQ(run.rewritten, 0u);
+}
+
+TEST(WriteOnce, TheNextPassWritesWhatIsPastTheFirst) {
+  const WriteOnceRun run = RunWriteOnce("hello ", false, "hello world\n");
+  ASSERT_TRUE(run.pass.ok()) << run.pass.status();
+  EXPECT_FALSE(run.pass->on_every_core);
+  EXPECT_EQ(run.out, "hello world\n");
+  EXPECT_EQ(run.rewritten, 6u);
+}
+
+TEST(WriteOnce, ANextPassThatDisagreesFails) {
+  for (const std::string& again : {std::string("jello world\n"), std::string("hel")}) {
+    const WriteOnceRun run = RunWriteOnce("hello ", false, again);
+    EXPECT_EQ(run.pass.status().code(), absl::StatusCode::kDataLoss) << again;
+    EXPECT_NE(run.pass.status().message().find("the text is inconsistent"), std::string::npos);
+    EXPECT_EQ(run.out, "hello ") << again;
+  }
 }
 
 }  // namespace
