@@ -1,7 +1,6 @@
 #include "tools/itt_dump/chrome.h"
 
 #include <algorithm>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -10,7 +9,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "format/crc32c.h"
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/flows.h"
 #include "tools/itt_dump/model/intervals.h"

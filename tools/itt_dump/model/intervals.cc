@@ -324,15 +324,6 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
     case EventKind::kTaskEnd:
     case EventKind::kTaskEndEx:
       return PieceTaskEnd(StateOf(t), format::EffectiveTime(e));
-    case EventKind::kMetadataAdd:
-    case EventKind::kMetadataStrAdd:
-    case EventKind::kMetadataAddWithScope:
-    case EventKind::kMetadataStrAddWithScope:
-    case EventKind::kFormattedMetadataAdd:
-    case EventKind::kFormattedMetadataAddOverlapped:
-      // The kinds OnEvent may attach to a task.
-      if (pairing_.args) PromoteOpenTasks(StateOf(t));
-      return PieceAction::kForward;
     case EventKind::kFrameSubmit:
       if (!pairing_.frames) return PieceAction::kForward;
       SubmitFrame(e, t);  // complete in itself
@@ -360,6 +351,8 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       return PieceAction::kPaired;
     }
     default:
+      // Metadata, which OnEvent may attach to a task around it.
+      if (pairing_.args && IsMetadataKind(e.kind)) PromoteOpenTasks(StateOf(t));
       return PieceAction::kForward;
   }
 }

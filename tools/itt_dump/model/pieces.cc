@@ -269,7 +269,7 @@ void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
   const bool had_head = q.has_head();
   piece->queued_bytes = sizeof(Piece) + piece->entries.capacity() * sizeof(Piece::Entry) +
                         piece->packed.capacity() + piece->opens.capacity() * sizeof(Interval) +
-                        piece->sink->bytes() + piece->sink->output_records().capacity();
+                        piece->sink->output_records().capacity();
   buffered_ += piece->queued_bytes;
   q.pieces.push_back(std::move(piece));
   if (!had_head) {

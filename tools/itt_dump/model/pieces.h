@@ -104,9 +104,6 @@ class PieceSink : public IntervalListener {
   // thread's state needs it: the piece takes it as paired
   // (OnPairedEvent). With wants_paired_events() only.
   virtual bool TakesForwarded(format::EventKind kind) const { return false; }
-  // What it holds besides its outputs while its piece is queued for the
-  // merge, in bytes.
-  virtual size_t bytes() const { return 0; }
 
   size_t outputs() const { return offsets_.size(); }
   uint32_t output_offset(size_t i) const { return offsets_[i]; }
