@@ -421,23 +421,32 @@ DumpResult SameOnEveryCoreAsOnOne(const std::vector<std::string>& args, const Tr
   return one;
 }
 
+// A verb's context for a pass over `set` with this lookahead, its output
+// and warnings kept in strings.
+struct PassContext {
+  PassContext(const TraceSet& set, size_t lookahead)
+      : o(StringOutput(&out)), e(StringOutput(&err)) {
+    ctx.set = &set;
+    ctx.index = &set.index();
+    ctx.out = o.get();
+    ctx.err = e.get();
+    ctx.merge.max_buffered_bytes = lookahead;
+  }
+  std::string out;
+  std::string err;
+  std::unique_ptr<Output> o;
+  std::unique_ptr<Output> e;
+  VerbContext ctx;
+};
+
 // Whether `stats` on `files` ran on every core.
 bool StatsOnEveryCore(const std::vector<std::string>& files,
                       size_t lookahead = MergeOptions().max_buffered_bytes) {
   TraceSet set = OpenSet(files);
   if (set.empty()) return false;
-  std::string out;
-  std::string err;
-  std::unique_ptr<Output> o = StringOutput(&out);
-  std::unique_ptr<Output> e = StringOutput(&err);
-  VerbContext ctx;
-  ctx.set = &set;
-  ctx.index = &set.index();
-  ctx.out = o.get();
-  ctx.err = e.get();
-  ctx.merge.max_buffered_bytes = lookahead;
+  PassContext pc(set, lookahead);
   std::unique_ptr<StatsCollector> stats;
-  absl::StatusOr<PassSummary> pass = CollectStats(ctx, StatsOptions(), &stats);
+  absl::StatusOr<PassSummary> pass = CollectStats(pc.ctx, StatsOptions(), &stats);
   return pass.ok() && pass->on_every_core;
 }
 
@@ -493,7 +502,7 @@ TEST(Pieces, StatsOfATraceWhoseTimeGoesBackTakesTheSerialPass) {
 // only tasks, which its pieces pair: they keep next to nothing, so only
 // the bound of what the serial merge would hold can see that coming and
 // leave the trace to the serial pass.
-TEST(Pieces, WhereTheSerialMergePassesItsLookaheadStatsTakesTheSerialPass) {
+std::string PastTheLookaheadTrace() {
   std::mt19937_64 rng(11);
   TraceBuilder b;
   b.Domain(1, "d1").Domain(2, "d2").Domain(3, "frames");
@@ -515,7 +524,11 @@ TEST(Pieces, WhereTheSerialMergePassesItsLookaheadStatsTakesTheSerialPass) {
   }
   b.Events(1, late);
   b.End(t + 1000);
-  const std::string bytes = b.bytes();
+  return b.bytes();
+}
+
+TEST(Pieces, WhereTheSerialMergePassesItsLookaheadStatsTakesTheSerialPass) {
+  const std::string bytes = PastTheLookaheadTrace();
   EXPECT_FALSE(StatsOnEveryCore({bytes}, size_t{1} << 20));
   EXPECT_TRUE(StatsOnEveryCore({bytes}));
   const std::vector<std::string> args = {"stats", "--lookahead-mb=1", "trace.itt"};
@@ -804,17 +817,8 @@ WritingPass OnEveryCore(WritingVerb verb, const std::vector<std::string>& files,
   TraceSet set = OpenSet(files);
   WritingPass result;
   if (set.empty()) return result;
-  std::string out;
-  std::string err;
-  std::unique_ptr<Output> o = StringOutput(&out);
-  std::unique_ptr<Output> e = StringOutput(&err);
-  VerbContext ctx;
-  ctx.set = &set;
-  ctx.index = &set.index();
-  ctx.out = o.get();
-  ctx.err = e.get();
-  ctx.merge.max_buffered_bytes = lookahead;
-  absl::StatusOr<PassSummary> pass = verb(ctx, &result.rewritten);
+  PassContext pc(set, lookahead);
+  absl::StatusOr<PassSummary> pass = verb(pc.ctx, &result.rewritten);
   result.on_every_core = pass.ok() && pass->on_every_core;
   return result;
 }
@@ -873,31 +877,10 @@ TEST(Pieces, ChromeOfSeveralFilesPrintsWhatTheSerialPassPrints) {
   }
 }
 
-// The trace of WhereTheSerialMergePassesItsLookahead...: the pass on every
-// core sees it cannot be exact before it writes any event.
+// PastTheLookaheadTrace: the pass on every core sees it cannot be exact
+// before it writes any event.
 TEST(Pieces, WhereTheSerialMergePassesItsLookaheadChromeTakesTheSerialPass) {
-  std::mt19937_64 rng(11);
-  TraceBuilder b;
-  b.Domain(1, "d1").Domain(2, "d2").Domain(3, "frames");
-  for (uint64_t s = 10; s < 14; ++s) b.String(s, "t" + std::to_string(s));
-  b.Counter(1, "queue", "d1", 1, format::MetadataType::kU64);
-  b.EventName(1, "legacy1").EventName(2, "legacy2");
-  b.Thread(0, 100, "a").Thread(1, 101, "b");
-  const std::vector<Event> late = ThreadEvents(rng, 3000);
-  uint64_t t = late.back().time / 2;
-  for (int c = 0; c < 100; ++c) {
-    std::vector<Event> chunk;
-    for (int i = 0; i < 2000; ++i) {
-      t += 1 + rng() % 7;
-      chunk.push_back(Ev(EventKind::kTaskBegin, t, {{F::kDomain, U(1)}, {F::kName, U(10)}}));
-      t += 1 + rng() % 7;
-      chunk.push_back(Ev(EventKind::kTaskEnd, t, {{F::kDomain, U(1)}}));
-    }
-    b.Events(0, chunk);
-  }
-  b.Events(1, late);
-  b.End(t + 1000);
-  const std::string bytes = b.bytes();
+  const std::string bytes = PastTheLookaheadTrace();
   EXPECT_FALSE(ChromeOnEveryCore({bytes}, size_t{1} << 20).on_every_core);
   EXPECT_TRUE(ChromeOnEveryCore({bytes}).on_every_core);
   const std::vector<std::string> args = {"chrome", "--lookahead-mb=1", "trace.itt"};
