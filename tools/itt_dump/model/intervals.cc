@@ -507,15 +507,8 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       listener_->OnUnmatchedEnd(IntervalKind::kLegacyEvent, t, 0, e.time);
       return;
     }
-    case EventKind::kMetadataAdd:
-    case EventKind::kMetadataStrAdd:
-    case EventKind::kMetadataAddWithScope:
-    case EventKind::kMetadataStrAddWithScope:
-    case EventKind::kFormattedMetadataAdd:
-    case EventKind::kFormattedMetadataAddOverlapped:
-      if (collect_args_) AddArg(e, t);
-      return;
     default:
+      if (collect_args_ && IsMetadataKind(e.kind)) AddArg(e, t);
       return;
   }
 }
