@@ -245,12 +245,20 @@ using Seen = std::tuple<int, uint32_t, uint64_t, uint64_t, uint64_t, uint64_t, u
 
 class Recorder : public PieceSink {
  public:
+  // `in_runs`: as a sink that writes no outputs, which gets the simple
+  // tasks the piece pairs in runs (IntervalTracker::PairSimpleTasks), not
+  // one at a time.
+  explicit Recorder(bool in_runs = false) : in_runs_(in_runs) {}
+  bool outputs_intervals() const override { return !in_runs_; }
   void OnInterval(const Interval& iv) override {
     seen.emplace_back(static_cast<int>(iv.kind), iv.thread->index, iv.domain, iv.name_id, iv.fn,
                       iv.event_id, iv.begin, iv.end, iv.child_ticks, iv.open_at_end);
   }
   void Clear() override { seen.clear(); }
   std::vector<Seen> seen;
+
+ private:
+  bool in_runs_;
 };
 
 struct Pairing {
@@ -302,7 +310,8 @@ Pairing Serially(const std::vector<std::string>& files) {
 // The pieces' intervals (each piece records its own; the recorders are
 // reused, so they are collected as pieces are read) and the whole trace's:
 // the files at once, or one after another into the same tracker.
-Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = false) {
+Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = false,
+                 bool in_runs = false) {
   Pairing p;
   WholeTrace whole(files);
   uint64_t last = 0;
@@ -315,7 +324,7 @@ Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = fals
   for (const size_t only_file : passes) {
     whole.tracker.ResetPeakKeyedOpen();
     PieceMerger merger(
-        whole.set, [] { return std::make_unique<Recorder>(); }, MergeOptions(),
+        whole.set, [in_runs] { return std::make_unique<Recorder>(in_runs); }, MergeOptions(),
         [&p, &last](const Piece& piece) {
           const auto& pieces_rec = static_cast<const Recorder&>(*piece.sink);
           p.seen.insert(p.seen.end(), pieces_rec.seen.begin(), pieces_rec.seen.end());
@@ -340,17 +349,20 @@ Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = fals
 void ExpectSamePairing(const std::vector<std::string>& files, const std::string& what,
                        bool file_by_file = false) {
   Pairing serial = Serially(files);
-  Pairing pieces = InPieces(files, file_by_file);
-  ASSERT_TRUE(pieces.exact) << what;
   ASSERT_GT(serial.seen.size(), 100u) << what;
   std::sort(serial.seen.begin(), serial.seen.end());
-  std::sort(pieces.seen.begin(), pieces.seen.end());
-  EXPECT_EQ(pieces.seen, serial.seen) << what;
-  EXPECT_EQ(pieces.unbalanced.end_without_begin, serial.unbalanced.end_without_begin) << what;
-  EXPECT_EQ(pieces.unbalanced.open_at_end, serial.unbalanced.open_at_end) << what;
-  EXPECT_EQ(pieces.unbalanced.frame_end_without_begin, serial.unbalanced.frame_end_without_begin)
-      << what;
-  EXPECT_EQ(pieces.unbalanced.frames_open_at_end, serial.unbalanced.frames_open_at_end) << what;
+  for (const bool in_runs : {false, true}) {
+    const std::string how = what + (in_runs ? ", simple tasks in runs" : ", one at a time");
+    Pairing pieces = InPieces(files, file_by_file, in_runs);
+    ASSERT_TRUE(pieces.exact) << how;
+    std::sort(pieces.seen.begin(), pieces.seen.end());
+    EXPECT_EQ(pieces.seen, serial.seen) << how;
+    EXPECT_EQ(pieces.unbalanced.end_without_begin, serial.unbalanced.end_without_begin) << how;
+    EXPECT_EQ(pieces.unbalanced.open_at_end, serial.unbalanced.open_at_end) << how;
+    EXPECT_EQ(pieces.unbalanced.frame_end_without_begin, serial.unbalanced.frame_end_without_begin)
+        << how;
+    EXPECT_EQ(pieces.unbalanced.frames_open_at_end, serial.unbalanced.frames_open_at_end) << how;
+  }
 }
 
 // A set of `n` random traces of one host and boot, each its own process.

@@ -153,6 +153,7 @@ class StatsCollector : public PieceSink {
   void OnInterval(const Interval& iv) override;
   // PieceSink: ClearIntervals.
   void Clear() override { ClearIntervals(); }
+  bool outputs_intervals() const override { return false; }
 
  private:
   StatsCollector(const TraceIndex& index, const Clock& clock, const Filter& filter,
@@ -208,6 +209,16 @@ class StatsCollector : public PieceSink {
   };
   static constexpr size_t kRowCacheSize = 256;
   RowCacheEntry row_cache_[kRowCacheSize];
+  // The all-threads rows of named tasks (kTask, no function) by domain and
+  // name: AddTask's hot path when rows are neither per thread nor per
+  // process. Direct-mapped; a miss takes TaskRowFor and fills the entry.
+  struct NamedRowEntry {
+    uint64_t domain = 0;
+    uint64_t name_id = 0;
+    TaskRow* row = nullptr;
+  };
+  static constexpr size_t kNamedRows = 64;
+  NamedRowEntry named_rows_[kNamedRows];
   std::map<TaskKey, TaskRow*> task_exact_;  // aliases of fn rows included
   // Rows of task_begin_fn tasks by (kind, domain, function name, owner).
   std::map<std::tuple<int, uint64_t, std::string, uint64_t>, TaskRow*> fn_rows_by_name_;

@@ -137,6 +137,20 @@ void StatsCollector::AddTask(const Interval& iv) {
     const int64_t c = clock_.DurationNs(iv.begin, iv.begin + iv.child_ticks);
     self = c <= 0 ? dur : static_cast<uint64_t>(c) >= dur ? 0 : dur - static_cast<uint64_t>(c);
   }
+  if (kind == IntervalKind::kTask && iv.fn == 0 && !per_thread_ && processes_ == nullptr) {
+    // The hot path: one row, found by domain and name.
+    NamedRowEntry& e =
+        named_rows_[((iv.name_id * 0x9E3779B97F4A7C15ull) ^ iv.domain) >> 58 & (kNamedRows - 1)];
+    if (e.row == nullptr || e.name_id != iv.name_id || e.domain != iv.domain) {
+      e = {iv.domain, iv.name_id,
+           TaskRowFor(kind, iv.domain, iv.name_id, 0, iv.event_id, nullptr, kAllThreads, t,
+                      iv.begin)};
+    }
+    e.row->total_ns += dur;
+    e.row->self_ns += self;
+    e.row->sketch.Add(dur);
+    return;
+  }
   auto add = [&](const ThreadRec* row_thread, uint64_t owner) {
     TaskRow* r =
         TaskRowFor(kind, iv.domain, iv.name_id, iv.fn, iv.event_id, row_thread, owner, t, iv.begin);
@@ -186,6 +200,7 @@ StatsCollector::FrameRow* StatsCollector::FrameRowFor(uint64_t domain) {
 void StatsCollector::ClearIntervals() {
   task_by_hash_ = U64Map<TaskRow*>();
   for (RowCacheEntry& e : row_cache_) e = RowCacheEntry();
+  for (NamedRowEntry& e : named_rows_) e = NamedRowEntry();
   task_exact_.clear();
   fn_rows_by_name_.clear();
   tasks_.clear();

@@ -268,6 +268,74 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceSimpleTask(
   return PieceTaskEnd(s, task.time);
 }
 
+void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const ThreadRec& t,
+                                      uint32_t position, bool stop_at_interval,
+                                      format::EventStreamDecoder::SimpleTask* task,
+                                      SimpleRun* run) {
+  // OnPieceSimpleTask's steps written out, with the thread's state and the
+  // run's times in locals.
+  ThreadState& s = StateOf(t);
+  uint64_t first = run->first_time;
+  uint64_t last = run->last_time;
+  bool back = run->time_back;
+  uint64_t paired = 0;
+  uint64_t paired_last = run->paired_last;
+  run->left_over = false;
+  while (dec->NextSimpleTask(task)) {
+    const uint64_t time = task->time;
+    if (time < last) back = true;
+    if (first == kNoEvents) first = time;
+    if (time > last) last = time;
+    if (task->begin) {
+      if (s.depth >= kMaxDepth) {
+        run->left_over = true;
+        run->action = PieceAction::kForward;
+        break;
+      }
+      Open* o = TakeSlot(s);
+      Interval& n = o->iv;
+      n.kind = IntervalKind::kTask;
+      n.thread = &t;
+      n.domain = task->domain;
+      n.id = format::Id{};
+      n.name_id = task->name;
+      n.fn = 0;
+      n.begin = time;
+      n.child_ticks = 0;
+      n.open_at_end = false;
+      Opened(s, o);
+      piece_max_depth_ = std::max(piece_max_depth_, s.depth);
+      o->forwarded = false;
+      o->position = position;
+      o->child_mark = piece_child_ticks_;
+    } else {
+      if (s.depth == 0 || s.stack[s.depth - 1].forwarded) {
+        run->left_over = true;
+        run->action = PieceTaskEnd(s, time);  // forwards it
+        break;
+      }
+      const uint64_t duration = PopTask(s, time);
+      if (s.depth != 0 && !s.stack[s.depth - 1].forwarded) {
+        s.stack[s.depth - 1].iv.child_ticks += duration;
+      } else {
+        piece_child_ticks_ += duration;
+      }
+      if (stop_at_interval) {
+        run->left_over = true;
+        run->action = PieceAction::kPaired;
+        break;
+      }
+    }
+    ++paired;
+    paired_last = time;
+  }
+  run->first_time = first;
+  run->last_time = last;
+  run->time_back = back;
+  run->paired += paired;
+  run->paired_last = paired_last;
+}
+
 IntervalTracker::PieceAction IntervalTracker::PieceTaskBegun(ThreadState& s, Open* o,
                                                              bool forwarded, uint32_t position) {
   piece_max_depth_ = std::max(piece_max_depth_, s.depth);

@@ -163,6 +163,29 @@ class IntervalTracker {
   // (format::EventStreamDecoder::NextSimpleTask).
   PieceAction OnPieceSimpleTask(const format::EventStreamDecoder::SimpleTask& task,
                                 const ThreadRec& thread, uint32_t position);
+  // OnPieceSimpleTask for the simple tasks `dec` gives next, one after the
+  // other in a loop of its own (the hot path of most pieces), while the
+  // tracker pairs them. It stops at the end of the run of simple tasks, or
+  // at one that the caller must finish: one it forwards, or, with
+  // `stop_at_interval`, one that delivered an interval (a listener that
+  // writes output for it needs its place at once). That one is in *task
+  // with its action in run->action (left_over); the times of all, it
+  // included, are in run's times.
+  struct SimpleRun {
+    // In and out: the piece's times so far (first_time kNoEvents before any) and
+    // whether one went back.
+    uint64_t first_time = kNoEvents;
+    uint64_t last_time = 0;
+    bool time_back = false;
+    // Out: the events paired and the time of the last of them.
+    uint64_t paired = 0;
+    uint64_t paired_last = 0;
+    bool left_over = false;
+    PieceAction action = PieceAction::kPaired;
+  };
+  void PairSimpleTasks(format::EventStreamDecoder* dec, const ThreadRec& thread, uint32_t position,
+                       bool stop_at_interval, format::EventStreamDecoder::SimpleTask* task,
+                       SimpleRun* run);
   // The time of paired tasks whose parent is not paired in the piece (a
   // task begun before it, or a forwarded one), since ResetPiece.
   uint64_t piece_child_ticks() const { return piece_child_ticks_; }

@@ -92,19 +92,45 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   PieceSink& sink = *p.sink;
   const bool events_to_sink = sink.wants_paired_events();
   size_t outputs = 0;  // the sink's, with entries
+  // Simple tasks that only the tracker sees go through its loop for them.
+  const bool simple_runs = simple_tasks && !events_to_sink;
+  const bool stop_at_interval = sink.outputs_intervals();
+  IntervalTracker::SimpleRun run;
   for (;;) {
-    const bool simple = simple_tasks && dec.NextSimpleTask(&task);
+    IntervalTracker::PieceAction action = IntervalTracker::PieceAction::kPaired;
+    bool simple = false;
+    if (simple_runs) {
+      run.first_time = p.first_time;
+      run.last_time = p.last_time;
+      run.time_back = p.time_back;
+      run.paired = 0;
+      run.paired_last = p.paired_last_ticks;
+      tracker.PairSimpleTasks(&dec, thread, static_cast<uint32_t>(entries.size()), stop_at_interval,
+                              &task, &run);
+      p.first_time = run.first_time;
+      p.last_time = run.last_time;
+      p.time_back = run.time_back;
+      p.paired_events += run.paired;
+      p.paired_last_ticks = run.paired_last;
+      simple = run.left_over;
+      action = run.action;
+    } else {
+      simple = simple_tasks && dec.NextSimpleTask(&task);
+    }
     if (!simple) {
       if (!dec.Next(&e)) break;
       if (rewriter_ != nullptr) rewriter_->Rewrite(&e, rewriter_->SetTicks(e.time));
     }
     const uint64_t time = simple ? task.time : e.time;
-    if (time < p.last_time) p.time_back = true;
-    if (p.first_time == kNoEvents) p.first_time = time;
-    if (time > p.last_time) p.last_time = time;
     const auto position = static_cast<uint32_t>(entries.size());
-    IntervalTracker::PieceAction action = simple ? tracker.OnPieceSimpleTask(task, thread, position)
-                                                 : tracker.OnPieceEvent(e, thread, position);
+    if (!simple || !simple_runs) {
+      // (A simple task left over from a run is the tracker's already.)
+      if (time < p.last_time) p.time_back = true;
+      if (p.first_time == kNoEvents) p.first_time = time;
+      if (time > p.last_time) p.last_time = time;
+      action = simple ? tracker.OnPieceSimpleTask(task, thread, position)
+                      : tracker.OnPieceEvent(e, thread, position);
+    }
     // (A simple task is the tracker's, never the sink's.)
     if (action == IntervalTracker::PieceAction::kForward && events_to_sink && !simple &&
         sink.TakesForwarded(e.kind)) {

@@ -104,6 +104,10 @@ class PieceSink : public IntervalListener {
   // thread's state needs it: the piece takes it as paired
   // (OnPairedEvent). With wants_paired_events() only.
   virtual bool TakesForwarded(format::EventKind kind) const { return false; }
+  // Whether it may write outputs in OnInterval: then the piece hands it
+  // its paired tasks one at a time (each output's entry takes the place of
+  // the event that closed the interval), else in runs.
+  virtual bool outputs_intervals() const { return true; }
 
   size_t outputs() const { return offsets_.size(); }
   uint32_t output_offset(size_t i) const { return offsets_[i]; }
