@@ -114,7 +114,7 @@ StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind, uint64_t 
   return r;
 }
 
-void StatsCollector::AddTask(const Interval& iv) {
+[[gnu::always_inline]] inline void StatsCollector::AddTask(const Interval& iv) {
   const IntervalKind kind = iv.kind;
   const ThreadRec& t = *iv.thread;
   if (filter_.active()) {

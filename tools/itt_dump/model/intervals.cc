@@ -167,7 +167,7 @@ bool IntervalTracker::OpenKeyedWithinLimits(size_t open) {
   return open + kKeepEmptyKeys < std::min(kMaxKeyed, kMaxDepth);
 }
 
-void IntervalTracker::Deliver(Open* open) {
+[[gnu::always_inline]] inline void IntervalTracker::Deliver(Open* open) {
   open->iv.args = open->args.get();
   listener_->OnInterval(open->iv);
 }
@@ -194,7 +194,7 @@ void IntervalTracker::EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind k
   if (it->second.empty() && opens->size() > kKeepEmptyKeys) opens->Erase(it);
 }
 
-IntervalTracker::Open* IntervalTracker::TakeSlot(ThreadState& s) {
+[[gnu::always_inline]] inline IntervalTracker::Open* IntervalTracker::TakeSlot(ThreadState& s) {
   if (s.depth >= kMaxDepth) {
     ++unbalanced_.open_at_end;
     return nullptr;
@@ -207,7 +207,7 @@ IntervalTracker::Open* IntervalTracker::TakeSlot(ThreadState& s) {
   return &o;
 }
 
-void IntervalTracker::Opened(ThreadState& s, Open* o) {
+[[gnu::always_inline]] inline void IntervalTracker::Opened(ThreadState& s, Open* o) {
   o->iv.depth = static_cast<int>(s.depth);
   o->iv.serial = ++serial_;
   o->iv.listener_word = 0;
@@ -243,7 +243,7 @@ IntervalTracker::Open* IntervalTracker::PushTask(ThreadState& s, const ThreadRec
   return o;
 }
 
-uint64_t IntervalTracker::PopTask(ThreadState& s, uint64_t end) {
+[[gnu::always_inline]] inline uint64_t IntervalTracker::PopTask(ThreadState& s, uint64_t end) {
   // Delivered in place; listeners do not call back into the tracker.
   Open& top = s.stack[--s.depth];
   top.iv.end = std::max(end, top.iv.begin);
