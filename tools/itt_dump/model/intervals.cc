@@ -224,9 +224,9 @@ IntervalTracker::Open* IntervalTracker::PushTask(ThreadState& s, const Event& e,
                   format::EffectiveTime(e));
 }
 
-IntervalTracker::Open* IntervalTracker::PushTask(ThreadState& s, const ThreadRec& t,
-                                                 uint64_t domain, const format::Id& id,
-                                                 uint64_t name, uint64_t fn, uint64_t begin) {
+[[gnu::always_inline]] inline IntervalTracker::Open* IntervalTracker::PushTask(
+    ThreadState& s, const ThreadRec& t, uint64_t domain, const format::Id& id, uint64_t name,
+    uint64_t fn, uint64_t begin) {
   Open* o = TakeSlot(s);
   if (o == nullptr) return nullptr;
   Interval& n = o->iv;
@@ -256,9 +256,9 @@ void IntervalTracker::AddChildTicks(const ThreadRec& thread, uint64_t ticks) {
   if (s.depth != 0) s.stack[s.depth - 1].iv.child_ticks += ticks;
 }
 
-IntervalTracker::PieceAction IntervalTracker::OnPieceSimpleTask(
-    const format::EventStreamDecoder::SimpleTask& task, const ThreadRec& t, uint32_t position) {
-  ThreadState& s = StateOf(t);
+[[gnu::always_inline]] inline IntervalTracker::PieceAction IntervalTracker::PieceSimpleTask(
+    ThreadState& s, const ThreadRec& t, const format::EventStreamDecoder::SimpleTask& task,
+    uint32_t position) {
   if (task.begin) {
     // Past kMaxDepth the whole trace's tracker decides (as OnPieceEvent).
     if (s.depth >= kMaxDepth) return PieceAction::kForward;
@@ -268,12 +268,16 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceSimpleTask(
   return PieceTaskEnd(s, task.time);
 }
 
+IntervalTracker::PieceAction IntervalTracker::OnPieceSimpleTask(
+    const format::EventStreamDecoder::SimpleTask& task, const ThreadRec& t, uint32_t position) {
+  return PieceSimpleTask(StateOf(t), t, task, position);
+}
+
 void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const ThreadRec& t,
                                       uint32_t position, bool stop_at_interval,
                                       format::EventStreamDecoder::SimpleTask* task,
                                       SimpleRun* run) {
-  // OnPieceSimpleTask's steps written out, with the thread's state and the
-  // run's times in locals.
+  // The thread's state and the run's times stay in locals.
   ThreadState& s = StateOf(t);
   uint64_t first = run->first_time;
   uint64_t last = run->last_time;
@@ -286,45 +290,11 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
     if (time < last) back = true;
     if (first == kNoEvents) first = time;
     if (time > last) last = time;
-    if (task->begin) {
-      if (s.depth >= kMaxDepth) {
-        run->left_over = true;
-        run->action = PieceAction::kForward;
-        break;
-      }
-      Open* o = TakeSlot(s);
-      Interval& n = o->iv;
-      n.kind = IntervalKind::kTask;
-      n.thread = &t;
-      n.domain = task->domain;
-      n.id = format::Id{};
-      n.name_id = task->name;
-      n.fn = 0;
-      n.begin = time;
-      n.child_ticks = 0;
-      n.open_at_end = false;
-      Opened(s, o);
-      piece_max_depth_ = std::max(piece_max_depth_, s.depth);
-      o->forwarded = false;
-      o->position = position;
-      o->child_mark = piece_child_ticks_;
-    } else {
-      if (s.depth == 0 || s.stack[s.depth - 1].forwarded) {
-        run->left_over = true;
-        run->action = PieceTaskEnd(s, time);  // forwards it
-        break;
-      }
-      const uint64_t duration = PopTask(s, time);
-      if (s.depth != 0 && !s.stack[s.depth - 1].forwarded) {
-        s.stack[s.depth - 1].iv.child_ticks += duration;
-      } else {
-        piece_child_ticks_ += duration;
-      }
-      if (stop_at_interval) {
-        run->left_over = true;
-        run->action = PieceAction::kPaired;
-        break;
-      }
+    const PieceAction action = PieceSimpleTask(s, t, *task, position);
+    if (action == PieceAction::kForward || (stop_at_interval && !task->begin)) {
+      run->left_over = true;
+      run->action = action;
+      break;
     }
     ++paired;
     paired_last = time;
@@ -336,8 +306,8 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
   run->paired_last = paired_last;
 }
 
-IntervalTracker::PieceAction IntervalTracker::PieceTaskBegun(ThreadState& s, Open* o,
-                                                             bool forwarded, uint32_t position) {
+[[gnu::always_inline]] inline IntervalTracker::PieceAction IntervalTracker::PieceTaskBegun(
+    ThreadState& s, Open* o, bool forwarded, uint32_t position) {
   piece_max_depth_ = std::max(piece_max_depth_, s.depth);
   o->forwarded = forwarded;
   o->position = position;
@@ -354,7 +324,8 @@ void IntervalTracker::PromoteOpenTasks(ThreadState& s) {
   }
 }
 
-IntervalTracker::PieceAction IntervalTracker::PieceTaskEnd(ThreadState& s, uint64_t end) {
+[[gnu::always_inline]] inline IntervalTracker::PieceAction IntervalTracker::PieceTaskEnd(
+    ThreadState& s, uint64_t end) {
   if (s.depth == 0) return PieceAction::kForward;  // begun before the piece
   if (s.stack[s.depth - 1].forwarded) {
     --s.depth;

@@ -341,6 +341,10 @@ class IntervalTracker {
   // null) is paired in the piece, or `forwarded` to the whole trace's
   // tracker, from the event forwarded `position`-th.
   PieceAction PieceTaskBegun(ThreadState& s, Open* o, bool forwarded, uint32_t position);
+  // OnPieceSimpleTask on the thread of `s` (`thread`).
+  PieceAction PieceSimpleTask(ThreadState& s, const ThreadRec& thread,
+                              const format::EventStreamDecoder::SimpleTask& task,
+                              uint32_t position);
   // Piece mode: a task end on the thread of `s` at `end`.
   PieceAction PieceTaskEnd(ThreadState& s, uint64_t end);
   // Piece mode: the tasks open on the thread of `s` and paired in the
