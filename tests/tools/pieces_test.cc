@@ -245,11 +245,18 @@ using Seen = std::tuple<int, uint32_t, uint64_t, uint64_t, uint64_t, uint64_t, u
 
 class Recorder : public PieceSink {
  public:
-  // `in_runs`: as a sink that writes no outputs, which gets the simple
-  // tasks the piece pairs in runs (IntervalTracker::PairSimpleTasks), not
-  // one at a time.
-  explicit Recorder(bool in_runs = false) : in_runs_(in_runs) {}
-  bool outputs_intervals() const override { return !in_runs_; }
+  // `as_stats`: as stats' collector, a sink that writes no outputs, which
+  // gets the simple tasks the piece pairs in runs
+  // (IntervalTracker::PairSimpleTasks), not one at a time, and leaves the
+  // frames of processes with several threads apart (the merge gives them
+  // to the whole trace's tracker in their own order).
+  explicit Recorder(bool as_stats = false) : as_stats_(as_stats) {}
+  bool outputs_intervals() const override { return !as_stats_; }
+  IntervalTracker::PiecePairing pairing() const override {
+    IntervalTracker::PiecePairing p;
+    p.frames_apart = as_stats_;
+    return p;
+  }
   void OnInterval(const Interval& iv) override {
     seen.emplace_back(static_cast<int>(iv.kind), iv.thread->index, iv.domain, iv.name_id, iv.fn,
                       iv.event_id, iv.begin, iv.end, iv.child_ticks, iv.open_at_end);
@@ -258,7 +265,7 @@ class Recorder : public PieceSink {
   std::vector<Seen> seen;
 
  private:
-  bool in_runs_;
+  bool as_stats_;
 };
 
 struct Pairing {
@@ -311,7 +318,7 @@ Pairing Serially(const std::vector<std::string>& files) {
 // reused, so they are collected as pieces are read) and the whole trace's:
 // the files at once, or one after another into the same tracker.
 Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = false,
-                 bool in_runs = false) {
+                 bool as_stats = false) {
   Pairing p;
   WholeTrace whole(files);
   uint64_t last = 0;
@@ -324,13 +331,16 @@ Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = fals
   for (const size_t only_file : passes) {
     whole.tracker.ResetPeakKeyedOpen();
     PieceMerger merger(
-        whole.set, [in_runs] { return std::make_unique<Recorder>(in_runs); }, MergeOptions(),
+        whole.set, [as_stats] { return std::make_unique<Recorder>(as_stats); }, MergeOptions(),
         [&p, &last](const Piece& piece) {
           const auto& pieces_rec = static_cast<const Recorder&>(*piece.sink);
           p.seen.insert(p.seen.end(), pieces_rec.seen.begin(), pieces_rec.seen.end());
           last = std::max(last, piece.paired_last_ticks);
         },
         only_file);
+    merger.set_on_frame([&whole](const Piece::Frame& f, const ThreadRec& t) {
+      whole.tracker.OnFrame(f.begin, f.domain, f.id, f.time, t);
+    });
     PieceMerger::Item item;
     Event scratch;
     while (merger.Next(&item)) {
@@ -351,9 +361,9 @@ void ExpectSamePairing(const std::vector<std::string>& files, const std::string&
   Pairing serial = Serially(files);
   ASSERT_GT(serial.seen.size(), 100u) << what;
   std::sort(serial.seen.begin(), serial.seen.end());
-  for (const bool in_runs : {false, true}) {
-    const std::string how = what + (in_runs ? ", simple tasks in runs" : ", one at a time");
-    Pairing pieces = InPieces(files, file_by_file, in_runs);
+  for (const bool as_stats : {false, true}) {
+    const std::string how = what + (as_stats ? ", as stats pairs" : ", as chrome pairs");
+    Pairing pieces = InPieces(files, file_by_file, as_stats);
     ASSERT_TRUE(pieces.exact) << how;
     std::sort(pieces.seen.begin(), pieces.seen.end());
     EXPECT_EQ(pieces.seen, serial.seen) << how;

@@ -249,6 +249,8 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
           pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
         },
         only_file);
+    merger.set_on_frame(
+        [stats](const Piece::Frame& f, const ThreadRec& t) { stats->OnFrame(f, t); });
     Event e;
     PieceMerger::Item item;
     uint64_t items = 0;

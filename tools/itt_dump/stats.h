@@ -121,6 +121,11 @@ class StatsCollector : public PieceSink {
   // a piece left open, and the time of tasks it paired under the thread's
   // innermost open task.
   void OnOpen(const Interval& interval, const ThreadRec& t) { tracker_.OnOpen(interval, t); }
+  // A frame a piece kept apart (PieceMerger::set_on_frame), its event
+  // counted with the piece's.
+  void OnFrame(const Piece::Frame& f, const ThreadRec& t) {
+    tracker_.OnFrame(f.begin, f.domain, f.id, f.time, t);
+  }
   const IntervalTracker& tracker() const { return tracker_; }
   void ResetPeakKeyedOpen() { tracker_.ResetPeakKeyedOpen(); }
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
@@ -153,6 +158,13 @@ class StatsCollector : public PieceSink {
   void OnInterval(const Interval& iv) override;
   // PieceSink: ClearIntervals.
   void Clear() override { ClearIntervals(); }
+  // Frames of several threads go apart: no section needs their place
+  // among the other events.
+  IntervalTracker::PiecePairing pairing() const override {
+    IntervalTracker::PiecePairing p;
+    p.frames_apart = true;
+    return p;
+  }
   bool outputs_intervals() const override { return false; }
 
  private:

@@ -29,13 +29,13 @@ constexpr size_t kKeepEmptyKeys = 64;
 bool IsNull(const format::Id& id) { return id == format::Id{}; }
 
 // The frame a frame_begin opens.
-Interval FrameBegun(const Event& e, const ThreadRec& t) {
+Interval FrameBegun(uint64_t domain, const format::Id& id, uint64_t ticks, const ThreadRec& t) {
   Interval iv;
   iv.thread = &t;
   iv.kind = IntervalKind::kFrame;
-  iv.domain = e.Get(F::kDomain);
-  iv.id = e.GetId(F::kId);
-  iv.begin = e.time;
+  iv.domain = domain;
+  iv.id = id;
+  iv.begin = ticks;
   return iv;
 }
 
@@ -368,8 +368,9 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       SubmitFrame(e, t);  // complete in itself
       return PieceAction::kPaired;
     case EventKind::kFrameBegin: {
-      if (!piece_frames_) return PieceAction::kForward;
-      Open* o = BeginFrame(FrameBegun(e, t));
+      if (!piece_frames_)
+        return pairing_.frames_apart ? PieceAction::kApart : PieceAction::kForward;
+      Open* o = BeginFrame(FrameBegun(e.Get(F::kDomain), e.GetId(F::kId), e.time, t));
       // Not tracked here: past the limits the piece bound below fails.
       if (o == nullptr) {
         peak_keyed_open_ = kMaxDepth;
@@ -380,7 +381,8 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       return PieceAction::kPaired;
     }
     case EventKind::kFrameEnd: {
-      if (!piece_frames_) return PieceAction::kForward;
+      if (!piece_frames_)
+        return pairing_.frames_apart ? PieceAction::kApart : PieceAction::kForward;
       const uint64_t domain = e.Get(F::kDomain);
       const Key key = ProcessKey(domain, e.GetId(F::kId), t);
       auto it = frames_.Find(key);
@@ -453,6 +455,15 @@ void IntervalTracker::OnOpen(const Interval& interval, const ThreadRec& t) {
   Opened(s, o);
 }
 
+void IntervalTracker::OnFrame(bool begin, uint64_t domain, const format::Id& id, uint64_t ticks,
+                              const ThreadRec& t) {
+  if (begin) {
+    BeginFrame(FrameBegun(domain, id, ticks, t));
+    return;
+  }
+  EndKeyed(&frames_, ProcessKey(domain, id, t), IntervalKind::kFrame, t, domain, ticks);
+}
+
 void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
   switch (e.kind) {
     case EventKind::kTaskBegin:
@@ -512,14 +523,9 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       return;
     }
     case EventKind::kFrameBegin:
-      BeginFrame(FrameBegun(e, t));
+    case EventKind::kFrameEnd:
+      OnFrame(e.kind == EventKind::kFrameBegin, e.Get(F::kDomain), e.GetId(F::kId), e.time, t);
       return;
-    case EventKind::kFrameEnd: {
-      const uint64_t domain = e.Get(F::kDomain);
-      EndKeyed(&frames_, ProcessKey(domain, e.GetId(F::kId), t), IntervalKind::kFrame, t, domain,
-               e.time);
-      return;
-    }
     case EventKind::kFrameSubmit:
       SubmitFrame(e, t);
       return;

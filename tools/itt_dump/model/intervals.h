@@ -125,6 +125,11 @@ class IntervalTracker {
   // kinds are ignored.
   void OnEvent(const format::Event& e, const ThreadRec& thread);
 
+  // A frame_begin (`begin`) or frame_end of `domain` and `id` at `ticks`
+  // on `thread`: what OnEvent does with one.
+  void OnFrame(bool begin, uint64_t domain, const format::Id& id, uint64_t ticks,
+               const ThreadRec& thread);
+
   // Ends the trace at `end_ticks`: open intervals are delivered with
   // open_at_end set and end = max(begin, end_ticks), and counted.
   void Finish(uint64_t end_ticks);
@@ -157,7 +162,10 @@ class IntervalTracker {
   // off (args of a paired task are not kept: see PiecePairing::args). A paired interval's depth
   // and serial are the piece's own.
   // `position` is the caller's count of events forwarded so far.
-  enum class PieceAction { kPaired, kForward };
+  // kApart: a frame_begin or frame_end of a process with several threads
+  // that the consumer pairs in the process's time order itself, off the
+  // general merge (PiecePairing::frames_apart; OnFrame).
+  enum class PieceAction { kPaired, kForward, kApart };
   PieceAction OnPieceEvent(const format::Event& e, const ThreadRec& thread, uint32_t position);
   // The same for a simple task event read without an Event
   // (format::EventStreamDecoder::NextSimpleTask).
@@ -228,6 +236,11 @@ class IntervalTracker {
     // true forwards it with every task open around it on its thread, so
     // that the whole trace's tracker attaches it (collect_args there).
     bool args = false;
+    // Frames of a process with several threads, which pieces do not pair:
+    // true keeps them apart (kApart) for the consumer to feed to the whole
+    // trace's tracker in their own time order (OnFrame), which frames
+    // alone decide; false forwards them among the other events.
+    bool frames_apart = false;
   };
   void set_piece_pairing(const PiecePairing& pairing) { pairing_ = pairing; }
   // Opens `interval` (a task or a frame) on `thread`, as its begin event

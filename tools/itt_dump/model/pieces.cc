@@ -29,6 +29,7 @@ void Piece::Clear() {
   entries.clear();
   packed_size = 0;
   opens.clear();
+  frames.clear();
   outputs = nullptr;
   if (sink != nullptr) sink->Reset();
 }
@@ -148,7 +149,12 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       en.index = sink.output_offset(outputs++);
       en.type = Type::kOutput;
     }
-    if (action == IntervalTracker::PieceAction::kPaired) {
+    if (action == IntervalTracker::PieceAction::kApart) {
+      p.frames.push_back({e.time, e.Get(format::Field::kDomain), e.GetId(format::Field::kId),
+                          e.kind == format::EventKind::kFrameBegin});
+    }
+    if (action != IntervalTracker::PieceAction::kForward) {
+      // Counted with the paired ones (the merge gives the frames apart).
       ++p.paired_events;
       p.paired_last_ticks = time;  // events come in time order (else time_back)
       continue;
@@ -338,18 +344,25 @@ bool PieceMerger::ReadChunk(size_t f) {
     max_piece_open_frames_ = std::max(max_piece_open_frames_, piece->max_open_frames);
     if (pass_files_ > kManyFiles && probe_events_ < kProbeEvents) {
       probe_events_ += piece->paired_events + piece->entries.size();
-      probe_kept_ += piece->entries.size();
+      probe_kept_ += piece->entries.size() + piece->frames.size();
       if (probe_events_ >= kProbeEvents && probe_kept_ * kManyFilesKeep > probe_events_) {
         return Fail("the pieces of this many files keep too many events");
       }
     }
     on_piece_(*piece);
+    if (!piece->frames.empty()) {
+      if (!on_frame_) return Fail("frames kept apart with nothing to take them");
+      q.frames.insert(q.frames.end(), piece->frames.begin(), piece->frames.end());
+      frames_held_ += piece->frames.size();
+      buffered_ += piece->frames.size() * sizeof(Piece::Frame);
+    }
     if (piece->entries.empty()) {
       file.decoder->Recycle(std::move(piece));
     } else {
       Enqueue(qi, std::move(piece));
     }
     UpdateWaiting(qi);
+    GiveFrames();
     if (buffered_ > options_.max_buffered_bytes) return Fail("the merge's memory bound");
     return true;
   }
@@ -361,6 +374,7 @@ bool PieceMerger::ReadChunk(size_t f) {
     reader_done_ = true;
     waiting_.SetDone();
   }
+  GiveFrames();
   return false;
 }
 
@@ -393,6 +407,83 @@ void PieceMerger::Issue(int qi, Item* item) {
       break;
   }
   PassTime(en.time);
+}
+
+void PieceMerger::GiveFrames() {
+  if (frames_held_ == 0) return;
+  // Every event before `known` is in a piece read already: no queue's
+  // next chunk to read starts before it.
+  uint64_t known = kNoEvents;
+  if (!reader_done_) {
+    for (const Queue& q : queues_) {
+      if (files_[q.file].done) continue;
+      const uint64_t first = WaitingThreads::NextFirstTime(*q.local, q.chunks_read);
+      if (first != kNoEvents) known = std::min(known, set_.SetTicks(q.file, first));
+    }
+  }
+  // The frames of each queue before `known` end at its mark; the queues'
+  // frames go out merged as the entries are: by time, then queue.
+  std::vector<size_t>& ready = ready_queues_;
+  ready.clear();
+  for (size_t i = 0; i < queues_.size(); ++i) {
+    Queue& q = queues_[i];
+    if (q.frames_next == q.frames.size()) continue;
+    const auto end =
+        reader_done_
+            ? q.frames.end()
+            : std::lower_bound(q.frames.begin() + q.frames_next, q.frames.end(), known,
+                               [](const Piece::Frame& f, uint64_t t) { return f.time < t; });
+    q.frames_mark = static_cast<size_t>(end - q.frames.begin());
+    if (q.frames_mark > q.frames_next) ready.push_back(i);
+  }
+  const auto head_time = [this](size_t i) {
+    const Queue& q = queues_[i];
+    return q.frames[q.frames_next].time;
+  };
+  // Gives queue i's head; false once it has no more to give.
+  const auto give = [this](size_t i) {
+    Queue& q = queues_[i];
+    on_frame_(q.frames[q.frames_next], *q.thread);
+    return ++q.frames_next != q.frames_mark;
+  };
+  size_t given = 0;
+  constexpr size_t kScan = 8;
+  if (ready.size() <= kScan) {
+    // A few queues (a process's threads): the earliest head by a scan.
+    while (!ready.empty()) {
+      size_t best = 0;
+      for (size_t j = 1; j < ready.size(); ++j) {
+        if (head_time(ready[j]) < head_time(ready[best])) best = j;  // ties: the earlier queue
+      }
+      ++given;
+      if (!give(ready[best])) ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(best));
+    }
+  } else {
+    std::vector<std::pair<uint64_t, size_t>> heads;
+    for (size_t i : ready) heads.emplace_back(head_time(i), i);
+    std::make_heap(heads.begin(), heads.end(), std::greater<>());
+    while (!heads.empty()) {
+      std::pop_heap(heads.begin(), heads.end(), std::greater<>());
+      const size_t i = heads.back().second;
+      ++given;
+      if (give(i)) {
+        heads.back().first = head_time(i);
+        std::push_heap(heads.begin(), heads.end(), std::greater<>());
+      } else {
+        heads.pop_back();
+      }
+    }
+  }
+  frames_held_ -= given;
+  buffered_ -= given * sizeof(Piece::Frame);
+  for (Queue& q : queues_) {
+    // Given out: the memory goes back once half of it is.
+    if (q.frames_next != 0 && 2 * q.frames_next >= q.frames.size()) {
+      q.frames.erase(q.frames.begin(),
+                     q.frames.begin() + static_cast<std::ptrdiff_t>(q.frames_next));
+      q.frames_next = 0;
+    }
+  }
 }
 
 void PieceMerger::PassTime(uint64_t t) {

@@ -195,6 +195,15 @@ class Piece final : public format::DecodedChunk {
   std::vector<char> packed;
   size_t packed_size = 0;
   std::vector<Interval> opens;
+  // The frame_begins and frame_ends the piece kept apart, in order
+  // (IntervalTracker::PiecePairing::frames_apart): not among the entries.
+  struct Frame {
+    uint64_t time = 0;
+    uint64_t domain = 0;
+    format::Id id;
+    bool begin = false;
+  };
+  std::vector<Frame> frames;
   std::unique_ptr<PieceSink> sink;
   const char* outputs = nullptr;  // sink->output_records()'s
 
@@ -253,6 +262,7 @@ class PieceMerger {
     const ThreadRec* thread = nullptr;
   };
   using OnPiece = std::function<void(const Piece&)>;
+  using OnFrame = std::function<void(const Piece::Frame&, const ThreadRec&)>;
   static constexpr size_t kManyFiles = 16;
   static constexpr uint64_t kManyFilesKeep = 16;
   static constexpr uint64_t kProbeEvents = uint64_t{1} << 20;
@@ -286,6 +296,13 @@ class PieceMerger {
   size_t open_keyed_bound() const { return queues_.size() * max_piece_open_frames_; }
   // Why not, for a note.
   const char* inexact_reason() const { return inexact_reason_; }
+  // Where the frames pieces keep apart go (required if the sinks' pairing
+  // keeps them apart; set before the first Next): in the merge's order
+  // among themselves (by time, then queue), each once every event before
+  // it has been read, which can be before entries earlier than it are
+  // given out; for a consumer whose frames depend on nothing else. The last
+  // ones go before Next returns false.
+  void set_on_frame(OnFrame on_frame) { on_frame_ = std::move(on_frame); }
 
  private:
   struct File {
@@ -308,6 +325,10 @@ class PieceMerger {
     const Piece::Entry* end = nullptr;
     size_t chunks_read = 0;
     uint64_t last_time = 0;  // of the thread's pieces read so far
+    // Frames kept apart: [frames_next, size) not given out yet.
+    std::vector<Piece::Frame> frames;
+    size_t frames_next = 0;
+    size_t frames_mark = 0;  // GiveFrames's: the end of those it gives
     bool any = false;
     bool has_head() const { return front != nullptr; }
     uint64_t head_time() const { return head->time; }
@@ -356,6 +377,12 @@ class PieceMerger {
   // Hands out queue qi's head as *item, and notes what it does to the
   // thread's depth and the merge's time.
   void Issue(int qi, Item* item);
+  // Gives out the frames kept apart that precede every event not read
+  // yet: all of them once every file is read.
+  void GiveFrames();
+  OnFrame on_frame_;
+  size_t frames_held_ = 0;            // in the queues' frames
+  std::vector<size_t> ready_queues_;  // GiveFrames's scratch
   size_t files_done_ = 0;
   size_t pass_files_ = 0;  // the files of the pass
   size_t max_piece_open_frames_ = 0;
