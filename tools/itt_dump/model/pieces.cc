@@ -422,9 +422,10 @@ void PieceMerger::GiveFrames() {
     }
   }
   // The frames of each queue before `known` end at its mark; the queues'
-  // frames go out merged as the entries are: by time, then queue.
-  std::vector<size_t>& ready = ready_queues_;
-  ready.clear();
+  // frames go out merged as the entries are: by time, then queue. Their
+  // heads are (time, queue) pairs, in queue order.
+  std::vector<std::pair<uint64_t, size_t>>& heads = frame_heads_;
+  heads.clear();
   for (size_t i = 0; i < queues_.size(); ++i) {
     Queue& q = queues_[i];
     if (q.frames_next == q.frames.size()) continue;
@@ -434,40 +435,35 @@ void PieceMerger::GiveFrames() {
             : std::lower_bound(q.frames.begin() + q.frames_next, q.frames.end(), known,
                                [](const Piece::Frame& f, uint64_t t) { return f.time < t; });
     q.frames_mark = static_cast<size_t>(end - q.frames.begin());
-    if (q.frames_mark > q.frames_next) ready.push_back(i);
+    if (q.frames_mark > q.frames_next) heads.emplace_back(q.frames[q.frames_next].time, i);
   }
-  const auto head_time = [this](size_t i) {
-    const Queue& q = queues_[i];
-    return q.frames[q.frames_next].time;
-  };
-  // Gives queue i's head; false once it has no more to give.
-  const auto give = [this](size_t i) {
-    Queue& q = queues_[i];
+  // Gives the head of heads[h]'s queue; false once it has no more to give,
+  // else its next head's time is in heads[h].
+  const auto give = [this, &heads](size_t h) {
+    Queue& q = queues_[heads[h].second];
     on_frame_(q.frames[q.frames_next], *q.thread);
-    return ++q.frames_next != q.frames_mark;
+    if (++q.frames_next == q.frames_mark) return false;
+    heads[h].first = q.frames[q.frames_next].time;
+    return true;
   };
   size_t given = 0;
   constexpr size_t kScan = 8;
-  if (ready.size() <= kScan) {
+  if (heads.size() <= kScan) {
     // A few queues (a process's threads): the earliest head by a scan.
-    while (!ready.empty()) {
+    while (!heads.empty()) {
       size_t best = 0;
-      for (size_t j = 1; j < ready.size(); ++j) {
-        if (head_time(ready[j]) < head_time(ready[best])) best = j;  // ties: the earlier queue
+      for (size_t h = 1; h < heads.size(); ++h) {
+        if (heads[h].first < heads[best].first) best = h;  // ties: the earlier queue
       }
       ++given;
-      if (!give(ready[best])) ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(best));
+      if (!give(best)) heads.erase(heads.begin() + static_cast<std::ptrdiff_t>(best));
     }
   } else {
-    std::vector<std::pair<uint64_t, size_t>> heads;
-    for (size_t i : ready) heads.emplace_back(head_time(i), i);
     std::make_heap(heads.begin(), heads.end(), std::greater<>());
     while (!heads.empty()) {
       std::pop_heap(heads.begin(), heads.end(), std::greater<>());
-      const size_t i = heads.back().second;
       ++given;
-      if (give(i)) {
-        heads.back().first = head_time(i);
+      if (give(heads.size() - 1)) {
         std::push_heap(heads.begin(), heads.end(), std::greater<>());
       } else {
         heads.pop_back();

@@ -381,8 +381,8 @@ class PieceMerger {
   // yet: all of them once every file is read.
   void GiveFrames();
   OnFrame on_frame_;
-  size_t frames_held_ = 0;            // in the queues' frames
-  std::vector<size_t> ready_queues_;  // GiveFrames's scratch
+  size_t frames_held_ = 0;                                // in the queues' frames
+  std::vector<std::pair<uint64_t, size_t>> frame_heads_;  // GiveFrames's
   size_t files_done_ = 0;
   size_t pass_files_ = 0;  // the files of the pass
   size_t max_piece_open_frames_ = 0;
