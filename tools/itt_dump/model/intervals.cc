@@ -146,14 +146,31 @@ void IntervalTracker::SubmitFrame(const Event& e, const ThreadRec& t) {
   Deliver(&open);
 }
 
-IntervalTracker::Open* IntervalTracker::BeginKeyed(KeyedOpens* opens, const Key& key,
-                                                   const Interval& iv) {
+IntervalTracker::Open* IntervalTracker::PushKeyed(KeyedOpens* opens, const Key& key) {
   if (opens->size() >= kMaxKeyed) {
     ++(opens == &frames_ ? unbalanced_.frames_open_at_end : unbalanced_.open_at_end);
     return nullptr;
   }
-  Open* o = Begin(&opens->At(key), iv);
-  if (o != nullptr) peak_keyed_open_ = std::max(peak_keyed_open_, ++keyed_open_);
+  OpenStack& stack = opens->At(key);
+  if (stack.size() >= kMaxDepth) {
+    ++unbalanced_.open_at_end;
+    return nullptr;
+  }
+  peak_keyed_open_ = std::max(peak_keyed_open_, ++keyed_open_);
+  return &stack.Push();
+}
+
+void IntervalTracker::KeyedOpened(Open* o) {
+  o->iv.serial = ++serial_;
+  if (report_begins_) listener_->OnBegin(o->iv);
+}
+
+IntervalTracker::Open* IntervalTracker::BeginKeyed(KeyedOpens* opens, const Key& key,
+                                                   const Interval& iv) {
+  Open* o = PushKeyed(opens, key);
+  if (o == nullptr) return nullptr;
+  o->iv = iv;
+  KeyedOpened(o);
   return o;
 }
 
@@ -189,7 +206,7 @@ void IntervalTracker::EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind k
   Open& open = it->second.back();
   open.iv.end = std::max(ticks, open.iv.begin);
   Deliver(&open);
-  it->second.pop_back();
+  it->second.Pop();
   --keyed_open_;
   if (it->second.empty() && opens->size() > kKeepEmptyKeys) opens->Erase(it);
 }
@@ -458,7 +475,22 @@ void IntervalTracker::OnOpen(const Interval& interval, const ThreadRec& t) {
 void IntervalTracker::OnFrame(bool begin, uint64_t domain, const format::Id& id, uint64_t ticks,
                               const ThreadRec& t) {
   if (begin) {
-    BeginFrame(FrameBegun(domain, id, ticks, t));
+    Open* o = PushKeyed(&frames_, ProcessKey(domain, id, t));
+    if (o == nullptr) return;
+    // A copy of a blank frame: a new Interval would be zeroed first, with
+    // a slow string instruction, on the reading thread's hot path.
+    static const Interval kBlankFrame = [] {
+      Interval iv;
+      iv.kind = IntervalKind::kFrame;
+      return iv;
+    }();
+    Interval& n = o->iv;
+    n = kBlankFrame;
+    n.thread = &t;
+    n.domain = domain;
+    n.id = id;
+    n.begin = ticks;
+    KeyedOpened(o);
     return;
   }
   EndKeyed(&frames_, ProcessKey(domain, id, t), IntervalKind::kFrame, t, domain, ticks);

@@ -279,13 +279,40 @@ class IntervalTracker {
     std::vector<Open> events;  // legacy events
   };
 
+  // The open intervals of one key, innermost last. The slots above size()
+  // keep their memory for the next begin: a begin/end pair of a key in use
+  // constructs and destroys nothing.
+  class OpenStack {
+   public:
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    Open& back() { return slots_[size_ - 1]; }
+    Open* begin() { return slots_.data(); }
+    Open* end() { return slots_.data() + size_; }
+    const Open* begin() const { return slots_.data(); }
+    const Open* end() const { return slots_.data() + size_; }
+    // The slot of a new innermost interval, its former args cleared; the
+    // caller sets every field of its iv.
+    Open& Push() {
+      if (size_ == slots_.size()) slots_.emplace_back();
+      Open& o = slots_[size_++];
+      o.forwarded = false;
+      if (o.args) o.args->clear();
+      return o;
+    }
+    void Pop() { --size_; }
+
+   private:
+    std::vector<Open> slots_;
+    size_t size_ = 0;
+  };
   // Open keyed intervals by key, with the entry used last remembered:
   // frames and regions of one domain use one key over and over.
   class KeyedOpens {
    public:
-    using Map = std::map<Key, std::vector<Open>>;
+    using Map = std::map<Key, OpenStack>;
     // The entry of `key`, made if new.
-    std::vector<Open>& At(const Key& key) {
+    OpenStack& At(const Key& key) {
       if (last_ == map_.end() || last_->first != key) last_ = map_.try_emplace(key).first;
       return last_->second;
     }
@@ -334,6 +361,12 @@ class IntervalTracker {
     return id == format::Id{} ? Key(domain, 0, 0, 0, uint64_t{t.index} + 1)
                               : ProcessKey(domain, id, t);
   }
+  // A slot for a new keyed interval of `key`, its iv for the caller to set
+  // before KeyedOpened; null (counted) past the limits.
+  Open* PushKeyed(KeyedOpens* opens, const Key& key);
+  // The keyed interval in slot `o` is open: its serial, the listener's
+  // OnBegin.
+  void KeyedOpened(Open* o);
   // Opens a keyed interval; null (counted) past the limits.
   Open* BeginKeyed(KeyedOpens* opens, const Key& key, const Interval& iv);
   // Opens a frame (iv.thread set); null (counted) past the limits.
