@@ -875,6 +875,44 @@ class EventStreamDecoder {
     return true;
   }
 
+  // A frame_begin or frame_end with a null id (__itt_frame_begin_v3 and
+  // _end_v3 with NULL, the usual call), read without an Event.
+  struct SimpleFrame {
+    bool begin = false;
+    uint64_t time = 0;
+    uint64_t domain = 0;
+    // The event Next would have given.
+    void ToEvent(Event* e) const {
+      e->Init(begin ? EventKind::kFrameBegin : EventKind::kFrameEnd, time);
+      e->Set(Field::kDomain, domain);
+      e->SetId(Field::kId, Id{});
+    }
+  };
+  // NextSimpleTask for such a frame.
+  bool NextSimpleFrame(SimpleFrame* frame) {
+    if (pos_ >= limit_ || events_decoded_ + unknown_skipped_ >= event_count_) return false;
+    const auto kind = static_cast<unsigned char>(*pos_);
+    if (kind != static_cast<unsigned char>(EventKind::kFrameBegin) &&
+        kind != static_cast<unsigned char>(EventKind::kFrameEnd)) {
+      return false;
+    }
+    uint64_t zz;
+    const char* t = GetVarint64(tpos_, tlimit_, &zz);
+    if (t == nullptr) return false;
+    // Unsized; the domain is plain in both codings, and a null id is one
+    // 0 byte in both, which leaves the delta reference as it is
+    // (FORMAT.md, "Delta-coded fields").
+    const char* p = GetVarint64(pos_ + 1, limit_, &frame->domain);
+    if (p == nullptr || p >= limit_ || *p != 0) return false;
+    frame->begin = kind == static_cast<unsigned char>(EventKind::kFrameBegin);
+    frame->time = last_time_ + static_cast<uint64_t>(ZigZagDecode(zz));
+    last_time_ = frame->time;
+    pos_ = p + 1;
+    tpos_ = t;
+    ++events_decoded_;
+    return true;
+  }
+
   const absl::Status& status() const { return status_; }
   uint32_t thread_index() const { return thread_index_; }
   uint64_t base_time() const { return base_time_; }

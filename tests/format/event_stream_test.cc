@@ -783,8 +783,8 @@ TEST(EventStream, EveryTruncationOfAPayloadDecodesAPrefixOrFails) {
   }
 }
 
-// Decodes with NextSimpleTask wherever it takes the event and Next
-// elsewhere, each simple task as its ToEvent.
+// Decodes with NextSimpleTask or NextSimpleFrame wherever it takes the
+// event and Next elsewhere, each simple task or frame as its ToEvent.
 std::vector<Event> DecodeAllWithSimpleTasks(std::string_view payload, uint16_t chunk_flags,
                                             absl::Status* status, size_t* simple) {
   EventStreamDecoder dec;
@@ -792,11 +792,16 @@ std::vector<Event> DecodeAllWithSimpleTasks(std::string_view payload, uint16_t c
   *status = dec.Reset(payload, chunk_flags);
   if (!status->ok()) return out;
   EventStreamDecoder::SimpleTask task;
+  EventStreamDecoder::SimpleFrame frame;
   Event e;
   for (;;) {
     if (dec.NextSimpleTask(&task)) {
       ++*simple;
       task.ToEvent(&e);
+      out.push_back(e);
+    } else if (dec.NextSimpleFrame(&frame)) {
+      ++*simple;
+      frame.ToEvent(&e);
       out.push_back(e);
     } else if (dec.Next(&e)) {
       out.push_back(e);
@@ -808,10 +813,11 @@ std::vector<Event> DecodeAllWithSimpleTasks(std::string_view payload, uint16_t c
   return out;
 }
 
-// Simple tasks read without an Event read as Next reads them, in both
-// codings, among every other kind and task begins with ids, and on every
-// truncation of the payload (the same events, the same error).
-TEST(EventStream, SimpleTasksDecodeAsNextDecodesThem) {
+// Simple tasks and frames read without an Event read as Next reads them,
+// in both codings, among every other kind, task begins and frames with
+// ids, and on every truncation of the payload (the same events, the same
+// error).
+TEST(EventStream, SimpleTasksAndFramesDecodeAsNextDecodesThem) {
   Rng rng(13);
   std::deque<std::string> storage;
   std::vector<Event> events;
@@ -823,6 +829,10 @@ TEST(EventStream, SimpleTasksDecodeAsNextDecodesThem) {
       if (s->kind == EventKind::kTaskBegin && rng() % 3 != 0) {
         e.SetId(Field::kId, Id{});  // mostly null ids, as __itt_null
         e.SetId(Field::kParent, Id{});
+      }
+      if ((s->kind == EventKind::kFrameBegin || s->kind == EventKind::kFrameEnd) &&
+          rng() % 3 != 0) {
+        e.SetId(Field::kId, Id{});  // mostly NULL, the usual call
       }
       events.push_back(e);
       if (rng() % 2 == 0) {

@@ -221,6 +221,9 @@ class IntervalTracker {
   void TakePieceOpens(const ThreadRec& thread, std::vector<PieceOpen>* out) const;
   // Forgets the piece, for the next one, whose frames it pairs or not.
   void ResetPiece(bool pair_frames);
+  // Whether the piece keeps its frames apart (PieceAction::kApart): not
+  // paired in it (ResetPiece), and PiecePairing::frames_apart.
+  bool frames_kept_apart() const { return !piece_frames_ && pairing_.frames_apart; }
   // What a piece leaves to the whole trace's tracker beyond the above, for
   // a consumer that reads more than the intervals (set before the first
   // piece).

@@ -97,6 +97,14 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   const bool simple_runs = simple_tasks && !events_to_sink;
   const bool stop_at_interval = sink.outputs_intervals();
   IntervalTracker::SimpleRun run;
+  // Frames the piece keeps apart, read without an Event when alone.
+  const bool simple_frames = simple_tasks && tracker.frames_kept_apart();
+  format::EventStreamDecoder::SimpleFrame frame;
+  const auto note_time = [&p](uint64_t time) {
+    if (time < p.last_time) p.time_back = true;
+    if (p.first_time == kNoEvents) p.first_time = time;
+    if (time > p.last_time) p.last_time = time;
+  };
   for (;;) {
     IntervalTracker::PieceAction action = IntervalTracker::PieceAction::kPaired;
     bool simple = false;
@@ -118,6 +126,14 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     } else {
       simple = simple_tasks && dec.NextSimpleTask(&task);
     }
+    if (!simple && simple_frames && dec.NextSimpleFrame(&frame)) {
+      // Kept apart as OnPieceEvent would keep it, without an Event.
+      note_time(frame.time);
+      p.frames.push_back({frame.time, frame.domain, format::Id{}, frame.begin});
+      ++p.paired_events;
+      p.paired_last_ticks = frame.time;
+      continue;
+    }
     if (!simple) {
       if (!dec.Next(&e)) break;
       if (rewriter_ != nullptr) rewriter_->Rewrite(&e, rewriter_->SetTicks(e.time));
@@ -126,9 +142,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     const auto position = static_cast<uint32_t>(entries.size());
     if (!simple || !simple_runs) {
       // (A simple task left over from a run is the tracker's already.)
-      if (time < p.last_time) p.time_back = true;
-      if (p.first_time == kNoEvents) p.first_time = time;
-      if (time > p.last_time) p.last_time = time;
+      note_time(time);
       action = simple ? tracker.OnPieceSimpleTask(task, thread, position)
                       : tracker.OnPieceEvent(e, thread, position);
     }
