@@ -848,31 +848,18 @@ class EventStreamDecoder {
   // and returns true; else reads nothing and returns false (Next reads it,
   // and reports it if it is malformed).
   bool NextSimpleTask(SimpleTask* task) {
-    if (pos_ >= limit_ || events_decoded_ + unknown_skipped_ >= event_count_) return false;
-    const auto kind = static_cast<unsigned char>(*pos_);
-    if (kind != static_cast<unsigned char>(EventKind::kTaskBegin) &&
-        kind != static_cast<unsigned char>(EventKind::kTaskEnd)) {
-      return false;
-    }
-    uint64_t zz;
-    const char* t = GetVarint64(tpos_, tlimit_, &zz);
-    if (t == nullptr) return false;
+    const int kind = SimpleKind(EventKind::kTaskBegin, EventKind::kTaskEnd);
+    if (kind < 0) return false;
     // Task kinds are unsized and have only reference fields besides their
     // ids, which are plain in both codings; null ids are one 0 byte each
     // in both (FORMAT.md, "Delta-coded fields").
     const char* p = GetVarint64(pos_ + 1, limit_, &task->domain);
-    task->begin = kind == static_cast<unsigned char>(EventKind::kTaskBegin);
+    task->begin = kind == static_cast<int>(EventKind::kTaskBegin);
     if (p != nullptr && task->begin) {
       if (limit_ - p < 2 || p[0] != 0 || p[1] != 0) return false;
       p = GetVarint64(p + 2, limit_, &task->name);
     }
-    if (p == nullptr) return false;
-    task->time = last_time_ + static_cast<uint64_t>(ZigZagDecode(zz));
-    last_time_ = task->time;
-    pos_ = p;
-    tpos_ = t;
-    ++events_decoded_;
-    return true;
+    return p != nullptr && TakeSimple(p, &task->time);
   }
 
   // A frame_begin or frame_end with a null id (__itt_frame_begin_v3 and
@@ -890,27 +877,15 @@ class EventStreamDecoder {
   };
   // NextSimpleTask for such a frame.
   bool NextSimpleFrame(SimpleFrame* frame) {
-    if (pos_ >= limit_ || events_decoded_ + unknown_skipped_ >= event_count_) return false;
-    const auto kind = static_cast<unsigned char>(*pos_);
-    if (kind != static_cast<unsigned char>(EventKind::kFrameBegin) &&
-        kind != static_cast<unsigned char>(EventKind::kFrameEnd)) {
-      return false;
-    }
-    uint64_t zz;
-    const char* t = GetVarint64(tpos_, tlimit_, &zz);
-    if (t == nullptr) return false;
+    const int kind = SimpleKind(EventKind::kFrameBegin, EventKind::kFrameEnd);
+    if (kind < 0) return false;
     // Unsized; the domain is plain in both codings, and a null id is one
     // 0 byte in both, which leaves the delta reference as it is
     // (FORMAT.md, "Delta-coded fields").
     const char* p = GetVarint64(pos_ + 1, limit_, &frame->domain);
     if (p == nullptr || p >= limit_ || *p != 0) return false;
-    frame->begin = kind == static_cast<unsigned char>(EventKind::kFrameBegin);
-    frame->time = last_time_ + static_cast<uint64_t>(ZigZagDecode(zz));
-    last_time_ = frame->time;
-    pos_ = p + 1;
-    tpos_ = t;
-    ++events_decoded_;
-    return true;
+    frame->begin = kind == static_cast<int>(EventKind::kFrameBegin);
+    return TakeSimple(p + 1, &frame->time);
   }
 
   const absl::Status& status() const { return status_; }
@@ -930,6 +905,26 @@ class EventStreamDecoder {
   // Next for a chunk whose fields are delta-coded (kDelta) or plain.
   template <bool kDelta>
   bool NextIn(Event* event);
+  // NextSimpleTask's and NextSimpleFrame's first step: the next event's
+  // kind if there is one and it is `a` or `b`, else -1.
+  int SimpleKind(EventKind a, EventKind b) const {
+    if (pos_ >= limit_ || events_decoded_ + unknown_skipped_ >= event_count_) return -1;
+    const int kind = static_cast<unsigned char>(*pos_);
+    return kind == static_cast<int>(a) || kind == static_cast<int>(b) ? kind : -1;
+  }
+  // Their last: the event whose fields end at `end` is read, its time
+  // into *time; false (nothing read) if the time stream ends first.
+  bool TakeSimple(const char* end, uint64_t* time) {
+    uint64_t zz;
+    const char* t = GetVarint64(tpos_, tlimit_, &zz);
+    if (t == nullptr) return false;
+    *time = last_time_ + static_cast<uint64_t>(ZigZagDecode(zz));
+    last_time_ = *time;
+    pos_ = end;
+    tpos_ = t;
+    ++events_decoded_;
+    return true;
+  }
 
   const char* begin_ = nullptr;
   const char* pos_ = nullptr;    // op stream cursor
