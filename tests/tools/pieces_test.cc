@@ -472,18 +472,22 @@ bool StatsOnEveryCore(const std::vector<std::string>& files,
   return pass.ok() && pass->on_every_core;
 }
 
-void ExpectSameStats(const std::string& bytes, const std::string& what) {
-  const std::vector<std::vector<std::string>> runs = {
-      {"stats", "trace.itt"},
-      {"stats", "--per-thread", "--format=json", "trace.itt"},
-      {"stats", "--format=csv", "--name=t12", "trace.itt"},
-      {"stats", "--domain=d2", "trace.itt"},
-      {"stats", "--from=3000", "--to=9000", "trace.itt"},
-      {"stats", "--thread=101", "--per-thread", "trace.itt"},
-  };
+// SameOnEveryCoreAsOnOne for each command line of `runs`.
+void SameOnEveryCoreAsOnOneEach(const std::vector<std::vector<std::string>>& runs,
+                                const std::string& bytes, const std::string& what) {
   for (const std::vector<std::string>& args : runs) {
     SameOnEveryCoreAsOnOne(args, bytes, what + " " + args[1]);
   }
+}
+
+void ExpectSameStats(const std::string& bytes, const std::string& what) {
+  SameOnEveryCoreAsOnOneEach({{"stats", "trace.itt"},
+                              {"stats", "--per-thread", "--format=json", "trace.itt"},
+                              {"stats", "--format=csv", "--name=t12", "trace.itt"},
+                              {"stats", "--domain=d2", "trace.itt"},
+                              {"stats", "--from=3000", "--to=9000", "trace.itt"},
+                              {"stats", "--thread=101", "--per-thread", "trace.itt"}},
+                             bytes, what);
 }
 
 TEST(Pieces, StatsPrintsWhatTheSerialPassPrints) {
@@ -852,13 +856,11 @@ WritingPass ChromeOnEveryCore(const std::vector<std::string>& files,
 }
 
 void ExpectSameChrome(const std::string& bytes, const std::string& what) {
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"chrome", "trace.itt"},
-           {"chrome", "--name=t1[23]", "trace.itt"},
-           {"chrome", "--domain=d2", "trace.itt"},
-           {"chrome", "--from=3000", "--to=60000", "--thread=w1", "trace.itt"}}) {
-    SameOnEveryCoreAsOnOne(args, bytes, what + " " + args[1]);
-  }
+  SameOnEveryCoreAsOnOneEach({{"chrome", "trace.itt"},
+                              {"chrome", "--name=t1[23]", "trace.itt"},
+                              {"chrome", "--domain=d2", "trace.itt"},
+                              {"chrome", "--from=3000", "--to=60000", "--thread=w1", "trace.itt"}},
+                             bytes, what);
 }
 
 TEST(Pieces, ChromePrintsWhatTheSerialPassPrints) {
@@ -933,13 +935,11 @@ TEST(Pieces, ChromeOfATraceWhoseTimeGoesBackIsWrittenOnceBySerialPass) {
 // for byte the one pass's: with filters, wall-clock times, task_begin_fn
 // names, damage and several files.
 void ExpectSameText(const std::string& bytes, const std::string& what) {
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"text", "trace.itt"},
-           {"text", "--wall", "trace.itt"},
-           {"text", "--name=t1[23]", "trace.itt"},
-           {"text", "--from=3000", "--to=60000", "--thread=w1", "trace.itt"}}) {
-    SameOnEveryCoreAsOnOne(args, bytes, what + " " + args[1]);
-  }
+  SameOnEveryCoreAsOnOneEach({{"text", "trace.itt"},
+                              {"text", "--wall", "trace.itt"},
+                              {"text", "--name=t1[23]", "trace.itt"},
+                              {"text", "--from=3000", "--to=60000", "--thread=w1", "trace.itt"}},
+                             bytes, what);
 }
 
 TEST(Pieces, TextPrintsWhatOnePassPrints) {
