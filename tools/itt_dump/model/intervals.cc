@@ -28,17 +28,6 @@ constexpr size_t kKeepEmptyKeys = 64;
 
 bool IsNull(const format::Id& id) { return id == format::Id{}; }
 
-// The frame a frame_begin opens.
-Interval FrameBegun(uint64_t domain, const format::Id& id, uint64_t ticks, const ThreadRec& t) {
-  Interval iv;
-  iv.thread = &t;
-  iv.kind = IntervalKind::kFrame;
-  iv.domain = domain;
-  iv.id = id;
-  iv.begin = ticks;
-  return iv;
-}
-
 // __itt_timestamp_none, stored as passed (FORMAT.md, "Frame submit").
 constexpr uint64_t kTimestampNone = ~uint64_t{0};
 
@@ -176,6 +165,27 @@ IntervalTracker::Open* IntervalTracker::BeginKeyed(KeyedOpens* opens, const Key&
 
 IntervalTracker::Open* IntervalTracker::BeginFrame(const Interval& iv) {
   return BeginKeyed(&frames_, ProcessKey(iv.domain, iv.id, *iv.thread), iv);
+}
+
+IntervalTracker::Open* IntervalTracker::BeginFrame(uint64_t domain, const format::Id& id,
+                                                   uint64_t ticks, const ThreadRec& t) {
+  Open* o = PushKeyed(&frames_, ProcessKey(domain, id, t));
+  if (o == nullptr) return nullptr;
+  // A copy of a blank frame: a new Interval would be zeroed first, with a
+  // slow string instruction, on the reading thread's hot path.
+  static const Interval kBlankFrame = [] {
+    Interval iv;
+    iv.kind = IntervalKind::kFrame;
+    return iv;
+  }();
+  Interval& n = o->iv;
+  n = kBlankFrame;
+  n.thread = &t;
+  n.domain = domain;
+  n.id = id;
+  n.begin = ticks;
+  KeyedOpened(o);
+  return o;
 }
 
 bool IntervalTracker::OpenKeyedWithinLimits(size_t open) {
@@ -385,9 +395,9 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       SubmitFrame(e, t);  // complete in itself
       return PieceAction::kPaired;
     case EventKind::kFrameBegin: {
-      if (!piece_frames_)
-        return pairing_.frames_apart ? PieceAction::kApart : PieceAction::kForward;
-      Open* o = BeginFrame(FrameBegun(e.Get(F::kDomain), e.GetId(F::kId), e.time, t));
+      if (frames_kept_apart()) return PieceAction::kApart;
+      if (!piece_frames_) return PieceAction::kForward;
+      Open* o = BeginFrame(e.Get(F::kDomain), e.GetId(F::kId), e.time, t);
       // Not tracked here: past the limits the piece bound below fails.
       if (o == nullptr) {
         peak_keyed_open_ = kMaxDepth;
@@ -398,8 +408,8 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       return PieceAction::kPaired;
     }
     case EventKind::kFrameEnd: {
-      if (!piece_frames_)
-        return pairing_.frames_apart ? PieceAction::kApart : PieceAction::kForward;
+      if (frames_kept_apart()) return PieceAction::kApart;
+      if (!piece_frames_) return PieceAction::kForward;
       const uint64_t domain = e.Get(F::kDomain);
       const Key key = ProcessKey(domain, e.GetId(F::kId), t);
       auto it = frames_.Find(key);
@@ -475,22 +485,7 @@ void IntervalTracker::OnOpen(const Interval& interval, const ThreadRec& t) {
 void IntervalTracker::OnFrame(bool begin, uint64_t domain, const format::Id& id, uint64_t ticks,
                               const ThreadRec& t) {
   if (begin) {
-    Open* o = PushKeyed(&frames_, ProcessKey(domain, id, t));
-    if (o == nullptr) return;
-    // A copy of a blank frame: a new Interval would be zeroed first, with
-    // a slow string instruction, on the reading thread's hot path.
-    static const Interval kBlankFrame = [] {
-      Interval iv;
-      iv.kind = IntervalKind::kFrame;
-      return iv;
-    }();
-    Interval& n = o->iv;
-    n = kBlankFrame;
-    n.thread = &t;
-    n.domain = domain;
-    n.id = id;
-    n.begin = ticks;
-    KeyedOpened(o);
+    BeginFrame(domain, id, ticks, t);
     return;
   }
   EndKeyed(&frames_, ProcessKey(domain, id, t), IntervalKind::kFrame, t, domain, ticks);

@@ -374,6 +374,8 @@ class IntervalTracker {
   Open* BeginKeyed(KeyedOpens* opens, const Key& key, const Interval& iv);
   // Opens a frame (iv.thread set); null (counted) past the limits.
   Open* BeginFrame(const Interval& iv);
+  // The same for a frame_begin of `domain` and `id` at `ticks` on `thread`.
+  Open* BeginFrame(uint64_t domain, const format::Id& id, uint64_t ticks, const ThreadRec& thread);
   void SubmitFrame(const format::Event& e, const ThreadRec& t);
   // The thread's next stack slot for a task, cleared of a former task's
   // args and piece mark; null (counted as open at end) past kMaxDepth.
