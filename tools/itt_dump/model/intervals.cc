@@ -303,7 +303,7 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceSimpleTask(
 void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const ThreadRec& t,
                                       uint32_t position, bool stop_at_interval,
                                       format::EventStreamDecoder::SimpleTask* task,
-                                      SimpleRun* run) {
+                                      SimpleRun* run, std::vector<KeptFrame>* frames) {
   // The thread's state and the run's times stay in locals.
   ThreadState& s = StateOf(t);
   uint64_t first = run->first_time;
@@ -312,7 +312,19 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
   uint64_t paired = 0;
   uint64_t paired_last = run->paired_last;
   run->left_over = false;
-  while (dec->NextSimpleTask(task)) {
+  format::EventStreamDecoder::SimpleFrame frame;
+  for (;;) {
+    if (!dec->NextSimpleTask(task)) {
+      if (frames == nullptr || !dec->NextSimpleFrame(&frame)) break;
+      const uint64_t time = frame.time;
+      if (time < last) back = true;
+      if (first == kNoEvents) first = time;
+      if (time > last) last = time;
+      frames->push_back({time, frame.domain, format::Id{}, frame.begin});
+      ++paired;
+      paired_last = time;
+      continue;
+    }
     const uint64_t time = task->time;
     if (time < last) back = true;
     if (first == kNoEvents) first = time;

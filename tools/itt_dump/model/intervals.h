@@ -86,6 +86,15 @@ std::string IntervalName(const TraceIndex& index, const Interval& interval);
 std::string_view IntervalNameView(const TraceIndex& index, const Interval& interval,
                                   std::string* scratch);
 
+// A frame_begin or frame_end a piece keeps apart (IntervalTracker::
+// PiecePairing::frames_apart), for the merge to pair in time order.
+struct KeptFrame {
+  uint64_t time = 0;
+  uint64_t domain = 0;
+  format::Id id;
+  bool begin = false;
+};
+
 struct Unbalanced {
   uint64_t end_without_begin = 0;
   uint64_t open_at_end = 0;
@@ -178,7 +187,8 @@ class IntervalTracker {
   // `stop_at_interval`, one that delivered an interval (a listener that
   // writes output for it needs its place at once). That one is in *task
   // with its action in run->action (left_over); the times of all, it
-  // included, are in run's times.
+  // included, are in run's times. With `frames` (the piece keeps frames
+  // apart), the simple frames between them go there in the same loop.
   struct SimpleRun {
     // In and out: the piece's times so far (first_time kNoEvents before any) and
     // whether one went back.
@@ -193,7 +203,7 @@ class IntervalTracker {
   };
   void PairSimpleTasks(format::EventStreamDecoder* dec, const ThreadRec& thread, uint32_t position,
                        bool stop_at_interval, format::EventStreamDecoder::SimpleTask* task,
-                       SimpleRun* run);
+                       SimpleRun* run, std::vector<KeptFrame>* frames);
   // The time of paired tasks whose parent is not paired in the piece (a
   // task begun before it, or a forwarded one), since ResetPiece.
   uint64_t piece_child_ticks() const { return piece_child_ticks_; }

@@ -115,7 +115,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       run.paired = 0;
       run.paired_last = p.paired_last_ticks;
       tracker.PairSimpleTasks(&dec, thread, static_cast<uint32_t>(entries.size()), stop_at_interval,
-                              &task, &run);
+                              &task, &run, simple_frames ? &p.frames : nullptr);
       p.first_time = run.first_time;
       p.last_time = run.last_time;
       p.time_back = run.time_back;

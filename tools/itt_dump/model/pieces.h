@@ -197,12 +197,7 @@ class Piece final : public format::DecodedChunk {
   std::vector<Interval> opens;
   // The frame_begins and frame_ends the piece kept apart, in order
   // (IntervalTracker::PiecePairing::frames_apart): not among the entries.
-  struct Frame {
-    uint64_t time = 0;
-    uint64_t domain = 0;
-    format::Id id;
-    bool begin = false;
-  };
+  using Frame = KeptFrame;
   std::vector<Frame> frames;
   std::unique_ptr<PieceSink> sink;
   const char* outputs = nullptr;  // sink->output_records()'s
