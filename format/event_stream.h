@@ -853,13 +853,25 @@ class EventStreamDecoder {
     // Task kinds are unsized and have only reference fields besides their
     // ids, which are plain in both codings; null ids are one 0 byte each
     // in both (FORMAT.md, "Delta-coded fields").
-    const char* p = GetVarint64(pos_ + 1, limit_, &task->domain);
-    task->begin = kind == static_cast<int>(EventKind::kTaskBegin);
-    if (p != nullptr && task->begin) {
+    // Read into locals, whose addresses the slow varint path may take:
+    // *task's fields never have theirs taken, so a caller's task can live
+    // in registers (one in memory, written field by field and read back
+    // two fields at a time, stalls the load).
+    uint64_t domain = 0;
+    uint64_t name = 0;
+    uint64_t time = 0;
+    const char* p = GetVarint64(pos_ + 1, limit_, &domain);
+    const bool begin = kind == static_cast<int>(EventKind::kTaskBegin);
+    if (p != nullptr && begin) {
       if (limit_ - p < 2 || p[0] != 0 || p[1] != 0) return false;
-      p = GetVarint64(p + 2, limit_, &task->name);
+      p = GetVarint64(p + 2, limit_, &name);
     }
-    return p != nullptr && TakeSimple(p, &task->time);
+    if (p == nullptr || !TakeSimple(p, &time)) return false;
+    task->begin = begin;
+    task->time = time;
+    task->domain = domain;
+    task->name = name;
+    return true;
   }
 
   // A frame_begin or frame_end with a null id (__itt_frame_begin_v3 and
@@ -882,10 +894,14 @@ class EventStreamDecoder {
     // Unsized; the domain is plain in both codings, and a null id is one
     // 0 byte in both, which leaves the delta reference as it is
     // (FORMAT.md, "Delta-coded fields").
-    const char* p = GetVarint64(pos_ + 1, limit_, &frame->domain);
-    if (p == nullptr || p >= limit_ || *p != 0) return false;
+    uint64_t domain = 0;  // locals, as in NextSimpleTask
+    uint64_t time = 0;
+    const char* p = GetVarint64(pos_ + 1, limit_, &domain);
+    if (p == nullptr || p >= limit_ || *p != 0 || !TakeSimple(p + 1, &time)) return false;
     frame->begin = kind == static_cast<int>(EventKind::kFrameBegin);
-    return TakeSimple(p + 1, &frame->time);
+    frame->time = time;
+    frame->domain = domain;
+    return true;
   }
 
   const absl::Status& status() const { return status_; }

@@ -312,25 +312,33 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
   uint64_t paired = 0;
   uint64_t paired_last = run->paired_last;
   run->left_over = false;
+  // The task and frame in locals, in registers (see NextSimpleTask).
+  format::EventStreamDecoder::SimpleTask next;
   format::EventStreamDecoder::SimpleFrame frame;
   for (;;) {
-    if (!dec->NextSimpleTask(task)) {
+    if (!dec->NextSimpleTask(&next)) {
       if (frames == nullptr || !dec->NextSimpleFrame(&frame)) break;
       const uint64_t time = frame.time;
       if (time < last) back = true;
       if (first == kNoEvents) first = time;
       if (time > last) last = time;
-      frames->push_back({time, frame.domain, format::Id{}, frame.begin});
+      // Field by field: a KeptFrame made first and copied would be read
+      // back from memory in wider loads than it was written with.
+      KeptFrame& kept = frames->emplace_back();
+      kept.time = time;
+      kept.domain = frame.domain;
+      kept.begin = frame.begin;
       ++paired;
       paired_last = time;
       continue;
     }
-    const uint64_t time = task->time;
+    const uint64_t time = next.time;
     if (time < last) back = true;
     if (first == kNoEvents) first = time;
     if (time > last) last = time;
-    const PieceAction action = PieceSimpleTask(s, t, *task, position);
-    if (action == PieceAction::kForward || (stop_at_interval && !task->begin)) {
+    const PieceAction action = PieceSimpleTask(s, t, next, position);
+    if (action == PieceAction::kForward || (stop_at_interval && !next.begin)) {
+      *task = next;
       run->left_over = true;
       run->action = action;
       break;
