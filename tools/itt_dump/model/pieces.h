@@ -44,7 +44,7 @@
 // PieceMerger stops with exact() false (the caller runs the serial pass
 // instead). Traces the collector wrote on one host keep the order.
 //
-// Memory: the pieces in flight (per file 2 * threads + 2 for one file, 2
+// Memory: the pieces in flight (per file 2 * threads + 16 for one file, 2
 // for several; each with its chunk's stored and decompressed bytes) and
 // the ones queued for the merge (about one flush round per thread;
 // bounded by MergeOptions::max_buffered_bytes, past which the pass stops
@@ -261,6 +261,9 @@ class PieceMerger {
   static constexpr size_t kManyFiles = 16;
   static constexpr uint64_t kManyFilesKeep = 16;
   static constexpr uint64_t kProbeEvents = uint64_t{1} << 20;
+  // A pass over one file: chunks its reader's workers may run ahead of the
+  // reading thread, besides two per worker.
+  static constexpr int kChunksAhead = 16;
 
   static constexpr size_t kEveryFile = ~size_t{0};
 
