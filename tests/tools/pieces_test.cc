@@ -338,9 +338,7 @@ Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = fals
           last = std::max(last, piece.paired_last_ticks);
         },
         only_file);
-    merger.set_on_frame([&whole](const Piece::Frame& f, const ThreadRec& t) {
-      whole.tracker.OnFrame(f.begin, f.domain, f.id, f.time, t);
-    });
+    merger.set_frame_tracker(&whole.tracker);
     PieceMerger::Item item;
     Event scratch;
     while (merger.Next(&item)) {

@@ -249,8 +249,7 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
           pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
         },
         only_file);
-    merger.set_on_frame(
-        [stats](const Piece::Frame& f, const ThreadRec& t) { stats->OnFrame(f, t); });
+    merger.set_frame_tracker(stats->frame_tracker());
     Event e;
     PieceMerger::Item item;
     uint64_t items = 0;

@@ -121,12 +121,10 @@ class StatsCollector : public PieceSink {
   // a piece left open, and the time of tasks it paired under the thread's
   // innermost open task.
   void OnOpen(const Interval& interval, const ThreadRec& t) { tracker_.OnOpen(interval, t); }
-  // A frame a piece kept apart (PieceMerger::set_on_frame), its event
-  // counted with the piece's.
-  void OnFrame(const Piece::Frame& f, const ThreadRec& t) {
-    tracker_.OnFrame(f.begin, f.domain, f.id, f.time, t);
-  }
   const IntervalTracker& tracker() const { return tracker_; }
+  // Where the frames pieces keep apart go (PieceMerger::
+  // set_frame_tracker), their events counted with the pieces'.
+  IntervalTracker* frame_tracker() { return &tracker_; }
   void ResetPeakKeyedOpen() { tracker_.ResetPeakKeyedOpen(); }
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   // Adds what `piece` collected from the tasks and frames a piece paired

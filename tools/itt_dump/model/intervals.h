@@ -138,6 +138,10 @@ class IntervalTracker {
   // on `thread`: what OnEvent does with one.
   void OnFrame(bool begin, uint64_t domain, const format::Id& id, uint64_t ticks,
                const ThreadRec& thread);
+  // The same for a frame a piece kept apart.
+  void OnFrame(const KeptFrame& frame, const ThreadRec& thread) {
+    OnFrame(frame.begin, frame.domain, frame.id, frame.time, thread);
+  }
 
   // Ends the trace at `end_ticks`: open intervals are delivered with
   // open_at_end set and end = max(begin, end_ticks), and counted.

@@ -369,7 +369,7 @@ bool PieceMerger::ReadChunk(size_t f) {
     }
     on_piece_(*piece);
     if (!piece->frames.empty()) {
-      if (!on_frame_) return Fail("frames kept apart with nothing to take them");
+      if (frame_tracker_ == nullptr) return Fail("frames kept apart with nothing to take them");
       q.frames.insert(q.frames.end(), piece->frames.begin(), piece->frames.end());
       frames_held_ += piece->frames.size();
       buffered_ += piece->frames.size() * sizeof(Piece::Frame);
@@ -459,7 +459,7 @@ void PieceMerger::GiveFrames() {
   // else its next head's time is in heads[h].
   const auto give = [this, &heads](size_t h) {
     Queue& q = queues_[heads[h].second];
-    on_frame_(q.frames[q.frames_next], *q.thread);
+    frame_tracker_->OnFrame(q.frames[q.frames_next], *q.thread);
     if (++q.frames_next == q.frames_mark) return false;
     heads[h].first = q.frames[q.frames_next].time;
     return true;

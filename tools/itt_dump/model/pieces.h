@@ -257,7 +257,6 @@ class PieceMerger {
     const ThreadRec* thread = nullptr;
   };
   using OnPiece = std::function<void(const Piece&)>;
-  using OnFrame = std::function<void(const Piece::Frame&, const ThreadRec&)>;
   static constexpr size_t kManyFiles = 16;
   static constexpr uint64_t kManyFilesKeep = 16;
   static constexpr uint64_t kProbeEvents = uint64_t{1} << 20;
@@ -294,13 +293,14 @@ class PieceMerger {
   size_t open_keyed_bound() const { return queues_.size() * max_piece_open_frames_; }
   // Why not, for a note.
   const char* inexact_reason() const { return inexact_reason_; }
-  // Where the frames pieces keep apart go (required if the sinks' pairing
-  // keeps them apart; set before the first Next): in the merge's order
+  // The tracker the frames pieces keep apart go to (IntervalTracker::
+  // OnFrame; required if the sinks' pairing keeps them apart; set before
+  // the first Next): in the merge's order
   // among themselves (by time, then queue), each once every event before
   // it has been read, which can be before entries earlier than it are
   // given out; for a consumer whose frames depend on nothing else. The last
   // ones go before Next returns false.
-  void set_on_frame(OnFrame on_frame) { on_frame_ = std::move(on_frame); }
+  void set_frame_tracker(IntervalTracker* tracker) { frame_tracker_ = tracker; }
 
  private:
   struct File {
@@ -378,7 +378,7 @@ class PieceMerger {
   // Gives out the frames kept apart that precede every event not read
   // yet: all of them once every file is read.
   void GiveFrames();
-  OnFrame on_frame_;
+  IntervalTracker* frame_tracker_ = nullptr;
   size_t frames_held_ = 0;                                // in the queues' frames
   std::vector<std::pair<uint64_t, size_t>> frame_heads_;  // GiveFrames's
   size_t files_done_ = 0;
