@@ -387,6 +387,10 @@ void IntervalTracker::PromoteOpenTasks(ThreadState& s) {
   return PieceAction::kPaired;
 }
 
+IntervalTracker::PieceAction IntervalTracker::KeptApart(const Event& frame) {
+  return IsNull(frame.GetId(F::kId)) ? PieceAction::kApart : PieceAction::kForward;
+}
+
 IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const ThreadRec& t,
                                                            uint32_t position) {
   switch (e.kind) {
@@ -415,7 +419,7 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       SubmitFrame(e, t);  // complete in itself
       return PieceAction::kPaired;
     case EventKind::kFrameBegin: {
-      if (frames_kept_apart()) return PieceAction::kApart;
+      if (frames_kept_apart()) return KeptApart(e);
       if (!piece_frames_) return PieceAction::kForward;
       Open* o = BeginFrame(e.Get(F::kDomain), e.GetId(F::kId), e.time, t);
       // Not tracked here: past the limits the piece bound below fails.
@@ -428,7 +432,7 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       return PieceAction::kPaired;
     }
     case EventKind::kFrameEnd: {
-      if (frames_kept_apart()) return PieceAction::kApart;
+      if (frames_kept_apart()) return KeptApart(e);
       if (!piece_frames_) return PieceAction::kForward;
       const uint64_t domain = e.Get(F::kDomain);
       const Key key = ProcessKey(domain, e.GetId(F::kId), t);

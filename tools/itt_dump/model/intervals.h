@@ -87,11 +87,12 @@ std::string_view IntervalNameView(const TraceIndex& index, const Interval& inter
                                   std::string* scratch);
 
 // A frame_begin or frame_end a piece keeps apart (IntervalTracker::
-// PiecePairing::frames_apart), for the merge to pair in time order.
+// PiecePairing::frames_apart), for the merge to pair in time order: one
+// with a null id (frames with ids go with the other events). 24 bytes:
+// the merge holds and reads millions of them.
 struct KeptFrame {
   uint64_t time = 0;
   uint64_t domain = 0;
-  format::Id id;
   bool begin = false;
 };
 
@@ -140,7 +141,7 @@ class IntervalTracker {
                const ThreadRec& thread);
   // The same for a frame a piece kept apart.
   void OnFrame(const KeptFrame& frame, const ThreadRec& thread) {
-    OnFrame(frame.begin, frame.domain, frame.id, frame.time, thread);
+    OnFrame(frame.begin, frame.domain, format::Id{}, frame.time, thread);
   }
 
   // Ends the trace at `end_ticks`: open intervals are delivered with
@@ -175,9 +176,9 @@ class IntervalTracker {
   // off (args of a paired task are not kept: see PiecePairing::args). A paired interval's depth
   // and serial are the piece's own.
   // `position` is the caller's count of events forwarded so far.
-  // kApart: a frame_begin or frame_end of a process with several threads
-  // that the consumer pairs in the process's time order itself, off the
-  // general merge (PiecePairing::frames_apart; OnFrame).
+  // kApart: a frame_begin or frame_end (null id) of a process with several
+  // threads that the consumer pairs in the process's time order itself,
+  // off the general merge (PiecePairing::frames_apart; OnFrame).
   enum class PieceAction { kPaired, kForward, kApart };
   PieceAction OnPieceEvent(const format::Event& e, const ThreadRec& thread, uint32_t position);
   // The same for a simple task event read without an Event
@@ -238,6 +239,9 @@ class IntervalTracker {
   // Whether the piece keeps its frames apart (PieceAction::kApart): not
   // paired in it (ResetPiece), and PiecePairing::frames_apart.
   bool frames_kept_apart() const { return !piece_frames_ && pairing_.frames_apart; }
+  // What OnPieceEvent does with a frame_begin or frame_end when
+  // frames_kept_apart(): kApart, or kForward for one with an id.
+  static PieceAction KeptApart(const format::Event& frame);
   // What a piece leaves to the whole trace's tracker beyond the above, for
   // a consumer that reads more than the intervals (set before the first
   // piece).
@@ -254,9 +258,11 @@ class IntervalTracker {
     // that the whole trace's tracker attaches it (collect_args there).
     bool args = false;
     // Frames of a process with several threads, which pieces do not pair:
-    // true keeps them apart (kApart) for the consumer to feed to the whole
-    // trace's tracker in their own time order (OnFrame), which frames
-    // alone decide; false forwards them among the other events.
+    // true keeps those with a null id apart (kApart) for the consumer to
+    // feed to the whole trace's tracker in their own time order (OnFrame),
+    // and forwards those with an id among the other events: the frames of
+    // one key alone decide their pairing, and a key's frames all take one
+    // way. false forwards them all.
     bool frames_apart = false;
   };
   void set_piece_pairing(const PiecePairing& pairing) { pairing_ = pairing; }

@@ -129,7 +129,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     if (!simple && simple_frames && dec.NextSimpleFrame(&frame)) {
       // Kept apart as OnPieceEvent would keep it, without an Event.
       note_time(frame.time);
-      p.frames.push_back({frame.time, frame.domain, format::Id{}, frame.begin});
+      p.frames.push_back({frame.time, frame.domain, frame.begin});
       ++p.paired_events;
       p.paired_last_ticks = frame.time;
       continue;
@@ -164,8 +164,8 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       en.type = Type::kOutput;
     }
     if (action == IntervalTracker::PieceAction::kApart) {
-      p.frames.push_back({e.time, e.Get(format::Field::kDomain), e.GetId(format::Field::kId),
-                          e.kind == format::EventKind::kFrameBegin});
+      p.frames.push_back(
+          {e.time, e.Get(format::Field::kDomain), e.kind == format::EventKind::kFrameBegin});
     }
     if (action != IntervalTracker::PieceAction::kForward) {
       // Counted with the paired ones (the merge gives the frames apart).
