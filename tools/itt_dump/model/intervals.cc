@@ -302,8 +302,8 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceSimpleTask(
 
 void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const ThreadRec& t,
                                       uint32_t position, bool stop_at_interval,
-                                      format::EventStreamDecoder::SimpleTask* task,
-                                      SimpleRun* run, std::vector<KeptFrame>* frames) {
+                                      format::EventStreamDecoder::SimpleTask* task, SimpleRun* run,
+                                      std::vector<KeptFrame>* frames) {
   // The thread's state and the run's times stay in locals.
   ThreadState& s = StateOf(t);
   uint64_t first = run->first_time;
