@@ -248,8 +248,9 @@ class Recorder : public PieceSink {
   // `as_stats`: as stats' collector, a sink that writes no outputs, which
   // gets the simple tasks the piece pairs in runs
   // (IntervalTracker::PairSimpleTasks), not one at a time, and leaves the
-  // frames of processes with several threads apart (the merge gives them
-  // to the whole trace's tracker in their own order).
+  // null-id frames of processes with several threads apart (the merge gives
+  // them to the whole trace's tracker in their own order; frames with an
+  // id stay among the other events).
   explicit Recorder(bool as_stats = false) : as_stats_(as_stats) {}
   bool outputs_intervals() const override { return !as_stats_; }
   IntervalTracker::PiecePairing pairing() const override {

@@ -245,31 +245,23 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
         [&](const Piece& piece) {
           stats->MergeIntervals(static_cast<const StatsCollector&>(*piece.sink));
           stats->AddEvents(piece.paired_events, piece.paired_last_ticks);
-          pass.events += piece.paired_events;
-          pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
+          CountPiece(piece, &pass);
         },
         only_file);
     merger.set_frame_tracker(stats->frame_tracker());
-    Event e;
-    PieceMerger::Item item;
-    uint64_t items = 0;
     uint32_t meets = 0;
-    while (merger.Next(&item)) {
-      if (const Event* event = FeedEntry(item, stats, &e)) {
-        ++pass.events;
-        pass.last_ticks = std::max(pass.last_ticks, event->time);
-        if (file_by_file) {
-          const uint32_t m = MeetsOtherProcesses(*event, *item.thread, set.index());
-          if ((m & ~meets) != 0) {
-            meets |= m;
-            if (Meet(meets, met)) {
-              *crossed = true;
-              return std::nullopt;
-            }
-          }
-        }
-      }
-      if ((++items & 1023) == 0 && !ctx.out->good()) break;
+    const bool drained = DrainPieces(
+        ctx, &merger, stats, &pass, [](const PieceMerger::Item&) {},  // its sinks write nothing
+        [&](const Event& event, const PieceMerger::Item& item) {
+          if (!file_by_file) return true;
+          const uint32_t m = MeetsOtherProcesses(event, *item.thread, set.index());
+          if ((m & ~meets) == 0) return true;
+          meets |= m;
+          return !Meet(meets, met);
+        });
+    if (!drained) {
+      *crossed = true;
+      return std::nullopt;
     }
     met |= meets;
     if (!merger.exact()) return std::nullopt;

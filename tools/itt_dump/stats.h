@@ -156,7 +156,8 @@ class StatsCollector : public PieceSink {
   void OnInterval(const Interval& iv) override;
   // PieceSink: ClearIntervals.
   void Clear() override { ClearIntervals(); }
-  // Frames of several threads go apart: no section needs their place
+  // The null-id frames of a process with several threads go apart (those
+  // with an id stay among the other events): no section needs their place
   // among the other events.
   IntervalTracker::PiecePairing pairing() const override {
     IntervalTracker::PiecePairing p;

@@ -100,6 +100,36 @@ absl::StatusOr<PassSummary> ForEachEvent(const VerbContext& ctx, Consume&& consu
   return RunPass(&merger, std::forward<Consume>(consume), [&ctx] { return ctx.out->good(); });
 }
 
+// A piece's paired events into *pass (a PieceMerger's on_piece).
+inline void CountPiece(const Piece& piece, PassSummary* pass) {
+  pass->events += piece.paired_events;
+  pass->last_ticks = std::max(pass->last_ticks, piece.paired_last_ticks);
+}
+
+// The loop of a pass on every core (pieces.h): each item of `merger` goes
+// to `target` through FeedEntry, the events fed counted in *pass and shown
+// to on_event(event, item) (false stops the loop: returns false), a sink's
+// output to on_output(item). Stops early once ctx.out is broken or failed
+// (nobody reads).
+template <typename Target, typename OnOutput, typename OnEvent>
+bool DrainPieces(const VerbContext& ctx, PieceMerger* merger, Target* target, PassSummary* pass,
+                 OnOutput&& on_output, OnEvent&& on_event) {
+  format::Event e;
+  PieceMerger::Item item;
+  uint64_t items = 0;
+  while (merger->Next(&item)) {
+    if (const format::Event* event = FeedEntry(item, target, &e)) {
+      ++pass->events;
+      pass->last_ticks = std::max(pass->last_ticks, event->time);
+      if (!on_event(*event, item)) return false;
+    } else if (item.entry->type == Piece::Entry::Type::kOutput) {
+      on_output(item);
+    }
+    if ((++items & 1023) == 0 && !ctx.out->good()) break;
+  }
+  return true;
+}
+
 // The pass on every core (pieces.h) of a verb that writes as it reads
 // (text, chrome): the pieces' sinks come from make_sink(filter, clock),
 // given a filter and a clock made here for them to copy (both keep caches;
@@ -117,24 +147,15 @@ std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, MakeSink&& make
   const Clock clock = ctx.index->clock;
   PieceMerger merger(
       *ctx.set, [&]() -> std::unique_ptr<PieceSink> { return make_sink(filter, clock); }, ctx.merge,
-      [&pass](const Piece& piece) {
-        pass.events += piece.paired_events;
-        pass.last_ticks = std::max(pass.last_ticks, piece.paired_last_ticks);
-      });
+      [&pass](const Piece& piece) { CountPiece(piece, &pass); });
   if (!merger.exact()) return std::nullopt;
   start();
-  format::Event e;
-  PieceMerger::Item item;
-  uint64_t items = 0;
-  while (merger.Next(&item)) {
-    if (const format::Event* event = FeedEntry(item, target, &e)) {
-      ++pass.events;
-      pass.last_ticks = std::max(pass.last_ticks, event->time);
-    } else if (item.entry->type == Piece::Entry::Type::kOutput) {
-      target->AppendOutput(item.piece->OutputAt(*item.entry), *item.thread);
-    }
-    if ((++items & 1023) == 0 && !ctx.out->good()) break;  // nobody reads
-  }
+  DrainPieces(
+      ctx, &merger, target, &pass,
+      [target](const PieceMerger::Item& item) {
+        target->AppendOutput(item.piece->OutputAt(*item.entry), *item.thread);
+      },
+      [](const format::Event&, const PieceMerger::Item&) { return true; });
   if (!merger.exact() && ctx.out->good()) return std::nullopt;
   pass.on_every_core = true;
   return pass;

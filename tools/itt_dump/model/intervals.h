@@ -187,7 +187,8 @@ class IntervalTracker {
                                 const ThreadRec& thread, uint32_t position);
   // OnPieceSimpleTask for the simple tasks `dec` gives next, one after the
   // other in a loop of its own (the hot path of most pieces), while the
-  // tracker pairs them. It stops at the end of the run of simple tasks, or
+  // tracker pairs them. It stops at the end of the run of simple tasks
+  // (and, with `frames`, simple frames), or
   // at one that the caller must finish: one it forwards, or, with
   // `stop_at_interval`, one that delivered an interval (a listener that
   // writes output for it needs its place at once). That one is in *task

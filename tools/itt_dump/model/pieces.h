@@ -289,7 +289,11 @@ class PieceMerger {
   // (every thread at once, each its piece's most). The serial pass had at
   // most this many more keyed intervals open at any time than the tracker
   // fed the entries (its peak_keyed_open): the pass is exact only if their
-  // sum is within IntervalTracker::OpenKeyedWithinLimits.
+  // sum is within IntervalTracker::OpenKeyedWithinLimits. Approximate when
+  // frames go apart (they reach the tracker before entries earlier than
+  // them): the sum can fall short of the serial peak by up to half, where
+  // the check is against a tenth of the map's limit, and each key's own
+  // intervals come in the serial order.
   size_t open_keyed_bound() const { return queues_.size() * max_piece_open_frames_; }
   // Why not, for a note.
   const char* inexact_reason() const { return inexact_reason_; }
