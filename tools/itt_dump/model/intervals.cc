@@ -506,6 +506,51 @@ void IntervalTracker::OnOpen(const Interval& interval, const ThreadRec& t) {
   Opened(s, o);
 }
 
+void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
+  if (report_begins_) {
+    OnFrame(frame.begin, frame.domain, format::Id{}, frame.time, t);
+    return;
+  }
+  // What BeginFrame and EndKeyed do, on a stack of begin times: the same
+  // pairs, counts and limits.
+  const Key key = ProcessKey(frame.domain, format::Id{}, t);
+  if (frame.begin && kept_frames_.size() + frames_.size() >= kMaxKeyed) {
+    ++unbalanced_.frames_open_at_end;
+    return;
+  }
+  if (kept_last_ == nullptr || key != kept_key_) {
+    kept_last_ = &kept_frames_[key];
+    kept_key_ = key;
+  }
+  std::vector<KeptOpen>& opens = *kept_last_;
+  if (frame.begin) {
+    if (opens.size() >= kMaxDepth) {
+      ++unbalanced_.open_at_end;
+      return;
+    }
+    peak_keyed_open_ = std::max(peak_keyed_open_, ++keyed_open_);
+    opens.push_back({frame.time, ++serial_, &t});
+    return;
+  }
+  if (opens.empty()) {
+    ++unbalanced_.frame_end_without_begin;
+    listener_->OnUnmatchedEnd(IntervalKind::kFrame, t, frame.domain, frame.time);
+    return;
+  }
+  const KeptOpen open = opens.back();
+  opens.pop_back();
+  --keyed_open_;
+  Interval& iv = kept_interval_;
+  iv.kind = IntervalKind::kFrame;
+  iv.thread = open.thread;
+  iv.domain = frame.domain;
+  iv.begin = open.begin;
+  iv.end = std::max(frame.time, open.begin);
+  iv.serial = open.serial;
+  iv.listener_word = 0;
+  listener_->OnInterval(iv);
+}
+
 void IntervalTracker::OnFrame(bool begin, uint64_t domain, const format::Id& id, uint64_t ticks,
                               const ThreadRec& t) {
   if (begin) {
@@ -689,6 +734,24 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
     }
     s.events.clear();
   }
+  // The kept frames left open join frames_'s, as BeginFrame would have
+  // made them (counted in keyed_open_ already).
+  for (auto& [key, kept] : kept_frames_) {
+    for (const KeptOpen& k : kept) {
+      --keyed_open_;
+      Open* o = PushKeyed(&frames_, key);
+      if (o == nullptr) continue;
+      Interval& iv = o->iv;
+      iv = Interval();
+      iv.kind = IntervalKind::kFrame;
+      iv.thread = k.thread;
+      iv.domain = std::get<0>(key);
+      iv.begin = k.begin;
+      iv.serial = k.serial;
+    }
+  }
+  kept_frames_.clear();
+  kept_last_ = nullptr;
   for (KeyedOpens* keyed : {&overlapped_, &regions_, &frames_}) {
     for (auto& [key, opens] : keyed->map()) {
       for (Open& open : opens) {

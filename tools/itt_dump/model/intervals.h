@@ -139,10 +139,11 @@ class IntervalTracker {
   // on `thread`: what OnEvent does with one.
   void OnFrame(bool begin, uint64_t domain, const format::Id& id, uint64_t ticks,
                const ThreadRec& thread);
-  // The same for a frame a piece kept apart.
-  void OnFrame(const KeptFrame& frame, const ThreadRec& thread) {
-    OnFrame(frame.begin, frame.domain, format::Id{}, frame.time, thread);
-  }
+  // The same for a frame a piece kept apart (PieceMerger::
+  // set_frame_tracker): a key's open ones are kept as their begin, thread
+  // and serial only (the hot path of stats on a process with several
+  // threads), unless begins are reported.
+  void OnFrame(const KeptFrame& frame, const ThreadRec& thread);
 
   // Ends the trace at `end_ticks`: open intervals are delivered with
   // open_at_end set and end = max(begin, end_ticks), and counted.
@@ -440,6 +441,18 @@ class IntervalTracker {
   KeyedOpens overlapped_;
   KeyedOpens regions_;
   KeyedOpens frames_;
+  // The open frames OnFrame(KeptFrame) began, by key; a key's frames all
+  // come that way or all another (IntervalTracker::KeptApart), so a key
+  // is here or in frames_, never both. Finish makes them opens of frames_.
+  struct KeptOpen {
+    uint64_t begin;
+    uint64_t serial;
+    const ThreadRec* thread;
+  };
+  std::map<Key, std::vector<KeptOpen>> kept_frames_;
+  Key kept_key_;  // the key of kept_last_, the entry used last
+  std::vector<KeptOpen>* kept_last_ = nullptr;
+  Interval kept_interval_;  // what a kept frame is delivered as
   Unbalanced unbalanced_;
   bool collect_args_ = true;
   bool report_begins_ = false;
