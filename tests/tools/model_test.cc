@@ -2,6 +2,7 @@
 // values, sync waits, heap allocations, and the pairing engine's parent
 // time and unbalanced counts.
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -199,6 +200,71 @@ std::string MarkerTrace(uint64_t tid, const std::vector<uint64_t>& times) {
   for (uint64_t time : times) events.push_back(Ev(EventKind::kMarker, time, {}));
   b.Events(0, events).SyncAt(5000).End(5000);
   return b.bytes();
+}
+
+// Every field of every interval delivered, and the ends without a begin,
+// in the order they came.
+class EveryField : public IntervalListener {
+ public:
+  void OnInterval(const Interval& iv) override {
+    seen.push_back("interval " + std::to_string(static_cast<int>(iv.kind)) + " " +
+                   std::to_string(iv.thread->index) + " " + std::to_string(iv.domain) + " " +
+                   std::to_string(iv.id.d1) + " " + std::to_string(iv.id.d2) + " " +
+                   std::to_string(iv.id.d3) + " " + std::to_string(iv.name_id) + " " +
+                   std::to_string(iv.fn) + " " + std::to_string(iv.event_id) + " " +
+                   std::to_string(iv.begin) + " " + std::to_string(iv.end) + " " +
+                   std::to_string(iv.child_ticks) + " " + std::to_string(iv.depth) + " " +
+                   std::to_string(iv.open_at_end) + " " + std::to_string(iv.args != nullptr) + " " +
+                   std::to_string(iv.serial) + " " + std::to_string(iv.listener_word));
+  }
+  void OnUnmatchedEnd(IntervalKind kind, const ThreadRec& t, uint64_t domain,
+                      uint64_t ticks) override {
+    seen.push_back("unmatched " + std::to_string(static_cast<int>(kind)) + " " +
+                   std::to_string(t.index) + " " + std::to_string(domain) + " " +
+                   std::to_string(ticks));
+  }
+  std::vector<std::string> seen;
+};
+
+// A frame a piece kept apart (OnFrame(KeptFrame), kept on a stack of begin
+// times) pairs, counts and ends as the same frame_begin or frame_end does
+// through the keyed opens: over more keys than the empty ones kept, with
+// ends without a begin and frames left open at the end.
+TEST(IntervalTracker, KeptFramesPairAsFramesDo) {
+  const auto x = Index();
+  const ThreadRec* threads[] = {x->Thread(0), x->Thread(1)};
+  std::mt19937_64 rng(7);
+  EveryField kept_out;
+  EveryField full_out;
+  IntervalTracker kept(*x, &kept_out);
+  IntervalTracker full(*x, &full_out);
+  uint64_t time = 100;
+  for (int i = 0; i < 20000; ++i) {
+    KeptFrame f;
+    f.time = time += rng() % 3;  // ties too
+    f.domain = 1 + rng() % 100;
+    f.begin = rng() % 2 == 0;
+    const ThreadRec& t = *threads[rng() % 2];
+    kept.OnFrame(f, t);
+    full.OnFrame(f.begin, f.domain, format::Id{}, f.time, t);
+  }
+  EXPECT_EQ(kept.peak_keyed_open(), full.peak_keyed_open());
+  kept.Finish(time + 10);
+  full.Finish(time + 10);
+  ASSERT_EQ(kept_out.seen.size(), full_out.seen.size());
+  for (size_t i = 0; i < kept_out.seen.size(); ++i) {
+    ASSERT_EQ(kept_out.seen[i], full_out.seen[i]) << "at " << i;
+  }
+  const Unbalanced& a = kept.unbalanced();
+  const Unbalanced& b = full.unbalanced();
+  EXPECT_EQ(a.end_without_begin, b.end_without_begin);
+  EXPECT_EQ(a.open_at_end, b.open_at_end);
+  EXPECT_EQ(a.frame_end_without_begin, b.frame_end_without_begin);
+  EXPECT_EQ(a.frames_open_at_end, b.frames_open_at_end);
+  // What the sequence holds, so that the comparison above means something.
+  EXPECT_GT(a.frame_end_without_begin, 0u);
+  EXPECT_GT(a.frames_open_at_end, 0u);
+  EXPECT_GT(kept_out.seen.size(), 5000u);
 }
 
 TEST(TraceSet, EventsOfEveryFileInOneTimeOrder) {

@@ -135,8 +135,14 @@ void IntervalTracker::SubmitFrame(const Event& e, const ThreadRec& t) {
   Deliver(&open);
 }
 
+size_t IntervalTracker::KeyedCount(const KeyedOpens* opens) const {
+  // Frames' keys are in frames_ or kept_frames_: counted together, as one
+  // map (the serial pass's) would hold them.
+  return opens->size() + (opens == &frames_ ? kept_frames_.size() : 0);
+}
+
 IntervalTracker::Open* IntervalTracker::PushKeyed(KeyedOpens* opens, const Key& key) {
-  if (opens->size() >= kMaxKeyed) {
+  if (KeyedCount(opens) >= kMaxKeyed) {
     ++(opens == &frames_ ? unbalanced_.frames_open_at_end : unbalanced_.open_at_end);
     return nullptr;
   }
@@ -218,7 +224,7 @@ void IntervalTracker::EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind k
   Deliver(&open);
   it->second.Pop();
   --keyed_open_;
-  if (it->second.empty() && opens->size() > kKeepEmptyKeys) opens->Erase(it);
+  if (it->second.empty() && KeyedCount(opens) > kKeepEmptyKeys) opens->Erase(it);
 }
 
 [[gnu::always_inline]] inline IntervalTracker::Open* IntervalTracker::TakeSlot(ThreadState& s) {
@@ -514,12 +520,21 @@ void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
   // What BeginFrame and EndKeyed do, on a stack of begin times: the same
   // pairs, counts and limits.
   const Key key = ProcessKey(frame.domain, format::Id{}, t);
-  if (frame.begin && kept_frames_.size() + frames_.size() >= kMaxKeyed) {
+  if (frame.begin && KeyedCount(&frames_) >= kMaxKeyed) {
     ++unbalanced_.frames_open_at_end;
     return;
   }
   if (kept_last_ == nullptr || key != kept_key_) {
-    kept_last_ = &kept_frames_[key];
+    auto it = kept_frames_.find(key);
+    if (it == kept_frames_.end()) {
+      if (!frame.begin) {  // an end without a begin makes no key
+        ++unbalanced_.frame_end_without_begin;
+        listener_->OnUnmatchedEnd(IntervalKind::kFrame, t, frame.domain, frame.time);
+        return;
+      }
+      it = kept_frames_.try_emplace(key).first;
+    }
+    kept_last_ = &it->second;
     kept_key_ = key;
   }
   std::vector<KeptOpen>& opens = *kept_last_;
@@ -549,6 +564,11 @@ void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
   iv.serial = open.serial;
   iv.listener_word = 0;
   listener_->OnInterval(iv);
+  // Empty keys go as EndKeyed lets them go.
+  if (opens.empty() && KeyedCount(&frames_) > kKeepEmptyKeys) {
+    kept_frames_.erase(kept_key_);
+    kept_last_ = nullptr;
+  }
 }
 
 void IntervalTracker::OnFrame(bool begin, uint64_t domain, const format::Id& id, uint64_t ticks,
