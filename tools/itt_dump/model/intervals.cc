@@ -28,6 +28,24 @@ constexpr size_t kKeepEmptyKeys = 64;
 
 bool IsNull(const format::Id& id) { return id == format::Id{}; }
 
+// *n as the frame a frame_begin of `domain` and `id` at `begin` on `t`
+// opens, its serial aside: a copy of a blank frame (a new Interval would
+// be zeroed first, with a slow string instruction, on the reading thread's
+// hot path).
+void SetOpenFrame(Interval* n, uint64_t domain, const format::Id& id, uint64_t begin,
+                  const ThreadRec& t) {
+  static const Interval kBlankFrame = [] {
+    Interval iv;
+    iv.kind = IntervalKind::kFrame;
+    return iv;
+  }();
+  *n = kBlankFrame;
+  n->thread = &t;
+  n->domain = domain;
+  n->id = id;
+  n->begin = begin;
+}
+
 // __itt_timestamp_none, stored as passed (FORMAT.md, "Frame submit").
 constexpr uint64_t kTimestampNone = ~uint64_t{0};
 
@@ -177,19 +195,7 @@ IntervalTracker::Open* IntervalTracker::BeginFrame(uint64_t domain, const format
                                                    uint64_t ticks, const ThreadRec& t) {
   Open* o = PushKeyed(&frames_, ProcessKey(domain, id, t));
   if (o == nullptr) return nullptr;
-  // A copy of a blank frame: a new Interval would be zeroed first, with a
-  // slow string instruction, on the reading thread's hot path.
-  static const Interval kBlankFrame = [] {
-    Interval iv;
-    iv.kind = IntervalKind::kFrame;
-    return iv;
-  }();
-  Interval& n = o->iv;
-  n = kBlankFrame;
-  n.thread = &t;
-  n.domain = domain;
-  n.id = id;
-  n.begin = ticks;
+  SetOpenFrame(&o->iv, domain, id, ticks, t);
   KeyedOpened(o);
   return o;
 }
@@ -205,16 +211,18 @@ bool IntervalTracker::OpenKeyedWithinLimits(size_t open) {
   listener_->OnInterval(open->iv);
 }
 
+void IntervalTracker::UnmatchedEnd(IntervalKind kind, const ThreadRec& t, uint64_t domain,
+                                   uint64_t ticks) {
+  ++(kind == IntervalKind::kFrame ? unbalanced_.frame_end_without_begin
+                                  : unbalanced_.end_without_begin);
+  listener_->OnUnmatchedEnd(kind, t, domain, ticks);
+}
+
 void IntervalTracker::EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind kind,
                                const ThreadRec& t, uint64_t domain, uint64_t ticks) {
   auto it = opens->Find(key);
   if (it == opens->end() || it->second.empty()) {
-    if (kind == IntervalKind::kFrame) {
-      ++unbalanced_.frame_end_without_begin;
-    } else {
-      ++unbalanced_.end_without_begin;
-    }
-    listener_->OnUnmatchedEnd(kind, t, domain, ticks);
+    UnmatchedEnd(kind, t, domain, ticks);
     return;
   }
   // Delivered in place (listeners do not call back into the tracker), then
@@ -318,6 +326,11 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
   uint64_t paired = 0;
   uint64_t paired_last = run->paired_last;
   run->left_over = false;
+  const auto note_time = [&](uint64_t time) {
+    if (time < last) back = true;
+    if (first == kNoEvents) first = time;
+    if (time > last) last = time;
+  };
   // The task and frame in locals, in registers (see NextSimpleTask).
   format::EventStreamDecoder::SimpleTask next;
   format::EventStreamDecoder::SimpleFrame frame;
@@ -325,9 +338,7 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
     if (!dec->NextSimpleTask(&next)) {
       if (frames == nullptr || !dec->NextSimpleFrame(&frame)) break;
       const uint64_t time = frame.time;
-      if (time < last) back = true;
-      if (first == kNoEvents) first = time;
-      if (time > last) last = time;
+      note_time(time);
       // Field by field: a KeptFrame made first and copied would be read
       // back from memory in wider loads than it was written with.
       KeptFrame& kept = frames->emplace_back();
@@ -339,9 +350,7 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
       continue;
     }
     const uint64_t time = next.time;
-    if (time < last) back = true;
-    if (first == kNoEvents) first = time;
-    if (time > last) last = time;
+    note_time(time);
     const PieceAction action = PieceSimpleTask(s, t, next, position);
     if (action == PieceAction::kForward || (stop_at_interval && !next.begin)) {
       *task = next;
@@ -526,16 +535,14 @@ void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
   }
   if (kept_last_ == nullptr || key != kept_key_) {
     auto it = kept_frames_.find(key);
-    if (it == kept_frames_.end()) {
-      if (!frame.begin) {  // an end without a begin makes no key
-        ++unbalanced_.frame_end_without_begin;
-        listener_->OnUnmatchedEnd(IntervalKind::kFrame, t, frame.domain, frame.time);
-        return;
-      }
-      it = kept_frames_.try_emplace(key).first;
-    }
-    kept_last_ = &it->second;
+    // An end without a begin makes no key.
+    if (it == kept_frames_.end() && frame.begin) it = kept_frames_.try_emplace(key).first;
+    kept_last_ = it == kept_frames_.end() ? nullptr : &it->second;
     kept_key_ = key;
+  }
+  if (!frame.begin && (kept_last_ == nullptr || kept_last_->empty())) {
+    UnmatchedEnd(IntervalKind::kFrame, t, frame.domain, frame.time);
+    return;
   }
   std::vector<KeptOpen>& opens = *kept_last_;
   if (frame.begin) {
@@ -545,11 +552,6 @@ void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
     }
     peak_keyed_open_ = std::max(peak_keyed_open_, ++keyed_open_);
     opens.push_back({frame.time, ++serial_, &t});
-    return;
-  }
-  if (opens.empty()) {
-    ++unbalanced_.frame_end_without_begin;
-    listener_->OnUnmatchedEnd(IntervalKind::kFrame, t, frame.domain, frame.time);
     return;
   }
   const KeptOpen open = opens.back();
@@ -593,8 +595,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       ThreadState& s = StateOf(t);
       const uint64_t end = format::EffectiveTime(e);
       if (s.depth == 0) {
-        ++unbalanced_.end_without_begin;
-        listener_->OnUnmatchedEnd(IntervalKind::kTask, t, e.Get(F::kDomain), end);
+        UnmatchedEnd(IntervalKind::kTask, t, e.Get(F::kDomain), end);
         return;
       }
       const uint64_t duration = PopTask(s, end);
@@ -664,8 +665,7 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
         Deliver(&open);
         return;
       }
-      ++unbalanced_.end_without_begin;
-      listener_->OnUnmatchedEnd(IntervalKind::kLegacyEvent, t, 0, e.time);
+      UnmatchedEnd(IntervalKind::kLegacyEvent, t, 0, e.time);
       return;
     }
     default:
@@ -761,13 +761,8 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
       --keyed_open_;
       Open* o = PushKeyed(&frames_, key);
       if (o == nullptr) continue;
-      Interval& iv = o->iv;
-      iv = Interval();
-      iv.kind = IntervalKind::kFrame;
-      iv.thread = k.thread;
-      iv.domain = std::get<0>(key);
-      iv.begin = k.begin;
-      iv.serial = k.serial;
+      SetOpenFrame(&o->iv, std::get<0>(key), format::Id{}, k.begin, *k.thread);
+      o->iv.serial = k.serial;
     }
   }
   kept_frames_.clear();

@@ -389,6 +389,8 @@ class IntervalTracker {
   // A slot for a new keyed interval of `key`, its iv for the caller to set
   // before KeyedOpened; null (counted) past the limits.
   Open* PushKeyed(KeyedOpens* opens, const Key& key);
+  // An end of `kind` that finds nothing open: counted and reported.
+  void UnmatchedEnd(IntervalKind kind, const ThreadRec& t, uint64_t domain, uint64_t ticks);
   // The keys of `opens`, with kept_frames_'s for frames_.
   size_t KeyedCount(const KeyedOpens* opens) const;
   // The keyed interval in slot `o` is open: its serial, the listener's
