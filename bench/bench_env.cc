@@ -166,6 +166,44 @@ double TscHz() {
 uint64_t ProcessCpuNs() { return NowNs(CLOCK_PROCESS_CPUTIME_ID); }
 uint64_t ThreadCpuNs() { return NowNs(CLOCK_THREAD_CPUTIME_ID); }
 
+std::string FindTask(const char* comm) {
+  DIR* d = opendir("/proc/self/task");
+  if (d == nullptr) return "";
+  std::string found;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::string dir = std::string("/proc/self/task/") + e->d_name;
+    FILE* f = std::fopen((dir + "/comm").c_str(), "r");
+    if (f == nullptr) continue;
+    char buf[64] = {};
+    if (std::fgets(buf, sizeof(buf), f) != nullptr &&
+        std::strncmp(buf, comm, std::strlen(comm)) == 0) {
+      found = dir;
+    }
+    std::fclose(f);
+  }
+  closedir(d);
+  return found;
+}
+
+namespace {
+
+// Field `index` (0: run time, 1: run-queue wait) of a thread's schedstat.
+uint64_t SchedStatField(const std::string& task_dir, int index) {
+  if (task_dir.empty()) return 0;
+  FILE* f = std::fopen((task_dir + "/schedstat").c_str(), "r");
+  if (f == nullptr) return 0;
+  unsigned long long fields[2] = {0, 0};
+  int n = std::fscanf(f, "%llu %llu", &fields[0], &fields[1]);
+  std::fclose(f);
+  return n == 2 ? fields[index] : 0;
+}
+
+}  // namespace
+
+uint64_t TaskRunNs(const std::string& task_dir) { return SchedStatField(task_dir, 0); }
+uint64_t RunQueueWaitNs(const std::string& task_dir) { return SchedStatField(task_dir, 1); }
+
 uint64_t FileSize(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;

@@ -56,6 +56,14 @@ double TscHz();
 uint64_t ProcessCpuNs();
 uint64_t ThreadCpuNs();
 
+// The /proc directory of this process's thread named `comm`, or "".
+std::string FindTask(const char* comm);
+// From the schedstat of the thread whose /proc directory is `task_dir`
+// ("/proc/thread-self" for the caller), in ns: how long it has run on a CPU,
+// and how long it was runnable but waiting for one. 0 if unavailable.
+uint64_t TaskRunNs(const std::string& task_dir);
+uint64_t RunQueueWaitNs(const std::string& task_dir);
+
 uint64_t FileSize(const std::string& path);
 
 // The single regular file in `dir` whose name ends with ".itt", or "".

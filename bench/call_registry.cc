@@ -6,6 +6,8 @@
 #include <deque>
 #include <thread>
 
+#include "bench/bench_env.h"
+
 namespace ittc::bench {
 namespace {
 
@@ -37,7 +39,15 @@ benchmark::internal::Benchmark* Register(const CallGroup& group, const std::stri
       entry->benchmark_name.c_str(), [entry, body, sustained](benchmark::State& s) {
         // Not timed: the clock starts with the body's loop.
         if (sustained) std::this_thread::sleep_for(kSettle);
+        // The flusher's CPU while it drains this group's events: from the
+        // loop's start to the end of a settle after it.
+        const std::string flusher = sustained ? FindTask("ittc-flusher") : "";
+        const uint64_t flusher_ns0 = TaskRunNs(flusher);
         body(s);
+        if (!flusher.empty()) {
+          std::this_thread::sleep_for(kSettle);
+          s.counters["flusher_cpu_ns"] = static_cast<double>(TaskRunNs(flusher) - flusher_ns0);
+        }
         entry->calls_made.fetch_add(
             static_cast<uint64_t>(s.iterations()) * entry->group.calls_per_iteration,
             std::memory_order_relaxed);

@@ -186,6 +186,22 @@ def sustained_row(calls, recorded, group):
     return out
 
 
+def sustained_flusher_ns(calls, recorded, group):
+    """The flusher's CPU per event it kept, in each sustained run that has
+    the group (None where the run did not measure it)."""
+    out = []
+    for i in (1, 2):
+        res = calls.get("sustained%d" % i)
+        if not res:
+            continue
+        name = "BM_%s/sustained" % group
+        entry = res.get(name)
+        kept = recorded.get("sustained%d" % i, {}).get(name)
+        cpu = entry.get("flusher_cpu_ns") if entry else None
+        out.append(cpu / kept[1] if cpu is not None and kept and kept[1] else None)
+    return out
+
+
 def share(pair):
     made, kept = pair if pair else (0, 0)
     return 100.0 * kept / made if made else None
@@ -340,7 +356,11 @@ def section_calls(out, calls, recorded):
                "the repetitions); *sustained* = one tight loop of 20 M calls per group with "
                "default settings, after a pause that lets the flusher drain the previous "
                "group, two runs (separate processes). Kept = events of the group in the "
-               "trace / calls made; the rest are dropped and counted.")
+               "trace / calls made; the rest are dropped and counted. Flusher CPU = the "
+               "flusher thread's run time (schedstat) from the loop's start until it has "
+               "drained the group, per event kept: where it exceeds the cost per call, the "
+               "flusher on its own core cannot keep up with that loop, and a ring that "
+               "fills drops the difference.")
     out.append("")
     rec = calls.get("recording")
     rdtsc = per_call_ns(rec.get("BM_Floor_Rdtsc/recording")) if rec else None
@@ -352,15 +372,17 @@ def section_calls(out, calls, recorded):
                      share_text(recorded.get("recording", {}).get("BM_%s/recording" % g)),
                      ", ".join("%s (%s)" % (fmt_ns(c), fmt_ratio(c, r)) for c, r, _ in sus)
                      or "n/a",
-                     ", ".join(share_text(k) for _, _, k in sus) or "n/a"])
+                     ", ".join(share_text(k) for _, _, k in sus) or "n/a",
+                     ", ".join(fmt_ns(f) for f in sustained_flusher_ns(calls, recorded, g))
+                     or "n/a"])
     if rec:
         v = per_call_ns(rec.get("BM_TaskBeginEndBurst/recording"))
         rows.append(["task begin + end, bursts of 8192 pairs that fit the ring (burst cost)",
                      "%s (%s)" % (fmt_ns(v), fmt_ratio(v, rdtsc)),
                      share_text(recorded.get("recording", {}).get(
-                         "BM_TaskBeginEndBurst/recording")), "", ""])
-    table(out, ["API group", "short runs", "kept", "sustained, each run", "kept, each run"],
-          rows)
+                         "BM_TaskBeginEndBurst/recording")), "", "", ""])
+    table(out, ["API group", "short runs", "kept", "sustained, each run", "kept, each run",
+                "flusher CPU per kept event, each run"], rows)
 
     out.append("### Other states")
     out.append("")

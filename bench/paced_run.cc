@@ -26,38 +26,6 @@ namespace {
 // rate smooth at the scale of the ring (1 MiB holds ~18k pairs).
 constexpr int kPairsPerCheck = 32;
 
-// Run-queue wait of a thread (second field of schedstat, ns): how long it
-// was runnable but not running. 0 if unavailable.
-uint64_t RunQueueWaitNs(const std::string& task_dir) {
-  FILE* f = std::fopen((task_dir + "/schedstat").c_str(), "r");
-  if (f == nullptr) return 0;
-  unsigned long long run = 0, wait = 0;
-  int n = std::fscanf(f, "%llu %llu", &run, &wait);
-  std::fclose(f);
-  return n == 2 ? wait : 0;
-}
-
-// The /proc directory of the thread named `comm`, or "".
-std::string FindTask(const char* comm) {
-  DIR* d = opendir("/proc/self/task");
-  if (d == nullptr) return "";
-  std::string found;
-  while (dirent* e = readdir(d)) {
-    if (e->d_name[0] == '.') continue;
-    std::string dir = std::string("/proc/self/task/") + e->d_name;
-    FILE* f = std::fopen((dir + "/comm").c_str(), "r");
-    if (f == nullptr) continue;
-    char buf[64] = {};
-    if (std::fgets(buf, sizeof(buf), f) != nullptr &&
-        std::strncmp(buf, comm, std::strlen(comm)) == 0) {
-      found = dir;
-    }
-    std::fclose(f);
-  }
-  closedir(d);
-  return found;
-}
-
 // The nice value of the thread whose /proc directory is `task_dir`; 0 if
 // unavailable.
 int NiceOf(const std::string& task_dir) {
