@@ -196,13 +196,14 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
       // __itt_counter_inc(counter): the counter's id
       write(format::EventKind::kCounterInc, uint64_t{key});
     } else if (group == "TaskBeginEndEx") {
-      // begin_ex / end_ex with a null clock domain and __itt_null ids: the
-      // default clock's records
+      // begin_ex(domain, NULL, ++t, __itt_null, __itt_null, name) and
+      // end_ex(domain, NULL, ++t): the default clock's records, with the
+      // timestamps call_overhead_bench's loop passes
       if ((i & 1) == 0) {
         collector_internal::WriteDefaultClockBeginEx(
-            collector_internal::PackTaskBegin(domain, name), write.ticks, &task_word, write);
+            collector_internal::PackTaskBegin(domain, name), i + 1, &task_word, write);
       } else {
-        collector_internal::WriteDefaultClockEndEx(domain, write.ticks, task_word, write);
+        collector_internal::WriteDefaultClockEndEx(domain, i + 1, task_word, write);
       }
     } else {
       // iJIT_NotifyEvent(METHOD_LOAD_FINISHED): a named method, no files,

@@ -16,7 +16,7 @@ namespace format {
 // Format version written by this library. A reader accepts any minor
 // version of its major version; a different major version is refused.
 inline constexpr uint16_t kFormatMajorVersion = 1;
-inline constexpr uint16_t kFormatMinorVersion = 3;
+inline constexpr uint16_t kFormatMinorVersion = 4;
 
 enum class ChunkType : uint16_t {
   kEvents = 1,       // one thread's events (EventStreamEncoder)
@@ -36,7 +36,7 @@ const char* ChunkTypeName(uint16_t type);
 // Chunk flags. Bits 0..7 are "must understand": a reader that finds a set bit
 // it does not know skips the chunk. Bits 8..15 are advisory and ignored when
 // unknown. Version 1.0 defines kChunkFlagZstd, 1.2 kChunkFlagDeltaFields,
-// 1.3 kChunkFlagDeltaAddresses.
+// 1.3 kChunkFlagDeltaAddresses, 1.4 kChunkFlagDeltaTimes.
 inline constexpr uint16_t kChunkFlagZstd = 1u << 0;  // payload is a zstd frame
 // An events chunk whose fields are stored as differences from the same
 // field of the previous event of the same kind (FORMAT.md, "Delta-coded
@@ -45,9 +45,13 @@ inline constexpr uint16_t kChunkFlagDeltaFields = 1u << 1;
 // With kChunkFlagDeltaFields: the address fields (KindSchema::address_mask)
 // are stored as differences too.
 inline constexpr uint16_t kChunkFlagDeltaAddresses = 1u << 2;
+// With kChunkFlagDeltaFields: each time field is stored against whichever
+// of two references is closer, its last value less its event's time (as
+// without this bit) or its last value (KindSchema::time_mask).
+inline constexpr uint16_t kChunkFlagDeltaTimes = 1u << 3;
 inline constexpr uint16_t kChunkFlagsMustUnderstand = 0x00ff;
 inline constexpr uint16_t kChunkFlagsKnown =
-    kChunkFlagZstd | kChunkFlagDeltaFields | kChunkFlagDeltaAddresses;
+    kChunkFlagZstd | kChunkFlagDeltaFields | kChunkFlagDeltaAddresses | kChunkFlagDeltaTimes;
 
 // The four bytes every chunk begins with; the reader resynchronises on them.
 inline constexpr unsigned char kChunkSync[4] = {0xD7, 'C', 'H', 'K'};

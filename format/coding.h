@@ -102,6 +102,32 @@ inline const char* GetVarint64(const char* p, const char* limit, uint64_t* v) {
   return GetVarint64Slow(p, limit, v);
 }
 
+// A varint with a one-bit tag in front: the first byte holds the tag (bit
+// 0), v's low 6 bits (bits 1-6) and a continuation bit (bit 7), after
+// which v >> 6 follows as a varint. At most 1 + kMaxVarint64Bytes bytes;
+// one byte for v below 64.
+inline char* PutTaggedVarint64(char* dst, uint64_t v, unsigned tag) {
+  const uint64_t rest = v >> 6;
+  *dst++ = static_cast<char>(tag | ((v & 0x3f) << 1) | (rest != 0 ? 0x80 : 0));
+  return rest != 0 ? PutVarint64(dst, rest) : dst;
+}
+
+// Reads PutTaggedVarint64's form from [p, limit). Returns the position
+// after it, or nullptr if the input ends inside it, the varint after the
+// first byte is bad, or the value overflows 64 bits.
+inline const char* GetTaggedVarint64(const char* p, const char* limit, uint64_t* v, unsigned* tag) {
+  if (p >= limit) return nullptr;
+  const auto b = static_cast<unsigned char>(*p++);
+  *tag = b & 1u;
+  *v = (b >> 1) & 0x3fu;
+  if (b < 0x80) return p;
+  uint64_t rest;
+  p = GetVarint64(p, limit, &rest);
+  if (p == nullptr || (rest >> 58) != 0) return nullptr;
+  *v |= rest << 6;
+  return p;
+}
+
 inline uint64_t ZigZagEncode(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
 }

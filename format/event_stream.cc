@@ -258,6 +258,7 @@ bool EventStreamEncoder::RestoreHistory() {
 absl::Status EventStreamDecoder::Reset(std::string_view payload, uint16_t chunk_flags) {
   delta_ = (chunk_flags & kChunkFlagDeltaFields) != 0;
   addresses_ = delta_ && (chunk_flags & kChunkFlagDeltaAddresses) != 0;
+  times_ = delta_ && (chunk_flags & kChunkFlagDeltaTimes) != 0;
   history_.Clear();
   begin_ = pos_ = payload.data();
   limit_ = payload.data() + payload.size();
@@ -344,8 +345,8 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EventStreamDecoder::NextIn(Event* event
       }
       // Sized kinds are never delta-coded.
       q = kDelta && kind < kFirstRecordKind
-              ? internal::DecodeDeltaFields(*s, s->delta_mask | (addresses_ ? s->address_mask : 0),
-                                            p, block_limit, time, history_.Of(k), event, &reason)
+              ? internal::DecodeDeltaFields(*s, DeltaMask(*s), p, block_limit, time, history_.Of(k),
+                                            event, &reason)
               : internal::DecodeFields(*s, p, block_limit, time, event, &reason);
     }
     if (q == nullptr) return Fail(reason);

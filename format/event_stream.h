@@ -201,10 +201,31 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaId(char* p, const Id& id, Slot
   return p;
 }
 
+// A time field of `value` in an event at own_time, in a chunk of
+// kChunkFlagDeltaTimes (version 1.4): the tagged varint (PutTaggedVarint64)
+// of the zigzag difference from the closer of two references, both 0
+// before the kind's first event, both this value's afterwards:
+//   tag 0: slot[0], the field's last value less its event's time (the only
+//          reference before 1.4): a clock that advances with the trace's,
+//          as __itt_get_timestamp's values do, differs little from it;
+//   tag 1: slot[1], the field's last value: a timestamp that counts on its
+//          own (a loop's ++t) differs from it by its step, where the first
+//          reference would differ by every jitter of the event times.
+// Ties take tag 0.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaTime(char* p, uint64_t value, uint64_t own_time,
+                                                       uint64_t* slot) {
+  const uint64_t since_time = value - own_time;
+  const uint64_t by_time = ZigZagEncode(static_cast<int64_t>(since_time - slot[0]));
+  const uint64_t by_value = ZigZagEncode(static_cast<int64_t>(value - slot[1]));
+  slot[0] = since_time;
+  slot[1] = value;
+  return by_value < by_time ? PutTaggedVarint64(p, by_value, 1) : PutTaggedVarint64(p, by_time, 0);
+}
+
 // PutField's form in a delta-coded chunk. `slot_of()` gives the field's
 // FieldHistory slot, `delta` is its bit of the kind's delta_mask. An id is
-// PutDeltaId; a kTime field is PutDeltaWord of its value minus own_time
-// (what the plain form stores); a kUint field with the bit is PutDeltaWord
+// PutDeltaId; a kTime field is PutDeltaTime, whatever its bit (the encoder
+// writes version 1.4 chunks); a kUint field with the bit is PutDeltaWord
 // of its value. Every other field is stored as in the plain form.
 template <FieldType kType, typename Source, typename SlotOf>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaField(char* p, uint64_t own_time,
@@ -213,7 +234,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutDeltaField(char* p, uint64_t own_ti
   if constexpr (kType == FieldType::kId) {
     return PutDeltaId(p, source.NextId(), slot_of);
   } else if constexpr (kType == FieldType::kTime) {
-    return PutDeltaWord(p, source.Word() - own_time, &slot_of()[0]);
+    return PutDeltaTime(p, source.Word(), own_time, slot_of());
   } else if constexpr (kType == FieldType::kUint) {
     if (delta) return PutDeltaWord(p, source.Word(), &slot_of()[0]);
     return PutField<kType>(p, own_time, source);
@@ -356,7 +377,25 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetDeltaId(const char* p, const 
   return p;
 }
 
-// PutDeltaField's inverse (GetField's form in a delta-coded chunk).
+// PutDeltaTime's inverse.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetDeltaTime(const char* p, const char* limit,
+                                                             uint64_t own_time, uint64_t* slot,
+                                                             uint64_t* value) {
+  uint64_t zz;
+  unsigned tag;
+  p = GetTaggedVarint64(p, limit, &zz, &tag);
+  if (p == nullptr) return nullptr;
+  const auto diff = static_cast<uint64_t>(ZigZagDecode(zz));
+  *value = tag == 0 ? own_time + slot[0] + diff : slot[1] + diff;
+  slot[0] = *value - own_time;
+  slot[1] = *value;
+  return p;
+}
+
+// PutDeltaField's inverse (GetField's form in a delta-coded chunk). For a
+// kTime field `delta` says the chunk has kChunkFlagDeltaTimes (version
+// 1.4: GetDeltaTime); without it the field is its value less own_time as
+// a difference from the last (versions 1.2 and 1.3).
 template <FieldType kType, typename SlotOf>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetDeltaField(const char* p, const char* limit,
                                                               uint64_t own_time, SlotOf&& slot_of,
@@ -366,12 +405,17 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* GetDeltaField(const char* p, con
     return GetDeltaId(p, limit, slot_of, &f->id, reason);
   } else if constexpr (kType == FieldType::kTime) {
     uint64_t v;
-    p = GetDeltaWord(p, limit, &slot_of()[0], &v);
+    if (delta) {
+      p = GetDeltaTime(p, limit, own_time, slot_of(), &v);
+    } else {
+      p = GetDeltaWord(p, limit, &slot_of()[0], &v);
+      v += own_time;
+    }
     if (p == nullptr) {
       *reason = "bad time field";
       return nullptr;
     }
-    f->u = own_time + v;
+    f->u = v;
     return p;
   } else if constexpr (kType == FieldType::kUint) {
     if (!delta) return GetField<kType>(p, limit, own_time, f, reason);
@@ -560,7 +604,8 @@ char* EncodeFields(const KindSchema& schema, const Event& event, uint64_t own_ti
 const char* DecodeFields(const KindSchema& schema, const char* p, const char* limit,
                          uint64_t own_time, Event* event, const char** reason);
 // DecodeFields's delta-coded form, against `row` (FieldHistory::Of), the
-// fields of the bits of `delta_mask` as differences (EncodeDeltaFieldsFrom).
+// fields of the bits of `delta_mask` as differences (EncodeDeltaFieldsFrom);
+// a kTime field's bit says it has two references (GetDeltaField).
 const char* DecodeDeltaFields(const KindSchema& schema, uint16_t delta_mask, const char* p,
                               const char* limit, uint64_t own_time, FieldHistory::Slot* row,
                               Event* event, const char** reason);
@@ -655,7 +700,7 @@ class EventStreamEncoder {
   // The flags the chunk holding this payload must carry besides
   // kChunkFlagZstd (ChunkWriter::AppendChunk's `flags`).
   uint16_t chunk_flags() const {
-    return delta_ ? kChunkFlagDeltaFields | kChunkFlagDeltaAddresses : 0;
+    return delta_ ? kChunkFlagDeltaFields | kChunkFlagDeltaAddresses | kChunkFlagDeltaTimes : 0;
   }
   // True if memory ran out since the last Reset: an Append dropped its
   // event (or payload() returned an empty view). The encoder never throws
@@ -956,6 +1001,16 @@ class EventStreamDecoder {
   absl::Status status_;
   bool delta_ = false;
   bool addresses_ = false;  // kChunkFlagDeltaAddresses (with delta_)
+  bool times_ = false;      // kChunkFlagDeltaTimes (with delta_)
+
+  // DecodeDeltaFields's delta_mask for an event of `s` in this chunk: the
+  // schema's, with the address fields under kChunkFlagDeltaAddresses and
+  // the time fields' bits (their two references) only under
+  // kChunkFlagDeltaTimes.
+  uint16_t DeltaMask(const KindSchema& s) const {
+    const auto mask = static_cast<uint16_t>(s.delta_mask | (addresses_ ? s.address_mask : 0));
+    return times_ ? mask : static_cast<uint16_t>(mask & ~s.time_mask);
+  }
   internal::FieldHistory history_;
 };
 

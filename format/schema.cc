@@ -182,6 +182,7 @@ constexpr KindSchema K(EventKind kind, const char* name, const FieldSpec (&f)[N]
     if (f[i].type == FieldType::kBytes) ++s.bytes_field_count;
     if (DeltaCoded(f[i])) s.delta_mask = static_cast<uint16_t>(s.delta_mask | (1u << i));
     if (IsAddress(f[i])) s.address_mask = static_cast<uint16_t>(s.address_mask | (1u << i));
+    if (f[i].type == FieldType::kTime) s.time_mask = static_cast<uint16_t>(s.time_mask | (1u << i));
   }
   return s;
 }

@@ -338,6 +338,10 @@ struct KindSchema {
   // besides kChunkFlagDeltaFields (version 1.3): a loop on one lock, one
   // heap or neighbouring code repeats or steps its addresses.
   uint16_t address_mask = 0;
+  // Bit i set: fields[i] is a kTime field, stored against two references
+  // in an events chunk that has kChunkFlagDeltaTimes besides
+  // kChunkFlagDeltaFields (version 1.4); without it against one.
+  uint16_t time_mask = 0;
 
   // Position of `f` in fields, or -1.
   int IndexOf(Field f) const;

@@ -98,6 +98,56 @@ TEST(Coding, OverlongVarintFails) {
   EXPECT_EQ(v, std::numeric_limits<uint64_t>::max());
 }
 
+TEST(Coding, TaggedVarintRoundTripsBoundariesAndKnownBytes) {
+  const uint64_t values[] = {0,
+                             1,
+                             63,
+                             64,
+                             127,
+                             128,
+                             8191,
+                             8192,
+                             uint64_t{1} << 57,
+                             ~uint64_t{0} >> 1,
+                             ~uint64_t{0} - 1,
+                             ~uint64_t{0}};
+  for (uint64_t v : values) {
+    for (unsigned tag : {0u, 1u}) {
+      SCOPED_TRACE(v);
+      char buf[1 + kMaxVarint64Bytes];
+      char* end = PutTaggedVarint64(buf, v, tag);
+      ASSERT_LE(end - buf, 1 + kMaxVarint64Bytes);
+      EXPECT_EQ(end - buf, v < 64 ? 1 : 1 + VarintLength(v >> 6));
+      uint64_t got = 0;
+      unsigned got_tag = 2;
+      EXPECT_EQ(GetTaggedVarint64(buf, end, &got, &got_tag), end);
+      EXPECT_EQ(got, v);
+      EXPECT_EQ(got_tag, tag);
+      // Every shorter input ends inside it.
+      for (const char* limit = buf; limit < end; ++limit) {
+        EXPECT_EQ(GetTaggedVarint64(buf, limit, &got, &got_tag), nullptr);
+      }
+    }
+  }
+  // FORMAT.md's example: tag 1 and 200 = 3 * 64 + 8.
+  char buf[4];
+  EXPECT_EQ(std::string(buf, PutTaggedVarint64(buf, 200, 1)), "\x91\x03");
+  EXPECT_EQ(std::string(buf, PutTaggedVarint64(buf, 5, 0)), "\x0a");
+}
+
+TEST(Coding, TaggedVarintPastSixtyFourBitsFails) {
+  // 2^58 after the first byte's 6 bits: bit 64.
+  char buf[16];
+  buf[0] = static_cast<char>(0x80);
+  char* end = PutVarint64(buf + 1, uint64_t{1} << 58);
+  uint64_t v;
+  unsigned tag;
+  EXPECT_EQ(GetTaggedVarint64(buf, end, &v, &tag), nullptr);
+  end = PutVarint64(buf + 1, (uint64_t{1} << 58) - 1);
+  EXPECT_EQ(GetTaggedVarint64(buf, end, &v, &tag), end);
+  EXPECT_EQ(v, ~uint64_t{0} << 6);
+}
+
 TEST(Coding, ZigZagMapsSmallMagnitudesToSmallCodes) {
   EXPECT_EQ(ZigZagEncode(0), 0u);
   EXPECT_EQ(ZigZagEncode(-1), 1u);

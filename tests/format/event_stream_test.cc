@@ -250,8 +250,11 @@ TEST(EventStream, DeltaFieldsMakeALoopsEventsRepeatByteForByte) {
   const std::string payload(enc.payload());
   // relation_add: domain, head relative {=, +1, =}, relation, tail the same;
   // task_end_ex: domain, clock domain, user timestamp +1, and a timestamp
-  // whose distance from the event's own time shrinks by 9 each time.
-  const std::string ops = Varints({41, 1, 0x0a, 2, 3, 0x0a, 2}) + Varints({8, 1, 0, 2, 17});
+  // one more than the last: tag 1 (against its last value) and zigzag(1)
+  // above it, where against its distance from the event's own time, which
+  // shrinks by 9 each time, it would be zigzag(-9) = 17 (version 1.3).
+  const std::string ops =
+      Varints({41, 1, 0x0a, 2, 3, 0x0a, 2}) + Varints({8, 1, 0, 2, (2 << 1) | 1});
   EXPECT_EQ(payload.substr(payload.size() - 2 * ops.size()), ops + ops);
 }
 

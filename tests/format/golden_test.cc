@@ -38,7 +38,7 @@ TEST(Golden, FileHeader) {
   EXPECT_EQ(Hex(bytes.substr(0, bytes.size() - 4)),
             "89495454430d0a1a"  // magic
             "0100"
-            "0300"              // version 1.3
+            "0400"              // version 1.4
             "6f000000"          // header size 111
             "00000000"          // flags
             "04030201"          // pid
@@ -124,8 +124,10 @@ TEST(Golden, EventsPayload) {
             "ac02"
             "026869");  // metadata_str_add
   // Delta-coded: each id is relative (presence bit 3), its parts zigzag
-  // differences from the zero row (0x1234 -> 0x2468); the times' distances
-  // from 990 are measured from 0.
+  // differences from the zero row (0x1234 -> 0x2468); each time field is a
+  // tagged varint (version 1.4): tag 0, its distance from 990 measured from
+  // 0, zigzag(-10) = 0x13 and zigzag(10) = 0x14 shifted left by one, which
+  // is nearer than the value from 0.
   EXPECT_EQ(Hex(delta.payload()),
             "03"
             "e807"
@@ -136,13 +138,82 @@ TEST(Golden, EventsPayload) {
             "10"
             "02"
             "09e848"
-            "13"
-            "14"  // frame_submit
+            "26"
+            "28"  // frame_submit
             "23"
             "02"
             "0c02"
             "ac02"
             "026869");  // metadata_str_add
+}
+
+// Time fields (version 1.4): a writer stores each against the nearer of
+// two references, its last distance from its event's time (tag 0, the
+// only reference before 1.4) and its last value (tag 1), and sets chunk
+// flag bit 3; a 1.3 chunk (bits 1 and 2) has the distance alone. Both read
+// back as the same events.
+TEST(Golden, DeltaCodedTimes) {
+  struct {
+    uint64_t time, user_timestamp, timestamp;
+  } const ends[] = {
+      {105, 1, 1},     // a timestamp that counts: 1 from 0 (tag 1)
+      {120, 2, 2},     // 1 from the last value (tag 1); the distance -14
+      {5130, 3, 102},  // 100 from the last value (tag 1); the distance -4910
+      {5140, 4, 112},  // the distance again (tag 0); the value +10
+  };
+  EventStreamEncoder delta;
+  delta.Reset(0, 100);
+  for (const auto& end : ends) {
+    Event e;
+    e.Init(EventKind::kTaskEndEx, end.time);
+    e.Set(Field::kDomain, 1);
+    e.Set(Field::kClockDomain, 0);
+    e.Set(Field::kUserTimestamp, end.user_timestamp);
+    e.Set(Field::kTimestamp, end.timestamp);
+    delta.Append(e);
+  }
+  EXPECT_EQ(delta.chunk_flags(),
+            kChunkFlagDeltaFields | kChunkFlagDeltaAddresses | kChunkFlagDeltaTimes);
+  const std::string v14 = std::string(delta.payload());
+  EXPECT_EQ(Hex(v14),
+            "00640405"
+            "0a1ea44e14"  // thread 0, base 100, 4 events; times +5 +15 +5010 +10
+            "08010002"    // task_end_ex: domain 1, clock 0, user timestamp +1
+            "05"          // tag 1, zigzag(1) = 2: (2 << 1) | 1
+            "08010002"
+            "05"
+            "08010002"
+            "9103"  // tag 1, zigzag(100) = 200: (200 & 63) << 1 | 1 | 0x80, then 200 >> 6
+            "08010002"
+            "00");  // tag 0, zigzag(0)
+  // The same events as a 1.3 writer coded them: each timestamp's distance
+  // from its event's time as a difference from the last (-104, -14, -4910,
+  // 0).
+  const std::string v13(
+      "\x00\x64\x04\x05\x0a\x1e\xa4\x4e\x14"
+      "\x08\x01\x00\x02\xcf\x01"
+      "\x08\x01\x00\x02\x1b"
+      "\x08\x01\x00\x02\xdb\x4c"
+      "\x08\x01\x00\x02\x00",
+      31);
+  for (const auto& [payload, flags] :
+       {std::pair<std::string, uint16_t>{v14, delta.chunk_flags()},
+        std::pair<std::string, uint16_t>{v13, kChunkFlagDeltaFields | kChunkFlagDeltaAddresses}}) {
+    SCOPED_TRACE(flags);
+    EventStreamDecoder dec;
+    ASSERT_TRUE(dec.Reset(payload, flags).ok());
+    for (const auto& end : ends) {
+      Event e;
+      ASSERT_TRUE(dec.Next(&e)) << dec.status();
+      EXPECT_EQ(e.kind, EventKind::kTaskEndEx);
+      EXPECT_EQ(e.time, end.time);
+      EXPECT_EQ(e.Get(Field::kUserTimestamp), end.user_timestamp);
+      EXPECT_EQ(e.Get(Field::kTimestamp), end.timestamp);
+    }
+    Event e;
+    EXPECT_FALSE(dec.Next(&e));
+    EXPECT_TRUE(dec.status().ok()) << dec.status();
+  }
 }
 
 // Address fields (version 1.3): a writer stores each as the difference
@@ -161,7 +232,9 @@ TEST(Golden, DeltaCodedAddresses) {
     e.Set(Field::kAddr, addrs[i]);
     delta.Append(e);
   }
-  EXPECT_EQ(delta.chunk_flags(), kChunkFlagDeltaFields | kChunkFlagDeltaAddresses);
+  EXPECT_EQ(delta.chunk_flags(),
+            kChunkFlagDeltaFields | kChunkFlagDeltaAddresses | kChunkFlagDeltaTimes);
+  // The same bytes as version 1.3 wrote: these kinds have no time field.
   const std::string v13 = std::string(delta.payload());
   EXPECT_EQ(Hex(v13),
             "00640303"

@@ -22,7 +22,7 @@ namespace testing {
 
 // A must-understand chunk flag no version defines yet: a chunk that carries
 // it is skipped.
-inline constexpr uint16_t kUnknownMustUnderstandFlag = 1u << 3;
+inline constexpr uint16_t kUnknownMustUnderstandFlag = 1u << 4;
 static_assert((kUnknownMustUnderstandFlag & kChunkFlagsKnown) == 0 &&
                   (kUnknownMustUnderstandFlag & kChunkFlagsMustUnderstand) != 0,
               "pick the next bit when a version defines this one");

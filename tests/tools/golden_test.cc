@@ -66,7 +66,7 @@ constexpr char kTextWallWorker[] =
 2023-11-14T22:13:20.000001300Z 102/worker task_begin render "io" id=- parent=-
 )golden";
 
-constexpr char kInfo[] = R"golden(file      trace.itt (1037 bytes, format 1.3)
+constexpr char kInfo[] = R"golden(file      trace.itt (1038 bytes, format 1.4)
 process   pid 4242, ppid 1
 exe       "/usr/bin/demo"
 command   demo --fast "two words"

@@ -119,6 +119,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   DecodeEvents(input, 0);
   DecodeEvents(input, kChunkFlagDeltaFields);
   DecodeEvents(input, kChunkFlagDeltaFields | kChunkFlagDeltaAddresses);
+  DecodeEvents(input, kChunkFlagDeltaFields | kChunkFlagDeltaAddresses | kChunkFlagDeltaTimes);
   DecodeRecords(input);
   FileHeader h;
   size_t header_size;
