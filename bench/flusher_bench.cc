@@ -192,6 +192,9 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
         write(format::EventKind::kHeapAllocateEnd, uint64_t{key}, object, uint64_t{64},
               uint64_t{0});
       }
+    } else if (group == "Marker") {
+      // __itt_marker(domain, __itt_null, name, __itt_scope_task)
+      collector_internal::WriteMarker(domain, collector_internal::RawId{0, 0, 0}, name, 4, write);
     } else if (group == "CounterInc") {
       // __itt_counter_inc(counter): the counter's id
       write(format::EventKind::kCounterInc, uint64_t{key});
@@ -217,9 +220,9 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
 }
 
 // The groups HeavyRecords writes.
-constexpr const char* kHeavyGroups[] = {"CounterInc", "Event",          "Heap",
-                                        "Sync",       "TaskOverlapped", "TaskBeginEndEx",
-                                        "Metadata",   "Relation",       "JitMethodLoad"};
+constexpr const char* kHeavyGroups[] = {"Marker",   "CounterInc",     "Event",          "Heap",
+                                        "Sync",     "TaskOverlapped", "TaskBeginEndEx", "Metadata",
+                                        "Relation", "JitMethodLoad"};
 
 // Calls fn(record, ticks, task_word) for each record of `ring`, with what
 // the flusher keeps of the records before it.

@@ -254,8 +254,8 @@ ITTC_EXPORT void ITTAPI __itt_marker(const __itt_domain* domain, __itt_id id,
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), EventKind::kMarker, now, uint64_t{DomainId(domain)}, ToRaw(id),
-       uint64_t{StringId(name)}, static_cast<uint64_t>(scope));
+  WriteMarker(DomainId(domain), ToRaw(id), StringId(name), static_cast<uint64_t>(scope),
+              RingWriter(call.thread(), now));
 }
 
 ITTC_EXPORT void ITTAPI __itt_marker_ex(const __itt_domain* domain,
@@ -351,7 +351,7 @@ ITTC_EXPORT void ITTAPI __itt_metadata_add(const __itt_domain* domain, __itt_id 
   }
   const uint32_t domain_id = DomainId(domain);
   const RawId raw_id = ToRaw(id);
-  if (count == 1 && !raw_id.present() && domain_id <= kMaxPackedMetadataDomain) {
+  if (count == 1 && !raw_id.present() && domain_id <= kMaxPackedDomain) {
     // One value: the compact record (raw_record.h). The type is known here
     // (its size is), so it fits its byte.
     uint64_t value = 0;

@@ -181,6 +181,10 @@ bool RingOnlyOther(const uint8_t* record, uint64_t header, uint64_t* task_word, 
     case static_cast<uint16_t>(kRawJitMethodLoadName):
       *ok = emit(format::EventKind::kJitMethodLoad, RingJitLoadSource(record));
       return true;
+    case static_cast<uint16_t>(kRawMarkerPacked):
+      *ok =
+          HasWords(header, 1) && emit(format::EventKind::kMarker, RingMarkerSource(LoadRawWord(f)));
+      return true;
     default:
       return false;
   }

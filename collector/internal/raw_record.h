@@ -234,12 +234,30 @@ constexpr uint64_t PackRelation(uint32_t domain, uint32_t relation) {
 inline constexpr auto kRawJitMethodLoadName = static_cast<format::EventKind>(0x1fb);
 static_assert(0x1fb < kRawKindLimit, "the ring-only kinds must fit the kind bits");
 
-// The largest domain id the packed word holds (a larger one takes the whole
-// record).
-inline constexpr uint32_t kMaxPackedMetadataDomain = (1u << 24) - 1;
-// REQUIRES: domain <= kMaxPackedMetadataDomain.
+// A ring-only kind for __itt_marker with a null id, as a loop that marks
+// each of its steps makes them: one word, the domain, scope and name
+// packed as a metadata value's domain, type and key are
+// (PackDomainByteString). 16 bytes where the whole record takes 32. The
+// flusher writes it to the trace as the kMarker it stands for.
+inline constexpr auto kRawMarkerPacked = static_cast<format::EventKind>(0x1fe);
+static_assert(0x1fe < kRawKindLimit, "the ring-only kinds must fit the kind bits");
+
+// The word of a metadata value (kRawMetadataValue) and of a marker
+// (kRawMarkerPacked): a domain in the low 24 bits, a byte (the type, the
+// scope) above it, a 32-bit string id (the key, the name) in the high half.
+// The largest domain id it holds (a larger one takes the whole record):
+inline constexpr uint32_t kMaxPackedDomain = (1u << 24) - 1;
+// REQUIRES: domain <= kMaxPackedDomain.
+constexpr uint64_t PackDomainByteString(uint32_t domain, uint8_t byte, uint32_t string) {
+  return uint64_t{domain} | (uint64_t{byte} << 24) | (uint64_t{string} << 32);
+}
+constexpr uint32_t PackedDomain(uint64_t word) {
+  return static_cast<uint32_t>(word) & kMaxPackedDomain;
+}
+constexpr uint8_t PackedByte(uint64_t word) { return static_cast<uint8_t>(word >> 24); }
+constexpr uint32_t PackedString(uint64_t word) { return static_cast<uint32_t>(word >> 32); }
 inline uint64_t PackMetadataValue(uint32_t domain, uint8_t type, uint32_t key) {
-  return uint64_t{domain} | (uint64_t{type} << 24) | (uint64_t{key} << 32);
+  return PackDomainByteString(domain, type, key);
 }
 // The task word a kRawTaskBeginName record with this header makes of the
 // one before it.
@@ -384,6 +402,20 @@ inline void WriteRelation(uint32_t domain, const RawId& head, uint64_t relation,
           head.d2, tail.d1, tail.d2);
   } else {
     write(format::EventKind::kRelationAdd, uint64_t{domain}, head, relation, tail);
+  }
+}
+
+// __itt_marker's fields as `write(kind, fields...)` appends them: with a
+// null id, a domain up to kMaxPackedDomain and a scope below 256 as
+// kRawMarkerPacked, else the whole kMarker. The hot path and the
+// benchmarks' ring writers go through here.
+template <typename Write>
+inline void WriteMarker(uint32_t domain, const RawId& id, uint32_t name, uint64_t scope,
+                        Write&& write) {
+  if (!id.present() && domain <= kMaxPackedDomain && scope < 256) {
+    write(kRawMarkerPacked, PackDomainByteString(domain, static_cast<uint8_t>(scope), name));
+  } else {
+    write(format::EventKind::kMarker, uint64_t{domain}, id, uint64_t{name}, scope);
   }
 }
 
@@ -556,9 +588,9 @@ class RingMetadataSource {
   uint64_t Word() {
     switch (next_++) {
       case 0:
-        return word_ & kMaxPackedMetadataDomain;
+        return PackedDomain(word_);
       case 1:
-        return word_ >> 32;
+        return PackedString(word_);
       case 2:
         return Type();
       default:
@@ -576,12 +608,36 @@ class RingMetadataSource {
   bool ok() const { return ok_; }
 
  private:
-  uint64_t Type() const { return (word_ >> 24) & 0xff; }
+  uint64_t Type() const { return PackedByte(word_); }
 
   const uint8_t* fields_;
   uint64_t word_;
   int next_ = 0;
   bool ok_ = false;
+};
+
+// The fields of the kMarker a kRawMarkerPacked record stands for, in its
+// kind's order (domain, null id, name, scope), from the record's word.
+class RingMarkerSource {
+ public:
+  explicit RingMarkerSource(uint64_t word) : word_(word) {}
+  uint64_t Word() {
+    switch (next_++) {
+      case 0:
+        return PackedDomain(word_);
+      case 1:
+        return PackedString(word_);
+      default:
+        return PackedByte(word_);  // scope
+    }
+  }
+  format::Id NextId() { return format::Id{}; }
+  std::string_view NextBytes() { return {}; }
+  bool ok() const { return true; }
+
+ private:
+  uint64_t word_;
+  int next_ = 0;
 };
 
 // The fields of the kTaskBeginEx or kTaskEndEx a kRawDefaultClockBeginEx or
@@ -753,6 +809,10 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
       return encoder->AppendFixed<U, I>(EventKind::kFrameEnd, ticks, 0, plain);
     case PlainHeader(EventKind::kMarker, 3):
       return encoder->AppendFixed<U, I, U, U>(EventKind::kMarker, ticks, 0, plain);
+    case PlainHeader(kRawMarkerPacked, 1): {
+      RingMarkerSource source(LoadRawWord(record + kRawHeaderBytes));
+      return encoder->AppendFixed<U, I, U, U>(EventKind::kMarker, ticks, 0, source);
+    }
     case PlainHeader(EventKind::kCounterInc, 1):
       return encoder->AppendFixed<U>(EventKind::kCounterInc, ticks, 0, plain);
     case PlainHeader(EventKind::kCounterSetValue, 3):

@@ -71,6 +71,7 @@ int main(void) {
   __itt_timestamp t1 = __itt_get_timestamp();
   __itt_frame_submit_v3(d, &id, t0, t1);
   __itt_marker(d, id, task, __itt_scope_global);
+  __itt_marker(d, __itt_null, task, __itt_scope_track); /* the ring's packed form */
   __itt_marker_ex(d, cd, EA_USER_TS, id, task, __itt_scope_task);
   __itt_id_create(d, id);
   __itt_id_destroy(d, id);

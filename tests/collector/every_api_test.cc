@@ -101,6 +101,7 @@ TEST_F(EveryApiTest, RecordsExactlyTheCallsInOrder) {
       K::kFrameEnd,
       K::kFrameSubmit,
       K::kMarker,
+      K::kMarker,
       K::kMarkerEx,
       K::kIdCreate,
       K::kIdDestroy,
@@ -282,9 +283,16 @@ TEST_F(EveryApiTest, FramesMarkersIdsRelations) {
   EXPECT_LE(submit.U("begin"), submit.U("end"));
   EXPECT_LE(submit.U("end"), submit.time);
   EXPECT_GT(submit.U("begin"), trace_->header.start_ticks);
-  const DecodedEvent& marker = Only(K::kMarker);
-  EXPECT_EQ(marker.U("scope"), 1u);  // __itt_scope_global
-  EXPECT_EQ(Str(marker.U("name")), EA_TASK);
+  const auto markers = trace_->OfKind(K::kMarker);
+  ASSERT_EQ(markers.size(), 2u);
+  EXPECT_EQ(markers[0]->IdOf("id"), kId);
+  EXPECT_EQ(markers[0]->U("scope"), 1u);  // __itt_scope_global
+  EXPECT_EQ(Str(markers[0]->U("name")), EA_TASK);
+  // With a null id: the packed ring record stands for the same fields.
+  EXPECT_EQ(markers[1]->IdOf("id"), format::Id{});
+  EXPECT_EQ(markers[1]->U("scope"), 3u);  // __itt_scope_track
+  EXPECT_EQ(Str(markers[1]->U("name")), EA_TASK);
+  EXPECT_EQ(markers[1]->U("domain"), markers[0]->U("domain"));
   EXPECT_EQ(Only(K::kMarkerEx).U("scope"), 4u);  // __itt_scope_task
   EXPECT_EQ(Only(K::kIdCreate).IdOf("id"), kId);
   EXPECT_EQ(Only(K::kIdDestroyEx).IdOf("id"), kId);

@@ -409,7 +409,7 @@ TEST(RawRecord, MetadataValuesWriteTheMetadataAddTheyStandFor) {
   std::vector<uint64_t> record;
   for (int i = 0; i < 2000; ++i) {
     const uint64_t time = seq.Step();
-    const auto domain = static_cast<uint32_t>(seq.rng() & kMaxPackedMetadataDomain);
+    const auto domain = static_cast<uint32_t>(seq.rng() & kMaxPackedDomain);
     const auto key = static_cast<uint32_t>(seq.rng());
     const auto type = static_cast<uint8_t>(1 + seq.rng() % 8);
     const auto size = static_cast<size_t>(format::MetadataTypeSize(type));
@@ -438,6 +438,51 @@ TEST(RawRecord, MetadataValuesWriteTheMetadataAddTheyStandFor) {
                 "value, unknown type");
   ExpectRefused({MakeRawHeader(kRawMetadataValue, 0, 24, 0), PackMetadataValue(1, 9, 2), 7},
                 "value, type past the last");
+}
+
+// The ring-only marker (domain, scope and name in one word) reaches the
+// trace as the kMarker it stands for, null id, with its time in the header
+// or whole; WriteMarker takes it exactly when the id is null, the domain
+// fits 24 bits and the scope 8; any other shape of it is refused.
+TEST(RawRecord, PackedMarkersWriteTheMarkerTheyStandFor) {
+  RecordSequence seq(67);
+  BothPaths paths(0);
+  std::vector<uint64_t> record;
+  size_t packed = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const uint64_t time = seq.Step();
+    // Mostly what __itt_marker passes; now and then past each limit.
+    const auto domain =
+        static_cast<uint32_t>(i % 11 == 0 ? seq.rng() : seq.rng() & kMaxPackedDomain);
+    const auto name = static_cast<uint32_t>(seq.rng());
+    const uint64_t scope = i % 13 == 0 ? 256 + seq.rng() % 1000 : seq.rng() % 6;
+    const RawId id = i % 7 == 0 ? RawId{seq.rng(), 0, 0} : RawId{0, 0, 0};
+    EventKind written = EventKind::kTaskEnd;
+    ASSERT_NO_FATAL_FAILURE(
+        WriteMarker(domain, id, name, scope, [&](EventKind kind, const auto&... fields) {
+          written = kind;
+          seq.Write(&record, kind, fields...);
+        }));
+    const bool fits = !id.present() && domain <= kMaxPackedDomain && scope < 256;
+    ASSERT_EQ(written, fits ? kRawMarkerPacked : EventKind::kMarker);
+    packed += fits;
+    Event e;
+    e.Init(EventKind::kMarker, time);
+    e.Set(format::Field::kDomain, domain);
+    e.SetId(format::Field::kId, format::Id{id.d1, id.d2, id.d3});
+    e.Set(format::Field::kName, name);
+    e.Set(format::Field::kScope, scope);
+    ASSERT_NO_FATAL_FAILURE(paths.Add(record, time, e, /*decode=*/true));
+  }
+  EXPECT_GT(packed, 1000u);
+  EXPECT_LT(packed, 2000u);
+  EXPECT_GE(seq.wide, 10u);  // of the 20 wide steps, those whose record has no id
+  EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
+
+  const uint64_t word = PackDomainByteString(1, 4, 2);
+  ExpectRefused({MakeRawHeader(kRawMarkerPacked, 0, 24, 0), word, 7}, "marker, a word long");
+  ExpectRefused({MakeRawHeader(kRawMarkerPacked, 0, 8, 0)}, "marker, no word");
+  ExpectRefused({MakeRawHeader(kRawMarkerPacked, 1, 16, 0), word}, "marker, an id bit");
 }
 
 // The ring-only _ex task records on the default clock reach the trace as
