@@ -197,7 +197,7 @@ std::vector<uint8_t> HeavyRecords(const std::string& group, size_t events) {
       collector_internal::WriteMarker(domain, collector_internal::RawId{0, 0, 0}, name, 4, write);
     } else if (group == "CounterInc") {
       // __itt_counter_inc(counter): the counter's id
-      write(format::EventKind::kCounterInc, uint64_t{key});
+      collector_internal::WriteCounterStep(format::EventKind::kCounterInc, key, write);
     } else if (group == "TaskBeginEndEx") {
       // begin_ex(domain, NULL, ++t, __itt_null, __itt_null, name) and
       // end_ex(domain, NULL, ++t): the default clock's records, with the

@@ -83,6 +83,15 @@ inline void CounterOnly(EventKind kind, __itt_counter counter) {
   Emit(call.thread(), kind, now, uint64_t{CounterId(AsCounter(counter))});
 }
 
+// __itt_counter_inc and _dec: kind kCounterInc or kCounterDec.
+inline void CounterStep(EventKind kind, __itt_counter counter) {
+  CallScope call;
+  if (!call.ok()) return;
+  uint64_t now = ReadTicks();
+  if (counter == nullptr) return CountInvalidCall(call.thread());
+  WriteCounterStep(kind, CounterId(AsCounter(counter)), RingWriter(call.thread(), now));
+}
+
 inline void CounterDelta(EventKind kind, __itt_counter counter, unsigned long long delta) {
   CallScope call;
   if (!call.ok()) return;
@@ -126,10 +135,10 @@ inline void DomainCounterDelta(EventKind kind, const __itt_domain* domain,
 }  // namespace
 
 ITTC_EXPORT void ITTAPI __itt_counter_inc(__itt_counter id) {
-  CounterOnly(EventKind::kCounterInc, id);
+  CounterStep(EventKind::kCounterInc, id);
 }
 ITTC_EXPORT void ITTAPI __itt_counter_dec(__itt_counter id) {
-  CounterOnly(EventKind::kCounterDec, id);
+  CounterStep(EventKind::kCounterDec, id);
 }
 ITTC_EXPORT void ITTAPI __itt_counter_destroy(__itt_counter id) {
   CounterOnly(EventKind::kCounterDestroy, id);

@@ -227,12 +227,26 @@ ITTC_EXPORT void ITTAPI __itt_region_end(const __itt_domain* domain, __itt_id id
   DomainAndId(EventKind::kRegionEnd, domain, id);
 }
 
+namespace {
+
+// __itt_frame_begin_v3 and _end_v3: kind kFrameBegin or kFrameEnd.
+inline void Frame(EventKind kind, const __itt_domain* domain, const __itt_id* id) {
+  CallScope call;
+  if (!call.ok()) return;
+  uint64_t now = ReadTicks();
+  if (domain == nullptr) return CountInvalidCall(call.thread());
+  WriteFrame(kind, DomainId(domain), ToRaw(id != nullptr ? *id : __itt_null),
+             RingWriter(call.thread(), now));
+}
+
+}  // namespace
+
 ITTC_EXPORT void ITTAPI __itt_frame_begin_v3(const __itt_domain* domain, __itt_id* id) {
-  DomainAndId(EventKind::kFrameBegin, domain, id != nullptr ? *id : __itt_null);
+  Frame(EventKind::kFrameBegin, domain, id);
 }
 
 ITTC_EXPORT void ITTAPI __itt_frame_end_v3(const __itt_domain* domain, __itt_id* id) {
-  DomainAndId(EventKind::kFrameEnd, domain, id != nullptr ? *id : __itt_null);
+  Frame(EventKind::kFrameEnd, domain, id);
 }
 
 // begin/end are __itt_get_timestamp() values, i.e. already trace ticks.

@@ -181,6 +181,13 @@ bool RingOnlyOther(const uint8_t* record, uint64_t header, uint64_t* task_word, 
     case static_cast<uint16_t>(kRawJitMethodLoadName):
       *ok = emit(format::EventKind::kJitMethodLoad, RingJitLoadSource(record));
       return true;
+    case static_cast<uint16_t>(kRawFrameBeginSmall):
+    case static_cast<uint16_t>(kRawFrameEndSmall):
+    case static_cast<uint16_t>(kRawCounterIncSmall):
+    case static_cast<uint16_t>(kRawCounterDecSmall):
+      *ok = RawSize(header) == RawFieldsOffset(header) &&
+            emit(HeaderBitsStandsFor(RawKind(header)), HeaderBitsSource(header));
+      return true;
     case static_cast<uint16_t>(kRawMarkerPacked):
       *ok =
           HasWords(header, 1) && emit(format::EventKind::kMarker, RingMarkerSource(LoadRawWord(f)));
@@ -238,7 +245,7 @@ bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* tas
   if (kind == static_cast<uint16_t>(kRawJitMethodLoadName)) {
     return AppendJitMethodLoad<RingJitLoadSource>(record, header, ticks, encoder);
   }
-  if (kind >= static_cast<uint16_t>(kRawPackedTaskBegin)) {
+  if (kind >= kRawFirstRingOnlyKind) {
     return AppendRingOnlyRecord(record, header, ticks, task_word, encoder);
   }
   return format::internal::WithFixedFields(static_cast<format::EventKind>(kind),

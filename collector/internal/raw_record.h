@@ -114,15 +114,47 @@ inline uint64_t RawTicks(const uint8_t* record, uint64_t prev) {
   return LoadRawWord(record + kRawHeaderBytes);
 }
 
+// Kinds only rings hold stand for a format kind in fewer bytes; nothing in
+// the format uses their values. Every one of them is this value or above
+// (the flusher's checked path tells them apart by that).
+inline constexpr uint16_t kRawFirstRingOnlyKind = 0x1e0;
+static_assert(kRawFirstRingOnlyKind > static_cast<uint16_t>(format::EventKind::kDefTrack),
+              "the ring-only kinds must stay clear of the format's kinds");
+
+// Ring-only kinds whose one field, a reference below kHeaderBitsLimit, is
+// the header's id-mask bits (the kinds they stand for have no ids, or a
+// null one): a record of one word where the whole one takes two.
+//   kRawFrameBeginSmall, kRawFrameEndSmall   __itt_frame_begin_v3/_end_v3
+//                                            with a null id: the domain;
+//   kRawCounterIncSmall, kRawCounterDecSmall __itt_counter_inc/_dec: the
+//                                            counter.
+// Four consecutive kinds from a multiple of 4: the flusher's inline path
+// takes them with one compare once its switch of the hot kinds found no
+// case (AppendRawRecord), so that those pay nothing for them. Registry ids
+// count from 1 in the order a process creates its domains and counters, so
+// the first 127 of each take this form (WriteFrame, WriteCounterStep).
+inline constexpr uint32_t kHeaderBitsLimit = 0x80;
+inline constexpr auto kRawFrameBeginSmall = static_cast<format::EventKind>(0x1e0);
+inline constexpr auto kRawFrameEndSmall = static_cast<format::EventKind>(0x1e1);
+inline constexpr auto kRawCounterIncSmall = static_cast<format::EventKind>(0x1e2);
+inline constexpr auto kRawCounterDecSmall = static_cast<format::EventKind>(0x1e3);
+static_assert(static_cast<uint16_t>(kRawFrameBeginSmall) == kRawFirstRingOnlyKind &&
+                  kRawFirstRingOnlyKind % 4 == 0,
+              "the header-bits kinds are one aligned group of four");
+// The format kind a header-bits kind stands for.
+constexpr format::EventKind HeaderBitsStandsFor(uint16_t kind) {
+  constexpr format::EventKind kStands[] = {
+      format::EventKind::kFrameBegin, format::EventKind::kFrameEnd, format::EventKind::kCounterInc,
+      format::EventKind::kCounterDec};
+  return kStands[kind & 3];
+}
+
 // A kind only rings hold: a task begin with null ids whose domain and name,
 // both 32-bit registry ids, share one word (domain in the low half), so that
 // the hottest begin is two words like its end. The flusher writes it to the
-// trace as kTaskBegin; nothing in the format uses this value. Every
-// ring-only kind below is this value or above (the flusher's checked path
-// tells them apart by that).
+// trace as kTaskBegin.
 inline constexpr auto kRawPackedTaskBegin = static_cast<format::EventKind>(0x1f0);
-static_assert(0x1f0 < kRawKindLimit && 0x1f0 > static_cast<uint16_t>(format::EventKind::kDefTrack),
-              "the packed task begin must fit the kind bits and stay clear of the format's kinds");
+static_assert(0x1f0 < kRawKindLimit, "the packed task begin must fit the kind bits");
 constexpr uint64_t PackTaskBegin(uint32_t domain, uint32_t name) {
   return uint64_t{domain} | (uint64_t{name} << 32);
 }
@@ -161,7 +193,7 @@ static_assert(0x1f5 < kRawKindLimit, "the ring-only task kinds must fit the kind
 // from the last:
 //   kRawTaskBeginName          is a packed task begin whose domain is the
 //                              task word's and whose name is below
-//                              kHeaderNameLimit: the name is the header's
+//                              kHeaderBitsLimit: the name is the header's
 //                              id-mask bits (no fields; the kind has no
 //                              ids). Its word becomes the task word.
 // A task begin and end are then two words in the ring instead of three.
@@ -169,14 +201,13 @@ static_assert(0x1f5 < kRawKindLimit, "the ring-only task kinds must fit the kind
 // the names below the limit are the first 127 it makes.
 inline constexpr auto kRawTaskBeginName = static_cast<format::EventKind>(0x1f9);
 static_assert(0x1f9 < kRawKindLimit, "the ring-only kinds must fit the kind bits");
-inline constexpr uint32_t kHeaderNameLimit = 0x80;
 
 // Which record a task begin with null ids whose packed word is `word` takes
 // in a ring whose task word is `task_word` (WriteTaskBegin writes it).
 enum class BeginForm { kRepeat, kName, kPacked };
 inline BeginForm TaskBeginForm(uint64_t word, uint64_t task_word) {
   if (word == task_word) return BeginForm::kRepeat;
-  if (TaskWordDomain(word) == TaskWordDomain(task_word) && TaskWordName(word) < kHeaderNameLimit) {
+  if (TaskWordDomain(word) == TaskWordDomain(task_word) && TaskWordName(word) < kHeaderBitsLimit) {
     return BeginForm::kName;
   }
   return BeginForm::kPacked;
@@ -419,6 +450,31 @@ inline void WriteMarker(uint32_t domain, const RawId& id, uint32_t name, uint64_
   }
 }
 
+// __itt_frame_begin_v3 or _end_v3 (`kind` kFrameBegin or kFrameEnd) as
+// `write(kind, fields...)` appends it: with a null id and a domain below
+// kHeaderBitsLimit in the header-bits form, else the whole record. The hot
+// path and the benchmarks' ring writers go through here.
+template <typename Write>
+inline void WriteFrame(format::EventKind kind, uint32_t domain, const RawId& id, Write&& write) {
+  if (!id.present() && domain < kHeaderBitsLimit) {
+    write(kind == format::EventKind::kFrameBegin ? kRawFrameBeginSmall : kRawFrameEndSmall,
+          RawHeaderBits{static_cast<uint8_t>(domain)});
+  } else {
+    write(kind, uint64_t{domain}, id);
+  }
+}
+// __itt_counter_inc or _dec (`kind` kCounterInc or kCounterDec) the same
+// way: with a counter below kHeaderBitsLimit in the header-bits form.
+template <typename Write>
+inline void WriteCounterStep(format::EventKind kind, uint32_t counter, Write&& write) {
+  if (counter < kHeaderBitsLimit) {
+    write(kind == format::EventKind::kCounterInc ? kRawCounterIncSmall : kRawCounterDecSmall,
+          RawHeaderBits{static_cast<uint8_t>(counter)});
+  } else {
+    write(kind, uint64_t{counter});
+  }
+}
+
 // Size of a record of these fields at `ticks`, after one at `prev`.
 template <typename... Args>
 inline size_t RawRecordSize(uint64_t ticks, uint64_t prev, const Args&... args) {
@@ -614,6 +670,20 @@ class RingMetadataSource {
   uint64_t word_;
   int next_ = 0;
   bool ok_ = false;
+};
+
+// The fields of the kind a header-bits record (kRawFrameBeginSmall...)
+// stands for, from its header: the reference, and for a frame a null id.
+class HeaderBitsSource {
+ public:
+  explicit HeaderBitsSource(uint64_t header) : value_(RawIdMask(header)) {}
+  uint64_t Word() { return value_; }
+  format::Id NextId() { return format::Id{}; }
+  std::string_view NextBytes() { return {}; }
+  bool ok() const { return true; }
+
+ private:
+  uint64_t value_;
 };
 
 // The fields of the kMarker a kRawMarkerPacked record stands for, in its
@@ -853,6 +923,16 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
       return encoder->AppendFixed<U, I, U, I>(EventKind::kRelationAdd, ticks, 0, ids);
     }
     default:
+      // The header-bits kinds, their reference in the id-mask bits.
+      if ((shape & ~kRawIdMaskBits & ~3u) ==
+          PlainHeader(static_cast<EventKind>(kRawFirstRingOnlyKind), 0)) {
+        HeaderBitsSource source(header);
+        const EventKind stands = HeaderBitsStandsFor(RawKind(header));
+        if (RawKind(header) < static_cast<uint16_t>(kRawCounterIncSmall)) {
+          return encoder->AppendFixed<U, I>(stands, ticks, 0, source);
+        }
+        return encoder->AppendFixed<U>(stands, ticks, 0, source);
+      }
       return AppendRawRecordChecked(record, ticks, task_word, encoder);
   }
 }

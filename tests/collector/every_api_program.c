@@ -67,6 +67,8 @@ int main(void) {
   __itt_region_end(d, id);
   __itt_frame_begin_v3(d, &id);
   __itt_frame_end_v3(d, &id);
+  __itt_frame_begin_v3(d, NULL); /* the ring's header-bits form */
+  __itt_frame_end_v3(d, NULL);
   __itt_timestamp t0 = __itt_get_timestamp();
   __itt_timestamp t1 = __itt_get_timestamp();
   __itt_frame_submit_v3(d, &id, t0, t1);

@@ -99,6 +99,8 @@ TEST_F(EveryApiTest, RecordsExactlyTheCallsInOrder) {
       K::kRegionEnd,
       K::kFrameBegin,
       K::kFrameEnd,
+      K::kFrameBegin,
+      K::kFrameEnd,
       K::kFrameSubmit,
       K::kMarker,
       K::kMarker,
@@ -277,8 +279,17 @@ TEST_F(EveryApiTest, UserClockTimestampsAreConverted) {
 }
 
 TEST_F(EveryApiTest, FramesMarkersIdsRelations) {
-  EXPECT_EQ(Only(K::kFrameBegin).IdOf("id"), kId);
-  EXPECT_EQ(Only(K::kFrameEnd).IdOf("id"), kId);
+  const auto begins = trace_->OfKind(K::kFrameBegin);
+  const auto ends = trace_->OfKind(K::kFrameEnd);
+  ASSERT_EQ(begins.size(), 2u);
+  ASSERT_EQ(ends.size(), 2u);
+  EXPECT_EQ(begins[0]->IdOf("id"), kId);
+  EXPECT_EQ(ends[0]->IdOf("id"), kId);
+  // With a null id: the header-bits ring record stands for the same domain.
+  EXPECT_EQ(begins[1]->IdOf("id"), format::Id{});
+  EXPECT_EQ(ends[1]->IdOf("id"), format::Id{});
+  EXPECT_EQ(begins[1]->U("domain"), begins[0]->U("domain"));
+  EXPECT_EQ(ends[1]->U("domain"), begins[0]->U("domain"));
   const DecodedEvent& submit = Only(K::kFrameSubmit);
   EXPECT_LE(submit.U("begin"), submit.U("end"));
   EXPECT_LE(submit.U("end"), submit.time);
@@ -311,6 +322,7 @@ TEST_F(EveryApiTest, CounterArguments) {
   EXPECT_EQ(DefName(K::kDefCounter, c, "domain_name"), EA_DOMAIN);
   EXPECT_EQ(Only(K::kCounterIncDelta).U("delta"), static_cast<uint64_t>(EA_DELTA));
   EXPECT_EQ(Only(K::kCounterDecDelta).U("delta"), static_cast<uint64_t>(EA_DEC_DELTA));
+  EXPECT_EQ(Only(K::kCounterDec).U("counter"), c);
   EXPECT_EQ(Only(K::kCounterDestroy).U("counter"), c);
 
   const DecodedEvent& s32 = Only(K::kCounterSetValue);

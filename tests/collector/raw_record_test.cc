@@ -440,6 +440,67 @@ TEST(RawRecord, MetadataValuesWriteTheMetadataAddTheyStandFor) {
                 "value, type past the last");
 }
 
+// The header-bits records (frames with a null id, counter steps: their
+// domain or counter in the header's id-mask bits, no field) reach the trace
+// as the kFrameBegin, kFrameEnd, kCounterInc and kCounterDec they stand
+// for, with their time in the header or whole; WriteFrame and
+// WriteCounterStep take that form exactly below kHeaderBitsLimit (and for
+// a frame with a null id); a header-bits record with a field is refused.
+TEST(RawRecord, HeaderBitsRecordsWriteTheEventsTheyStandFor) {
+  RecordSequence seq(69);
+  BothPaths paths(0);
+  std::vector<uint64_t> record;
+  std::map<EventKind, size_t> forms;
+  size_t wide = 0;
+  for (int i = 0; i < 4000; ++i) {
+    const uint64_t time = seq.Step();
+    // Mostly below the limit, now and then at it or past it.
+    const auto ref = static_cast<uint32_t>(seq.rng() % 8 == 0 ? kHeaderBitsLimit - 1 + seq.rng() % 3
+                                                              : seq.rng() % kHeaderBitsLimit);
+    EventKind written = EventKind::kTaskEnd;
+    auto write = [&](EventKind kind, const auto&... fields) {
+      written = kind;
+      seq.Write(&record, kind, fields...);
+    };
+    Event e;
+    const int call = static_cast<int>(seq.rng() % 4);
+    if (call < 2) {
+      const EventKind kind = call == 0 ? EventKind::kFrameBegin : EventKind::kFrameEnd;
+      const RawId id = seq.rng() % 5 == 0 ? RawId{seq.rng(), seq.rng(), 0} : RawId{0, 0, 0};
+      ASSERT_NO_FATAL_FAILURE(WriteFrame(kind, ref, id, write));
+      const bool small = !id.present() && ref < kHeaderBitsLimit;
+      ASSERT_EQ(written, small ? (call == 0 ? kRawFrameBeginSmall : kRawFrameEndSmall) : kind);
+      e.Init(kind, time);
+      e.Set(format::Field::kDomain, ref);
+      e.SetId(format::Field::kId, format::Id{id.d1, id.d2, id.d3});
+    } else {
+      const EventKind kind = call == 2 ? EventKind::kCounterInc : EventKind::kCounterDec;
+      ASSERT_NO_FATAL_FAILURE(WriteCounterStep(kind, ref, write));
+      ASSERT_EQ(written, ref < kHeaderBitsLimit
+                             ? (call == 2 ? kRawCounterIncSmall : kRawCounterDecSmall)
+                             : kind);
+      e.Init(kind, time);
+      e.Set(format::Field::kCounter, ref);
+    }
+    ++forms[written];
+    wide += RawTickDelta(record[0]) == kWideTicks;
+    ASSERT_NO_FATAL_FAILURE(paths.Add(record, time, e, /*decode=*/true));
+  }
+  EXPECT_EQ(wide, 40u);  // every 100th step
+  for (EventKind kind : {kRawFrameBeginSmall, kRawFrameEndSmall, kRawCounterIncSmall,
+                         kRawCounterDecSmall, EventKind::kFrameBegin, EventKind::kFrameEnd,
+                         EventKind::kCounterInc, EventKind::kCounterDec}) {
+    EXPECT_GT(forms[kind], 50u) << static_cast<int>(kind);
+  }
+  EXPECT_EQ(paths.from_ring.payload(), paths.from_events.payload());
+
+  for (EventKind kind :
+       {kRawFrameBeginSmall, kRawFrameEndSmall, kRawCounterIncSmall, kRawCounterDecSmall}) {
+    ExpectRefused({MakeRawHeader(kind, 5, 16, 0), 7}, "header bits, a word");
+    ExpectRefused({MakeRawHeader(kind, 5, 24, kWideTicks), 1000, 7}, "header bits, wide, a word");
+  }
+}
+
 // The ring-only marker (domain, scope and name in one word) reaches the
 // trace as the kMarker it stands for, null id, with its time in the header
 // or whole; WriteMarker takes it exactly when the id is null, the domain
@@ -719,7 +780,7 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
     if (open.empty() || (open.size() < 8 && rng() % 2 == 0)) {
       // Names on both sides of the header's limit.
       const auto name =
-          static_cast<uint32_t>(rng() % 8 == 0 ? kHeaderNameLimit - 1 + rng() % 3 : rng() % 3);
+          static_cast<uint32_t>(rng() % 8 == 0 ? kHeaderBitsLimit - 1 + rng() % 3 : rng() % 3);
       init(EventKind::kTaskBegin, EventKind::kTaskBeginOverlapped, domain);
       e.Set(format::Field::kName, name);
       const uint64_t word = PackTaskBegin(domain, name);
@@ -744,7 +805,7 @@ TEST(RawRecord, RepeatedTasksWriteTheEventsTheyStandFor) {
         });
         if (written == kRawTaskBeginRepeat) ++counts[0];
         if (written == kRawTaskBeginName) {
-          ASSERT_LT(name, kHeaderNameLimit);
+          ASSERT_LT(name, kHeaderBitsLimit);
           ++counts[4];
         }
       }
