@@ -104,8 +104,8 @@ inline const char* GetVarint64(const char* p, const char* limit, uint64_t* v) {
 
 // A varint with a one-bit tag in front: the first byte holds the tag (bit
 // 0), v's low 6 bits (bits 1-6) and a continuation bit (bit 7), after
-// which v >> 6 follows as a varint. At most 1 + kMaxVarint64Bytes bytes;
-// one byte for v below 64.
+// which v >> 6 follows as a varint. At most 10 bytes (a reader accepts
+// 1 + kMaxVarint64Bytes); one byte for v below 64.
 inline char* PutTaggedVarint64(char* dst, uint64_t v, unsigned tag) {
   const uint64_t rest = v >> 6;
   *dst++ = static_cast<char>(tag | ((v & 0x3f) << 1) | (rest != 0 ? 0x80 : 0));

@@ -128,13 +128,14 @@ inline constexpr unsigned kRelativeId = 8;
 // Delta-coded fields (FORMAT.md, "Delta-coded fields"): per unsized kind
 // and field, the reference the next value is stored against (the value of
 // the previous event of that kind in the chunk; for an id, the previous
-// relative id). A row lives from the first event of its kind in the chunk
+// relative id; for a time field, two). A row lives from the first event of its kind in the chunk
 // (all zero then) to the chunk's end. Rows are zeroed when first used, so
 // Clear() costs nothing per kind. About 60 KiB, in every encoder and
 // decoder.
 class FieldHistory {
  public:
-  // Word slots per field: an id's three parts; other fields use the first.
+  // Word slots per field: an id's three parts; a time field's two
+  // references (PutDeltaTime); other fields use the first.
   using Slot = uint64_t[3];
 
   void Clear() {
@@ -567,7 +568,10 @@ inline char* EncodeFieldsFrom(const KindSchema& schema, uint64_t own_time, Sourc
 // EncodeFieldsFrom's delta-coded form, against `row` (FieldHistory::Of):
 // the fields of the bits of `delta_mask` as differences (the schema's
 // delta_mask, with its address_mask in a chunk of
-// kChunkFlagDeltaAddresses).
+// kChunkFlagDeltaAddresses). Time fields take the 1.4 form whatever their
+// bits (PutDeltaField), where DecodeDeltaFields reads the older form for a
+// time field without its bit: the encoder writes kChunkFlagDeltaTimes on
+// every delta-coded chunk, and its decoder's mask keeps those bits.
 template <typename Source>
 inline char* EncodeDeltaFieldsFrom(const KindSchema& schema, uint16_t delta_mask, uint64_t own_time,
                                    FieldHistory::Slot* row, Source& source, char* p) {

@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 
 #include "collector/internal/spsc_ring.h"
 #include "format/event_stream.h"
@@ -271,7 +272,51 @@ static_assert(0x1fb < kRawKindLimit, "the ring-only kinds must fit the kind bits
 // (PackDomainByteString). 16 bytes where the whole record takes 32. The
 // flusher writes it to the trace as the kMarker it stands for.
 inline constexpr auto kRawMarkerPacked = static_cast<format::EventKind>(0x1fe);
-static_assert(0x1fe < kRawKindLimit, "the ring-only kinds must fit the kind bits");
+
+// Every ring-only kind: each in [kRawFirstRingOnlyKind, kRawKindLimit), no
+// two alike.
+inline constexpr format::EventKind kRingOnlyKinds[] = {kRawFrameBeginSmall,
+                                                       kRawFrameEndSmall,
+                                                       kRawCounterIncSmall,
+                                                       kRawCounterDecSmall,
+                                                       kRawPackedTaskBegin,
+                                                       kRawTaskBeginRepeat,
+                                                       kRawTaskEndRepeat,
+                                                       kRawPackedOverlappedBegin,
+                                                       kRawOverlappedBeginRepeat,
+                                                       kRawOverlappedEndRepeat,
+                                                       kRawMetadataValue,
+                                                       kRawDefaultClockBeginEx,
+                                                       kRawDefaultClockEndEx,
+                                                       kRawTaskBeginName,
+                                                       kRawRelationShortIds,
+                                                       kRawJitMethodLoadName,
+                                                       kRawDefaultClockBeginExRepeat,
+                                                       kRawDefaultClockEndExRepeat,
+                                                       kRawMarkerPacked};
+constexpr bool RingOnlyKindsValid() {
+  for (size_t i = 0; i < std::size(kRingOnlyKinds); ++i) {
+    const auto k = static_cast<uint16_t>(kRingOnlyKinds[i]);
+    if (k < kRawFirstRingOnlyKind || k >= kRawKindLimit) return false;
+    for (size_t j = 0; j < i; ++j) {
+      if (kRingOnlyKinds[j] == kRingOnlyKinds[i]) return false;
+    }
+  }
+  return true;
+}
+static_assert(RingOnlyKindsValid(), "a ring-only kind out of range or used twice");
+// The header-bits kinds stand for, in the group's order, what their
+// choosers (WriteFrame, WriteCounterStep) and the flusher's inline path
+// take them for.
+static_assert(HeaderBitsStandsFor(static_cast<uint16_t>(kRawFrameBeginSmall)) ==
+                      format::EventKind::kFrameBegin &&
+                  HeaderBitsStandsFor(static_cast<uint16_t>(kRawFrameEndSmall)) ==
+                      format::EventKind::kFrameEnd &&
+                  HeaderBitsStandsFor(static_cast<uint16_t>(kRawCounterIncSmall)) ==
+                      format::EventKind::kCounterInc &&
+                  HeaderBitsStandsFor(static_cast<uint16_t>(kRawCounterDecSmall)) ==
+                      format::EventKind::kCounterDec,
+              "the header-bits group: two frame kinds, then two counter kinds");
 
 // The word of a metadata value (kRawMetadataValue) and of a marker
 // (kRawMarkerPacked): a domain in the low 24 bits, a byte (the type, the

@@ -258,6 +258,55 @@ TEST(EventStream, DeltaFieldsMakeALoopsEventsRepeatByteForByte) {
   EXPECT_EQ(payload.substr(payload.size() - 2 * ops.size()), ops + ops);
 }
 
+// A time field's two forms, with random values and event times against one
+// running reference row: the 1.4 form (PutDeltaTime, what the encoder
+// writes) and the form before it (the distance from the event's time as a
+// difference from the last, PutDeltaWord, which readers of 1.2 and 1.3
+// chunks meet) both read back as the value, and leave the row the writer
+// left.
+TEST(EventStream, TimeFieldsReadBackInBothForms) {
+  Rng rng(31);
+  for (bool pairs : {true, false}) {
+    SCOPED_TRACE(pairs ? "1.4" : "1.3");
+    internal::FieldHistory::Slot written = {0, 0, 0}, read = {0, 0, 0};
+    for (int i = 0; i < 20000; ++i) {
+      const uint64_t own_time = rng() >> (rng() % 64);
+      // Counting, clock-like, near the event time, or anything.
+      const uint64_t value = i % 4 == 0   ? written[1] + rng() % 3
+                             : i % 4 == 1 ? own_time + written[0] + rng() % 100
+                             : i % 4 == 2 ? own_time - rng() % 1000
+                                          : rng();
+      char buf[32];
+      const char* end = pairs ? internal::PutDeltaTime(buf, value, own_time, written)
+                              : internal::PutDeltaWord(buf, value - own_time, &written[0]);
+      FieldValue f;
+      const char* reason = nullptr;
+      ASSERT_EQ(internal::GetDeltaField<FieldType::kTime>(
+                    buf, end, own_time, [&]() -> auto& { return read; }, pairs, &f, &reason),
+                end)
+          << reason;
+      ASSERT_EQ(f.u, value);
+      ASSERT_EQ(read[0], written[0]);
+      if (pairs) {
+        ASSERT_EQ(read[1], written[1]);
+      }
+    }
+  }
+}
+
+// The writer's choice between the two references: the nearer, and on a tie
+// the distance from the event's time (tag 0), as FORMAT.md fixes it.
+TEST(EventStream, TimeFieldTiesTakeTheFirstReference) {
+  internal::FieldHistory::Slot slot = {0, 0, 0};
+  char buf[16];
+  // At own time 0 against a zero row both references differ by 5.
+  ASSERT_EQ(internal::PutDeltaTime(buf, 5, 0, slot) - buf, 1);
+  EXPECT_EQ(static_cast<unsigned char>(buf[0]), 10u << 1);  // zigzag(5), tag 0
+  // One nearer by the value: tag 1.
+  ASSERT_EQ(internal::PutDeltaTime(buf, 6, 100, slot) - buf, 1);
+  EXPECT_EQ(static_cast<unsigned char>(buf[0]), (2u << 1) | 1);  // zigzag(1), tag 1
+}
+
 TEST(EventStream, EveryFieldTypeRoundTripsThroughTheFieldCodec) {
   // kDouble is used by no kind of version 1.0; a synthetic schema covers it
   // and every other type with the values that stress its encoding.
@@ -361,9 +410,10 @@ TEST(EventStream, FixedFormDecodesEveryKindAsTheSchemaDoes) {
 
 // The same in a delta-coded chunk, each event measured against a row of
 // random previous values: both decoders give back the event, stop at the
-// same place on every prefix, and leave the same row behind; in a chunk of
-// version 1.2 (addresses as they are) and of 1.3 (addresses as
-// differences, as the encoder writes them).
+// same place on every prefix, and leave the same row behind; with the
+// addresses as they are (version 1.2) and as differences (1.3), the time
+// fields both times in the 1.4 form, the only one the encoder writes
+// (TimeFieldsReadBackInBothForms covers the older).
 class FixedFormDeltaTest : public ::testing::TestWithParam<bool> {};
 
 TEST_P(FixedFormDeltaTest, DecodesDeltaFieldsAsTheSchemaDoes) {
