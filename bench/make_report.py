@@ -172,8 +172,8 @@ def section_header(out, meta):
     out.append("")
 
 
-def sustained_row(calls, recorded, group):
-    """[(cost per call, RDTSC in that process, kept share or None)] per
+def sustained_runs(calls, recorded, group):
+    """[(the group's result, RDTSC's result, kept share or None)] per
     sustained run that has the group."""
     out = []
     for i in (1, 2):
@@ -181,22 +181,23 @@ def sustained_row(calls, recorded, group):
         if not res:
             continue
         name = "BM_%s/sustained" % group
-        out.append((per_call_ns(res.get(name)), per_call_ns(res.get("BM_Floor_Rdtsc/sustained")),
+        out.append((res.get(name), res.get("BM_Floor_Rdtsc/sustained"),
                     recorded.get("sustained%d" % i, {}).get(name)))
     return out
+
+
+def sustained_row(calls, recorded, group):
+    """[(cost per call, RDTSC in that process, kept share or None)] per
+    sustained run that has the group."""
+    return [(per_call_ns(entry), per_call_ns(rdtsc), kept)
+            for entry, rdtsc, kept in sustained_runs(calls, recorded, group)]
 
 
 def sustained_flusher_ns(calls, recorded, group):
     """The flusher's CPU per event it kept, in each sustained run that has
     the group (None where the run did not measure it)."""
     out = []
-    for i in (1, 2):
-        res = calls.get("sustained%d" % i)
-        if not res:
-            continue
-        name = "BM_%s/sustained" % group
-        entry = res.get(name)
-        kept = recorded.get("sustained%d" % i, {}).get(name)
+    for entry, _, kept in sustained_runs(calls, recorded, group):
         cpu = entry.get("flusher_cpu_ns") if entry else None
         out.append(cpu / kept[1] if cpu is not None and kept and kept[1] else None)
     return out

@@ -644,16 +644,21 @@ class LaidOutFieldSource {
   uint8_t id_mask_;
 };
 
-// The fields of the task begin or end a ring-only task record stands for,
-// in its kind's order: from the task word the domain (and for a begin the
-// name), null ids.
-class RingTaskSource {
- public:
-  explicit RingTaskSource(uint64_t task_word) : word_(task_word) {}
-  uint64_t Word() { return next_++ == 0 ? TaskWordDomain(word_) : TaskWordName(word_); }
+// What a ring-only record's field source gives for the fields its record
+// does not hold: null ids and no bytes; nothing it reads can fail.
+struct NullIdsSource {
   format::Id NextId() { return format::Id{}; }
   std::string_view NextBytes() { return {}; }
   bool ok() const { return true; }
+};
+
+// The fields of the task begin or end a ring-only task record stands for,
+// in its kind's order: from the task word the domain (and for a begin the
+// name), null ids.
+class RingTaskSource : public NullIdsSource {
+ public:
+  explicit RingTaskSource(uint64_t task_word) : word_(task_word) {}
+  uint64_t Word() { return next_++ == 0 ? TaskWordDomain(word_) : TaskWordName(word_); }
 
  private:
   uint64_t word_;
@@ -679,53 +684,62 @@ class RingOverlappedSource {
   format::Id id_;
 };
 
-// The fields of the kMetadataAdd a kRawMetadataValue record stands for, in
-// its kind's order (domain, null id, key, type, count 1, data), from the
-// record's fields at `fields`. Not ok() if the type has no size.
-class RingMetadataSource {
+// The uint fields of a packed word (PackDomainByteString) in the order the
+// kinds of kRawMetadataValue and kRawMarkerPacked list them: domain, the
+// string id (key, name), the byte (type, scope); then `after` for each
+// further read.
+class PackedWordFields {
  public:
-  explicit RingMetadataSource(const uint8_t* fields)
-      : fields_(fields), word_(LoadRawWord(fields)) {}
-  uint64_t Word() {
+  explicit PackedWordFields(uint64_t word) : word_(word) {}
+  uint64_t Next(uint64_t after) {
     switch (next_++) {
       case 0:
         return PackedDomain(word_);
       case 1:
         return PackedString(word_);
       case 2:
-        return Type();
+        return PackedByte(word_);
       default:
-        return 1;  // count
+        return after;
     }
   }
+  uint64_t word() const { return word_; }
+
+ private:
+  uint64_t word_;
+  int next_ = 0;
+};
+
+// The fields of the kMetadataAdd a kRawMetadataValue record stands for, in
+// its kind's order (domain, null id, key, type, count 1, data), from the
+// record's fields at `fields`. Not ok() if the type has no size.
+class RingMetadataSource {
+ public:
+  explicit RingMetadataSource(const uint8_t* fields)
+      : fields_(fields), packed_(LoadRawWord(fields)) {}
+  uint64_t Word() { return packed_.Next(1); }  // then the count
   format::Id NextId() { return format::Id{}; }
   // The value's word holds any type's bytes (format::kPadsBytes).
   static constexpr bool kPadsBytes = true;
   std::string_view NextBytes() {
-    const int size = format::MetadataTypeSize(Type());
+    const int size = format::MetadataTypeSize(PackedByte(packed_.word()));
     ok_ = size > 0;
     return {reinterpret_cast<const char*>(fields_ + 8), static_cast<size_t>(size)};
   }
   bool ok() const { return ok_; }
 
  private:
-  uint64_t Type() const { return PackedByte(word_); }
-
   const uint8_t* fields_;
-  uint64_t word_;
-  int next_ = 0;
+  PackedWordFields packed_;
   bool ok_ = false;
 };
 
 // The fields of the kind a header-bits record (kRawFrameBeginSmall...)
 // stands for, from its header: the reference, and for a frame a null id.
-class HeaderBitsSource {
+class HeaderBitsSource : public NullIdsSource {
  public:
   explicit HeaderBitsSource(uint64_t header) : value_(RawIdMask(header)) {}
   uint64_t Word() { return value_; }
-  format::Id NextId() { return format::Id{}; }
-  std::string_view NextBytes() { return {}; }
-  bool ok() const { return true; }
 
  private:
   uint64_t value_;
@@ -733,26 +747,13 @@ class HeaderBitsSource {
 
 // The fields of the kMarker a kRawMarkerPacked record stands for, in its
 // kind's order (domain, null id, name, scope), from the record's word.
-class RingMarkerSource {
+class RingMarkerSource : public NullIdsSource {
  public:
-  explicit RingMarkerSource(uint64_t word) : word_(word) {}
-  uint64_t Word() {
-    switch (next_++) {
-      case 0:
-        return PackedDomain(word_);
-      case 1:
-        return PackedString(word_);
-      default:
-        return PackedByte(word_);  // scope
-    }
-  }
-  format::Id NextId() { return format::Id{}; }
-  std::string_view NextBytes() { return {}; }
-  bool ok() const { return true; }
+  explicit RingMarkerSource(uint64_t word) : packed_(word) {}
+  uint64_t Word() { return packed_.Next(0); }
 
  private:
-  uint64_t word_;
-  int next_ = 0;
+  PackedWordFields packed_;
 };
 
 // The fields of the kTaskBeginEx or kTaskEndEx a kRawDefaultClockBeginEx or
@@ -761,7 +762,7 @@ class RingMarkerSource {
 // same), and for a begin its name. An end's domain word reads as a packed
 // word with no name. Each read counted, as RingTaskSource does: the
 // straight-line encoder then keeps everything in registers.
-class DefaultClockExSource {
+class DefaultClockExSource : public NullIdsSource {
  public:
   explicit DefaultClockExSource(const uint8_t* f)
       : word_(LoadRawWord(f)), ts_(LoadRawWord(f + 8)) {}
@@ -780,9 +781,6 @@ class DefaultClockExSource {
         return TaskWordName(word_);
     }
   }
-  format::Id NextId() { return format::Id{}; }
-  std::string_view NextBytes() { return {}; }
-  bool ok() const { return true; }
 
  private:
   uint64_t word_, ts_;
