@@ -37,16 +37,23 @@ benchmark::internal::Benchmark* Register(const CallGroup& group, const std::stri
   const bool sustained = g_sustained_calls != 0;
   auto* b = benchmark::RegisterBenchmark(
       entry->benchmark_name.c_str(), [entry, body, sustained](benchmark::State& s) {
-        // Not timed: the clock starts with the body's loop.
-        if (sustained) std::this_thread::sleep_for(kSettle);
+        // Not timed: the clock starts with the body's loop. A sustained
+        // group starts on a drained ring: the settle after the group before
+        // it (only sustained groups record in that state's process), or
+        // one here for the first.
+        static bool drained = false;
+        if (sustained && !drained) std::this_thread::sleep_for(kSettle);
         // The flusher's CPU while it drains this group's events: from the
-        // loop's start to the end of a settle after it.
+        // loop's start to the end of the settle after it.
         const std::string flusher = sustained ? FindTask("ittc-flusher") : "";
         const uint64_t flusher_ns0 = TaskRunNs(flusher);
         body(s);
-        if (!flusher.empty()) {
+        if (sustained) {
           std::this_thread::sleep_for(kSettle);
-          s.counters["flusher_cpu_ns"] = static_cast<double>(TaskRunNs(flusher) - flusher_ns0);
+          drained = true;
+          if (!flusher.empty()) {
+            s.counters["flusher_cpu_ns"] = static_cast<double>(TaskRunNs(flusher) - flusher_ns0);
+          }
         }
         entry->calls_made.fetch_add(
             static_cast<uint64_t>(s.iterations()) * entry->group.calls_per_iteration,
