@@ -161,24 +161,29 @@ const char* UnpackFields(const char* p, const char* limit, Event* event) {
 }
 
 bool EventStreamEncoder::Buffer::Grow(size_t n) {
-  size_t cap = capacity == 0 ? 4096 : capacity;
-  while (cap - size < n) cap *= 2;
+  size_t cap = capacity() == 0 ? 4096 : capacity();
+  while (cap - size() < n) cap *= 2;
   return GrowTo(cap);
 }
 
 bool EventStreamEncoder::Buffer::GrowTo(size_t cap) {
-  if (cap <= capacity) return true;
+  if (cap <= capacity()) return true;
+  const size_t used = size();
   char* nb = static_cast<char*>(std::realloc(data, cap));
   if (nb == nullptr) return false;
   data = nb;
-  capacity = cap;
+  end = nb + used;
+  limit = nb + cap;
   return true;
 }
 
 void EventStreamEncoder::Buffer::Free() {
   std::free(data);
-  data = nullptr;
-  size = capacity = 0;
+  data = end = limit = nullptr;
+}
+
+bool EventStreamEncoder::GrowForEvent(size_t op_room) {
+  return ops_.Reserve(op_room) != nullptr && times_.Reserve(kMaxVarint64Bytes) != nullptr;
 }
 
 EventStreamEncoder::EventStreamEncoder(FieldCoding coding) : delta_(coding == FieldCoding::kDelta) {
@@ -193,20 +198,20 @@ EventStreamEncoder::~EventStreamEncoder() {
 }
 
 void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
-  times_.size = 0;
-  ops_.size = 0;
+  times_.end = times_.data;
+  ops_.end = ops_.data;
   event_count_ = 0;
   thread_index_ = thread_index;
   base_time_ = last_time_ = base_time;
-  assembled_ = false;
+  assembled_events_ = kNotAssembled;
   failed_ = false;
   history_.Clear();
 }
 
 void EventStreamEncoder::Prepare(size_t payload_bytes) {
   for (Buffer* b : {&times_, &ops_, &out_}) {
-    if (!b->GrowTo(b->size + payload_bytes) || b->capacity == b->size) continue;
-    std::memset(b->data + b->size, 0, b->capacity - b->size);
+    if (!b->GrowTo(b->size() + payload_bytes) || !b->HasRoom(1)) continue;
+    std::memset(b->end, 0, b->capacity() - b->size());
   }
 }
 
@@ -217,12 +222,12 @@ void EventStreamEncoder::Append(const Event& event) {
 
 size_t EventStreamEncoder::payload_size() const {
   return static_cast<size_t>(VarintLength(thread_index_)) + VarintLength(base_time_) +
-         VarintLength(event_count_) + VarintLength(times_.size) + times_.size + ops_.size;
+         VarintLength(event_count_) + VarintLength(times_.size()) + times_.size() + ops_.size();
 }
 
 std::string_view EventStreamEncoder::payload() const {
-  if (!assembled_) {
-    out_.size = 0;
+  if (assembled_events_ != event_count_) {
+    out_.end = out_.data;
     char* p = out_.Reserve(payload_size());
     if (p == nullptr) {
       failed_ = true;
@@ -231,15 +236,15 @@ std::string_view EventStreamEncoder::payload() const {
     p = PutVarint64(p, thread_index_);
     p = PutVarint64(p, base_time_);
     p = PutVarint64(p, event_count_);
-    p = PutVarint64(p, times_.size);
-    if (times_.size > 0) std::memcpy(p, times_.data, times_.size);
-    p += times_.size;
-    if (ops_.size > 0) std::memcpy(p, ops_.data, ops_.size);
-    p += ops_.size;
-    out_.size = static_cast<size_t>(p - out_.data);
-    assembled_ = true;
+    p = PutVarint64(p, times_.size());
+    if (times_.size() > 0) std::memcpy(p, times_.data, times_.size());
+    p += times_.size();
+    if (ops_.size() > 0) std::memcpy(p, ops_.data, ops_.size());
+    p += ops_.size();
+    out_.end = p;
+    assembled_events_ = event_count_;
   }
-  return std::string_view(out_.data, out_.size);
+  return std::string_view(out_.data, out_.size());
 }
 
 bool EventStreamEncoder::RestoreHistory() {

@@ -715,16 +715,22 @@ class EventStreamEncoder {
   ~EventStreamEncoder();
 
  private:
-  // A growable byte buffer written through raw pointers.
+  // A growable byte buffer written through raw pointers: the bytes so far
+  // are [data, end), and it has room up to limit. Pointers rather than
+  // sizes, so that an append reads two members to check its room and
+  // writes one to commit.
   struct Buffer {
     char* data = nullptr;
-    size_t size = 0;
-    size_t capacity = 0;
+    char* end = nullptr;
+    char* limit = nullptr;
+    size_t size() const { return static_cast<size_t>(end - data); }
+    size_t capacity() const { return static_cast<size_t>(limit - data); }
+    bool HasRoom(size_t n) const { return static_cast<size_t>(limit - end) >= n; }
     // Makes room for n more bytes; returns where they go, or nullptr if
     // memory ran out (the buffer is then unchanged).
     char* Reserve(size_t n) {
-      if (__builtin_expect(capacity - size < n, 0) && !Grow(n)) return nullptr;
-      return data + size;
+      if (__builtin_expect(!HasRoom(n), 0) && !Grow(n)) return nullptr;
+      return end;
     }
     bool Grow(size_t n);
     // Grows the capacity to exactly `cap` (no doubling) if it is less.
@@ -755,26 +761,33 @@ class EventStreamEncoder {
     bool Other() { return encoder->AppendBySchema(kind, time, bytes_bound, source); }
   };
 
+  // Where one more event goes: its ops, and its time delta.
+  struct EventRoom {
+    char* ops;
+    char* times;
+  };
   // Room for one more event: `op_room` bytes in the op stream and a time
-  // delta. Returns where its ops go, or nullptr (failed_ set) if memory ran
-  // out. Nothing is committed until CommitEvent.
+  // delta. Sets *room to where they go and returns true, or returns false
+  // (failed_ set) if memory ran out. Nothing is committed until
+  // CommitEvent.
   // Both always inline, as PutField: GCC's unit-wide inlining budget left
   // them out of line in the collector's flusher once its code grew.
-  ABSL_ATTRIBUTE_ALWAYS_INLINE char* ReserveEvent(size_t op_room) {
-    assembled_ = false;
-    char* p = ops_.Reserve(op_room);
-    if (__builtin_expect(p == nullptr || times_.Reserve(kMaxVarint64Bytes) == nullptr, 0)) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE bool ReserveEvent(size_t op_room, EventRoom* room) {
+    if (__builtin_expect(!ops_.HasRoom(op_room) || !times_.HasRoom(kMaxVarint64Bytes), 0) &&
+        !GrowForEvent(op_room)) {
       failed_ = true;
-      return nullptr;
+      return false;
     }
-    return p;
+    *room = EventRoom{ops_.end, times_.end};
+    return true;
   }
-  // Commits the event reserved last, whose ops end at `op_end`.
-  ABSL_ATTRIBUTE_ALWAYS_INLINE void CommitEvent(uint64_t time, char* op_end) {
-    char* t = PutVarint64(times_.data + times_.size,
-                          ZigZagEncode(static_cast<int64_t>(time - last_time_)));
-    times_.size = static_cast<size_t>(t - times_.data);
-    ops_.size = static_cast<size_t>(op_end - ops_.data);
+  // Grows both buffers for ReserveEvent; false if memory ran out.
+  bool GrowForEvent(size_t op_room);
+  // Commits the event whose room `room` was, its ops ending at `op_end`.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void CommitEvent(uint64_t time, const EventRoom& room,
+                                                char* op_end) {
+    times_.end = PutVarint64(room.times, ZigZagEncode(static_cast<int64_t>(time - last_time_)));
+    ops_.end = op_end;
     last_time_ = time;
     ++event_count_;
   }
@@ -782,7 +795,9 @@ class EventStreamEncoder {
   Buffer times_;
   Buffer ops_;
   mutable Buffer out_;
-  mutable bool assembled_ = false;
+  // The event_count_ out_ holds the payload of, or kNotAssembled.
+  static constexpr size_t kNotAssembled = ~size_t{0};
+  mutable size_t assembled_events_ = kNotAssembled;
   mutable bool failed_ = false;
   size_t event_count_ = 0;
   uint64_t base_time_ = 0;
@@ -805,17 +820,20 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EventStreamEncoder::AppendFixedCounting
                                                                                  uint64_t time,
                                                                                  size_t bytes_bound,
                                                                                  Source& source) {
-  char* p = ReserveEvent(internal::kMaxEventPrefixBytes +
-                         sizeof...(kTypes) * internal::kMaxFieldBytes + bytes_bound);
-  if (p == nullptr) return true;  // counted by failed()
-  p = PutVarint64(p, static_cast<uint16_t>(kind));
+  EventRoom room;
+  if (!ReserveEvent(internal::kMaxEventPrefixBytes + sizeof...(kTypes) * internal::kMaxFieldBytes +
+                        bytes_bound,
+                    &room)) {
+    return true;  // counted by failed()
+  }
+  char* p = PutVarint64(room.ops, static_cast<uint16_t>(kind));
   if (delta_) {
     p = internal::PutDeltaFields<kCounting, kTypes...>(p, time, &history_, kind, source);
   } else {
     p = internal::PutFields<kTypes...>(p, time, source);
   }
   if (!source.ok()) return RestoreHistory();
-  CommitEvent(time, p);
+  CommitEvent(time, room, p);
   return true;
 }
 
@@ -831,10 +849,13 @@ bool EventStreamEncoder::AppendBySchema(EventKind kind, uint64_t time, size_t by
                                         Source& source) {
   const KindSchema* s = FindSchema(kind);
   if (s == nullptr) return false;
-  char* p = ReserveEvent(internal::kMaxEventPrefixBytes +
-                         s->field_count * internal::kMaxFieldBytes + bytes_bound);
-  if (p == nullptr) return true;  // counted by failed()
-  p = PutVarint64(p, static_cast<uint16_t>(kind));
+  EventRoom room;
+  if (!ReserveEvent(
+          internal::kMaxEventPrefixBytes + s->field_count * internal::kMaxFieldBytes + bytes_bound,
+          &room)) {
+    return true;  // counted by failed()
+  }
+  char* p = PutVarint64(room.ops, static_cast<uint16_t>(kind));
   if (IsSizedKind(kind)) {
     // Encode the block after the widest possible length prefix, then move
     // it next to the actual prefix. Rare: no 1.0 kind is sized. Sized
@@ -852,7 +873,7 @@ bool EventStreamEncoder::AppendBySchema(EventKind kind, uint64_t time, size_t by
     p = internal::EncodeFieldsFrom(*s, time, source, p);
   }
   if (!source.ok()) return RestoreHistory();
-  CommitEvent(time, p);
+  CommitEvent(time, room, p);
   return true;
 }
 

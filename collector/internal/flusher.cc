@@ -38,9 +38,10 @@ constexpr size_t kWriteBatch = 1024 * 1024;
 // instead of sleeping: a producer that fast refills its ring within a sleep.
 constexpr size_t kBusyRoundBytes = 64 * 1024;
 
-// A drain hands the slots it has encoded back to the producer every this
-// many bytes, not only at the end of what it found: a producer that fills
-// the ring while a large backlog drains gets room as soon as there is some.
+// A drain hands the slots it has encoded back to the producer once this
+// many bytes are encoded (it looks every 256 events), not only at the end
+// of what it found: a producer that fills the ring while a large backlog
+// drains gets room as soon as there is some.
 constexpr size_t kReleaseStepBytes = 64 * 1024;
 
 // How far ahead of the record being encoded the flusher prefetches its
@@ -333,11 +334,14 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
   // other thread's ring would fill meanwhile. The last round drains to the
   // end: the gate is closed, and a call already past it may still commit.
   const size_t budget = bounded ? t->ring.BacklogBytes() : SIZE_MAX;
-  // What the ring's reader keeps from record to record (raw_record.h), in
-  // locals for the drain: the encoder writes through char pointers, which
-  // may alias any memory, so members would be reloaded for every record.
+  // What the ring's reader keeps from record to record (raw_record.h), and
+  // the open chunk's event count, in locals for the drain: the encoder
+  // writes through char pointers, which may alias any memory, so members
+  // would be reloaded for every record. `events` goes back to the chunk
+  // before anything else reads it (WriteChunk, the end of the drain).
   uint64_t prev_ticks = t->flusher_ticks;
   uint64_t task_word = t->flusher_task_word;
+  uint64_t events = 0;
   while (drained < budget) {
     const uint8_t* data;
     size_t available = t->ring.Peek(&data);
@@ -351,11 +355,12 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
       released = end;
     };
     while (consumed < available) {
-      if (consumed - released >= kReleaseStepBytes) release_to(consumed);
       uint64_t header;
       std::memcpy(&header, data + consumed, sizeof(header));
-      size_t size = RawSize(header);
-      if (size < 8 || size > available - consumed) {
+      const size_t size = RawSize(header);
+      // Sizes are multiples of 8, and so is what is left of the window: one
+      // compare refuses a size of 0 and one past the window.
+      if (__builtin_expect(size - 8 > available - consumed - 8, 0)) {
         // Cannot happen unless memory was overwritten; drop the rest rather
         // than read out of bounds.
         static int once = 0;
@@ -378,18 +383,27 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
                              0)) {
           NoteThreadRecord(t, record, ticks);
         }
-        if (chunk == nullptr) chunk = ChunkFor(t);
-        if (chunk->events == 0) {
+        if (chunk == nullptr) {
+          chunk = ChunkFor(t);
+          events = chunk->events;
+        }
+        if (events == 0) {
           chunk->encoder->Reset(t->index, ticks);
           chunk->opened_ns = MonotonicRawNs();
         }
         if (AppendRawRecord(record, ticks, &task_word, chunk->encoder.get())) {
-          ++chunk->events;
-          // payload_size() costs a few varint lengths; look every 256 events.
-          if ((chunk->events & 255) == 0 && chunk->encoder->payload_size() >= kEventsChunkTarget) {
-            // What is left in the ring is then the backlog WriteChunk weighs.
-            release_to(consumed + size);
-            WriteChunk(chunk);
+          // Every 256 events: hand back a step of the ring, and close the
+          // chunk once it is full (payload_size() costs a few varint
+          // lengths).
+          if ((++events & 255) == 0) {
+            if (consumed + size - released >= kReleaseStepBytes) release_to(consumed + size);
+            if (chunk->encoder->payload_size() >= kEventsChunkTarget) {
+              // What is left in the ring is then the backlog WriteChunk weighs.
+              release_to(consumed + size);
+              chunk->events = events;
+              WriteChunk(chunk);
+              events = 0;
+            }
           }
         } else {
           t->dropped[static_cast<int>(format::LossCause::kInvalidArgument)].fetch_add(
@@ -401,6 +415,7 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
     release_to(consumed);
     drained += consumed;
   }
+  if (chunk != nullptr) chunk->events = events;
   t->flusher_ticks = prev_ticks;
   t->flusher_task_word = task_word;
   t->wake_pending.store(0, std::memory_order_relaxed);

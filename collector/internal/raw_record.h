@@ -863,11 +863,13 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
     *task_word = NamedTaskWord(header, *task_word);
     shape = PlainHeader(kRawTaskBeginRepeat, 0);
   }
+  // The end of a task loop's task, half of its records: before the
+  // switch's compares.
+  if (shape == PlainHeader(kRawTaskEndRepeat, 0)) {
+    RingTaskSource source(*task_word);
+    return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, source);
+  }
   switch (shape) {
-    case PlainHeader(kRawTaskEndRepeat, 0): {
-      RingTaskSource source(*task_word);
-      return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, source);
-    }
     case PlainHeader(EventKind::kTaskEnd, 1):
       return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, plain);
     case PlainHeader(kRawPackedTaskBegin, 1):
