@@ -1,5 +1,6 @@
 #include "format/event_stream.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -182,8 +183,19 @@ void EventStreamEncoder::Buffer::Free() {
   data = end = limit = nullptr;
 }
 
-bool EventStreamEncoder::GrowForEvent(size_t op_room) {
-  return ops_.Reserve(op_room) != nullptr && times_.Reserve(kMaxVarint64Bytes) != nullptr;
+bool EventStreamEncoder::ReserveSlow(size_t op_room) {
+  // Room for the event and a run of one-slot events after it, so that the
+  // buffers grow ahead and most events take the countdown.
+  constexpr size_t kRun = 64;
+  if (ops_.Reserve(op_room + kRun * kSmallEventRoom) == nullptr ||
+      times_.Reserve((1 + kRun) * kMaxVarint64Bytes) == nullptr) {
+    small_events_left_ = 0;
+    return false;
+  }
+  // Less this event's room: its ops and its time delta.
+  small_events_left_ = std::min((ops_.capacity() - ops_.size() - op_room) / kSmallEventRoom,
+                                (times_.capacity() - times_.size()) / kMaxVarint64Bytes - 1);
+  return true;
 }
 
 EventStreamEncoder::EventStreamEncoder(FieldCoding coding) : delta_(coding == FieldCoding::kDelta) {
@@ -200,6 +212,7 @@ EventStreamEncoder::~EventStreamEncoder() {
 void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
   times_.end = times_.data;
   ops_.end = ops_.data;
+  small_events_left_ = 0;
   event_count_ = 0;
   thread_index_ = thread_index;
   base_time_ = last_time_ = base_time;

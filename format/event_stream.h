@@ -769,20 +769,33 @@ class EventStreamEncoder {
   // Room for one more event: `op_room` bytes in the op stream and a time
   // delta. Sets *room to where they go and returns true, or returns false
   // (failed_ set) if memory ran out. Nothing is committed until
-  // CommitEvent.
+  // CommitEvent. The room is counted in slots of kSmallEventRoom op bytes
+  // and one time delta: an event takes op_room's slots off
+  // small_events_left_ instead of comparing both buffers' room (one slot
+  // for the fixed kinds, where op_room is a constant).
   // Both always inline, as PutField: GCC's unit-wide inlining budget left
   // them out of line in the collector's flusher once its code grew.
   ABSL_ATTRIBUTE_ALWAYS_INLINE bool ReserveEvent(size_t op_room, EventRoom* room) {
-    if (__builtin_expect(!ops_.HasRoom(op_room) || !times_.HasRoom(kMaxVarint64Bytes), 0) &&
-        !GrowForEvent(op_room)) {
-      failed_ = true;
-      return false;
+    const size_t slots = (op_room + kSmallEventRoom - 1) / kSmallEventRoom;
+    if (__builtin_expect(small_events_left_ < slots, 0)) {
+      if (!ReserveSlow(op_room)) {
+        failed_ = true;
+        return false;
+      }
+    } else {
+      small_events_left_ -= slots;
     }
     *room = EventRoom{ops_.end, times_.end};
     return true;
   }
-  // Grows both buffers for ReserveEvent; false if memory ran out.
-  bool GrowForEvent(size_t op_room);
+  // ReserveEvent when it must look at the buffers: makes room for this
+  // event and for a run of small ones after it, and counts those. False if
+  // memory ran out.
+  bool ReserveSlow(size_t op_room);
+  static constexpr size_t kSmallEventRoom = 256;
+  // Slots (ReserveEvent) both buffers have room for after the events
+  // reserved so far; too few makes the next ReserveEvent count again.
+  size_t small_events_left_ = 0;
   // Commits the event whose room `room` was, its ops ending at `op_end`.
   ABSL_ATTRIBUTE_ALWAYS_INLINE void CommitEvent(uint64_t time, const EventRoom& room,
                                                 char* op_end) {
