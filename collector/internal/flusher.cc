@@ -335,13 +335,14 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
   // end: the gate is closed, and a call already past it may still commit.
   const size_t budget = bounded ? t->ring.BacklogBytes() : SIZE_MAX;
   // What the ring's reader keeps from record to record (raw_record.h), and
-  // the open chunk's event count, in locals for the drain: the encoder
+  // the open chunk's encoder and event count, in locals for the drain: the encoder
   // writes through char pointers, which may alias any memory, so members
   // would be reloaded for every record. `events` goes back to the chunk
   // before anything else reads it (WriteChunk, the end of the drain).
   uint64_t prev_ticks = t->flusher_ticks;
   uint64_t task_word = t->flusher_task_word;
   uint64_t events = 0;
+  format::EventStreamEncoder* encoder = nullptr;  // the open chunk's
   while (drained < budget) {
     const uint8_t* data;
     size_t available = t->ring.Peek(&data);
@@ -385,19 +386,20 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
         }
         if (chunk == nullptr) {
           chunk = ChunkFor(t);
+          encoder = chunk->encoder.get();
           events = chunk->events;
         }
         if (events == 0) {
-          chunk->encoder->Reset(t->index, ticks);
+          encoder->Reset(t->index, ticks);
           chunk->opened_ns = MonotonicRawNs();
         }
-        if (AppendRawRecord(record, ticks, &task_word, chunk->encoder.get())) {
+        if (AppendRawRecord(record, ticks, &task_word, encoder)) {
           // Every 256 events: hand back a step of the ring, and close the
           // chunk once it is full (payload_size() costs a few varint
           // lengths).
           if ((++events & 255) == 0) {
             if (consumed + size - released >= kReleaseStepBytes) release_to(consumed + size);
-            if (chunk->encoder->payload_size() >= kEventsChunkTarget) {
+            if (encoder->payload_size() >= kEventsChunkTarget) {
               // What is left in the ring is then the backlog WriteChunk weighs.
               release_to(consumed + size);
               chunk->events = events;

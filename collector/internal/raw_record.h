@@ -858,16 +858,16 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
                               T = format::FieldType::kTime, B = format::FieldType::kBytes;
   LaidOutFieldSource plain(record + kRawHeaderBytes, 0);
   uint32_t shape = static_cast<uint32_t>(header);
-  if ((shape & ~kRawIdMaskBits) == PlainHeader(kRawTaskBeginName, 0)) {
-    // A begin repeat once the name is in the task word.
-    *task_word = NamedTaskWord(header, *task_word);
-    shape = PlainHeader(kRawTaskBeginRepeat, 0);
-  }
-  // The end of a task loop's task, half of its records: before the
+  // The end of a task loop's task, half of its records: first, before the
   // switch's compares.
   if (shape == PlainHeader(kRawTaskEndRepeat, 0)) {
     RingTaskSource source(*task_word);
     return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, source);
+  }
+  if ((shape & ~kRawIdMaskBits) == PlainHeader(kRawTaskBeginName, 0)) {
+    // A begin repeat once the name is in the task word.
+    *task_word = NamedTaskWord(header, *task_word);
+    shape = PlainHeader(kRawTaskBeginRepeat, 0);
   }
   switch (shape) {
     case PlainHeader(EventKind::kTaskEnd, 1):
