@@ -376,10 +376,12 @@ inline uint8_t* PutRaw(uint8_t* p, const RawId& id) {
 inline uint8_t* PutRaw(uint8_t* p, const RawBytes& b) {
   uint64_t n = b.size + b.tail_size;
   std::memcpy(p, &n, 8);
+  size_t padded = RoundUp8(n);
+  // The padding is zero: the last word is zeroed first, and the bytes
+  // copied over its start (one store where a memset call was).
+  if (padded != 0) std::memset(p + padded, 0, 8);
   if (b.size != 0) std::memcpy(p + 8, b.data, b.size);
   if (b.tail_size != 0) std::memcpy(p + 8 + b.size, b.tail, b.tail_size);
-  size_t padded = RoundUp8(n);
-  if (padded != n) std::memset(p + 8 + n, 0, padded - n);
   return p + 8 + padded;
 }
 
