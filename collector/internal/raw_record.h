@@ -871,6 +871,22 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
     *task_word = NamedTaskWord(header, *task_word);
     shape = PlainHeader(kRawTaskBeginRepeat, 0);
   }
+  // One body for the sync calls, the four consecutive kinds in one
+  // compare before the switch's: a lock loop takes turns among three of
+  // them, and with a jump target each (a period of three) the jump
+  // mispredicted often enough to cost a third of their encoding.
+  static_assert(
+      static_cast<int>(EventKind::kSyncCancel) == static_cast<int>(EventKind::kSyncPrepare) + 1 &&
+          static_cast<int>(EventKind::kSyncAcquired) ==
+              static_cast<int>(EventKind::kSyncPrepare) + 2 &&
+          static_cast<int>(EventKind::kSyncReleasing) ==
+              static_cast<int>(EventKind::kSyncPrepare) + 3,
+      "the sync kinds are four consecutive values");
+  if (shape - PlainHeader(EventKind::kSyncPrepare, 1) <=
+      PlainHeader(EventKind::kSyncReleasing, 1) - PlainHeader(EventKind::kSyncPrepare, 1)) {
+    return encoder->AppendFixedCounting<1u << 0, U>(static_cast<EventKind>(RawKind(header)), ticks,
+                                                    0, plain);
+  }
   switch (shape) {
     case PlainHeader(EventKind::kTaskEnd, 1):
       return encoder->AppendFixed<U>(EventKind::kTaskEnd, ticks, 0, plain);
@@ -938,15 +954,6 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
     case PlainHeader(EventKind::kEventStart, 1):
     case PlainHeader(EventKind::kEventEnd, 1):
       return encoder->AppendFixed<U>(static_cast<EventKind>(RawKind(header)), ticks, 0, plain);
-    // One body for the sync calls: a lock loop takes turns among three of
-    // them, and with a jump target each (a period of three) the jump
-    // mispredicted often enough to cost a third of their encoding.
-    case PlainHeader(EventKind::kSyncPrepare, 1):
-    case PlainHeader(EventKind::kSyncCancel, 1):
-    case PlainHeader(EventKind::kSyncAcquired, 1):
-    case PlainHeader(EventKind::kSyncReleasing, 1):
-      return encoder->AppendFixedCounting<1u << 0, U>(static_cast<EventKind>(RawKind(header)),
-                                                      ticks, 0, plain);
     case PlainHeader(EventKind::kHeapAllocateBegin, 3):
       return encoder->AppendFixed<U, U, U>(EventKind::kHeapAllocateBegin, ticks, 0, plain);
     case PlainHeader(EventKind::kHeapAllocateEnd, 4):
