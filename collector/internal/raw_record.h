@@ -812,20 +812,48 @@ class RingRelationSource {
 };
 
 // The fields of the kJitMethodLoad a kRawJitMethodLoadName record stands
-// for, in the kind's order: its own four, every read checked, then the
-// three empty bytes fields.
+// for, in the kind's order: its own four, then the three empty bytes
+// fields. The record is checked once against the layout its name's length
+// gives (method id, the length word and the padded name, address, size;
+// no id bits); then each field is read with no check. A record that does
+// not match reads zeros and is not ok().
 class RingJitLoadSource {
  public:
-  explicit RingJitLoadSource(const uint8_t* record) : raw_(record) {}
-  uint64_t Word() { return raw_.Word(); }
-  format::Id NextId() { return raw_.NextId(); }
+  explicit RingJitLoadSource(const uint8_t* record) {
+    const uint64_t header = LoadRawWord(record);
+    const size_t offset = RawFieldsOffset(header), size = RawSize(header);
+    if (RawIdMask(header) != 0 || size < offset + kFixedBytes) return;
+    const uint64_t n = LoadRawWord(record + offset + 8);
+    if (n > size || size - offset - kFixedBytes != RoundUp8(static_cast<size_t>(n))) return;
+    p_ = record + offset;
+    name_size_ = static_cast<size_t>(n);
+    ok_ = true;
+  }
+  uint64_t Word() {
+    const uint64_t v = LoadRawWord(p_);
+    p_ += 8;
+    return v;
+  }
+  format::Id NextId() { return format::Id{}; }  // never asked: the kind has no ids
   static constexpr bool kPadsBytes = true;
-  std::string_view NextBytes() { return bytes_++ == 0 ? raw_.NextBytes() : std::string_view(); }
-  bool ok() const { return raw_.ok(); }
+  std::string_view NextBytes() {
+    if (bytes_++ != 0) return {};
+    std::string_view name(reinterpret_cast<const char*>(p_ + 8), name_size_);
+    p_ += 8 + RoundUp8(name_size_);
+    return name;
+  }
+  bool ok() const { return ok_; }
 
  private:
-  RawFieldSource raw_;
+  // The record's words besides the name's bytes: method id, the name's
+  // length, address, size.
+  static constexpr size_t kFixedBytes = 32;
+  // What a record that does not match reads: a zero for each of them.
+  static constexpr uint8_t kZeros[kFixedBytes] = {};
+  const uint8_t* p_ = kZeros;
+  size_t name_size_ = 0;
   int bytes_ = 0;
+  bool ok_ = false;
 };
 
 // The low half of the header of a record of `kind` with `words` one-word
