@@ -52,6 +52,9 @@ inline RawBytes StringField(const char* s, long length) {
   return RawBytes{s, kMaxRawBytesField - kMark, kTruncatedMark, kMark};
 }
 
+// Whether StringField(s, -1) is empty, without measuring s.
+inline bool EmptyString(const char* s) { return s == nullptr || *s == '\0'; }
+
 // The text of a StringField (its tail appended): the registry's copy.
 inline std::string StringFieldText(const RawBytes& b) {
   std::string text(static_cast<const char*>(b.data), b.size);

@@ -453,6 +453,13 @@ inline void WriteDefaultClockEndEx(uint32_t domain, uint64_t ts, uint64_t task_w
 // fields...)` appends them: with no class file, source file or line table
 // as kRawJitMethodLoadName, else the whole kJitMethodLoad. The hot path and
 // the benchmarks' ring writers go through here.
+// WriteJitMethodLoadName is its first form, for a caller that knows the
+// other three fields empty without making them.
+template <typename Write>
+inline void WriteJitMethodLoadName(uint64_t method_id, const RawBytes& name, uint64_t address,
+                                   uint64_t size, Write&& write) {
+  write(kRawJitMethodLoadName, method_id, name, address, size);
+}
 template <typename Write>
 inline void WriteJitMethodLoad(uint64_t method_id, const RawBytes& name, uint64_t address,
                                uint64_t size, const RawBytes& class_file,
@@ -460,7 +467,7 @@ inline void WriteJitMethodLoad(uint64_t method_id, const RawBytes& name, uint64_
   if (class_file.size + class_file.tail_size + source_file.size + source_file.tail_size +
           lines.size + lines.tail_size ==
       0) {
-    write(kRawJitMethodLoadName, method_id, name, address, size);
+    WriteJitMethodLoadName(method_id, name, address, size, write);
   } else {
     write(format::EventKind::kJitMethodLoad, method_id, name, address, size, class_file,
           source_file, lines);
