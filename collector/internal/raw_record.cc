@@ -243,13 +243,18 @@ bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* tas
     return AppendJitMethodLoad<RawFieldSource>(record, header, ticks, encoder);
   }
   if (kind == static_cast<uint16_t>(kRawJitMethodLoadName)) {
-    return AppendJitMethodLoad<RingJitLoadSource>(record, header, ticks, encoder);
+    return AppendJitMethodLoadName(record, ticks, encoder);
   }
   if (kind >= kRawFirstRingOnlyKind) {
     return AppendRingOnlyRecord(record, header, ticks, task_word, encoder);
   }
   return format::internal::WithFixedFields(static_cast<format::EventKind>(kind),
                                            LaidOutAppender{record, header, ticks, encoder});
+}
+
+bool AppendJitMethodLoadName(const uint8_t* record, uint64_t ticks,
+                             format::EventStreamEncoder* encoder) {
+  return AppendJitMethodLoad<RingJitLoadSource>(record, LoadRawWord(record), ticks, encoder);
 }
 
 bool DecodeRawRecord(const uint8_t* record, uint64_t ticks, uint64_t* task_word,

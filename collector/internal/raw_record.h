@@ -877,6 +877,9 @@ constexpr uint32_t PlainHeader(format::EventKind kind, size_t words) {
 // any other by its schema, every read checked. Out of line.
 bool AppendRawRecordChecked(const uint8_t* record, uint64_t ticks, uint64_t* task_word,
                             format::EventStreamEncoder* encoder);
+// AppendRawRecordChecked for a kRawJitMethodLoadName record. Out of line.
+bool AppendJitMethodLoadName(const uint8_t* record, uint64_t ticks,
+                             format::EventStreamEncoder* encoder);
 
 // Encodes one whole raw record, whose ticks are `ticks` (RawTicks), straight
 // into `encoder`'s payload; *task_word is the ring's task word, which a
@@ -1021,6 +1024,10 @@ __attribute__((always_inline)) inline bool AppendRawRecord(const uint8_t* record
           return encoder->AppendFixed<U, I>(stands, ticks, 0, source);
         }
         return encoder->AppendFixed<U>(stands, ticks, 0, source);
+      }
+      // A JIT's method loads by name: one call less than the checked path.
+      if (RawKind(header) == static_cast<uint16_t>(kRawJitMethodLoadName)) {
+        return AppendJitMethodLoadName(record, ticks, encoder);
       }
       return AppendRawRecordChecked(record, ticks, task_word, encoder);
   }
