@@ -449,17 +449,18 @@ inline void WriteDefaultClockEndEx(uint32_t domain, uint64_t ts, uint64_t task_w
   }
 }
 
-// iJIT_NotifyEvent(METHOD_LOAD_FINISHED)'s fields as `write(kind,
-// fields...)` appends them: with no class file, source file or line table
-// as kRawJitMethodLoadName, else the whole kJitMethodLoad. The hot path and
-// the benchmarks' ring writers go through here.
-// WriteJitMethodLoadName is its first form, for a caller that knows the
-// other three fields empty without making them.
+// A JIT method load's name-only record (kRawJitMethodLoadName), the first
+// form of WriteJitMethodLoad, for a caller that knows the class file,
+// source file and line table empty without making them.
 template <typename Write>
 inline void WriteJitMethodLoadName(uint64_t method_id, const RawBytes& name, uint64_t address,
                                    uint64_t size, Write&& write) {
   write(kRawJitMethodLoadName, method_id, name, address, size);
 }
+// iJIT_NotifyEvent(METHOD_LOAD_FINISHED)'s fields as `write(kind,
+// fields...)` appends them: with no class file, source file or line table
+// as kRawJitMethodLoadName, else the whole kJitMethodLoad. The hot path and
+// the benchmarks' ring writers go through here.
 template <typename Write>
 inline void WriteJitMethodLoad(uint64_t method_id, const RawBytes& name, uint64_t address,
                                uint64_t size, const RawBytes& class_file,
