@@ -170,17 +170,36 @@ bool EventStreamEncoder::Buffer::Grow(size_t n) {
 bool EventStreamEncoder::Buffer::GrowTo(size_t cap) {
   if (cap <= capacity()) return true;
   const size_t used = size();
-  char* nb = static_cast<char*>(std::realloc(data, cap));
+  char* nb =
+      static_cast<char*>(std::realloc(data == nullptr ? nullptr : data - front, front + cap));
   if (nb == nullptr) return false;
-  data = nb;
-  end = nb + used;
-  limit = nb + cap;
+  data = nb + front;
+  end = data + used;
+  limit = data + cap;
+  return true;
+}
+
+bool EventStreamEncoder::Buffer::GrowFront(size_t bytes) {
+  if (bytes <= front) return true;
+  const size_t used = size(), cap = capacity();
+  char* nb = static_cast<char*>(std::malloc(bytes + cap));
+  if (nb == nullptr) return false;
+  // All of it touched now, as Prepare touched the buffer it replaces (the
+  // flusher's warm-up teaches its encoders their front).
+  std::memset(nb, 0, bytes + cap);
+  if (used > 0) std::memcpy(nb + bytes, data, used);
+  if (data != nullptr) std::free(data - front);
+  front = bytes;
+  data = nb + bytes;
+  end = data + used;
+  limit = data + cap;
   return true;
 }
 
 void EventStreamEncoder::Buffer::Free() {
-  std::free(data);
+  if (data != nullptr) std::free(data - front);
   data = end = limit = nullptr;
+  front = 0;
 }
 
 bool EventStreamEncoder::ReserveSlow(size_t op_room) {
@@ -212,6 +231,8 @@ EventStreamEncoder::~EventStreamEncoder() {
 void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
   times_.end = times_.data;
   ops_.end = ops_.data;
+  // Failing leaves the front as it was: payload() then copies.
+  if (wanted_front_ > ops_.front) ops_.GrowFront(wanted_front_);
   small_events_left_ = 0;
   event_count_ = 0;
   thread_index_ = thread_index;
@@ -239,25 +260,35 @@ size_t EventStreamEncoder::payload_size() const {
 }
 
 std::string_view EventStreamEncoder::payload() const {
+  const size_t before_ops = payload_size() - ops_.size();
   if (assembled_events_ != event_count_) {
-    out_.end = out_.data;
-    char* p = out_.Reserve(payload_size());
-    if (p == nullptr) {
-      failed_ = true;
-      return std::string_view();
+    char* p;
+    const bool in_front = before_ops <= ops_.front;
+    if (in_front) {
+      p = ops_.data - before_ops;
+    } else {
+      wanted_front_ = before_ops + before_ops / 8;
+      out_.end = out_.data;
+      p = out_.Reserve(payload_size());
+      if (p == nullptr) {
+        failed_ = true;
+        return std::string_view();
+      }
     }
+    assembled_ = p;
     p = PutVarint64(p, thread_index_);
     p = PutVarint64(p, base_time_);
     p = PutVarint64(p, event_count_);
     p = PutVarint64(p, times_.size());
     if (times_.size() > 0) std::memcpy(p, times_.data, times_.size());
     p += times_.size();
-    if (ops_.size() > 0) std::memcpy(p, ops_.data, ops_.size());
-    p += ops_.size();
-    out_.end = p;
+    if (!in_front) {
+      if (ops_.size() > 0) std::memcpy(p, ops_.data, ops_.size());
+      out_.end = p + ops_.size();
+    }
     assembled_events_ = event_count_;
   }
-  return std::string_view(out_.data, out_.size());
+  return std::string_view(assembled_, before_ops + ops_.size());
 }
 
 bool EventStreamEncoder::RestoreHistory() {

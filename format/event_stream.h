@@ -695,7 +695,10 @@ class EventStreamEncoder {
   void Prepare(size_t payload_bytes);
 
   // The payload so far; valid until the next Reset or Append. The first
-  // call after an Append assembles the payload (one copy of its bytes).
+  // call after an Append assembles the payload: it writes the prefix and
+  // the time stream into the room kept before the op stream, or when that
+  // is too small copies the whole payload once (and the next Reset makes
+  // the room large enough for this payload's time stream).
   std::string_view payload() const;
   // Bytes payload() would return, without assembling it.
   size_t payload_size() const;
@@ -723,6 +726,9 @@ class EventStreamEncoder {
     char* data = nullptr;
     char* end = nullptr;
     char* limit = nullptr;
+    // Bytes allocated before data (the allocation starts at data - front):
+    // room to put the payload's prefix in front of the op stream.
+    size_t front = 0;
     size_t size() const { return static_cast<size_t>(end - data); }
     size_t capacity() const { return static_cast<size_t>(limit - data); }
     bool HasRoom(size_t n) const { return static_cast<size_t>(limit - end) >= n; }
@@ -735,6 +741,8 @@ class EventStreamEncoder {
     bool Grow(size_t n);
     // Grows the capacity to exactly `cap` (no doubling) if it is less.
     bool GrowTo(size_t cap);
+    // Makes `front` at least `bytes`, keeping the contents.
+    bool GrowFront(size_t bytes);
     void Free();
   };
 
@@ -806,11 +814,17 @@ class EventStreamEncoder {
   }
 
   Buffer times_;
-  Buffer ops_;
+  Buffer ops_;  // its front holds the payload's prefix and time stream
+  // The payload when ops_.front is too small for what goes before the ops.
   mutable Buffer out_;
-  // The event_count_ out_ holds the payload of, or kNotAssembled.
+  // The event_count_ the assembled payload holds, or kNotAssembled; and
+  // where it starts (ops_.data - its prefix and time stream, or out_.data).
   static constexpr size_t kNotAssembled = ~size_t{0};
   mutable size_t assembled_events_ = kNotAssembled;
+  mutable const char* assembled_ = nullptr;
+  // The ops_.front the next Reset makes room for: the last payload's bytes
+  // before its ops, if they did not fit.
+  mutable size_t wanted_front_ = 0;
   mutable bool failed_ = false;
   size_t event_count_ = 0;
   uint64_t base_time_ = 0;

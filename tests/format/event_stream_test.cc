@@ -164,6 +164,35 @@ TEST(EventStream, PreparedEncoderWritesTheSamePayload) {
   }
 }
 
+// payload() puts the prefix and time stream in the room before the op
+// stream once a Reset has made it large enough, and copies the whole
+// payload when it is not: both forms hold the same bytes, including a
+// payload() taken between appends and after the room was outgrown.
+TEST(EventStream, PayloadIsTheSameAssembledInPlaceOrCopied) {
+  Rng rng(11);
+  std::deque<std::string> storage;
+  const std::vector<Event> events = EveryKindEvents(rng, 300, 1000000, &storage);
+  EventStreamEncoder reused;
+  for (size_t count : {events.size() / 3, events.size() / 3, events.size(), size_t{5}}) {
+    SCOPED_TRACE(count);
+    EventStreamEncoder fresh;  // its first payload is always copied
+    fresh.Reset(3, 4000);
+    reused.Reset(3, 4000);
+    for (size_t i = 0; i < count; ++i) {
+      fresh.Append(events[i]);
+      reused.Append(events[i]);
+      if (i % 97 == 0) {
+        EXPECT_TRUE(reused.payload() == fresh.payload()) << i;  // not printed: binary
+      }
+    }
+    EXPECT_TRUE(reused.payload() == fresh.payload());
+    EXPECT_EQ(reused.payload().size(), reused.payload_size());
+    absl::Status status;
+    EXPECT_EQ(DecodeAll(reused.payload(), reused.chunk_flags(), &status).size(), count);
+    EXPECT_TRUE(status.ok()) << status;
+  }
+}
+
 TEST(EventStream, EveryEventKindPacksAndUnpacksToItself) {
   Rng rng(7);
   std::deque<std::string> storage;
