@@ -333,7 +333,12 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
   // as the drain would otherwise keep the flusher on its ring, and every
   // other thread's ring would fill meanwhile. The last round drains to the
   // end: the gate is closed, and a call already past it may still commit.
-  const size_t budget = bounded ? t->ring.BacklogBytes() : SIZE_MAX;
+  const size_t backlog = t->ring.BacklogBytes();
+  const size_t budget = bounded ? backlog : SIZE_MAX;
+  // Evicting the released lines (SpscRing::ReleaseAndEvict) spends the
+  // flusher's time to spare the producer's; a flusher that has fallen
+  // behind (as WriteChunk weighs it) keeps its time for the drain.
+  const bool evict = backlog <= t->ring.capacity() / kBacklogRingFraction;
   // What the ring's reader keeps from record to record (raw_record.h), and
   // the open chunk's encoder and event count, in locals for the drain: the encoder
   // writes through char pointers, which may alias any memory, so members
@@ -352,7 +357,11 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
     // Hands the window's bytes before `end` back to the producer: the
     // encoder copied every byte it needed from those records.
     auto release_to = [&](size_t end) {
-      t->ring.ReleaseAndEvict(end - released);
+      if (evict) {
+        t->ring.ReleaseAndEvict(end - released);
+      } else {
+        t->ring.Release(end - released);
+      }
       released = end;
     };
     while (consumed < available) {

@@ -37,7 +37,9 @@ namespace ittc::collector_internal {
 // ns, 0.22 -> 1.19 B; a 4-thread frame/task/counter trace 5.5 -> 0.69 ns,
 // 0.49 -> 2.97 B; task begin_ex with user timestamps 34 -> 2.1 ns, 4.6 ->
 // 16.6 B. The trace is a few times larger while the flusher catches up, and
-// keeps the events. README states both (documented_defaults_test).
+// keeps the events. README states both (documented_defaults_test). A drain
+// that starts behind by the same measure also skips evicting the ring
+// lines it releases (Flusher::DrainThread).
 inline constexpr int kBacklogZstdLevel = -1000;
 inline constexpr size_t kBacklogRingFraction = 2;
 
