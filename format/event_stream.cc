@@ -261,7 +261,9 @@ size_t EventStreamEncoder::payload_size() const {
 
 std::string_view EventStreamEncoder::payload() const {
   const size_t before_ops = payload_size() - ops_.size();
-  if (assembled_events_ != event_count_) {
+  // An append that grew the op buffer and was then refused leaves the
+  // count as it was, and an assembly in front of the old buffer behind.
+  if (assembled_events_ != event_count_ || assembled_ops_ != ops_.data) {
     char* p;
     const bool in_front = before_ops <= ops_.front;
     if (in_front) {
@@ -287,6 +289,7 @@ std::string_view EventStreamEncoder::payload() const {
       out_.end = p + ops_.size();
     }
     assembled_events_ = event_count_;
+    assembled_ops_ = ops_.data;
   }
   return std::string_view(assembled_, before_ops + ops_.size());
 }

@@ -817,10 +817,12 @@ class EventStreamEncoder {
   Buffer ops_;  // its front holds the payload's prefix and time stream
   // The payload when ops_.front is too small for what goes before the ops.
   mutable Buffer out_;
-  // The event_count_ the assembled payload holds, or kNotAssembled; and
-  // where it starts (ops_.data - its prefix and time stream, or out_.data).
+  // The event_count_ the assembled payload holds, or kNotAssembled; the
+  // ops_.data it was assembled with; and where it starts (ops_.data - its
+  // prefix and time stream, or out_.data).
   static constexpr size_t kNotAssembled = ~size_t{0};
   mutable size_t assembled_events_ = kNotAssembled;
+  mutable const char* assembled_ops_ = nullptr;
   mutable const char* assembled_ = nullptr;
   // The ops_.front the next Reset makes room for: the last payload's bytes
   // before its ops, if they did not fit.

@@ -600,6 +600,38 @@ TEST(EventStream, RefusedAppendLeavesTheDeltaReferencesAsTheReaderHasThem) {
   }
 }
 
+// A payload assembled in place lives in the op stream's buffer. An append
+// that grows that buffer and is then refused (so the event count stays the
+// same) must not leave payload() pointing at the old one: the refusal
+// itself reads the payload back (RestoreHistory).
+TEST(EventStream, PayloadInPlaceSurvivesARefusedAppendThatGrewTheBuffer) {
+  Rng rng(5);
+  std::deque<std::string> storage;
+  std::vector<Event> kept;
+  for (int i = 0; i < 200; ++i) {
+    kept.push_back(RandomEvent(rng, EventKind::kTaskBeginEx, 100 + i, &storage));
+  }
+  EventStreamEncoder enc, want;
+  enc.Reset(0, 100);
+  for (const Event& e : kept) enc.Append(e);
+  ASSERT_FALSE(enc.payload().empty());  // copied; the next Reset makes room in front
+  enc.Reset(0, 100);
+  want.Reset(0, 100);
+  for (size_t i = 0; i < kept.size(); ++i) {
+    enc.Append(kept[i]);
+    want.Append(kept[i]);
+    if (i == kept.size() / 2) {
+      ASSERT_FALSE(enc.payload().empty());  // in place
+      RefusingSource bad{rng()};
+      // Room for a huge bytes field: the op buffer grows, and moves.
+      EXPECT_FALSE(enc.AppendFrom(EventKind::kTaskBeginEx, 100 + i, size_t{4} << 20, bad));
+      EXPECT_TRUE(enc.payload() == want.payload());
+    }
+  }
+  ASSERT_FALSE(enc.failed());
+  EXPECT_TRUE(enc.payload() == want.payload());
+}
+
 TEST(EventStream, NullIdTakesOneByte) {
   EventStreamEncoder enc(EventStreamEncoder::FieldCoding::kPlain);
   enc.Reset(0, 100);
