@@ -243,6 +243,7 @@ void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
 }
 
 void EventStreamEncoder::Prepare(size_t payload_bytes) {
+  assembled_events_ = kNotAssembled;  // the buffers may move
   for (Buffer* b : {&times_, &ops_, &out_}) {
     if (!b->GrowTo(b->size() + payload_bytes) || !b->HasRoom(1)) continue;
     std::memset(b->end, 0, b->capacity() - b->size());

@@ -694,11 +694,12 @@ class EventStreamEncoder {
   // encoders ahead. Call on an empty encoder (after Reset).
   void Prepare(size_t payload_bytes);
 
-  // The payload so far; valid until the next Reset or Append. The first
-  // call after an Append assembles the payload: it writes the prefix and
-  // the time stream into the room kept before the op stream, or when that
-  // is too small copies the whole payload once (and the next Reset makes
-  // the room large enough for this payload's time stream).
+  // The payload so far; valid until the next Reset, Append or Prepare. The
+  // first call after one of those assembles the payload: it writes the
+  // prefix and the time stream into the room kept before the op stream, or
+  // when that is too small copies the whole payload once (and the next
+  // Reset makes the room large enough for this payload's time stream, with
+  // an eighth to spare; the room never shrinks).
   std::string_view payload() const;
   // Bytes payload() would return, without assembling it.
   size_t payload_size() const;
@@ -824,8 +825,8 @@ class EventStreamEncoder {
   mutable size_t assembled_events_ = kNotAssembled;
   mutable const char* assembled_ops_ = nullptr;
   mutable const char* assembled_ = nullptr;
-  // The ops_.front the next Reset makes room for: the last payload's bytes
-  // before its ops, if they did not fit.
+  // The ops_.front the next Reset makes room for: 9/8 of the bytes before
+  // the ops of the last payload that did not fit.
   mutable size_t wanted_front_ = 0;
   mutable bool failed_ = false;
   size_t event_count_ = 0;

@@ -632,6 +632,18 @@ TEST(EventStream, PayloadInPlaceSurvivesARefusedAppendThatGrewTheBuffer) {
   EXPECT_TRUE(enc.payload() == want.payload());
 }
 
+// Prepare may move the buffer a copied payload was assembled in, and only
+// that one: room for 8 KiB grows the copy's buffer (4 KiB so far) but not
+// the op stream's, whose move payload() would notice by itself.
+TEST(EventStream, PayloadAfterPrepareIsAssembledAgain) {
+  EventStreamEncoder enc, want;
+  enc.Reset(7, 100);
+  want.Reset(7, 100);
+  ASSERT_FALSE(enc.payload().empty());  // copied: no room in front yet
+  enc.Prepare(8192);
+  EXPECT_EQ(std::string(enc.payload()), std::string(want.payload()));
+}
+
 TEST(EventStream, NullIdTakesOneByte) {
   EventStreamEncoder enc(EventStreamEncoder::FieldCoding::kPlain);
   enc.Reset(0, 100);
