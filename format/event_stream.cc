@@ -237,13 +237,11 @@ void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
   event_count_ = 0;
   thread_index_ = thread_index;
   base_time_ = last_time_ = base_time;
-  assembled_events_ = kNotAssembled;
   failed_ = false;
   history_.Clear();
 }
 
 void EventStreamEncoder::Prepare(size_t payload_bytes) {
-  assembled_events_ = kNotAssembled;  // the buffers may move
   for (Buffer* b : {&times_, &ops_, &out_}) {
     if (!b->GrowTo(b->size() + payload_bytes) || !b->HasRoom(1)) continue;
     std::memset(b->end, 0, b->capacity() - b->size());
@@ -261,38 +259,33 @@ size_t EventStreamEncoder::payload_size() const {
 }
 
 std::string_view EventStreamEncoder::payload() const {
+  // Assembled on every call, with nothing kept about it: the views it
+  // returned before point into buffers Append, Reset and Prepare move.
   const size_t before_ops = payload_size() - ops_.size();
-  // An append that grew the op buffer and was then refused leaves the
-  // count as it was, and an assembly in front of the old buffer behind.
-  if (assembled_events_ != event_count_ || assembled_ops_ != ops_.data) {
-    char* p;
-    const bool in_front = before_ops <= ops_.front;
-    if (in_front) {
-      p = ops_.data - before_ops;
-    } else {
-      wanted_front_ = before_ops + before_ops / 8;
-      out_.end = out_.data;
-      p = out_.Reserve(payload_size());
-      if (p == nullptr) {
-        failed_ = true;
-        return std::string_view();
-      }
+  char* begin;
+  const bool in_front = before_ops <= ops_.front;
+  if (in_front) {
+    begin = ops_.data - before_ops;
+  } else {
+    wanted_front_ = before_ops + before_ops / 8;
+    out_.end = out_.data;
+    begin = out_.Reserve(payload_size());
+    if (begin == nullptr) {
+      failed_ = true;
+      return std::string_view();
     }
-    assembled_ = p;
-    p = PutVarint64(p, thread_index_);
-    p = PutVarint64(p, base_time_);
-    p = PutVarint64(p, event_count_);
-    p = PutVarint64(p, times_.size());
-    if (times_.size() > 0) std::memcpy(p, times_.data, times_.size());
-    p += times_.size();
-    if (!in_front) {
-      if (ops_.size() > 0) std::memcpy(p, ops_.data, ops_.size());
-      out_.end = p + ops_.size();
-    }
-    assembled_events_ = event_count_;
-    assembled_ops_ = ops_.data;
   }
-  return std::string_view(assembled_, before_ops + ops_.size());
+  char* p = PutVarint64(begin, thread_index_);
+  p = PutVarint64(p, base_time_);
+  p = PutVarint64(p, event_count_);
+  p = PutVarint64(p, times_.size());
+  if (times_.size() > 0) std::memcpy(p, times_.data, times_.size());
+  p += times_.size();
+  if (!in_front) {
+    if (ops_.size() > 0) std::memcpy(p, ops_.data, ops_.size());
+    out_.end = p + ops_.size();
+  }
+  return std::string_view(begin, before_ops + ops_.size());
 }
 
 bool EventStreamEncoder::RestoreHistory() {

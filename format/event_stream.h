@@ -694,12 +694,13 @@ class EventStreamEncoder {
   // encoders ahead. Call on an empty encoder (after Reset).
   void Prepare(size_t payload_bytes);
 
-  // The payload so far; valid until the next Reset, Append or Prepare. The
-  // first call after one of those assembles the payload: it writes the
-  // prefix and the time stream into the room kept before the op stream, or
-  // when that is too small copies the whole payload once (and the next
-  // Reset makes the room large enough for this payload's time stream, with
-  // an eighth to spare; the room never shrinks).
+  // The payload so far; valid until the next Reset, Append or Prepare
+  // (another call writes the same bytes in the same place). Each call
+  // assembles it: it writes the prefix and the time stream into the room
+  // kept before the op stream, or when that is too small copies the whole
+  // payload (and the next Reset makes the room large enough for this
+  // payload's time stream, with an eighth to spare; the room never
+  // shrinks). A caller takes it once per chunk.
   std::string_view payload() const;
   // Bytes payload() would return, without assembling it.
   size_t payload_size() const;
@@ -818,13 +819,6 @@ class EventStreamEncoder {
   Buffer ops_;  // its front holds the payload's prefix and time stream
   // The payload when ops_.front is too small for what goes before the ops.
   mutable Buffer out_;
-  // The event_count_ the assembled payload holds, or kNotAssembled; the
-  // ops_.data it was assembled with; and where it starts (ops_.data - its
-  // prefix and time stream, or out_.data).
-  static constexpr size_t kNotAssembled = ~size_t{0};
-  mutable size_t assembled_events_ = kNotAssembled;
-  mutable const char* assembled_ops_ = nullptr;
-  mutable const char* assembled_ = nullptr;
   // The ops_.front the next Reset makes room for: 9/8 of the bytes before
   // the ops of the last payload that did not fit.
   mutable size_t wanted_front_ = 0;

@@ -457,6 +457,7 @@ inline void WriteJitMethodLoadName(uint64_t method_id, const RawBytes& name, uin
                                    uint64_t size, Write&& write) {
   write(kRawJitMethodLoadName, method_id, name, address, size);
 }
+
 // iJIT_NotifyEvent(METHOD_LOAD_FINISHED)'s fields as `write(kind,
 // fields...)` appends them: with no class file, source file or line table
 // as kRawJitMethodLoadName, else the whole kJitMethodLoad. The hot path and

@@ -632,9 +632,9 @@ TEST(EventStream, PayloadInPlaceSurvivesARefusedAppendThatGrewTheBuffer) {
   EXPECT_TRUE(enc.payload() == want.payload());
 }
 
-// Prepare may move the buffer a copied payload was assembled in, and only
-// that one: room for 8 KiB grows the copy's buffer (4 KiB so far) but not
-// the op stream's, whose move payload() would notice by itself.
+// Prepare may move the buffer a copied payload goes to, and only that one:
+// room for 8 KiB grows the copy's buffer (4 KiB so far) but not the op
+// stream's. The payload taken afterwards is still whole.
 TEST(EventStream, PayloadAfterPrepareIsAssembledAgain) {
   EventStreamEncoder enc, want;
   enc.Reset(7, 100);
