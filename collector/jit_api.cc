@@ -16,8 +16,12 @@ using ittc::format::EventKind;
 
 namespace {
 
+bool LineTableEmpty(const LineNumberInfo* table, unsigned int entries) {
+  return table == nullptr || entries == 0;
+}
+
 RawBytes LineTable(const LineNumberInfo* table, unsigned int entries) {
-  if (table == nullptr || entries == 0) return RawBytes{"", 0};
+  if (LineTableEmpty(table, entries)) return RawBytes{"", 0};
   // LineNumberInfo is two host-order (little-endian here) u32s: exactly the
   // format's line-table encoding.
   static_assert(sizeof(LineNumberInfo) == 8, "LineNumberInfo is two u32s");
@@ -51,7 +55,7 @@ int MethodRecord(EventKind kind, const Method* m, const Tail&... tail) {
       // reports only names takes the first branch: no empty fields are
       // measured or laid out on the stack (35 instructions of 276).
       if (EmptyString(m->class_file_name) && EmptyString(m->source_file_name) &&
-          (m->line_number_table == nullptr || m->line_number_size == 0)) {
+          LineTableEmpty(m->line_number_table, m->line_number_size)) {
         WriteJitMethodLoadName(id, name, address, size, RingWriter(call.thread(), now));
       } else {
         WriteJitMethodLoad(id, name, address, size, StringField(m->class_file_name, -1),

@@ -232,7 +232,7 @@ void EventStreamEncoder::Reset(uint32_t thread_index, uint64_t base_time) {
   times_.end = times_.data;
   ops_.end = ops_.data;
   // Failing leaves the front as it was: payload() then copies.
-  if (wanted_front_ > ops_.front) ops_.GrowFront(wanted_front_);
+  ops_.GrowFront(wanted_front_);
   small_events_left_ = 0;
   event_count_ = 0;
   thread_index_ = thread_index;

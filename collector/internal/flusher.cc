@@ -337,8 +337,8 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
   const size_t budget = bounded ? backlog : SIZE_MAX;
   // Evicting the released lines (SpscRing::ReleaseAndEvict) spends the
   // flusher's time to spare the producer's; a flusher that has fallen
-  // behind (as WriteChunk weighs it) keeps its time for the drain.
-  const bool evict = backlog <= t->ring.capacity() / kBacklogRingFraction;
+  // behind keeps its time for the drain.
+  const bool evict = !FlusherBehind(backlog, t->ring.capacity());
   // What the ring's reader keeps from record to record (raw_record.h), and
   // the open chunk's encoder and event count, in locals for the drain: the encoder
   // writes through char pointers, which may alias any memory, so members
@@ -498,8 +498,9 @@ void Flusher::WriteChunk(OpenChunk* c) {
   // record was committed, hence before the drain read it.
   WriteDefinitions();
   if (!t->flusher_info_written) WriteThreadInfo(t);
-  const bool behind = t->ring.BacklogBytes() > t->ring.capacity() / kBacklogRingFraction;
-  const int level = behind ? kBacklogZstdLevel : settings_.zstd_level;
+  const int level = FlusherBehind(t->ring.BacklogBytes(), t->ring.capacity())
+                        ? kBacklogZstdLevel
+                        : settings_.zstd_level;
   const uint64_t compress0 = ReadTicks();
   absl::Status s = chunk_writer_.AppendChunk(ChunkType::kEvents, c->encoder->payload(), level,
                                              &pending_, c->encoder->chunk_flags());

@@ -42,6 +42,11 @@ namespace ittc::collector_internal {
 // lines it releases (Flusher::DrainThread).
 inline constexpr int kBacklogZstdLevel = -1000;
 inline constexpr size_t kBacklogRingFraction = 2;
+// Whether a ring of `capacity` bytes holding `backlog` of them has its
+// flusher behind, by the measure above.
+constexpr bool FlusherBehind(size_t backlog, size_t capacity) {
+  return backlog > capacity / kBacklogRingFraction;
+}
 
 // Ticks (ReadTicks) the flusher threads of this process have spent
 // compressing and framing events chunks (ChunkWriter::AppendChunk) and in
