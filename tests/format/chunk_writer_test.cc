@@ -102,5 +102,21 @@ TEST(ChunkWriterTest, ChunksAtAnotherLevelDecodeTheSameAndKeepTheSequence) {
   EXPECT_EQ(again.size(), normal.size());
 }
 
+// A chunk framed with one sequence number and given another afterwards is
+// byte for byte the chunk framed with the other, for payloads of several
+// lengths (the chunk CRC is carried past each without reading it).
+TEST(ChunkWriterTest, SetChunkSequenceEqualsFramingWithThatSequence) {
+  const std::string payload = FourNameTaskLoop(20000);
+  for (size_t length : {size_t{0}, size_t{1}, size_t{57}, size_t{4096}, payload.size()}) {
+    const std::string stored = payload.substr(0, length);
+    std::string chunk = FrameChunkForTest(1, 0, 7, stored, static_cast<uint32_t>(length));
+    for (uint64_t sequence : {uint64_t{0}, uint64_t{8}, uint64_t{1} << 40, ~uint64_t{0}}) {
+      SetChunkSequence(&chunk[0], sequence);
+      EXPECT_EQ(chunk, FrameChunkForTest(1, 0, sequence, stored, static_cast<uint32_t>(length)))
+          << length << " " << sequence;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ittc::format
