@@ -94,7 +94,7 @@ std::string ThreadComm(uint64_t tid) {
 FlusherStageTicks g_flusher_stage_ticks;
 
 Flusher::Flusher(const Settings& settings, OutputFile* file)
-    : settings_(settings), file_(file), chunk_writer_(settings.zstd_level) {}
+    : settings_(settings), output_(file), chunk_writer_(settings.zstd_level) {}
 
 void Flusher::Wake() {
   g_wake_seq.fetch_add(1, std::memory_order_relaxed);
@@ -147,7 +147,7 @@ void Flusher::ParkWhileHeld() {
 }
 
 bool Flusher::Start(const format::FileHeader& header) {
-  pending_ = format::EncodeFileHeader(header);
+  if (!output_.WriteHeader(format::EncodeFileHeader(header))) return false;
   WriteClockSync();
   if (!WritePending()) return false;
   pthread_attr_t attr;
@@ -257,7 +257,7 @@ void Flusher::Run() {
     Round(true);
     WriteEnd();
   }
-  file_->Close();
+  output_.Close();
   done_.store(1, std::memory_order_release);
   Futex(&done_, FUTEX_WAKE_PRIVATE, 1, nullptr);
 }
@@ -286,7 +286,7 @@ void Flusher::AbandonInChild() {
   thread_started_ = false;
   g_flusher_running.store(0, std::memory_order_relaxed);
   g_hold.store(kHoldFree, std::memory_order_relaxed);
-  file_->AbandonInChild();
+  output_.AbandonInChild();
 }
 
 size_t Flusher::Round(bool final) {
@@ -602,7 +602,7 @@ bool Flusher::WritePending() {
     return false;
   }
   const uint64_t write0 = ReadTicks();
-  bool ok = file_->Write(pending_.data(), pending_.size());
+  bool ok = output_.Commit(&pending_);
   g_flusher_stage_ticks.write.fetch_add(ReadTicks() - write0, std::memory_order_relaxed);
   pending_.clear();
   if (!ok) {
@@ -621,7 +621,7 @@ void Flusher::WriteEnd() {
   format::EndRecord end;
   end.events_recorded = totals_.events_recorded;
   end.events_dropped = totals_.events_dropped;
-  end.chunk_count = chunk_writer_.next_sequence();
+  end.chunk_count = output_.chunks_committed();
   end.end_ticks = ReadTicks();
   records_.Clear();
   records_.Append(format::ToRecord(end));

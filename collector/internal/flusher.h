@@ -25,6 +25,7 @@
 #include "collector/internal/output_file.h"
 #include "collector/internal/settings.h"
 #include "collector/internal/thread_state.h"
+#include "collector/internal/trace_output.h"
 #include "format/format.h"
 
 namespace ittc::collector_internal {
@@ -154,7 +155,7 @@ class Flusher {
   void ReapThread(ThreadState* t, ThreadState* prev);
 
   const Settings settings_;
-  OutputFile* const file_;
+  TraceOutput output_;
   format::ChunkWriter chunk_writer_;
   std::vector<OpenChunk> open_chunks_;
   std::vector<std::unique_ptr<format::EventStreamEncoder>> spare_encoders_;
