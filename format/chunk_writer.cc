@@ -129,6 +129,12 @@ void SetChunkSequence(char* header, uint64_t sequence) {
              DecodeFixed32(header + 28) ^ crc32c::Combine(before ^ after, 0, stored_len));
 }
 
+void FrameStoredChunkHeader(ChunkType type, uint64_t sequence, std::string_view payload,
+                            char* header) {
+  const auto size = static_cast<uint32_t>(payload.size());
+  FillHeader(header, static_cast<uint16_t>(type), 0, sequence, payload.data(), size, size);
+}
+
 std::string FrameChunkForTest(uint16_t type, uint16_t flags, uint64_t sequence,
                               std::string_view stored, uint32_t decompressed_length) {
   std::string out(kChunkHeaderSize, '\0');

@@ -7,7 +7,10 @@
 
 #include "format/chunk.h"
 #include "format/event_stream.h"
+#include "format/file_header.h"
+#include "format/records.h"
 #include "format/schema.h"
+#include "format/trace_reader.h"
 #include "gtest/gtest.h"
 
 namespace ittc::format {
@@ -116,6 +119,45 @@ TEST(ChunkWriterTest, SetChunkSequenceEqualsFramingWithThatSequence) {
           << length << " " << sequence;
     }
   }
+}
+
+// A chunk framed uncompressed from its header alone (the crash dump's way)
+// reads back whole, between compressed chunks, in sequence.
+TEST(ChunkWriterTest, StoredChunkHeaderFramesAChunkTheReaderAccepts) {
+  RecordEncoder records;
+  records.Append(ToRecord(LossRecord{2, LossCause::kOverwritten, 40}));
+  const std::string loss(records.payload());
+  records.Clear();
+  records.Append(ToRecord(EndRecord{0, 40, 2, 5}));
+  ChunkWriter writer;
+  std::string file = EncodeFileHeader(FileHeader());
+  ASSERT_TRUE(writer.AppendChunk(ChunkType::kEvents, FourNameTaskLoop(100), &file).ok());
+  char header[kChunkHeaderSize];
+  FrameStoredChunkHeader(ChunkType::kLoss, 1, loss, header);
+  file.append(header, sizeof header);
+  file.append(loss);
+  FrameStoredChunkHeader(ChunkType::kEnd, 2, records.payload(), header);
+  file.append(header, sizeof header);
+  file.append(records.payload());
+
+  TraceReader reader(MemorySource(file), nullptr);
+  ASSERT_TRUE(reader.ReadHeader().ok());
+  Chunk chunk;
+  ASSERT_TRUE(reader.Next(&chunk));
+  EXPECT_EQ(chunk.type, ChunkType::kEvents);
+  ASSERT_TRUE(reader.Next(&chunk));
+  EXPECT_EQ(chunk.type, ChunkType::kLoss);
+  EXPECT_EQ(chunk.flags, 0);
+  EXPECT_EQ(chunk.sequence, 1u);
+  EXPECT_EQ(chunk.payload, loss);
+  ASSERT_TRUE(reader.Next(&chunk));
+  EXPECT_EQ(chunk.type, ChunkType::kEnd);
+  EXPECT_EQ(chunk.payload, records.payload());
+  EXPECT_FALSE(reader.Next(&chunk));
+  EXPECT_TRUE(reader.status().ok());
+  EXPECT_EQ(reader.stats().corrupt_regions, 0u);
+  EXPECT_EQ(reader.stats().chunks_missing, 0u);
+  EXPECT_FALSE(reader.stats().truncated);
 }
 
 }  // namespace
