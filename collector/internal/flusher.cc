@@ -65,6 +65,15 @@ std::atomic<int> g_hold{kHoldFree};
 // 1 from Start until the flusher's loop ends: a hold has somebody to park.
 std::atomic<int> g_flusher_running{0};
 
+// Full rounds (RequestFullRound): tickets asked, and the last one a round
+// served (release after the round's commit, acquire by the waiter). A
+// request that a round's look at g_rounds_asked misses is served by the
+// next round, at most a flush interval later.
+std::atomic<int> g_rounds_asked{0};
+std::atomic<int> g_rounds_done{0};
+
+__thread bool tls_on_flusher __attribute__((tls_model("initial-exec"))) = false;
+
 long Futex(std::atomic<int>* addr, int op, int value, const timespec* timeout) {
   return syscall(SYS_futex, reinterpret_cast<int*>(addr), op, value, timeout, nullptr, 0);
 }
@@ -93,13 +102,36 @@ std::string ThreadComm(uint64_t tid) {
 
 FlusherStageTicks g_flusher_stage_ticks;
 
-Flusher::Flusher(const Settings& settings, OutputFile* file)
-    : settings_(settings), output_(file), chunk_writer_(settings.zstd_level) {}
+Flusher::Flusher(const Settings& settings, OutputFile* file, FlightStore* flight)
+    : settings_(settings), output_(file, flight), chunk_writer_(settings.zstd_level) {}
 
 void Flusher::Wake() {
   g_wake_seq.fetch_add(1, std::memory_order_relaxed);
   Futex(&g_wake_seq, FUTEX_WAKE_PRIVATE, 1, nullptr);
 }
+
+uint32_t Flusher::RequestFullRound() {
+  const int ticket = g_rounds_asked.fetch_add(1, std::memory_order_seq_cst) + 1;
+  Wake();
+  return static_cast<uint32_t>(ticket);
+}
+
+bool Flusher::WaitForRound(uint32_t ticket, uint64_t deadline_ns) {
+  for (;;) {
+    const int done = g_rounds_done.load(std::memory_order_acquire);
+    // Tickets wrap: compare them as distances.
+    if (static_cast<int32_t>(static_cast<uint32_t>(done) - ticket) >= 0) return true;
+    if (g_flusher_running.load(std::memory_order_relaxed) == 0) return false;
+    const uint64_t now = MonotonicRawNs();
+    if (now >= deadline_ns) return false;
+    // At most 10 ms at a time: the flusher may stop without serving it.
+    const uint64_t left = std::min<uint64_t>(deadline_ns - now, 10 * 1000 * 1000);
+    const timespec ts{0, static_cast<long>(left)};
+    Futex(&g_rounds_done, FUTEX_WAIT_PRIVATE, done, &ts);
+  }
+}
+
+bool Flusher::OnFlusherThread() { return tls_on_flusher; }
 
 namespace {
 
@@ -172,6 +204,7 @@ bool Flusher::Start(const format::FileHeader& header) {
 
 void* Flusher::ThreadMain(void* self) {
   pthread_setname_np(pthread_self(), "ittc-flusher");
+  tls_on_flusher = true;
   static_cast<Flusher*>(self)->SetPriority();
   static_cast<Flusher*>(self)->WarmUp();
   static_cast<Flusher*>(self)->Run();
@@ -245,7 +278,10 @@ void Flusher::Run() {
     ParkWhileHeld();
     if (stop_requested_.load(std::memory_order_acquire) != 0) break;
     int seen = g_wake_seq.load(std::memory_order_relaxed);
-    size_t drained = Round(false);
+    const int asked = g_rounds_asked.load(std::memory_order_seq_cst);
+    const bool full = asked != g_rounds_done.load(std::memory_order_relaxed);
+    size_t drained = Round(false, full);
+    if (full) ServeRounds(asked);
     if (write_failed_) break;
     if (stop_requested_.load(std::memory_order_acquire) != 0) break;
     if (drained < kBusyRoundBytes) SleepOnWake(seen, settings_.flush_interval_ms);
@@ -254,8 +290,10 @@ void Flusher::Run() {
   g_flusher_running.store(0, std::memory_order_relaxed);
   SetHold(kHoldFree);
   if (!write_failed_) {
+    const int asked = g_rounds_asked.load(std::memory_order_seq_cst);
     Round(true);
     WriteEnd();
+    ServeRounds(asked);
   }
   output_.Close();
   done_.store(1, std::memory_order_release);
@@ -289,7 +327,7 @@ void Flusher::AbandonInChild() {
   output_.AbandonInChild();
 }
 
-size_t Flusher::Round(bool final) {
+size_t Flusher::Round(bool final, bool close_all) {
   size_t drained = 0;
   ThreadState* prev = nullptr;
   ThreadState* t = g_threads.load(std::memory_order_acquire);
@@ -316,7 +354,7 @@ size_t Flusher::Round(bool final) {
   }
   // A round that is not busy is followed by a sleep: nothing may wait in an
   // open chunk through it.
-  CloseChunks(final || drained < kBusyRoundBytes);
+  CloseChunks(final || close_all || drained < kBusyRoundBytes);
   WriteDefinitions();
   UpdateProcessMaps(&chunk_writer_, &pending_);
   uint64_t now = MonotonicRawNs();
@@ -401,6 +439,7 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
         if (events == 0) {
           encoder->Reset(t->index, ticks);
           chunk->opened_ns = MonotonicRawNs();
+          chunk->first_ticks = ticks;
         }
         if (AppendRawRecord(record, ticks, &task_word, encoder)) {
           // Every 256 events: hand back a step of the ring, and close the
@@ -412,6 +451,7 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
               // What is left in the ring is then the backlog WriteChunk weighs.
               release_to(consumed + size);
               chunk->events = events;
+              chunk->last_ticks = ticks;
               WriteChunk(chunk);
               events = 0;
             }
@@ -426,7 +466,10 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
     release_to(consumed);
     drained += consumed;
   }
-  if (chunk != nullptr) chunk->events = events;
+  if (chunk != nullptr) {
+    chunk->events = events;
+    chunk->last_ticks = prev_ticks;
+  }
   t->flusher_ticks = prev_ticks;
   t->flusher_task_word = task_word;
   t->wake_pending.store(0, std::memory_order_relaxed);
@@ -508,6 +551,7 @@ void Flusher::WriteChunk(OpenChunk* c) {
   if (s.ok()) {
     t->flusher_recorded += c->events;
     totals_.events_recorded += c->events;
+    notes_.events.push_back({t->index, c->events, c->first_ticks, c->last_ticks});
   } else {
     t->dropped[static_cast<int>(format::LossCause::kRecordTooLarge)].fetch_add(
         c->events, std::memory_order_relaxed);
@@ -567,6 +611,7 @@ void Flusher::WriteLosses(ThreadState* t, bool force) {
     loss.cause = static_cast<format::LossCause>(c);
     loss.count = n;
     records_.Append(format::ToRecord(loss));
+    notes_.losses.push_back({t->index, loss.cause, n});
   }
   if (records_.record_count() != 0) AppendRecordChunk(ChunkType::kLoss);
 }
@@ -599,12 +644,14 @@ bool Flusher::WritePending() {
   if (pending_.empty()) return true;
   if (write_failed_) {
     pending_.clear();
+    notes_.Clear();
     return false;
   }
   const uint64_t write0 = ReadTicks();
-  bool ok = output_.Commit(&pending_);
+  bool ok = output_.Commit(&pending_, notes_);
   g_flusher_stage_ticks.write.fetch_add(ReadTicks() - write0, std::memory_order_relaxed);
   pending_.clear();
+  notes_.Clear();
   if (!ok) {
     write_failed_ = true;
     failed_.store(true, std::memory_order_release);
@@ -627,6 +674,11 @@ void Flusher::WriteEnd() {
   records_.Append(format::ToRecord(end));
   AppendRecordChunk(ChunkType::kEnd);
   WritePending();
+}
+
+void Flusher::ServeRounds(int asked) {
+  g_rounds_done.store(asked, std::memory_order_release);
+  Futex(&g_rounds_done, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr);
 }
 
 void Flusher::ReapThread(ThreadState* t, ThreadState* prev) {

@@ -69,8 +69,10 @@ struct FlusherTotals {
 
 class Flusher {
  public:
-  // `file` must be open and outlive the flusher.
-  Flusher(const Settings& settings, OutputFile* file);
+  // Writes to `file`, which must be open, or in flight recorder mode keeps
+  // the chunks in `flight` (trace_output.h): one of the two is null, and
+  // the other must outlive the flusher.
+  Flusher(const Settings& settings, OutputFile* file, FlightStore* flight = nullptr);
   Flusher(const Flusher&) = delete;
   Flusher& operator=(const Flusher&) = delete;
 
@@ -85,6 +87,17 @@ class Flusher {
 
   // Asks the flusher for an early round.
   static void Wake();
+
+  // For the flight recorder's triggers. Asks the flusher for a round that
+  // drains every ring and closes every open chunk, and returns its ticket.
+  // WaitForRound(ticket) returns true once such a round, begun after the
+  // request, has committed its chunks; false if no flusher runs or at
+  // `deadline_ns` (MonotonicRawNs). Both async-signal-safe (atomics,
+  // futex, clock_gettime); never call WaitForRound on the flusher thread.
+  static uint32_t RequestFullRound();
+  static bool WaitForRound(uint32_t ticket, uint64_t deadline_ns);
+  // True on the flusher thread. Async-signal-safe.
+  static bool OnFlusherThread();
 
   // Test hook (ittc_test_hold_flusher): with `hold`, returns once the
   // flusher is parked between two rounds, after which it drains nothing
@@ -125,10 +138,13 @@ class Flusher {
     std::unique_ptr<format::EventStreamEncoder> encoder;
     uint64_t events = 0;
     uint64_t opened_ns = 0;
+    uint64_t first_ticks = 0;  // of its first and last events
+    uint64_t last_ticks = 0;
   };
 
-  // Both return the ring bytes drained.
-  size_t Round(bool final);
+  // Both return the ring bytes drained. `close_all`: close every open
+  // chunk (as the last round does), for a full round (RequestFullRound).
+  size_t Round(bool final, bool close_all = false);
   // `bounded`: stop once the bytes committed when the drain began are
   // drained (every round but the last).
   size_t DrainThread(ThreadState* t, bool bounded);
@@ -153,6 +169,9 @@ class Flusher {
   bool WritePending();
   void WriteEnd();
   void ReapThread(ThreadState* t, ThreadState* prev);
+  // Tells the waiters of the requests up to `asked` that a full round
+  // (begun after them) has committed its chunks.
+  static void ServeRounds(int asked);
 
   const Settings settings_;
   TraceOutput output_;
@@ -163,6 +182,7 @@ class Flusher {
   format::Event event_;
   std::string raw_definitions_;
   std::string pending_;  // framed chunks not yet written
+  ChunkNotes notes_;     // what the flight store needs to know of pending_
   size_t definitions_cursor_ = 0;
   uint64_t last_sync_ns_ = 0;
   FlusherTotals totals_;

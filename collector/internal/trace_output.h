@@ -10,6 +10,11 @@
 // flushers (FORMAT.md, section 4: a reader drops a chunk whose number is
 // not above the last one's).
 //
+// In flight recorder mode (ITTC_FLIGHT_MB) the destination is a
+// FlightStore instead of a file: Commit hands it the numbered batch with
+// its ChunkNotes, and the store keeps what it can (flight_store.h); the
+// file header goes to it too, and nothing is written until a dump.
+//
 // Thread safety: Commit may be called from any thread; calls are
 // serialised by mu_, which guards every field below it. WriteHeader and
 // Close are called with no Commit running (before the flushers start,
@@ -24,14 +29,17 @@
 #include <string>
 #include <string_view>
 
+#include "collector/internal/flight_store.h"
 #include "collector/internal/output_file.h"
 
 namespace ittc::collector_internal {
 
 class TraceOutput {
  public:
-  // `file` must be open and outlive this object.
-  explicit TraceOutput(OutputFile* file) : file_(file) {}
+  // Writes to `file`, which must be open, or in flight recorder mode keeps
+  // the chunks in `flight`: one of the two is null, and the other must
+  // outlive this object.
+  TraceOutput(OutputFile* file, FlightStore* flight) : file_(file), flight_(flight) {}
   TraceOutput(const TraceOutput&) = delete;
   TraceOutput& operator=(const TraceOutput&) = delete;
 
@@ -41,13 +49,14 @@ class TraceOutput {
 
   // Numbers the whole framed chunks in *chunks in order, after every chunk
   // committed before (their headers are rewritten in place), and appends
-  // them to the file in one write. False if the file could not be written,
+  // them to the file in one write (in flight mode: hands them and `notes`,
+  // which describe them, to the store). False if the file could not be written,
   // then and for every later call: collection must stop (the caller says
   // so; the file keeps what was written whole before). REQUIRES: *chunks
   // holds only whole chunks framed by format::ChunkWriter. Cost: one lock,
   // then per chunk two CRCs of 28 bytes and crc32c::Combine (about a
   // microsecond, whatever the chunk's size), then the write.
-  bool Commit(std::string* chunks);
+  bool Commit(std::string* chunks, const ChunkNotes& notes);
 
   // Chunks numbered so far: the sequence number the next one gets. Exact
   // when no Commit runs (the end record's chunk count is taken then).
@@ -58,12 +67,13 @@ class TraceOutput {
   void Close();
 
   // In a fork child: forgets the file without touching it.
-  void AbandonInChild() { file_->AbandonInChild(); }
-
-  const std::string& path() const { return file_->path(); }
+  void AbandonInChild() {
+    if (file_ != nullptr) file_->AbandonInChild();
+  }
 
  private:
-  OutputFile* const file_;
+  OutputFile* const file_;  // one of these two
+  FlightStore* const flight_;
   std::mutex mu_;
   // Written under mu_; relaxed loads outside it are counts for reports.
   std::atomic<uint64_t> next_sequence_{0};
