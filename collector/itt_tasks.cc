@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "collector/internal/api_util.h"
+#include "collector/internal/flight_recorder.h"
 
 using namespace ittc::collector_internal;  // NOLINT: entry points only
 using ittc::format::EventKind;
@@ -268,16 +269,23 @@ ITTC_EXPORT void ITTAPI __itt_marker(const __itt_domain* domain, __itt_id id,
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  WriteMarker(DomainId(domain), ToRaw(id), StringId(name), static_cast<uint64_t>(scope),
+  const uint32_t name_id = StringId(name);
+  WriteMarker(DomainId(domain), ToRaw(id), name_id, static_cast<uint64_t>(scope),
               RingWriter(call.thread(), now));
+  flight::OnMarker(name_id, now);
 }
 
 ITTC_EXPORT void ITTAPI __itt_marker_ex(const __itt_domain* domain,
                                         __itt_clock_domain* clock_domain,
                                         unsigned long long timestamp, __itt_id id,
                                         __itt_string_handle* name, __itt_scope scope) {
-  ExLike(EventKind::kMarkerEx, domain, clock_domain, timestamp, ToRaw(id), uint64_t{StringId(name)},
+  const uint32_t name_id = StringId(name);
+  ExLike(EventKind::kMarkerEx, domain, clock_domain, timestamp, ToRaw(id), uint64_t{name_id},
          static_cast<uint64_t>(scope));
+  // Only a marker that was recorded (not paused, not detached) triggers.
+  if (g_marker_triggers.on() && domain != nullptr && Recording()) {
+    flight::OnMarker(name_id, ReadTicks());
+  }
 }
 
 ITTC_EXPORT void ITTAPI __itt_id_create(const __itt_domain* domain, __itt_id id) {

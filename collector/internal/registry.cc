@@ -53,6 +53,33 @@ void Registry::SetDomainPatterns(std::vector<std::string> patterns) {
   patterns_ = std::move(patterns);
 }
 
+void Registry::SetMarkerTriggerPattern(std::string pattern) {
+  if (pattern.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  marker_pattern_ = std::move(pattern);
+  for (size_t i = 0; i < string_texts_.size(); ++i) {
+    if (GlobMatch(marker_pattern_.c_str(), std::string(string_texts_[i]).c_str())) {
+      g_marker_triggers.Add(static_cast<uint32_t>(i + 1));
+    }
+  }
+  g_marker_triggers.TurnOn();
+}
+
+void MarkerTriggerIds::Add(uint32_t id) {
+  if (id / kBitsPerBlock >= kBlocks) return;
+  std::atomic<std::atomic<uint64_t>*>& slot = blocks_[id / kBitsPerBlock];
+  std::atomic<uint64_t>* block = slot.load(std::memory_order_relaxed);
+  if (block == nullptr) {
+    block = new (std::nothrow) std::atomic<uint64_t>[kBitsPerBlock / 64]();
+    if (block == nullptr) return;
+    // Pairs with the acquire load in Contains().
+    slot.store(block, std::memory_order_release);
+  }
+  std::atomic<uint64_t>& word = block[id % kBitsPerBlock / 64];
+  word.store(word.load(std::memory_order_relaxed) | uint64_t{1} << (id % 64),
+             std::memory_order_relaxed);
+}
+
 bool Registry::FilterAccepts(const char* name) const {
   if (patterns_.empty()) return true;
   for (const std::string& p : patterns_) {
@@ -68,6 +95,9 @@ uint32_t Registry::InternStringLocked(std::string_view text) {
   auto inserted = string_ids_.emplace(std::string(text), id).first;
   string_texts_.push_back(inserted->first);
   AppendDefinitionLocked(EventKind::kDefString, uint64_t{id}, AsBytes(inserted->first));
+  if (!marker_pattern_.empty() && GlobMatch(marker_pattern_.c_str(), inserted->first.c_str())) {
+    g_marker_triggers.Add(id);
+  }
   return id;
 }
 

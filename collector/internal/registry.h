@@ -52,6 +52,34 @@ struct HeapFunction {
 };
 inline constexpr uint64_t kHeapFunctionMagic = 0x4954544348454150ull;  // "ITTCHEAP"
 
+// The string ids whose text matches ITTC_FLIGHT_MARKER: a marker that
+// carries one makes the flight recorder write a dump. Ids are added under
+// the registry's lock as strings are interned, before the id is published
+// (a handle's extra1), so a marker that read its id (acquire) sees its bit.
+// The marker's path asks on() first: one relaxed load when no pattern is
+// set. Blocks of ids are allocated as needed and never freed.
+class MarkerTriggerIds {
+ public:
+  bool on() const { return on_.load(std::memory_order_relaxed); }
+  bool Contains(uint32_t id) const {
+    if (id / kBitsPerBlock >= kBlocks) return false;
+    const std::atomic<uint64_t>* block =
+        blocks_[id / kBitsPerBlock].load(std::memory_order_acquire);
+    return block != nullptr &&
+           ((block[id % kBitsPerBlock / 64].load(std::memory_order_relaxed) >> (id % 64)) & 1) != 0;
+  }
+  // REQUIRES: the registry's lock.
+  void Add(uint32_t id);
+  void TurnOn() { on_.store(true, std::memory_order_relaxed); }
+
+ private:
+  static constexpr uint32_t kBitsPerBlock = 4096;
+  static constexpr uint32_t kBlocks = 1024;
+  std::atomic<bool> on_{false};
+  std::atomic<std::atomic<uint64_t>*> blocks_[kBlocks] = {};
+};
+inline MarkerTriggerIds g_marker_triggers;
+
 class Registry {
  public:
   // The registry; created on first use and never destroyed.
@@ -59,6 +87,9 @@ class Registry {
 
   // Applies the domain filter. REQUIRES: called once, before any domain.
   void SetDomainPatterns(std::vector<std::string> patterns);
+  // Marks the strings whose text matches `pattern` (a glob), those interned
+  // so far and later ones, in g_marker_triggers. REQUIRES: called once.
+  void SetMarkerTriggerPattern(std::string pattern);
 
   // Domains ---------------------------------------------------------------
   __itt_domain* CreateDomain(const char* name);
@@ -148,6 +179,7 @@ class Registry {
 
   std::mutex mu_;
   std::vector<std::string> patterns_;
+  std::string marker_pattern_;  // empty: no marker triggers
   bool recording_ = true;
 
   std::unordered_map<std::string, uint32_t> string_ids_;

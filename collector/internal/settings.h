@@ -7,6 +7,8 @@
 #ifndef COLLECTOR_INTERNAL_SETTINGS_H_
 #define COLLECTOR_INTERNAL_SETTINGS_H_
 
+#include <signal.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -71,7 +73,33 @@ struct Settings {
   std::vector<std::string> domain_patterns;
   // ITTC_PERF_MAP: append JIT method loads to /tmp/perf-<pid>.map.
   bool perf_map = false;
+  // ITTC_FLIGHT_MB: flight recorder mode (flight_recorder.h) keeping at
+  // most this many bytes of chunks in memory; 0: off, the trace is written
+  // as it is recorded.
+  size_t flight_bytes = 0;
+  // ITTC_FLIGHT_SIGNAL: the signal that makes the flight recorder write a
+  // dump; 0: none.
+  int flight_signal = SIGUSR2;
+  // ITTC_FLIGHT_MARKER: markers whose name matches this glob make the
+  // flight recorder write a dump; empty: none.
+  std::string flight_marker;
+  // ITTC_FLIGHT_FATAL: a fatal signal (kFlightFatalSignals) makes the flight
+  // recorder write a dump before the signal's default action.
+  bool flight_fatal = true;
 };
+
+// The signals after which the flight recorder writes what it holds.
+inline constexpr int kFlightFatalSignals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+
+// ITTC_FLIGHT_MB's range: 1 MiB to 64 GiB (address space is reserved for
+// all of it; memory is touched as chunks fill it).
+inline constexpr uint64_t kMaxFlightMb = 65536;
+
+// Parses an ITTC_FLIGHT_SIGNAL value: a signal name with or without "SIG"
+// (USR1, USR2, HUP, WINCH...) or number, not one the flight recorder
+// cannot take (SIGKILL, SIGSTOP, a fatal one); "none" or "0" for none.
+// False if `text` is none of these.
+bool ParseFlightSignal(const char* text, int* signal);
 
 // What names this process in its trace file's name.
 struct ProcessNames {

@@ -3,7 +3,7 @@ that runs it under the collector."""
 
 load("//bazel:copts.bzl", "ITTC_COPTS")
 
-def fault_test(name, program_copts = [], program_deps = [], program_linkopts = [], data = [], **kwargs):
+def fault_test(name, program_copts = [], program_deps = [], program_linkopts = [], data = [], test_deps = [], **kwargs):
     """`<name>_program.cc` built against the stub; `<name>_test.cc` runs it.
 
     Args:
@@ -12,6 +12,7 @@ def fault_test(name, program_copts = [], program_deps = [], program_linkopts = [
       program_deps: extra deps of the program (e.g. TBB).
       program_linkopts: extra link flags of the program.
       data: extra runfiles of the test.
+      test_deps: extra deps of the test.
       **kwargs: passed to the cc_test (size, tags, ...).
     """
     native.cc_binary(
@@ -33,6 +34,6 @@ def fault_test(name, program_copts = [], program_deps = [], program_linkopts = [
         deps = [
             ":fault_util",
             "@system//:gtest_main",
-        ],
+        ] + test_deps,
         **kwargs
     )

@@ -252,6 +252,9 @@ absl::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
   trace.rare_events = std::move(loaded->events);
   trace.has_end = loaded->has_end;
   trace.end = loaded->end;
+  trace.has_flight = loaded->has_flight;
+  trace.flight = loaded->flight;
+  trace.chunks_missing = loaded->stats.chunks_missing;
   trace.corruptions = loaded->corruptions;
   trace.truncations = loaded->truncations;
   return trace;

@@ -76,8 +76,11 @@ struct TraceSummary {
   std::vector<DecodedEvent> rare_events;  // every kind but task begin/end
   bool has_end = false;
   format::EndRecord end;
+  bool has_flight = false;  // a flight recorder's dump
+  format::FlightDump flight;
   int corruptions = 0;
   int truncations = 0;
+  uint64_t chunks_missing = 0;
 
   uint64_t TotalLoss() const;
   // Rare events of `kind` whose field `field` names the string `text`.
