@@ -7,6 +7,8 @@
 //                 loop with default settings (issue 13's load), after a
 //                 pause that lets the flusher drain the previous group
 //   paused        the same after __itt_pause()
+//   flight        recording in flight recorder mode (ITTC_FLIGHT_MB=64):
+//                 the same calls, kept in memory, one dump at the end
 //   filtered      recording, domain "bench" disabled by ITTC_DOMAINS
 //   naive         a mutex + fprintf collector (naive_collector.c), task only
 // plus the reference floors (floors.h) in every state.
@@ -39,7 +41,11 @@ namespace ittc::bench {
 namespace {
 
 const char* const kStates[] = {"compiled_out", "no_collector", "recording", "sustained",
-                               "paused",       "filtered",     "naive"};
+                               "paused",       "filtered",     "naive",     "flight"};
+
+// The flight state's recorder: large enough that a dump is a real one,
+// small enough that the benchmarks overwrite most of what they record.
+constexpr const char* kFlightMb = "64";
 
 // API calls per group in the sustained state.
 constexpr uint64_t kSustainedCalls = 20000000;
@@ -85,12 +91,15 @@ void SetUpEnvironment(const std::string& state, const std::string& trace_dir) {
   UnsetEnv("INTEL_ITTNOTIFY_GROUPS");
   UnsetEnv("ITTC_DOMAINS");
   UnsetEnv("ITTC_START_PAUSED");
-  if (state == "recording" || state == "sustained" || state == "paused" || state == "filtered") {
+  UnsetEnv("ITTC_FLIGHT_MB");
+  if (state == "recording" || state == "sustained" || state == "paused" || state == "filtered" ||
+      state == "flight") {
     SetEnv("INTEL_LIBITTNOTIFY64", CollectorPath());
     SetEnv("INTEL_JIT_PROFILER64", CollectorPath());
     SetEnv("ITTC_OUTPUT", trace_dir + "/calls-%p.itt");
   }
   if (state == "filtered") SetEnv("ITTC_DOMAINS", "no.such.domain");
+  if (state == "flight") SetEnv("ITTC_FLIGHT_MB", kFlightMb);
   if (state == "naive") {
     SetEnv("INTEL_LIBITTNOTIFY64", NaiveCollectorPath());
     SetEnv("INTEL_ITTNOTIFY_GROUPS", "all");
@@ -143,6 +152,21 @@ int RunState(const std::string& state, const std::string& recorded_out, int argc
   int rc = 0;
   if (state == "naive")
     WriteRecordedReport(NaiveLogSummary(trace_dir + "/naive.log"), state, recorded_out);
+  if (state == "flight") {
+    // Detach writes the one dump (FindTrace: the only .itt file).
+    __itt_detach();
+    std::string path = FindTrace(trace_dir);
+    auto summary = SummarizeTrace(path);
+    if (!summary.ok()) {
+      std::fprintf(stderr, "reading the flight dump %s: %s\n", path.c_str(),
+                   std::string(summary.status().message()).c_str());
+      rc = 1;
+    } else {
+      std::printf("flight dump: %llu events, %llu bytes\n",
+                  static_cast<unsigned long long>(summary->events),
+                  static_cast<unsigned long long>(summary->file_bytes));
+    }
+  }
   if (state == "recording" || state == "sustained") {
     __itt_detach();
     std::string path = FindTrace(trace_dir);

@@ -126,7 +126,7 @@ json.dump(out, sys.stdout)
 PY
 }
 
-for state in compiled_out no_collector recording paused filtered naive; do
+for state in compiled_out no_collector recording paused filtered naive flight; do
   extra=()
   [[ $state == recording ]] && extra=(--recorded_out="$WORK/calls_recorded.json")
   [[ $state == naive ]] && extra=(--recorded_out="$WORK/calls_naive_recorded.json")
