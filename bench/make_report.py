@@ -422,6 +422,42 @@ def section_calls(out, calls, recorded):
     out.append("")
 
 
+def section_flight(out, calls, dump):
+    out.append("## Flight recorder")
+    out.append("")
+    out.append("`ITTC_FLIGHT_MB` (README.md, \"Flight recorder\"): the same calls recording "
+               "into the flight recorder's memory (64 MiB, one dump at the end) instead of a "
+               "file, beside the recording state of this run. CPU time per API call, and in "
+               "parentheses the ratio to one RDTSC measured in the same process.")
+    out.append("")
+    rec, fl = calls.get("recording"), calls.get("flight")
+    rdtsc = {"recording": per_call_ns(rec.get("BM_Floor_Rdtsc/recording")) if rec else None,
+             "flight": per_call_ns(fl.get("BM_Floor_Rdtsc/flight")) if fl else None}
+    rows = []
+    for g, title in GROUPS:
+        row = [title]
+        for st, res in (("recording", rec), ("flight", fl)):
+            v = per_call_ns(res.get("BM_%s/%s" % (g, st))) if res else None
+            row.append("%s (%s)" % (fmt_ns(v), fmt_ratio(v, rdtsc[st])))
+        rows.append(row)
+    table(out, ["API group", "recording", "flight recorder"], rows)
+    out.append("A dump of a full 256 MiB store (`bench/flight_dump_bench`), against write(2) of "
+               "as many bytes from memory in the same run; wall time, median of the "
+               "repetitions (the first 256 MiB written into this VM's page cache take seconds "
+               "for any writer, the next ones far less):")
+    out.append("")
+    rows = []
+    for name, title in (("BM_WriteFloor", "write(2) of 256 MiB, 1 MiB at a time"),
+                        ("BM_FlightDump", "dump (written, not synced)"),
+                        ("BM_FlightDumpSync", "dump, then fdatasync")):
+        e = dump.get(name)
+        rows.append([title, "%.0f ms" % (ns(e, "real_time") / 1e6) if e else "n/a"])
+    table(out, ["", "wall time"], rows)
+    out.append("Reproduce: `%scall_overhead_bench -- --state=flight`, `%sflight_dump_bench`."
+               % (RUN, RUN))
+    out.append("")
+
+
 def section_peers(out, calls, recorded, threads, lttng):
     out.append("## Peers: the same loop through other tracers")
     out.append("")
@@ -744,7 +780,7 @@ def main():
 
     meta = load(args.dir, "meta.json") or {}
     calls = {}
-    for s in list(STATE_TITLES) + ["naive"]:
+    for s in list(STATE_TITLES) + ["naive", "flight"]:
         data = load(args.dir, "calls_%s.json" % s)
         if data is not None:
             calls[s] = Results(data)
@@ -776,6 +812,7 @@ def main():
     section_peers(out, calls, recorded, threads, lttng)
     section_threads(out, threads, recorded.get("threads", {}))
     section_flusher(out, flusher)
+    section_flight(out, calls, Results(load(args.dir, "flight_dump.json")))
     section_pause(out, pause, pause_tbb, meta)
     section_generic(out, "Trace format codec (tests/format/format_bench)",
                     Results(load(args.dir, "format_bench.json")),

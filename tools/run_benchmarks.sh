@@ -19,7 +19,7 @@ OUT=${OUT:-$ROOT/docs/BENCHMARKS.md}
 log() { echo "run_benchmarks: $*" >&2; }
 
 TARGETS=(//bench:call_overhead_bench //bench:pause_resume_bench //bench:threads_bench
-         //bench:flusher_bench)
+         //bench:flusher_bench //bench:flight_dump_bench)
 HAVE_FORMAT_BENCH=0
 HAVE_DUMP_BENCH=0
 if [[ -f tests/format/format_bench.cc ]] && grep -q '"format_bench"' tests/format/BUILD; then
@@ -145,6 +145,7 @@ run threads "$BIN/bench/threads_bench" --recorded_out="$WORK/threads_recorded.js
   "${GB_FLAGS[@]}"
 # One run per level: each is a 1 s child process.
 run flusher "$BIN/bench/flusher_bench" --benchmark_out_format=json
+run flight_dump "$BIN/bench/flight_dump_bench" --benchmark_out_format=json
 if [[ $HAVE_FORMAT_BENCH == 1 ]]; then
   run format_bench "$BIN/tests/format/format_bench" --benchmark_min_time=0.1 \
     --benchmark_out_format=json

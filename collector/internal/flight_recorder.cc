@@ -87,6 +87,10 @@ struct Recorder {
   // written), composed without allocating (a fatal signal's handler).
   char before[PATH_MAX] = {};
   char after[8] = {};
+  // The dump's names while it is written (with the store's dump lock): not
+  // on the stack of a signal handler, which may be a small one.
+  char temp_path[PATH_MAX + 32] = {};
+  char final_path[PATH_MAX + 32] = {};
   std::atomic<uint64_t> dumps{0};  // numbers given so far
   // Triggers posted so far, and the last one's time and what.
   std::atomic<int> requested{0};
@@ -145,10 +149,10 @@ bool ComposePath(const Recorder& r, uint64_t n, bool temp, char* out, size_t siz
 // (its only report is then a fixed line).
 bool WriteDumpFile(Recorder* r, const FlightDumpRequest& request, uint64_t deadline_ns,
                    bool in_handler) {
-  char temp[PATH_MAX + 32];
-  char final_path[PATH_MAX + 32];
-  if (!ComposePath(*r, request.dump, true, temp, sizeof temp) ||
-      !ComposePath(*r, request.dump, false, final_path, sizeof final_path)) {
+  char* const temp = r->temp_path;
+  char* const final_path = r->final_path;
+  if (!ComposePath(*r, request.dump, true, temp, sizeof r->temp_path) ||
+      !ComposePath(*r, request.dump, false, final_path, sizeof r->final_path)) {
     return false;
   }
   const int fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

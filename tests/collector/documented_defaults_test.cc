@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "collector/internal/flight_recorder.h"
 #include "collector/internal/flusher.h"
 #include "collector/internal/settings.h"
 #include "gtest/gtest.h"
@@ -59,6 +60,10 @@ std::map<std::string, std::string> CodeDefaults() {
       {"ITTC_FLUSHER_NICE", std::to_string(s.flusher_nice)},
       {"ITTC_START_PAUSED", s.start_paused ? "1" : "0"},
       {"ITTC_DOMAINS", s.domain_patterns.empty() ? "all" : "?"},
+      {"ITTC_FLIGHT_MB", std::to_string(s.flight_bytes >> 20)},
+      {"ITTC_FLIGHT_SIGNAL", s.flight_signal == SIGUSR2 ? "USR2" : "?"},
+      {"ITTC_FLIGHT_MARKER", s.flight_marker.empty() ? "none" : "?"},
+      {"ITTC_FLIGHT_FATAL", s.flight_fatal ? "1" : "0"},
   };
 }
 
@@ -104,6 +109,22 @@ TEST(DocumentedDefaults, DocsStateTheFlusherNice) {
     ++mentions;
   }
   EXPECT_EQ(mentions, 1);
+}
+
+// The flight recorder's waits, as README.md and docs/RELIABILITY.md state
+// them: a trigger waits 1 s at most for the flusher's round, a crash 5 s
+// at most for a dump in progress.
+TEST(DocumentedDefaults, DocsStateTheFlightRecorderWaits) {
+  const std::string round = std::to_string(kFlightRoundWaitMs / 1000) + " s";
+  const std::string fatal = std::to_string(kFlightFatalWaitMs / 1000) + " s";
+  ASSERT_EQ(kFlightRoundWaitMs % 1000, 0u);
+  ASSERT_EQ(kFlightFatalWaitMs % 1000, 0u);
+  EXPECT_NE(
+      ReadRunfile("README.md").find("that takes in what the rings hold (" + round + " at most)"),
+      std::string::npos);
+  const std::string reliability = ReadRunfile("docs/RELIABILITY.md");
+  EXPECT_NE(reliability.find("flusher's round, " + round + " at most"), std::string::npos);
+  EXPECT_NE(reliability.find("a dump in progress, " + fatal + " at most"), std::string::npos);
 }
 
 TEST(DocumentedDefaults, ReadmeStatesWhenChunksAreCompressedFaster) {
