@@ -85,7 +85,7 @@ step_asan_ubsan() {
     "${sanitizer_timeouts[@]}" -- \
     //tests/format/... //tests/collector/... //tests/reliability/... \
     -//tests/collector:real_clients_test -//tests/collector:mpi_test \
-    -//tests/reliability:fork_test
+    -//tests/reliability:fork_test -//tests/reliability:fork_flushers_test
 }
 
 # tests/reliability/tsan.supp explains each suppression.

@@ -23,8 +23,28 @@
 //                  the flusher (acquire: all commits happen-before it).
 //   discard        set in a fork child for threads that no longer exist.
 //   next           written before publication (release CAS on the list
-//                  head) and afterwards only by the flusher.
-//   flusher_*      flusher only.
+//                  head) and afterwards only by flusher 0 (the only one
+//                  that walks and unlinks the list).
+//   flusher_owner  the flusher that drains the ring (flusher.h): set by
+//                  flusher 0 when it first sees the thread, then by each
+//                  owner that hands it over; read relaxed by the owning
+//                  thread to wake its flusher (a hint: a wake that reaches
+//                  the old owner only costs it a round) and by flusher 0.
+//   flusher_move_to  -1, or the flusher flusher 0 wants the thread moved
+//                  to: written by flusher 0 (or the thread itself, through
+//                  the test hook ittc_test_move_this_thread) with release,
+//                  so that the owner's acquire load sees that flusher; read
+//                  and reset by the owner. The move itself is ordered by
+//                  the new owner's inbox mutex.
+//   flusher_moves  how many times the ring changed owner: incremented
+//                  (release) by the owner that hands it over, after the
+//                  new owner's number; read by the test hooks.
+//   flusher_retired  set (release) by the owner once it is done with an
+//                  exited or discarded thread; flusher 0 then reaps it
+//                  (acquire: the owner's last accesses happen-before).
+//   flusher_*      otherwise the owner's only (ownership passes through
+//                  the new owner's inbox mutex).
+//   coord_*        flusher 0's only.
 
 #ifndef COLLECTOR_INTERNAL_THREAD_STATE_H_
 #define COLLECTOR_INTERNAL_THREAD_STATE_H_
@@ -60,7 +80,16 @@ struct ThreadState {
   ThreadState* next = nullptr;
   uint8_t* buffer;
 
-  // Flusher-private bookkeeping.
+  std::atomic<int> flusher_owner{-1};
+  std::atomic<int> flusher_move_to{-1};
+  std::atomic<int> flusher_retired{0};
+  std::atomic<uint32_t> flusher_moves{0};
+  // Flusher 0's view of the thread's rate: the ring's head when the
+  // activity window began, and whether it was active in the last one.
+  uint64_t coord_head_seen = 0;
+  bool coord_active = false;
+
+  // The owner's bookkeeping.
   uint64_t flusher_ticks = 0;                // the last record's ticks read from the ring
   uint64_t flusher_task_word = kNoTaskWord;  // the ring's task word, as read
   uint64_t flusher_recorded = 0;
@@ -76,15 +105,15 @@ struct ThreadState {
 inline constexpr auto kLossReentrant = format::LossCause::kReentrant;
 
 // Every ThreadState not yet reaped, newest first. Threads push themselves
-// with a release CAS; only the flusher unlinks (no ABA: nodes are freed only
-// after being unlinked by the single remover).
+// with a release CAS; only flusher 0 walks it and unlinks (no ABA: nodes
+// are freed only after being unlinked by the single remover).
 extern std::atomic<ThreadState*> g_threads;
 
-// Flusher: unlinks `t`, whose predecessor in the list is `prev` (or nullptr
+// Flusher 0: unlinks `t`, whose predecessor in the list is `prev` (or nullptr
 // if `t` was the head when the flusher read it).
 void UnlinkThread(ThreadState* t, ThreadState* prev);
 
-// Flusher: frees `t` and its ring (or keeps them for reuse).
+// Flusher 0: frees `t` and its ring (or keeps them for reuse).
 void FreeThreadState(ThreadState* t);
 
 // Fork child: drops every other thread's state and this thread's unflushed

@@ -28,6 +28,34 @@ void HoldFlusher(void) {
   }
 }
 
+void HoldFlusherThroughExit(void) {
+  int (*hold)(int) = (int (*)(int))Hook("ittc_test_hold_flusher");
+  if (hold(2) != 1) {
+    fprintf(stderr, "collector_hooks: no running flusher to hold\n");
+    exit(3);
+  }
+}
+
+int Flushers(void) {
+  int (*count)(void) = (int (*)(void))Hook("ittc_test_flushers");
+  return count();
+}
+
+int FlusherOfThisThread(void) {
+  int (*owner)(void) = (int (*)(void))Hook("ittc_test_flusher_of_this_thread");
+  return owner();
+}
+
+unsigned FlusherMovesOfThisThread(void) {
+  unsigned (*moves)(void) = (unsigned (*)(void))Hook("ittc_test_flusher_moves_of_this_thread");
+  return moves();
+}
+
+int MoveThisThread(int to) {
+  int (*move)(int) = (int (*)(int))Hook("ittc_test_move_this_thread");
+  return move(to);
+}
+
 void ReleaseFlusher(void) {
   int (*hold)(int) = (int (*)(int))Hook("ittc_test_hold_flusher");
   hold(0);
