@@ -5,8 +5,12 @@
 // measured the same way in the same process.
 //
 // Each runs through our static part and, given a shared library built from
-// Intel's ittapi static part (--intel_static=PATH; see docs/BENCHMARKS.md),
-// through Intel's: its API pointers, read as its call macros read them.
+// Intel's ittapi static part (--intel_static=PATH; how to build one:
+// docs/BENCHMARKS.md, "Names looked up before each task", which
+// bench/make_report.py writes), through Intel's: its API pointers, read as
+// its call macros read them. After its first call, either static part
+// calls the collector's create directly; before it, each walks a list of
+// its own under its mutex (Intel's is not ours to change).
 // Registered as "BM_<what>/<names>/<static part>/<state>".
 
 #ifndef BENCH_NAME_LOOKUPS_H_
