@@ -33,6 +33,7 @@ STATE_TITLES = {
 }
 GROUPS = [
     ("TaskBeginEnd", "task begin + end"),
+    ("TaskBeginFn", "task begin_fn + end"),
     ("TaskBeginEndEx", "task begin_ex + end_ex"),
     ("TaskOverlapped", "task begin/end overlapped"),
     ("Frame", "frame begin + end"),
