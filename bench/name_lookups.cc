@@ -112,22 +112,19 @@ void Register(Setup* s, const std::string& state) {
   for (size_t count : kNameCounts) {
     const std::string n = "/" + std::to_string(count) + suffix;
     // One call per iteration, the names taken in turn; no events.
+    auto lookups = [s, count](auto* (StaticPart::*create)(const char*) const) {
+      return [s, count, create](benchmark::State& st) {
+        size_t i = 0;
+        for (auto _ : st) {
+          benchmark::DoNotOptimize((s->part.*create)(s->names[i].c_str()));
+          if (++i == count) i = 0;
+        }
+      };
+    };
     RegisterCallGroup(CallGroup{Keep("StringHandleCreate" + n), 1, {}, ""}, state,
-                      [s, count](benchmark::State& st) {
-                        size_t i = 0;
-                        for (auto _ : st) {
-                          benchmark::DoNotOptimize(s->part.StringHandleCreate(s->names[i].c_str()));
-                          if (++i == count) i = 0;
-                        }
-                      });
+                      lookups(&StaticPart::StringHandleCreate));
     RegisterCallGroup(CallGroup{Keep("DomainCreate" + n), 1, {}, ""}, state,
-                      [s, count](benchmark::State& st) {
-                        size_t i = 0;
-                        for (auto _ : st) {
-                          benchmark::DoNotOptimize(s->part.DomainCreate(s->names[i].c_str()));
-                          if (++i == count) i = 0;
-                        }
-                      });
+                      lookups(&StaticPart::DomainCreate));
     // emit_itt's range: create, begin, end. "calls" counts its two events.
     RegisterCallGroup(
         CallGroup{Keep("NamedTask" + n), 2, {}, ""}, state, [s, count](benchmark::State& st) {
