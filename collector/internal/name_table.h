@@ -6,7 +6,7 @@
 //
 // An open-addressing table of pointers to entries, keyed by a hash of the
 // name and compared by content. Entries are never moved or freed while the
-// process lives; a full table is replaced by one twice its size, and the
+// process lives; a table half full is replaced by one twice its size, and the
 // old one is left allocated for the readers that may still be inside it
 // (all the tables a name table ever had take at most twice its last one).
 //
@@ -71,7 +71,7 @@ class NameTable {
     for (size_t i = hash & table->mask;; i = (i + 1) & table->mask) {
       // Pairs with the release store that published the entry in Insert.
       const Entry* e = table->slots()[i].load(std::memory_order_acquire);
-      if (e == nullptr) return nullptr;  // a table is never full (kMaxLoad)
+      if (e == nullptr) return nullptr;  // a table is never full (kMaxLoadPercent)
       if (e->hash == hash && e->size == size && SameBytes(e->text(), text, size)) {
         return e->value;
       }
