@@ -29,6 +29,20 @@ void NameTable::Place(Table* table, const Entry* e) {
   table->slots()[i].store(e, std::memory_order_release);
 }
 
+NameTable::~NameTable() {
+  const Table* table = table_.load(std::memory_order_relaxed);
+  if (table == nullptr) return;
+  // The newest table holds every entry; the older ones hold some of them.
+  for (size_t i = 0; i <= table->mask; ++i) {
+    std::free(const_cast<Entry*>(table->slots()[i].load(std::memory_order_relaxed)));
+  }
+  while (table != nullptr) {
+    const Table* previous = table->previous;
+    std::free(const_cast<Table*>(table));
+    table = previous;
+  }
+}
+
 bool NameTable::Insert(std::string_view name, uint64_t hash, void* value) {
   Table* table = table_.load(std::memory_order_relaxed);  // only Insert writes it
   const size_t slots = table == nullptr ? 0 : table->mask + 1;

@@ -36,6 +36,9 @@ namespace ittc::collector_internal {
 class NameTable {
  public:
   NameTable() = default;
+  // Frees the entries and every table (a registry's table lives as long as
+  // the process; tests make short-lived ones). REQUIRES: no Find running.
+  ~NameTable();
   NameTable(const NameTable&) = delete;
   NameTable& operator=(const NameTable&) = delete;
 

@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
     if (pthread_create(&ids[i], NULL, Thread, (void*)(long)i) != 0) return 2;
   }
   for (int i = 0; i < threads; ++i) pthread_join(ids[i], NULL);
+  free(ids);
   printf("mismatches %ld\n", g_mismatches);
   return g_mismatches == 0 ? 0 : 1;
 }
