@@ -33,6 +33,7 @@ STATE_TITLES = {
 }
 GROUPS = [
     ("TaskBeginEnd", "task begin + end"),
+    ("TaskBeginFn", "task begin_fn + end"),
     ("TaskBeginEndEx", "task begin_ex + end_ex"),
     ("TaskOverlapped", "task begin/end overlapped"),
     ("Frame", "frame begin + end"),
@@ -467,6 +468,47 @@ def section_peers(out, calls, recorded, threads, lttng):
     out.append("")
 
 
+def section_names(out, calls):
+    """Issue 46: a name created before, looked up again, against a task begin."""
+    res = calls.get("recording")
+    out.append("## Names looked up before each task (issue 46)")
+    out.append("")
+    if not res:
+        out.append("No data (call_overhead_bench --state=recording).")
+        out.append("")
+        return
+    out.append("`__itt_string_handle_create` / `__itt_domain_create` of a name created before "
+               "(the names taken in turn), and emit_itt's range (create + task begin + end), "
+               "with 300 and 3000 distinct names; in parentheses the ratio to one task begin "
+               "(`__itt_task_begin` alone) measured in the same process through the same "
+               "static part. Target: a lookup <= 1.5x a task begin. Intel's static part is "
+               "measured when the script is given one (`ITTC_INTEL_STATIC`).")
+    out.append("")
+    rows = []
+    for part, title in (("stub", "ours"), ("intel", "Intel's")):
+        begin = per_call_ns(res.get("BM_TaskBegin/%s/recording" % part))
+        if begin is None:
+            continue
+        pair = res.get("BM_TaskBeginEnd/%s/recording" % part)
+        row = ["%s: task begin %s, begin + end %s" % (title, fmt_ns(begin),
+                                                    fmt_ns(2 * per_call_ns(pair) if pair else None))]
+        for count in (300, 3000):
+            for what in ("StringHandleCreate", "DomainCreate"):
+                v = per_call_ns(res.get("BM_%s/%d/%s/recording" % (what, count, part)))
+                row.append("%s (%s)" % (fmt_ns(v), fmt_ratio(v, begin)))
+            task = res.get("BM_NamedTask/%d/%s/recording" % (count, part))
+            row.append(fmt_ns(2 * per_call_ns(task) if task else None))
+        rows.append(row)
+    table(out, ["static part", "string, 300", "domain, 300", "create + begin + end, 300",
+                "string, 3000", "domain, 3000", "create + begin + end, 3000"], rows)
+    out.append("Reproduce: `%scall_overhead_bench -- --state=recording "
+               "--benchmark_filter='/(stub|intel)/' [--intel_static=PATH]`, PATH a shared "
+               "library built from Intel's ittapi static part: `cc -O2 -shared -fPIC "
+               "-Wl,-Bsymbolic -Iinclude -Isrc/ittnotify src/ittnotify/ittnotify_static.c "
+               "-o libittnotify_intel.so -ldl -lpthread` in an ittapi checkout." % RUN)
+    out.append("")
+
+
 def section_pause(out, pause, pause_tbb, meta):
     out.append("## Pause and resume")
     out.append("")
@@ -774,6 +816,7 @@ def main():
     section_targets(out, calls, recorded, threads, flusher)
     section_calls(out, calls, recorded)
     section_peers(out, calls, recorded, threads, lttng)
+    section_names(out, calls)
     section_threads(out, threads, recorded.get("threads", {}))
     section_flusher(out, flusher)
     section_pause(out, pause, pause_tbb, meta)

@@ -17,6 +17,7 @@
 //   ring_ticks     owning thread only: the ticks of its last record in the
 //                  ring (raw_record.h measures each record's from it).
 //   ring_task_word owning thread only: the ring's task word (raw_record.h).
+//   code_ranges    owning thread only, inside its ITT calls (code_ranges.h).
 //   wake_pending   set by the owner when it wakes the flusher, cleared by
 //                  the flusher after a drain; relaxed (a hint, no data).
 //   exited         set by the owner's key destructor (release), read by
@@ -54,6 +55,7 @@
 #include <cstdint>
 #include <string>
 
+#include "collector/internal/code_ranges.h"
 #include "collector/internal/raw_record.h"
 #include "collector/internal/spsc_ring.h"
 #include "collector/internal/timebase.h"
@@ -98,6 +100,10 @@ struct ThreadState {
   bool flusher_ignored = false;
   std::string flusher_name;  // set by __itt_thread_set_name
   std::string flusher_comm;  // the kernel's name, when there is no ITT name
+
+  // Last, on a line of its own: moves none of the fields above, shares no
+  // line with the flusher's.
+  alignas(64) CodeRangeCache code_ranges;
 };
 
 // A call made from a signal handler while the same thread was inside an ITT
