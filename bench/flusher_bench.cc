@@ -7,6 +7,15 @@
 //   BM_FlusherSaturated/zstd:L          ITTC_OVERFLOW=block, unpaced: the
 //                                       producer waits for the flusher, so
 //                                       the rate is the flusher's maximum
+//   BM_Drain/producers:P/flushers:K     P producers each fill a 64 MiB ring
+//                                       with 2 M task pairs while the
+//                                       flushers are held; then K flushers
+//                                       (ITTC_FLUSHERS) empty them:
+//                                       drain_mps is the events drained per
+//                                       second of wall time, the rate K
+//                                       flushers reach together (issue 46:
+//                                       K = 2 at >= 1.6x K = 1, on a
+//                                       machine with K cores to spare)
 // (compress_ns_per_event and write_ns_per_event: the parts of the flusher's
 // CPU per event spent compressing and framing chunks and writing, as the
 // collector counted them in that run; the rest is reading the rings,
@@ -33,6 +42,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -80,6 +90,50 @@ void Register(const char* name, const PacedRunConfig& config) {
               static_cast<double>(r.producer_cpu_ns) / static_cast<double>(r.emitted);
         }
       })
+      ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
+// Rings of 64 MiB: 2 M pairs of task records (up to 24 bytes a pair) fit,
+// and draining them takes long enough (~100 ms) to time.
+constexpr int kDrainRingKb = 64 * 1024;
+constexpr uint64_t kDrainPairs = 2 * 1000 * 1000;
+
+void RegisterDrain(int producers, int flushers) {
+  PacedRunConfig config;
+  config.ring_kb = kDrainRingKb;
+  config.producers = producers;
+  config.flushers = std::to_string(flushers);
+  config.drain_pairs = kDrainPairs;
+  char name[96];
+  std::snprintf(name, sizeof(name), "BM_Drain/producers:%d/flushers:%d", producers, flushers);
+  benchmark::RegisterBenchmark(name,
+                               [config](benchmark::State& state) {
+                                 for (auto _ : state) {
+                                   PacedRunResult r = RunPacedChild(config);
+                                   if (!r.ok || r.recorded == 0 || r.drain_seconds <= 0) {
+                                     state.SkipWithError("child run failed");
+                                     return;
+                                   }
+                                   const double recorded = static_cast<double>(r.recorded);
+                                   state.SetIterationTime(r.drain_seconds);
+                                   state.counters["flushers"] = r.flushers;
+                                   state.counters["drain_mps"] = recorded / r.drain_seconds / 1e6;
+                                   state.counters["dropped"] = static_cast<double>(r.dropped);
+                                   uint64_t cpu = 0;
+                                   for (uint64_t ns : r.flusher_cpu_each_ns) cpu += ns;
+                                   // CPU of all flushers per event drained, and the busiest one's
+                                   // share of the drain's wall time.
+                                   state.counters["flusher_ns_per_event"] =
+                                       static_cast<double>(cpu) / recorded;
+                                   uint64_t busiest = 0;
+                                   for (uint64_t ns : r.flusher_cpu_each_ns)
+                                     busiest = std::max(busiest, ns);
+                                   state.counters["busiest_flusher_pct"] =
+                                       100.0 * static_cast<double>(busiest) / 1e9 / r.drain_seconds;
+                                 }
+                               })
       ->Iterations(1)
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond);
@@ -413,6 +467,7 @@ int main(int argc, char** argv) {
     std::snprintf(name, sizeof(name), "BM_FlusherSaturated/zstd:%d", level);
     Register(name, config);
   }
+  for (int flushers : {1, 2}) RegisterDrain(2, flushers);
   benchmark::RegisterBenchmark("BM_Floor_Rdtsc", BM_Floor_Rdtsc);
   benchmark::RegisterBenchmark("BM_Stage_Decode", BM_Stage_Decode);
   benchmark::RegisterBenchmark("BM_Stage_Encode", BM_Stage_Encode);

@@ -49,6 +49,12 @@ ITTC_EXPORT int ittc_test_flusher_of_this_thread(void) {
   return t == nullptr ? -1 : t->flusher_owner.load(std::memory_order_acquire);
 }
 
+// Bytes the calling thread's ring holds that no flusher has drained yet.
+ITTC_EXPORT unsigned long long ittc_test_backlog_of_this_thread(void) {
+  ci::ThreadState* t = ci::tls_thread;
+  return t == nullptr ? 0 : t->ring.RefreshFill();  // the producer's own view
+}
+
 // How many times the calling thread's ring changed flusher so far.
 ITTC_EXPORT unsigned ittc_test_flusher_moves_of_this_thread(void) {
   const ci::ThreadState* t = ci::tls_thread;

@@ -51,6 +51,18 @@ unsigned FlusherMovesOfThisThread(void) {
   return moves();
 }
 
+unsigned long long BacklogOfThisThread(void) {
+  unsigned long long (*backlog)(void) =
+      (unsigned long long (*)(void))Hook("ittc_test_backlog_of_this_thread");
+  return backlog();
+}
+
+int FlusherCpuNs(unsigned long long* cpu_ns, int max) {
+  int (*times)(unsigned long long*, int) =
+      (int (*)(unsigned long long*, int))Hook("ittc_test_flusher_cpu_ns");
+  return times(cpu_ns, max);
+}
+
 int MoveThisThread(int to) {
   int (*move)(int) = (int (*)(int))Hook("ittc_test_move_this_thread");
   return move(to);

@@ -44,6 +44,13 @@ int FlusherOfThisThread(void);
 unsigned FlusherMovesOfThisThread(void);
 int MoveThisThread(int to);
 
+/* Bytes of the calling thread's ring no flusher has drained yet. */
+unsigned long long BacklogOfThisThread(void);
+
+/* The CPU time of each flusher thread so far, flusher 0 first, at most
+ * `max`; returns how many. */
+int FlusherCpuNs(unsigned long long* cpu_ns, int max);
+
 /* Like HoldFlusher, and the flushers stay parked through the end of the
  * session: the exit then waits ITTC_EXIT_TIMEOUT_MS for them in vain. */
 void HoldFlusherThroughExit(void);
