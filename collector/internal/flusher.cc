@@ -608,6 +608,10 @@ void FlusherWorker::Run() {
     threads_.clear();
     return;
   }
+  // Stop woke every flusher: this one's rings drain while the others drain
+  // theirs; then, once they have stopped, the threads they handed back
+  // (drained already, but for what a late call committed), and the end.
+  if (!group_->failed()) Round(true);
   group_->StopOthers();
   if (!group_->failed()) {
     Round(true);
