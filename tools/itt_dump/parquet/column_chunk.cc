@@ -149,7 +149,8 @@ absl::StatusOr<EncodedChunk> EncodeColumnChunk(const Column& column, const Chunk
       }
       chunk.dictionary_bytes = chunk.bytes.size();
       // At least one bit: a width of 0 is valid, but not every reader takes it.
-      index_width = std::max(1, BitWidth(column.dictionary().size() - 1));
+      const size_t entries = column.dictionary().size();
+      index_width = std::max(1, BitWidth(entries > 1 ? entries - 1 : 0));
       chunk.encodings.push_back(EncodingId::kPlain);
       break;
     }
