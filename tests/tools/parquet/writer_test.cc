@@ -183,13 +183,15 @@ TEST(Encodings, DeltaBinaryPackedRoundTrips) {
   cases.push_back(wild);
   std::vector<int64_t> exact(129, 3);  // a block and one value
   cases.push_back(exact);
-  for (const std::vector<int64_t>& v : cases) {
-    SCOPED_TRACE(v.size());
-    std::string s;
-    AppendDeltaBinaryPacked(v.data(), v.size(), &s);
-    Reader r(s);
-    EXPECT_EQ(r.DeltaBinaryPacked(), v);
-    EXPECT_EQ(r.at(), s.size());
+  for (const bool aligned : {false, true}) {
+    for (const std::vector<int64_t>& v : cases) {
+      SCOPED_TRACE(testing::Message() << v.size() << " values, byte-aligned " << aligned);
+      std::string s;
+      AppendDeltaBinaryPacked(v.data(), v.size(), aligned, &s);
+      Reader r(s);
+      EXPECT_EQ(r.DeltaBinaryPacked(), v);
+      EXPECT_EQ(r.at(), s.size());
+    }
   }
 }
 
@@ -197,7 +199,7 @@ TEST(Encodings, SortedTimesTakeFewBitsPerValue) {
   std::vector<int64_t> v;
   for (int64_t i = 0; i < 100000; ++i) v.push_back(1'700'000'000'000'000'000 + i * 1000 + (i % 7));
   std::string s;
-  AppendDeltaBinaryPacked(v.data(), v.size(), &s);
+  AppendDeltaBinaryPacked(v.data(), v.size(), /*byte_aligned=*/false, &s);
   // Deltas of 1000..1006 need 3 bits over their minimum.
   EXPECT_LT(s.size(), v.size() * 4 / 8 + 1000);
 }

@@ -34,13 +34,18 @@ struct ColumnSpec {
   std::string name;
   ColumnType type = ColumnType::kInt64;
   bool optional = false;  // nullable
+  // kInt64: DELTA_BINARY_PACKED at byte widths (encodings.h): for sorted
+  // times.
+  bool byte_aligned_deltas = false;
 };
 
 class Column {
  public:
-  explicit Column(const ColumnSpec& spec) : type_(spec.type), optional_(spec.optional) {}
+  explicit Column(const ColumnSpec& spec)
+      : type_(spec.type), optional_(spec.optional), byte_aligned_(spec.byte_aligned_deltas) {}
 
   ColumnType type() const { return type_; }
+  bool byte_aligned_deltas() const { return byte_aligned_; }
   bool optional() const { return optional_; }
   // Rows so far, nulls included.
   size_t rows() const { return rows_; }
@@ -96,6 +101,7 @@ class Column {
   const std::vector<uint8_t>& levels() const { return levels_; }
 
  private:
+  friend Column Reordered(const Column& column, const std::vector<uint32_t>& rows);
   void Present() {
     if (optional_) levels_.push_back(1);
     ++rows_;
@@ -111,6 +117,7 @@ class Column {
 
   ColumnType type_;
   bool optional_;
+  bool byte_aligned_;
   size_t rows_ = 0;
   std::vector<int64_t> ints_;
   std::vector<double> doubles_;
@@ -127,6 +134,10 @@ class Column {
   std::vector<KeyedSlot> keyed_ = std::vector<KeyedSlot>(kKeyedSlots);
   std::vector<uint8_t> levels_;
 };
+
+// The rows of `column` in the order `rows` gives (a permutation of its
+// row numbers).
+Column Reordered(const Column& column, const std::vector<uint32_t>& rows);
 
 }  // namespace ittc::parquet
 

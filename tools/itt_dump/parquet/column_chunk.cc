@@ -175,7 +175,8 @@ absl::StatusOr<EncodedChunk> EncodeColumnChunk(const Column& column, const Chunk
     }
     switch (column.type()) {
       case ColumnType::kInt64:
-        AppendDeltaBinaryPacked(column.ints().data() + value_at, present, &body);
+        AppendDeltaBinaryPacked(column.ints().data() + value_at, present,
+                                column.byte_aligned_deltas(), &body);
         break;
       case ColumnType::kDouble:
         AppendPlainDoubles(column.doubles().data() + value_at, present, &body);

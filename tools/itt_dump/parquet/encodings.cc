@@ -107,7 +107,8 @@ void AppendLevels(const uint8_t* levels, size_t count, std::string* out) {
   for (int b = 0; b < 4; ++b) (*out)[at + b] = static_cast<char>(size >> (8 * b));
 }
 
-void AppendDeltaBinaryPacked(const int64_t* values, size_t count, std::string* out) {
+void AppendDeltaBinaryPacked(const int64_t* values, size_t count, bool byte_aligned,
+                             std::string* out) {
   constexpr size_t kMini = kDeltaBlock / kDeltaMiniblocks;
   AppendUleb128(kDeltaBlock, out);
   AppendUleb128(kDeltaMiniblocks, out);
@@ -132,7 +133,7 @@ void AppendDeltaBinaryPacked(const int64_t* values, size_t count, std::string* o
     for (size_t m = 0; m < kDeltaMiniblocks; ++m) {
       uint64_t all = 0;
       for (size_t k = m * kMini; k < std::min(n, (m + 1) * kMini); ++k) all |= deltas[k];
-      widths[m] = BitWidth(all);
+      widths[m] = byte_aligned ? (BitWidth(all) + 7) / 8 * 8 : BitWidth(all);
       out->push_back(static_cast<char>(widths[m]));
     }
     // The last miniblock with values is padded to 32 (zeros); miniblocks

@@ -51,10 +51,16 @@ void AppendRleHybrid(const uint32_t* values, size_t count, int width, std::strin
 void AppendLevels(const uint8_t* levels, size_t count, std::string* out);
 
 // DELTA_BINARY_PACKED of `count` values: blocks of kDeltaBlock values in
-// kDeltaMiniblocks miniblocks.
+// kDeltaMiniblocks miniblocks. `byte_aligned` packs each miniblock at a
+// width of whole bytes (the spec allows any width that holds its values):
+// zstd then codes each byte by its frequency, which for deltas that
+// cluster around a typical step (the begin times of one sequence) takes
+// fewer bits than the exact width; for deltas spread evenly over their
+// range (durations) the exact width is smaller.
 inline constexpr size_t kDeltaBlock = 128;
 inline constexpr size_t kDeltaMiniblocks = 4;
-void AppendDeltaBinaryPacked(const int64_t* values, size_t count, std::string* out);
+void AppendDeltaBinaryPacked(const int64_t* values, size_t count, bool byte_aligned,
+                             std::string* out);
 
 void AppendPlainDoubles(const double* values, size_t count, std::string* out);
 void AppendPlainBools(const uint8_t* values, size_t count, std::string* out);

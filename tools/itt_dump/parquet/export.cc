@@ -53,7 +53,7 @@ const std::vector<ParquetTable>& ParquetTables() {
   static const std::vector<ParquetTable>* tables = new std::vector<ParquetTable>{
       {"slice",
        {{"id", kInt},
-        {"ts", kInt},
+        {"ts", kInt, false, /*byte_aligned_deltas=*/true},
         {"dur", kInt},
         {"category", kStr},
         {"name", kStr},
@@ -65,7 +65,7 @@ const std::vector<ParquetTable>& ParquetTables() {
         {"open_at_end", kBool}}},
       {"instant",
        {{"id", kInt},
-        {"ts", kInt},
+        {"ts", kInt, false, /*byte_aligned_deltas=*/true},
         {"category", kStr},
         {"name", kStr},
         {"kind", kStr},
@@ -77,7 +77,7 @@ const std::vector<ParquetTable>& ParquetTables() {
         {"method_id", kInt, kNull}}},
       {"counter",
        {{"id", kInt},
-        {"ts", kInt},
+        {"ts", kInt, false, /*byte_aligned_deltas=*/true},
         {"track_id", kInt},
         {"name", kStr},
         {"category", kStr},
@@ -127,7 +127,6 @@ const std::vector<ParquetTable>& ParquetTables() {
         {"executable", kStr},
         {"command_line", kStr},
         {"host", kStr},
-        {"rank", kInt, kNull},
         {"start_realtime_ns", kInt}}},
   };
   return *tables;
@@ -167,12 +166,19 @@ class Row {
     return *this;
   }
   Row& OptInt(bool has, int64_t v) { return has ? Int(v) : Null(); }
-  void End() { w_->EndRow(); }
+  void End(uint64_t cluster = 0) { w_->EndRow(cluster); }
 
  private:
   parquet::TableWriter* w_;
   size_t i_ = 0;
 };
+
+// A cluster key (TableWriter's EndRow) from the parts of a sequence's
+// identity: equal parts, equal keys (a collision only joins two clusters).
+uint64_t Mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xBF58476D1CE4E5B9ull;
+}
 
 std::string IdText(const format::Id& id) {
   if (id.d2 == 0 && id.d3 == 0) return absl::StrFormat("0x%x", id.d1);
@@ -283,7 +289,15 @@ class ParquetExporter : public IntervalListener {
   bool partitioned_ = false;
   std::vector<Writers> partitions_;
   std::vector<std::vector<uint64_t>> open_ids_;  // by thread index
-  uint64_t next_slice_ = 0;
+  // Slice ids: the thread's index in the high bits, a count of the
+  // thread's intervals in the low ones, so a thread's slices of one name
+  // have ids a fixed step apart.
+  static constexpr int kSliceIdBits = 40;
+  uint64_t NextSliceId(const ThreadRec& t) {
+    if (slice_counts_.size() <= t.index) slice_counts_.resize(t.index + 1);
+    return uint64_t{t.index} << kSliceIdBits | ++slice_counts_[t.index];
+  }
+  std::vector<uint64_t> slice_counts_;  // by thread index
   uint64_t next_instant_ = 0;
   uint64_t next_counter_ = 0;
   uint64_t next_heap_ = 0;
@@ -330,6 +344,10 @@ absl::Status ParquetExporter::Open(const ParquetOptions& options) {
       const std::string dir = absl::StrCat(options.dir, "/", table.name, partition);
       if (absl::Status s = MakeDirs(dir); !s.ok()) return s;
       wo.metadata = {{"itt-dump.table", table.name}};
+      // A thread's slices of one name together: their times, durations
+      // and ids follow each other closely.
+      wo.cluster = &table == &ParquetTables()[kSlice];
+      wo.cluster_order_column = wo.cluster ? 1 : -1;  // ts
       absl::StatusOr<std::unique_ptr<parquet::TableWriter>> w =
           parquet::TableWriter::Create(dir + "/part-0.parquet", table.columns, wo, pool_);
       if (!w.ok()) return w.status();
@@ -356,7 +374,6 @@ void ParquetExporter::Begin() {
         .Str(h.executable_path)
         .Str(command)
         .Str(h.host_name)
-        .OptInt(h.rank != format::kNoRank, h.rank)
         .Int(origin)
         .End();
   }
@@ -390,11 +407,14 @@ void ParquetExporter::Slice(uint64_t id, const ThreadRec& t, uint64_t begin, uin
     r.Str(name);
   }
   r.Str(kind).Int(depth).OptInt(parent != 0, static_cast<int64_t>(parent));
-  r.Uint(t.index).Uint(t.process).Bool(open_at_end).End();
+  r.Uint(t.index).Uint(t.process).Bool(open_at_end);
+  uint64_t cluster = Mix(Mix(t.index, reinterpret_cast<uintptr_t>(kind)), category_key);
+  cluster = Mix(cluster, name_key != 0 ? name_key : std::hash<std::string_view>()(name));
+  r.End(cluster);
 }
 
 void ParquetExporter::OnBegin(const Interval& iv) {
-  const uint64_t id = ++next_slice_;
+  const uint64_t id = NextSliceId(*iv.thread);
   if (iv.kind == IntervalKind::kTask) {
     // Tasks nest on their thread: those deeper than this one have ended.
     std::vector<uint64_t>& ids = OpenIds(*iv.thread);
@@ -414,7 +434,7 @@ void ParquetExporter::OnInterval(const Interval& iv) {
     id = d < ids.size() ? ids[d] : 0;
     parent = d > 0 && d - 1 < ids.size() ? ids[d - 1] : 0;
   }
-  if (id == 0) id = ++next_slice_;  // a frame_submit: complete at once
+  if (id == 0) id = NextSliceId(*iv.thread);  // a frame_submit: complete at once
   if (!Keep(iv)) return;
   const ThreadRec& t = *iv.thread;
   const std::string_view domain = x_.Domain(iv.domain);
@@ -506,7 +526,7 @@ void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
     unnamed = absl::StrCat("sync 0x", absl::Hex(c.object->addr ^ ProcessTag(t.process)));
   }
   const std::string_view type = x_.String(c.object->type_id);
-  Slice(++next_slice_, t, c.wait_begin, e.time, 0, type.empty() ? "sync" : type, 0,
+  Slice(NextSliceId(t), t, c.wait_begin, e.time, 0, type.empty() ? "sync" : type, 0,
         object.empty() ? std::string_view(unnamed) : object,
         c.kind == SyncChange::Kind::kAcquired ? "wait" : "cancelled_wait", 0, OpenTaskId(t), false);
 }

@@ -12,7 +12,7 @@
 //   heap      allocations, reallocations and frees, with the open task
 //   args      metadata: of a slice (slice_id) or of a scope
 //   thread    utid, upid, tid, name
-//   process   upid, pid, names, host, rank, the axis's wall-clock origin
+//   process   upid, pid, names, host, the axis's wall-clock origin
 //
 // One file (DIR/slice/part-0.parquet) per table, or with several traces,
 // or one with a launcher's rank, one per process as hive-style partitions

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/parquet/parquet_subset_types.h"
 #include "tools/itt_dump/parquet/thrift_compact.h"
@@ -30,6 +33,50 @@ pt::Type::type PhysicalType(ColumnType type) {
       return pt::Type::BYTE_ARRAY;
   }
   return pt::Type::INT64;
+}
+
+// Row numbers grouped by cluster key: each cluster's rows in order (by
+// `by`'s values if not null, else as they came), the clusters in the order
+// of their first rows (a counting sort).
+std::vector<uint32_t> ClusterOrder(const std::vector<uint64_t>& clusters, const Column* by) {
+  absl::flat_hash_map<uint64_t, uint32_t> index;
+  std::vector<uint32_t> cluster_of(clusters.size());
+  std::vector<uint32_t> counts;
+  uint64_t last_key = 0;
+  uint32_t last = 0;
+  for (size_t r = 0; r < clusters.size(); ++r) {
+    const uint64_t key = clusters[r];
+    if (r == 0 || key != last_key) {
+      auto [it, added] = index.try_emplace(key, static_cast<uint32_t>(counts.size()));
+      if (added) counts.push_back(0);
+      last_key = key;
+      last = it->second;
+    }
+    cluster_of[r] = last;
+    ++counts[last];
+  }
+  std::vector<uint32_t> start(counts.size());
+  uint32_t at = 0;
+  for (size_t c = 0; c < counts.size(); ++c) {
+    start[c] = at;
+    at += counts[c];
+  }
+  std::vector<uint32_t> order(clusters.size());
+  for (size_t r = 0; r < clusters.size(); ++r)
+    order[start[cluster_of[r]]++] = static_cast<uint32_t>(r);
+  if (by != nullptr) {
+    const std::vector<int64_t>& v = by->ints();
+    const auto less = [&v](uint32_t a, uint32_t b) { return v[a] < v[b]; };
+    uint32_t begin = 0;
+    for (size_t c = 0; c < counts.size(); ++c) {
+      // start[c] is now the cluster's end.
+      const auto first = order.begin() + begin;
+      const auto last = order.begin() + start[c];
+      if (!std::is_sorted(first, last, less)) std::stable_sort(first, last, less);
+      begin = start[c];
+    }
+  }
+  return order;
 }
 
 }  // namespace
@@ -77,6 +124,8 @@ void EncoderPool::Run() {
 // under the writer's mu_, which publishes the slot to the producer).
 struct TableWriter::Group {
   std::vector<Column> columns;
+  std::vector<uint64_t> clusters;
+  std::vector<uint32_t> order;  // rows in the order written (clustered)
   std::vector<absl::StatusOr<EncodedChunk>> chunks;
   size_t left = 0;
   uint64_t rows = 0;
@@ -165,6 +214,8 @@ void TableWriter::SealRowGroup() {
     columns_.clear();
     for (const ColumnSpec& c : schema_) columns_.emplace_back(c);
   }
+  group->clusters.swap(clusters_);
+  clusters_.clear();
   const size_t n = group->columns.size();
   group->chunks.resize(n, absl::UnknownError("not encoded"));
   group->left = n;
@@ -173,13 +224,29 @@ void TableWriter::SealRowGroup() {
     std::lock_guard<std::mutex> lock(mu_);
     groups_.push_back(std::move(group));
   }
-  for (size_t i = 0; i < n; ++i) {
-    pool_->Submit([this, g, i] {
-      absl::StatusOr<EncodedChunk> chunk = EncodeColumnChunk(g->columns[i], options_.chunk);
-      std::lock_guard<std::mutex> lock(mu_);
-      g->chunks[i] = std::move(chunk);
-      if (--g->left == 0) cv_.notify_all();
+  auto encode = [this, g, n] {
+    for (size_t i = 0; i < n; ++i) {
+      pool_->Submit([this, g, i] {
+        absl::StatusOr<EncodedChunk> chunk =
+            g->order.empty()
+                ? EncodeColumnChunk(g->columns[i], options_.chunk)
+                : EncodeColumnChunk(Reordered(g->columns[i], g->order), options_.chunk);
+        std::lock_guard<std::mutex> lock(mu_);
+        g->chunks[i] = std::move(chunk);
+        if (--g->left == 0) cv_.notify_all();
+      });
+    }
+  };
+  if (options_.cluster) {
+    // The order first (one job), then the columns in it.
+    const int by = options_.cluster_order_column;
+    pool_->Submit([g, encode, by] {
+      g->order =
+          ClusterOrder(g->clusters, by >= 0 ? &g->columns[static_cast<size_t>(by)] : nullptr);
+      encode();
     });
+  } else {
+    encode();
   }
   WriteGroups(/*all=*/false);
 }

@@ -73,6 +73,18 @@ struct WriterOptions {
   ChunkOptions chunk;
   // Row groups encoded or waiting to be written at once, at least 1.
   size_t max_groups_in_flight = 3;
+  // Rows of a row group with the same cluster key (EndRow) are written
+  // together, each cluster's in the order they came, the clusters in the
+  // order of their first rows. A table whose rows interleave several
+  // sequences (threads, task names) then has each one's times and ids
+  // consecutive, which the delta encoding and zstd store in a few bits.
+  // Clustering takes a hash lookup per row, on the pool's threads.
+  bool cluster = false;
+  // With `cluster`: the column (a required kInt64) each cluster's rows
+  // are ordered by, or -1 to keep them in the order they came. Rows that
+  // came in another order (intervals come as they end) then have their
+  // times in order again.
+  int cluster_order_column = -1;
   // The footer's key_value_metadata.
   std::vector<std::pair<std::string, std::string>> metadata;
   // The footer's created_by.
@@ -96,7 +108,9 @@ class TableWriter {
   // The current row's column i. REQUIRES: i < schema().size().
   Column& column(size_t i) { return columns_[i]; }
   // Ends the row: every column has had one value (or null) appended.
-  void EndRow() {
+  // With WriterOptions::cluster, `cluster` says which rows go together.
+  void EndRow(uint64_t cluster = 0) {
+    if (options_.cluster) clusters_.push_back(cluster);
     if (++group_rows_ == options_.row_group_rows) SealRowGroup();
   }
 
@@ -133,6 +147,7 @@ class TableWriter {
   const WriterOptions options_;
   EncoderPool* const pool_;
   std::vector<Column> columns_;
+  std::vector<uint64_t> clusters_;  // the current group's, with options_.cluster
   size_t group_rows_ = 0;
   uint64_t rows_ = 0;  // in sealed groups
   uint64_t offset_ = 0;
