@@ -728,12 +728,7 @@ absl::Status ParquetExporter::End(uint64_t end_ticks) {
     row.Str(IdText(r.tail)).Uint(r.thread->index).Uint(r.thread->process).Null().Null().End();
   }
   const Unbalanced& u = tracker_.unbalanced();
-  if (u.total() != 0) {
-    Warn(ctx_, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
-                            u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,
-                            " frame ends without begin, ", u.frames_open_at_end,
-                            " frames open at the end"));
-  }
+  WarnUnbalanced(ctx_, u);
   for (Writers& writers : partitions_) {
     for (std::unique_ptr<parquet::TableWriter>& w : writers) {
       if (absl::Status s = w->Close(); !s.ok()) Fail(s);
