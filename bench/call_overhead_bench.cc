@@ -20,7 +20,9 @@
 // binds its collector once per process. In the recording state, after the
 // benchmarks, the trace is closed and read back, and the share of each
 // group's calls that was recorded is printed (and written as JSON to
-// --recorded_out=PATH).
+// --recorded_out=PATH). The recording state also measures names looked up
+// before each task (name_lookups.h), through Intel's static part too when
+// --intel_static=PATH names a shared library built from it.
 
 #include <benchmark/benchmark.h>
 #include <ittnotify.h>
@@ -35,6 +37,7 @@
 #include "bench/call_registry.h"
 #include "bench/calls.h"
 #include "bench/floors.h"
+#include "bench/name_lookups.h"
 #include "bench/trace_summary.h"
 
 namespace ittc::bench {
@@ -122,7 +125,8 @@ int RunAllStates(int argc, char** argv) {
   return failures == 0 ? 0 : 1;
 }
 
-int RunState(const std::string& state, const std::string& recorded_out, int argc, char** argv) {
+int RunState(const std::string& state, const std::string& recorded_out,
+             const std::string& intel_static, int argc, char** argv) {
   std::string trace_dir = MakeTempDir("ittc-calls");
   SetUpEnvironment(state, trace_dir);
   benchmark::Initialize(&argc, argv);
@@ -145,6 +149,7 @@ int RunState(const std::string& state, const std::string& recorded_out, int argc
     RegisterLiveCalls(state, /*with_burst=*/state == "recording");
     RegisterCallGroup(CallGroup{"JitMethodLoad", 1, {"jit_method_load"}, ""}, state,
                       BM_JitMethodLoad);
+    if (state == "recording" && !RegisterNameLookups(state, intel_static)) return 2;
     if (state == "paused") __itt_pause();
   }
   benchmark::RunSpecifiedBenchmarks();
@@ -198,10 +203,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string recorded_out = FlagValue(argc, argv, "recorded_out");
+  std::string intel_static = FlagValue(argc, argv, "intel_static");
   // Google Benchmark rejects flags it does not know: pass it the rest.
-  std::vector<std::string> rest = ArgsWithout(argc, argv, {"state", "recorded_out"});
+  std::vector<std::string> rest =
+      ArgsWithout(argc, argv, {"state", "recorded_out", "intel_static"});
   std::vector<char*> args = {argv[0]};
   for (std::string& s : rest) args.push_back(s.data());
   args.push_back(nullptr);
-  return RunState(state, recorded_out, static_cast<int>(rest.size()) + 1, args.data());
+  return RunState(state, recorded_out, intel_static, static_cast<int>(rest.size()) + 1,
+                  args.data());
 }

@@ -14,6 +14,8 @@
 //   BM_Verb/chrome    Counters: ratio_to_zstd (events/s over BM_PlainZstd's,
 //                     same run), trace_MB.
 //   BM_Verb/perfetto  (and perfetto, its output discarded likewise)
+//   BM_Verb/parquet   (and parquet, its dataset written to a temporary
+//                     directory: the files' bytes go to the page cache)
 //   BM_ManyFiles/T    `stats` on 64 files of T threads (1, 4), 1 M events
 //                     each (an MPI job's directory, sample_traces.h
 //                     RunTraces; the 4 threads of a file share its frames),
@@ -42,6 +44,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -141,7 +144,18 @@ void BM_PlainZstd(benchmark::State& state) {
 }
 BENCHMARK(BM_PlainZstd)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
 
-const char* const kVerbs[] = {"stats", "verify", "text", "chrome", "perfetto"};
+const char* const kVerbs[] = {"stats", "verify", "text", "chrome", "perfetto", "parquet"};
+
+// Where BM_Verb/parquet writes its dataset (made once, under TMPDIR).
+const std::string& ParquetDir() {
+  static const std::string* dir = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr ? tmp : "/tmp") + "/itt_dump_bench.XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) std::abort();
+    return new std::string(pattern + "/dataset");
+  }();
+  return *dir;
+}
 
 void BM_Verb(benchmark::State& state) {
   const BigTrace& t = Trace();
@@ -150,6 +164,7 @@ void BM_Verb(benchmark::State& state) {
   if (std::strcmp(verb, "chrome") == 0 || std::strcmp(verb, "perfetto") == 0) {
     args.insert(args.end(), {"-o", "-"});
   }
+  if (std::strcmp(verb, "parquet") == 0) args.insert(args.end(), {"-o", ParquetDir()});
   const double zstd_rate = ZstdEventsPerSecond();
   for (auto _ : state) {
     auto r = RunDump(args, t.bytes, /*output_limit=*/0);
@@ -168,7 +183,7 @@ void BM_Verb(benchmark::State& state) {
 }
 // Three runs of each verb: the report gives their median (one run moved by
 // 20-30% with the host's phase).
-BENCHMARK(BM_Verb)->DenseRange(0, 4)->Iterations(1)->Repetitions(3)->UseRealTime()->Unit(
+BENCHMARK(BM_Verb)->DenseRange(0, 5)->Iterations(1)->Repetitions(3)->UseRealTime()->Unit(
     benchmark::kMillisecond);
 
 struct RunSet {

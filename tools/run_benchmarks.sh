@@ -5,6 +5,9 @@
 #   tools/run_benchmarks.sh                 full run (many minutes; longer on a loaded machine)
 #   REPETITIONS=1 MIN_TIME=0.05 tools/run_benchmarks.sh    quick look
 #   OUT=/some/file.md tools/run_benchmarks.sh              write elsewhere
+#   ITTC_INTEL_STATIC=/path/libittnotify_intel.so tools/run_benchmarks.sh
+#                      also measure name lookups through Intel's static part
+#                      (how to build it: docs/BENCHMARKS.md, "Names looked up")
 #
 # Each benchmark binary keeps running if another fails; the report says
 # which sections have no data. Raw JSON is kept in $KEEP_DIR when set.
@@ -129,6 +132,9 @@ PY
 for state in compiled_out no_collector recording paused filtered naive flight; do
   extra=()
   [[ $state == recording ]] && extra=(--recorded_out="$WORK/calls_recorded.json")
+  # Name lookups through Intel's static part too, given one (bench/name_lookups.h).
+  [[ $state == recording && -n ${ITTC_INTEL_STATIC:-} ]] &&
+    extra+=(--intel_static="$ITTC_INTEL_STATIC")
   [[ $state == naive ]] && extra=(--recorded_out="$WORK/calls_naive_recorded.json")
   run "calls_$state" "$BIN/bench/call_overhead_bench" --state="$state" "${extra[@]}" \
     "${GB_FLAGS[@]}"

@@ -169,7 +169,7 @@ void StopLocked(format::FlightReason reason) {
   const uint32_t timeout_ms = g_settings != nullptr ? g_settings->exit_timeout_ms : 5000;
   if (g_flusher != nullptr && !g_flusher->Stop(timeout_ms)) {
     LogWarning(
-        "the flusher did not finish within %u ms (ITTC_EXIT_TIMEOUT_MS); the trace %s ends "
+        "the flusher threads did not finish within %u ms (ITTC_EXIT_TIMEOUT_MS); the trace %s ends "
         "without its end record",
         timeout_ms, g_file != nullptr ? g_file->path().c_str() : "");
   }
@@ -267,6 +267,11 @@ void SessionDetach() {
   std::lock_guard<std::mutex> lock(g_mu);
   EmitControl(format::EventKind::kDetach);
   StopLocked(format::FlightReason::kDetach);
+}
+
+Flusher* SessionFlushersForTest() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_state.load(std::memory_order_relaxed) == State::kRunning ? g_flusher : nullptr;
 }
 
 void OnFlusherFailed() {

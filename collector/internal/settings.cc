@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "collector/internal/log.h"
 
@@ -126,6 +127,17 @@ Settings ReadSettings() {
       s.flusher_nice_explicit = true;
     } else {
       WarnBadValue("ITTC_FLUSHER_NICE", v, "a nice value from -20 to 19");
+    }
+  }
+  if (const char* v = std::getenv("ITTC_FLUSHERS"); v != nullptr) {
+    uint64_t n;
+    if (!std::strcmp(v, "auto")) {
+      s.flushers = 0;
+    } else if (ParseUint(v, 1, kMaxFlushers, &n)) {
+      s.flushers = static_cast<int>(n);
+    } else {
+      WarnBadValue("ITTC_FLUSHERS", v,
+                   ("auto or a count from 1 to " + std::to_string(kMaxFlushers)).c_str());
     }
   }
   if (const char* v = std::getenv("ITTC_START_PAUSED"); v != nullptr) {

@@ -24,6 +24,10 @@ enum class OverflowMode { kDrop, kBlock };
 inline constexpr int kMinNice = -20;
 inline constexpr int kMaxNice = 19;
 
+// Most flusher threads one process starts (ITTC_FLUSHERS's upper bound):
+// past a few dozen, the one file they share is the bottleneck.
+inline constexpr int kMaxFlushers = 64;
+
 // Launcher variables that carry a process's rank, in the order they are
 // tried: the launcher-specific ones first, because under `mpirun` inside a
 // Slurm allocation SLURM_PROCID describes the launcher's daemon, not the rank.
@@ -68,6 +72,10 @@ struct Settings {
   // Whether ITTC_FLUSHER_NICE set flusher_nice: then a value the flusher
   // cannot take is warned about; the default is tried silently.
   bool flusher_nice_explicit = false;
+  // ITTC_FLUSHERS: how many flusher threads drain the rings; 0 lets the
+  // collector pick, from the threads that record fast and the cores the
+  // process may use (flusher.h, TargetFlushers).
+  int flushers = 0;
   bool start_paused = false;
   // Domain filter: glob patterns ('*' and '?'); empty means every domain.
   std::vector<std::string> domain_patterns;

@@ -58,6 +58,7 @@ std::map<std::string, std::string> CodeDefaults() {
       {"ITTC_EXIT_TIMEOUT_MS", std::to_string(s.exit_timeout_ms)},
       {"ITTC_ZSTD_LEVEL", std::to_string(s.zstd_level)},
       {"ITTC_FLUSHER_NICE", std::to_string(s.flusher_nice)},
+      {"ITTC_FLUSHERS", s.flushers == 0 ? "auto" : std::to_string(s.flushers)},
       {"ITTC_START_PAUSED", s.start_paused ? "1" : "0"},
       {"ITTC_DOMAINS", s.domain_patterns.empty() ? "all" : "?"},
       {"ITTC_FLIGHT_MB", std::to_string(s.flight_bytes >> 20)},
@@ -75,6 +76,12 @@ TEST(DocumentedDefaults, ReadmeEnvironmentTableMatchesSettings) {
     ASSERT_NE(it, readme.end()) << name << " is missing from README.md's table";
     EXPECT_EQ(it->second, value) << name;
   }
+}
+
+TEST(DocumentedDefaults, ReadmeStatesTheRangeOfFlushers) {
+  const std::string readme = ReadRunfile("README.md");
+  EXPECT_NE(readme.find("rings into the one trace file (1.." + std::to_string(kMaxFlushers) + ")"),
+            std::string::npos);
 }
 
 TEST(DocumentedDefaults, DocsStateTheDefaultRingSize) {

@@ -19,8 +19,8 @@ class SettingsTest : public ::testing::Test {
     for (const char* v :
          {"ITTC_OUTPUT", "ITTC_RING_KB", "ITTC_FLUSH_MS", "ITTC_OVERFLOW", "ITTC_BLOCK_TIMEOUT_MS",
           "ITTC_EXIT_TIMEOUT_MS", "ITTC_ZSTD_LEVEL", "ITTC_START_PAUSED", "ITTC_DOMAINS",
-          "ITTC_PERF_MAP", "ITTC_FLUSHER_NICE", "INTEL_LIBITTNOTIFY_LOG_DIR", "ITTC_FLIGHT_MB",
-          "ITTC_FLIGHT_SIGNAL", "ITTC_FLIGHT_MARKER", "ITTC_FLIGHT_FATAL"}) {
+          "ITTC_PERF_MAP", "ITTC_FLUSHER_NICE", "ITTC_FLUSHERS", "INTEL_LIBITTNOTIFY_LOG_DIR",
+          "ITTC_FLIGHT_MB", "ITTC_FLIGHT_SIGNAL", "ITTC_FLIGHT_MARKER", "ITTC_FLIGHT_FATAL"}) {
       unsetenv(v);
     }
     for (const char* v : kRankVariables) unsetenv(v);
@@ -140,6 +140,21 @@ TEST_F(SettingsTest, FlusherNiceTakesTheLinuxRange) {
     Settings s = ReadSettings();
     EXPECT_EQ(s.flusher_nice, -10) << bad;
     EXPECT_FALSE(s.flusher_nice_explicit) << bad;
+  }
+}
+
+TEST_F(SettingsTest, FlushersIsAutoOrACountUpToTheLimit) {
+  EXPECT_EQ(ReadSettings().flushers, 0);  // auto
+  for (const char* good : {"1", "3", "64"}) {
+    setenv("ITTC_FLUSHERS", good, 1);
+    EXPECT_EQ(ReadSettings().flushers, std::atoi(good)) << good;
+  }
+  setenv("ITTC_FLUSHERS", "auto", 1);
+  EXPECT_EQ(ReadSettings().flushers, 0);
+  static_assert(kMaxFlushers == 64);
+  for (const char* bad : {"0", "65", "-1", "", "many", "2x"}) {
+    setenv("ITTC_FLUSHERS", bad, 1);
+    EXPECT_EQ(ReadSettings().flushers, 0) << bad;
   }
 }
 

@@ -18,7 +18,8 @@
 namespace ittc::testing {
 
 // Environment that loads the collector through our static part and writes
-// the trace to `trace_path`, plus `extra` (NAME=VALUE).
+// the trace to `trace_path`, plus `extra` (NAME=VALUE), which replaces a
+// default of the same name.
 std::vector<std::string> CollectorEnv(const std::string& trace_path,
                                       const std::vector<std::string>& extra = {});
 

@@ -26,6 +26,7 @@
 //   plain                  emit; exit
 
 #include <ittnotify.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -77,19 +78,31 @@ void WaitForFile(const std::string& path) {
 // Events each worker emitted (its name, then two per pair).
 std::vector<long> g_events(kWorkers, 0);
 
+// Pairs each worker emits after the others have emitted the rest: every
+// worker's last events are among the newest, however the threads were
+// scheduled (one that finished early would otherwise see all of its events
+// overwritten by the others' later ones, as a flight recorder should).
+constexpr long kTailPairs = 1000;
+
 // kWorkers threads named <prefix><i> emit `pairs` task pairs each, their
 // numbers continuing from *next (one counter per worker, which ends as the
 // pairs each emitted), then end.
 void Emit(long pairs, std::vector<long>* next, const char* prefix) {
   std::vector<std::thread> threads;
+  std::atomic<int> arrived{0};
   for (int i = 0; i < kWorkers; ++i) {
-    threads.emplace_back([i, pairs, next, prefix] {
+    threads.emplace_back([i, pairs, next, prefix, &arrived] {
       const std::string name = std::string(prefix) + std::to_string(i);
       __itt_thread_set_name(name.c_str());
       g_events[i] += 1 + 2 * pairs;
       long& n = (*next)[i];
       uint32_t lcg = 12345u + static_cast<uint32_t>(i);
+      const long tail_from = pairs > kTailPairs ? pairs - kTailPairs : 0;
       for (long k = 0; k < pairs; ++k, ++n) {
+        if (k == tail_from) {
+          arrived.fetch_add(1);
+          while (arrived.load() < kWorkers) sched_yield();
+        }
         lcg = lcg * 1664525u + 1013904223u;
         __itt_task_begin(g_domain, __itt_id_make(nullptr, static_cast<unsigned long long>(n)),
                          __itt_null, g_names[lcg >> 26]);

@@ -1,4 +1,4 @@
-// Row 13: the flight recorder (ITTC_FLIGHT_MB). A trigger (the signal, a
+// Row 14: the flight recorder (ITTC_FLIGHT_MB). A trigger (the signal, a
 // marker, a crash, detach or exit) writes a whole trace file of the last
 // events; earlier ones are counted as overwritten; triggers during a dump
 // are answered by the next; fork and bad values do no harm. Each test waits
@@ -31,8 +31,11 @@ constexpr double kHangSeconds = 120;
 // wait for room rather than drop, so that a dump's events of a thread
 // follow each other with nothing missing but what was overwritten.
 std::vector<std::string> FlightEnv(const std::string& trace, std::vector<std::string> extra = {}) {
+  // Small rings: what the rings and the flushers hold when the workers'
+  // last pairs come is far below the recorder's 1 MiB, so those pairs are
+  // among the newest chunks whatever the drain order.
   std::vector<std::string> env = {"ITTC_FLIGHT_MB=1", "ITTC_OVERFLOW=block",
-                                  "ITTC_BLOCK_TIMEOUT_MS=60000"};
+                                  "ITTC_BLOCK_TIMEOUT_MS=60000", "ITTC_RING_KB=64"};
   env.insert(env.end(), extra.begin(), extra.end());
   return CollectorEnv(trace, env);
 }

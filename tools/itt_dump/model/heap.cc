@@ -54,6 +54,7 @@ bool HeapTracker::OnEvent(const format::Event& e, const ThreadRec& t, HeapChange
   a.function = c->function;
   a.thread = &t;
   a.ticks = e.time;
+  a.serial = ++serial_;
   c->allocated = true;
   c->allocated_block = a;
   return true;

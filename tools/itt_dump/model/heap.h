@@ -29,6 +29,9 @@ struct Allocation {
   uint64_t function = 0;              // kDefHeapFunction id
   const ThreadRec* thread = nullptr;  // the thread that allocated it
   uint64_t ticks = 0;                 // when
+  // 1, 2, ... for each block made live, in order: the block's identity
+  // for a consumer that names blocks (the parquet export's heap table).
+  uint64_t serial = 0;
 };
 
 // What one heap event did.
@@ -71,6 +74,7 @@ class HeapTracker {
   std::unordered_map<uint64_t, Allocation> live_;
   uint64_t untracked_ = 0;
   uint64_t unknown_frees_ = 0;
+  uint64_t serial_ = 0;
 };
 
 }  // namespace itt_dump
