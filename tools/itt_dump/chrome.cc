@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/event_route.h"
 #include "tools/itt_dump/model/flows.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/metadata.h"
@@ -137,11 +138,6 @@ class ChromeObjects {
     }
     line_->push_back('}');
   }
-  bool Keep(const ThreadRec& t, uint64_t domain, std::string_view name, uint64_t ticks) {
-    if (!filter_.active()) return true;
-    return filter_.ThreadOk(t) && filter_.DomainOk(domain) && filter_.NameOk(name) &&
-           filter_.TimeOk(ticks);
-  }
 
   const VerbContext& ctx_;
   const TraceIndex& x_;
@@ -182,12 +178,7 @@ class ChromeObjects {
 };
 
 bool ChromeObjects::Kept(const Interval& iv) {
-  if (!filter_.active()) return true;
-  const ThreadRec& t = *iv.thread;
-  if (!filter_.ThreadOk(t) || !filter_.TimeOk(iv.begin)) return false;
-  if (iv.kind != IntervalKind::kLegacyEvent && !filter_.DomainOk(iv.domain)) return false;
-  if (iv.kind == IntervalKind::kLegacyEvent && filter_.has_domain()) return false;
-  return filter_.NameOk(IntervalNameView(x_, iv, &name_buf_));
+  return filter_.KeepsInterval(iv, [&] { return IntervalNameView(x_, iv, &name_buf_); });
 }
 
 void ChromeObjects::AppendInterval(const Interval& iv, uint64_t tid) {
@@ -401,7 +392,7 @@ void ChromeWriter::WriteFlowEnds() {
 void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
   const uint64_t ticks = format::EffectiveTime(e);
   const char* relation = RelationName(e.Get(F::kRelation));
-  if (!Keep(t, e.Get(F::kDomain), relation, ticks)) return;
+  if (!filter_.KeepsItem(t, e.Get(F::kDomain), relation, ticks)) return;
   const uint64_t flow = flows_.OnRelation(e.GetId(F::kTail), &flow_ends_);
   TextBuffer& line = this->line();
   Open('s', t.tid, ticks);
@@ -426,7 +417,8 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
   UseProcess(t);
   TextBuffer& line = this->line();
   CounterSample sample;
-  if (MayChangeCounter(e.kind) && counters_.OnEvent(e, &sample)) {
+  const EventRoute route = RouteOf(e);
+  if (route == EventRoute::kCounter && counters_.OnEvent(e, &sample)) {
     const Counter& s = *sample.counter;
     const uint64_t ticks = sample.ticks;
     if (filter_.active() &&
@@ -446,12 +438,11 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
     Close();
     return;
   }
-  switch (e.kind) {
-    case EventKind::kMarker:
-    case EventKind::kMarkerEx: {
+  switch (route) {
+    case EventRoute::kMarker: {
       const uint64_t ticks = format::EffectiveTime(e);
       const std::string_view name = x_.String(e.Get(F::kName));
-      if (!Keep(t, e.Get(F::kDomain), name, ticks)) return;
+      if (!filter_.KeepsItem(t, e.Get(F::kDomain), name, ticks)) return;
       Open('i', t.tid, ticks);
       Field("name", name);
       const std::string_view domain = x_.Domain(e.Get(F::kDomain));
@@ -460,18 +451,13 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
       Close();
       return;
     }
-    case EventKind::kRelationAdd:
-    case EventKind::kRelationAddToCurrent:
-    case EventKind::kRelationAddEx:
-    case EventKind::kRelationAddToCurrentEx:
+    case EventRoute::kRelation:
       OnRelation(e, t);
       return;
-    case EventKind::kMetadataAddWithScope:
-    case EventKind::kMetadataStrAddWithScope: {
-      if (e.Get(F::kScope) == static_cast<uint64_t>(format::Scope::kTask)) break;
+    case EventRoute::kScopedMetadata: {
       const MetadataValue m = DecodeMetadata(x_, e);
       const std::string_view key = m.key;
-      if (!Keep(t, e.Get(F::kDomain), key, e.time)) return;
+      if (!filter_.KeepsItem(t, e.Get(F::kDomain), key, e.time)) return;
       Open('i', t.tid, e.time);
       Field("name", key.empty() ? "metadata" : key);
       Field("cat", "metadata");
@@ -488,16 +474,17 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
       Close();
       return;
     }
-    case EventKind::kTaskBegin:
-    case EventKind::kTaskBeginFn:
-    case EventKind::kTaskBeginOverlapped:
-    case EventKind::kTaskBeginEx:
-    case EventKind::kTaskBeginFnEx:
-    case EventKind::kTaskBeginOverlappedEx:
+    case EventRoute::kTaskBegin:
       flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
       WriteFlowEnds();
       break;
-    default:
+    // Chrome's JSON has no object for a JIT method, a sync call or a heap
+    // call; the tracker sees them as it sees any event.
+    case EventRoute::kInterval:
+    case EventRoute::kJit:
+    case EventRoute::kCounter:
+    case EventRoute::kSync:
+    case EventRoute::kHeap:
       break;
   }
   tracker_.OnEvent(e, t);

@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "tools/itt_dump/model/flat_map.h"
+#include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/trace_index.h"
 
 namespace ittc {
@@ -72,6 +73,22 @@ class Filter {
   }
   // `ticks` inside [from, to].
   bool TimeOk(uint64_t ticks) const { return ticks >= from_ticks_ && ticks <= to_ticks_; }
+  // An item of thread t (a marker, a relation, metadata, a JIT method...)
+  // in domain `domain_id` (0 for none, which fails a domain filter), named
+  // `name`, at `ticks`: every filter keeps it.
+  bool KeepsItem(const ThreadRec& t, uint64_t domain_id, std::string_view name, uint64_t ticks) {
+    return !active_ || (ThreadOk(t) && DomainOk(domain_id) && NameOk(name) && TimeOk(ticks));
+  }
+  // An interval: its thread, its begin, its domain (a legacy event has
+  // none, and fails a domain filter) and its name, `name()` (a
+  // string_view) asked for only where the other filters keep it.
+  template <typename Name>
+  bool KeepsInterval(const Interval& iv, Name&& name) {
+    if (!active_) return true;
+    if (!ThreadOk(*iv.thread) || !TimeOk(iv.begin)) return false;
+    if (iv.kind == IntervalKind::kLegacyEvent ? has_domain() : !DomainOk(iv.domain)) return false;
+    return NameOk(name());
+  }
   bool has_name() const { return spec_.name.has_value(); }
   bool has_domain() const { return spec_.domain.has_value(); }
   bool has_time() const { return spec_.from_ns || spec_.to_ns; }

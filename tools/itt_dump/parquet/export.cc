@@ -20,6 +20,7 @@
 #include "absl/strings/str_replace.h"
 #include "tools/itt_dump/filter.h"
 #include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/event_route.h"
 #include "tools/itt_dump/model/flows.h"
 #include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
@@ -243,10 +244,6 @@ class ParquetExporter : public IntervalListener {
     return partitions_[partitioned_ ? process : 0][table].get();
   }
   int64_t Ns(uint64_t ticks) const { return x_.clock.SinceStartNs(ticks); }
-  bool KeepItem(const ThreadRec& t, uint64_t domain_id, std::string_view name, uint64_t ticks) {
-    return !filter_.active() || (filter_.ThreadOk(t) && filter_.DomainOk(domain_id) &&
-                                 filter_.NameOk(name) && filter_.TimeOk(ticks));
-  }
   bool Keep(const Interval& iv);
   // The ids of the tasks open on thread t, by depth (what OnBegin saw).
   std::vector<uint64_t>& OpenIds(const ThreadRec& t) {
@@ -383,11 +380,7 @@ void ParquetExporter::Begin() {
 }
 
 bool ParquetExporter::Keep(const Interval& iv) {
-  if (!filter_.active()) return true;
-  if (!filter_.ThreadOk(*iv.thread) || !filter_.TimeOk(iv.begin)) return false;
-  const std::string_view name = IntervalNameView(x_, iv, &name_);
-  if (iv.kind == IntervalKind::kLegacyEvent) return !filter_.has_domain() && filter_.NameOk(name);
-  return filter_.DomainOk(iv.domain) && filter_.NameOk(name);
+  return filter_.KeepsInterval(iv, [&] { return IntervalNameView(x_, iv, &name_); });
 }
 
 void ParquetExporter::Slice(uint64_t id, const ThreadRec& t, uint64_t begin, uint64_t end,
@@ -616,7 +609,7 @@ void ParquetExporter::WriteFlowEnds() {
 void ParquetExporter::OnRelation(const Event& e, const ThreadRec& t) {
   const uint64_t ticks = format::EffectiveTime(e);
   const char* relation = RelationName(e.Get(F::kRelation));
-  if (!KeepItem(t, e.Get(F::kDomain), relation, ticks)) return;
+  if (!filter_.KeepsItem(t, e.Get(F::kDomain), relation, ticks)) return;
   Relation r;
   r.ticks = ticks;
   r.relation = relation;
@@ -633,80 +626,53 @@ void ParquetExporter::OnRelation(const Event& e, const ThreadRec& t) {
 }
 
 void ParquetExporter::OnEvent(const Event& e, const ThreadRec& t) {
-  switch (e.kind) {
-    case EventKind::kTaskEnd:
-    case EventKind::kTaskEndEx:
-    case EventKind::kTaskEndOverlapped:
-    case EventKind::kTaskEndOverlappedEx:
-    case EventKind::kRegionBegin:
-    case EventKind::kRegionEnd:
-    case EventKind::kFrameBegin:
-    case EventKind::kFrameEnd:
-    case EventKind::kFrameSubmit:
+  switch (RouteOf(e)) {
+    case EventRoute::kInterval:
       break;
-    case EventKind::kTaskBegin:
-    case EventKind::kTaskBeginFn:
-    case EventKind::kTaskBeginOverlapped:
-    case EventKind::kTaskBeginEx:
-    case EventKind::kTaskBeginFnEx:
-    case EventKind::kTaskBeginOverlappedEx:
+    case EventRoute::kTaskBegin:
       tracker_.OnEvent(e, t);
       flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
       if (!flow_ends_.empty()) WriteFlowEnds();
       return;
-    case EventKind::kMarker:
-    case EventKind::kMarkerEx: {
+    case EventRoute::kMarker: {
       const uint64_t ticks = format::EffectiveTime(e);
       const std::string_view name = x_.String(e.Get(F::kName));
-      if (!KeepItem(t, e.Get(F::kDomain), name, ticks)) return;
+      if (!filter_.KeepsItem(t, e.Get(F::kDomain), name, ticks)) return;
       Instant(t, ticks, x_.Domain(e.Get(F::kDomain)), name, "marker", MarkerScope(e.Get(F::kScope)),
               nullptr);
       return;
     }
-    case EventKind::kRelationAdd:
-    case EventKind::kRelationAddToCurrent:
-    case EventKind::kRelationAddEx:
-    case EventKind::kRelationAddToCurrentEx:
+    case EventRoute::kRelation:
       OnRelation(e, t);
       return;
-    case EventKind::kMetadataAddWithScope:
-    case EventKind::kMetadataStrAddWithScope: {
-      if (e.Get(F::kScope) == static_cast<uint64_t>(format::Scope::kTask)) break;
+    case EventRoute::kScopedMetadata: {
       const MetadataValue m = DecodeMetadata(x_, e);
-      if (!KeepItem(t, e.Get(F::kDomain), m.key, e.time)) return;
+      if (!filter_.KeepsItem(t, e.Get(F::kDomain), m.key, e.time)) return;
       Args(0, t, e.time, MarkerScope(e.Get(F::kScope)), m.key, m.value, m.is_text);
       return;
     }
-    case EventKind::kJitMethodLoad:
-    case EventKind::kJitMethodLoadV2:
-    case EventKind::kJitMethodLoadV3:
-    case EventKind::kJitInlineLoad: {
+    case EventRoute::kJit: {
       const std::string_view name = e.GetBytes(F::kMethodName);
-      if (filter_.active() && (!filter_.ThreadOk(t) || filter_.has_domain() ||
-                               !filter_.NameOk(name) || !filter_.TimeOk(e.time))) {
-        return;
-      }
+      if (!filter_.KeepsItem(t, 0, name, e.time)) return;
       Instant(t, e.time, "jit", name,
               e.kind == EventKind::kJitInlineLoad ? "jit_inline_load" : "jit_method_load", nullptr,
               &e);
       return;
     }
-    default: {
+    case EventRoute::kCounter: {
       CounterSample sample;
-      if (MayChangeCounter(e.kind) && counters_.OnEvent(e, &sample)) {
+      if (counters_.OnEvent(e, &sample)) {
         OnCounter(sample, t);
-        return;
-      }
-      if (IsSyncKind(e.kind)) {
-        OnSync(e, t);
-        return;
-      }
-      if (IsHeapChangeKind(e.kind)) {
-        OnHeap(e, t);
         return;
       }
       break;
     }
+    case EventRoute::kSync:
+      OnSync(e, t);
+      return;
+    case EventRoute::kHeap:
+      OnHeap(e, t);
+      return;
   }
   tracker_.OnEvent(e, t);
 }

@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "tools/itt_dump/filter.h"
 #include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/event_route.h"
 #include "tools/itt_dump/model/flows.h"
 #include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
@@ -192,10 +193,6 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   // group (process) scope the process track, any other the thread's (0).
   uint64_t ScopeTrack(uint64_t scope, const ThreadRec& t);
   // The filters' answer for an item of a domain with a name at a time.
-  bool KeepItem(const ThreadRec& t, uint64_t domain_id, std::string_view name, uint64_t ticks) {
-    return !filter_.active() || (filter_.ThreadOk(t) && filter_.DomainOk(domain_id) &&
-                                 filter_.NameOk(name) && filter_.TimeOk(ticks));
-  }
 
   const VerbContext& ctx_;
   const TraceIndex& x_;
@@ -273,11 +270,7 @@ std::string_view PerfettoExporter::Name(const Interval& iv) {
 }
 
 bool PerfettoExporter::Keep(const Interval& iv) {
-  if (!filter_.active()) return true;
-  const std::string_view name = Name(iv);
-  if (!filter_.ThreadOk(*iv.thread) || !filter_.TimeOk(iv.begin)) return false;
-  if (iv.kind == IntervalKind::kLegacyEvent) return !filter_.has_domain() && filter_.NameOk(name);
-  return filter_.DomainOk(iv.domain) && filter_.NameOk(name);
+  return filter_.KeepsInterval(iv, [&] { return Name(iv); });
 }
 
 LaneGroup* PerfettoExporter::Group(const ThreadRec& t, IntervalKind kind, uint64_t domain) {
@@ -606,7 +599,7 @@ void PerfettoExporter::WriteFlowEndsSlow() {
 void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
   const uint64_t ticks = format::EffectiveTime(e);
   const char* relation = RelationName(e.Get(F::kRelation));
-  if (!KeepItem(t, e.Get(F::kDomain), relation, ticks)) return;
+  if (!filter_.KeepsItem(t, e.Get(F::kDomain), relation, ticks)) return;
   const uint64_t flow = flows_.OnRelation(e.GetId(F::kTail), &flow_ends_);
   const Annotation a[] = {Annotation::String("relation", relation)};
   PerfettoEvent p;
@@ -625,21 +618,10 @@ void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
 }
 
 void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
-  // The kinds named in the switch are neither counter, sync nor heap kinds,
-  // so they go first: most events are tasks and frames.
-  switch (e.kind) {
-    case EventKind::kTaskEnd:
-    case EventKind::kTaskEndEx:
-    case EventKind::kTaskEndOverlapped:
-    case EventKind::kTaskEndOverlappedEx:
-    case EventKind::kRegionBegin:
-    case EventKind::kRegionEnd:
-    case EventKind::kFrameBegin:
-    case EventKind::kFrameEnd:
-    case EventKind::kFrameSubmit:
+  switch (RouteOf(e)) {
+    case EventRoute::kInterval:
       break;
-    case EventKind::kMarker:
-    case EventKind::kMarkerEx: {
+    case EventRoute::kMarker: {
       const uint64_t ticks = format::EffectiveTime(e);
       const uint64_t domain_id = e.Get(F::kDomain);
       const uint64_t name_key = StringKey(e.Get(F::kName));
@@ -647,69 +629,51 @@ void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
       // Text only where the filters or a missing key need it.
       const std::string_view name =
           filter_.active() || name_key == 0 ? x_.String(e.Get(F::kName)) : std::string_view();
-      if (!KeepItem(t, domain_id, name, ticks)) return;
+      if (!filter_.KeepsItem(t, domain_id, name, ticks)) return;
       Instant(t, ScopeTrack(e.Get(F::kScope), t), ticks,
               category_key != 0 ? std::string_view() : DomainCategory(domain_id, kMarkerSlot),
               name_key != 0 ? std::string_view() : name, nullptr, 0, category_key, name_key);
       return;
     }
-    case EventKind::kRelationAdd:
-    case EventKind::kRelationAddToCurrent:
-    case EventKind::kRelationAddEx:
-    case EventKind::kRelationAddToCurrentEx:
+    case EventRoute::kRelation:
       OnRelation(e, t);
       return;
-    case EventKind::kMetadataAddWithScope:
-    case EventKind::kMetadataStrAddWithScope: {
-      if (e.Get(F::kScope) == static_cast<uint64_t>(format::Scope::kTask)) break;
+    case EventRoute::kScopedMetadata: {
       const MetadataValue m = DecodeMetadata(x_, e);
       const std::string_view key = m.key.empty() ? std::string_view("metadata") : m.key;
-      if (!KeepItem(t, e.Get(F::kDomain), key, e.time)) return;
+      if (!filter_.KeepsItem(t, e.Get(F::kDomain), key, e.time)) return;
       const Annotation a[] = {Annotation::String(key, m.value)};
       Instant(t, ScopeTrack(e.Get(F::kScope), t), e.time, "metadata", key, a, 1);
       return;
     }
-    case EventKind::kJitMethodLoad:
-    case EventKind::kJitMethodLoadV2:
-    case EventKind::kJitMethodLoadV3:
-    case EventKind::kJitInlineLoad: {
+    case EventRoute::kJit: {
       const std::string_view name = e.GetBytes(F::kMethodName);
-      if (filter_.active() && (!filter_.ThreadOk(t) || filter_.has_domain() ||
-                               !filter_.NameOk(name) || !filter_.TimeOk(e.time))) {
-        return;
-      }
+      if (!filter_.KeepsItem(t, 0, name, e.time)) return;
       const Annotation a[] = {Annotation::Pointer("address", e.Get(F::kAddress)),
                               Annotation::Uint("size", e.Get(F::kSize)),
                               Annotation::Uint("method_id", e.Get(F::kMethodId))};
       Instant(t, 0, e.time, "jit", name.empty() ? std::string_view("jit method") : name, a, 3);
       return;
     }
-    case EventKind::kTaskBegin:
-    case EventKind::kTaskBeginFn:
-    case EventKind::kTaskBeginOverlapped:
-    case EventKind::kTaskBeginEx:
-    case EventKind::kTaskBeginFnEx:
-    case EventKind::kTaskBeginOverlappedEx:
+    case EventRoute::kTaskBegin:
       tracker_.OnEvent(e, t);
       flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
       WriteFlowEnds();
       return;
-    default: {
+    case EventRoute::kCounter: {
       CounterSample sample;
-      if (MayChangeCounter(e.kind) && counters_.OnEvent(e, &sample)) {
+      if (counters_.OnEvent(e, &sample)) {
         OnCounter(sample, t);
-        return;
-      }
-      if (IsSyncKind(e.kind)) {
-        OnSync(e, t);
-        return;
-      }
-      if (IsHeapChangeKind(e.kind)) {
-        OnHeap(e, t);
         return;
       }
       break;
     }
+    case EventRoute::kSync:
+      OnSync(e, t);
+      return;
+    case EventRoute::kHeap:
+      OnHeap(e, t);
+      return;
   }
   tracker_.OnEvent(e, t);
 }
