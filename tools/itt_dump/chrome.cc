@@ -321,6 +321,17 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   void Emit(std::string_view s);
   uint64_t FrameTid(uint32_t process, uint64_t domain);
   void OnRelation(const Event& e, const ThreadRec& t);
+  // DispatchByRoute's handlers (model/event_route.h), with OnRelation.
+  friend void itt_dump::DispatchByRoute<ChromeWriter>(const Event& e, const ThreadRec& t,
+                                                      CounterTracker* counters, ChromeWriter* x);
+  void OnIntervalEvent(const Event& e, const ThreadRec& t);
+  void OnTaskBegin(const Event& e, const ThreadRec& t);
+  void OnMarker(const Event& e, const ThreadRec& t);
+  void OnScopedMetadata(const Event& e, const ThreadRec& t);
+  void OnJit(const Event& e, const ThreadRec& t);
+  void OnCounter(const CounterSample& sample, const ThreadRec& t);
+  void OnSync(const Event& e, const ThreadRec& t);
+  void OnHeap(const Event& e, const ThreadRec& t);
   // Writes the "f" events of flow_ends_ and clears it.
   void WriteFlowEnds();
 
@@ -415,80 +426,72 @@ void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
 
 void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
   UseProcess(t);
+  DispatchByRoute(e, t, &counters_, this);
+}
+
+void ChromeWriter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
   TextBuffer& line = this->line();
-  CounterSample sample;
-  const EventRoute route = RouteOf(e);
-  if (route == EventRoute::kCounter && counters_.OnEvent(e, &sample)) {
-    const Counter& s = *sample.counter;
-    const uint64_t ticks = sample.ticks;
-    if (filter_.active() &&
-        (!filter_.ThreadOk(t) || !filter_.TimeOk(ticks) || !filter_.NameOk(s.name) ||
-         (filter_.has_domain() && (s.domain.empty() || !filter_.DomainNameOk(s.domain))))) {
-      return;
-    }
-    Open('C', t.tid, ticks);
-    Field("name", s.name);
-    if (!s.domain.empty()) Field("cat", s.domain);
-    line.append(",\"args\":{\"value\":");
-    std::string v;
-    AppendNumber(&v, s.value);
-    if (v == "nan" || v == "inf" || v == "-inf") v = "0";
-    line.append(v);
-    line.append("}");
-    Close();
-    return;
+  const Counter& s = *sample.counter;
+  const uint64_t ticks = sample.ticks;
+  if (!filter_.KeepsSample(t, sample)) return;
+  Open('C', t.tid, ticks);
+  Field("name", s.name);
+  if (!s.domain.empty()) Field("cat", s.domain);
+  line.append(",\"args\":{\"value\":");
+  std::string v;
+  AppendNumber(&v, s.value);
+  if (v == "nan" || v == "inf" || v == "-inf") v = "0";
+  line.append(v);
+  line.append("}");
+  Close();
+}
+
+void ChromeWriter::OnMarker(const Event& e, const ThreadRec& t) {
+  TextBuffer& line = this->line();
+  const uint64_t ticks = format::EffectiveTime(e);
+  const std::string_view name = x_.String(e.Get(F::kName));
+  if (!filter_.KeepsItem(t, e.Get(F::kDomain), name, ticks)) return;
+  Open('i', t.tid, ticks);
+  Field("name", name);
+  const std::string_view domain = x_.Domain(e.Get(F::kDomain));
+  Field("cat", domain.empty() ? "marker" : domain);
+  line.append(absl::StrCat(",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\""));
+  Close();
+}
+
+void ChromeWriter::OnScopedMetadata(const Event& e, const ThreadRec& t) {
+  TextBuffer& line = this->line();
+  const MetadataValue m = DecodeMetadata(x_, e);
+  const std::string_view key = m.key;
+  if (!filter_.KeepsItem(t, e.Get(F::kDomain), key, e.time)) return;
+  Open('i', t.tid, e.time);
+  Field("name", key.empty() ? "metadata" : key);
+  Field("cat", "metadata");
+  line.append(absl::StrCat(",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\""));
+  line.append(",\"args\":{");
+  AppendJsonString(&line, key.empty() ? "value" : key);
+  line.push_back(':');
+  if (m.is_text || !IsJsonNumberOrArray(m.value)) {
+    AppendJsonString(&line, m.value);
+  } else {
+    line.append(m.value);
   }
-  switch (route) {
-    case EventRoute::kMarker: {
-      const uint64_t ticks = format::EffectiveTime(e);
-      const std::string_view name = x_.String(e.Get(F::kName));
-      if (!filter_.KeepsItem(t, e.Get(F::kDomain), name, ticks)) return;
-      Open('i', t.tid, ticks);
-      Field("name", name);
-      const std::string_view domain = x_.Domain(e.Get(F::kDomain));
-      Field("cat", domain.empty() ? "marker" : domain);
-      line.append(absl::StrCat(",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\""));
-      Close();
-      return;
-    }
-    case EventRoute::kRelation:
-      OnRelation(e, t);
-      return;
-    case EventRoute::kScopedMetadata: {
-      const MetadataValue m = DecodeMetadata(x_, e);
-      const std::string_view key = m.key;
-      if (!filter_.KeepsItem(t, e.Get(F::kDomain), key, e.time)) return;
-      Open('i', t.tid, e.time);
-      Field("name", key.empty() ? "metadata" : key);
-      Field("cat", "metadata");
-      line.append(absl::StrCat(",\"s\":\"", ScopeLetter(e.Get(F::kScope)), "\""));
-      line.append(",\"args\":{");
-      AppendJsonString(&line, key.empty() ? "value" : key);
-      line.push_back(':');
-      if (m.is_text || !IsJsonNumberOrArray(m.value)) {
-        AppendJsonString(&line, m.value);
-      } else {
-        line.append(m.value);
-      }
-      line.append("}");
-      Close();
-      return;
-    }
-    case EventRoute::kTaskBegin:
-      flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
-      WriteFlowEnds();
-      break;
-    // Chrome's JSON has no object for a JIT method, a sync call or a heap
-    // call; the tracker sees them as it sees any event.
-    case EventRoute::kInterval:
-    case EventRoute::kJit:
-    case EventRoute::kCounter:
-    case EventRoute::kSync:
-    case EventRoute::kHeap:
-      break;
-  }
+  line.append("}");
+  Close();
+}
+
+void ChromeWriter::OnTaskBegin(const Event& e, const ThreadRec& t) {
+  flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
+  WriteFlowEnds();
   tracker_.OnEvent(e, t);
 }
+
+// Chrome's JSON has no object for a JIT method, a sync call or a heap call:
+// the interval tracker sees them as it sees any event.
+void ChromeWriter::OnIntervalEvent(const Event& e, const ThreadRec& t) { tracker_.OnEvent(e, t); }
+void ChromeWriter::OnJit(const Event& e, const ThreadRec& t) { tracker_.OnEvent(e, t); }
+void ChromeWriter::OnSync(const Event& e, const ThreadRec& t) { tracker_.OnEvent(e, t); }
+void ChromeWriter::OnHeap(const Event& e, const ThreadRec& t) { tracker_.OnEvent(e, t); }
 
 void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
   tracker_.Finish(end_ticks);

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/flat_map.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/trace_index.h"
@@ -78,6 +79,13 @@ class Filter {
   // `name`, at `ticks`: every filter keeps it.
   bool KeepsItem(const ThreadRec& t, uint64_t domain_id, std::string_view name, uint64_t ticks) {
     return !active_ || (ThreadOk(t) && DomainOk(domain_id) && NameOk(name) && TimeOk(ticks));
+  }
+  // A counter's sample on thread t, by the counter's name and domain (a
+  // counter without one fails a domain filter).
+  bool KeepsSample(const ThreadRec& t, const CounterSample& sample) {
+    const Counter& c = *sample.counter;
+    return !active_ || (ThreadOk(t) && TimeOk(sample.ticks) && NameOk(c.name) &&
+                        (!has_domain() || (!c.domain.empty() && DomainNameOk(c.domain))));
   }
   // An interval: its thread, its begin, its domain (a legacy event has
   // none, and fails a domain filter) and its name, `name()` (a

@@ -79,6 +79,51 @@ inline EventRoute RouteOf(const format::Event& e) {
   }
 }
 
+// Hands `e` of thread `t` to the handler of its route on `x`, an exporter
+// with these members (each taking (const format::Event&, const ThreadRec&)
+// but OnCounter, which takes the sample): OnIntervalEvent, OnTaskBegin,
+// OnMarker, OnRelation, OnScopedMetadata, OnJit, OnCounter(const
+// CounterSample&, const ThreadRec&), OnSync, OnHeap. A counter event that
+// changes no counter goes to OnIntervalEvent (the interval tracker's).
+template <typename Exporter>
+void DispatchByRoute(const format::Event& e, const ThreadRec& t, CounterTracker* counters,
+                     Exporter* x) {
+  switch (RouteOf(e)) {
+    case EventRoute::kInterval:
+      break;
+    case EventRoute::kTaskBegin:
+      x->OnTaskBegin(e, t);
+      return;
+    case EventRoute::kMarker:
+      x->OnMarker(e, t);
+      return;
+    case EventRoute::kRelation:
+      x->OnRelation(e, t);
+      return;
+    case EventRoute::kScopedMetadata:
+      x->OnScopedMetadata(e, t);
+      return;
+    case EventRoute::kJit:
+      x->OnJit(e, t);
+      return;
+    case EventRoute::kCounter: {
+      CounterSample sample;
+      if (counters->OnEvent(e, &sample)) {
+        x->OnCounter(sample, t);
+        return;
+      }
+      break;
+    }
+    case EventRoute::kSync:
+      x->OnSync(e, t);
+      return;
+    case EventRoute::kHeap:
+      x->OnHeap(e, t);
+      return;
+  }
+  x->OnIntervalEvent(e, t);
+}
+
 }  // namespace ittc::itt_dump
 
 #endif  // TOOLS_ITT_DUMP_MODEL_EVENT_ROUTE_H_

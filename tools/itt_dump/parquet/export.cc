@@ -269,6 +269,15 @@ class ParquetExporter : public IntervalListener {
   void OnSync(const Event& e, const ThreadRec& t);
   void OnHeap(const Event& e, const ThreadRec& t);
   void OnRelation(const Event& e, const ThreadRec& t);
+  // DispatchByRoute's handlers (model/event_route.h), with those around.
+  friend void itt_dump::DispatchByRoute<ParquetExporter>(const Event& e, const ThreadRec& t,
+                                                         CounterTracker* counters,
+                                                         ParquetExporter* x);
+  void OnIntervalEvent(const Event& e, const ThreadRec& t);
+  void OnTaskBegin(const Event& e, const ThreadRec& t);
+  void OnMarker(const Event& e, const ThreadRec& t);
+  void OnScopedMetadata(const Event& e, const ThreadRec& t);
+  void OnJit(const Event& e, const ThreadRec& t);
   void WriteFlowEnds();
   void Fail(absl::Status s) {
     if (status_.ok()) status_ = std::move(s);
@@ -486,11 +495,7 @@ void ParquetExporter::Instant(const ThreadRec& t, uint64_t ticks, std::string_vi
 
 void ParquetExporter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
   const Counter& c = *sample.counter;
-  if (filter_.active() &&
-      (!filter_.ThreadOk(t) || !filter_.TimeOk(sample.ticks) || !filter_.NameOk(c.name) ||
-       (filter_.has_domain() && (c.domain.empty() || !filter_.DomainNameOk(c.domain))))) {
-    return;
-  }
+  if (!filter_.KeepsSample(t, sample)) return;
   Row(W(kCounter, t.process))
       .Uint(++next_counter_)
       .Int(Ns(sample.ticks))
@@ -626,54 +631,37 @@ void ParquetExporter::OnRelation(const Event& e, const ThreadRec& t) {
 }
 
 void ParquetExporter::OnEvent(const Event& e, const ThreadRec& t) {
-  switch (RouteOf(e)) {
-    case EventRoute::kInterval:
-      break;
-    case EventRoute::kTaskBegin:
-      tracker_.OnEvent(e, t);
-      flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
-      if (!flow_ends_.empty()) WriteFlowEnds();
-      return;
-    case EventRoute::kMarker: {
-      const uint64_t ticks = format::EffectiveTime(e);
-      const std::string_view name = x_.String(e.Get(F::kName));
-      if (!filter_.KeepsItem(t, e.Get(F::kDomain), name, ticks)) return;
-      Instant(t, ticks, x_.Domain(e.Get(F::kDomain)), name, "marker", MarkerScope(e.Get(F::kScope)),
-              nullptr);
-      return;
-    }
-    case EventRoute::kRelation:
-      OnRelation(e, t);
-      return;
-    case EventRoute::kScopedMetadata: {
-      const MetadataValue m = DecodeMetadata(x_, e);
-      if (!filter_.KeepsItem(t, e.Get(F::kDomain), m.key, e.time)) return;
-      Args(0, t, e.time, MarkerScope(e.Get(F::kScope)), m.key, m.value, m.is_text);
-      return;
-    }
-    case EventRoute::kJit: {
-      const std::string_view name = e.GetBytes(F::kMethodName);
-      if (!filter_.KeepsItem(t, 0, name, e.time)) return;
-      Instant(t, e.time, "jit", name,
-              e.kind == EventKind::kJitInlineLoad ? "jit_inline_load" : "jit_method_load", nullptr,
-              &e);
-      return;
-    }
-    case EventRoute::kCounter: {
-      CounterSample sample;
-      if (counters_.OnEvent(e, &sample)) {
-        OnCounter(sample, t);
-        return;
-      }
-      break;
-    }
-    case EventRoute::kSync:
-      OnSync(e, t);
-      return;
-    case EventRoute::kHeap:
-      OnHeap(e, t);
-      return;
-  }
+  DispatchByRoute(e, t, &counters_, this);
+}
+
+void ParquetExporter::OnTaskBegin(const Event& e, const ThreadRec& t) {
+  tracker_.OnEvent(e, t);
+  flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
+  if (!flow_ends_.empty()) WriteFlowEnds();
+}
+
+void ParquetExporter::OnMarker(const Event& e, const ThreadRec& t) {
+  const uint64_t ticks = format::EffectiveTime(e);
+  const std::string_view name = x_.String(e.Get(F::kName));
+  if (!filter_.KeepsItem(t, e.Get(F::kDomain), name, ticks)) return;
+  Instant(t, ticks, x_.Domain(e.Get(F::kDomain)), name, "marker", MarkerScope(e.Get(F::kScope)),
+          nullptr);
+}
+
+void ParquetExporter::OnScopedMetadata(const Event& e, const ThreadRec& t) {
+  const MetadataValue m = DecodeMetadata(x_, e);
+  if (!filter_.KeepsItem(t, e.Get(F::kDomain), m.key, e.time)) return;
+  Args(0, t, e.time, MarkerScope(e.Get(F::kScope)), m.key, m.value, m.is_text);
+}
+
+void ParquetExporter::OnJit(const Event& e, const ThreadRec& t) {
+  const std::string_view name = e.GetBytes(F::kMethodName);
+  if (!filter_.KeepsItem(t, 0, name, e.time)) return;
+  Instant(t, e.time, "jit", name,
+          e.kind == EventKind::kJitInlineLoad ? "jit_inline_load" : "jit_method_load", nullptr, &e);
+}
+
+void ParquetExporter::OnIntervalEvent(const Event& e, const ThreadRec& t) {
   tracker_.OnEvent(e, t);
 }
 

@@ -183,6 +183,15 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
     return (addr * 0x9E3779B97F4A7C15ull) ^ t.index;
   }
   void OnRelation(const Event& e, const ThreadRec& t);
+  // DispatchByRoute's handlers (model/event_route.h), with those around.
+  friend void itt_dump::DispatchByRoute<PerfettoExporter>(const Event& e, const ThreadRec& t,
+                                                          CounterTracker* counters,
+                                                          PerfettoExporter* x);
+  void OnIntervalEvent(const Event& e, const ThreadRec& t);
+  void OnTaskBegin(const Event& e, const ThreadRec& t);
+  void OnMarker(const Event& e, const ThreadRec& t);
+  void OnScopedMetadata(const Event& e, const ThreadRec& t);
+  void OnJit(const Event& e, const ThreadRec& t);
   // Writes the flow ends flows_ found (usually none: an inline test).
   void WriteFlowEnds() {
     if (!flow_ends_.empty()) WriteFlowEndsSlow();
@@ -463,11 +472,7 @@ uint64_t PerfettoExporter::ScopeTrack(uint64_t scope, const ThreadRec& t) {
 
 void PerfettoExporter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
   const Counter& c = *sample.counter;
-  if (filter_.active() &&
-      (!filter_.ThreadOk(t) || !filter_.TimeOk(sample.ticks) || !filter_.NameOk(c.name) ||
-       (filter_.has_domain() && (c.domain.empty() || !filter_.DomainNameOk(c.domain))))) {
-    return;
-  }
+  if (!filter_.KeepsSample(t, sample)) return;
   uint64_t& track = counter_tracks_[c.index];
   if (track == 0) {
     const std::string name = c.domain.empty() ? c.name : absl::StrCat(c.domain, " ", c.name);
@@ -618,63 +623,47 @@ void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
 }
 
 void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
-  switch (RouteOf(e)) {
-    case EventRoute::kInterval:
-      break;
-    case EventRoute::kMarker: {
-      const uint64_t ticks = format::EffectiveTime(e);
-      const uint64_t domain_id = e.Get(F::kDomain);
-      const uint64_t name_key = StringKey(e.Get(F::kName));
-      const uint64_t category_key = DomainCategoryKey(domain_id, kMarkerSlot);
-      // Text only where the filters or a missing key need it.
-      const std::string_view name =
-          filter_.active() || name_key == 0 ? x_.String(e.Get(F::kName)) : std::string_view();
-      if (!filter_.KeepsItem(t, domain_id, name, ticks)) return;
-      Instant(t, ScopeTrack(e.Get(F::kScope), t), ticks,
-              category_key != 0 ? std::string_view() : DomainCategory(domain_id, kMarkerSlot),
-              name_key != 0 ? std::string_view() : name, nullptr, 0, category_key, name_key);
-      return;
-    }
-    case EventRoute::kRelation:
-      OnRelation(e, t);
-      return;
-    case EventRoute::kScopedMetadata: {
-      const MetadataValue m = DecodeMetadata(x_, e);
-      const std::string_view key = m.key.empty() ? std::string_view("metadata") : m.key;
-      if (!filter_.KeepsItem(t, e.Get(F::kDomain), key, e.time)) return;
-      const Annotation a[] = {Annotation::String(key, m.value)};
-      Instant(t, ScopeTrack(e.Get(F::kScope), t), e.time, "metadata", key, a, 1);
-      return;
-    }
-    case EventRoute::kJit: {
-      const std::string_view name = e.GetBytes(F::kMethodName);
-      if (!filter_.KeepsItem(t, 0, name, e.time)) return;
-      const Annotation a[] = {Annotation::Pointer("address", e.Get(F::kAddress)),
-                              Annotation::Uint("size", e.Get(F::kSize)),
-                              Annotation::Uint("method_id", e.Get(F::kMethodId))};
-      Instant(t, 0, e.time, "jit", name.empty() ? std::string_view("jit method") : name, a, 3);
-      return;
-    }
-    case EventRoute::kTaskBegin:
-      tracker_.OnEvent(e, t);
-      flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
-      WriteFlowEnds();
-      return;
-    case EventRoute::kCounter: {
-      CounterSample sample;
-      if (counters_.OnEvent(e, &sample)) {
-        OnCounter(sample, t);
-        return;
-      }
-      break;
-    }
-    case EventRoute::kSync:
-      OnSync(e, t);
-      return;
-    case EventRoute::kHeap:
-      OnHeap(e, t);
-      return;
-  }
+  DispatchByRoute(e, t, &counters_, this);
+}
+
+void PerfettoExporter::OnTaskBegin(const Event& e, const ThreadRec& t) {
+  tracker_.OnEvent(e, t);
+  flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
+  WriteFlowEnds();
+}
+
+void PerfettoExporter::OnMarker(const Event& e, const ThreadRec& t) {
+  const uint64_t ticks = format::EffectiveTime(e);
+  const uint64_t domain_id = e.Get(F::kDomain);
+  const uint64_t name_key = StringKey(e.Get(F::kName));
+  const uint64_t category_key = DomainCategoryKey(domain_id, kMarkerSlot);
+  // Text only where the filters or a missing key need it.
+  const std::string_view name =
+      filter_.active() || name_key == 0 ? x_.String(e.Get(F::kName)) : std::string_view();
+  if (!filter_.KeepsItem(t, domain_id, name, ticks)) return;
+  Instant(t, ScopeTrack(e.Get(F::kScope), t), ticks,
+          category_key != 0 ? std::string_view() : DomainCategory(domain_id, kMarkerSlot),
+          name_key != 0 ? std::string_view() : name, nullptr, 0, category_key, name_key);
+}
+
+void PerfettoExporter::OnScopedMetadata(const Event& e, const ThreadRec& t) {
+  const MetadataValue m = DecodeMetadata(x_, e);
+  const std::string_view key = m.key.empty() ? std::string_view("metadata") : m.key;
+  if (!filter_.KeepsItem(t, e.Get(F::kDomain), key, e.time)) return;
+  const Annotation a[] = {Annotation::String(key, m.value)};
+  Instant(t, ScopeTrack(e.Get(F::kScope), t), e.time, "metadata", key, a, 1);
+}
+
+void PerfettoExporter::OnJit(const Event& e, const ThreadRec& t) {
+  const std::string_view name = e.GetBytes(F::kMethodName);
+  if (!filter_.KeepsItem(t, 0, name, e.time)) return;
+  const Annotation a[] = {Annotation::Pointer("address", e.Get(F::kAddress)),
+                          Annotation::Uint("size", e.Get(F::kSize)),
+                          Annotation::Uint("method_id", e.Get(F::kMethodId))};
+  Instant(t, 0, e.time, "jit", name.empty() ? std::string_view("jit method") : name, a, 3);
+}
+
+void PerfettoExporter::OnIntervalEvent(const Event& e, const ThreadRec& t) {
   tracker_.OnEvent(e, t);
 }
 
