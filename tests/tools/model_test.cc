@@ -267,6 +267,84 @@ TEST(IntervalTracker, KeptFramesPairAsFramesDo) {
   EXPECT_GT(kept_out.seen.size(), 5000u);
 }
 
+// Kept frames paired by stretches (KeptFramePairing, each stretch on its
+// own, then JoinFrames) pair, count and end as one at a time do: every
+// interval but its serial (a stretch's pairs have none), in any order.
+// Over a few keys the tracker joins every stretch; over more keys than it
+// keeps empty it joins none, and the caller feeds their frames one at a
+// time.
+TEST(IntervalTracker, KeptFramesPairedByStretchesPairAsOneAtATime) {
+  const auto x = Index();
+  const ThreadRec* threads[] = {x->Thread(0), x->Thread(1)};
+  for (const uint64_t keys : {3, 100}) {
+    std::mt19937_64 rng(keys);
+    EveryField stretch_out;
+    EveryField whole_out;
+    EveryField one_out;
+    IntervalTracker whole(*x, &whole_out);
+    IntervalTracker one(*x, &one_out);
+    KeptFramePairing pairing(&stretch_out);
+    std::vector<std::pair<KeptFrame, const ThreadRec*>> stretch;
+    uint64_t time = 100;
+    size_t joined = 0;
+    size_t refused = 0;
+    const auto join = [&] {
+      if (whole.JoinFrames(pairing)) {
+        ++joined;
+        whole_out.seen.insert(whole_out.seen.end(), stretch_out.seen.begin(),
+                              stretch_out.seen.end());
+      } else {
+        ++refused;
+        for (const auto& [f, t] : stretch) whole.OnFrame(f, *t);
+      }
+      stretch_out.seen.clear();
+      pairing.Clear();
+      stretch.clear();
+    };
+    for (int i = 0; i < 20000; ++i) {
+      KeptFrame f;
+      f.time = time += rng() % 3;  // ties too
+      f.domain = 1 + rng() % keys;
+      // More begins than ends early, more ends later: stretches leave
+      // both, and the stacks go deep.
+      f.begin = rng() % 100 < (i < 10000 ? 55u : 45u);
+      const ThreadRec& t = *threads[rng() % 2];
+      pairing.OnFrame(f, t);
+      stretch.emplace_back(f, &t);
+      one.OnFrame(f, t);
+      if (rng() % 40 == 0) join();
+    }
+    join();
+    whole.Finish(time + 10);
+    one.Finish(time + 10);
+    if (keys < 64) {
+      EXPECT_EQ(refused, 0u);
+      EXPECT_GT(joined, 100u);
+    } else {
+      EXPECT_GT(refused, 100u);  // (the first few, over fewer keys, join)
+    }
+    EXPECT_GE(whole.peak_keyed_open(), one.peak_keyed_open());
+    // Without the serial (the last field).
+    const auto without_serial = [](std::vector<std::string> seen) {
+      for (std::string& s : seen) {
+        if (s.rfind("interval", 0) == 0) s.erase(s.rfind(' ', s.rfind(' ') - 1));
+      }
+      std::sort(seen.begin(), seen.end());
+      return seen;
+    };
+    EXPECT_EQ(without_serial(whole_out.seen), without_serial(one_out.seen)) << keys << " keys";
+    const Unbalanced& a = whole.unbalanced();
+    const Unbalanced& b = one.unbalanced();
+    EXPECT_EQ(a.end_without_begin, b.end_without_begin);
+    EXPECT_EQ(a.open_at_end, b.open_at_end);
+    EXPECT_EQ(a.frame_end_without_begin, b.frame_end_without_begin);
+    EXPECT_EQ(a.frames_open_at_end, b.frames_open_at_end);
+    EXPECT_GT(a.frame_end_without_begin, 0u);
+    EXPECT_GT(a.frames_open_at_end, 0u);
+    EXPECT_GT(one_out.seen.size(), 5000u);
+  }
+}
+
 TEST(TraceSet, EventsOfEveryFileInOneTimeOrder) {
   const std::string a = MarkerTrace(1, {1100, 1300, 1500});
   const std::string b = MarkerTrace(2, {1200, 1250, 1600, 1700});

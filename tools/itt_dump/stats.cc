@@ -248,7 +248,7 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
           CountPiece(piece, &pass);
         },
         only_file);
-    merger.set_frame_tracker(stats->frame_tracker());
+    merger.set_frame_consumer(stats);
     uint32_t meets = 0;
     const bool drained = DrainPieces(
         ctx, &merger, stats, &pass, [](const PieceMerger::Item&) {},  // its sinks write nothing

@@ -101,8 +101,9 @@ struct SyncSummary {
 // The statistics engine; RunStats feeds it from the merge. Exposed for the
 // benchmark and tests.
 // A PieceSink too: the pass on every core gives each piece a collector of
-// its own (EmptyLike) and adds them up (MergeIntervals).
-class StatsCollector : public PieceSink {
+// its own (EmptyLike) and adds them up (MergeIntervals); and so it pairs the
+// frames pieces keep apart by stretches (KeptFrameConsumer).
+class StatsCollector : public PieceSink, public KeptFrameConsumer {
  public:
   // `index` must outlive the collector.
   StatsCollector(const TraceIndex& index, const FilterSpec& filter, bool per_thread);
@@ -122,9 +123,12 @@ class StatsCollector : public PieceSink {
   // innermost open task.
   void OnOpen(const Interval& interval, const ThreadRec& t) { tracker_.OnOpen(interval, t); }
   const IntervalTracker& tracker() const { return tracker_; }
-  // Where the frames pieces keep apart go (PieceMerger::
-  // set_frame_tracker), their events counted with the pieces'.
-  IntervalTracker* frame_tracker() { return &tracker_; }
+  // KeptFrameConsumer: the frames pieces keep apart pair on workers by
+  // stretches, each into a collector of its own (EmptyLike), and join this
+  // one's tracker (their events counted with the pieces').
+  IntervalTracker* frame_tracker() override { return &tracker_; }
+  std::unique_ptr<IntervalListener> NewStretchListener() override { return EmptyLike(*this); }
+  void TakeStretch(IntervalListener* listener, bool joined) override;
   void ResetPeakKeyedOpen() { tracker_.ResetPeakKeyedOpen(); }
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   // Adds what `piece` collected from the tasks and frames a piece paired

@@ -232,6 +232,88 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   }
 }
 
+// A stretch of the frames kept apart: spans of the queues' blocks, paired
+// on a worker.
+class PieceMerger::Stretch final : public format::PoolTask {
+ public:
+  struct Span {
+    const Piece::Frame* begin;
+    const Piece::Frame* end;
+    const ThreadRec* thread;
+  };
+  // Each queue's spans in order, the queues in order (their ties' order).
+  std::vector<Span> spans;
+  // Where the spans are: each queue's run of spans starts a new one.
+  std::vector<size_t> queue_starts;
+  std::vector<std::shared_ptr<const std::vector<Piece::Frame>>> blocks;  // holds the spans
+  size_t frames = 0;
+  std::unique_ptr<IntervalListener> listener;
+  std::unique_ptr<KeptFramePairing> pairing;
+
+  void Run() override {
+    ForEach([this](const Piece::Frame& f, const ThreadRec& t) { pairing->OnFrame(f, t); });
+  }
+  void Clear() {
+    spans.clear();
+    queue_starts.clear();
+    blocks.clear();
+    frames = 0;
+    pairing->Clear();
+  }
+  // Calls fn(frame, thread) for each frame in the merge's order: by time,
+  // then queue.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    // A queue's cursor: its span and the next frame in it.
+    struct Cursor {
+      size_t span;
+      size_t end;  // the queue's spans end
+      const Piece::Frame* at;
+    };
+    std::vector<Cursor> cursors;
+    std::vector<std::pair<uint64_t, size_t>> heads;  // (time, cursor), in queue order
+    for (size_t q = 0; q < queue_starts.size(); ++q) {
+      const size_t first = queue_starts[q];
+      const size_t end = q + 1 < queue_starts.size() ? queue_starts[q + 1] : spans.size();
+      cursors.push_back({first, end, spans[first].begin});
+      heads.emplace_back(spans[first].begin->time, q);
+    }
+    // Gives cursor heads[h]'s frame; false once its queue has no more,
+    // else its next time is in heads[h].
+    const auto give = [&](size_t h) {
+      Cursor& c = cursors[heads[h].second];
+      fn(*c.at, *spans[c.span].thread);
+      if (++c.at == spans[c.span].end) {
+        if (++c.span == c.end) return false;
+        c.at = spans[c.span].begin;
+      }
+      heads[h].first = c.at->time;
+      return true;
+    };
+    constexpr size_t kScan = 8;
+    if (heads.size() <= kScan) {
+      // A few queues (a process's threads): the earliest head by a scan.
+      while (!heads.empty()) {
+        size_t best = 0;
+        for (size_t h = 1; h < heads.size(); ++h) {
+          if (heads[h].first < heads[best].first) best = h;  // ties: the earlier queue
+        }
+        if (!give(best)) heads.erase(heads.begin() + static_cast<std::ptrdiff_t>(best));
+      }
+      return;
+    }
+    std::make_heap(heads.begin(), heads.end(), std::greater<>());
+    while (!heads.empty()) {
+      std::pop_heap(heads.begin(), heads.end(), std::greater<>());
+      if (give(heads.size() - 1)) {
+        std::push_heap(heads.begin(), heads.end(), std::greater<>());
+      } else {
+        heads.pop_back();
+      }
+    }
+  }
+};
+
 PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sink,
                          const MergeOptions& options, OnPiece on_piece, size_t only_file)
     : set_(set), options_(options), on_piece_(std::move(on_piece)) {
@@ -285,6 +367,9 @@ PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sin
 }
 
 PieceMerger::~PieceMerger() {
+  // The stretches in flight point into the queues' blocks (which they
+  // share) and run on the pool.
+  for (const std::unique_ptr<Stretch>& s : stretches_) pool_->Wait(s.get());
   for (Queue& q : queues_) {
     for (std::unique_ptr<Piece>& p : q.pieces) {
       const size_t f = p->file;
@@ -369,10 +454,13 @@ bool PieceMerger::ReadChunk(size_t f) {
     }
     on_piece_(*piece);
     if (!piece->frames.empty()) {
-      if (frame_tracker_ == nullptr) return Fail("frames kept apart with nothing to take them");
-      q.frames.insert(q.frames.end(), piece->frames.begin(), piece->frames.end());
+      if (frame_consumer_ == nullptr) return Fail("frames kept apart with nothing to take them");
       frames_held_ += piece->frames.size();
       buffered_ += piece->frames.size() * sizeof(Piece::Frame);
+      // Taken over, not copied: the piece grows a new vector on a worker.
+      q.frames.push_back(
+          {std::make_shared<const std::vector<Piece::Frame>>(std::move(piece->frames)), 0});
+      piece->frames = std::vector<Piece::Frame>();
     }
     if (piece->entries.empty()) {
       file.decoder->Recycle(std::move(piece));
@@ -428,7 +516,11 @@ void PieceMerger::Issue(int qi, Item* item) {
 }
 
 void PieceMerger::GiveFrames() {
-  if (frames_held_ == 0) return;
+  if (!stretches_.empty()) JoinStretches(/*all=*/false);
+  if (frames_held_ == 0) {
+    if (reader_done_) JoinStretches(/*all=*/true);
+    return;
+  }
   // Every event before `known` is in a piece read already: no queue's
   // next chunk to read starts before it.
   uint64_t known = kNoEvents;
@@ -439,64 +531,85 @@ void PieceMerger::GiveFrames() {
       if (first != kNoEvents) known = std::min(known, set_.SetTicks(q.file, first));
     }
   }
-  // The frames of each queue before `known` end at its mark; the queues'
-  // frames go out merged as the entries are: by time, then queue. Their
-  // heads are (time, queue) pairs, in queue order.
-  std::vector<std::pair<uint64_t, size_t>>& heads = frame_heads_;
-  heads.clear();
-  for (size_t i = 0; i < queues_.size(); ++i) {
-    Queue& q = queues_[i];
-    if (q.frames_next == q.frames.size()) continue;
-    const auto end =
-        reader_done_
-            ? q.frames.end()
-            : std::lower_bound(q.frames.begin() + q.frames_next, q.frames.end(), known,
-                               [](const Piece::Frame& f, uint64_t t) { return f.time < t; });
-    q.frames_mark = static_cast<size_t>(end - q.frames.begin());
-    if (q.frames_mark > q.frames_next) heads.emplace_back(q.frames[q.frames_next].time, i);
-  }
-  // Gives the head of heads[h]'s queue; false once it has no more to give,
-  // else its next head's time is in heads[h].
-  const auto give = [this, &heads](size_t h) {
-    Queue& q = queues_[heads[h].second];
-    frame_tracker_->OnFrame(q.frames[q.frames_next], *q.thread);
-    if (++q.frames_next == q.frames_mark) return false;
-    heads[h].first = q.frames[q.frames_next].time;
-    return true;
+  // The frames of each block before `known`.
+  const auto ready_end = [known, this](const FrameBlock& b) {
+    const std::vector<Piece::Frame>& f = *b.frames;
+    if (reader_done_) return f.size();
+    return static_cast<size_t>(
+        std::lower_bound(f.begin() + static_cast<std::ptrdiff_t>(b.next), f.end(), known,
+                         [](const Piece::Frame& x, uint64_t t) { return x.time < t; }) -
+        f.begin());
   };
-  size_t given = 0;
-  constexpr size_t kScan = 8;
-  if (heads.size() <= kScan) {
-    // A few queues (a process's threads): the earliest head by a scan.
-    while (!heads.empty()) {
-      size_t best = 0;
-      for (size_t h = 1; h < heads.size(); ++h) {
-        if (heads[h].first < heads[best].first) best = h;  // ties: the earlier queue
+  if (!reader_done_) {
+    size_t ready = 0;
+    for (const Queue& q : queues_) {
+      for (const FrameBlock& b : q.frames) {
+        const size_t end = ready_end(b);
+        ready += end - b.next;
+        if (end < b.frames->size()) break;  // the later blocks are later still
       }
-      ++given;
-      if (!give(best)) heads.erase(heads.begin() + static_cast<std::ptrdiff_t>(best));
     }
+    if (ready < stretch_frames_) return;
+  }
+  std::unique_ptr<Stretch> stretch;
+  if (!spare_stretches_.empty()) {
+    stretch = std::move(spare_stretches_.back());
+    spare_stretches_.pop_back();
   } else {
-    std::make_heap(heads.begin(), heads.end(), std::greater<>());
-    while (!heads.empty()) {
-      std::pop_heap(heads.begin(), heads.end(), std::greater<>());
-      ++given;
-      if (give(heads.size() - 1)) {
-        std::push_heap(heads.begin(), heads.end(), std::greater<>());
-      } else {
-        heads.pop_back();
+    stretch = std::make_unique<Stretch>();
+    stretch->listener = frame_consumer_->NewStretchListener();
+    stretch->pairing = std::make_unique<KeptFramePairing>(stretch->listener.get());
+  }
+  for (Queue& q : queues_) {
+    bool first = true;
+    while (!q.frames.empty()) {
+      FrameBlock& b = q.frames.front();
+      const size_t end = ready_end(b);
+      if (end > b.next) {
+        if (first) stretch->queue_starts.push_back(stretch->spans.size());
+        first = false;
+        const Piece::Frame* base = b.frames->data();
+        stretch->spans.push_back({base + b.next, base + end, q.thread});
+        stretch->blocks.push_back(b.frames);
+        stretch->frames += end - b.next;
+        b.next = end;
       }
+      if (b.next < b.frames->size()) break;
+      q.frames.pop_front();
     }
   }
-  frames_held_ -= given;
-  buffered_ -= given * sizeof(Piece::Frame);
-  for (Queue& q : queues_) {
-    // Given out: the memory goes back once half of it is.
-    if (q.frames_next != 0 && 2 * q.frames_next >= q.frames.size()) {
-      q.frames.erase(q.frames.begin(),
-                     q.frames.begin() + static_cast<std::ptrdiff_t>(q.frames_next));
-      q.frames_next = 0;
+  frames_held_ -= stretch->frames;
+  // The stretches in flight hold their frames: a few at once.
+  const size_t max_in_flight = 2 * static_cast<size_t>(format::OnlineCpus()) + 2;
+  while (stretches_.size() >= max_in_flight) {
+    pool_->Wait(stretches_.front().get());
+    JoinStretches(/*all=*/false);
+  }
+  pool_->Submit(stretch.get());
+  stretches_.push_back(std::move(stretch));
+  if (reader_done_) JoinStretches(/*all=*/true);
+}
+
+void PieceMerger::JoinStretches(bool all) {
+  if (stretches_.empty()) return;  // (and there may be no consumer)
+  IntervalTracker& tracker = *frame_consumer_->frame_tracker();
+  while (!stretches_.empty()) {
+    Stretch& s = *stretches_.front();
+    if (all) {
+      pool_->Wait(&s);
+    } else if (!pool_->Done(&s)) {
+      return;
     }
+    const bool joined = tracker.JoinFrames(*s.pairing);
+    if (!joined) {
+      // Where a limit may be met: frame by frame, as the serial pass.
+      s.ForEach([&tracker](const Piece::Frame& f, const ThreadRec& t) { tracker.OnFrame(f, t); });
+    }
+    frame_consumer_->TakeStretch(s.listener.get(), joined);
+    buffered_ -= s.frames * sizeof(Piece::Frame);
+    s.Clear();
+    spare_stretches_.push_back(std::move(stretches_.front()));
+    stretches_.pop_front();
   }
 }
 

@@ -198,7 +198,7 @@ class Piece final : public format::DecodedChunk {
   // The frame_begins and frame_ends the piece kept apart, in order
   // (IntervalTracker::PiecePairing::frames_apart): not among the entries.
   using Frame = KeptFrame;
-  std::vector<Frame> frames;
+  std::vector<Frame> frames;  // PieceMerger takes it over
   std::unique_ptr<PieceSink> sink;
   const char* outputs = nullptr;  // sink->output_records()'s
 
@@ -249,6 +249,26 @@ class PieceDecoder final : public format::ChunkDecoder {
   mutable std::vector<std::unique_ptr<Piece>> pool_;  // guarded by mu_
 };
 
+// Where the frames pieces keep apart go (PieceMerger::set_frame_consumer):
+// a stretch at a time, paired on a worker (KeptFramePairing), then joined
+// by the whole trace's tracker on the reading thread, in the merge's
+// order among themselves (by time, then queue), each stretch once every
+// event before its last frame has been read, which can be before entries
+// earlier than it are given out: for a consumer whose frames depend on
+// nothing else.
+class KeptFrameConsumer {
+ public:
+  virtual ~KeptFrameConsumer() = default;
+  // The whole trace's tracker (IntervalTracker::JoinFrames).
+  virtual IntervalTracker* frame_tracker() = 0;
+  // A listener for the pairs a stretch makes: made on the reading thread,
+  // fed on a worker, then given back to TakeStretch and reused.
+  virtual std::unique_ptr<IntervalListener> NewStretchListener() = 0;
+  // On the reading thread, after JoinFrames: adds what `listener` got to
+  // the consumer's results if `joined`, and forgets it either way.
+  virtual void TakeStretch(IntervalListener* listener, bool joined) = 0;
+};
+
 class PieceMerger {
  public:
   struct Item {
@@ -297,14 +317,14 @@ class PieceMerger {
   size_t open_keyed_bound() const { return queues_.size() * max_piece_open_frames_; }
   // Why not, for a note.
   const char* inexact_reason() const { return inexact_reason_; }
-  // The tracker the frames pieces keep apart go to (IntervalTracker::
-  // OnFrame; required if the sinks' pairing keeps them apart; set before
-  // the first Next): in the merge's order
-  // among themselves (by time, then queue), each once every event before
-  // it has been read, which can be before entries earlier than it are
-  // given out; for a consumer whose frames depend on nothing else. The last
-  // ones go before Next returns false.
-  void set_frame_tracker(IntervalTracker* tracker) { frame_tracker_ = tracker; }
+  // Where the frames pieces keep apart go (required if the sinks' pairing
+  // keeps them apart; set before the first Next; must outlive the
+  // merger). The last ones are joined before Next returns false.
+  void set_frame_consumer(KeptFrameConsumer* consumer) { frame_consumer_ = consumer; }
+  // Frames a stretch holds at least (but the last): kStretchFrames, or
+  // fewer for a test of the joins (REQUIRES: frames >= 1).
+  static constexpr size_t kStretchFrames = size_t{1} << 16;
+  void set_stretch_frames(size_t frames) { stretch_frames_ = frames; }
 
  private:
   struct File {
@@ -312,6 +332,13 @@ class PieceMerger {
     std::unique_ptr<format::TraceReader> reader;
     bool done = false;
   };
+  // A piece's frames kept apart, shared by the queue and the stretches
+  // that take them.
+  struct FrameBlock {
+    std::shared_ptr<const std::vector<Piece::Frame>> frames;
+    size_t next = 0;
+  };
+  class Stretch;
   struct Queue {
     const ThreadRec* thread = nullptr;  // the set's
     const ThreadRec* local = nullptr;   // its file's (chunk_first_times)
@@ -327,10 +354,9 @@ class PieceMerger {
     const Piece::Entry* end = nullptr;
     size_t chunks_read = 0;
     uint64_t last_time = 0;  // of the thread's pieces read so far
-    // Frames kept apart: [frames_next, size) not given out yet.
-    std::vector<Piece::Frame> frames;
-    size_t frames_next = 0;
-    size_t frames_mark = 0;  // GiveFrames's: the end of those it gives
+    // Frames kept apart, each piece's in a block of its own, from the
+    // front block's `next` on not given to a stretch yet.
+    std::deque<FrameBlock> frames;
     bool any = false;
     bool has_head() const { return front != nullptr; }
     uint64_t head_time() const { return head->time; }
@@ -379,12 +405,18 @@ class PieceMerger {
   // Hands out queue qi's head as *item, and notes what it does to the
   // thread's depth and the merge's time.
   void Issue(int qi, Item* item);
-  // Gives out the frames kept apart that precede every event not read
-  // yet: all of them once every file is read.
+  // Gives the frames kept apart that precede every event not read yet to
+  // a stretch once there are kStretchFrames of them, or all of them once
+  // every file is read; joins the stretches done (all of them at the end).
   void GiveFrames();
-  IntervalTracker* frame_tracker_ = nullptr;
-  size_t frames_held_ = 0;                                // in the queues' frames
-  std::vector<std::pair<uint64_t, size_t>> frame_heads_;  // GiveFrames's
+  // Joins the stretches in flight that are done, in order (`all`: waits
+  // for each).
+  void JoinStretches(bool all);
+  KeptFrameConsumer* frame_consumer_ = nullptr;
+  size_t stretch_frames_ = kStretchFrames;
+  size_t frames_held_ = 0;                          // in the queues' frames
+  std::deque<std::unique_ptr<Stretch>> stretches_;  // in flight, in order
+  std::vector<std::unique_ptr<Stretch>> spare_stretches_;
   size_t files_done_ = 0;
   size_t pass_files_ = 0;  // the files of the pass
   size_t max_piece_open_frames_ = 0;
