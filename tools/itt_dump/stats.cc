@@ -45,10 +45,13 @@ std::unique_ptr<StatsCollector> StatsCollector::EmptyLike(const StatsCollector& 
 
 StatsCollector::~StatsCollector() = default;
 
-void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
-  ++events_;
-  last_ticks_ = std::max(last_ticks_, e.time);
-  switch (e.kind) {
+namespace {
+
+// Which part of the collector takes an event of `kind`: the one list of
+// the kinds stats reads itself (OnEvent, Ignores).
+enum class Family { kCounter, kSync, kHeap, kJit, kIntervals };
+Family FamilyOf(EventKind kind) {
+  switch (kind) {
     case EventKind::kCounterInc:
     case EventKind::kCounterIncDelta:
     case EventKind::kCounterDec:
@@ -59,30 +62,53 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kCounterDecDeltaV3:
     case EventKind::kCounterSetValue:
     case EventKind::kCounterSetValueV3:
-    case EventKind::kCounterSetValueEx: {
-      CounterSample sample;
-      if (counter_tracker_.OnEvent(e, &sample)) OnCounter(sample, t);
-      return;
-    }
+    case EventKind::kCounterSetValueEx:
+      return Family::kCounter;
     case EventKind::kSyncCreate:
     case EventKind::kSyncRename:
     case EventKind::kSyncPrepare:
     case EventKind::kSyncCancel:
     case EventKind::kSyncAcquired:
-      OnSync(e, t);
-      return;
+      return Family::kSync;
     case EventKind::kHeapAllocateEnd:
     case EventKind::kHeapFreeEnd:
     case EventKind::kHeapReallocateEnd:
-      OnHeap(e, t);
-      return;
+      return Family::kHeap;
     case EventKind::kJitMethodLoad:
     case EventKind::kJitMethodLoadV2:
     case EventKind::kJitMethodLoadV3:
     case EventKind::kJitInlineLoad:
     case EventKind::kJitMethodUpdate:
     case EventKind::kJitMethodUpdateV2:
-    case EventKind::kJitMethodUnload: {
+    case EventKind::kJitMethodUnload:
+      return Family::kJit;
+    default:
+      return Family::kIntervals;
+  }
+}
+
+}  // namespace
+
+bool StatsCollector::Ignores(EventKind kind) const {
+  return FamilyOf(kind) == Family::kIntervals && !tracker_.Uses(kind);
+}
+
+void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
+  ++events_;
+  last_ticks_ = std::max(last_ticks_, e.time);
+  switch (FamilyOf(e.kind)) {
+    case Family::kCounter: {
+      CounterSample sample;
+      if (counter_tracker_.OnEvent(e, &sample)) OnCounter(sample, t);
+      return;
+    }
+    case Family::kSync:
+      OnSync(e, t);
+      return;
+    case Family::kHeap:
+      OnHeap(e, t);
+      return;
+    case Family::kJit: {
       if (filter_.active()) {
         if (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time) ||
             (filter_.has_name() &&
@@ -102,7 +128,7 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
       }
       return;
     }
-    default:
+    case Family::kIntervals:
       tracker_.OnEvent(e, t);
       return;
   }

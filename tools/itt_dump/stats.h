@@ -169,6 +169,9 @@ class StatsCollector : public PieceSink, public KeptFrameConsumer {
     return p;
   }
   bool outputs_intervals() const override { return false; }
+  // PieceSink: what neither the collector nor its tracker reads (markers,
+  // metadata, heap begins, sync_releasing...).
+  bool Ignores(format::EventKind kind) const override;
 
  private:
   StatsCollector(const TraceIndex& index, const Clock& clock, const Filter& filter,

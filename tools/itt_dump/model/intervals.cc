@@ -683,6 +683,32 @@ void IntervalTracker::OnFrame(bool begin, uint64_t domain, const format::Id& id,
   EndKeyed(&frames_, ProcessKey(domain, id, t), IntervalKind::kFrame, t, domain, ticks);
 }
 
+bool IntervalTracker::Uses(EventKind kind) const {
+  // The kinds OnEvent's switch takes; its default takes metadata.
+  switch (kind) {
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskBeginFn:
+    case EventKind::kTaskBeginEx:
+    case EventKind::kTaskBeginFnEx:
+    case EventKind::kTaskEnd:
+    case EventKind::kTaskEndEx:
+    case EventKind::kTaskBeginOverlapped:
+    case EventKind::kTaskBeginOverlappedEx:
+    case EventKind::kTaskEndOverlapped:
+    case EventKind::kTaskEndOverlappedEx:
+    case EventKind::kRegionBegin:
+    case EventKind::kRegionEnd:
+    case EventKind::kFrameBegin:
+    case EventKind::kFrameEnd:
+    case EventKind::kFrameSubmit:
+    case EventKind::kEventStart:
+    case EventKind::kEventEnd:
+      return true;
+    default:
+      return collect_args_ && IsMetadataKind(kind);
+  }
+}
+
 void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
   switch (e.kind) {
     case EventKind::kTaskBegin:

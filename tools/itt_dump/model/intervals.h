@@ -180,6 +180,9 @@ class IntervalTracker {
   // Feeds one event in time order (per thread at least). Events of other
   // kinds are ignored.
   void OnEvent(const format::Event& e, const ThreadRec& thread);
+  // Whether OnEvent does anything with an event of `kind`: the interval
+  // kinds, and metadata while args are collected.
+  bool Uses(format::EventKind kind) const;
 
   // A frame_begin (`begin`) or frame_end of `domain` and `id` at `ticks`
   // on `thread`: what OnEvent does with one.

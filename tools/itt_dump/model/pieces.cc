@@ -39,7 +39,12 @@ PieceDecoder::PieceDecoder(const TraceSet& set, size_t file, SinkFactory make_si
       rewriter_(set.files().size() > 1 ? std::make_unique<SetRewriter>(set, file) : nullptr),
       file_index_(*set.files()[file].index),
       file_(file),
-      make_sink_(std::move(make_sink)) {}
+      make_sink_(std::move(make_sink)) {
+  const std::unique_ptr<PieceSink> sink = make_sink_();
+  for (int k = 0; k < 256; ++k) {
+    ignored_.push_back(sink->Ignores(static_cast<format::EventKind>(k)));
+  }
+}
 
 PieceDecoder::~PieceDecoder() = default;
 
@@ -147,6 +152,13 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
                       : tracker.OnPieceEvent(e, thread, position);
     }
     // (A simple task is the tracker's, never the sink's.)
+    if (action == IntervalTracker::PieceAction::kForward && !simple &&
+        static_cast<uint16_t>(e.kind) < ignored_.size() && ignored_[static_cast<size_t>(e.kind)]) {
+      // Nobody reads it: counted, not kept.
+      ++p.paired_events;
+      p.paired_last_ticks = time;
+      continue;
+    }
     if (action == IntervalTracker::PieceAction::kForward && events_to_sink && !simple &&
         sink.TakesForwarded(e.kind)) {
       action = IntervalTracker::PieceAction::kPaired;

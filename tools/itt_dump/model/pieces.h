@@ -104,6 +104,11 @@ class PieceSink : public IntervalListener {
   // thread's state needs it: the piece takes it as paired
   // (OnPairedEvent). With wants_paired_events() only.
   virtual bool TakesForwarded(format::EventKind kind) const { return false; }
+  // Whether the consumer does nothing with an event of `kind` that the
+  // piece would forward (on the worker or on the reading thread): the
+  // piece counts it with the paired ones and keeps nothing of it. Asked
+  // once per kind, of a sink made for that (PieceDecoder's constructor).
+  virtual bool Ignores(format::EventKind kind) const { return false; }
   // Whether it may write outputs in OnInterval: then the piece hands it
   // its paired tasks one at a time (each output's entry takes the place of
   // the event that closed the interval), else in runs.
@@ -245,6 +250,8 @@ class PieceDecoder final : public format::ChunkDecoder {
   const TraceIndex& file_index_;
   size_t file_;
   SinkFactory make_sink_;
+  // By event kind (below 256): the sinks ignore it (PieceSink::Ignores).
+  std::vector<bool> ignored_;
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Piece>> pool_;  // guarded by mu_
 };
