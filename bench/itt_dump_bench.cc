@@ -222,14 +222,17 @@ class ThreadCpuSampler {
       const std::string dir = std::string("/proc/self/task/") + e->d_name;
       const uint64_t ns = ittc::bench::TaskRunNs(dir);
       Seen& seen = seen_[tid];
-      if (seen.name.empty()) {
-        FILE* f = std::fopen((dir + "/comm").c_str(), "r");
+      // Read at every sample: a thread names itself after it starts, and
+      // a name read before that (its creator's) would count a pool's
+      // worker as one thread's work.
+      FILE* f = std::fopen((dir + "/comm").c_str(), "r");
+      if (f != nullptr) {
         char buf[64] = {};
-        if (f != nullptr) {
-          if (std::fgets(buf, sizeof buf, f) != nullptr) buf[std::strcspn(buf, "\n")] = 0;
-          std::fclose(f);
+        if (std::fgets(buf, sizeof buf, f) != nullptr) {
+          buf[std::strcspn(buf, "\n")] = 0;
+          seen.name = buf;
         }
-        seen.name = buf;
+        std::fclose(f);
       }
       seen.ns = std::max(seen.ns, ns);
     }
