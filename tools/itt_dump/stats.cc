@@ -40,16 +40,14 @@ std::unique_ptr<StatsCollector> StatsCollector::EmptyLike(const StatsCollector& 
   std::unique_ptr<StatsCollector> c(
       new StatsCollector(other.x_, other.clock_, other.filter_, other.per_thread_));
   c->processes_ = other.processes_;
+  c->keep_apart_ = other.keep_apart_;
   return c;
 }
 
 StatsCollector::~StatsCollector() = default;
 
-namespace {
+namespace stats_internal {
 
-// Which part of the collector takes an event of `kind`: the one list of
-// the kinds stats reads itself (OnEvent, Ignores).
-enum class Family { kCounter, kSync, kHeap, kJit, kIntervals };
 Family FamilyOf(EventKind kind) {
   switch (kind) {
     case EventKind::kCounterInc:
@@ -87,7 +85,10 @@ Family FamilyOf(EventKind kind) {
   }
 }
 
-}  // namespace
+}  // namespace stats_internal
+
+using stats_internal::Family;
+using stats_internal::FamilyOf;
 
 bool StatsCollector::Ignores(EventKind kind) const {
   return FamilyOf(kind) == Family::kIntervals && !tracker_.Uses(kind);
@@ -250,6 +251,9 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
   // changes (the index's clock and the filter keep caches).
   const std::unique_ptr<StatsCollector> prototype = NewCollector(ctx, options);
   const TraceSet& set = *ctx.set;
+  // One process: what stats makes of sync, heap and counter events meets
+  // no other's (MeetsOtherProcesses), and they can go by stretches.
+  prototype->set_keep_apart(set.files().size() == 1);
   std::vector<size_t> passes = {PieceMerger::kEveryFile};
   if (file_by_file) {
     passes.clear();
@@ -274,7 +278,7 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
           CountPiece(piece, &pass);
         },
         only_file);
-    merger.set_frame_consumer(stats);
+    merger.set_apart_consumer(stats);
     uint32_t meets = 0;
     const bool drained = DrainPieces(
         ctx, &merger, stats, &pass, [](const PieceMerger::Item&) {},  // its sinks write nothing

@@ -188,12 +188,6 @@ void StatsCollector::MergeIntervals(const StatsCollector& piece) {
   }
 }
 
-void StatsCollector::TakeStretch(IntervalListener* listener, bool joined) {
-  auto& stretch = static_cast<StatsCollector&>(*listener);
-  if (joined) MergeIntervals(stretch);
-  stretch.ClearIntervals();
-}
-
 StatsCollector::FrameRow* StatsCollector::FrameRowFor(uint64_t domain) {
   std::unique_ptr<FrameRow>& f = frames_[domain];
   if (!f) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <type_traits>
 
 namespace ittc {
 namespace itt_dump {
@@ -30,6 +31,8 @@ void Piece::Clear() {
   packed_size = 0;
   opens.clear();
   frames.clear();
+  apart.clear();
+  apart_packed_size = 0;
   outputs = nullptr;
   if (sink != nullptr) sink->Reset();
 }
@@ -43,6 +46,7 @@ PieceDecoder::PieceDecoder(const TraceSet& set, size_t file, SinkFactory make_si
   const std::unique_ptr<PieceSink> sink = make_sink_();
   for (int k = 0; k < 256; ++k) {
     ignored_.push_back(sink->Ignores(static_cast<format::EventKind>(k)));
+    apart_.push_back(sink->KeepsApart(static_cast<format::EventKind>(k)));
   }
 }
 
@@ -69,6 +73,23 @@ void PieceDecoder::Recycle(std::unique_ptr<Piece> piece) const {
   std::lock_guard<std::mutex> lock(mu_);
   pool_.push_back(std::move(piece));
 }
+
+namespace {
+
+// `e` as the kEvent entry *en, its fields packed at *size in *packed (grown,
+// never shrunk: its bytes past *size are scratch).
+void Pack(const Event& e, Piece::Entry* en, std::vector<char>* packed, size_t* size) {
+  en->time = e.time;
+  en->index = static_cast<uint32_t>(*size);
+  en->kind = e.kind;
+  en->type = Type::kEvent;
+  const size_t need = *size + format::PackedFieldsBound(e);
+  if (need > packed->size()) packed->resize(std::max(need, 2 * packed->size()));
+  char* const base = packed->data();
+  *size = static_cast<size_t>(format::PackFields(e, base + *size) - base);
+}
+
+}  // namespace
 
 void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out) const {
   Piece& p = *static_cast<Piece*>(out);
@@ -153,11 +174,16 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     }
     // (A simple task is the tracker's, never the sink's.)
     if (action == IntervalTracker::PieceAction::kForward && !simple &&
-        static_cast<uint16_t>(e.kind) < ignored_.size() && ignored_[static_cast<size_t>(e.kind)]) {
-      // Nobody reads it: counted, not kept.
-      ++p.paired_events;
-      p.paired_last_ticks = time;
-      continue;
+        static_cast<uint16_t>(e.kind) < ignored_.size()) {
+      const auto k = static_cast<size_t>(e.kind);
+      if (ignored_[k] || apart_[k]) {
+        // Nobody reads it: counted, not kept; or kept apart, counted with
+        // the paired ones too.
+        if (apart_[k]) Pack(e, &p.apart.emplace_back(), &p.apart_packed, &p.apart_packed_size);
+        ++p.paired_events;
+        p.paired_last_ticks = time;
+        continue;
+      }
     }
     if (action == IntervalTracker::PieceAction::kForward && events_to_sink && !simple &&
         sink.TakesForwarded(e.kind)) {
@@ -188,16 +214,8 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     // Forwarded (an end of a task begun before the piece): as an Event.
     if (simple) task.ToEvent(&e);
     Piece::Entry& en = entries.emplace_back();
-    en.time = e.time;
+    Pack(e, &en, &p.packed, &p.packed_size);
     en.child_ticks = tracker.piece_child_ticks();
-    en.index = static_cast<uint32_t>(p.packed_size);
-    en.kind = e.kind;
-    en.type = Type::kEvent;
-    // Grown, never shrunk: its bytes past packed_size are scratch.
-    const size_t need = p.packed_size + format::PackedFieldsBound(e);
-    if (need > p.packed.size()) p.packed.resize(std::max(need, 2 * p.packed.size()));
-    char* const base = p.packed.data();
-    p.packed_size = static_cast<size_t>(format::PackFields(e, base + p.packed_size) - base);
   }
 
   p.outputs = sink.output_records().data();
@@ -244,91 +262,134 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   }
 }
 
-// A stretch of the frames kept apart: spans of the queues' blocks, paired
-// on a worker.
-class PieceMerger::Stretch final : public format::PoolTask {
+namespace {
+
+// Calls fn(item, thread) for the items of spans in the merge's order: by
+// time, then queue. `spans` holds each queue's spans in order, the queues
+// in order, queue q's from starts[q] (each span: begin, end, thread).
+template <typename Span, typename Fn>
+void MergeSpans(const std::vector<Span>& spans, const std::vector<size_t>& starts, Fn&& fn) {
+  using Item = std::remove_pointer_t<decltype(Span::begin)>;
+  // A queue's cursor: its span and the next item in it.
+  struct Cursor {
+    size_t span;
+    size_t end;  // the queue's spans end
+    Item* at;
+  };
+  std::vector<Cursor> cursors;
+  std::vector<std::pair<uint64_t, size_t>> heads;  // (time, cursor), in queue order
+  for (size_t q = 0; q < starts.size(); ++q) {
+    const size_t first = starts[q];
+    const size_t end = q + 1 < starts.size() ? starts[q + 1] : spans.size();
+    cursors.push_back({first, end, spans[first].begin});
+    heads.emplace_back(spans[first].begin->time, q);
+  }
+  // Gives cursor heads[h]'s item; false once its queue has no more, else
+  // its next time is in heads[h].
+  const auto give = [&](size_t h) {
+    Cursor& c = cursors[heads[h].second];
+    fn(*c.at, *spans[c.span].thread, spans[c.span]);
+    if (++c.at == spans[c.span].end) {
+      if (++c.span == c.end) return false;
+      c.at = spans[c.span].begin;
+    }
+    heads[h].first = c.at->time;
+    return true;
+  };
+  constexpr size_t kScan = 8;
+  if (heads.size() <= kScan) {
+    // A few queues (a process's threads): the earliest head by a scan.
+    while (!heads.empty()) {
+      size_t best = 0;
+      for (size_t h = 1; h < heads.size(); ++h) {
+        if (heads[h].first < heads[best].first) best = h;  // ties: the earlier queue
+      }
+      if (!give(best)) heads.erase(heads.begin() + static_cast<std::ptrdiff_t>(best));
+    }
+    return;
+  }
+  std::make_heap(heads.begin(), heads.end(), std::greater<>());
+  while (!heads.empty()) {
+    std::pop_heap(heads.begin(), heads.end(), std::greater<>());
+    if (give(heads.size() - 1)) {
+      std::push_heap(heads.begin(), heads.end(), std::greater<>());
+    } else {
+      heads.pop_back();
+    }
+  }
+}
+
+}  // namespace
+
+// A stretch of what the pieces kept apart: spans of the queues' blocks,
+// paired and summed up on a worker.
+class PieceMerger::Stretch final : public format::PoolTask, public StretchRecords {
  public:
-  struct Span {
+  struct FrameSpan {
     const Piece::Frame* begin;
     const Piece::Frame* end;
     const ThreadRec* thread;
   };
-  // Each queue's spans in order, the queues in order (their ties' order).
-  std::vector<Span> spans;
-  // Where the spans are: each queue's run of spans starts a new one.
-  std::vector<size_t> queue_starts;
-  std::vector<std::shared_ptr<const std::vector<Piece::Frame>>> blocks;  // holds the spans
-  size_t frames = 0;
-  std::unique_ptr<IntervalListener> listener;
+  struct RecordSpan {
+    const Piece::Entry* begin;
+    const Piece::Entry* end;
+    const ThreadRec* thread;
+    const Records* records;
+  };
+  // Each queue's spans in order, the queues in order (their ties' order),
+  // queue q's from *_starts[q] (queues with none left out).
+  std::vector<FrameSpan> frames;
+  std::vector<size_t> frame_starts;
+  std::vector<RecordSpan> records;
+  std::vector<size_t> record_starts;
+  // What the spans point into.
+  std::vector<std::shared_ptr<const std::vector<Piece::Frame>>> frame_blocks;
+  std::vector<std::shared_ptr<const Records>> record_blocks;
+  size_t items = 0;
+  size_t bytes = 0;  // counted in the merge's buffered bytes
+  std::unique_ptr<ApartStretch> consumer;
   std::unique_ptr<KeptFramePairing> pairing;
 
   void Run() override {
-    ForEach([this](const Piece::Frame& f, const ThreadRec& t) { pairing->OnFrame(f, t); });
+    MergeSpans(frames, frame_starts,
+               [this](const Piece::Frame& f, const ThreadRec& t, const FrameSpan&) {
+                 pairing->OnFrame(f, t);
+               });
+    ApartStretch* c = consumer.get();
+    ForEachRecord([c](const Event& e, const ThreadRec& t) { c->OnRecord(e, t); });
+  }
+  void ForEachFrame(const std::function<void(const Piece::Frame&, const ThreadRec&)>& fn) const {
+    MergeSpans(frames, frame_starts,
+               [&fn](const Piece::Frame& f, const ThreadRec& t, const FrameSpan&) { fn(f, t); });
+  }
+  void ForEachRecord(const std::function<void(const Event&, const ThreadRec&)>& fn) const override {
+    Event e;
+    MergeSpans(records, record_starts,
+               [&fn, &e](const Piece::Entry& en, const ThreadRec& t, const RecordSpan& span) {
+                 e.kind = en.kind;
+                 e.time = en.time;
+                 const std::vector<char>& packed = span.records->packed;
+                 format::UnpackFields(packed.data() + en.index, packed.data() + packed.size(), &e);
+                 fn(e, t);
+               });
   }
   void Clear() {
-    spans.clear();
-    queue_starts.clear();
-    blocks.clear();
-    frames = 0;
+    frames.clear();
+    frame_starts.clear();
+    records.clear();
+    record_starts.clear();
+    frame_blocks.clear();
+    record_blocks.clear();
+    items = 0;
+    bytes = 0;
     pairing->Clear();
-  }
-  // Calls fn(frame, thread) for each frame in the merge's order: by time,
-  // then queue.
-  template <typename Fn>
-  void ForEach(Fn&& fn) const {
-    // A queue's cursor: its span and the next frame in it.
-    struct Cursor {
-      size_t span;
-      size_t end;  // the queue's spans end
-      const Piece::Frame* at;
-    };
-    std::vector<Cursor> cursors;
-    std::vector<std::pair<uint64_t, size_t>> heads;  // (time, cursor), in queue order
-    for (size_t q = 0; q < queue_starts.size(); ++q) {
-      const size_t first = queue_starts[q];
-      const size_t end = q + 1 < queue_starts.size() ? queue_starts[q + 1] : spans.size();
-      cursors.push_back({first, end, spans[first].begin});
-      heads.emplace_back(spans[first].begin->time, q);
-    }
-    // Gives cursor heads[h]'s frame; false once its queue has no more,
-    // else its next time is in heads[h].
-    const auto give = [&](size_t h) {
-      Cursor& c = cursors[heads[h].second];
-      fn(*c.at, *spans[c.span].thread);
-      if (++c.at == spans[c.span].end) {
-        if (++c.span == c.end) return false;
-        c.at = spans[c.span].begin;
-      }
-      heads[h].first = c.at->time;
-      return true;
-    };
-    constexpr size_t kScan = 8;
-    if (heads.size() <= kScan) {
-      // A few queues (a process's threads): the earliest head by a scan.
-      while (!heads.empty()) {
-        size_t best = 0;
-        for (size_t h = 1; h < heads.size(); ++h) {
-          if (heads[h].first < heads[best].first) best = h;  // ties: the earlier queue
-        }
-        if (!give(best)) heads.erase(heads.begin() + static_cast<std::ptrdiff_t>(best));
-      }
-      return;
-    }
-    std::make_heap(heads.begin(), heads.end(), std::greater<>());
-    while (!heads.empty()) {
-      std::pop_heap(heads.begin(), heads.end(), std::greater<>());
-      if (give(heads.size() - 1)) {
-        std::push_heap(heads.begin(), heads.end(), std::greater<>());
-      } else {
-        heads.pop_back();
-      }
-    }
   }
 };
 
 PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sink,
                          const MergeOptions& options, OnPiece on_piece, size_t only_file)
     : set_(set), options_(options), on_piece_(std::move(on_piece)) {
+  if (options.stretch_items != 0) stretch_items_ = options.stretch_items;
   if (set.alignment() == TimeAlignment::kWallClock) {
     Fail("the files are aligned by wall clock");
     return;
@@ -465,14 +526,27 @@ bool PieceMerger::ReadChunk(size_t f) {
       }
     }
     on_piece_(*piece);
+    if (!piece->frames.empty() || !piece->apart.empty()) {
+      if (apart_consumer_ == nullptr) return Fail("items kept apart with nothing to take them");
+    }
+    // Taken over, not copied: the piece grows new vectors on a worker.
     if (!piece->frames.empty()) {
-      if (frame_consumer_ == nullptr) return Fail("frames kept apart with nothing to take them");
-      frames_held_ += piece->frames.size();
+      items_held_ += piece->frames.size();
       buffered_ += piece->frames.size() * sizeof(Piece::Frame);
-      // Taken over, not copied: the piece grows a new vector on a worker.
       q.frames.push_back(
           {std::make_shared<const std::vector<Piece::Frame>>(std::move(piece->frames)), 0});
       piece->frames = std::vector<Piece::Frame>();
+    }
+    if (!piece->apart.empty()) {
+      items_held_ += piece->apart.size();
+      buffered_ += piece->apart.size() * sizeof(Piece::Entry) + piece->apart_packed_size;
+      auto records = std::make_shared<Records>();
+      records->entries = std::move(piece->apart);
+      records->packed = std::move(piece->apart_packed);
+      records->packed.resize(piece->apart_packed_size);
+      piece->apart = std::vector<Piece::Entry>();
+      piece->apart_packed = std::vector<char>();
+      q.records.push_back({std::move(records), 0});
     }
     if (piece->entries.empty()) {
       file.decoder->Recycle(std::move(piece));
@@ -480,7 +554,7 @@ bool PieceMerger::ReadChunk(size_t f) {
       Enqueue(qi, std::move(piece));
     }
     UpdateWaiting(qi);
-    GiveFrames();
+    GiveStretch();
     if (buffered_ > options_.max_buffered_bytes) return Fail("the merge's memory bound");
     return true;
   }
@@ -492,7 +566,7 @@ bool PieceMerger::ReadChunk(size_t f) {
     reader_done_ = true;
     waiting_.SetDone();
   }
-  GiveFrames();
+  GiveStretch();
   return false;
 }
 
@@ -527,9 +601,48 @@ void PieceMerger::Issue(int qi, Item* item) {
   PassTime(en.time);
 }
 
-void PieceMerger::GiveFrames() {
+namespace {
+
+// The items of a block before `known` (all of them when `all`): its end.
+template <typename Item>
+size_t ReadyEnd(const std::vector<Item>& items, size_t next, uint64_t known, bool all) {
+  if (all) return items.size();
+  return static_cast<size_t>(
+      std::lower_bound(items.begin() + static_cast<std::ptrdiff_t>(next), items.end(), known,
+                       [](const Item& x, uint64_t t) { return x.time < t; }) -
+      items.begin());
+}
+
+// Moves the items of queue `blocks` before `known` into spans (each made
+// by make_span(block, begin, end)), noting where the queue's start in
+// *starts; returns how many.
+template <typename Blocks, typename MakeSpan, typename Spans>
+size_t TakeReady(Blocks* blocks, uint64_t known, bool all, Spans* spans,
+                 std::vector<size_t>* starts, MakeSpan&& make_span) {
+  size_t taken = 0;
+  bool first = true;
+  while (!blocks->empty()) {
+    auto& b = blocks->front();
+    const auto& items = b.items();
+    const size_t end = ReadyEnd(items, b.next, known, all);
+    if (end > b.next) {
+      if (first) starts->push_back(spans->size());
+      first = false;
+      make_span(b, b.next, end);
+      taken += end - b.next;
+      b.next = end;
+    }
+    if (b.next < items.size()) break;
+    blocks->pop_front();
+  }
+  return taken;
+}
+
+}  // namespace
+
+void PieceMerger::GiveStretch() {
   if (!stretches_.empty()) JoinStretches(/*all=*/false);
-  if (frames_held_ == 0) {
+  if (items_held_ == 0) {
     if (reader_done_) JoinStretches(/*all=*/true);
     return;
   }
@@ -543,25 +656,21 @@ void PieceMerger::GiveFrames() {
       if (first != kNoEvents) known = std::min(known, set_.SetTicks(q.file, first));
     }
   }
-  // The frames of each block before `known`.
-  const auto ready_end = [known, this](const FrameBlock& b) {
-    const std::vector<Piece::Frame>& f = *b.frames;
-    if (reader_done_) return f.size();
-    return static_cast<size_t>(
-        std::lower_bound(f.begin() + static_cast<std::ptrdiff_t>(b.next), f.end(), known,
-                         [](const Piece::Frame& x, uint64_t t) { return x.time < t; }) -
-        f.begin());
-  };
-  if (!reader_done_) {
+  const bool all = reader_done_;
+  if (!all) {
     size_t ready = 0;
-    for (const Queue& q : queues_) {
-      for (const FrameBlock& b : q.frames) {
-        const size_t end = ready_end(b);
+    const auto count = [&ready, known](const auto& blocks) {
+      for (const auto& b : blocks) {
+        const size_t end = ReadyEnd(b.items(), b.next, known, false);
         ready += end - b.next;
-        if (end < b.frames->size()) break;  // the later blocks are later still
+        if (end < b.items().size()) break;  // the later blocks are later still
       }
+    };
+    for (const Queue& q : queues_) {
+      count(q.frames);
+      count(q.records);
     }
-    if (ready < stretch_frames_) return;
+    if (ready < stretch_items_) return;
   }
   std::unique_ptr<Stretch> stretch;
   if (!spare_stretches_.empty()) {
@@ -569,29 +678,33 @@ void PieceMerger::GiveFrames() {
     spare_stretches_.pop_back();
   } else {
     stretch = std::make_unique<Stretch>();
-    stretch->listener = frame_consumer_->NewStretchListener();
-    stretch->pairing = std::make_unique<KeptFramePairing>(stretch->listener.get());
+    stretch->consumer = apart_consumer_->NewStretch();
+    stretch->pairing = std::make_unique<KeptFramePairing>(stretch->consumer.get());
   }
+  Stretch& s = *stretch;
   for (Queue& q : queues_) {
-    bool first = true;
-    while (!q.frames.empty()) {
-      FrameBlock& b = q.frames.front();
-      const size_t end = ready_end(b);
-      if (end > b.next) {
-        if (first) stretch->queue_starts.push_back(stretch->spans.size());
-        first = false;
-        const Piece::Frame* base = b.frames->data();
-        stretch->spans.push_back({base + b.next, base + end, q.thread});
-        stretch->blocks.push_back(b.frames);
-        stretch->frames += end - b.next;
-        b.next = end;
-      }
-      if (b.next < b.frames->size()) break;
-      q.frames.pop_front();
-    }
+    const size_t frames = TakeReady(&q.frames, known, all, &s.frames, &s.frame_starts,
+                                    [&s, &q](const FrameBlock& b, size_t begin, size_t end) {
+                                      const Piece::Frame* base = b.frames->data();
+                                      s.frames.push_back({base + begin, base + end, q.thread});
+                                      s.frame_blocks.push_back(b.frames);
+                                    });
+    const size_t records = TakeReady(
+        &q.records, known, all, &s.records, &s.record_starts,
+        [&s, &q](const RecordBlock& b, size_t begin, size_t end) {
+          const Records& r = *b.records;
+          const Piece::Entry* base = r.entries.data();
+          s.records.push_back({base + begin, base + end, q.thread, &r});
+          s.record_blocks.push_back(b.records);
+          // Their fields: the block's are packed in the entries' order.
+          const size_t packed_end = end < r.entries.size() ? r.entries[end].index : r.packed.size();
+          s.bytes += packed_end - r.entries[begin].index;
+        });
+    s.items += frames + records;
+    s.bytes += frames * sizeof(Piece::Frame) + records * sizeof(Piece::Entry);
   }
-  frames_held_ -= stretch->frames;
-  // The stretches in flight hold their frames: a few at once.
+  items_held_ -= s.items;
+  // The stretches in flight hold their items: a few at once.
   const size_t max_in_flight = 2 * static_cast<size_t>(format::OnlineCpus()) + 2;
   while (stretches_.size() >= max_in_flight) {
     pool_->Wait(stretches_.front().get());
@@ -604,7 +717,7 @@ void PieceMerger::GiveFrames() {
 
 void PieceMerger::JoinStretches(bool all) {
   if (stretches_.empty()) return;  // (and there may be no consumer)
-  IntervalTracker& tracker = *frame_consumer_->frame_tracker();
+  IntervalTracker& tracker = *apart_consumer_->frame_tracker();
   while (!stretches_.empty()) {
     Stretch& s = *stretches_.front();
     if (all) {
@@ -615,10 +728,11 @@ void PieceMerger::JoinStretches(bool all) {
     const bool joined = tracker.JoinFrames(*s.pairing);
     if (!joined) {
       // Where a limit may be met: frame by frame, as the serial pass.
-      s.ForEach([&tracker](const Piece::Frame& f, const ThreadRec& t) { tracker.OnFrame(f, t); });
+      s.ForEachFrame(
+          [&tracker](const Piece::Frame& f, const ThreadRec& t) { tracker.OnFrame(f, t); });
     }
-    frame_consumer_->TakeStretch(s.listener.get(), joined);
-    buffered_ -= s.frames * sizeof(Piece::Frame);
+    apart_consumer_->JoinStretch(s.consumer.get(), joined, s);
+    buffered_ -= s.bytes;
     s.Clear();
     spare_stretches_.push_back(std::move(stretches_.front()));
     stretches_.pop_front();
