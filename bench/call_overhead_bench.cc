@@ -7,6 +7,8 @@
 //                 loop with default settings (issue 13's load), after a
 //                 pause that lets the flusher drain the previous group
 //   paused        the same after __itt_pause()
+//   flight        recording in flight recorder mode (ITTC_FLIGHT_MB=64):
+//                 the same calls, kept in memory, one dump at the end
 //   filtered      recording, domain "bench" disabled by ITTC_DOMAINS
 //   naive         a mutex + fprintf collector (naive_collector.c), task only
 // plus the reference floors (floors.h) in every state.
@@ -18,7 +20,9 @@
 // binds its collector once per process. In the recording state, after the
 // benchmarks, the trace is closed and read back, and the share of each
 // group's calls that was recorded is printed (and written as JSON to
-// --recorded_out=PATH).
+// --recorded_out=PATH). The recording state also measures names looked up
+// before each task (name_lookups.h), through Intel's static part too when
+// --intel_static=PATH names a shared library built from it.
 
 #include <benchmark/benchmark.h>
 #include <ittnotify.h>
@@ -33,13 +37,18 @@
 #include "bench/call_registry.h"
 #include "bench/calls.h"
 #include "bench/floors.h"
+#include "bench/name_lookups.h"
 #include "bench/trace_summary.h"
 
 namespace ittc::bench {
 namespace {
 
 const char* const kStates[] = {"compiled_out", "no_collector", "recording", "sustained",
-                               "paused",       "filtered",     "naive"};
+                               "paused",       "filtered",     "naive",     "flight"};
+
+// The flight state's recorder: large enough that a dump is a real one,
+// small enough that the benchmarks overwrite most of what they record.
+constexpr const char* kFlightMb = "64";
 
 // API calls per group in the sustained state.
 constexpr uint64_t kSustainedCalls = 20000000;
@@ -85,12 +94,15 @@ void SetUpEnvironment(const std::string& state, const std::string& trace_dir) {
   UnsetEnv("INTEL_ITTNOTIFY_GROUPS");
   UnsetEnv("ITTC_DOMAINS");
   UnsetEnv("ITTC_START_PAUSED");
-  if (state == "recording" || state == "sustained" || state == "paused" || state == "filtered") {
+  UnsetEnv("ITTC_FLIGHT_MB");
+  if (state == "recording" || state == "sustained" || state == "paused" || state == "filtered" ||
+      state == "flight") {
     SetEnv("INTEL_LIBITTNOTIFY64", CollectorPath());
     SetEnv("INTEL_JIT_PROFILER64", CollectorPath());
     SetEnv("ITTC_OUTPUT", trace_dir + "/calls-%p.itt");
   }
   if (state == "filtered") SetEnv("ITTC_DOMAINS", "no.such.domain");
+  if (state == "flight") SetEnv("ITTC_FLIGHT_MB", kFlightMb);
   if (state == "naive") {
     SetEnv("INTEL_LIBITTNOTIFY64", NaiveCollectorPath());
     SetEnv("INTEL_ITTNOTIFY_GROUPS", "all");
@@ -113,7 +125,8 @@ int RunAllStates(int argc, char** argv) {
   return failures == 0 ? 0 : 1;
 }
 
-int RunState(const std::string& state, const std::string& recorded_out, int argc, char** argv) {
+int RunState(const std::string& state, const std::string& recorded_out,
+             const std::string& intel_static, int argc, char** argv) {
   std::string trace_dir = MakeTempDir("ittc-calls");
   SetUpEnvironment(state, trace_dir);
   benchmark::Initialize(&argc, argv);
@@ -136,6 +149,7 @@ int RunState(const std::string& state, const std::string& recorded_out, int argc
     RegisterLiveCalls(state, /*with_burst=*/state == "recording");
     RegisterCallGroup(CallGroup{"JitMethodLoad", 1, {"jit_method_load"}, ""}, state,
                       BM_JitMethodLoad);
+    if (state == "recording" && !RegisterNameLookups(state, intel_static)) return 2;
     if (state == "paused") __itt_pause();
   }
   benchmark::RunSpecifiedBenchmarks();
@@ -143,6 +157,21 @@ int RunState(const std::string& state, const std::string& recorded_out, int argc
   int rc = 0;
   if (state == "naive")
     WriteRecordedReport(NaiveLogSummary(trace_dir + "/naive.log"), state, recorded_out);
+  if (state == "flight") {
+    // Detach writes the one dump (FindTrace: the only .itt file).
+    __itt_detach();
+    std::string path = FindTrace(trace_dir);
+    auto summary = SummarizeTrace(path);
+    if (!summary.ok()) {
+      std::fprintf(stderr, "reading the flight dump %s: %s\n", path.c_str(),
+                   std::string(summary.status().message()).c_str());
+      rc = 1;
+    } else {
+      std::printf("flight dump: %llu events, %llu bytes\n",
+                  static_cast<unsigned long long>(summary->events),
+                  static_cast<unsigned long long>(summary->file_bytes));
+    }
+  }
   if (state == "recording" || state == "sustained") {
     __itt_detach();
     std::string path = FindTrace(trace_dir);
@@ -174,10 +203,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string recorded_out = FlagValue(argc, argv, "recorded_out");
+  std::string intel_static = FlagValue(argc, argv, "intel_static");
   // Google Benchmark rejects flags it does not know: pass it the rest.
-  std::vector<std::string> rest = ArgsWithout(argc, argv, {"state", "recorded_out"});
+  std::vector<std::string> rest =
+      ArgsWithout(argc, argv, {"state", "recorded_out", "intel_static"});
   std::vector<char*> args = {argv[0]};
   for (std::string& s : rest) args.push_back(s.data());
   args.push_back(nullptr);
-  return RunState(state, recorded_out, static_cast<int>(rest.size()) + 1, args.data());
+  return RunState(state, recorded_out, intel_static, static_cast<int>(rest.size()) + 1,
+                  args.data());
 }

@@ -101,7 +101,8 @@ void WriteRecordedReport(const TraceSummary& trace, const std::string& state,
   for (const Registered& r : Registry()) {
     uint64_t recorded = 0;
     uint64_t calls_made = r.calls_made.load(std::memory_order_relaxed);
-    if (calls_made == 0) continue;  // filtered out of this run
+    if (calls_made == 0) continue;        // filtered out of this run
+    if (r.group.kinds.empty()) continue;  // records nothing (handle creation)
     for (const std::string& kind : r.group.kinds) {
       if (r.group.domain.empty()) {
         auto it = trace.by_kind.find(kind);

@@ -17,6 +17,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,11 @@ namespace ittc::bench {
 struct CallGroup {
   const char* name;
   int calls_per_iteration;
-  std::vector<std::string> kinds;  // schema names of the events it records
+  std::vector<std::string> kinds;  // schema names of the events it records (none: not reported)
   std::string domain;              // domain of those events, or "" if none
 };
 
-using CallBody = void (*)(benchmark::State&);
+using CallBody = std::function<void(benchmark::State&)>;
 
 // Sustained mode (call before registering): every group registered after
 // this runs once, for `calls` API calls in one tight loop (the issue-13

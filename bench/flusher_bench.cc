@@ -7,6 +7,17 @@
 //   BM_FlusherSaturated/zstd:L          ITTC_OVERFLOW=block, unpaced: the
 //                                       producer waits for the flusher, so
 //                                       the rate is the flusher's maximum
+//   BM_Drain/producers:P/flushers:K     P producers each fill a 64 MiB ring
+//                                       with 2 M task pairs while the
+//                                       flushers are held; then one flusher
+//                                       empties them, and in a second child
+//                                       K flushers (ITTC_FLUSHERS):
+//                                       one_flusher_mps and drain_mps are
+//                                       the events drained per second of
+//                                       wall time, over_one their ratio
+//                                       (issue 46: >= 0.8 K on a machine
+//                                       with K cores to spare); five
+//                                       repetitions, each a pair
 // (compress_ns_per_event and write_ns_per_event: the parts of the flusher's
 // CPU per event spent compressing and framing chunks and writing, as the
 // collector counted them in that run; the rest is reading the rings,
@@ -33,6 +44,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -81,6 +93,64 @@ void Register(const char* name, const PacedRunConfig& config) {
         }
       })
       ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
+// Rings of 64 MiB: 2 M pairs of task records (up to 24 bytes a pair) fit,
+// and draining them takes long enough (~100 ms) to time.
+constexpr int kDrainRingKb = 64 * 1024;
+constexpr uint64_t kDrainPairs = 2 * 1000 * 1000;
+
+// One drain run of `flushers` flushers; false if the child failed.
+bool RunDrain(int producers, int flushers, PacedRunResult* r) {
+  PacedRunConfig config;
+  config.ring_kb = kDrainRingKb;
+  config.producers = producers;
+  config.flushers = std::to_string(flushers);
+  config.drain_pairs = kDrainPairs;
+  *r = RunPacedChild(config);
+  return r->ok && r->recorded != 0 && r->drain_seconds > 0 && r->flushers == flushers;
+}
+
+// Each repetition drains with one flusher, then with K, one after the
+// other: the ratio compares runs of the same minute on a shared machine.
+void RegisterDrain(int producers, int flushers) {
+  char name[96];
+  std::snprintf(name, sizeof(name), "BM_Drain/producers:%d/flushers:%d", producers, flushers);
+  benchmark::RegisterBenchmark(
+      name,
+      [producers, flushers](benchmark::State& state) {
+        for (auto _ : state) {
+          PacedRunResult one, many;
+          if (!RunDrain(producers, 1, &one) || !RunDrain(producers, flushers, &many)) {
+            state.SkipWithError("child run failed");
+            return;
+          }
+          state.SetIterationTime(many.drain_seconds);
+          const double one_mps = static_cast<double>(one.recorded) / one.drain_seconds / 1e6;
+          const double many_mps = static_cast<double>(many.recorded) / many.drain_seconds / 1e6;
+          state.counters["flushers"] = many.flushers;
+          state.counters["one_flusher_mps"] = one_mps;
+          state.counters["drain_mps"] = many_mps;
+          state.counters["over_one"] = many_mps / one_mps;
+          state.counters["dropped"] = static_cast<double>(many.dropped);
+          // CPU of all flushers per event drained, and the busiest one's
+          // share of the drain's wall time.
+          uint64_t cpu = 0;
+          uint64_t busiest = 0;
+          for (uint64_t ns : many.flusher_cpu_each_ns) {
+            cpu += ns;
+            busiest = std::max(busiest, ns);
+          }
+          state.counters["flusher_ns_per_event"] =
+              static_cast<double>(cpu) / static_cast<double>(many.recorded);
+          state.counters["busiest_flusher_pct"] =
+              100.0 * static_cast<double>(busiest) / 1e9 / many.drain_seconds;
+        }
+      })
+      ->Iterations(1)
+      ->Repetitions(5)
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond);
 }
@@ -413,6 +483,7 @@ int main(int argc, char** argv) {
     std::snprintf(name, sizeof(name), "BM_FlusherSaturated/zstd:%d", level);
     Register(name, config);
   }
+  RegisterDrain(2, 2);
   benchmark::RegisterBenchmark("BM_Floor_Rdtsc", BM_Floor_Rdtsc);
   benchmark::RegisterBenchmark("BM_Stage_Decode", BM_Stage_Decode);
   benchmark::RegisterBenchmark("BM_Stage_Encode", BM_Stage_Encode);

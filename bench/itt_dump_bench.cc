@@ -15,7 +15,9 @@
 //
 //   BM_PlainZstd      ZSTD_decompressDCtx of every chunk's stored payload
 //                     (the frames trace): the floor any reader pays
-//   BM_Verb/V/T       verb V (stats, verify, text, chrome, perfetto) on
+//   BM_Verb/V/T       verb V (stats, verify, text, chrome, perfetto,
+//                     parquet: its dataset written to a temporary
+//                     directory, the files' bytes to the page cache) on
 //                     trace T (0 frames, 1 mixed): the whole verb
 //                     in-process (index pass, merged pass, report), 3 runs
 //                     (the report: their median); output is formatted and
@@ -66,6 +68,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -175,7 +178,18 @@ void BM_PlainZstd(benchmark::State& state) {
 }
 BENCHMARK(BM_PlainZstd)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
 
-const char* const kVerbs[] = {"stats", "verify", "text", "chrome", "perfetto"};
+const char* const kVerbs[] = {"stats", "verify", "text", "chrome", "perfetto", "parquet"};
+
+// Where BM_Verb/parquet writes its dataset (made once, under TMPDIR).
+const std::string& ParquetDir() {
+  static const std::string* dir = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr ? tmp : "/tmp") + "/itt_dump_bench.XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) std::abort();
+    return new std::string(pattern + "/dataset");
+  }();
+  return *dir;
+}
 
 // The CPU time of this process's threads, sampled from /proc every 2 ms
 // from construction to Stop(): what each thread other than the caller and
@@ -286,6 +300,7 @@ void BM_Verb(benchmark::State& state) {
   if (std::strcmp(verb, "chrome") == 0 || std::strcmp(verb, "perfetto") == 0) {
     args.insert(args.end(), {"-o", "-"});
   }
+  if (std::strcmp(verb, "parquet") == 0) args.insert(args.end(), {"-o", ParquetDir()});
   const double zstd_rate = ZstdEventsPerSecond();
   RunCpu cpu;
   for (auto _ : state) {
@@ -314,7 +329,7 @@ void BM_Verb(benchmark::State& state) {
 // Three runs of each verb on each trace: the report gives their median (one
 // run moved by 20-30% with the host's phase).
 BENCHMARK(BM_Verb)
-    ->ArgsProduct({{0, 1, 2, 3, 4}, {kFrames, kMixed}})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {kFrames, kMixed}})
     ->Iterations(1)
     ->Repetitions(3)
     ->UseRealTime()

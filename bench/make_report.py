@@ -33,6 +33,7 @@ STATE_TITLES = {
 }
 GROUPS = [
     ("TaskBeginEnd", "task begin + end"),
+    ("TaskBeginFn", "task begin_fn + end"),
     ("TaskBeginEndEx", "task begin_ex + end_ex"),
     ("TaskOverlapped", "task begin/end overlapped"),
     ("Frame", "frame begin + end"),
@@ -422,6 +423,42 @@ def section_calls(out, calls, recorded):
     out.append("")
 
 
+def section_flight(out, calls, dump):
+    out.append("## Flight recorder")
+    out.append("")
+    out.append("`ITTC_FLIGHT_MB` (README.md, \"Flight recorder\"): the same calls recording "
+               "into the flight recorder's memory (64 MiB, one dump at the end) instead of a "
+               "file, beside the recording state of this run. CPU time per API call, and in "
+               "parentheses the ratio to one RDTSC measured in the same process.")
+    out.append("")
+    rec, fl = calls.get("recording"), calls.get("flight")
+    rdtsc = {"recording": per_call_ns(rec.get("BM_Floor_Rdtsc/recording")) if rec else None,
+             "flight": per_call_ns(fl.get("BM_Floor_Rdtsc/flight")) if fl else None}
+    rows = []
+    for g, title in GROUPS:
+        row = [title]
+        for st, res in (("recording", rec), ("flight", fl)):
+            v = per_call_ns(res.get("BM_%s/%s" % (g, st))) if res else None
+            row.append("%s (%s)" % (fmt_ns(v), fmt_ratio(v, rdtsc[st])))
+        rows.append(row)
+    table(out, ["API group", "recording", "flight recorder"], rows)
+    out.append("A dump of a full 256 MiB store (`bench/flight_dump_bench`), against write(2) of "
+               "as many bytes from memory in the same run; wall time, median of the "
+               "repetitions (the first 256 MiB written into this VM's page cache take seconds "
+               "for any writer, the next ones far less):")
+    out.append("")
+    rows = []
+    for name, title in (("BM_WriteFloor", "write(2) of 256 MiB, 1 MiB at a time"),
+                        ("BM_FlightDump", "dump (written, not synced)"),
+                        ("BM_FlightDumpSync", "dump, then fdatasync")):
+        e = dump.get(name)
+        rows.append([title, "%.0f ms" % (ns(e, "real_time") / 1e6) if e else "n/a"])
+    table(out, ["", "wall time"], rows)
+    out.append("Reproduce: `%scall_overhead_bench -- --state=flight`, `%sflight_dump_bench`."
+               % (RUN, RUN))
+    out.append("")
+
+
 def section_peers(out, calls, recorded, threads, lttng):
     out.append("## Peers: the same loop through other tracers")
     out.append("")
@@ -464,6 +501,47 @@ def section_peers(out, calls, recorded, threads, lttng):
                "loop, 1 s, median of its runs). Reproduce: `%scall_overhead_bench -- "
                "--state=sustained --benchmark_filter=TaskBeginEnd`, `--state=naive`; "
                "LTTng: `tools/run_benchmarks.sh` (function run_lttng_peer)." % RUN)
+    out.append("")
+
+
+def section_names(out, calls):
+    """Issue 46: a name created before, looked up again, against a task begin."""
+    res = calls.get("recording")
+    out.append("## Names looked up before each task (issue 46)")
+    out.append("")
+    if not res:
+        out.append("No data (call_overhead_bench --state=recording).")
+        out.append("")
+        return
+    out.append("`__itt_string_handle_create` / `__itt_domain_create` of a name created before "
+               "(the names taken in turn), and emit_itt's range (create + task begin + end), "
+               "with 300 and 3000 distinct names; in parentheses the ratio to one task begin "
+               "(`__itt_task_begin` alone) measured in the same process through the same "
+               "static part. Target: a lookup <= 1.5x a task begin. Intel's static part is "
+               "measured when the script is given one (`ITTC_INTEL_STATIC`).")
+    out.append("")
+    rows = []
+    for part, title in (("stub", "ours"), ("intel", "Intel's")):
+        begin = per_call_ns(res.get("BM_TaskBegin/%s/recording" % part))
+        if begin is None:
+            continue
+        pair = res.get("BM_TaskBeginEnd/%s/recording" % part)
+        row = ["%s: task begin %s, begin + end %s" % (title, fmt_ns(begin),
+                                                    fmt_ns(2 * per_call_ns(pair) if pair else None))]
+        for count in (300, 3000):
+            for what in ("StringHandleCreate", "DomainCreate"):
+                v = per_call_ns(res.get("BM_%s/%d/%s/recording" % (what, count, part)))
+                row.append("%s (%s)" % (fmt_ns(v), fmt_ratio(v, begin)))
+            task = res.get("BM_NamedTask/%d/%s/recording" % (count, part))
+            row.append(fmt_ns(2 * per_call_ns(task) if task else None))
+        rows.append(row)
+    table(out, ["static part", "string, 300", "domain, 300", "create + begin + end, 300",
+                "string, 3000", "domain, 3000", "create + begin + end, 3000"], rows)
+    out.append("Reproduce: `%scall_overhead_bench -- --state=recording "
+               "--benchmark_filter='/(stub|intel)/' [--intel_static=PATH]`, PATH a shared "
+               "library built from Intel's ittapi static part: `cc -O2 -shared -fPIC "
+               "-Wl,-Bsymbolic -Iinclude -Isrc/ittnotify src/ittnotify/ittnotify_static.c "
+               "-o libittnotify_intel.so -ldl -lpthread` in an ittapi checkout." % RUN)
     out.append("")
 
 
@@ -626,6 +704,104 @@ def section_threads(out, threads, threads_recorded):
                     "flusher CPU / event", "ms waiting for a CPU: flusher / producers"], rows)
         out.append("Reproduce: `%sthreads_bench -- --benchmark_filter=TwoProducers`." % RUN)
         out.append("")
+    section_producers(out, threads)
+
+
+def median(values):
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def section_producers(out, threads):
+    """BM_Producers: n unpaced producers, default settings (issue 46)."""
+    runs = threads.runs("BM_Producers")
+    if not runs:
+        return
+    out.append("### Producers and flushers (issue 46)")
+    out.append("")
+    out.append("n threads emit task begin + end as fast as they can for 1 s in a fresh "
+               "process, default settings but the overflow mode: drop mode (the default) "
+               "for 1 to 16 producers, block mode for 1, 2 and 4. The collector picks the "
+               "number of flushers (`ITTC_FLUSHERS=auto`: one per active thread while the "
+               "cores hold a producer and a flusher each, so one on this 2-core VM). Kept = "
+               "events in the trace / events emitted. Producer CPU per event of any "
+               "thread; each flusher's CPU (its thread's clock, without the last round at "
+               "detach) per event kept; bytes on disk per event kept. Median of the "
+               "repetitions where there are several; 'waiting' is the time the producers "
+               "were runnable but waiting for a CPU, summed over them, in ms per second.")
+    out.append("")
+    by_name = {}
+    order = []
+    for e in runs:
+        name = e.get("run_name", e.get("name"))
+        if name not in by_name:
+            by_name[name] = []
+            order.append(name)
+        by_name[name].append(e)
+    rows = []
+    for name in order:
+        group = by_name[name]
+        n = name.split("producers:")[1].split("/")[0]
+        mode = name.split("overflow:")[1].split("/")[0]
+        flushers = int(median(e.get("flushers", 0) for e in group) or 0)
+        each = []
+        for i in range(flushers):
+            each.append(fmt_ns(median(e.get("flusher%d_ns_per_event" % i) for e in group)))
+        rows.append([n, mode, "%.1f M/s" % (median(e.get("emitted_mps", 0) for e in group)),
+                     "%.2f%%" % median(e.get("kept_pct", 0) for e in group),
+                     fmt_ns(median(e.get("producer_ns_per_event") for e in group)),
+                     "%d" % flushers, ", ".join(each),
+                     "%.3f" % median(e.get("bytes_per_event", 0) for e in group),
+                     "%.0f" % median(e.get("producer_wait_ms", 0) for e in group)])
+    table(out, ["producers", "overflow", "emitted, all threads", "kept", "producer CPU / event",
+                "flushers", "CPU / event kept, each flusher", "bytes / event",
+                "waiting, ms"], rows)
+    block = {r[0]: float(r[7]) for r in rows if r[1] == "block"}
+    if "1" in block and block["1"] > 0:
+        worst = max(block.values()) / block["1"]
+        out.append("Block mode, bytes per event with n producers against one producer's: "
+                   "at most %.2fx (issue 46: within 1.5x)." % worst)
+        out.append("")
+    out.append("Reproduce: `%sthreads_bench -- --benchmark_filter=BM_Producers`." % RUN)
+    out.append("")
+
+
+def section_drain(out, flusher):
+    """BM_Drain: K flushers against one on rings filled beforehand."""
+    runs = flusher.runs("BM_Drain")
+    if not runs:
+        return
+    out.append("### Several flushers draining (issue 46)")
+    out.append("")
+    name = runs[0].get("run_name", runs[0].get("name"))
+    producers = name.split("producers:")[1].split("/")[0]
+    k = name.split("flushers:")[1].split("/")[0]
+    out.append("%s producers fill a 64 MiB ring each with 2 M task begin + end pairs while "
+               "the flushers are held (`ittc_test_hold_flusher`); then the flushers are "
+               "released and the run times how long they take to empty every ring (each "
+               "producer waits for its own ring's backlog to reach zero). Each repetition "
+               "is a pair of fresh processes, one flusher then %s (`ITTC_FLUSHERS`), so "
+               "that the two are compared in the same minute of this shared VM." %
+               (producers, k))
+    out.append("")
+    rows = []
+    for i, e in enumerate(runs):
+        rows.append(["%d" % (i + 1), "%.1f M/s" % e.get("one_flusher_mps", 0),
+                     "%.1f M/s" % e.get("drain_mps", 0), "%.2fx" % e.get("over_one", 0),
+                     fmt_ns(e.get("flusher_ns_per_event")),
+                     "%.0f%%" % e.get("busiest_flusher_pct", 0)])
+    table(out, ["pair", "1 flusher", "%s flushers" % k, "ratio",
+                "CPU / event, all %s" % k, "busiest flusher's CPU / wall"], rows)
+    ratio = median(e.get("over_one") for e in runs)
+    target = 0.8 * float(k)
+    out.append("Median ratio: **%.2fx** (issue 46: >= %.1fx, 0.8 K); %s." %
+               (ratio, target, verdict(ratio >= target)))
+    out.append("")
+    out.append("Reproduce: `%sflusher_bench -- --benchmark_filter=BM_Drain`." % RUN)
+    out.append("")
 
 
 def section_flusher(out, flusher):
@@ -701,6 +877,7 @@ def section_flusher(out, flusher):
     out.append("Reproduce: `%sflusher_bench` (`-- --benchmark_filter=Stage` for the "
                "stages)." % RUN)
     out.append("")
+    section_drain(out, flusher)
 
 
 def section_generic(out, title, results, command):
@@ -744,7 +921,7 @@ def main():
 
     meta = load(args.dir, "meta.json") or {}
     calls = {}
-    for s in list(STATE_TITLES) + ["naive"]:
+    for s in list(STATE_TITLES) + ["naive", "flight"]:
         data = load(args.dir, "calls_%s.json" % s)
         if data is not None:
             calls[s] = Results(data)
@@ -774,8 +951,10 @@ def main():
     section_targets(out, calls, recorded, threads, flusher)
     section_calls(out, calls, recorded)
     section_peers(out, calls, recorded, threads, lttng)
+    section_names(out, calls)
     section_threads(out, threads, recorded.get("threads", {}))
     section_flusher(out, flusher)
+    section_flight(out, calls, Results(load(args.dir, "flight_dump.json")))
     section_pause(out, pause, pause_tbb, meta)
     section_generic(out, "Trace format codec (tests/format/format_bench)",
                     Results(load(args.dir, "format_bench.json")),

@@ -6,6 +6,8 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -86,6 +88,7 @@ int ChildMain(const PacedRunConfig& config) {
   if (config.zstd_level > 0) SetEnv("ITTC_ZSTD_LEVEL", std::to_string(config.zstd_level));
   if (config.block) SetEnv("ITTC_OVERFLOW", "block");
   if (!config.flusher_nice.empty()) SetEnv("ITTC_FLUSHER_NICE", config.flusher_nice);
+  if (!config.flushers.empty()) SetEnv("ITTC_FLUSHERS", config.flushers);
 
   __itt_domain* domain = __itt_domain_create("paced");
   // A few task names, as a real loop nest would have.
@@ -103,10 +106,39 @@ int ChildMain(const PacedRunConfig& config) {
     flusher_task = FindTask("ittc-flusher");
     if (flusher_task.empty()) usleep(1000);
   }
+  const int producers = config.producers > 1 ? config.producers : 1;
+  std::vector<ProducerResult> results(static_cast<size_t>(producers));
+  std::vector<std::thread> others;
+  // Drain mode: the rings are filled while the flushers are held.
+  std::atomic<int> filled{0};
+  std::atomic<bool> released{false};
+  std::vector<std::chrono::steady_clock::time_point> empty_at(static_cast<size_t>(producers));
+  if (config.drain_pairs > 0) {
+    HoldFlusher();
+    for (int i = 0; i < producers; ++i) {
+      others.emplace_back([&, i] {
+        ProducerResult& r = results[static_cast<size_t>(i)];
+        const uint64_t cpu0 = ThreadCpuNs();
+        for (uint64_t k = 0; k < config.drain_pairs; ++k) {
+          __itt_task_begin(domain, __itt_null, __itt_null, names[k & 3]);
+          __itt_task_end(domain);
+        }
+        r.emitted = 2 * config.drain_pairs;
+        r.cpu_ns = ThreadCpuNs() - cpu0;
+        filled.fetch_add(1);
+        // Naps, not spins: the flushers need the cores.
+        while (!released.load()) usleep(100);
+        while (BacklogOfThisThread() != 0) usleep(20);
+        empty_at[static_cast<size_t>(i)] = std::chrono::steady_clock::now();
+      });
+    }
+    while (filled.load() < producers) usleep(100);
+  }
+  unsigned long long flusher_cpu0[64] = {};
+  const int flushers0 = FlusherCpuNs(flusher_cpu0, 64);
   const uint64_t flusher_wait0 = RunQueueWaitNs(flusher_task);
   uint64_t cpu0 = ProcessCpuNs();
   auto wall0 = std::chrono::steady_clock::now();
-  const int producers = config.producers > 1 ? config.producers : 1;
   const uint64_t tsc0 = __rdtsc();
   const uint64_t tsc_end = tsc0 + static_cast<uint64_t>(config.seconds * hz);
   // Ticks per batch of kPairsPerCheck pairs of one producer at its share of
@@ -115,16 +147,32 @@ int ChildMain(const PacedRunConfig& config) {
       config.rate_mps > 0
           ? static_cast<uint64_t>(hz * 2 * kPairsPerCheck * producers / (config.rate_mps * 1e6))
           : 0;
-  std::vector<ProducerResult> results(static_cast<size_t>(producers));
-  std::vector<std::thread> others;
-  for (int i = 1; i < producers; ++i) {
-    others.emplace_back([&, i] {
-      Produce(domain, names, tsc0, tsc_end, batch_ticks, hz, &results[static_cast<size_t>(i)]);
-    });
+  if (config.drain_pairs > 0) {
+    released.store(true);
+    ReleaseFlusher();
+  } else {
+    for (int i = 1; i < producers; ++i) {
+      others.emplace_back([&, i] {
+        Produce(domain, names, tsc0, tsc_end, batch_ticks, hz, &results[static_cast<size_t>(i)]);
+      });
+    }
+    Produce(domain, names, tsc0, tsc_end, batch_ticks, hz, &results[0]);
   }
-  Produce(domain, names, tsc0, tsc_end, batch_ticks, hz, &results[0]);
   for (std::thread& t : others) t.join();
   auto wall1 = std::chrono::steady_clock::now();
+  double drain_seconds = 0;
+  for (const auto& at : empty_at) {
+    if (config.drain_pairs > 0) {
+      drain_seconds = std::max(drain_seconds, std::chrono::duration<double>(at - wall0).count());
+    }
+  }
+  unsigned long long flusher_cpu1[64] = {};
+  const int flushers = FlusherCpuNs(flusher_cpu1, 64);
+  std::string flusher_cpu_each;
+  for (int i = 0; i < flushers; ++i) {
+    if (i > 0) flusher_cpu_each += ',';
+    flusher_cpu_each += std::to_string(flusher_cpu1[i] - (i < flushers0 ? flusher_cpu0[i] : 0ull));
+  }
   const uint64_t flusher_wait = RunQueueWaitNs(flusher_task) - flusher_wait0;
   const int flusher_nice = NiceOf(flusher_task);
   uint64_t emitted = 2;  // the first pair above
@@ -161,7 +209,7 @@ int ChildMain(const PacedRunConfig& config) {
       "RESULT emitted=%llu recorded=%llu dropped=%llu seconds=%.6f producer_cpu_ns=%llu "
       "flusher_cpu_ns=%llu file_bytes=%llu flusher_wait_ns=%llu producer_wait_ns=%llu "
       "event_chunks=%llu event_payload_bytes=%llu flusher_nice=%d flusher_compress_ns=%llu "
-      "flusher_write_ns=%llu\n",
+      "flusher_write_ns=%llu flushers=%d flusher_cpu_each_ns=%s drain_seconds=%.6f\n",
       static_cast<unsigned long long>(emitted),
       static_cast<unsigned long long>(summary->end_recorded),
       static_cast<unsigned long long>(summary->end_dropped),
@@ -173,7 +221,8 @@ int ChildMain(const PacedRunConfig& config) {
       static_cast<unsigned long long>(producer_wait),
       static_cast<unsigned long long>(summary->event_chunks),
       static_cast<unsigned long long>(summary->event_payload_bytes), flusher_nice,
-      ticks_ns(compress_ticks), ticks_ns(write_ticks));
+      ticks_ns(compress_ticks), ticks_ns(write_ticks), flushers, flusher_cpu_each.c_str(),
+      drain_seconds);
   RemoveTree(dir);
   return summary->has_end ? 0 : 1;
 }
@@ -213,7 +262,9 @@ PacedRunResult RunPacedChild(const PacedRunConfig& config) {
                                    "--zstd_level=" + std::to_string(config.zstd_level),
                                    std::string("--block=") + (config.block ? "1" : "0"),
                                    "--producers=" + std::to_string(config.producers),
-                                   "--flusher_nice=" + config.flusher_nice};
+                                   "--flusher_nice=" + config.flusher_nice,
+                                   "--flushers=" + config.flushers,
+                                   "--drain_pairs=" + std::to_string(config.drain_pairs)};
   int rc = RunSelf(args, {}, out);
   FILE* f = std::fopen(out.c_str(), "r");
   char buf[1024];
@@ -235,6 +286,13 @@ PacedRunResult RunPacedChild(const PacedRunConfig& config) {
     result.flusher_nice = static_cast<int>(FieldInt(line, "flusher_nice"));
     result.flusher_compress_ns = Field(line, "flusher_compress_ns");
     result.flusher_write_ns = Field(line, "flusher_write_ns");
+    result.flushers = static_cast<int>(FieldInt(line, "flushers"));
+    result.drain_seconds = FieldDouble(line, "drain_seconds");
+    for (const char* p = FieldText(line, "flusher_cpu_each_ns"); *p >= '0' && *p <= '9';) {
+      char* end;
+      result.flusher_cpu_each_ns.push_back(std::strtoull(p, &end, 10));
+      p = *end == ',' ? end + 1 : end;
+    }
   }
   if (f != nullptr) std::fclose(f);
   RemoveTree(dir);
@@ -253,6 +311,8 @@ bool MaybeRunPacedChild(int argc, char** argv, int* exit_code) {
   config.block = FlagValue(argc, argv, "block") == "1";
   config.flusher_nice = FlagValue(argc, argv, "flusher_nice");
   config.producers = std::atoi(FlagValue(argc, argv, "producers").c_str());
+  config.flushers = FlagValue(argc, argv, "flushers");
+  config.drain_pairs = std::strtoull(FlagValue(argc, argv, "drain_pairs").c_str(), nullptr, 10);
   *exit_code = ChildMain(config);
   return true;
 }

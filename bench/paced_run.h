@@ -5,7 +5,8 @@
 //   RESULT emitted=N recorded=N dropped=N seconds=S producer_cpu_ns=N
 //          flusher_cpu_ns=N file_bytes=N flusher_wait_ns=N producer_wait_ns=N
 //          event_chunks=N event_payload_bytes=N flusher_nice=N
-//          flusher_compress_ns=N flusher_write_ns=N
+//          flusher_compress_ns=N flusher_write_ns=N flushers=N
+//          flusher_cpu_each_ns=N,N,... drain_seconds=S
 // which the parent benchmark (threads_bench, flusher_bench) turns into
 // counters. A child per run because settings (ring size, zstd level) are
 // read once per process, and so that every run starts with an empty ring.
@@ -21,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ittc::bench {
 
@@ -32,6 +34,11 @@ struct PacedRunConfig {
   bool block = false;        // ITTC_OVERFLOW=block
   int producers = 1;         // threads sharing the rate, each with its own ring
   std::string flusher_nice;  // ITTC_FLUSHER_NICE, "" = the collector's default
+  std::string flushers;      // ITTC_FLUSHERS, "" = the collector's default
+  // Drain mode when nonzero: with the flushers held, each producer emits
+  // this many pairs (rate_mps and seconds unused); then the flushers are
+  // released, and the run measures how long they take to empty every ring.
+  uint64_t drain_pairs = 0;
 };
 
 struct PacedRunResult {
@@ -57,6 +64,14 @@ struct PacedRunResult {
   // through its test hook after the trace was closed).
   uint64_t flusher_compress_ns = 0;
   uint64_t flusher_write_ns = 0;
+  // Flusher threads running at the end of producing, and each one's CPU
+  // time until then (flusher 0 first; the hook's reading, without the
+  // last round at detach).
+  int flushers = 0;
+  std::vector<uint64_t> flusher_cpu_each_ns;
+  // Drain mode: wall time from the release of the flushers until every
+  // ring was empty.
+  double drain_seconds = 0;
 };
 
 // Parent side: runs this binary as a child with `config` and parses its

@@ -14,6 +14,15 @@
 //                           producer and flusher CPU per event; in drop mode
 //                           also with the flusher at the producers' priority
 //                           (ITTC_FLUSHER_NICE=0).
+//   BM_Producers/producers:N  N producers as fast as they can for 1 s in a
+//                           fresh process, default settings (drop mode, 4
+//                           MiB rings, the number of flushers picked by the
+//                           collector): kept share, producer CPU per event,
+//                           flushers used and each one's CPU per event kept
+//                           (flusher<i>_ns_per_event); N = 1, 2, 4, 8, 16
+//                           up to four times the cores; and N = 1, 2, 4 in
+//                           block mode, whose bytes per event on disk
+//                           should stay within 1.5x of one producer's
 //   BM_CoreShare            plain arithmetic on one thread, then on two at
 //                           once: what a second thread adds on this machine
 //                           (two cores, or two hyperthreads of one).
@@ -26,6 +35,7 @@
 
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "bench/bench_env.h"
 #include "bench/call_registry.h"
@@ -125,6 +135,45 @@ void RegisterTwoProducers(bool block, const std::string& flusher_nice = "") {
   RegisterPacedRun(name, config);
 }
 
+// N producers unpaced for 1 s, default settings but the overflow mode.
+void RegisterProducers(int producers, bool block) {
+  PacedRunConfig config;
+  config.seconds = 1.0;
+  config.producers = producers;
+  config.block = block;
+  char name[96];
+  std::snprintf(name, sizeof(name), "BM_Producers/producers:%d/overflow:%s", producers,
+                block ? "block" : "drop");
+  benchmark::RegisterBenchmark(
+      name,
+      [config](benchmark::State& state) {
+        for (auto _ : state) {
+          PacedRunResult r = RunPacedChild(config);
+          if (!r.ok || r.emitted == 0) {
+            state.SkipWithError("child run failed");
+            return;
+          }
+          const double recorded = static_cast<double>(r.recorded);
+          state.SetIterationTime(r.seconds);
+          state.counters["emitted_mps"] = static_cast<double>(r.emitted) / r.seconds / 1e6;
+          state.counters["kept_pct"] = 100.0 * recorded / static_cast<double>(r.emitted);
+          state.counters["producer_ns_per_event"] =
+              static_cast<double>(r.producer_cpu_ns) / static_cast<double>(r.emitted);
+          state.counters["bytes_per_event"] =
+              recorded != 0 ? static_cast<double>(r.file_bytes) / recorded : 0;
+          state.counters["flushers"] = r.flushers;
+          for (size_t i = 0; i < r.flusher_cpu_each_ns.size(); ++i) {
+            state.counters["flusher" + std::to_string(i) + "_ns_per_event"] =
+                recorded != 0 ? static_cast<double>(r.flusher_cpu_each_ns[i]) / recorded : 0;
+          }
+          state.counters["producer_wait_ms"] = static_cast<double>(r.producer_wait_ns) / 1e6;
+        }
+      })
+      ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
 // One dependent chain ("chain": a core mostly waits on it, so two
 // hyperthreads of one core each run it at nearly full speed) or eight
 // independent ones ("wide": they keep a core's integer units busy, so two
@@ -187,6 +236,11 @@ int main(int argc, char** argv) {
     RegisterRateStep(4096, rate);  // the default ring (ITTC_RING_KB)
   }
   for (double rate : {40.0, 80.0, 0.0}) RegisterRateStep(16384, rate);
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  for (int n : {1, 2, 4, 8, 16}) {
+    if (n == 1 || n <= 4 * cores) RegisterProducers(n, false);
+  }
+  for (int n : {1, 2, 4}) RegisterProducers(n, true);
   RegisterTwoProducers(false);
   RegisterTwoProducers(false, "0");
   RegisterTwoProducers(true);

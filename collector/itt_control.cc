@@ -1,7 +1,9 @@
 // Entry points: handles (domains, strings, counters, histograms, clock
 // domains, heap functions, legacy events), thread naming and collection
-// control. Creation is a slow path (a lock and a hash lookup); handles are
-// interned so repeated creation returns the same object.
+// control. Handles are interned, so repeated creation returns the same
+// object; a new one takes the registry's lock. Creating a domain or string
+// handle whose name exists is a lookup without a lock (name_table.h): some
+// programs create the name before every task they begin.
 
 #include "collector/internal/api_util.h"
 #include "collector/internal/session.h"

@@ -11,6 +11,8 @@
 #include <cstring>
 
 #include "collector/internal/api_util.h"
+#include "collector/internal/flight_recorder.h"
+#include "collector/internal/process_maps.h"
 
 using namespace ittc::collector_internal;  // NOLINT: entry points only
 using ittc::format::EventKind;
@@ -47,6 +49,23 @@ inline void EmitCompactEnd(ThreadState* t, uint64_t now, uint32_t domain, EventK
   }
 }
 
+// For a task named by a function (task_begin_fn, task_begin_fn_ex): the
+// first time this thread meets an address outside the code ranges it knows,
+// makes sure the module map will hold the module that holds it, even if the
+// module is unloaded before the flusher's next round (process_maps.h).
+inline void NoteFunction(ThreadState* t, uint64_t fn, uint64_t now) {
+  if (__builtin_expect(fn == 0 || CodeRangeKnown(t->code_ranges, fn), 1)) return;
+  NoteCodeAddress(&t->code_ranges, fn, now);
+}
+
+// The function address of a task_begin_fn_ex record's fields (id, parent,
+// fn); 0 for the other _ex shapes, which name no function.
+inline uint64_t FunctionField(const RawId&, const RawId&, uint64_t fn) { return fn; }
+template <typename... Fields>
+inline uint64_t FunctionField(const Fields&...) {
+  return 0;
+}
+
 // Records kind(domain, id, parent, name) - the task/region/group shape.
 inline void TaskLike(EventKind kind, const __itt_domain* domain, const __itt_id& id,
                      const __itt_id& parent, uint64_t name) {
@@ -67,6 +86,7 @@ inline void TaskLike(EventKind kind, const __itt_domain* domain, const __itt_id&
         call.thread(), now, PackTaskBegin(DomainId(domain), static_cast<uint32_t>(name)),
         kRawPackedOverlappedBegin, kRawOverlappedBeginRepeat, raw_id.d1, raw_id.d2);
   }
+  if (kind == EventKind::kTaskBeginFn) NoteFunction(call.thread(), name, now);
   Emit(call.thread(), kind, now, uint64_t{DomainId(domain)}, raw_id, raw_parent, name);
 }
 
@@ -93,6 +113,7 @@ inline void ExLikeOr(DefaultClock&& default_clock, EventKind kind, const __itt_d
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
   const uint32_t domain_id = DomainId(domain);
+  if (kind == EventKind::kTaskBeginFnEx) NoteFunction(call.thread(), FunctionField(rest...), now);
   uint64_t clock_id;
   uint64_t ticks = UserTimeToTicks(cd, timestamp, &clock_id);
   if (clock_id == 0 && default_clock(call.thread(), now, domain_id, uint64_t{timestamp})) return;
@@ -268,16 +289,23 @@ ITTC_EXPORT void ITTAPI __itt_marker(const __itt_domain* domain, __itt_id id,
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
   if (domain == nullptr) return CountInvalidCall(call.thread());
-  WriteMarker(DomainId(domain), ToRaw(id), StringId(name), static_cast<uint64_t>(scope),
+  const uint32_t name_id = StringId(name);
+  WriteMarker(DomainId(domain), ToRaw(id), name_id, static_cast<uint64_t>(scope),
               RingWriter(call.thread(), now));
+  flight::OnMarker(name_id, now);
 }
 
 ITTC_EXPORT void ITTAPI __itt_marker_ex(const __itt_domain* domain,
                                         __itt_clock_domain* clock_domain,
                                         unsigned long long timestamp, __itt_id id,
                                         __itt_string_handle* name, __itt_scope scope) {
-  ExLike(EventKind::kMarkerEx, domain, clock_domain, timestamp, ToRaw(id), uint64_t{StringId(name)},
+  const uint32_t name_id = StringId(name);
+  ExLike(EventKind::kMarkerEx, domain, clock_domain, timestamp, ToRaw(id), uint64_t{name_id},
          static_cast<uint64_t>(scope));
+  // Only a marker that was recorded (not paused, not detached) triggers.
+  if (g_marker_triggers.on() && domain != nullptr && Recording()) {
+    flight::OnMarker(name_id, ReadTicks());
+  }
 }
 
 ITTC_EXPORT void ITTAPI __itt_id_create(const __itt_domain* domain, __itt_id id) {

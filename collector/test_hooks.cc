@@ -18,9 +18,59 @@ namespace ci = ittc::collector_internal;
 // drains nothing until released or the process ends), 0 if no session runs.
 // hold == 0: releases it; returns 1. Blocks while the flusher finishes the
 // round it is in.
+// hold == 2: the same, and the hold outlasts the end of the session (the
+// flushers stay parked, so the exit waits ITTC_EXIT_TIMEOUT_MS and the
+// trace ends without its end record): a stuck flusher.
 ITTC_EXPORT int ittc_test_hold_flusher(int hold) {
   if (hold != 0 && !ci::SessionRunning()) return 0;
+  if (hold == 2) return ci::Flusher::HoldThroughStopForTest() ? 1 : 0;
   return ci::Flusher::HoldForTest(hold != 0) ? 1 : 0;
+}
+
+// How many flusher threads run now.
+ITTC_EXPORT int ittc_test_flushers(void) { return ci::Flusher::RunningForTest(); }
+
+// Fills cpu_ns with the CPU time of each flusher thread so far (flusher 0
+// first), at most `max`; returns how many (0 without a running session).
+ITTC_EXPORT int ittc_test_flusher_cpu_ns(unsigned long long* cpu_ns, int max) {
+  ci::Flusher* flushers = ci::SessionFlushersForTest();
+  if (flushers == nullptr || max <= 0) return 0;
+  uint64_t times[ci::kMaxFlushers];
+  const int n = flushers->CpuTimesNs(times, max < ci::kMaxFlushers ? max : ci::kMaxFlushers);
+  for (int i = 0; i < n; ++i) cpu_ns[i] = times[i];
+  return n;
+}
+
+// The flusher that drains the calling thread's ring (-1: none yet, or the
+// thread has not recorded).
+ITTC_EXPORT int ittc_test_flusher_of_this_thread(void) {
+  const ci::ThreadState* t = ci::tls_thread;
+  // Acquire pairs with the release of a move (FlusherWorker::HandOver).
+  return t == nullptr ? -1 : t->flusher_owner.load(std::memory_order_acquire);
+}
+
+// Bytes the calling thread's ring holds that no flusher has drained yet.
+ITTC_EXPORT unsigned long long ittc_test_backlog_of_this_thread(void) {
+  ci::ThreadState* t = ci::tls_thread;
+  return t == nullptr ? 0 : t->ring.RefreshFill();  // the producer's own view
+}
+
+// How many times the calling thread's ring changed flusher so far.
+ITTC_EXPORT unsigned ittc_test_flusher_moves_of_this_thread(void) {
+  const ci::ThreadState* t = ci::tls_thread;
+  // Acquire pairs with the release of a move (FlusherWorker::HandOver).
+  return t == nullptr ? 0 : t->flusher_moves.load(std::memory_order_acquire);
+}
+
+// Asks that the calling thread's ring move to flusher `to` (as flusher 0
+// does to spread fast threads). Returns 1 if asked, 0 if the thread has not
+// recorded or there is no such flusher. The move happens at the owner's
+// next round: ittc_test_flusher_moves_of_this_thread tells when.
+ITTC_EXPORT int ittc_test_move_this_thread(int to) {
+  ci::ThreadState* t = ci::tls_thread;
+  ci::Flusher* flushers = ci::SessionFlushersForTest();
+  if (t == nullptr || flushers == nullptr) return 0;
+  return flushers->MoveForTest(t, to) ? 1 : 0;
 }
 
 // How many times, so far in this process, a producer in block mode found

@@ -16,7 +16,7 @@ namespace format {
 // Format version written by this library. A reader accepts any minor
 // version of its major version; a different major version is refused.
 inline constexpr uint16_t kFormatMajorVersion = 1;
-inline constexpr uint16_t kFormatMinorVersion = 4;
+inline constexpr uint16_t kFormatMinorVersion = 5;
 
 enum class ChunkType : uint16_t {
   kEvents = 1,       // one thread's events (EventStreamEncoder)

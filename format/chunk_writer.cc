@@ -117,6 +117,24 @@ absl::Status ChunkWriter::AppendChunk(ChunkType type, std::string_view payload, 
   return absl::OkStatus();
 }
 
+void SetChunkSequence(char* header, uint64_t sequence) {
+  const uint32_t before = crc32c::Value(header, 28);
+  PutFixed64(header + 16, sequence);
+  PutFixed32(header + 24, crc32c::Value(header, 24));
+  const uint32_t after = crc32c::Value(header, 28);
+  // The chunk CRC covers these 28 bytes, then the payload: it changes by
+  // the CRCs' difference carried through the payload's length of zeros.
+  const uint32_t stored_len = DecodeFixed32(header + 8);
+  PutFixed32(header + 28,
+             DecodeFixed32(header + 28) ^ crc32c::Combine(before ^ after, 0, stored_len));
+}
+
+void FrameStoredChunkHeader(ChunkType type, uint64_t sequence, std::string_view payload,
+                            char* header) {
+  const auto size = static_cast<uint32_t>(payload.size());
+  FillHeader(header, static_cast<uint16_t>(type), 0, sequence, payload.data(), size, size);
+}
+
 std::string FrameChunkForTest(uint16_t type, uint16_t flags, uint64_t sequence,
                               std::string_view stored, uint32_t decompressed_length) {
   std::string out(kChunkHeaderSize, '\0');

@@ -75,6 +75,25 @@ class ChunkWriter {
   uint64_t next_sequence_ = 0;
 };
 
+// Gives the framed chunk whose 32-byte header starts at `header` the
+// sequence number `sequence`, and both CRCs that go with it, without
+// reading the payload: the chunk CRC changes by what the header's change
+// contributes, carried past the payload's stored length (crc32c::Combine).
+// For writers that frame chunks before they know their place in the file
+// (several flushers, the flight recorder's dumps). REQUIRES: a header
+// framed by this library, whose CRCs match. Pure computation on the 32
+// bytes (no allocation, no lock): safe in a signal handler.
+void SetChunkSequence(char* header, uint64_t sequence);
+
+// Fills the 32-byte header at `header` of a chunk of `type` whose payload,
+// stored uncompressed (no kChunkFlagZstd), is `payload`: the payload
+// follows the header in the file, not necessarily in memory. For writers
+// that may not allocate or call zstd (the collector's crash dump, in a
+// signal handler): pure computation. REQUIRES: payload.size() <=
+// kMaxChunkPayloadBytes.
+void FrameStoredChunkHeader(ChunkType type, uint64_t sequence, std::string_view payload,
+                            char* header);
+
 // Frames one chunk with explicit header values and no compression checks:
 // for tests that build corrupt or unusual chunks (bad flags, unknown types,
 // chosen sequence numbers). `stored` is the payload bytes as they go on disk.

@@ -116,7 +116,38 @@ bool HasSse42() {
 }
 #endif
 
+// The product of two polynomials modulo the Castagnoli polynomial, in the
+// reflected representation: bit 31 holds x^0, bit 0 holds x^31.
+uint32_t MultiplyModPoly(uint32_t a, uint32_t b) {
+  uint32_t product = 0;
+  for (int i = 0; i < 32; ++i) {
+    if ((a & 0x80000000u) != 0) product ^= b;
+    a <<= 1;
+    b = (b & 1) != 0 ? (b >> 1) ^ kPoly : b >> 1;  // b * x
+  }
+  return product;
+}
+
+// x^(8n) modulo the polynomial: what n zero bytes multiply a register by.
+uint32_t ZeroBytesOperator(uint64_t n) {
+  uint32_t result = 0x80000000u;  // x^0
+  uint32_t square = 0x00800000u;  // x^8, then x^16, x^32, ...
+  for (; n != 0; n >>= 1) {
+    if ((n & 1) != 0) result = MultiplyModPoly(result, square);
+    square = MultiplyModPoly(square, square);
+  }
+  return result;
+}
+
 }  // namespace
+
+uint32_t Combine(uint32_t crc_a, uint32_t crc_b, uint64_t n_b) {
+  // With R(M, c) the register after M from c, and S_n what n zero bytes
+  // do to a register (linear), R(M, c) = S_|M|(c) ^ R(M, 0), and
+  // Value(M) = ~R(M, ~0). So Value(AB) = ~(S_|B|(~crc_a) ^ R(B, 0)) and
+  // R(B, 0) = ~crc_b ^ S_|B|(~0), whence Value(AB) = S_|B|(crc_a) ^ crc_b.
+  return MultiplyModPoly(crc_a, ZeroBytesOperator(n_b)) ^ crc_b;
+}
 
 namespace internal {
 uint32_t ExtendPortable(uint32_t crc, const char* data, size_t n) {

@@ -1,5 +1,6 @@
 #include "format/records.h"
 
+#include <cstring>
 #include <initializer_list>
 
 #include "format/coding.h"
@@ -9,14 +10,27 @@ namespace ittc {
 namespace format {
 
 void RecordEncoder::Append(const Event& record) {
-  const KindSchema* s = FindSchema(record.kind);
-  scratch_.resize(MaxEncodedEventSize(record));
-  char* end = internal::EncodeFields(*s, record, 0, &scratch_[0]);
-  const size_t len = static_cast<size_t>(end - scratch_.data());
-  AppendVarint64(&buf_, static_cast<uint16_t>(record.kind));
-  AppendVarint64(&buf_, len);
-  buf_.append(scratch_.data(), len);
+  const size_t at = buf_.size();
+  buf_.resize(at + MaxEncodedRecordSize(record));
+  char* end = EncodeRecordTo(record, &buf_[at]);
+  buf_.resize(static_cast<size_t>(end - buf_.data()));
   ++count_;
+}
+
+size_t MaxEncodedRecordSize(const Event& record) {
+  return 2 * kMaxVarint64Bytes + MaxEncodedEventSize(record);
+}
+
+char* EncodeRecordTo(const Event& record, char* dst) {
+  const KindSchema* s = FindSchema(record.kind);
+  // The fields go after the longest length prefix, then move back to
+  // follow the real one (the block's length is known only afterwards).
+  char* block = dst + 2 * kMaxVarint64Bytes;
+  const size_t len = static_cast<size_t>(internal::EncodeFields(*s, record, 0, block) - block);
+  char* p = PutVarint64(dst, static_cast<uint16_t>(record.kind));
+  p = PutVarint64(p, len);
+  std::memmove(p, block, len);
+  return p + len;
 }
 
 void RecordDecoder::Reset(std::string_view payload) {
@@ -174,6 +188,50 @@ bool FromRecord(const Event& r, EndRecord* v) {
   v->events_dropped = r.Get(Field::kEventsDropped);
   v->chunk_count = r.Get(Field::kChunkCount);
   v->end_ticks = r.Get(Field::kEndTicks);
+  return true;
+}
+
+const char* FlightReasonName(uint64_t reason) {
+  switch (reason) {
+    case 1:
+      return "signal";
+    case 2:
+      return "marker";
+    case 3:
+      return "fatal signal";
+    case 4:
+      return "detach";
+    case 5:
+      return "exit";
+    default:
+      return "unknown";
+  }
+}
+
+Event ToRecord(const FlightDump& v) {
+  Event e;
+  e.Init(EventKind::kFlightDump, 0);
+  e.Set(Field::kReason, static_cast<uint64_t>(v.reason));
+  e.Set(Field::kSignal, v.signal);
+  e.Set(Field::kName, v.name);
+  e.Set(Field::kWindowBegin, v.window_begin);
+  e.Set(Field::kWindowEnd, v.window_end);
+  e.Set(Field::kDump, v.dump);
+  e.Set(Field::kTriggers, v.triggers);
+  return e;
+}
+
+bool FromRecord(const Event& r, FlightDump* v) {
+  const uint64_t reason = r.Get(Field::kReason);
+  const uint64_t signal = r.Get(Field::kSignal);
+  if (r.kind != EventKind::kFlightDump || reason > 255 || signal > UINT32_MAX) return false;
+  v->reason = static_cast<FlightReason>(reason);
+  v->signal = static_cast<uint32_t>(signal);
+  v->name = r.Get(Field::kName);
+  v->window_begin = r.Get(Field::kWindowBegin);
+  v->window_end = r.Get(Field::kWindowEnd);
+  v->dump = r.Get(Field::kDump);
+  v->triggers = r.Get(Field::kTriggers);
   return true;
 }
 

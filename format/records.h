@@ -37,7 +37,6 @@ class RecordEncoder {
 
  private:
   std::string buf_;
-  std::string scratch_;
   size_t count_ = 0;
 };
 
@@ -116,6 +115,36 @@ struct ModuleUnmapped {
   uint64_t start_addr = 0;
 };
 
+// Why a flight recorder wrote a dump (FlightDump::reason).
+enum class FlightReason : uint8_t {
+  kUnknown = 0,
+  kSignal = 1,       // the trigger signal (SIGUSR2 unless configured)
+  kMarker = 2,       // an __itt_marker whose name matched the trigger pattern
+  kFatalSignal = 3,  // SIGSEGV, SIGBUS, SIGABRT, SIGFPE or SIGILL
+  kDetach = 4,       // __itt_detach
+  kExit = 5,         // the end of the process (exit, return from main)
+};
+
+const char* FlightReasonName(uint64_t reason);
+
+// kFlightDump (1.5): the end chunk of a file a flight recorder wrote holds
+// one, before the end record. The recorder keeps its newest chunks in
+// memory and drops the oldest whole; from window_begin on, the file holds
+// every event of every thread that no loss record counts, up to the
+// trigger at window_end (a whole chunk may reach a little past it, and
+// the file may hold events from before window_begin).
+struct FlightDump {
+  FlightReason reason = FlightReason::kUnknown;
+  uint32_t signal = 0;        // kSignal, kFatalSignal: the signal's number
+  uint64_t name = 0;          // kMarker: the marker name's def_string id
+  uint64_t window_begin = 0;  // ticks
+  uint64_t window_end = 0;    // ticks: when the trigger fired
+  uint64_t dump = 0;          // this dump's number in the process, from 1
+  // Triggers this dump answers: 1, or more when triggers came while the
+  // dump before it was being written.
+  uint64_t triggers = 0;
+};
+
 Event ToRecord(const ThreadInfo& v);
 Event ToRecord(const ModuleMapped& v);
 Event ToRecord(const ModuleUnmapped& v);
@@ -130,6 +159,16 @@ bool FromRecord(const Event& record, ThreadInfo* v);
 bool FromRecord(const Event& record, ClockSync* v);
 bool FromRecord(const Event& record, LossRecord* v);
 bool FromRecord(const Event& record, EndRecord* v);
+Event ToRecord(const FlightDump& v);
+bool FromRecord(const Event& record, FlightDump* v);
+
+// A record as a RecordEncoder appends it (kind, length, field block),
+// encoded at `dst` with no allocation: for writers that may not allocate
+// (the collector's crash dump, in a signal handler). Returns the end.
+// REQUIRES: FindSchema(record.kind) != nullptr; room for
+// MaxEncodedRecordSize(record) bytes at dst.
+char* EncodeRecordTo(const Event& record, char* dst);
+size_t MaxEncodedRecordSize(const Event& record);
 
 // Builders of definition records, for writers. Text views must stay valid
 // until the record is appended to a RecordEncoder.

@@ -105,6 +105,12 @@ constexpr FieldInfo kFields[] = {
     {F::kEndTicks, "end_ticks", R::kPlain},
     {F::kLoadBias, "load_bias", R::kAddress},
     {F::kBuildId, "build_id", R::kPlain},
+    {F::kReason, "reason", R::kPlain},
+    {F::kSignal, "signal", R::kPlain},
+    {F::kWindowBegin, "window_begin", R::kPlain},
+    {F::kWindowEnd, "window_end", R::kPlain},
+    {F::kDump, "dump", R::kPlain},
+    {F::kTriggers, "triggers", R::kPlain},
 };
 static_assert(sizeof kFields / sizeof kFields[0] == kFieldCount, "one kFields row per Field");
 
@@ -352,6 +358,9 @@ constexpr KindSchema kSchemas[] = {
     K(E::kModuleMapped, "module_mapped",
       {U("ticks"), U("load_bias"), U("start_addr"), U("size"), B("path"), B("build_id")}),
     K(E::kModuleUnmapped, "module_unmapped", {U("ticks"), U("start_addr")}),
+    K(E::kFlightDump, "flight_dump",
+      {U("reason"), U("signal"), U("name"), U("window_begin"), U("window_end"), U("dump"),
+       U("triggers")}),
 };
 
 constexpr int kSchemaCount = static_cast<int>(sizeof kSchemas / sizeof kSchemas[0]);
@@ -506,6 +515,8 @@ const char* LossCauseName(uint64_t cause) {
       return "out_of_memory";
     case 7:
       return "reentrant";
+    case 8:
+      return "overwritten";
     default:
       return "unknown";
   }

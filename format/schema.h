@@ -168,6 +168,9 @@ enum class EventKind : uint16_t {
   // The process's module map (1.1), written in definitions chunks.
   kModuleMapped = 0x184,
   kModuleUnmapped = 0x185,
+  // Why and over which time a flight recorder's dump was written (1.5), in
+  // the dump's end chunk.
+  kFlightDump = 0x186,
 };
 
 // First kind whose field block is length-prefixed in event streams.
@@ -274,6 +277,12 @@ enum class Field : uint8_t {
   kEndTicks,
   kLoadBias,
   kBuildId,
+  kReason,
+  kSignal,
+  kWindowBegin,
+  kWindowEnd,
+  kDump,
+  kTriggers,
   kCount_,  // number of enumerators; not a field
 };
 
@@ -647,6 +656,8 @@ enum class LossCause : uint8_t {
   kOutOfMemory = 6,      // the thread's ring could not be allocated
   kReentrant = 7,        // a call from a signal handler interrupting an ITT
                          // call of the same thread
+  kOverwritten = 8,      // flight recorder: its events chunk was dropped to
+                         // make room for newer ones (1.5)
 };
 
 const char* LossCauseName(uint64_t cause);

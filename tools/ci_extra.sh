@@ -85,7 +85,7 @@ step_asan_ubsan() {
     "${sanitizer_timeouts[@]}" -- \
     //tests/format/... //tests/collector/... //tests/reliability/... \
     -//tests/collector:real_clients_test -//tests/collector:mpi_test \
-    -//tests/reliability:fork_test
+    -//tests/reliability:fork_test -//tests/reliability:fork_flushers_test
 }
 
 # tests/reliability/tsan.supp explains each suppression.
@@ -119,10 +119,10 @@ step_itt_dump_corpus() {
   local failures=0 runs=0 input verb status
   for input in tests/format/fuzz/corpus/* tests/tools/fuzz/corpus/*; do
     [[ -f "$input" ]] || continue
-    for verb in info text stats chrome perfetto leaks perf-map vtune-csv verify; do
+    for verb in info text stats chrome perfetto parquet leaks perf-map vtune-csv verify; do
       runs=$((runs + 1))
       local out=()
-      [[ $verb == vtune-csv || $verb == perf-map ]] && out=(-o "$logs/$verb")
+      [[ $verb == vtune-csv || $verb == perf-map || $verb == parquet ]] && out=(-o "$logs/$verb")
       [[ $verb == perfetto ]] && out=(-o "$logs/out.pftrace")
       ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 \
         timeout 60 "$dump" "$verb" "$input" "${out[@]}" >/dev/null 2>"$logs/corpus.err"

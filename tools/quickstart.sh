@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# README command 1: installs what is missing, builds everything, runs the
-# instrumented demo (several threads: tasks, frames, a counter, markers) under
-# the collector, and prints where the trace is and itt-dump's summary of it.
+# README command 1: installs what is missing for the collector, itt-dump and
+# the demo (tools/setup.sh without --tests: none of the test-only packages),
+# builds those three, runs the instrumented demo (several threads: tasks,
+# frames, a counter, markers) under the collector, and prints where the
+# trace is and itt-dump's summary of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash tools/setup.sh
-bazel build //...
+bazel build //collector:libittcollector.so //tools:itt-dump //tools/demo:itt_demo
 bin=$(bazel info bazel-bin)
 
 collector="$bin/collector/libittcollector.so"

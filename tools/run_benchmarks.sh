@@ -5,6 +5,9 @@
 #   tools/run_benchmarks.sh                 full run (many minutes; longer on a loaded machine)
 #   REPETITIONS=1 MIN_TIME=0.05 tools/run_benchmarks.sh    quick look
 #   OUT=/some/file.md tools/run_benchmarks.sh              write elsewhere
+#   ITTC_INTEL_STATIC=/path/libittnotify_intel.so tools/run_benchmarks.sh
+#                      also measure name lookups through Intel's static part
+#                      (how to build it: docs/BENCHMARKS.md, "Names looked up")
 #
 # Each benchmark binary keeps running if another fails; the report says
 # which sections have no data. Raw JSON is kept in $KEEP_DIR when set.
@@ -19,7 +22,7 @@ OUT=${OUT:-$ROOT/docs/BENCHMARKS.md}
 log() { echo "run_benchmarks: $*" >&2; }
 
 TARGETS=(//bench:call_overhead_bench //bench:pause_resume_bench //bench:threads_bench
-         //bench:flusher_bench)
+         //bench:flusher_bench //bench:flight_dump_bench)
 HAVE_FORMAT_BENCH=0
 HAVE_DUMP_BENCH=0
 if [[ -f tests/format/format_bench.cc ]] && grep -q '"format_bench"' tests/format/BUILD; then
@@ -126,9 +129,12 @@ json.dump(out, sys.stdout)
 PY
 }
 
-for state in compiled_out no_collector recording paused filtered naive; do
+for state in compiled_out no_collector recording paused filtered naive flight; do
   extra=()
   [[ $state == recording ]] && extra=(--recorded_out="$WORK/calls_recorded.json")
+  # Name lookups through Intel's static part too, given one (bench/name_lookups.h).
+  [[ $state == recording && -n ${ITTC_INTEL_STATIC:-} ]] &&
+    extra+=(--intel_static="$ITTC_INTEL_STATIC")
   [[ $state == naive ]] && extra=(--recorded_out="$WORK/calls_naive_recorded.json")
   run "calls_$state" "$BIN/bench/call_overhead_bench" --state="$state" "${extra[@]}" \
     "${GB_FLAGS[@]}"
@@ -145,6 +151,7 @@ run threads "$BIN/bench/threads_bench" --recorded_out="$WORK/threads_recorded.js
   "${GB_FLAGS[@]}"
 # One run per level: each is a 1 s child process.
 run flusher "$BIN/bench/flusher_bench" --benchmark_out_format=json
+run flight_dump "$BIN/bench/flight_dump_bench" --benchmark_out_format=json
 if [[ $HAVE_FORMAT_BENCH == 1 ]]; then
   run format_bench "$BIN/tests/format/format_bench" --benchmark_min_time=0.1 \
     --benchmark_out_format=json

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# README command 2: installs what is missing, runs the whole test suite, and
-# ends with one line "N passed, N failed" counting test cases.
+# README command 2: installs what is missing (tools/setup.sh --tests: the
+# test-only packages and DuckDB too), runs the whole test suite, and ends
+# with one line "N passed, N failed" counting test cases.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-bash tools/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+bash tools/setup.sh --tests || { echo "0 passed, 1 failed"; exit 1; }
 
 status=0
 log=$(mktemp)

@@ -1,6 +1,7 @@
 #include "collector/internal/flusher.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "collector/internal/log.h"
 #include "collector/internal/process_maps.h"
@@ -34,6 +36,19 @@ constexpr size_t kEventsChunkTarget = 512 * 1024;
 // Framed bytes collected before a write(2).
 constexpr size_t kWriteBatch = 1024 * 1024;
 
+// In flight recorder mode a batch goes into memory, and the store keeps
+// the newest chunks in the order the flushers commit them: one flusher's
+// whole batch, committed late, could push every chunk of the others'
+// threads out of a small store, though theirs are as new. Batches there
+// are at most 1/kFlightBatchFraction of the store (and at least 64 KiB).
+constexpr size_t kFlightBatchFraction = 16;
+constexpr size_t kMinFlightBatch = 64 * 1024;
+
+size_t WriteBatchBytes(const Settings& settings) {
+  if (settings.flight_bytes == 0) return kWriteBatch;
+  return std::clamp(settings.flight_bytes / kFlightBatchFraction, kMinFlightBatch, kWriteBatch);
+}
+
 // A round that drained more than this goes straight into the next one
 // instead of sleeping: a producer that fast refills its ring within a sleep.
 constexpr size_t kBusyRoundBytes = 64 * 1024;
@@ -51,29 +66,121 @@ constexpr size_t kPrefetchAhead = 512;
 // How often a clock sync point is written.
 constexpr uint64_t kClockSyncIntervalNs = 1000 * 1000 * 1000;
 
-// Bumped by Wake(); the flusher sleeps on it.
-std::atomic<int> g_wake_seq{0};
+// How often flusher 0 counts the active threads (ThreadActive) and, if the
+// count calls for more flushers, starts them. Short beside a flush
+// interval: a tight loop fills a 4 MiB ring in a few milliseconds, and the
+// flushers it needs must be there before it does.
+constexpr uint64_t kActivityWindowNs = 10 * 1000 * 1000;
 
-// The test hold (HoldForTest). Written by the holding thread (kFree <->
-// kRequested), the flusher (kRequested -> kParked; kFree when it ends) and
-// Stop (kFree); every change is followed by a FUTEX_WAKE of all waiters,
-// and every wait names the value it saw, so no wake-up is lost. Relaxed is
-// enough: the hold orders no data, only when the flusher drains (the ring's
-// own acquire/release orders the records).
-enum HoldState : int { kHoldFree = 0, kHoldRequested = 1, kHoldParked = 2 };
+// How often flusher 0 reads the process's affinity mask again.
+constexpr uint64_t kCoresRefreshNs = 1000 * 1000 * 1000;
+
+// Each flusher sleeps on its own word, bumped by whoever wakes it; one
+// cache line each, since producers of different flushers bump them. The
+// line also holds what the flight recorder's waiters read of it (full
+// rounds, Flusher::RequestFullRound): `live` is 1 while the flusher's
+// thread may still serve a full round, `served` the last ticket it served
+// (release after the round's commit, acquire by the waiter).
+struct alignas(kCacheLine) WakeWord {
+  std::atomic<int> seq{0};
+  std::atomic<int> live{0};
+  std::atomic<int> served{0};
+};
+WakeWord g_wake[kMaxFlushers];
+
+// Full rounds: tickets asked (RequestFullRound), and a word bumped each
+// time a flusher serves some, which waiters sleep on. A request that a
+// flusher's look at g_rounds_asked misses is served by its next round, at
+// most a flush interval later (the request wakes every flusher).
+std::atomic<int> g_rounds_asked{0};
+std::atomic<int> g_rounds_served_seq{0};
+
+__thread bool tls_on_flusher __attribute__((tls_model("initial-exec"))) = false;
+
+// The test hold (HoldForTest). g_hold is written by the holding thread
+// (kFree <-> kRequested or kThroughStop) and Stop (kRequested -> kFree);
+// g_parked counts the flushers
+// parked by it, g_running the flushers between their start and the end of
+// their loop (a hold has somebody to park). Every change is followed by a
+// FUTEX_WAKE of all waiters, and every wait names the value it saw, so no
+// wake-up is lost. Relaxed is enough: the hold orders no data, only when
+// the flushers drain (the rings' own acquire/release order the records).
+enum HoldState : int { kHoldFree = 0, kHoldRequested = 1, kHoldThroughStop = 2 };
 std::atomic<int> g_hold{kHoldFree};
-// 1 from Start until the flusher's loop ends: a hold has somebody to park.
-std::atomic<int> g_flusher_running{0};
+std::atomic<int> g_parked{0};
+std::atomic<int> g_running{0};
 
 long Futex(std::atomic<int>* addr, int op, int value, const timespec* timeout) {
   return syscall(SYS_futex, reinterpret_cast<int*>(addr), op, value, timeout, nullptr, 0);
 }
 
-void SleepOnWake(int seen, uint32_t timeout_ms) {
+void FutexWakeAll(std::atomic<int>* addr) { Futex(addr, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr); }
+
+void WakeFlusher(int index) {
+  g_wake[index].seq.fetch_add(1, std::memory_order_relaxed);
+  Futex(&g_wake[index].seq, FUTEX_WAKE_PRIVATE, 1, nullptr);
+}
+
+void WakeAllFlushers() {
+  for (int i = 0; i < kMaxFlushers; ++i) WakeFlusher(i);
+}
+
+void SleepOnWake(int index, int seen, uint32_t timeout_ms) {
   timespec ts;
   ts.tv_sec = timeout_ms / 1000;
   ts.tv_nsec = static_cast<long>(timeout_ms % 1000) * 1000000L;
-  Futex(&g_wake_seq, FUTEX_WAIT_PRIVATE, seen, &ts);
+  Futex(&g_wake[index].seq, FUTEX_WAIT_PRIVATE, seen, &ts);
+}
+
+void SetHold(int state) {
+  g_hold.store(state, std::memory_order_relaxed);
+  FutexWakeAll(&g_hold);
+}
+
+// Parks the calling flusher while a test holds the flushers, until
+// released or `stop`.
+void ParkWhileHeld(const std::atomic<int>& stop) {
+  if (g_hold.load(std::memory_order_relaxed) == kHoldFree) return;
+  g_parked.fetch_add(1, std::memory_order_relaxed);
+  FutexWakeAll(&g_parked);
+  for (;;) {
+    // The stop request first: it comes after the holder's last change of
+    // the hold (kThroughStop), which this acquire then makes visible to
+    // the read of the hold after it. Read the other way round, a flusher
+    // preempted between the two reads could see a stale kRequested with
+    // the stop, and leave a hold meant to outlast it.
+    const bool stopping = stop.load(std::memory_order_acquire) != 0;
+    const int hold = g_hold.load(std::memory_order_relaxed);
+    const bool held = hold == kHoldThroughStop || (hold == kHoldRequested && !stopping);
+    if (!held) break;
+    Futex(&g_hold, FUTEX_WAIT_PRIVATE, hold, nullptr);
+  }
+  g_parked.fetch_sub(1, std::memory_order_relaxed);
+  FutexWakeAll(&g_parked);
+}
+
+// The cores this process may run on (its affinity mask), at least 1.
+int AllowedCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  const int n = CPU_COUNT(&set);
+  return n < 1 ? 1 : n;
+}
+
+// Appends `records` as one chunk of `type` to `out` through `writer`, and
+// clears them; nothing if there are none.
+void AppendRecordChunk(format::ChunkWriter* writer, format::RecordEncoder* records, ChunkType type,
+                       std::string* out) {
+  if (records->record_count() == 0) return;
+  absl::Status s = writer->AppendChunk(type, records->payload(), out);
+  if (!s.ok()) {
+    static int once = 0;
+    LogWarningOnce(&once, "cannot encode a %s chunk: %s",
+                   format::ChunkTypeName(static_cast<uint16_t>(type)),
+                   std::string(s.message()).c_str());
+  }
+  records->Clear();
 }
 
 std::string ThreadComm(uint64_t tid) {
@@ -93,97 +200,398 @@ std::string ThreadComm(uint64_t tid) {
 
 FlusherStageTicks g_flusher_stage_ticks;
 
-Flusher::Flusher(const Settings& settings, OutputFile* file)
-    : settings_(settings), file_(file), chunk_writer_(settings.zstd_level) {}
+// ---------------------------------------------------------------------------
+// Flusher: the group.
 
-void Flusher::Wake() {
-  g_wake_seq.fetch_add(1, std::memory_order_relaxed);
-  Futex(&g_wake_seq, FUTEX_WAKE_PRIVATE, 1, nullptr);
+Flusher::Flusher(const Settings& settings, OutputFile* file, FlightStore* flight)
+    : settings_(settings), output_(file, flight), defs_writer_(settings.zstd_level) {}
+
+Flusher::~Flusher() = default;
+
+void Flusher::Wake() { WakeFlusher(0); }
+
+uint32_t Flusher::RequestFullRound() {
+  const int ticket = g_rounds_asked.fetch_add(1, std::memory_order_seq_cst) + 1;
+  WakeAllFlushers();
+  return static_cast<uint32_t>(ticket);
 }
 
-namespace {
-
-void SetHold(int state) {
-  g_hold.store(state, std::memory_order_relaxed);
-  Futex(&g_hold, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr);
+bool Flusher::WaitForRound(uint32_t ticket, uint64_t deadline_ns) {
+  for (;;) {
+    const int seen = g_rounds_served_seq.load(std::memory_order_acquire);
+    bool any = false;
+    bool all = true;
+    for (const WakeWord& w : g_wake) {
+      if (w.live.load(std::memory_order_relaxed) == 0) continue;
+      any = true;
+      // Tickets wrap: compare them as distances.
+      const auto served = static_cast<uint32_t>(w.served.load(std::memory_order_acquire));
+      if (static_cast<int32_t>(served - ticket) < 0) all = false;
+    }
+    // A flusher that stopped handed its threads to flusher 0 first, whose
+    // last round serves them.
+    if (!any) return false;
+    if (all) return true;
+    const uint64_t now = MonotonicRawNs();
+    if (now >= deadline_ns) return false;
+    // At most 10 ms at a time: a flusher may stop without serving it.
+    const uint64_t left = std::min<uint64_t>(deadline_ns - now, 10 * 1000 * 1000);
+    const timespec ts{0, static_cast<long>(left)};
+    Futex(&g_rounds_served_seq, FUTEX_WAIT_PRIVATE, seen, &ts);
+  }
 }
 
-}  // namespace
+bool Flusher::OnFlusherThread() { return tls_on_flusher; }
+
+void Flusher::WakeOwnerOf(const ThreadState* t) {
+  const int owner = t->flusher_owner.load(std::memory_order_relaxed);
+  WakeFlusher(owner < 0 ? 0 : owner);
+}
+
+bool Flusher::HoldThroughStopForTest() {
+  if (!HoldForTest(true)) return false;
+  SetHold(kHoldThroughStop);
+  return true;
+}
 
 bool Flusher::HoldForTest(bool hold) {
   if (!hold) {
     SetHold(kHoldFree);
     return true;
   }
-  if (g_flusher_running.load(std::memory_order_relaxed) == 0) return false;
-  int expected = kHoldFree;
-  if (g_hold.compare_exchange_strong(expected, kHoldRequested, std::memory_order_relaxed)) {
-    Futex(&g_hold, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr);
-  }
-  Wake();  // out of its sleep, to the top of its loop
-  int state;
-  while ((state = g_hold.load(std::memory_order_relaxed)) == kHoldRequested) {
-    // The flusher may have left its loop just before the request: look again
-    // every 10 ms rather than wait for a park that will not come.
-    if (g_flusher_running.load(std::memory_order_relaxed) == 0) {
-      g_hold.compare_exchange_strong(state, kHoldFree, std::memory_order_relaxed);
+  if (g_running.load(std::memory_order_relaxed) == 0) return false;
+  SetHold(kHoldRequested);
+  WakeAllFlushers();  // out of their sleeps, to the tops of their loops
+  for (;;) {
+    const int parked = g_parked.load(std::memory_order_relaxed);
+    const int running = g_running.load(std::memory_order_relaxed);
+    if (running == 0) {
+      // The flushers left their loops (the trace is stopping): nobody parks.
+      int expected = kHoldRequested;
+      g_hold.compare_exchange_strong(expected, kHoldFree, std::memory_order_relaxed);
       return false;
     }
+    if (parked >= running) return true;
+    // A flusher may leave its loop without parking: look again every 10 ms
+    // rather than wait for a park that will not come.
     const timespec poll{0, 10 * 1000 * 1000};
-    Futex(&g_hold, FUTEX_WAIT_PRIVATE, kHoldRequested, &poll);
-  }
-  return state == kHoldParked;
-}
-
-void Flusher::ParkWhileHeld() {
-  int expected = kHoldRequested;
-  if (g_hold.compare_exchange_strong(expected, kHoldParked, std::memory_order_relaxed)) {
-    Futex(&g_hold, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr);
-  }
-  while (g_hold.load(std::memory_order_relaxed) == kHoldParked &&
-         stop_requested_.load(std::memory_order_acquire) == 0) {
-    Futex(&g_hold, FUTEX_WAIT_PRIVATE, kHoldParked, nullptr);
+    Futex(&g_parked, FUTEX_WAIT_PRIVATE, parked, &poll);
   }
 }
 
-bool Flusher::Start(const format::FileHeader& header) {
-  pending_ = format::EncodeFileHeader(header);
-  WriteClockSync();
-  if (!WritePending()) return false;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 256 * 1024);
-  // The flusher must not be cancelled or see the host's signals.
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  g_flusher_running.store(1, std::memory_order_relaxed);
-  int rc = pthread_create(&thread_, &attr, &Flusher::ThreadMain, this);
-  if (rc != 0) g_flusher_running.store(0, std::memory_order_relaxed);
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) {
-    LogWarning("cannot start the flusher thread: %s; collection is off", std::strerror(rc));
-    return false;
-  }
-  thread_started_ = true;
+int Flusher::RunningForTest() { return g_running.load(std::memory_order_relaxed); }
+
+bool Flusher::MoveForTest(ThreadState* t, int to) {
+  if (to < 0 || to >= started_.load(std::memory_order_acquire)) return false;
+  // Release, as flusher 0's: the owner that reads it sees workers_[to].
+  t->flusher_move_to.store(to, std::memory_order_release);
+  WakeOwnerOf(t);
   return true;
 }
 
-void* Flusher::ThreadMain(void* self) {
-  pthread_setname_np(pthread_self(), "ittc-flusher");
-  static_cast<Flusher*>(self)->SetPriority();
-  static_cast<Flusher*>(self)->WarmUp();
-  static_cast<Flusher*>(self)->Run();
+int Flusher::CpuTimesNs(uint64_t* cpu_ns, int max) {
+  const int n = std::min(started_.load(std::memory_order_acquire), max);
+  for (int i = 0; i < n; ++i) {
+    clockid_t clock;
+    timespec ts{};
+    cpu_ns[i] = 0;
+    // Acquire pairs with StartWorker's release: thread_ is written.
+    if (!workers_[i]->thread_ready_.load(std::memory_order_acquire)) continue;
+    if (pthread_getcpuclockid(workers_[i]->thread_, &clock) == 0 &&
+        clock_gettime(clock, &ts) == 0) {
+      cpu_ns[i] =
+          static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+    }
+  }
+  return n;
+}
+
+bool Flusher::Start(const format::FileHeader& header) {
+  if (!output_.WriteHeader(format::EncodeFileHeader(header))) return false;
+  workers_[0] = std::make_unique<FlusherWorker>(this, 0);
+  if (!workers_[0]->WriteFirstSyncPoint()) return false;
+  // The flushers must not be cancelled or see the host's signals; flusher
+  // 0 starts the others with the same mask.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  const bool ok = StartWorker(0);
+  // ITTC_FLUSHERS: all of them from the start (flusher 0 starts the others
+  // as their threads become active).
+  for (int i = 1; ok && i < settings_.flushers && StartWorker(i); ++i) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return ok;
+}
+
+// REQUIRES: workers [0, index) are started; called by Start, or by
+// flusher 0 when ITTC_FLUSHERS leaves the number to it (never both).
+bool Flusher::StartWorker(int index) {
+  if (workers_[index] == nullptr) workers_[index] = std::make_unique<FlusherWorker>(this, index);
+  FlusherWorker* w = workers_[index].get();
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  g_running.fetch_add(1, std::memory_order_relaxed);
+  g_wake[index].live.store(1, std::memory_order_relaxed);
+  // Published before its thread runs: flusher 0's first round reads it.
+  // Release: a flusher that reads started_ (acquire) may use the worker.
+  started_.store(index + 1, std::memory_order_release);
+  const int rc = pthread_create(&w->thread_, &attr, &FlusherWorker::ThreadMain, w);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) {
+    // Only flusher 0 hands threads to a new flusher, and it is here.
+    started_.store(index, std::memory_order_release);
+    g_running.fetch_sub(1, std::memory_order_relaxed);
+    g_wake[index].live.store(0, std::memory_order_relaxed);
+    if (index == 0) {
+      LogWarning("cannot start the flusher thread: %s; collection is off", std::strerror(rc));
+    } else {
+      static int once = 0;
+      LogWarningOnce(&once, "cannot start flusher thread %d: %s; %d flushers go on", index,
+                     std::strerror(rc), index);
+    }
+    return false;
+  }
+  w->thread_started_ = true;
+  w->thread_ready_.store(true, std::memory_order_release);  // thread_ is set
+  return true;
+}
+
+bool Flusher::Stop(uint32_t timeout_ms) {
+  FlusherWorker* coordinator = workers_[0].get();
+  if (coordinator == nullptr || !coordinator->thread_started_) return true;
+  stop_requested_.store(1, std::memory_order_release);
+  // Parked flushers must run their last rounds, unless a test wants them
+  // stuck.
+  int held = kHoldRequested;
+  if (g_hold.compare_exchange_strong(held, kHoldFree, std::memory_order_relaxed)) {
+    FutexWakeAll(&g_hold);
+  }
+  WakeAllFlushers();
+  uint64_t deadline = MonotonicRawNs() + uint64_t{timeout_ms} * 1000000u;
+  while (done_.load(std::memory_order_acquire) == 0) {
+    uint64_t now = MonotonicRawNs();
+    if (now >= deadline) return false;
+    uint64_t left = deadline - now;
+    timespec ts{static_cast<time_t>(left / 1000000000u), static_cast<long>(left % 1000000000u)};
+    Futex(&done_, FUTEX_WAIT_PRIVATE, 0, &ts);
+  }
+  pthread_join(coordinator->thread_, nullptr);
+  coordinator->thread_started_ = false;
+  return true;
+}
+
+void Flusher::StopOthers() {
+  // Acquire: Start's workers too (Stop's stop request orders them anyway).
+  const int started = started_.load(std::memory_order_acquire);
+  for (int i = 1; i < started; ++i) {
+    WakeFlusher(i);
+    if (workers_[i]->thread_started_) pthread_join(workers_[i]->thread_, nullptr);
+    workers_[i]->thread_started_ = false;
+  }
+  // What flusher 0 gave them after their last looks at their inboxes.
+  for (int i = 1; i < started; ++i) {
+    std::lock_guard<std::mutex> lock(workers_[i]->inbox_mu_);
+    for (ThreadState* t : workers_[i]->inbox_) {
+      t->flusher_owner.store(0, std::memory_order_relaxed);
+      workers_[0]->threads_.push_back(t);
+    }
+    workers_[i]->inbox_.clear();
+  }
+}
+
+void Flusher::AbandonInChild() {
+  // The threads do not exist in the child; the objects are leaked on
+  // purpose (their state may be mid-update), and the parent's file is not
+  // touched.
+  for (auto& w : workers_) {
+    if (w != nullptr) w->thread_started_ = false;
+  }
+  for (WakeWord& w : g_wake) w.live.store(0, std::memory_order_relaxed);
+  g_running.store(0, std::memory_order_relaxed);
+  g_parked.store(0, std::memory_order_relaxed);
+  g_hold.store(kHoldFree, std::memory_order_relaxed);
+  output_.AbandonInChild();
+}
+
+void Flusher::OnWriteFailed() {
+  if (!failed_.exchange(true, std::memory_order_acq_rel)) OnFlusherFailed();
+}
+
+bool Flusher::CommitDefinitions() {
+  std::lock_guard<std::mutex> lock(defs_mu_);
+  raw_definitions_.clear();
+  Registry::Get().CollectDefinitions(&definitions_cursor_, &raw_definitions_);
+  if (raw_definitions_.empty()) return true;
+  defs_records_.Clear();
+  const auto* p = reinterpret_cast<const uint8_t*>(raw_definitions_.data());
+  const uint8_t* end = p + raw_definitions_.size();
+  while (p < end) {
+    uint64_t header;
+    std::memcpy(&header, p, sizeof(header));
+    size_t size = RawSize(header);
+    if (size < kRawHeaderBytes || size > static_cast<size_t>(end - p)) break;
+    // Definitions are all at ticks 0 (Registry::AppendDefinitionLocked).
+    uint64_t no_task_word = kNoTaskWord;  // definitions hold no task
+    if (DecodeRawRecord(p, RawTicks(p, 0), &no_task_word, &defs_event_)) {
+      defs_records_.Append(defs_event_);
+      // Keep each definitions chunk well under the format's payload limit.
+      if (defs_records_.payload().size() >= kEventsChunkTarget) {
+        AppendRecordChunk(&defs_writer_, &defs_records_, ChunkType::kDefinitions, &defs_pending_);
+      }
+    }
+    p += size;
+  }
+  AppendRecordChunk(&defs_writer_, &defs_records_, ChunkType::kDefinitions, &defs_pending_);
+  const bool ok = output_.Commit(&defs_pending_, ChunkNotes{});
+  defs_pending_.clear();
+  return ok;
+}
+
+void Flusher::Coordinate(bool final) {
+  const uint64_t now = MonotonicRawNs();
+  if (now - window_start_ns_ >= kCoresRefreshNs || window_start_ns_ == 0) cores_ = AllowedCores();
+  const bool window_end = now - window_start_ns_ >= kActivityWindowNs;
+  const uint64_t elapsed = now - window_start_ns_;
+  // Acquire pairs with StartWorker's release (Start's, with ITTC_FLUSHERS):
+  // workers_[i] is there for every i below it.
+  const int started = started_.load(std::memory_order_acquire);
+  // Threads and active threads per flusher, counting a thread that is
+  // moving at its destination.
+  int owned[kMaxFlushers] = {};
+  int active_owned[kMaxFlushers] = {};
+  uint32_t active = 0;
+  ThreadState* prev = nullptr;
+  ThreadState* t = g_threads.load(std::memory_order_acquire);
+  while (t != nullptr) {
+    ThreadState* next = t->next;
+    // Acquire pairs with the owner's release: it is done with `t`. A
+    // discarded thread (a fork child's copy of another thread) never had
+    // an owner in this process.
+    if (t->flusher_retired.load(std::memory_order_acquire) != 0 ||
+        t->discard.load(std::memory_order_acquire) != 0) {
+      UnlinkThread(t, prev);
+      FreeThreadState(t);
+      t = next;
+      continue;
+    }
+    int owner = t->flusher_owner.load(std::memory_order_relaxed);
+    if (owner < 0) {
+      // New: the flusher with the fewest threads (flusher 0 itself once
+      // the others stopped).
+      owner = 0;
+      for (int i = 1; i < started && !final; ++i) {
+        if (owned[i] < owned[owner]) owner = i;
+      }
+      t->coord_head_seen = t->ring.head();
+      t->flusher_owner.store(owner, std::memory_order_relaxed);
+      workers_[owner]->Adopt(t);
+    }
+    const int moving = t->flusher_move_to.load(std::memory_order_relaxed);
+    if (moving >= 0) owner = moving;
+    if (window_end) {
+      const uint64_t head = t->ring.head();  // an atomic; the producer moves it
+      t->coord_active = ThreadActive(head - t->coord_head_seen, elapsed, t->ring.capacity(),
+                                     settings_.flush_interval_ms);
+      t->coord_head_seen = head;
+    }
+    ++owned[owner];
+    if (t->coord_active) {
+      ++active;
+      ++active_owned[owner];
+    }
+    prev = t;
+    t = next;
+  }
+  if (!window_end || final) return;
+  window_start_ns_ = now;
+  active_ = active;
+  int now_started = started;
+  // ITTC_FLUSHERS: Start started them all.
+  if (settings_.flushers == 0) {
+    const int target = TargetFlushers(static_cast<int>(active), cores_);
+    while (now_started < target && StartWorker(now_started)) ++now_started;
+  }
+  if (now_started < 2 || active < 2) return;
+  // Spread the active threads: a flusher with more than its share gives
+  // its extra ones to the flushers with the fewest.
+  const int share = static_cast<int>((active + now_started - 1) / now_started);
+  for (t = g_threads.load(std::memory_order_acquire); t != nullptr; t = t->next) {
+    if (!t->coord_active || t->flusher_move_to.load(std::memory_order_relaxed) >= 0) continue;
+    const int owner = t->flusher_owner.load(std::memory_order_relaxed);
+    if (owner < 0 || active_owned[owner] <= share) continue;
+    int to = 0;
+    for (int i = 1; i < now_started; ++i) {
+      if (active_owned[i] < active_owned[to]) to = i;
+    }
+    if (active_owned[to] + 1 > share || to == owner) continue;
+    // Only where no move is asked for already (a test's, through
+    // MoveForTest): a request is never overwritten, so none is lost.
+    // Release: the owner that reads it (acquire) sees workers_[to].
+    int none = -1;
+    if (!t->flusher_move_to.compare_exchange_strong(none, to, std::memory_order_release,
+                                                    std::memory_order_relaxed)) {
+      continue;
+    }
+    --active_owned[owner];
+    ++active_owned[to];
+    WakeFlusher(owner);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// FlusherWorker: one flusher thread.
+
+FlusherWorker::FlusherWorker(Flusher* group, int index)
+    : group_(group),
+      index_(index),
+      write_batch_(WriteBatchBytes(group->settings_)),
+      chunk_writer_(group->settings_.zstd_level) {}
+
+FlusherWorker::~FlusherWorker() = default;
+
+void FlusherWorker::Adopt(ThreadState* t) {
+  {
+    std::lock_guard<std::mutex> lock(inbox_mu_);
+    inbox_.push_back(t);
+  }
+  WakeFlusher(index_);
+}
+
+void FlusherWorker::TakeInbox() {
+  std::lock_guard<std::mutex> lock(inbox_mu_);
+  threads_.insert(threads_.end(), inbox_.begin(), inbox_.end());
+  inbox_.clear();
+}
+
+bool FlusherWorker::WriteFirstSyncPoint() {
+  WriteClockSync();
+  return WritePending();
+}
+
+void* FlusherWorker::ThreadMain(void* self) {
+  auto* w = static_cast<FlusherWorker*>(self);
+  char name[16];
+  if (w->index_ == 0) {
+    std::snprintf(name, sizeof(name), "ittc-flusher");
+  } else {
+    std::snprintf(name, sizeof(name), "ittc-flusher-%d", w->index_);
+  }
+  pthread_setname_np(pthread_self(), name);
+  tls_on_flusher = true;
+  w->SetPriority();
+  w->WarmUp();
+  w->Run();
   return nullptr;
 }
 
-void Flusher::WarmUp() {
+void FlusherWorker::WarmUp() {
   // Steps of a few ms each (on a VM that pays ~20 us a page), each followed
   // by a round: a program that records fast from its first call has its
   // ring drained meanwhile, as if the flusher were not warming up.
   auto drain = [this] {
-    if (stop_requested_.load(std::memory_order_acquire) == 0 && !write_failed_) Round(false);
+    if (!group_->stop_requested() && !group_->failed()) Round(false);
   };
   // The batch's largest size: it is written once it reaches kWriteBatch,
   // so one more framed chunk can follow (zstd's bound on a payload is its
@@ -209,7 +617,7 @@ void Flusher::WarmUp() {
     e.Set(format::Field::kName, 1 + (i >> 1) % 4);
     encoder->Append(e);
   }
-  for (int level : {settings_.zstd_level, kBacklogZstdLevel}) {
+  for (int level : {group_->settings_.zstd_level, kBacklogZstdLevel}) {
     chunk_writer_.Warm(encoder->payload(), level).IgnoreError();
     drain();
   }
@@ -217,10 +625,11 @@ void Flusher::WarmUp() {
   spare_encoders_.push_back(std::move(encoder));
 }
 
-void Flusher::SetPriority() {
+void FlusherWorker::SetPriority() {
+  const Settings& settings = group_->settings_;
   // On Linux a thread id names one thread here, not its process.
   const auto tid = static_cast<id_t>(syscall(SYS_gettid));
-  const int wanted = settings_.flusher_nice;
+  const int wanted = settings.flusher_nice;
   errno = 0;
   const int own = getpriority(PRIO_PROCESS, tid);
   if (errno != 0 || own == wanted) return;
@@ -234,98 +643,139 @@ void Flusher::SetPriority() {
     const int floor = 20 - static_cast<int>(limit.rlim_cur);
     if (floor > wanted && floor < own && setpriority(PRIO_PROCESS, tid, floor) == 0) now = floor;
   }
-  if (settings_.flusher_nice_explicit) {
-    LogWarning("cannot give the flusher thread nice %d (%s); it runs at nice %d", wanted,
-               std::strerror(error), now);
+  if (settings.flusher_nice_explicit) {
+    static int once = 0;
+    LogWarningOnce(&once, "cannot give the flusher threads nice %d (%s); they run at nice %d",
+                   wanted, std::strerror(error), now);
   }
 }
 
-void Flusher::Run() {
-  while (stop_requested_.load(std::memory_order_acquire) == 0) {
-    ParkWhileHeld();
-    if (stop_requested_.load(std::memory_order_acquire) != 0) break;
-    int seen = g_wake_seq.load(std::memory_order_relaxed);
-    size_t drained = Round(false);
-    if (write_failed_) break;
-    if (stop_requested_.load(std::memory_order_acquire) != 0) break;
-    if (drained < kBusyRoundBytes) SleepOnWake(seen, settings_.flush_interval_ms);
+void FlusherWorker::Run() {
+  const std::atomic<int>& stop = group_->stop_requested_;
+  while (!group_->stop_requested() && !group_->failed()) {
+    ParkWhileHeld(stop);
+    if (group_->stop_requested()) break;
+    int seen = g_wake[index_].seq.load(std::memory_order_relaxed);
+    const int asked = g_rounds_asked.load(std::memory_order_seq_cst);
+    const bool full = asked != g_wake[index_].served.load(std::memory_order_relaxed);
+    size_t drained = Round(false, full);
+    if (full) ServeRounds(asked);
+    if (group_->failed() || group_->stop_requested()) break;
+    if (drained < kBusyRoundBytes) SleepOnWake(index_, seen, group_->settings_.flush_interval_ms);
   }
   // Nobody may wait for a park that will not come.
-  g_flusher_running.store(0, std::memory_order_relaxed);
-  SetHold(kHoldFree);
-  if (!write_failed_) {
+  g_running.fetch_sub(1, std::memory_order_relaxed);
+  FutexWakeAll(&g_parked);
+  // The last rounds serve the full rounds asked before them.
+  const int asked = g_rounds_asked.load(std::memory_order_seq_cst);
+  if (index_ != 0) {
+    if (!group_->failed()) Round(true);
+    // Everything this flusher owned goes back to flusher 0, whose last
+    // round comes after this one.
+    TakeInbox();
+    for (ThreadState* t : threads_) {
+      t->flusher_move_to.store(-1, std::memory_order_relaxed);
+      t->flusher_owner.store(0, std::memory_order_relaxed);
+      group_->workers_[0]->Adopt(t);
+    }
+    threads_.clear();
+    ServeRounds(asked);
+    g_wake[index_].live.store(0, std::memory_order_relaxed);
+    return;
+  }
+  // Stop woke every flusher: this one's rings drain while the others drain
+  // theirs; then, once they have stopped, the threads they handed back
+  // (drained already, but for what a late call committed), and the end.
+  if (!group_->failed()) Round(true);
+  group_->StopOthers();
+  if (!group_->failed()) {
     Round(true);
     WriteEnd();
   }
-  file_->Close();
-  done_.store(1, std::memory_order_release);
-  Futex(&done_, FUTEX_WAKE_PRIVATE, 1, nullptr);
+  ServeRounds(asked);
+  g_wake[index_].live.store(0, std::memory_order_relaxed);
+  group_->output_.Close();
+  group_->done_.store(1, std::memory_order_release);
+  Futex(&group_->done_, FUTEX_WAKE_PRIVATE, 1, nullptr);
 }
 
-bool Flusher::Stop(uint32_t timeout_ms) {
-  if (!thread_started_) return true;
-  stop_requested_.store(1, std::memory_order_release);
-  SetHold(kHoldFree);  // a parked flusher must run its last round
-  Wake();
-  uint64_t deadline = MonotonicRawNs() + uint64_t{timeout_ms} * 1000000u;
-  while (done_.load(std::memory_order_acquire) == 0) {
-    uint64_t now = MonotonicRawNs();
-    if (now >= deadline) return false;
-    uint64_t left = deadline - now;
-    timespec ts{static_cast<time_t>(left / 1000000000u), static_cast<long>(left % 1000000000u)};
-    Futex(&done_, FUTEX_WAIT_PRIVATE, 0, &ts);
-  }
-  pthread_join(thread_, nullptr);
-  thread_started_ = false;
-  return true;
+void FlusherWorker::ServeRounds(int asked) {
+  g_wake[index_].served.store(asked, std::memory_order_release);
+  g_rounds_served_seq.fetch_add(1, std::memory_order_release);
+  FutexWakeAll(&g_rounds_served_seq);
 }
 
-void Flusher::AbandonInChild() {
-  // The thread does not exist in the child; its object is leaked on purpose
-  // (its state may be mid-update), and the parent's file is not touched.
-  thread_started_ = false;
-  g_flusher_running.store(0, std::memory_order_relaxed);
-  g_hold.store(kHoldFree, std::memory_order_relaxed);
-  file_->AbandonInChild();
-}
-
-size_t Flusher::Round(bool final) {
+size_t FlusherWorker::Round(bool final, bool close_all) {
+  if (index_ == 0) group_->Coordinate(final);
+  TakeInbox();
   size_t drained = 0;
-  ThreadState* prev = nullptr;
-  ThreadState* t = g_threads.load(std::memory_order_acquire);
-  while (t != nullptr && !write_failed_) {
-    ThreadState* next = t->next;
-    if (t->discard.load(std::memory_order_acquire) != 0) {
-      ReapThread(t, prev);
-      t = next;
+  size_t kept = 0;
+  std::vector<ThreadState*> retired;
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    ThreadState* t = threads_[i];
+    if (group_->failed()) {
+      threads_[kept++] = t;
       continue;
+    }
+    // Acquire pairs with flusher 0's release: workers_[to] is there.
+    const int move_to = t->flusher_move_to.load(std::memory_order_acquire);
+    if (move_to >= 0 && move_to != index_ && !final) {
+      HandOver(t, move_to);
+      continue;
+    }
+    if (move_to == index_) {
+      // Asked to move where it is (flusher 0 saw an older owner): done. A
+      // request made since stays.
+      int here = index_;
+      t->flusher_move_to.compare_exchange_strong(here, -1, std::memory_order_relaxed);
     }
     // Acquire pairs with the release in the thread's key destructor: every
     // record it committed is visible to the drain below.
-    bool exited = t->exited.load(std::memory_order_acquire) != 0;
+    const bool exited = t->exited.load(std::memory_order_acquire) != 0;
     drained += DrainThread(t, /*bounded=*/!final);
     WriteLosses(t, false);
     if (exited) {
       CloseChunkOf(t);
       WriteThreadInfo(t);
-      ReapThread(t, prev);
-    } else {
-      prev = t;
+      retired.push_back(t);
+      continue;
     }
-    t = next;
+    threads_[kept++] = t;
   }
+  threads_.resize(kept);
   // A round that is not busy is followed by a sleep: nothing may wait in an
   // open chunk through it.
-  CloseChunks(final || drained < kBusyRoundBytes);
-  WriteDefinitions();
-  UpdateProcessMaps(&chunk_writer_, &pending_);
-  uint64_t now = MonotonicRawNs();
-  if (final || now - last_sync_ns_ >= kClockSyncIntervalNs) WriteClockSync();
+  CloseChunks(final || close_all || drained < kBusyRoundBytes);
+  if (index_ == 0) {
+    // Definitions even without events: a trace that only named things
+    // still holds the names.
+    if (!group_->failed() && !group_->CommitDefinitions()) group_->OnWriteFailed();
+    UpdateProcessMaps(&chunk_writer_, &pending_);
+    uint64_t now = MonotonicRawNs();
+    if (final || now - last_sync_ns_ >= kClockSyncIntervalNs) WriteClockSync();
+  }
   WritePending();
+  // Release: flusher 0 may free them once it sees this (acquire).
+  for (ThreadState* t : retired) t->flusher_retired.store(1, std::memory_order_release);
   return drained;
 }
 
-size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
+void FlusherWorker::HandOver(ThreadState* t, int to) {
+  // Every chunk of `t` reaches the file before the new owner's first.
+  CloseChunkOf(t);
+  WritePending();
+  // The request is done; one made since stays, for the new owner. Then
+  // the new owner's number, after it (release: whoever reads the new owner
+  // and then asks for a move finds this request gone).
+  int asked = to;
+  t->flusher_move_to.compare_exchange_strong(asked, -1, std::memory_order_relaxed);
+  t->flusher_owner.store(to, std::memory_order_release);
+  t->flusher_moves.fetch_add(1, std::memory_order_release);
+  // The inbox's mutex orders this flusher's use of `t` before the next's.
+  group_->workers_[to]->Adopt(t);
+}
+
+size_t FlusherWorker::DrainThread(ThreadState* t, bool bounded) {
   size_t drained = 0;
   OpenChunk* chunk = nullptr;
   if (!t->flusher_info_written) WriteThreadInfo(t);
@@ -401,6 +851,7 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
         if (events == 0) {
           encoder->Reset(t->index, ticks);
           chunk->opened_ns = MonotonicRawNs();
+          chunk->first_ticks = ticks;
         }
         if (AppendRawRecord(record, ticks, &task_word, encoder)) {
           // Every 256 events: hand back a step of the ring, and close the
@@ -412,6 +863,7 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
               // What is left in the ring is then the backlog WriteChunk weighs.
               release_to(consumed + size);
               chunk->events = events;
+              chunk->last_ticks = ticks;
               WriteChunk(chunk);
               events = 0;
             }
@@ -426,14 +878,17 @@ size_t Flusher::DrainThread(ThreadState* t, bool bounded) {
     release_to(consumed);
     drained += consumed;
   }
-  if (chunk != nullptr) chunk->events = events;
+  if (chunk != nullptr) {
+    chunk->events = events;
+    chunk->last_ticks = prev_ticks;
+  }
   t->flusher_ticks = prev_ticks;
   t->flusher_task_word = task_word;
   t->wake_pending.store(0, std::memory_order_relaxed);
   return drained;
 }
 
-void Flusher::NoteThreadRecord(ThreadState* t, const uint8_t* record, uint64_t ticks) {
+void FlusherWorker::NoteThreadRecord(ThreadState* t, const uint8_t* record, uint64_t ticks) {
   uint64_t unused_task_word = kNoTaskWord;  // a thread record is no task
   if (!DecodeRawRecord(record, ticks, &unused_task_word, &event_)) return;
   if (event_.kind == EventKind::kThreadSetName) {
@@ -446,7 +901,7 @@ void Flusher::NoteThreadRecord(ThreadState* t, const uint8_t* record, uint64_t t
   }
 }
 
-Flusher::OpenChunk* Flusher::ChunkFor(ThreadState* t) {
+FlusherWorker::OpenChunk* FlusherWorker::ChunkFor(ThreadState* t) {
   for (OpenChunk& c : open_chunks_) {
     if (c.thread == t) return &c;
   }
@@ -462,8 +917,8 @@ Flusher::OpenChunk* Flusher::ChunkFor(ThreadState* t) {
   return &open_chunks_.back();
 }
 
-void Flusher::CloseChunks(bool all) {
-  const uint64_t max_age_ns = uint64_t{settings_.flush_interval_ms} * 1000000u / 2;
+void FlusherWorker::CloseChunks(bool all) {
+  const uint64_t max_age_ns = uint64_t{group_->settings_.flush_interval_ms} * 1000000u / 2;
   const uint64_t now = MonotonicRawNs();
   size_t kept = 0;
   for (size_t i = 0; i < open_chunks_.size(); ++i) {
@@ -482,7 +937,7 @@ void Flusher::CloseChunks(bool all) {
   open_chunks_.resize(kept);
 }
 
-void Flusher::CloseChunkOf(ThreadState* t) {
+void FlusherWorker::CloseChunkOf(ThreadState* t) {
   for (size_t i = 0; i < open_chunks_.size(); ++i) {
     if (open_chunks_[i].thread != t) continue;
     if (open_chunks_[i].events != 0) WriteChunk(&open_chunks_[i]);
@@ -492,15 +947,12 @@ void Flusher::CloseChunkOf(ThreadState* t) {
   }
 }
 
-void Flusher::WriteChunk(OpenChunk* c) {
+void FlusherWorker::WriteChunk(OpenChunk* c) {
   ThreadState* t = c->thread;
-  // Definitions first: every id in this payload was registered before its
-  // record was committed, hence before the drain read it.
-  WriteDefinitions();
   if (!t->flusher_info_written) WriteThreadInfo(t);
   const int level = FlusherBehind(t->ring.BacklogBytes(), t->ring.capacity())
                         ? kBacklogZstdLevel
-                        : settings_.zstd_level;
+                        : group_->settings_.zstd_level;
   const uint64_t compress0 = ReadTicks();
   absl::Status s = chunk_writer_.AppendChunk(ChunkType::kEvents, c->encoder->payload(), level,
                                              &pending_, c->encoder->chunk_flags());
@@ -508,40 +960,16 @@ void Flusher::WriteChunk(OpenChunk* c) {
   if (s.ok()) {
     t->flusher_recorded += c->events;
     totals_.events_recorded += c->events;
+    notes_.events.push_back({t->index, c->events, c->first_ticks, c->last_ticks});
   } else {
     t->dropped[static_cast<int>(format::LossCause::kRecordTooLarge)].fetch_add(
         c->events, std::memory_order_relaxed);
   }
   c->events = 0;
-  if (pending_.size() >= kWriteBatch) WritePending();
+  if (pending_.size() >= write_batch_) WritePending();
 }
 
-void Flusher::WriteDefinitions() {
-  raw_definitions_.clear();
-  Registry::Get().CollectDefinitions(&definitions_cursor_, &raw_definitions_);
-  if (raw_definitions_.empty()) return;
-  records_.Clear();
-  const auto* p = reinterpret_cast<const uint8_t*>(raw_definitions_.data());
-  const uint8_t* end = p + raw_definitions_.size();
-  while (p < end) {
-    uint64_t header;
-    std::memcpy(&header, p, sizeof(header));
-    size_t size = RawSize(header);
-    if (size < kRawHeaderBytes || size > static_cast<size_t>(end - p)) break;
-    // Definitions are all at ticks 0 (Registry::AppendDefinitionLocked).
-    uint64_t no_task_word = kNoTaskWord;  // definitions hold no task
-    if (DecodeRawRecord(p, RawTicks(p, 0), &no_task_word, &event_)) {
-      records_.Append(event_);
-      // Keep each definitions chunk well under the format's payload limit.
-      if (records_.payload().size() >= kEventsChunkTarget)
-        AppendRecordChunk(ChunkType::kDefinitions);
-    }
-    p += size;
-  }
-  AppendRecordChunk(ChunkType::kDefinitions);
-}
-
-void Flusher::WriteThreadInfo(ThreadState* t) {
+void FlusherWorker::WriteThreadInfo(ThreadState* t) {
   if (t->flusher_name.empty()) t->flusher_comm = ThreadComm(t->tid);
   format::ThreadInfo info;
   info.thread_index = t->index;
@@ -555,7 +983,7 @@ void Flusher::WriteThreadInfo(ThreadState* t) {
   t->flusher_info_written = true;
 }
 
-void Flusher::WriteLosses(ThreadState* t, bool force) {
+void FlusherWorker::WriteLosses(ThreadState* t, bool force) {
   records_.Clear();
   for (int c = 0; c < kLossCauseSlots; ++c) {
     uint64_t n = t->dropped[c].load(std::memory_order_relaxed);
@@ -567,11 +995,12 @@ void Flusher::WriteLosses(ThreadState* t, bool force) {
     loss.cause = static_cast<format::LossCause>(c);
     loss.count = n;
     records_.Append(format::ToRecord(loss));
+    notes_.losses.push_back({t->index, loss.cause, n});
   }
   if (records_.record_count() != 0) AppendRecordChunk(ChunkType::kLoss);
 }
 
-void Flusher::WriteClockSync() {
+void FlusherWorker::WriteClockSync() {
   SyncPoint p = TakeSyncPoint();
   format::ClockSync sync;
   sync.ticks = p.ticks;
@@ -583,55 +1012,50 @@ void Flusher::WriteClockSync() {
   last_sync_ns_ = p.monotonic_raw_ns;
 }
 
-void Flusher::AppendRecordChunk(ChunkType type) {
-  if (records_.record_count() == 0) return;
-  absl::Status s = chunk_writer_.AppendChunk(type, records_.payload(), &pending_);
-  if (!s.ok()) {
-    static int once = 0;
-    LogWarningOnce(&once, "cannot encode a %s chunk: %s",
-                   format::ChunkTypeName(static_cast<uint16_t>(type)),
-                   std::string(s.message()).c_str());
-  }
-  records_.Clear();
+void FlusherWorker::AppendRecordChunk(ChunkType type) {
+  collector_internal::AppendRecordChunk(&chunk_writer_, &records_, type, &pending_);
 }
 
-bool Flusher::WritePending() {
+bool FlusherWorker::WritePending() {
   if (pending_.empty()) return true;
-  if (write_failed_) {
+  if (group_->failed()) {
     pending_.clear();
+    notes_.Clear();
     return false;
   }
+  // Definitions first: every id in these chunks was registered before its
+  // record was committed, hence before the drain read it.
+  bool ok = group_->CommitDefinitions();
   const uint64_t write0 = ReadTicks();
-  bool ok = file_->Write(pending_.data(), pending_.size());
+  ok = ok && group_->output_.Commit(&pending_, notes_);
   g_flusher_stage_ticks.write.fetch_add(ReadTicks() - write0, std::memory_order_relaxed);
   pending_.clear();
-  if (!ok) {
-    write_failed_ = true;
-    failed_.store(true, std::memory_order_release);
-    OnFlusherFailed();
-  }
+  notes_.Clear();
+  if (!ok) group_->OnWriteFailed();
   return ok;
 }
 
-void Flusher::WriteEnd() {
+void FlusherWorker::WriteEnd() {
+  // Every other flusher has stopped and handed its threads here; totals
+  // are theirs and ours.
   for (ThreadState* t = g_threads.load(std::memory_order_acquire); t != nullptr; t = t->next) {
     WriteLosses(t, false);
   }
   WriteClockSync();
+  WritePending();
   format::EndRecord end;
-  end.events_recorded = totals_.events_recorded;
-  end.events_dropped = totals_.events_dropped;
-  end.chunk_count = chunk_writer_.next_sequence();
+  const int started = group_->started_.load(std::memory_order_relaxed);
+  for (int i = 0; i < started; ++i) {
+    end.events_recorded += group_->workers_[i]->totals_.events_recorded;
+    end.events_dropped += group_->workers_[i]->totals_.events_dropped;
+  }
+  // Nothing else commits now: the end chunk's number is this count.
+  end.chunk_count = group_->output_.chunks_committed();
   end.end_ticks = ReadTicks();
   records_.Clear();
   records_.Append(format::ToRecord(end));
   AppendRecordChunk(ChunkType::kEnd);
   WritePending();
-}
-
-void Flusher::ReapThread(ThreadState* t, ThreadState* prev) {
-  UnlinkThread(t, prev);
-  FreeThreadState(t);
 }
 
 }  // namespace ittc::collector_internal

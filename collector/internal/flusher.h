@@ -1,15 +1,31 @@
-// The flusher thread: drains every thread's ring, encodes the records into
-// trace chunks, compresses them and appends them to the trace file.
+// The flusher threads: they drain the threads' rings, encode the records
+// into trace chunks, compress them and append them to the trace file.
 //
-// A round, for each thread: drain its ring into event-chunk payloads, then
-// write any definitions registered so far, then those payloads. Draining
-// first matters: a record's ids were registered before the record was
-// committed, so definitions collected after the drain cover every id in it.
-// Then thread info, loss counts and (every second) a clock sync point.
+// One flusher drains about 50-100 M events/s; a process whose threads
+// record faster gets more of them. Each producer thread's ring is drained
+// by one flusher at a time, its *owner*; flusher 0, the coordinator, also
+// finds new threads and gives each an owner, reaps exited ones, counts the
+// threads that record fast ("active") and starts flushers as the active
+// threads and the process's cores call for (TargetFlushers), moving active
+// threads to the new ones. A thread changes owner only at a round
+// boundary, after its old owner wrote every chunk of it out: its events
+// keep their order in the file.
 //
-// Thread safety: Start/Stop are called by the session under its lock. The
-// round runs on the flusher thread only. Wake() may be called from any
-// thread, including from the hot path (one futex syscall, rare).
+// A round of a flusher, for each thread it owns: drain its ring into
+// events-chunk payloads, then its loss counts; then commit: definitions
+// registered so far (shared by the flushers, under one lock), then its own
+// chunks (TraceOutput numbers them). Draining first matters: a record's ids
+// were registered before the record was committed, so definitions
+// collected after the drain cover every id in it. The coordinator's rounds
+// also write the module map's changes and (every second) a clock sync
+// point; its last one, after the others have stopped, the end record.
+//
+// Thread safety: Start/Stop are called by the session under its lock.
+// Rounds run on the flusher threads. Wake() and WakeOwnerOf() may be called
+// from any thread, including from the hot path (one futex syscall, rare).
+// ThreadState's flusher_* fields belong to the thread's owner; ownership
+// passes from one flusher to the next through the new owner's inbox, whose
+// mutex orders the old owner's writes before the new owner's reads.
 
 #ifndef COLLECTOR_INTERNAL_FLUSHER_H_
 #define COLLECTOR_INTERNAL_FLUSHER_H_
@@ -19,12 +35,14 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "collector/internal/output_file.h"
 #include "collector/internal/settings.h"
 #include "collector/internal/thread_state.h"
+#include "collector/internal/trace_output.h"
 #include "format/format.h"
 
 namespace ittc::collector_internal {
@@ -39,13 +57,35 @@ namespace ittc::collector_internal {
 // 16.6 B. The trace is a few times larger while the flusher catches up, and
 // keeps the events. README states both (documented_defaults_test). A drain
 // that starts behind by the same measure also skips evicting the ring
-// lines it releases (Flusher::DrainThread).
+// lines it releases (FlusherWorker::DrainThread).
 inline constexpr int kBacklogZstdLevel = -1000;
 inline constexpr size_t kBacklogRingFraction = 2;
 // Whether a ring of `capacity` bytes holding `backlog` of them has its
 // flusher behind, by the measure above.
 constexpr bool FlusherBehind(size_t backlog, size_t capacity) {
   return backlog > capacity / kBacklogRingFraction;
+}
+
+// How many flushers a process whose `active` threads record fast, on
+// `cores` cores (its affinity mask), wants when ITTC_FLUSHERS does not fix
+// the number: one per active thread while the cores hold a producer and a
+// flusher each, else the cores the producers leave, and always one. One
+// flusher drains what one producer of a tight loop records on a core of
+// its own (docs/BENCHMARKS.md), so more than one per producer gains
+// nothing, and a flusher without a core of its own takes the producers'.
+constexpr int TargetFlushers(int active, int cores) {
+  int target = active < cores - active ? active : cores - active;
+  if (target > kMaxFlushers) target = kMaxFlushers;
+  return target < 1 ? 1 : target;
+}
+
+// A thread is active when its ring takes at least an eighth of its
+// capacity per flush interval: what wakes a flusher before its interval
+// (FillMark in thread_state.h). Rates below that, one flusher's periodic
+// rounds serve with room to spare.
+constexpr bool ThreadActive(uint64_t bytes, uint64_t elapsed_ns, size_t capacity,
+                            uint32_t flush_interval_ms) {
+  return bytes * 8 * uint64_t{flush_interval_ms} * 1000000u >= uint64_t{capacity} * elapsed_ns;
 }
 
 // Ticks (ReadTicks) the flusher threads of this process have spent
@@ -60,46 +100,50 @@ struct FlusherStageTicks {
 };
 extern FlusherStageTicks g_flusher_stage_ticks;
 
-// Totals over the life of one trace file.
+// Totals over the life of one trace file, per flusher.
 struct FlusherTotals {
   uint64_t events_recorded = 0;
   uint64_t events_dropped = 0;
 };
 
-class Flusher {
+class Flusher;
+
+// One flusher thread and what it owns. Everything here is used by that
+// thread only, but the inbox (inbox_mu_) and the fields Flusher reads after
+// joining it (totals_).
+class FlusherWorker {
  public:
-  // `file` must be open and outlive the flusher.
-  Flusher(const Settings& settings, OutputFile* file);
-  Flusher(const Flusher&) = delete;
-  Flusher& operator=(const Flusher&) = delete;
+  FlusherWorker(Flusher* group, int index);
+  ~FlusherWorker();
+  FlusherWorker(const FlusherWorker&) = delete;
+  FlusherWorker& operator=(const FlusherWorker&) = delete;
 
-  // Writes the file header and the first clock sync point, then starts the
-  // thread. Returns false (after logging) if either fails.
-  bool Start(const format::FileHeader& header);
+  int index() const { return index_; }
 
-  // Runs a final round, writes the end record and closes the file. Waits at
-  // most `timeout_ms` for the flusher thread; returns false on timeout (the
-  // trace then has no end record and reads as truncated).
-  bool Stop(uint32_t timeout_ms);
+  // Gives the worker `t` to drain from its next round on (any thread).
+  void Adopt(ThreadState* t);
 
-  // Asks the flusher for an early round.
-  static void Wake();
-
-  // Test hook (ittc_test_hold_flusher): with `hold`, returns once the
-  // flusher is parked between two rounds, after which it drains nothing
-  // until released (hold = false) or stopped; producers then see their
-  // rings fill for certain, whatever the machine's load. Returns false if
-  // no flusher runs (or it stopped while this waited). Any thread except
-  // the flusher; blocks while the flusher finishes its current round.
-  static bool HoldForTest(bool hold);
-
-  // In a fork child: the thread is gone; forget it without touching the file.
-  void AbandonInChild();
-
-  // True once a write failed: collection has stopped for good.
-  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  // The coordinator's, before its thread starts: a clock sync point,
+  // committed with the file header (Flusher::Start).
+  bool WriteFirstSyncPoint();
 
  private:
+  friend class Flusher;
+
+  // An events chunk being built for one thread. While the flusher is busy
+  // (rounds back to back) a thread's chunk stays open across rounds, so
+  // zstd sees large chunks; it is closed at the size target, after half a
+  // flush interval, when its thread exits or moves to another flusher, or
+  // before the flusher sleeps.
+  struct OpenChunk {
+    ThreadState* thread = nullptr;
+    std::unique_ptr<format::EventStreamEncoder> encoder;
+    uint64_t events = 0;
+    uint64_t opened_ns = 0;
+    uint64_t first_ticks = 0;  // of its first and last events
+    uint64_t last_ticks = 0;
+  };
+
   static void* ThreadMain(void* self);
   // Allocates and touches the flusher's working memory (the write batch,
   // an encoder's buffers, zstd's workspace at both levels), before events
@@ -107,32 +151,27 @@ class Flusher {
   // while a tight loop fills its ring, the first chunks' ~1000 pages made
   // the flusher fall behind and drop events. Runs rounds between its steps.
   void WarmUp();
-  // Gives the calling (flusher) thread settings_.flusher_nice; where
+  // Gives the calling (flusher) thread settings.flusher_nice; where
   // lowering its nice value that far is not permitted, the lowest value
   // RLIMIT_NICE permits if that is lower than its own.
   void SetPriority();
   void Run();
-  // Parks the flusher while a test holds it (HoldForTest), until released
-  // or stopped.
-  void ParkWhileHeld();
-  // An events chunk being built for one thread. While the flusher is busy
-  // (rounds back to back) a thread's chunk stays open across rounds, so
-  // zstd sees large chunks; it is closed at the size target, after half a
-  // flush interval, when its thread exits, or before the flusher sleeps.
-  struct OpenChunk {
-    ThreadState* thread = nullptr;
-    std::unique_ptr<format::EventStreamEncoder> encoder;
-    uint64_t events = 0;
-    uint64_t opened_ns = 0;
-  };
-
-  // Both return the ring bytes drained.
-  size_t Round(bool final);
+  // Returns the ring bytes drained. `final`: the last round, which drains
+  // every ring to its end and closes every chunk. `close_all`: close every
+  // open chunk too, for a full round (Flusher::RequestFullRound).
+  size_t Round(bool final, bool close_all = false);
+  // Tells the waiters of the full rounds asked up to `asked` that this
+  // flusher has run one begun after them and committed its chunks.
+  void ServeRounds(int asked);
+  // Moves the threads handed to this worker into threads_.
+  void TakeInbox();
   // `bounded`: stop once the bytes committed when the drain began are
   // drained (every round but the last).
   size_t DrainThread(ThreadState* t, bool bounded);
   // Keeps the thread-info fields a kThreadSetName/kThreadIgnore record sets.
   void NoteThreadRecord(ThreadState* t, const uint8_t* record, uint64_t ticks);
+  // Writes out every chunk of `t` and passes it to worker `to`.
+  void HandOver(ThreadState* t, int to);
   // The open chunk of `t`, opening one if needed. The pointer is valid
   // until the next CloseChunks/CloseChunkOf.
   OpenChunk* ChunkFor(ThreadState* t);
@@ -144,31 +183,152 @@ class Flusher {
   // empty, full or old.
   void CloseChunks(bool all);
   void CloseChunkOf(ThreadState* t);
-  void WriteDefinitions();
   void WriteThreadInfo(ThreadState* t);
   void WriteLosses(ThreadState* t, bool force);
   void WriteClockSync();
   void AppendRecordChunk(format::ChunkType type);
+  // Commits the definitions registered so far, then pending_.
   bool WritePending();
   void WriteEnd();
-  void ReapThread(ThreadState* t, ThreadState* prev);
 
-  const Settings settings_;
-  OutputFile* const file_;
+  Flusher* const group_;
+  const int index_;
+  const size_t write_batch_;  // framed bytes collected before a commit
   format::ChunkWriter chunk_writer_;
+  std::vector<ThreadState*> threads_;  // the threads this worker owns
   std::vector<OpenChunk> open_chunks_;
   std::vector<std::unique_ptr<format::EventStreamEncoder>> spare_encoders_;
   format::RecordEncoder records_;
   format::Event event_;
-  std::string raw_definitions_;
-  std::string pending_;  // framed chunks not yet written
-  size_t definitions_cursor_ = 0;
+  std::string pending_;  // framed chunks not yet committed
+  ChunkNotes notes_;     // what the flight store needs to know of pending_
   uint64_t last_sync_ns_ = 0;
   FlusherTotals totals_;
-  bool write_failed_ = false;
+
+  std::mutex inbox_mu_;
+  std::vector<ThreadState*> inbox_;  // guarded by inbox_mu_
 
   pthread_t thread_{};
-  bool thread_started_ = false;
+  bool thread_started_ = false;            // the starting thread's and Stop's
+  std::atomic<bool> thread_ready_{false};  // thread_ holds the thread
+};
+
+// The flushers of one trace: what the session starts and stops.
+class Flusher {
+ public:
+  // Writes to `file`, which must be open, or in flight recorder mode keeps
+  // the chunks in `flight` (trace_output.h): one of the two is null, and
+  // the other must outlive the flusher.
+  Flusher(const Settings& settings, OutputFile* file, FlightStore* flight = nullptr);
+  ~Flusher();
+  Flusher(const Flusher&) = delete;
+  Flusher& operator=(const Flusher&) = delete;
+
+  // Writes the file header and the first clock sync point, then starts the
+  // coordinator (flusher 0), and with ITTC_FLUSHERS the others. Returns
+  // false (after logging) if either fails.
+  bool Start(const format::FileHeader& header);
+
+  // Runs a final round on every flusher, writes the end record and closes
+  // the file. Waits at most `timeout_ms`; returns false on timeout (the
+  // trace then has no end record and reads as truncated).
+  bool Stop(uint32_t timeout_ms);
+
+  // Asks the coordinator for an early round.
+  static void Wake();
+  // Asks the flusher that drains `t`'s ring for an early round. The hot
+  // path calls it (when a ring passes its fill mark); one relaxed load and
+  // a futex wake.
+  static void WakeOwnerOf(const ThreadState* t);
+
+  // For the flight recorder's triggers. Asks every flusher for a round
+  // that drains all its rings and closes every open chunk, and returns the
+  // request's ticket. WaitForRound(ticket) returns true once each flusher
+  // has run such a round, begun after the request, and committed its
+  // chunks; false if no flusher runs or at `deadline_ns` (MonotonicRawNs).
+  // Both async-signal-safe (atomics, futex, clock_gettime); never call
+  // WaitForRound on a flusher thread.
+  static uint32_t RequestFullRound();
+  static bool WaitForRound(uint32_t ticket, uint64_t deadline_ns);
+  // True on a flusher thread. Async-signal-safe.
+  static bool OnFlusherThread();
+
+  // Test hook (ittc_test_hold_flusher): with `hold`, returns once every
+  // flusher is parked between two rounds, after which none drains anything
+  // until released (hold = false) or stopped; producers then see their
+  // rings fill for certain, whatever the machine's load. Returns false if
+  // no flusher runs (or they stopped while this waited). Any thread except
+  // a flusher; blocks while the flushers finish their current rounds.
+  static bool HoldForTest(bool hold);
+
+  // Test hook (ittc_test_hold_flusher): like HoldForTest(true), and the
+  // hold survives Stop, which then waits its whole timeout: a stuck
+  // flusher, for the exit timeout's tests.
+  static bool HoldThroughStopForTest();
+
+  // Flusher threads running now (test hook ittc_test_flushers, benches).
+  static int RunningForTest();
+
+  // Test hook (ittc_test_move_this_thread): asks that `t` move to flusher
+  // `to`, as flusher 0 does to spread active threads. False if there is no
+  // such flusher. Any thread.
+  bool MoveForTest(ThreadState* t, int to);
+
+  // Fills `cpu_ns` with each flusher thread's CPU time so far, at most
+  // `max` of them, flusher 0 first; returns how many it filled. Any thread;
+  // not while the flushers stop.
+  int CpuTimesNs(uint64_t* cpu_ns, int max);
+
+  // In a fork child: the threads are gone; forget them without touching
+  // the file.
+  void AbandonInChild();
+
+  // True once a write failed: collection has stopped for good.
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+
+ private:
+  friend class FlusherWorker;
+
+  // Starts worker `index`'s thread. Flusher 0's thread, or Start.
+  bool StartWorker(int index);
+  // Flusher 0, each round: gives new threads an owner, reaps the threads
+  // their owners retired, and every kActivityWindowNs counts the active
+  // threads, starts flushers up to TargetFlushers and spreads the active
+  // threads over them.
+  void Coordinate(bool final);
+  // Commits the definitions registered since the last call (any flusher).
+  bool CommitDefinitions();
+  // A flusher's commit failed: collection stops.
+  void OnWriteFailed();
+  bool stop_requested() const { return stop_requested_.load(std::memory_order_acquire) != 0; }
+  // The coordinator's loop ended: stops the other flushers and waits for
+  // each to run its last round and hand its threads back.
+  void StopOthers();
+
+  const Settings settings_;
+  TraceOutput output_;
+
+  // Workers [0, started_) exist; the pointers never change once set. Start
+  // adds them with ITTC_FLUSHERS, else flusher 0 (never both). Read by any
+  // flusher after an acquire load of started_ (pairs with the release
+  // store that publishes each).
+  std::unique_ptr<FlusherWorker> workers_[kMaxFlushers];
+  std::atomic<int> started_{0};
+
+  // The definitions writer, shared: guarded by defs_mu_.
+  std::mutex defs_mu_;
+  size_t definitions_cursor_ = 0;
+  format::ChunkWriter defs_writer_;
+  format::RecordEncoder defs_records_;
+  format::Event defs_event_;
+  std::string raw_definitions_;
+  std::string defs_pending_;
+
+  // Flusher 0's.
+  int cores_ = 1;
+  uint64_t window_start_ns_ = 0;
+  uint32_t active_ = 0;  // active threads in the last window
+
   std::atomic<int> stop_requested_{0};
   std::atomic<int> done_{0};
   std::atomic<bool> failed_{false};

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <string_view>
 #include <vector>
 
 #include "collector/internal/log.h"
@@ -30,6 +31,7 @@ namespace {
 constexpr size_t kRecordChunkTarget = 512 * 1024;
 
 struct Module {
+  uint64_t ticks = 0;  // when a thread met it (modules met only)
   uint64_t load_bias = 0;
   uint64_t start = 0;
   uint64_t size = 0;
@@ -89,7 +91,7 @@ int ReadCounts(dl_phdr_info* info, size_t size, void* data) {
 }
 
 // The NT_GNU_BUILD_ID note of the PT_NOTE segment at [p, end), or empty.
-std::string BuildIdInNotes(const char* p, const char* end, size_t align) {
+std::string_view BuildIdInNotes(const char* p, const char* end, size_t align) {
   auto pad = [align](uint64_t n) { return (n + align - 1) & ~uint64_t{align - 1}; };
   while (end - p >= 12) {
     uint32_t namesz, descsz, type;
@@ -102,46 +104,185 @@ std::string BuildIdInNotes(const char* p, const char* end, size_t align) {
     p += pad(namesz);
     if (pad(descsz) > static_cast<uint64_t>(end - p)) break;
     if (type == NT_GNU_BUILD_ID && namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
-      return std::string(p, descsz);
+      return std::string_view(p, descsz);
     }
     p += pad(descsz);
   }
   return {};
 }
 
-std::string ExecutablePath() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+// The file's virtual addresses [*lo, *hi) its PT_LOAD segments span; false
+// when it maps nothing.
+bool LoadSpan(const dl_phdr_info& info, uint64_t* lo, uint64_t* hi) {
+  *lo = UINT64_MAX;
+  *hi = 0;
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    *lo = std::min<uint64_t>(*lo, ph.p_vaddr);
+    *hi = std::max<uint64_t>(*hi, ph.p_vaddr + ph.p_memsz);
+  }
+  return *lo < *hi;
+}
+
+// The object's build id, read from its notes in memory (within [lo, hi)),
+// or empty. Valid while the object stays loaded.
+std::string_view BuildIdOf(const dl_phdr_info& info, uint64_t lo, uint64_t hi) {
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    // Only notes inside a loaded segment are in memory.
+    if (ph.p_type != PT_NOTE || ph.p_vaddr < lo || ph.p_vaddr + ph.p_memsz > hi) continue;
+    const char* p = reinterpret_cast<const char*>(info.dlpi_addr + ph.p_vaddr);
+    std::string_view id = BuildIdInNotes(p, p + ph.p_memsz, ph.p_align == 8 ? 8 : 4);
+    if (!id.empty()) return id;
+  }
+  return {};
+}
+
+// Copies the executable's path into buf (not terminated); its length, or 0.
+size_t ReadExecutablePath(char* buf, size_t size) {
+  ssize_t n = readlink("/proc/self/exe", buf, size);
+  return n > 0 ? static_cast<size_t>(n) : 0;
+}
+
+// The loader names the main program "" (it is always the first entry).
+bool IsExecutable(const dl_phdr_info& info, bool first) {
+  return first && (info.dlpi_name == nullptr || info.dlpi_name[0] == '\0');
 }
 
 int CollectModule(dl_phdr_info* info, size_t, void* data) {
   auto* out = static_cast<std::vector<Module>*>(data);
-  uint64_t lo = UINT64_MAX;
-  uint64_t hi = 0;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD) continue;
-    lo = std::min<uint64_t>(lo, ph.p_vaddr);
-    hi = std::max<uint64_t>(hi, ph.p_vaddr + ph.p_memsz);
-  }
-  if (lo >= hi) return 0;  // maps nothing
+  uint64_t lo, hi;
+  if (!LoadSpan(*info, &lo, &hi)) return 0;  // maps nothing
   Module m;
   m.load_bias = info->dlpi_addr;
   m.start = info->dlpi_addr + lo;
   m.size = hi - lo;
-  m.path = info->dlpi_name != nullptr ? info->dlpi_name : "";
-  // The loader names the main program "" (it is always the first entry).
-  if (m.path.empty() && out->empty()) m.path = ExecutablePath();
-  for (int i = 0; i < info->dlpi_phnum && m.build_id.empty(); ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    // Only notes inside a loaded segment are in memory.
-    if (ph.p_type != PT_NOTE || ph.p_vaddr < lo || ph.p_vaddr + ph.p_memsz > hi) continue;
-    const char* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
-    m.build_id = BuildIdInNotes(p, p + ph.p_memsz, ph.p_align == 8 ? 8 : 4);
+  if (IsExecutable(*info, out->empty())) {
+    char buf[PATH_MAX];
+    m.path.assign(buf, ReadExecutablePath(buf, sizeof(buf)));
+  } else if (info->dlpi_name != nullptr) {
+    m.path = info->dlpi_name;
   }
+  m.build_id = std::string(BuildIdOf(*info, lo, hi));
   out->push_back(std::move(m));
   return 0;
+}
+
+// ---- Modules threads met between two rounds --------------------------------
+
+// One module a thread met (NoteCodeAddress); its path and build id are in
+// ModulesMet::text.
+struct ModuleMet {
+  uint64_t ticks;
+  uint64_t load_bias;
+  uint64_t start;
+  uint64_t size;
+  uint32_t path_at, path_size;
+  uint32_t build_id_at, build_id_size;
+};
+
+// Fixed storage, so that the cold path allocates nothing. Guarded by
+// g_loader_mu; emptied by each flusher round (and each new trace).
+struct ModulesMet {
+  size_t count;
+  size_t text_used;
+  ModuleMet modules[kMaxModulesMet];
+  char text[kModulesMetTextBytes];
+};
+ModulesMet g_met;  // zero-initialised: no constructor runs
+
+// NoteCodeAddress's walk: finds the module whose loaded span holds
+// `address` and keeps it in g_met (inside the walk, while the loader
+// guarantees the module's name and notes stay mapped).
+struct AddressQuery {
+  uint64_t address;
+  uint64_t ticks;
+  bool first = true;   // the next entry is the loader's first
+  bool found = false;  // a module holds the address
+  bool kept = false;   // ... and g_met holds it
+  uint64_t start = 0;
+  uint64_t size = 0;
+};
+
+// Appends n bytes to g_met.text; false when they do not fit.
+bool AppendMetText(const char* p, size_t n, uint32_t* at) {
+  if (n > kModulesMetTextBytes - g_met.text_used) return false;
+  std::memcpy(g_met.text + g_met.text_used, p, n);
+  *at = static_cast<uint32_t>(g_met.text_used);
+  g_met.text_used += n;
+  return true;
+}
+
+std::string_view MetText(uint32_t at, uint32_t size) {
+  return std::string_view(g_met.text + at, size);
+}
+
+// Keeps the module of `info` in g_met unless it is there already. False
+// when g_met is full. REQUIRES: g_loader_mu held, inside dl_iterate_phdr.
+bool KeepModuleMet(const dl_phdr_info& info, bool executable, uint64_t lo, uint64_t hi,
+                   uint64_t ticks) {
+  char exe[PATH_MAX];
+  std::string_view path;
+  if (executable) {
+    path = std::string_view(exe, ReadExecutablePath(exe, sizeof(exe)));
+  } else if (info.dlpi_name != nullptr) {
+    path = info.dlpi_name;
+  }
+  const uint64_t start = info.dlpi_addr + lo;
+  for (size_t i = 0; i < g_met.count; ++i) {
+    const ModuleMet& m = g_met.modules[i];
+    if (m.start == start && m.size == hi - lo && MetText(m.path_at, m.path_size) == path) {
+      return true;
+    }
+  }
+  if (g_met.count == kMaxModulesMet) return false;
+  const std::string_view build_id = BuildIdOf(info, lo, hi);
+  const size_t text_used = g_met.text_used;
+  ModuleMet m{ticks, info.dlpi_addr,
+              start, hi - lo,
+              0,     static_cast<uint32_t>(path.size()),
+              0,     static_cast<uint32_t>(build_id.size())};
+  if (!AppendMetText(path.data(), path.size(), &m.path_at) ||
+      !AppendMetText(build_id.data(), build_id.size(), &m.build_id_at)) {
+    g_met.text_used = text_used;
+    return false;
+  }
+  g_met.modules[g_met.count++] = m;
+  return true;
+}
+
+int FindModuleOf(dl_phdr_info* info, size_t, void* data) {
+  auto* q = static_cast<AddressQuery*>(data);
+  const bool first = q->first;
+  q->first = false;
+  uint64_t lo, hi;
+  if (!LoadSpan(*info, &lo, &hi)) return 0;
+  const uint64_t start = info->dlpi_addr + lo;
+  if (q->address - start >= hi - lo) return 0;
+  q->found = true;
+  q->start = start;
+  q->size = hi - lo;
+  q->kept = KeepModuleMet(*info, IsExecutable(*info, first), lo, hi, q->ticks);
+  return 1;  // found: stop the walk
+}
+
+// Moves the modules met since the last call into `out`.
+// REQUIRES: g_loader_mu held.
+void TakeModulesMet(std::vector<Module>* out) {
+  for (size_t i = 0; i < g_met.count; ++i) {
+    const ModuleMet& met = g_met.modules[i];
+    Module m;
+    m.ticks = met.ticks;
+    m.load_bias = met.load_bias;
+    m.start = met.start;
+    m.size = met.size;
+    m.path = std::string(MetText(met.path_at, met.path_size));
+    m.build_id = std::string(MetText(met.build_id_at, met.build_id_size));
+    out->push_back(std::move(m));
+  }
+  g_met.count = 0;
+  g_met.text_used = 0;
 }
 
 void FlushRecords(ModuleState* s, format::ChunkWriter* writer, std::string* out) {
@@ -165,20 +306,45 @@ void Append(ModuleState* s, const format::Event& record, format::ChunkWriter* wr
 void UpdateModules(ModuleState* s, format::ChunkWriter* writer, std::string* out) {
   LoaderCounts counts;
   std::vector<Module> now;
+  std::vector<Module> met;
   {
     std::lock_guard<std::mutex> lock(g_loader_mu);
+    TakeModulesMet(&met);
     dl_iterate_phdr(&ReadCounts, &counts);
-    if (s->scanned && counts.known && counts.adds == s->adds && counts.subs == s->subs) return;
-    dl_iterate_phdr(&CollectModule, &now);
+    const bool unchanged =
+        s->scanned && counts.known && counts.adds == s->adds && counts.subs == s->subs;
+    if (unchanged && met.empty()) return;
+    if (unchanged) {
+      now = s->modules;
+    } else {
+      dl_iterate_phdr(&CollectModule, &now);
+    }
   }
   std::sort(now.begin(), now.end());
   const uint64_t ticks = ReadTicks();
+  bool gone = false;
+  // Modules threads met that came and went since the last round: mapped
+  // when first met, unmapped now (which orders them before any module
+  // loaded in their place, FORMAT.md "Module map").
+  for (const Module& m : met) {
+    if (std::binary_search(s->modules.begin(), s->modules.end(), m) ||
+        std::binary_search(now.begin(), now.end(), m)) {
+      continue;  // listed by a round: the merge below records it
+    }
+    Append(s,
+           format::ToRecord(
+               format::ModuleMapped{m.ticks, m.load_bias, m.start, m.size, m.path, m.build_id}),
+           writer, out);
+    Append(s, format::ToRecord(format::ModuleUnmapped{ticks, m.start}), writer, out);
+    gone = true;
+  }
   // Both lists are sorted: one merge pass finds what left and what came.
   size_t i = 0;
   size_t j = 0;
   while (i < s->modules.size() || j < now.size()) {
     if (j == now.size() || (i < s->modules.size() && s->modules[i] < now[j])) {
       Append(s, format::ToRecord(format::ModuleUnmapped{ticks, s->modules[i].start}), writer, out);
+      gone = true;
       ++i;
     } else if (i == s->modules.size() || now[j] < s->modules[i]) {
       const Module& m = now[j];
@@ -193,6 +359,8 @@ void UpdateModules(ModuleState* s, format::ChunkWriter* writer, std::string* out
     }
   }
   FlushRecords(s, writer, out);
+  // A range threads cached may hold another module's code from now on.
+  if (gone) g_code_range_epoch.fetch_add(1, std::memory_order_relaxed);
   s->modules = std::move(now);
   s->scanned = true;
   s->adds = counts.adds;
@@ -247,8 +415,16 @@ void Replace(std::atomic<T*>* slot, bool leak_old) {
 }  // namespace
 
 void ResetProcessMaps(const Settings& settings, bool in_fork_child) {
-  // A new trace (a fork child's, or a restart) starts with a full module list.
+  // A new trace (a fork child's, or a restart) starts with a full module
+  // list; what threads met belongs to the trace before, and every thread
+  // meets its addresses again for this one.
   Replace(&g_modules, in_fork_child);
+  {
+    std::lock_guard<std::mutex> lock(g_loader_mu);
+    std::vector<Module> dropped;
+    TakeModulesMet(&dropped);
+  }
+  g_code_range_epoch.fetch_add(1, std::memory_order_relaxed);
   if (in_fork_child || g_perf.load(std::memory_order_acquire) == nullptr) {
     Replace(&g_perf, in_fork_child);
   }
@@ -265,6 +441,28 @@ void UpdateProcessMaps(format::ChunkWriter* writer, std::string* out) {
   }
   if (!g_perf_map_on.load(std::memory_order_acquire)) return;
   if (PerfMapState* p = g_perf.load(std::memory_order_acquire); p != nullptr) WritePerfMap(p);
+}
+
+void NoteCodeAddress(CodeRangeCache* cache, uint64_t address, uint64_t ticks) {
+  const uint32_t epoch = g_code_range_epoch.load(std::memory_order_relaxed);
+  if (cache->epoch != epoch) {
+    *cache = CodeRangeCache{};
+    cache->epoch = epoch;
+  }
+  AddressQuery q{address, ticks};
+  {
+    // The loader lock of fork() (see LockProcessMapsForFork) and of g_met.
+    // No signal handler of this thread waits for it while we hold it: we
+    // are inside an ITT call, where the handler's calls are dropped.
+    std::lock_guard<std::mutex> lock(g_loader_mu);
+    dl_iterate_phdr(&FindModuleOf, &q);
+  }
+  if (q.found && !q.kept) return;  // no room until the next round: try again then
+  const int slot = cache->next;
+  cache->start[slot] = q.found ? q.start : address;
+  // No module: this address alone.
+  cache->size[slot] = q.found ? static_cast<uint32_t>(std::min<uint64_t>(q.size, UINT32_MAX)) : 1;
+  cache->next = (slot + 1) % CodeRangeCache::kRanges;
 }
 
 void PerfMapAddMethod(uint64_t address, uint64_t size, const char* name, uint64_t method_id) {

@@ -6,14 +6,22 @@
 //
 // Neither touches the ITT hot path. The module map is polled once per
 // flusher round: dl_iterate_phdr's load/unload counters tell whether
-// anything changed, and only then are the objects listed again. JIT method
+// anything changed, and only then are the objects listed again. A module
+// loaded and unloaded between two rounds is recorded all the same when a
+// thread named a task by one of its functions meanwhile: the first time a
+// thread meets such an address (code_ranges.h), NoteCodeAddress keeps the
+// module's description for the next round, which records it mapped when it
+// was met and unmapped when the round saw it gone. JIT method
 // loads append a line to a bounded in-memory buffer (under a mutex: a JIT
 // compiles for far longer than the lock costs); the flusher writes it out.
 //
 // Thread safety: UpdateProcessMaps runs on the flusher thread only (one
 // flusher at a time). ResetProcessMaps runs under the session lock before a
 // flusher starts, which orders it before that flusher's rounds
-// (pthread_create). PerfMapAddMethod may be called from any thread.
+// (pthread_create). PerfMapAddMethod and NoteCodeAddress may be called
+// from any thread. The modules threads met wait for the flusher in fixed
+// storage guarded by the loader lock (process_maps.cc), which the flusher
+// and NoteCodeAddress hold around dl_iterate_phdr.
 
 #ifndef COLLECTOR_INTERNAL_PROCESS_MAPS_H_
 #define COLLECTOR_INTERNAL_PROCESS_MAPS_H_
@@ -22,6 +30,7 @@
 #include <cstdint>
 #include <string>
 
+#include "collector/internal/code_ranges.h"
 #include "collector/internal/settings.h"
 #include "format/chunk_writer.h"
 
@@ -47,6 +56,25 @@ inline bool PerfMapOn() { return g_perf_map_on.load(std::memory_order_relaxed); 
 // ITTC_PERF_MAP is on (callers ask PerfMapOn first). `name` may be null
 // (the line then says "jit_method_<method_id>").
 void PerfMapAddMethod(uint64_t address, uint64_t size, const char* name, uint64_t method_id);
+
+// task_begin_fn and task_begin_fn_ex, the first time the calling thread
+// meets `address` (CodeRangeKnown was false): makes sure the next flusher
+// round records the module whose code holds it, even if that module is
+// unloaded before, and adds the module's range to `cache` (or, when no
+// module holds the address, the address alone). `ticks` is the call's
+// time. Cold path: takes the loader lock and walks the loaded modules
+// (dl_iterate_phdr); allocates nothing. When the storage for the modules
+// met in one flusher interval is full (kMaxModulesMet, or their paths fill
+// kModulesMetTextBytes), the address is left out of the cache, so a later
+// call tries again.
+// REQUIRES: inside an ITT call (CallScope) of the thread that owns `cache`.
+void NoteCodeAddress(CodeRangeCache* cache, uint64_t address, uint64_t ticks);
+
+// Modules threads may meet in one flush interval, and the bytes of their
+// paths and build ids: far more than the libraries a program loads between
+// two rounds.
+inline constexpr size_t kMaxModulesMet = 64;
+inline constexpr size_t kModulesMetTextBytes = 32 * 1024;
 
 // fork(): glibc does not reset the loader's dl_iterate_phdr lock in the
 // child, so a fork while the flusher iterates would leave every later

@@ -31,6 +31,16 @@ std::string PairKey(std::string_view a, std::string_view b) {
   return key;
 }
 
+// The object `table` holds for `name`, looked up without a lock, or
+// nullptr (then the caller looks again under the lock). A name longer than
+// a string field is cut before the table holds it, so only the slow path
+// finds its object.
+void* FindName(const NameTable& table, const char* name) {
+  const size_t size = strnlen(name, kMaxRawBytesField + 1);
+  if (size > kMaxRawBytesField) return nullptr;
+  return table.Find(name, size, NameTable::Hash(name, size));
+}
+
 char* Dup(std::string_view s) {
   char* p = static_cast<char*>(std::malloc(s.size() + 1));
   if (p == nullptr) return nullptr;
@@ -41,16 +51,46 @@ char* Dup(std::string_view s) {
 
 }  // namespace
 
-Registry& Registry::Get() {
+Registry& Registry::GetSlow() {
   // Constructed in static storage and never destroyed: no destructor runs
   // at exit while other threads may still be calling in.
-  std::call_once(g_registry_once, [] { new (g_registry_storage) Registry(); });
-  return *std::launder(reinterpret_cast<Registry*>(g_registry_storage));
+  std::call_once(g_registry_once, [] {
+    // Pairs with the acquire load in Get.
+    instance_.store(new (g_registry_storage) Registry(), std::memory_order_release);
+  });
+  return *instance_.load(std::memory_order_acquire);
 }
 
 void Registry::SetDomainPatterns(std::vector<std::string> patterns) {
   std::lock_guard<std::mutex> lock(mu_);
   patterns_ = std::move(patterns);
+}
+
+void Registry::SetMarkerTriggerPattern(std::string pattern) {
+  if (pattern.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  marker_pattern_ = std::move(pattern);
+  for (size_t i = 0; i < string_texts_.size(); ++i) {
+    if (GlobMatch(marker_pattern_.c_str(), std::string(string_texts_[i]).c_str())) {
+      g_marker_triggers.Add(static_cast<uint32_t>(i + 1));
+    }
+  }
+  g_marker_triggers.TurnOn();
+}
+
+void MarkerTriggerIds::Add(uint32_t id) {
+  if (id / kBitsPerBlock >= kBlocks) return;
+  std::atomic<std::atomic<uint64_t>*>& slot = blocks_[id / kBitsPerBlock];
+  std::atomic<uint64_t>* block = slot.load(std::memory_order_relaxed);
+  if (block == nullptr) {
+    block = new (std::nothrow) std::atomic<uint64_t>[kBitsPerBlock / 64]();
+    if (block == nullptr) return;
+    // Pairs with the acquire load in Contains().
+    slot.store(block, std::memory_order_release);
+  }
+  std::atomic<uint64_t>& word = block[id % kBitsPerBlock / 64];
+  word.store(word.load(std::memory_order_relaxed) | uint64_t{1} << (id % 64),
+             std::memory_order_relaxed);
 }
 
 bool Registry::FilterAccepts(const char* name) const {
@@ -68,6 +108,9 @@ uint32_t Registry::InternStringLocked(std::string_view text) {
   auto inserted = string_ids_.emplace(std::string(text), id).first;
   string_texts_.push_back(inserted->first);
   AppendDefinitionLocked(EventKind::kDefString, uint64_t{id}, AsBytes(inserted->first));
+  if (!marker_pattern_.empty() && GlobMatch(marker_pattern_.c_str(), inserted->first.c_str())) {
+    g_marker_triggers.Add(id);
+  }
   return id;
 }
 
@@ -89,10 +132,13 @@ std::string Registry::StringText(uint32_t id) {
 
 __itt_string_handle* Registry::CreateStringHandle(const char* name) {
   if (name == nullptr) return nullptr;
-  std::string text = Cap(name);
+  if (void* h = FindName(string_handles_, name)) return static_cast<__itt_string_handle*>(h);
+  const std::string text = Cap(name);
+  const uint64_t hash = NameTable::Hash(text.data(), text.size());
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = string_handles_.find(std::string(text));
-  if (it != string_handles_.end()) return it->second;
+  if (void* h = string_handles_.Find(text.data(), text.size(), hash)) {
+    return static_cast<__itt_string_handle*>(h);
+  }
   uint32_t id = InternStringLocked(text);
   auto* h = new (std::nothrow) __itt_string_handle();
   if (h == nullptr) return nullptr;
@@ -102,7 +148,13 @@ __itt_string_handle* Registry::CreateStringHandle(const char* name) {
   h->next = nullptr;
   // Pairs with the acquire load in StringId().
   __atomic_store_n(&h->extra1, static_cast<int>(id), __ATOMIC_RELEASE);
-  string_handles_.emplace(std::string(text), h);
+  if (!string_handles_.Insert(text, hash, h)) {
+    // Out of memory. A handle the table does not hold would be a second
+    // handle of its name at the next create: none is better.
+    std::free(const_cast<char*>(h->strA));
+    delete h;
+    return nullptr;
+  }
   return h;
 }
 
@@ -140,18 +192,23 @@ uint32_t Registry::DomainIdForNameLocked(const char* name, __itt_domain** canoni
 
 __itt_domain* Registry::CreateDomain(const char* name) {
   if (name == nullptr) return nullptr;
+  if (void* d = FindName(domains_, name)) return static_cast<__itt_domain*>(d);
   std::lock_guard<std::mutex> lock(mu_);
   __itt_domain* canonical;
   uint32_t id = DomainIdForNameLocked(name, &canonical);
   if (canonical != nullptr) return canonical;
   auto* d = new (std::nothrow) __itt_domain();
   if (d == nullptr) return nullptr;
-  d->nameA = Dup(Cap(name));
+  const std::string text = Cap(name);
+  d->nameA = Dup(text);
   d->nameW = nullptr;
   d->extra2 = nullptr;
   d->next = nullptr;
   canonical_domains_[id - 1] = d;
   TrackDomainLocked(d, id);
+  // Out of memory, the name stays out of the table; canonical_domains_
+  // still answers it, under the lock.
+  domains_.Insert(text, NameTable::Hash(text.data(), text.size()), d);
   return d;
 }
 

@@ -12,11 +12,19 @@
 // append-only buffer; the flusher writes them to definitions chunks before
 // the events that use them.
 //
+// Creating a domain or string handle whose name was created before looks
+// the name up without a lock (name_table.h): programs that call
+// __itt_string_handle_create before every task they begin pay a hash and a
+// compare, not a lock and a map lookup.
+//
 // Thread safety: all methods lock mu_ except the inline id lookups, which
 // read extra1 with acquire order, pairing with the release store made after
-// the definition was appended under mu_. So a thread that sees an id also
-// sees (through the ring's release/acquire and the flusher's lock of mu_)
-// the definition of it.
+// the definition was appended under mu_, and the lookups of
+// string_handles_ and domains_ (NameTable::Find), which pair with the
+// release publication of NameTable::Insert, made under mu_ after the
+// handle's id was published. So a thread that sees an id also sees
+// (through the ring's release/acquire and the flusher's lock of mu_) the
+// definition of it.
 
 #ifndef COLLECTOR_INTERNAL_REGISTRY_H_
 #define COLLECTOR_INTERNAL_REGISTRY_H_
@@ -31,6 +39,7 @@
 #include <vector>
 
 #include "collector/internal/itt_types.h"
+#include "collector/internal/name_table.h"
 #include "collector/internal/raw_record.h"
 
 namespace ittc::collector_internal {
@@ -52,20 +61,59 @@ struct HeapFunction {
 };
 inline constexpr uint64_t kHeapFunctionMagic = 0x4954544348454150ull;  // "ITTCHEAP"
 
+// The string ids whose text matches ITTC_FLIGHT_MARKER: a marker that
+// carries one makes the flight recorder write a dump. Ids are added under
+// the registry's lock as strings are interned, before the id is published
+// (a handle's extra1), so a marker that read its id (acquire) sees its bit.
+// The marker's path asks on() first: one relaxed load when no pattern is
+// set. Blocks of ids are allocated as needed and never freed.
+class MarkerTriggerIds {
+ public:
+  bool on() const { return on_.load(std::memory_order_relaxed); }
+  bool Contains(uint32_t id) const {
+    if (id / kBitsPerBlock >= kBlocks) return false;
+    const std::atomic<uint64_t>* block =
+        blocks_[id / kBitsPerBlock].load(std::memory_order_acquire);
+    return block != nullptr &&
+           ((block[id % kBitsPerBlock / 64].load(std::memory_order_relaxed) >> (id % 64)) & 1) != 0;
+  }
+  // REQUIRES: the registry's lock.
+  void Add(uint32_t id);
+  void TurnOn() { on_.store(true, std::memory_order_relaxed); }
+
+ private:
+  static constexpr uint32_t kBitsPerBlock = 4096;
+  static constexpr uint32_t kBlocks = 1024;
+  std::atomic<bool> on_{false};
+  std::atomic<std::atomic<uint64_t>*> blocks_[kBlocks] = {};
+};
+inline MarkerTriggerIds g_marker_triggers;
+
 class Registry {
  public:
-  // The registry; created on first use and never destroyed.
-  static Registry& Get();
+  // The registry; created on first use and never destroyed. After the
+  // first use, one acquire load (std::call_once costs a TLS access and a
+  // pthread_once on every call, a fifth of a name lookup).
+  static Registry& Get() {
+    // Pairs with the release store in GetSlow.
+    Registry* r = instance_.load(std::memory_order_acquire);
+    return __builtin_expect(r != nullptr, 1) ? *r : GetSlow();
+  }
 
   // Applies the domain filter. REQUIRES: called once, before any domain.
   void SetDomainPatterns(std::vector<std::string> patterns);
+  // Marks the strings whose text matches `pattern` (a glob), those interned
+  // so far and later ones, in g_marker_triggers. REQUIRES: called once.
+  void SetMarkerTriggerPattern(std::string pattern);
 
   // Domains ---------------------------------------------------------------
+  // Any thread. A name created before costs a hash and a compare (no lock).
   __itt_domain* CreateDomain(const char* name);
   // Id of a domain struct we did not create; 0 if it has no name.
   uint32_t AdoptDomain(__itt_domain* domain);
 
   // Strings ---------------------------------------------------------------
+  // Any thread. A name created before costs a hash and a compare (no lock).
   __itt_string_handle* CreateStringHandle(const char* name);
   uint32_t AdoptStringHandle(__itt_string_handle* handle);
   // Id of a plain string (sync names, thread names, module paths...). A text
@@ -123,6 +171,9 @@ class Registry {
 
  private:
   Registry() = default;
+  static Registry& GetSlow();
+
+  static inline std::atomic<Registry*> instance_{nullptr};
 
   struct DomainEntry {
     __itt_domain* domain;
@@ -148,16 +199,18 @@ class Registry {
 
   std::mutex mu_;
   std::vector<std::string> patterns_;
+  std::string marker_pattern_;  // empty: no marker triggers
   bool recording_ = true;
 
   std::unordered_map<std::string, uint32_t> string_ids_;
   std::vector<std::string_view> string_texts_;  // by id - 1; views into string_ids_ keys
-  std::unordered_map<std::string, __itt_string_handle*> string_handles_;
+  NameTable string_handles_;                    // name -> __itt_string_handle*; inserts under mu_
 
   std::unordered_map<std::string, uint32_t> domain_ids_;
   std::vector<__itt_domain*> canonical_domains_;  // by id - 1
-  std::vector<bool> domain_enabled_;              // by id - 1
-  std::vector<DomainEntry> domain_structs_;       // every struct whose flags we own
+  NameTable domains_;                 // name -> its canonical __itt_domain*; inserts under mu_
+  std::vector<bool> domain_enabled_;  // by id - 1
+  std::vector<DomainEntry> domain_structs_;  // every struct whose flags we own
 
   std::unordered_map<std::string, __itt_counter_info_t*> counters_;
   uint32_t counter_count_ = 0;

@@ -13,6 +13,8 @@
 #include <new>
 #include <string>
 
+#include "collector/internal/flight_recorder.h"
+#include "collector/internal/flight_store.h"
 #include "collector/internal/flusher.h"
 #include "collector/internal/log.h"
 #include "collector/internal/output_file.h"
@@ -40,7 +42,10 @@ bool g_hooks_installed = false;  // guarded by g_mu
 Settings* g_settings = nullptr;  // set once, then immutable
 OutputFile* g_file = nullptr;    // guarded by g_mu
 Flusher* g_flusher = nullptr;    // guarded by g_mu
-std::string g_parent_path;       // guarded by g_mu
+// Flight recorder mode (ITTC_FLIGHT_MB): where the flusher's chunks go
+// instead of g_file; each process's store lives until it ends.
+FlightStore* g_flight = nullptr;  // guarded by g_mu
+std::string g_parent_path;        // guarded by g_mu
 
 std::string ReadSmallFile(const char* path) {
   std::string out;
@@ -84,6 +89,9 @@ void StartLocked(bool in_fork_child) {
     g_settings = new Settings(ReadSettings());
     InitTimebase();
     Registry::Get().SetDomainPatterns(g_settings->domain_patterns);
+    if (g_settings->flight_bytes != 0) {
+      Registry::Get().SetMarkerTriggerPattern(g_settings->flight_marker);
+    }
     g_paused = g_settings->start_paused;
   }
   const std::string exe = ExecutablePath();
@@ -101,10 +109,16 @@ void StartLocked(bool in_fork_child) {
   }
   g_parent_path = path;
 
-  g_file = new OutputFile();
+  const bool flight = g_settings->flight_bytes != 0;
   const bool dir_ok = !IsDirectoryPattern(g_settings->output) ||
                       MakeDirectories(path.substr(0, std::max<size_t>(path.rfind('/'), 1)));
-  if (!dir_ok || !g_file->Open(path)) {
+  // In flight mode nothing is written until a dump: no trace file.
+  if (flight) {
+    g_flight = dir_ok ? FlightStore::Create(g_settings->flight_bytes) : nullptr;
+  } else {
+    g_file = new OutputFile();
+  }
+  if (!dir_ok || (flight ? g_flight == nullptr : !g_file->Open(path))) {
     g_state.store(State::kOff, std::memory_order_relaxed);
     ApplyRecordingLocked();
     return;
@@ -127,8 +141,8 @@ void StartLocked(bool in_fork_child) {
   header.writer = std::string("ittcollector 0.1 (tsc hz from ") + g_timebase.hz_source + ")";
 
   ResetProcessMaps(*g_settings, in_fork_child);
-  g_flusher = new Flusher(*g_settings, g_file);
-  if (!g_flusher->Start(header)) {
+  g_flusher = new Flusher(*g_settings, g_file, g_flight);
+  if (!g_flusher->Start(header) || (flight && !flight::Start(*g_settings, g_flight, path))) {
     g_state.store(State::kOff, std::memory_order_relaxed);
     ApplyRecordingLocked();
     return;
@@ -142,8 +156,9 @@ void StartLocked(bool in_fork_child) {
   ApplyRecordingLocked();
 }
 
-// REQUIRES: g_mu held. Ends collection for good and closes the trace.
-void StopLocked() {
+// REQUIRES: g_mu held. Ends collection for good and closes the trace (in
+// flight mode, writes the last dump, for `reason`).
+void StopLocked(format::FlightReason reason) {
   if (g_state.load(std::memory_order_relaxed) != State::kRunning) {
     g_state.store(State::kOff, std::memory_order_relaxed);
     ApplyRecordingLocked();
@@ -154,15 +169,16 @@ void StopLocked() {
   const uint32_t timeout_ms = g_settings != nullptr ? g_settings->exit_timeout_ms : 5000;
   if (g_flusher != nullptr && !g_flusher->Stop(timeout_ms)) {
     LogWarning(
-        "the flusher did not finish within %u ms (ITTC_EXIT_TIMEOUT_MS); the trace %s ends "
+        "the flusher threads did not finish within %u ms (ITTC_EXIT_TIMEOUT_MS); the trace %s ends "
         "without its end record",
         timeout_ms, g_file != nullptr ? g_file->path().c_str() : "");
   }
+  if (g_flight != nullptr) flight::Finish(reason, timeout_ms);
 }
 
 void ShutdownAtExit() {
   std::lock_guard<std::mutex> lock(g_mu);
-  StopLocked();
+  StopLocked(format::FlightReason::kExit);
 }
 
 // fork(): no transition and no registration may be half-done in the child.
@@ -185,12 +201,15 @@ void ForkChild() {
     // The parent's flusher thread does not exist here; its file is the
     // parent's. Start afresh on this process's first call.
     if (g_flusher != nullptr) g_flusher->AbandonInChild();
+    if (g_flight != nullptr) flight::AbandonInChild();
     if (__lsan_ignore_object != nullptr) {
       __lsan_ignore_object(g_flusher);
       __lsan_ignore_object(g_file);
+      __lsan_ignore_object(g_flight);
     }
     g_flusher = nullptr;
     g_file = nullptr;
+    g_flight = nullptr;
     g_recording.store(kGateSlow, std::memory_order_relaxed);
     ResetThreadsInForkChild();
     g_state.store(State::kForkChild, std::memory_order_release);
@@ -247,7 +266,12 @@ void SessionDetach() {
   if (!SessionStartIfNeeded()) return;
   std::lock_guard<std::mutex> lock(g_mu);
   EmitControl(format::EventKind::kDetach);
-  StopLocked();
+  StopLocked(format::FlightReason::kDetach);
+}
+
+Flusher* SessionFlushersForTest() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_state.load(std::memory_order_relaxed) == State::kRunning ? g_flusher : nullptr;
 }
 
 void OnFlusherFailed() {

@@ -35,6 +35,11 @@ void SessionPause();
 void SessionResume();
 void SessionDetach();
 
+// The running trace's flushers, or nullptr: for the test hooks. Any
+// thread; the pointer stays valid until the session stops.
+class Flusher;
+Flusher* SessionFlushersForTest();
+
 // Called by the flusher when a write failed: collection stops for good.
 // Takes no session lock (the session may be waiting for the flusher).
 void OnFlusherFailed();

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "collector/internal/log.h"
 
@@ -128,11 +129,45 @@ Settings ReadSettings() {
       WarnBadValue("ITTC_FLUSHER_NICE", v, "a nice value from -20 to 19");
     }
   }
+  if (const char* v = std::getenv("ITTC_FLUSHERS"); v != nullptr) {
+    uint64_t n;
+    if (!std::strcmp(v, "auto")) {
+      s.flushers = 0;
+    } else if (ParseUint(v, 1, kMaxFlushers, &n)) {
+      s.flushers = static_cast<int>(n);
+    } else {
+      WarnBadValue("ITTC_FLUSHERS", v,
+                   ("auto or a count from 1 to " + std::to_string(kMaxFlushers)).c_str());
+    }
+  }
   if (const char* v = std::getenv("ITTC_START_PAUSED"); v != nullptr) {
     if (!ParseBool(v, &s.start_paused)) WarnBadValue("ITTC_START_PAUSED", v, "0 or 1");
   }
   if (const char* v = std::getenv("ITTC_PERF_MAP"); v != nullptr) {
     if (!ParseBool(v, &s.perf_map)) WarnBadValue("ITTC_PERF_MAP", v, "0 or 1");
+  }
+  if (const char* v = std::getenv("ITTC_FLIGHT_MB"); v != nullptr) {
+    uint64_t mb;
+    if (ParseUint(v, 0, kMaxFlightMb, &mb)) {
+      s.flight_bytes = static_cast<size_t>(mb) << 20;
+    } else {
+      LogWarning(
+          "ignoring ITTC_FLIGHT_MB=\"%s\" (expected MiB from 1 to 65536, or 0); using the "
+          "default: no flight recorder, the trace is written as it is recorded",
+          v);
+    }
+  }
+  if (const char* v = std::getenv("ITTC_FLIGHT_SIGNAL"); v != nullptr) {
+    if (!ParseFlightSignal(v, &s.flight_signal)) {
+      LogWarning(
+          "ignoring ITTC_FLIGHT_SIGNAL=\"%s\" (expected a signal name such as USR1 or a number, "
+          "not KILL, STOP, SEGV, BUS, ABRT, FPE or ILL; or none); using the default, SIGUSR2",
+          v);
+    }
+  }
+  if (const char* v = std::getenv("ITTC_FLIGHT_MARKER"); v != nullptr) s.flight_marker = v;
+  if (const char* v = std::getenv("ITTC_FLIGHT_FATAL"); v != nullptr) {
+    if (!ParseBool(v, &s.flight_fatal)) WarnBadValue("ITTC_FLIGHT_FATAL", v, "0 or 1");
   }
   s.rank = ReadLauncherRank();
   if (const char* v = std::getenv("ITTC_DOMAINS"); v != nullptr && *v) {
@@ -158,6 +193,32 @@ int64_t ReadLauncherRank() {
     return kNoRank;
   }
   return kNoRank;
+}
+
+bool ParseFlightSignal(const char* text, int* signal) {
+  if (!std::strcmp(text, "none") || !std::strcmp(text, "0")) {
+    *signal = 0;
+    return true;
+  }
+  const char* name = std::strncmp(text, "SIG", 3) == 0 ? text + 3 : text;
+  static constexpr struct {
+    const char* name;
+    int number;
+  } kNames[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP},     {"INT", SIGINT},
+                {"QUIT", SIGQUIT}, {"TERM", SIGTERM}, {"WINCH", SIGWINCH}, {"URG", SIGURG},
+                {"PWR", SIGPWR},   {"PROF", SIGPROF}, {"ALRM", SIGALRM}};
+  int number = 0;
+  for (const auto& n : kNames) {
+    if (!std::strcmp(name, n.name)) number = n.number;
+  }
+  int64_t parsed;
+  if (number == 0 && ParseInt(text, 1, SIGRTMAX, &parsed)) number = static_cast<int>(parsed);
+  if (number == 0 || number == SIGKILL || number == SIGSTOP) return false;
+  for (int fatal : kFlightFatalSignals) {
+    if (number == fatal) return false;
+  }
+  *signal = number;
+  return true;
 }
 
 bool IsDirectoryPattern(const std::string& pattern) {

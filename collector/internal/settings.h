@@ -7,6 +7,8 @@
 #ifndef COLLECTOR_INTERNAL_SETTINGS_H_
 #define COLLECTOR_INTERNAL_SETTINGS_H_
 
+#include <signal.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -21,6 +23,10 @@ enum class OverflowMode { kDrop, kBlock };
 // The range of Linux nice values (ITTC_FLUSHER_NICE).
 inline constexpr int kMinNice = -20;
 inline constexpr int kMaxNice = 19;
+
+// Most flusher threads one process starts (ITTC_FLUSHERS's upper bound):
+// past a few dozen, the one file they share is the bottleneck.
+inline constexpr int kMaxFlushers = 64;
 
 // Launcher variables that carry a process's rank, in the order they are
 // tried: the launcher-specific ones first, because under `mpirun` inside a
@@ -66,12 +72,42 @@ struct Settings {
   // Whether ITTC_FLUSHER_NICE set flusher_nice: then a value the flusher
   // cannot take is warned about; the default is tried silently.
   bool flusher_nice_explicit = false;
+  // ITTC_FLUSHERS: how many flusher threads drain the rings; 0 lets the
+  // collector pick, from the threads that record fast and the cores the
+  // process may use (flusher.h, TargetFlushers).
+  int flushers = 0;
   bool start_paused = false;
   // Domain filter: glob patterns ('*' and '?'); empty means every domain.
   std::vector<std::string> domain_patterns;
   // ITTC_PERF_MAP: append JIT method loads to /tmp/perf-<pid>.map.
   bool perf_map = false;
+  // ITTC_FLIGHT_MB: flight recorder mode (flight_recorder.h) keeping at
+  // most this many bytes of chunks in memory; 0: off, the trace is written
+  // as it is recorded.
+  size_t flight_bytes = 0;
+  // ITTC_FLIGHT_SIGNAL: the signal that makes the flight recorder write a
+  // dump; 0: none.
+  int flight_signal = SIGUSR2;
+  // ITTC_FLIGHT_MARKER: markers whose name matches this glob make the
+  // flight recorder write a dump; empty: none.
+  std::string flight_marker;
+  // ITTC_FLIGHT_FATAL: a fatal signal (kFlightFatalSignals) makes the flight
+  // recorder write a dump before the signal's default action.
+  bool flight_fatal = true;
 };
+
+// The signals after which the flight recorder writes what it holds.
+inline constexpr int kFlightFatalSignals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+
+// ITTC_FLIGHT_MB's range: 1 MiB to 64 GiB (address space is reserved for
+// all of it; memory is touched as chunks fill it).
+inline constexpr uint64_t kMaxFlightMb = 65536;
+
+// Parses an ITTC_FLIGHT_SIGNAL value: a signal name with or without "SIG"
+// (USR1, USR2, HUP, WINCH...) or number, not one the flight recorder
+// cannot take (SIGKILL, SIGSTOP, a fatal one); "none" or "0" for none.
+// False if `text` is none of these.
+bool ParseFlightSignal(const char* text, int* signal);
 
 // What names this process in its trace file's name.
 struct ProcessNames {

@@ -221,7 +221,7 @@ uint8_t* ReserveSlow(ThreadState* t, size_t size) {
     // will do.
     const size_t room = t->ring.capacity() / 8;
     for (;;) {
-      Flusher::Wake();
+      Flusher::WakeOwnerOf(t);
       timespec nap{0, 20 * 1000};
       nanosleep(&nap, nullptr);
       // Stopped meanwhile: the flusher's last round may have begun.
@@ -236,7 +236,7 @@ uint8_t* ReserveSlow(ThreadState* t, size_t size) {
     return nullptr;
   }
   CountDrop(t, format::LossCause::kBufferFull);
-  if (t->wake_pending.exchange(1, std::memory_order_relaxed) == 0) Flusher::Wake();
+  if (t->wake_pending.exchange(1, std::memory_order_relaxed) == 0) Flusher::WakeOwnerOf(t);
   return nullptr;
 }
 
@@ -245,7 +245,7 @@ void CheckFill(ThreadState* t) {
   size_t mark = FillMark(t->ring.capacity());
   uint64_t head = t->ring.head();
   if (fill > mark) {
-    if (t->wake_pending.exchange(1, std::memory_order_relaxed) == 0) Flusher::Wake();
+    if (t->wake_pending.exchange(1, std::memory_order_relaxed) == 0) Flusher::WakeOwnerOf(t);
     // Look again after another sixteenth of the ring, not on every record.
     t->check_at = head + t->ring.capacity() / 16;
   } else {
@@ -294,6 +294,11 @@ void ResetThreadsInForkChild() {
       for (auto& d : t->flusher_dropped_written) d = 0;
       t->flusher_recorded = 0;
       t->flusher_info_written = false;
+      // The child's flushers are new: flusher 0 gives the thread an owner.
+      t->flusher_owner.store(-1, std::memory_order_relaxed);
+      t->flusher_move_to.store(-1, std::memory_order_relaxed);
+      t->coord_head_seen = t->ring.head();
+      t->coord_active = false;
       t->tid = static_cast<uint64_t>(syscall(SYS_gettid));
       t->in_call = 0;
       t->check_at = t->ring.head() + FillMark(t->ring.capacity());

@@ -17,14 +17,35 @@
 //   ring_ticks     owning thread only: the ticks of its last record in the
 //                  ring (raw_record.h measures each record's from it).
 //   ring_task_word owning thread only: the ring's task word (raw_record.h).
+//   code_ranges    owning thread only, inside its ITT calls (code_ranges.h).
 //   wake_pending   set by the owner when it wakes the flusher, cleared by
 //                  the flusher after a drain; relaxed (a hint, no data).
 //   exited         set by the owner's key destructor (release), read by
 //                  the flusher (acquire: all commits happen-before it).
 //   discard        set in a fork child for threads that no longer exist.
 //   next           written before publication (release CAS on the list
-//                  head) and afterwards only by the flusher.
-//   flusher_*      flusher only.
+//                  head) and afterwards only by flusher 0 (the only one
+//                  that walks and unlinks the list).
+//   flusher_owner  the flusher that drains the ring (flusher.h): set by
+//                  flusher 0 when it first sees the thread, then by each
+//                  owner that hands it over; read relaxed by the owning
+//                  thread to wake its flusher (a hint: a wake that reaches
+//                  the old owner only costs it a round) and by flusher 0.
+//   flusher_move_to  -1, or the flusher flusher 0 wants the thread moved
+//                  to: written by flusher 0 (or the thread itself, through
+//                  the test hook ittc_test_move_this_thread) with release,
+//                  so that the owner's acquire load sees that flusher; read
+//                  and reset by the owner. The move itself is ordered by
+//                  the new owner's inbox mutex.
+//   flusher_moves  how many times the ring changed owner: incremented
+//                  (release) by the owner that hands it over, after the
+//                  new owner's number; read by the test hooks.
+//   flusher_retired  set (release) by the owner once it is done with an
+//                  exited or discarded thread; flusher 0 then reaps it
+//                  (acquire: the owner's last accesses happen-before).
+//   flusher_*      otherwise the owner's only (ownership passes through
+//                  the new owner's inbox mutex).
+//   coord_*        flusher 0's only.
 
 #ifndef COLLECTOR_INTERNAL_THREAD_STATE_H_
 #define COLLECTOR_INTERNAL_THREAD_STATE_H_
@@ -34,6 +55,7 @@
 #include <cstdint>
 #include <string>
 
+#include "collector/internal/code_ranges.h"
 #include "collector/internal/raw_record.h"
 #include "collector/internal/spsc_ring.h"
 #include "collector/internal/timebase.h"
@@ -60,7 +82,16 @@ struct ThreadState {
   ThreadState* next = nullptr;
   uint8_t* buffer;
 
-  // Flusher-private bookkeeping.
+  std::atomic<int> flusher_owner{-1};
+  std::atomic<int> flusher_move_to{-1};
+  std::atomic<int> flusher_retired{0};
+  std::atomic<uint32_t> flusher_moves{0};
+  // Flusher 0's view of the thread's rate: the ring's head when the
+  // activity window began, and whether it was active in the last one.
+  uint64_t coord_head_seen = 0;
+  bool coord_active = false;
+
+  // The owner's bookkeeping.
   uint64_t flusher_ticks = 0;                // the last record's ticks read from the ring
   uint64_t flusher_task_word = kNoTaskWord;  // the ring's task word, as read
   uint64_t flusher_recorded = 0;
@@ -69,6 +100,10 @@ struct ThreadState {
   bool flusher_ignored = false;
   std::string flusher_name;  // set by __itt_thread_set_name
   std::string flusher_comm;  // the kernel's name, when there is no ITT name
+
+  // Last, on a line of its own: moves none of the fields above, shares no
+  // line with the flusher's.
+  alignas(64) CodeRangeCache code_ranges;
 };
 
 // A call made from a signal handler while the same thread was inside an ITT
@@ -76,15 +111,15 @@ struct ThreadState {
 inline constexpr auto kLossReentrant = format::LossCause::kReentrant;
 
 // Every ThreadState not yet reaped, newest first. Threads push themselves
-// with a release CAS; only the flusher unlinks (no ABA: nodes are freed only
-// after being unlinked by the single remover).
+// with a release CAS; only flusher 0 walks it and unlinks (no ABA: nodes
+// are freed only after being unlinked by the single remover).
 extern std::atomic<ThreadState*> g_threads;
 
-// Flusher: unlinks `t`, whose predecessor in the list is `prev` (or nullptr
+// Flusher 0: unlinks `t`, whose predecessor in the list is `prev` (or nullptr
 // if `t` was the head when the flusher read it).
 void UnlinkThread(ThreadState* t, ThreadState* prev);
 
-// Flusher: frees `t` and its ring (or keeps them for reuse).
+// Flusher 0: frees `t` and its ring (or keeps them for reuse).
 void FreeThreadState(ThreadState* t);
 
 // Fork child: drops every other thread's state and this thread's unflushed

@@ -28,6 +28,46 @@ void HoldFlusher(void) {
   }
 }
 
+void HoldFlusherThroughExit(void) {
+  int (*hold)(int) = (int (*)(int))Hook("ittc_test_hold_flusher");
+  if (hold(2) != 1) {
+    fprintf(stderr, "collector_hooks: no running flusher to hold\n");
+    exit(3);
+  }
+}
+
+int Flushers(void) {
+  int (*count)(void) = (int (*)(void))Hook("ittc_test_flushers");
+  return count();
+}
+
+int FlusherOfThisThread(void) {
+  int (*owner)(void) = (int (*)(void))Hook("ittc_test_flusher_of_this_thread");
+  return owner();
+}
+
+unsigned FlusherMovesOfThisThread(void) {
+  unsigned (*moves)(void) = (unsigned (*)(void))Hook("ittc_test_flusher_moves_of_this_thread");
+  return moves();
+}
+
+unsigned long long BacklogOfThisThread(void) {
+  unsigned long long (*backlog)(void) =
+      (unsigned long long (*)(void))Hook("ittc_test_backlog_of_this_thread");
+  return backlog();
+}
+
+int FlusherCpuNs(unsigned long long* cpu_ns, int max) {
+  int (*times)(unsigned long long*, int) =
+      (int (*)(unsigned long long*, int))Hook("ittc_test_flusher_cpu_ns");
+  return times(cpu_ns, max);
+}
+
+int MoveThisThread(int to) {
+  int (*move)(int) = (int (*)(int))Hook("ittc_test_move_this_thread");
+  return move(to);
+}
+
 void ReleaseFlusher(void) {
   int (*hold)(int) = (int (*)(int))Hook("ittc_test_hold_flusher");
   hold(0);

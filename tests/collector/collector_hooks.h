@@ -34,6 +34,27 @@ unsigned long long ReentrantDrops(void);
  * chunks, and writing the trace file. */
 void FlusherStageTicks(unsigned long long* compress, unsigned long long* write);
 
+/* Several flushers (collector/internal/flusher.h): how many run, which
+ * one drains the calling thread's ring (-1: none yet), how many times the
+ * ring changed flusher so far, and a request that the calling thread's
+ * ring move to flusher `to` (0: no such flusher, or the thread has not
+ * recorded yet; else 1, and the move happens at the owner's next round). */
+int Flushers(void);
+int FlusherOfThisThread(void);
+unsigned FlusherMovesOfThisThread(void);
+int MoveThisThread(int to);
+
+/* Bytes of the calling thread's ring no flusher has drained yet. */
+unsigned long long BacklogOfThisThread(void);
+
+/* The CPU time of each flusher thread so far, flusher 0 first, at most
+ * `max`; returns how many. */
+int FlusherCpuNs(unsigned long long* cpu_ns, int max);
+
+/* Like HoldFlusher, and the flushers stay parked through the end of the
+ * session: the exit then waits ITTC_EXIT_TIMEOUT_MS for them in vain. */
+void HoldFlusherThroughExit(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "collector/internal/flight_recorder.h"
 #include "collector/internal/flusher.h"
 #include "collector/internal/settings.h"
 #include "gtest/gtest.h"
@@ -57,8 +58,13 @@ std::map<std::string, std::string> CodeDefaults() {
       {"ITTC_EXIT_TIMEOUT_MS", std::to_string(s.exit_timeout_ms)},
       {"ITTC_ZSTD_LEVEL", std::to_string(s.zstd_level)},
       {"ITTC_FLUSHER_NICE", std::to_string(s.flusher_nice)},
+      {"ITTC_FLUSHERS", s.flushers == 0 ? "auto" : std::to_string(s.flushers)},
       {"ITTC_START_PAUSED", s.start_paused ? "1" : "0"},
       {"ITTC_DOMAINS", s.domain_patterns.empty() ? "all" : "?"},
+      {"ITTC_FLIGHT_MB", std::to_string(s.flight_bytes >> 20)},
+      {"ITTC_FLIGHT_SIGNAL", s.flight_signal == SIGUSR2 ? "USR2" : "?"},
+      {"ITTC_FLIGHT_MARKER", s.flight_marker.empty() ? "none" : "?"},
+      {"ITTC_FLIGHT_FATAL", s.flight_fatal ? "1" : "0"},
   };
 }
 
@@ -70,6 +76,12 @@ TEST(DocumentedDefaults, ReadmeEnvironmentTableMatchesSettings) {
     ASSERT_NE(it, readme.end()) << name << " is missing from README.md's table";
     EXPECT_EQ(it->second, value) << name;
   }
+}
+
+TEST(DocumentedDefaults, ReadmeStatesTheRangeOfFlushers) {
+  const std::string readme = ReadRunfile("README.md");
+  EXPECT_NE(readme.find("rings into the one trace file (1.." + std::to_string(kMaxFlushers) + ")"),
+            std::string::npos);
 }
 
 TEST(DocumentedDefaults, DocsStateTheDefaultRingSize) {
@@ -104,6 +116,22 @@ TEST(DocumentedDefaults, DocsStateTheFlusherNice) {
     ++mentions;
   }
   EXPECT_EQ(mentions, 1);
+}
+
+// The flight recorder's waits, as README.md and docs/RELIABILITY.md state
+// them: a trigger waits 1 s at most for the flusher's round, a crash 5 s
+// at most for a dump in progress.
+TEST(DocumentedDefaults, DocsStateTheFlightRecorderWaits) {
+  const std::string round = std::to_string(kFlightRoundWaitMs / 1000) + " s";
+  const std::string fatal = std::to_string(kFlightFatalWaitMs / 1000) + " s";
+  ASSERT_EQ(kFlightRoundWaitMs % 1000, 0u);
+  ASSERT_EQ(kFlightFatalWaitMs % 1000, 0u);
+  EXPECT_NE(
+      ReadRunfile("README.md").find("that takes in what the rings hold (" + round + " at most)"),
+      std::string::npos);
+  const std::string reliability = ReadRunfile("docs/RELIABILITY.md");
+  EXPECT_NE(reliability.find("flusher's round, " + round + " at most"), std::string::npos);
+  EXPECT_NE(reliability.find("a dump in progress, " + fatal + " at most"), std::string::npos);
 }
 
 TEST(DocumentedDefaults, ReadmeStatesWhenChunksAreCompressedFaster) {

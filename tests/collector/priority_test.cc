@@ -132,7 +132,7 @@ TEST(FlusherPriority, AValueItCannotTakeIsWarnedAbout) {
   ASSERT_EQ(p.flusher.size(), 1u);
   EXPECT_GT(p.flusher[0], wanted);
   EXPECT_LE(p.flusher[0], OwnNice());
-  EXPECT_NE(p.stderr_text.find("cannot give the flusher thread nice -20"), std::string::npos)
+  EXPECT_NE(p.stderr_text.find("cannot give the flusher threads nice -20"), std::string::npos)
       << p.stderr_text;
 }
 

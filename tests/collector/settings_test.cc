@@ -19,7 +19,8 @@ class SettingsTest : public ::testing::Test {
     for (const char* v :
          {"ITTC_OUTPUT", "ITTC_RING_KB", "ITTC_FLUSH_MS", "ITTC_OVERFLOW", "ITTC_BLOCK_TIMEOUT_MS",
           "ITTC_EXIT_TIMEOUT_MS", "ITTC_ZSTD_LEVEL", "ITTC_START_PAUSED", "ITTC_DOMAINS",
-          "ITTC_PERF_MAP", "ITTC_FLUSHER_NICE", "INTEL_LIBITTNOTIFY_LOG_DIR"}) {
+          "ITTC_PERF_MAP", "ITTC_FLUSHER_NICE", "ITTC_FLUSHERS", "INTEL_LIBITTNOTIFY_LOG_DIR",
+          "ITTC_FLIGHT_MB", "ITTC_FLIGHT_SIGNAL", "ITTC_FLIGHT_MARKER", "ITTC_FLIGHT_FATAL"}) {
       unsetenv(v);
     }
     for (const char* v : kRankVariables) unsetenv(v);
@@ -39,6 +40,49 @@ TEST_F(SettingsTest, DefaultsWithNoVariables) {
   EXPECT_TRUE(s.domain_patterns.empty());
   EXPECT_FALSE(s.perf_map);
   EXPECT_EQ(s.rank, kNoRank);
+  EXPECT_EQ(s.flight_bytes, 0u);
+  EXPECT_EQ(s.flight_signal, SIGUSR2);
+  EXPECT_EQ(s.flight_marker, "");
+  EXPECT_TRUE(s.flight_fatal);
+}
+
+TEST_F(SettingsTest, ReadsTheFlightRecorderVariables) {
+  setenv("ITTC_FLIGHT_MB", "64", 1);
+  setenv("ITTC_FLIGHT_SIGNAL", "SIGUSR1", 1);
+  setenv("ITTC_FLIGHT_MARKER", "checkpoint*", 1);
+  setenv("ITTC_FLIGHT_FATAL", "0", 1);
+  Settings s = ReadSettings();
+  EXPECT_EQ(s.flight_bytes, size_t{64} << 20);
+  EXPECT_EQ(s.flight_signal, SIGUSR1);
+  EXPECT_EQ(s.flight_marker, "checkpoint*");
+  EXPECT_FALSE(s.flight_fatal);
+}
+
+TEST_F(SettingsTest, FlightSignalNamesAndNumbers) {
+  int sig = -1;
+  EXPECT_TRUE(ParseFlightSignal("USR2", &sig));
+  EXPECT_EQ(sig, SIGUSR2);
+  EXPECT_TRUE(ParseFlightSignal("HUP", &sig));
+  EXPECT_EQ(sig, SIGHUP);
+  EXPECT_TRUE(ParseFlightSignal("40", &sig));
+  EXPECT_EQ(sig, 40);
+  EXPECT_TRUE(ParseFlightSignal("none", &sig));
+  EXPECT_EQ(sig, 0);
+  for (const char* bad : {"SEGV", "SIGKILL", "9", "STOP", "11", "ABRT", "", "USR3", "-1", "999"}) {
+    EXPECT_FALSE(ParseFlightSignal(bad, &sig)) << bad;
+  }
+}
+
+TEST_F(SettingsTest, BadFlightValuesFallBackToDefaults) {
+  setenv("ITTC_FLIGHT_MB", "lots", 1);
+  setenv("ITTC_FLIGHT_SIGNAL", "SIGSEGV", 1);
+  setenv("ITTC_FLIGHT_FATAL", "perhaps", 1);
+  Settings s = ReadSettings();
+  EXPECT_EQ(s.flight_bytes, 0u);
+  EXPECT_EQ(s.flight_signal, SIGUSR2);
+  EXPECT_TRUE(s.flight_fatal);
+  setenv("ITTC_FLIGHT_MB", "65537", 1);
+  EXPECT_EQ(ReadSettings().flight_bytes, 0u);
 }
 
 TEST_F(SettingsTest, ReadsEveryVariable) {
@@ -96,6 +140,21 @@ TEST_F(SettingsTest, FlusherNiceTakesTheLinuxRange) {
     Settings s = ReadSettings();
     EXPECT_EQ(s.flusher_nice, -10) << bad;
     EXPECT_FALSE(s.flusher_nice_explicit) << bad;
+  }
+}
+
+TEST_F(SettingsTest, FlushersIsAutoOrACountUpToTheLimit) {
+  EXPECT_EQ(ReadSettings().flushers, 0);  // auto
+  for (const char* good : {"1", "3", "64"}) {
+    setenv("ITTC_FLUSHERS", good, 1);
+    EXPECT_EQ(ReadSettings().flushers, std::atoi(good)) << good;
+  }
+  setenv("ITTC_FLUSHERS", "auto", 1);
+  EXPECT_EQ(ReadSettings().flushers, 0);
+  static_assert(kMaxFlushers == 64);
+  for (const char* bad : {"0", "65", "-1", "", "many", "2x"}) {
+    setenv("ITTC_FLUSHERS", bad, 1);
+    EXPECT_EQ(ReadSettings().flushers, 0) << bad;
   }
 }
 

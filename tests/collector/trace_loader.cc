@@ -139,6 +139,8 @@ absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path, KeepEvents keep) 
   trace.syncs = x.sync_points;
   trace.has_end = x.has_end;
   trace.end = x.end;
+  trace.has_flight = x.has_flight;
+  trace.flight = x.flight;
   trace.stats = x.reader_stats;
   trace.corruptions = static_cast<int>(x.reader_stats.corrupt_regions);
   trace.truncations = x.reader_stats.truncated ? 1 : 0;

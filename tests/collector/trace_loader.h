@@ -49,6 +49,8 @@ struct LoadedTrace {
   std::vector<format::ClockSync> syncs;
   bool has_end = false;
   format::EndRecord end;
+  bool has_flight = false;  // a flight recorder's dump
+  format::FlightDump flight;
   format::ReaderStats stats;
   int corruptions = 0;
   int truncations = 0;

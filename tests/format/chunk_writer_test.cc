@@ -7,7 +7,10 @@
 
 #include "format/chunk.h"
 #include "format/event_stream.h"
+#include "format/file_header.h"
+#include "format/records.h"
 #include "format/schema.h"
+#include "format/trace_reader.h"
 #include "gtest/gtest.h"
 
 namespace ittc::format {
@@ -100,6 +103,61 @@ TEST(ChunkWriterTest, ChunksAtAnotherLevelDecodeTheSameAndKeepTheSequence) {
   // with its match length, comes back after it.
   EXPECT_GT(fast.size(), 4 * normal.size());
   EXPECT_EQ(again.size(), normal.size());
+}
+
+// A chunk framed with one sequence number and given another afterwards is
+// byte for byte the chunk framed with the other, for payloads of several
+// lengths (the chunk CRC is carried past each without reading it).
+TEST(ChunkWriterTest, SetChunkSequenceEqualsFramingWithThatSequence) {
+  const std::string payload = FourNameTaskLoop(20000);
+  for (size_t length : {size_t{0}, size_t{1}, size_t{57}, size_t{4096}, payload.size()}) {
+    const std::string stored = payload.substr(0, length);
+    std::string chunk = FrameChunkForTest(1, 0, 7, stored, static_cast<uint32_t>(length));
+    for (uint64_t sequence : {uint64_t{0}, uint64_t{8}, uint64_t{1} << 40, ~uint64_t{0}}) {
+      SetChunkSequence(&chunk[0], sequence);
+      EXPECT_EQ(chunk, FrameChunkForTest(1, 0, sequence, stored, static_cast<uint32_t>(length)))
+          << length << " " << sequence;
+    }
+  }
+}
+
+// A chunk framed uncompressed from its header alone (the crash dump's way)
+// reads back whole, between compressed chunks, in sequence.
+TEST(ChunkWriterTest, StoredChunkHeaderFramesAChunkTheReaderAccepts) {
+  RecordEncoder records;
+  records.Append(ToRecord(LossRecord{2, LossCause::kOverwritten, 40}));
+  const std::string loss(records.payload());
+  records.Clear();
+  records.Append(ToRecord(EndRecord{0, 40, 2, 5}));
+  ChunkWriter writer;
+  std::string file = EncodeFileHeader(FileHeader());
+  ASSERT_TRUE(writer.AppendChunk(ChunkType::kEvents, FourNameTaskLoop(100), &file).ok());
+  char header[kChunkHeaderSize];
+  FrameStoredChunkHeader(ChunkType::kLoss, 1, loss, header);
+  file.append(header, sizeof header);
+  file.append(loss);
+  FrameStoredChunkHeader(ChunkType::kEnd, 2, records.payload(), header);
+  file.append(header, sizeof header);
+  file.append(records.payload());
+
+  TraceReader reader(MemorySource(file), nullptr);
+  ASSERT_TRUE(reader.ReadHeader().ok());
+  Chunk chunk;
+  ASSERT_TRUE(reader.Next(&chunk));
+  EXPECT_EQ(chunk.type, ChunkType::kEvents);
+  ASSERT_TRUE(reader.Next(&chunk));
+  EXPECT_EQ(chunk.type, ChunkType::kLoss);
+  EXPECT_EQ(chunk.flags, 0);
+  EXPECT_EQ(chunk.sequence, 1u);
+  EXPECT_EQ(chunk.payload, loss);
+  ASSERT_TRUE(reader.Next(&chunk));
+  EXPECT_EQ(chunk.type, ChunkType::kEnd);
+  EXPECT_EQ(chunk.payload, records.payload());
+  EXPECT_FALSE(reader.Next(&chunk));
+  EXPECT_TRUE(reader.status().ok());
+  EXPECT_EQ(reader.stats().corrupt_regions, 0u);
+  EXPECT_EQ(reader.stats().chunks_missing, 0u);
+  EXPECT_FALSE(reader.stats().truncated);
 }
 
 }  // namespace

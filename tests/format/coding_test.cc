@@ -199,5 +199,22 @@ TEST(Crc32c, ExtendEqualsWholeAndPathsAgree) {
   }
 }
 
+TEST(Crc32c, CombineEqualsTheCrcOfTheConcatenation) {
+  std::mt19937_64 rng(2);
+  std::string data(10000, '\0');
+  for (auto& c : data) c = static_cast<char>(rng());
+  const uint32_t whole = crc32c::Value(data.data(), data.size());
+  for (size_t split : {size_t{0}, size_t{1}, size_t{28}, size_t{4096}, size_t{9999}, data.size()}) {
+    const uint32_t a = crc32c::Value(data.data(), split);
+    const uint32_t b = crc32c::Value(data.data() + split, data.size() - split);
+    EXPECT_EQ(crc32c::Combine(a, b, data.size() - split), whole) << split;
+  }
+  // A long run of zeros, as a chunk's payload length may be.
+  const std::string zeros(3u << 20, '\0');
+  const uint32_t head = crc32c::Value(data.data(), 28);
+  EXPECT_EQ(crc32c::Combine(head, crc32c::Value(zeros.data(), zeros.size()), zeros.size()),
+            crc32c::Extend(head, zeros.data(), zeros.size()));
+}
+
 }  // namespace
 }  // namespace ittc::format

@@ -38,7 +38,7 @@ TEST(Golden, FileHeader) {
   EXPECT_EQ(Hex(bytes.substr(0, bytes.size() - 4)),
             "89495454430d0a1a"  // magic
             "0100"
-            "0400"              // version 1.4
+            "0500"              // version 1.5
             "6f000000"          // header size 111
             "00000000"          // flags
             "04030201"          // pid
@@ -280,6 +280,28 @@ TEST(Golden, RecordsPayload) {
             "ac02"
             "02"
             "01");  // clock_sync, 4 bytes
+}
+
+TEST(Golden, FlightDumpRecord) {
+  FlightDump d;
+  d.reason = FlightReason::kFatalSignal;
+  d.signal = 11;
+  d.window_begin = 300;
+  d.window_end = 301;
+  d.dump = 2;
+  d.triggers = 1;
+  RecordEncoder enc;
+  enc.Append(ToRecord(d));
+  EXPECT_EQ(Hex(enc.payload()),
+            "8603"  // kind 0x186
+            "09"    // 9 bytes
+            "03"    // reason: fatal signal
+            "0b"    // signal 11
+            "00"    // name: none
+            "ac02"  // window_begin 300
+            "ad02"  // window_end 301
+            "02"    // dump 2
+            "01");  // triggers 1
 }
 
 TEST(Golden, UncompressedChunkFraming) {

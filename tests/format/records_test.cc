@@ -76,6 +76,58 @@ TEST(Records, TypedRecordsRoundTrip) {
   EXPECT_FALSE(dec.Next(&r));
 }
 
+TEST(Records, FlightDumpRoundTrips) {
+  FlightDump want;
+  want.reason = FlightReason::kMarker;
+  want.signal = 0;
+  want.name = 7;
+  want.window_begin = 1ull << 40;
+  want.window_end = (1ull << 40) + 123456789;
+  want.dump = 3;
+  want.triggers = 2;
+  RecordEncoder enc;
+  enc.Append(ToRecord(want));
+  enc.Append(ToRecord(EndRecord{10, 2, 5, 99}));
+  RecordDecoder dec;
+  dec.Reset(enc.payload());
+  Event r;
+  ASSERT_TRUE(dec.Next(&r));
+  FlightDump got;
+  EndRecord end;
+  EXPECT_FALSE(FromRecord(r, &end));
+  ASSERT_TRUE(FromRecord(r, &got));
+  EXPECT_EQ(got.reason, FlightReason::kMarker);
+  EXPECT_EQ(got.signal, 0u);
+  EXPECT_EQ(got.name, 7u);
+  EXPECT_EQ(got.window_begin, want.window_begin);
+  EXPECT_EQ(got.window_end, want.window_end);
+  EXPECT_EQ(got.dump, 3u);
+  EXPECT_EQ(got.triggers, 2u);
+  ASSERT_TRUE(dec.Next(&r));
+  EXPECT_FALSE(FromRecord(r, &got));
+  EXPECT_STREQ(FlightReasonName(static_cast<uint64_t>(FlightReason::kFatalSignal)), "fatal signal");
+  EXPECT_STREQ(FlightReasonName(99), "unknown");
+}
+
+// The allocation-free encoder writes what RecordEncoder appends, for every
+// kind (the collector's crash dump encodes its records with it).
+TEST(Records, EncodeRecordToEqualsRecordEncoder) {
+  testing::Rng rng(11);
+  std::deque<std::string> storage;
+  int count = 0;
+  const KindSchema* all = AllSchemas(&count);
+  for (int i = 0; i < count; ++i) {
+    const Event e = testing::RandomEvent(rng, all[i].kind, 0, &storage);
+    RecordEncoder enc;
+    enc.Append(e);
+    std::string raw(MaxEncodedRecordSize(e), '\xAA');
+    char* end = EncodeRecordTo(e, &raw[0]);
+    ASSERT_LE(end, raw.data() + raw.size());
+    raw.resize(static_cast<size_t>(end - raw.data()));
+    EXPECT_EQ(raw, enc.payload()) << all[i].name;
+  }
+}
+
 TEST(Records, ModuleRecordsRoundTrip) {
   RecordEncoder enc;
   const std::string build_id("\x01\x02\xfe\x00\x7f", 5);

@@ -199,6 +199,7 @@ namespace {
 TEST(Schema, LossCauseNames) {
   EXPECT_STREQ(LossCauseName(static_cast<uint64_t>(LossCause::kBufferFull)), "buffer_full");
   EXPECT_STREQ(LossCauseName(static_cast<uint64_t>(LossCause::kReentrant)), "reentrant");
+  EXPECT_STREQ(LossCauseName(static_cast<uint64_t>(LossCause::kOverwritten)), "overwritten");
   EXPECT_STREQ(LossCauseName(200), "unknown");
 }
 

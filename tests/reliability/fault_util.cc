@@ -37,6 +37,15 @@ std::vector<std::string> CollectorEnv(const std::string& trace_path,
   // the tests give it a bound only a real hang reaches.
   std::vector<std::string> env = {"INTEL_LIBITTNOTIFY64=" + lib, "INTEL_JIT_PROFILER64=" + lib,
                                   "ITTC_OUTPUT=" + trace_path, "ITTC_EXIT_TIMEOUT_MS=600000"};
+  // A variable of `extra` replaces the default of the same name (the
+  // environment would hold both, and getenv finds the first).
+  auto name_of = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
+  for (const std::string& mine : extra) {
+    for (std::string& kv : env) {
+      if (name_of(kv) == name_of(mine)) kv.clear();
+    }
+  }
+  env.erase(std::remove(env.begin(), env.end(), std::string()), env.end());
   env.insert(env.end(), extra.begin(), extra.end());
   return env;
 }
@@ -252,6 +261,9 @@ absl::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
   trace.rare_events = std::move(loaded->events);
   trace.has_end = loaded->has_end;
   trace.end = loaded->end;
+  trace.has_flight = loaded->has_flight;
+  trace.flight = loaded->flight;
+  trace.chunks_missing = loaded->stats.chunks_missing;
   trace.corruptions = loaded->corruptions;
   trace.truncations = loaded->truncations;
   return trace;

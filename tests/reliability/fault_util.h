@@ -18,7 +18,8 @@
 namespace ittc::testing {
 
 // Environment that loads the collector through our static part and writes
-// the trace to `trace_path`, plus `extra` (NAME=VALUE).
+// the trace to `trace_path`, plus `extra` (NAME=VALUE), which replaces a
+// default of the same name.
 std::vector<std::string> CollectorEnv(const std::string& trace_path,
                                       const std::vector<std::string>& extra = {});
 
@@ -76,8 +77,11 @@ struct TraceSummary {
   std::vector<DecodedEvent> rare_events;  // every kind but task begin/end
   bool has_end = false;
   format::EndRecord end;
+  bool has_flight = false;  // a flight recorder's dump
+  format::FlightDump flight;
   int corruptions = 0;
   int truncations = 0;
+  uint64_t chunks_missing = 0;
 
   uint64_t TotalLoss() const;
   // Rare events of `kind` whose field `field` names the string `text`.

@@ -66,7 +66,7 @@ constexpr char kTextWallWorker[] =
 2023-11-14T22:13:20.000001300Z 102/worker task_begin render "io" id=- parent=-
 )golden";
 
-constexpr char kInfo[] = R"golden(file      trace.itt (1038 bytes, format 1.4)
+constexpr char kInfo[] = R"golden(file      trace.itt (1038 bytes, format 1.5)
 process   pid 4242, ppid 1
 exe       "/usr/bin/demo"
 command   demo --fast "two words"
@@ -269,6 +269,53 @@ TEST_F(GoldenTest, TextDomainFilter) {
             "1300 102/worker task_begin render \"io\" id=- parent=-\n"
             "1900 101/main frame_end render - id=-\n"
             "2100 101/main frame_submit render - id=- begin=2100 end=2600\n");
+}
+
+// A flight recorder's dump: info says which dump, why and the window it
+// covers; its overwritten events show as a loss; every verb reads it.
+TEST(Info, ShowsTheWindowAndReasonOfAFlightDump) {
+  TraceBuilder b;
+  b.String(1, "checkpoint").Domain(1, "app").Thread(0, 101, "main");
+  b.SyncAt(1000).Events(0, {Ev(format::EventKind::kTaskBegin, 1600, {{F::kDomain, U(1)}}),
+                            Ev(format::EventKind::kTaskEnd, 1700, {{F::kDomain, U(1)}})});
+  b.Loss(0, format::LossCause::kOverwritten, 40).SyncAt(2000);
+  format::FlightDump f;
+  f.reason = format::FlightReason::kMarker;
+  f.name = 1;
+  f.window_begin = 1500;
+  f.window_end = 1800;
+  f.dump = 2;
+  f.triggers = 3;
+  b.FlightEnd(f, 2000);
+  DumpResult r = RunDump({"info", "trace.itt"}, b.bytes());
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(
+      r.out.find("\nflight    dump 2 of the flight recorder, written on marker \"checkpoint\"; "
+                 "answers 3 triggers (2 came while the dump before was written)\n"
+                 "window    0.000000500 s to 0.000000800 s after the start (0.000000300 s), "
+                 "from "),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  tid 101 (index 0): 40 overwritten\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nend       clean (2 recorded, 40 dropped,"), std::string::npos) << r.out;
+  for (const char* verb : {"text", "stats", "chrome", "vtune-csv", "verify"}) {
+    std::vector<std::string> args = {verb, "trace.itt"};
+    if (std::string(verb) == "vtune-csv") args = {verb, "trace.itt", "-o", "csv"};
+    DumpResult v = RunDump(args, b.bytes());
+    EXPECT_EQ(v.status, 0) << verb << "\n" << v.err;
+  }
+  // A dump of a fatal signal names it.
+  f.reason = format::FlightReason::kFatalSignal;
+  f.signal = 11;
+  f.name = 0;
+  f.triggers = 1;
+  TraceBuilder c;
+  c.SyncAt(1000).FlightEnd(f, 2000);
+  r = RunDump({"info", "trace.itt"}, c.bytes());
+  EXPECT_NE(r.out.find("\nflight    dump 2 of the flight recorder, written on fatal signal 11 "
+                       "(SIGSEGV)\n"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(Info, ShowsRankAndBootIdWhenTheHeaderHasThem) {

@@ -2,6 +2,7 @@
 // values, sync waits, heap allocations, and the pairing engine's parent
 // time and unbalanced counts.
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -116,6 +117,79 @@ TEST(HeapTracker, AllocationsArePairedByAddress) {
   heap.OnEvent(Ev(EventKind::kHeapFreeEnd, 50, {{F::kFunction, U(2)}, {F::kAddr, U(0xb0)}}), t, &c);
   EXPECT_TRUE(c.released);
   EXPECT_TRUE(heap.live().empty());
+}
+
+// A stretch's calls paired among themselves and joined leave the tracker
+// as the calls fed one at a time do: the same live blocks (serials
+// included), unknown frees, and released blocks at the stretch's points.
+TEST(HeapTracker, StretchesJoinedLeaveWhatOneCallAtATimeLeaves) {
+  const auto x = Index();
+  const ThreadRec& t = *x->Thread(0);
+  std::mt19937_64 rng(47);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<format::Event> calls;
+    for (uint64_t time = 1; time <= 200; ++time) {
+      const uint64_t addr = rng() % 6;  // 0 included: a null free or realloc
+      const uint64_t fn = 1 + rng() % 2;
+      switch (rng() % 3) {
+        case 0:
+          calls.push_back(Ev(EventKind::kHeapAllocateEnd, time,
+                             {{F::kFunction, U(fn)}, {F::kAddr, U(addr)}, {F::kSize, U(time)}}));
+          break;
+        case 1:
+          calls.push_back(
+              Ev(EventKind::kHeapFreeEnd, time, {{F::kFunction, U(fn)}, {F::kAddr, U(addr)}}));
+          break;
+        default:
+          calls.push_back(Ev(EventKind::kHeapReallocateEnd, time,
+                             {{F::kFunction, U(fn)},
+                              {F::kAddr, U(addr)},
+                              {F::kNewAddr, U(rng() % 6)},
+                              {F::kNewSize, U(time)}}));
+          break;
+      }
+    }
+    HeapTracker one;
+    // Each call's released blocks, one at a time: what a point releases
+    // must be among them.
+    std::vector<std::vector<uint64_t>> released(calls.size());
+    for (size_t i = 0; i < calls.size(); ++i) {
+      HeapChange c;
+      ASSERT_TRUE(one.OnEvent(calls[i], t, &c));
+      if (c.released) released[i].push_back(c.released_block.serial);
+      if (c.replaced) released[i].push_back(c.replaced_block.serial);
+    }
+    HeapTracker joined;
+    HeapStretch stretch;
+    size_t begin = 0;
+    while (begin < calls.size()) {
+      const size_t end = std::min(calls.size(), begin + 1 + rng() % 40);
+      stretch.Clear();
+      std::vector<size_t> point_call;  // the call of each point
+      for (size_t i = begin; i < end; ++i) {
+        HeapChange c;
+        const size_t points = stretch.points();
+        ASSERT_TRUE(stretch.OnEvent(calls[i], t, &c));
+        point_call.insert(point_call.end(), stretch.points() - points, i);
+      }
+      ASSERT_TRUE(joined.JoinStretch(stretch, [&](size_t p, const Allocation* block) {
+        if (block == nullptr) return;
+        const std::vector<uint64_t>& r = released[point_call[p]];
+        EXPECT_NE(std::find(r.begin(), r.end(), block->serial), r.end()) << round;
+      }));
+      begin = end;
+    }
+    EXPECT_EQ(joined.unknown_frees(), one.unknown_frees()) << round;
+    ASSERT_EQ(joined.live().size(), one.live().size()) << round;
+    for (const auto& [addr, a] : one.live()) {
+      ASSERT_EQ(joined.live().count(addr), 1u) << round;
+      const Allocation& b = joined.live().at(addr);
+      EXPECT_EQ(b.serial, a.serial) << round;
+      EXPECT_EQ(b.size, a.size) << round;
+      EXPECT_EQ(b.function, a.function) << round;
+      EXPECT_EQ(b.ticks, a.ticks) << round;
+    }
+  }
 }
 
 class Collect : public IntervalListener {

@@ -1,8 +1,9 @@
 // Function names of a real program's task_begin_fn tasks, recorded by the
 // collector: a static function of the executable and a hidden function of
 // a plugin dlclosed before the trace ended, both named by itt-dump from
-// their files' symbol tables with the offsets the program saw; and a
-// plugin file deleted after the run, said once on itt-dump's stderr.
+// their files' symbol tables with the offsets the program saw, also when
+// no flusher round ever saw the plugin loaded; and a plugin file deleted
+// after the run, said once on itt-dump's stderr.
 
 #include <sys/wait.h>
 
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
@@ -59,10 +61,15 @@ bool ParseSeen(const std::string& out, const char* what, Seen* seen) {
   return false;
 }
 
-ProgramRun RunSymbolsProgram(const std::string& dir, const std::string& plugin) {
+// `mode`: "" (rounds see the plugin loaded, then gone) or "held" (the
+// flusher is held while the plugin is loaded; symbols_program.c).
+ProgramRun RunSymbolsProgram(const std::string& dir, const std::string& plugin,
+                             const std::string& mode = "") {
   ProgramRun run;
   run.trace_path = dir + "/symbols.itt";
-  const int status = RunProgram({Runfile("tests/tools/symbols_program"), plugin},
+  std::vector<std::string> argv = {Runfile("tests/tools/symbols_program"), plugin};
+  if (!mode.empty()) argv.push_back(mode);
+  const int status = RunProgram(argv,
                                 {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"),
                                  "ITTC_OUTPUT=" + run.trace_path},
                                 dir + "/stdout.txt", dir + "/stderr.txt");
@@ -106,6 +113,49 @@ TEST(SymbolsProgram, StaticAndHiddenFunctionsAreNamedFromTheSymbolTables) {
     EXPECT_NE(r.out.find(hidden_name), std::string::npos) << verb << ": " << r.out;
     EXPECT_EQ(r.out.find("fn@"), std::string::npos) << verb << ": " << r.out;
   }
+}
+
+TEST(SymbolsProgram, APluginLoadedAndUnloadedBetweenTwoRoundsIsNamedInEveryVerb) {
+  const std::string dir = MakeTempDir("symbols_held");
+  const ProgramRun run =
+      RunSymbolsProgram(dir, Runfile("tests/tools/libsymbols_plugin.so"), "held");
+  const std::string trace = ReadFile(run.trace_path);
+  ASSERT_FALSE(trace.empty());
+
+  // The module map has the plugin, mapped and unmapped, though no flusher
+  // round listed it: the thread that met hidden_fn recorded it.
+  itt_dump::IndexResult index = itt_dump::BuildIndex(
+      itt_dump::TraceSource::Memory(trace, "symbols.itt"), itt_dump::IndexOptions());
+  ASSERT_NE(index.index, nullptr) << index.status;
+  int plugin_modules = 0;
+  for (const itt_dump::ModuleRec& m : index.index->modules) {
+    if (m.path.find("libsymbols_plugin.so") == std::string::npos) continue;
+    ++plugin_modules;
+    EXPECT_NE(m.unmapped_ticks, itt_dump::kNoEvents);
+    EXPECT_EQ(m.load_bias, run.hidden_fn.load_bias);
+  }
+  EXPECT_EQ(plugin_modules, 1);
+
+  const std::string hidden_name =
+      absl::StrFormat("hidden_fn (libsymbols_plugin.so+0x%x)", run.hidden_fn.offset());
+  const std::string static_name =
+      absl::StrFormat("static_fn (symbols_program+0x%x)", run.static_fn.offset());
+  const std::vector<std::vector<std::string>> verbs = {
+      {"text", "trace.itt"},
+      {"stats", "trace.itt"},
+      {"chrome", "trace.itt"},
+      {"perfetto", "--compress=none", "trace.itt", "-o", "-"}};
+  for (const std::vector<std::string>& args : verbs) {
+    DumpResult r = RunDump(args, trace);
+    ASSERT_EQ(r.status, 0) << args[0] << ": " << r.err;
+    EXPECT_NE(r.out.find(hidden_name), std::string::npos) << args[0] << ": " << r.out;
+    EXPECT_NE(r.out.find(static_name), std::string::npos) << args[0] << ": " << r.out;
+    EXPECT_EQ(r.out.find("fn@"), std::string::npos) << args[0] << ": " << r.out;
+  }
+  // text lists the task_begin_fn and the task_begin_fn_ex of hidden_fn.
+  DumpResult text = RunDump({"text", "trace.itt"}, trace);
+  const size_t first = text.out.find(hidden_name);
+  EXPECT_NE(text.out.find(hidden_name, first + 1), std::string::npos) << text.out;
 }
 
 TEST(SymbolsProgram, APluginFileGoneIsSaidOnceAndItsTaskKeepsItsModuleOffset) {

@@ -145,10 +145,10 @@ void TraceBuilder::FlushDefinitions() {
   defs_.Clear();
 }
 
-void TraceBuilder::Records(format::ChunkType type, const Event& record) {
+void TraceBuilder::Records(format::ChunkType type, std::initializer_list<Event> records) {
   FlushDefinitions();
   format::RecordEncoder enc;
-  enc.Append(record);
+  for (const Event& record : records) enc.Append(record);
   Chunk(type, enc.payload());
 }
 
@@ -159,7 +159,7 @@ TraceBuilder& TraceBuilder::Thread(uint32_t index, uint64_t tid, std::string_vie
   t.tid = tid;
   t.name = name;
   t.ignored = ignored;
-  Records(format::ChunkType::kThreadInfo, format::ToRecord(t));
+  Records(format::ChunkType::kThreadInfo, {format::ToRecord(t)});
   return *this;
 }
 
@@ -168,7 +168,7 @@ TraceBuilder& TraceBuilder::Sync(uint64_t ticks, uint64_t mono_ns, int64_t real_
   s.ticks = ticks;
   s.monotonic_raw_ns = mono_ns;
   s.realtime_ns = real_ns;
-  Records(format::ChunkType::kClockSync, format::ToRecord(s));
+  Records(format::ChunkType::kClockSync, {format::ToRecord(s)});
   return *this;
 }
 
@@ -183,7 +183,7 @@ TraceBuilder& TraceBuilder::Loss(uint32_t thread_index, format::LossCause cause,
   l.cause = cause;
   l.count = count;
   dropped_ += count;
-  Records(format::ChunkType::kLoss, format::ToRecord(l));
+  Records(format::ChunkType::kLoss, {format::ToRecord(l)});
   return *this;
 }
 
@@ -198,13 +198,23 @@ TraceBuilder& TraceBuilder::Events(uint32_t thread_index, const std::vector<Even
 
 TraceBuilder& TraceBuilder::End(uint64_t end_ticks) {
   FlushDefinitions();
+  Records(format::ChunkType::kEnd, {format::ToRecord(EndOf(end_ticks))});
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::FlightEnd(const format::FlightDump& flight, uint64_t end_ticks) {
+  FlushDefinitions();
+  Records(format::ChunkType::kEnd, {format::ToRecord(flight), format::ToRecord(EndOf(end_ticks))});
+  return *this;
+}
+
+format::EndRecord TraceBuilder::EndOf(uint64_t end_ticks) const {
   format::EndRecord e;
   e.events_recorded = events_written_;
   e.events_dropped = dropped_;
   e.chunk_count = sequence_;
   e.end_ticks = end_ticks;
-  Records(format::ChunkType::kEnd, format::ToRecord(e));
-  return *this;
+  return e;
 }
 
 TraceBuilder& TraceBuilder::Raw(std::string_view bytes) {

@@ -92,6 +92,9 @@ class TraceBuilder {
   TraceBuilder& Events(uint32_t thread_index, const std::vector<format::Event>& events);
   // The end chunk; counts default to what was written.
   TraceBuilder& End(uint64_t end_ticks);
+  // The end chunk of a flight recorder's dump: `flight`, then the end
+  // record.
+  TraceBuilder& FlightEnd(const format::FlightDump& flight, uint64_t end_ticks);
   // Raw bytes (damage, hand-made chunks).
   TraceBuilder& Raw(std::string_view bytes);
 
@@ -102,7 +105,9 @@ class TraceBuilder {
 
  private:
   void FlushDefinitions();
-  void Records(format::ChunkType type, const format::Event& record);
+  // The end record of the file so far.
+  format::EndRecord EndOf(uint64_t end_ticks) const;
+  void Records(format::ChunkType type, std::initializer_list<format::Event> records);
   // `flags`: besides kChunkFlagZstd when compressed (an encoder's chunk_flags()).
   void Chunk(format::ChunkType type, std::string_view payload, uint16_t flags = 0);
 

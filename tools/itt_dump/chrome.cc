@@ -518,12 +518,7 @@ void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
                            ",\"frames_open_at_end\":", u.frames_open_at_end,
                            ",\"unresolved_relations\":", flows_.unresolved(), "}}\n"));
   Flush();
-  if (u.total() != 0) {
-    Warn(ctx_, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
-                            u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,
-                            " frame ends without begin, ", u.frames_open_at_end,
-                            " frames open at the end"));
-  }
+  WarnUnbalanced(ctx_, u);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "tools/itt_dump/info.h"
 #include "tools/itt_dump/leaks.h"
 #include "tools/itt_dump/model/symbols.h"
+#include "tools/itt_dump/parquet/export.h"
 #include "tools/itt_dump/perf_map.h"
 #include "tools/itt_dump/perfetto/export.h"
 #include "tools/itt_dump/stats.h"
@@ -45,6 +46,7 @@ constexpr char kMainHelp[] =
     "  diff       what got slower from one trace to another (BASE NEW)\n"
     "  chrome     Chrome Trace Event JSON (chrome://tracing, Perfetto)\n"
     "  perfetto   Perfetto's native protobuf trace (big traces)\n"
+    "  parquet    Parquet tables for SQL engines (DuckDB, Spark, Trino)\n"
     "  leaks      heap blocks never freed, where they were allocated\n"
     "  perf-map   JIT method loads as a perf map (perf-PID.map)\n"
     "  vtune-csv  CSV files VTune imports as external data\n"
@@ -141,6 +143,17 @@ constexpr char kPerfettoHelp[] =
     "(2026-08) or later; deflate is read by every release; none writes\n"
     "plain packets (protoc --decode can read them). -o - writes to stdout.\n";
 
+constexpr char kParquetHelp[] =
+    "usage: itt-dump parquet [FILTERS] FILE... -o DIR\n"
+    "\n"
+    "Writes the trace as a dataset of Apache Parquet tables, one directory\n"
+    "each under DIR (created if missing): slice, instant, counter, flow,\n"
+    "heap, args, thread and process, named after Perfetto's trace processor\n"
+    "tables. Several traces (or one with an MPI rank) are partitioned by\n"
+    "process: DIR/slice/rank=3/part-0.parquet. DuckDB reads it as\n"
+    "  SELECT * FROM read_parquet('DIR/slice/**/*.parquet', hive_partitioning=true)\n"
+    "Each file is written under a temporary name and renamed once whole.\n";
+
 constexpr char kLeaksHelp[] =
     "usage: itt-dump leaks [OPTIONS] FILE...\n"
     "\n"
@@ -204,8 +217,8 @@ struct Args {
 
 bool IsVerb(std::string_view s) {
   return s == "text" || s == "info" || s == "stats" || s == "chrome" || s == "perfetto" ||
-         s == "vtune-csv" || s == "verify" || s == "leaks" || s == "perf-map" || s == "diff" ||
-         s == "help";
+         s == "parquet" || s == "vtune-csv" || s == "verify" || s == "leaks" || s == "perf-map" ||
+         s == "diff" || s == "help";
 }
 
 const char* HelpFor(const std::string& verb) {
@@ -215,6 +228,7 @@ const char* HelpFor(const std::string& verb) {
   if (verb == "diff") return kDiffHelp;
   if (verb == "chrome") return kChromeHelp;
   if (verb == "perfetto") return kPerfettoHelp;
+  if (verb == "parquet") return kParquetHelp;
   if (verb == "leaks") return kLeaksHelp;
   if (verb == "perf-map") return kPerfMapHelp;
   if (verb == "vtune-csv") return kVtuneHelp;
@@ -224,7 +238,7 @@ const char* HelpFor(const std::string& verb) {
 
 bool TakesFilters(const std::string& verb) {
   return verb == "text" || verb == "stats" || verb == "chrome" || verb == "perfetto" ||
-         verb == "vtune-csv" || verb == "leaks" || verb == "diff";
+         verb == "parquet" || verb == "vtune-csv" || verb == "leaks" || verb == "diff";
 }
 
 // Parses args; on error returns the message.
@@ -401,12 +415,13 @@ std::optional<std::string> Parse(const std::vector<std::string>& in, Args* a) {
     return "vtune-csv needs -o DIR";
   }
   if (a->verb == "perf-map" && !a->has_output) return "perf-map needs -o DIR";
+  if (a->verb == "parquet" && (!a->has_output || a->output == "-")) return "parquet needs -o DIR";
   if (a->verb == "perfetto" && !a->has_output) {
     return "perfetto needs -o OUT (-o - for stdout)";
   }
   if (a->verb == "chrome" && !a->has_output) a->output = "-";  // stdout
   if (a->has_output && a->verb != "chrome" && a->verb != "perfetto" && a->verb != "vtune-csv" &&
-      a->verb != "perf-map") {
+      a->verb != "perf-map" && a->verb != "parquet") {
     return absl::StrCat(a->verb, " writes to stdout; -o is not an option");
   }
   return std::nullopt;
@@ -644,6 +659,16 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     }
     DirFactory files(env, a.output);
     s = RunPerfMap(ctx, &files);
+  } else if (a.verb == "parquet") {
+    ParquetOptions po;
+    po.dir = a.output;
+    s = RunParquet(ctx, po);
+    if (!s.ok()) {
+      progress.Done();
+      env.err->Write(absl::StrCat("itt-dump: ", s.message(), "\n"));
+      env.err->Flush();
+      return kExitOutput;
+    }
   } else if (a.verb == "vtune-csv") {
     absl::Status d = env.make_dir(a.output);
     if (!d.ok()) {

@@ -1,5 +1,7 @@
 #include "tools/itt_dump/info.h"
 
+#include <string.h>
+
 #include <algorithm>
 #include <array>
 #include <string>
@@ -33,6 +35,38 @@ std::string FormatCommandLine(std::string_view cmd) {
 }
 
 namespace {
+
+// A flight recorder's dump: which one, why, and the time it covers.
+void FlightInfo(const TraceIndex& x, std::string* out) {
+  const format::FlightDump& f = x.flight;
+  std::string& o = *out;
+  absl::StrAppend(&o, "flight    dump ", f.dump, " of the flight recorder, written on ",
+                  format::FlightReasonName(static_cast<uint64_t>(f.reason)));
+  if (f.signal != 0) {
+    const char* abbrev = sigabbrev_np(static_cast<int>(f.signal));
+    absl::StrAppend(&o, " ", f.signal);
+    if (abbrev != nullptr) absl::StrAppend(&o, " (SIG", abbrev, ")");
+  }
+  if (f.reason == format::FlightReason::kMarker) {
+    o.append(" ");
+    AppendQuoted(&o, x.String(f.name));
+  }
+  if (f.triggers > 1) {
+    absl::StrAppend(&o, "; answers ", f.triggers, " triggers (", f.triggers - 1,
+                    " came while the dump before was written)");
+  }
+  const int64_t begin = x.clock.SinceStartNs(f.window_begin);
+  const int64_t end = x.clock.SinceStartNs(f.window_end);
+  o.append("\nwindow    ");
+  AppendSeconds(&o, begin);
+  o.append(" s to ");
+  AppendSeconds(&o, end);
+  o.append(" s after the start (");
+  AppendSeconds(&o, std::max<int64_t>(0, end - begin));
+  o.append(" s), from ");
+  AppendUtc(&o, x.clock.RealtimeNs(f.window_begin));
+  o.append("\n");
+}
 
 // The report of one file.
 void FileInfo(const TraceIndex& x, std::string* out) {
@@ -107,6 +141,7 @@ void FileInfo(const TraceIndex& x, std::string* out) {
       absl::StrAppend(&o, "  ", x.problems_dropped, " more not shown\n");
     }
   }
+  if (x.has_flight) FlightInfo(x, &o);
   if (x.has_end) {
     absl::StrAppend(&o, "end       clean (", x.end.events_recorded, " recorded, ",
                     x.end.events_dropped, " dropped, ", x.end.chunk_count, " chunks)\n");

@@ -60,6 +60,14 @@ absl::Status OpenPass(const VerbContext& ctx, TraceSetMerger* merger) {
   return absl::OkStatus();
 }
 
+void WarnUnbalanced(const VerbContext& ctx, const Unbalanced& u) {
+  if (u.total() == 0) return;
+  Warn(ctx, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
+                         u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,
+                         " frame ends without begin, ", u.frames_open_at_end,
+                         " frames open at the end"));
+}
+
 void WarnMerge(const VerbContext& ctx, const PassSummary& pass) {
   if (pass.late_events != 0) {
     Warn(ctx, absl::StrCat(pass.late_events,

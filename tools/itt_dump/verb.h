@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/filter.h"
+#include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/merge.h"
 #include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/progress.h"
@@ -200,6 +201,9 @@ absl::StatusOr<PassSummary> WriteOnce(const VerbContext& ctx, const char* what,
   }
   return pass;
 }
+
+// Reports the pairing engine's unbalanced counts, if any, in one line.
+void WarnUnbalanced(const VerbContext& ctx, const Unbalanced& u);
 
 // Reports merge anomalies (late events) after a pass.
 void WarnMerge(const VerbContext& ctx, const PassSummary& pass);

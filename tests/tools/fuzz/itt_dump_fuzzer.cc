@@ -27,6 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       {"perfetto", "trace.itt", "-o", "out.pftrace"},
       {"leaks", "--group", "--format=json", "trace.itt"},
       {"perf-map", "trace.itt", "-o", "maps"},
+      {"parquet", "trace.itt", "-o", "tables"},
       {"diff", "--format=json", "--fail-above=0", "--name=*", "trace.itt", "same.itt"},
       {"text", "--lookahead-mb=1", "trace.itt"},
   };

@@ -59,13 +59,16 @@ HeapCallAddrs DecodeHeapCall(const format::Event& e, HeapChange* c) {
   return a;
 }
 
-// Makes *block the block the call *c made live at `addr`, and notes it in *c.
-void MakeLive(uint64_t addr, const ThreadRec& t, uint64_t ticks, HeapChange* c, Allocation* block) {
+// Makes *block the block the call *c made live at `addr` (the `serial`-th
+// made live), and notes it in *c.
+void MakeLive(uint64_t addr, const ThreadRec& t, uint64_t ticks, uint64_t serial, HeapChange* c,
+              Allocation* block) {
   block->addr = addr;
   block->size = c->size;
   block->function = c->function;
   block->thread = &t;
   block->ticks = ticks;
+  block->serial = serial;
   c->allocated = true;
   c->allocated_block = *block;
 }
@@ -86,7 +89,7 @@ bool HeapTracker::OnEvent(const format::Event& e, const ThreadRec& t, HeapChange
     ++untracked_;
     return true;
   }
-  MakeLive(addr, t, e.time, c, &live_[addr]);
+  MakeLive(addr, t, e.time, ++serial_, c, &live_[addr]);
   return true;
 }
 
@@ -126,8 +129,7 @@ bool HeapStretch::OnEvent(const format::Event& e, const ThreadRec& t, HeapChange
   // (The join declines where the tracker could pass kMaxLive.)
   Local& l = local_[addr];
   l.live = true;
-  MakeLive(addr, t, e.time, c, &l.block);
-  ++allocations_;
+  MakeLive(addr, t, e.time, ++allocations_, c, &l.block);
   return true;
 }
 

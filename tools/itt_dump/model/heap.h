@@ -30,6 +30,9 @@ struct Allocation {
   uint64_t function = 0;              // kDefHeapFunction id
   const ThreadRec* thread = nullptr;  // the thread that allocated it
   uint64_t ticks = 0;                 // when
+  // 1, 2, ... for each block made live, in order: the block's identity
+  // for a consumer that names blocks (the parquet export's heap table).
+  uint64_t serial = 0;
 };
 
 // What one heap event did.
@@ -70,7 +73,8 @@ class HeapStretch {
   // except that what the call releases at an address new to the stretch
   // is left out (released or replaced false): it is the stretch's next
   // point (points() grows by one, or two for a reallocation), before the
-  // rest of the change.
+  // rest of the change; and the serials of the blocks it makes live count
+  // from the stretch's start (JoinStretch makes them the tracker's).
   bool OnEvent(const format::Event& e, const ThreadRec& t, HeapChange* change);
   size_t points() const { return points_.size(); }
 
@@ -89,7 +93,7 @@ class HeapStretch {
   bool Release(uint64_t addr, bool counts_unknown, Allocation* block);
   std::unordered_map<uint64_t, Local> local_;  // the addresses it has seen
   std::vector<Point> points_;
-  uint64_t allocations_ = 0;  // blocks it made live
+  uint64_t allocations_ = 0;  // blocks it made live (their serials: 1, 2...)
   uint64_t unknown_frees_ = 0;
 };
 
@@ -106,9 +110,10 @@ class HeapTracker {
   // Joins `stretch` (HeapStretch): for its points in order, releases the
   // block live at each one's address, if any, and calls on_point(i,
   // block) with it (null if none); then the blocks the stretch left live
-  // are live here. False, and nothing changes, where OnEvent could meet
-  // kMaxLive on the way: then the caller feeds the stretch's calls to
-  // OnEvent, and drops what the stretch made of them.
+  // are live here, numbered after the tracker's own (serial). False, and
+  // nothing changes, where OnEvent could meet kMaxLive on the way: then
+  // the caller feeds the stretch's calls to OnEvent, and drops what the
+  // stretch made of them.
   template <typename OnPoint>
   bool JoinStretch(const HeapStretch& stretch, OnPoint&& on_point) {
     if (live_.size() + stretch.allocations_ >= kMaxLive) return false;
@@ -124,8 +129,12 @@ class HeapTracker {
     }
     // Every address the stretch saw was a point first: none is live here.
     for (const auto& [addr, local] : stretch.local_) {
-      if (local.live) live_[addr] = local.block;
+      if (!local.live) continue;
+      Allocation& block = live_[addr];
+      block = local.block;
+      block.serial += serial_;  // the stretch counts from its start
     }
+    serial_ += stretch.allocations_;
     unknown_frees_ += stretch.unknown_frees_;
     return true;
   }
@@ -138,6 +147,7 @@ class HeapTracker {
   std::unordered_map<uint64_t, Allocation> live_;
   uint64_t untracked_ = 0;
   uint64_t unknown_frees_ = 0;
+  uint64_t serial_ = 0;
 };
 
 }  // namespace itt_dump

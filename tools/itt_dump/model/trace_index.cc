@@ -218,6 +218,7 @@ void AddRecord(TraceIndex* x, const format::Chunk& chunk, const Event& r) {
     }
     case format::ChunkType::kEnd:
       if (format::FromRecord(r, &x->end)) x->has_end = true;
+      if (format::FromRecord(r, &x->flight)) x->has_flight = true;
       return;
     default:
       return;

@@ -202,6 +202,10 @@ struct TraceIndex {
 
   bool has_end = false;
   format::EndRecord end;
+  // A flight recorder's dump (FORMAT.md, "Flight dump"): why it was
+  // written and the time window it covers.
+  bool has_flight = false;
+  format::FlightDump flight;
 
   EventChecks checks;  // with IndexOptions::check_events
 

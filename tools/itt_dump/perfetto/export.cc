@@ -717,12 +717,7 @@ void PerfettoExporter::OnEvent(const Event& e, const ThreadRec& t) {
 absl::Status PerfettoExporter::End(uint64_t end_ticks) {
   tracker_.Finish(end_ticks);
   const Unbalanced& u = tracker_.unbalanced();
-  if (u.total() != 0) {
-    Warn(ctx_, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
-                            u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,
-                            " frame ends without begin, ", u.frames_open_at_end,
-                            " frames open at the end"));
-  }
+  WarnUnbalanced(ctx_, u);
   if (flows_.unresolved() != 0) {
     Warn(ctx_, absl::StrCat(flows_.unresolved(), " relations whose tail task never began"));
   }

@@ -1,0 +1,122 @@
+/* Several flushers: THREADS threads each set a counter of their own to 0,
+ * 1, 2, ... EVENTS-1, and MOVES times along the way ask the collector to
+ * move their ring to the next flusher (a test hook; flusher 0 does the
+ * same to spread fast threads), setting the next values while the move
+ * is under way, and waiting for it at their end. flushers_test checks that every value is in the
+ * trace, in order, whatever flusher wrote it.
+ *
+ * Prints "flushers <n>" (flusher threads running at the start), then per
+ * thread "moves worker-<i> <n>" (moves that happened). Ends with `return`
+ * or, with "detach", after __itt_detach().
+ *
+ * Usage: flushers_program THREADS EVENTS MOVES return|detach */
+#define _GNU_SOURCE
+#include <ittnotify.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tests/collector/collector_hooks.h"
+
+static __itt_domain* g_domain;
+static long g_events;
+static int g_moves;
+static int g_flushers;
+
+struct Worker {
+  int index;
+  int moves_done;
+};
+
+static double NowSeconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Waits for the calling thread's ring to have changed flusher more than
+ * `moves` times: to the flusher asked for, or to another one flusher 0
+ * chose meanwhile to spread the threads (which may also move it back).
+ * Only a hang reaches the deadline (the owner's next round may wait for a
+ * CPU). */
+static void WaitForMove(const char* name, unsigned moves) {
+  const double deadline = NowSeconds() + 600;
+  while (FlusherMovesOfThisThread() == moves) {
+    if (NowSeconds() > deadline) {
+      fprintf(stderr, "%s: never moved from flusher %d\n", name, FlusherOfThisThread());
+      exit(6);
+    }
+    struct timespec nap = {0, 100 * 1000};
+    nanosleep(&nap, NULL);
+  }
+}
+
+static void* Run(void* arg) {
+  struct Worker* w = (struct Worker*)arg;
+  char name[32];
+  snprintf(name, sizeof(name), "worker-%d", w->index);
+  __itt_thread_set_name(name);
+  __itt_counter counter = __itt_counter_create_typed(name, "flushers", __itt_metadata_u64);
+  unsigned long long value = 0;
+  int asked = 0;
+  unsigned moves = 0;
+  /* MOVES + 1 segments of values; a move asked for at the end of one
+   * segment is under way while the next one's values are set. */
+  for (int segment = 0; segment <= g_moves; ++segment) {
+    const long end = g_events * (segment + 1) / (g_moves + 1);
+    for (; (long)value < end; ++value) __itt_counter_set_value(counter, &value);
+    if (asked) {
+      WaitForMove(name, moves);
+      ++w->moves_done;
+      asked = 0;
+    }
+    if (segment < g_moves && g_flushers >= 2) {
+      /* A thread flusher 0 has not seen yet has no flusher to leave. */
+      const double deadline = NowSeconds() + 600;
+      while (FlusherOfThisThread() < 0) {
+        if (NowSeconds() > deadline) {
+          fprintf(stderr, "%s: never given a flusher\n", name);
+          exit(7);
+        }
+        struct timespec nap = {0, 100 * 1000};
+        nanosleep(&nap, NULL);
+      }
+      moves = FlusherMovesOfThisThread();
+      const int to = (FlusherOfThisThread() + 1) % g_flushers;
+      asked = 1;
+      if (MoveThisThread(to) != 1) {
+        fprintf(stderr, "%s: cannot ask for a move to flusher %d\n", name, to);
+        exit(5);
+      }
+    }
+  }
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 5) return 2;
+  const int threads = atoi(argv[1]);
+  g_events = atol(argv[2]);
+  g_moves = atoi(argv[3]);
+  const int detach = strcmp(argv[4], "detach") == 0;
+  g_domain = __itt_domain_create("flushers");
+  /* A recording call starts the session and its flushers. */
+  __itt_marker(g_domain, __itt_null, __itt_string_handle_create("start"), __itt_scope_global);
+  g_flushers = Flushers();
+  printf("flushers %d\n", g_flushers);
+  struct Worker* workers = calloc((size_t)threads, sizeof(struct Worker));
+  pthread_t* ids = calloc((size_t)threads, sizeof(pthread_t));
+  for (int i = 0; i < threads; ++i) {
+    workers[i].index = i;
+    if (pthread_create(&ids[i], NULL, Run, &workers[i]) != 0) return 4;
+  }
+  for (int i = 0; i < threads; ++i) pthread_join(ids[i], NULL);
+  for (int i = 0; i < threads; ++i) printf("moves worker-%d %d\n", i, workers[i].moves_done);
+  fflush(stdout);
+  free(workers);
+  free(ids);
+  if (detach) __itt_detach();
+  return 0;
+}

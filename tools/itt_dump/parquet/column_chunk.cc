@@ -1,0 +1,208 @@
+#include "tools/itt_dump/parquet/column_chunk.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "tools/itt_dump/parquet/encodings.h"
+#include "tools/itt_dump/parquet/parquet_subset_types.h"
+#include "tools/itt_dump/parquet/thrift_compact.h"
+
+namespace ittc::parquet {
+namespace {
+
+namespace pt = ::ittc::parquet::thrift;
+
+struct ZstdContextFree {
+  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+
+// One compression context per thread, reused for every page it writes.
+ZSTD_CCtx* ThreadContext() {
+  thread_local std::unique_ptr<ZSTD_CCtx, ZstdContextFree> context(ZSTD_createCCtx());
+  return context.get();
+}
+
+std::string Le64(uint64_t v) {
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(v >> (8 * i));
+  return s;
+}
+
+// Appends a page: its header, then `body` compressed.
+absl::Status AppendPage(const pt::PageHeader& partial, const std::string& body, int level,
+                        std::string* scratch, EncodedChunk* chunk) {
+  scratch->resize(ZSTD_compressBound(body.size()));
+  const size_t n = ZSTD_compressCCtx(ThreadContext(), scratch->data(), scratch->size(), body.data(),
+                                     body.size(), level);
+  if (ZSTD_isError(n)) {
+    return absl::InternalError(absl::StrCat("zstd: ", ZSTD_getErrorName(n)));
+  }
+  pt::PageHeader header = partial;
+  header.uncompressed_page_size = static_cast<int32_t>(body.size());
+  header.compressed_page_size = static_cast<int32_t>(n);
+  const size_t before = chunk->bytes.size();
+  AppendCompact(header, &chunk->bytes);
+  const size_t header_bytes = chunk->bytes.size() - before;
+  chunk->bytes.append(scratch->data(), n);
+  chunk->uncompressed_bytes += static_cast<int64_t>(header_bytes + body.size());
+  return absl::OkStatus();
+}
+
+void IntStats(const std::vector<int64_t>& v, EncodedChunk* chunk) {
+  if (v.empty()) return;
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  chunk->has_min_max = true;
+  chunk->min = Le64(static_cast<uint64_t>(*lo));
+  chunk->max = Le64(static_cast<uint64_t>(*hi));
+}
+
+// The spec's rules for floating-point statistics under the type's order:
+// NaNs counted and left out; a zero minimum is -0.0, a zero maximum +0.0.
+void DoubleStats(const std::vector<double>& v, EncodedChunk* chunk) {
+  double lo = INFINITY;
+  double hi = -INFINITY;
+  bool any = false;
+  for (const double d : v) {
+    if (std::isnan(d)) {
+      ++chunk->nan_count;
+      continue;
+    }
+    any = true;
+    lo = std::min(lo, d);
+    hi = std::max(hi, d);
+  }
+  if (!any) return;
+  if (lo == 0) lo = -0.0;
+  if (hi == 0) hi = 0.0;
+  uint64_t bits;
+  std::memcpy(&bits, &lo, sizeof bits);
+  chunk->min = Le64(bits);
+  std::memcpy(&bits, &hi, sizeof bits);
+  chunk->max = Le64(bits);
+  chunk->has_min_max = true;
+}
+
+void BoolStats(const std::vector<uint8_t>& v, EncodedChunk* chunk) {
+  if (v.empty()) return;
+  const bool any_true = std::find(v.begin(), v.end(), 1) != v.end();
+  const bool any_false = std::find(v.begin(), v.end(), 0) != v.end();
+  chunk->has_min_max = true;
+  chunk->min = std::string(1, any_false ? '\0' : '\1');
+  chunk->max = std::string(1, any_true ? '\1' : '\0');
+}
+
+// Strings compare as unsigned bytes (UTF-8's order); every dictionary
+// entry of a chunk is used by some row.
+void StringStats(const std::deque<std::string>& dictionary, EncodedChunk* chunk) {
+  if (dictionary.empty()) return;
+  const auto less = [](const std::string& a, const std::string& b) {
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+      return static_cast<uint8_t>(x) < static_cast<uint8_t>(y);
+    });
+  };
+  const auto [lo, hi] = std::minmax_element(dictionary.begin(), dictionary.end(), less);
+  chunk->has_min_max = true;
+  chunk->min = *lo;
+  chunk->max = *hi;
+}
+
+}  // namespace
+
+absl::StatusOr<EncodedChunk> EncodeColumnChunk(const Column& column, const ChunkOptions& options) {
+  // Data pages: the levels of page_rows rows, then the values of those
+  // of them that are not null; a chunk of no rows has none.
+  EncodedChunk chunk;
+  chunk.num_values = static_cast<int64_t>(column.rows());
+  std::string body;
+  std::string scratch;
+  EncodingId values_encoding = EncodingId::kPlain;
+  int index_width = 1;
+  switch (column.type()) {
+    case ColumnType::kInt64:
+      values_encoding = EncodingId::kDeltaBinaryPacked;
+      IntStats(column.ints(), &chunk);
+      break;
+    case ColumnType::kDouble:
+      DoubleStats(column.doubles(), &chunk);
+      break;
+    case ColumnType::kBool:
+      BoolStats(column.bools(), &chunk);
+      break;
+    case ColumnType::kString: {
+      values_encoding = EncodingId::kRleDictionary;
+      StringStats(column.dictionary(), &chunk);
+      for (const std::string& s : column.dictionary()) AppendPlainByteArray(s, &body);
+      pt::PageHeader header;
+      header.type = pt::PageType::DICTIONARY_PAGE;
+      pt::DictionaryPageHeader dict;
+      dict.num_values = static_cast<int32_t>(column.dictionary().size());
+      dict.encoding = pt::Encoding::PLAIN;
+      header.__set_dictionary_page_header(dict);
+      if (absl::Status s = AppendPage(header, body, options.zstd_level, &scratch, &chunk);
+          !s.ok()) {
+        return s;
+      }
+      chunk.dictionary_bytes = chunk.bytes.size();
+      // At least one bit: a width of 0 is valid, but not every reader takes it.
+      const size_t entries = column.dictionary().size();
+      index_width = std::max(1, BitWidth(entries > 1 ? entries - 1 : 0));
+      chunk.encodings.push_back(EncodingId::kPlain);
+      break;
+    }
+  }
+  chunk.encodings.push_back(EncodingId::kRle);  // the levels'
+  chunk.encodings.push_back(values_encoding);
+  if (column.optional()) {
+    chunk.null_count = static_cast<int64_t>(
+        std::count(column.levels().begin(), column.levels().end(), uint8_t{0}));
+  }
+
+  const size_t rows = column.rows();
+  size_t value_at = 0;
+  for (size_t row = 0; row < rows; row += options.page_rows) {
+    const size_t n = std::min(options.page_rows, rows - row);
+    body.clear();
+    size_t present = n;
+    if (column.optional()) {
+      const uint8_t* levels = column.levels().data() + row;
+      AppendLevels(levels, n, &body);
+      present = static_cast<size_t>(std::count(levels, levels + n, uint8_t{1}));
+    }
+    switch (column.type()) {
+      case ColumnType::kInt64:
+        AppendDeltaBinaryPacked(column.ints().data() + value_at, present,
+                                column.byte_aligned_deltas(), &body);
+        break;
+      case ColumnType::kDouble:
+        AppendPlainDoubles(column.doubles().data() + value_at, present, &body);
+        break;
+      case ColumnType::kBool:
+        AppendPlainBools(column.bools().data() + value_at, present, &body);
+        break;
+      case ColumnType::kString:
+        body.push_back(static_cast<char>(index_width));
+        AppendRleHybrid(column.indices().data() + value_at, present, index_width, &body);
+        break;
+    }
+    value_at += present;
+    pt::PageHeader header;
+    header.type = pt::PageType::DATA_PAGE;
+    pt::DataPageHeader data;
+    data.num_values = static_cast<int32_t>(n);
+    data.encoding = static_cast<pt::Encoding::type>(values_encoding);
+    data.definition_level_encoding = pt::Encoding::RLE;
+    data.repetition_level_encoding = pt::Encoding::RLE;
+    header.__set_data_page_header(data);
+    if (absl::Status s = AppendPage(header, body, options.zstd_level, &scratch, &chunk); !s.ok()) {
+      return s;
+    }
+  }
+  return chunk;
+}
+
+}  // namespace ittc::parquet

@@ -1,0 +1,757 @@
+#include "tools/itt_dump/parquet/export.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "tools/itt_dump/filter.h"
+#include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/flows.h"
+#include "tools/itt_dump/model/heap.h"
+#include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/metadata.h"
+#include "tools/itt_dump/model/sync.h"
+#include "tools/itt_dump/model/values.h"
+#include "tools/itt_dump/parquet/table_writer.h"
+
+namespace ittc::itt_dump {
+
+using format::Event;
+using format::EventKind;
+using parquet::ColumnSpec;
+using parquet::ColumnType;
+using F = format::Field;
+
+namespace {
+
+constexpr ColumnType kInt = ColumnType::kInt64;
+constexpr ColumnType kStr = ColumnType::kString;
+constexpr ColumnType kReal = ColumnType::kDouble;
+constexpr ColumnType kBool = ColumnType::kBool;
+constexpr bool kNull = true;  // a nullable column
+
+// The tables' order in ParquetTables().
+enum Table { kSlice, kInstant, kCounter, kFlow, kHeap, kArgs, kThread, kProcess, kTableCount };
+
+}  // namespace
+
+const std::vector<ParquetTable>& ParquetTables() {
+  static const std::vector<ParquetTable>* tables = new std::vector<ParquetTable>{
+      {"slice",
+       {{"id", kInt},
+        {"ts", kInt, false, /*byte_aligned_deltas=*/true},
+        {"dur", kInt},
+        {"category", kStr},
+        {"name", kStr},
+        {"kind", kStr},
+        {"depth", kInt},
+        {"parent_id", kInt, kNull},
+        {"utid", kInt},
+        {"upid", kInt},
+        {"open_at_end", kBool}}},
+      {"instant",
+       {{"id", kInt},
+        {"ts", kInt, false, /*byte_aligned_deltas=*/true},
+        {"category", kStr},
+        {"name", kStr},
+        {"kind", kStr},
+        {"scope", kStr, kNull},
+        {"utid", kInt},
+        {"upid", kInt},
+        {"address", kInt, kNull},
+        {"size", kInt, kNull},
+        {"method_id", kInt, kNull}}},
+      {"counter",
+       {{"id", kInt},
+        {"ts", kInt, false, /*byte_aligned_deltas=*/true},
+        {"track_id", kInt},
+        {"name", kStr},
+        {"category", kStr},
+        {"value", kReal},
+        {"utid", kInt},
+        {"upid", kInt}}},
+      {"flow",
+       {{"id", kInt},
+        {"ts", kInt},
+        {"relation", kStr},
+        {"head", kStr, kNull},
+        {"tail", kStr},
+        {"utid", kInt},
+        {"upid", kInt},
+        {"end_ts", kInt, kNull},
+        {"end_utid", kInt, kNull}}},
+      {"heap",
+       {{"id", kInt},
+        {"ts", kInt},
+        {"kind", kStr},
+        {"address", kInt},
+        {"size", kInt},
+        {"function", kStr},
+        {"domain", kStr},
+        {"utid", kInt},
+        {"upid", kInt},
+        {"slice_id", kInt, kNull},
+        {"block", kInt, kNull},
+        {"released_block", kInt, kNull}}},
+      {"args",
+       {{"slice_id", kInt, kNull},
+        {"ts", kInt},
+        {"scope", kStr},
+        {"key", kStr},
+        {"value_type", kStr},
+        {"int_value", kInt, kNull},
+        {"real_value", kReal, kNull},
+        {"string_value", kStr, kNull},
+        {"utid", kInt},
+        {"upid", kInt}}},
+      {"thread", {{"utid", kInt}, {"upid", kInt}, {"tid", kInt}, {"name", kStr}}},
+      {"process",
+       {{"upid", kInt},
+        {"pid", kInt},
+        {"ppid", kInt},
+        {"name", kStr},
+        {"executable", kStr},
+        {"command_line", kStr},
+        {"host", kStr},
+        {"start_realtime_ns", kInt}}},
+  };
+  return *tables;
+}
+
+namespace {
+
+// Appends one row's values in its table's column order.
+class Row {
+ public:
+  explicit Row(parquet::TableWriter* w) : w_(w) {}
+  Row& Int(int64_t v) {
+    w_->column(i_++).AppendInt(v);
+    return *this;
+  }
+  Row& Uint(uint64_t v) { return Int(static_cast<int64_t>(v)); }
+  Row& Str(std::string_view v) {
+    w_->column(i_++).AppendString(v);
+    return *this;
+  }
+  // A string whose text only depends on `key` (nonzero): hashed once.
+  template <typename Text>
+  Row& Keyed(uint64_t key, Text&& text) {
+    w_->column(i_++).AppendKeyedString(key, std::forward<Text>(text));
+    return *this;
+  }
+  Row& Real(double v) {
+    w_->column(i_++).AppendDouble(v);
+    return *this;
+  }
+  Row& Bool(bool v) {
+    w_->column(i_++).AppendBool(v);
+    return *this;
+  }
+  Row& Null() {
+    w_->column(i_++).AppendNull();
+    return *this;
+  }
+  Row& OptInt(bool has, int64_t v) { return has ? Int(v) : Null(); }
+  void End(uint64_t cluster = 0) { w_->EndRow(cluster); }
+
+ private:
+  parquet::TableWriter* w_;
+  size_t i_ = 0;
+};
+
+// A cluster key (TableWriter's EndRow) from the parts of a sequence's
+// identity: equal parts, equal keys (a collision only joins two clusters).
+uint64_t Mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xBF58476D1CE4E5B9ull;
+}
+
+std::string IdText(const format::Id& id) {
+  if (id.d2 == 0 && id.d3 == 0) return absl::StrFormat("0x%x", id.d1);
+  return absl::StrFormat("0x%x:0x%x:0x%x", id.d1, id.d2, id.d3);
+}
+
+const char* MarkerScope(uint64_t scope) {
+  switch (static_cast<format::Scope>(scope)) {
+    case format::Scope::kGlobal:
+      return "global";
+    case format::Scope::kTrackGroup:
+      return "process";
+    case format::Scope::kTrack:
+      return "track";
+    case format::Scope::kTask:
+      return "task";
+    default:
+      return "thread";
+  }
+}
+
+// A directory and its parents, as mkdir -p.
+absl::Status MakeDirs(const std::string& dir) {
+  for (size_t at = 1; at <= dir.size(); ++at) {
+    if (at != dir.size() && dir[at] != '/') continue;
+    const std::string part = dir.substr(0, at);
+    if (mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) {
+      return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", part));
+    }
+  }
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(dir, ": not a directory"));
+  }
+  return absl::OkStatus();
+}
+
+class ParquetExporter : public IntervalListener {
+ public:
+  ParquetExporter(const VerbContext& ctx, parquet::EncoderPool* pool)
+      : ctx_(ctx),
+        x_(*ctx.index),
+        filter_(ctx.filter, x_),
+        tracker_(x_, this),
+        counters_(x_),
+        pool_(pool) {
+    tracker_.set_report_begins(true);
+  }
+
+  absl::Status Open(const ParquetOptions& options);
+  void Begin();
+  void OnEvent(const Event& e, const ThreadRec& t);
+  absl::Status End(uint64_t end_ticks);
+
+  void OnBegin(const Interval& iv) override;
+  void OnInterval(const Interval& iv) override;
+
+ private:
+  using Writers = std::vector<std::unique_ptr<parquet::TableWriter>>;
+
+  parquet::TableWriter* W(Table table, uint32_t process) {
+    return partitions_[partitioned_ ? process : 0][table].get();
+  }
+  int64_t Ns(uint64_t ticks) const { return x_.clock.SinceStartNs(ticks); }
+  bool KeepItem(const ThreadRec& t, uint64_t domain_id, std::string_view name, uint64_t ticks) {
+    return !filter_.active() || (filter_.ThreadOk(t) && filter_.DomainOk(domain_id) &&
+                                 filter_.NameOk(name) && filter_.TimeOk(ticks));
+  }
+  bool Keep(const Interval& iv);
+  // The ids of the tasks open on thread t, by depth (what OnBegin saw).
+  std::vector<uint64_t>& OpenIds(const ThreadRec& t) {
+    if (open_ids_.size() <= t.index) open_ids_.resize(t.index + 1);
+    return open_ids_[t.index];
+  }
+  // The slice id of the task open innermost on t now, or 0.
+  uint64_t OpenTaskId(const ThreadRec& t) {
+    const Interval* task = tracker_.InnermostTask(t);
+    if (task == nullptr) return 0;
+    const std::vector<uint64_t>& ids = OpenIds(t);
+    const size_t d = static_cast<size_t>(task->depth);
+    return d < ids.size() ? ids[d] : 0;
+  }
+  void Slice(uint64_t id, const ThreadRec& t, uint64_t begin, uint64_t end, uint64_t category_key,
+             std::string_view category, uint64_t name_key, std::string_view name, const char* kind,
+             int64_t depth, uint64_t parent, bool open_at_end);
+  void Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks, const char* scope,
+            std::string_view key, const std::string& value, bool is_text);
+  void Instant(const ThreadRec& t, uint64_t ticks, std::string_view category, std::string_view name,
+               const char* kind, const char* scope, const Event* jit);
+  void OnCounter(const CounterSample& sample, const ThreadRec& t);
+  void OnSync(const Event& e, const ThreadRec& t);
+  void OnHeap(const Event& e, const ThreadRec& t);
+  void OnRelation(const Event& e, const ThreadRec& t);
+  void WriteFlowEnds();
+  void Fail(absl::Status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
+
+  const VerbContext& ctx_;
+  const TraceIndex& x_;
+  Filter filter_;
+  IntervalTracker tracker_;
+  CounterTracker counters_;
+  FlowTracker flows_;
+  SyncTracker sync_;
+  HeapTracker heap_;
+  parquet::EncoderPool* pool_;
+  bool partitioned_ = false;
+  std::vector<Writers> partitions_;
+  std::vector<std::vector<uint64_t>> open_ids_;  // by thread index
+  // Slice ids: the thread's index in the high bits, a count of the
+  // thread's intervals in the low ones, so a thread's slices of one name
+  // have ids a fixed step apart.
+  static constexpr int kSliceIdBits = 40;
+  uint64_t NextSliceId(const ThreadRec& t) {
+    if (slice_counts_.size() <= t.index) slice_counts_.resize(t.index + 1);
+    return uint64_t{t.index} << kSliceIdBits | ++slice_counts_[t.index];
+  }
+  std::vector<uint64_t> slice_counts_;  // by thread index
+  uint64_t next_instant_ = 0;
+  uint64_t next_counter_ = 0;
+  uint64_t next_heap_ = 0;
+  // Relations waiting for their tail task to begin, by flow id.
+  struct Relation {
+    uint64_t ticks = 0;
+    const char* relation = "";
+    bool has_head = false;
+    format::Id head;
+    format::Id tail;
+    const ThreadRec* thread = nullptr;
+  };
+  absl::flat_hash_map<uint64_t, Relation> relations_;
+  std::vector<FlowTracker::End> flow_ends_;
+  std::string name_;  // IntervalNameView's storage
+  absl::Status status_;
+};
+
+absl::Status ParquetExporter::Open(const ParquetOptions& options) {
+  const TraceSet& set = *ctx_.set;
+  // A partition per process: with several traces, or one with a rank
+  // (ranks converted apart combine in one directory).
+  bool ranks = true;
+  std::vector<int64_t> seen;
+  for (const TraceFile& f : set.files()) {
+    const int64_t r = f.index->header.rank;
+    if (r == format::kNoRank || std::find(seen.begin(), seen.end(), r) != seen.end()) ranks = false;
+    seen.push_back(r);
+  }
+  partitioned_ = set.files().size() > 1 || ranks;
+  const size_t parts = partitioned_ ? set.files().size() : 1;
+  parquet::WriterOptions wo;
+  wo.row_group_rows = options.row_group_rows;
+  wo.max_groups_in_flight = static_cast<size_t>(std::max(1, pool_->threads())) + 1;
+  for (size_t p = 0; p < parts; ++p) {
+    std::string partition;
+    if (partitioned_) {
+      const TraceFile& f = set.files()[p];
+      partition = ranks ? absl::StrCat("/rank=", f.index->header.rank)
+                        : absl::StrCat("/pid=", f.display_pid);
+    }
+    Writers writers;
+    for (const ParquetTable& table : ParquetTables()) {
+      const std::string dir = absl::StrCat(options.dir, "/", table.name, partition);
+      if (absl::Status s = MakeDirs(dir); !s.ok()) return s;
+      wo.metadata = {{"itt-dump.table", table.name}};
+      // A thread's slices of one name together: their times, durations
+      // and ids follow each other closely.
+      wo.cluster = &table == &ParquetTables()[kSlice];
+      wo.cluster_order_column = wo.cluster ? 1 : -1;  // ts
+      absl::StatusOr<std::unique_ptr<parquet::TableWriter>> w =
+          parquet::TableWriter::Create(dir + "/part-0.parquet", table.columns, wo, pool_);
+      if (!w.ok()) return w.status();
+      writers.push_back(std::move(*w));
+    }
+    partitions_.push_back(std::move(writers));
+  }
+  return absl::OkStatus();
+}
+
+void ParquetExporter::Begin() {
+  const TraceSet& set = *ctx_.set;
+  const int64_t origin = x_.clock.RealtimeNs(x_.header.start_ticks);
+  for (size_t p = 0; p < set.files().size(); ++p) {
+    const TraceFile& f = set.files()[p];
+    const format::FileHeader& h = f.index->header;
+    std::string command = absl::StrReplaceAll(h.command_line, {{std::string(1, '\0'), " "}});
+    while (!command.empty() && command.back() == ' ') command.pop_back();
+    Row(W(kProcess, static_cast<uint32_t>(p)))
+        .Uint(p)
+        .Uint(f.display_pid)
+        .Uint(h.ppid)
+        .Str(f.label)
+        .Str(h.executable_path)
+        .Str(command)
+        .Str(h.host_name)
+        .Int(origin)
+        .End();
+  }
+  for (const auto& [index, t] : x_.threads.entries()) {
+    Row(W(kThread, t.process)).Uint(t.index).Uint(t.process).Uint(t.tid).Str(t.name).End();
+  }
+}
+
+bool ParquetExporter::Keep(const Interval& iv) {
+  if (!filter_.active()) return true;
+  if (!filter_.ThreadOk(*iv.thread) || !filter_.TimeOk(iv.begin)) return false;
+  const std::string_view name = IntervalNameView(x_, iv, &name_);
+  if (iv.kind == IntervalKind::kLegacyEvent) return !filter_.has_domain() && filter_.NameOk(name);
+  return filter_.DomainOk(iv.domain) && filter_.NameOk(name);
+}
+
+void ParquetExporter::Slice(uint64_t id, const ThreadRec& t, uint64_t begin, uint64_t end,
+                            uint64_t category_key, std::string_view category, uint64_t name_key,
+                            std::string_view name, const char* kind, int64_t depth, uint64_t parent,
+                            bool open_at_end) {
+  Row r(W(kSlice, t.process));
+  r.Uint(id).Int(Ns(begin)).Int(x_.clock.DurationNs(begin, end));
+  if (category_key != 0) {
+    r.Keyed(category_key, [&] { return category; });
+  } else {
+    r.Str(category);
+  }
+  if (name_key != 0) {
+    r.Keyed(name_key, [&] { return name; });
+  } else {
+    r.Str(name);
+  }
+  r.Str(kind).Int(depth).OptInt(parent != 0, static_cast<int64_t>(parent));
+  r.Uint(t.index).Uint(t.process).Bool(open_at_end);
+  uint64_t cluster = Mix(Mix(t.index, reinterpret_cast<uintptr_t>(kind)), category_key);
+  cluster = Mix(cluster, name_key != 0 ? name_key : std::hash<std::string_view>()(name));
+  r.End(cluster);
+}
+
+void ParquetExporter::OnBegin(const Interval& iv) {
+  const uint64_t id = NextSliceId(*iv.thread);
+  if (iv.kind == IntervalKind::kTask) {
+    // Tasks nest on their thread: those deeper than this one have ended.
+    std::vector<uint64_t>& ids = OpenIds(*iv.thread);
+    ids.resize(static_cast<size_t>(iv.depth));
+    ids.push_back(id);
+    return;
+  }
+  iv.listener_word = id;
+}
+
+void ParquetExporter::OnInterval(const Interval& iv) {
+  uint64_t id = iv.listener_word;
+  uint64_t parent = 0;
+  if (iv.kind == IntervalKind::kTask) {
+    const std::vector<uint64_t>& ids = OpenIds(*iv.thread);
+    const size_t d = static_cast<size_t>(iv.depth);
+    id = d < ids.size() ? ids[d] : 0;
+    parent = d > 0 && d - 1 < ids.size() ? ids[d - 1] : 0;
+  }
+  if (id == 0) id = NextSliceId(*iv.thread);  // a frame_submit: complete at once
+  if (!Keep(iv)) return;
+  const ThreadRec& t = *iv.thread;
+  const std::string_view domain = x_.Domain(iv.domain);
+  // Keys of names that follow from a string or event id alone.
+  uint64_t name_key = 0;
+  if (iv.kind == IntervalKind::kFrame) {
+    name_key = 1;
+  } else if (iv.kind == IntervalKind::kLegacyEvent) {
+    name_key = iv.event_id * 4 + 2;
+  } else if (iv.name_id != 0 && iv.fn == 0) {
+    name_key = iv.name_id * 4 + 3;
+  }
+  const std::string_view name = iv.kind == IntervalKind::kFrame ? std::string_view("frame")
+                                                                : IntervalNameView(x_, iv, &name_);
+  Slice(id, t, iv.begin, iv.end, iv.domain + 1, domain, name_key, name, IntervalKindName(iv.kind),
+        iv.kind == IntervalKind::kTask ? iv.depth : 0, parent, iv.open_at_end);
+  if (iv.args != nullptr) {
+    for (const Arg& a : *iv.args) Args(id, t, iv.begin, "task", a.key, a.value, a.is_text);
+  }
+}
+
+void ParquetExporter::Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks, const char* scope,
+                           std::string_view key, const std::string& value, bool is_text) {
+  Row r(W(kArgs, t.process));
+  r.OptInt(slice_id != 0, static_cast<int64_t>(slice_id)).Int(Ns(ticks)).Str(scope).Str(key);
+  int64_t i = 0;
+  double d = 0;
+  if (!is_text && absl::SimpleAtoi(value, &i)) {
+    r.Str("int").Int(i).Null().Null();
+  } else if (!is_text && !value.empty() && value.front() != '[' && absl::SimpleAtod(value, &d)) {
+    r.Str("real").Null().Real(d).Null();
+  } else {
+    r.Str(is_text ? "string" : "array").Null().Null().Str(value);
+  }
+  r.Uint(t.index).Uint(t.process).End();
+}
+
+void ParquetExporter::Instant(const ThreadRec& t, uint64_t ticks, std::string_view category,
+                              std::string_view name, const char* kind, const char* scope,
+                              const Event* jit) {
+  Row r(W(kInstant, t.process));
+  r.Uint(++next_instant_).Int(Ns(ticks)).Str(category).Str(name).Str(kind);
+  if (scope != nullptr) {
+    r.Str(scope);
+  } else {
+    r.Null();
+  }
+  r.Uint(t.index).Uint(t.process);
+  if (jit != nullptr) {
+    r.Uint(jit->Get(F::kAddress)).Uint(jit->Get(F::kSize)).Uint(jit->Get(F::kMethodId));
+  } else {
+    r.Null().Null().Null();
+  }
+  r.End();
+}
+
+void ParquetExporter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
+  const Counter& c = *sample.counter;
+  if (filter_.active() &&
+      (!filter_.ThreadOk(t) || !filter_.TimeOk(sample.ticks) || !filter_.NameOk(c.name) ||
+       (filter_.has_domain() && (c.domain.empty() || !filter_.DomainNameOk(c.domain))))) {
+    return;
+  }
+  Row(W(kCounter, t.process))
+      .Uint(++next_counter_)
+      .Int(Ns(sample.ticks))
+      .Uint(c.index)
+      .Str(c.name)
+      .Str(c.domain)
+      .Real(static_cast<double>(c.value))
+      .Uint(t.index)
+      .Uint(t.process)
+      .End();
+}
+
+void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
+  SyncChange c;
+  if (!sync_.OnEvent(e, t, &c)) return;
+  if (!c.closes_wait) return;
+  if (c.kind != SyncChange::Kind::kAcquired && c.kind != SyncChange::Kind::kCancel) return;
+  const std::string_view object = x_.String(c.object->name_id);
+  if (filter_.active() &&
+      (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(c.wait_begin) ||
+       (filter_.has_name() && !filter_.NameOk(object)))) {
+    return;
+  }
+  std::string unnamed;
+  if (object.empty()) {
+    unnamed = absl::StrCat("sync 0x", absl::Hex(c.object->addr ^ ProcessTag(t.process)));
+  }
+  const std::string_view type = x_.String(c.object->type_id);
+  Slice(NextSliceId(t), t, c.wait_begin, e.time, 0, type.empty() ? "sync" : type, 0,
+        object.empty() ? std::string_view(unnamed) : object,
+        c.kind == SyncChange::Kind::kAcquired ? "wait" : "cancelled_wait", 0, OpenTaskId(t), false);
+}
+
+void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
+  const uint64_t fn = e.Get(F::kFunction);
+  const HeapFunctionDef* def = x_.heap_functions.Find(fn);
+  const std::string_view name = def != nullptr ? std::string_view(def->name) : std::string_view();
+  const std::string_view domain =
+      def != nullptr ? std::string_view(def->domain_name) : std::string_view();
+  if (filter_.active() &&
+      (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time) || !filter_.NameOk(name) ||
+       (filter_.has_domain() && (domain.empty() || !filter_.DomainNameOk(domain))))) {
+    return;
+  }
+  HeapChange c;
+  if (!heap_.OnEvent(e, t, &c)) return;
+  const char* kind = c.kind == HeapChange::Kind::kAllocate ? "alloc"
+                     : c.kind == HeapChange::Kind::kFree   ? "free"
+                                                           : "realloc";
+  const uint64_t addr =
+      c.kind == HeapChange::Kind::kReallocate ? e.Get(F::kNewAddr) : e.Get(F::kAddr);
+  const uint64_t size =
+      c.kind == HeapChange::Kind::kFree ? (c.released ? c.released_block.size : 0) : c.size;
+  const uint64_t task = OpenTaskId(t);
+  // A free of an address some allocation replaced: that block ends here.
+  const Allocation* released = c.released   ? &c.released_block
+                               : c.replaced ? &c.replaced_block
+                                            : nullptr;
+  Row(W(kHeap, t.process))
+      .Uint(++next_heap_)
+      .Int(Ns(e.time))
+      .Str(kind)
+      .Uint(addr ^ ProcessTag(t.process))
+      .Uint(size)
+      .Str(def != nullptr ? std::string_view(def->name) : std::string_view("heap"))
+      .Str(domain)
+      .Uint(t.index)
+      .Uint(t.process)
+      .OptInt(task != 0, static_cast<int64_t>(task))
+      .OptInt(c.allocated, static_cast<int64_t>(c.allocated_block.serial))
+      .OptInt(released != nullptr, released != nullptr ? static_cast<int64_t>(released->serial) : 0)
+      .End();
+  // A reallocation that found its old block and replaced another at the
+  // new address ends two: the second gets a row of its own.
+  if (c.released && c.replaced) {
+    Row(W(kHeap, t.process))
+        .Uint(++next_heap_)
+        .Int(Ns(e.time))
+        .Str("replaced")
+        .Uint(c.replaced_block.addr ^ ProcessTag(t.process))
+        .Uint(c.replaced_block.size)
+        .Str(def != nullptr ? std::string_view(def->name) : std::string_view("heap"))
+        .Str(domain)
+        .Uint(t.index)
+        .Uint(t.process)
+        .OptInt(task != 0, static_cast<int64_t>(task))
+        .Null()
+        .Int(static_cast<int64_t>(c.replaced_block.serial))
+        .End();
+  }
+}
+
+void ParquetExporter::WriteFlowEnds() {
+  for (const FlowTracker::End& end : flow_ends_) {
+    auto it = relations_.find(end.flow);
+    if (it == relations_.end()) continue;
+    const Relation& r = it->second;
+    Row row(W(kFlow, r.thread->process));
+    row.Uint(end.flow).Int(Ns(r.ticks)).Str(r.relation);
+    if (r.has_head) {
+      row.Str(IdText(r.head));
+    } else {
+      row.Null();
+    }
+    row.Str(IdText(r.tail))
+        .Uint(r.thread->index)
+        .Uint(r.thread->process)
+        .Int(Ns(end.ticks))
+        .Uint(end.thread->index)
+        .End();
+    relations_.erase(it);
+  }
+  flow_ends_.clear();
+}
+
+void ParquetExporter::OnRelation(const Event& e, const ThreadRec& t) {
+  const uint64_t ticks = format::EffectiveTime(e);
+  const char* relation = RelationName(e.Get(F::kRelation));
+  if (!KeepItem(t, e.Get(F::kDomain), relation, ticks)) return;
+  Relation r;
+  r.ticks = ticks;
+  r.relation = relation;
+  r.has_head = e.Has(F::kHead);
+  if (r.has_head) r.head = e.GetId(F::kHead);
+  r.tail = e.GetId(F::kTail);
+  // Ids as the process wrote them.
+  const uint64_t tag = ProcessTag(t.process);
+  if (r.head.d1 != 0) r.head.d1 ^= tag;
+  if (r.tail.d1 != 0) r.tail.d1 ^= tag;
+  r.thread = &t;
+  relations_[flows_.OnRelation(e.GetId(F::kTail), &flow_ends_)] = r;
+  WriteFlowEnds();
+}
+
+void ParquetExporter::OnEvent(const Event& e, const ThreadRec& t) {
+  switch (e.kind) {
+    case EventKind::kTaskEnd:
+    case EventKind::kTaskEndEx:
+    case EventKind::kTaskEndOverlapped:
+    case EventKind::kTaskEndOverlappedEx:
+    case EventKind::kRegionBegin:
+    case EventKind::kRegionEnd:
+    case EventKind::kFrameBegin:
+    case EventKind::kFrameEnd:
+    case EventKind::kFrameSubmit:
+      break;
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskBeginFn:
+    case EventKind::kTaskBeginOverlapped:
+    case EventKind::kTaskBeginEx:
+    case EventKind::kTaskBeginFnEx:
+    case EventKind::kTaskBeginOverlappedEx:
+      tracker_.OnEvent(e, t);
+      flows_.OnTaskBegin(e.GetId(F::kId), t, format::EffectiveTime(e), &flow_ends_);
+      if (!flow_ends_.empty()) WriteFlowEnds();
+      return;
+    case EventKind::kMarker:
+    case EventKind::kMarkerEx: {
+      const uint64_t ticks = format::EffectiveTime(e);
+      const std::string_view name = x_.String(e.Get(F::kName));
+      if (!KeepItem(t, e.Get(F::kDomain), name, ticks)) return;
+      Instant(t, ticks, x_.Domain(e.Get(F::kDomain)), name, "marker", MarkerScope(e.Get(F::kScope)),
+              nullptr);
+      return;
+    }
+    case EventKind::kRelationAdd:
+    case EventKind::kRelationAddToCurrent:
+    case EventKind::kRelationAddEx:
+    case EventKind::kRelationAddToCurrentEx:
+      OnRelation(e, t);
+      return;
+    case EventKind::kMetadataAddWithScope:
+    case EventKind::kMetadataStrAddWithScope: {
+      if (e.Get(F::kScope) == static_cast<uint64_t>(format::Scope::kTask)) break;
+      const MetadataValue m = DecodeMetadata(x_, e);
+      if (!KeepItem(t, e.Get(F::kDomain), m.key, e.time)) return;
+      Args(0, t, e.time, MarkerScope(e.Get(F::kScope)), m.key, m.value, m.is_text);
+      return;
+    }
+    case EventKind::kJitMethodLoad:
+    case EventKind::kJitMethodLoadV2:
+    case EventKind::kJitMethodLoadV3:
+    case EventKind::kJitInlineLoad: {
+      const std::string_view name = e.GetBytes(F::kMethodName);
+      if (filter_.active() && (!filter_.ThreadOk(t) || filter_.has_domain() ||
+                               !filter_.NameOk(name) || !filter_.TimeOk(e.time))) {
+        return;
+      }
+      Instant(t, e.time, "jit", name,
+              e.kind == EventKind::kJitInlineLoad ? "jit_inline_load" : "jit_method_load", nullptr,
+              &e);
+      return;
+    }
+    default: {
+      CounterSample sample;
+      if (MayChangeCounter(e.kind) && counters_.OnEvent(e, &sample)) {
+        OnCounter(sample, t);
+        return;
+      }
+      if (IsSyncKind(e.kind)) {
+        OnSync(e, t);
+        return;
+      }
+      if (IsHeapChangeKind(e.kind)) {
+        OnHeap(e, t);
+        return;
+      }
+      break;
+    }
+  }
+  tracker_.OnEvent(e, t);
+}
+
+absl::Status ParquetExporter::End(uint64_t end_ticks) {
+  tracker_.Finish(end_ticks);
+  // Relations whose tail never began: no end.
+  std::vector<std::pair<uint64_t, Relation>> left(relations_.begin(), relations_.end());
+  std::sort(left.begin(), left.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [flow, r] : left) {
+    Row row(W(kFlow, r.thread->process));
+    row.Uint(flow).Int(Ns(r.ticks)).Str(r.relation);
+    if (r.has_head) {
+      row.Str(IdText(r.head));
+    } else {
+      row.Null();
+    }
+    row.Str(IdText(r.tail)).Uint(r.thread->index).Uint(r.thread->process).Null().Null().End();
+  }
+  const Unbalanced& u = tracker_.unbalanced();
+  WarnUnbalanced(ctx_, u);
+  for (Writers& writers : partitions_) {
+    for (std::unique_ptr<parquet::TableWriter>& w : writers) {
+      if (absl::Status s = w->Close(); !s.ok()) Fail(s);
+    }
+  }
+  return status_;
+}
+
+}  // namespace
+
+absl::Status RunParquet(const VerbContext& ctx, const ParquetOptions& options) {
+  int threads = options.encoder_threads;
+  if (threads < 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  parquet::EncoderPool pool(threads);
+  ParquetExporter exporter(ctx, &pool);
+  if (absl::Status s = exporter.Open(options); !s.ok()) return s;
+  exporter.Begin();
+  absl::StatusOr<PassSummary> pass =
+      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { exporter.OnEvent(e, t); });
+  if (!pass.ok()) return pass.status();
+  absl::Status status = exporter.End(TraceEndTicks(*ctx.index, pass->last_ticks));
+  WarnMerge(ctx, *pass);
+  return status;
+}
+
+}  // namespace ittc::itt_dump
