@@ -1,21 +1,37 @@
-// itt-dump on a big generated trace (issue 12): events per second of the
-// verbs, each with its ratio to a plain zstd decompression of the same
-// bytes measured in the same run, and the peak resident memory of `stats`.
+// itt-dump on two big generated traces (issues 12 and 47): events per
+// second of the verbs, each with its ratio to a plain zstd decompression of
+// the same bytes measured in the same run, the CPU per event of their
+// serial part and of all their work, and the peak resident memory of
+// `stats`.
 //
-// The trace is tests/tools/sample_traces.h's FrameTrace: 4 threads x 2 M
-// frames, each an outer task with two nested tasks, and every 64th frame a
-// counter sample and a marker: 64.25 M events, about 31 MB of zstd chunks.
+// The traces (tests/tools/sample_traces.h):
+//   frames  FrameTrace: 4 threads x 2 M frames, each an outer task with two
+//           nested tasks, and every 64th frame a counter sample and a
+//           marker: 64.25 M events, about 31 MB of zstd chunks.
+//   mixed   MixedTrace: 4 threads x 1 M iterations of what a real program
+//           records (a counter sample, a lock, a heap allocation and free,
+//           task metadata in each, markers, three domains, frames on the
+//           main thread): 62.5 M events.
 //
-//   BM_PlainZstd      ZSTD_decompressDCtx of every chunk's stored payload:
-//                     the floor any reader pays
-//   BM_Verb/stats     the whole verb in-process (index pass, merged pass,
-//   BM_Verb/verify    report), 3 runs (the report: their median); output is
-//   BM_Verb/text      formatted and discarded, as with `>/dev/null`.
-//   BM_Verb/chrome    Counters: ratio_to_zstd (events/s over BM_PlainZstd's,
-//                     same run), trace_MB.
-//   BM_Verb/perfetto  (and perfetto, its output discarded likewise)
-//   BM_Verb/parquet   (and parquet, its dataset written to a temporary
-//                     directory: the files' bytes go to the page cache)
+//   BM_PlainZstd      ZSTD_decompressDCtx of every chunk's stored payload
+//                     (the frames trace): the floor any reader pays
+//   BM_Verb/V/T       verb V (stats, verify, text, chrome, perfetto,
+//                     parquet: its dataset written to a temporary
+//                     directory, the files' bytes to the page cache) on
+//                     trace T (0 frames, 1 mixed): the whole verb
+//                     in-process (index pass, merged pass, report), 3 runs
+//                     (the report: their median); output is formatted and
+//                     discarded, as with `>/dev/null`. Counters:
+//                     ratio_to_zstd (events/s over BM_PlainZstd's, same
+//                     run), trace_MB, and per event (issue 47):
+//                       serial_ns  CPU of the work that runs on one thread
+//                                  only: the reading thread's, or another
+//                                  thread of the verb's own (perfetto's
+//                                  compressor) if that one's is larger
+//                       total_ns   CPU of every thread of the process
+//                       cores16_mps, cores2_mps
+//                                  the rate they bound on 16 and 2 cores,
+//                                  1 / (serial + total / C), in M events/s
 //   BM_ManyFiles/T    `stats` on 64 files of T threads (1, 4), 1 M events
 //                     each (an MPI job's directory, sample_traces.h
 //                     RunTraces; the 4 threads of a file share its frames),
@@ -23,16 +39,23 @@
 //                     many_over_one is the 64-file rate over the one-file
 //                     rate of the same round (median round; issue 14's goal
 //                     is >= 0.8)
-//   BM_StatsPeakRss   the itt-dump binary run on the trace file in a child
-//                     process: peak_rss_MB from wait4's ru_maxrss
+//   BM_StatsPeakRss   the itt-dump binary run on the frames trace's file in a
+//                     child process: peak_rss_MB, its VmHWM at its exit
 //
 // Times are wall-clock (manual timing): a verb that decodes on several cores
-// is credited for it. Goals (issue 12, this 2-core machine): stats >= 100 M
-// events/s, verify >= 150 M, text >= 15 M, chrome >= 20 M, peak RSS of
-// stats <= 200 MB; perfetto >= 20 M (issue 16).
+// is credited for it. The CPU of a thread other than the benchmark's own
+// (which runs the verb, so it is the reading thread) is sampled from
+// /proc/self/task/*/schedstat every 2 ms while the verb runs; threads named
+// "itt-dump-read" or "itt-dump-index" (the reader's pool, the index pass's
+// files) work on every core, any other is one thread's work. Goals (issue
+// 12, this 2-core machine): stats >= 100 M events/s, verify >= 150 M, text
+// >= 15 M, chrome >= 20 M, peak RSS of stats <= 200 MB; perfetto >= 20 M
+// (issue 16); issue 47: stats >= 150 M and each exporter >= 30 M on both
+// traces, serial_ns <= 1 for stats and <= 2 for each exporter.
 //
 // Run: bazel run -c opt //bench:itt_dump_bench
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -40,6 +63,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -48,6 +72,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/bench_env.h"
@@ -63,6 +88,7 @@ using ittc::itt_dump::testing::RunDump;
 
 constexpr int kThreads = 4;
 constexpr uint64_t kFramesPerThread = 2000000;
+constexpr uint64_t kMixedPerThread = 1000000;
 
 struct BigTrace {
   std::string bytes;
@@ -78,28 +104,36 @@ uint32_t LoadLe32(const char* p) {
   return v;
 }
 
-const BigTrace& Trace() {
-  static const BigTrace* trace = [] {
-    auto* t = new BigTrace;
-    t->bytes = ittc::itt_dump::testing::FrameTrace(kThreads, kFramesPerThread);
-    const auto source = ittc::itt_dump::TraceSource::Memory(t->bytes, "bench");
-    ittc::itt_dump::IndexOptions options;
-    options.decode_all_events = true;
-    const ittc::itt_dump::IndexResult index = ittc::itt_dump::BuildIndex(source, options);
-    t->events = index.index != nullptr ? index.index->events : 0;
-    // Chunk framing (format/chunk.h): a 32-byte header whose bytes [8, 12)
-    // and [12, 16) are the stored and decompressed payload lengths.
-    auto reader = ittc::itt_dump::OpenForPass(source);
-    ittc::format::Chunk c;
-    while (reader.ok() && (*reader)->Next(&c)) {
-      if ((c.flags & ittc::format::kChunkFlagZstd) == 0) continue;
-      const char* h = t->bytes.data() + c.offset;
-      t->stored.emplace_back(h + ittc::format::kChunkHeaderSize, LoadLe32(h + 8));
-      t->sizes.push_back(LoadLe32(h + 12));
-    }
-    return t;
-  }();
-  return *trace;
+enum TraceKind { kFrames = 0, kMixed = 1 };
+const char* const kTraceNames[] = {"frames", "mixed"};
+
+BigTrace* MakeTrace(TraceKind kind) {
+  auto* t = new BigTrace;
+  t->bytes = kind == kFrames ? ittc::itt_dump::testing::FrameTrace(kThreads, kFramesPerThread)
+                             : ittc::itt_dump::testing::MixedTrace(kThreads, kMixedPerThread);
+  const auto source = ittc::itt_dump::TraceSource::Memory(t->bytes, "bench");
+  ittc::itt_dump::IndexOptions options;
+  options.decode_all_events = true;
+  const ittc::itt_dump::IndexResult index = ittc::itt_dump::BuildIndex(source, options);
+  t->events = index.index != nullptr ? index.index->events : 0;
+  // Chunk framing (format/chunk.h): a 32-byte header whose bytes [8, 12)
+  // and [12, 16) are the stored and decompressed payload lengths.
+  auto reader = ittc::itt_dump::OpenForPass(source);
+  ittc::format::Chunk c;
+  while (reader.ok() && (*reader)->Next(&c)) {
+    if ((c.flags & ittc::format::kChunkFlagZstd) == 0) continue;
+    const char* h = t->bytes.data() + c.offset;
+    t->stored.emplace_back(h + ittc::format::kChunkHeaderSize, LoadLe32(h + 8));
+    t->sizes.push_back(LoadLe32(h + 12));
+  }
+  return t;
+}
+
+const BigTrace& Trace(TraceKind kind = kFrames) {
+  static const BigTrace* frames = MakeTrace(kFrames);
+  if (kind == kFrames) return *frames;
+  static const BigTrace* mixed = MakeTrace(kMixed);
+  return *mixed;
 }
 
 // One decompression of every chunk; returns the seconds it took.
@@ -157,8 +191,110 @@ const std::string& ParquetDir() {
   return *dir;
 }
 
+// The CPU time of this process's threads, sampled from /proc every 2 ms
+// from construction to Stop(): what each thread other than the caller and
+// the sampler had run when it was last seen (a thread that exits loses at
+// most its last 2 ms).
+class ThreadCpuSampler {
+ public:
+  struct Seen {
+    std::string name;
+    uint64_t ns = 0;
+  };
+
+  ThreadCpuSampler() : caller_(static_cast<int>(gettid())) {
+    thread_ = std::thread([this] {
+      sampler_ = static_cast<int>(gettid());
+      while (!stop_.load(std::memory_order_relaxed)) {
+        Sample();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      Sample();
+      own_ns_ = ittc::bench::ThreadCpuNs();
+    });
+  }
+  ~ThreadCpuSampler() {
+    if (thread_.joinable()) Stop();
+  }
+
+  // Stops sampling; the threads seen, by tid.
+  const std::map<int, Seen>& Stop() {
+    stop_.store(true, std::memory_order_relaxed);
+    thread_.join();  // publishes seen_ and own_ns_
+    return seen_;
+  }
+  // The sampler's own CPU time (to leave out of the process's). After Stop.
+  uint64_t own_ns() const { return own_ns_; }
+
+ private:
+  void Sample() {
+    DIR* d = opendir("/proc/self/task");
+    if (d == nullptr) return;
+    while (dirent* e = readdir(d)) {
+      const int tid = std::atoi(e->d_name);
+      if (tid <= 0 || tid == caller_ || tid == sampler_) continue;
+      const std::string dir = std::string("/proc/self/task/") + e->d_name;
+      const uint64_t ns = ittc::bench::TaskRunNs(dir);
+      Seen& seen = seen_[tid];
+      // Read at every sample: a thread names itself after it starts, and
+      // a name read before that (its creator's) would count a pool's
+      // worker as one thread's work.
+      FILE* f = std::fopen((dir + "/comm").c_str(), "r");
+      if (f != nullptr) {
+        char buf[64] = {};
+        if (std::fgets(buf, sizeof buf, f) != nullptr) {
+          buf[std::strcspn(buf, "\n")] = 0;
+          seen.name = buf;
+        }
+        std::fclose(f);
+      }
+      seen.ns = std::max(seen.ns, ns);
+    }
+    closedir(d);
+  }
+
+  const int caller_;
+  int sampler_ = 0;  // the sampler thread only
+  std::atomic<bool> stop_{false};
+  std::map<int, Seen> seen_;  // the sampler thread only until Stop
+  uint64_t own_ns_ = 0;
+  std::thread thread_;
+};
+
+// Whether a thread of that name works on every core (one of a pool).
+bool OnEveryCore(const std::string& name) {
+  return name == "itt-dump-read" || name == "itt-dump-index";
+}
+
+// The CPU of one run of a verb, in ns.
+struct RunCpu {
+  uint64_t serial = 0;  // the largest of the threads that run alone
+  uint64_t total = 0;   // every thread
+};
+
+// Runs `args` on `trace` in-process and measures its CPU.
+RunCpu RunMeasured(const std::vector<std::string>& args, const std::string& trace,
+                   std::string* error) {
+  const uint64_t process0 = ittc::bench::ProcessCpuNs();
+  const uint64_t thread0 = ittc::bench::ThreadCpuNs();
+  ThreadCpuSampler sampler;
+  auto r = RunDump(args, trace, /*output_limit=*/0);
+  const uint64_t reading = ittc::bench::ThreadCpuNs() - thread0;
+  const std::map<int, ThreadCpuSampler::Seen>& seen = sampler.Stop();
+  RunCpu cpu;
+  cpu.total = ittc::bench::ProcessCpuNs() - process0 - sampler.own_ns();
+  cpu.serial = reading;
+  for (const auto& [tid, thread] : seen) {
+    if (!OnEveryCore(thread.name)) cpu.serial = std::max(cpu.serial, thread.ns);
+  }
+  if (r.status != 0) *error = r.err;
+  benchmark::DoNotOptimize(r);
+  return cpu;
+}
+
 void BM_Verb(benchmark::State& state) {
-  const BigTrace& t = Trace();
+  const auto kind = static_cast<TraceKind>(state.range(1));
+  const BigTrace& t = Trace(kind);
   const char* verb = kVerbs[state.range(0)];
   std::vector<std::string> args = {verb, "--no-progress", "trace.itt"};
   if (std::strcmp(verb, "chrome") == 0 || std::strcmp(verb, "perfetto") == 0) {
@@ -166,25 +302,38 @@ void BM_Verb(benchmark::State& state) {
   }
   if (std::strcmp(verb, "parquet") == 0) args.insert(args.end(), {"-o", ParquetDir()});
   const double zstd_rate = ZstdEventsPerSecond();
+  RunCpu cpu;
   for (auto _ : state) {
-    auto r = RunDump(args, t.bytes, /*output_limit=*/0);
-    if (r.status != 0) state.SkipWithError(r.err.c_str());
-    benchmark::DoNotOptimize(r);
+    std::string error;
+    const RunCpu run = RunMeasured(args, t.bytes, &error);
+    if (!error.empty()) state.SkipWithError(error.c_str());
+    cpu.serial += run.serial;
+    cpu.total += run.total;
   }
+  const double events = static_cast<double>(state.iterations() * t.events);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * t.events));
-  state.SetLabel(verb);
+  state.SetLabel(std::string(verb) + " " + kTraceNames[kind]);
   state.counters["trace_MB"] = static_cast<double>(t.bytes.size()) / 1e6;
   // events/s of this verb over events/s of BM_PlainZstd (benchmark's rate
   // counter divided by a constant stays a rate, so the ratio is formed from
   // the measured time here).
-  state.counters["ratio_to_zstd"] =
-      benchmark::Counter(static_cast<double>(state.iterations() * t.events) / zstd_rate,
-                         benchmark::Counter::kIsRate, benchmark::Counter::OneK::kIs1000);
+  state.counters["ratio_to_zstd"] = benchmark::Counter(
+      events / zstd_rate, benchmark::Counter::kIsRate, benchmark::Counter::OneK::kIs1000);
+  const double serial = static_cast<double>(cpu.serial) / events;
+  const double total = static_cast<double>(cpu.total) / events;
+  state.counters["serial_ns"] = serial;
+  state.counters["total_ns"] = total;
+  state.counters["cores16_mps"] = 1e3 / (serial + total / 16);
+  state.counters["cores2_mps"] = 1e3 / (serial + total / 2);
 }
-// Three runs of each verb: the report gives their median (one run moved by
-// 20-30% with the host's phase).
-BENCHMARK(BM_Verb)->DenseRange(0, 5)->Iterations(1)->Repetitions(3)->UseRealTime()->Unit(
-    benchmark::kMillisecond);
+// Three runs of each verb on each trace: the report gives their median (one
+// run moved by 20-30% with the host's phase).
+BENCHMARK(BM_Verb)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {kFrames, kMixed}})
+    ->Iterations(1)
+    ->Repetitions(3)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 struct RunSet {
   std::map<std::string, std::string> traces;  // "run/<file name>" -> bytes

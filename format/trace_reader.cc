@@ -1,6 +1,7 @@
 #include "format/trace_reader.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -295,9 +296,35 @@ class Workers {
     {
       std::lock_guard<std::mutex> lock(mu_);
       job->state = Job::State::kQueued;
-      queue_.push_back(job);
+      queue_.push_back({job, nullptr});
     }
     work_cv_.notify_one();
+  }
+
+  // PoolTask::pool_state's values.
+  static constexpr int kTaskQueued = 1;
+  static constexpr int kTaskDone = 2;
+
+  void Submit(PoolTask* task) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      task->pool_state = kTaskQueued;
+      queue_.push_back({nullptr, task});
+    }
+    work_cv_.notify_one();
+  }
+
+  bool Done(const PoolTask* task) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return task->pool_state == kTaskDone;
+  }
+
+  // Unlike Finish, leaves the task to the workers: whoever waits for it
+  // has work of its own (the reading thread), which is what a pool task
+  // moves off it.
+  void Wait(const PoolTask* task) {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [task] { return task->pool_state == kTaskDone; });
   }
 
   // Returns once `job` is verified. A job no worker has started yet runs
@@ -323,7 +350,8 @@ class Workers {
   bool Claim(Job* job) {
     std::unique_lock<std::mutex> lock(mu_);
     if (job->state == Job::State::kQueued) {
-      queue_.erase(std::find(queue_.begin(), queue_.end(), job));
+      queue_.erase(std::find_if(queue_.begin(), queue_.end(),
+                                [job](const Work& w) { return w.job == job; }));
       job->state = Job::State::kRunning;
       return true;
     }
@@ -332,13 +360,25 @@ class Workers {
   }
 
   void Run() {
+    // Named for profilers and for the benchmark, which tells the pool's
+    // threads (work on every core) from the threads of one job each.
+    pthread_setname_np(pthread_self(), "itt-dump-read");
     ZSTD_DCtx* dctx = ZSTD_createDCtx();
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
       work_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
       if (stop_) break;
-      Job* job = queue_.front();
+      const Work work = queue_.front();
       queue_.pop_front();
+      if (work.task != nullptr) {
+        lock.unlock();
+        work.task->Run();
+        lock.lock();
+        work.task->pool_state = kTaskDone;
+        done_cv_.notify_all();
+        continue;
+      }
+      Job* job = work.job;
       job->state = Job::State::kRunning;
       lock.unlock();
       Verify(job, dctx, job->decoder);
@@ -352,8 +392,13 @@ class Workers {
 
   std::mutex mu_;
   std::condition_variable work_cv_;  // queue_ not empty, or stop_
-  std::condition_variable done_cv_;  // a job reached kDone
-  std::deque<Job*> queue_;
+  std::condition_variable done_cv_;  // a job or task is done
+  // Chunks to verify and tasks, in the order submitted: one of each Work.
+  struct Work {
+    Job* job;
+    PoolTask* task;
+  };
+  std::deque<Work> queue_;
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };
@@ -779,6 +824,10 @@ TraceReader::~TraceReader() = default;
 ReaderPool::ReaderPool(int threads) : threads_(std::make_unique<Threads>(std::max(threads, 1))) {}
 
 ReaderPool::~ReaderPool() = default;
+
+void ReaderPool::Submit(PoolTask* task) { threads_->workers()->Submit(task); }
+bool ReaderPool::Done(const PoolTask* task) { return threads_->workers()->Done(task); }
+void ReaderPool::Wait(const PoolTask* task) { threads_->workers()->Wait(task); }
 
 std::unique_ptr<DecodedChunk> TraceReader::TakeDecoded() { return impl_->TakeDecoded(); }
 

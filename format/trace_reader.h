@@ -154,14 +154,37 @@ struct ReaderOptions {
   static ReaderOptions Parallel();
 };
 
+// Work other than a chunk's for a ReaderPool's threads (ReaderPool::Submit).
+class PoolTask {
+ public:
+  virtual ~PoolTask() = default;
+  // The work; runs once, on one of the pool's threads.
+  virtual void Run() = 0;
+  // The pool's: where the task stands (guarded by the pool's lock).
+  int pool_state = 0;
+};
+
 // Worker threads shared by several TraceReaders (ReaderOptions::pool):
-// each reader hands them its chunks, oldest first over all readers.
+// each reader hands them its chunks, oldest first over all readers, and
+// anyone tasks, among the chunks in the order submitted.
+//
+// Thread safety: Submit, Done and Wait may be called from any thread.
 class ReaderPool {
  public:
   explicit ReaderPool(int threads);
   ~ReaderPool();
   ReaderPool(const ReaderPool&) = delete;
   ReaderPool& operator=(const ReaderPool&) = delete;
+
+  // Queues `task` for a worker. It must outlive its run (Wait), and the
+  // pool must outlive that too. Not again before it is done.
+  void Submit(PoolTask* task);
+  // Whether the submitted `task` has run; what it wrote is then visible
+  // to the caller (the pool's lock orders them).
+  bool Done(const PoolTask* task);
+  // Returns once the submitted `task` has run (on a worker: the caller
+  // waits rather than run it), with what it wrote visible.
+  void Wait(const PoolTask* task);
 
  private:
   friend class TraceReader;

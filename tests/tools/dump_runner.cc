@@ -18,7 +18,7 @@ DumpResult Run(
     const std::vector<std::string>& args, std::function<TraceSource(const std::string&)> source,
     size_t output_limit,
     std::function<absl::StatusOr<std::vector<std::string>>(const std::string&)> expand = nullptr,
-    bool parallel = true) {
+    bool parallel = true, size_t stretch_items = 0) {
   DumpResult r;
   std::unique_ptr<Output> out = StringOutput(&r.out, output_limit);
   std::unique_ptr<Output> err = StringOutput(&r.err);
@@ -28,6 +28,7 @@ DumpResult Run(
   env.source = std::move(source);
   env.expand = std::move(expand);
   env.parallel = parallel;
+  env.stretch_items = stretch_items;
   env.create_file =
       [&r, output_limit](const std::string& path) -> absl::StatusOr<std::unique_ptr<Output>> {
     if (path.rfind("/nonexistent", 0) == 0) {
@@ -58,6 +59,13 @@ DumpResult RunDump(const std::vector<std::string>& args, const std::string& trac
         return TraceSource::Memory(trace, path);
       },
       output_limit);
+}
+
+DumpResult RunDumpInStretches(const std::vector<std::string>& args, const std::string& trace,
+                              size_t items) {
+  return Run(
+      args, [&trace](const std::string& path) { return TraceSource::Memory(trace, path); },
+      static_cast<size_t>(-1), nullptr, /*parallel=*/true, items);
 }
 
 DumpResult RunDumpOnOneCore(const std::vector<std::string>& args, const std::string& trace) {

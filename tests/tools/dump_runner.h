@@ -25,6 +25,11 @@ struct DumpResult {
 DumpResult RunDump(const std::vector<std::string>& args, const std::string& trace,
                    size_t output_limit = static_cast<size_t>(-1));
 
+// The same with the pass on every core joining what its pieces keep apart
+// in stretches of `items` (Env::stretch_items): many joins in a small trace.
+DumpResult RunDumpInStretches(const std::vector<std::string>& args, const std::string& trace,
+                              size_t items);
+
 // The same with Env::parallel off: every verb takes its serial pass.
 DumpResult RunDumpOnOneCore(const std::vector<std::string>& args, const std::string& trace);
 DumpResult RunDumpOnOneCore(const std::vector<std::string>& args,

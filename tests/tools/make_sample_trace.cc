@@ -4,6 +4,8 @@
 //   make_sample_trace synthetic OUT.itt THREADS EVENTS_PER_THREAD
 //   make_sample_trace frames OUT.itt THREADS FRAMES_PER_THREAD
 //     (the benchmark's big trace: 4 2000000 is 64 M events)
+//   make_sample_trace mixed OUT.itt THREADS FRAMES_PER_THREAD
+//     (the benchmark's mixed trace: 4 1000000 is 62.5 M events)
 //   make_sample_trace run DIR FILES FRAMES_PER_THREAD [THREADS]
 //     FILES frame traces of THREADS threads (default 1) each (ranks 0..,
 //     one boot of one host) in DIR, as an MPI job's ITTC_OUTPUT=DIR/ would
@@ -19,7 +21,7 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s sample|synthetic|frames OUT [THREADS EVENTS|FRAMES]\n",
+    std::fprintf(stderr, "usage: %s sample|synthetic|frames|mixed OUT [THREADS EVENTS|FRAMES]\n",
                  argv[0]);
     return 64;
   }
@@ -45,6 +47,10 @@ int main(int argc, char** argv) {
     const int threads = argc > 3 ? std::atoi(argv[3]) : 4;
     const unsigned long long frames = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 2000000;
     bytes = ittc::itt_dump::testing::FrameTrace(threads, frames);
+  } else if (std::strcmp(argv[1], "mixed") == 0) {
+    const int threads = argc > 3 ? std::atoi(argv[3]) : 4;
+    const unsigned long long frames = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 1000000;
+    bytes = ittc::itt_dump::testing::MixedTrace(threads, frames);
   } else {
     const int threads = argc > 3 ? std::atoi(argv[3]) : 4;
     const unsigned long long events = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 1000000;

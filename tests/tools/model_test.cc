@@ -2,6 +2,7 @@
 // values, sync waits, heap allocations, and the pairing engine's parent
 // time and unbalanced counts.
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -116,6 +117,79 @@ TEST(HeapTracker, AllocationsArePairedByAddress) {
   heap.OnEvent(Ev(EventKind::kHeapFreeEnd, 50, {{F::kFunction, U(2)}, {F::kAddr, U(0xb0)}}), t, &c);
   EXPECT_TRUE(c.released);
   EXPECT_TRUE(heap.live().empty());
+}
+
+// A stretch's calls paired among themselves and joined leave the tracker
+// as the calls fed one at a time do: the same live blocks (serials
+// included), unknown frees, and released blocks at the stretch's points.
+TEST(HeapTracker, StretchesJoinedLeaveWhatOneCallAtATimeLeaves) {
+  const auto x = Index();
+  const ThreadRec& t = *x->Thread(0);
+  std::mt19937_64 rng(47);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<format::Event> calls;
+    for (uint64_t time = 1; time <= 200; ++time) {
+      const uint64_t addr = rng() % 6;  // 0 included: a null free or realloc
+      const uint64_t fn = 1 + rng() % 2;
+      switch (rng() % 3) {
+        case 0:
+          calls.push_back(Ev(EventKind::kHeapAllocateEnd, time,
+                             {{F::kFunction, U(fn)}, {F::kAddr, U(addr)}, {F::kSize, U(time)}}));
+          break;
+        case 1:
+          calls.push_back(
+              Ev(EventKind::kHeapFreeEnd, time, {{F::kFunction, U(fn)}, {F::kAddr, U(addr)}}));
+          break;
+        default:
+          calls.push_back(Ev(EventKind::kHeapReallocateEnd, time,
+                             {{F::kFunction, U(fn)},
+                              {F::kAddr, U(addr)},
+                              {F::kNewAddr, U(rng() % 6)},
+                              {F::kNewSize, U(time)}}));
+          break;
+      }
+    }
+    HeapTracker one;
+    // Each call's released blocks, one at a time: what a point releases
+    // must be among them.
+    std::vector<std::vector<uint64_t>> released(calls.size());
+    for (size_t i = 0; i < calls.size(); ++i) {
+      HeapChange c;
+      ASSERT_TRUE(one.OnEvent(calls[i], t, &c));
+      if (c.released) released[i].push_back(c.released_block.serial);
+      if (c.replaced) released[i].push_back(c.replaced_block.serial);
+    }
+    HeapTracker joined;
+    HeapStretch stretch;
+    size_t begin = 0;
+    while (begin < calls.size()) {
+      const size_t end = std::min(calls.size(), begin + 1 + rng() % 40);
+      stretch.Clear();
+      std::vector<size_t> point_call;  // the call of each point
+      for (size_t i = begin; i < end; ++i) {
+        HeapChange c;
+        const size_t points = stretch.points();
+        ASSERT_TRUE(stretch.OnEvent(calls[i], t, &c));
+        point_call.insert(point_call.end(), stretch.points() - points, i);
+      }
+      ASSERT_TRUE(joined.JoinStretch(stretch, [&](size_t p, const Allocation* block) {
+        if (block == nullptr) return;
+        const std::vector<uint64_t>& r = released[point_call[p]];
+        EXPECT_NE(std::find(r.begin(), r.end(), block->serial), r.end()) << round;
+      }));
+      begin = end;
+    }
+    EXPECT_EQ(joined.unknown_frees(), one.unknown_frees()) << round;
+    ASSERT_EQ(joined.live().size(), one.live().size()) << round;
+    for (const auto& [addr, a] : one.live()) {
+      ASSERT_EQ(joined.live().count(addr), 1u) << round;
+      const Allocation& b = joined.live().at(addr);
+      EXPECT_EQ(b.serial, a.serial) << round;
+      EXPECT_EQ(b.size, a.size) << round;
+      EXPECT_EQ(b.function, a.function) << round;
+      EXPECT_EQ(b.ticks, a.ticks) << round;
+    }
+  }
 }
 
 class Collect : public IntervalListener {
@@ -265,6 +339,84 @@ TEST(IntervalTracker, KeptFramesPairAsFramesDo) {
   EXPECT_GT(a.frame_end_without_begin, 0u);
   EXPECT_GT(a.frames_open_at_end, 0u);
   EXPECT_GT(kept_out.seen.size(), 5000u);
+}
+
+// Kept frames paired by stretches (KeptFramePairing, each stretch on its
+// own, then JoinFrames) pair, count and end as one at a time do: every
+// interval but its serial (a stretch's pairs have none), in any order.
+// Over a few keys the tracker joins every stretch; over more keys than it
+// keeps empty it joins none, and the caller feeds their frames one at a
+// time.
+TEST(IntervalTracker, KeptFramesPairedByStretchesPairAsOneAtATime) {
+  const auto x = Index();
+  const ThreadRec* threads[] = {x->Thread(0), x->Thread(1)};
+  for (const uint64_t keys : {3, 100}) {
+    std::mt19937_64 rng(keys);
+    EveryField stretch_out;
+    EveryField whole_out;
+    EveryField one_out;
+    IntervalTracker whole(*x, &whole_out);
+    IntervalTracker one(*x, &one_out);
+    KeptFramePairing pairing(&stretch_out);
+    std::vector<std::pair<KeptFrame, const ThreadRec*>> stretch;
+    uint64_t time = 100;
+    size_t joined = 0;
+    size_t refused = 0;
+    const auto join = [&] {
+      if (whole.JoinFrames(pairing)) {
+        ++joined;
+        whole_out.seen.insert(whole_out.seen.end(), stretch_out.seen.begin(),
+                              stretch_out.seen.end());
+      } else {
+        ++refused;
+        for (const auto& [f, t] : stretch) whole.OnFrame(f, *t);
+      }
+      stretch_out.seen.clear();
+      pairing.Clear();
+      stretch.clear();
+    };
+    for (int i = 0; i < 20000; ++i) {
+      KeptFrame f;
+      f.time = time += rng() % 3;  // ties too
+      f.domain = 1 + rng() % keys;
+      // More begins than ends early, more ends later: stretches leave
+      // both, and the stacks go deep.
+      f.begin = rng() % 100 < (i < 10000 ? 55u : 45u);
+      const ThreadRec& t = *threads[rng() % 2];
+      pairing.OnFrame(f, t);
+      stretch.emplace_back(f, &t);
+      one.OnFrame(f, t);
+      if (rng() % 40 == 0) join();
+    }
+    join();
+    whole.Finish(time + 10);
+    one.Finish(time + 10);
+    if (keys < 64) {
+      EXPECT_EQ(refused, 0u);
+      EXPECT_GT(joined, 100u);
+    } else {
+      EXPECT_GT(refused, 100u);  // (the first few, over fewer keys, join)
+    }
+    EXPECT_GE(whole.peak_keyed_open(), one.peak_keyed_open());
+    // Without the serial (the last field).
+    const auto without_serial = [](std::vector<std::string> seen) {
+      for (std::string& s : seen) {
+        if (s.rfind("interval", 0) == 0) s.erase(s.rfind(' ', s.rfind(' ') - 1));
+      }
+      std::sort(seen.begin(), seen.end());
+      return seen;
+    };
+    EXPECT_EQ(without_serial(whole_out.seen), without_serial(one_out.seen)) << keys << " keys";
+    const Unbalanced& a = whole.unbalanced();
+    const Unbalanced& b = one.unbalanced();
+    EXPECT_EQ(a.end_without_begin, b.end_without_begin);
+    EXPECT_EQ(a.open_at_end, b.open_at_end);
+    EXPECT_EQ(a.frame_end_without_begin, b.frame_end_without_begin);
+    EXPECT_EQ(a.frames_open_at_end, b.frames_open_at_end);
+    EXPECT_GT(a.frame_end_without_begin, 0u);
+    EXPECT_GT(a.frames_open_at_end, 0u);
+    EXPECT_GT(one_out.seen.size(), 5000u);
+  }
 }
 
 TEST(TraceSet, EventsOfEveryFileInOneTimeOrder) {

@@ -124,7 +124,19 @@ std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = fals
         v.push_back(Ev(k, t, {{F::kDomain, U(1)}, {F::kId, I(1 + rng() % 3)}}));
       }
     } else if (r < 78) {
-      v.push_back(Ev(EventKind::kCounterInc, t, {{F::kCounter, U(1)}}));
+      // Adds, and now and then a value set (stats' stretches know a
+      // counter's value from a set on).
+      const uint64_t c = rng() % 8;
+      if (c == 0) {
+        v.push_back(Ev(EventKind::kCounterSetValue, t,
+                       {{F::kCounter, U(1)},
+                        {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
+                        {F::kValue, U(rng() % 50)}}));
+      } else if (c == 1) {
+        v.push_back(Ev(EventKind::kCounterDecDelta, t, {{F::kCounter, U(1)}, {F::kDelta, U(3)}}));
+      } else {
+        v.push_back(Ev(EventKind::kCounterInc, t, {{F::kCounter, U(1)}}));
+      }
     } else if (r < 81) {
       v.push_back(Ev(EventKind::kMarker, t, {{F::kDomain, U(domain)}, {F::kName, U(name)}}));
     } else if (r < 84) {
@@ -170,14 +182,26 @@ std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = fals
       }
     } else if (heap && r < 96) {
       const uint64_t addr = 0xa000 + 64 * (rng() % 4);
-      if (rng() % 2) {
+      const uint64_t h = rng() % 5;
+      if (h < 2) {
         v.push_back(Ev(EventKind::kHeapAllocateEnd, t,
-                       {{F::kFunction, U(1)}, {F::kAddr, U(addr)}, {F::kSize, U(1 + rng() % 64)}}));
+                       {{F::kFunction, U(1 + rng() % 2)},
+                        {F::kAddr, U(addr)},
+                        {F::kSize, U(1 + rng() % 64)}}));
+      } else if (h == 2) {
+        v.push_back(Ev(EventKind::kHeapReallocateEnd, t,
+                       {{F::kFunction, U(1)},
+                        {F::kAddr, U(addr)},
+                        {F::kNewAddr, U(0xa000 + 64 * (rng() % 4))},
+                        {F::kNewSize, U(1 + rng() % 64)}}));
       } else {
         v.push_back(Ev(EventKind::kHeapFreeEnd, t, {{F::kFunction, U(1)}, {F::kAddr, U(addr)}}));
       }
     } else {
-      const EventKind k = rng() % 2 ? EventKind::kSyncPrepare : EventKind::kSyncAcquired;
+      const uint64_t s = rng() % 9;
+      const EventKind k = s < 4   ? EventKind::kSyncPrepare
+                          : s < 8 ? EventKind::kSyncAcquired
+                                  : EventKind::kSyncCancel;
       v.push_back(Ev(k, t, {{F::kAddr, U(0x1000 + 8 * (rng() % 2))}}));
     }
   }
@@ -206,7 +230,7 @@ std::string RandomTrace(uint64_t seed, const TraceOptions& options) {
   }
   b.Counter(1, "queue", "d1", 1, format::MetadataType::kU64);
   b.EventName(1, "legacy1").EventName(2, "legacy2");
-  if (options.heap) b.HeapFunction(1, "malloc", "libc");
+  if (options.heap) b.HeapFunction(1, "malloc", "libc").HeapFunction(2, "new", "libstdc++");
   std::vector<std::vector<std::vector<Event>>> chunks(static_cast<size_t>(options.threads));
   for (int th = 0; th < options.threads; ++th) {
     b.Thread(static_cast<uint32_t>(th), 100 + th, "w" + std::to_string(th));
@@ -283,11 +307,29 @@ TraceSet OpenSet(const std::vector<std::string>& files) {
   return TraceSet::Open(std::move(sources), IndexOptions(), "set");
 }
 
-// The whole trace's tracker of a set and what it delivers.
-struct WholeTrace {
+// What a stretch of frames kept apart paired among themselves.
+class StretchRecorder : public ApartStretch {
+ public:
+  void OnInterval(const Interval& iv) override { rec.OnInterval(iv); }
+  void OnRecord(const Event& e, const ThreadRec& thread) override {}
+  Recorder rec;
+};
+
+// The whole trace's tracker of a set and what it delivers, with what the
+// stretches of frames kept apart paired among themselves.
+struct WholeTrace : ApartConsumer {
   explicit WholeTrace(const std::vector<std::string>& files)
       : set(OpenSet(files)), tracker(set.index(), &rec) {
     tracker.set_collect_args(false);
+  }
+  IntervalTracker* frame_tracker() override { return &tracker; }
+  std::unique_ptr<ApartStretch> NewStretch() override {
+    return std::make_unique<StretchRecorder>();
+  }
+  void JoinStretch(ApartStretch* s, bool joined, const StretchRecords&) override {
+    std::vector<Seen>& seen = static_cast<StretchRecorder&>(*s).rec.seen;
+    if (joined) rec.seen.insert(rec.seen.end(), seen.begin(), seen.end());
+    seen.clear();
   }
   // Ends the trace at `last` and adds what it delivered to *p.
   void Finish(uint64_t last, Pairing* p) {
@@ -317,9 +359,11 @@ Pairing Serially(const std::vector<std::string>& files) {
 
 // The pieces' intervals (each piece records its own; the recorders are
 // reused, so they are collected as pieces are read) and the whole trace's:
-// the files at once, or one after another into the same tracker.
+// the files at once, or one after another into the same tracker. The
+// frames kept apart (as_stats) go in stretches of `stretch_frames` (0:
+// PieceMerger's own).
 Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = false,
-                 bool as_stats = false) {
+                 bool as_stats = false, size_t stretch_frames = 0) {
   Pairing p;
   WholeTrace whole(files);
   uint64_t last = 0;
@@ -331,15 +375,17 @@ Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = fals
   size_t open_frames = 0;
   for (const size_t only_file : passes) {
     whole.tracker.ResetPeakKeyedOpen();
+    MergeOptions options;
+    options.stretch_items = stretch_frames;
     PieceMerger merger(
-        whole.set, [as_stats] { return std::make_unique<Recorder>(as_stats); }, MergeOptions(),
+        whole.set, [as_stats] { return std::make_unique<Recorder>(as_stats); }, options,
         [&p, &last](const Piece& piece) {
           const auto& pieces_rec = static_cast<const Recorder&>(*piece.sink);
           p.seen.insert(p.seen.end(), pieces_rec.seen.begin(), pieces_rec.seen.end());
           last = std::max(last, piece.paired_last_ticks);
         },
         only_file);
-    merger.set_frame_tracker(&whole.tracker);
+    merger.set_apart_consumer(&whole);
     PieceMerger::Item item;
     Event scratch;
     while (merger.Next(&item)) {
@@ -362,7 +408,8 @@ void ExpectSamePairing(const std::vector<std::string>& files, const std::string&
   std::sort(serial.seen.begin(), serial.seen.end());
   for (const bool as_stats : {false, true}) {
     const std::string how = what + (as_stats ? ", as stats pairs" : ", as chrome pairs");
-    Pairing pieces = InPieces(files, file_by_file, as_stats);
+    // Stats' frames kept apart in stretches of 5: many joins.
+    Pairing pieces = InPieces(files, file_by_file, as_stats, as_stats ? 5 : 0);
     ASSERT_TRUE(pieces.exact) << how;
     std::sort(pieces.seen.begin(), pieces.seen.end());
     EXPECT_EQ(pieces.seen, serial.seen) << how;
@@ -487,6 +534,34 @@ void ExpectSameStats(const std::string& bytes, const std::string& what) {
                               {"stats", "--from=3000", "--to=9000", "trace.itt"},
                               {"stats", "--thread=101", "--per-thread", "trace.itt"}},
                              bytes, what);
+}
+
+// For one file, stats sums up sync waits, heap calls and counter changes
+// by stretches of what the pieces keep apart, and joins them in order:
+// stretches of a few events each join many times.
+TEST(Pieces, StatsInStretchesPrintsWhatTheSerialPassPrints) {
+  const std::vector<std::vector<std::string>> runs = {
+      {"stats", "trace.itt"},
+      {"stats", "--per-thread", "--format=csv", "trace.itt"},
+      {"stats", "--from=3000", "--to=30000", "--thread=w1", "trace.itt"},
+      {"stats", "--name=t12", "trace.itt"}};
+  for (uint64_t seed = 150; seed < 162; ++seed) {
+    TraceOptions options;
+    options.threads = 2 + static_cast<int>(seed % 4);
+    options.heap = true;
+    options.ids = true;
+    const std::string bytes = RandomTrace(seed, options);
+    ASSERT_TRUE(StatsOnEveryCore({bytes})) << seed;
+    for (const std::vector<std::string>& args : runs) {
+      const DumpResult one = RunDumpOnOneCore(args, bytes);
+      ASSERT_EQ(one.status, 0) << one.err;
+      for (const size_t items : {1, 3, 17}) {
+        const DumpResult all = RunDumpInStretches(args, bytes, items);
+        EXPECT_EQ(all.out, one.out) << seed << " " << args[1] << " in stretches of " << items;
+        EXPECT_EQ(all.err, one.err) << seed << " " << args[1] << " in stretches of " << items;
+      }
+    }
+  }
 }
 
 TEST(Pieces, StatsPrintsWhatTheSerialPassPrints) {

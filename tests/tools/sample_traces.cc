@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -202,6 +203,125 @@ std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_
                               {F::kScope, U(static_cast<uint64_t>(format::Scope::kTrack))}}));
         }
         chunk.push_back(Ev(EventKind::kFrameEnd, at(10), {{F::kDomain, U(2)}}));
+      }
+      if (!chunk.empty()) b.Events(static_cast<uint32_t>(ti), chunk);
+      if (frame[ti] < frames_per_thread) more = true;
+    }
+  }
+  const uint64_t end = *std::max_element(time.begin(), time.end()) + 1;
+  b.SyncAt(end).End(end);
+  return b.bytes();
+}
+
+std::string MixedTrace(int threads, uint64_t frames_per_thread, uint64_t events_per_chunk) {
+  TraceBuilder b(TestHeader(), /*compress=*/true);
+  b.String(1, "frame_work")
+      .String(2, "update")
+      .String(3, "render")
+      .String(4, "checkpoint")
+      .String(5, "bytes")
+      .String(6, "lock")
+      .String(7, "std::mutex");
+  b.Domain(1, "app").Domain(2, "frames").Domain(3, "gpu");
+  b.Counter(1, "queue_depth", "app", 1, format::MetadataType::kU64);
+  b.Counter(2, "allocs", "app", 1, format::MetadataType::kU64);
+  b.HeapFunction(1, "malloc", "libc");
+  for (int t = 0; t < threads; ++t) {
+    b.Thread(static_cast<uint32_t>(t), 3000 + static_cast<uint64_t>(t), t == 0 ? "main" : "worker");
+  }
+  b.SyncAt(1000);
+  constexpr uint64_t kLocks = 4;
+  constexpr uint64_t kLockBase = 0x5000;
+  const size_t n = static_cast<size_t>(threads);
+  std::vector<uint64_t> time(n, 1000);
+  std::vector<uint64_t> frame(n, 0);
+  std::vector<uint64_t> rng(n);
+  for (size_t ti = 0; ti < n; ++ti) rng[ti] = ti * 7000003 + 1;
+  std::vector<format::Event> chunk;
+  // The metadata values of the chunk being built (an event's bytes field
+  // points into it until the chunk is written).
+  std::deque<std::string> values;
+  // Flush rounds as the collector's: each thread's events up to the round's
+  // end time go out together (the threads run at different rates), in
+  // chunks of at most events_per_chunk.
+  constexpr uint64_t kRoundTicks = 4000000;
+  uint64_t round_end = 1000;
+  bool more = true;
+  while (more) {
+    more = false;
+    round_end += kRoundTicks;
+    for (size_t ti = 0; ti < n; ++ti) {
+      uint64_t& now = time[ti];
+      // Durations jitter like real ones (a splitmix64 stream).
+      auto at = [&](uint64_t step) {
+        uint64_t z = (rng[ti] += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return now += step + ((z ^ (z >> 31)) % (step / 16 + 1));
+      };
+      chunk.clear();
+      values.clear();
+      if (ti == 0 && frame[ti] == 0) {
+        for (uint64_t l = 0; l < kLocks; ++l) {
+          chunk.push_back(Ev(EventKind::kSyncCreate, at(10),
+                             {{F::kAddr, U(kLockBase + 64 * l)},
+                              {F::kObjtype, U(7)},
+                              {F::kObjname, U(6)},
+                              {F::kAttribute, U(0)}}));
+        }
+      }
+      while (now < round_end && frame[ti] < frames_per_thread) {
+        if (chunk.size() + 20 > events_per_chunk) {
+          b.Events(static_cast<uint32_t>(ti), chunk);
+          chunk.clear();
+          values.clear();
+        }
+        const uint64_t f = frame[ti]++;
+        const uint64_t lock = kLockBase + 64 * ((f + ti) % kLocks);
+        const uint64_t block = 0x10000000 * (ti + 1) + 64 * (f % 1024);
+        const uint64_t size = 32 + 16 * (f % 7);
+        std::string& value = values.emplace_back(8, '\0');
+        for (int i = 0; i < 8; ++i)
+          value[static_cast<size_t>(i)] = static_cast<char>((f * 40) >> (8 * i));
+        if (ti == 0) chunk.push_back(Ev(EventKind::kFrameBegin, at(50), {{F::kDomain, U(2)}}));
+        chunk.push_back(Ev(EventKind::kTaskBegin, at(20), {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+        chunk.push_back(Ev(EventKind::kMetadataAdd, at(5),
+                           {{F::kDomain, U(1)},
+                            {F::kKey, U(5)},
+                            {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
+                            {F::kCount, U(1)},
+                            {F::kData, B(value)}}));
+        chunk.push_back(Ev(EventKind::kTaskBegin, at(30), {{F::kDomain, U(1)}, {F::kName, U(2)}}));
+        chunk.push_back(Ev(EventKind::kCounterSetValue, at(10),
+                           {{F::kCounter, U(1)},
+                            {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
+                            {F::kValue, U(f % 1000)}}));
+        chunk.push_back(Ev(EventKind::kSyncPrepare, at(20), {{F::kAddr, U(lock)}}));
+        chunk.push_back(Ev(EventKind::kSyncAcquired, at(60), {{F::kAddr, U(lock)}}));
+        chunk.push_back(Ev(EventKind::kSyncReleasing, at(100), {{F::kAddr, U(lock)}}));
+        chunk.push_back(Ev(EventKind::kHeapAllocateBegin, at(20),
+                           {{F::kFunction, U(1)}, {F::kSize, U(size)}, {F::kInitialized, U(0)}}));
+        chunk.push_back(Ev(EventKind::kHeapAllocateEnd, at(40),
+                           {{F::kFunction, U(1)},
+                            {F::kAddr, U(block)},
+                            {F::kSize, U(size)},
+                            {F::kInitialized, U(0)}}));
+        chunk.push_back(Ev(EventKind::kTaskEnd, at(300), {{F::kDomain, U(1)}}));
+        chunk.push_back(Ev(EventKind::kTaskBegin, at(30), {{F::kDomain, U(3)}, {F::kName, U(3)}}));
+        chunk.push_back(
+            Ev(EventKind::kHeapFreeBegin, at(600), {{F::kFunction, U(1)}, {F::kAddr, U(block)}}));
+        chunk.push_back(
+            Ev(EventKind::kHeapFreeEnd, at(30), {{F::kFunction, U(1)}, {F::kAddr, U(block)}}));
+        chunk.push_back(Ev(EventKind::kTaskEnd, at(20), {{F::kDomain, U(3)}}));
+        if (f % 16 == 0) {
+          chunk.push_back(Ev(EventKind::kMarker, at(10),
+                             {{F::kDomain, U(1)},
+                              {F::kName, U(4)},
+                              {F::kScope, U(static_cast<uint64_t>(format::Scope::kTask))}}));
+          chunk.push_back(Ev(EventKind::kCounterInc, at(10), {{F::kCounter, U(2)}}));
+        }
+        chunk.push_back(Ev(EventKind::kTaskEnd, at(20), {{F::kDomain, U(1)}}));
+        if (ti == 0) chunk.push_back(Ev(EventKind::kFrameEnd, at(10), {{F::kDomain, U(2)}}));
       }
       if (!chunk.empty()) b.Events(static_cast<uint32_t>(ti), chunk);
       if (frame[ti] < frames_per_thread) more = true;

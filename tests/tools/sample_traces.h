@@ -42,6 +42,21 @@ std::string SyntheticTrace(int threads, uint64_t events_per_thread, uint64_t eve
 std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_per_chunk = 65536,
                        bool compress = true, const format::FileHeader* header = nullptr);
 
+// The benchmark's second trace (issue 47): what a real program records,
+// mixed. `threads` threads ("main", then "worker"s) each running
+// `frames_per_thread` iterations: an iteration holds a task "frame_work"
+// (domain "app") with a u64 metadata_add of task scope, a nested "update"
+// with a counter sample (counter_set_value), a lock taken (sync_prepare,
+// sync_acquired, sync_releasing on one of four objects named by
+// sync_create) and a heap allocation (malloc), then a nested "render" of
+// domain "gpu" that frees it; every 16th also a marker and a counter_inc
+// of a second counter. On "main" an iteration is a frame of domain
+// "frames" (frame_begin ... frame_end). 15 events an iteration (17 on
+// "main"), 15.125 with those: 4 threads x 1 M iterations is 62.5 M events.
+// Chunks go out in flush rounds of 4 ms, each thread's events of the
+// round together, as the collector writes them.
+std::string MixedTrace(int threads, uint64_t frames_per_thread, uint64_t events_per_chunk = 65536);
+
 // The files an MPI job's ITTC_OUTPUT=DIR/ would hold: `files` frame traces
 // of `threads` threads each (ranks 0.., pids 10000.., one boot of one
 // host), by file name ("r000003-p0010003-frames.itt"). 64 files of 125000

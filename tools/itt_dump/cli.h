@@ -46,6 +46,8 @@ struct Env {
   // VerbContext::parallel: false reads every file on one core's pass (the
   // tests compare the two).
   bool parallel = true;
+  // MergeOptions::stretch_items (0: the pass's own): the tests make it small.
+  size_t stretch_items = 0;
 };
 
 // Env for the real process: fds 1 and 2, files, progress when stderr is a

@@ -40,15 +40,16 @@ std::unique_ptr<StatsCollector> StatsCollector::EmptyLike(const StatsCollector& 
   std::unique_ptr<StatsCollector> c(
       new StatsCollector(other.x_, other.clock_, other.filter_, other.per_thread_));
   c->processes_ = other.processes_;
+  c->keep_apart_ = other.keep_apart_;
   return c;
 }
 
 StatsCollector::~StatsCollector() = default;
 
-void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
-  ++events_;
-  last_ticks_ = std::max(last_ticks_, e.time);
-  switch (e.kind) {
+namespace stats_internal {
+
+Family FamilyOf(EventKind kind) {
+  switch (kind) {
     case EventKind::kCounterInc:
     case EventKind::kCounterIncDelta:
     case EventKind::kCounterDec:
@@ -59,30 +60,56 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kCounterDecDeltaV3:
     case EventKind::kCounterSetValue:
     case EventKind::kCounterSetValueV3:
-    case EventKind::kCounterSetValueEx: {
-      CounterSample sample;
-      if (counter_tracker_.OnEvent(e, &sample)) OnCounter(sample, t);
-      return;
-    }
+    case EventKind::kCounterSetValueEx:
+      return Family::kCounter;
     case EventKind::kSyncCreate:
     case EventKind::kSyncRename:
     case EventKind::kSyncPrepare:
     case EventKind::kSyncCancel:
     case EventKind::kSyncAcquired:
-      OnSync(e, t);
-      return;
+      return Family::kSync;
     case EventKind::kHeapAllocateEnd:
     case EventKind::kHeapFreeEnd:
     case EventKind::kHeapReallocateEnd:
-      OnHeap(e, t);
-      return;
+      return Family::kHeap;
     case EventKind::kJitMethodLoad:
     case EventKind::kJitMethodLoadV2:
     case EventKind::kJitMethodLoadV3:
     case EventKind::kJitInlineLoad:
     case EventKind::kJitMethodUpdate:
     case EventKind::kJitMethodUpdateV2:
-    case EventKind::kJitMethodUnload: {
+    case EventKind::kJitMethodUnload:
+      return Family::kJit;
+    default:
+      return Family::kIntervals;
+  }
+}
+
+}  // namespace stats_internal
+
+using stats_internal::Family;
+using stats_internal::FamilyOf;
+
+bool StatsCollector::Ignores(EventKind kind) const {
+  return FamilyOf(kind) == Family::kIntervals && !tracker_.Uses(kind);
+}
+
+void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
+  ++events_;
+  last_ticks_ = std::max(last_ticks_, e.time);
+  switch (FamilyOf(e.kind)) {
+    case Family::kCounter: {
+      CounterSample sample;
+      if (counter_tracker_.OnEvent(e, &sample)) OnCounter(sample, t);
+      return;
+    }
+    case Family::kSync:
+      OnSync(e, t);
+      return;
+    case Family::kHeap:
+      OnHeap(e, t);
+      return;
+    case Family::kJit: {
       if (filter_.active()) {
         if (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time) ||
             (filter_.has_name() &&
@@ -102,7 +129,7 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
       }
       return;
     }
-    default:
+    case Family::kIntervals:
       tracker_.OnEvent(e, t);
       return;
   }
@@ -224,6 +251,9 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
   // changes (the index's clock and the filter keep caches).
   const std::unique_ptr<StatsCollector> prototype = NewCollector(ctx, options);
   const TraceSet& set = *ctx.set;
+  // One process: what stats makes of sync, heap and counter events meets
+  // no other's (MeetsOtherProcesses), and they can go by stretches.
+  prototype->set_keep_apart(set.files().size() == 1);
   std::vector<size_t> passes = {PieceMerger::kEveryFile};
   if (file_by_file) {
     passes.clear();
@@ -248,7 +278,7 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
           CountPiece(piece, &pass);
         },
         only_file);
-    merger.set_frame_tracker(stats->frame_tracker());
+    merger.set_apart_consumer(stats);
     uint32_t meets = 0;
     const bool drained = DrainPieces(
         ctx, &merger, stats, &pass, [](const PieceMerger::Item&) {},  // its sinks write nothing

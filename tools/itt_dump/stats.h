@@ -101,8 +101,12 @@ struct SyncSummary {
 // The statistics engine; RunStats feeds it from the merge. Exposed for the
 // benchmark and tests.
 // A PieceSink too: the pass on every core gives each piece a collector of
-// its own (EmptyLike) and adds them up (MergeIntervals).
-class StatsCollector : public PieceSink {
+// its own (EmptyLike) and adds them up (MergeIntervals); and an
+// ApartConsumer: what the pieces keep apart (the frames of processes with
+// several threads; for one file, sync waits, heap calls and counter
+// changes) goes by stretches, each summed up on a worker (Stretch) and
+// joined here in order.
+class StatsCollector : public PieceSink, public ApartConsumer {
  public:
   // `index` must outlive the collector.
   StatsCollector(const TraceIndex& index, const FilterSpec& filter, bool per_thread);
@@ -122,9 +126,18 @@ class StatsCollector : public PieceSink {
   // innermost open task.
   void OnOpen(const Interval& interval, const ThreadRec& t) { tracker_.OnOpen(interval, t); }
   const IntervalTracker& tracker() const { return tracker_; }
-  // Where the frames pieces keep apart go (PieceMerger::
-  // set_frame_tracker), their events counted with the pieces'.
-  IntervalTracker* frame_tracker() { return &tracker_; }
+  // ApartConsumer: the frames pieces keep apart pair on workers by
+  // stretches and join this one's tracker; the sync, heap and counter
+  // events they keep apart are summed up by stretches (their events are
+  // counted with the pieces').
+  IntervalTracker* frame_tracker() override { return &tracker_; }
+  std::unique_ptr<ApartStretch> NewStretch() override;
+  void JoinStretch(ApartStretch* stretch, bool frames_joined,
+                   const StretchRecords& records) override;
+  // Whether its pieces may keep sync waits, heap calls and counter
+  // changes apart (KeepsApart): only where nothing of them meets another
+  // process (one file). Copied by EmptyLike.
+  void set_keep_apart(bool on) { keep_apart_ = on; }
   void ResetPeakKeyedOpen() { tracker_.ResetPeakKeyedOpen(); }
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   // Adds what `piece` collected from the tasks and frames a piece paired
@@ -165,8 +178,17 @@ class StatsCollector : public PieceSink {
     return p;
   }
   bool outputs_intervals() const override { return false; }
+  // PieceSink: what neither the collector nor its tracker reads (markers,
+  // metadata, heap begins, sync_releasing...).
+  bool Ignores(format::EventKind kind) const override;
+  // PieceSink: sync waits, heap calls and counter changes, where
+  // set_keep_apart and the filters let them (a name or domain filter
+  // reads what the stretches do not know).
+  bool KeepsApart(format::EventKind kind) const override;
 
  private:
+  class Stretch;
+
   StatsCollector(const TraceIndex& index, const Clock& clock, const Filter& filter,
                  bool per_thread);
 
@@ -196,6 +218,17 @@ class StatsCollector : public PieceSink {
   void JitSections(std::vector<Section>* out) const;
   void OnSync(const format::Event& e, const ThreadRec& t);
   void OnHeap(const format::Event& e, const ThreadRec& t);
+  // Whether the filters keep a sync wait event (not by name: OnSync asks
+  // the object's name), a heap call.
+  bool SyncKept(const format::Event& e, const ThreadRec& t);
+  bool HeapKept(const format::Event& e, const ThreadRec& t);
+  // What a kept sync event `c` at `addr` adds to its row.
+  void AddSync(const SyncChange& c, uint64_t addr, const ThreadRec& t, uint64_t ticks);
+  // What a kept heap call `c` adds to its function's row but for the live
+  // bytes (counts and bytes).
+  void CountHeap(const HeapChange& c);
+  // A counter sample the filters keep (value `value`) into `row`.
+  static void AddSample(long double value, CounterRow* row);
 
   const TraceIndex& x_;
   // The index's clock, copied: its conversions update a cache, and a
@@ -246,6 +279,7 @@ class StatsCollector : public PieceSink {
   uint64_t jit_unloaded_ = 0;
   uint64_t jit_code_bytes_ = 0;
   uint64_t last_ticks_ = 0;
+  bool keep_apart_ = false;
 };
 
 // Makes *stats for ctx's traces and filter, feeds it every event of one

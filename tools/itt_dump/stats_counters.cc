@@ -36,11 +36,14 @@ void StatsCollector::OnCounter(const CounterSample& sample, const ThreadRec& t) 
     if (row.passes < 0 || !filter_.ThreadOk(t)) return;
     if (!filter_.TimeOk(sample.ticks)) return;
   }
-  const long double value = counter.value;
-  if (row.samples == 0 || value < row.min) row.min = value;
-  if (row.samples == 0 || value > row.max) row.max = value;
-  row.last = value;
-  ++row.samples;
+  AddSample(counter.value, &row);
+}
+
+void StatsCollector::AddSample(long double value, CounterRow* row) {
+  if (row->samples == 0 || value < row->min) row->min = value;
+  if (row->samples == 0 || value > row->max) row->max = value;
+  row->last = value;
+  ++row->samples;
 }
 
 void StatsCollector::CounterSections(std::vector<Section>* sections) const {

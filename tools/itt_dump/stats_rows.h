@@ -24,6 +24,12 @@ inline constexpr uint64_t kProcessRow = uint64_t{1} << 62;
 
 inline std::string Num(uint64_t v) { return absl::StrCat(v); }
 
+// Which part of the collector takes an event of `kind`: the one list of
+// the kinds stats reads itself (StatsCollector::OnEvent, Ignores,
+// KeepsApart, and its stretches).
+enum class Family { kCounter, kSync, kHeap, kJit, kIntervals };
+Family FamilyOf(format::EventKind kind);
+
 inline std::string Real(long double v) {
   std::string s;
   AppendNumber(&s, v);

@@ -30,6 +30,11 @@ StatsCollector::SyncRow* StatsCollector::SyncRowFor(uint64_t addr, uint32_t proc
   return r.get();
 }
 
+bool StatsCollector::SyncKept(const Event& e, const ThreadRec& t) {
+  return !filter_.active() ||
+         !(filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time));
+}
+
 void StatsCollector::OnSync(const Event& e, const ThreadRec& t) {
   SyncChange c;
   // Names follow every create and rename; waits only the events the
@@ -39,23 +44,24 @@ void StatsCollector::OnSync(const Event& e, const ThreadRec& t) {
     SyncRowFor(e.Get(F::kAddr), t.process);
     return;
   }
-  if (filter_.active()) {
-    if (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time)) {
-      return;
-    }
-    if (filter_.has_name() &&
-        !filter_.NameOk(x_.String(sync_tracker_.Object(e.Get(F::kAddr))->name_id))) {
-      return;
-    }
+  if (!SyncKept(e, t)) return;
+  if (filter_.has_name() &&
+      !filter_.NameOk(x_.String(sync_tracker_.Object(e.Get(F::kAddr))->name_id))) {
+    return;
   }
   if (!sync_tracker_.OnEvent(e, t, &c)) return;
-  SyncRow* row = SyncRowFor(c.object->addr, t.process);
+  AddSync(c, c.object->addr, t, e.time);
+}
+
+void StatsCollector::AddSync(const SyncChange& c, uint64_t addr, const ThreadRec& t,
+                             uint64_t ticks) {
+  SyncRow* row = SyncRowFor(addr, t.process);
   row->used = true;
   switch (c.kind) {
     case SyncChange::Kind::kAcquired:
       ++row->acquisitions;
       if (c.closes_wait) {
-        const int64_t d = clock_.DurationNs(c.wait_begin, e.time);
+        const int64_t d = clock_.DurationNs(c.wait_begin, ticks);
         const uint64_t wait = d > 0 ? static_cast<uint64_t>(d) : 0;
         row->total_wait_ns += wait;
         row->max_wait_ns = std::max(row->max_wait_ns, wait);
@@ -78,23 +84,18 @@ StatsCollector::HeapRow* StatsCollector::HeapRowFor(uint64_t function) {
   return r.get();
 }
 
-void StatsCollector::OnHeap(const Event& e, const ThreadRec& t) {
-  const uint64_t fn = e.Get(F::kFunction);
-  if (filter_.active()) {
-    const HeapFunctionDef* def = x_.heap_functions.Find(fn);
-    const std::string_view name = def != nullptr ? std::string_view(def->name) : std::string_view();
-    const std::string_view domain =
-        def != nullptr ? std::string_view(def->domain_name) : std::string_view();
-    if (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time) || !filter_.NameOk(name) ||
-        (filter_.has_domain() && (domain.empty() || !filter_.DomainNameOk(domain)))) {
-      return;
-    }
-  }
-  // Only the events the filters keep are paired: peak live bytes are those
-  // of the selected calls.
-  HeapChange c;
-  if (!heap_tracker_.OnEvent(e, t, &c)) return;
-  HeapRow* row = HeapRowFor(fn);
+bool StatsCollector::HeapKept(const Event& e, const ThreadRec& t) {
+  if (!filter_.active()) return true;
+  const HeapFunctionDef* def = x_.heap_functions.Find(e.Get(F::kFunction));
+  const std::string_view name = def != nullptr ? std::string_view(def->name) : std::string_view();
+  const std::string_view domain =
+      def != nullptr ? std::string_view(def->domain_name) : std::string_view();
+  return filter_.ThreadOk(t) && filter_.TimeOk(e.time) && filter_.NameOk(name) &&
+         (!filter_.has_domain() || (!domain.empty() && filter_.DomainNameOk(domain)));
+}
+
+void StatsCollector::CountHeap(const HeapChange& c) {
+  HeapRow* row = HeapRowFor(c.function);
   row->used = true;
   switch (c.kind) {
     case HeapChange::Kind::kAllocate:
@@ -108,6 +109,16 @@ void StatsCollector::OnHeap(const Event& e, const ThreadRec& t) {
       break;
   }
   row->bytes += c.size;
+}
+
+void StatsCollector::OnHeap(const Event& e, const ThreadRec& t) {
+  // Only the events the filters keep are paired: peak live bytes are those
+  // of the selected calls.
+  if (!HeapKept(e, t)) return;
+  HeapChange c;
+  if (!heap_tracker_.OnEvent(e, t, &c)) return;
+  CountHeap(c);
+  HeapRow* row = HeapRowFor(c.function);
   auto release = [&](const Allocation& block) {
     HeapRow* owner = HeapRowFor(block.function);
     owner->live -= std::min(owner->live, block.size);

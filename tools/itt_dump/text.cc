@@ -1,5 +1,7 @@
 #include "tools/itt_dump/text.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -641,6 +643,7 @@ absl::StatusOr<PassSummary> PrintPass(const VerbContext& ctx) {
   std::thread second_thread;
   try {
     second_thread = std::thread([&] {
+      pthread_setname_np(pthread_self(), "itt-dump-text2");  // for profilers and the benchmark
       second_pass = RunPass(
           &second_merger, [&](const Event& e, const ThreadRec& t) { second.Print(e, t); },
           keep_going);

@@ -96,12 +96,37 @@ Counter* CounterTracker::Find(const CounterChange& c) {
 bool CounterTracker::OnEvent(const format::Event& e, CounterSample* sample) {
   CounterChange c;
   if (!DecodeCounterChange(e, &c)) return false;
+  Apply(c, format::EffectiveTime(e), sample);
+  return true;
+}
+
+void CounterTracker::Apply(const CounterChange& c, uint64_t ticks, CounterSample* sample) {
   Counter* counter = Find(c);
   counter->value = c.set ? c.value : counter->value + c.value;
   if (c.set) counter->ever_set = true;
   sample->counter = counter;
-  sample->ticks = format::EffectiveTime(e);
+  sample->ticks = ticks;
   sample->set = c.set;
+}
+
+void CounterStretch::Clear() {
+  counters_.clear();
+  deferred_.clear();
+}
+
+bool CounterStretch::OnEvent(const format::Event& e, const ThreadRec& t, CounterChange* c,
+                             bool* known, long double* value) {
+  if (!DecodeCounterChange(e, c)) return false;
+  State& s = counters_[std::make_tuple(c->key_kind, c->a, c->b)];
+  if (c->set) {
+    s.known = true;
+    s.value = c->value;
+  } else if (s.known) {
+    s.value = s.value + c->value;  // as CounterTracker adds
+  }
+  *known = s.known;
+  *value = s.value;
+  if (!s.known) deferred_.push_back({*c, format::EffectiveTime(e), &t});
   return true;
 }
 

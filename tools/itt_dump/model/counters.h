@@ -64,6 +64,47 @@ struct CounterSample {
   bool set = false;            // a set_value event (an instantaneous value)
 };
 
+// The counter changes of one stretch of the trace (PieceMerger's
+// stretches): a counter's value is known from the stretch's first
+// set_value of it on (the stretch applies the later changes itself, as
+// CounterTracker does), while its changes before that add to a value of
+// before the stretch: they are kept, in order, for CounterTracker::
+// JoinStretch to apply.
+//
+// Thread safety: none (one stretch, on one thread, at a time).
+class CounterStretch {
+ public:
+  // A change kept for the join.
+  struct Deferred {
+    CounterChange change;
+    uint64_t ticks = 0;
+    const ThreadRec* thread = nullptr;
+  };
+  // What the stretch knows of a counter: its value after the stretch, if
+  // it set it.
+  struct Known {
+    uint64_t key_kind = 0;
+    uint64_t a = 0;
+    uint64_t b = 0;
+    long double value = 0;
+  };
+  void Clear();
+  // If `e` changes a counter: true, with *change its change, and
+  // *known whether the stretch knows the value after it (in *value).
+  bool OnEvent(const format::Event& e, const ThreadRec& t, CounterChange* change, bool* known,
+               long double* value);
+  const std::vector<Deferred>& deferred() const { return deferred_; }
+
+ private:
+  friend class CounterTracker;
+  struct State {
+    bool known = false;
+    long double value = 0;
+  };
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, State> counters_;
+  std::vector<Deferred> deferred_;
+};
+
 class CounterTracker {
  public:
   // `index` must outlive the tracker.
@@ -73,13 +114,36 @@ class CounterTracker {
   // the new value) and returns true. Cost: one hash lookup.
   bool OnEvent(const format::Event& e, CounterSample* sample);
 
+  // Joins `stretch` (CounterStretch): applies its deferred changes in
+  // order, each as OnEvent would, with on_sample(sample, thread); then
+  // each counter the stretch set takes the value the stretch left it with.
+  template <typename OnSample>
+  void JoinStretch(const CounterStretch& stretch, OnSample&& on_sample) {
+    for (const CounterStretch::Deferred& d : stretch.deferred_) {
+      CounterSample sample;
+      Apply(d.change, d.ticks, &sample);
+      on_sample(sample, *d.thread);
+    }
+    for (const auto& [key, state] : stretch.counters_) {
+      if (!state.known) continue;
+      CounterChange c;
+      std::tie(c.key_kind, c.a, c.b) = key;
+      Counter* counter = Find(c);
+      counter->value = state.value;
+      counter->ever_set = true;
+    }
+  }
+  // The counter a change is of (made on its first change, in order).
+  Counter* Find(const CounterChange& c);
+
   // Every counter seen so far, in order of first change.
   const std::vector<std::unique_ptr<Counter>>& counters() const { return counters_; }
   // Sets every value back to 0, for a second pass over the trace.
   void ResetValues();
 
  private:
-  Counter* Find(const CounterChange& c);
+  // Applies `c` at `ticks`, as OnEvent.
+  void Apply(const CounterChange& c, uint64_t ticks, CounterSample* sample);
 
   const TraceIndex& index_;
   U64Map<Counter*> by_hash_;

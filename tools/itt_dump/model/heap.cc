@@ -19,44 +19,117 @@ bool HeapTracker::Release(uint64_t addr, Allocation* block) {
   return true;
 }
 
-bool HeapTracker::OnEvent(const format::Event& e, const ThreadRec& t, HeapChange* c) {
-  if (!IsHeapChangeKind(e.kind)) return false;
+namespace {
+
+// The addresses a heap call touches: the one it releases (a free's, a
+// reallocation's old one; none for an allocation) and the one it makes
+// live (0: none).
+struct HeapCallAddrs {
+  bool releases = false;
+  uint64_t released = 0;
+  uint64_t made_live = 0;
+};
+
+// A heap_*_end event's change as far as the event alone tells it (kind,
+// function, size) into *c, and its addresses. REQUIRES:
+// IsHeapChangeKind(e.kind).
+HeapCallAddrs DecodeHeapCall(const format::Event& e, HeapChange* c) {
   *c = HeapChange();
   c->function = e.Get(F::kFunction);
-  uint64_t addr = 0;  // of the block made live
+  HeapCallAddrs a;
   switch (e.kind) {
     case EventKind::kHeapAllocateEnd:
       c->kind = HeapChange::Kind::kAllocate;
-      addr = e.Get(F::kAddr);
+      a.made_live = e.Get(F::kAddr);
       c->size = e.Get(F::kSize);
       break;
     case EventKind::kHeapFreeEnd:
       c->kind = HeapChange::Kind::kFree;
-      c->released = Release(e.Get(F::kAddr), &c->released_block);
-      if (!c->released) ++unknown_frees_;
-      return true;
+      a.releases = true;
+      a.released = e.Get(F::kAddr);
+      break;
     default:  // kHeapReallocateEnd
       c->kind = HeapChange::Kind::kReallocate;
-      c->released = Release(e.Get(F::kAddr), &c->released_block);
-      addr = e.Get(F::kNewAddr);
+      a.releases = true;
+      a.released = e.Get(F::kAddr);
+      a.made_live = e.Get(F::kNewAddr);
       c->size = e.Get(F::kNewSize);
       break;
   }
+  return a;
+}
+
+// Makes *block the block the call *c made live at `addr` (the `serial`-th
+// made live), and notes it in *c.
+void MakeLive(uint64_t addr, const ThreadRec& t, uint64_t ticks, uint64_t serial, HeapChange* c,
+              Allocation* block) {
+  block->addr = addr;
+  block->size = c->size;
+  block->function = c->function;
+  block->thread = &t;
+  block->ticks = ticks;
+  block->serial = serial;
+  c->allocated = true;
+  c->allocated_block = *block;
+}
+
+}  // namespace
+
+bool HeapTracker::OnEvent(const format::Event& e, const ThreadRec& t, HeapChange* c) {
+  if (!IsHeapChangeKind(e.kind)) return false;
+  const HeapCallAddrs calls = DecodeHeapCall(e, c);
+  if (calls.releases) {
+    c->released = Release(calls.released, &c->released_block);
+    if (!c->released && c->kind == HeapChange::Kind::kFree) ++unknown_frees_;
+  }
+  const uint64_t addr = calls.made_live;
   if (addr == 0) return true;
   c->replaced = Release(addr, &c->replaced_block);
   if (live_.size() >= kMaxLive) {
     ++untracked_;
     return true;
   }
-  Allocation& a = live_[addr];
-  a.addr = addr;
-  a.size = c->size;
-  a.function = c->function;
-  a.thread = &t;
-  a.ticks = e.time;
-  a.serial = ++serial_;
-  c->allocated = true;
-  c->allocated_block = a;
+  MakeLive(addr, t, e.time, ++serial_, c, &live_[addr]);
+  return true;
+}
+
+void HeapStretch::Clear() {
+  local_.clear();
+  points_.clear();
+  allocations_ = 0;
+  unknown_frees_ = 0;
+}
+
+bool HeapStretch::Release(uint64_t addr, bool counts_unknown, Allocation* block) {
+  auto [it, first] = local_.try_emplace(addr);
+  Local& l = it->second;
+  if (first) {
+    points_.push_back({addr, counts_unknown});
+    return false;
+  }
+  if (!l.live) {
+    if (counts_unknown) ++unknown_frees_;
+    return false;
+  }
+  *block = l.block;
+  l.live = false;
+  return true;
+}
+
+bool HeapStretch::OnEvent(const format::Event& e, const ThreadRec& t, HeapChange* c) {
+  if (!IsHeapChangeKind(e.kind)) return false;
+  const HeapCallAddrs calls = DecodeHeapCall(e, c);
+  if (calls.releases) {
+    c->released = Release(calls.released, /*counts_unknown=*/c->kind == HeapChange::Kind::kFree,
+                          &c->released_block);
+  }
+  const uint64_t addr = calls.made_live;
+  if (addr == 0) return true;
+  c->replaced = Release(addr, /*counts_unknown=*/false, &c->replaced_block);
+  // (The join declines where the tracker could pass kMaxLive.)
+  Local& l = local_[addr];
+  l.live = true;
+  MakeLive(addr, t, e.time, ++allocations_, c, &l.block);
   return true;
 }
 

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "format/schema.h"
 #include "tools/itt_dump/model/trace_index.h"
@@ -55,6 +56,47 @@ struct HeapChange {
 
 bool IsHeapChangeKind(format::EventKind kind);
 
+class HeapTracker;
+
+// The heap calls of one stretch of the trace (PieceMerger's stretches),
+// paired by address among themselves as HeapTracker pairs them. The first
+// call at an address in the stretch (a free, a reallocation's old or new
+// address, an allocation) may meet a block of before the stretch, which
+// it releases: that part of it is left for HeapTracker::JoinStretch, in
+// order, as the stretch's points.
+//
+// Thread safety: none (one stretch, on one thread, at a time).
+class HeapStretch {
+ public:
+  void Clear();
+  // Like HeapTracker::OnEvent, for the same kinds: *change as it gives it,
+  // except that what the call releases at an address new to the stretch
+  // is left out (released or replaced false): it is the stretch's next
+  // point (points() grows by one, or two for a reallocation), before the
+  // rest of the change; and the serials of the blocks it makes live count
+  // from the stretch's start (JoinStretch makes them the tracker's).
+  bool OnEvent(const format::Event& e, const ThreadRec& t, HeapChange* change);
+  size_t points() const { return points_.size(); }
+
+ private:
+  friend class HeapTracker;
+  struct Point {
+    uint64_t addr;
+    bool counts_unknown;  // a free: finding no block there is counted
+  };
+  struct Local {
+    bool live = false;
+    Allocation block;
+  };
+  // At `addr`: releases the stretch's block there into *block, or makes
+  // the address a point; false if it released nothing.
+  bool Release(uint64_t addr, bool counts_unknown, Allocation* block);
+  std::unordered_map<uint64_t, Local> local_;  // the addresses it has seen
+  std::vector<Point> points_;
+  uint64_t allocations_ = 0;  // blocks it made live (their serials: 1, 2...)
+  uint64_t unknown_frees_ = 0;
+};
+
 class HeapTracker {
  public:
   static constexpr size_t kMaxLive = 10000000;
@@ -65,6 +107,37 @@ class HeapTracker {
   // Blocks allocated and not yet freed, by address.
   const std::unordered_map<uint64_t, Allocation>& live() const { return live_; }
   uint64_t untracked_allocations() const { return untracked_; }
+  // Joins `stretch` (HeapStretch): for its points in order, releases the
+  // block live at each one's address, if any, and calls on_point(i,
+  // block) with it (null if none); then the blocks the stretch left live
+  // are live here, numbered after the tracker's own (serial). False, and
+  // nothing changes, where OnEvent could meet kMaxLive on the way: then
+  // the caller feeds the stretch's calls to OnEvent, and drops what the
+  // stretch made of them.
+  template <typename OnPoint>
+  bool JoinStretch(const HeapStretch& stretch, OnPoint&& on_point) {
+    if (live_.size() + stretch.allocations_ >= kMaxLive) return false;
+    for (size_t i = 0; i < stretch.points_.size(); ++i) {
+      const HeapStretch::Point& p = stretch.points_[i];
+      Allocation block;
+      if (Release(p.addr, &block)) {
+        on_point(i, &block);
+      } else {
+        if (p.counts_unknown) ++unknown_frees_;
+        on_point(i, static_cast<const Allocation*>(nullptr));
+      }
+    }
+    // Every address the stretch saw was a point first: none is live here.
+    for (const auto& [addr, local] : stretch.local_) {
+      if (!local.live) continue;
+      Allocation& block = live_[addr];
+      block = local.block;
+      block.serial += serial_;  // the stretch counts from its start
+    }
+    serial_ += stretch.allocations_;
+    unknown_frees_ += stretch.unknown_frees_;
+    return true;
+  }
   uint64_t unknown_frees() const { return unknown_frees_; }
 
  private:

@@ -573,6 +573,107 @@ void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
   }
 }
 
+void KeptFramePairing::Clear() {
+  for (size_t i = 0; i < used_; ++i) {
+    KeyState& k = keys_[i];
+    k.begins = false;
+    k.opens.clear();
+    k.ends.clear();
+    k.peak_opens = 0;
+  }
+  used_ = 0;
+  last_ = 0;
+  open_ = 0;
+  peak_open_ = 0;
+}
+
+void KeptFramePairing::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
+  // A handful of keys (a process's domains): the one used last, else a scan.
+  if (last_ >= used_ || keys_[last_].domain != frame.domain || keys_[last_].process != t.process) {
+    last_ = 0;
+    while (last_ < used_ &&
+           (keys_[last_].domain != frame.domain || keys_[last_].process != t.process)) {
+      ++last_;
+    }
+    if (last_ == used_) {
+      if (used_ == keys_.size()) keys_.emplace_back();
+      keys_[used_].domain = frame.domain;
+      keys_[used_].process = t.process;
+      ++used_;
+    }
+  }
+  KeyState& k = keys_[last_];
+  if (frame.begin) {
+    k.begins = true;
+    k.opens.push_back({frame.time, &t});
+    k.peak_opens = std::max(k.peak_opens, k.opens.size());
+    peak_open_ = std::max(peak_open_, ++open_);
+    return;
+  }
+  if (k.opens.empty()) {
+    k.ends.push_back({frame.time, &t});
+    return;
+  }
+  const Left open = k.opens.back();
+  k.opens.pop_back();
+  --open_;
+  Interval& iv = interval_;
+  iv.kind = IntervalKind::kFrame;
+  iv.thread = open.thread;
+  iv.domain = frame.domain;
+  iv.begin = open.time;
+  iv.end = std::max(frame.time, open.time);
+  iv.serial = 0;
+  iv.listener_word = 0;
+  listener_->OnInterval(iv);
+}
+
+bool IntervalTracker::JoinFrames(const KeptFramePairing& stretch) {
+  if (report_begins_) return false;
+  size_t keys = KeyedCount(&frames_);
+  for (size_t i = 0; i < stretch.used_; ++i) {
+    const KeptFramePairing::KeyState& k = stretch.keys_[i];
+    const auto it = kept_frames_.find(Key(k.domain, 0, 0, 0, k.process));
+    const size_t have = it == kept_frames_.end() ? 0 : it->second.size();
+    if (it == kept_frames_.end() && k.begins) ++keys;
+    if (have + k.peak_opens >= kMaxDepth) return false;
+  }
+  // With no more keys than are kept empty, OnFrame neither lets a key go
+  // nor meets kMaxKeyed.
+  if (keys > kKeepEmptyKeys) return false;
+  peak_keyed_open_ = std::max(peak_keyed_open_, keyed_open_ + stretch.peak_open_);
+  kept_last_ = nullptr;
+  for (size_t i = 0; i < stretch.used_; ++i) {
+    const KeptFramePairing::KeyState& k = stretch.keys_[i];
+    const Key key(k.domain, 0, 0, 0, k.process);  // ProcessKey's, of a null id
+    auto it = kept_frames_.find(key);
+    if (it == kept_frames_.end() && k.begins) it = kept_frames_.try_emplace(key).first;
+    for (const KeptFramePairing::Left& end : k.ends) {
+      if (it == kept_frames_.end() || it->second.empty()) {
+        UnmatchedEnd(IntervalKind::kFrame, *end.thread, k.domain, end.time);
+        continue;
+      }
+      const KeptOpen open = it->second.back();
+      it->second.pop_back();
+      --keyed_open_;
+      Interval& iv = kept_interval_;
+      iv.kind = IntervalKind::kFrame;
+      iv.thread = open.thread;
+      iv.domain = k.domain;
+      iv.begin = open.begin;
+      iv.end = std::max(end.time, open.begin);
+      iv.serial = open.serial;
+      iv.listener_word = 0;
+      listener_->OnInterval(iv);
+    }
+    for (const KeptFramePairing::Left& open : k.opens) {
+      it->second.push_back({open.time, ++serial_, open.thread});
+      ++keyed_open_;
+    }
+  }
+  return true;
+}
+
 void IntervalTracker::OnFrame(bool begin, uint64_t domain, const format::Id& id, uint64_t ticks,
                               const ThreadRec& t) {
   if (begin) {
@@ -580,6 +681,32 @@ void IntervalTracker::OnFrame(bool begin, uint64_t domain, const format::Id& id,
     return;
   }
   EndKeyed(&frames_, ProcessKey(domain, id, t), IntervalKind::kFrame, t, domain, ticks);
+}
+
+bool IntervalTracker::Uses(EventKind kind) const {
+  // The kinds OnEvent's switch takes; its default takes metadata.
+  switch (kind) {
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskBeginFn:
+    case EventKind::kTaskBeginEx:
+    case EventKind::kTaskBeginFnEx:
+    case EventKind::kTaskEnd:
+    case EventKind::kTaskEndEx:
+    case EventKind::kTaskBeginOverlapped:
+    case EventKind::kTaskBeginOverlappedEx:
+    case EventKind::kTaskEndOverlapped:
+    case EventKind::kTaskEndOverlappedEx:
+    case EventKind::kRegionBegin:
+    case EventKind::kRegionEnd:
+    case EventKind::kFrameBegin:
+    case EventKind::kFrameEnd:
+    case EventKind::kFrameSubmit:
+    case EventKind::kEventStart:
+    case EventKind::kEventEnd:
+      return true;
+    default:
+      return collect_args_ && IsMetadataKind(kind);
+  }
 }
 
 void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {

@@ -120,6 +120,52 @@ class IntervalListener {
                               uint64_t ticks) {}
 };
 
+class IntervalTracker;
+
+// The frames kept apart of one stretch of the trace, paired among
+// themselves as the whole trace's tracker pairs them (OnFrame(KeptFrame):
+// by domain in their process, innermost first), for that tracker to join
+// what the stretch leaves (IntervalTracker::JoinFrames). Pairing
+// composes: a stretch's ends close its own begins first and then, in
+// order, those earlier stretches left open; its begins still open at its
+// end stay open above those. So stretches pair on workers, each on its
+// own, and the whole trace's tracker does only the joining, in order. The
+// pairs a stretch makes go to its listener (serial 0: a stretch does not
+// know how many intervals began before it).
+//
+// Thread safety: none (one stretch, on one thread, at a time).
+class KeptFramePairing {
+ public:
+  // `listener` must outlive the pairing.
+  explicit KeptFramePairing(IntervalListener* listener) : listener_(listener) {}
+  // Forgets the stretch, for the next one.
+  void Clear();
+  // The stretch's next frame, in the merge's order (PieceMerger).
+  void OnFrame(const KeptFrame& frame, const ThreadRec& thread);
+
+ private:
+  friend class IntervalTracker;
+  struct Left {
+    uint64_t time;
+    const ThreadRec* thread;
+  };
+  struct KeyState {
+    uint64_t domain = 0;
+    uint32_t process = 0;
+    bool begins = false;      // a begin of the key came (which makes the key)
+    std::vector<Left> opens;  // its begins still open, innermost last
+    std::vector<Left> ends;   // its ends that closed none of them, in order
+    size_t peak_opens = 0;    // the most of its begins open at once
+  };
+  IntervalListener* listener_;
+  std::vector<KeyState> keys_;  // [0, used_) in use; the rest kept for reuse
+  size_t used_ = 0;
+  size_t last_ = 0;       // the key used last
+  size_t open_ = 0;       // the stretch's begins open now, over every key
+  size_t peak_open_ = 0;  // and their most at once
+  Interval interval_;     // what a pair is delivered as
+};
+
 class IntervalTracker {
  public:
   static constexpr size_t kMaxArgs = 64;
@@ -134,6 +180,9 @@ class IntervalTracker {
   // Feeds one event in time order (per thread at least). Events of other
   // kinds are ignored.
   void OnEvent(const format::Event& e, const ThreadRec& thread);
+  // Whether OnEvent does anything with an event of `kind`: the interval
+  // kinds, and metadata while args are collected.
+  bool Uses(format::EventKind kind) const;
 
   // A frame_begin (`begin`) or frame_end of `domain` and `id` at `ticks`
   // on `thread`: what OnEvent does with one.
@@ -144,6 +193,14 @@ class IntervalTracker {
   // and serial only (the hot path of stats on a process with several
   // threads), unless begins are reported.
   void OnFrame(const KeptFrame& frame, const ThreadRec& thread);
+  // Joins what `stretch` left (KeptFramePairing), as if OnFrame had seen
+  // its frames now: its ends that closed none of its begins close the
+  // key's open ones, and its open begins stay open. False, and nothing
+  // changes, where OnFrame could meet a limit on the way (more than
+  // kKeepEmptyKeys keys, a key's kMaxDepth) or begins are reported: then
+  // the caller feeds the stretch's frames to OnFrame, and drops the pairs
+  // the stretch made.
+  bool JoinFrames(const KeptFramePairing& stretch);
 
   // Ends the trace at `end_ticks`: open intervals are delivered with
   // open_at_end set and end = max(begin, end_ticks), and counted.

@@ -131,6 +131,10 @@ class HeadCandidates {
 struct MergeOptions {
   size_t max_buffered_bytes = size_t{256} << 20;
   Progress* progress = nullptr;
+  // A pass on every core (pieces.h): the frames and events a stretch of
+  // what the pieces keep apart holds at least; 0: PieceMerger::
+  // kStretchItems. Tests make it small, for many joins.
+  size_t stretch_items = 0;
 };
 
 class EventMerger {

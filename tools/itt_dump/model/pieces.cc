@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <type_traits>
 
 namespace ittc {
 namespace itt_dump {
@@ -30,6 +31,8 @@ void Piece::Clear() {
   packed_size = 0;
   opens.clear();
   frames.clear();
+  apart.clear();
+  apart_packed_size = 0;
   outputs = nullptr;
   if (sink != nullptr) sink->Reset();
 }
@@ -39,7 +42,13 @@ PieceDecoder::PieceDecoder(const TraceSet& set, size_t file, SinkFactory make_si
       rewriter_(set.files().size() > 1 ? std::make_unique<SetRewriter>(set, file) : nullptr),
       file_index_(*set.files()[file].index),
       file_(file),
-      make_sink_(std::move(make_sink)) {}
+      make_sink_(std::move(make_sink)) {
+  const std::unique_ptr<PieceSink> sink = make_sink_();
+  for (int k = 0; k < 256; ++k) {
+    ignored_.push_back(sink->Ignores(static_cast<format::EventKind>(k)));
+    apart_.push_back(sink->KeepsApart(static_cast<format::EventKind>(k)));
+  }
+}
 
 PieceDecoder::~PieceDecoder() = default;
 
@@ -64,6 +73,23 @@ void PieceDecoder::Recycle(std::unique_ptr<Piece> piece) const {
   std::lock_guard<std::mutex> lock(mu_);
   pool_.push_back(std::move(piece));
 }
+
+namespace {
+
+// `e` as the kEvent entry *en, its fields packed at *size in *packed (grown,
+// never shrunk: its bytes past *size are scratch).
+void Pack(const Event& e, Piece::Entry* en, std::vector<char>* packed, size_t* size) {
+  en->time = e.time;
+  en->index = static_cast<uint32_t>(*size);
+  en->kind = e.kind;
+  en->type = Type::kEvent;
+  const size_t need = *size + format::PackedFieldsBound(e);
+  if (need > packed->size()) packed->resize(std::max(need, 2 * packed->size()));
+  char* const base = packed->data();
+  *size = static_cast<size_t>(format::PackFields(e, base + *size) - base);
+}
+
+}  // namespace
 
 void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out) const {
   Piece& p = *static_cast<Piece*>(out);
@@ -147,6 +173,18 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
                       : tracker.OnPieceEvent(e, thread, position);
     }
     // (A simple task is the tracker's, never the sink's.)
+    if (action == IntervalTracker::PieceAction::kForward && !simple &&
+        static_cast<uint16_t>(e.kind) < ignored_.size()) {
+      const auto k = static_cast<size_t>(e.kind);
+      if (ignored_[k] || apart_[k]) {
+        // Nobody reads it: counted, not kept; or kept apart, counted with
+        // the paired ones too.
+        if (apart_[k]) Pack(e, &p.apart.emplace_back(), &p.apart_packed, &p.apart_packed_size);
+        ++p.paired_events;
+        p.paired_last_ticks = time;
+        continue;
+      }
+    }
     if (action == IntervalTracker::PieceAction::kForward && events_to_sink && !simple &&
         sink.TakesForwarded(e.kind)) {
       action = IntervalTracker::PieceAction::kPaired;
@@ -176,16 +214,8 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     // Forwarded (an end of a task begun before the piece): as an Event.
     if (simple) task.ToEvent(&e);
     Piece::Entry& en = entries.emplace_back();
-    en.time = e.time;
+    Pack(e, &en, &p.packed, &p.packed_size);
     en.child_ticks = tracker.piece_child_ticks();
-    en.index = static_cast<uint32_t>(p.packed_size);
-    en.kind = e.kind;
-    en.type = Type::kEvent;
-    // Grown, never shrunk: its bytes past packed_size are scratch.
-    const size_t need = p.packed_size + format::PackedFieldsBound(e);
-    if (need > p.packed.size()) p.packed.resize(std::max(need, 2 * p.packed.size()));
-    char* const base = p.packed.data();
-    p.packed_size = static_cast<size_t>(format::PackFields(e, base + p.packed_size) - base);
   }
 
   p.outputs = sink.output_records().data();
@@ -232,9 +262,134 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   }
 }
 
+namespace {
+
+// Calls fn(item, thread) for the items of spans in the merge's order: by
+// time, then queue. `spans` holds each queue's spans in order, the queues
+// in order, queue q's from starts[q] (each span: begin, end, thread).
+template <typename Span, typename Fn>
+void MergeSpans(const std::vector<Span>& spans, const std::vector<size_t>& starts, Fn&& fn) {
+  using Item = std::remove_pointer_t<decltype(Span::begin)>;
+  // A queue's cursor: its span and the next item in it.
+  struct Cursor {
+    size_t span;
+    size_t end;  // the queue's spans end
+    Item* at;
+  };
+  std::vector<Cursor> cursors;
+  std::vector<std::pair<uint64_t, size_t>> heads;  // (time, cursor), in queue order
+  for (size_t q = 0; q < starts.size(); ++q) {
+    const size_t first = starts[q];
+    const size_t end = q + 1 < starts.size() ? starts[q + 1] : spans.size();
+    cursors.push_back({first, end, spans[first].begin});
+    heads.emplace_back(spans[first].begin->time, q);
+  }
+  // Gives cursor heads[h]'s item; false once its queue has no more, else
+  // its next time is in heads[h].
+  const auto give = [&](size_t h) {
+    Cursor& c = cursors[heads[h].second];
+    fn(*c.at, *spans[c.span].thread, spans[c.span]);
+    if (++c.at == spans[c.span].end) {
+      if (++c.span == c.end) return false;
+      c.at = spans[c.span].begin;
+    }
+    heads[h].first = c.at->time;
+    return true;
+  };
+  constexpr size_t kScan = 8;
+  if (heads.size() <= kScan) {
+    // A few queues (a process's threads): the earliest head by a scan.
+    while (!heads.empty()) {
+      size_t best = 0;
+      for (size_t h = 1; h < heads.size(); ++h) {
+        if (heads[h].first < heads[best].first) best = h;  // ties: the earlier queue
+      }
+      if (!give(best)) heads.erase(heads.begin() + static_cast<std::ptrdiff_t>(best));
+    }
+    return;
+  }
+  std::make_heap(heads.begin(), heads.end(), std::greater<>());
+  while (!heads.empty()) {
+    std::pop_heap(heads.begin(), heads.end(), std::greater<>());
+    if (give(heads.size() - 1)) {
+      std::push_heap(heads.begin(), heads.end(), std::greater<>());
+    } else {
+      heads.pop_back();
+    }
+  }
+}
+
+}  // namespace
+
+// A stretch of what the pieces kept apart: spans of the queues' blocks,
+// paired and summed up on a worker.
+class PieceMerger::Stretch final : public format::PoolTask, public StretchRecords {
+ public:
+  struct FrameSpan {
+    const Piece::Frame* begin;
+    const Piece::Frame* end;
+    const ThreadRec* thread;
+  };
+  struct RecordSpan {
+    const Piece::Entry* begin;
+    const Piece::Entry* end;
+    const ThreadRec* thread;
+    const Records* records;
+  };
+  // Each queue's spans in order, the queues in order (their ties' order),
+  // queue q's from *_starts[q] (queues with none left out).
+  std::vector<FrameSpan> frames;
+  std::vector<size_t> frame_starts;
+  std::vector<RecordSpan> records;
+  std::vector<size_t> record_starts;
+  // What the spans point into.
+  std::vector<std::shared_ptr<const std::vector<Piece::Frame>>> frame_blocks;
+  std::vector<std::shared_ptr<const Records>> record_blocks;
+  size_t items = 0;
+  size_t bytes = 0;  // counted in the merge's buffered bytes
+  std::unique_ptr<ApartStretch> consumer;
+  std::unique_ptr<KeptFramePairing> pairing;
+
+  void Run() override {
+    MergeSpans(frames, frame_starts,
+               [this](const Piece::Frame& f, const ThreadRec& t, const FrameSpan&) {
+                 pairing->OnFrame(f, t);
+               });
+    ApartStretch* c = consumer.get();
+    ForEachRecord([c](const Event& e, const ThreadRec& t) { c->OnRecord(e, t); });
+  }
+  void ForEachFrame(const std::function<void(const Piece::Frame&, const ThreadRec&)>& fn) const {
+    MergeSpans(frames, frame_starts,
+               [&fn](const Piece::Frame& f, const ThreadRec& t, const FrameSpan&) { fn(f, t); });
+  }
+  void ForEachRecord(const std::function<void(const Event&, const ThreadRec&)>& fn) const override {
+    Event e;
+    MergeSpans(records, record_starts,
+               [&fn, &e](const Piece::Entry& en, const ThreadRec& t, const RecordSpan& span) {
+                 e.kind = en.kind;
+                 e.time = en.time;
+                 const std::vector<char>& packed = span.records->packed;
+                 format::UnpackFields(packed.data() + en.index, packed.data() + packed.size(), &e);
+                 fn(e, t);
+               });
+  }
+  void Clear() {
+    frames.clear();
+    frame_starts.clear();
+    records.clear();
+    record_starts.clear();
+    frame_blocks.clear();
+    record_blocks.clear();
+    items = 0;
+    bytes = 0;
+    pairing->Clear();
+  }
+};
+
 PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sink,
                          const MergeOptions& options, OnPiece on_piece, size_t only_file)
     : set_(set), options_(options), on_piece_(std::move(on_piece)) {
+  if (options.stretch_items != 0) stretch_items_ = options.stretch_items;
   if (set.alignment() == TimeAlignment::kWallClock) {
     Fail("the files are aligned by wall clock");
     return;
@@ -285,6 +440,9 @@ PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sin
 }
 
 PieceMerger::~PieceMerger() {
+  // The stretches in flight point into the queues' blocks (which they
+  // share) and run on the pool.
+  for (const std::unique_ptr<Stretch>& s : stretches_) pool_->Wait(s.get());
   for (Queue& q : queues_) {
     for (std::unique_ptr<Piece>& p : q.pieces) {
       const size_t f = p->file;
@@ -368,11 +526,27 @@ bool PieceMerger::ReadChunk(size_t f) {
       }
     }
     on_piece_(*piece);
+    if (!piece->frames.empty() || !piece->apart.empty()) {
+      if (apart_consumer_ == nullptr) return Fail("items kept apart with nothing to take them");
+    }
+    // Taken over, not copied: the piece grows new vectors on a worker.
     if (!piece->frames.empty()) {
-      if (frame_tracker_ == nullptr) return Fail("frames kept apart with nothing to take them");
-      q.frames.insert(q.frames.end(), piece->frames.begin(), piece->frames.end());
-      frames_held_ += piece->frames.size();
+      items_held_ += piece->frames.size();
       buffered_ += piece->frames.size() * sizeof(Piece::Frame);
+      q.frames.push_back(
+          {std::make_shared<const std::vector<Piece::Frame>>(std::move(piece->frames)), 0});
+      piece->frames = std::vector<Piece::Frame>();
+    }
+    if (!piece->apart.empty()) {
+      items_held_ += piece->apart.size();
+      buffered_ += piece->apart.size() * sizeof(Piece::Entry) + piece->apart_packed_size;
+      auto records = std::make_shared<Records>();
+      records->entries = std::move(piece->apart);
+      records->packed = std::move(piece->apart_packed);
+      records->packed.resize(piece->apart_packed_size);
+      piece->apart = std::vector<Piece::Entry>();
+      piece->apart_packed = std::vector<char>();
+      q.records.push_back({std::move(records), 0});
     }
     if (piece->entries.empty()) {
       file.decoder->Recycle(std::move(piece));
@@ -380,7 +554,7 @@ bool PieceMerger::ReadChunk(size_t f) {
       Enqueue(qi, std::move(piece));
     }
     UpdateWaiting(qi);
-    GiveFrames();
+    GiveStretch();
     if (buffered_ > options_.max_buffered_bytes) return Fail("the merge's memory bound");
     return true;
   }
@@ -392,7 +566,7 @@ bool PieceMerger::ReadChunk(size_t f) {
     reader_done_ = true;
     waiting_.SetDone();
   }
-  GiveFrames();
+  GiveStretch();
   return false;
 }
 
@@ -427,8 +601,51 @@ void PieceMerger::Issue(int qi, Item* item) {
   PassTime(en.time);
 }
 
-void PieceMerger::GiveFrames() {
-  if (frames_held_ == 0) return;
+namespace {
+
+// The items of a block before `known` (all of them when `all`): its end.
+template <typename Item>
+size_t ReadyEnd(const std::vector<Item>& items, size_t next, uint64_t known, bool all) {
+  if (all) return items.size();
+  return static_cast<size_t>(
+      std::lower_bound(items.begin() + static_cast<std::ptrdiff_t>(next), items.end(), known,
+                       [](const Item& x, uint64_t t) { return x.time < t; }) -
+      items.begin());
+}
+
+// Moves the items of queue `blocks` before `known` into spans (each made
+// by make_span(block, begin, end)), noting where the queue's start in
+// *starts; returns how many.
+template <typename Blocks, typename MakeSpan, typename Spans>
+size_t TakeReady(Blocks* blocks, uint64_t known, bool all, Spans* spans,
+                 std::vector<size_t>* starts, MakeSpan&& make_span) {
+  size_t taken = 0;
+  bool first = true;
+  while (!blocks->empty()) {
+    auto& b = blocks->front();
+    const auto& items = b.items();
+    const size_t end = ReadyEnd(items, b.next, known, all);
+    if (end > b.next) {
+      if (first) starts->push_back(spans->size());
+      first = false;
+      make_span(b, b.next, end);
+      taken += end - b.next;
+      b.next = end;
+    }
+    if (b.next < items.size()) break;
+    blocks->pop_front();
+  }
+  return taken;
+}
+
+}  // namespace
+
+void PieceMerger::GiveStretch() {
+  if (!stretches_.empty()) JoinStretches(/*all=*/false);
+  if (items_held_ == 0) {
+    if (reader_done_) JoinStretches(/*all=*/true);
+    return;
+  }
   // Every event before `known` is in a piece read already: no queue's
   // next chunk to read starts before it.
   uint64_t known = kNoEvents;
@@ -439,64 +656,86 @@ void PieceMerger::GiveFrames() {
       if (first != kNoEvents) known = std::min(known, set_.SetTicks(q.file, first));
     }
   }
-  // The frames of each queue before `known` end at its mark; the queues'
-  // frames go out merged as the entries are: by time, then queue. Their
-  // heads are (time, queue) pairs, in queue order.
-  std::vector<std::pair<uint64_t, size_t>>& heads = frame_heads_;
-  heads.clear();
-  for (size_t i = 0; i < queues_.size(); ++i) {
-    Queue& q = queues_[i];
-    if (q.frames_next == q.frames.size()) continue;
-    const auto end =
-        reader_done_
-            ? q.frames.end()
-            : std::lower_bound(q.frames.begin() + q.frames_next, q.frames.end(), known,
-                               [](const Piece::Frame& f, uint64_t t) { return f.time < t; });
-    q.frames_mark = static_cast<size_t>(end - q.frames.begin());
-    if (q.frames_mark > q.frames_next) heads.emplace_back(q.frames[q.frames_next].time, i);
-  }
-  // Gives the head of heads[h]'s queue; false once it has no more to give,
-  // else its next head's time is in heads[h].
-  const auto give = [this, &heads](size_t h) {
-    Queue& q = queues_[heads[h].second];
-    frame_tracker_->OnFrame(q.frames[q.frames_next], *q.thread);
-    if (++q.frames_next == q.frames_mark) return false;
-    heads[h].first = q.frames[q.frames_next].time;
-    return true;
-  };
-  size_t given = 0;
-  constexpr size_t kScan = 8;
-  if (heads.size() <= kScan) {
-    // A few queues (a process's threads): the earliest head by a scan.
-    while (!heads.empty()) {
-      size_t best = 0;
-      for (size_t h = 1; h < heads.size(); ++h) {
-        if (heads[h].first < heads[best].first) best = h;  // ties: the earlier queue
+  const bool all = reader_done_;
+  if (!all) {
+    size_t ready = 0;
+    const auto count = [&ready, known](const auto& blocks) {
+      for (const auto& b : blocks) {
+        const size_t end = ReadyEnd(b.items(), b.next, known, false);
+        ready += end - b.next;
+        if (end < b.items().size()) break;  // the later blocks are later still
       }
-      ++given;
-      if (!give(best)) heads.erase(heads.begin() + static_cast<std::ptrdiff_t>(best));
+    };
+    for (const Queue& q : queues_) {
+      count(q.frames);
+      count(q.records);
     }
+    if (ready < stretch_items_) return;
+  }
+  std::unique_ptr<Stretch> stretch;
+  if (!spare_stretches_.empty()) {
+    stretch = std::move(spare_stretches_.back());
+    spare_stretches_.pop_back();
   } else {
-    std::make_heap(heads.begin(), heads.end(), std::greater<>());
-    while (!heads.empty()) {
-      std::pop_heap(heads.begin(), heads.end(), std::greater<>());
-      ++given;
-      if (give(heads.size() - 1)) {
-        std::push_heap(heads.begin(), heads.end(), std::greater<>());
-      } else {
-        heads.pop_back();
-      }
-    }
+    stretch = std::make_unique<Stretch>();
+    stretch->consumer = apart_consumer_->NewStretch();
+    stretch->pairing = std::make_unique<KeptFramePairing>(stretch->consumer.get());
   }
-  frames_held_ -= given;
-  buffered_ -= given * sizeof(Piece::Frame);
+  Stretch& s = *stretch;
   for (Queue& q : queues_) {
-    // Given out: the memory goes back once half of it is.
-    if (q.frames_next != 0 && 2 * q.frames_next >= q.frames.size()) {
-      q.frames.erase(q.frames.begin(),
-                     q.frames.begin() + static_cast<std::ptrdiff_t>(q.frames_next));
-      q.frames_next = 0;
+    const size_t frames = TakeReady(&q.frames, known, all, &s.frames, &s.frame_starts,
+                                    [&s, &q](const FrameBlock& b, size_t begin, size_t end) {
+                                      const Piece::Frame* base = b.frames->data();
+                                      s.frames.push_back({base + begin, base + end, q.thread});
+                                      s.frame_blocks.push_back(b.frames);
+                                    });
+    const size_t records = TakeReady(
+        &q.records, known, all, &s.records, &s.record_starts,
+        [&s, &q](const RecordBlock& b, size_t begin, size_t end) {
+          const Records& r = *b.records;
+          const Piece::Entry* base = r.entries.data();
+          s.records.push_back({base + begin, base + end, q.thread, &r});
+          s.record_blocks.push_back(b.records);
+          // Their fields: the block's are packed in the entries' order.
+          const size_t packed_end = end < r.entries.size() ? r.entries[end].index : r.packed.size();
+          s.bytes += packed_end - r.entries[begin].index;
+        });
+    s.items += frames + records;
+    s.bytes += frames * sizeof(Piece::Frame) + records * sizeof(Piece::Entry);
+  }
+  items_held_ -= s.items;
+  // The stretches in flight hold their items: a few at once.
+  const size_t max_in_flight = 2 * static_cast<size_t>(format::OnlineCpus()) + 2;
+  while (stretches_.size() >= max_in_flight) {
+    pool_->Wait(stretches_.front().get());
+    JoinStretches(/*all=*/false);
+  }
+  pool_->Submit(stretch.get());
+  stretches_.push_back(std::move(stretch));
+  if (reader_done_) JoinStretches(/*all=*/true);
+}
+
+void PieceMerger::JoinStretches(bool all) {
+  if (stretches_.empty()) return;  // (and there may be no consumer)
+  IntervalTracker& tracker = *apart_consumer_->frame_tracker();
+  while (!stretches_.empty()) {
+    Stretch& s = *stretches_.front();
+    if (all) {
+      pool_->Wait(&s);
+    } else if (!pool_->Done(&s)) {
+      return;
     }
+    const bool joined = tracker.JoinFrames(*s.pairing);
+    if (!joined) {
+      // Where a limit may be met: frame by frame, as the serial pass.
+      s.ForEachFrame(
+          [&tracker](const Piece::Frame& f, const ThreadRec& t) { tracker.OnFrame(f, t); });
+    }
+    apart_consumer_->JoinStretch(s.consumer.get(), joined, s);
+    buffered_ -= s.bytes;
+    s.Clear();
+    spare_stretches_.push_back(std::move(stretches_.front()));
+    stretches_.pop_front();
   }
 }
 

@@ -104,6 +104,16 @@ class PieceSink : public IntervalListener {
   // thread's state needs it: the piece takes it as paired
   // (OnPairedEvent). With wants_paired_events() only.
   virtual bool TakesForwarded(format::EventKind kind) const { return false; }
+  // Whether the consumer does nothing with an event of `kind` that the
+  // piece would forward (on the worker or on the reading thread): the
+  // piece counts it with the paired ones and keeps nothing of it. Asked
+  // once per kind, of a sink made for that (PieceDecoder's constructor).
+  virtual bool Ignores(format::EventKind kind) const { return false; }
+  // Whether an event of `kind` that the piece would forward goes apart
+  // instead (ApartConsumer, PieceMerger::set_apart_consumer): the
+  // consumer's results from it depend on nothing but such events. Asked
+  // once per kind, as Ignores.
+  virtual bool KeepsApart(format::EventKind kind) const { return false; }
   // Whether it may write outputs in OnInterval: then the piece hands it
   // its paired tasks one at a time (each output's entry takes the place of
   // the event that closed the interval), else in runs.
@@ -198,7 +208,12 @@ class Piece final : public format::DecodedChunk {
   // The frame_begins and frame_ends the piece kept apart, in order
   // (IntervalTracker::PiecePairing::frames_apart): not among the entries.
   using Frame = KeptFrame;
-  std::vector<Frame> frames;
+  std::vector<Frame> frames;  // PieceMerger takes it over
+  // The events kept apart (PieceSink::KeepsApart), their fields packed as
+  // `packed` holds the entries': PieceMerger takes them over.
+  std::vector<Entry> apart;
+  std::vector<char> apart_packed;
+  size_t apart_packed_size = 0;
   std::unique_ptr<PieceSink> sink;
   const char* outputs = nullptr;  // sink->output_records()'s
 
@@ -245,8 +260,56 @@ class PieceDecoder final : public format::ChunkDecoder {
   const TraceIndex& file_index_;
   size_t file_;
   SinkFactory make_sink_;
+  // By event kind (below 256): the sinks ignore it (PieceSink::Ignores), or
+  // keep it apart (KeepsApart).
+  std::vector<bool> ignored_;
+  std::vector<bool> apart_;
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Piece>> pool_;  // guarded by mu_
+};
+
+// What a consumer makes of one stretch of what the pieces keep apart: the
+// frames (PiecePairing::frames_apart), whose pairs it gets as their
+// listener, and the events its sinks keep apart (PieceSink::KeepsApart).
+// Made on the reading thread, fed on a worker, joined on the reading
+// thread (ApartConsumer::JoinStretch).
+class ApartStretch : public IntervalListener {
+ public:
+  // An event kept apart, in the merge's order among them (by time, then
+  // thread), after every frame of the stretch.
+  virtual void OnRecord(const format::Event& e, const ThreadRec& thread) = 0;
+};
+
+// The events of a stretch kept apart, for a consumer that takes them one
+// at a time after all (a join that would meet a limit).
+class StretchRecords {
+ public:
+  virtual ~StretchRecords() = default;
+  // fn(event, thread) for each, in the merge's order.
+  virtual void ForEachRecord(
+      const std::function<void(const format::Event&, const ThreadRec&)>& fn) const = 0;
+};
+
+// Where what the pieces keep apart goes (PieceMerger::set_apart_consumer):
+// a stretch at a time, paired and summed up on a worker (KeptFramePairing,
+// ApartStretch), then joined on the reading thread, in the merge's order
+// (by time, then queue), each stretch once every event before its last
+// has been read, which can be before entries earlier than it are given
+// out: for a consumer whose results from them depend on nothing else.
+class ApartConsumer {
+ public:
+  virtual ~ApartConsumer() = default;
+  // The whole trace's tracker (IntervalTracker::JoinFrames).
+  virtual IntervalTracker* frame_tracker() = 0;
+  // A stretch's own (reused for later stretches after JoinStretch).
+  virtual std::unique_ptr<ApartStretch> NewStretch() = 0;
+  // On the reading thread, in order, after the tracker joined the
+  // stretch's frames (`frames_joined`) or took them one at a time (then
+  // the pairs the stretch made are to be dropped): adds what `stretch`
+  // made of its records (`records` has them, for one at a time), and
+  // readies it for the next.
+  virtual void JoinStretch(ApartStretch* stretch, bool frames_joined,
+                           const StretchRecords& records) = 0;
 };
 
 class PieceMerger {
@@ -297,14 +360,14 @@ class PieceMerger {
   size_t open_keyed_bound() const { return queues_.size() * max_piece_open_frames_; }
   // Why not, for a note.
   const char* inexact_reason() const { return inexact_reason_; }
-  // The tracker the frames pieces keep apart go to (IntervalTracker::
-  // OnFrame; required if the sinks' pairing keeps them apart; set before
-  // the first Next): in the merge's order
-  // among themselves (by time, then queue), each once every event before
-  // it has been read, which can be before entries earlier than it are
-  // given out; for a consumer whose frames depend on nothing else. The last
-  // ones go before Next returns false.
-  void set_frame_tracker(IntervalTracker* tracker) { frame_tracker_ = tracker; }
+  // Where what the pieces keep apart goes (required if the sinks' pairing
+  // keeps frames apart or they keep events apart; set before the first
+  // Next; must outlive the merger). The last stretch is joined before
+  // Next returns false.
+  void set_apart_consumer(ApartConsumer* consumer) { apart_consumer_ = consumer; }
+  // Frames and events a stretch holds at least (but the last), unless
+  // MergeOptions::stretch_items says otherwise.
+  static constexpr size_t kStretchItems = size_t{1} << 16;
 
  private:
   struct File {
@@ -312,6 +375,23 @@ class PieceMerger {
     std::unique_ptr<format::TraceReader> reader;
     bool done = false;
   };
+  // A piece's frames kept apart, or its events kept apart, shared by the
+  // queue and the stretches that take them.
+  struct FrameBlock {
+    std::shared_ptr<const std::vector<Piece::Frame>> frames;
+    size_t next = 0;
+    const std::vector<Piece::Frame>& items() const { return *frames; }
+  };
+  struct Records {
+    std::vector<Piece::Entry> entries;  // kEvent ones
+    std::vector<char> packed;           // their fields (Piece::packed's way)
+  };
+  struct RecordBlock {
+    std::shared_ptr<const Records> records;
+    size_t next = 0;
+    const std::vector<Piece::Entry>& items() const { return records->entries; }
+  };
+  class Stretch;
   struct Queue {
     const ThreadRec* thread = nullptr;  // the set's
     const ThreadRec* local = nullptr;   // its file's (chunk_first_times)
@@ -327,10 +407,10 @@ class PieceMerger {
     const Piece::Entry* end = nullptr;
     size_t chunks_read = 0;
     uint64_t last_time = 0;  // of the thread's pieces read so far
-    // Frames kept apart: [frames_next, size) not given out yet.
-    std::vector<Piece::Frame> frames;
-    size_t frames_next = 0;
-    size_t frames_mark = 0;  // GiveFrames's: the end of those it gives
+    // Frames and events kept apart, each piece's in a block of its own,
+    // from the front block's `next` on not given to a stretch yet.
+    std::deque<FrameBlock> frames;
+    std::deque<RecordBlock> records;
     bool any = false;
     bool has_head() const { return front != nullptr; }
     uint64_t head_time() const { return head->time; }
@@ -379,12 +459,19 @@ class PieceMerger {
   // Hands out queue qi's head as *item, and notes what it does to the
   // thread's depth and the merge's time.
   void Issue(int qi, Item* item);
-  // Gives out the frames kept apart that precede every event not read
-  // yet: all of them once every file is read.
-  void GiveFrames();
-  IntervalTracker* frame_tracker_ = nullptr;
-  size_t frames_held_ = 0;                                // in the queues' frames
-  std::vector<std::pair<uint64_t, size_t>> frame_heads_;  // GiveFrames's
+  // Gives the frames and events kept apart that precede every event not
+  // read yet to a stretch once there are stretch_items_ of them, or all of
+  // them once every file is read; joins the stretches done (all of them at
+  // the end).
+  void GiveStretch();
+  // Joins the stretches in flight that are done, in order (`all`: waits
+  // for each).
+  void JoinStretches(bool all);
+  ApartConsumer* apart_consumer_ = nullptr;
+  size_t stretch_items_ = kStretchItems;
+  size_t items_held_ = 0;                           // in the queues' frames and records
+  std::deque<std::unique_ptr<Stretch>> stretches_;  // in flight, in order
+  std::vector<std::unique_ptr<Stretch>> spare_stretches_;
   size_t files_done_ = 0;
   size_t pass_files_ = 0;  // the files of the pass
   size_t max_piece_open_frames_ = 0;

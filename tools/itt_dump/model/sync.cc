@@ -54,5 +54,46 @@ bool SyncTracker::OnEvent(const format::Event& e, const ThreadRec& t, SyncChange
   }
 }
 
+void SyncWaitStretch::Clear() {
+  touched_.clear();
+  outer_.clear();
+  addresses_.clear();
+  address_seen_ = U64Map<bool>();
+}
+
+bool SyncWaitStretch::OnEvent(const format::Event& e, const ThreadRec& t, SyncChange* c,
+                              bool* outer) {
+  *outer = false;
+  if (e.kind != EventKind::kSyncPrepare && e.kind != EventKind::kSyncAcquired &&
+      e.kind != EventKind::kSyncCancel) {
+    return false;
+  }
+  *c = SyncChange();
+  const uint64_t addr = e.Get(F::kAddr);
+  bool& seen = address_seen_[addr];
+  if (!seen) addresses_.push_back(addr);
+  seen = true;
+  auto [it, first] = touched_.try_emplace(std::make_pair(t.index, addr));
+  State& s = it->second;
+  if (e.kind == EventKind::kSyncPrepare) {
+    c->kind = SyncChange::Kind::kPrepare;
+    s.open = true;
+    s.begin = e.time;
+    return true;
+  }
+  c->kind =
+      e.kind == EventKind::kSyncAcquired ? SyncChange::Kind::kAcquired : SyncChange::Kind::kCancel;
+  if (first) {
+    // What SyncTracker has open for the key: the join knows.
+    outer_.push_back({t.index, t.process, addr, e.time, e.kind == EventKind::kSyncAcquired});
+    *outer = true;
+  } else if (s.open) {
+    c->closes_wait = true;
+    c->wait_begin = s.begin;
+  }
+  s.open = false;
+  return true;
+}
+
 }  // namespace itt_dump
 }  // namespace ittc

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "format/schema.h"
 #include "tools/itt_dump/model/flat_map.h"
@@ -37,10 +38,76 @@ struct SyncChange {
 
 bool IsSyncKind(format::EventKind kind);
 
+// The waits of one stretch of the trace (PieceMerger's stretches), paired
+// among themselves as SyncTracker pairs them: by thread and address, a
+// prepare opens a wait that the next acquired or cancel closes. Only the
+// first close of a (thread, address) in the stretch, with no prepare of
+// the stretch before it, may close a wait begun before the stretch: it is
+// left for SyncTracker::JoinWaits, which then leaves every (thread,
+// address) the stretch touched as the stretch left it.
+//
+// Thread safety: none (one stretch, on one thread, at a time).
+class SyncWaitStretch {
+ public:
+  // A close left for the join.
+  struct Close {
+    uint32_t thread = 0;  // ThreadRec::index
+    uint32_t process = 0;
+    uint64_t addr = 0;
+    uint64_t time = 0;
+    bool acquired = false;  // else a cancel
+  };
+  void Clear();
+  // A sync_prepare, sync_acquired or sync_cancel (false, nothing changes,
+  // for other kinds): *change as SyncTracker::OnEvent gives it but for
+  // `object` (null: the objects are the tracker's); a close whose wait
+  // may have begun before the stretch has closes_wait false and sets
+  // *outer (the join pairs it).
+  bool OnEvent(const format::Event& e, const ThreadRec& t, SyncChange* change, bool* outer);
+  // Those closes, in order.
+  const std::vector<Close>& outer() const { return outer_; }
+  // The addresses of the events it took, each once.
+  const std::vector<uint64_t>& addresses() const { return addresses_; }
+
+ private:
+  friend class SyncTracker;
+  struct State {
+    bool open = false;
+    uint64_t begin = 0;
+  };
+  std::map<std::pair<uint32_t, uint64_t>, State> touched_;
+  std::vector<Close> outer_;
+  std::vector<uint64_t> addresses_;
+  U64Map<bool> address_seen_;
+};
+
 class SyncTracker {
  public:
   // Applies a sync_* event; false (and nothing changes) for other kinds.
   bool OnEvent(const format::Event& e, const ThreadRec& t, SyncChange* change);
+
+  // Joins `stretch` (SyncWaitStretch): on_close(close, wait_begin) for
+  // each of its outer closes, in order, that closes a wait begun before
+  // it; then every (thread, address) it touched is left as it left it,
+  // and every address it took has its object.
+  template <typename OnClose>
+  void JoinWaits(const SyncWaitStretch& stretch, OnClose&& on_close) {
+    for (const SyncWaitStretch::Close& c : stretch.outer_) {
+      auto it = waits_.find(std::make_pair(c.thread, c.addr));
+      if (it == waits_.end()) continue;
+      const uint64_t begin = it->second;
+      waits_.erase(it);
+      on_close(c, begin);
+    }
+    for (const auto& [key, state] : stretch.touched_) {
+      if (state.open) {
+        waits_[key] = state.begin;
+      } else {
+        waits_.erase(key);
+      }
+    }
+    for (const uint64_t addr : stretch.addresses_) Object(addr);
+  }
 
   // The object at `addr` (made on first sight).
   SyncObject* Object(uint64_t addr);

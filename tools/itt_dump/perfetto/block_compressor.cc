@@ -1,5 +1,6 @@
 #include "tools/itt_dump/perfetto/block_compressor.h"
 
+#include <pthread.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -51,6 +52,7 @@ absl::Status BlockCompressor::Finish() {
 }
 
 void BlockCompressor::Run() {
+  pthread_setname_np(pthread_self(), "itt-dump-zstd");  // for profilers and the benchmark
   std::string block;
   for (;;) {
     {

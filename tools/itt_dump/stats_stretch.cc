@@ -1,0 +1,222 @@
+// What stats makes of a stretch of what the pieces keep apart (pieces.h,
+// ApartConsumer): the frames it pairs, and, for one file, the sync waits,
+// heap calls and counter changes, summed up on a worker (Stretch) and
+// joined in order on the reading thread (JoinStretch), with the same
+// results as the serial pass's.
+//
+// Heap: a function's live bytes, and so their peak, follow its calls in
+// the merge's order. A stretch knows every call's change but what the
+// first call at each address releases of a block before the stretch (the
+// model's HeapStretch leaves those for the join, as its points); so it
+// keeps, between points, each function's change of live bytes and its
+// highest point after an allocation, and the join walks those with the
+// points' releases in between.
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "tools/itt_dump/stats.h"
+#include "tools/itt_dump/stats_rows.h"
+
+namespace ittc {
+namespace itt_dump {
+
+using format::Event;
+using format::EventKind;
+using F = format::Field;
+using stats_internal::Family;
+using stats_internal::FamilyOf;
+
+class StatsCollector::Stretch final : public ApartStretch {
+ public:
+  explicit Stretch(const StatsCollector& whole) : rows(EmptyLike(whole)) { Clear(); }
+
+  // The frames the stretch pairs.
+  void OnInterval(const Interval& iv) override { rows->OnInterval(iv); }
+  void OnRecord(const Event& e, const ThreadRec& t) override;
+  void Clear() {
+    rows = EmptyLike(*rows);
+    sync.Clear();
+    heap.Clear();
+    counters.Clear();
+    segments.assign(1, {});
+    counter_rows.clear();
+  }
+
+  // A function's change of live bytes over a segment, and the most it
+  // reached after an allocation (if `allocated`), from the segment's start.
+  struct LiveDelta {
+    uint64_t function = 0;
+    int64_t delta = 0;
+    int64_t peak = 0;
+    bool allocated = false;
+  };
+  using Segment = std::vector<LiveDelta>;
+  static void AddLive(Segment* s, uint64_t function, int64_t bytes, bool allocation) {
+    auto it = std::find_if(s->begin(), s->end(),
+                           [function](const LiveDelta& d) { return d.function == function; });
+    if (it == s->end()) it = s->insert(s->end(), LiveDelta{function});
+    it->delta += bytes;
+    if (allocation) {
+      it->peak = it->allocated ? std::max(it->peak, it->delta) : it->delta;
+      it->allocated = true;
+    }
+  }
+
+  // Its frame rows, sync rows and heap rows (counts and bytes).
+  std::unique_ptr<StatsCollector> rows;
+  SyncWaitStretch sync;
+  HeapStretch heap;
+  CounterStretch counters;
+  // segments[i]: the live deltas before heap point i; the last, after
+  // every point.
+  std::vector<Segment> segments;
+  // The samples of counters whose value it knows, by counter key.
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, CounterRow> counter_rows;
+};
+
+void StatsCollector::Stretch::OnRecord(const Event& e, const ThreadRec& t) {
+  switch (FamilyOf(e.kind)) {
+    case Family::kSync: {
+      SyncChange c;
+      bool outer = false;
+      if (!rows->SyncKept(e, t) || !sync.OnEvent(e, t, &c, &outer)) return;
+      rows->AddSync(c, e.Get(F::kAddr), t, e.time);
+      return;
+    }
+    case Family::kHeap: {
+      HeapChange c;
+      if (!rows->HeapKept(e, t) || !heap.OnEvent(e, t, &c)) return;
+      rows->CountHeap(c);
+      // The call's points come before the rest of its change.
+      while (segments.size() <= heap.points()) segments.emplace_back();
+      Segment& s = segments.back();
+      if (c.released) {
+        AddLive(&s, c.released_block.function, -static_cast<int64_t>(c.released_block.size), false);
+      }
+      if (c.replaced) {
+        AddLive(&s, c.replaced_block.function, -static_cast<int64_t>(c.replaced_block.size), false);
+      }
+      if (c.allocated) AddLive(&s, c.function, static_cast<int64_t>(c.size), true);
+      return;
+    }
+    case Family::kCounter: {
+      CounterChange c;
+      bool known = false;
+      long double value = 0;
+      if (!counters.OnEvent(e, t, &c, &known, &value) || !known) return;
+      // The value follows every change; only the samples the filters keep
+      // count (OnCounter; no name or domain filter here: KeepsApart).
+      Filter& filter = rows->filter_;
+      if (filter.active() && (!filter.ThreadOk(t) || !filter.TimeOk(format::EffectiveTime(e)))) {
+        return;
+      }
+      AddSample(value, &counter_rows[std::make_tuple(c.key_kind, c.a, c.b)]);
+      return;
+    }
+    default:
+      return;  // (KeepsApart keeps no other kind)
+  }
+}
+
+bool StatsCollector::KeepsApart(EventKind kind) const {
+  if (!keep_apart_) return false;
+  switch (FamilyOf(kind)) {
+    case Family::kSync:
+      return (kind == EventKind::kSyncPrepare || kind == EventKind::kSyncAcquired ||
+              kind == EventKind::kSyncCancel) &&
+             !filter_.has_name();
+    case Family::kHeap:
+    case Family::kCounter:
+      return !filter_.has_name() && !filter_.has_domain();
+    default:
+      return false;
+  }
+}
+
+std::unique_ptr<ApartStretch> StatsCollector::NewStretch() {
+  return std::make_unique<Stretch>(*this);
+}
+
+void StatsCollector::JoinStretch(ApartStretch* stretch, bool frames_joined,
+                                 const StretchRecords& records) {
+  Stretch& s = static_cast<Stretch&>(*stretch);
+  const StatsCollector& r = *s.rows;
+  if (frames_joined) MergeIntervals(r);
+
+  for (const auto& [addr, from] : r.sync_.entries()) {
+    SyncRow* row = SyncRowFor(addr, from->process);
+    row->acquisitions += from->acquisitions;
+    row->cancels += from->cancels;
+    row->total_wait_ns += from->total_wait_ns;
+    row->max_wait_ns = std::max(row->max_wait_ns, from->max_wait_ns);
+    row->used = row->used || from->used;
+  }
+  sync_tracker_.JoinWaits(s.sync, [this](const SyncWaitStretch::Close& c, uint64_t begin) {
+    if (!c.acquired) return;  // a cancel adds no wait
+    // Its row and acquisition are the stretch's: the wait only.
+    SyncRow* row = SyncRowFor(c.addr, c.process);
+    const int64_t d = clock_.DurationNs(begin, c.time);
+    const uint64_t wait = d > 0 ? static_cast<uint64_t>(d) : 0;
+    row->total_wait_ns += wait;
+    row->max_wait_ns = std::max(row->max_wait_ns, wait);
+  });
+
+  const auto apply = [this](const Stretch::Segment& segment) {
+    for (const Stretch::LiveDelta& d : segment) {
+      HeapRow* row = HeapRowFor(d.function);
+      if (d.allocated) {
+        row->peak =
+            std::max(row->peak, static_cast<uint64_t>(static_cast<int64_t>(row->live) + d.peak));
+      }
+      row->live = static_cast<uint64_t>(static_cast<int64_t>(row->live) + d.delta);
+    }
+  };
+  const bool heap_joined =
+      heap_tracker_.JoinStretch(s.heap, [&](size_t i, const Allocation* block) {
+        apply(s.segments[i]);
+        if (block != nullptr) {
+          HeapRow* owner = HeapRowFor(block->function);
+          owner->live -= std::min(owner->live, block->size);
+        }
+      });
+  if (heap_joined) {
+    apply(s.segments[s.heap.points()]);
+    for (const auto& [fn, from] : r.heap_.entries()) {
+      HeapRow* row = HeapRowFor(fn);
+      row->allocations += from->allocations;
+      row->reallocs += from->reallocs;
+      row->frees += from->frees;
+      row->bytes += from->bytes;
+      row->used = row->used || from->used;
+    }
+  } else {
+    // Where the tracker could pass its limit: call by call.
+    records.ForEachRecord([this](const Event& e, const ThreadRec& t) {
+      if (FamilyOf(e.kind) == Family::kHeap) OnHeap(e, t);
+    });
+  }
+
+  counter_tracker_.JoinStretch(s.counters, [this](const CounterSample& sample, const ThreadRec& t) {
+    OnCounter(sample, t);
+  });
+  for (const auto& [key, from] : s.counter_rows) {
+    if (from.samples == 0) continue;
+    CounterChange c;
+    std::tie(c.key_kind, c.a, c.b) = key;
+    const Counter* counter = counter_tracker_.Find(c);
+    if (counter_rows_.size() <= counter->index) counter_rows_.resize(counter->index + 1);
+    CounterRow& row = counter_rows_[counter->index];
+    if (row.samples == 0 || from.min < row.min) row.min = from.min;
+    if (row.samples == 0 || from.max > row.max) row.max = from.max;
+    row.last = from.last;
+    row.samples += from.samples;
+  }
+  s.Clear();
+}
+
+}  // namespace itt_dump
+}  // namespace ittc
