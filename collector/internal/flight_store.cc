@@ -102,8 +102,22 @@ uint64_t FlightStore::kept_bytes() const {
 
 void FlightStore::Add(std::string_view chunks, const ChunkNotes& notes) {
   writer_tid_.store(CurrentTid(), std::memory_order_relaxed);
-  busy_.store(1, std::memory_order_seq_cst);
-  const uint32_t pin = pin_.load(std::memory_order_seq_cst);
+  uint32_t pin = 0;
+  for (;;) {
+    busy_.store(1, std::memory_order_seq_cst);
+    pin = pin_.load(std::memory_order_seq_cst);
+    if (pin == 0 || pin == switched_for_ ||
+        snapped_.load(std::memory_order_acquire) == static_cast<int>(pin)) {
+      break;
+    }
+    // A dump is taking its snapshot: nothing it reads may change until it
+    // has (the loss half above all: switched under it, the dump would read
+    // the half this Add and the next count into, and count as overwritten
+    // chunks it writes). Step aside, then look again.
+    busy_.store(0, std::memory_order_seq_cst);
+    FutexWake(&busy_);
+    WaitForSnapshot(pin);
+  }
   if (pin != 0 && pin != switched_for_) {
     SwitchLossHalf();
     switched_for_ = pin;
@@ -282,6 +296,16 @@ FlightStore::LossBlock* FlightStore::LossBlockFor(uint32_t thread_index) {
   return b;
 }
 
+void FlightStore::WaitForSnapshot(uint32_t pin) {
+  for (;;) {
+    const int seen = snapped_.load(std::memory_order_acquire);
+    if (seen == static_cast<int>(pin) || pin_.load(std::memory_order_seq_cst) != pin) return;
+    // 10 ms at most at a time: a dump that gives up clears its pin
+    // without waking anyone.
+    FutexWaitUntil(&snapped_, seen, MonotonicRawNs() + 10 * 1000 * 1000);
+  }
+}
+
 void FlightStore::SetLoss(uint32_t thread_index, int cause, uint64_t count, bool add) {
   if (cause < 0 || cause >= kFlightLossCauses || count == 0) return;
   LossBlock* b = LossBlockFor(thread_index);
@@ -355,6 +379,10 @@ bool FlightStore::Handshake(uint64_t deadline_ns, Snapshot* snap) {
   const uint64_t begin = window_begin_.load(std::memory_order_relaxed);
   snap->window_begin = begin != 0 ? begin : start_ticks_;
   snap->anchor_size = anchor_size_.load(std::memory_order_relaxed);
+  // Release: an Add that waits for this (acquire) changes the store only
+  // after the reads above.
+  snapped_.store(static_cast<int>(epoch_), std::memory_order_release);
+  FutexWake(&snapped_);
   return true;
 }
 

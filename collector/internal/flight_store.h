@@ -41,7 +41,10 @@
 //   (switching halves copies the counts first), so the dump reads what the
 //   store held at that moment. What the dump reads of the fields below it
 //   reads after its handshake (acquire, pairing with the release store of
-//   busy_ that ended the last Add).
+//   busy_ that ended the last Add). An Add that sees a pin whose dump has
+//   not taken that snapshot yet clears busy_ and waits (snapped_) before it
+//   changes anything: otherwise the dump, having waited for it, would read
+//   the loss half it switched to, which later Adds count into.
 
 #ifndef COLLECTOR_INTERNAL_FLIGHT_STORE_H_
 #define COLLECTOR_INTERNAL_FLIGHT_STORE_H_
@@ -237,6 +240,9 @@ class FlightStore {
   bool QueueGenerated(Scratch* s, int fd, format::ChunkType type, size_t payload_size,
                       uint64_t sequence);
   static bool Flush(Scratch* s, int fd, uint64_t* bytes);
+  // The writer, having cleared busy_: returns once the dump of `pin` has
+  // taken its snapshot, or no longer pins the store.
+  void WaitForSnapshot(uint32_t pin);
 
   const size_t budget_;
   char* const ring_;  // budget_ bytes
@@ -244,6 +250,10 @@ class FlightStore {
   std::atomic<int> busy_{0};
   std::atomic<pid_t> writer_tid_{0};  // the thread in Add while busy_
   std::atomic<uint32_t> pin_{0};      // 0, or the epoch of the dump in progress
+  // The pin of the last dump that has taken its snapshot (release by the
+  // dump, acquire by Add): an Add that sees a pin waits for it before it
+  // changes what the snapshot reads (WaitForSnapshot).
+  std::atomic<int> snapped_{0};
   std::atomic<uint64_t> dump_limit_{0};
   std::atomic<int> dumping_{0};  // the dump lock
   uint32_t epoch_ = 0;           // (dump lock) the last dump's pin
