@@ -189,7 +189,7 @@ class IntervalTracker {
   void OnFrame(bool begin, uint64_t domain, const format::Id& id, uint64_t ticks,
                const ThreadRec& thread);
   // The same for a frame a piece kept apart (PieceMerger::
-  // set_frame_tracker): a key's open ones are kept as their begin, thread
+  // set_apart_consumer): a key's open ones are kept as their begin, thread
   // and serial only (the hot path of stats on a process with several
   // threads), unless begins are reported.
   void OnFrame(const KeptFrame& frame, const ThreadRec& thread);
