@@ -521,6 +521,22 @@ void IntervalTracker::OnOpen(const Interval& interval, const ThreadRec& t) {
   Opened(s, o);
 }
 
+[[gnu::always_inline]] inline void IntervalTracker::CloseKeptFrame(std::vector<KeptOpen>* opens,
+                                                                   uint64_t domain, uint64_t end) {
+  const KeptOpen open = opens->back();
+  opens->pop_back();
+  --keyed_open_;
+  Interval& iv = kept_interval_;
+  iv.kind = IntervalKind::kFrame;
+  iv.thread = open.thread;
+  iv.domain = domain;
+  iv.begin = open.begin;
+  iv.end = std::max(end, open.begin);
+  iv.serial = open.serial;
+  iv.listener_word = 0;
+  listener_->OnInterval(iv);
+}
+
 void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
   if (report_begins_) {
     OnFrame(frame.begin, frame.domain, format::Id{}, frame.time, t);
@@ -554,18 +570,7 @@ void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
     opens.push_back({frame.time, ++serial_, &t});
     return;
   }
-  const KeptOpen open = opens.back();
-  opens.pop_back();
-  --keyed_open_;
-  Interval& iv = kept_interval_;
-  iv.kind = IntervalKind::kFrame;
-  iv.thread = open.thread;
-  iv.domain = frame.domain;
-  iv.begin = open.begin;
-  iv.end = std::max(frame.time, open.begin);
-  iv.serial = open.serial;
-  iv.listener_word = 0;
-  listener_->OnInterval(iv);
+  CloseKeptFrame(&opens, frame.domain, frame.time);
   // Empty keys go as EndKeyed lets them go.
   if (opens.empty() && KeyedCount(&frames_) > kKeepEmptyKeys) {
     kept_frames_.erase(kept_key_);
@@ -653,18 +658,7 @@ bool IntervalTracker::JoinFrames(const KeptFramePairing& stretch) {
         UnmatchedEnd(IntervalKind::kFrame, *end.thread, k.domain, end.time);
         continue;
       }
-      const KeptOpen open = it->second.back();
-      it->second.pop_back();
-      --keyed_open_;
-      Interval& iv = kept_interval_;
-      iv.kind = IntervalKind::kFrame;
-      iv.thread = open.thread;
-      iv.domain = k.domain;
-      iv.begin = open.begin;
-      iv.end = std::max(end.time, open.begin);
-      iv.serial = open.serial;
-      iv.listener_word = 0;
-      listener_->OnInterval(iv);
+      CloseKeptFrame(&it->second, k.domain, end.time);
     }
     for (const KeptFramePairing::Left& open : k.opens) {
       it->second.push_back({open.time, ++serial_, open.thread});

@@ -514,6 +514,9 @@ class IntervalTracker {
   Key kept_key_;  // the key of kept_last_, the entry used last
   std::vector<KeptOpen>* kept_last_ = nullptr;
   Interval kept_interval_;  // what a kept frame is delivered as
+  // Pops the innermost of `opens` (not empty) and delivers it as a frame
+  // of `domain` ending at `end`.
+  void CloseKeptFrame(std::vector<KeptOpen>* opens, uint64_t domain, uint64_t end);
   Unbalanced unbalanced_;
   bool collect_args_ = true;
   bool report_begins_ = false;
