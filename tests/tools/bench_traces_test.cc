@@ -1,10 +1,15 @@
 // The benchmark's two traces (bench/itt_dump_bench.cc: FrameTrace and
 // MixedTrace, sample_traces.h), scaled down for the tests and cut in small
 // chunks (many pieces): every verb writes on every core what it writes on
-// one, byte for byte, with and without filters.
+// one, byte for byte, with and without filters (parquet: its dataset made
+// with the encoder pool and on one thread).
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -56,6 +61,41 @@ void ExpectEveryVerbTheSame(const std::string& trace, const std::string& name) {
   }
 }
 
+// Every file under `dir` (relative path -> bytes).
+std::map<std::string, std::string> FilesUnder(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    files[std::filesystem::relative(entry.path(), dir).string()] = bytes.str();
+  }
+  return files;
+}
+
+// `parquet` writes the same dataset with its slice rows made on the pool
+// as on one thread (--serial), byte for byte.
+void ExpectParquetTheSame(const std::string& trace, const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string base = std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
+  const std::vector<std::vector<std::string>> filters = {{}, {"--name=update"}, {"--to=400000"}};
+  for (size_t i = 0; i < filters.size(); ++i) {
+    std::string dirs[2];
+    for (int one = 0; one < 2; ++one) {
+      dirs[one] = base + "_" + std::to_string(i) + (one != 0 ? "_one" : "_all");
+      std::vector<std::string> args = {"parquet", "-o", dirs[one], "trace.itt"};
+      args.insert(args.begin() + 1, filters[i].begin(), filters[i].end());
+      const DumpResult r = one != 0 ? RunDumpOnOneCore(args, trace) : RunDump(args, trace);
+      EXPECT_EQ(r.status, 0) << name << " " << i << ": " << r.err;
+    }
+    const std::map<std::string, std::string> all = FilesUnder(dirs[0]);
+    EXPECT_EQ(all.size(), 8u) << name << " " << i;  // a file per table
+    EXPECT_GT(all.at("slice/part-0.parquet").size(), 1000u) << name << " " << i;
+    EXPECT_TRUE(all == FilesUnder(dirs[1])) << name << " " << i;
+  }
+}
+
 // Whether `stats` on `trace` took the pass on every core (else the test
 // above compares the serial pass with itself).
 bool StatsOnEveryCore(const std::string& trace) {
@@ -80,12 +120,14 @@ TEST(BenchmarkTraces, FramesTraceIsTheSameOnEveryCore) {
   const std::string trace = SmallFrameTrace();
   EXPECT_TRUE(StatsOnEveryCore(trace));
   ExpectEveryVerbTheSame(trace, "frames");
+  ExpectParquetTheSame(trace, "frames");
 }
 
 TEST(BenchmarkTraces, MixedTraceIsTheSameOnEveryCore) {
   const std::string trace = SmallMixedTrace();
   EXPECT_TRUE(StatsOnEveryCore(trace));
   ExpectEveryVerbTheSame(trace, "mixed");
+  ExpectParquetTheSame(trace, "mixed");
 }
 
 }  // namespace

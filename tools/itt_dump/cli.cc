@@ -68,7 +68,8 @@ constexpr char kFilterHelp[] =
     "  (globs: '*' any run, '?' one character)\n"
     "  --lookahead-mb=N  memory bound of the time-order merge (default 256)\n"
     "  --serial          merge and print on one thread: less CPU, more time\n"
-    "                    (stats, diff and text otherwise use two cores or more)\n"
+    "                    (stats, diff, text, chrome and parquet otherwise use\n"
+    "                    two cores or more)\n"
     "  --no-progress     never show the progress line\n";
 
 constexpr char kTextHelp[] =
@@ -662,6 +663,7 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
   } else if (a.verb == "parquet") {
     ParquetOptions po;
     po.dir = a.output;
+    if (!ctx.parallel) po.encoder_threads = 0;  // --serial: encoded on this thread
     s = RunParquet(ctx, po);
     if (!s.ok()) {
       progress.Done();

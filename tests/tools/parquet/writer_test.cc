@@ -16,6 +16,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -223,8 +224,11 @@ std::vector<ColumnSpec> TestSchema() {
           {"parent", ColumnType::kInt64, true}};
 }
 
-void Fill(TableWriter* w, int rows) {
-  for (int i = 0; i < rows; ++i) {
+// Rows first .. first + rows - 1 of the test table, to a TableWriter or a
+// RowBlock.
+template <typename Target>
+void Fill(Target* w, int rows, int first = 0) {
+  for (int i = first; i < first + rows; ++i) {
     w->column(0).AppendInt(1000 + i * 10);
     w->column(1).AppendString(i % 3 == 0 ? "alpha" : i % 3 == 1 ? "beta" : "gamma");
     if (i % 5 == 0) {
@@ -340,6 +344,42 @@ TEST_P(WriterTest, OutputIsTheSameOnAnyNumberOfThreads) {
     files[k] = ReadAll(path);
   }
   EXPECT_EQ(files[0], files[1]);
+}
+
+TEST_P(WriterTest, BlocksFilledOnOtherThreadsAreRowGroupsInTheOrderAdded) {
+  EncoderPool pool(GetParam());
+  WriterOptions options;
+  options.row_group_rows = 1000;
+  const std::string path = TempDir() + "/blocks" + std::to_string(GetParam()) + ".parquet";
+  auto w = TableWriter::Create(path, TestSchema(), options, &pool);
+  ASSERT_TRUE(w.ok());
+  Fill(w->get(), 1500);  // a group of 1000 sealed, 500 rows pending
+  // Two blocks filled at once elsewhere, added in the other order.
+  RowBlock a = (*w)->NewBlock();
+  RowBlock b = (*w)->NewBlock();
+  std::thread ta([&a] { Fill(&a, 300, 5000); });
+  std::thread tb([&b] { Fill(&b, 40, 6000); });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(a.rows(), 300u);
+  (*w)->AddBlock(std::move(b));
+  (*w)->AddBlock(std::move(a));
+  (*w)->AddBlock((*w)->NewBlock());  // empty: no group
+  Fill(w->get(), 200, 1500);         // the pending group goes on
+  ASSERT_TRUE((*w)->Close().ok());
+  EXPECT_EQ((*w)->rows(), 2040u);
+  const pt::FileMetaData meta = Footer(ReadAll(path));
+  EXPECT_EQ(meta.num_rows, 2040);
+  ASSERT_EQ(meta.row_groups.size(), 4u);
+  const int64_t rows[] = {1000, 40, 300, 700};
+  const int64_t first[] = {0, 6000, 5000, 1000};
+  const int64_t last[] = {999, 6039, 5299, 1699};
+  for (size_t g = 0; g < 4; ++g) {
+    EXPECT_EQ(meta.row_groups[g].num_rows, rows[g]) << g;
+    const pt::Statistics& ts = meta.row_groups[g].columns[0].meta_data.statistics;
+    EXPECT_EQ(Le64At(ts.min_value), 1000 + first[g] * 10) << g;
+    EXPECT_EQ(Le64At(ts.max_value), 1000 + last[g] * 10) << g;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, WriterTest, ::testing::Values(0, 1, 3));

@@ -6,7 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -135,10 +139,12 @@ const std::vector<ParquetTable>& ParquetTables() {
 
 namespace {
 
-// Appends one row's values in its table's column order.
+// Appends one row's values in its table's column order, to a TableWriter
+// or a RowBlock.
+template <typename Target>
 class Row {
  public:
-  explicit Row(parquet::TableWriter* w) : w_(w) {}
+  explicit Row(Target* w) : w_(w) {}
   Row& Int(int64_t v) {
     w_->column(i_++).AppendInt(v);
     return *this;
@@ -170,7 +176,7 @@ class Row {
   void End(uint64_t cluster = 0) { w_->EndRow(cluster); }
 
  private:
-  parquet::TableWriter* w_;
+  Target* w_;
   size_t i_ = 0;
 };
 
@@ -217,6 +223,57 @@ absl::Status MakeDirs(const std::string& dir) {
   return absl::OkStatus();
 }
 
+// One row of the slice table, as the reading thread describes it (names
+// as views of the index's strings, or of text the batch holding the row
+// keeps) for a thread of the pool to write (ParquetExporter::WriteBatch).
+struct SliceRow {
+  const ThreadRec* thread = nullptr;
+  uint64_t id = 0;
+  uint64_t parent = 0;  // 0: none
+  uint64_t begin = 0;   // ticks
+  uint64_t end = 0;
+  // Keys (nonzero) of texts that follow from them alone (Row::Keyed).
+  uint64_t category_key = 0;
+  uint64_t name_key = 0;
+  std::string_view category;
+  std::string_view name;
+  const char* kind = "";
+  int64_t depth = 0;
+  bool open_at_end = false;
+};
+
+// Writes slice rows: the pool's thread has its own (a clock keeps caches).
+class SliceWriter {
+ public:
+  explicit SliceWriter(const Clock& clock) : clock_(clock) {}
+
+  template <typename Target>
+  void Write(Target* w, const SliceRow& s) {
+    Row r(w);
+    r.Uint(s.id).Int(clock_.SinceStartNs(s.begin)).Int(clock_.DurationNs(s.begin, s.end));
+    if (s.category_key != 0) {
+      r.Keyed(s.category_key, [&] { return s.category; });
+    } else {
+      r.Str(s.category);
+    }
+    if (s.name_key != 0) {
+      r.Keyed(s.name_key, [&] { return s.name; });
+    } else {
+      r.Str(s.name);
+    }
+    r.Str(s.kind).Int(s.depth).OptInt(s.parent != 0, static_cast<int64_t>(s.parent));
+    r.Uint(s.thread->index).Uint(s.thread->process).Bool(s.open_at_end);
+    // A thread's slices of one kind and name together.
+    uint64_t cluster =
+        Mix(Mix(s.thread->index, reinterpret_cast<uintptr_t>(s.kind)), s.category_key);
+    cluster = Mix(cluster, s.name_key != 0 ? s.name_key : std::hash<std::string_view>()(s.name));
+    r.End(cluster);
+  }
+
+ private:
+  Clock clock_;
+};
+
 class ParquetExporter : public IntervalListener {
  public:
   ParquetExporter(const VerbContext& ctx, parquet::EncoderPool* pool)
@@ -229,6 +286,7 @@ class ParquetExporter : public IntervalListener {
     tracker_.set_report_begins(true);
   }
 
+  ~ParquetExporter();
   absl::Status Open(const ParquetOptions& options);
   void Begin();
   void OnEvent(const Event& e, const ThreadRec& t);
@@ -244,7 +302,11 @@ class ParquetExporter : public IntervalListener {
     return partitions_[partitioned_ ? process : 0][table].get();
   }
   int64_t Ns(uint64_t ticks) const { return x_.clock.SinceStartNs(ticks); }
-  bool Keep(const Interval& iv);
+  // The slice of interval iv (its depth iv.depth), with its args.
+  void WriteInterval(const Interval& iv, uint64_t id, uint64_t parent);
+  // Hands a slice row to the batch being filled; `owned_name` true keeps a
+  // copy of its name (a view of text that will not last).
+  void AddSlice(const SliceRow& row, bool owned_name);
   // The ids of the tasks open on thread t, by depth (what OnBegin saw).
   std::vector<uint64_t>& OpenIds(const ThreadRec& t) {
     if (open_ids_.size() <= t.index) open_ids_.resize(t.index + 1);
@@ -258,9 +320,6 @@ class ParquetExporter : public IntervalListener {
     const size_t d = static_cast<size_t>(task->depth);
     return d < ids.size() ? ids[d] : 0;
   }
-  void Slice(uint64_t id, const ThreadRec& t, uint64_t begin, uint64_t end, uint64_t category_key,
-             std::string_view category, uint64_t name_key, std::string_view name, const char* kind,
-             int64_t depth, uint64_t parent, bool open_at_end);
   void Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks, const char* scope,
             std::string_view key, const std::string& value, bool is_text);
   void Instant(const ThreadRec& t, uint64_t ticks, std::string_view category, std::string_view name,
@@ -295,6 +354,40 @@ class ParquetExporter : public IntervalListener {
   bool partitioned_ = false;
   std::vector<Writers> partitions_;
   std::vector<std::vector<uint64_t>> open_ids_;  // by thread index
+  // The slice rows, written on the pool's threads a batch at a time while
+  // this thread goes on describing the next (the same code on one thread:
+  // the pool then runs each job at once). The batches are written one
+  // after another, in order, into a block per partition, which becomes a
+  // row group once it holds row_group_rows, as the writer's own rows
+  // would: the files are the same on any number of threads.
+  struct Batch {
+    std::vector<SliceRow> rows;
+    std::deque<std::string> names;  // the names it keeps (AddSlice)
+  };
+  static constexpr size_t kBatchRows = size_t{1} << 16;
+  // Batches handed over and not written yet, at most: past them this
+  // thread waits.
+  static constexpr size_t kBatchesAhead = 2;
+  // Hands filling_ over to be written, and adds the blocks filled so far
+  // to the tables; with `all`, waits until every batch is written.
+  void SubmitBatch(bool all);
+  // Writes the batches handed over, in order, until none is left (one job
+  // of the pool at a time).
+  void WriteBatches();
+  std::unique_ptr<Batch> filling_;
+  std::unique_ptr<SliceWriter> batch_writer_;  // WriteBatches's
+  size_t row_group_rows_ = 0;
+  std::mutex batch_mu_;
+  std::condition_variable batch_cv_;
+  // Guarded by batch_mu_: the batches to write, and whether a job writes
+  // them; written ones to reuse; by partition, the block being filled and
+  // the blocks filled (in order) and empty ones for the job to take.
+  std::deque<std::unique_ptr<Batch>> batches_;
+  bool writing_ = false;
+  std::vector<std::unique_ptr<Batch>> spare_batches_;
+  std::vector<parquet::RowBlock> blocks_;
+  std::vector<std::vector<parquet::RowBlock>> full_;
+  std::vector<std::vector<parquet::RowBlock>> spare_blocks_;
   // Slice ids: the thread's index in the high bits, a count of the
   // thread's intervals in the low ones, so a thread's slices of one name
   // have ids a fixed step apart.
@@ -317,8 +410,8 @@ class ParquetExporter : public IntervalListener {
     const ThreadRec* thread = nullptr;
   };
   absl::flat_hash_map<uint64_t, Relation> relations_;
-  std::vector<FlowTracker::End> flow_ends_;
   std::string name_;  // IntervalNameView's storage
+  std::vector<FlowTracker::End> flow_ends_;
   absl::Status status_;
 };
 
@@ -334,6 +427,10 @@ absl::Status ParquetExporter::Open(const ParquetOptions& options) {
     seen.push_back(r);
   }
   partitioned_ = set.files().size() > 1 || ranks;
+  batch_writer_ = std::make_unique<SliceWriter>(x_.clock);
+  row_group_rows_ = std::max<size_t>(1, options.row_group_rows);
+  filling_ = std::make_unique<Batch>();
+  filling_->rows.reserve(kBatchRows);
   const size_t parts = partitioned_ ? set.files().size() : 1;
   parquet::WriterOptions wo;
   wo.row_group_rows = options.row_group_rows;
@@ -361,6 +458,9 @@ absl::Status ParquetExporter::Open(const ParquetOptions& options) {
     }
     partitions_.push_back(std::move(writers));
   }
+  for (Writers& writers : partitions_) blocks_.push_back(writers[kSlice]->NewBlock());
+  full_.resize(partitions_.size());
+  spare_blocks_.resize(partitions_.size());
   return absl::OkStatus();
 }
 
@@ -388,33 +488,6 @@ void ParquetExporter::Begin() {
   }
 }
 
-bool ParquetExporter::Keep(const Interval& iv) {
-  return filter_.KeepsInterval(iv, [&] { return IntervalNameView(x_, iv, &name_); });
-}
-
-void ParquetExporter::Slice(uint64_t id, const ThreadRec& t, uint64_t begin, uint64_t end,
-                            uint64_t category_key, std::string_view category, uint64_t name_key,
-                            std::string_view name, const char* kind, int64_t depth, uint64_t parent,
-                            bool open_at_end) {
-  Row r(W(kSlice, t.process));
-  r.Uint(id).Int(Ns(begin)).Int(x_.clock.DurationNs(begin, end));
-  if (category_key != 0) {
-    r.Keyed(category_key, [&] { return category; });
-  } else {
-    r.Str(category);
-  }
-  if (name_key != 0) {
-    r.Keyed(name_key, [&] { return name; });
-  } else {
-    r.Str(name);
-  }
-  r.Str(kind).Int(depth).OptInt(parent != 0, static_cast<int64_t>(parent));
-  r.Uint(t.index).Uint(t.process).Bool(open_at_end);
-  uint64_t cluster = Mix(Mix(t.index, reinterpret_cast<uintptr_t>(kind)), category_key);
-  cluster = Mix(cluster, name_key != 0 ? name_key : std::hash<std::string_view>()(name));
-  r.End(cluster);
-}
-
 void ParquetExporter::OnBegin(const Interval& iv) {
   const uint64_t id = NextSliceId(*iv.thread);
   if (iv.kind == IntervalKind::kTask) {
@@ -437,24 +510,138 @@ void ParquetExporter::OnInterval(const Interval& iv) {
     parent = d > 0 && d - 1 < ids.size() ? ids[d - 1] : 0;
   }
   if (id == 0) id = NextSliceId(*iv.thread);  // a frame_submit: complete at once
-  if (!Keep(iv)) return;
-  const ThreadRec& t = *iv.thread;
-  const std::string_view domain = x_.Domain(iv.domain);
-  // Keys of names that follow from a string or event id alone.
-  uint64_t name_key = 0;
-  if (iv.kind == IntervalKind::kFrame) {
-    name_key = 1;
-  } else if (iv.kind == IntervalKind::kLegacyEvent) {
-    name_key = iv.event_id * 4 + 2;
-  } else if (iv.name_id != 0 && iv.fn == 0) {
-    name_key = iv.name_id * 4 + 3;
+  WriteInterval(iv, id, parent);
+}
+
+ParquetExporter::~ParquetExporter() {
+  // The pool's job points into this.
+  std::unique_lock<std::mutex> lock(batch_mu_);
+  batch_cv_.wait(lock, [this] { return !writing_; });
+}
+
+void ParquetExporter::SubmitBatch(bool all) {
+  // Empty blocks for every batch that can be out at once to fill, made
+  // before this one goes (the writers are this thread's, and so is adding
+  // the blocks filled so far).
+  // (Rows out at once fill at most one block more than they hold whole.)
+  const size_t need = (kBatchesAhead + 1) * kBatchRows / row_group_rows_ + 1;
+  std::vector<std::vector<parquet::RowBlock>> full(full_.size());
+  std::vector<size_t> missing(full_.size());
+  {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    full.swap(full_);
+    full_.resize(full.size());
+    for (size_t p = 0; p < missing.size(); ++p) {
+      missing[p] = need - std::min(need, spare_blocks_[p].size());
+    }
   }
-  const std::string_view name = iv.kind == IntervalKind::kFrame ? std::string_view("frame")
-                                                                : IntervalNameView(x_, iv, &name_);
-  Slice(id, t, iv.begin, iv.end, iv.domain + 1, domain, name_key, name, IntervalKindName(iv.kind),
-        iv.kind == IntervalKind::kTask ? iv.depth : 0, parent, iv.open_at_end);
+  std::vector<std::vector<parquet::RowBlock>> empty(full.size());
+  for (size_t p = 0; p < full.size(); ++p) {
+    parquet::TableWriter* w = partitions_[p][kSlice].get();
+    for (parquet::RowBlock& block : full[p]) w->AddBlock(std::move(block));
+    for (size_t i = 0; i < missing[p]; ++i) empty[p].push_back(w->NewBlock());
+  }
+  bool start = false;
+  {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    for (size_t p = 0; p < empty.size(); ++p) {
+      for (parquet::RowBlock& block : empty[p]) spare_blocks_[p].push_back(std::move(block));
+    }
+    if (!filling_->rows.empty()) {
+      batches_.push_back(std::move(filling_));
+      start = !writing_;
+      writing_ = true;
+    }
+  }
+  // Before the column chunks queued: this thread may wait for it. (With no
+  // threads the pool runs it now.)
+  if (start) pool_->Submit([this] { WriteBatches(); }, /*first=*/true);
+  {
+    std::unique_lock<std::mutex> lock(batch_mu_);
+    batch_cv_.wait(lock,
+                   [this, all] { return all ? !writing_ : batches_.size() <= kBatchesAhead; });
+    if (!spare_batches_.empty()) {
+      filling_ = std::move(spare_batches_.back());
+      spare_batches_.pop_back();
+    }
+  }
+  if (filling_ == nullptr) {
+    filling_ = std::make_unique<Batch>();
+    filling_->rows.reserve(kBatchRows);
+  }
+  if (all) {
+    // What the last batches filled.
+    for (size_t p = 0; p < full_.size(); ++p) {
+      for (parquet::RowBlock& block : full_[p]) partitions_[p][kSlice]->AddBlock(std::move(block));
+      full_[p].clear();
+    }
+  }
+}
+
+void ParquetExporter::WriteBatches() {
+  std::unique_lock<std::mutex> lock(batch_mu_);
+  while (!batches_.empty()) {
+    Batch* batch = batches_.front().get();
+    lock.unlock();
+    for (const SliceRow& row : batch->rows) {
+      const size_t p = partitioned_ ? row.thread->process : 0;
+      parquet::RowBlock& block = blocks_[p];
+      batch_writer_->Write(&block, row);
+      if (block.rows() == row_group_rows_) {
+        lock.lock();
+        full_[p].push_back(std::move(block));
+        block = std::move(spare_blocks_[p].back());
+        spare_blocks_[p].pop_back();
+        lock.unlock();
+      }
+    }
+    lock.lock();
+    std::unique_ptr<Batch> done = std::move(batches_.front());
+    batches_.pop_front();
+    done->rows.clear();
+    done->names.clear();
+    spare_batches_.push_back(std::move(done));
+    batch_cv_.notify_all();
+  }
+  writing_ = false;
+  batch_cv_.notify_all();
+}
+
+void ParquetExporter::AddSlice(const SliceRow& row, bool owned_name) {
+  SliceRow& added = filling_->rows.emplace_back(row);
+  if (owned_name) added.name = filling_->names.emplace_back(row.name);
+  if (filling_->rows.size() == kBatchRows) SubmitBatch(/*all=*/false);
+}
+
+void ParquetExporter::WriteInterval(const Interval& iv, uint64_t id, uint64_t parent) {
+  if (!filter_.KeepsInterval(iv, [&] { return IntervalNameView(x_, iv, &name_); })) return;
+  SliceRow row;
+  row.thread = iv.thread;
+  row.id = id;
+  row.parent = parent;
+  row.begin = iv.begin;
+  row.end = iv.end;
+  row.category_key = iv.domain + 1;
+  row.category = x_.Domain(iv.domain);
+  // Keys of names that follow from a string or event id alone.
+  if (iv.kind == IntervalKind::kFrame) {
+    row.name_key = 1;
+    row.name = "frame";
+  } else {
+    if (iv.kind == IntervalKind::kLegacyEvent) {
+      row.name_key = iv.event_id * 4 + 2;
+    } else if (iv.name_id != 0 && iv.fn == 0) {
+      row.name_key = iv.name_id * 4 + 3;
+    }
+    row.name = IntervalNameView(x_, iv, &name_);
+  }
+  row.kind = IntervalKindName(iv.kind);
+  row.depth = iv.kind == IntervalKind::kTask ? iv.depth : 0;
+  row.open_at_end = iv.open_at_end;
+  // (A name without a key may be made up in name_.)
+  AddSlice(row, /*owned_name=*/row.name_key == 0);
   if (iv.args != nullptr) {
-    for (const Arg& a : *iv.args) Args(id, t, iv.begin, "task", a.key, a.value, a.is_text);
+    for (const Arg& a : *iv.args) Args(id, *iv.thread, iv.begin, "task", a.key, a.value, a.is_text);
   }
 }
 
@@ -524,9 +711,16 @@ void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
     unnamed = absl::StrCat("sync 0x", absl::Hex(c.object->addr ^ ProcessTag(t.process)));
   }
   const std::string_view type = x_.String(c.object->type_id);
-  Slice(NextSliceId(t), t, c.wait_begin, e.time, 0, type.empty() ? "sync" : type, 0,
-        object.empty() ? std::string_view(unnamed) : object,
-        c.kind == SyncChange::Kind::kAcquired ? "wait" : "cancelled_wait", 0, OpenTaskId(t), false);
+  SliceRow row;
+  row.thread = &t;
+  row.id = NextSliceId(t);
+  row.parent = OpenTaskId(t);
+  row.begin = c.wait_begin;
+  row.end = e.time;
+  row.category = type.empty() ? std::string_view("sync") : type;
+  row.name = object.empty() ? std::string_view(unnamed) : object;
+  row.kind = c.kind == SyncChange::Kind::kAcquired ? "wait" : "cancelled_wait";
+  AddSlice(row, /*owned_name=*/object.empty());
 }
 
 void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
@@ -683,6 +877,10 @@ absl::Status ParquetExporter::End(uint64_t end_ticks) {
   }
   const Unbalanced& u = tracker_.unbalanced();
   WarnUnbalanced(ctx_, u);
+  SubmitBatch(/*all=*/true);
+  for (size_t p = 0; p < blocks_.size(); ++p) {
+    partitions_[p][kSlice]->AddBlock(std::move(blocks_[p]));
+  }
   for (Writers& writers : partitions_) {
     for (std::unique_ptr<parquet::TableWriter>& w : writers) {
       if (absl::Status s = w->Close(); !s.ok()) Fail(s);
@@ -697,13 +895,13 @@ absl::Status RunParquet(const VerbContext& ctx, const ParquetOptions& options) {
   int threads = options.encoder_threads;
   if (threads < 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   parquet::EncoderPool pool(threads);
-  ParquetExporter exporter(ctx, &pool);
-  if (absl::Status s = exporter.Open(options); !s.ok()) return s;
-  exporter.Begin();
+  auto exporter = std::make_unique<ParquetExporter>(ctx, &pool);
+  if (absl::Status s = exporter->Open(options); !s.ok()) return s;
+  exporter->Begin();
   absl::StatusOr<PassSummary> pass =
-      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { exporter.OnEvent(e, t); });
+      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { exporter->OnEvent(e, t); });
   if (!pass.ok()) return pass.status();
-  absl::Status status = exporter.End(TraceEndTicks(*ctx.index, pass->last_ticks));
+  absl::Status status = exporter->End(TraceEndTicks(*ctx.index, pass->last_ticks));
   WarnMerge(ctx, *pass);
   return status;
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,7 +83,12 @@ std::vector<uint32_t> ClusterOrder(const std::vector<uint64_t>& clusters, const 
 }  // namespace
 
 EncoderPool::EncoderPool(int threads) {
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
+  for (int i = 0; i < threads; ++i) {
+    threads_.emplace_back([this] {
+      pthread_setname_np(pthread_self(), "itt-dump-pq");  // for profilers and the benchmark
+      Run();
+    });
+  }
 }
 
 EncoderPool::~EncoderPool() {
@@ -94,14 +100,18 @@ EncoderPool::~EncoderPool() {
   for (std::thread& t : threads_) t.join();
 }
 
-void EncoderPool::Submit(std::function<void()> job) {
+void EncoderPool::Submit(std::function<void()> job, bool first) {
   if (threads_.empty()) {
     job();
     return;
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    jobs_.push_back(std::move(job));
+    if (first) {
+      jobs_.push_front(std::move(job));
+    } else {
+      jobs_.push_back(std::move(job));
+    }
   }
   cv_.notify_one();
 }
@@ -200,22 +210,51 @@ void TableWriter::Write(const std::string& bytes) {
   offset_ += bytes.size();
 }
 
-void TableWriter::SealRowGroup() {
-  if (group_rows_ == 0) return;
-  auto group = std::make_unique<Group>();
-  group->rows = group_rows_;
-  rows_ += group_rows_;
-  group_rows_ = 0;
-  group->columns = std::move(columns_);
+std::vector<Column> TableWriter::SpareColumns() {
+  std::vector<Column> columns;
   if (!spare_.empty()) {
-    columns_ = std::move(spare_.back());
+    columns = std::move(spare_.back());
     spare_.pop_back();
   } else {
-    columns_.clear();
-    for (const ColumnSpec& c : schema_) columns_.emplace_back(c);
+    for (const ColumnSpec& c : schema_) columns.emplace_back(c);
   }
-  group->clusters.swap(clusters_);
-  clusters_.clear();
+  return columns;
+}
+
+RowBlock TableWriter::NewBlock() {
+  RowBlock block;
+  block.columns_ = SpareColumns();
+  return block;
+}
+
+void TableWriter::AddBlock(RowBlock block) {
+  if (block.rows_ == 0) {
+    spare_.push_back(std::move(block.columns_));
+    return;
+  }
+  if (!options_.cluster) block.clusters_.clear();
+  Seal(std::move(block.columns_), std::move(block.clusters_), block.rows_);
+  WriteGroups(/*all=*/false);
+}
+
+void TableWriter::SealRowGroup() {
+  if (group_rows_ == 0) return;
+  const size_t rows = group_rows_;
+  group_rows_ = 0;
+  std::vector<Column> columns = std::move(columns_);
+  columns_ = SpareColumns();
+  std::vector<uint64_t> clusters;
+  clusters.swap(clusters_);
+  Seal(std::move(columns), std::move(clusters), rows);
+  WriteGroups(/*all=*/false);
+}
+
+void TableWriter::Seal(std::vector<Column> columns, std::vector<uint64_t> clusters, size_t rows) {
+  auto group = std::make_unique<Group>();
+  group->rows = rows;
+  rows_ += rows;
+  group->columns = std::move(columns);
+  group->clusters = std::move(clusters);
   const size_t n = group->columns.size();
   group->chunks.resize(n, absl::UnknownError("not encoded"));
   group->left = n;
@@ -248,7 +287,6 @@ void TableWriter::SealRowGroup() {
   } else {
     encode();
   }
-  WriteGroups(/*all=*/false);
 }
 
 void TableWriter::WriteGroups(bool all) {

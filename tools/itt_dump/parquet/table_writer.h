@@ -53,7 +53,9 @@ class EncoderPool {
   EncoderPool(const EncoderPool&) = delete;
   EncoderPool& operator=(const EncoderPool&) = delete;
 
-  void Submit(std::function<void()> job);
+  // Queues `job`; `first` puts it before the jobs queued (one that the
+  // caller will wait for soon).
+  void Submit(std::function<void()> job, bool first = false);
   int threads() const { return static_cast<int>(threads_.size()); }
 
  private:
@@ -91,6 +93,27 @@ struct WriterOptions {
   std::string created_by = "itt-dump (ittcollector)";
 };
 
+// Rows gathered apart from a TableWriter (TableWriter::NewBlock), on
+// another thread maybe, then handed back whole as a row group of their own
+// (TableWriter::AddBlock). Thread safety: none; one thread at a time.
+class RowBlock {
+ public:
+  // The current row's column i, as TableWriter::column.
+  Column& column(size_t i) { return columns_[i]; }
+  // Ends the row, as TableWriter::EndRow.
+  void EndRow(uint64_t cluster = 0) {
+    clusters_.push_back(cluster);
+    ++rows_;
+  }
+  size_t rows() const { return rows_; }
+
+ private:
+  friend class TableWriter;
+  std::vector<Column> columns_;
+  std::vector<uint64_t> clusters_;
+  size_t rows_ = 0;
+};
+
 class TableWriter {
  public:
   // Creates the temporary file of `path`. `pool` must outlive the writer.
@@ -114,6 +137,13 @@ class TableWriter {
     if (++group_rows_ == options_.row_group_rows) SealRowGroup();
   }
 
+  // An empty block of this table's columns (reusing the memory of groups
+  // written).
+  RowBlock NewBlock();
+  // The rows of `block` (from NewBlock, filled since) as a row group of
+  // their own, after the groups sealed so far (nothing with no rows).
+  void AddBlock(RowBlock block);
+
   // Writes what is left and the footer, then renames the file to its
   // path. The first error of the writer (I/O, encoding), with the path.
   absl::Status Close();
@@ -131,6 +161,11 @@ class TableWriter {
               const WriterOptions& options, EncoderPool* pool);
   // Hands the current row group to the pool (nothing with no rows).
   void SealRowGroup();
+  // Hands `rows` rows in `columns` (and their cluster keys) to the pool as
+  // the next row group.
+  void Seal(std::vector<Column> columns, std::vector<uint64_t> clusters, size_t rows);
+  // Emptied columns to fill, from spare_ or new.
+  std::vector<Column> SpareColumns();
   // Writes the finished groups at the front; with `all`, waits for every
   // one. Waits anyway while more than max_groups_in_flight are out.
   void WriteGroups(bool all);
