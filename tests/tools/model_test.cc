@@ -24,6 +24,14 @@ using testing::Ev;
 using testing::F;
 using testing::U;
 
+// Every count of `a` equals `b`'s.
+void ExpectSameUnbalanced(const Unbalanced& a, const Unbalanced& b) {
+  EXPECT_EQ(a.end_without_begin, b.end_without_begin);
+  EXPECT_EQ(a.open_at_end, b.open_at_end);
+  EXPECT_EQ(a.frame_end_without_begin, b.frame_end_without_begin);
+  EXPECT_EQ(a.frames_open_at_end, b.frames_open_at_end);
+}
+
 std::unique_ptr<TraceIndex> Index() {
   testing::TraceBuilder b;
   b.String(1, "requests").Domain(1, "app");
@@ -330,11 +338,7 @@ TEST(IntervalTracker, KeptFramesPairAsFramesDo) {
     ASSERT_EQ(kept_out.seen[i], full_out.seen[i]) << "at " << i;
   }
   const Unbalanced& a = kept.unbalanced();
-  const Unbalanced& b = full.unbalanced();
-  EXPECT_EQ(a.end_without_begin, b.end_without_begin);
-  EXPECT_EQ(a.open_at_end, b.open_at_end);
-  EXPECT_EQ(a.frame_end_without_begin, b.frame_end_without_begin);
-  EXPECT_EQ(a.frames_open_at_end, b.frames_open_at_end);
+  ExpectSameUnbalanced(a, full.unbalanced());
   // What the sequence holds, so that the comparison above means something.
   EXPECT_GT(a.frame_end_without_begin, 0u);
   EXPECT_GT(a.frames_open_at_end, 0u);
@@ -408,11 +412,7 @@ TEST(IntervalTracker, KeptFramesPairedByStretchesPairAsOneAtATime) {
     };
     EXPECT_EQ(without_serial(whole_out.seen), without_serial(one_out.seen)) << keys << " keys";
     const Unbalanced& a = whole.unbalanced();
-    const Unbalanced& b = one.unbalanced();
-    EXPECT_EQ(a.end_without_begin, b.end_without_begin);
-    EXPECT_EQ(a.open_at_end, b.open_at_end);
-    EXPECT_EQ(a.frame_end_without_begin, b.frame_end_without_begin);
-    EXPECT_EQ(a.frames_open_at_end, b.frames_open_at_end);
+    ExpectSameUnbalanced(a, one.unbalanced());
     EXPECT_GT(a.frame_end_without_begin, 0u);
     EXPECT_GT(a.frames_open_at_end, 0u);
     EXPECT_GT(one_out.seen.size(), 5000u);

@@ -538,23 +538,7 @@ class TextSink final : public PieceSink {
   // reading thread's tracker names their ends) and of sync objects (named
   // by earlier events) needs nothing but the event and the index.
   bool TakesForwarded(format::EventKind kind) const override {
-    switch (kind) {
-      case EventKind::kTaskBegin:
-      case EventKind::kTaskBeginFn:
-      case EventKind::kTaskBeginEx:
-      case EventKind::kTaskBeginFnEx:
-      case EventKind::kTaskEnd:
-      case EventKind::kTaskEndEx:
-      case EventKind::kTaskBeginOverlapped:
-      case EventKind::kTaskBeginOverlappedEx:
-      case EventKind::kTaskEndOverlapped:
-      case EventKind::kTaskEndOverlappedEx:
-      case EventKind::kRegionBegin:
-      case EventKind::kRegionEnd:
-        return false;
-      default:
-        return !IsSyncKind(kind);
-    }
+    return !IsTaskOrRegionKind(kind) && !IsSyncKind(kind);
   }
   void OnInterval(const Interval& iv) override { printer_.OnInterval(iv); }
   void OnPairedEvent(const Event& e, const ThreadRec& t) override {

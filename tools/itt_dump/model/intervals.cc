@@ -677,8 +677,7 @@ void IntervalTracker::OnFrame(bool begin, uint64_t domain, const format::Id& id,
   EndKeyed(&frames_, ProcessKey(domain, id, t), IntervalKind::kFrame, t, domain, ticks);
 }
 
-bool IntervalTracker::Uses(EventKind kind) const {
-  // The kinds OnEvent's switch takes; its default takes metadata.
+bool IsTaskOrRegionKind(EventKind kind) {
   switch (kind) {
     case EventKind::kTaskBegin:
     case EventKind::kTaskBeginFn:
@@ -692,6 +691,16 @@ bool IntervalTracker::Uses(EventKind kind) const {
     case EventKind::kTaskEndOverlappedEx:
     case EventKind::kRegionBegin:
     case EventKind::kRegionEnd:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IntervalTracker::Uses(EventKind kind) const {
+  // The kinds OnEvent's switch takes; its default takes metadata.
+  if (IsTaskOrRegionKind(kind)) return true;
+  switch (kind) {
     case EventKind::kFrameBegin:
     case EventKind::kFrameEnd:
     case EventKind::kFrameSubmit:

@@ -106,6 +106,11 @@ struct Unbalanced {
   }
 };
 
+// Task begins and ends of every form (with a function, Ex, overlapped)
+// and region begins and ends: what the tracker keeps on a thread's stack
+// or by key and names at its end.
+bool IsTaskOrRegionKind(format::EventKind kind);
+
 class IntervalListener {
  public:
   virtual ~IntervalListener() = default;

@@ -371,6 +371,8 @@ class ParquetExporter : public IntervalListener {
   // Hands filling_ over to be written, and adds the blocks filled so far
   // to the tables; with `all`, waits until every batch is written.
   void SubmitBatch(bool all);
+  // Adds the blocks the batches filled so far to the tables, in order.
+  void AddFullBlocks();
   // Writes the batches handed over, in order, until none is left (one job
   // of the pool at a time).
   void WriteBatches();
@@ -520,26 +522,21 @@ ParquetExporter::~ParquetExporter() {
 }
 
 void ParquetExporter::SubmitBatch(bool all) {
+  AddFullBlocks();
   // Empty blocks for every batch that can be out at once to fill, made
-  // before this one goes (the writers are this thread's, and so is adding
-  // the blocks filled so far).
-  // (Rows out at once fill at most one block more than they hold whole.)
+  // before this one goes (the writers are this thread's). Rows out at once
+  // fill at most one block more than they hold whole.
   const size_t need = (kBatchesAhead + 1) * kBatchRows / row_group_rows_ + 1;
-  std::vector<std::vector<parquet::RowBlock>> full(full_.size());
-  std::vector<size_t> missing(full_.size());
+  std::vector<size_t> missing(spare_blocks_.size());
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
-    full.swap(full_);
-    full_.resize(full.size());
     for (size_t p = 0; p < missing.size(); ++p) {
       missing[p] = need - std::min(need, spare_blocks_[p].size());
     }
   }
-  std::vector<std::vector<parquet::RowBlock>> empty(full.size());
-  for (size_t p = 0; p < full.size(); ++p) {
-    parquet::TableWriter* w = partitions_[p][kSlice].get();
-    for (parquet::RowBlock& block : full[p]) w->AddBlock(std::move(block));
-    for (size_t i = 0; i < missing[p]; ++i) empty[p].push_back(w->NewBlock());
+  std::vector<std::vector<parquet::RowBlock>> empty(missing.size());
+  for (size_t p = 0; p < missing.size(); ++p) {
+    for (size_t i = 0; i < missing[p]; ++i) empty[p].push_back(partitions_[p][kSlice]->NewBlock());
   }
   bool start = false;
   {
@@ -569,12 +566,18 @@ void ParquetExporter::SubmitBatch(bool all) {
     filling_ = std::make_unique<Batch>();
     filling_->rows.reserve(kBatchRows);
   }
-  if (all) {
-    // What the last batches filled.
-    for (size_t p = 0; p < full_.size(); ++p) {
-      for (parquet::RowBlock& block : full_[p]) partitions_[p][kSlice]->AddBlock(std::move(block));
-      full_[p].clear();
-    }
+  if (all) AddFullBlocks();  // what the last batches filled
+}
+
+void ParquetExporter::AddFullBlocks() {
+  std::vector<std::vector<parquet::RowBlock>> full(full_.size());
+  {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    full.swap(full_);
+    full_.resize(full.size());
+  }
+  for (size_t p = 0; p < full.size(); ++p) {
+    for (parquet::RowBlock& block : full[p]) partitions_[p][kSlice]->AddBlock(std::move(block));
   }
 }
 
