@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "tests/tools/trace_builder.h"
 #include "tools/itt_dump/model/counters.h"
+#include "tools/itt_dump/model/flat_map.h"
 #include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/sync.h"
@@ -39,6 +40,36 @@ std::unique_ptr<TraceIndex> Index() {
   b.Thread(0, 100, "main").Thread(1, 101, "other").SyncAt(1000).End(2000);
   IndexResult r = BuildIndex(TraceSource::Memory(b.bytes(), "t"), IndexOptions());
   return std::move(r.index);
+}
+
+TEST(U64Map, InsertTellsNewKeysAndKeepsValuesInInsertionOrder) {
+  U64Map<int> m;
+  // Enough keys to rehash several times, some of them colliding in the
+  // low bits the hash drops.
+  std::vector<uint64_t> keys;
+  for (uint64_t i = 0; i < 1000; ++i) keys.push_back(i % 2 == 0 ? i : i << 40);
+  std::vector<int*> values;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const auto [v, inserted] = m.Insert(keys[i]);
+    ASSERT_TRUE(inserted) << keys[i];
+    EXPECT_EQ(*v, 0);
+    *v = static_cast<int>(i) + 1;
+    values.push_back(v);
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const auto [v, inserted] = m.Insert(keys[i]);
+    EXPECT_FALSE(inserted) << keys[i];
+    EXPECT_EQ(v, values[i]);  // the value has not moved
+    EXPECT_EQ(*v, static_cast<int>(i) + 1);
+    EXPECT_EQ(m.Find(keys[i]), v);
+  }
+  EXPECT_EQ(m.Find(12345), nullptr);
+  ASSERT_EQ(m.size(), keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(m.entries()[i].first, keys[i]);
+  m.clear();
+  EXPECT_TRUE(m.empty());
+  EXPECT_EQ(m.Find(keys[0]), nullptr);
+  EXPECT_TRUE(m.Insert(keys[0]).second);
 }
 
 TEST(CounterTracker, OneCounterPerIdentityWithItsValue) {

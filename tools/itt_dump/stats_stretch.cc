@@ -42,7 +42,8 @@ class StatsCollector::Stretch final : public ApartStretch {
     sync.Clear();
     heap.Clear();
     counters.Clear();
-    segments.assign(1, {});
+    deltas.clear();
+    segment_starts.assign(1, 0);
     counter_rows.clear();
   }
 
@@ -54,11 +55,12 @@ class StatsCollector::Stretch final : public ApartStretch {
     int64_t peak = 0;
     bool allocated = false;
   };
-  using Segment = std::vector<LiveDelta>;
-  static void AddLive(Segment* s, uint64_t function, int64_t bytes, bool allocation) {
-    auto it = std::find_if(s->begin(), s->end(),
+  // To the last segment.
+  void AddLive(uint64_t function, int64_t bytes, bool allocation) {
+    const auto first = deltas.begin() + static_cast<std::ptrdiff_t>(segment_starts.back());
+    auto it = std::find_if(first, deltas.end(),
                            [function](const LiveDelta& d) { return d.function == function; });
-    if (it == s->end()) it = s->insert(s->end(), LiveDelta{function});
+    if (it == deltas.end()) it = deltas.insert(deltas.end(), LiveDelta{function});
     it->delta += bytes;
     if (allocation) {
       it->peak = it->allocated ? std::max(it->peak, it->delta) : it->delta;
@@ -71,9 +73,10 @@ class StatsCollector::Stretch final : public ApartStretch {
   SyncWaitStretch sync;
   HeapStretch heap;
   CounterStretch counters;
-  // segments[i]: the live deltas before heap point i; the last, after
-  // every point.
-  std::vector<Segment> segments;
+  // Segment i, the live deltas before heap point i (the last: after every
+  // point): deltas from segment_starts[i] to the next segment's start.
+  std::vector<LiveDelta> deltas;
+  std::vector<size_t> segment_starts;
   // The samples of counters whose value it knows, by counter key.
   std::map<std::tuple<uint64_t, uint64_t, uint64_t>, CounterRow> counter_rows;
 };
@@ -92,15 +95,14 @@ void StatsCollector::Stretch::OnRecord(const Event& e, const ThreadRec& t) {
       if (!rows->HeapKept(e, t) || !heap.OnEvent(e, t, &c)) return;
       rows->CountHeap(c);
       // The call's points come before the rest of its change.
-      while (segments.size() <= heap.points()) segments.emplace_back();
-      Segment& s = segments.back();
+      while (segment_starts.size() <= heap.points()) segment_starts.push_back(deltas.size());
       if (c.released) {
-        AddLive(&s, c.released_block.function, -static_cast<int64_t>(c.released_block.size), false);
+        AddLive(c.released_block.function, -static_cast<int64_t>(c.released_block.size), false);
       }
       if (c.replaced) {
-        AddLive(&s, c.replaced_block.function, -static_cast<int64_t>(c.replaced_block.size), false);
+        AddLive(c.replaced_block.function, -static_cast<int64_t>(c.replaced_block.size), false);
       }
-      if (c.allocated) AddLive(&s, c.function, static_cast<int64_t>(c.size), true);
+      if (c.allocated) AddLive(c.function, static_cast<int64_t>(c.size), true);
       return;
     }
     case Family::kCounter: {
@@ -165,8 +167,11 @@ void StatsCollector::JoinStretch(ApartStretch* stretch, bool frames_joined,
     row->max_wait_ns = std::max(row->max_wait_ns, wait);
   });
 
-  const auto apply = [this](const Stretch::Segment& segment) {
-    for (const Stretch::LiveDelta& d : segment) {
+  // Segment i of the stretch (OnRecord makes one per point, and one more).
+  const auto apply = [this, &s](size_t i) {
+    const size_t end = i + 1 < s.segment_starts.size() ? s.segment_starts[i + 1] : s.deltas.size();
+    for (size_t k = s.segment_starts[i]; k < end; ++k) {
+      const Stretch::LiveDelta& d = s.deltas[k];
       HeapRow* row = HeapRowFor(d.function);
       if (d.allocated) {
         row->peak =
@@ -177,14 +182,14 @@ void StatsCollector::JoinStretch(ApartStretch* stretch, bool frames_joined,
   };
   const bool heap_joined =
       heap_tracker_.JoinStretch(s.heap, [&](size_t i, const Allocation* block) {
-        apply(s.segments[i]);
+        apply(i);
         if (block != nullptr) {
           HeapRow* owner = HeapRowFor(block->function);
           owner->live -= std::min(owner->live, block->size);
         }
       });
   if (heap_joined) {
-    apply(s.segments[s.heap.points()]);
+    apply(s.heap.points());
     for (const auto& [fn, from] : r.heap_.entries()) {
       HeapRow* row = HeapRowFor(fn);
       row->allocations += from->allocations;

@@ -40,14 +40,22 @@ class U64Map {
 
   // The value for `key`, default-constructed if new. The reference stays
   // valid for the map's lifetime.
-  V& operator[](uint64_t key) {
-    if (V* v = Find(key)) return *v;
+  V& operator[](uint64_t key) { return *Insert(key).first; }
+  // The value for `key` and whether it is new (then default-constructed):
+  // one probe for both.
+  std::pair<V*, bool> Insert(uint64_t key) {
     if ((entries_.size() + 1) * 2 > slots_.size()) Rehash();
-    entries_.emplace_back(key, V());
     size_t i = Hash(key);
-    while (slots_[i] >= 0) i = (i + 1) & mask_;
+    for (;; i = (i + 1) & mask_) {
+      const int32_t s = slots_[i];
+      if (s < 0) break;
+      if (entries_[static_cast<size_t>(s)].first == key) {
+        return {&entries_[static_cast<size_t>(s)].second, false};
+      }
+    }
+    entries_.emplace_back(key, V());
     slots_[i] = static_cast<int32_t>(entries_.size() - 1);
-    return entries_.back().second;
+    return {&entries_.back().second, true};
   }
 
   size_t size() const { return entries_.size(); }

@@ -34,7 +34,11 @@ struct HeapCallAddrs {
 // function, size) into *c, and its addresses. REQUIRES:
 // IsHeapChangeKind(e.kind).
 HeapCallAddrs DecodeHeapCall(const format::Event& e, HeapChange* c) {
-  *c = HeapChange();
+  // (Only the flags and scalars: a block is read only where its flag is set.)
+  c->size = 0;
+  c->released = false;
+  c->replaced = false;
+  c->allocated = false;
   c->function = e.Get(F::kFunction);
   HeapCallAddrs a;
   switch (e.kind) {
@@ -100,9 +104,10 @@ void HeapStretch::Clear() {
   unknown_frees_ = 0;
 }
 
-bool HeapStretch::Release(uint64_t addr, bool counts_unknown, Allocation* block) {
-  auto [it, first] = local_.try_emplace(addr);
-  Local& l = it->second;
+bool HeapStretch::Release(uint64_t addr, bool counts_unknown, Allocation* block, Local** at) {
+  const auto [local, first] = local_.Insert(addr);
+  *at = local;
+  Local& l = *local;
   if (first) {
     points_.push_back({addr, counts_unknown});
     return false;
@@ -119,17 +124,17 @@ bool HeapStretch::Release(uint64_t addr, bool counts_unknown, Allocation* block)
 bool HeapStretch::OnEvent(const format::Event& e, const ThreadRec& t, HeapChange* c) {
   if (!IsHeapChangeKind(e.kind)) return false;
   const HeapCallAddrs calls = DecodeHeapCall(e, c);
+  Local* at;
   if (calls.releases) {
     c->released = Release(calls.released, /*counts_unknown=*/c->kind == HeapChange::Kind::kFree,
-                          &c->released_block);
+                          &c->released_block, &at);
   }
   const uint64_t addr = calls.made_live;
   if (addr == 0) return true;
-  c->replaced = Release(addr, /*counts_unknown=*/false, &c->replaced_block);
+  c->replaced = Release(addr, /*counts_unknown=*/false, &c->replaced_block, &at);
   // (The join declines where the tracker could pass kMaxLive.)
-  Local& l = local_[addr];
-  l.live = true;
-  MakeLive(addr, t, e.time, ++allocations_, c, &l.block);
+  at->live = true;
+  MakeLive(addr, t, e.time, ++allocations_, c, &at->block);
   return true;
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "format/schema.h"
+#include "tools/itt_dump/model/flat_map.h"
 #include "tools/itt_dump/model/trace_index.h"
 
 namespace ittc {
@@ -35,7 +36,9 @@ struct Allocation {
   uint64_t serial = 0;
 };
 
-// What one heap event did.
+// What one heap event did. Each block means something only where its flag
+// (released, replaced, allocated) is set: OnEvent leaves the others as
+// they were.
 struct HeapChange {
   enum class Kind { kAllocate, kFree, kReallocate };
   Kind kind = Kind::kAllocate;
@@ -89,9 +92,10 @@ class HeapStretch {
     Allocation block;
   };
   // At `addr`: releases the stretch's block there into *block, or makes
-  // the address a point; false if it released nothing.
-  bool Release(uint64_t addr, bool counts_unknown, Allocation* block);
-  std::unordered_map<uint64_t, Local> local_;  // the addresses it has seen
+  // the address a point; false if it released nothing. *at: the address's
+  // entry (valid until the next call).
+  bool Release(uint64_t addr, bool counts_unknown, Allocation* block, Local** at);
+  U64Map<Local> local_;  // the addresses it has seen
   std::vector<Point> points_;
   uint64_t allocations_ = 0;  // blocks it made live (their serials: 1, 2...)
   uint64_t unknown_frees_ = 0;
@@ -128,7 +132,7 @@ class HeapTracker {
       }
     }
     // Every address the stretch saw was a point first: none is live here.
-    for (const auto& [addr, local] : stretch.local_) {
+    for (const auto& [addr, local] : stretch.local_.entries()) {
       if (!local.live) continue;
       Allocation& block = live_[addr];
       block = local.block;

@@ -356,13 +356,18 @@ class PieceMerger::Stretch final : public format::PoolTask, public StretchRecord
                  pairing->OnFrame(f, t);
                });
     ApartStretch* c = consumer.get();
-    ForEachRecord([c](const Event& e, const ThreadRec& t) { c->OnRecord(e, t); });
+    EachRecord([c](const Event& e, const ThreadRec& t) { c->OnRecord(e, t); });
   }
   void ForEachFrame(const std::function<void(const Piece::Frame&, const ThreadRec&)>& fn) const {
     MergeSpans(frames, frame_starts,
                [&fn](const Piece::Frame& f, const ThreadRec& t, const FrameSpan&) { fn(f, t); });
   }
   void ForEachRecord(const std::function<void(const Event&, const ThreadRec&)>& fn) const override {
+    EachRecord(fn);
+  }
+  // ForEachRecord's work, with the call to `fn` inline (Run's).
+  template <typename Fn>
+  void EachRecord(const Fn& fn) const {
     Event e;
     MergeSpans(records, record_starts,
                [&fn, &e](const Piece::Entry& en, const ThreadRec& t, const RecordSpan& span) {
@@ -529,13 +534,19 @@ bool PieceMerger::ReadChunk(size_t f) {
     if (!piece->frames.empty() || !piece->apart.empty()) {
       if (apart_consumer_ == nullptr) return Fail("items kept apart with nothing to take them");
     }
-    // Taken over, not copied: the piece grows new vectors on a worker.
+    // Taken over, not copied: the piece gets the vectors of a spent block
+    // (or new ones) for a worker to fill.
     if (!piece->frames.empty()) {
       items_held_ += piece->frames.size();
       buffered_ += piece->frames.size() * sizeof(Piece::Frame);
       q.frames.push_back(
           {std::make_shared<const std::vector<Piece::Frame>>(std::move(piece->frames)), 0});
       piece->frames = std::vector<Piece::Frame>();
+      if (!spare_frames_.empty()) {
+        piece->frames.swap(spare_frames_.back());
+        spare_frames_.pop_back();
+        piece->frames.clear();
+      }
     }
     if (!piece->apart.empty()) {
       items_held_ += piece->apart.size();
@@ -546,6 +557,14 @@ bool PieceMerger::ReadChunk(size_t f) {
       records->packed.resize(piece->apart_packed_size);
       piece->apart = std::vector<Piece::Entry>();
       piece->apart_packed = std::vector<char>();
+      if (!spare_records_.empty()) {
+        Records& spare = spare_records_.back();
+        piece->apart.swap(spare.entries);
+        piece->apart.clear();
+        // (Its size is the room Pack writes into.)
+        piece->apart_packed.swap(spare.packed);
+        spare_records_.pop_back();
+      }
       q.records.push_back({std::move(records), 0});
     }
     if (piece->entries.empty()) {
@@ -733,9 +752,24 @@ void PieceMerger::JoinStretches(bool all) {
     }
     apart_consumer_->JoinStretch(s.consumer.get(), joined, s);
     buffered_ -= s.bytes;
+    RecycleBlocks(&s);
     s.Clear();
     spare_stretches_.push_back(std::move(stretches_.front()));
     stretches_.pop_front();
+  }
+}
+
+void PieceMerger::RecycleBlocks(Stretch* s) {
+  // As many as the pieces in flight may take; the rest are freed.
+  const size_t keep = 2 * static_cast<size_t>(format::OnlineCpus()) + kChunksAhead;
+  for (std::shared_ptr<const std::vector<Piece::Frame>>& b : s->frame_blocks) {
+    // The last holder: nobody reads it any more.
+    if (b.use_count() != 1 || spare_frames_.size() >= keep) continue;
+    spare_frames_.push_back(std::move(*std::const_pointer_cast<std::vector<Piece::Frame>>(b)));
+  }
+  for (std::shared_ptr<const Records>& b : s->record_blocks) {
+    if (b.use_count() != 1 || spare_records_.size() >= keep) continue;
+    spare_records_.push_back(std::move(*std::const_pointer_cast<Records>(b)));
   }
 }
 

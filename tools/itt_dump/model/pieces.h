@@ -472,6 +472,13 @@ class PieceMerger {
   size_t items_held_ = 0;                           // in the queues' frames and records
   std::deque<std::unique_ptr<Stretch>> stretches_;  // in flight, in order
   std::vector<std::unique_ptr<Stretch>> spare_stretches_;
+  // The vectors of blocks the stretches are done with, handed to the next
+  // pieces taken over: a worker then fills one it need not grow (growing
+  // them, on fresh pages, was 2-3% of stats' samples on the mixed trace).
+  std::vector<std::vector<Piece::Frame>> spare_frames_;
+  std::vector<Records> spare_records_;
+  // Keeps the vectors of the stretch's blocks that nothing else holds.
+  void RecycleBlocks(Stretch* s);
   size_t files_done_ = 0;
   size_t pass_files_ = 0;  // the files of the pass
   size_t max_piece_open_frames_ = 0;

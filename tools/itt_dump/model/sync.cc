@@ -58,7 +58,7 @@ void SyncWaitStretch::Clear() {
   touched_.clear();
   outer_.clear();
   addresses_.clear();
-  address_seen_ = U64Map<bool>();
+  address_seen_.clear();
 }
 
 bool SyncWaitStretch::OnEvent(const format::Event& e, const ThreadRec& t, SyncChange* c,
@@ -70,10 +70,12 @@ bool SyncWaitStretch::OnEvent(const format::Event& e, const ThreadRec& t, SyncCh
   }
   *c = SyncChange();
   const uint64_t addr = e.Get(F::kAddr);
-  bool& seen = address_seen_[addr];
-  if (!seen) addresses_.push_back(addr);
-  seen = true;
   auto [it, first] = touched_.try_emplace(std::make_pair(t.index, addr));
+  if (first) {
+    bool& seen = address_seen_[addr];
+    if (!seen) addresses_.push_back(addr);
+    seen = true;
+  }
   State& s = it->second;
   if (e.kind == EventKind::kSyncPrepare) {
     c->kind = SyncChange::Kind::kPrepare;

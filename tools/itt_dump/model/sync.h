@@ -9,10 +9,10 @@
 #define TOOLS_ITT_DUMP_MODEL_SYNC_H_
 
 #include <cstdint>
-#include <map>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "format/schema.h"
 #include "tools/itt_dump/model/flat_map.h"
 #include "tools/itt_dump/model/trace_index.h"
@@ -66,7 +66,7 @@ class SyncWaitStretch {
   bool OnEvent(const format::Event& e, const ThreadRec& t, SyncChange* change, bool* outer);
   // Those closes, in order.
   const std::vector<Close>& outer() const { return outer_; }
-  // The addresses of the events it took, each once.
+  // The addresses of the events it took, each once, in order.
   const std::vector<uint64_t>& addresses() const { return addresses_; }
 
  private:
@@ -75,10 +75,11 @@ class SyncWaitStretch {
     bool open = false;
     uint64_t begin = 0;
   };
-  std::map<std::pair<uint32_t, uint64_t>, State> touched_;
+  // By (ThreadRec::index, address).
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, State> touched_;
   std::vector<Close> outer_;
   std::vector<uint64_t> addresses_;
-  U64Map<bool> address_seen_;
+  U64Map<bool> address_seen_;  // looked up once per new key of touched_
 };
 
 class SyncTracker {
@@ -116,7 +117,7 @@ class SyncTracker {
  private:
   U64Map<SyncObject> objects_;
   // Open waits: (thread index, address) -> ticks of the prepare.
-  std::map<std::pair<uint32_t, uint64_t>, uint64_t> waits_;
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint64_t> waits_;
 };
 
 }  // namespace itt_dump
