@@ -80,8 +80,11 @@ inline int VarintLength(uint64_t v) {
 
 // Reads a varint from [p, limit). Returns the position after it, or nullptr
 // if the input ends inside the varint or the varint is longer than 10 bytes
-// or overflows 64 bits.
+// or overflows 64 bits. A varint of up to 8 bytes with 8 bytes to read at p
+// is read as one word (no loop); the rest byte by byte.
 const char* GetVarint64Slow(const char* p, const char* limit, uint64_t* v);
+// GetVarint64Slow's byte-by-byte loop alone (the reference of its tests).
+const char* GetVarint64Bytewise(const char* p, const char* limit, uint64_t* v);
 
 // One- and two-byte varints (small values, most time deltas) inline.
 inline const char* GetVarint64(const char* p, const char* limit, uint64_t* v) {

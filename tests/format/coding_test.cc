@@ -85,6 +85,32 @@ TEST(Coding, InlineVarintEqualsTheLoopForEveryTwoBytePrefix) {
   }
 }
 
+TEST(Coding, WordVarintEqualsTheLoop) {
+  // GetVarint64Slow reads a varint of up to 8 bytes as one word: for
+  // varints of every length at every value boundary, followed by random
+  // bytes or by the end of the input, it must agree with the loop.
+  std::mt19937_64 rng(11);
+  for (int shift = 0; shift < 64; ++shift) {
+    for (uint64_t v : {(1ull << shift) - 1, 1ull << shift, (1ull << shift) | rng()}) {
+      std::string s;
+      AppendVarint64(&s, v);
+      const size_t len = s.size();
+      for (int i = 0; i < 12; ++i) s.push_back(static_cast<char>(rng()));
+      for (size_t n = 0; n <= s.size(); ++n) {
+        uint64_t word_v = 7;
+        uint64_t loop_v = 7;
+        const char* p = GetVarint64Slow(s.data(), s.data() + n, &word_v);
+        const char* q = GetVarint64Bytewise(s.data(), s.data() + n, &loop_v);
+        ASSERT_EQ(p, q) << v << " " << n;
+        if (p == nullptr) continue;
+        ASSERT_EQ(word_v, loop_v) << v << " " << n;
+        ASSERT_EQ(p, s.data() + len);
+        ASSERT_EQ(word_v, v);
+      }
+    }
+  }
+}
+
 TEST(Coding, OverlongVarintFails) {
   const std::string eleven(11, '\x80');
   uint64_t v;

@@ -66,6 +66,19 @@ TEST(U64Map, InsertTellsNewKeysAndKeepsValuesInInsertionOrder) {
   EXPECT_EQ(m.Find(12345), nullptr);
   ASSERT_EQ(m.size(), keys.size());
   for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(m.entries()[i].first, keys[i]);
+  // A copy finds its own values; a moved map keeps them where they were.
+  U64Map<int> copy = m;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    int* v = copy.Find(keys[i]);
+    ASSERT_NE(v, nullptr);
+    EXPECT_NE(v, values[i]);
+    EXPECT_EQ(*v, static_cast<int>(i) + 1);
+  }
+  *copy.Find(keys[0]) = -1;
+  EXPECT_EQ(*m.Find(keys[0]), 1);
+  U64Map<int> moved = std::move(copy);
+  EXPECT_EQ(*moved.Find(keys[0]), -1);
+  EXPECT_EQ(*moved.Find(keys[999]), 1000);
   m.clear();
   EXPECT_TRUE(m.empty());
   EXPECT_EQ(m.Find(keys[0]), nullptr);

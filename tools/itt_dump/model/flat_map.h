@@ -5,7 +5,8 @@
 //
 // Entries are kept in insertion order in a std::deque, so pointers to values
 // stay valid while the map grows and iteration order is deterministic.
-// Cost: Find is one multiply-shift hash and a short linear probe.
+// Cost: Find is one multiply-shift hash and a short linear probe of
+// pointers to the entries.
 //
 // Thread safety: none.
 
@@ -26,14 +27,26 @@ class U64Map {
  public:
   using Entry = std::pair<uint64_t, V>;
 
+  U64Map() = default;
+  // A copy points its slots at its own entries.
+  U64Map(const U64Map& other) : entries_(other.entries_) { Reindex(other.slots_.size()); }
+  U64Map& operator=(const U64Map& other) {
+    if (this != &other) {
+      entries_ = other.entries_;
+      Reindex(other.slots_.size());
+    }
+    return *this;
+  }
+  // A moved deque keeps its elements where they are.
+  U64Map(U64Map&&) = default;
+  U64Map& operator=(U64Map&&) = default;
+
   V* Find(uint64_t key) {
     if (slots_.empty()) return nullptr;
     for (size_t i = Hash(key);; i = (i + 1) & mask_) {
-      const int32_t s = slots_[i];
-      if (s < 0) return nullptr;
-      if (entries_[static_cast<size_t>(s)].first == key) {
-        return &entries_[static_cast<size_t>(s)].second;
-      }
+      Entry* const e = slots_[i];
+      if (e == nullptr) return nullptr;
+      if (e->first == key) return &e->second;
     }
   }
   const V* Find(uint64_t key) const { return const_cast<U64Map*>(this)->Find(key); }
@@ -47,15 +60,13 @@ class U64Map {
     if ((entries_.size() + 1) * 2 > slots_.size()) Rehash();
     size_t i = Hash(key);
     for (;; i = (i + 1) & mask_) {
-      const int32_t s = slots_[i];
-      if (s < 0) break;
-      if (entries_[static_cast<size_t>(s)].first == key) {
-        return {&entries_[static_cast<size_t>(s)].second, false};
-      }
+      Entry* const e = slots_[i];
+      if (e == nullptr) break;
+      if (e->first == key) return {&e->second, false};
     }
-    entries_.emplace_back(key, V());
-    slots_[i] = static_cast<int32_t>(entries_.size() - 1);
-    return {&entries_.back().second, true};
+    Entry& added = entries_.emplace_back(key, V());
+    slots_[i] = &added;
+    return {&added.second, true};
   }
 
   size_t size() const { return entries_.size(); }
@@ -73,19 +84,22 @@ class U64Map {
   size_t Hash(uint64_t key) const {
     return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 20) & mask_;
   }
-  void Rehash() {
-    const size_t n = slots_.empty() ? 16 : slots_.size() * 2;
-    slots_.assign(n, -1);
-    mask_ = n - 1;
-    for (size_t e = 0; e < entries_.size(); ++e) {
-      size_t i = Hash(entries_[e].first);
-      while (slots_[i] >= 0) i = (i + 1) & mask_;
-      slots_[i] = static_cast<int32_t>(e);
+  void Rehash() { Reindex(slots_.empty() ? 16 : slots_.size() * 2); }
+  // Points n slots (a power of 2, or 0 with no entries) at the entries.
+  void Reindex(size_t n) {
+    slots_.assign(n, nullptr);
+    mask_ = n == 0 ? 0 : n - 1;
+    for (Entry& e : entries_) {
+      size_t i = Hash(e.first);
+      while (slots_[i] != nullptr) i = (i + 1) & mask_;
+      slots_[i] = &e;
     }
   }
 
   std::deque<Entry> entries_;
-  std::vector<int32_t> slots_;
+  // Each a pointer to its entry (a deque's elements stay put), null where
+  // free: a lookup reads the slot and the entry, nothing in between.
+  std::vector<Entry*> slots_;
   size_t mask_ = 0;
 };
 

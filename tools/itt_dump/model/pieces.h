@@ -210,7 +210,8 @@ class Piece final : public format::DecodedChunk {
   using Frame = KeptFrame;
   std::vector<Frame> frames;  // PieceMerger takes it over
   // The events kept apart (PieceSink::KeepsApart), their fields packed as
-  // `packed` holds the entries': PieceMerger takes them over.
+  // `packed` holds the entries', or as plain varints where every field is
+  // a number (pieces.cc, ApartNumbers): PieceMerger takes them over.
   std::vector<Entry> apart;
   std::vector<char> apart_packed;
   size_t apart_packed_size = 0;
