@@ -819,9 +819,10 @@ void PieceMerger::JoinStretches(bool all) {
 }
 
 void PieceMerger::RecycleBlocks(Stretch* s) {
-  // A few: each piece taken over takes one, and a stretch gives back about
-  // as many blocks as it took; the rest are freed (each may hold a MB).
-  const size_t keep = static_cast<size_t>(format::OnlineCpus()) + 2;
+  // As many as the pieces in flight may take (with 4, half the pieces of
+  // the mixed benchmark trace found none; peak memory was the same with
+  // 20); the rest are freed.
+  const size_t keep = 2 * static_cast<size_t>(format::OnlineCpus()) + kChunksAhead;
   for (std::shared_ptr<const std::vector<Piece::Frame>>& b : s->frame_blocks) {
     // The last holder: nobody reads it any more.
     if (b.use_count() != 1 || spare_frames_.size() >= keep) continue;
