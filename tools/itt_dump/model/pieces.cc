@@ -103,27 +103,29 @@ void Pack(const Event& e, Piece::Entry* en, std::vector<char>* packed, size_t* s
 // kinds. (The sync, heap and counter kinds are numbers: Pack and
 // UnpackFields took 224 instructions of each such event, the varints
 // about half; raw words saved no more time and took 40% more memory.)
+// By kind (the table is looked up once per piece or stretch).
 constexpr uint8_t kNotNumbers = 0xff;
-uint8_t ApartNumbers(format::EventKind kind) {
-  static const std::vector<uint8_t> words = [] {
-    std::vector<uint8_t> w(size_t{1} << 16, kNotNumbers);
-    for (size_t k = 0; k < w.size(); ++k) {
+const uint8_t* ApartNumbers() {
+  static const std::vector<uint8_t> numbers = [] {
+    std::vector<uint8_t> n(size_t{1} << 16, kNotNumbers);
+    for (size_t k = 0; k < n.size(); ++k) {
       const format::KindSchema* s = format::FindSchema(static_cast<format::EventKind>(k));
       if (s == nullptr) continue;
       bool all = true;
       for (int i = 0; i < s->field_count; ++i) {
         all = all && format::internal::StorageOf(s->fields[i].type) == format::internal::kStoredInU;
       }
-      if (all) w[k] = s->field_count;
+      if (all) n[k] = s->field_count;
     }
-    return w;
+    return n;
   }();
-  return words[static_cast<uint16_t>(kind)];
+  return numbers.data();
 }
 
-// Pack for an event kept apart (ApartNumbers says how).
-void PackApart(const Event& e, Piece::Entry* en, std::vector<char>* packed, size_t* size) {
-  const uint8_t numbers = ApartNumbers(e.kind);
+// Pack for an event kept apart (`numbers`: ApartNumbers()).
+void PackApart(const uint8_t* apart_numbers, const Event& e, Piece::Entry* en,
+               std::vector<char>* packed, size_t* size) {
+  const uint8_t numbers = apart_numbers[static_cast<uint16_t>(e.kind)];
   if (numbers == kNotNumbers) return Pack(e, en, packed, size);
   *en = EventEntry(e, *size);
   const size_t need = *size + size_t{numbers} * format::kMaxVarint64Bytes;
@@ -136,8 +138,8 @@ void PackApart(const Event& e, Piece::Entry* en, std::vector<char>* packed, size
 
 // The fields of an apart record at `p` (PackApart's) into *e, whose kind is
 // set.
-void UnpackApart(const char* p, const char* limit, Event* e) {
-  const uint8_t numbers = ApartNumbers(e->kind);
+void UnpackApart(const uint8_t* apart_numbers, const char* p, const char* limit, Event* e) {
+  const uint8_t numbers = apart_numbers[static_cast<uint16_t>(e->kind)];
   if (numbers == kNotNumbers) {
     format::UnpackFields(p, limit, e);
     return;
@@ -183,6 +185,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   // Frames the piece keeps apart, read without an Event when alone.
   const bool simple_frames = simple_tasks && tracker.frames_kept_apart();
   format::EventStreamDecoder::SimpleFrame frame;
+  const uint8_t* const apart_numbers = ApartNumbers();
   const auto note_time = [&p](uint64_t time) {
     if (time < p.last_time) p.time_back = true;
     if (p.first_time == kNoEvents) p.first_time = time;
@@ -237,7 +240,8 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
         // Nobody reads it: counted, not kept; or kept apart, counted with
         // the paired ones too.
         if (apart_[k]) {
-          PackApart(e, &p.apart.emplace_back(), &p.apart_packed, &p.apart_packed_size);
+          PackApart(apart_numbers, e, &p.apart.emplace_back(), &p.apart_packed,
+                    &p.apart_packed_size);
         }
         ++p.paired_events;
         p.paired_last_ticks = time;
@@ -428,12 +432,14 @@ class PieceMerger::Stretch final : public format::PoolTask, public StretchRecord
   template <typename Fn>
   void EachRecord(const Fn& fn) const {
     Event e;
+    const uint8_t* const numbers = ApartNumbers();
     MergeSpans(records, record_starts,
-               [&fn, &e](const Piece::Entry& en, const ThreadRec& t, const RecordSpan& span) {
+               [&fn, &e, numbers](const Piece::Entry& en, const ThreadRec& t,
+                                  const RecordSpan& span) {
                  e.kind = en.kind;
                  e.time = en.time;
                  const std::vector<char>& packed = span.records->packed;
-                 UnpackApart(packed.data() + en.index, packed.data() + packed.size(), &e);
+                 UnpackApart(numbers, packed.data() + en.index, packed.data() + packed.size(), &e);
                  fn(e, t);
                });
   }

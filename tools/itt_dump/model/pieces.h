@@ -261,10 +261,11 @@ class PieceDecoder final : public format::ChunkDecoder {
   const TraceIndex& file_index_;
   size_t file_;
   SinkFactory make_sink_;
-  // By event kind (below 256): the sinks ignore it (PieceSink::Ignores), or
-  // keep it apart (KeepsApart).
-  std::vector<bool> ignored_;
-  std::vector<bool> apart_;
+  // By event kind (below 256), 1 where the sinks ignore it
+  // (PieceSink::Ignores) or keep it apart (KeepsApart): bytes, not
+  // vector<bool>'s bits, for the per-event test.
+  std::vector<uint8_t> ignored_;
+  std::vector<uint8_t> apart_;
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Piece>> pool_;  // guarded by mu_
 };
