@@ -74,8 +74,14 @@ std::unique_ptr<ByteSource> MemorySource(std::string_view data) {
 }
 
 int OnlineCpus() {
-  const long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<int>(n) : 1;
+  // Asked once: glibc reads /sys/devices/system/cpu/online at every call
+  // (an open, a read and a close; 494 calls in one stats pass over the
+  // 64 M-event trace, on the reading thread).
+  static const int cpus = [] {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<int>(n) : 1;
+  }();
+  return cpus;
 }
 
 ReaderOptions ReaderOptions::Parallel() {

@@ -192,7 +192,7 @@ class ReaderPool {
   std::unique_ptr<Threads> threads_;
 };
 
-// The number of online CPUs (at least 1).
+// The number of online CPUs (at least 1), as the process first asked.
 int OnlineCpus();
 
 class TraceReader {
