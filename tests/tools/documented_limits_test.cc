@@ -1,6 +1,7 @@
 // itt-dump's defaults stated in prose match the code's: the merge lookahead
 // (MergeOptions) and its share per file of a set (TraceSet), in
-// docs/ITT_DUMP.md and in the command line's help.
+// docs/ITT_DUMP.md and in the command line's help; parquet's rows per row
+// group (ParquetOptions) in docs/ITT_DUMP.md.
 
 #include <fstream>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "tests/tools/dump_runner.h"
 #include "tools/itt_dump/model/merge.h"
 #include "tools/itt_dump/model/trace_set.h"
+#include "tools/itt_dump/parquet/export.h"
 
 namespace ittc::itt_dump {
 namespace {
@@ -33,6 +35,14 @@ TEST(DocumentedLimits, LookaheadDefaultAndShareAreTheCodes) {
       help.out.find("--lookahead-mb=N  memory bound of the time-order merge (default " + mib + ")"),
       std::string::npos)
       << help.out;
+}
+
+TEST(DocumentedLimits, ParquetRowGroupRowsAreTheCodes) {
+  const size_t rows = ParquetOptions().row_group_rows;
+  ASSERT_EQ(rows % 1024, 0u);
+  const std::string doc = ReadRunfile("docs/ITT_DUMP.md");
+  EXPECT_NE(doc.find("the row group it is filling (" + std::to_string(rows / 1024) + " Ki rows)"),
+            std::string::npos);
 }
 
 }  // namespace
