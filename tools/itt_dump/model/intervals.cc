@@ -382,7 +382,7 @@ void IntervalTracker::PromoteOpenTasks(ThreadState& s) {
     Open& outer = s.stack[i];
     if (outer.forwarded) continue;
     outer.forwarded = true;
-    promoted_.push_back({outer.iv, outer.position, outer.child_mark});
+    promoted_.push_back(PieceOpenOf(outer));
   }
 }
 
@@ -457,10 +457,17 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       EndKeyed(&frames_, key, IntervalKind::kFrame, t, domain, e.time);
       return PieceAction::kPaired;
     }
-    default:
+    default: {
       // Metadata, which OnEvent may attach to a task around it.
-      if (pairing_.args && IsMetadataKind(e.kind)) PromoteOpenTasks(StateOf(t));
+      if (!pairing_.args || !IsMetadataKind(e.kind)) return PieceAction::kForward;
+      ThreadState& s = StateOf(t);
+      if (ArgOfInnermostTask(e) && s.depth != 0 && !s.stack[s.depth - 1].forwarded) {
+        AddArg(e, t);  // the piece's task: the arg goes with it
+        return PieceAction::kPaired;
+      }
+      PromoteOpenTasks(s);
       return PieceAction::kForward;
+    }
   }
 }
 
@@ -473,14 +480,14 @@ void IntervalTracker::TakePieceOpens(const ThreadRec& thread, std::vector<PieceO
   if (s != nullptr) {
     for (size_t i = 0; i < s->depth; ++i) {
       const Open& o = s->stack[i];
-      if (!o.forwarded) out->push_back({o.iv, o.position, o.child_mark});
+      if (!o.forwarded) out->push_back(PieceOpenOf(o));
     }
   }
   bool frames = false;
   for (const auto& [key, opens] : frames_.map()) {
     for (const Open& o : opens) {
       if (o.iv.thread != &thread) continue;
-      out->push_back({o.iv, o.position, o.child_mark});
+      out->push_back(PieceOpenOf(o));
       frames = true;
     }
   }
@@ -518,6 +525,11 @@ void IntervalTracker::OnOpen(const Interval& interval, const ThreadRec& t) {
   o->iv = interval;
   o->iv.thread = &t;
   o->iv.args = nullptr;
+  if (interval.args != nullptr && !interval.args->empty()) {
+    // What the piece attached before it went on here.
+    if (!o->args) o->args = std::make_unique<std::vector<Arg>>();
+    *o->args = *interval.args;
+  }
   Opened(s, o);
 }
 
@@ -818,6 +830,29 @@ IntervalTracker::Open* IntervalTracker::ArgTarget(const Event& e, const ThreadRe
     if (s.stack[i].iv.id == id) return &s.stack[i];
   }
   return nullptr;
+}
+
+IntervalTracker::PieceOpen IntervalTracker::PieceOpenOf(const Open& o) {
+  PieceOpen p{o.iv, o.position, o.child_mark, {}};
+  p.interval.args = nullptr;
+  if (o.args) p.args = *o.args;
+  return p;
+}
+
+bool IntervalTracker::ArgOfInnermostTask(const Event& e) {
+  switch (e.kind) {
+    case EventKind::kMetadataAdd:
+    case EventKind::kMetadataStrAdd:
+    case EventKind::kFormattedMetadataAddOverlapped:
+      return IsNull(e.GetId(F::kId));  // (else ArgTarget looks the id up)
+    case EventKind::kMetadataAddWithScope:
+    case EventKind::kMetadataStrAddWithScope:
+      return e.Get(F::kScope) == static_cast<uint64_t>(format::Scope::kTask);
+    case EventKind::kFormattedMetadataAdd:
+      return true;
+    default:
+      return false;
+  }
 }
 
 void IntervalTracker::AddArg(const Event& e, const ThreadRec& t) {

@@ -236,7 +236,7 @@ class IntervalTracker {
   // through AddChildTicks, the growth of piece_child_ticks(): the time of
   // paired tasks whose parent it has. Fed that way it delivers every other
   // interval exactly as if it had seen every event. Requires collect_args
-  // off (args of a paired task are not kept: see PiecePairing::args). A paired interval's depth
+  // off (a piece attaches args as PiecePairing::args says). A paired interval's depth
   // and serial are the piece's own.
   // `position` is the caller's count of events forwarded so far.
   // kApart: a frame_begin or frame_end (null id) of a process with several
@@ -292,9 +292,11 @@ class IntervalTracker {
   // forwarded `position`-th (or at the piece's end), after the child
   // ticks up to `child_mark` (piece_child_ticks() at its begin).
   struct PieceOpen {
-    Interval interval;  // with its child time so far
+    Interval interval;  // with its child time so far (args: null)
     uint32_t position = 0;
     uint64_t child_mark = 0;
+    // The args the piece attached to it (PiecePairing::args), for OnOpen.
+    std::vector<Arg> args;
   };
   // Appends those tasks and frames of `thread`, in the order they began.
   void TakePieceOpens(const ThreadRec& thread, std::vector<PieceOpen>* out) const;
@@ -318,8 +320,12 @@ class IntervalTracker {
     // consumer in order (relations follow ids).
     bool tasks_with_ids = true;
     // Metadata that can be an argument of a task (OnEvent attaches it):
-    // true forwards it with every task open around it on its thread, so
-    // that the whole trace's tracker attaches it (collect_args there).
+    // true attaches it in the piece where its task is the piece's (the
+    // innermost task open on its thread, begun in the piece and not
+    // forwarded; its args go along if the task goes to the whole trace's
+    // tracker: PieceOpen::args), else forwards it with every task open
+    // around it on its thread, so that the whole trace's tracker attaches
+    // it (collect_args there).
     bool args = false;
     // Frames of a process with several threads, which pieces do not pair:
     // true keeps those with a null id apart (kApart) for the consumer to
@@ -331,7 +337,8 @@ class IntervalTracker {
   };
   void set_piece_pairing(const PiecePairing& pairing) { pairing_ = pairing; }
   // Opens `interval` (a task or a frame) on `thread`, as its begin event
-  // would have.
+  // would have, with a copy of interval.args (a task's, attached in a
+  // piece) if any.
   void OnOpen(const Interval& interval, const ThreadRec& thread);
 
   // The innermost task open on `thread` now (between events), or null.
@@ -497,6 +504,11 @@ class IntervalTracker {
   void EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind kind, const ThreadRec& t,
                 uint64_t domain, uint64_t ticks);
   void AddArg(const format::Event& e, const ThreadRec& t);
+  // Whether AddArg attaches `e` (metadata) to its thread's innermost open
+  // task, whatever the tracker holds.
+  static bool ArgOfInnermostTask(const format::Event& e);
+  // `o` as the whole trace's tracker is to open it, its args copied.
+  static PieceOpen PieceOpenOf(const Open& o);
   Open* ArgTarget(const format::Event& e, const ThreadRec& t, bool by_id);
 
   const TraceIndex& index_;

@@ -307,6 +307,8 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
         en.index = static_cast<uint32_t>(p.opens.size());
         en.type = Type::kOpen;
         p.opens.push_back(o.interval);
+        // (piece_opens_ stays as it is while the piece is merged.)
+        if (!o.args.empty()) p.opens.back().args = &o.args;
       }
       if (i < kept.size()) entries.push_back(kept[i]);
     }
@@ -433,15 +435,15 @@ class PieceMerger::Stretch final : public format::PoolTask, public StretchRecord
   void EachRecord(const Fn& fn) const {
     Event e;
     const uint8_t* const numbers = ApartNumbers();
-    MergeSpans(records, record_starts,
-               [&fn, &e, numbers](const Piece::Entry& en, const ThreadRec& t,
-                                  const RecordSpan& span) {
-                 e.kind = en.kind;
-                 e.time = en.time;
-                 const std::vector<char>& packed = span.records->packed;
-                 UnpackApart(numbers, packed.data() + en.index, packed.data() + packed.size(), &e);
-                 fn(e, t);
-               });
+    MergeSpans(
+        records, record_starts,
+        [&fn, &e, numbers](const Piece::Entry& en, const ThreadRec& t, const RecordSpan& span) {
+          e.kind = en.kind;
+          e.time = en.time;
+          const std::vector<char>& packed = span.records->packed;
+          UnpackApart(numbers, packed.data() + en.index, packed.data() + packed.size(), &e);
+          fn(e, t);
+        });
   }
   void Clear() {
     frames.clear();
