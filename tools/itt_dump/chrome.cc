@@ -272,6 +272,22 @@ class ChromeSink final : public PieceSink {
     EndOutput(/*keep=*/true);
   }
   void Clear() override {}
+  // Counted, nothing kept: what the writer hands only to its tracker (sync
+  // calls, heap calls, JIT methods: Chrome's JSON has no object for them)
+  // where the tracker, which collects args, does nothing with it.
+  bool Ignores(format::EventKind kind) const override {
+    format::Event e;
+    e.kind = kind;
+    switch (RouteOf(e)) {
+      case EventRoute::kInterval:
+      case EventRoute::kSync:
+      case EventRoute::kHeap:
+      case EventRoute::kJit:
+        return !IntervalTracker::UsesKind(kind, /*collect_args=*/true);
+      default:
+        return false;
+    }
+  }
 
  private:
   ChromeObjects objects_;  // into the outputs

@@ -709,7 +709,9 @@ bool IsTaskOrRegionKind(EventKind kind) {
   }
 }
 
-bool IntervalTracker::Uses(EventKind kind) const {
+bool IntervalTracker::Uses(EventKind kind) const { return UsesKind(kind, collect_args_); }
+
+bool IntervalTracker::UsesKind(EventKind kind, bool collect_args) {
   // The kinds OnEvent's switch takes; its default takes metadata.
   if (IsTaskOrRegionKind(kind)) return true;
   switch (kind) {
@@ -720,7 +722,7 @@ bool IntervalTracker::Uses(EventKind kind) const {
     case EventKind::kEventEnd:
       return true;
     default:
-      return collect_args_ && IsMetadataKind(kind);
+      return collect_args && IsMetadataKind(kind);
   }
 }
 

@@ -188,6 +188,8 @@ class IntervalTracker {
   // Whether OnEvent does anything with an event of `kind`: the interval
   // kinds, and metadata while args are collected.
   bool Uses(format::EventKind kind) const;
+  // Uses, for a tracker that collects args or not.
+  static bool UsesKind(format::EventKind kind, bool collect_args);
 
   // A frame_begin (`begin`) or frame_end of `domain` and `id` at `ticks`
   // on `thread`: what OnEvent does with one.
