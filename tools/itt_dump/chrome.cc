@@ -262,7 +262,7 @@ class ChromeSink final : public PieceSink {
     IntervalTracker::PiecePairing p;
     p.frames = false;          // their tracks are named as they appear
     p.tasks_with_ids = false;  // relations follow task ids
-    p.args = true;             // the whole trace's tracker attaches them
+    p.args = true;             // a task's args: attached where the task is paired
     return p;
   }
   void OnInterval(const Interval& iv) override {
