@@ -94,6 +94,31 @@ TEST(Values, DecimalsAsStrAppendWritesThem) {
             "9223372036854775807 ");
 }
 
+// Every length from 1 to 16 hex digits, both sides of each power of 16,
+// into both kinds of output, against snprintf.
+TEST(Values, HexOfEveryLength) {
+  std::vector<uint64_t> values = {0, 1, 15, 16, ~uint64_t{0}};
+  for (int shift = 4; shift < 64; shift += 4) {
+    const uint64_t p = uint64_t{1} << shift;
+    for (uint64_t v : {p - 1, p, p + 1, p * 11 / 7}) values.push_back(v);
+  }
+  std::string s = "x";
+  TextBuffer b;
+  std::string want = "x";
+  for (uint64_t v : values) {
+    AppendHex(&s, v);
+    AppendHex(&b, v);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    want += buf;
+    s.push_back(' ');
+    b.push_back(' ');
+    want.push_back(' ');
+  }
+  EXPECT_EQ(s, want);
+  EXPECT_EQ("x" + std::string(b.view()), want);
+}
+
 // Every length from 1 to 20 digits, both sides of each power of ten, into
 // both kinds of output, against snprintf.
 TEST(Values, DecimalsOfEveryLength) {

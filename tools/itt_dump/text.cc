@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/small_cache.h"
@@ -381,7 +380,7 @@ void TextPrinter::AppendField(TextBuffer* out, const Event& e, const format::Kin
   switch (spec.type) {
     case FieldType::kUint:
       if (spec.role == FieldRole::kAddress) {
-        out->append(absl::StrFormat("0x%x", v.u));
+        AppendHex(out, v.u);
       } else if (spec.role == FieldRole::kStringRef) {
         AppendQuoted(out, x_.String(v.u));
       } else if (spec.role == FieldRole::kScope) {

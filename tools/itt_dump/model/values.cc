@@ -539,6 +539,17 @@ void AppendDecimal(Out* out, int64_t v) {
   }
 }
 
+template <typename Out>
+void AppendHex(Out* out, uint64_t v) {
+  constexpr size_t kMax = 2 + 16;
+  char digits[kMax];
+  const int n = v == 0 ? 1 : (64 - __builtin_clzll(v) + 3) / 4;
+  digits[0] = '0';
+  digits[1] = 'x';
+  for (int i = n; i-- > 0; v >>= 4) digits[2 + i] = "0123456789abcdef"[v & 15];
+  out->append(digits, static_cast<size_t>(2 + n));
+}
+
 void AppendSeconds(std::string* out, int64_t ns) {
   const bool neg = ns < 0;
   const uint64_t a = neg ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
@@ -599,6 +610,7 @@ void AppendMicros(Out* out, int64_t ns) {
   template void AppendQuoted(Out*, std::string_view);                            \
   template void AppendDecimal(Out*, uint64_t);                                   \
   template void AppendDecimal(Out*, int64_t);                                    \
+  template void AppendHex(Out*, uint64_t);                                       \
   template void AppendUtc(Out*, int64_t);                                        \
   template void AppendMicros(Out*, int64_t);
 ITTC_VALUES_TEMPLATES(std::string)

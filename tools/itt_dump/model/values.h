@@ -66,6 +66,11 @@ void AppendDecimal(Out* out, uint64_t v);
 template <typename Out>
 void AppendDecimal(Out* out, int64_t v);
 
+// `v` as "0x" and lowercase hex digits without leading zeros, as
+// absl::StrFormat("0x%x", v) writes it (addresses in the verbs' lines).
+template <typename Out>
+void AppendHex(Out* out, uint64_t v);
+
 // Nanoseconds as "seconds.nnnnnnnnn" (e.g. "-0.000001500").
 void AppendSeconds(std::string* out, int64_t ns);
 
@@ -87,6 +92,7 @@ void AppendMicros(Out* out, int64_t ns);
   extern template void AppendQuoted(Out*, std::string_view);                            \
   extern template void AppendDecimal(Out*, uint64_t);                                   \
   extern template void AppendDecimal(Out*, int64_t);                                    \
+  extern template void AppendHex(Out*, uint64_t);                                       \
   extern template void AppendUtc(Out*, int64_t);                                        \
   extern template void AppendMicros(Out*, int64_t);
 ITTC_VALUES_TEMPLATES(std::string)
