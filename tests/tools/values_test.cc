@@ -67,6 +67,38 @@ TEST(Values, MetadataArraysAndCounterValues) {
   EXPECT_EQ(out, "18446744073709551615");
 }
 
+// Integers in decimal (at the ends of both integer ranges too), others as
+// "%.17Lg" prints them, into both kinds of output.
+TEST(Values, NumbersIntegerOrNot) {
+  const long double two63 = 9223372036854775808.0L;
+  const std::vector<std::pair<long double, std::string>> cases = {
+      {0.0L, "0"},
+      {-0.0L, "0"},
+      {1.0L, "1"},
+      {-1.0L, "-1"},
+      {123456789.0L, "123456789"},
+      {two63, "9223372036854775808"},
+      {2 * two63 - 1, "18446744073709551615"},
+      {-two63, "-9223372036854775808"},
+      {1.5L, "1.5"},
+      {-3.25L, "-3.25"},
+      {0.1L, "0.1"},
+      {1e20L, "1e+20"},
+      {-1e20L, "-1e+20"},
+      {std::numeric_limits<long double>::infinity(), "inf"},
+      {-std::numeric_limits<long double>::infinity(), "-inf"},
+      {std::numeric_limits<long double>::quiet_NaN(), "nan"},
+  };
+  for (const auto& [v, want] : cases) {
+    std::string s;
+    TextBuffer b;
+    AppendNumber(&s, v);
+    AppendNumber(&b, v);
+    EXPECT_EQ(s, want);
+    EXPECT_EQ(std::string(b.view()), want);
+  }
+}
+
 TEST(Values, Times) {
   std::string out;
   AppendSeconds(&out, -1500);
