@@ -15,9 +15,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "format/schema.h"
 #include "tools/itt_dump/model/flat_map.h"
 #include "tools/itt_dump/model/trace_index.h"
@@ -109,7 +109,7 @@ class HeapTracker {
   bool OnEvent(const format::Event& e, const ThreadRec& t, HeapChange* change);
 
   // Blocks allocated and not yet freed, by address.
-  const std::unordered_map<uint64_t, Allocation>& live() const { return live_; }
+  const absl::flat_hash_map<uint64_t, Allocation>& live() const { return live_; }
   uint64_t untracked_allocations() const { return untracked_; }
   // Joins `stretch` (HeapStretch): for its points in order, releases the
   // block live at each one's address, if any, and calls on_point(i,
@@ -148,7 +148,7 @@ class HeapTracker {
   // Removes the block at `addr` into *block; false if none is live there.
   bool Release(uint64_t addr, Allocation* block);
 
-  std::unordered_map<uint64_t, Allocation> live_;
+  absl::flat_hash_map<uint64_t, Allocation> live_;
   uint64_t untracked_ = 0;
   uint64_t unknown_frees_ = 0;
   uint64_t serial_ = 0;
