@@ -319,8 +319,9 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   // An object a piece's sink made, of thread t's process.
   void AppendOutput(std::string_view object, const ThreadRec& t) {
     UseProcess(t);
-    line().append(object);
-    AfterObject();
+    // Straight to the output (one copy less), after what is in line().
+    if (!line().empty()) Flush();
+    Emit(object);
   }
 
   bool warned_large() const { return warned_large_; }
