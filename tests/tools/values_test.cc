@@ -151,8 +151,9 @@ TEST(Values, HexOfEveryLength) {
   EXPECT_EQ("x" + std::string(b.view()), want);
 }
 
-// Every length from 1 to 20 digits, both sides of each power of ten, into
-// both kinds of output, against snprintf.
+// Every length from 1 to 20 digits, both sides of each power of ten, and
+// numbers whose digits all differ, into both kinds of output, against
+// snprintf.
 TEST(Values, DecimalsOfEveryLength) {
   std::vector<uint64_t> values = {0, ~uint64_t{0}};
   uint64_t p = 1;
@@ -162,6 +163,11 @@ TEST(Values, DecimalsOfEveryLength) {
     values.push_back(p + 1);
     values.push_back(p * 7 + 3);
     if (i < 19) p *= 10;
+  }
+  // Every digit different: "1", "12", ... "1234567890123456789".
+  for (uint64_t v = 1, i = 2; v < ~uint64_t{0} / 10; ++i) {
+    values.push_back(v);
+    v = v * 10 + i % 10;
   }
   std::string s;
   TextBuffer b;
@@ -199,6 +205,7 @@ TEST(Values, MicrosOfEveryLength) {
     p *= 10;
     values.push_back(p + 7);
     values.push_back(-(p - 3));
+    values.push_back(1234567890123456789 % p);  // digits that differ
   }
   for (int64_t v : values) {
     const uint64_t a = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
