@@ -461,8 +461,9 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       // Metadata, which OnEvent may attach to a task around it.
       if (!pairing_.args || !IsMetadataKind(e.kind)) return PieceAction::kForward;
       ThreadState& s = StateOf(t);
-      if (ArgOfInnermostTask(e) && s.depth != 0 && !s.stack[s.depth - 1].forwarded) {
-        AddArg(e, t);  // the piece's task: the arg goes with it
+      const ArgTo to = ArgToOf(e);
+      if (to == ArgTo::kInnermostTask && s.depth != 0 && !s.stack[s.depth - 1].forwarded) {
+        AddArg(e, t, to);  // the piece's task: the arg goes with it
         return PieceAction::kPaired;
       }
       PromoteOpenTasks(s);
@@ -813,17 +814,15 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
       return;
     }
     default:
-      if (collect_args_ && IsMetadataKind(e.kind)) AddArg(e, t);
+      if (collect_args_ && IsMetadataKind(e.kind)) AddArg(e, t, ArgToOf(e));
       return;
   }
 }
 
-IntervalTracker::Open* IntervalTracker::ArgTarget(const Event& e, const ThreadRec& t, bool by_id) {
+IntervalTracker::Open* IntervalTracker::ArgTarget(const Event& e, const ThreadRec& t, ArgTo to) {
   ThreadState& s = StateOf(t);
-  Open* top = s.depth == 0 ? nullptr : &s.stack[s.depth - 1];
-  if (!by_id) return top;
+  if (to == ArgTo::kInnermostTask) return s.depth == 0 ? nullptr : &s.stack[s.depth - 1];
   const format::Id& id = e.GetId(F::kId);
-  if (IsNull(id)) return top;
   auto it = overlapped_.Find(ProcessKey(e.Get(F::kDomain), id, t));
   if (it != overlapped_.end() && !it->second.empty()) {
     return &it->second.back();
@@ -841,41 +840,26 @@ IntervalTracker::PieceOpen IntervalTracker::PieceOpenOf(const Open& o) {
   return p;
 }
 
-bool IntervalTracker::ArgOfInnermostTask(const Event& e) {
+IntervalTracker::ArgTo IntervalTracker::ArgToOf(const Event& e) {
   switch (e.kind) {
     case EventKind::kMetadataAdd:
     case EventKind::kMetadataStrAdd:
     case EventKind::kFormattedMetadataAddOverlapped:
-      return IsNull(e.GetId(F::kId));  // (else ArgTarget looks the id up)
+      return IsNull(e.GetId(F::kId)) ? ArgTo::kInnermostTask : ArgTo::kTaskById;
     case EventKind::kMetadataAddWithScope:
     case EventKind::kMetadataStrAddWithScope:
-      return e.Get(F::kScope) == static_cast<uint64_t>(format::Scope::kTask);
+      return e.Get(F::kScope) == static_cast<uint64_t>(format::Scope::kTask) ? ArgTo::kInnermostTask
+                                                                             : ArgTo::kNone;
     case EventKind::kFormattedMetadataAdd:
-      return true;
+      return ArgTo::kInnermostTask;
     default:
-      return false;
+      return ArgTo::kNone;
   }
 }
 
-void IntervalTracker::AddArg(const Event& e, const ThreadRec& t) {
-  Open* target = nullptr;
-  switch (e.kind) {
-    case EventKind::kMetadataAdd:
-    case EventKind::kMetadataStrAdd:
-    case EventKind::kFormattedMetadataAddOverlapped:
-      target = ArgTarget(e, t, true);
-      break;
-    case EventKind::kMetadataAddWithScope:
-    case EventKind::kMetadataStrAddWithScope:
-      if (e.Get(F::kScope) != static_cast<uint64_t>(format::Scope::kTask)) return;
-      target = ArgTarget(e, t, false);
-      break;
-    case EventKind::kFormattedMetadataAdd:
-      target = ArgTarget(e, t, false);
-      break;
-    default:
-      return;
-  }
+void IntervalTracker::AddArg(const Event& e, const ThreadRec& t, ArgTo to) {
+  if (to == ArgTo::kNone) return;
+  Open* target = ArgTarget(e, t, to);
   if (target == nullptr) return;
   if (!target->args) target->args = std::make_unique<std::vector<Arg>>();
   if (target->args->size() >= kMaxArgs) return;

@@ -505,13 +505,16 @@ class IntervalTracker {
   void Deliver(Open* open);
   void EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind kind, const ThreadRec& t,
                 uint64_t domain, uint64_t ticks);
-  void AddArg(const format::Event& e, const ThreadRec& t);
-  // Whether AddArg attaches `e` (metadata) to its thread's innermost open
-  // task, whatever the tracker holds.
-  static bool ArgOfInnermostTask(const format::Event& e);
+  // The task a metadata event's arg goes to: none, its thread's innermost
+  // open task (whatever the tracker holds), or the open task with its id.
+  enum class ArgTo : uint8_t { kNone, kInnermostTask, kTaskById };
+  static ArgTo ArgToOf(const format::Event& e);
+  // Attaches metadata `e` to the task `to` (ArgToOf(e)) names, if open.
+  void AddArg(const format::Event& e, const ThreadRec& t, ArgTo to);
   // `o` as the whole trace's tracker is to open it, its args copied.
   static PieceOpen PieceOpenOf(const Open& o);
-  Open* ArgTarget(const format::Event& e, const ThreadRec& t, bool by_id);
+  // REQUIRES: `to` is not kNone.
+  Open* ArgTarget(const format::Event& e, const ThreadRec& t, ArgTo to);
 
   const TraceIndex& index_;
   IntervalListener* listener_;
