@@ -319,9 +319,8 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   // An object a piece's sink made, of thread t's process.
   void AppendOutput(std::string_view object, const ThreadRec& t) {
     UseProcess(t);
-    // Straight to the output (one copy less), after what is in line().
-    if (!line().empty()) Flush();
-    Emit(object);
+    line().append(object);
+    AfterObject();
   }
 
   bool warned_large() const { return warned_large_; }

@@ -78,12 +78,6 @@ class TextPrinter : public IntervalListener {
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
   // Lines a piece's sink printed.
   void AppendOutput(std::string_view text, const ThreadRec&) {
-    if (share_ == nullptr) {
-      // Straight to the output (one copy less), after what is in line_.
-      if (!line_.empty()) Flush();
-      ctx_.out->Write(text);
-      return;
-    }
     line_.append(text);
     if (line_.size() >= TextBuffer::kWriteBatch) Flush();
   }
