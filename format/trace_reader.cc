@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -119,7 +120,16 @@ class ByteBuffer {
 
 // The input: a window of the file's bytes. The scan position is head_; the
 // bytes from the keep offset the caller passes to Fill (the oldest chunk
-// it may rescan from) up to head_ stay in the window.
+// it may rescan from) up to the scan position stay readable (Rewind).
+//
+// Bytes stay where they were read: the buffer the window reads into next
+// gets only the bytes not scanned yet, and the buffers before it stay as
+// the history (history_) while they hold bytes the caller keeps. A parallel
+// reader's workers read their chunks where the window read them (Hold).
+// So no byte is copied again for its worker, nor for the scan, however far
+// the oldest chunk in flight is behind (with 20 chunks of 32 KiB in flight,
+// moving the kept bytes down at every read copied every byte of the file
+// about twice more). A buffer is written again only once nobody holds it.
 class Window {
  public:
   explicit Window(std::unique_ptr<ByteSource> source) : source_(std::move(source)) {}
@@ -133,18 +143,11 @@ class Window {
   // that bytes_read() follows the same steps whatever is kept.
   size_t Fill(size_t n, uint64_t keep) {
     if (tail_ - head_ >= n || eof_) return tail_ - head_;
-    const size_t drop = static_cast<size_t>(keep - base_);
-    if (drop > 0) {
-      std::memmove(buf_.data(), buf_.data() + drop, tail_ - drop);
-      base_ += drop;
-      tail_ -= drop;
-      head_ -= drop;
-    }
     read_size_ = std::max({read_size_, n, kReadSize});
+    MoveOn(keep);
     while (tail_ - head_ < n && !eof_) {
       const size_t want = read_size_ - (tail_ - head_);
-      buf_.Grow(tail_ + want, tail_);
-      absl::StatusOr<size_t> r = source_->Read(buf_.data() + tail_, want);
+      absl::StatusOr<size_t> r = source_->Read(buf_.get() + tail_, want);
       if (!r.ok()) {
         status_ = r.status();
         eof_ = true;
@@ -159,19 +162,116 @@ class Window {
   // Fill, dropping everything before the scan position.
   size_t Fill(size_t n) { return Fill(n, offset()); }
 
-  const char* data() const { return buf_.data() + head_; }
+  const char* data() const { return buf_.get() + head_; }
   size_t available() const { return tail_ - head_; }
   uint64_t offset() const { return base_ + head_; }
   uint64_t bytes_read() const { return base_ + tail_; }
   void Consume(size_t n) { head_ += n; }
   // Moves the scan position back to `offset`, a kept byte.
-  void Rewind(uint64_t offset) { head_ = static_cast<size_t>(offset - base_); }
+  void Rewind(uint64_t offset) {
+    if (offset < base_) Gather(offset);
+    head_ = static_cast<size_t>(offset - base_);
+  }
   // The first read error; it ends the data.
   const absl::Status& status() const { return status_; }
+  // Keeps the bytes in the window now where they are while it is held.
+  std::shared_ptr<const void> Hold() const { return buf_; }
 
  private:
+  using Buffer = std::shared_ptr<char>;
+  // Kept bytes [begin, end) of the file in an earlier buffer, whose first
+  // byte is at file offset `base`.
+  struct Segment {
+    Buffer buf;
+    size_t size = 0;  // the buffer's
+    uint64_t base = 0;
+    uint64_t begin = 0;
+    uint64_t end = 0;
+  };
+  struct SpareBuffer {
+    Buffer buf;
+    size_t size = 0;
+  };
+  // Buffers left when they were held, to use again once let go: as many
+  // as the buffers a reader's chunks in flight may hold (one held beyond
+  // them is freed when let go).
+  static constexpr size_t kMaxSpares = 64;
+
+  // Readies buf_ for a read of up to read_size_ bytes after the bytes not
+  // scanned yet: they go to the start of a buffer nobody holds, and the
+  // scanned bytes from `keep` on stay in the history.
+  void MoveOn(uint64_t keep) {
+    while (!history_.empty() && history_.front().end <= keep) {
+      Keep(std::move(history_.front().buf), history_.front().size);
+      history_.pop_front();
+    }
+    const size_t unscanned = tail_ - head_;
+    const bool kept_here = head_ > 0 && keep < offset();
+    if (!kept_here && buf_.use_count() <= 1 && read_size_ <= size_) {
+      // Not zeroed: every byte used is read first.
+      if (head_ > 0) std::memmove(buf_.get(), buf_.get() + head_, unscanned);
+    } else {
+      SpareBuffer next = TakeSpare(read_size_);
+      if (unscanned > 0) std::memcpy(next.buf.get(), buf_.get() + head_, unscanned);
+      if (kept_here) {
+        history_.push_back({std::move(buf_), size_, base_, std::max(keep, base_), offset()});
+      } else {
+        Keep(std::move(buf_), size_);
+      }
+      buf_ = std::move(next.buf);
+      size_ = next.size;
+    }
+    base_ += head_;
+    tail_ = unscanned;
+    head_ = 0;
+  }
+
+  // A buffer of at least `size` bytes nobody holds.
+  SpareBuffer TakeSpare(size_t size) {
+    for (size_t i = 0; i < spares_.size(); ++i) {
+      if (spares_[i].buf.use_count() == 1 && spares_[i].size >= size) {
+        SpareBuffer b = std::move(spares_[i]);
+        spares_.erase(spares_.begin() + static_cast<std::ptrdiff_t>(i));
+        return b;
+      }
+    }
+    return {Buffer(new char[size], std::default_delete<char[]>()), size};
+  }
+  // Keeps a buffer the window is done with for TakeSpare, if it may serve
+  // (a smaller one than a read needs never will: read_size_ only grows).
+  void Keep(Buffer buf, size_t size) {
+    if (buf == nullptr || size < read_size_) return;
+    if (spares_.size() == kMaxSpares) spares_.erase(spares_.begin());
+    spares_.push_back({std::move(buf), size});
+  }
+
+  // Makes buf_ start at file offset `from` (in the history) again: the
+  // kept bytes from there and the buffer's. Only a rescan gets here.
+  void Gather(uint64_t from) {
+    const size_t bytes = static_cast<size_t>(base_ + tail_ - from);
+    const size_t size = std::max(bytes, read_size_);
+    Buffer all(new char[size], std::default_delete<char[]>());
+    size_t at = 0;
+    for (const Segment& seg : history_) {
+      if (seg.end <= from) continue;
+      const uint64_t begin = std::max(seg.begin, from);
+      std::memcpy(all.get() + at, seg.buf.get() + (begin - seg.base),
+                  static_cast<size_t>(seg.end - begin));
+      at += static_cast<size_t>(seg.end - begin);
+    }
+    std::memcpy(all.get() + at, buf_.get(), tail_);
+    history_.clear();
+    buf_ = std::move(all);
+    size_ = size;
+    base_ = from;
+    tail_ = bytes;
+  }
+
   std::unique_ptr<ByteSource> source_;
-  ByteBuffer buf_;
+  Buffer buf_;
+  size_t size_ = 0;
+  std::vector<SpareBuffer> spares_;
+  std::deque<Segment> history_;  // in file order, up to base_
   size_t head_ = 0;
   size_t tail_ = 0;
   uint64_t base_ = 0;  // file offset of buf_[0]
@@ -193,7 +293,9 @@ struct Job {
   uint32_t decompressed_len = 0;
   uint64_t sequence = 0;
   std::string_view bytes;  // header + stored payload
-  std::string input;       // a parallel reader's copy of `bytes`
+  // A parallel reader's hold on the window's bytes `bytes` views
+  // (Window::Hold), until retired.
+  std::shared_ptr<const void> hold;
 
   // Set by Verify.
   bool crc_ok = false;
@@ -600,14 +702,10 @@ void TraceReader::Impl::ScanChunk(const char* p, size_t need) {
   job->decompressed_len = DecodeFixed32(p + 12);
   job->sequence = DecodeFixed64(p + 16);
   job->decoder = decoder_;
-  if (workers_ != nullptr) {
-    // The window moves on while a worker reads the chunk.
-    job->input.assign(p, need);
-    job->bytes = job->input;
-  } else {
-    // Verified before the window is filled again.
-    job->bytes = std::string_view(p, need);
-  }
+  // With workers the window moves on while one reads the chunk (its hold
+  // keeps the bytes in place); else it is verified first.
+  if (workers_ != nullptr) job->hold = window_.Hold();
+  job->bytes = std::string_view(p, need);
   window_.Consume(need);
   Item item;
   item.kind = Item::Kind::kChunk;
@@ -721,6 +819,7 @@ void TraceReader::Impl::Retire(std::unique_ptr<Job> job) {
   if (job == nullptr) return;
   --chunks_in_flight_;
   job->state = Job::State::kIdle;  // no worker holds it
+  job->hold.reset();               // nor its bytes
   free_jobs_.push_back(std::move(job));
 }
 

@@ -11,15 +11,18 @@
 // whose CRC turns out wrong (what the serial reader does at that byte).
 //
 // Memory is bounded by the largest chunk the format allows (chunk.h), never
-// by the file: the reader keeps one window of input and, per chunk in
-// flight, one decompressed payload. With K = max_in_flight chunks in
-// flight (1 for the serial reader) it holds at most
-//   K * (2 * (kChunkHeaderSize + kMaxChunkStoredBytes) + kMaxChunkPayloadBytes)
-// plus one 256 KiB read block: about 48.3 MiB per chunk in flight for
-// chunks of the format's maximum size (the input window keeps the stored
-// bytes of the chunks in flight for the rescan, and each job its own copy);
-// the collector's chunks are far smaller (at most one thread's ring).
-// Whatever the input, the reader neither crashes nor allocates more.
+// by the file: the reader keeps the input it read in blocks (each 256 KiB,
+// or the largest chunk's header and stored bytes if more) and, per chunk
+// in flight, one decompressed payload. A block stays while it holds a
+// chunk in flight (its worker reads the chunk there, uncopied) or bytes
+// kept for a rescan (from the oldest chunk in flight on; the bytes between
+// chunks too, as damaged bytes a scan skips). With K = max_in_flight
+// chunks in flight (1 for the serial reader, which holds one block) and
+// chunks of the format's maximum size, about K + 3 blocks: at most
+//   (K + 3) * (kChunkHeaderSize + kMaxChunkStoredBytes) + K * kMaxChunkPayloadBytes
+// or about 32.1 MiB per chunk in flight plus 48.4 MiB; the collector's chunks
+// are far smaller (at most one thread's ring). Whatever the input, the
+// reader neither crashes nor allocates more.
 //
 // Damage handling (FORMAT.md, "Reading a damaged trace"):
 //  - A bad sync marker, header CRC, length, chunk CRC or zstd frame makes

@@ -134,6 +134,25 @@ TEST_F(ParallelReaderTest, SeveralDamagedChunksInFlightAreReadTheSame) {
   }
 }
 
+TEST_F(ParallelReaderTest, RescansAcrossReadBlocksAreReadTheSame) {
+  // A trace of many 256 KiB read blocks, damaged in chunks spread over it:
+  // a rescan goes back to bytes the reader read into an earlier block
+  // than the one it reads into now (Window's history in trace_reader.cc).
+  const TestTraceWriter big = testing::MultiThreadTrace(2, 10, 40000);
+  ASSERT_GT(big.bytes().size(), size_t{4} << 18);
+  for (size_t stride : {size_t{7}, size_t{23}}) {
+    std::string bad = big.bytes();
+    size_t flipped = 0;
+    for (size_t i = 3; i < big.chunks().size(); i += stride) {
+      bad[big.chunks()[i].offset + big.chunks()[i].size / 2] ^= 0x10;
+      ++flipped;
+    }
+    SCOPED_TRACE(stride);
+    const Transcript t = ExpectSameAsSerial(bad, CrcDamage());
+    EXPECT_EQ(ChunkCount(t), big.chunks().size() - flipped);
+  }
+}
+
 TEST_F(ParallelReaderTest, ChunkInsideADamagedChunkIsFoundByTheRescan) {
   // An uncompressed chunk whose payload is a whole valid chunk, and whose
   // CRC is then broken: the serial reader skips one byte and finds the
