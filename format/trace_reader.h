@@ -10,15 +10,18 @@
 // scan is intact, and by going back to rescan from the byte after a chunk
 // whose CRC turns out wrong (what the serial reader does at that byte).
 //
-// Memory is bounded by the largest chunk the format allows (chunk.h), never
-// by the file: the reader keeps the input it read in blocks (each 256 KiB,
-// or the largest chunk's header and stored bytes if more) and, per chunk
-// in flight, one decompressed payload. A block stays while it holds a
-// chunk in flight (its worker reads the chunk there, uncopied) or bytes
-// kept for a rescan (from the oldest chunk in flight on; the bytes between
-// chunks too, as damaged bytes a scan skips). With K = max_in_flight
-// chunks in flight (1 for the serial reader, which holds one block) and
-// chunks of the format's maximum size, about K + 3 blocks: at most
+// Memory is bounded by the largest chunk the format allows (chunk.h) and,
+// in a damaged file, its longest damaged region, not by the file's length
+// otherwise: the reader keeps the input it read in blocks (each
+// 256 KiB, or the largest chunk's header and stored bytes if more) and, per
+// chunk in flight, one decompressed payload. A block stays while it holds
+// a chunk in flight (its worker reads the chunk there, uncopied) or bytes
+// kept for a rescan: everything from the oldest chunk in flight on, so a
+// damaged region the scan skips while chunks are in flight is kept whole
+// until the scan finds the next chunk (the bound grows by its length). With
+// K = max_in_flight chunks in flight (1 for the serial reader, which holds
+// one block) and chunks of the format's maximum size, about K + 3 blocks:
+// at most
 //   (K + 3) * (kChunkHeaderSize + kMaxChunkStoredBytes) + K * kMaxChunkPayloadBytes
 // or about 32.1 MiB per chunk in flight plus 48.4 MiB; the collector's chunks
 // are far smaller (at most one thread's ring). Whatever the input, the
