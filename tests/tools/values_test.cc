@@ -67,8 +67,9 @@ TEST(Values, MetadataArraysAndCounterValues) {
   EXPECT_EQ(out, "18446744073709551615");
 }
 
-// Integers in decimal (at the ends of both integer ranges too), others as
-// "%.17Lg" prints them, into both kinds of output.
+// Integers in decimal (at the ends of both integer ranges too), others
+// (integers past them too) as "%.17Lg" prints them, into both kinds of
+// output.
 TEST(Values, NumbersIntegerOrNot) {
   const long double two63 = 9223372036854775808.0L;
   const std::vector<std::pair<long double, std::string>> cases = {
@@ -85,6 +86,12 @@ TEST(Values, NumbersIntegerOrNot) {
       {0.1L, "0.1"},
       {1e20L, "1e+20"},
       {-1e20L, "-1e+20"},
+      // Integers just past each 64-bit range: as 1e20 (a conversion to an
+      // integer type would be undefined there).
+      {2 * two63, "1.8446744073709552e+19"},
+      {1.85e19L, "1.85e+19"},
+      {-two63 - 2048, "-9.2233720368547779e+18"},
+      {-1e19L, "-1e+19"},
       {std::numeric_limits<long double>::infinity(), "inf"},
       {-std::numeric_limits<long double>::infinity(), "-inf"},
       {std::numeric_limits<long double>::quiet_NaN(), "nan"},

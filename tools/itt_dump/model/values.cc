@@ -126,16 +126,12 @@ void AppendNumber(Out* out, long double v) {
       return;
     }
   }
+  // Integers past the 64-bit ranges, like fractions: with 17 significant
+  // digits (converting them to an integer type would be undefined).
   if (std::isnan(v)) {
     out->append("nan");
   } else if (std::isinf(v)) {
     out->append(v < 0 ? "-inf" : "inf");
-  } else if (v == std::floor(v) && std::fabs(v) < 1.9e19L) {
-    if (v < 0) {
-      AppendDecimal(out, static_cast<int64_t>(v));
-    } else {
-      AppendDecimal(out, static_cast<uint64_t>(v));
-    }
   } else {
     char buf[64];
     const int n = std::snprintf(buf, sizeof buf, "%.17Lg", v);
