@@ -158,6 +158,14 @@ TEST(Values, HexOfEveryLength) {
   EXPECT_EQ("x" + std::string(b.view()), want);
 }
 
+// An id's text: d1 alone, or all three parts when d2 or d3 is set.
+TEST(Values, IdTextHasOneOrThreeParts) {
+  EXPECT_EQ(IdText(format::Id{0, 0, 0}), "0x0");
+  EXPECT_EQ(IdText(format::Id{0xabc, 0, 0}), "0xabc");
+  EXPECT_EQ(IdText(format::Id{1, 0, 0x2f}), "0x1:0x0:0x2f");
+  EXPECT_EQ(IdText(format::Id{~uint64_t{0}, 0x10, 0}), "0xffffffffffffffff:0x10:0x0");
+}
+
 // Every length from 1 to 20 digits, both sides of each power of ten, and
 // numbers whose digits all differ, into both kinds of output, against
 // snprintf.

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/event_route.h"
 #include "tools/itt_dump/model/flows.h"
@@ -26,11 +25,6 @@ using format::EventKind;
 using F = format::Field;
 
 namespace {
-
-std::string IdText(const format::Id& id) {
-  if (id.d2 == 0 && id.d3 == 0) return absl::StrFormat("0x%x", id.d1);
-  return absl::StrFormat("0x%x:0x%x:0x%x", id.d1, id.d2, id.d3);
-}
 
 // True if `v` (from AppendNumber/AppendMetadataArray) is valid JSON as it
 // is: non-finite values ("nan", "inf") are not, and go out as strings.

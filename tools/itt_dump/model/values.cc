@@ -111,8 +111,8 @@ long double CounterValue(uint64_t type, uint64_t bits) {
 
 template <typename Out>
 void AppendNumber(Out* out, long double v) {
-  // Integers first, without the library's floorl (most values are):
-  // exactly what the branch below writes for them.
+  // Integers in the 64-bit ranges (most values are) in decimal, tested
+  // without the library's floorl.
   if (v >= 0 && v < 18446744073709551616.0L) {
     const auto u = static_cast<uint64_t>(v);
     if (static_cast<long double>(u) == v) {
@@ -559,6 +559,18 @@ void AppendHex(Out* out, uint64_t v) {
   digits[1] = 'x';
   for (int i = n; i-- > 0; v >>= 4) digits[2 + i] = "0123456789abcdef"[v & 15];
   out->append(digits, static_cast<size_t>(2 + n));
+}
+
+std::string IdText(const format::Id& id) {
+  std::string out;
+  AppendHex(&out, id.d1);
+  if (id.d2 != 0 || id.d3 != 0) {
+    out.push_back(':');
+    AppendHex(&out, id.d2);
+    out.push_back(':');
+    AppendHex(&out, id.d3);
+  }
+  return out;
 }
 
 void AppendSeconds(std::string* out, int64_t ns) {

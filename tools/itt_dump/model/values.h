@@ -71,6 +71,11 @@ void AppendDecimal(Out* out, int64_t v);
 template <typename Out>
 void AppendHex(Out* out, uint64_t v);
 
+// An __itt_id as the exports name it: "0x1", or "0x1:0x2:0x3" when d2 or
+// d3 is set (chrome's "id" and relation args, parquet's flow heads and
+// tails).
+std::string IdText(const format::Id& id);
+
 // Nanoseconds as "seconds.nnnnnnnnn" (e.g. "-0.000001500").
 void AppendSeconds(std::string* out, int64_t ns);
 

@@ -20,7 +20,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "tools/itt_dump/filter.h"
 #include "tools/itt_dump/model/counters.h"
@@ -185,11 +184,6 @@ class Row {
 uint64_t Mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
   return h * 0xBF58476D1CE4E5B9ull;
-}
-
-std::string IdText(const format::Id& id) {
-  if (id.d2 == 0 && id.d3 == 0) return absl::StrFormat("0x%x", id.d1);
-  return absl::StrFormat("0x%x:0x%x:0x%x", id.d1, id.d2, id.d3);
 }
 
 const char* MarkerScope(uint64_t scope) {
