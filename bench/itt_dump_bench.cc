@@ -27,7 +27,8 @@
 //                       serial_ns  CPU of the work that runs on one thread
 //                                  only: the reading thread's, or another
 //                                  thread of the verb's own (perfetto's
-//                                  compressor) if that one's is larger
+//                                  compressor, the writer of text's and
+//                                  chrome's output) if that one's is larger
 //                       total_ns   CPU of every thread of the process
 //                       cores16_mps, cores2_mps
 //                                  the rate they bound on 16 and 2 cores,

@@ -1,6 +1,7 @@
 #include "tools/itt_dump/output.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,19 +13,13 @@
 namespace ittc {
 namespace itt_dump {
 
-Output::Output() : buf_(new char[kBufferSize]) {}
+Output::Output(size_t buffer_size) : buffer_size_(buffer_size), buf_(new char[buffer_size]) {}
 
 Output::~Output() = default;
 
-bool Output::Flush() {
-  if (used_ != 0 && good()) WriteRaw(buf_.get(), used_);
-  used_ = 0;
-  return good();
-}
-
 void Output::Spill(std::string_view s) {
-  Flush();
-  if (s.size() >= kBufferSize) {
+  Pass();
+  if (s.size() >= buffer_size_) {
     if (good()) WriteRaw(s.data(), s.size());
     return;
   }
@@ -59,6 +54,84 @@ void RewrittenOutput::WriteRaw(const char* p, size_t n) {
   out_->WriteUnbuffered(std::string_view(p, n));
   broken_ = out_->broken();
   status_ = out_->status();
+}
+
+ThreadedOutput::ThreadedOutput(Output* out)
+    : Output(kBufferBytes), out_(out), thread_([this] { Run(); }) {}
+
+ThreadedOutput::~ThreadedOutput() {
+  Flush();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_one();
+  thread_.join();
+}
+
+bool ThreadedOutput::Flush() {
+  Pass();
+  Drain();
+  // The thread is idle until the next batch: out_ is this thread's.
+  out_->Flush();
+  broken_ = out_->broken();
+  status_ = out_->status();
+  return good();
+}
+
+void ThreadedOutput::WriteRaw(const char* p, size_t n) {
+  Drain();
+  if (!good()) return;
+  out_->WriteUnbuffered(std::string_view(p, n));
+  broken_ = out_->broken();
+  status_ = out_->status();
+  std::lock_guard<std::mutex> lock(mu_);
+  out_broken_ = broken_;
+  out_status_ = status_;
+}
+
+void ThreadedOutput::WriteBuffer(std::unique_ptr<char[]>* buf, size_t n) {
+  std::unique_lock<std::mutex> lock(mu_);
+  queue_.push_back({std::move(*buf), n});
+  work_cv_.notify_one();
+  if (free_.empty() && buffers_ < kBuffers) {
+    ++buffers_;
+    buf->reset(new char[kBufferBytes]);
+  } else {
+    done_cv_.wait(lock, [this] { return !free_.empty(); });
+    *buf = std::move(free_.back());
+    free_.pop_back();
+  }
+  CopyState();
+}
+
+void ThreadedOutput::Drain() {
+  std::unique_lock<std::mutex> lock(mu_);
+  done_cv_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  CopyState();
+}
+
+void ThreadedOutput::Run() {
+  // Named for profilers, and for the benchmark: one thread's work.
+  pthread_setname_np(pthread_self(), "itt-dump-out");
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    work_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stop_, and nothing is left
+    Batch batch = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    if (out_->good()) out_->WriteUnbuffered(std::string_view(batch.buf.get(), batch.size));
+    const bool broken = out_->broken();
+    absl::Status status = out_->status();
+    lock.lock();
+    out_broken_ = broken;
+    out_status_ = std::move(status);
+    busy_ = false;
+    free_.push_back(std::move(batch.buf));
+    done_cv_.notify_all();
+  }
 }
 
 namespace {

@@ -5,16 +5,26 @@
 // "broken", further writes are dropped, and the verb stops early and exits 0.
 // Any other write error is kept in status() for the caller to report.
 //
-// Thread safety: none; one Output per thread.
+// ThreadedOutput moves the writing (and whatever the output it feeds does
+// with the bytes: RewrittenOutput's CRC, write(2)) off the thread that
+// formats them.
+//
+// Thread safety: none; one Output per thread (a ThreadedOutput's inner
+// output is its thread's while the bytes are passed on).
 
 #ifndef TOOLS_ITT_DUMP_OUTPUT_H_
 #define TOOLS_ITT_DUMP_OUTPUT_H_
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstring>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -29,7 +39,7 @@ class Output {
   Output& operator=(const Output&) = delete;
 
   void Write(std::string_view s) {
-    if (s.size() > kBufferSize - used_) {
+    if (s.size() > buffer_size_ - used_) {
       Spill(s);
       return;
     }
@@ -37,15 +47,19 @@ class Output {
     used_ += s.size();
   }
   void Put(char c) {
-    if (used_ == kBufferSize) Flush();
+    if (used_ == buffer_size_) Pass();
     buf_[used_++] = c;
   }
-  // Writes everything buffered. Returns false once the output is broken or
-  // failed.
-  bool Flush();
+  // Writes everything buffered (a ThreadedOutput: everything it was given,
+  // and flushes its inner output). Returns false once the output is broken
+  // or failed.
+  virtual bool Flush() {
+    Pass();
+    return good();
+  }
   // Writes what is buffered, then `s` without copying it.
   void WriteUnbuffered(std::string_view s) {
-    Flush();
+    Pass();
     if (good() && !s.empty()) WriteRaw(s.data(), s.size());
   }
 
@@ -57,17 +71,26 @@ class Output {
   bool good() const { return !broken_ && status_.ok(); }
 
  protected:
-  Output();
+  static constexpr size_t kBufferSize = 64 << 10;
+  explicit Output(size_t buffer_size = kBufferSize);
   // Writes n bytes; sets broken_/status_ on failure.
   virtual void WriteRaw(const char* p, size_t n) = 0;
+  // Writes the n bytes of the full buffer *buf: WriteRaw, or an output
+  // takes the buffer and leaves another of the same size in *buf.
+  virtual void WriteBuffer(std::unique_ptr<char[]>* buf, size_t n) { WriteRaw(buf->get(), n); }
+  // Writes what is buffered (WriteBuffer), if the output is good.
+  void Pass() {
+    if (used_ != 0 && good()) WriteBuffer(&buf_, used_);
+    used_ = 0;
+  }
 
   bool broken_ = false;
   absl::Status status_;
 
  private:
-  static constexpr size_t kBufferSize = 64 << 10;
   void Spill(std::string_view s);
 
+  size_t buffer_size_;
   std::unique_ptr<char[]> buf_;
   size_t used_ = 0;
 };
@@ -120,6 +143,57 @@ class RewrittenOutput final : public Output {
   bool keep_crc_;
   WrittenPrefix written_;
   bool mismatch_ = false;
+};
+
+// Passes what it is given on to `out` on a thread of its own, in order, in
+// buffers of 1 MiB: the thread that writes to it only formats, and the
+// writes `out` makes (and what it does first: RewrittenOutput's CRC) run
+// beside it. Up to kBuffers buffers are in use; a writer that gets ahead
+// of `out` by that much waits. Flush() returns once `out` has everything
+// and is flushed. A write error or a broken pipe shows in good() a few
+// buffers later than on `out` itself (what follows is dropped, as `out`
+// would). `out` must outlive it and is not to be touched by others until
+// the ThreadedOutput is flushed or destroyed.
+class ThreadedOutput final : public Output {
+ public:
+  explicit ThreadedOutput(Output* out);
+  ~ThreadedOutput() override;
+  bool Flush() override;
+
+  static constexpr size_t kBufferBytes = 1 << 20;
+  static constexpr size_t kBuffers = 4;
+
+ protected:
+  // Bytes too many for a buffer (Spill, WriteUnbuffered): written to `out`
+  // on the calling thread once the thread has written what came before.
+  void WriteRaw(const char* p, size_t n) override;
+  void WriteBuffer(std::unique_ptr<char[]>* buf, size_t n) override;
+
+ private:
+  struct Batch {
+    std::unique_ptr<char[]> buf;
+    size_t size = 0;
+  };
+  void Run();
+  // Waits until the thread has written every batch; copies out_'s state.
+  void Drain();
+  void CopyState() {  // REQUIRES: mu_ held
+    broken_ = out_broken_;
+    status_ = out_status_;
+  }
+
+  Output* out_;
+  std::mutex mu_;
+  std::condition_variable work_cv_;  // a batch, or stop_
+  std::condition_variable done_cv_;  // a batch written
+  std::deque<Batch> queue_;
+  std::vector<std::unique_ptr<char[]>> free_;
+  size_t buffers_ = 1;  // made so far, the base's included
+  bool busy_ = false;   // the thread is writing a batch
+  bool stop_ = false;
+  bool out_broken_ = false;  // out_'s, as of the last batch written
+  absl::Status out_status_;
+  std::thread thread_;  // last: starts once the rest is set up
 };
 
 // Receives the files a verb creates (vtune-csv). The default creates real

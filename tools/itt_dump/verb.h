@@ -174,23 +174,34 @@ template <typename OnEveryCore, typename Again>
 absl::StatusOr<PassSummary> WriteOnce(const VerbContext& ctx, const char* what,
                                       OnEveryCore&& on_every_core, Again&& again,
                                       uint64_t* rewritten) {
+  // With ctx.parallel each pass formats on its thread while a thread of
+  // the output's (ThreadedOutput) takes the CRC and writes.
+  auto passes_on = [&ctx](RewrittenOutput* out, std::optional<ThreadedOutput>* threaded) {
+    if (!ctx.parallel) return static_cast<Output*>(out);
+    threaded->emplace(out);
+    return static_cast<Output*>(&**threaded);
+  };
   WrittenPrefix written;
   {
     RewrittenOutput out(ctx.out, WrittenPrefix(), /*keep_crc=*/true);
+    std::optional<ThreadedOutput> threaded;
     VerbContext first = ctx;
-    first.out = &out;
-    if (std::optional<PassSummary> pass = on_every_core(first)) {
+    first.out = passes_on(&out, &threaded);
+    std::optional<PassSummary> pass = on_every_core(first);
+    first.out->Flush();
+    if (pass) {
       out.Finish();
       return *pass;
     }
-    out.Flush();
     written = out.written();
   }
   if (rewritten != nullptr) *rewritten = written.bytes;
   RewrittenOutput out(ctx.out, written, /*keep_crc=*/false);
+  std::optional<ThreadedOutput> threaded;
   VerbContext second = ctx;
-  second.out = &out;
+  second.out = passes_on(&out, &threaded);
   absl::StatusOr<PassSummary> pass = again(second);
+  second.out->Flush();
   out.Finish();
   if (!pass.ok()) return pass.status();
   if (out.mismatch()) {
