@@ -31,7 +31,7 @@ void Piece::Clear() {
   packed_size = 0;
   opens.clear();
   frames.clear();
-  apart.clear();
+  apart.entries.clear();
   apart_packed_size = 0;
   outputs = nullptr;
   if (sink != nullptr) sink->Reset();
@@ -240,7 +240,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
         // Nobody reads it: counted, not kept; or kept apart, counted with
         // the paired ones too.
         if (apart_[k]) {
-          PackApart(apart_numbers, e, &p.apart.emplace_back(), &p.apart_packed,
+          PackApart(apart_numbers, e, &p.apart.entries.emplace_back(), &p.apart.packed,
                     &p.apart_packed_size);
         }
         ++p.paired_events;
@@ -559,6 +559,29 @@ void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
   }
 }
 
+namespace {
+
+// Readies a spent block's vectors for a worker to fill. A Records' packed
+// bytes keep their size: the room PackApart writes into.
+void ClearForReuse(std::vector<Piece::Frame>* frames) { frames->clear(); }
+void ClearForReuse(Piece::Records* records) { records->entries.clear(); }
+
+// Takes over what a piece kept (not copied), and leaves it the vectors of a
+// spent block from `spares` (or new ones) to fill next.
+template <typename T>
+std::shared_ptr<const T> TakeOver(T* kept, std::vector<T>* spares) {
+  auto taken = std::make_shared<const T>(std::move(*kept));
+  *kept = T();
+  if (!spares->empty()) {
+    *kept = std::move(spares->back());
+    spares->pop_back();
+    ClearForReuse(kept);
+  }
+  return taken;
+}
+
+}  // namespace
+
 bool PieceMerger::ReadChunk(size_t f) {
   File& file = files_[f];
   format::Chunk chunk;
@@ -598,41 +621,19 @@ bool PieceMerger::ReadChunk(size_t f) {
       }
     }
     on_piece_(*piece);
-    if (!piece->frames.empty() || !piece->apart.empty()) {
+    if (!piece->frames.empty() || !piece->apart.entries.empty()) {
       if (apart_consumer_ == nullptr) return Fail("items kept apart with nothing to take them");
     }
-    // Taken over, not copied: the piece gets the vectors of a spent block
-    // (or new ones) for a worker to fill.
     if (!piece->frames.empty()) {
       items_held_ += piece->frames.size();
       buffered_ += piece->frames.size() * sizeof(Piece::Frame);
-      q.frames.push_back(
-          {std::make_shared<const std::vector<Piece::Frame>>(std::move(piece->frames)), 0});
-      piece->frames = std::vector<Piece::Frame>();
-      if (!spare_frames_.empty()) {
-        piece->frames.swap(spare_frames_.back());
-        spare_frames_.pop_back();
-        piece->frames.clear();
-      }
+      q.frames.push_back({TakeOver(&piece->frames, &spare_frames_), 0});
     }
-    if (!piece->apart.empty()) {
-      items_held_ += piece->apart.size();
-      buffered_ += piece->apart.size() * sizeof(Piece::Entry) + piece->apart_packed_size;
-      auto records = std::make_shared<Records>();
-      records->entries = std::move(piece->apart);
-      records->packed = std::move(piece->apart_packed);
-      records->packed.resize(piece->apart_packed_size);
-      piece->apart = std::vector<Piece::Entry>();
-      piece->apart_packed = std::vector<char>();
-      if (!spare_records_.empty()) {
-        Records& spare = spare_records_.back();
-        piece->apart.swap(spare.entries);
-        piece->apart.clear();
-        // (Its size is the room Pack writes into.)
-        piece->apart_packed.swap(spare.packed);
-        spare_records_.pop_back();
-      }
-      q.records.push_back({std::move(records), 0});
+    if (!piece->apart.entries.empty()) {
+      items_held_ += piece->apart.entries.size();
+      buffered_ += piece->apart.entries.size() * sizeof(Piece::Entry) + piece->apart_packed_size;
+      piece->apart.packed.resize(piece->apart_packed_size);
+      q.records.push_back({TakeOver(&piece->apart, &spare_records_), 0});
     }
     if (piece->entries.empty()) {
       file.decoder->Recycle(std::move(piece));

@@ -209,11 +209,15 @@ class Piece final : public format::DecodedChunk {
   // (IntervalTracker::PiecePairing::frames_apart): not among the entries.
   using Frame = KeptFrame;
   std::vector<Frame> frames;  // PieceMerger takes it over
-  // The events kept apart (PieceSink::KeepsApart), their fields packed as
-  // `packed` holds the entries', or as plain varints where every field is
-  // a number (pieces.cc, ApartNumbers): PieceMerger takes them over.
-  std::vector<Entry> apart;
-  std::vector<char> apart_packed;
+  // The events kept apart (PieceSink::KeepsApart): kEvent entries, their
+  // fields packed as `packed` holds the entries', or as plain varints where
+  // every field is a number (pieces.cc, ApartNumbers), in
+  // [0, apart_packed_size) of apart.packed. PieceMerger takes them over.
+  struct Records {
+    std::vector<Entry> entries;
+    std::vector<char> packed;
+  };
+  Records apart;
   size_t apart_packed_size = 0;
   std::unique_ptr<PieceSink> sink;
   const char* outputs = nullptr;  // sink->output_records()'s
@@ -384,10 +388,7 @@ class PieceMerger {
     size_t next = 0;
     const std::vector<Piece::Frame>& items() const { return *frames; }
   };
-  struct Records {
-    std::vector<Piece::Entry> entries;  // kEvent ones
-    std::vector<char> packed;           // their fields (Piece::packed's way)
-  };
+  using Records = Piece::Records;
   struct RecordBlock {
     std::shared_ptr<const Records> records;
     size_t next = 0;
