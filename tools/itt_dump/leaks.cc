@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "tools/itt_dump/filter.h"
 #include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
@@ -161,10 +160,10 @@ class LeakFinder {
         {"task", "task", CellType::kText}};
     for (const Allocation* a : leaks) {
       const HeapFunctionDef* def = x_.heap_functions.Find(a->function);
-      s.AddRow({absl::StrFormat("0x%x", a->addr ^ ProcessTag(a->thread->process)),
-                absl::StrCat(a->size), def != nullptr ? def->name : "",
-                def != nullptr ? def->domain_name : "", absl::StrCat(a->thread->tid),
-                absl::StrCat(x_.clock.SinceStartNs(a->ticks)), TaskName(WhereOf(*a))});
+      s.AddRow({HexText(a->addr ^ ProcessTag(a->thread->process)), absl::StrCat(a->size),
+                def != nullptr ? def->name : "", def != nullptr ? def->domain_name : "",
+                absl::StrCat(a->thread->tid), absl::StrCat(x_.clock.SinceStartNs(a->ticks)),
+                TaskName(WhereOf(*a))});
     }
     return s;
   }

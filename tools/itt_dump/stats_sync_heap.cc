@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "tools/itt_dump/model/values.h"
 #include "tools/itt_dump/stats.h"
 #include "tools/itt_dump/stats_rows.h"
 
@@ -168,8 +168,8 @@ void StatsCollector::SyncHeapSections(std::vector<Section>* sections) const {
                  {"total_wait_ns", "total_wait(us)", CellType::kDuration},
                  {"max_wait_ns", "max_wait(us)", CellType::kDuration}};
     for (const SyncSummary& r : SyncObjects()) {
-      s.AddRow({absl::StrFormat("0x%x", r.addr), r.type, r.name, Num(r.acquisitions),
-                Num(r.cancels), Num(r.total_wait_ns), Num(r.max_wait_ns)});
+      s.AddRow({HexText(r.addr), r.type, r.name, Num(r.acquisitions), Num(r.cancels),
+                Num(r.total_wait_ns), Num(r.max_wait_ns)});
     }
     out.push_back(std::move(s));
   }

@@ -1,5 +1,8 @@
 #include "tools/itt_dump/model/sync.h"
 
+#include "tools/itt_dump/model/trace_set.h"
+#include "tools/itt_dump/model/values.h"
+
 namespace ittc {
 namespace itt_dump {
 
@@ -8,6 +11,12 @@ using F = format::Field;
 
 bool IsSyncKind(EventKind kind) {
   return kind >= EventKind::kSyncCreate && kind <= EventKind::kSyncReleasing;
+}
+
+std::string UnnamedSyncName(uint64_t addr, uint32_t process) {
+  std::string name = "sync ";
+  AppendHex(&name, addr ^ ProcessTag(process));
+  return name;
 }
 
 SyncObject* SyncTracker::Object(uint64_t addr) {

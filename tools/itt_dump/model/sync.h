@@ -9,6 +9,7 @@
 #define TOOLS_ITT_DUMP_MODEL_SYNC_H_
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct SyncChange {
 };
 
 bool IsSyncKind(format::EventKind kind);
+
+// What the exports call an object that has no name: "sync 0x" and its
+// address as the trace set has it in `process` (ProcessTag).
+std::string UnnamedSyncName(uint64_t addr, uint32_t process);
 
 // The waits of one stretch of the trace (PieceMerger's stretches), paired
 // among themselves as SyncTracker pairs them: by thread and address, a

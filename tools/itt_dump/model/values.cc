@@ -561,6 +561,12 @@ void AppendHex(Out* out, uint64_t v) {
   out->append(digits, static_cast<size_t>(2 + n));
 }
 
+std::string HexText(uint64_t v) {
+  std::string out;
+  AppendHex(&out, v);
+  return out;
+}
+
 std::string IdText(const format::Id& id) {
   std::string out;
   AppendHex(&out, id.d1);

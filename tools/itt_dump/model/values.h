@@ -71,6 +71,9 @@ void AppendDecimal(Out* out, int64_t v);
 template <typename Out>
 void AppendHex(Out* out, uint64_t v);
 
+// AppendHex's text, for a field of its own (the stats and leaks rows).
+std::string HexText(uint64_t v);
+
 // An __itt_id as the exports name it: "0x1", or "0x1:0x2:0x3" when d2 or
 // d3 is set (chrome's "id" and relation args, parquet's flow heads and
 // tails).

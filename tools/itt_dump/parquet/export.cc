@@ -705,7 +705,7 @@ void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
   }
   std::string unnamed;
   if (object.empty()) {
-    unnamed = absl::StrCat("sync 0x", absl::Hex(c.object->addr ^ ProcessTag(t.process)));
+    unnamed = UnnamedSyncName(c.object->addr, t.process);
   }
   const std::string_view type = x_.String(c.object->type_id);
   SliceRow row;

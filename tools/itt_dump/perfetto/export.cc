@@ -10,7 +10,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "tools/itt_dump/filter.h"
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/event_route.h"
@@ -527,7 +526,7 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
   open_waits_[key] = lane;
   std::string_view name = object;
   if (object.empty()) {
-    name_ = absl::StrCat("sync 0x", absl::Hex(c.object->addr ^ ProcessTag(t.process)));
+    name_ = UnnamedSyncName(c.object->addr, t.process);
     name = name_;
   }
   PerfettoEvent begin;
