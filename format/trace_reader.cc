@@ -147,7 +147,7 @@ class Window {
     MoveOn(keep);
     while (tail_ - head_ < n && !eof_) {
       const size_t want = read_size_ - (tail_ - head_);
-      absl::StatusOr<size_t> r = source_->Read(buf_.get() + tail_, want);
+      absl::StatusOr<size_t> r = source_->Read(block_.buf.get() + tail_, want);
       if (!r.ok()) {
         status_ = r.status();
         eof_ = true;
@@ -162,7 +162,7 @@ class Window {
   // Fill, dropping everything before the scan position.
   size_t Fill(size_t n) { return Fill(n, offset()); }
 
-  const char* data() const { return buf_.get() + head_; }
+  const char* data() const { return block_.buf.get() + head_; }
   size_t available() const { return tail_ - head_; }
   uint64_t offset() const { return base_ + head_; }
   uint64_t bytes_read() const { return base_ + tail_; }
@@ -175,106 +175,105 @@ class Window {
   // The first read error; it ends the data.
   const absl::Status& status() const { return status_; }
   // Keeps the bytes in the window now where they are while it is held.
-  std::shared_ptr<const void> Hold() const { return buf_; }
+  std::shared_ptr<const void> Hold() const { return block_.buf; }
 
  private:
-  using Buffer = std::shared_ptr<char>;
-  // Kept bytes [begin, end) of the file in an earlier buffer, whose first
+  // A buffer the window reads into, shared with the workers that hold it.
+  struct Block {
+    std::shared_ptr<char> buf;
+    size_t size = 0;  // the buffer's
+  };
+  // Kept bytes [begin, end) of the file in an earlier block, whose first
   // byte is at file offset `base`.
   struct Segment {
-    Buffer buf;
-    size_t size = 0;  // the buffer's
+    Block block;
     uint64_t base = 0;
     uint64_t begin = 0;
     uint64_t end = 0;
-  };
-  struct SpareBuffer {
-    Buffer buf;
-    size_t size = 0;
   };
   // Buffers left when they were held, to use again once let go: as many
   // as the buffers a reader's chunks in flight may hold (one held beyond
   // them is freed when let go).
   static constexpr size_t kMaxSpares = 64;
 
-  // Readies buf_ for a read of up to read_size_ bytes after the bytes not
+  // Readies block_ for a read of up to read_size_ bytes after the bytes not
   // scanned yet: they go to the start of a buffer nobody holds, and the
   // scanned bytes from `keep` on stay in the history.
   void MoveOn(uint64_t keep) {
     while (!history_.empty() && history_.front().end <= keep) {
-      Keep(std::move(history_.front().buf), history_.front().size);
+      Keep(std::move(history_.front().block));
       history_.pop_front();
     }
     const size_t unscanned = tail_ - head_;
     const bool kept_here = head_ > 0 && keep < offset();
-    if (!kept_here && buf_.use_count() <= 1 && read_size_ <= size_) {
+    char* const from = block_.buf.get();
+    if (!kept_here && block_.buf.use_count() <= 1 && read_size_ <= block_.size) {
       // Not zeroed: every byte used is read first.
-      if (head_ > 0) std::memmove(buf_.get(), buf_.get() + head_, unscanned);
+      if (head_ > 0) std::memmove(from, from + head_, unscanned);
     } else {
-      SpareBuffer next = TakeSpare(read_size_);
-      if (unscanned > 0) std::memcpy(next.buf.get(), buf_.get() + head_, unscanned);
+      Block next = TakeSpare(read_size_);
+      if (unscanned > 0) std::memcpy(next.buf.get(), from + head_, unscanned);
       if (kept_here) {
-        history_.push_back({std::move(buf_), size_, base_, std::max(keep, base_), offset()});
+        history_.push_back({std::move(block_), base_, std::max(keep, base_), offset()});
       } else {
-        Keep(std::move(buf_), size_);
+        Keep(std::move(block_));
       }
-      buf_ = std::move(next.buf);
-      size_ = next.size;
+      block_ = std::move(next);
     }
     base_ += head_;
     tail_ = unscanned;
     head_ = 0;
   }
 
-  // A buffer of at least `size` bytes nobody holds.
-  SpareBuffer TakeSpare(size_t size) {
+  // A block of at least `size` bytes nobody holds.
+  Block TakeSpare(size_t size) {
     for (size_t i = 0; i < spares_.size(); ++i) {
       if (spares_[i].buf.use_count() == 1 && spares_[i].size >= size) {
-        SpareBuffer b = std::move(spares_[i]);
+        Block b = std::move(spares_[i]);
         spares_.erase(spares_.begin() + static_cast<std::ptrdiff_t>(i));
         return b;
       }
     }
-    return {Buffer(new char[size], std::default_delete<char[]>()), size};
+    return NewBlock(size);
   }
-  // Keeps a buffer the window is done with for TakeSpare, if it may serve
+  static Block NewBlock(size_t size) {
+    return {std::shared_ptr<char>(new char[size], std::default_delete<char[]>()), size};
+  }
+  // Keeps a block the window is done with for TakeSpare, if it may serve
   // (a smaller one than a read needs never will: read_size_ only grows).
-  void Keep(Buffer buf, size_t size) {
-    if (buf == nullptr || size < read_size_) return;
+  void Keep(Block block) {
+    if (block.buf == nullptr || block.size < read_size_) return;
     if (spares_.size() == kMaxSpares) spares_.erase(spares_.begin());
-    spares_.push_back({std::move(buf), size});
+    spares_.push_back(std::move(block));
   }
 
-  // Makes buf_ start at file offset `from` (in the history) again: the
-  // kept bytes from there and the buffer's. Only a rescan gets here.
+  // Makes block_ start at file offset `from` (in the history) again: the
+  // kept bytes from there and the block's. Only a rescan gets here.
   void Gather(uint64_t from) {
     const size_t bytes = static_cast<size_t>(base_ + tail_ - from);
-    const size_t size = std::max(bytes, read_size_);
-    Buffer all(new char[size], std::default_delete<char[]>());
+    Block all = NewBlock(std::max(bytes, read_size_));
     size_t at = 0;
     for (const Segment& seg : history_) {
       if (seg.end <= from) continue;
       const uint64_t begin = std::max(seg.begin, from);
-      std::memcpy(all.get() + at, seg.buf.get() + (begin - seg.base),
+      std::memcpy(all.buf.get() + at, seg.block.buf.get() + (begin - seg.base),
                   static_cast<size_t>(seg.end - begin));
       at += static_cast<size_t>(seg.end - begin);
     }
-    std::memcpy(all.get() + at, buf_.get(), tail_);
+    std::memcpy(all.buf.get() + at, block_.buf.get(), tail_);
     history_.clear();
-    buf_ = std::move(all);
-    size_ = size;
+    block_ = std::move(all);
     base_ = from;
     tail_ = bytes;
   }
 
   std::unique_ptr<ByteSource> source_;
-  Buffer buf_;
-  size_t size_ = 0;
-  std::vector<SpareBuffer> spares_;
+  Block block_;
+  std::vector<Block> spares_;
   std::deque<Segment> history_;  // in file order, up to base_
   size_t head_ = 0;
   size_t tail_ = 0;
-  uint64_t base_ = 0;  // file offset of buf_[0]
+  uint64_t base_ = 0;  // file offset of block_'s first byte
   size_t read_size_ = 0;
   bool eof_ = false;
   absl::Status status_;
