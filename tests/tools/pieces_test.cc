@@ -451,6 +451,35 @@ TEST(Pieces, PairTasksOfSeveralFilesAsTheSerialPassDoes) {
   }
 }
 
+// A file whose names have the set's ids (ranks of one program, which
+// define them in the same order, as RunTraces' do) keeps its simple tasks
+// and frames as they are: its pieces read them without an Event (frames
+// too, where its thread is alone in its process), and pair them as the
+// serial pass does. One whose ids are not the set's (RandomTrace's are
+// not numbered from 1; shuffled, another file's text has them), or in a
+// set of several hosts (times on the wall clock), does not.
+TEST(Pieces, FilesWhoseNamesHaveTheSetsIdsKeepTheirSimpleEvents) {
+  std::vector<std::string> ranks;
+  for (const auto& [name, trace] : RunTraces(4, 300, 1)) ranks.push_back(trace);
+  {
+    TraceSet set = OpenSet(ranks);
+    for (size_t f = 0; f < ranks.size(); ++f) EXPECT_TRUE(SetRewriter(set, f).KeepsSimpleEvents());
+  }
+  ExpectSamePairing(ranks, "ranks");
+  ExpectSamePairing(ranks, "ranks file by file", /*file_by_file=*/true);
+
+  TraceOptions plain;
+  plain.threads = 1;
+  plain.pid = 101;
+  TraceOptions shuffled = plain;
+  shuffled.pid = 102;
+  shuffled.shuffle_ids = true;
+  TraceSet set = OpenSet({RandomTrace(1, plain), RandomTrace(2, shuffled)});
+  EXPECT_FALSE(SetRewriter(set, 1).KeepsSimpleEvents());
+  TraceSet hosts = OpenSet({ranks[0], RandomTrace(3, plain)});
+  EXPECT_FALSE(SetRewriter(hosts, 0).KeepsSimpleEvents());
+}
+
 // The processes of a set pair nothing with each other: the files one
 // after another give what the serial merge of all gives.
 TEST(Pieces, PairTasksOfSeveralFilesOneAfterAnotherAsTheSerialPassDoes) {

@@ -171,8 +171,9 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   // steps.
   std::vector<Piece::Entry>& entries = p.entries;
   // A file of a set has its events rewritten (trace_set.h): they need an
-  // Event. Alone, its simple tasks go to the tracker without one.
-  const bool simple_tasks = rewriter_ == nullptr;
+  // Event, unless the rewrite leaves its simple tasks and frames as they
+  // are. Else its simple tasks go to the tracker without one.
+  const bool simple_tasks = rewriter_ == nullptr || rewriter_->KeepsSimpleEvents();
   format::EventStreamDecoder::SimpleTask task;
   Event e;
   PieceSink& sink = *p.sink;
@@ -221,8 +222,14 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       continue;
     }
     if (!simple) {
-      if (!dec.Next(&e)) break;
-      if (rewriter_ != nullptr) rewriter_->Rewrite(&e, rewriter_->SetTicks(e.time));
+      if (simple_tasks && dec.NextSimpleFrame(&frame)) {
+        // The event Next would give, which a rewrite keeps (a frame the
+        // piece pairs: a thread alone in its process).
+        frame.ToEvent(&e);
+      } else {
+        if (!dec.Next(&e)) break;
+        if (rewriter_ != nullptr) rewriter_->Rewrite(&e, rewriter_->SetTicks(e.time));
+      }
     }
     const uint64_t time = simple ? task.time : e.time;
     const auto position = static_cast<uint32_t>(entries.size());

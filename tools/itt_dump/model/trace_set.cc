@@ -579,7 +579,9 @@ SetRewriter::SetRewriter(const TraceSet& set, size_t file)
     : set_(&set),
       file_(file),
       changes_(set.remaps_[file].changes),
-      table_(RewriteTableFor(changes_)) {}
+      table_(RewriteTableFor(changes_)),
+      keeps_simple_(
+          (changes_ & (Bit(Action::kString) | Bit(Action::kDomain) | Bit(Action::kTime))) == 0) {}
 
 const ThreadRec* SetRewriter::SetThread(uint32_t thread_index) const {
   const ThreadRec* const* t = set_->remaps_[file_].threads.Find(thread_index);

@@ -191,6 +191,13 @@ class SetRewriter {
   // The set's thread of the file's thread `thread_index`, or null when the
   // index pass did not see it.
   const ThreadRec* SetThread(uint32_t thread_index) const;
+  // Whether Rewrite leaves this file's tasks and frames with null ids as
+  // they are (EventStreamDecoder's SimpleTask and SimpleFrame: a domain, a
+  // name, a time): its string and domain ids are the set's and its times
+  // on the set's axis, as when the ranks of one program define their
+  // names in the same order on one host. Null ids stay null whatever the
+  // tags.
+  bool KeepsSimpleEvents() const { return keeps_simple_; }
 
  private:
   // The fields of `e` this file's changes touch.
@@ -202,6 +209,7 @@ class SetRewriter {
   size_t file_;
   uint32_t changes_;           // the file's Remap::changes
   const RewriteTable* table_;  // for those changes
+  bool keeps_simple_;
 };
 
 // The events of every file of a set in time order (ties: the file listed
