@@ -1,7 +1,8 @@
 // itt-dump's defaults stated in prose match the code's: the merge lookahead
 // (MergeOptions) and its share per file of a set (TraceSet), in
 // docs/ITT_DUMP.md and in the command line's help; parquet's rows per row
-// group (ParquetOptions) in docs/ITT_DUMP.md.
+// group (ParquetOptions) and the buffers of text's and chrome's output
+// thread (ThreadedOutput) in docs/ITT_DUMP.md.
 
 #include <fstream>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "tests/tools/dump_runner.h"
 #include "tools/itt_dump/model/merge.h"
 #include "tools/itt_dump/model/trace_set.h"
+#include "tools/itt_dump/output.h"
 #include "tools/itt_dump/parquet/export.h"
 
 namespace ittc::itt_dump {
@@ -43,6 +45,15 @@ TEST(DocumentedLimits, ParquetRowGroupRowsAreTheCodes) {
   const std::string doc = ReadRunfile("docs/ITT_DUMP.md");
   EXPECT_NE(doc.find("the row group it is filling (" + std::to_string(rows / 1024) + " Ki rows)"),
             std::string::npos);
+}
+
+TEST(DocumentedLimits, OutputThreadBuffersAreTheCodes) {
+  ASSERT_EQ(ThreadedOutput::kBufferBytes % (1 << 20), 0u);
+  const std::string doc = ReadRunfile("docs/ITT_DUMP.md");
+  EXPECT_NE(
+      doc.find("in buffers of " + std::to_string(ThreadedOutput::kBufferBytes >> 20) + " MiB (" +
+               std::to_string(ThreadedOutput::kBuffers) + " at most, held at once"),
+      std::string::npos);
 }
 
 }  // namespace
