@@ -26,11 +26,14 @@ int main(int argc, char** argv) {
     return 64;
   }
   std::string bytes;
-  if (std::strcmp(argv[1], "run") == 0 && (argc == 5 || argc == 6)) {
+  if (std::strcmp(argv[1], "run") == 0 && argc >= 5 && argc <= 7) {
     const int files = std::atoi(argv[3]);
     const unsigned long long frames = std::strtoull(argv[4], nullptr, 10);
-    const int threads = argc == 6 ? std::atoi(argv[5]) : 1;
-    for (const auto& [name, trace] : ittc::itt_dump::testing::RunTraces(files, frames, threads)) {
+    const int threads = argc >= 6 ? std::atoi(argv[5]) : 1;
+    // "other-ids": the odd ranks number their names from 2.
+    const bool other_ids = argc == 7 && std::strcmp(argv[6], "other-ids") == 0;
+    for (const auto& [name, trace] :
+         ittc::itt_dump::testing::RunTraces(files, frames, threads, other_ids)) {
       const std::string path = std::string(argv[2]) + "/" + name;
       FILE* f = std::fopen(path.c_str(), "wb");
       if (f == nullptr || std::fwrite(trace.data(), 1, trace.size(), f) != trace.size() ||

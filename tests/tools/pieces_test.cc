@@ -46,7 +46,8 @@ struct TraceOptions {
   // The header's pid and host (one boot id for all).
   uint32_t pid = 4242;
   std::string host = "testhost";
-  // Names the file's strings in another order: a set must map its ids.
+  // Names the file's strings and domains in another order: a set must map
+  // their ids.
   bool shuffle_ids = false;
   // Heap calls (a heap function defined): a set whose files have them
   // merges every file at once.
@@ -224,7 +225,11 @@ std::string RandomTrace(uint64_t seed, const TraceOptions& options) {
   format::FileHeader header = ProcessHeader(options.pid);
   header.host_name = options.host;
   TraceBuilder b(header);
-  b.Domain(1, "d1").Domain(2, "d2").Domain(3, "frames");
+  if (options.shuffle_ids) {
+    b.Domain(1, "frames").Domain(2, "d2").Domain(3, "d1");
+  } else {
+    b.Domain(1, "d1").Domain(2, "d2").Domain(3, "frames");
+  }
   for (uint64_t s = 10; s < 14; ++s) {
     b.String(s, "t" + std::to_string(options.shuffle_ids ? 23 - s : s));
   }
@@ -451,22 +456,41 @@ TEST(Pieces, PairTasksOfSeveralFilesAsTheSerialPassDoes) {
   }
 }
 
-// A file whose names have the set's ids (ranks of one program, which
-// define them in the same order, as RunTraces' do) keeps its simple tasks
-// and frames as they are: its pieces read them without an Event (frames
-// too, where its thread is alone in its process), and pair them as the
-// serial pass does. One whose ids are not the set's (RandomTrace's are
-// not numbered from 1; shuffled, another file's text has them), or in a
-// set of several hosts (times on the wall clock), does not.
-TEST(Pieces, FilesWhoseNamesHaveTheSetsIdsKeepTheirSimpleEvents) {
+// The files of one host read their simple tasks and frames without an
+// Event (frames too, where a thread is alone in its process), and pair
+// them as the serial pass does: ranks of one program, which define their
+// names in the same order (RunTraces'), with their own ids; a file whose
+// ids are not the set's (a rank that numbers them from 2; RandomTrace's
+// are not numbered from 1; shuffled, the text of an id is another) with
+// its ids mapped. Files of several
+// hosts (times on the wall clock) read them as Events.
+TEST(Pieces, FilesOfOneHostReadTheirSimpleEventsWithoutAnEvent) {
   std::vector<std::string> ranks;
   for (const auto& [name, trace] : RunTraces(4, 300, 1)) ranks.push_back(trace);
   {
     TraceSet set = OpenSet(ranks);
-    for (size_t f = 0; f < ranks.size(); ++f) EXPECT_TRUE(SetRewriter(set, f).KeepsSimpleEvents());
+    for (size_t f = 0; f < ranks.size(); ++f) {
+      const SetRewriter rewriter(set, f);
+      EXPECT_TRUE(rewriter.ReadsSimpleEvents());
+      EXPECT_EQ(rewriter.SimpleStrings(), nullptr);
+      EXPECT_EQ(rewriter.SimpleDomains(), nullptr);
+    }
   }
   ExpectSamePairing(ranks, "ranks");
   ExpectSamePairing(ranks, "ranks file by file", /*file_by_file=*/true);
+  std::vector<std::string> other_ids;  // odd ranks' ids from 2
+  for (const auto& [name, trace] : RunTraces(4, 300, 1, /*other_ids=*/true)) {
+    other_ids.push_back(trace);
+  }
+  {
+    TraceSet set = OpenSet(other_ids);
+    EXPECT_EQ(SetRewriter(set, 0).SimpleStrings(), nullptr);
+    EXPECT_TRUE(SetRewriter(set, 1).ReadsSimpleEvents());
+    EXPECT_NE(SetRewriter(set, 1).SimpleStrings(), nullptr);
+    EXPECT_NE(SetRewriter(set, 1).SimpleDomains(), nullptr);
+  }
+  ExpectSamePairing(other_ids, "ranks of other ids");
+  ExpectSamePairing(other_ids, "ranks of other ids file by file", /*file_by_file=*/true);
 
   TraceOptions plain;
   plain.threads = 1;
@@ -474,10 +498,18 @@ TEST(Pieces, FilesWhoseNamesHaveTheSetsIdsKeepTheirSimpleEvents) {
   TraceOptions shuffled = plain;
   shuffled.pid = 102;
   shuffled.shuffle_ids = true;
-  TraceSet set = OpenSet({RandomTrace(1, plain), RandomTrace(2, shuffled)});
-  EXPECT_FALSE(SetRewriter(set, 1).KeepsSimpleEvents());
+  const std::vector<std::string> files = {RandomTrace(1, plain), RandomTrace(2, shuffled)};
+  {
+    TraceSet set = OpenSet(files);
+    const SetRewriter rewriter(set, 1);
+    EXPECT_TRUE(rewriter.ReadsSimpleEvents());
+    ASSERT_NE(rewriter.SimpleStrings(), nullptr);
+    EXPECT_NE(SetRewriter(set, 0).SimpleStrings(), nullptr);  // ids from 10
+  }
+  ExpectSamePairing(files, "mapped ids");
+  ExpectSamePairing(files, "mapped ids file by file", /*file_by_file=*/true);
   TraceSet hosts = OpenSet({ranks[0], RandomTrace(3, plain)});
-  EXPECT_FALSE(SetRewriter(hosts, 0).KeepsSimpleEvents());
+  EXPECT_FALSE(SetRewriter(hosts, 0).ReadsSimpleEvents());
 }
 
 // The processes of a set pair nothing with each other: the files one

@@ -154,10 +154,14 @@ std::string SyntheticTrace(int threads, uint64_t events_per_thread, uint64_t eve
 }
 
 std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_per_chunk,
-                       bool compress, const format::FileHeader* header) {
+                       bool compress, const format::FileHeader* header, uint64_t id_offset) {
   TraceBuilder b(header != nullptr ? *header : TestHeader(), compress);
-  b.String(1, "frame_work").String(2, "update").String(3, "render").String(4, "checkpoint");
-  b.Domain(1, "app").Domain(2, "frames");
+  const uint64_t o = id_offset;
+  b.String(1 + o, "frame_work")
+      .String(2 + o, "update")
+      .String(3 + o, "render")
+      .String(4 + o, "checkpoint");
+  b.Domain(1 + o, "app").Domain(2 + o, "frames");
   b.Counter(1, "queue_depth", "app", 1, format::MetadataType::kU64);
   for (int t = 0; t < threads; ++t) {
     b.Thread(static_cast<uint32_t>(t), 2000 + static_cast<uint64_t>(t), "worker");
@@ -185,24 +189,27 @@ std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_
           z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
           return now += step + ((z ^ (z >> 31)) % (step / 16 + 1));
         };
-        chunk.push_back(Ev(EventKind::kFrameBegin, at(50), {{F::kDomain, U(2)}}));
-        chunk.push_back(Ev(EventKind::kTaskBegin, at(20), {{F::kDomain, U(1)}, {F::kName, U(1)}}));
-        chunk.push_back(Ev(EventKind::kTaskBegin, at(30), {{F::kDomain, U(1)}, {F::kName, U(2)}}));
-        chunk.push_back(Ev(EventKind::kTaskEnd, at(400), {{F::kDomain, U(1)}}));
-        chunk.push_back(Ev(EventKind::kTaskBegin, at(30), {{F::kDomain, U(1)}, {F::kName, U(3)}}));
-        chunk.push_back(Ev(EventKind::kTaskEnd, at(900), {{F::kDomain, U(1)}}));
-        chunk.push_back(Ev(EventKind::kTaskEnd, at(20), {{F::kDomain, U(1)}}));
+        chunk.push_back(Ev(EventKind::kFrameBegin, at(50), {{F::kDomain, U(2 + o)}}));
+        chunk.push_back(
+            Ev(EventKind::kTaskBegin, at(20), {{F::kDomain, U(1 + o)}, {F::kName, U(1 + o)}}));
+        chunk.push_back(
+            Ev(EventKind::kTaskBegin, at(30), {{F::kDomain, U(1 + o)}, {F::kName, U(2 + o)}}));
+        chunk.push_back(Ev(EventKind::kTaskEnd, at(400), {{F::kDomain, U(1 + o)}}));
+        chunk.push_back(
+            Ev(EventKind::kTaskBegin, at(30), {{F::kDomain, U(1 + o)}, {F::kName, U(3 + o)}}));
+        chunk.push_back(Ev(EventKind::kTaskEnd, at(900), {{F::kDomain, U(1 + o)}}));
+        chunk.push_back(Ev(EventKind::kTaskEnd, at(20), {{F::kDomain, U(1 + o)}}));
         if (f % 64 == 0) {
           chunk.push_back(Ev(EventKind::kCounterSetValue, at(10),
                              {{F::kCounter, U(1)},
                               {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
                               {F::kValue, U(f % 1000)}}));
           chunk.push_back(Ev(EventKind::kMarker, at(10),
-                             {{F::kDomain, U(1)},
-                              {F::kName, U(4)},
+                             {{F::kDomain, U(1 + o)},
+                              {F::kName, U(4 + o)},
                               {F::kScope, U(static_cast<uint64_t>(format::Scope::kTrack))}}));
         }
-        chunk.push_back(Ev(EventKind::kFrameEnd, at(10), {{F::kDomain, U(2)}}));
+        chunk.push_back(Ev(EventKind::kFrameEnd, at(10), {{F::kDomain, U(2 + o)}}));
       }
       if (!chunk.empty()) b.Events(static_cast<uint32_t>(ti), chunk);
       if (frame[ti] < frames_per_thread) more = true;
@@ -333,7 +340,7 @@ std::string MixedTrace(int threads, uint64_t frames_per_thread, uint64_t events_
 }
 
 std::vector<std::pair<std::string, std::string>> RunTraces(int files, uint64_t frames_per_thread,
-                                                           int threads) {
+                                                           int threads, bool other_ids) {
   std::vector<std::pair<std::string, std::string>> out;
   for (int i = 0; i < files; ++i) {
     format::FileHeader h = TestHeader();
@@ -342,7 +349,8 @@ std::vector<std::pair<std::string, std::string>> RunTraces(int files, uint64_t f
     h.boot_id[0] = 0x42;
     char name[64];
     std::snprintf(name, sizeof name, "r%06d-p%07u-frames.itt", i, h.pid);
-    out.emplace_back(name, FrameTrace(threads, frames_per_thread, 65536, true, &h));
+    out.emplace_back(name, FrameTrace(threads, frames_per_thread, 65536, true, &h,
+                                      other_ids ? static_cast<uint64_t>(i % 2) : 0));
   }
   return out;
 }

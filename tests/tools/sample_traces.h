@@ -38,9 +38,12 @@ std::string SyntheticTrace(int threads, uint64_t events_per_thread, uint64_t eve
 // counter sample and a marker. Threads' chunks of `events_per_chunk`
 // events interleave in time like the collector's flush rounds. About
 // 8.03 events per frame: 4 threads x 2 M frames is 64 M events.
-// `header` defaults to TestHeader().
+// `header` defaults to TestHeader(). `id_offset` numbers the names and
+// domains from 1 + id_offset instead of 1 (a rank that defined another
+// first).
 std::string FrameTrace(int threads, uint64_t frames_per_thread, uint64_t events_per_chunk = 65536,
-                       bool compress = true, const format::FileHeader* header = nullptr);
+                       bool compress = true, const format::FileHeader* header = nullptr,
+                       uint64_t id_offset = 0);
 
 // The benchmark's second trace (issue 47): what a real program records,
 // mixed. `threads` threads ("main", then "worker"s) each running
@@ -61,9 +64,10 @@ std::string MixedTrace(int threads, uint64_t frames_per_thread, uint64_t events_
 // of `threads` threads each (ranks 0.., pids 10000.., one boot of one
 // host), by file name ("r000003-p0010003-frames.itt"). 64 files of 125000
 // frames (one thread) are 64 M events, the same as the big FrameTrace in
-// one file.
+// one file. With `other_ids` the odd ranks number their names and domains
+// from 2 (a set maps their ids).
 std::vector<std::pair<std::string, std::string>> RunTraces(int files, uint64_t frames_per_thread,
-                                                           int threads = 1);
+                                                           int threads = 1, bool other_ids = false);
 
 }  // namespace testing
 }  // namespace itt_dump

@@ -580,8 +580,15 @@ SetRewriter::SetRewriter(const TraceSet& set, size_t file)
       file_(file),
       changes_(set.remaps_[file].changes),
       table_(RewriteTableFor(changes_)),
-      keeps_simple_(
-          (changes_ & (Bit(Action::kString) | Bit(Action::kDomain) | Bit(Action::kTime))) == 0) {}
+      reads_simple_((changes_ & Bit(Action::kTime)) == 0) {}
+
+const std::vector<uint64_t>* SetRewriter::SimpleStrings() const {
+  return (changes_ & Bit(Action::kString)) != 0 ? &set_->remaps_[file_].strings : nullptr;
+}
+
+const std::vector<uint64_t>* SetRewriter::SimpleDomains() const {
+  return (changes_ & Bit(Action::kDomain)) != 0 ? &set_->remaps_[file_].domains : nullptr;
+}
 
 const ThreadRec* SetRewriter::SetThread(uint32_t thread_index) const {
   const ThreadRec* const* t = set_->remaps_[file_].threads.Find(thread_index);

@@ -191,13 +191,19 @@ class SetRewriter {
   // The set's thread of the file's thread `thread_index`, or null when the
   // index pass did not see it.
   const ThreadRec* SetThread(uint32_t thread_index) const;
-  // Whether Rewrite leaves this file's tasks and frames with null ids as
-  // they are (EventStreamDecoder's SimpleTask and SimpleFrame: a domain, a
-  // name, a time): its string and domain ids are the set's and its times
-  // on the set's axis, as when the ranks of one program define their
-  // names in the same order on one host. Null ids stay null whatever the
-  // tags.
-  bool KeepsSimpleEvents() const { return keeps_simple_; }
+  // Whether Rewrite changes nothing of this file's tasks and frames with
+  // null ids (EventStreamDecoder's SimpleTask and SimpleFrame: a domain, a
+  // name, a time) but their string and domain ids: their times are on the
+  // set's axis (the files of one host), and null ids stay null whatever
+  // the tags. Then a pass may read them without an Event and map the two
+  // ids itself (SimpleStrings, SimpleDomains).
+  bool ReadsSimpleEvents() const { return reads_simple_; }
+  // This file's string and domain ids as the set has them, by local id
+  // (ids past the table: 0, as Rewrite gives them); null where the file's
+  // ids are the set's (the ranks of one program define their names in the
+  // same order).
+  const std::vector<uint64_t>* SimpleStrings() const;
+  const std::vector<uint64_t>* SimpleDomains() const;
 
  private:
   // The fields of `e` this file's changes touch.
@@ -209,7 +215,7 @@ class SetRewriter {
   size_t file_;
   uint32_t changes_;           // the file's Remap::changes
   const RewriteTable* table_;  // for those changes
-  bool keeps_simple_;
+  bool reads_simple_;
 };
 
 // The events of every file of a set in time order (ties: the file listed
