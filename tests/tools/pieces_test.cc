@@ -456,14 +456,41 @@ TEST(Pieces, PairTasksOfSeveralFilesAsTheSerialPassDoes) {
   }
 }
 
+// What SetRewriter::MapSimpleIds makes of a task_begin and a frame of
+// `domain` (the task named `name`): what Rewrite makes of their Events.
+// Returns the mapped task.
+format::EventStreamDecoder::SimpleTask ExpectMapsAsRewrite(const SetRewriter& rewriter,
+                                                           uint64_t domain, uint64_t name) {
+  format::EventStreamDecoder::SimpleTask task;
+  task.begin = true;
+  task.time = 5000;
+  task.domain = domain;
+  task.name = name;
+  Event e;
+  task.ToEvent(&e);
+  rewriter.Rewrite(&e, e.time);
+  rewriter.MapSimpleIds(&task);
+  EXPECT_EQ(task.domain, e.Get(F::kDomain));
+  EXPECT_EQ(task.name, e.Get(F::kName));
+  format::EventStreamDecoder::SimpleFrame frame;
+  frame.begin = true;
+  frame.time = 5000;
+  frame.domain = domain;
+  frame.ToEvent(&e);
+  rewriter.Rewrite(&e, e.time);
+  rewriter.MapSimpleIds(&frame);
+  EXPECT_EQ(frame.domain, e.Get(F::kDomain));
+  return task;
+}
+
 // The files of one host read their simple tasks and frames without an
 // Event (frames too, where a thread is alone in its process), and pair
 // them as the serial pass does: ranks of one program, which define their
 // names in the same order (RunTraces'), with their own ids; a file whose
 // ids are not the set's (a rank that numbers them from 2; RandomTrace's
 // are not numbered from 1; shuffled, the text of an id is another) with
-// its ids mapped. Files of several
-// hosts (times on the wall clock) read them as Events.
+// its ids mapped, as Rewrite maps them. Files of several hosts (times on
+// the wall clock) read them as Events.
 TEST(Pieces, FilesOfOneHostReadTheirSimpleEventsWithoutAnEvent) {
   std::vector<std::string> ranks;
   for (const auto& [name, trace] : RunTraces(4, 300, 1)) ranks.push_back(trace);
@@ -472,8 +499,10 @@ TEST(Pieces, FilesOfOneHostReadTheirSimpleEventsWithoutAnEvent) {
     for (size_t f = 0; f < ranks.size(); ++f) {
       const SetRewriter rewriter(set, f);
       EXPECT_TRUE(rewriter.ReadsSimpleEvents());
-      EXPECT_EQ(rewriter.SimpleStrings(), nullptr);
-      EXPECT_EQ(rewriter.SimpleDomains(), nullptr);
+      EXPECT_FALSE(rewriter.MapsSimpleIds());
+      const format::EventStreamDecoder::SimpleTask task = ExpectMapsAsRewrite(rewriter, 1, 2);
+      EXPECT_EQ(task.domain, 1u);
+      EXPECT_EQ(task.name, 2u);
     }
   }
   ExpectSamePairing(ranks, "ranks");
@@ -484,10 +513,14 @@ TEST(Pieces, FilesOfOneHostReadTheirSimpleEventsWithoutAnEvent) {
   }
   {
     TraceSet set = OpenSet(other_ids);
-    EXPECT_EQ(SetRewriter(set, 0).SimpleStrings(), nullptr);
-    EXPECT_TRUE(SetRewriter(set, 1).ReadsSimpleEvents());
-    EXPECT_NE(SetRewriter(set, 1).SimpleStrings(), nullptr);
-    EXPECT_NE(SetRewriter(set, 1).SimpleDomains(), nullptr);
+    EXPECT_FALSE(SetRewriter(set, 0).MapsSimpleIds());
+    const SetRewriter odd(set, 1);
+    EXPECT_TRUE(odd.ReadsSimpleEvents());
+    EXPECT_TRUE(odd.MapsSimpleIds());
+    // Its "app" and "frame_work" are 2 where the set's are 1: both mapped.
+    const format::EventStreamDecoder::SimpleTask task = ExpectMapsAsRewrite(odd, 2, 2);
+    EXPECT_EQ(task.domain, 1u);
+    EXPECT_EQ(task.name, 1u);
   }
   ExpectSamePairing(other_ids, "ranks of other ids");
   ExpectSamePairing(other_ids, "ranks of other ids file by file", /*file_by_file=*/true);
@@ -503,8 +536,14 @@ TEST(Pieces, FilesOfOneHostReadTheirSimpleEventsWithoutAnEvent) {
     TraceSet set = OpenSet(files);
     const SetRewriter rewriter(set, 1);
     EXPECT_TRUE(rewriter.ReadsSimpleEvents());
-    ASSERT_NE(rewriter.SimpleStrings(), nullptr);
-    EXPECT_NE(SetRewriter(set, 0).SimpleStrings(), nullptr);  // ids from 10
+    EXPECT_TRUE(rewriter.MapsSimpleIds());
+    EXPECT_TRUE(SetRewriter(set, 0).MapsSimpleIds());  // ids from 10
+    for (uint64_t domain = 1; domain <= 3; ++domain) {
+      for (uint64_t name = 10; name < 14; ++name) {
+        ExpectMapsAsRewrite(rewriter, domain, name);
+        ExpectMapsAsRewrite(SetRewriter(set, 0), domain, name);
+      }
+    }
   }
   ExpectSamePairing(files, "mapped ids");
   ExpectSamePairing(files, "mapped ids file by file", /*file_by_file=*/true);

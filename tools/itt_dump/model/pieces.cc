@@ -150,29 +150,6 @@ void UnpackApart(const uint8_t* apart_numbers, const char* p, const char* limit,
 
 }  // namespace
 
-namespace {
-
-// The ids a file of a set gives its simple tasks and frames as the set has
-// them (SetRewriter::SimpleStrings, SimpleDomains): each table by local id
-// (ids past it: 0); null where they stay.
-struct SimpleIds {
-  const std::vector<uint64_t>* strings = nullptr;
-  const std::vector<uint64_t>* domains = nullptr;
-  static uint64_t Map(const std::vector<uint64_t>* table, uint64_t id) {
-    if (table == nullptr) return id;
-    return id < table->size() ? (*table)[id] : 0;
-  }
-  void Apply(format::EventStreamDecoder::SimpleTask* t) const {
-    t->domain = Map(domains, t->domain);
-    if (t->begin) t->name = Map(strings, t->name);
-  }
-  void Apply(format::EventStreamDecoder::SimpleFrame* f) const {
-    f->domain = Map(domains, f->domain);
-  }
-};
-
-}  // namespace
-
 void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out) const {
   Piece& p = *static_cast<Piece*>(out);
   p.Clear();
@@ -196,15 +173,9 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   // A file of a set has its events rewritten (trace_set.h): they need an
   // Event, but where the rewrite changes no more of its simple tasks and
   // frames than their ids. Else its simple tasks go to the tracker without
-  // one, their ids made the set's here (`ids`, null where they are).
+  // one, their ids made the set's here where they are not (`map_ids`).
   const bool simple_tasks = rewriter_ == nullptr || rewriter_->ReadsSimpleEvents();
-  SimpleIds set_ids;
-  if (rewriter_ != nullptr) {
-    set_ids.strings = rewriter_->SimpleStrings();
-    set_ids.domains = rewriter_->SimpleDomains();
-  }
-  const SimpleIds* const ids =
-      set_ids.strings != nullptr || set_ids.domains != nullptr ? &set_ids : nullptr;
+  const bool map_ids = rewriter_ != nullptr && rewriter_->MapsSimpleIds();
   format::EventStreamDecoder::SimpleTask task;
   Event e;
   PieceSink& sink = *p.sink;
@@ -212,7 +183,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   size_t outputs = 0;  // the sink's, with entries
   // Simple tasks that only the tracker sees go through its loop for them
   // (whose ids stay: mapped ones go one at a time).
-  const bool simple_runs = simple_tasks && !events_to_sink && ids == nullptr;
+  const bool simple_runs = simple_tasks && !events_to_sink && !map_ids;
   const bool stop_at_interval = sink.outputs_intervals();
   IntervalTracker::SimpleRun run;
   // Frames the piece keeps apart, read without an Event when alone.
@@ -244,11 +215,11 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       action = run.action;
     } else {
       simple = simple_tasks && dec.NextSimpleTask(&task);
-      if (simple && ids != nullptr) ids->Apply(&task);
+      if (simple && map_ids) rewriter_->MapSimpleIds(&task);
     }
     if (!simple && simple_frames && dec.NextSimpleFrame(&frame)) {
       // Kept apart as OnPieceEvent would keep it, without an Event.
-      if (ids != nullptr) ids->Apply(&frame);
+      if (map_ids) rewriter_->MapSimpleIds(&frame);
       note_time(frame.time);
       p.frames.push_back({frame.time, frame.domain, frame.begin});
       ++p.paired_events;
@@ -259,7 +230,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       if (simple_tasks && dec.NextSimpleFrame(&frame)) {
         // The event Next and the rewrite would give (a frame the piece
         // pairs: a thread alone in its process).
-        if (ids != nullptr) ids->Apply(&frame);
+        if (map_ids) rewriter_->MapSimpleIds(&frame);
         frame.ToEvent(&e);
       } else {
         if (!dec.Next(&e)) break;

@@ -579,15 +579,26 @@ SetRewriter::SetRewriter(const TraceSet& set, size_t file)
     : set_(&set),
       file_(file),
       changes_(set.remaps_[file].changes),
-      table_(RewriteTableFor(changes_)),
-      reads_simple_((changes_ & Bit(Action::kTime)) == 0) {}
+      table_(RewriteTableFor(changes_)) {}
 
-const std::vector<uint64_t>* SetRewriter::SimpleStrings() const {
-  return (changes_ & Bit(Action::kString)) != 0 ? &set_->remaps_[file_].strings : nullptr;
+bool SetRewriter::ReadsSimpleEvents() const { return (changes_ & Bit(Action::kTime)) == 0; }
+
+bool SetRewriter::MapsSimpleIds() const {
+  return (changes_ & (Bit(Action::kString) | Bit(Action::kDomain))) != 0;
 }
 
-const std::vector<uint64_t>* SetRewriter::SimpleDomains() const {
-  return (changes_ & Bit(Action::kDomain)) != 0 ? &set_->remaps_[file_].domains : nullptr;
+void SetRewriter::MapSimpleIds(format::EventStreamDecoder::SimpleTask* task) const {
+  const TraceSet::Remap& r = set_->remaps_[file_];
+  if ((changes_ & Bit(Action::kDomain)) != 0) task->domain = Lookup(r.domains, task->domain);
+  if (task->begin && (changes_ & Bit(Action::kString)) != 0) {
+    task->name = Lookup(r.strings, task->name);
+  }
+}
+
+void SetRewriter::MapSimpleIds(format::EventStreamDecoder::SimpleFrame* frame) const {
+  if ((changes_ & Bit(Action::kDomain)) != 0) {
+    frame->domain = Lookup(set_->remaps_[file_].domains, frame->domain);
+  }
 }
 
 const ThreadRec* SetRewriter::SetThread(uint32_t thread_index) const {

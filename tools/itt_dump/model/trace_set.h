@@ -195,15 +195,16 @@ class SetRewriter {
   // null ids (EventStreamDecoder's SimpleTask and SimpleFrame: a domain, a
   // name, a time) but their string and domain ids: their times are on the
   // set's axis (the files of one host), and null ids stay null whatever
-  // the tags. Then a pass may read them without an Event and map the two
-  // ids itself (SimpleStrings, SimpleDomains).
-  bool ReadsSimpleEvents() const { return reads_simple_; }
-  // This file's string and domain ids as the set has them, by local id
-  // (ids past the table: 0, as Rewrite gives them); null where the file's
-  // ids are the set's (the ranks of one program define their names in the
-  // same order).
-  const std::vector<uint64_t>* SimpleStrings() const;
-  const std::vector<uint64_t>* SimpleDomains() const;
+  // the tags. Then a pass may read them without an Event, their ids made
+  // the set's by MapSimpleIds.
+  bool ReadsSimpleEvents() const;
+  // Whether MapSimpleIds changes anything: the file's string or domain ids
+  // are not the set's (the ranks of one program, which define their names
+  // in the same order, have the set's).
+  bool MapsSimpleIds() const;
+  // A simple task's or frame's ids made the set's, as Rewrite makes them.
+  void MapSimpleIds(format::EventStreamDecoder::SimpleTask* task) const;
+  void MapSimpleIds(format::EventStreamDecoder::SimpleFrame* frame) const;
 
  private:
   // The fields of `e` this file's changes touch.
@@ -215,7 +216,6 @@ class SetRewriter {
   size_t file_;
   uint32_t changes_;           // the file's Remap::changes
   const RewriteTable* table_;  // for those changes
-  bool reads_simple_;
 };
 
 // The events of every file of a set in time order (ties: the file listed
