@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -262,6 +263,46 @@ int64_t Le64At(const std::string& s) {
   uint64_t v = 0;
   for (size_t i = 0; i < 8; ++i) v |= uint64_t{static_cast<uint8_t>(s.at(i))} << (8 * i);
   return static_cast<int64_t>(v);
+}
+
+// The rows of the test table as columns alone.
+struct Columns {
+  std::vector<Column> columns;
+  Columns() {
+    for (const ColumnSpec& c : TestSchema()) columns.emplace_back(c);
+  }
+  Column& column(size_t i) { return columns[i]; }
+  void EndRow() {}
+};
+
+TEST(ColumnChunk, ChunkInAnOrderIsTheChunkOfItsRowsWrittenInThatOrder) {
+  constexpr int kRows = 1000;
+  // The first three rows stay first (each name's first row, so that both
+  // dictionaries are in the same order); the others go by i % 4, then
+  // backwards.
+  std::vector<uint32_t> order;
+  for (uint32_t i = 0; i < kRows; ++i) order.push_back(i);
+  std::sort(order.begin() + 3, order.end(),
+            [](uint32_t a, uint32_t b) { return a % 4 != b % 4 ? a % 4 < b % 4 : a > b; });
+  Columns as_filled;
+  Columns in_order;
+  Fill(&as_filled, kRows);
+  for (const uint32_t i : order) Fill(&in_order, 1, static_cast<int>(i));
+  ChunkOptions options;
+  options.page_rows = 64;  // pages that start inside a run of one i % 4
+  for (size_t c = 0; c < TestSchema().size(); ++c) {
+    const absl::StatusOr<EncodedChunk> got =
+        EncodeColumnChunk(as_filled.columns[c], order, options);
+    const absl::StatusOr<EncodedChunk> want = EncodeColumnChunk(in_order.columns[c], {}, options);
+    ASSERT_TRUE(got.ok() && want.ok()) << c;
+    EXPECT_EQ(got->bytes, want->bytes) << TestSchema()[c].name;
+    EXPECT_EQ(got->null_count, want->null_count) << c;
+    EXPECT_EQ(got->min, want->min) << c;
+    EXPECT_EQ(got->max, want->max) << c;
+  }
+  // Not the chunk of the rows as they came.
+  EXPECT_NE(EncodeColumnChunk(as_filled.columns[0], order, options)->bytes,
+            EncodeColumnChunk(as_filled.columns[0], {}, options)->bytes);
 }
 
 class WriterTest : public ::testing::TestWithParam<int> {};

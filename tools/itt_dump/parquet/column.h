@@ -101,7 +101,6 @@ class Column {
   const std::vector<uint8_t>& levels() const { return levels_; }
 
  private:
-  friend Column Reordered(const Column& column, const std::vector<uint32_t>& rows);
   void Present() {
     if (optional_) levels_.push_back(1);
     ++rows_;
@@ -134,10 +133,6 @@ class Column {
   std::vector<KeyedSlot> keyed_ = std::vector<KeyedSlot>(kKeyedSlots);
   std::vector<uint8_t> levels_;
 };
-
-// The rows of `column` in the order `rows` gives (a permutation of its
-// row numbers).
-Column Reordered(const Column& column, const std::vector<uint32_t>& rows);
 
 }  // namespace ittc::parquet
 

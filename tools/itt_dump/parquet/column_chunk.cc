@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/parquet/encodings.h"
@@ -111,9 +112,116 @@ void StringStats(const std::deque<std::string>& dictionary, EncodedChunk* chunk)
   chunk->max = *hi;
 }
 
+// The levels and values of one page's rows at a time, in the order they
+// are written: the column's own (pointers into it), or the rows `order`
+// gives (a permutation of its row numbers), gathered a page at a time
+// into buffers that stay in cache instead of into a reordered copy of the
+// whole column.
+class PageRows {
+ public:
+  PageRows(const Column& column, const std::vector<uint32_t>& order)
+      : column_(column), order_(order) {
+    if (order_.empty() || !column_.optional()) return;
+    // Where each row's value is among the values (nulls have none).
+    value_of_.resize(column_.rows());
+    uint32_t v = 0;
+    for (size_t r = 0; r < column_.rows(); ++r) {
+      value_of_[r] = v;
+      v += column_.levels()[r];
+    }
+  }
+
+  // Rows [row, row + n) of the order, the pages' in turn.
+  void Load(size_t row, size_t n) {
+    if (order_.empty()) {
+      present_ = n;
+      if (column_.optional()) {
+        levels_ = column_.levels().data() + row;
+        present_ = static_cast<size_t>(std::count(levels_, levels_ + n, uint8_t{1}));
+      }
+      values_at_ = next_value_;
+      next_value_ += present_;
+      return;
+    }
+    const uint32_t* rows = order_.data() + row;
+    switch (column_.type()) {
+      case ColumnType::kInt64:
+        Gather(rows, n, column_.ints(), &ints_);
+        break;
+      case ColumnType::kDouble:
+        Gather(rows, n, column_.doubles(), &doubles_);
+        break;
+      case ColumnType::kBool:
+        Gather(rows, n, column_.bools(), &bools_);
+        break;
+      case ColumnType::kString:
+        Gather(rows, n, column_.indices(), &indices_);
+        break;
+    }
+  }
+  // With optional(): the page's levels.
+  const uint8_t* levels() const { return levels_; }
+  // The page's values (of the rows that are not null), of the column's
+  // type: int64_t, double, uint8_t (bools) or uint32_t (indices).
+  size_t present() const { return present_; }
+  template <typename T>
+  const T* values() const {
+    if (order_.empty()) return Values<T>(column_) + values_at_;
+    return Values<T>(*this);
+  }
+
+ private:
+  // Of a Column or of the buffers here, which name them alike.
+  template <typename T, typename From>
+  static const T* Values(const From& from) {
+    if constexpr (std::is_same_v<T, int64_t>) return from.ints().data();
+    if constexpr (std::is_same_v<T, double>) return from.doubles().data();
+    if constexpr (std::is_same_v<T, uint8_t>) return from.bools().data();
+    if constexpr (std::is_same_v<T, uint32_t>) return from.indices().data();
+  }
+  const std::vector<int64_t>& ints() const { return ints_; }
+  const std::vector<double>& doubles() const { return doubles_; }
+  const std::vector<uint8_t>& bools() const { return bools_; }
+  const std::vector<uint32_t>& indices() const { return indices_; }
+
+  template <typename T>
+  void Gather(const uint32_t* rows, size_t n, const std::vector<T>& from, std::vector<T>* to) {
+    if (!column_.optional()) {
+      to->resize(n);
+      for (size_t i = 0; i < n; ++i) (*to)[i] = from[rows[i]];
+      present_ = n;
+      return;
+    }
+    to->clear();
+    level_buffer_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t r = rows[i];
+      level_buffer_[i] = column_.levels()[r];
+      if (level_buffer_[i] != 0) to->push_back(from[value_of_[r]]);
+    }
+    levels_ = level_buffer_.data();
+    present_ = to->size();
+  }
+
+  const Column& column_;
+  const std::vector<uint32_t>& order_;
+  std::vector<uint32_t> value_of_;  // with an order, of an optional column
+  size_t next_value_ = 0;           // without an order: the next page's first value
+  size_t values_at_ = 0;
+  size_t present_ = 0;
+  const uint8_t* levels_ = nullptr;
+  std::vector<uint8_t> level_buffer_;
+  std::vector<int64_t> ints_;
+  std::vector<double> doubles_;
+  std::vector<uint8_t> bools_;
+  std::vector<uint32_t> indices_;
+};
+
 }  // namespace
 
-absl::StatusOr<EncodedChunk> EncodeColumnChunk(const Column& column, const ChunkOptions& options) {
+absl::StatusOr<EncodedChunk> EncodeColumnChunk(const Column& column,
+                                               const std::vector<uint32_t>& order,
+                                               const ChunkOptions& options) {
   // Data pages: the levels of page_rows rows, then the values of those
   // of them that are not null; a chunk of no rows has none.
   EncodedChunk chunk;
@@ -162,34 +270,29 @@ absl::StatusOr<EncodedChunk> EncodeColumnChunk(const Column& column, const Chunk
         std::count(column.levels().begin(), column.levels().end(), uint8_t{0}));
   }
 
+  PageRows page(column, order);
   const size_t rows = column.rows();
-  size_t value_at = 0;
   for (size_t row = 0; row < rows; row += options.page_rows) {
     const size_t n = std::min(options.page_rows, rows - row);
+    page.Load(row, n);
     body.clear();
-    size_t present = n;
-    if (column.optional()) {
-      const uint8_t* levels = column.levels().data() + row;
-      AppendLevels(levels, n, &body);
-      present = static_cast<size_t>(std::count(levels, levels + n, uint8_t{1}));
-    }
+    if (column.optional()) AppendLevels(page.levels(), n, &body);
     switch (column.type()) {
       case ColumnType::kInt64:
-        AppendDeltaBinaryPacked(column.ints().data() + value_at, present,
+        AppendDeltaBinaryPacked(page.values<int64_t>(), page.present(),
                                 column.byte_aligned_deltas(), &body);
         break;
       case ColumnType::kDouble:
-        AppendPlainDoubles(column.doubles().data() + value_at, present, &body);
+        AppendPlainDoubles(page.values<double>(), page.present(), &body);
         break;
       case ColumnType::kBool:
-        AppendPlainBools(column.bools().data() + value_at, present, &body);
+        AppendPlainBools(page.values<uint8_t>(), page.present(), &body);
         break;
       case ColumnType::kString:
         body.push_back(static_cast<char>(index_width));
-        AppendRleHybrid(column.indices().data() + value_at, present, index_width, &body);
+        AppendRleHybrid(page.values<uint32_t>(), page.present(), index_width, &body);
         break;
     }
-    value_at += present;
     pt::PageHeader header;
     header.type = pt::PageType::DATA_PAGE;
     pt::DataPageHeader data;

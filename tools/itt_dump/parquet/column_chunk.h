@@ -45,7 +45,11 @@ struct EncodedChunk {
   std::string max;
 };
 
-absl::StatusOr<EncodedChunk> EncodeColumnChunk(const Column& column, const ChunkOptions& options);
+// The chunk of `column`'s rows in the order `order` gives (a permutation
+// of its row numbers), or in their own order if `order` is empty.
+absl::StatusOr<EncodedChunk> EncodeColumnChunk(const Column& column,
+                                               const std::vector<uint32_t>& order,
+                                               const ChunkOptions& options);
 
 }  // namespace ittc::parquet
 

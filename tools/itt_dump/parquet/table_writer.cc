@@ -221,15 +221,26 @@ std::vector<Column> TableWriter::SpareColumns() {
   return columns;
 }
 
+std::vector<uint64_t> TableWriter::SpareClusters() {
+  std::vector<uint64_t> clusters;
+  if (!spare_clusters_.empty()) {
+    clusters = std::move(spare_clusters_.back());
+    spare_clusters_.pop_back();
+  }
+  return clusters;
+}
+
 RowBlock TableWriter::NewBlock() {
   RowBlock block;
   block.columns_ = SpareColumns();
+  block.clusters_ = SpareClusters();
   return block;
 }
 
 void TableWriter::AddBlock(RowBlock block) {
   if (block.rows_ == 0) {
     spare_.push_back(std::move(block.columns_));
+    spare_clusters_.push_back(std::move(block.clusters_));
     return;
   }
   if (!options_.cluster) block.clusters_.clear();
@@ -243,7 +254,7 @@ void TableWriter::SealRowGroup() {
   group_rows_ = 0;
   std::vector<Column> columns = std::move(columns_);
   columns_ = SpareColumns();
-  std::vector<uint64_t> clusters;
+  std::vector<uint64_t> clusters = SpareClusters();
   clusters.swap(clusters_);
   Seal(std::move(columns), std::move(clusters), rows);
   WriteGroups(/*all=*/false);
@@ -267,9 +278,7 @@ void TableWriter::Seal(std::vector<Column> columns, std::vector<uint64_t> cluste
     for (size_t i = 0; i < n; ++i) {
       pool_->Submit([this, g, i] {
         absl::StatusOr<EncodedChunk> chunk =
-            g->order.empty()
-                ? EncodeColumnChunk(g->columns[i], options_.chunk)
-                : EncodeColumnChunk(Reordered(g->columns[i], g->order), options_.chunk);
+            EncodeColumnChunk(g->columns[i], g->order, options_.chunk);
         std::lock_guard<std::mutex> lock(mu_);
         g->chunks[i] = std::move(chunk);
         if (--g->left == 0) cv_.notify_all();
@@ -307,6 +316,8 @@ void TableWriter::WriteGroups(bool all) {
     WriteGroup(front.get());
     for (Column& c : front->columns) c.Clear();
     spare_.push_back(std::move(front->columns));
+    front->clusters.clear();
+    spare_clusters_.push_back(std::move(front->clusters));
   }
 }
 

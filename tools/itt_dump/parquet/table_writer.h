@@ -166,6 +166,8 @@ class TableWriter {
   void Seal(std::vector<Column> columns, std::vector<uint64_t> clusters, size_t rows);
   // Emptied columns to fill, from spare_ or new.
   std::vector<Column> SpareColumns();
+  // An emptied vector of cluster keys, from spare_clusters_ or new.
+  std::vector<uint64_t> SpareClusters();
   // Writes the finished groups at the front; with `all`, waits for every
   // one. Waits anyway while more than max_groups_in_flight are out.
   void WriteGroups(bool all);
@@ -189,6 +191,7 @@ class TableWriter {
   absl::Status status_;
   bool closed_ = false;
   std::vector<std::vector<Column>> spare_;  // emptied columns to reuse
+  std::vector<std::vector<uint64_t>> spare_clusters_;
   std::mutex mu_;
   std::condition_variable cv_;
   // Sealed groups in row order; a group's results and `left` are guarded
