@@ -492,38 +492,32 @@ format::EventStreamDecoder::SimpleTask ExpectMapsAsRewrite(const SetRewriter& re
 // its ids mapped, as Rewrite maps them. Files of several hosts (times on
 // the wall clock) read them as Events.
 TEST(Pieces, FilesOfOneHostReadTheirSimpleEventsWithoutAnEvent) {
+  // Ranks of one program with the set's ids, and with odd ranks' ids
+  // numbered from 2: their "app" and "frame_work" are 2 where the set's
+  // are 1, and mapped.
   std::vector<std::string> ranks;
-  for (const auto& [name, trace] : RunTraces(4, 300, 1)) ranks.push_back(trace);
-  {
-    TraceSet set = OpenSet(ranks);
-    for (size_t f = 0; f < ranks.size(); ++f) {
-      const SetRewriter rewriter(set, f);
-      EXPECT_TRUE(rewriter.ReadsSimpleEvents());
-      EXPECT_FALSE(rewriter.MapsSimpleIds());
-      const format::EventStreamDecoder::SimpleTask task = ExpectMapsAsRewrite(rewriter, 1, 2);
-      EXPECT_EQ(task.domain, 1u);
-      EXPECT_EQ(task.name, 2u);
+  for (const bool other_ids : {false, true}) {
+    const std::string label = other_ids ? "ranks of other ids" : "ranks";
+    std::vector<std::string> traces;
+    for (const auto& [name, trace] : RunTraces(4, 300, 1, other_ids)) traces.push_back(trace);
+    {
+      TraceSet set = OpenSet(traces);
+      for (size_t f = 0; f < traces.size(); ++f) {
+        SCOPED_TRACE(label + " file " + std::to_string(f));
+        const SetRewriter rewriter(set, f);
+        const bool mapped = other_ids && f % 2 == 1;
+        EXPECT_TRUE(rewriter.ReadsSimpleEvents());
+        EXPECT_EQ(rewriter.MapsSimpleIds(), mapped);
+        const format::EventStreamDecoder::SimpleTask task =
+            ExpectMapsAsRewrite(rewriter, mapped ? 2 : 1, 2);
+        EXPECT_EQ(task.domain, 1u);
+        EXPECT_EQ(task.name, mapped ? 1u : 2u);
+      }
     }
+    ExpectSamePairing(traces, label);
+    ExpectSamePairing(traces, label + " file by file", /*file_by_file=*/true);
+    if (!other_ids) ranks = traces;
   }
-  ExpectSamePairing(ranks, "ranks");
-  ExpectSamePairing(ranks, "ranks file by file", /*file_by_file=*/true);
-  std::vector<std::string> other_ids;  // odd ranks' ids from 2
-  for (const auto& [name, trace] : RunTraces(4, 300, 1, /*other_ids=*/true)) {
-    other_ids.push_back(trace);
-  }
-  {
-    TraceSet set = OpenSet(other_ids);
-    EXPECT_FALSE(SetRewriter(set, 0).MapsSimpleIds());
-    const SetRewriter odd(set, 1);
-    EXPECT_TRUE(odd.ReadsSimpleEvents());
-    EXPECT_TRUE(odd.MapsSimpleIds());
-    // Its "app" and "frame_work" are 2 where the set's are 1: both mapped.
-    const format::EventStreamDecoder::SimpleTask task = ExpectMapsAsRewrite(odd, 2, 2);
-    EXPECT_EQ(task.domain, 1u);
-    EXPECT_EQ(task.name, 1u);
-  }
-  ExpectSamePairing(other_ids, "ranks of other ids");
-  ExpectSamePairing(other_ids, "ranks of other ids file by file", /*file_by_file=*/true);
 
   TraceOptions plain;
   plain.threads = 1;
