@@ -15,6 +15,7 @@
 //
 //   BM_PlainZstd      ZSTD_decompressDCtx of every chunk's stored payload
 //                     (the frames trace): the floor any reader pays
+//   BM_AppendMicros   chrome's "ts" and "dur" text (AppendMicros), per value
 //   BM_Verb/V/T       verb V (stats, verify, text, chrome, perfetto,
 //                     parquet: its dataset written to a temporary
 //                     directory, the files' bytes to the page cache) on
@@ -82,7 +83,9 @@
 #include "format/format.h"
 #include "tests/tools/dump_runner.h"
 #include "tests/tools/sample_traces.h"
+#include "tools/itt_dump/model/text_buffer.h"
 #include "tools/itt_dump/model/trace_index.h"
+#include "tools/itt_dump/model/values.h"
 
 namespace {
 
@@ -179,6 +182,28 @@ void BM_PlainZstd(benchmark::State& state) {
   state.counters["trace_MB"] = static_cast<double>(t.bytes.size()) / 1e6;
 }
 BENCHMARK(BM_PlainZstd)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
+
+// What chrome writes twice per object (ts, dur): times in ns as
+// microseconds with three decimals, here of 1 to 100 s (8 to 11 digits),
+// each followed by a comma, into a TextBuffer emptied every 64 Ki values.
+void BM_AppendMicros(benchmark::State& state) {
+  ittc::itt_dump::TextBuffer out;
+  int64_t ns = 1'000'000'000;
+  size_t values = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < 1024; ++i) {
+      ittc::itt_dump::AppendMicros(&out, ns);
+      out.push_back(',');
+      ns += 1'433'217;
+      if (ns >= 100'000'000'000) ns = 1'000'000'000;
+    }
+    values += 1024;
+    if (out.size() > (size_t{1} << 20)) out.clear();
+  }
+  benchmark::DoNotOptimize(out.data());
+  state.SetItemsProcessed(static_cast<int64_t>(values));
+}
+BENCHMARK(BM_AppendMicros);
 
 const char* const kVerbs[] = {"stats", "verify", "text", "chrome", "perfetto", "parquet"};
 

@@ -462,23 +462,39 @@ constexpr uint64_t kE8 = 100000000;
 [[gnu::always_inline]] inline void PutPair(char* p, uint32_t v) {
   std::memcpy(p, &kDigitPairs.at[2 * v], 2);
 }
-// Exactly 4 / 8 digits (leading zeros) of v < 10^4 / 10^8: the halves are
-// independent, so their 32-bit divisions overlap.
+// The two digits of v < 100, as the 16-bit word whose bytes they are.
+[[gnu::always_inline]] inline uint64_t PairWord(uint32_t v) {
+  uint16_t w;
+  std::memcpy(&w, &kDigitPairs.at[2 * v], 2);
+  return w;
+}
+// Exactly 4 digits (leading zeros) of v < 10^4.
 [[gnu::always_inline]] inline void Put4(char* p, uint32_t v) {
   PutPair(p, v / 100);
   PutPair(p + 2, v % 100);
 }
+// Exactly 8 digits (leading zeros) of v < 10^8, as the 64-bit word whose
+// bytes they are (little-endian: the first digit lowest), built in a
+// register: the halves are independent, so their 32-bit divisions
+// overlap.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "Digits8 builds little-endian words");
+[[gnu::always_inline]] inline uint64_t Digits8(uint32_t v) {
+  const uint32_t high = v / 10000;
+  const uint32_t low = v % 10000;
+  return PairWord(high / 100) | PairWord(high % 100) << 16 | PairWord(low / 100) << 32 |
+         PairWord(low % 100) << 48;
+}
 [[gnu::always_inline]] inline void Put8(char* p, uint32_t v) {
-  Put4(p, v / 10000);
-  Put4(p + 4, v % 10000);
+  const uint64_t w = Digits8(v);
+  std::memcpy(p, &w, 8);
 }
 
 // The digits of v < 10^8 without leading zeros at p, which has room for
 // 8; returns how many. Up to 4 digits, a pair or two; above, all 8 digits
-// are written and shifted down over the leading zeros in one word
-// (little-endian: the first byte is the lowest), which costs less than a
-// loop or a variable-length copy.
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "PutUpTo8 shifts little-endian words");
+// are made in one word, shifted down over the leading zeros and stored
+// once, which costs less than a loop or a variable-length copy (and than
+// shifting the word in memory after storing its pairs: that load waits
+// for the four stores, which cannot forward to it).
 [[gnu::always_inline]] inline size_t PutUpTo8(char* p, uint32_t v) {
   if (v < 100) {
     if (v < 10) {
@@ -498,10 +514,7 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "PutUpTo8 shifts little
     return 4;
   }
   const size_t n = v < 1000000 ? (v < 100000 ? 5 : 6) : (v < 10000000 ? 7 : 8);
-  Put8(p, v);
-  uint64_t w;
-  std::memcpy(&w, p, 8);
-  w >>= 8 * (8 - n);
+  const uint64_t w = Digits8(v) >> (8 * (8 - n));
   std::memcpy(p, &w, 8);
   return n;
 }
