@@ -31,4 +31,22 @@ void Column::Clear() {
   levels_.clear();
 }
 
+void Column::Reserve(size_t rows) {
+  switch (type_) {
+    case ColumnType::kInt64:
+      ints_.reserve(rows);
+      break;
+    case ColumnType::kDouble:
+      doubles_.reserve(rows);
+      break;
+    case ColumnType::kBool:
+      bools_.reserve(rows);
+      break;
+    case ColumnType::kString:
+      indices_.reserve(rows);
+      break;
+  }
+  if (optional_) levels_.reserve(rows);
+}
+
 }  // namespace ittc::parquet

@@ -89,6 +89,8 @@ class Column {
 
   // Empties it for the next row group, keeping its memory.
   void Clear();
+  // Makes room for `rows` rows (of its type) without growing.
+  void Reserve(size_t rows);
 
   // For the encoder: the values of the rows that are not null, in order.
   const std::vector<int64_t>& ints() const { return ints_; }

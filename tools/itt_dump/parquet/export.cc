@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <condition_variable>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <string_view>
 #include <thread>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -139,40 +141,41 @@ const std::vector<ParquetTable>& ParquetTables() {
 namespace {
 
 // Appends one row's values in its table's column order, to a TableWriter
-// or a RowBlock.
+// or a RowBlock. Inlined: each value is a store or two, less than a call
+// (which the compiler chose once five kinds of rows used it).
 template <typename Target>
 class Row {
  public:
   explicit Row(Target* w) : w_(w) {}
-  Row& Int(int64_t v) {
+  [[gnu::always_inline]] Row& Int(int64_t v) {
     w_->column(i_++).AppendInt(v);
     return *this;
   }
-  Row& Uint(uint64_t v) { return Int(static_cast<int64_t>(v)); }
-  Row& Str(std::string_view v) {
+  [[gnu::always_inline]] Row& Uint(uint64_t v) { return Int(static_cast<int64_t>(v)); }
+  [[gnu::always_inline]] Row& Str(std::string_view v) {
     w_->column(i_++).AppendString(v);
     return *this;
   }
   // A string whose text only depends on `key` (nonzero): hashed once.
   template <typename Text>
-  Row& Keyed(uint64_t key, Text&& text) {
+  [[gnu::always_inline]] Row& Keyed(uint64_t key, Text&& text) {
     w_->column(i_++).AppendKeyedString(key, std::forward<Text>(text));
     return *this;
   }
-  Row& Real(double v) {
+  [[gnu::always_inline]] Row& Real(double v) {
     w_->column(i_++).AppendDouble(v);
     return *this;
   }
-  Row& Bool(bool v) {
+  [[gnu::always_inline]] Row& Bool(bool v) {
     w_->column(i_++).AppendBool(v);
     return *this;
   }
-  Row& Null() {
+  [[gnu::always_inline]] Row& Null() {
     w_->column(i_++).AppendNull();
     return *this;
   }
-  Row& OptInt(bool has, int64_t v) { return has ? Int(v) : Null(); }
-  void End(uint64_t cluster = 0) { w_->EndRow(cluster); }
+  [[gnu::always_inline]] Row& OptInt(bool has, int64_t v) { return has ? Int(v) : Null(); }
+  [[gnu::always_inline]] void End(uint64_t cluster = 0) { w_->EndRow(cluster); }
 
  private:
   Target* w_;
@@ -217,9 +220,10 @@ absl::Status MakeDirs(const std::string& dir) {
   return absl::OkStatus();
 }
 
-// One row of the slice table, as the reading thread describes it (names
-// as views of the index's strings, or of text the batch holding the row
-// keeps) for a thread of the pool to write (ParquetExporter::WriteBatch).
+// The rows the pool's threads write (RowWriter), as the reading thread
+// describes them: numbers, and texts as views of the index's strings, of
+// the trackers' (which outlive the pass), of static texts, or of text the
+// batch holding the row keeps (ParquetExporter::Keep).
 struct SliceRow {
   const ThreadRec* thread = nullptr;
   uint64_t id = 0;
@@ -236,15 +240,70 @@ struct SliceRow {
   bool open_at_end = false;
 };
 
-// Writes slice rows: the pool's thread has its own (a clock keeps caches).
-class SliceWriter {
+struct InstantRow {
+  const ThreadRec* thread = nullptr;
+  uint64_t id = 0;
+  uint64_t ticks = 0;
+  std::string_view category;
+  std::string_view name;
+  const char* kind = "";
+  const char* scope = nullptr;  // null: none
+  bool jit = false;             // then its address, size and method id
+  uint64_t address = 0;
+  uint64_t size = 0;
+  uint64_t method_id = 0;
+};
+
+struct CounterRow {
+  const ThreadRec* thread = nullptr;
+  uint64_t id = 0;
+  uint64_t ticks = 0;
+  const Counter* counter = nullptr;  // its track, name and domain
+  double value = 0;
+};
+
+struct HeapRow {
+  const ThreadRec* thread = nullptr;
+  uint64_t id = 0;
+  uint64_t ticks = 0;
+  const char* kind = "";
+  uint64_t address = 0;
+  uint64_t size = 0;
+  std::string_view function;
+  std::string_view domain;
+  uint64_t slice_id = 0;  // the open task's, 0: none
+  bool has_block = false;
+  int64_t block = 0;
+  bool has_released = false;
+  int64_t released = 0;
+};
+
+struct ArgRow {
+  const ThreadRec* thread = nullptr;
+  uint64_t slice_id = 0;  // 0: of a scope
+  uint64_t ticks = 0;
+  const char* scope = "";
+  std::string_view key;
+  std::string_view value;
+  bool is_text = false;
+};
+
+// A row of one of the tables written on the pool's threads; the
+// alternative's index is its place in kBatchedTables.
+using BatchedRow = std::variant<SliceRow, InstantRow, CounterRow, HeapRow, ArgRow>;
+constexpr Table kBatchedTables[] = {kSlice, kInstant, kCounter, kHeap, kArgs};
+constexpr size_t kBatchedTableCount = std::size(kBatchedTables);
+static_assert(std::variant_size_v<BatchedRow> == kBatchedTableCount);
+
+// Writes the rows: the pool's thread has its own (a clock keeps caches).
+class RowWriter {
  public:
-  explicit SliceWriter(const Clock& clock) : clock_(clock) {}
+  explicit RowWriter(const Clock& clock) : clock_(clock) {}
 
   template <typename Target>
   void Write(Target* w, const SliceRow& s) {
     Row r(w);
-    r.Uint(s.id).Int(clock_.SinceStartNs(s.begin)).Int(clock_.DurationNs(s.begin, s.end));
+    r.Uint(s.id).Int(Ns(s.begin)).Int(clock_.DurationNs(s.begin, s.end));
     if (s.category_key != 0) {
       r.Keyed(s.category_key, [&] { return s.category; });
     } else {
@@ -264,7 +323,80 @@ class SliceWriter {
     r.End(cluster);
   }
 
+  template <typename Target>
+  void Write(Target* w, const InstantRow& s) {
+    Row r(w);
+    r.Uint(s.id).Int(Ns(s.ticks)).Str(s.category).Str(s.name).Str(s.kind);
+    if (s.scope != nullptr) {
+      r.Str(s.scope);
+    } else {
+      r.Null();
+    }
+    r.Uint(s.thread->index).Uint(s.thread->process);
+    if (s.jit) {
+      r.Uint(s.address).Uint(s.size).Uint(s.method_id);
+    } else {
+      r.Null().Null().Null();
+    }
+    r.End();
+  }
+
+  template <typename Target>
+  void Write(Target* w, const CounterRow& s) {
+    const Counter& c = *s.counter;
+    // A counter's name and domain are set once, when the tracker makes it.
+    Row(w)
+        .Uint(s.id)
+        .Int(Ns(s.ticks))
+        .Uint(c.index)
+        .Keyed(c.index + 1, [&] { return std::string_view(c.name); })
+        .Keyed(c.index + 1, [&] { return std::string_view(c.domain); })
+        .Real(s.value)
+        .Uint(s.thread->index)
+        .Uint(s.thread->process)
+        .End();
+  }
+
+  template <typename Target>
+  void Write(Target* w, const HeapRow& s) {
+    Row(w)
+        .Uint(s.id)
+        .Int(Ns(s.ticks))
+        .Str(s.kind)
+        .Uint(s.address)
+        .Uint(s.size)
+        .Str(s.function)
+        .Str(s.domain)
+        .Uint(s.thread->index)
+        .Uint(s.thread->process)
+        .OptInt(s.slice_id != 0, static_cast<int64_t>(s.slice_id))
+        .OptInt(s.has_block, s.block)
+        .OptInt(s.has_released, s.released)
+        .End();
+  }
+
+  template <typename Target>
+  void Write(Target* w, const ArgRow& s) {
+    Row r(w);
+    r.OptInt(s.slice_id != 0, static_cast<int64_t>(s.slice_id)).Int(Ns(s.ticks)).Str(s.scope);
+    r.Str(s.key);
+    int64_t i = 0;
+    double d = 0;
+    const absl::string_view value(s.value.data(), s.value.size());  // absl's may not be std's
+    if (!s.is_text && absl::SimpleAtoi(value, &i)) {
+      r.Str("int").Int(i).Null().Null();
+    } else if (!s.is_text && !value.empty() && value.front() != '[' &&
+               absl::SimpleAtod(value, &d)) {
+      r.Str("real").Null().Real(d).Null();
+    } else {
+      r.Str(s.is_text ? "string" : "array").Null().Null().Str(s.value);
+    }
+    r.Uint(s.thread->index).Uint(s.thread->process).End();
+  }
+
  private:
+  int64_t Ns(uint64_t ticks) { return clock_.SinceStartNs(ticks); }
+
   Clock clock_;
 };
 
@@ -298,9 +430,16 @@ class ParquetExporter : public IntervalListener {
   int64_t Ns(uint64_t ticks) const { return x_.clock.SinceStartNs(ticks); }
   // The slice of interval iv (its depth iv.depth), with its args.
   void WriteInterval(const Interval& iv, uint64_t id, uint64_t parent);
-  // Hands a slice row to the batch being filled; `owned_name` true keeps a
-  // copy of its name (a view of text that will not last).
-  void AddSlice(const SliceRow& row, bool owned_name);
+  // Hands a row to the batch being filled. Its views must outlive the
+  // pass, or be of Keep's copies.
+  template <typename T>
+  void Add(const T& row) {
+    filling_->rows.emplace_back(std::in_place_type<T>, row);
+    if (filling_->rows.size() == kBatchRows) SubmitBatch(/*all=*/false);
+  }
+  // A copy of `text` that the batch being filled keeps, for the next row
+  // handed to it (Add).
+  std::string_view Keep(std::string_view text) { return filling_->texts.emplace_back(text); }
   // The ids of the tasks open on thread t, by depth (what OnBegin saw).
   std::vector<uint64_t>& OpenIds(const ThreadRec& t) {
     if (open_ids_.size() <= t.index) open_ids_.resize(t.index + 1);
@@ -314,8 +453,9 @@ class ParquetExporter : public IntervalListener {
     const size_t d = static_cast<size_t>(task->depth);
     return d < ids.size() ? ids[d] : 0;
   }
+  // An args row; `value` is kept (Keep), `key` must outlive the pass.
   void Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks, const char* scope,
-            std::string_view key, const std::string& value, bool is_text);
+            std::string_view key, std::string_view value, bool is_text);
   void Instant(const ThreadRec& t, uint64_t ticks, std::string_view category, std::string_view name,
                const char* kind, const char* scope, const Event* jit);
   void OnCounter(const CounterSample& sample, const ThreadRec& t);
@@ -348,16 +488,20 @@ class ParquetExporter : public IntervalListener {
   bool partitioned_ = false;
   std::vector<Writers> partitions_;
   std::vector<std::vector<uint64_t>> open_ids_;  // by thread index
-  // The slice rows, written on the pool's threads a batch at a time while
-  // this thread goes on describing the next (the same code on one thread:
-  // the pool then runs each job at once). The batches are written one
-  // after another, in order, into a block per partition, which becomes a
-  // row group once it holds row_group_rows, as the writer's own rows
-  // would: the files are the same on any number of threads.
+  // The rows of the tables that get many (kBatchedTables), written on the
+  // pool's threads a batch at a time while this thread goes on describing
+  // the next (the same code on one thread: the pool then runs each job at
+  // once). The batches are written one after another, in order, into a
+  // block per partition and table, which becomes a row group once it
+  // holds row_group_rows, as the writer's own rows would: the files are
+  // the same on any number of threads.
   struct Batch {
-    std::vector<SliceRow> rows;
-    std::deque<std::string> names;  // the names it keeps (AddSlice)
+    std::vector<BatchedRow> rows;
+    std::deque<std::string> texts;  // the texts it keeps (Keep)
   };
+  // By partition, one of each batched table's.
+  template <typename T>
+  using PerTable = std::array<T, kBatchedTableCount>;
   static constexpr size_t kBatchRows = size_t{1} << 16;
   // Batches handed over and not written yet, at most: past them this
   // thread waits.
@@ -371,19 +515,20 @@ class ParquetExporter : public IntervalListener {
   // of the pool at a time).
   void WriteBatches();
   std::unique_ptr<Batch> filling_;
-  std::unique_ptr<SliceWriter> batch_writer_;  // WriteBatches's
+  std::unique_ptr<RowWriter> batch_writer_;  // WriteBatches's
   size_t row_group_rows_ = 0;
   std::mutex batch_mu_;
   std::condition_variable batch_cv_;
   // Guarded by batch_mu_: the batches to write, and whether a job writes
-  // them; written ones to reuse; by partition, the block being filled and
-  // the blocks filled (in order) and empty ones for the job to take.
+  // them; written ones to reuse; by partition and table, the block being
+  // filled and the blocks filled (in order) and empty ones for the job to
+  // take.
   std::deque<std::unique_ptr<Batch>> batches_;
   bool writing_ = false;
   std::vector<std::unique_ptr<Batch>> spare_batches_;
-  std::vector<parquet::RowBlock> blocks_;
-  std::vector<std::vector<parquet::RowBlock>> full_;
-  std::vector<std::vector<parquet::RowBlock>> spare_blocks_;
+  std::vector<PerTable<parquet::RowBlock>> blocks_;
+  std::vector<PerTable<std::vector<parquet::RowBlock>>> full_;
+  std::vector<PerTable<std::vector<parquet::RowBlock>>> spare_blocks_;
   // Slice ids: the thread's index in the high bits, a count of the
   // thread's intervals in the low ones, so a thread's slices of one name
   // have ids a fixed step apart.
@@ -423,7 +568,7 @@ absl::Status ParquetExporter::Open(const ParquetOptions& options) {
     seen.push_back(r);
   }
   partitioned_ = set.files().size() > 1 || ranks;
-  batch_writer_ = std::make_unique<SliceWriter>(x_.clock);
+  batch_writer_ = std::make_unique<RowWriter>(x_.clock);
   row_group_rows_ = std::max<size_t>(1, options.row_group_rows);
   filling_ = std::make_unique<Batch>();
   filling_->rows.reserve(kBatchRows);
@@ -454,7 +599,12 @@ absl::Status ParquetExporter::Open(const ParquetOptions& options) {
     }
     partitions_.push_back(std::move(writers));
   }
-  for (Writers& writers : partitions_) blocks_.push_back(writers[kSlice]->NewBlock());
+  for (Writers& writers : partitions_) {
+    PerTable<parquet::RowBlock>& blocks = blocks_.emplace_back();
+    for (size_t b = 0; b < kBatchedTableCount; ++b) {
+      blocks[b] = writers[kBatchedTables[b]]->NewBlock();
+    }
+  }
   full_.resize(partitions_.size());
   spare_blocks_.resize(partitions_.size());
   return absl::OkStatus();
@@ -521,22 +671,32 @@ void ParquetExporter::SubmitBatch(bool all) {
   // before this one goes (the writers are this thread's). Rows out at once
   // fill at most one block more than they hold whole.
   const size_t need = (kBatchesAhead + 1) * kBatchRows / row_group_rows_ + 1;
-  std::vector<size_t> missing(spare_blocks_.size());
+  std::vector<PerTable<size_t>> missing(spare_blocks_.size());
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
     for (size_t p = 0; p < missing.size(); ++p) {
-      missing[p] = need - std::min(need, spare_blocks_[p].size());
+      for (size_t b = 0; b < kBatchedTableCount; ++b) {
+        missing[p][b] = need - std::min(need, spare_blocks_[p][b].size());
+      }
     }
   }
-  std::vector<std::vector<parquet::RowBlock>> empty(missing.size());
+  std::vector<PerTable<std::vector<parquet::RowBlock>>> empty(missing.size());
   for (size_t p = 0; p < missing.size(); ++p) {
-    for (size_t i = 0; i < missing[p]; ++i) empty[p].push_back(partitions_[p][kSlice]->NewBlock());
+    for (size_t b = 0; b < kBatchedTableCount; ++b) {
+      for (size_t i = 0; i < missing[p][b]; ++i) {
+        empty[p][b].push_back(partitions_[p][kBatchedTables[b]]->NewBlock());
+      }
+    }
   }
   bool start = false;
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
     for (size_t p = 0; p < empty.size(); ++p) {
-      for (parquet::RowBlock& block : empty[p]) spare_blocks_[p].push_back(std::move(block));
+      for (size_t b = 0; b < kBatchedTableCount; ++b) {
+        for (parquet::RowBlock& block : empty[p][b]) {
+          spare_blocks_[p][b].push_back(std::move(block));
+        }
+      }
     }
     if (!filling_->rows.empty()) {
       batches_.push_back(std::move(filling_));
@@ -564,14 +724,18 @@ void ParquetExporter::SubmitBatch(bool all) {
 }
 
 void ParquetExporter::AddFullBlocks() {
-  std::vector<std::vector<parquet::RowBlock>> full(full_.size());
+  std::vector<PerTable<std::vector<parquet::RowBlock>>> full(full_.size());
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
     full.swap(full_);
     full_.resize(full.size());
   }
   for (size_t p = 0; p < full.size(); ++p) {
-    for (parquet::RowBlock& block : full[p]) partitions_[p][kSlice]->AddBlock(std::move(block));
+    for (size_t b = 0; b < kBatchedTableCount; ++b) {
+      for (parquet::RowBlock& block : full[p][b]) {
+        partitions_[p][kBatchedTables[b]]->AddBlock(std::move(block));
+      }
+    }
   }
 }
 
@@ -580,15 +744,17 @@ void ParquetExporter::WriteBatches() {
   while (!batches_.empty()) {
     Batch* batch = batches_.front().get();
     lock.unlock();
-    for (const SliceRow& row : batch->rows) {
-      const size_t p = partitioned_ ? row.thread->process : 0;
-      parquet::RowBlock& block = blocks_[p];
-      batch_writer_->Write(&block, row);
+    for (const BatchedRow& row : batch->rows) {
+      const size_t b = row.index();
+      const size_t p =
+          partitioned_ ? std::visit([](const auto& r) { return r.thread->process; }, row) : 0;
+      parquet::RowBlock& block = blocks_[p][b];
+      std::visit([&](const auto& r) { batch_writer_->Write(&block, r); }, row);
       if (block.rows() == row_group_rows_) {
         lock.lock();
-        full_[p].push_back(std::move(block));
-        block = std::move(spare_blocks_[p].back());
-        spare_blocks_[p].pop_back();
+        full_[p][b].push_back(std::move(block));
+        block = std::move(spare_blocks_[p][b].back());
+        spare_blocks_[p][b].pop_back();
         lock.unlock();
       }
     }
@@ -596,18 +762,12 @@ void ParquetExporter::WriteBatches() {
     std::unique_ptr<Batch> done = std::move(batches_.front());
     batches_.pop_front();
     done->rows.clear();
-    done->names.clear();
+    done->texts.clear();
     spare_batches_.push_back(std::move(done));
     batch_cv_.notify_all();
   }
   writing_ = false;
   batch_cv_.notify_all();
-}
-
-void ParquetExporter::AddSlice(const SliceRow& row, bool owned_name) {
-  SliceRow& added = filling_->rows.emplace_back(row);
-  if (owned_name) added.name = filling_->names.emplace_back(row.name);
-  if (filling_->rows.size() == kBatchRows) SubmitBatch(/*all=*/false);
 }
 
 void ParquetExporter::WriteInterval(const Interval& iv, uint64_t id, uint64_t parent) {
@@ -636,60 +796,57 @@ void ParquetExporter::WriteInterval(const Interval& iv, uint64_t id, uint64_t pa
   row.depth = iv.kind == IntervalKind::kTask ? iv.depth : 0;
   row.open_at_end = iv.open_at_end;
   // (A name without a key may be made up in name_.)
-  AddSlice(row, /*owned_name=*/row.name_key == 0);
+  if (row.name_key == 0) row.name = Keep(row.name);
+  Add(row);
   if (iv.args != nullptr) {
-    for (const Arg& a : *iv.args) Args(id, *iv.thread, iv.begin, "task", a.key, a.value, a.is_text);
+    for (const Arg& a : *iv.args) {
+      Args(id, *iv.thread, iv.begin, "task", Keep(a.key), a.value, a.is_text);
+    }
   }
 }
 
 void ParquetExporter::Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks, const char* scope,
-                           std::string_view key, const std::string& value, bool is_text) {
-  Row r(W(kArgs, t.process));
-  r.OptInt(slice_id != 0, static_cast<int64_t>(slice_id)).Int(Ns(ticks)).Str(scope).Str(key);
-  int64_t i = 0;
-  double d = 0;
-  if (!is_text && absl::SimpleAtoi(value, &i)) {
-    r.Str("int").Int(i).Null().Null();
-  } else if (!is_text && !value.empty() && value.front() != '[' && absl::SimpleAtod(value, &d)) {
-    r.Str("real").Null().Real(d).Null();
-  } else {
-    r.Str(is_text ? "string" : "array").Null().Null().Str(value);
-  }
-  r.Uint(t.index).Uint(t.process).End();
+                           std::string_view key, std::string_view value, bool is_text) {
+  ArgRow row;
+  row.thread = &t;
+  row.slice_id = slice_id;
+  row.ticks = ticks;
+  row.scope = scope;
+  row.key = key;
+  row.value = Keep(value);
+  row.is_text = is_text;
+  Add(row);
 }
 
 void ParquetExporter::Instant(const ThreadRec& t, uint64_t ticks, std::string_view category,
                               std::string_view name, const char* kind, const char* scope,
                               const Event* jit) {
-  Row r(W(kInstant, t.process));
-  r.Uint(++next_instant_).Int(Ns(ticks)).Str(category).Str(name).Str(kind);
-  if (scope != nullptr) {
-    r.Str(scope);
-  } else {
-    r.Null();
-  }
-  r.Uint(t.index).Uint(t.process);
+  InstantRow row;
+  row.thread = &t;
+  row.id = ++next_instant_;
+  row.ticks = ticks;
+  row.category = category;
+  row.name = name;
+  row.kind = kind;
+  row.scope = scope;
   if (jit != nullptr) {
-    r.Uint(jit->Get(F::kAddress)).Uint(jit->Get(F::kSize)).Uint(jit->Get(F::kMethodId));
-  } else {
-    r.Null().Null().Null();
+    row.jit = true;
+    row.address = jit->Get(F::kAddress);
+    row.size = jit->Get(F::kSize);
+    row.method_id = jit->Get(F::kMethodId);
   }
-  r.End();
+  Add(row);
 }
 
 void ParquetExporter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
-  const Counter& c = *sample.counter;
   if (!filter_.KeepsSample(t, sample)) return;
-  Row(W(kCounter, t.process))
-      .Uint(++next_counter_)
-      .Int(Ns(sample.ticks))
-      .Uint(c.index)
-      .Str(c.name)
-      .Str(c.domain)
-      .Real(static_cast<double>(c.value))
-      .Uint(t.index)
-      .Uint(t.process)
-      .End();
+  CounterRow row;
+  row.thread = &t;
+  row.id = ++next_counter_;
+  row.ticks = sample.ticks;
+  row.counter = sample.counter;
+  row.value = static_cast<double>(sample.counter->value);
+  Add(row);
 }
 
 void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
@@ -703,10 +860,6 @@ void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
        (filter_.has_name() && !filter_.NameOk(object)))) {
     return;
   }
-  std::string unnamed;
-  if (object.empty()) {
-    unnamed = UnnamedSyncName(c.object->addr, t.process);
-  }
   const std::string_view type = x_.String(c.object->type_id);
   SliceRow row;
   row.thread = &t;
@@ -715,9 +868,9 @@ void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
   row.begin = c.wait_begin;
   row.end = e.time;
   row.category = type.empty() ? std::string_view("sync") : type;
-  row.name = object.empty() ? std::string_view(unnamed) : object;
+  row.name = object.empty() ? Keep(UnnamedSyncName(c.object->addr, t.process)) : object;
   row.kind = c.kind == SyncChange::Kind::kAcquired ? "wait" : "cancelled_wait";
-  AddSlice(row, /*owned_name=*/object.empty());
+  Add(row);
 }
 
 void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
@@ -745,37 +898,33 @@ void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
   const Allocation* released = c.released   ? &c.released_block
                                : c.replaced ? &c.replaced_block
                                             : nullptr;
-  Row(W(kHeap, t.process))
-      .Uint(++next_heap_)
-      .Int(Ns(e.time))
-      .Str(kind)
-      .Uint(addr ^ ProcessTag(t.process))
-      .Uint(size)
-      .Str(def != nullptr ? std::string_view(def->name) : std::string_view("heap"))
-      .Str(domain)
-      .Uint(t.index)
-      .Uint(t.process)
-      .OptInt(task != 0, static_cast<int64_t>(task))
-      .OptInt(c.allocated, static_cast<int64_t>(c.allocated_block.serial))
-      .OptInt(released != nullptr, released != nullptr ? static_cast<int64_t>(released->serial) : 0)
-      .End();
+  HeapRow row;
+  row.thread = &t;
+  row.id = ++next_heap_;
+  row.ticks = e.time;
+  row.kind = kind;
+  row.address = addr ^ ProcessTag(t.process);
+  row.size = size;
+  row.function = def != nullptr ? std::string_view(def->name) : std::string_view("heap");
+  row.domain = domain;
+  row.slice_id = task;
+  row.has_block = c.allocated;
+  row.block = static_cast<int64_t>(c.allocated_block.serial);
+  row.has_released = released != nullptr;
+  row.released = released != nullptr ? static_cast<int64_t>(released->serial) : 0;
+  Add(row);
   // A reallocation that found its old block and replaced another at the
   // new address ends two: the second gets a row of its own.
   if (c.released && c.replaced) {
-    Row(W(kHeap, t.process))
-        .Uint(++next_heap_)
-        .Int(Ns(e.time))
-        .Str("replaced")
-        .Uint(c.replaced_block.addr ^ ProcessTag(t.process))
-        .Uint(c.replaced_block.size)
-        .Str(def != nullptr ? std::string_view(def->name) : std::string_view("heap"))
-        .Str(domain)
-        .Uint(t.index)
-        .Uint(t.process)
-        .OptInt(task != 0, static_cast<int64_t>(task))
-        .Null()
-        .Int(static_cast<int64_t>(c.replaced_block.serial))
-        .End();
+    row.id = ++next_heap_;
+    row.kind = "replaced";
+    row.address = c.replaced_block.addr ^ ProcessTag(t.process);
+    row.size = c.replaced_block.size;
+    row.has_block = false;
+    row.block = 0;
+    row.has_released = true;
+    row.released = static_cast<int64_t>(c.replaced_block.serial);
+    Add(row);
   }
 }
 
@@ -876,7 +1025,9 @@ absl::Status ParquetExporter::End(uint64_t end_ticks) {
   WarnUnbalanced(ctx_, u);
   SubmitBatch(/*all=*/true);
   for (size_t p = 0; p < blocks_.size(); ++p) {
-    partitions_[p][kSlice]->AddBlock(std::move(blocks_[p]));
+    for (size_t b = 0; b < kBatchedTableCount; ++b) {
+      partitions_[p][kBatchedTables[b]]->AddBlock(std::move(blocks_[p][b]));
+    }
   }
   for (Writers& writers : partitions_) {
     for (std::unique_ptr<parquet::TableWriter>& w : writers) {

@@ -24,8 +24,10 @@
 //
 // It is a consumer of the model like the other exports: one pass over the
 // time-ordered merge, the pairing engine's intervals, and the counter,
-// sync, heap and flow trackers; the column chunks are encoded and
-// compressed on every core (EncoderPool).
+// sync, heap and flow trackers. The reading thread describes the rows of
+// the tables that get many (slice, instant, counter, heap, args), which
+// the encoder pool's threads write into row groups in order; the column
+// chunks are encoded and compressed on every core (EncoderPool).
 
 #ifndef TOOLS_ITT_DUMP_PARQUET_EXPORT_H_
 #define TOOLS_ITT_DUMP_PARQUET_EXPORT_H_

@@ -217,6 +217,11 @@ std::vector<Column> TableWriter::SpareColumns() {
     spare_.pop_back();
   } else {
     for (const ColumnSpec& c : schema_) columns.emplace_back(c);
+    // A table that filled a row group fills the next ones too: their room
+    // at once, instead of growing each column by copies.
+    if (rows_ > 0) {
+      for (Column& c : columns) c.Reserve(options_.row_group_rows);
+    }
   }
   return columns;
 }
