@@ -15,8 +15,8 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -162,6 +162,10 @@ class Row {
     w_->column(i_++).AppendKeyedString(key, std::forward<Text>(text));
     return *this;
   }
+  // A static text (a literal): keyed by its address.
+  [[gnu::always_inline]] Row& Static(const char* text) {
+    return Keyed(reinterpret_cast<uintptr_t>(text), [text] { return std::string_view(text); });
+  }
   [[gnu::always_inline]] Row& Real(double v) {
     w_->column(i_++).AppendDouble(v);
     return *this;
@@ -235,7 +239,7 @@ struct SliceRow {
   uint64_t name_key = 0;
   std::string_view category;
   std::string_view name;
-  const char* kind = "";
+  const char* kind = "";  // a literal (Row::Static)
   int64_t depth = 0;
   bool open_at_end = false;
 };
@@ -246,8 +250,8 @@ struct InstantRow {
   uint64_t ticks = 0;
   std::string_view category;
   std::string_view name;
-  const char* kind = "";
-  const char* scope = nullptr;  // null: none
+  const char* kind = "";        // a literal (Row::Static)
+  const char* scope = nullptr;  // a literal, or null: none
   bool jit = false;             // then its address, size and method id
   uint64_t address = 0;
   uint64_t size = 0;
@@ -266,7 +270,7 @@ struct HeapRow {
   const ThreadRec* thread = nullptr;
   uint64_t id = 0;
   uint64_t ticks = 0;
-  const char* kind = "";
+  const char* kind = "";  // a literal (Row::Static)
   uint64_t address = 0;
   uint64_t size = 0;
   std::string_view function;
@@ -282,18 +286,21 @@ struct ArgRow {
   const ThreadRec* thread = nullptr;
   uint64_t slice_id = 0;  // 0: of a scope
   uint64_t ticks = 0;
-  const char* scope = "";
+  const char* scope = "";  // a literal
   std::string_view key;
   std::string_view value;
   bool is_text = false;
 };
 
-// A row of one of the tables written on the pool's threads; the
-// alternative's index is its place in kBatchedTables.
-using BatchedRow = std::variant<SliceRow, InstantRow, CounterRow, HeapRow, ArgRow>;
+// The tables whose rows are written on the pool's threads, and a batch's
+// rows of each, in that order: a vector per table (rows of one table
+// follow each other in the file in the order they came; the tables are
+// apart, so their rows need no common order).
 constexpr Table kBatchedTables[] = {kSlice, kInstant, kCounter, kHeap, kArgs};
 constexpr size_t kBatchedTableCount = std::size(kBatchedTables);
-static_assert(std::variant_size_v<BatchedRow> == kBatchedTableCount);
+using BatchRows = std::tuple<std::vector<SliceRow>, std::vector<InstantRow>,
+                             std::vector<CounterRow>, std::vector<HeapRow>, std::vector<ArgRow>>;
+static_assert(std::tuple_size_v<BatchRows> == kBatchedTableCount);
 
 // Writes the rows: the pool's thread has its own (a clock keeps caches).
 class RowWriter {
@@ -314,7 +321,7 @@ class RowWriter {
     } else {
       r.Str(s.name);
     }
-    r.Str(s.kind).Int(s.depth).OptInt(s.parent != 0, static_cast<int64_t>(s.parent));
+    r.Static(s.kind).Int(s.depth).OptInt(s.parent != 0, static_cast<int64_t>(s.parent));
     r.Uint(s.thread->index).Uint(s.thread->process).Bool(s.open_at_end);
     // A thread's slices of one kind and name together.
     uint64_t cluster =
@@ -326,9 +333,9 @@ class RowWriter {
   template <typename Target>
   void Write(Target* w, const InstantRow& s) {
     Row r(w);
-    r.Uint(s.id).Int(Ns(s.ticks)).Str(s.category).Str(s.name).Str(s.kind);
+    r.Uint(s.id).Int(Ns(s.ticks)).Str(s.category).Str(s.name).Static(s.kind);
     if (s.scope != nullptr) {
-      r.Str(s.scope);
+      r.Static(s.scope);
     } else {
       r.Null();
     }
@@ -362,7 +369,7 @@ class RowWriter {
     Row(w)
         .Uint(s.id)
         .Int(Ns(s.ticks))
-        .Str(s.kind)
+        .Static(s.kind)
         .Uint(s.address)
         .Uint(s.size)
         .Str(s.function)
@@ -378,18 +385,18 @@ class RowWriter {
   template <typename Target>
   void Write(Target* w, const ArgRow& s) {
     Row r(w);
-    r.OptInt(s.slice_id != 0, static_cast<int64_t>(s.slice_id)).Int(Ns(s.ticks)).Str(s.scope);
+    r.OptInt(s.slice_id != 0, static_cast<int64_t>(s.slice_id)).Int(Ns(s.ticks)).Static(s.scope);
     r.Str(s.key);
     int64_t i = 0;
     double d = 0;
     const absl::string_view value(s.value.data(), s.value.size());  // absl's may not be std's
     if (!s.is_text && absl::SimpleAtoi(value, &i)) {
-      r.Str("int").Int(i).Null().Null();
+      r.Static("int").Int(i).Null().Null();
     } else if (!s.is_text && !value.empty() && value.front() != '[' &&
                absl::SimpleAtod(value, &d)) {
-      r.Str("real").Null().Real(d).Null();
+      r.Static("real").Null().Real(d).Null();
     } else {
-      r.Str(s.is_text ? "string" : "array").Null().Null().Str(s.value);
+      r.Static(s.is_text ? "string" : "array").Null().Null().Str(s.value);
     }
     r.Uint(s.thread->index).Uint(s.thread->process).End();
   }
@@ -434,8 +441,8 @@ class ParquetExporter : public IntervalListener {
   // pass, or be of Keep's copies.
   template <typename T>
   void Add(const T& row) {
-    filling_->rows.emplace_back(std::in_place_type<T>, row);
-    if (filling_->rows.size() == kBatchRows) SubmitBatch(/*all=*/false);
+    std::get<std::vector<T>>(filling_->rows).push_back(row);
+    if (++filling_->count == kBatchRows) SubmitBatch(/*all=*/false);
   }
   // A copy of `text` that the batch being filled keeps, for the next row
   // handed to it (Add).
@@ -496,7 +503,8 @@ class ParquetExporter : public IntervalListener {
   // holds row_group_rows, as the writer's own rows would: the files are
   // the same on any number of threads.
   struct Batch {
-    std::vector<BatchedRow> rows;
+    BatchRows rows;
+    size_t count = 0;               // of all its rows
     std::deque<std::string> texts;  // the texts it keeps (Keep)
   };
   // By partition, one of each batched table's.
@@ -514,6 +522,26 @@ class ParquetExporter : public IntervalListener {
   // Writes the batches handed over, in order, until none is left (one job
   // of the pool at a time).
   void WriteBatches();
+  // Writes a batch's rows of every table (WriteBatches, not holding
+  // batch_mu_).
+  template <size_t... B>
+  void WriteTables(const Batch& batch, std::index_sequence<B...>) {
+    (WriteTable<B>(std::get<B>(batch.rows)), ...);
+  }
+  template <size_t B, typename T>
+  void WriteTable(const std::vector<T>& rows) {
+    for (const T& row : rows) {
+      const size_t p = partitioned_ ? row.thread->process : 0;
+      parquet::RowBlock& block = blocks_[p][B];
+      batch_writer_->Write(&block, row);
+      if (block.rows() == row_group_rows_) {
+        std::lock_guard<std::mutex> lock(batch_mu_);
+        full_[p][B].push_back(std::move(block));
+        block = std::move(spare_blocks_[p][B].back());
+        spare_blocks_[p][B].pop_back();
+      }
+    }
+  }
   std::unique_ptr<Batch> filling_;
   std::unique_ptr<RowWriter> batch_writer_;  // WriteBatches's
   size_t row_group_rows_ = 0;
@@ -571,7 +599,6 @@ absl::Status ParquetExporter::Open(const ParquetOptions& options) {
   batch_writer_ = std::make_unique<RowWriter>(x_.clock);
   row_group_rows_ = std::max<size_t>(1, options.row_group_rows);
   filling_ = std::make_unique<Batch>();
-  filling_->rows.reserve(kBatchRows);
   const size_t parts = partitioned_ ? set.files().size() : 1;
   parquet::WriterOptions wo;
   wo.row_group_rows = options.row_group_rows;
@@ -698,7 +725,7 @@ void ParquetExporter::SubmitBatch(bool all) {
         }
       }
     }
-    if (!filling_->rows.empty()) {
+    if (filling_->count != 0) {
       batches_.push_back(std::move(filling_));
       start = !writing_;
       writing_ = true;
@@ -716,10 +743,7 @@ void ParquetExporter::SubmitBatch(bool all) {
       spare_batches_.pop_back();
     }
   }
-  if (filling_ == nullptr) {
-    filling_ = std::make_unique<Batch>();
-    filling_->rows.reserve(kBatchRows);
-  }
+  if (filling_ == nullptr) filling_ = std::make_unique<Batch>();
   if (all) AddFullBlocks();  // what the last batches filled
 }
 
@@ -744,24 +768,12 @@ void ParquetExporter::WriteBatches() {
   while (!batches_.empty()) {
     Batch* batch = batches_.front().get();
     lock.unlock();
-    for (const BatchedRow& row : batch->rows) {
-      const size_t b = row.index();
-      const size_t p =
-          partitioned_ ? std::visit([](const auto& r) { return r.thread->process; }, row) : 0;
-      parquet::RowBlock& block = blocks_[p][b];
-      std::visit([&](const auto& r) { batch_writer_->Write(&block, r); }, row);
-      if (block.rows() == row_group_rows_) {
-        lock.lock();
-        full_[p][b].push_back(std::move(block));
-        block = std::move(spare_blocks_[p][b].back());
-        spare_blocks_[p][b].pop_back();
-        lock.unlock();
-      }
-    }
+    WriteTables(*batch, std::make_index_sequence<kBatchedTableCount>());
     lock.lock();
     std::unique_ptr<Batch> done = std::move(batches_.front());
     batches_.pop_front();
-    done->rows.clear();
+    std::apply([](auto&... rows) { (rows.clear(), ...); }, done->rows);
+    done->count = 0;
     done->texts.clear();
     spare_batches_.push_back(std::move(done));
     batch_cv_.notify_all();
