@@ -177,6 +177,7 @@ test('the sample trace: tasks, frames, counters and waits as stats has them', as
   assert.deepEqual(args, [{ name: 'work', key: 'bytes', int_value: '42' }]);
   const jit = await db.rows(`SELECT name, size FROM instant WHERE kind = 'jit_method_load'`);
   assert.equal(jit.length, 1);
+  assert.equal(jit[0].name, 'jitted_fn');
   assert.equal(Number(jit[0].size), 256);
   const threads = await db.rows(`SELECT tid, name FROM thread ORDER BY tid`);
   assert.deepEqual(threads, [{ tid: '101', name: 'main' }, { tid: '102', name: 'worker' }]);

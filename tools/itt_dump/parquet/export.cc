@@ -463,6 +463,8 @@ class ParquetExporter : public IntervalListener {
   // An args row; `value` is kept (Keep), `key` must outlive the pass.
   void Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks, const char* scope,
             std::string_view key, std::string_view value, bool is_text);
+  // An instant row; `category` and `name` must outlive the pass (or be
+  // kept: Keep).
   void Instant(const ThreadRec& t, uint64_t ticks, std::string_view category, std::string_view name,
                const char* kind, const char* scope, const Event* jit);
   void OnCounter(const CounterSample& sample, const ThreadRec& t);
@@ -1009,7 +1011,8 @@ void ParquetExporter::OnScopedMetadata(const Event& e, const ThreadRec& t) {
 void ParquetExporter::OnJit(const Event& e, const ThreadRec& t) {
   const std::string_view name = e.GetBytes(F::kMethodName);
   if (!filter_.KeepsItem(t, 0, name, e.time)) return;
-  Instant(t, e.time, "jit", name,
+  // The name is in the event's payload, which the merge reuses: kept.
+  Instant(t, e.time, "jit", Keep(name),
           e.kind == EventKind::kJitInlineLoad ? "jit_inline_load" : "jit_method_load", nullptr, &e);
 }
 
