@@ -3,9 +3,11 @@
 # step prints exactly one line "STEP <name> PASSED" or "STEP <name> FAILED";
 # its own output goes to a log printed only when it fails.
 #
-#   asan_ubsan       format, collector and reliability tests under
-#                    AddressSanitizer + UndefinedBehaviorSanitizer (the test
-#                    programs and the collector are built with them too)
+#   asan_ubsan       format, collector and reliability tests, and
+#                    itt-dump's verbs on the benchmark and sample traces
+#                    (bench_traces_test), under AddressSanitizer +
+#                    UndefinedBehaviorSanitizer (the test programs and the
+#                    collector are built with them too)
 #   tsan             every test tagged "concurrency" under ThreadSanitizer
 #   format_fuzz      the trace reader's libFuzzer target on its committed
 #                    corpus for a fixed budget (tests/format/fuzz/run_fuzz.sh)
@@ -83,7 +85,7 @@ run_step() {
 step_asan_ubsan() {
   sanitizer_bazel asan test --config=asan --config=ubsan --build_tests_only "${test_runs[@]}" \
     "${sanitizer_timeouts[@]}" -- \
-    //tests/format/... //tests/collector/... //tests/reliability/... \
+    //tests/format/... //tests/collector/... //tests/reliability/... //tests/tools:bench_traces_test \
     -//tests/collector:real_clients_test -//tests/collector:mpi_test \
     -//tests/reliability:fork_test -//tests/reliability:fork_flushers_test
 }
