@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
-#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/parquet/encodings.h"
@@ -133,29 +132,18 @@ class PageRows {
 
   // Rows [row, row + n) of the order, the pages' in turn.
   void Load(size_t row, size_t n) {
-    if (order_.empty()) {
-      present_ = n;
-      if (column_.optional()) {
-        levels_ = column_.levels().data() + row;
-        present_ = static_cast<size_t>(std::count(levels_, levels_ + n, uint8_t{1}));
-      }
-      values_at_ = next_value_;
-      next_value_ += present_;
-      return;
-    }
-    const uint32_t* rows = order_.data() + row;
     switch (column_.type()) {
       case ColumnType::kInt64:
-        Gather(rows, n, column_.ints(), &ints_);
+        Load(row, n, column_.ints(), &ints_);
         break;
       case ColumnType::kDouble:
-        Gather(rows, n, column_.doubles(), &doubles_);
+        Load(row, n, column_.doubles(), &doubles_);
         break;
       case ColumnType::kBool:
-        Gather(rows, n, column_.bools(), &bools_);
+        Load(row, n, column_.bools(), &bools_);
         break;
       case ColumnType::kString:
-        Gather(rows, n, column_.indices(), &indices_);
+        Load(row, n, column_.indices(), &indices_);
         break;
     }
   }
@@ -166,48 +154,46 @@ class PageRows {
   size_t present() const { return present_; }
   template <typename T>
   const T* values() const {
-    if (order_.empty()) return Values<T>(column_) + values_at_;
-    return Values<T>(*this);
+    return static_cast<const T*>(values_);
   }
 
  private:
-  // Of a Column or of the buffers here, which name them alike.
-  template <typename T, typename From>
-  static const T* Values(const From& from) {
-    if constexpr (std::is_same_v<T, int64_t>) return from.ints().data();
-    if constexpr (std::is_same_v<T, double>) return from.doubles().data();
-    if constexpr (std::is_same_v<T, uint8_t>) return from.bools().data();
-    if constexpr (std::is_same_v<T, uint32_t>) return from.indices().data();
-  }
-  const std::vector<int64_t>& ints() const { return ints_; }
-  const std::vector<double>& doubles() const { return doubles_; }
-  const std::vector<uint8_t>& bools() const { return bools_; }
-  const std::vector<uint32_t>& indices() const { return indices_; }
-
+  // Load, for the column's values `from`; `buffer` takes them gathered.
   template <typename T>
-  void Gather(const uint32_t* rows, size_t n, const std::vector<T>& from, std::vector<T>* to) {
-    if (!column_.optional()) {
-      to->resize(n);
-      for (size_t i = 0; i < n; ++i) (*to)[i] = from[rows[i]];
+  void Load(size_t row, size_t n, const std::vector<T>& from, std::vector<T>* buffer) {
+    if (order_.empty()) {
       present_ = n;
+      if (column_.optional()) {
+        levels_ = column_.levels().data() + row;
+        present_ = static_cast<size_t>(std::count(levels_, levels_ + n, uint8_t{1}));
+      }
+      values_ = from.data() + next_value_;
+      next_value_ += present_;
       return;
     }
-    to->clear();
-    level_buffer_.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t r = rows[i];
-      level_buffer_[i] = column_.levels()[r];
-      if (level_buffer_[i] != 0) to->push_back(from[value_of_[r]]);
+    const uint32_t* rows = order_.data() + row;
+    if (!column_.optional()) {
+      buffer->resize(n);
+      for (size_t i = 0; i < n; ++i) (*buffer)[i] = from[rows[i]];
+    } else {
+      buffer->clear();
+      level_buffer_.resize(n);
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t r = rows[i];
+        level_buffer_[i] = column_.levels()[r];
+        if (level_buffer_[i] != 0) buffer->push_back(from[value_of_[r]]);
+      }
+      levels_ = level_buffer_.data();
     }
-    levels_ = level_buffer_.data();
-    present_ = to->size();
+    present_ = buffer->size();
+    values_ = buffer->data();
   }
 
   const Column& column_;
   const std::vector<uint32_t>& order_;
   std::vector<uint32_t> value_of_;  // with an order, of an optional column
   size_t next_value_ = 0;           // without an order: the next page's first value
-  size_t values_at_ = 0;
+  const void* values_ = nullptr;    // the page's, of the column's type
   size_t present_ = 0;
   const uint8_t* levels_ = nullptr;
   std::vector<uint8_t> level_buffer_;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -210,42 +211,39 @@ void TableWriter::Write(const std::string& bytes) {
   offset_ += bytes.size();
 }
 
-std::vector<Column> TableWriter::SpareColumns() {
-  std::vector<Column> columns;
+TableWriter::Spare TableWriter::TakeSpare() {
+  Spare spare;
   if (!spare_.empty()) {
-    columns = std::move(spare_.back());
+    spare = std::move(spare_.back());
     spare_.pop_back();
   } else {
-    for (const ColumnSpec& c : schema_) columns.emplace_back(c);
+    for (const ColumnSpec& c : schema_) spare.columns.emplace_back(c);
     // A table that filled a row group fills the next ones too: their room
     // at once, instead of growing each column by copies.
     if (rows_ > 0) {
-      for (Column& c : columns) c.Reserve(options_.row_group_rows);
+      for (Column& c : spare.columns) c.Reserve(options_.row_group_rows);
     }
   }
-  return columns;
+  return spare;
 }
 
-std::vector<uint64_t> TableWriter::SpareClusters() {
-  std::vector<uint64_t> clusters;
-  if (!spare_clusters_.empty()) {
-    clusters = std::move(spare_clusters_.back());
-    spare_clusters_.pop_back();
-  }
-  return clusters;
+void TableWriter::GiveBack(std::vector<Column> columns, std::vector<uint64_t> clusters) {
+  for (Column& c : columns) c.Clear();
+  clusters.clear();
+  spare_.push_back({std::move(columns), std::move(clusters)});
 }
 
 RowBlock TableWriter::NewBlock() {
+  Spare spare = TakeSpare();
   RowBlock block;
-  block.columns_ = SpareColumns();
-  block.clusters_ = SpareClusters();
+  block.columns_ = std::move(spare.columns);
+  block.clusters_ = std::move(spare.clusters);
   return block;
 }
 
 void TableWriter::AddBlock(RowBlock block) {
   if (block.rows_ == 0) {
-    spare_.push_back(std::move(block.columns_));
-    spare_clusters_.push_back(std::move(block.clusters_));
+    GiveBack(std::move(block.columns_), std::move(block.clusters_));
     return;
   }
   if (!options_.cluster) block.clusters_.clear();
@@ -257,10 +255,9 @@ void TableWriter::SealRowGroup() {
   if (group_rows_ == 0) return;
   const size_t rows = group_rows_;
   group_rows_ = 0;
-  std::vector<Column> columns = std::move(columns_);
-  columns_ = SpareColumns();
-  std::vector<uint64_t> clusters = SpareClusters();
-  clusters.swap(clusters_);
+  Spare next = TakeSpare();
+  std::vector<Column> columns = std::exchange(columns_, std::move(next.columns));
+  std::vector<uint64_t> clusters = std::exchange(clusters_, std::move(next.clusters));
   Seal(std::move(columns), std::move(clusters), rows);
   WriteGroups(/*all=*/false);
 }
@@ -319,10 +316,7 @@ void TableWriter::WriteGroups(bool all) {
       groups_.pop_front();
     }
     WriteGroup(front.get());
-    for (Column& c : front->columns) c.Clear();
-    spare_.push_back(std::move(front->columns));
-    front->clusters.clear();
-    spare_clusters_.push_back(std::move(front->clusters));
+    GiveBack(std::move(front->columns), std::move(front->clusters));
   }
 }
 

@@ -164,10 +164,15 @@ class TableWriter {
   // Hands `rows` rows in `columns` (and their cluster keys) to the pool as
   // the next row group.
   void Seal(std::vector<Column> columns, std::vector<uint64_t> clusters, size_t rows);
-  // Emptied columns to fill, from spare_ or new.
-  std::vector<Column> SpareColumns();
-  // An emptied vector of cluster keys, from spare_clusters_ or new.
-  std::vector<uint64_t> SpareClusters();
+  // Emptied columns and cluster keys to fill, kept for reuse (their
+  // memory) or new.
+  struct Spare {
+    std::vector<Column> columns;
+    std::vector<uint64_t> clusters;
+  };
+  Spare TakeSpare();
+  // Empties them and keeps them for TakeSpare.
+  void GiveBack(std::vector<Column> columns, std::vector<uint64_t> clusters);
   // Writes the finished groups at the front; with `all`, waits for every
   // one. Waits anyway while more than max_groups_in_flight are out.
   void WriteGroups(bool all);
@@ -190,8 +195,7 @@ class TableWriter {
   uint64_t offset_ = 0;
   absl::Status status_;
   bool closed_ = false;
-  std::vector<std::vector<Column>> spare_;  // emptied columns to reuse
-  std::vector<std::vector<uint64_t>> spare_clusters_;
+  std::vector<Spare> spare_;
   std::mutex mu_;
   std::condition_variable cv_;
   // Sealed groups in row order; a group's results and `left` are guarded
