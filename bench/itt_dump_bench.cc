@@ -18,7 +18,8 @@
 //   BM_AppendMicros   chrome's "ts" and "dur" text (AppendMicros), per value
 //   BM_Verb/V/T       verb V (stats, verify, text, chrome, perfetto,
 //                     parquet: its dataset written to a temporary
-//                     directory, the files' bytes to the page cache) on
+//                     directory, the files' bytes to the page cache;
+//                     vtune-csv: both files formatted and discarded) on
 //                     trace T (0 frames, 1 mixed): the whole verb
 //                     in-process (index pass, merged pass, report), 3 runs
 //                     (the report: their median); output is formatted and
@@ -205,7 +206,8 @@ void BM_AppendMicros(benchmark::State& state) {
 }
 BENCHMARK(BM_AppendMicros);
 
-const char* const kVerbs[] = {"stats", "verify", "text", "chrome", "perfetto", "parquet"};
+const char* const kVerbs[] = {"stats",    "verify",  "text",     "chrome",
+                              "perfetto", "parquet", "vtune-csv"};
 
 // Where BM_Verb/parquet writes its dataset (made once, under TMPDIR).
 const std::string& ParquetDir() {
@@ -328,6 +330,7 @@ void BM_Verb(benchmark::State& state) {
     args.insert(args.end(), {"-o", "-"});
   }
   if (std::strcmp(verb, "parquet") == 0) args.insert(args.end(), {"-o", ParquetDir()});
+  if (std::strcmp(verb, "vtune-csv") == 0) args.insert(args.end(), {"-o", "vtune"});
   const double zstd_rate = ZstdEventsPerSecond();
   RunCpu cpu;
   for (auto _ : state) {
@@ -356,7 +359,7 @@ void BM_Verb(benchmark::State& state) {
 // Three runs of each verb on each trace: the report gives their median (one
 // run moved by 20-30% with the host's phase).
 BENCHMARK(BM_Verb)
-    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {kFrames, kMixed}})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6}, {kFrames, kMixed}})
     ->Iterations(1)
     ->Repetitions(3)
     ->UseRealTime()

@@ -53,6 +53,8 @@ void ExpectEveryVerbTheSame(const std::string& trace, const std::string& name) {
       {"chrome", "--to=400000", "trace.itt"},
       {"perfetto", "-o", "out.pftrace", "trace.itt"},
       {"perfetto", "--compress=none", "-o", "out.pftrace", "trace.itt"},
+      {"vtune-csv", "-o", "vt", "trace.itt"},
+      {"vtune-csv", "--name=update", "-o", "vt", "trace.itt"},
   };
   for (const std::vector<std::string>& args : runs) {
     std::string what = name;

@@ -29,6 +29,7 @@
 #include "tools/itt_dump/text.h"
 #include "tools/itt_dump/two_passes.h"
 #include "tools/itt_dump/verb.h"
+#include "tools/itt_dump/vtune_csv.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -569,9 +570,9 @@ TEST(Pieces, FilesOfSeveralHostsAreNotTaken) {
   EXPECT_TRUE(InPieces(RandomSet(3, PieceMerger::kManyFiles + 1)).exact);
 }
 
-// `args` on every core and on one core give the same exit status, output
-// and warnings (`what` names the case). Returns the one-core run, for the
-// caller's own checks. `Traces`: one trace's bytes, or files by path.
+// `args` on every core and on one core give the same exit status, output,
+// warnings and files (`what` names the case). Returns the one-core run, for
+// the caller's own checks. `Traces`: one trace's bytes, or files by path.
 template <typename Traces>
 DumpResult SameOnEveryCoreAsOnOne(const std::vector<std::string>& args, const Traces& traces,
                                   const std::string& what = "") {
@@ -580,6 +581,11 @@ DumpResult SameOnEveryCoreAsOnOne(const std::vector<std::string>& args, const Tr
   EXPECT_EQ(all.status, one.status) << what;
   EXPECT_EQ(all.out, one.out) << what;
   EXPECT_EQ(all.err, one.err) << what;
+  EXPECT_EQ(all.files.size(), one.files.size()) << what;
+  for (const auto& [path, bytes] : one.files) {
+    const auto it = all.files.find(path);
+    EXPECT_TRUE(it != all.files.end() && it->second == bytes) << what << ": " << path;
+  }
   return one;
 }
 
@@ -1177,6 +1183,106 @@ TEST(Pieces, TextOfSeveralFilesPrintsWhatOnePassPrints) {
     }
     SameOnEveryCoreAsOnOne({"text", "run"}, traces, std::to_string(seed));
   }
+}
+
+// `vtune-csv` on every core, like chrome: each of its files (the
+// intervals, then the counters, a pass each) is written on every core
+// where that can be exact, else by the serial pass, which checks what the
+// first wrote; both files byte for byte the serial pass's.
+class StringFiles final : public OutputFactory {
+ public:
+  absl::StatusOr<std::unique_ptr<Output>> Create(const std::string& file_name) override {
+    return StringOutput(&files_[file_name]);
+  }
+
+ private:
+  std::map<std::string, std::string> files_;
+};
+
+VtunePasses VtuneOnEveryCore(const std::vector<std::string>& files) {
+  TraceSet set = OpenSet(files);
+  VtunePasses passes;
+  if (set.empty()) return passes;
+  PassContext pc(set, MergeOptions().max_buffered_bytes);
+  StringFiles out;
+  const absl::Status status = RunVtuneCsv(pc.ctx, VtuneOptions(), &out, &passes);
+  EXPECT_TRUE(status.ok()) << status;
+  return passes;
+}
+
+void ExpectSameVtune(const std::string& bytes, const std::string& what) {
+  const DumpResult one = SameOnEveryCoreAsOnOne({"vtune-csv", "-o", "d", "trace.itt"}, bytes, what);
+  EXPECT_EQ(one.files.size(), 2u) << what;  // intervals and counters
+  SameOnEveryCoreAsOnOneEach(
+      {{"vtune-csv", "--name=t1[23]", "-o", "d", "trace.itt"},
+       {"vtune-csv", "--domain=d2", "-o", "d", "trace.itt"},
+       {"vtune-csv", "--from=3000", "--to=60000", "--thread=w1", "-o", "d", "trace.itt"}},
+      bytes, what);
+}
+
+TEST(Pieces, VtuneCsvWritesWhatTheSerialPassWrites) {
+  for (uint64_t seed = 670; seed < 676; ++seed) {
+    TraceOptions options;
+    options.threads = 1 + static_cast<int>(seed % 4);
+    options.ids = seed % 2 == 0;
+    const std::string bytes = RandomTrace(seed, options);
+    const VtunePasses passes = VtuneOnEveryCore({bytes});
+    EXPECT_TRUE(passes.intervals_on_every_core) << seed;
+    EXPECT_TRUE(passes.counters_on_every_core) << seed;
+    ExpectSameVtune(bytes, "seed " + std::to_string(seed));
+  }
+}
+
+TEST(Pieces, VtuneCsvOfADamagedTraceWritesWhatTheSerialPassWrites) {
+  int on_every_core = 0;
+  for (uint64_t seed = 676; seed < 682; ++seed) {
+    TraceOptions options;
+    options.ids = true;
+    std::string bytes = RandomTrace(seed, options);
+    std::mt19937_64 rng(seed);
+    for (int k = 0; k < 3; ++k) {
+      const size_t at = bytes.size() / 4 + rng() % (bytes.size() / 2);
+      bytes[at] = static_cast<char>(bytes[at] ^ (1 + rng() % 255));
+    }
+    on_every_core += VtuneOnEveryCore({bytes}).intervals_on_every_core ? 1 : 0;
+    SameOnEveryCoreAsOnOne({"vtune-csv", "-o", "d", "trace.itt"}, bytes,
+                           "damaged seed " + std::to_string(seed));
+  }
+  EXPECT_GT(on_every_core, 2);
+}
+
+TEST(Pieces, VtuneCsvOfSeveralFilesWritesWhatTheSerialPassWrites) {
+  for (uint64_t seed = 682; seed < 685; ++seed) {
+    std::map<std::string, std::string> traces;
+    const std::vector<std::string> files = RandomSet(seed, 3, /*heap=*/seed % 2 == 1);
+    for (size_t i = 0; i < files.size(); ++i) {
+      traces["run/p" + std::to_string(i) + ".itt"] = files[i];
+    }
+    const VtunePasses passes = VtuneOnEveryCore(files);
+    EXPECT_TRUE(passes.intervals_on_every_core) << seed;
+    EXPECT_TRUE(passes.counters_on_every_core) << seed;
+    const DumpResult one =
+        SameOnEveryCoreAsOnOne({"vtune-csv", "-o", "d", "run"}, traces, std::to_string(seed));
+    EXPECT_EQ(one.files.size(), 2u) << seed;
+  }
+}
+
+// The time of the last thread goes back in the middle of its events: the
+// intervals' pass on every core has written much of its file when it
+// reads that chunk; the serial pass writes it again, checks it, and goes
+// on past it. (The counters' pieces keep so little that their pass reads
+// that chunk before it has written anything.)
+TEST(Pieces, VtuneCsvOfATraceWhoseTimeGoesBackIsWrittenOnceBySerialPasses) {
+  TraceOptions options;
+  options.time_back = true;
+  options.ids = true;
+  options.events_per_thread = 4000;
+  const std::string bytes = RandomTrace(7, options);
+  const VtunePasses passes = VtuneOnEveryCore({bytes});
+  EXPECT_FALSE(passes.intervals_on_every_core);
+  EXPECT_FALSE(passes.counters_on_every_core);
+  EXPECT_GT(passes.intervals_rewritten, 20000u);
+  ExpectSameVtune(bytes, "time back");
 }
 
 }  // namespace

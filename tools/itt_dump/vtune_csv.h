@@ -20,10 +20,16 @@
 // the clock-sync points. Fields with a comma, quote or line break are
 // quoted (RFC 4180). <host> is the header's host name with characters
 // other than [A-Za-z0-9._-] replaced by '_'.
+//
+// Each file takes a pass over the trace, on every core as `chrome` (the
+// workers write the lines of the intervals a chunk pairs, the reading
+// thread the rest in the serial order; docs/ITT_DUMP.md, "Time order and
+// memory"), the same byte for byte as on one core.
 
 #ifndef TOOLS_ITT_DUMP_VTUNE_CSV_H_
 #define TOOLS_ITT_DUMP_VTUNE_CSV_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
@@ -42,8 +48,21 @@ std::string DefaultVtunePrefix(const std::string& trace_path);
 // The host part of the file names.
 std::string VtuneHostName(const std::string& host);
 
-// Creates the files through `files`; ctx.out is not used.
-absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, OutputFactory* files);
+// How RunVtuneCsv's passes went: each file is written on every core
+// (pieces.h: the workers pair the tasks and write their lines) unless that
+// cannot be exact; then a serial pass writes it all again, checks what the
+// first wrote and writes the rest (WriteOnce, verb.h).
+struct VtunePasses {
+  bool intervals_on_every_core = false;
+  bool counters_on_every_core = false;
+  uint64_t intervals_rewritten = 0;  // bytes the serial pass checked
+  uint64_t counters_rewritten = 0;
+};
+
+// Creates the files through `files`; ctx.out is not used. *passes (may be
+// null): how the passes went, of the last host with several hosts.
+absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, OutputFactory* files,
+                         VtunePasses* passes = nullptr);
 
 }  // namespace itt_dump
 }  // namespace ittc

@@ -401,7 +401,8 @@ void AppendJsonString(Out* out, std::string_view s) {
   out->push_back('"');
 }
 
-void AppendCsvField(std::string* out, std::string_view s) {
+template <typename Out>
+void AppendCsvField(Out* out, std::string_view s) {
   if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
     out->append(s.data(), s.size());
     return;
@@ -649,6 +650,7 @@ void AppendMicros(Out* out, int64_t ns) {
   template void AppendNumber(Out*, long double);                                 \
   template void AppendMetadataArray(Out*, uint64_t, uint64_t, std::string_view); \
   template void AppendJsonString(Out*, std::string_view);                        \
+  template void AppendCsvField(Out*, std::string_view);                          \
   template void AppendQuoted(Out*, std::string_view);                            \
   template void AppendDecimal(Out*, uint64_t);                                   \
   template void AppendDecimal(Out*, int64_t);                                    \

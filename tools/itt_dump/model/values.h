@@ -52,7 +52,8 @@ void AppendJsonString(Out* out, std::string_view s);
 
 // `s` as one CSV field: quoted (RFC 4180) only when it contains a comma,
 // quote, CR or LF.
-void AppendCsvField(std::string* out, std::string_view s);
+template <typename Out>
+void AppendCsvField(Out* out, std::string_view s);
 
 // `s` quoted for the text verb: printable ASCII kept, '"' and '\' escaped,
 // other bytes as \xNN.
