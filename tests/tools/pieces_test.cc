@@ -428,6 +428,18 @@ void ExpectSamePairing(const std::vector<std::string>& files, const std::string&
 }
 
 // A set of `n` random traces of one host and boot, each its own process.
+// RandomTrace(seed, options) with three bytes of its middle half changed
+// at random (by seed): a damaged trace.
+std::string DamagedTrace(uint64_t seed, const TraceOptions& options) {
+  std::string bytes = RandomTrace(seed, options);
+  std::mt19937_64 rng(seed);
+  for (int k = 0; k < 3; ++k) {
+    const size_t at = bytes.size() / 4 + rng() % (bytes.size() / 2);
+    bytes[at] = static_cast<char>(bytes[at] ^ (1 + rng() % 255));
+  }
+  return bytes;
+}
+
 std::vector<std::string> RandomSet(uint64_t seed, size_t n, bool heap = false) {
   std::vector<std::string> files;
   for (size_t i = 0; i < n; ++i) {
@@ -676,12 +688,7 @@ TEST(Pieces, StatsPrintsWhatTheSerialPassPrints) {
 TEST(Pieces, StatsOfADamagedTracePrintsWhatTheSerialPassPrints) {
   int on_every_core = 0;
   for (uint64_t seed = 200; seed < 212; ++seed) {
-    std::string bytes = RandomTrace(seed, TraceOptions{3});
-    std::mt19937_64 rng(seed);
-    for (int k = 0; k < 3; ++k) {
-      const size_t at = bytes.size() / 4 + rng() % (bytes.size() / 2);
-      bytes[at] = static_cast<char>(bytes[at] ^ (1 + rng() % 255));
-    }
+    const std::string bytes = DamagedTrace(seed, TraceOptions{3});
     on_every_core += StatsOnEveryCore({bytes}) ? 1 : 0;
     ExpectSameStats(bytes, "damaged seed " + std::to_string(seed));
   }
@@ -1053,12 +1060,7 @@ TEST(Pieces, ChromeOfADamagedTracePrintsWhatTheSerialPassPrints) {
   for (uint64_t seed = 650; seed < 658; ++seed) {
     TraceOptions options;
     options.ids = true;
-    std::string bytes = RandomTrace(seed, options);
-    std::mt19937_64 rng(seed);
-    for (int k = 0; k < 3; ++k) {
-      const size_t at = bytes.size() / 4 + rng() % (bytes.size() / 2);
-      bytes[at] = static_cast<char>(bytes[at] ^ (1 + rng() % 255));
-    }
+    const std::string bytes = DamagedTrace(seed, options);
     on_every_core += ChromeOnEveryCore({bytes}).on_every_core ? 1 : 0;
     ExpectSameChrome(bytes, "damaged seed " + std::to_string(seed));
   }
@@ -1150,12 +1152,7 @@ TEST(Pieces, TextOfADamagedTracePrintsWhatOnePassPrints) {
   for (uint64_t seed = 610; seed < 614; ++seed) {
     TraceOptions options;
     options.events_per_thread = 2 * TwoPasses::kBatchEvents;
-    std::string bytes = RandomTrace(seed, options);
-    std::mt19937_64 rng(seed);
-    for (int k = 0; k < 3; ++k) {
-      const size_t at = bytes.size() / 4 + rng() % (bytes.size() / 2);
-      bytes[at] = static_cast<char>(bytes[at] ^ (1 + rng() % 255));
-    }
+    const std::string bytes = DamagedTrace(seed, options);
     ExpectSameText(bytes, "damaged seed " + std::to_string(seed));
   }
 }
@@ -1238,12 +1235,7 @@ TEST(Pieces, VtuneCsvOfADamagedTraceWritesWhatTheSerialPassWrites) {
   for (uint64_t seed = 676; seed < 682; ++seed) {
     TraceOptions options;
     options.ids = true;
-    std::string bytes = RandomTrace(seed, options);
-    std::mt19937_64 rng(seed);
-    for (int k = 0; k < 3; ++k) {
-      const size_t at = bytes.size() / 4 + rng() % (bytes.size() / 2);
-      bytes[at] = static_cast<char>(bytes[at] ^ (1 + rng() % 255));
-    }
+    const std::string bytes = DamagedTrace(seed, options);
     on_every_core += VtuneOnEveryCore({bytes}).intervals_on_every_core ? 1 : 0;
     SameOnEveryCoreAsOnOne({"vtune-csv", "-o", "d", "trace.itt"}, bytes,
                            "damaged seed " + std::to_string(seed));

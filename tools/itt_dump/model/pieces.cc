@@ -492,6 +492,16 @@ PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sin
   // several: their decoding overlaps anyway.
   ro.max_in_flight = pass_files_ == 1 ? 2 * threads + kChunksAhead : 2;
   files_.resize(n);
+  // A queue per thread of the files taken, made at once (a Queue cannot
+  // move: its deques' moves may throw).
+  size_t queue_count = 0;
+  for (size_t f = 0; f < n; ++f) {
+    if (only_file == kEveryFile || f == only_file) {
+      queue_count += set.files()[f].index->threads.size();
+    }
+  }
+  queues_ = std::vector<Queue>(queue_count);
+  size_t next_queue = 0;
   for (size_t f = 0; f < n; ++f) {
     File& file = files_[f];
     if (only_file != kEveryFile && f != only_file) {
@@ -509,8 +519,8 @@ PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sin
     file.reader = std::move(*reader);
     const TraceIndex& x = *set.files()[f].index;
     for (const auto& [thread_index, rec] : x.threads.entries()) {
-      queue_of_thread_[uint64_t{f} << 32 | thread_index] = static_cast<int>(queues_.size());
-      Queue& q = queues_.emplace_back();
+      queue_of_thread_[uint64_t{f} << 32 | thread_index] = static_cast<int>(next_queue);
+      Queue& q = queues_[next_queue++];
       q.file = f;
       q.local = &rec;
       q.thread = file.decoder->SetThread(thread_index);
@@ -856,7 +866,7 @@ void PieceMerger::RecycleBlocks(Stretch* s) {
   }
 }
 
-void PieceMerger::PassTime(uint64_t t) {
+void PieceMerger::LetGo(uint64_t t) {
   while (!held_.empty() && held_.front().last_time < t) {
     serial_held_[held_.front().file] -= held_.front().bytes;
     std::pop_heap(held_.begin(), held_.end(), std::greater<>());
@@ -864,7 +874,7 @@ void PieceMerger::PassTime(uint64_t t) {
   }
 }
 
-void PieceMerger::Pop(int qi) {
+inline void PieceMerger::Pop(int qi) {
   Queue& q = queues_[static_cast<size_t>(qi)];
   if (++q.head < q.end) {
     // A worker wrote them on another core, and with many queues taking
@@ -876,6 +886,11 @@ void PieceMerger::Pop(int qi) {
     __builtin_prefetch(std::min(q.head + 4, q.end - 1));
     return;
   }
+  PopPiece(&q);
+}
+
+void PieceMerger::PopPiece(Queue* queue) {
+  Queue& q = *queue;
   std::unique_ptr<Piece> done = std::move(q.pieces.front());
   q.pieces.pop_front();
   q.SetFront();

@@ -429,8 +429,10 @@ class PieceMerger {
   // The file whose next chunk the merge waits for.
   size_t FileToRead() const;
   void Enqueue(int qi, std::unique_ptr<Piece> piece);
-  // Moves queue qi past its head; recycles a finished piece.
+  // Moves queue qi past its head (inline, for the merge's loop); at a
+  // piece's end, PopPiece recycles it.
   void Pop(int qi);
+  void PopPiece(Queue* q);
   void UpdateWaiting(int qi);
   bool Fail(const char* reason) {
     inexact_reason_ = reason;
@@ -454,8 +456,12 @@ class PieceMerger {
     bool operator>(const Held& o) const { return last_time > o.last_time; }
   };
   std::vector<Held> held_;  // a min-heap by last_time
-  // Lets go of the pieces whose last event is before `t`.
-  void PassTime(uint64_t t);
+  // Lets go of the pieces whose last event is before `t`. Inline: the
+  // merge asks at every item, and mostly there is none.
+  void PassTime(uint64_t t) {
+    if (!held_.empty() && held_.front().last_time < t) LetGo(t);
+  }
+  void LetGo(uint64_t t);
   // Not exact if queue q's front piece could nest its thread's tasks past
   // IntervalTracker::kMaxDepth.
   void CheckDepth(const Queue& q);
@@ -491,7 +497,7 @@ class PieceMerger {
   uint64_t probe_kept_ = 0;
   // By the set's threads: each file's in its index's order, the files in
   // order (TraceSetMerger's order of ties).
-  std::deque<Queue> queues_;
+  std::vector<Queue> queues_;
   U64Map<int> queue_of_thread_;  // by file << 32 | the file's thread index
   WaitingThreads waiting_;
   // Queues with a head but current_ (the queue of the last item, out of
