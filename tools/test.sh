@@ -25,21 +25,24 @@ if [[ -f tools/ci_extra.sh ]]; then
   if [[ $extra_failed -ne 0 ]]; then status=1; fi
 fi
 
-# Count test cases from the JUnit XML Bazel keeps per target. A target that
-# failed without a failing case in its XML (crash, timeout) counts as one.
+# Count test cases from the JUnit XML Bazel keeps per target (a sharded
+# target keeps one per shard, shard_K_of_N/test.xml). A target that failed
+# without a failing case in its XML (crash, timeout) counts as one.
 testlogs=$(bazel info bazel-testlogs 2>/dev/null)
 passed=0
 failed=0
 while read -r target result; do
   dir="$testlogs/${target#//}"
   dir="${dir/://}"
-  xml="$dir/test.xml"
+  xmls=("$dir/test.xml")
+  [[ -f "${xmls[0]}" ]] || xmls=("$dir"/shard_*_of_*/test.xml)
   cases=0
   fails=0
-  if [[ -f "$xml" ]]; then
-    cases=$(grep -o '<testcase ' "$xml" | wc -l)
-    fails=$(grep -c '<failure' "$xml" || true)
-  fi
+  for xml in "${xmls[@]}"; do
+    [[ -f "$xml" ]] || continue
+    cases=$((cases + $(grep -o '<testcase ' "$xml" | wc -l)))
+    fails=$((fails + $(grep -c '<failure' "$xml" || true)))
+  done
   if [[ "$result" == PASSED ]]; then
     if ((cases == 0)); then cases=1; fi
     passed=$((passed + cases - fails))
