@@ -789,6 +789,48 @@ TEST(Pieces, StatsOfSeveralFilesPrintsWhatTheSerialPassPrints) {
   }
 }
 
+// vtune-csv's files, kept in memory.
+class StringFiles final : public OutputFactory {
+ public:
+  absl::StatusOr<std::unique_ptr<Output>> Create(const std::string& file_name) override {
+    return StringOutput(&files_[file_name]);
+  }
+
+ private:
+  std::map<std::string, std::string> files_;
+};
+
+// Runs vtune-csv on every core where it can, and says which passes could.
+VtunePasses VtuneOnEveryCore(const std::vector<std::string>& files) {
+  TraceSet set = OpenSet(files);
+  VtunePasses passes;
+  if (set.empty()) return passes;
+  PassContext pc(set, MergeOptions().max_buffered_bytes);
+  StringFiles out;
+  const absl::Status status = RunVtuneCsv(pc.ctx, VtuneOptions(), &out, &passes);
+  EXPECT_TRUE(status.ok()) << status;
+  return passes;
+}
+
+// Ranks of one thread each: the pieces pair their frames (in the loop
+// that pairs their simple tasks), and vtune-csv's write each frame's line,
+// which the merge puts among the other ranks' lines at the frame's end.
+TEST(Pieces, VtuneCsvOfRanksOfOneThreadWritesWhatTheSerialPassWrites) {
+  std::map<std::string, std::string> traces;
+  std::vector<std::string> bytes;
+  for (const auto& [name, trace] : RunTraces(4, 300, 1)) {
+    bytes.push_back(trace);
+    traces["run/" + name] = trace;
+  }
+  EXPECT_TRUE(VtuneOnEveryCore(bytes).intervals_on_every_core);
+  const DumpResult one = SameOnEveryCoreAsOnOne({"vtune-csv", "-o", "d", "run"}, traces, "ranks");
+  ASSERT_EQ(one.files.size(), 2u);
+  // Every rank's frames are there (the counters' file comes first).
+  EXPECT_NE(one.files.rbegin()->first.find("intervals"), std::string::npos);
+  const std::string& intervals = one.files.rbegin()->second;
+  EXPECT_GE(std::count(intervals.begin(), intervals.end(), '\n'), 4 * 300);
+}
+
 // More than kManyFiles files of an MPI-like run, with one thread per
 // process (the pieces pair the frames too) or four sharing each process's
 // frames (the pieces keep them): read one after another, both stay on
@@ -1186,27 +1228,6 @@ TEST(Pieces, TextOfSeveralFilesPrintsWhatOnePassPrints) {
 // intervals, then the counters, a pass each) is written on every core
 // where that can be exact, else by the serial pass, which checks what the
 // first wrote; both files byte for byte the serial pass's.
-class StringFiles final : public OutputFactory {
- public:
-  absl::StatusOr<std::unique_ptr<Output>> Create(const std::string& file_name) override {
-    return StringOutput(&files_[file_name]);
-  }
-
- private:
-  std::map<std::string, std::string> files_;
-};
-
-VtunePasses VtuneOnEveryCore(const std::vector<std::string>& files) {
-  TraceSet set = OpenSet(files);
-  VtunePasses passes;
-  if (set.empty()) return passes;
-  PassContext pc(set, MergeOptions().max_buffered_bytes);
-  StringFiles out;
-  const absl::Status status = RunVtuneCsv(pc.ctx, VtuneOptions(), &out, &passes);
-  EXPECT_TRUE(status.ok()) << status;
-  return passes;
-}
-
 void ExpectSameVtune(const std::string& bytes, const std::string& what) {
   const DumpResult one = SameOnEveryCoreAsOnOne({"vtune-csv", "-o", "d", "trace.itt"}, bytes, what);
   EXPECT_EQ(one.files.size(), 2u) << what;  // intervals and counters

@@ -326,6 +326,7 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
   uint64_t paired = 0;
   uint64_t paired_last = run->paired_last;
   run->left_over = false;
+  run->left_over_frame = false;
   const auto note_time = [&](uint64_t time) {
     if (time < last) back = true;
     if (first == kNoEvents) first = time;
@@ -334,8 +335,27 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
   // The task and frame in locals, in registers (see NextSimpleTask).
   format::EventStreamDecoder::SimpleTask next;
   format::EventStreamDecoder::SimpleFrame frame;
+  // Frames the piece pairs (a thread alone in its process) go to
+  // PieceFrame here too, instead of one at a time through the caller.
+  const bool pair_frames = frames == nullptr && piece_frames_;
   for (;;) {
     if (!dec->NextSimpleTask(&next)) {
+      if (pair_frames) {
+        if (!dec->NextSimpleFrame(&frame)) break;
+        note_time(frame.time);
+        const PieceAction action =
+            PieceFrame(frame.begin, frame.domain, format::Id{}, frame.time, t, position);
+        if (action == PieceAction::kForward || (stop_at_interval && !frame.begin)) {
+          run->frame = frame;
+          run->left_over = true;
+          run->left_over_frame = true;
+          run->action = action;
+          break;
+        }
+        ++paired;
+        paired_last = frame.time;
+        continue;
+      }
       if (frames == nullptr || !dec->NextSimpleFrame(&frame)) break;
       const uint64_t time = frame.time;
       note_time(time);
@@ -355,6 +375,7 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
     if (action == PieceAction::kForward || (stop_at_interval && !next.begin)) {
       *task = next;
       run->left_over = true;
+      run->left_over_frame = false;
       run->action = action;
       break;
     }
@@ -406,6 +427,28 @@ IntervalTracker::PieceAction IntervalTracker::KeptApart(const Event& frame) {
   return IsNull(frame.GetId(F::kId)) ? PieceAction::kApart : PieceAction::kForward;
 }
 
+IntervalTracker::PieceAction IntervalTracker::PieceFrame(bool begin, uint64_t domain,
+                                                         const format::Id& id, uint64_t ticks,
+                                                         const ThreadRec& t, uint32_t position) {
+  if (begin) {
+    Open* o = BeginFrame(domain, id, ticks, t);
+    // Not tracked here: past the limits the piece bound below fails.
+    if (o == nullptr) {
+      peak_keyed_open_ = kMaxDepth;
+      return PieceAction::kForward;
+    }
+    o->position = position;
+    o->child_mark = piece_child_ticks_;
+    return PieceAction::kPaired;
+  }
+  const Key key = ProcessKey(domain, id, t);
+  auto it = frames_.Find(key);
+  // Begun before the piece, or never: the whole trace's tracker knows.
+  if (it == frames_.end() || it->second.empty()) return PieceAction::kForward;
+  EndKeyed(&frames_, key, IntervalKind::kFrame, t, domain, ticks);
+  return PieceAction::kPaired;
+}
+
 IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const ThreadRec& t,
                                                            uint32_t position) {
   switch (e.kind) {
@@ -433,30 +476,12 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       if (!pairing_.frames) return PieceAction::kForward;
       SubmitFrame(e, t);  // complete in itself
       return PieceAction::kPaired;
-    case EventKind::kFrameBegin: {
+    case EventKind::kFrameBegin:
+    case EventKind::kFrameEnd:
       if (frames_kept_apart()) return KeptApart(e);
       if (!piece_frames_) return PieceAction::kForward;
-      Open* o = BeginFrame(e.Get(F::kDomain), e.GetId(F::kId), e.time, t);
-      // Not tracked here: past the limits the piece bound below fails.
-      if (o == nullptr) {
-        peak_keyed_open_ = kMaxDepth;
-        return PieceAction::kForward;
-      }
-      o->position = position;
-      o->child_mark = piece_child_ticks_;
-      return PieceAction::kPaired;
-    }
-    case EventKind::kFrameEnd: {
-      if (frames_kept_apart()) return KeptApart(e);
-      if (!piece_frames_) return PieceAction::kForward;
-      const uint64_t domain = e.Get(F::kDomain);
-      const Key key = ProcessKey(domain, e.GetId(F::kId), t);
-      auto it = frames_.Find(key);
-      // Begun before the piece, or never: the whole trace's tracker knows.
-      if (it == frames_.end() || it->second.empty()) return PieceAction::kForward;
-      EndKeyed(&frames_, key, IntervalKind::kFrame, t, domain, e.time);
-      return PieceAction::kPaired;
-    }
+      return PieceFrame(e.kind == EventKind::kFrameBegin, e.Get(F::kDomain), e.GetId(F::kId),
+                        e.time, t, position);
     default: {
       // Metadata, which OnEvent may attach to a task around it.
       if (!pairing_.args || !IsMetadataKind(e.kind)) return PieceAction::kForward;

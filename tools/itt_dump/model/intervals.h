@@ -259,7 +259,10 @@ class IntervalTracker {
   // writes output for it needs its place at once). That one is in *task
   // with its action in run->action (left_over); the times of all, it
   // included, are in run's times. With `frames` (the piece keeps frames
-  // apart), the simple frames between them go there in the same loop.
+  // apart), the simple frames between them go there in the same loop;
+  // without, where the piece pairs its frames (ResetPiece), they are
+  // paired in it as OnPieceEvent pairs them, and one the caller must
+  // finish is in run->frame instead (left_over_frame), taken.
   struct SimpleRun {
     // In and out: the piece's times so far (first_time kNoEvents before any) and
     // whether one went back.
@@ -270,6 +273,8 @@ class IntervalTracker {
     uint64_t paired = 0;
     uint64_t paired_last = 0;
     bool left_over = false;
+    bool left_over_frame = false;  // then the one left over is `frame`
+    format::EventStreamDecoder::SimpleFrame frame;
     PieceAction action = PieceAction::kPaired;
   };
   void PairSimpleTasks(format::EventStreamDecoder* dec, const ThreadRec& thread, uint32_t position,
@@ -489,6 +494,10 @@ class IntervalTracker {
   // null) is paired in the piece, or `forwarded` to the whole trace's
   // tracker, from the event forwarded `position`-th.
   PieceAction PieceTaskBegun(ThreadState& s, Open* o, bool forwarded, uint32_t position);
+  // OnPieceEvent for a frame_begin (`begin`) or frame_end the piece pairs
+  // (ResetPiece's pair_frames).
+  PieceAction PieceFrame(bool begin, uint64_t domain, const format::Id& id, uint64_t ticks,
+                         const ThreadRec& thread, uint32_t position);
   // OnPieceSimpleTask on the thread of `s` (`thread`).
   PieceAction PieceSimpleTask(ThreadState& s, const ThreadRec& thread,
                               const format::EventStreamDecoder::SimpleTask& task,

@@ -198,6 +198,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   for (;;) {
     IntervalTracker::PieceAction action = IntervalTracker::PieceAction::kPaired;
     bool simple = false;
+    bool taken = false;  // a frame the run left over, the tracker's already
     if (simple_runs) {
       run.first_time = p.first_time;
       run.last_time = p.last_time;
@@ -211,13 +212,15 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       p.time_back = run.time_back;
       p.paired_events += run.paired;
       p.paired_last_ticks = run.paired_last;
-      simple = run.left_over;
+      taken = run.left_over_frame;
+      simple = run.left_over && !taken;
+      if (taken) run.frame.ToEvent(&e);
       action = run.action;
     } else {
       simple = simple_tasks && dec.NextSimpleTask(&task);
       if (simple && map_ids) rewriter_->MapSimpleIds(&task);
     }
-    if (!simple && simple_frames && dec.NextSimpleFrame(&frame)) {
+    if (!simple && !taken && simple_frames && dec.NextSimpleFrame(&frame)) {
       // Kept apart as OnPieceEvent would keep it, without an Event.
       if (map_ids) rewriter_->MapSimpleIds(&frame);
       note_time(frame.time);
@@ -226,7 +229,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       p.paired_last_ticks = frame.time;
       continue;
     }
-    if (!simple) {
+    if (!simple && !taken) {
       if (simple_tasks && dec.NextSimpleFrame(&frame)) {
         // The event Next and the rewrite would give (a frame the piece
         // pairs: a thread alone in its process).
@@ -239,7 +242,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     }
     const uint64_t time = simple ? task.time : e.time;
     const auto position = static_cast<uint32_t>(entries.size());
-    if (!simple || !simple_runs) {
+    if ((!simple || !simple_runs) && !taken) {
       // (A simple task left over from a run is the tracker's already.)
       note_time(time);
       action = simple ? tracker.OnPieceSimpleTask(task, thread, position)
