@@ -317,7 +317,7 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceSimpleTask(
 void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const ThreadRec& t,
                                       uint32_t position, bool stop_at_interval,
                                       format::EventStreamDecoder::SimpleTask* task, SimpleRun* run,
-                                      std::vector<KeptFrame>* frames) {
+                                      std::vector<KeptFrame>* frames, const SimpleIds* ids) {
   // The thread's state and the run's times stay in locals.
   ThreadState& s = StateOf(t);
   uint64_t first = run->first_time;
@@ -342,6 +342,7 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
     if (!dec->NextSimpleTask(&next)) {
       if (pair_frames) {
         if (!dec->NextSimpleFrame(&frame)) break;
+        if (ids != nullptr) ids->Map(&frame);
         note_time(frame.time);
         const PieceAction action =
             PieceFrame(frame.begin, frame.domain, format::Id{}, frame.time, t, position);
@@ -357,6 +358,7 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
         continue;
       }
       if (frames == nullptr || !dec->NextSimpleFrame(&frame)) break;
+      if (ids != nullptr) ids->Map(&frame);
       const uint64_t time = frame.time;
       note_time(time);
       // Field by field: a KeptFrame made first and copied would be read
@@ -369,6 +371,7 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
       paired_last = time;
       continue;
     }
+    if (ids != nullptr) ids->Map(&next);
     const uint64_t time = next.time;
     note_time(time);
     const PieceAction action = PieceSimpleTask(s, t, next, position);

@@ -262,7 +262,15 @@ class IntervalTracker {
   // apart), the simple frames between them go there in the same loop;
   // without, where the piece pairs its frames (ResetPiece), they are
   // paired in it as OnPieceEvent pairs them, and one the caller must
-  // finish is in run->frame instead (left_over_frame), taken.
+  // finish is in run->frame instead (left_over_frame), taken. With `ids`,
+  // each task's and frame's ids are made another numbering's as it is read
+  // (the one left over too).
+  class SimpleIds {
+   public:
+    virtual ~SimpleIds() = default;
+    virtual void Map(format::EventStreamDecoder::SimpleTask* task) const = 0;
+    virtual void Map(format::EventStreamDecoder::SimpleFrame* frame) const = 0;
+  };
   struct SimpleRun {
     // In and out: the piece's times so far (first_time kNoEvents before any) and
     // whether one went back.
@@ -279,7 +287,8 @@ class IntervalTracker {
   };
   void PairSimpleTasks(format::EventStreamDecoder* dec, const ThreadRec& thread, uint32_t position,
                        bool stop_at_interval, format::EventStreamDecoder::SimpleTask* task,
-                       SimpleRun* run, std::vector<KeptFrame>* frames);
+                       SimpleRun* run, std::vector<KeptFrame>* frames,
+                       const SimpleIds* ids = nullptr);
   // The time of paired tasks whose parent is not paired in the piece (a
   // task begun before it, or a forwarded one), since ResetPiece.
   uint64_t piece_child_ticks() const { return piece_child_ticks_; }

@@ -150,6 +150,26 @@ void UnpackApart(const uint8_t* apart_numbers, const char* p, const char* limit,
 
 }  // namespace
 
+namespace {
+
+// A file's simple tasks and frames with the set's ids, as the tracker's
+// loop reads them (SetRewriter::MapSimpleIds).
+class RewriterIds final : public IntervalTracker::SimpleIds {
+ public:
+  explicit RewriterIds(const SetRewriter* rewriter) : rewriter_(rewriter) {}
+  void Map(format::EventStreamDecoder::SimpleTask* task) const override {
+    rewriter_->MapSimpleIds(task);
+  }
+  void Map(format::EventStreamDecoder::SimpleFrame* frame) const override {
+    rewriter_->MapSimpleIds(frame);
+  }
+
+ private:
+  const SetRewriter* rewriter_;
+};
+
+}  // namespace
+
 void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out) const {
   Piece& p = *static_cast<Piece*>(out);
   p.Clear();
@@ -181,9 +201,10 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   PieceSink& sink = *p.sink;
   const bool events_to_sink = sink.wants_paired_events();
   size_t outputs = 0;  // the sink's, with entries
-  // Simple tasks that only the tracker sees go through its loop for them
-  // (whose ids stay: mapped ones go one at a time).
-  const bool simple_runs = simple_tasks && !events_to_sink && !map_ids;
+  // Simple tasks that only the tracker sees go through its loop for them,
+  // which makes their ids the set's where they are not.
+  const bool simple_runs = simple_tasks && !events_to_sink;
+  const RewriterIds set_ids(rewriter_.get());
   const bool stop_at_interval = sink.outputs_intervals();
   IntervalTracker::SimpleRun run;
   // Frames the piece keeps apart, read without an Event when alone.
@@ -206,7 +227,8 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       run.paired = 0;
       run.paired_last = p.paired_last_ticks;
       tracker.PairSimpleTasks(&dec, thread, static_cast<uint32_t>(entries.size()), stop_at_interval,
-                              &task, &run, simple_frames ? &p.frames : nullptr);
+                              &task, &run, simple_frames ? &p.frames : nullptr,
+                              map_ids ? &set_ids : nullptr);
       p.first_time = run.first_time;
       p.last_time = run.last_time;
       p.time_back = run.time_back;
