@@ -941,7 +941,10 @@ class EventStreamDecoder {
   // Decodes the next event into *task if it is one, as Next would have,
   // and returns true; else reads nothing and returns false (Next reads it,
   // and reports it if it is malformed).
-  bool NextSimpleTask(SimpleTask* task) {
+  // Inlined in every loop that reads them: the pairing's loop has a copy
+  // that maps ids (IntervalTracker::PairSimpleTasks), where the compiler
+  // made them calls.
+  [[gnu::always_inline]] bool NextSimpleTask(SimpleTask* task) {
     const int kind = SimpleKind(EventKind::kTaskBegin, EventKind::kTaskEnd);
     if (kind < 0) return false;
     // Task kinds are unsized and have only reference fields besides their
@@ -982,7 +985,7 @@ class EventStreamDecoder {
     }
   };
   // NextSimpleTask for such a frame.
-  bool NextSimpleFrame(SimpleFrame* frame) {
+  [[gnu::always_inline]] bool NextSimpleFrame(SimpleFrame* frame) {
     const int kind = SimpleKind(EventKind::kFrameBegin, EventKind::kFrameEnd);
     if (kind < 0) return false;
     // Unsized; the domain is plain in both codings, and a null id is one

@@ -318,6 +318,23 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
                                       uint32_t position, bool stop_at_interval,
                                       format::EventStreamDecoder::SimpleTask* task, SimpleRun* run,
                                       std::vector<KeptFrame>* frames, const SimpleIds* ids) {
+  // A loop of its own for each: a test of `ids` at every task in one loop
+  // cost stats on one file (whose pieces never map) 1.4% more instructions
+  // and about 5% more CPU.
+  if (ids == nullptr) {
+    PairSimpleTasksIn</*kMapIds=*/false>(dec, t, position, stop_at_interval, task, run, frames,
+                                         nullptr);
+  } else {
+    PairSimpleTasksIn</*kMapIds=*/true>(dec, t, position, stop_at_interval, task, run, frames, ids);
+  }
+}
+
+template <bool kMapIds>
+void IntervalTracker::PairSimpleTasksIn(format::EventStreamDecoder* dec, const ThreadRec& t,
+                                        uint32_t position, bool stop_at_interval,
+                                        format::EventStreamDecoder::SimpleTask* task,
+                                        SimpleRun* run, std::vector<KeptFrame>* frames,
+                                        const SimpleIds* ids) {
   // The thread's state and the run's times stay in locals.
   ThreadState& s = StateOf(t);
   uint64_t first = run->first_time;
@@ -342,7 +359,7 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
     if (!dec->NextSimpleTask(&next)) {
       if (pair_frames) {
         if (!dec->NextSimpleFrame(&frame)) break;
-        if (ids != nullptr) ids->Map(&frame);
+        if constexpr (kMapIds) ids->Map(&frame);
         note_time(frame.time);
         const PieceAction action =
             PieceFrame(frame.begin, frame.domain, format::Id{}, frame.time, t, position);
@@ -358,7 +375,7 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
         continue;
       }
       if (frames == nullptr || !dec->NextSimpleFrame(&frame)) break;
-      if (ids != nullptr) ids->Map(&frame);
+      if constexpr (kMapIds) ids->Map(&frame);
       const uint64_t time = frame.time;
       note_time(time);
       // Field by field: a KeptFrame made first and copied would be read
@@ -371,7 +388,7 @@ void IntervalTracker::PairSimpleTasks(format::EventStreamDecoder* dec, const Thr
       paired_last = time;
       continue;
     }
-    if (ids != nullptr) ids->Map(&next);
+    if constexpr (kMapIds) ids->Map(&next);
     const uint64_t time = next.time;
     note_time(time);
     const PieceAction action = PieceSimpleTask(s, t, next, position);

@@ -503,6 +503,12 @@ class IntervalTracker {
   // null) is paired in the piece, or `forwarded` to the whole trace's
   // tracker, from the event forwarded `position`-th.
   PieceAction PieceTaskBegun(ThreadState& s, Open* o, bool forwarded, uint32_t position);
+  // PairSimpleTasks, with `ids` (kMapIds) or without.
+  template <bool kMapIds>
+  void PairSimpleTasksIn(format::EventStreamDecoder* dec, const ThreadRec& thread,
+                         uint32_t position, bool stop_at_interval,
+                         format::EventStreamDecoder::SimpleTask* task, SimpleRun* run,
+                         std::vector<KeptFrame>* frames, const SimpleIds* ids);
   // OnPieceEvent for a frame_begin (`begin`) or frame_end the piece pairs
   // (ResetPiece's pair_frames).
   PieceAction PieceFrame(bool begin, uint64_t domain, const format::Id& id, uint64_t ticks,
