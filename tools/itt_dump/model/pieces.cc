@@ -148,10 +148,6 @@ void UnpackApart(const uint8_t* apart_numbers, const char* p, const char* limit,
   for (size_t i = 0; i < numbers; ++i) p = format::GetVarint64(p, limit, &e->fields[i].u);
 }
 
-}  // namespace
-
-namespace {
-
 // A file's simple tasks and frames with the set's ids, as the tracker's
 // loop reads them (SetRewriter::MapSimpleIds).
 class RewriterIds final : public IntervalTracker::SimpleIds {
