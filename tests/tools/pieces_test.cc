@@ -427,7 +427,6 @@ void ExpectSamePairing(const std::vector<std::string>& files, const std::string&
   }
 }
 
-// A set of `n` random traces of one host and boot, each its own process.
 // RandomTrace(seed, options) with three bytes of its middle half changed
 // at random (by seed): a damaged trace.
 std::string DamagedTrace(uint64_t seed, const TraceOptions& options) {
@@ -440,6 +439,7 @@ std::string DamagedTrace(uint64_t seed, const TraceOptions& options) {
   return bytes;
 }
 
+// A set of `n` random traces of one host and boot, each its own process.
 std::vector<std::string> RandomSet(uint64_t seed, size_t n, bool heap = false) {
   std::vector<std::string> files;
   for (size_t i = 0; i < n; ++i) {
