@@ -5,11 +5,8 @@
 // (parquet: its dataset made with the encoder pool and on one thread).
 
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -61,19 +58,6 @@ void ExpectEveryVerbTheSame(const std::string& trace, const std::string& name) {
     for (const std::string& a : args) what += " " + a;
     ExpectSameEverywhere(args, trace, what);
   }
-}
-
-// Every file under `dir` (relative path -> bytes).
-std::map<std::string, std::string> FilesUnder(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
-    if (!entry.is_regular_file()) continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    files[std::filesystem::relative(entry.path(), dir).string()] = bytes.str();
-  }
-  return files;
 }
 
 // `parquet` writes the same dataset with its rows made on the pool as on

@@ -1,7 +1,10 @@
 #include "tests/tools/dump_runner.h"
 
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -109,6 +112,18 @@ DumpResult RunDump(const std::vector<std::string>& args,
 DumpResult RunDumpOnOneCore(const std::vector<std::string>& args,
                             const std::map<std::string, std::string>& traces) {
   return RunOnTraces(args, traces, static_cast<size_t>(-1), /*parallel=*/false);
+}
+
+std::map<std::string, std::string> FilesUnder(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    files[std::filesystem::relative(entry.path(), dir).string()] = bytes.str();
+  }
+  return files;
 }
 
 }  // namespace testing

@@ -42,6 +42,10 @@ DumpResult RunDump(const std::vector<std::string>& args,
                    const std::map<std::string, std::string>& traces,
                    size_t output_limit = static_cast<size_t>(-1));
 
+// Every file under `dir` and its subdirectories (its path relative to
+// `dir` -> its bytes): what a verb that writes a directory wrote.
+std::map<std::string, std::string> FilesUnder(const std::string& dir);
+
 }  // namespace testing
 }  // namespace itt_dump
 }  // namespace ittc

@@ -8,6 +8,8 @@
 #include "tools/itt_dump/model/pieces.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
@@ -25,6 +27,7 @@
 #include "tools/itt_dump/model/trace_index.h"
 #include "tools/itt_dump/model/trace_set.h"
 #include "tools/itt_dump/output.h"
+#include "tools/itt_dump/parquet/export.h"
 #include "tools/itt_dump/stats.h"
 #include "tools/itt_dump/text.h"
 #include "tools/itt_dump/two_passes.h"
@@ -1296,6 +1299,104 @@ TEST(Pieces, VtuneCsvOfATraceWhoseTimeGoesBackIsWrittenOnceBySerialPasses) {
   EXPECT_FALSE(passes.counters_on_every_core);
   EXPECT_GT(passes.intervals_rewritten, 20000u);
   ExpectSameVtune(bytes, "time back");
+}
+
+// `parquet` on every core: the pieces pair their simple tasks and make
+// their slices' rows on the workers, numbered from their threads' counts
+// before them; the reading thread adds them where the serial pass makes
+// them, with the depth and parent of the whole trace. Every table is the
+// serial pass's byte for byte. A pass that cannot go on exactly leaves
+// nothing of its own (FilesUnder would see a temporary file).
+bool ParquetOnEveryCore(const std::vector<std::string>& files, const std::string& dir) {
+  TraceSet set = OpenSet(files);
+  if (set.empty()) return false;
+  PassContext pc(set, MergeOptions().max_buffered_bytes);
+  ParquetOptions options;
+  options.dir = dir;
+  bool on_every_core = false;
+  const absl::Status status = RunParquet(pc.ctx, options, &on_every_core);
+  EXPECT_TRUE(status.ok()) << status;
+  return on_every_core;
+}
+
+// A directory of the test's own for `name`.
+std::string TestDir(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
+}
+
+// The dataset of `args` (a parquet command line without -o) on every core
+// and on one, for each of the filters.
+void ExpectSameParquet(const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& traces, const std::string& what) {
+  const std::vector<std::vector<std::string>> filters = {
+      {}, {"--name=t1[23]"}, {"--domain=d2"}, {"--from=3000", "--to=60000", "--thread=w1"}};
+  for (size_t f = 0; f < filters.size(); ++f) {
+    std::string dirs[2];
+    for (int one = 0; one < 2; ++one) {
+      dirs[one] = TestDir("pq_" + std::to_string(f) + (one != 0 ? "_one" : "_all"));
+      std::filesystem::remove_all(dirs[one]);
+      std::vector<std::string> run = args;
+      run.insert(run.begin() + 1, filters[f].begin(), filters[f].end());
+      run.insert(run.begin() + 1, {"-o", dirs[one]});
+      const DumpResult r = one != 0 ? RunDumpOnOneCore(run, traces) : RunDump(run, traces);
+      EXPECT_EQ(r.status, 0) << what << " " << f << ": " << r.err;
+    }
+    const std::map<std::string, std::string> all = FilesUnder(dirs[0]);
+    EXPECT_GE(all.size(), 8u) << what << " " << f;  // a file per table (and partition)
+    EXPECT_TRUE(all == FilesUnder(dirs[1])) << what << " " << f;
+  }
+}
+
+TEST(Pieces, ParquetWritesWhatTheSerialPassWrites) {
+  for (uint64_t seed = 690; seed < 696; ++seed) {
+    TraceOptions options;
+    options.threads = 1 + static_cast<int>(seed % 4);
+    options.ids = seed % 2 == 0;
+    options.heap = seed % 3 == 0;
+    const std::string bytes = RandomTrace(seed, options);
+    EXPECT_TRUE(ParquetOnEveryCore({bytes}, TestDir("pq_check"))) << seed;
+    ExpectSameParquet({"parquet", "trace.itt"}, {{"trace.itt", bytes}},
+                      "seed " + std::to_string(seed));
+  }
+}
+
+TEST(Pieces, ParquetOfADamagedTraceWritesWhatTheSerialPassWrites) {
+  int on_every_core = 0;
+  for (uint64_t seed = 696; seed < 700; ++seed) {
+    TraceOptions options;
+    options.ids = true;
+    const std::string bytes = DamagedTrace(seed, options);
+    on_every_core += ParquetOnEveryCore({bytes}, TestDir("pq_check")) ? 1 : 0;
+    ExpectSameParquet({"parquet", "trace.itt"}, {{"trace.itt", bytes}},
+                      "damaged seed " + std::to_string(seed));
+  }
+  EXPECT_GT(on_every_core, 1);
+}
+
+TEST(Pieces, ParquetOfSeveralFilesWritesWhatTheSerialPassWrites) {
+  for (uint64_t seed = 700; seed < 703; ++seed) {
+    std::map<std::string, std::string> traces;
+    const std::vector<std::string> files = RandomSet(seed, 3, /*heap=*/seed % 2 == 1);
+    for (size_t i = 0; i < files.size(); ++i) {
+      traces["run/p" + std::to_string(i) + ".itt"] = files[i];
+    }
+    EXPECT_TRUE(ParquetOnEveryCore(files, TestDir("pq_check"))) << seed;
+    ExpectSameParquet({"parquet", "run"}, traces, std::to_string(seed));
+  }
+}
+
+// Time goes back in the middle of the last thread's events: the pass on
+// every core has made rows when it reads that chunk, drops them, and the
+// serial pass writes the dataset.
+TEST(Pieces, ParquetOfATraceWhoseTimeGoesBackIsWrittenBySerialPass) {
+  TraceOptions options;
+  options.time_back = true;
+  options.ids = true;
+  options.events_per_thread = 4000;
+  const std::string bytes = RandomTrace(7, options);
+  EXPECT_FALSE(ParquetOnEveryCore({bytes}, TestDir("pq_check")));
+  ExpectSameParquet({"parquet", "trace.itt"}, {{"trace.itt", bytes}}, "time back");
 }
 
 }  // namespace

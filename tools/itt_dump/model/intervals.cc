@@ -413,6 +413,7 @@ void IntervalTracker::PairSimpleTasksIn(format::EventStreamDecoder* dec, const T
     ThreadState& s, Open* o, bool forwarded, uint32_t position) {
   piece_max_depth_ = std::max(piece_max_depth_, s.depth);
   o->forwarded = forwarded;
+  if (forwarded && report_begins_) forwarded_words_.push_back(o->iv.listener_word);
   o->position = position;
   o->child_mark = piece_child_ticks_;
   return forwarded ? PieceAction::kForward : PieceAction::kPaired;
@@ -503,6 +504,12 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       return PieceFrame(e.kind == EventKind::kFrameBegin, e.Get(F::kDomain), e.GetId(F::kId),
                         e.time, t, position);
     default: {
+      if (pairing_.reads_open_task != nullptr && pairing_.reads_open_task(e.kind)) {
+        const ThreadState& s = StateOf(t);
+        const bool paired = s.depth != 0 && !s.stack[s.depth - 1].forwarded;
+        open_task_words_.push_back(paired ? s.stack[s.depth - 1].iv.listener_word : 0);
+        return PieceAction::kForward;
+      }
       // Metadata, which OnEvent may attach to a task around it.
       if (!pairing_.args || !IsMetadataKind(e.kind)) return PieceAction::kForward;
       ThreadState& s = StateOf(t);
@@ -551,6 +558,8 @@ void IntervalTracker::ResetPiece(bool pair_frames) {
   piece_child_ticks_ = 0;
   piece_max_depth_ = 0;
   promoted_.clear();
+  forwarded_words_.clear();
+  open_task_words_.clear();
   piece_frames_ = pair_frames && pairing_.frames;
   frames_.Clear();
   keyed_open_ = 0;

@@ -316,6 +316,14 @@ class IntervalTracker {
   };
   // Appends those tasks and frames of `thread`, in the order they began.
   void TakePieceOpens(const ThreadRec& thread, std::vector<PieceOpen>* out) const;
+  // With report_begins: the listener words (set by its OnBegin) of the
+  // tasks whose begins the piece forwarded, in order, since ResetPiece.
+  const std::vector<uint64_t>& forwarded_begin_words() const { return forwarded_words_; }
+  // With PiecePairing::reads_open_task: for each event of such a kind the
+  // piece forwarded, in order, the listener word of the innermost task
+  // open on its thread if the piece pairs it (not forwarded), else 0 (the
+  // whole trace's tracker has that task open), since ResetPiece.
+  const std::vector<uint64_t>& open_task_words() const { return open_task_words_; }
   // Forgets the piece, for the next one, whose frames it pairs or not.
   void ResetPiece(bool pair_frames);
   // Whether the piece keeps its frames apart (PieceAction::kApart): not
@@ -350,6 +358,11 @@ class IntervalTracker {
     // one key alone decide their pairing, and a key's frames all take one
     // way. false forwards them all.
     bool frames_apart = false;
+    // Events of other kinds at which the consumer reads the innermost task
+    // open on their thread (IntervalTracker::InnermostTask), which may be
+    // one the piece pairs: true for a kind notes, for each such event it
+    // forwards, that task's listener word (open_task_words). Null: none.
+    bool (*reads_open_task)(format::EventKind kind) = nullptr;
   };
   void set_piece_pairing(const PiecePairing& pairing) { pairing_ = pairing; }
   // Opens `interval` (a task or a frame) on `thread`, as its begin event
@@ -575,6 +588,8 @@ class IntervalTracker {
   PiecePairing pairing_;
   // Piece mode: paired-side tasks a task_begin_fn began inside, by position.
   std::vector<PieceOpen> promoted_;
+  std::vector<uint64_t> forwarded_words_;  // forwarded_begin_words()
+  std::vector<uint64_t> open_task_words_;  // open_task_words()
 };
 
 }  // namespace itt_dump

@@ -30,6 +30,8 @@ void Piece::Clear() {
   entries.clear();
   packed_size = 0;
   opens.clear();
+  begin_words.clear();
+  open_task_words.clear();
   frames.clear();
   apart.entries.clear();
   apart_packed_size = 0;
@@ -66,6 +68,7 @@ std::unique_ptr<format::DecodedChunk> PieceDecoder::NewResult() const {
   p->tracker_ = std::make_unique<IntervalTracker>(index_, p->sink.get());
   p->tracker_->set_collect_args(false);
   p->tracker_->set_piece_pairing(p->sink->pairing());
+  p->tracker_->set_report_begins(p->sink->wants_begins());
   return p;
 }
 
@@ -322,6 +325,8 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
 
   p.piece_opens_.clear();
   tracker.TakePieceOpens(thread, &p.piece_opens_);
+  p.begin_words = tracker.forwarded_begin_words();
+  p.open_task_words = tracker.open_task_words();
   const uint64_t total_child = tracker.piece_child_ticks();
   if (!p.piece_opens_.empty()) {
     // Merge the opens in at their positions. The time of an open is that

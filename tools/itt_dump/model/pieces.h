@@ -114,6 +114,10 @@ class PieceSink : public IntervalListener {
   // consumer's results from it depend on nothing but such events. Asked
   // once per kind, as Ignores.
   virtual bool KeepsApart(format::EventKind kind) const { return false; }
+  // Whether it gets OnBegin for every task the piece begins (paired,
+  // forwarded or opened on the reading thread later: its listener word
+  // goes along, Piece::begin_words and Piece::opens).
+  virtual bool wants_begins() const { return false; }
   // Whether it may write outputs in OnInterval: then the piece hands it
   // its paired tasks one at a time (each output's entry takes the place of
   // the event that closed the interval), else in runs.
@@ -205,6 +209,11 @@ class Piece final : public format::DecodedChunk {
   std::vector<char> packed;
   size_t packed_size = 0;
   std::vector<Interval> opens;
+  // With PieceSink::wants_begins: the listener words the sink gave the
+  // tasks whose begins the piece forwarded, in order.
+  std::vector<uint64_t> begin_words;
+  // With PiecePairing::reads_open_task: IntervalTracker::open_task_words.
+  std::vector<uint64_t> open_task_words;
   // The frame_begins and frame_ends the piece kept apart, in order
   // (IntervalTracker::PiecePairing::frames_apart): not among the entries.
   using Frame = KeptFrame;

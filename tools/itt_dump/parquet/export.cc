@@ -12,6 +12,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -30,6 +31,7 @@
 #include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/metadata.h"
+#include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/model/values.h"
 #include "tools/itt_dump/parquet/table_writer.h"
@@ -292,6 +294,109 @@ struct ArgRow {
   bool is_text = false;
 };
 
+// The row of interval iv, but its id, parent and depth (the pass's), or
+// false where the filters drop it: the same on the reading thread and in
+// a piece. A name without a key may be made up in *name (the caller keeps
+// a copy).
+bool SliceRowOf(const TraceIndex& x, Filter* filter, const Interval& iv, std::string* name,
+                SliceRow* row) {
+  if (!filter->KeepsInterval(iv, [&] { return IntervalNameView(x, iv, name); })) return false;
+  row->thread = iv.thread;
+  row->begin = iv.begin;
+  row->end = iv.end;
+  row->category_key = iv.domain + 1;
+  row->category = x.Domain(iv.domain);
+  // Keys of names that follow from a string or event id alone.
+  if (iv.kind == IntervalKind::kFrame) {
+    row->name_key = 1;
+    row->name = "frame";
+  } else {
+    if (iv.kind == IntervalKind::kLegacyEvent) {
+      row->name_key = iv.event_id * 4 + 2;
+    } else if (iv.name_id != 0 && iv.fn == 0) {
+      row->name_key = iv.name_id * 4 + 3;
+    }
+    row->name = IntervalNameView(x, iv, name);
+  }
+  row->kind = IntervalKindName(iv.kind);
+  row->open_at_end = iv.open_at_end;
+  return true;
+}
+
+// Slice ids: the thread's index in the high bits; below, an ordinal of the
+// thread's tasks in the order they began, or of its other slices, and which
+// of the two (the low bit). Each follows from the thread's own events, so a
+// piece numbers the tasks it begins from its thread's count before it; a
+// thread's slices of one name mostly have ids a fixed step apart.
+constexpr int kSliceIdBits = 40;
+uint64_t TaskSliceId(const ThreadRec& t, uint64_t ordinal) {
+  return uint64_t{t.index} << kSliceIdBits | ordinal << 1;
+}
+uint64_t OtherSliceId(const ThreadRec& t, uint64_t ordinal) {
+  return uint64_t{t.index} << kSliceIdBits | ordinal << 1 | 1;
+}
+uint64_t TaskOrdinal(uint64_t id) { return (id & ((uint64_t{1} << kSliceIdBits) - 1)) >> 1; }
+
+// A piece's task (pieces.h) as its sink's output: the slice row with the
+// piece's own task numbers in `id` and (0: none in the piece) `parent` and
+// its depth in the piece, then the texts a batch must keep: the name where
+// it has no key, and the args (each key, value and whether it is text).
+// The reading thread makes the numbers the thread's (ParquetExporter::
+// AppendPieceTask).
+class PieceTaskRecord {
+ public:
+  static void Write(const SliceRow& row, const std::vector<Arg>* args, TextBuffer* out) {
+    Put(out, &row, sizeof row);
+    if (row.name_key == 0) Text(out, row.name);
+    const auto count = static_cast<uint32_t>(args != nullptr ? args->size() : 0);
+    Put(out, &count, sizeof count);
+    for (uint32_t i = 0; i < count; ++i) {
+      const Arg& a = (*args)[i];
+      Text(out, a.key);
+      Text(out, a.value);
+      out->push_back(a.is_text ? 1 : 0);
+    }
+  }
+
+  // Reads the record at `bytes`, its row into *row.
+  PieceTaskRecord(std::string_view bytes, SliceRow* row) : at_(bytes.data()) {
+    Get(row, sizeof *row);
+    if (row->name_key == 0) row->name = Text();
+    Get(&args_, sizeof args_);
+  }
+  uint32_t args() const { return args_; }
+  // The next arg. REQUIRES: fewer than args() read.
+  void NextArg(std::string_view* key, std::string_view* value, bool* is_text) {
+    *key = Text();
+    *value = Text();
+    *is_text = *at_++ != 0;
+  }
+
+ private:
+  static void Put(TextBuffer* out, const void* p, size_t n) {
+    out->append(static_cast<const char*>(p), n);
+  }
+  static void Text(TextBuffer* out, std::string_view text) {
+    const auto n = static_cast<uint32_t>(text.size());
+    Put(out, &n, sizeof n);
+    out->append(text.data(), text.size());
+  }
+  void Get(void* p, size_t n) {
+    std::memcpy(p, at_, n);
+    at_ += n;
+  }
+  std::string_view Text() {
+    uint32_t n;
+    Get(&n, sizeof n);
+    const std::string_view text(at_, n);
+    at_ += n;
+    return text;
+  }
+
+  const char* at_;
+  uint32_t args_ = 0;
+};
+
 // The tables whose rows are written on the pool's threads, and a batch's
 // rows of each, in that order: a vector per table (rows of one table
 // follow each other in the file in the order they came; the tables are
@@ -407,6 +512,82 @@ class RowWriter {
   Clock clock_;
 };
 
+// Sync and heap calls: their rows name the task open around them.
+bool ReadsOpenTask(EventKind kind) { return IsSyncKind(kind) || IsHeapChangeKind(kind); }
+
+// A piece's simple tasks as slice rows (pieces.h), each an output of its
+// own at its end's place, where the reading thread adds it to the batch.
+// The piece numbers every task it begins (paired or not: OnBegin) from 1;
+// the reading thread gives the sink its thread's count of tasks before the
+// piece (set_base), and takes the numbers of the tasks whose begins the
+// piece forwarded in order (NextForwardedBegin).
+class ParquetSink final : public PieceSink {
+ public:
+  ParquetSink(const TraceIndex& x, const Filter& filter) : x_(x), filter_(filter) {}
+
+  IntervalTracker::PiecePairing pairing() const override {
+    IntervalTracker::PiecePairing p;
+    p.frames = false;          // slices of their own (not tasks) numbered on the reading thread
+    p.tasks_with_ids = false;  // relations follow task ids
+    p.args = true;             // a task's args: rows after its slice's
+    p.reads_open_task = &ReadsOpenTask;
+    return p;
+  }
+  bool wants_begins() const override { return true; }
+  void OnBegin(const Interval& iv) override {
+    // Only tasks begin in a piece (frames are not its).
+    iv.listener_word = ++begins_;
+    open_.resize(static_cast<size_t>(iv.depth));
+    open_.push_back(iv.listener_word);
+  }
+  void OnInterval(const Interval& iv) override {
+    SliceRow row;
+    if (!SliceRowOf(x_, &filter_, iv, &name_, &row)) return;
+    const auto d = static_cast<size_t>(iv.depth);
+    row.id = iv.listener_word;
+    row.parent = d > 0 && d - 1 < open_.size() ? open_[d - 1] : 0;
+    row.depth = iv.depth;
+    BeginOutput();
+    PieceTaskRecord::Write(row, iv.args, &output_buffer());
+    EndOutput(/*keep=*/true);
+  }
+  void Clear() override {
+    begins_ = 0;
+    open_.clear();
+    base_ = 0;
+    next_forwarded_ = 0;
+    next_open_task_ = 0;
+  }
+
+  // The tasks the piece began.
+  uint64_t begins() const { return begins_; }
+  // On the reading thread: the thread's tasks before the piece.
+  void set_base(uint64_t base) { base_ = base; }
+  uint64_t base() const { return base_; }
+  // On the reading thread: the number of the next task whose begin the
+  // piece forwarded (its `begin_words`).
+  uint64_t NextForwardedBegin(const Piece& piece) {
+    return next_forwarded_ < piece.begin_words.size() ? piece.begin_words[next_forwarded_++] : 0;
+  }
+  // On the reading thread: for the next sync or heap call the piece
+  // forwarded, the number of the task open around it that the piece pairs
+  // (0: the whole trace's tracker has that task).
+  uint64_t NextOpenTask(const Piece& piece) {
+    return next_open_task_ < piece.open_task_words.size() ? piece.open_task_words[next_open_task_++]
+                                                          : 0;
+  }
+
+ private:
+  const TraceIndex& x_;
+  Filter filter_;
+  std::string name_;
+  uint64_t begins_ = 0;
+  std::vector<uint64_t> open_;  // the numbers of the open tasks, by depth
+  uint64_t base_ = 0;
+  size_t next_forwarded_ = 0;
+  size_t next_open_task_ = 0;
+};
+
 class ParquetExporter : public IntervalListener {
  public:
   ParquetExporter(const VerbContext& ctx, parquet::EncoderPool* pool)
@@ -428,7 +609,26 @@ class ParquetExporter : public IntervalListener {
   void OnBegin(const Interval& iv) override;
   void OnInterval(const Interval& iv) override;
 
+  // The pass on every core (pieces.h): the pieces pair their simple tasks
+  // and make their rows, which this thread adds where the serial pass
+  // would. nullopt where it cannot be exact, with more than
+  // PieceMerger::kManyFiles files or once it cannot go on exactly: then
+  // what this exporter wrote is to be dropped (the writers drop their
+  // temporary files unclosed) and the serial pass run instead.
+  std::optional<PassSummary> PassOnEveryCore();
+  // What FeedEntry gives the whole trace's tracker (parquet has no child
+  // times).
+  void AddChildTicks(const ThreadRec&, uint64_t) {}
+  void OnOpen(const Interval& iv, const ThreadRec& t) {
+    opening_ = iv.kind == IntervalKind::kTask ? iv.listener_word : 0;
+    tracker_.OnOpen(iv, t);
+    opening_ = 0;
+  }
+
  private:
+  // A piece's task (ParquetSink's output) at its place: its numbers made
+  // its thread's, and its depth the whole trace's.
+  void AppendPieceTask(const PieceMerger::Item& item);
   using Writers = std::vector<std::unique_ptr<parquet::TableWriter>>;
 
   parquet::TableWriter* W(Table table, uint32_t process) {
@@ -441,7 +641,16 @@ class ParquetExporter : public IntervalListener {
   // pass, or be of Keep's copies.
   template <typename T>
   void Add(const T& row) {
-    std::get<std::vector<T>>(filling_->rows).push_back(row);
+    NewRow<T>() = row;
+    RowAdded();
+  }
+  // The same in two steps, for a row made in place: a row of the batch
+  // being filled to set, then its count.
+  template <typename T>
+  T& NewRow() {
+    return std::get<std::vector<T>>(filling_->rows).emplace_back();
+  }
+  void RowAdded() {
     if (++filling_->count == kBatchRows) SubmitBatch(/*all=*/false);
   }
   // A copy of `text` that the batch being filled keeps, for the next row
@@ -454,6 +663,7 @@ class ParquetExporter : public IntervalListener {
   }
   // The slice id of the task open innermost on t now, or 0.
   uint64_t OpenTaskId(const ThreadRec& t) {
+    if (piece_task_ != 0) return piece_task_;
     const Interval* task = tracker_.InnermostTask(t);
     if (task == nullptr) return 0;
     const std::vector<uint64_t>& ids = OpenIds(t);
@@ -559,15 +769,24 @@ class ParquetExporter : public IntervalListener {
   std::vector<PerTable<parquet::RowBlock>> blocks_;
   std::vector<PerTable<std::vector<parquet::RowBlock>>> full_;
   std::vector<PerTable<std::vector<parquet::RowBlock>>> spare_blocks_;
-  // Slice ids: the thread's index in the high bits, a count of the
-  // thread's intervals in the low ones, so a thread's slices of one name
-  // have ids a fixed step apart.
-  static constexpr int kSliceIdBits = 40;
-  uint64_t NextSliceId(const ThreadRec& t) {
-    if (slice_counts_.size() <= t.index) slice_counts_.resize(t.index + 1);
-    return uint64_t{t.index} << kSliceIdBits | ++slice_counts_[t.index];
+  // The next slice id of thread t's that are not tasks (TaskSliceId).
+  uint64_t NextOtherId(const ThreadRec& t) { return OtherSliceId(t, ++Count(&other_counts_, t)); }
+  static uint64_t& Count(std::vector<uint64_t>* counts, const ThreadRec& t) {
+    if (counts->size() <= t.index) counts->resize(t.index + 1);
+    return (*counts)[t.index];
   }
-  std::vector<uint64_t> slice_counts_;  // by thread index
+  // By thread index: the tasks begun so far (on every core: of the pieces
+  // read), and the other slices.
+  std::vector<uint64_t> task_counts_;
+  std::vector<uint64_t> other_counts_;
+  // On every core: the piece of the entry fed now, and the piece number of
+  // the task OnOpen opens (0: none).
+  const Piece* piece_ = nullptr;
+  uint64_t opening_ = 0;
+  // On every core, at a sync or heap call: the slice id of the task the
+  // piece paired around it, which the whole trace's tracker does not have
+  // (0: none).
+  uint64_t piece_task_ = 0;
   uint64_t next_instant_ = 0;
   uint64_t next_counter_ = 0;
   uint64_t next_heap_ = 0;
@@ -664,15 +883,23 @@ void ParquetExporter::Begin() {
 }
 
 void ParquetExporter::OnBegin(const Interval& iv) {
-  const uint64_t id = NextSliceId(*iv.thread);
-  if (iv.kind == IntervalKind::kTask) {
-    // Tasks nest on their thread: those deeper than this one have ended.
-    std::vector<uint64_t>& ids = OpenIds(*iv.thread);
-    ids.resize(static_cast<size_t>(iv.depth));
-    ids.push_back(id);
+  const ThreadRec& t = *iv.thread;
+  if (iv.kind != IntervalKind::kTask) {
+    iv.listener_word = NextOtherId(t);
     return;
   }
-  iv.listener_word = id;
+  uint64_t ordinal;
+  if (piece_ == nullptr) {
+    ordinal = ++Count(&task_counts_, t);
+  } else {
+    // On every core: a task a piece began, opened here or forwarded.
+    auto* sink = static_cast<ParquetSink*>(piece_->sink.get());
+    ordinal = sink->base() + (opening_ != 0 ? opening_ : sink->NextForwardedBegin(*piece_));
+  }
+  // Tasks nest on their thread: those deeper than this one have ended.
+  std::vector<uint64_t>& ids = OpenIds(t);
+  ids.resize(static_cast<size_t>(iv.depth));
+  ids.push_back(TaskSliceId(t, ordinal));
 }
 
 void ParquetExporter::OnInterval(const Interval& iv) {
@@ -684,8 +911,71 @@ void ParquetExporter::OnInterval(const Interval& iv) {
     id = d < ids.size() ? ids[d] : 0;
     parent = d > 0 && d - 1 < ids.size() ? ids[d - 1] : 0;
   }
-  if (id == 0) id = NextSliceId(*iv.thread);  // a frame_submit: complete at once
+  if (id == 0) id = NextOtherId(*iv.thread);  // a frame_submit: complete at once
   WriteInterval(iv, id, parent);
+}
+
+std::optional<PassSummary> ParquetExporter::PassOnEveryCore() {
+  if (ctx_.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
+  PassSummary pass;
+  const Filter filter(ctx_.filter, x_);  // for the sinks to copy (it keeps caches)
+  PieceMerger merger(
+      *ctx_.set,
+      [&]() -> std::unique_ptr<PieceSink> { return std::make_unique<ParquetSink>(x_, filter); },
+      ctx_.merge,
+      [&](const Piece& piece) {
+        CountPiece(piece, &pass);
+        auto* sink = static_cast<ParquetSink*>(piece.sink.get());
+        uint64_t& tasks = Count(&task_counts_, *piece.thread);
+        sink->set_base(tasks);
+        tasks += sink->begins();
+      });
+  if (!merger.exact()) return std::nullopt;
+  Event e;
+  PieceMerger::Item item;
+  while (merger.Next(&item)) {
+    piece_ = item.piece;
+    if (const Event* event = FeedEntry(item, this, &e)) {
+      ++pass.events;
+      pass.last_ticks = std::max(pass.last_ticks, event->time);
+    } else if (item.entry->type == Piece::Entry::Type::kOutput) {
+      AppendPieceTask(item);
+    }
+  }
+  piece_ = nullptr;
+  if (!merger.exact()) return std::nullopt;
+  pass.on_every_core = true;
+  return pass;
+}
+
+void ParquetExporter::AppendPieceTask(const PieceMerger::Item& item) {
+  const ThreadRec& t = *item.thread;
+  const uint64_t base = static_cast<const ParquetSink*>(item.piece->sink.get())->base();
+  // Made in the batch: a copy through the stack cost a store-forwarding
+  // stall per row.
+  SliceRow& row = NewRow<SliceRow>();
+  PieceTaskRecord record(item.piece->OutputAt(*item.entry), &row);
+  // The tasks open here that began before the piece: those the piece began
+  // and the whole trace's tracker has open here are all around this one.
+  const Interval* inner = tracker_.InnermostTask(t);
+  size_t before = inner != nullptr ? static_cast<size_t>(inner->depth) + 1 : 0;
+  const std::vector<uint64_t>& ids = OpenIds(t);
+  while (before > 0 && before <= ids.size() && TaskOrdinal(ids[before - 1]) > base) --before;
+  row.id = TaskSliceId(t, base + row.id);
+  row.parent = row.parent != 0 ? TaskSliceId(t, base + row.parent) : OpenTaskId(t);
+  row.depth += static_cast<int64_t>(before);
+  if (row.name_key == 0) row.name = Keep(row.name);
+  // (The batch may go with the row: what follows needs none of it.)
+  const uint64_t id = row.id;
+  const uint64_t begin = row.begin;
+  RowAdded();
+  for (uint32_t i = 0; i < record.args(); ++i) {
+    std::string_view key;
+    std::string_view value;
+    bool is_text = false;
+    record.NextArg(&key, &value, &is_text);
+    Args(id, t, begin, "task", Keep(key), value, is_text);
+  }
 }
 
 ParquetExporter::~ParquetExporter() {
@@ -785,30 +1075,11 @@ void ParquetExporter::WriteBatches() {
 }
 
 void ParquetExporter::WriteInterval(const Interval& iv, uint64_t id, uint64_t parent) {
-  if (!filter_.KeepsInterval(iv, [&] { return IntervalNameView(x_, iv, &name_); })) return;
   SliceRow row;
-  row.thread = iv.thread;
+  if (!SliceRowOf(x_, &filter_, iv, &name_, &row)) return;
   row.id = id;
   row.parent = parent;
-  row.begin = iv.begin;
-  row.end = iv.end;
-  row.category_key = iv.domain + 1;
-  row.category = x_.Domain(iv.domain);
-  // Keys of names that follow from a string or event id alone.
-  if (iv.kind == IntervalKind::kFrame) {
-    row.name_key = 1;
-    row.name = "frame";
-  } else {
-    if (iv.kind == IntervalKind::kLegacyEvent) {
-      row.name_key = iv.event_id * 4 + 2;
-    } else if (iv.name_id != 0 && iv.fn == 0) {
-      row.name_key = iv.name_id * 4 + 3;
-    }
-    row.name = IntervalNameView(x_, iv, &name_);
-  }
-  row.kind = IntervalKindName(iv.kind);
   row.depth = iv.kind == IntervalKind::kTask ? iv.depth : 0;
-  row.open_at_end = iv.open_at_end;
   // (A name without a key may be made up in name_.)
   if (row.name_key == 0) row.name = Keep(row.name);
   Add(row);
@@ -877,7 +1148,7 @@ void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
   const std::string_view type = x_.String(c.object->type_id);
   SliceRow row;
   row.thread = &t;
-  row.id = NextSliceId(t);
+  row.id = NextOtherId(t);
   row.parent = OpenTaskId(t);
   row.begin = c.wait_begin;
   row.end = e.time;
@@ -985,7 +1256,13 @@ void ParquetExporter::OnRelation(const Event& e, const ThreadRec& t) {
 }
 
 void ParquetExporter::OnEvent(const Event& e, const ThreadRec& t) {
+  if (piece_ != nullptr && ReadsOpenTask(e.kind)) {
+    auto* sink = static_cast<ParquetSink*>(piece_->sink.get());
+    const uint64_t task = sink->NextOpenTask(*piece_);
+    piece_task_ = task != 0 ? TaskSliceId(t, sink->base() + task) : 0;
+  }
   DispatchByRoute(e, t, &counters_, this);
+  piece_task_ = 0;
 }
 
 void ParquetExporter::OnTaskBegin(const Event& e, const ThreadRec& t) {
@@ -1054,10 +1331,23 @@ absl::Status ParquetExporter::End(uint64_t end_ticks) {
 
 }  // namespace
 
-absl::Status RunParquet(const VerbContext& ctx, const ParquetOptions& options) {
+absl::Status RunParquet(const VerbContext& ctx, const ParquetOptions& options,
+                        bool* on_every_core) {
+  if (on_every_core != nullptr) *on_every_core = false;
   int threads = options.encoder_threads;
   if (threads < 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   parquet::EncoderPool pool(threads);
+  if (ctx.parallel) {
+    auto exporter = std::make_unique<ParquetExporter>(ctx, &pool);
+    if (absl::Status s = exporter->Open(options); !s.ok()) return s;
+    exporter->Begin();
+    if (std::optional<PassSummary> pass = exporter->PassOnEveryCore()) {
+      if (on_every_core != nullptr) *on_every_core = true;
+      absl::Status status = exporter->End(TraceEndTicks(*ctx.index, pass->last_ticks));
+      WarnMerge(ctx, *pass);
+      return status;
+    }
+  }
   auto exporter = std::make_unique<ParquetExporter>(ctx, &pool);
   if (absl::Status s = exporter->Open(options); !s.ok()) return s;
   exporter->Begin();

@@ -24,10 +24,14 @@
 //
 // It is a consumer of the model like the other exports: one pass over the
 // time-ordered merge, the pairing engine's intervals, and the counter,
-// sync, heap and flow trackers. The reading thread describes the rows of
-// the tables that get many (slice, instant, counter, heap, args), which
-// the encoder pool's threads write into row groups in order; the column
-// chunks are encoded and compressed on every core (EncoderPool).
+// sync, heap and flow trackers. On every core (pieces.h) the pieces pair
+// their simple tasks and make those slices' rows on the workers, and the
+// reading thread takes them where the serial pass would make them; it
+// describes the other rows itself. The tables that get many rows (slice,
+// instant, counter, heap, args) are written into row groups in order by
+// the encoder pool's threads; the column chunks are encoded and
+// compressed on every core (EncoderPool). The dataset is the same either
+// way, byte for byte.
 
 #ifndef TOOLS_ITT_DUMP_PARQUET_EXPORT_H_
 #define TOOLS_ITT_DUMP_PARQUET_EXPORT_H_
@@ -58,8 +62,10 @@ struct ParquetOptions {
 
 // Writes the dataset. Fails (the verb's status 73) when a directory or file
 // cannot be made or written; a file is renamed to its name only once
-// whole.
-absl::Status RunParquet(const VerbContext& ctx, const ParquetOptions& options);
+// whole. *on_every_core (if given): whether the pass on every core
+// (pieces.h) wrote it, else the serial pass.
+absl::Status RunParquet(const VerbContext& ctx, const ParquetOptions& options,
+                        bool* on_every_core = nullptr);
 
 }  // namespace ittc::itt_dump
 
