@@ -15,6 +15,25 @@ namespace testing {
 using format::EventKind;
 using format::FieldValue;
 
+std::string LegacyEventsTrace() {
+  TraceBuilder b(TestHeader());
+  b.String(1, "step").Domain(1, "app").EventName(1, "load").EventName(2, "store");
+  b.Thread(0, 101, "main").SyncAt(1000);
+  std::vector<format::Event> events;
+  uint64_t t = 1100;
+  for (int i = 0; i < 6; ++i) {
+    const uint64_t event = 1 + static_cast<uint64_t>(i % 3);  // 3: no name
+    events.push_back(Ev(EventKind::kTaskBegin, t, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+    events.push_back(Ev(EventKind::kEventStart, t + 10, {{F::kEvent, U(event)}}));
+    events.push_back(Ev(EventKind::kEventEnd, t + 20 + 10 * event, {{F::kEvent, U(event)}}));
+    events.push_back(Ev(EventKind::kTaskEnd, t + 80, {{F::kDomain, U(1)}}));
+    t += 100;
+  }
+  b.Events(0, events);
+  b.End(t);
+  return b.bytes();
+}
+
 std::string SampleTrace(format::EventStreamEncoder::FieldCoding coding) {
   static const std::string kU64_42("\x2a\0\0\0\0\0\0\0", 8);
   TraceBuilder b(TestHeader(), /*compress=*/true, coding);

@@ -25,6 +25,11 @@ namespace testing {
 std::string SampleTrace(format::EventStreamEncoder::FieldCoding coding =
                             format::EventStreamEncoder::FieldCoding::kDelta);
 
+// One thread's legacy events (__itt_event_start/end) of two defined names
+// and one undefined id, interleaved with tasks, in one chunk: each slice
+// must keep its own name wherever the exporters write it later.
+std::string LegacyEventsTrace();
+
 // `threads` threads each with `events_per_thread` task_begin/task_end
 // events (nested two deep), in chunks of `events_per_chunk` per thread,
 // interleaved round-robin like the collector's flush rounds.

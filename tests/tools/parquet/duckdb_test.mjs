@@ -185,6 +185,19 @@ test('the sample trace: tasks, frames, counters and waits as stats has them', as
   assert.equal(Number(events.legacy), 1);
 });
 
+test('legacy events of several names each keep their own', async () => {
+  const trace = path.join(tmp, 'legacy.itt');
+  ok([bin('tests/tools/make_sample_trace'), 'legacy', trace]);
+  const out = path.join(tmp, 'legacy.pq');
+  parquet(out, trace);
+  const db = await open(out);
+  await checkTasks(db, stats(trace));
+  const names = await db.rows(`SELECT name, count(*) AS n FROM slice WHERE kind = 'event'
+      GROUP BY name ORDER BY name`);
+  assert.deepEqual(names.map((r) => [r.name, Number(r.n)]),
+      [['event#3', 2], ['load', 2], ['store', 2]]);
+});
+
 test('a frame trace of several row groups, with statistics per column chunk', async () => {
   const trace = path.join(tmp, 'frames.itt');
   ok([bin('tests/tools/make_sample_trace'), 'frames', trace, '4', '150000']);

@@ -97,7 +97,11 @@ const char* IntervalKindName(IntervalKind kind) {
 
 std::string_view IntervalNameView(const TraceIndex& index, const Interval& iv,
                                   std::string* scratch) {
-  if (iv.kind != IntervalKind::kLegacyEvent && iv.name_id != 0) return index.String(iv.name_id);
+  if (iv.kind == IntervalKind::kLegacyEvent) {
+    if (const std::string* s = index.event_names.Find(iv.event_id)) return *s;
+  } else if (iv.name_id != 0) {
+    return index.String(iv.name_id);
+  }
   *scratch = IntervalName(index, iv);
   return *scratch;
 }

@@ -80,9 +80,10 @@ struct Interval {
 // task_begin_fn (FunctionName, symbols.h), the legacy event's name, or ""
 // when it has none.
 std::string IntervalName(const TraceIndex& index, const Interval& interval);
-// The same as a view: of the index's strings, or of *scratch when the name
-// is made up (valid until *scratch changes). Allocates nothing when the
-// interval has a name string: the per-interval path of the exports.
+// The same as a view: of the index's strings (a name string, a legacy
+// event's defined name), or of *scratch when the name is made up (valid
+// until *scratch changes). Allocates nothing when the interval has a name
+// string: the per-interval path of the exports.
 std::string_view IntervalNameView(const TraceIndex& index, const Interval& interval,
                                   std::string* scratch);
 

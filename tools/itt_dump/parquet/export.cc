@@ -306,13 +306,15 @@ bool SliceRowOf(const TraceIndex& x, Filter* filter, const Interval& iv, std::st
   row->end = iv.end;
   row->category_key = iv.domain + 1;
   row->category = x.Domain(iv.domain);
-  // Keys of names that follow from a string or event id alone.
+  // Keys of names that follow from a string or event id alone, and whose
+  // text is the index's (the pool reads it later; a name made up in *name
+  // is copied: no key).
   if (iv.kind == IntervalKind::kFrame) {
     row->name_key = 1;
     row->name = "frame";
   } else {
     if (iv.kind == IntervalKind::kLegacyEvent) {
-      row->name_key = iv.event_id * 4 + 2;
+      if (x.event_names.Find(iv.event_id) != nullptr) row->name_key = iv.event_id * 4 + 2;
     } else if (iv.name_id != 0 && iv.fn == 0) {
       row->name_key = iv.name_id * 4 + 3;
     }
