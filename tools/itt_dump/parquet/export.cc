@@ -236,7 +236,9 @@ struct SliceRow {
   uint64_t parent = 0;  // 0: none
   uint64_t begin = 0;   // ticks
   uint64_t end = 0;
-  // Keys (nonzero) of texts that follow from them alone (Row::Keyed).
+  // Keys (nonzero) of texts that follow from them alone (Row::Keyed),
+  // which the writer finds in the index (SliceKeyText); the texts where a
+  // key is 0.
   uint64_t category_key = 0;
   uint64_t name_key = 0;
   std::string_view category;
@@ -294,6 +296,24 @@ struct ArgRow {
   bool is_text = false;
 };
 
+// The keys of a slice row's texts (SliceRow::category_key, name_key), and
+// their texts, which the pool's threads find in the index.
+struct SliceKeys {
+  static uint64_t Category(uint64_t domain) { return domain + 1; }
+  static constexpr uint64_t kFrame = 1;
+  static uint64_t Event(uint64_t event_id) { return event_id * 4 + 2; }
+  static uint64_t String(uint64_t string_id) { return string_id * 4 + 3; }
+  static std::string_view CategoryText(const TraceIndex& x, uint64_t key) {
+    return x.Domain(key - 1);
+  }
+  static std::string_view NameText(const TraceIndex& x, uint64_t key) {
+    if (key == kFrame) return "frame";
+    if (key % 4 == 3) return x.String(key / 4);
+    const std::string* name = x.event_names.Find(key / 4);  // keyed only if defined
+    return name != nullptr ? std::string_view(*name) : std::string_view();
+  }
+};
+
 // The row of interval iv, but its id, parent and depth (the pass's), or
 // false where the filters drop it: the same on the reading thread and in
 // a piece. A name without a key may be made up in *name (the caller keeps
@@ -304,22 +324,17 @@ bool SliceRowOf(const TraceIndex& x, Filter* filter, const Interval& iv, std::st
   row->thread = iv.thread;
   row->begin = iv.begin;
   row->end = iv.end;
-  row->category_key = iv.domain + 1;
-  row->category = x.Domain(iv.domain);
-  // Keys of names that follow from a string or event id alone, and whose
-  // text is the index's (the pool reads it later; a name made up in *name
-  // is copied: no key).
+  row->category_key = SliceKeys::Category(iv.domain);
+  // Names that follow from a string or event id alone, and whose text is
+  // the index's, by key; a name made up (in *name) as text.
   if (iv.kind == IntervalKind::kFrame) {
-    row->name_key = 1;
-    row->name = "frame";
-  } else {
-    if (iv.kind == IntervalKind::kLegacyEvent) {
-      if (x.event_names.Find(iv.event_id) != nullptr) row->name_key = iv.event_id * 4 + 2;
-    } else if (iv.name_id != 0 && iv.fn == 0) {
-      row->name_key = iv.name_id * 4 + 3;
-    }
-    row->name = IntervalNameView(x, iv, name);
+    row->name_key = SliceKeys::kFrame;
+  } else if (iv.kind == IntervalKind::kLegacyEvent) {
+    if (x.event_names.Find(iv.event_id) != nullptr) row->name_key = SliceKeys::Event(iv.event_id);
+  } else if (iv.name_id != 0 && iv.fn == 0) {
+    row->name_key = SliceKeys::String(iv.name_id);
   }
+  if (row->name_key == 0) row->name = IntervalNameView(x, iv, name);
   row->kind = IntervalKindName(iv.kind);
   row->open_at_end = iv.open_at_end;
   return true;
@@ -339,20 +354,38 @@ uint64_t OtherSliceId(const ThreadRec& t, uint64_t ordinal) {
 }
 uint64_t TaskOrdinal(uint64_t id) { return (id & ((uint64_t{1} << kSliceIdBits) - 1)) >> 1; }
 
-// A piece's task (pieces.h) as its sink's output: the slice row with the
-// piece's own task numbers in `id` and (0: none in the piece) `parent` and
-// its depth in the piece, then the texts a batch must keep: the name where
-// it has no key, and the args (each key, value and whether it is text).
-// The reading thread makes the numbers the thread's (ParquetExporter::
-// AppendPieceTask).
+// A piece's task (pieces.h) as its sink's output: the slice's numbers in
+// the piece, its times, keys and depth in the piece, then the texts a
+// batch must keep: the name where it has no key, and the args (each key,
+// value and whether it is text). The reading thread makes the row
+// (ParquetExporter::AppendPieceTask).
 class PieceTaskRecord {
  public:
-  static void Write(const SliceRow& row, const std::vector<Arg>* args, TextBuffer* out) {
-    Put(out, &row, sizeof row);
+  struct Task {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    uint64_t category_key = 0;
+    uint64_t name_key = 0;
+    uint32_t number = 0;  // the piece's, from 1
+    uint32_t parent = 0;  // the piece's number of the task around it, 0: none in the piece
+    int32_t depth = 0;    // in the piece
+    uint32_t args = 0;
+  };
+  // `row`: SliceRowOf's.
+  static void Write(const SliceRow& row, uint64_t number, uint64_t parent, int depth,
+                    const std::vector<Arg>* args, TextBuffer* out) {
+    Task task;
+    task.begin = row.begin;
+    task.end = row.end;
+    task.category_key = row.category_key;
+    task.name_key = row.name_key;
+    task.number = static_cast<uint32_t>(number);
+    task.parent = static_cast<uint32_t>(parent);
+    task.depth = depth;
+    task.args = static_cast<uint32_t>(args != nullptr ? args->size() : 0);
+    Put(out, &task, sizeof task);
     if (row.name_key == 0) Text(out, row.name);
-    const auto count = static_cast<uint32_t>(args != nullptr ? args->size() : 0);
-    Put(out, &count, sizeof count);
-    for (uint32_t i = 0; i < count; ++i) {
+    for (uint32_t i = 0; i < task.args; ++i) {
       const Arg& a = (*args)[i];
       Text(out, a.key);
       Text(out, a.value);
@@ -360,14 +393,13 @@ class PieceTaskRecord {
     }
   }
 
-  // Reads the record at `bytes`, its row into *row.
-  PieceTaskRecord(std::string_view bytes, SliceRow* row) : at_(bytes.data()) {
-    Get(row, sizeof *row);
-    if (row->name_key == 0) row->name = Text();
-    Get(&args_, sizeof args_);
+  explicit PieceTaskRecord(std::string_view bytes) : at_(bytes.data()) {
+    Get(&task_, sizeof task_);
+    if (task_.name_key == 0) name_ = Text();
   }
-  uint32_t args() const { return args_; }
-  // The next arg. REQUIRES: fewer than args() read.
+  const Task& task() const { return task_; }
+  std::string_view name() const { return name_; }  // where name_key is 0
+  // The next arg. REQUIRES: fewer than task().args read.
   void NextArg(std::string_view* key, std::string_view* value, bool* is_text) {
     *key = Text();
     *value = Text();
@@ -396,7 +428,8 @@ class PieceTaskRecord {
   }
 
   const char* at_;
-  uint32_t args_ = 0;
+  Task task_;
+  std::string_view name_;
 };
 
 // The tables whose rows are written on the pool's threads, and a batch's
@@ -412,19 +445,19 @@ static_assert(std::tuple_size_v<BatchRows> == kBatchedTableCount);
 // Writes the rows: the pool's thread has its own (a clock keeps caches).
 class RowWriter {
  public:
-  explicit RowWriter(const Clock& clock) : clock_(clock) {}
+  explicit RowWriter(const TraceIndex& x) : x_(x), clock_(x.clock) {}
 
   template <typename Target>
   void Write(Target* w, const SliceRow& s) {
     Row r(w);
     r.Uint(s.id).Int(Ns(s.begin)).Int(clock_.DurationNs(s.begin, s.end));
     if (s.category_key != 0) {
-      r.Keyed(s.category_key, [&] { return s.category; });
+      r.Keyed(s.category_key, [&] { return SliceKeys::CategoryText(x_, s.category_key); });
     } else {
       r.Str(s.category);
     }
     if (s.name_key != 0) {
-      r.Keyed(s.name_key, [&] { return s.name; });
+      r.Keyed(s.name_key, [&] { return SliceKeys::NameText(x_, s.name_key); });
     } else {
       r.Str(s.name);
     }
@@ -511,6 +544,7 @@ class RowWriter {
  private:
   int64_t Ns(uint64_t ticks) { return clock_.SinceStartNs(ticks); }
 
+  const TraceIndex& x_;
   Clock clock_;
 };
 
@@ -546,11 +580,9 @@ class ParquetSink final : public PieceSink {
     SliceRow row;
     if (!SliceRowOf(x_, &filter_, iv, &name_, &row)) return;
     const auto d = static_cast<size_t>(iv.depth);
-    row.id = iv.listener_word;
-    row.parent = d > 0 && d - 1 < open_.size() ? open_[d - 1] : 0;
-    row.depth = iv.depth;
+    const uint64_t parent = d > 0 && d - 1 < open_.size() ? open_[d - 1] : 0;
     BeginOutput();
-    PieceTaskRecord::Write(row, iv.args, &output_buffer());
+    PieceTaskRecord::Write(row, iv.listener_word, parent, iv.depth, iv.args, &output_buffer());
     EndOutput(/*keep=*/true);
   }
   void Clear() override {
@@ -785,6 +817,7 @@ class ParquetExporter : public IntervalListener {
   // the task OnOpen opens (0: none).
   const Piece* piece_ = nullptr;
   uint64_t opening_ = 0;
+  const char* const task_kind_ = IntervalKindName(IntervalKind::kTask);  // SliceRow::kind
   // On every core, at a sync or heap call: the slice id of the task the
   // piece paired around it, which the whole trace's tracker does not have
   // (0: none).
@@ -819,7 +852,7 @@ absl::Status ParquetExporter::Open(const ParquetOptions& options) {
     seen.push_back(r);
   }
   partitioned_ = set.files().size() > 1 || ranks;
-  batch_writer_ = std::make_unique<RowWriter>(x_.clock);
+  batch_writer_ = std::make_unique<RowWriter>(x_);
   row_group_rows_ = std::max<size_t>(1, options.row_group_rows);
   filling_ = std::make_unique<Batch>();
   const size_t parts = partitioned_ ? set.files().size() : 1;
@@ -953,30 +986,36 @@ std::optional<PassSummary> ParquetExporter::PassOnEveryCore() {
 void ParquetExporter::AppendPieceTask(const PieceMerger::Item& item) {
   const ThreadRec& t = *item.thread;
   const uint64_t base = static_cast<const ParquetSink*>(item.piece->sink.get())->base();
-  // Made in the batch: a copy through the stack cost a store-forwarding
-  // stall per row.
-  SliceRow& row = NewRow<SliceRow>();
-  PieceTaskRecord record(item.piece->OutputAt(*item.entry), &row);
+  PieceTaskRecord record(item.piece->OutputAt(*item.entry));
+  const PieceTaskRecord::Task& task = record.task();
   // The tasks open here that began before the piece: those the piece began
   // and the whole trace's tracker has open here are all around this one.
   const Interval* inner = tracker_.InnermostTask(t);
   size_t before = inner != nullptr ? static_cast<size_t>(inner->depth) + 1 : 0;
   const std::vector<uint64_t>& ids = OpenIds(t);
   while (before > 0 && before <= ids.size() && TaskOrdinal(ids[before - 1]) > base) --before;
-  row.id = TaskSliceId(t, base + row.id);
-  row.parent = row.parent != 0 ? TaskSliceId(t, base + row.parent) : OpenTaskId(t);
-  row.depth += static_cast<int64_t>(before);
-  if (row.name_key == 0) row.name = Keep(row.name);
+  const uint64_t id = TaskSliceId(t, base + task.number);
+  // Made in the batch: a copy through the stack cost a store-forwarding
+  // stall per row.
+  SliceRow& row = NewRow<SliceRow>();
+  row.thread = &t;
+  row.id = id;
+  row.parent = task.parent != 0 ? TaskSliceId(t, base + task.parent) : OpenTaskId(t);
+  row.begin = task.begin;
+  row.end = task.end;
+  row.category_key = task.category_key;
+  row.name_key = task.name_key;
+  if (task.name_key == 0) row.name = Keep(record.name());
+  row.kind = task_kind_;
+  row.depth = task.depth + static_cast<int64_t>(before);
   // (The batch may go with the row: what follows needs none of it.)
-  const uint64_t id = row.id;
-  const uint64_t begin = row.begin;
   RowAdded();
-  for (uint32_t i = 0; i < record.args(); ++i) {
+  for (uint32_t i = 0; i < task.args; ++i) {
     std::string_view key;
     std::string_view value;
     bool is_text = false;
     record.NextArg(&key, &value, &is_text);
-    Args(id, t, begin, "task", Keep(key), value, is_text);
+    Args(id, t, task.begin, "task", Keep(key), value, is_text);
   }
 }
 
