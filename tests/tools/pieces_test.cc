@@ -456,6 +456,14 @@ std::vector<std::string> RandomSet(uint64_t seed, size_t n, bool heap = false) {
   return files;
 }
 
+// `files` as a run's directory holds them ("run/p0.itt", ...), for
+// RunDump's traces.
+std::map<std::string, std::string> RunDir(const std::vector<std::string>& files) {
+  std::map<std::string, std::string> traces;
+  for (size_t i = 0; i < files.size(); ++i) traces["run/p" + std::to_string(i) + ".itt"] = files[i];
+  return traces;
+}
+
 TEST(Pieces, PairTasksAsTheSerialPassDoes) {
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     TraceOptions options;
@@ -780,9 +788,7 @@ TEST(Pieces, StatsOfSeveralFilesPrintsWhatTheSerialPassPrints) {
   for (uint64_t seed = 300; seed < 308; ++seed) {
     const std::vector<std::string> files = RandomSet(seed, 2 + seed % 3, /*heap=*/seed % 2 == 1);
     ASSERT_TRUE(StatsOnEveryCore(files)) << seed;
-    std::map<std::string, std::string> traces;
-    for (size_t i = 0; i < files.size(); ++i)
-      traces["run/p" + std::to_string(i) + ".itt"] = files[i];
+    const std::map<std::string, std::string> traces = RunDir(files);
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
              {"stats", "run"},
              {"stats", "--per-process", "--per-thread", "--format=json", "run"},
@@ -1114,11 +1120,8 @@ TEST(Pieces, ChromeOfADamagedTracePrintsWhatTheSerialPassPrints) {
 
 TEST(Pieces, ChromeOfSeveralFilesPrintsWhatTheSerialPassPrints) {
   for (uint64_t seed = 660; seed < 663; ++seed) {
-    std::map<std::string, std::string> traces;
     const std::vector<std::string> files = RandomSet(seed, 3, /*heap=*/seed % 2 == 1);
-    for (size_t i = 0; i < files.size(); ++i) {
-      traces["run/p" + std::to_string(i) + ".itt"] = files[i];
-    }
+    const std::map<std::string, std::string> traces = RunDir(files);
     EXPECT_TRUE(ChromeOnEveryCore(files).on_every_core) << seed;
     SameOnEveryCoreAsOnOne({"chrome", "run"}, traces, std::to_string(seed));
   }
@@ -1218,11 +1221,8 @@ TEST(TwoPasses, TextOfFilesOfSeveralHostsPrintsWhatOnePassPrints) {
 
 TEST(Pieces, TextOfSeveralFilesPrintsWhatOnePassPrints) {
   for (uint64_t seed = 620; seed < 623; ++seed) {
-    std::map<std::string, std::string> traces;
     const std::vector<std::string> files = RandomSet(seed, 3, /*heap=*/seed % 2 == 1);
-    for (size_t i = 0; i < files.size(); ++i) {
-      traces["run/p" + std::to_string(i) + ".itt"] = files[i];
-    }
+    const std::map<std::string, std::string> traces = RunDir(files);
     SameOnEveryCoreAsOnOne({"text", "run"}, traces, std::to_string(seed));
   }
 }
@@ -1269,11 +1269,8 @@ TEST(Pieces, VtuneCsvOfADamagedTraceWritesWhatTheSerialPassWrites) {
 
 TEST(Pieces, VtuneCsvOfSeveralFilesWritesWhatTheSerialPassWrites) {
   for (uint64_t seed = 682; seed < 685; ++seed) {
-    std::map<std::string, std::string> traces;
     const std::vector<std::string> files = RandomSet(seed, 3, /*heap=*/seed % 2 == 1);
-    for (size_t i = 0; i < files.size(); ++i) {
-      traces["run/p" + std::to_string(i) + ".itt"] = files[i];
-    }
+    const std::map<std::string, std::string> traces = RunDir(files);
     const VtunePasses passes = VtuneOnEveryCore(files);
     EXPECT_TRUE(passes.intervals_on_every_core) << seed;
     EXPECT_TRUE(passes.counters_on_every_core) << seed;
@@ -1376,11 +1373,8 @@ TEST(Pieces, ParquetOfADamagedTraceWritesWhatTheSerialPassWrites) {
 
 TEST(Pieces, ParquetOfSeveralFilesWritesWhatTheSerialPassWrites) {
   for (uint64_t seed = 700; seed < 703; ++seed) {
-    std::map<std::string, std::string> traces;
     const std::vector<std::string> files = RandomSet(seed, 3, /*heap=*/seed % 2 == 1);
-    for (size_t i = 0; i < files.size(); ++i) {
-      traces["run/p" + std::to_string(i) + ".itt"] = files[i];
-    }
+    const std::map<std::string, std::string> traces = RunDir(files);
     EXPECT_TRUE(ParquetOnEveryCore(files, TestDir("pq_check"))) << seed;
     ExpectSameParquet({"parquet", "run"}, traces, std::to_string(seed));
   }
