@@ -1,7 +1,7 @@
 // Writes a sample trace to a file: for manual runs of itt-dump and for
 // regenerating the fuzz seed corpus.
 //   make_sample_trace sample OUT.itt
-//   make_sample_trace legacy OUT.itt (legacy events of several names)
+//   make_sample_trace names OUT.itt (legacy events of several names, ids too large to key)
 //   make_sample_trace synthetic OUT.itt THREADS EVENTS_PER_THREAD
 //   make_sample_trace frames OUT.itt THREADS FRAMES_PER_THREAD
 //     (the benchmark's big trace: 4 2000000 is 64 M events)
@@ -23,7 +23,7 @@
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
-                 "usage: %s sample|legacy|synthetic|frames|mixed OUT [THREADS EVENTS|FRAMES]\n",
+                 "usage: %s sample|names|synthetic|frames|mixed OUT [THREADS EVENTS|FRAMES]\n",
                  argv[0]);
     return 64;
   }
@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
   }
   if (std::strcmp(argv[1], "sample") == 0) {
     bytes = ittc::itt_dump::testing::SampleTrace();
-  } else if (std::strcmp(argv[1], "legacy") == 0) {
-    bytes = ittc::itt_dump::testing::LegacyEventsTrace();
+  } else if (std::strcmp(argv[1], "names") == 0) {
+    bytes = ittc::itt_dump::testing::NamesTrace();
   } else if (std::strcmp(argv[1], "frames") == 0) {
     const int threads = argc > 3 ? std::atoi(argv[3]) : 4;
     const unsigned long long frames = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 2000000;

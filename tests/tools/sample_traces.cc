@@ -15,9 +15,11 @@ namespace testing {
 using format::EventKind;
 using format::FieldValue;
 
-std::string LegacyEventsTrace() {
+std::string NamesTrace() {
+  constexpr uint64_t kFar = uint64_t{1} << 62;
   TraceBuilder b(TestHeader());
-  b.String(1, "step").Domain(1, "app").EventName(1, "load").EventName(2, "store");
+  b.String(1, "step").String(kFar, "far").Domain(1, "app").Domain(kFar, "distant");
+  b.EventName(1, "load").EventName(2, "store");
   b.Thread(0, 101, "main").SyncAt(1000);
   std::vector<format::Event> events;
   uint64_t t = 1100;
@@ -29,8 +31,10 @@ std::string LegacyEventsTrace() {
     events.push_back(Ev(EventKind::kTaskEnd, t + 80, {{F::kDomain, U(1)}}));
     t += 100;
   }
+  events.push_back(Ev(EventKind::kTaskBegin, t, {{F::kDomain, U(kFar)}, {F::kName, U(kFar)}}));
+  events.push_back(Ev(EventKind::kTaskEnd, t + 50, {{F::kDomain, U(kFar)}}));
   b.Events(0, events);
-  b.End(t);
+  b.End(t + 100);
   return b.bytes();
 }
 

@@ -25,10 +25,12 @@ namespace testing {
 std::string SampleTrace(format::EventStreamEncoder::FieldCoding coding =
                             format::EventStreamEncoder::FieldCoding::kDelta);
 
-// One thread's legacy events (__itt_event_start/end) of two defined names
-// and one undefined id, interleaved with tasks, in one chunk: each slice
-// must keep its own name wherever the exporters write it later.
-std::string LegacyEventsTrace();
+// Names an exporter may keep by key: one thread's legacy events
+// (__itt_event_start/end) of two defined names and one undefined id,
+// interleaved with tasks, and a task whose domain and name have ids too
+// large for a key (2^62), in one chunk: each slice must keep its own
+// names wherever the exporters write them later.
+std::string NamesTrace();
 
 // `threads` threads each with `events_per_thread` task_begin/task_end
 // events (nested two deep), in chunks of `events_per_chunk` per thread,

@@ -185,10 +185,10 @@ test('the sample trace: tasks, frames, counters and waits as stats has them', as
   assert.equal(Number(events.legacy), 1);
 });
 
-test('legacy events of several names each keep their own', async () => {
-  const trace = path.join(tmp, 'legacy.itt');
-  ok([bin('tests/tools/make_sample_trace'), 'legacy', trace]);
-  const out = path.join(tmp, 'legacy.pq');
+test('legacy events of several names, and ids too large to key, each keep their names', async () => {
+  const trace = path.join(tmp, 'names.itt');
+  ok([bin('tests/tools/make_sample_trace'), 'names', trace]);
+  const out = path.join(tmp, 'names.pq');
   parquet(out, trace);
   const db = await open(out);
   await checkTasks(db, stats(trace));
@@ -196,6 +196,8 @@ test('legacy events of several names each keep their own', async () => {
       GROUP BY name ORDER BY name`);
   assert.deepEqual(names.map((r) => [r.name, Number(r.n)]),
       [['event#3', 2], ['load', 2], ['store', 2]]);
+  const far = await db.rows(`SELECT category, name FROM slice WHERE kind = 'task' AND name = 'far'`);
+  assert.deepEqual(far.map((r) => [r.category, r.name]), [['distant', 'far']]);
 });
 
 test('a frame trace of several row groups, with statistics per column chunk', async () => {

@@ -596,9 +596,10 @@ size_t PieceMerger::FileToRead() const {
 void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
   Queue& q = queues_[static_cast<size_t>(qi)];
   const bool had_head = q.has_head();
-  piece->queued_bytes = sizeof(Piece) + piece->entries.capacity() * sizeof(Piece::Entry) +
-                        piece->packed.capacity() + piece->opens.capacity() * sizeof(Interval) +
-                        piece->sink->output_records().capacity();
+  piece->queued_bytes =
+      sizeof(Piece) + piece->entries.capacity() * sizeof(Piece::Entry) + piece->packed.capacity() +
+      piece->opens.capacity() * sizeof(Interval) + piece->sink->output_records().capacity() +
+      (piece->begin_words.capacity() + piece->open_task_words.capacity()) * sizeof(uint64_t);
   buffered_ += piece->queued_bytes;
   q.pieces.push_back(std::move(piece));
   if (!had_head) {

@@ -298,11 +298,15 @@ struct ArgRow {
 
 // The keys of a slice row's texts (SliceRow::category_key, name_key), and
 // their texts, which the pool's threads find in the index.
+// Ids too large to shift (damaged or made-up input) get 0: no key, text.
 struct SliceKeys {
-  static uint64_t Category(uint64_t domain) { return domain + 1; }
+  static constexpr uint64_t kIdLimit = uint64_t{1} << 60;
+  static uint64_t Category(uint64_t domain) { return domain < kIdLimit ? domain + 1 : 0; }
   static constexpr uint64_t kFrame = 1;
-  static uint64_t Event(uint64_t event_id) { return event_id * 4 + 2; }
-  static uint64_t String(uint64_t string_id) { return string_id * 4 + 3; }
+  static uint64_t Event(uint64_t event_id) { return event_id < kIdLimit ? event_id * 4 + 2 : 0; }
+  static uint64_t String(uint64_t string_id) {
+    return string_id < kIdLimit ? string_id * 4 + 3 : 0;
+  }
   static std::string_view CategoryText(const TraceIndex& x, uint64_t key) {
     return x.Domain(key - 1);
   }
@@ -325,6 +329,7 @@ bool SliceRowOf(const TraceIndex& x, Filter* filter, const Interval& iv, std::st
   row->begin = iv.begin;
   row->end = iv.end;
   row->category_key = SliceKeys::Category(iv.domain);
+  if (row->category_key == 0) row->category = x.Domain(iv.domain);
   // Names that follow from a string or event id alone, and whose text is
   // the index's, by key; a name made up (in *name) as text.
   if (iv.kind == IntervalKind::kFrame) {
@@ -356,8 +361,8 @@ uint64_t TaskOrdinal(uint64_t id) { return (id & ((uint64_t{1} << kSliceIdBits) 
 
 // A piece's task (pieces.h) as its sink's output: the slice's numbers in
 // the piece, its times, keys and depth in the piece, then the texts a
-// batch must keep: the name where it has no key, and the args (each key,
-// value and whether it is text). The reading thread makes the row
+// batch must keep: the category and the name where they have no key, and
+// the args (each key, value and whether it is text). The reading thread makes the row
 // (ParquetExporter::AppendPieceTask).
 class PieceTaskRecord {
  public:
@@ -384,6 +389,7 @@ class PieceTaskRecord {
     task.depth = depth;
     task.args = static_cast<uint32_t>(args != nullptr ? args->size() : 0);
     Put(out, &task, sizeof task);
+    if (row.category_key == 0) Text(out, row.category);
     if (row.name_key == 0) Text(out, row.name);
     for (uint32_t i = 0; i < task.args; ++i) {
       const Arg& a = (*args)[i];
@@ -395,10 +401,13 @@ class PieceTaskRecord {
 
   explicit PieceTaskRecord(std::string_view bytes) : at_(bytes.data()) {
     Get(&task_, sizeof task_);
+    if (task_.category_key == 0) category_ = Text();
     if (task_.name_key == 0) name_ = Text();
   }
   const Task& task() const { return task_; }
-  std::string_view name() const { return name_; }  // where name_key is 0
+  // The texts without a key.
+  std::string_view category() const { return category_; }
+  std::string_view name() const { return name_; }
   // The next arg. REQUIRES: fewer than task().args read.
   void NextArg(std::string_view* key, std::string_view* value, bool* is_text) {
     *key = Text();
@@ -429,6 +438,7 @@ class PieceTaskRecord {
 
   const char* at_;
   Task task_;
+  std::string_view category_;
   std::string_view name_;
 };
 
@@ -645,10 +655,10 @@ class ParquetExporter : public IntervalListener {
 
   // The pass on every core (pieces.h): the pieces pair their simple tasks
   // and make their rows, which this thread adds where the serial pass
-  // would. nullopt where it cannot be exact, with more than
-  // PieceMerger::kManyFiles files or once it cannot go on exactly: then
-  // what this exporter wrote is to be dropped (the writers drop their
-  // temporary files unclosed) and the serial pass run instead.
+  // would. nullopt where it cannot be exact, or once it cannot go on
+  // exactly: then what this exporter wrote is to be dropped (the writers
+  // drop their temporary files unclosed) and the serial pass run instead.
+  // REQUIRES: at most PieceMerger::kManyFiles files (RunParquet).
   std::optional<PassSummary> PassOnEveryCore();
   // What FeedEntry gives the whole trace's tracker (parquet has no child
   // times).
@@ -951,7 +961,6 @@ void ParquetExporter::OnInterval(const Interval& iv) {
 }
 
 std::optional<PassSummary> ParquetExporter::PassOnEveryCore() {
-  if (ctx_.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
   PassSummary pass;
   const Filter filter(ctx_.filter, x_);  // for the sinks to copy (it keeps caches)
   PieceMerger merger(
@@ -1005,6 +1014,7 @@ void ParquetExporter::AppendPieceTask(const PieceMerger::Item& item) {
   row.end = task.end;
   row.category_key = task.category_key;
   row.name_key = task.name_key;
+  if (task.category_key == 0) row.category = Keep(record.category());
   if (task.name_key == 0) row.name = Keep(record.name());
   row.kind = task_kind_;
   row.depth = task.depth + static_cast<int64_t>(before);
@@ -1378,7 +1388,8 @@ absl::Status RunParquet(const VerbContext& ctx, const ParquetOptions& options,
   int threads = options.encoder_threads;
   if (threads < 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   parquet::EncoderPool pool(threads);
-  if (ctx.parallel) {
+  // (With more files the verbs that write take the serial pass: WriteInPieces.)
+  if (ctx.parallel && ctx.set->files().size() <= PieceMerger::kManyFiles) {
     auto exporter = std::make_unique<ParquetExporter>(ctx, &pool);
     if (absl::Status s = exporter->Open(options); !s.ok()) return s;
     exporter->Begin();
