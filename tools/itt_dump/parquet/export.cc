@@ -237,7 +237,7 @@ struct SliceRow {
   uint64_t begin = 0;   // ticks
   uint64_t end = 0;
   // Keys (nonzero) of texts that follow from them alone (Row::Keyed),
-  // which the writer finds in the index (SliceKeyText); the texts where a
+  // which the writer finds in the index (SliceKeys); the texts where a
   // key is 0.
   uint64_t category_key = 0;
   uint64_t name_key = 0;
@@ -347,9 +347,10 @@ bool SliceRowOf(const TraceIndex& x, Filter* filter, const Interval& iv, std::st
 
 // Slice ids: the thread's index in the high bits; below, an ordinal of the
 // thread's tasks in the order they began, or of its other slices, and which
-// of the two (the low bit). Each follows from the thread's own events, so a
-// piece numbers the tasks it begins from its thread's count before it; a
-// thread's slices of one name mostly have ids a fixed step apart.
+// of the two (the low bit). A task's follows from its thread's own events,
+// so a piece numbers the tasks it begins from its thread's count before it;
+// the other slices are numbered on the reading thread. A thread's slices of
+// one name mostly have ids a fixed step apart.
 constexpr int kSliceIdBits = 40;
 uint64_t TaskSliceId(const ThreadRec& t, uint64_t ordinal) {
   return uint64_t{t.index} << kSliceIdBits | ordinal << 1;
@@ -362,8 +363,8 @@ uint64_t TaskOrdinal(uint64_t id) { return (id & ((uint64_t{1} << kSliceIdBits) 
 // A piece's task (pieces.h) as its sink's output: the slice's numbers in
 // the piece, its times, keys and depth in the piece, then the texts a
 // batch must keep: the category and the name where they have no key, and
-// the args (each key, value and whether it is text). The reading thread makes the row
-// (ParquetExporter::AppendPieceTask).
+// the args (each key, value and whether it is text). The reading thread
+// makes the row (ParquetExporter::AppendPieceTask).
 class PieceTaskRecord {
  public:
   struct Task {
