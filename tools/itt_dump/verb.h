@@ -108,17 +108,18 @@ inline void CountPiece(const Piece& piece, PassSummary* pass) {
 }
 
 // The loop of a pass on every core (pieces.h): each item of `merger` goes
-// to `target` through FeedEntry, the events fed counted in *pass and shown
-// to on_event(event, item) (false stops the loop: returns false), a sink's
-// output to on_output(item). Stops early once ctx.out is broken or failed
-// (nobody reads).
-template <typename Target, typename OnOutput, typename OnEvent>
+// to `target` through FeedEntry, after on_item(item), the events fed
+// counted in *pass and shown to on_event(event, item) (false stops the
+// loop: returns false), a sink's output to on_output(item). Stops early
+// once ctx.out is broken or failed (nobody reads).
+template <typename Target, typename OnOutput, typename OnEvent, typename OnItem>
 bool DrainPieces(const VerbContext& ctx, PieceMerger* merger, Target* target, PassSummary* pass,
-                 OnOutput&& on_output, OnEvent&& on_event) {
+                 OnOutput&& on_output, OnEvent&& on_event, OnItem&& on_item) {
   format::Event e;
   PieceMerger::Item item;
   uint64_t items = 0;
   while (merger->Next(&item)) {
+    on_item(item);
     if (const format::Event* event = FeedEntry(item, target, &e)) {
       ++pass->events;
       pass->last_ticks = std::max(pass->last_ticks, event->time);
@@ -129,6 +130,12 @@ bool DrainPieces(const VerbContext& ctx, PieceMerger* merger, Target* target, Pa
     if ((++items & 1023) == 0 && !ctx.out->good()) break;
   }
   return true;
+}
+template <typename Target, typename OnOutput, typename OnEvent>
+bool DrainPieces(const VerbContext& ctx, PieceMerger* merger, Target* target, PassSummary* pass,
+                 OnOutput&& on_output, OnEvent&& on_event) {
+  return DrainPieces(ctx, merger, target, pass, std::forward<OnOutput>(on_output),
+                     std::forward<OnEvent>(on_event), [](const PieceMerger::Item&) {});
 }
 
 // The pass on every core (pieces.h) of a verb that writes as it reads

@@ -559,6 +559,26 @@ class RowWriter {
   Clock clock_;
 };
 
+// The numbers (ids) of a thread's open tasks, by depth: tasks nest, so a
+// task begun at depth d ends those deeper.
+class OpenTasks {
+ public:
+  void Begin(int depth, uint64_t number) {
+    numbers_.resize(static_cast<size_t>(depth));
+    numbers_.push_back(number);
+  }
+  // The number of the task at `depth`, 0 if none.
+  uint64_t At(int depth) const {
+    return depth >= 0 && static_cast<size_t>(depth) < numbers_.size()
+               ? numbers_[static_cast<size_t>(depth)]
+               : 0;
+  }
+  void Clear() { numbers_.clear(); }
+
+ private:
+  std::vector<uint64_t> numbers_;
+};
+
 // Sync and heap calls: their rows name the task open around them.
 bool ReadsOpenTask(EventKind kind) { return IsSyncKind(kind) || IsHeapChangeKind(kind); }
 
@@ -584,21 +604,19 @@ class ParquetSink final : public PieceSink {
   void OnBegin(const Interval& iv) override {
     // Only tasks begin in a piece (frames are not its).
     iv.listener_word = ++begins_;
-    open_.resize(static_cast<size_t>(iv.depth));
-    open_.push_back(iv.listener_word);
+    open_.Begin(iv.depth, iv.listener_word);
   }
   void OnInterval(const Interval& iv) override {
     SliceRow row;
     if (!SliceRowOf(x_, &filter_, iv, &name_, &row)) return;
-    const auto d = static_cast<size_t>(iv.depth);
-    const uint64_t parent = d > 0 && d - 1 < open_.size() ? open_[d - 1] : 0;
     BeginOutput();
-    PieceTaskRecord::Write(row, iv.listener_word, parent, iv.depth, iv.args, &output_buffer());
+    PieceTaskRecord::Write(row, iv.listener_word, open_.At(iv.depth - 1), iv.depth, iv.args,
+                           &output_buffer());
     EndOutput(/*keep=*/true);
   }
   void Clear() override {
     begins_ = 0;
-    open_.clear();
+    open_.Clear();
     base_ = 0;
     next_forwarded_ = 0;
     next_open_task_ = 0;
@@ -627,7 +645,7 @@ class ParquetSink final : public PieceSink {
   Filter filter_;
   std::string name_;
   uint64_t begins_ = 0;
-  std::vector<uint64_t> open_;  // the numbers of the open tasks, by depth
+  OpenTasks open_;  // the piece's numbers
   uint64_t base_ = 0;
   size_t next_forwarded_ = 0;
   size_t next_open_task_ = 0;
@@ -702,7 +720,7 @@ class ParquetExporter : public IntervalListener {
   // handed to it (Add).
   std::string_view Keep(std::string_view text) { return filling_->texts.emplace_back(text); }
   // The ids of the tasks open on thread t, by depth (what OnBegin saw).
-  std::vector<uint64_t>& OpenIds(const ThreadRec& t) {
+  OpenTasks& OpenIds(const ThreadRec& t) {
     if (open_ids_.size() <= t.index) open_ids_.resize(t.index + 1);
     return open_ids_[t.index];
   }
@@ -710,10 +728,7 @@ class ParquetExporter : public IntervalListener {
   uint64_t OpenTaskId(const ThreadRec& t) {
     if (piece_task_ != 0) return piece_task_;
     const Interval* task = tracker_.InnermostTask(t);
-    if (task == nullptr) return 0;
-    const std::vector<uint64_t>& ids = OpenIds(t);
-    const size_t d = static_cast<size_t>(task->depth);
-    return d < ids.size() ? ids[d] : 0;
+    return task != nullptr ? OpenIds(t).At(task->depth) : 0;
   }
   // An args row; `value` is kept (Keep), `key` must outlive the pass.
   void Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks, const char* scope,
@@ -751,7 +766,7 @@ class ParquetExporter : public IntervalListener {
   parquet::EncoderPool* pool_;
   bool partitioned_ = false;
   std::vector<Writers> partitions_;
-  std::vector<std::vector<uint64_t>> open_ids_;  // by thread index
+  std::vector<OpenTasks> open_ids_;  // by thread index
   // The rows of the tables that get many (kBatchedTables), written on the
   // pool's threads a batch at a time while this thread goes on describing
   // the next (the same code on one thread: the pool then runs each job at
@@ -942,20 +957,16 @@ void ParquetExporter::OnBegin(const Interval& iv) {
     auto* sink = static_cast<ParquetSink*>(piece_->sink.get());
     ordinal = sink->base() + (opening_ != 0 ? opening_ : sink->NextForwardedBegin(*piece_));
   }
-  // Tasks nest on their thread: those deeper than this one have ended.
-  std::vector<uint64_t>& ids = OpenIds(t);
-  ids.resize(static_cast<size_t>(iv.depth));
-  ids.push_back(TaskSliceId(t, ordinal));
+  OpenIds(t).Begin(iv.depth, TaskSliceId(t, ordinal));
 }
 
 void ParquetExporter::OnInterval(const Interval& iv) {
   uint64_t id = iv.listener_word;
   uint64_t parent = 0;
   if (iv.kind == IntervalKind::kTask) {
-    const std::vector<uint64_t>& ids = OpenIds(*iv.thread);
-    const size_t d = static_cast<size_t>(iv.depth);
-    id = d < ids.size() ? ids[d] : 0;
-    parent = d > 0 && d - 1 < ids.size() ? ids[d - 1] : 0;
+    const OpenTasks& ids = OpenIds(*iv.thread);
+    id = ids.At(iv.depth);
+    parent = ids.At(iv.depth - 1);
   }
   if (id == 0) id = NextOtherId(*iv.thread);  // a frame_submit: complete at once
   WriteInterval(iv, id, parent);
@@ -976,17 +987,10 @@ std::optional<PassSummary> ParquetExporter::PassOnEveryCore() {
         tasks += sink->begins();
       });
   if (!merger.exact()) return std::nullopt;
-  Event e;
-  PieceMerger::Item item;
-  while (merger.Next(&item)) {
-    piece_ = item.piece;
-    if (const Event* event = FeedEntry(item, this, &e)) {
-      ++pass.events;
-      pass.last_ticks = std::max(pass.last_ticks, event->time);
-    } else if (item.entry->type == Piece::Entry::Type::kOutput) {
-      AppendPieceTask(item);
-    }
-  }
+  DrainPieces(
+      ctx_, &merger, this, &pass, [this](const PieceMerger::Item& item) { AppendPieceTask(item); },
+      [](const Event&, const PieceMerger::Item&) { return true; },
+      [this](const PieceMerger::Item& item) { piece_ = item.piece; });
   piece_ = nullptr;
   if (!merger.exact()) return std::nullopt;
   pass.on_every_core = true;
@@ -1001,9 +1005,9 @@ void ParquetExporter::AppendPieceTask(const PieceMerger::Item& item) {
   // The tasks open here that began before the piece: those the piece began
   // and the whole trace's tracker has open here are all around this one.
   const Interval* inner = tracker_.InnermostTask(t);
-  size_t before = inner != nullptr ? static_cast<size_t>(inner->depth) + 1 : 0;
-  const std::vector<uint64_t>& ids = OpenIds(t);
-  while (before > 0 && before <= ids.size() && TaskOrdinal(ids[before - 1]) > base) --before;
+  int before = inner != nullptr ? inner->depth + 1 : 0;
+  const OpenTasks& ids = OpenIds(t);
+  while (before > 0 && TaskOrdinal(ids.At(before - 1)) > base) --before;
   const uint64_t id = TaskSliceId(t, base + task.number);
   // Made in the batch: a copy through the stack cost a store-forwarding
   // stall per row.
@@ -1018,7 +1022,7 @@ void ParquetExporter::AppendPieceTask(const PieceMerger::Item& item) {
   if (task.category_key == 0) row.category = Keep(record.category());
   if (task.name_key == 0) row.name = Keep(record.name());
   row.kind = task_kind_;
-  row.depth = task.depth + static_cast<int64_t>(before);
+  row.depth = task.depth + before;
   // (The batch may go with the row: what follows needs none of it.)
   RowAdded();
   for (uint32_t i = 0; i < task.args; ++i) {
@@ -1389,27 +1393,31 @@ absl::Status RunParquet(const VerbContext& ctx, const ParquetOptions& options,
   int threads = options.encoder_threads;
   if (threads < 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   parquet::EncoderPool pool(threads);
+  std::unique_ptr<ParquetExporter> exporter;
+  const auto start = [&]() {
+    exporter = std::make_unique<ParquetExporter>(ctx, &pool);  // (drops the one before)
+    absl::Status s = exporter->Open(options);
+    if (s.ok()) exporter->Begin();
+    return s;
+  };
+  const auto finish = [&](const PassSummary& pass) {
+    absl::Status status = exporter->End(TraceEndTicks(*ctx.index, pass.last_ticks));
+    WarnMerge(ctx, pass);
+    return status;
+  };
   // (With more files the verbs that write take the serial pass: WriteInPieces.)
   if (ctx.parallel && ctx.set->files().size() <= PieceMerger::kManyFiles) {
-    auto exporter = std::make_unique<ParquetExporter>(ctx, &pool);
-    if (absl::Status s = exporter->Open(options); !s.ok()) return s;
-    exporter->Begin();
+    if (absl::Status s = start(); !s.ok()) return s;
     if (std::optional<PassSummary> pass = exporter->PassOnEveryCore()) {
       if (on_every_core != nullptr) *on_every_core = true;
-      absl::Status status = exporter->End(TraceEndTicks(*ctx.index, pass->last_ticks));
-      WarnMerge(ctx, *pass);
-      return status;
+      return finish(*pass);
     }
   }
-  auto exporter = std::make_unique<ParquetExporter>(ctx, &pool);
-  if (absl::Status s = exporter->Open(options); !s.ok()) return s;
-  exporter->Begin();
+  if (absl::Status s = start(); !s.ok()) return s;
   absl::StatusOr<PassSummary> pass =
       ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { exporter->OnEvent(e, t); });
   if (!pass.ok()) return pass.status();
-  absl::Status status = exporter->End(TraceEndTicks(*ctx.index, pass->last_ticks));
-  WarnMerge(ctx, *pass);
-  return status;
+  return finish(*pass);
 }
 
 }  // namespace ittc::itt_dump
