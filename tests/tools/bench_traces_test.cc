@@ -4,7 +4,6 @@
 // core what it writes on one, byte for byte, with and without filters
 // (parquet: its dataset made with the encoder pool and on one thread).
 
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -60,26 +59,22 @@ void ExpectEveryVerbTheSame(const std::string& trace, const std::string& name) {
   }
 }
 
-// `parquet` writes the same dataset with its rows made on the pool as on
+// `parquet` writes the same dataset with its rows made on every core as on
 // one thread (--serial), byte for byte, with each of `filters`.
 void ExpectParquetTheSame(const std::string& trace, const std::string& name,
                           const std::vector<std::vector<std::string>>& filters = {
                               {}, {"--name=update"}, {"--to=400000"}}) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string base = std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
   for (size_t i = 0; i < filters.size(); ++i) {
-    std::string dirs[2];
-    for (int one = 0; one < 2; ++one) {
-      dirs[one] = base + "_" + std::to_string(i) + (one != 0 ? "_one" : "_all");
-      std::vector<std::string> args = {"parquet", "-o", dirs[one], "trace.itt"};
-      args.insert(args.begin() + 1, filters[i].begin(), filters[i].end());
-      const DumpResult r = one != 0 ? RunDumpOnOneCore(args, trace) : RunDump(args, trace);
-      EXPECT_EQ(r.status, 0) << name << " " << i << ": " << r.err;
-    }
-    const std::map<std::string, std::string> all = FilesUnder(dirs[0]);
-    EXPECT_EQ(all.size(), 8u) << name << " " << i;  // a file per table
-    EXPECT_GT(all.at("slice/part-0.parquet").size(), 1000u) << name << " " << i;
-    EXPECT_TRUE(all == FilesUnder(dirs[1])) << name << " " << i;
+    std::vector<std::string> args = {"parquet", "trace.itt"};
+    args.insert(args.begin() + 1, filters[i].begin(), filters[i].end());
+    const std::string dir = name + "_" + std::to_string(i);
+    const DumpResult all = RunDumpToDir(args, {{"trace.itt", trace}}, dir + "_all", false);
+    const DumpResult one = RunDumpToDir(args, {{"trace.itt", trace}}, dir + "_one", true);
+    EXPECT_EQ(all.status, 0) << name << " " << i << ": " << all.err;
+    EXPECT_EQ(one.status, 0) << name << " " << i << ": " << one.err;
+    EXPECT_EQ(all.files.size(), 8u) << name << " " << i;  // a file per table
+    EXPECT_GT(all.files.at("slice/part-0.parquet").size(), 1000u) << name << " " << i;
+    EXPECT_TRUE(all.files == one.files) << name << " " << i;
   }
 }
 

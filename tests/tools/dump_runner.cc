@@ -1,5 +1,6 @@
 #include "tests/tools/dump_runner.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -124,6 +125,22 @@ std::map<std::string, std::string> FilesUnder(const std::string& dir) {
     files[std::filesystem::relative(entry.path(), dir).string()] = bytes.str();
   }
   return files;
+}
+
+std::string TestTempPath(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
+}
+
+DumpResult RunDumpToDir(std::vector<std::string> args,
+                        const std::map<std::string, std::string>& traces, const std::string& name,
+                        bool one_core) {
+  const std::string dir = TestTempPath(name);
+  std::filesystem::remove_all(dir);
+  args.insert(args.begin() + 1, {"-o", dir});
+  DumpResult r = RunOnTraces(args, traces, static_cast<size_t>(-1), /*parallel=*/!one_core);
+  r.files = FilesUnder(dir);
+  return r;
 }
 
 }  // namespace testing

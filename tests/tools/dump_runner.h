@@ -46,6 +46,17 @@ DumpResult RunDump(const std::vector<std::string>& args,
 // `dir` -> its bytes): what a verb that writes a directory wrote.
 std::map<std::string, std::string> FilesUnder(const std::string& dir);
 
+// `name` under the test's temporary directory (TEST_TMPDIR, else /tmp).
+std::string TestTempPath(const std::string& name);
+
+// A verb that writes a directory (`args`, with "-o DIR" put after the
+// verb), DIR TestTempPath(name), emptied first:
+// on every core, or with `one_core` as RunDumpOnOneCore. `files` holds
+// what it wrote there (FilesUnder).
+DumpResult RunDumpToDir(std::vector<std::string> args,
+                        const std::map<std::string, std::string>& traces, const std::string& name,
+                        bool one_core);
+
 }  // namespace testing
 }  // namespace itt_dump
 }  // namespace ittc

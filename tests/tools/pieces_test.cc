@@ -8,8 +8,6 @@
 #include "tools/itt_dump/model/pieces.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
@@ -1316,12 +1314,6 @@ bool ParquetOnEveryCore(const std::vector<std::string>& files, const std::string
   return on_every_core;
 }
 
-// A directory of the test's own for `name`.
-std::string TestDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
-}
-
 // The dataset of `args` (a parquet command line without -o) on every core
 // and on one, for each of the filters.
 void ExpectSameParquet(const std::vector<std::string>& args,
@@ -1329,19 +1321,15 @@ void ExpectSameParquet(const std::vector<std::string>& args,
   const std::vector<std::vector<std::string>> filters = {
       {}, {"--name=t1[23]"}, {"--domain=d2"}, {"--from=3000", "--to=60000", "--thread=w1"}};
   for (size_t f = 0; f < filters.size(); ++f) {
-    std::string dirs[2];
-    for (int one = 0; one < 2; ++one) {
-      dirs[one] = TestDir("pq_" + std::to_string(f) + (one != 0 ? "_one" : "_all"));
-      std::filesystem::remove_all(dirs[one]);
-      std::vector<std::string> run = args;
-      run.insert(run.begin() + 1, filters[f].begin(), filters[f].end());
-      run.insert(run.begin() + 1, {"-o", dirs[one]});
-      const DumpResult r = one != 0 ? RunDumpOnOneCore(run, traces) : RunDump(run, traces);
-      EXPECT_EQ(r.status, 0) << what << " " << f << ": " << r.err;
-    }
-    const std::map<std::string, std::string> all = FilesUnder(dirs[0]);
-    EXPECT_GE(all.size(), 8u) << what << " " << f;  // a file per table (and partition)
-    EXPECT_TRUE(all == FilesUnder(dirs[1])) << what << " " << f;
+    std::vector<std::string> run = args;
+    run.insert(run.begin() + 1, filters[f].begin(), filters[f].end());
+    const std::string dir = "pq_" + std::to_string(f);
+    const DumpResult all = RunDumpToDir(run, traces, dir + "_all", false);
+    const DumpResult one = RunDumpToDir(run, traces, dir + "_one", true);
+    EXPECT_EQ(all.status, 0) << what << " " << f << ": " << all.err;
+    EXPECT_EQ(one.status, 0) << what << " " << f << ": " << one.err;
+    EXPECT_GE(all.files.size(), 8u) << what << " " << f;  // a file per table (and partition)
+    EXPECT_TRUE(all.files == one.files) << what << " " << f;
   }
 }
 
@@ -1352,7 +1340,7 @@ TEST(Pieces, ParquetWritesWhatTheSerialPassWrites) {
     options.ids = seed % 2 == 0;
     options.heap = seed % 3 == 0;
     const std::string bytes = RandomTrace(seed, options);
-    EXPECT_TRUE(ParquetOnEveryCore({bytes}, TestDir("pq_check"))) << seed;
+    EXPECT_TRUE(ParquetOnEveryCore({bytes}, TestTempPath("pq_check"))) << seed;
     ExpectSameParquet({"parquet", "trace.itt"}, {{"trace.itt", bytes}},
                       "seed " + std::to_string(seed));
   }
@@ -1364,7 +1352,7 @@ TEST(Pieces, ParquetOfADamagedTraceWritesWhatTheSerialPassWrites) {
     TraceOptions options;
     options.ids = true;
     const std::string bytes = DamagedTrace(seed, options);
-    on_every_core += ParquetOnEveryCore({bytes}, TestDir("pq_check")) ? 1 : 0;
+    on_every_core += ParquetOnEveryCore({bytes}, TestTempPath("pq_check")) ? 1 : 0;
     ExpectSameParquet({"parquet", "trace.itt"}, {{"trace.itt", bytes}},
                       "damaged seed " + std::to_string(seed));
   }
@@ -1375,7 +1363,7 @@ TEST(Pieces, ParquetOfSeveralFilesWritesWhatTheSerialPassWrites) {
   for (uint64_t seed = 700; seed < 703; ++seed) {
     const std::vector<std::string> files = RandomSet(seed, 3, /*heap=*/seed % 2 == 1);
     const std::map<std::string, std::string> traces = RunDir(files);
-    EXPECT_TRUE(ParquetOnEveryCore(files, TestDir("pq_check"))) << seed;
+    EXPECT_TRUE(ParquetOnEveryCore(files, TestTempPath("pq_check"))) << seed;
     ExpectSameParquet({"parquet", "run"}, traces, std::to_string(seed));
   }
 }
@@ -1389,7 +1377,7 @@ TEST(Pieces, ParquetOfATraceWhoseTimeGoesBackIsWrittenBySerialPass) {
   options.ids = true;
   options.events_per_thread = 4000;
   const std::string bytes = RandomTrace(7, options);
-  EXPECT_FALSE(ParquetOnEveryCore({bytes}, TestDir("pq_check")));
+  EXPECT_FALSE(ParquetOnEveryCore({bytes}, TestTempPath("pq_check")));
   ExpectSameParquet({"parquet", "trace.itt"}, {{"trace.itt", bytes}}, "time back");
 }
 
