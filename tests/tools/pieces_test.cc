@@ -26,6 +26,7 @@
 #include "tools/itt_dump/model/trace_set.h"
 #include "tools/itt_dump/output.h"
 #include "tools/itt_dump/parquet/export.h"
+#include "tools/itt_dump/perfetto/export.h"
 #include "tools/itt_dump/stats.h"
 #include "tools/itt_dump/text.h"
 #include "tools/itt_dump/two_passes.h"
@@ -1149,6 +1150,77 @@ TEST(Pieces, ChromeOfATraceWhoseTimeGoesBackIsWrittenOnceBySerialPass) {
   EXPECT_FALSE(pass.on_every_core);
   EXPECT_GT(pass.rewritten, 100000u);
   ExpectSameChrome(bytes, "time back");
+}
+
+// `perfetto` on every core, like chrome: the pieces pair the simple tasks
+// and describe their begins and ends, each at its place; the reading
+// thread writes those packets in turn with its own, so the sequences'
+// interning and time deltas are the serial pass's.
+absl::StatusOr<PassSummary> WritePerfettoUncompressed(const VerbContext& ctx, uint64_t* rewritten) {
+  PerfettoOptions options;
+  options.compression = PerfettoCompression::kNone;
+  return WritePerfetto(ctx, options, rewritten);
+}
+WritingPass PerfettoOnEveryCore(const std::vector<std::string>& files) {
+  return OnEveryCore(&WritePerfettoUncompressed, files);
+}
+
+void ExpectSamePerfetto(const std::string& bytes, const std::string& what) {
+  SameOnEveryCoreAsOnOneEach(
+      {{"perfetto", "--compress=none", "-o", "out.pftrace", "trace.itt"},
+       {"perfetto", "-o", "out.pftrace", "trace.itt"},
+       {"perfetto", "--compress=none", "--name=t1[23]", "-o", "out.pftrace", "trace.itt"},
+       {"perfetto", "--compress=none", "--domain=d2", "-o", "out.pftrace", "trace.itt"},
+       {"perfetto", "--compress=none", "--from=3000", "--to=60000", "--thread=w1", "-o",
+        "out.pftrace", "trace.itt"}},
+      bytes, what);
+}
+
+TEST(Pieces, PerfettoWritesWhatTheSerialPassWrites) {
+  for (uint64_t seed = 700; seed < 706; ++seed) {
+    TraceOptions options;
+    options.threads = 1 + static_cast<int>(seed % 4);
+    options.ids = seed % 2 == 0;
+    const std::string bytes = RandomTrace(seed, options);
+    ASSERT_TRUE(PerfettoOnEveryCore({bytes}).on_every_core) << seed;
+    ExpectSamePerfetto(bytes, "seed " + std::to_string(seed));
+  }
+}
+
+TEST(Pieces, PerfettoOfADamagedTraceWritesWhatTheSerialPassWrites) {
+  int on_every_core = 0;
+  for (uint64_t seed = 706; seed < 712; ++seed) {
+    TraceOptions options;
+    options.ids = true;
+    const std::string bytes = DamagedTrace(seed, options);
+    on_every_core += PerfettoOnEveryCore({bytes}).on_every_core ? 1 : 0;
+    SameOnEveryCoreAsOnOne({"perfetto", "--compress=none", "-o", "out.pftrace", "trace.itt"}, bytes,
+                           "damaged seed " + std::to_string(seed));
+  }
+  EXPECT_GT(on_every_core, 2);
+}
+
+TEST(Pieces, PerfettoOfSeveralFilesWritesWhatTheSerialPassWrites) {
+  for (uint64_t seed = 712; seed < 715; ++seed) {
+    const std::vector<std::string> files = RandomSet(seed, 3, /*heap=*/seed % 2 == 1);
+    const std::map<std::string, std::string> traces = RunDir(files);
+    EXPECT_TRUE(PerfettoOnEveryCore(files).on_every_core) << seed;
+    SameOnEveryCoreAsOnOne({"perfetto", "--compress=none", "-o", "out.pftrace", "run"}, traces,
+                           std::to_string(seed));
+  }
+}
+
+// As chrome's: the serial pass writes the trace again, checks what the
+// pass on every core wrote (a block of packets at least) and goes on.
+TEST(Pieces, PerfettoOfATraceWhoseTimeGoesBackIsWrittenOnceBySerialPass) {
+  TraceOptions options;
+  options.time_back = true;
+  options.ids = true;
+  options.events_per_thread = 4000;
+  const std::string bytes = RandomTrace(7, options);
+  const WritingPass pass = PerfettoOnEveryCore({bytes});
+  EXPECT_FALSE(pass.on_every_core);
+  ExpectSamePerfetto(bytes, "time back");
 }
 
 // `text` on every core, like chrome, and where that cannot be exact on

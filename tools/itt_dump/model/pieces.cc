@@ -202,7 +202,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   size_t outputs = 0;  // the sink's, with entries
   // Simple tasks that only the tracker sees go through its loop for them,
   // which makes their ids the set's where they are not.
-  const bool simple_runs = simple_tasks && !events_to_sink;
+  const bool simple_runs = simple_tasks && !events_to_sink && !sink.outputs_begins();
   const RewriterIds set_ids(rewriter_.get());
   const bool stop_at_interval = sink.outputs_intervals();
   IntervalTracker::SimpleRun run;
@@ -288,6 +288,9 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     if (action == IntervalTracker::PieceAction::kForward && events_to_sink && !simple &&
         sink.TakesForwarded(e.kind)) {
       action = IntervalTracker::PieceAction::kPaired;
+    }
+    if (action == IntervalTracker::PieceAction::kForward && outputs != sink.outputs()) {
+      sink.DropOutputsFrom(outputs);  // a forwarded task begin's (outputs_begins)
     }
     if (events_to_sink && action == IntervalTracker::PieceAction::kPaired) {
       if (simple) task.ToEvent(&e);

@@ -122,6 +122,12 @@ class PieceSink : public IntervalListener {
   // its paired tasks one at a time (each output's entry takes the place of
   // the event that closed the interval), else in runs.
   virtual bool outputs_intervals() const { return true; }
+  // Whether it may write outputs in OnBegin (with wants_begins): then the
+  // piece pairs every simple task on its own too (each output's entry
+  // takes the place of the begin). What it writes for a begin that the
+  // piece forwards (a task the whole trace's tracker begins: OnBegin comes
+  // again there) is dropped.
+  virtual bool outputs_begins() const { return false; }
 
   size_t outputs() const { return offsets_.size(); }
   uint32_t output_offset(size_t i) const { return offsets_[i]; }
@@ -133,6 +139,13 @@ class PieceSink : public IntervalListener {
     offsets_.clear();
     outputs_.clear();
     Clear();
+  }
+  // Drops the outputs from the `first`th on (those of an event the piece
+  // forwards: outputs_begins).
+  void DropOutputsFrom(size_t first) {
+    if (first >= offsets_.size()) return;
+    outputs_.Truncate(offsets_[first]);
+    offsets_.resize(first);
   }
 
  protected:
@@ -160,6 +173,53 @@ class PieceSink : public IntervalListener {
   TextBuffer outputs_;
   size_t output_start_ = 0;
   std::vector<uint32_t> offsets_;
+};
+
+// A sink's output record, for a consumer that reads it back (not a
+// verb's text): fixed-size values (host order: the record stays in the
+// process), texts (a 4-byte size, then the bytes) and args (key, value,
+// whether the value is text), read in the order they were written.
+struct PieceRecord {
+  static void Put(TextBuffer* out, const void* p, size_t n) {
+    out->append(static_cast<const char*>(p), n);
+  }
+  static void PutText(TextBuffer* out, std::string_view text) {
+    const auto n = static_cast<uint32_t>(text.size());
+    Put(out, &n, sizeof n);
+    out->append(text.data(), text.size());
+  }
+  static void PutArg(TextBuffer* out, const Arg& a) {
+    PutText(out, a.key);
+    PutText(out, a.value);
+    out->push_back(a.is_text ? 1 : 0);
+  }
+
+  class Reader {
+   public:
+    explicit Reader(std::string_view bytes) : at_(bytes.data()), end_(at_ + bytes.size()) {}
+    void Get(void* p, size_t n) {
+      std::memcpy(p, at_, n);
+      at_ += n;
+    }
+    std::string_view Text() {
+      uint32_t n;
+      Get(&n, sizeof n);
+      const std::string_view text(at_, n);
+      at_ += n;
+      return text;
+    }
+    // The next arg as views of the record.
+    void NextArg(std::string_view* key, std::string_view* value, bool* is_text) {
+      *key = Text();
+      *value = Text();
+      *is_text = *at_++ != 0;
+    }
+    bool done() const { return at_ >= end_; }
+
+   private:
+    const char* at_;
+    const char* end_;
+  };
 };
 
 // One events chunk as the workers left it.

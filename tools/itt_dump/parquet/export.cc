@@ -389,21 +389,16 @@ class PieceTaskRecord {
     task.parent = static_cast<uint32_t>(parent);
     task.depth = depth;
     task.args = static_cast<uint32_t>(args != nullptr ? args->size() : 0);
-    Put(out, &task, sizeof task);
-    if (row.category_key == 0) Text(out, row.category);
-    if (row.name_key == 0) Text(out, row.name);
-    for (uint32_t i = 0; i < task.args; ++i) {
-      const Arg& a = (*args)[i];
-      Text(out, a.key);
-      Text(out, a.value);
-      out->push_back(a.is_text ? 1 : 0);
-    }
+    PieceRecord::Put(out, &task, sizeof task);
+    if (row.category_key == 0) PieceRecord::PutText(out, row.category);
+    if (row.name_key == 0) PieceRecord::PutText(out, row.name);
+    for (uint32_t i = 0; i < task.args; ++i) PieceRecord::PutArg(out, (*args)[i]);
   }
 
-  explicit PieceTaskRecord(std::string_view bytes) : at_(bytes.data()) {
-    Get(&task_, sizeof task_);
-    if (task_.category_key == 0) category_ = Text();
-    if (task_.name_key == 0) name_ = Text();
+  explicit PieceTaskRecord(std::string_view bytes) : in_(bytes) {
+    in_.Get(&task_, sizeof task_);
+    if (task_.category_key == 0) category_ = in_.Text();
+    if (task_.name_key == 0) name_ = in_.Text();
   }
   const Task& task() const { return task_; }
   // The texts without a key.
@@ -411,33 +406,11 @@ class PieceTaskRecord {
   std::string_view name() const { return name_; }
   // The next arg. REQUIRES: fewer than task().args read.
   void NextArg(std::string_view* key, std::string_view* value, bool* is_text) {
-    *key = Text();
-    *value = Text();
-    *is_text = *at_++ != 0;
+    in_.NextArg(key, value, is_text);
   }
 
  private:
-  static void Put(TextBuffer* out, const void* p, size_t n) {
-    out->append(static_cast<const char*>(p), n);
-  }
-  static void Text(TextBuffer* out, std::string_view text) {
-    const auto n = static_cast<uint32_t>(text.size());
-    Put(out, &n, sizeof n);
-    out->append(text.data(), text.size());
-  }
-  void Get(void* p, size_t n) {
-    std::memcpy(p, at_, n);
-    at_ += n;
-  }
-  std::string_view Text() {
-    uint32_t n;
-    Get(&n, sizeof n);
-    const std::string_view text(at_, n);
-    at_ += n;
-    return text;
-  }
-
-  const char* at_;
+  PieceRecord::Reader in_;
   Task task_;
   std::string_view category_;
   std::string_view name_;

@@ -17,6 +17,7 @@
 #include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/metadata.h"
+#include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/model/values.h"
 #include "tools/itt_dump/perfetto/lanes.h"
@@ -50,6 +51,25 @@ Annotation ArgAnnotation(const Arg& a) {
   return Annotation::String(a.key, a.value);
 }
 
+// What a piece's sink (PerfettoSink) leaves in a task's listener word for
+// the reading thread, where the task goes on open: the piece wrote its
+// begin, kept or left out by the filters.
+constexpr uint64_t kPieceBeganKept = 1;
+constexpr uint64_t kPieceBeganDropped = 2;
+
+// A piece's task begin or end as its sink's output, for the reading thread
+// to write as OnBegin and SliceEnd would (PerfettoExporter::AppendOutput):
+// a byte that says which, then for a begin a PieceBegin and the texts
+// without a key, for an end its time and, when the task has args, their
+// count and the args (PieceRecord).
+constexpr char kPieceBeginRecord = 'B';
+constexpr char kPieceEndRecord = 'E';
+struct PieceBegin {
+  uint64_t ticks = 0;
+  uint64_t category_key = 0;
+  uint64_t name_key = 0;
+};
+
 class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
  public:
   PerfettoExporter(const VerbContext& ctx, const PerfettoOptions& options)
@@ -69,11 +89,22 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   void OnBegin(const Interval& iv) override;
   void OnInterval(const Interval& iv) override;
 
+  // What FeedEntry gives the whole trace's tracker (pieces.h), and the
+  // output of a piece's sink, of thread t.
+  void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
+  void OnOpen(const Interval& iv, const ThreadRec& t) {
+    opening_ = iv.kind == IntervalKind::kTask ? iv.listener_word : 0;
+    tracker_.OnOpen(iv, t);
+    opening_ = 0;
+  }
+  void AppendOutput(std::string_view record, const ThreadRec& t);
+
   // The text of an interning key (the scheme is at StringKey below).
   std::string_view CategoryText(uint64_t key) override;
   std::string_view NameText(uint64_t key) override;
 
  private:
+  friend class PerfettoSink;
   // Per thread: its track, the kept/dropped state of its open tasks (they
   // nest, so a stack), and its lane group of legacy events.
   struct ThreadOut {
@@ -142,13 +173,19 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   static uint64_t FixedCategoryKey(Fixed n) { return n * 8 + kFixedSlot; }
   // The category of an item of a domain: the domain's name, else what the
   // slot stands for.
-  std::string_view DomainCategory(uint64_t domain_id, uint64_t slot) const;
+  static std::string_view DomainCategory(const TraceIndex& x, uint64_t domain_id, uint64_t slot);
+  std::string_view DomainCategory(uint64_t domain_id, uint64_t slot) const {
+    return DomainCategory(x_, domain_id, slot);
+  }
   // The category of an interval's slice (its domain, else its kind) as a
   // key, and as text only when the key cannot be had.
-  std::string_view Category(const Interval& iv, uint64_t* key) const {
+  static std::string_view Category(const TraceIndex& x, const Interval& iv, uint64_t* key) {
     const uint64_t slot = static_cast<uint64_t>(iv.kind) + 1;
     *key = DomainCategoryKey(iv.domain, slot);
-    return *key != 0 ? std::string_view() : DomainCategory(iv.domain, slot);
+    return *key != 0 ? std::string_view() : DomainCategory(x, iv.domain, slot);
+  }
+  std::string_view Category(const Interval& iv, uint64_t* key) const {
+    return Category(x_, iv, key);
   }
   // The key of Name(iv), 0 when it has none (task_begin_fn's names depend
   // on the process's modules at the time).
@@ -238,6 +275,70 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   // PerfettoEvent per event costs a zero fill of the whole struct.
   PerfettoEvent event_;
   uint64_t dropped_ends_ = 0;
+  // While the tracker opens a task a piece began (OnOpen): the word its
+  // sink gave it, which says the begin is written.
+  uint64_t opening_ = 0;
+  std::vector<Arg> piece_args_;  // AppendOutput's, reused
+};
+
+// The tasks a piece pairs, written on its worker as the reading thread
+// would write them: each begin at its place (whether the task ends in the
+// piece or goes on to the whole trace's tracker), each end of a task the
+// piece pairs at its place. Frames take lanes and tasks with ids flows,
+// which only the reading thread hands out: the piece leaves them.
+class PerfettoSink final : public PieceSink {
+ public:
+  PerfettoSink(const TraceIndex& x, const Filter& filter) : x_(x), filter_(filter) {}
+
+  IntervalTracker::PiecePairing pairing() const override {
+    IntervalTracker::PiecePairing p;
+    p.frames = false;          // on lanes
+    p.tasks_with_ids = false;  // relations follow task ids
+    p.args = true;             // a task's args: annotations of its end
+    return p;
+  }
+  bool wants_begins() const override { return true; }
+  bool outputs_begins() const override { return true; }
+  void OnBegin(const Interval& iv) override {
+    // Only tasks begin in a piece.
+    if (!filter_.KeepsInterval(iv, [&] { return IntervalNameView(x_, iv, &name_); })) {
+      iv.listener_word = kPieceBeganDropped;
+      return;
+    }
+    iv.listener_word = kPieceBeganKept;
+    PieceBegin b;
+    b.ticks = iv.begin;
+    const std::string_view category = PerfettoExporter::Category(x_, iv, &b.category_key);
+    b.name_key = PerfettoExporter::NameKey(iv);
+    BeginOutput();
+    TextBuffer* out = &output_buffer();
+    out->push_back(kPieceBeginRecord);
+    PieceRecord::Put(out, &b, sizeof b);
+    if (b.category_key == 0) PieceRecord::PutText(out, category);
+    if (!PerfettoExporter::IsStringKey(b.name_key)) {
+      PieceRecord::PutText(out, IntervalNameView(x_, iv, &name_));
+    }
+    EndOutput(/*keep=*/true);
+  }
+  void OnInterval(const Interval& iv) override {
+    if (iv.listener_word != kPieceBeganKept) return;
+    BeginOutput();
+    TextBuffer* out = &output_buffer();
+    out->push_back(kPieceEndRecord);
+    PieceRecord::Put(out, &iv.end, sizeof iv.end);
+    if (iv.args != nullptr && !iv.args->empty()) {
+      const auto n = static_cast<uint32_t>(iv.args->size());
+      PieceRecord::Put(out, &n, sizeof n);
+      for (const Arg& a : *iv.args) PieceRecord::PutArg(out, a);
+    }
+    EndOutput(/*keep=*/true);
+  }
+  void Clear() override {}
+
+ private:
+  const TraceIndex& x_;
+  Filter filter_;
+  std::string name_;
 };
 
 PerfettoExporter::ThreadOut& PerfettoExporter::NewOut(const ThreadRec& t) {
@@ -343,8 +444,9 @@ const char* PerfettoExporter::FixedText(uint64_t n) {
   return "";
 }
 
-std::string_view PerfettoExporter::DomainCategory(uint64_t domain_id, uint64_t slot) const {
-  const std::string_view domain = x_.Domain(domain_id);
+std::string_view PerfettoExporter::DomainCategory(const TraceIndex& x, uint64_t domain_id,
+                                                  uint64_t slot) {
+  const std::string_view domain = x.Domain(domain_id);
   if (!domain.empty()) return domain;
   return slot == kMarkerSlot ? "marker" : IntervalKindName(static_cast<IntervalKind>(slot - 1));
 }
@@ -362,6 +464,10 @@ std::string_view PerfettoExporter::NameText(uint64_t key) {
 void PerfettoExporter::OnBegin(const Interval& iv) {
   const ThreadRec& t = *iv.thread;
   ThreadOut& out = Out(t);
+  if (opening_ != 0) {  // a task whose begin its piece wrote
+    out.kept.push_back(opening_ == kPieceBeganKept ? 1 : 0);
+    return;
+  }
   const bool keep = Keep(iv);
   uint64_t category_key = 0;
   const std::string_view category = Category(iv, &category_key);
@@ -438,6 +544,41 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
         FixedText(kFixedFrame), nullptr, false, category_key, FixedNameKey(kFixedFrame));
   Slice(PerfettoEvent::Type::kSliceEnd, out, g->tracks[lane], iv.end, {}, {}, nullptr, false);
   g->lanes.Release(lane);
+}
+
+void PerfettoExporter::AppendOutput(std::string_view record, const ThreadRec& t) {
+  const ThreadOut& out = Out(t);
+  PieceRecord::Reader in(record);
+  char what = 0;
+  in.Get(&what, 1);
+  if (what == kPieceEndRecord) {
+    uint64_t ticks = 0;
+    in.Get(&ticks, sizeof ticks);
+    if (in.done()) {
+      writer_.WriteSliceEnd(out.track, 0, Ns(ticks));
+      return;
+    }
+    uint32_t n = 0;
+    in.Get(&n, sizeof n);
+    piece_args_.resize(n);
+    for (Arg& a : piece_args_) {
+      std::string_view key;
+      std::string_view value;
+      in.NextArg(&key, &value, &a.is_text);
+      a.key.assign(key);
+      a.value.assign(value);
+    }
+    Slice(PerfettoEvent::Type::kSliceEnd, out, 0, ticks, {}, {}, &piece_args_, false);
+    return;
+  }
+  PieceBegin b;
+  in.Get(&b, sizeof b);
+  const std::string_view category = b.category_key == 0 ? in.Text() : std::string_view();
+  const std::string_view name = IsStringKey(b.name_key) ? std::string_view() : in.Text();
+  if (!writer_.TryWriteKeyedSliceBegin(out.track, 0, Ns(b.ticks), b.category_key, b.name_key)) {
+    Slice(PerfettoEvent::Type::kSliceBegin, out, 0, b.ticks, category, name, nullptr, false,
+          b.category_key, b.name_key);
+  }
 }
 
 void PerfettoExporter::Instant(const ThreadRec& t, uint64_t track, uint64_t ticks,
@@ -678,15 +819,44 @@ absl::Status PerfettoExporter::End(uint64_t end_ticks) {
 
 }  // namespace
 
-absl::Status RunPerfetto(const VerbContext& ctx, const PerfettoOptions& options) {
-  PerfettoExporter exporter(ctx, options);
-  exporter.Begin();
-  absl::StatusOr<PassSummary> pass =
-      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { exporter.OnEvent(e, t); });
+absl::StatusOr<PassSummary> WritePerfetto(const VerbContext& ctx, const PerfettoOptions& options,
+                                          uint64_t* rewritten) {
+  // The writer's own status (its compressor's, the output's) at the end.
+  absl::Status written;
+  absl::StatusOr<PassSummary> pass = WriteOnce(
+      ctx, "Perfetto trace",
+      [&](const VerbContext& first) -> std::optional<PassSummary> {
+        // The workers pair the simple tasks and write what their packets
+        // say, this thread writes the packets in order with the rest.
+        PerfettoExporter exporter(first, options);
+        std::optional<PassSummary> pass = WriteInPieces(
+            first,
+            [&](const Filter& filter, const Clock&) {
+              return std::make_unique<PerfettoSink>(*first.index, filter);
+            },
+            &exporter, [&exporter] { exporter.Begin(); });
+        if (pass) written = exporter.End(TraceEndTicks(*ctx.index, pass->last_ticks));
+        return pass;
+      },
+      [&](const VerbContext& again) -> absl::StatusOr<PassSummary> {
+        PerfettoExporter exporter(again, options);
+        exporter.Begin();
+        absl::StatusOr<PassSummary> pass = ForEachEvent(
+            again, [&](const Event& e, const ThreadRec& t) { exporter.OnEvent(e, t); });
+        if (pass.ok()) written = exporter.End(TraceEndTicks(*ctx.index, pass->last_ticks));
+        return pass;
+      },
+      rewritten);
   if (!pass.ok()) return pass.status();
-  absl::Status status = exporter.End(TraceEndTicks(*ctx.index, pass->last_ticks));
+  if (!written.ok()) return written;
+  return pass;
+}
+
+absl::Status RunPerfetto(const VerbContext& ctx, const PerfettoOptions& options) {
+  absl::StatusOr<PassSummary> pass = WritePerfetto(ctx, options);
+  if (!pass.ok()) return pass.status();
   WarnMerge(ctx, *pass);
-  return status;
+  return absl::OkStatus();
 }
 
 }  // namespace ittc::itt_dump

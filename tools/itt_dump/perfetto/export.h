@@ -1,5 +1,5 @@
 // `itt-dump perfetto`: the trace in Perfetto's native protobuf format
-// (trace_writer.h), streamed in one pass over the time-ordered merge.
+// (trace_writer.h), streamed in the time-ordered merge's order.
 //
 // Which ITT item becomes which Perfetto item:
 //   process                  a process track (pid, executable name, or
@@ -45,6 +45,7 @@
 #define TOOLS_ITT_DUMP_PERFETTO_EXPORT_H_
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "tools/itt_dump/perfetto/trace_writer.h"
 #include "tools/itt_dump/verb.h"
 
@@ -54,6 +55,12 @@ struct PerfettoOptions {
   PerfettoCompression compression = PerfettoCompression::kZstd;
 };
 
+// Writes the trace to ctx.out: on every core where it can be exact
+// (pieces.h), else, or after what that pass wrote, on one thread
+// (WriteOnce, verb.h; *rewritten, when not null: the bytes the first pass
+// wrote and the second checked).
+absl::StatusOr<PassSummary> WritePerfetto(const VerbContext& ctx, const PerfettoOptions& options,
+                                          uint64_t* rewritten = nullptr);
 absl::Status RunPerfetto(const VerbContext& ctx, const PerfettoOptions& options);
 
 }  // namespace ittc::itt_dump
