@@ -60,12 +60,12 @@ constexpr uint64_t kPieceBeganDropped = 2;
 // A piece's task begin or end as its sink's output, for the reading thread
 // to write as OnBegin and SliceEnd would (PerfettoExporter::AppendOutput):
 // a byte that says which, then for a begin a PieceBegin and the texts
-// without a key, for an end its time and, when the task has args, their
-// count and the args (PieceRecord).
+// without a key, for an end its time (ns, Ns) and, when the task has args,
+// their count and the args (PieceRecord).
 constexpr char kPieceBeginRecord = 'B';
 constexpr char kPieceEndRecord = 'E';
 struct PieceBegin {
-  uint64_t ticks = 0;
+  uint64_t time_ns = 0;
   uint64_t category_key = 0;
   uint64_t name_key = 0;
 };
@@ -124,10 +124,12 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
     size_t lane = 0;
   };
 
-  uint64_t Ns(uint64_t ticks) const {
-    const int64_t ns = x_.clock.SinceStartNs(ticks);
+  // Nanoseconds since the trace's start (0 for an earlier time).
+  static uint64_t Ns(const Clock& clock, uint64_t ticks) {
+    const int64_t ns = clock.SinceStartNs(ticks);
     return ns > 0 ? static_cast<uint64_t>(ns) : 0;
   }
+  uint64_t Ns(uint64_t ticks) const { return Ns(x_.clock, ticks); }
   // One load for the usual small thread indexes.
   ThreadOut& Out(const ThreadRec& t) {
     if (t.index < dense_.size() && dense_[t.index] != nullptr) return *dense_[t.index];
@@ -202,10 +204,10 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   // and cost a store-forwarding stall per slice, its largest single cost.
   // `out`: the thread's, whose sequence the slice goes on.
   ABSL_ATTRIBUTE_ALWAYS_INLINE void Slice(PerfettoEvent::Type type, const ThreadOut& out,
-                                          uint64_t track, uint64_t ticks, std::string_view category,
-                                          std::string_view name, const std::vector<Arg>* args,
-                                          bool open_at_end, uint64_t category_key = 0,
-                                          uint64_t name_key = 0);
+                                          uint64_t track, uint64_t time_ns,
+                                          std::string_view category, std::string_view name,
+                                          const std::vector<Arg>* args, bool open_at_end,
+                                          uint64_t category_key = 0, uint64_t name_key = 0);
   // The end of interval `iv` on `track` (0: the thread's own).
   void SliceEnd(const ThreadOut& out, uint64_t track, const Interval& iv);
   void Instant(const ThreadRec& t, uint64_t track, uint64_t ticks, std::string_view category,
@@ -288,7 +290,8 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
 // which only the reading thread hands out: the piece leaves them.
 class PerfettoSink final : public PieceSink {
  public:
-  PerfettoSink(const TraceIndex& x, const Filter& filter) : x_(x), filter_(filter) {}
+  PerfettoSink(const TraceIndex& x, const Filter& filter, const Clock& clock)
+      : x_(x), filter_(filter), clock_(clock) {}
 
   IntervalTracker::PiecePairing pairing() const override {
     IntervalTracker::PiecePairing p;
@@ -307,7 +310,7 @@ class PerfettoSink final : public PieceSink {
     }
     iv.listener_word = kPieceBeganKept;
     PieceBegin b;
-    b.ticks = iv.begin;
+    b.time_ns = Ns(iv.begin);
     const std::string_view category = PerfettoExporter::Category(x_, iv, &b.category_key);
     b.name_key = PerfettoExporter::NameKey(iv);
     BeginOutput();
@@ -325,7 +328,8 @@ class PerfettoSink final : public PieceSink {
     BeginOutput();
     TextBuffer* out = &output_buffer();
     out->push_back(kPieceEndRecord);
-    PieceRecord::Put(out, &iv.end, sizeof iv.end);
+    const uint64_t end_ns = Ns(iv.end);
+    PieceRecord::Put(out, &end_ns, sizeof end_ns);
     if (iv.args != nullptr && !iv.args->empty()) {
       const auto n = static_cast<uint32_t>(iv.args->size());
       PieceRecord::Put(out, &n, sizeof n);
@@ -336,8 +340,11 @@ class PerfettoSink final : public PieceSink {
   void Clear() override {}
 
  private:
+  uint64_t Ns(uint64_t ticks) const { return PerfettoExporter::Ns(clock_, ticks); }
+
   const TraceIndex& x_;
   Filter filter_;
+  Clock clock_;
   std::string name_;
 };
 
@@ -406,16 +413,16 @@ inline void PerfettoExporter::SliceEnd(const ThreadOut& out, uint64_t track, con
     writer_.WriteSliceEnd(out.track, track, Ns(iv.end));
     return;
   }
-  Slice(PerfettoEvent::Type::kSliceEnd, out, track, iv.end, {}, {}, iv.args, iv.open_at_end);
+  Slice(PerfettoEvent::Type::kSliceEnd, out, track, Ns(iv.end), {}, {}, iv.args, iv.open_at_end);
 }
 
 inline void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadOut& out, uint64_t track,
-                                    uint64_t ticks, std::string_view category,
+                                    uint64_t time_ns, std::string_view category,
                                     std::string_view name, const std::vector<Arg>* args,
                                     bool open_at_end, uint64_t category_key, uint64_t name_key) {
   PerfettoEvent& e = event_;
   e.type = type;
-  e.time_ns = Ns(ticks);
+  e.time_ns = time_ns;
   e.track = track;
   e.category = category;
   e.name = name;
@@ -476,8 +483,8 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
     if (keep) {
       const uint64_t name_key = NameKey(iv);
       if (!writer_.TryWriteKeyedSliceBegin(out.track, 0, Ns(iv.begin), category_key, name_key)) {
-        Slice(PerfettoEvent::Type::kSliceBegin, out, 0, iv.begin, category, NameFor(iv, name_key),
-              nullptr, false, category_key, name_key);
+        Slice(PerfettoEvent::Type::kSliceBegin, out, 0, Ns(iv.begin), category,
+              NameFor(iv, name_key), nullptr, false, category_key, name_key);
       }
     }
     return;
@@ -504,7 +511,7 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
                                       name_key)) {
     return;
   }
-  Slice(PerfettoEvent::Type::kSliceBegin, out, g->tracks[lane], iv.begin, category,
+  Slice(PerfettoEvent::Type::kSliceBegin, out, g->tracks[lane], Ns(iv.begin), category,
         frame ? std::string_view(FixedText(kFixedFrame)) : NameFor(iv, name_key), nullptr, false,
         category_key, name_key);
 }
@@ -540,9 +547,9 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
   uint64_t category_key = 0;
   const std::string_view category = Category(iv, &category_key);
   const ThreadOut& out = Out(t);
-  Slice(PerfettoEvent::Type::kSliceBegin, out, g->tracks[lane], iv.begin, category,
+  Slice(PerfettoEvent::Type::kSliceBegin, out, g->tracks[lane], Ns(iv.begin), category,
         FixedText(kFixedFrame), nullptr, false, category_key, FixedNameKey(kFixedFrame));
-  Slice(PerfettoEvent::Type::kSliceEnd, out, g->tracks[lane], iv.end, {}, {}, nullptr, false);
+  Slice(PerfettoEvent::Type::kSliceEnd, out, g->tracks[lane], Ns(iv.end), {}, {}, nullptr, false);
   g->lanes.Release(lane);
 }
 
@@ -552,10 +559,10 @@ void PerfettoExporter::AppendOutput(std::string_view record, const ThreadRec& t)
   char what = 0;
   in.Get(&what, 1);
   if (what == kPieceEndRecord) {
-    uint64_t ticks = 0;
-    in.Get(&ticks, sizeof ticks);
+    uint64_t time_ns = 0;
+    in.Get(&time_ns, sizeof time_ns);
     if (in.done()) {
-      writer_.WriteSliceEnd(out.track, 0, Ns(ticks));
+      writer_.WriteSliceEnd(out.track, 0, time_ns);
       return;
     }
     uint32_t n = 0;
@@ -568,15 +575,15 @@ void PerfettoExporter::AppendOutput(std::string_view record, const ThreadRec& t)
       a.key.assign(key);
       a.value.assign(value);
     }
-    Slice(PerfettoEvent::Type::kSliceEnd, out, 0, ticks, {}, {}, &piece_args_, false);
+    Slice(PerfettoEvent::Type::kSliceEnd, out, 0, time_ns, {}, {}, &piece_args_, false);
     return;
   }
   PieceBegin b;
   in.Get(&b, sizeof b);
   const std::string_view category = b.category_key == 0 ? in.Text() : std::string_view();
   const std::string_view name = IsStringKey(b.name_key) ? std::string_view() : in.Text();
-  if (!writer_.TryWriteKeyedSliceBegin(out.track, 0, Ns(b.ticks), b.category_key, b.name_key)) {
-    Slice(PerfettoEvent::Type::kSliceBegin, out, 0, b.ticks, category, name, nullptr, false,
+  if (!writer_.TryWriteKeyedSliceBegin(out.track, 0, b.time_ns, b.category_key, b.name_key)) {
+    Slice(PerfettoEvent::Type::kSliceBegin, out, 0, b.time_ns, category, name, nullptr, false,
           b.category_key, b.name_key);
   }
 }
@@ -831,8 +838,8 @@ absl::StatusOr<PassSummary> WritePerfetto(const VerbContext& ctx, const Perfetto
         PerfettoExporter exporter(first, options);
         std::optional<PassSummary> pass = WriteInPieces(
             first,
-            [&](const Filter& filter, const Clock&) {
-              return std::make_unique<PerfettoSink>(*first.index, filter);
+            [&](const Filter& filter, const Clock& clock) {
+              return std::make_unique<PerfettoSink>(*first.index, filter, clock);
             },
             &exporter, [&exporter] { exporter.Begin(); });
         if (pass) written = exporter.End(TraceEndTicks(*ctx.index, pass->last_ticks));
