@@ -215,9 +215,9 @@ class FailingOutput : public Output {
     got.append(p, take);
     if (take == n) return;
     if (broken_pipe_) {
-      broken_ = true;
+      SetState(true, status());
     } else {
-      status_ = absl::DataLossError("disk full");
+      SetState(broken(), absl::DataLossError("disk full"));
     }
   }
 

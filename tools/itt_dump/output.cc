@@ -52,8 +52,7 @@ void RewrittenOutput::WriteRaw(const char* p, size_t n) {
     }
   }
   out_->WriteUnbuffered(std::string_view(p, n));
-  broken_ = out_->broken();
-  status_ = out_->status();
+  SetState(out_->broken(), out_->status());
 }
 
 ThreadedOutput::ThreadedOutput(Output* out)
@@ -74,8 +73,7 @@ bool ThreadedOutput::Flush() {
   Drain();
   // The thread is idle until the next batch: out_ is this thread's.
   out_->Flush();
-  broken_ = out_->broken();
-  status_ = out_->status();
+  SetState(out_->broken(), out_->status());
   return good();
 }
 
@@ -83,11 +81,10 @@ void ThreadedOutput::WriteRaw(const char* p, size_t n) {
   Drain();
   if (!good()) return;
   out_->WriteUnbuffered(std::string_view(p, n));
-  broken_ = out_->broken();
-  status_ = out_->status();
+  SetState(out_->broken(), out_->status());
   std::lock_guard<std::mutex> lock(mu_);
-  out_broken_ = broken_;
-  out_status_ = status_;
+  out_broken_ = broken();
+  out_status_ = status();
 }
 
 void ThreadedOutput::WriteBuffer(std::unique_ptr<char[]>* buf, size_t n) {
@@ -152,9 +149,9 @@ class FdOutputImpl : public Output {
       if (w < 0) {
         if (errno == EINTR) continue;
         if (errno == EPIPE) {
-          broken_ = true;
+          SetState(true, status());
         } else {
-          status_ = absl::ErrnoToStatus(errno, name_);
+          SetState(broken(), absl::ErrnoToStatus(errno, name_));
         }
         return;
       }

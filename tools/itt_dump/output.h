@@ -9,12 +9,15 @@
 // with the bytes: RewrittenOutput's CRC, write(2)) off the thread that
 // formats them.
 //
-// Thread safety: none; one Output per thread (a ThreadedOutput's inner
-// output is its thread's while the bytes are passed on).
+// Thread safety: one Output per thread (a ThreadedOutput's inner output is
+// its thread's while the bytes are passed on), but good() may be asked by
+// another thread while one writes (the perfetto writer's compressor writes
+// while the verb's pass asks whether to go on).
 
 #ifndef TOOLS_ITT_DUMP_OUTPUT_H_
 #define TOOLS_ITT_DUMP_OUTPUT_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstring>
@@ -68,12 +71,12 @@ class Output {
   // OK, or the first write error other than EPIPE.
   const absl::Status& status() const { return status_; }
   // Neither broken nor failed: worth producing more.
-  bool good() const { return !broken_ && status_.ok(); }
+  bool good() const { return !bad_.load(std::memory_order_relaxed); }
 
  protected:
   static constexpr size_t kBufferSize = 64 << 10;
   explicit Output(size_t buffer_size = kBufferSize);
-  // Writes n bytes; sets broken_/status_ on failure.
+  // Writes n bytes; on failure, SetState.
   virtual void WriteRaw(const char* p, size_t n) = 0;
   // Writes the n bytes of the full buffer *buf: WriteRaw, or an output
   // takes the buffer and leaves another of the same size in *buf.
@@ -84,11 +87,19 @@ class Output {
     used_ = 0;
   }
 
-  bool broken_ = false;
-  absl::Status status_;
+  // Takes on a state: broken, or failed with `status` (not OK).
+  void SetState(bool broken, const absl::Status& status) {
+    broken_ = broken;
+    status_ = status;
+    bad_.store(broken || !status.ok(), std::memory_order_relaxed);
+  }
 
  private:
   void Spill(std::string_view s);
+
+  bool broken_ = false;
+  absl::Status status_;
+  std::atomic<bool> bad_{false};  // !good(), for a thread that does not write
 
   size_t buffer_size_;
   std::unique_ptr<char[]> buf_;
@@ -177,10 +188,7 @@ class ThreadedOutput final : public Output {
   void Run();
   // Waits until the thread has written every batch; copies out_'s state.
   void Drain();
-  void CopyState() {  // REQUIRES: mu_ held
-    broken_ = out_broken_;
-    status_ = out_status_;
-  }
+  void CopyState() { SetState(out_broken_, out_status_); }  // REQUIRES: mu_ held
 
   Output* out_;
   std::mutex mu_;

@@ -303,7 +303,11 @@ class PerfettoSink final : public PieceSink {
   bool wants_begins() const override { return true; }
   bool outputs_begins() const override { return true; }
   void OnBegin(const Interval& iv) override {
-    // Only tasks begin in a piece.
+    // Only tasks begin in a piece. It forwards every task_begin_fn and
+    // (pairing()) every task with an id: the whole trace's tracker begins
+    // them, and what would be written here is dropped. (Nor is a
+    // function's name looked up here before PrepareFunctionNames: symbols.h.)
+    if (iv.fn != 0 || iv.id != format::Id{}) return;
     if (!filter_.KeepsInterval(iv, [&] { return IntervalNameView(x_, iv, &name_); })) {
       iv.listener_word = kPieceBeganDropped;
       return;
