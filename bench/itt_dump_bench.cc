@@ -27,11 +27,18 @@
 //                     ratio_to_zstd (events/s over BM_PlainZstd's, same
 //                     run), trace_MB, and per event (issue 47):
 //                       serial_ns  CPU of the work that runs on one thread
-//                                  only: the reading thread's, or another
+//                                  only: the reading thread's (less the
+//                                  chunks it took off the workers' queue
+//                                  while it waited for them, work any
+//                                  thread does: format::
+//                                  ThisThreadQueuedWorkCpuNs), or another
 //                                  thread of the verb's own (perfetto's
 //                                  compressor, the writer of text's and
 //                                  chrome's output) if that one's is larger
 //                       total_ns   CPU of every thread of the process
+//                       taken_ns   CPU of the chunks the reading thread
+//                                  took off the workers' queue (in
+//                                  total_ns, not in serial_ns)
 //                       cores16_mps, cores2_mps
 //                                  the rate they bound on 16 and 2 cores,
 //                                  1 / (serial + total / C), in M events/s
@@ -82,6 +89,7 @@
 #include "bench/bench_env.h"
 #include "benchmark/benchmark.h"
 #include "format/format.h"
+#include "format/trace_reader.h"
 #include "tests/tools/dump_runner.h"
 #include "tests/tools/sample_traces.h"
 #include "tools/itt_dump/model/text_buffer.h"
@@ -299,6 +307,7 @@ bool OnEveryCore(const std::string& name) {
 struct RunCpu {
   uint64_t serial = 0;  // the largest of the threads that run alone
   uint64_t total = 0;   // every thread
+  uint64_t queued = 0;  // the reading thread's of the workers' queued work
 };
 
 // Runs `args` on `trace` in-process and measures its CPU.
@@ -306,13 +315,18 @@ RunCpu RunMeasured(const std::vector<std::string>& args, const std::string& trac
                    std::string* error) {
   const uint64_t process0 = ittc::bench::ProcessCpuNs();
   const uint64_t thread0 = ittc::bench::ThreadCpuNs();
+  const uint64_t queued0 = ittc::format::ThisThreadQueuedWorkCpuNs();
   ThreadCpuSampler sampler;
   auto r = RunDump(args, trace, /*output_limit=*/0);
-  const uint64_t reading = ittc::bench::ThreadCpuNs() - thread0;
+  // What the reading thread did of the workers' work, taking it off the
+  // queue as it waited for it, is in total_ns only.
+  const uint64_t queued = ittc::format::ThisThreadQueuedWorkCpuNs() - queued0;
+  const uint64_t reading = ittc::bench::ThreadCpuNs() - thread0 - queued;
   const std::map<int, ThreadCpuSampler::Seen>& seen = sampler.Stop();
   RunCpu cpu;
   cpu.total = ittc::bench::ProcessCpuNs() - process0 - sampler.own_ns();
   cpu.serial = reading;
+  cpu.queued = queued;
   for (const auto& [tid, thread] : seen) {
     if (!OnEveryCore(thread.name)) cpu.serial = std::max(cpu.serial, thread.ns);
   }
@@ -339,6 +353,7 @@ void BM_Verb(benchmark::State& state) {
     if (!error.empty()) state.SkipWithError(error.c_str());
     cpu.serial += run.serial;
     cpu.total += run.total;
+    cpu.queued += run.queued;
   }
   const double events = static_cast<double>(state.iterations() * t.events);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * t.events));
@@ -353,6 +368,7 @@ void BM_Verb(benchmark::State& state) {
   const double total = static_cast<double>(cpu.total) / events;
   state.counters["serial_ns"] = serial;
   state.counters["total_ns"] = total;
+  state.counters["taken_ns"] = static_cast<double>(cpu.queued) / events;
   state.counters["cores16_mps"] = 1e3 / (serial + total / 16);
   state.counters["cores2_mps"] = 1e3 / (serial + total / 2);
 }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -84,6 +85,21 @@ int OnlineCpus() {
   }();
   return cpus;
 }
+
+namespace {
+
+// ThisThreadQueuedWorkCpuNs's.
+thread_local uint64_t queued_work_cpu_ns = 0;
+
+uint64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace
+
+uint64_t ThisThreadQueuedWorkCpuNs() { return queued_work_cpu_ns; }
 
 ReaderOptions ReaderOptions::Parallel() {
   ReaderOptions o;
@@ -439,7 +455,9 @@ class Workers {
   // a queue it could work on itself.
   void Finish(Job* job, ZSTD_DCtx* dctx) {
     if (!Claim(job)) return;
+    const uint64_t start = ThreadCpuNs();
     Verify(job, dctx, job->decoder);
+    queued_work_cpu_ns += ThreadCpuNs() - start;
     std::lock_guard<std::mutex> lock(mu_);
     job->state = Job::State::kDone;
   }

@@ -201,6 +201,13 @@ class ReaderPool {
 // The number of online CPUs (at least 1), as the process first asked.
 int OnlineCpus();
 
+// The CPU time (ns) the calling thread has spent on chunks it took off a
+// reader's queue because no worker had started them (decompressing,
+// checking and decoding them, as a worker would: the reader does not idle
+// while that work is queued). That is any thread's work, not the reading
+// thread's own: the benchmark counts it apart from the reading thread's.
+uint64_t ThisThreadQueuedWorkCpuNs();
+
 class TraceReader {
  public:
   // `reporter` may be null; it must outlive the reader.
