@@ -65,7 +65,8 @@ struct TraceOptions {
 // Random events of one thread in time order (ties too): tasks of all three
 // begin forms nested up to 8 deep, some ends without a begin, frames
 // (nested, submitted) and overlapped tasks shared by the threads, counters, markers, metadata,
-// JIT loads (bytes fields), legacy events, regions and sync calls.
+// JIT loads (bytes fields), legacy events, regions and sync calls (each
+// kind of call on an object).
 // With `ids`: some tasks have ids, and relations name them, and metadata
 // of task scope and names of sync objects come among the events.
 std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = false,
@@ -187,25 +188,35 @@ std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = fals
     } else if (heap && r < 96) {
       const uint64_t addr = 0xa000 + 64 * (rng() % 4);
       const uint64_t h = rng() % 5;
+      // Each call's begin, then its end (the begins change nothing the
+      // exports write: the pieces drop them).
       if (h < 2) {
+        const uint64_t function = 1 + rng() % 2;
+        const uint64_t size = 1 + rng() % 64;
+        v.push_back(
+            Ev(EventKind::kHeapAllocateBegin, t,
+               {{F::kFunction, U(function)}, {F::kSize, U(size)}, {F::kInitialized, U(0)}}));
         v.push_back(Ev(EventKind::kHeapAllocateEnd, t,
-                       {{F::kFunction, U(1 + rng() % 2)},
-                        {F::kAddr, U(addr)},
-                        {F::kSize, U(1 + rng() % 64)}}));
+                       {{F::kFunction, U(function)}, {F::kAddr, U(addr)}, {F::kSize, U(size)}}));
       } else if (h == 2) {
+        v.push_back(Ev(EventKind::kHeapReallocateBegin, t,
+                       {{F::kFunction, U(1)}, {F::kAddr, U(addr)}, {F::kNewSize, U(1)}}));
         v.push_back(Ev(EventKind::kHeapReallocateEnd, t,
                        {{F::kFunction, U(1)},
                         {F::kAddr, U(addr)},
                         {F::kNewAddr, U(0xa000 + 64 * (rng() % 4))},
                         {F::kNewSize, U(1 + rng() % 64)}}));
       } else {
+        v.push_back(Ev(EventKind::kHeapFreeBegin, t, {{F::kFunction, U(1)}, {F::kAddr, U(addr)}}));
         v.push_back(Ev(EventKind::kHeapFreeEnd, t, {{F::kFunction, U(1)}, {F::kAddr, U(addr)}}));
       }
     } else {
-      const uint64_t s = rng() % 9;
-      const EventKind k = s < 4   ? EventKind::kSyncPrepare
-                          : s < 8 ? EventKind::kSyncAcquired
-                                  : EventKind::kSyncCancel;
+      const uint64_t s = rng() % 11;
+      const EventKind k = s < 4    ? EventKind::kSyncPrepare
+                          : s < 8  ? EventKind::kSyncAcquired
+                          : s < 9  ? EventKind::kSyncCancel
+                          : s < 10 ? EventKind::kSyncReleasing
+                                   : EventKind::kSyncDestroy;
       v.push_back(Ev(k, t, {{F::kAddr, U(0x1000 + 8 * (rng() % 2))}}));
     }
   }

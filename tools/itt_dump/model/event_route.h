@@ -79,6 +79,27 @@ inline EventRoute RouteOf(const format::Event& e) {
   }
 }
 
+// Whether the exporters that route events this way write nothing for an
+// event of `kind` and keep nothing of it: a heap call's begin (HeapTracker
+// takes a call at its end, and the interval tracker has no use for it), a
+// sync object's release or destruction (SyncTracker only makes the
+// object's entry, which the next call on the object makes the same; what
+// the exports write of sync objects is their waits). A pass on every core
+// drops them in the pieces (PieceSink::Ignores).
+inline bool ExportsNothingOf(format::EventKind kind) {
+  using format::EventKind;
+  switch (kind) {
+    case EventKind::kHeapAllocateBegin:
+    case EventKind::kHeapFreeBegin:
+    case EventKind::kHeapReallocateBegin:
+    case EventKind::kSyncReleasing:
+    case EventKind::kSyncDestroy:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Hands `e` of thread `t` to the handler of its route on `x`, an exporter
 // with these members (each taking (const format::Event&, const ThreadRec&)
 // but OnCounter, which takes the sample): OnIntervalEvent, OnTaskBegin,

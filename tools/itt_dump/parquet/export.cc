@@ -552,8 +552,11 @@ class OpenTasks {
   std::vector<uint64_t> numbers_;
 };
 
-// Sync and heap calls: their rows name the task open around them.
-bool ReadsOpenTask(EventKind kind) { return IsSyncKind(kind) || IsHeapChangeKind(kind); }
+// Sync and heap calls: their rows name the task open around them (the
+// calls the pieces drop make no rows).
+bool ReadsOpenTask(EventKind kind) {
+  return (IsSyncKind(kind) || IsHeapChangeKind(kind)) && !ExportsNothingOf(kind);
+}
 
 // A piece's simple tasks as slice rows (pieces.h), each an output of its
 // own at its end's place, where the reading thread adds it to the batch.
@@ -574,6 +577,9 @@ class ParquetSink final : public PieceSink {
     return p;
   }
   bool wants_begins() const override { return true; }
+  // Counted, nothing kept: what the reading thread writes nothing for and
+  // keeps nothing of.
+  bool Ignores(EventKind kind) const override { return ExportsNothingOf(kind); }
   void OnBegin(const Interval& iv) override {
     // Only tasks begin in a piece (frames are not its).
     iv.listener_word = ++begins_;

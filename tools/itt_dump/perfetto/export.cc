@@ -303,21 +303,8 @@ class PerfettoSink final : public PieceSink {
   bool wants_begins() const override { return true; }
   bool outputs_begins() const override { return true; }
   // Counted, nothing kept: what the reading thread writes nothing for and
-  // keeps nothing of. A heap call's begin (HeapTracker takes a call at its
-  // end); a sync object's release or destruction (SyncTracker only makes
-  // the object's entry, which the next call on it makes the same).
-  bool Ignores(format::EventKind kind) const override {
-    switch (kind) {
-      case format::EventKind::kHeapAllocateBegin:
-      case format::EventKind::kHeapFreeBegin:
-      case format::EventKind::kHeapReallocateBegin:
-      case format::EventKind::kSyncReleasing:
-      case format::EventKind::kSyncDestroy:
-        return true;
-      default:
-        return false;
-    }
-  }
+  // keeps nothing of.
+  bool Ignores(format::EventKind kind) const override { return ExportsNothingOf(kind); }
   void OnBegin(const Interval& iv) override {
     // Only tasks begin in a piece. It forwards every task_begin_fn and
     // (pairing()) every task with an id: the whole trace's tracker begins
