@@ -834,14 +834,14 @@ absl::Status PerfettoExporter::End(uint64_t end_ticks) {
 }  // namespace
 
 absl::StatusOr<PassSummary> WritePerfetto(const VerbContext& ctx, const PerfettoOptions& options,
-                                          uint64_t* rewritten) {
+                                          uint64_t* rewritten, absl::Status* writer_status) {
   // The writer's own status (its compressor's, the output's) at the end.
   absl::Status written;
   absl::StatusOr<PassSummary> pass = WriteOnce(
       ctx, "Perfetto trace",
       [&](const VerbContext& first) -> std::optional<PassSummary> {
-        // The workers pair the simple tasks and write what their packets
-        // say, this thread writes the packets in order with the rest.
+        // The workers pair the simple tasks and describe their packets;
+        // this thread writes every packet, in order.
         PerfettoExporter exporter(first, options);
         std::optional<PassSummary> pass = WriteInPieces(
             first,
@@ -861,16 +861,20 @@ absl::StatusOr<PassSummary> WritePerfetto(const VerbContext& ctx, const Perfetto
         return pass;
       },
       rewritten);
-  if (!pass.ok()) return pass.status();
-  if (!written.ok()) return written;
+  if (writer_status != nullptr) {
+    *writer_status = written;
+  } else if (pass.ok() && !written.ok()) {
+    return written;
+  }
   return pass;
 }
 
 absl::Status RunPerfetto(const VerbContext& ctx, const PerfettoOptions& options) {
-  absl::StatusOr<PassSummary> pass = WritePerfetto(ctx, options);
+  absl::Status written;
+  absl::StatusOr<PassSummary> pass = WritePerfetto(ctx, options, nullptr, &written);
   if (!pass.ok()) return pass.status();
   WarnMerge(ctx, *pass);
-  return absl::OkStatus();
+  return written;
 }
 
 }  // namespace ittc::itt_dump

@@ -58,9 +58,11 @@ struct PerfettoOptions {
 // Writes the trace to ctx.out: on every core where it can be exact
 // (pieces.h), else, or after what that pass wrote, on one thread
 // (WriteOnce, verb.h; *rewritten, when not null: the bytes the first pass
-// wrote and the second checked).
+// wrote and the second checked). The writer's own failure (compressing,
+// writing) goes to *writer_status when not null, else is returned.
 absl::StatusOr<PassSummary> WritePerfetto(const VerbContext& ctx, const PerfettoOptions& options,
-                                          uint64_t* rewritten = nullptr);
+                                          uint64_t* rewritten = nullptr,
+                                          absl::Status* writer_status = nullptr);
 absl::Status RunPerfetto(const VerbContext& ctx, const PerfettoOptions& options);
 
 }  // namespace ittc::itt_dump
