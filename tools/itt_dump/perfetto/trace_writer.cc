@@ -294,6 +294,18 @@ uint64_t PerfettoTraceWriter::Intern(absl::flat_hash_map<std::string, uint64_t>*
   return iid;
 }
 
+uint64_t PerfettoTraceWriter::InternAnnotationName(Sequence* seq, std::string_view name) {
+  for (const Sequence::RecentName& r : seq->recent_annotation_names) {
+    if (r.iid != 0 && r.text == name) return r.iid;
+  }
+  const uint64_t iid = Intern(&seq->annotation_names, name, kInternedAnnotationNames, &pending_);
+  Sequence::RecentName& r =
+      seq->recent_annotation_names[seq->next_recent++ % seq->recent_annotation_names.size()];
+  r.text.assign(name);
+  r.iid = iid;
+  return iid;
+}
+
 void PerfettoTraceWriter::KeyTable::Add(uint64_t key, uint64_t iid) {
   if (key < kDenseKeys && iid <= UINT32_MAX) {
     if (dense_.size() <= key) dense_.resize(key + 1, 0);
@@ -424,8 +436,7 @@ void PerfettoTraceWriter::WriteFull(uint64_t thread, const PerfettoEvent& e) {
   const size_t annotations =
       e.annotation_count < kMaxAnnotations ? e.annotation_count : kMaxAnnotations;
   for (size_t i = 0; i < annotations; ++i) {
-    annotation_iids[i] =
-        Intern(&seq.annotation_names, e.annotations[i].name, kInternedAnnotationNames, &pending_);
+    annotation_iids[i] = InternAnnotationName(&seq, e.annotations[i].name);
   }
 
   // A step back in time (user-clock timestamps of the *_ex calls) cannot

@@ -42,6 +42,7 @@
 #ifndef TOOLS_ITT_DUMP_PERFETTO_TRACE_WRITER_H_
 #define TOOLS_ITT_DUMP_PERFETTO_TRACE_WRITER_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -248,6 +249,15 @@ class PerfettoTraceWriter {
     absl::flat_hash_map<std::string, uint64_t> annotation_names;
     KeyTable category_keys;
     KeyTable name_keys;
+    // The annotation names interned last, compared before the table is
+    // hashed: an event's few names mostly repeat ("addr", "acquired", a
+    // task's metadata keys).
+    struct RecentName {
+      std::string text;
+      uint64_t iid = 0;  // 0: empty
+    };
+    std::array<RecentName, 4> recent_annotation_names;
+    size_t next_recent = 0;  // the slot to fill next
   };
 
   uint64_t NewUuid() { return ++last_uuid_; }
@@ -260,6 +270,8 @@ class PerfettoTraceWriter {
   };
   uint64_t Intern(absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
                   uint32_t field, std::vector<PendingIntern>* pending);
+  // Intern() of an annotation name on *seq, through its recent names.
+  uint64_t InternAnnotationName(Sequence* seq, std::string_view name);
   // Intern() through a caller's key (0: by text only); returns 0 for no
   // name (empty text). `s` empty with a key: the text is asked of
   // `key_text` when the key is new. Inlined: twice per event, and a found
