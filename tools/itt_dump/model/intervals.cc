@@ -589,7 +589,9 @@ void IntervalTracker::OnOpen(const Interval& interval, const ThreadRec& t) {
     if (!o->args) o->args = std::make_unique<std::vector<Arg>>();
     *o->args = *interval.args;
   }
+  opened_word_ = interval.listener_word;
   Opened(s, o);
+  opened_word_ = 0;
 }
 
 [[gnu::always_inline]] inline void IntervalTracker::CloseKeptFrame(std::vector<KeptOpen>* opens,

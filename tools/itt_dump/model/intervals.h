@@ -370,6 +370,11 @@ class IntervalTracker {
   // would have, with a copy of interval.args (a task's, attached in a
   // piece) if any.
   void OnOpen(const Interval& interval, const ThreadRec& thread);
+  // During the OnBegin (report_begins) of a task OnOpen opens: the
+  // listener word the piece's sink gave it (interval.listener_word there,
+  // which the tracker's own Interval starts again at 0); 0 in every other
+  // OnBegin.
+  uint64_t opened_word() const { return opened_word_; }
 
   // The innermost task open on `thread` now (between events), or null.
   // Valid until the next OnEvent.
@@ -580,6 +585,7 @@ class IntervalTracker {
   Unbalanced unbalanced_;
   bool collect_args_ = true;
   bool report_begins_ = false;
+  uint64_t opened_word_ = 0;  // opened_word()
   uint64_t serial_ = 0;
   uint64_t piece_child_ticks_ = 0;
   size_t piece_max_depth_ = 0;

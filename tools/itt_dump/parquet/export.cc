@@ -661,11 +661,7 @@ class ParquetExporter : public IntervalListener {
   // What FeedEntry gives the whole trace's tracker (parquet has no child
   // times).
   void AddChildTicks(const ThreadRec&, uint64_t) {}
-  void OnOpen(const Interval& iv, const ThreadRec& t) {
-    opening_ = iv.kind == IntervalKind::kTask ? iv.listener_word : 0;
-    tracker_.OnOpen(iv, t);
-    opening_ = 0;
-  }
+  void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
 
  private:
   // A piece's task (ParquetSink's output) at its place: its numbers made
@@ -818,10 +814,8 @@ class ParquetExporter : public IntervalListener {
   // read), and the other slices.
   std::vector<uint64_t> task_counts_;
   std::vector<uint64_t> other_counts_;
-  // On every core: the piece of the entry fed now, and the piece number of
-  // the task OnOpen opens (0: none).
+  // On every core: the piece of the entry fed now.
   const Piece* piece_ = nullptr;
-  uint64_t opening_ = 0;
   const char* const task_kind_ = IntervalKindName(IntervalKind::kTask);  // SliceRow::kind
   // On every core, at a sync or heap call: the slice id of the task the
   // piece paired around it, which the whole trace's tracker does not have
@@ -932,9 +926,11 @@ void ParquetExporter::OnBegin(const Interval& iv) {
   if (piece_ == nullptr) {
     ordinal = ++Count(&task_counts_, t);
   } else {
-    // On every core: a task a piece began, opened here or forwarded.
+    // On every core: a task a piece began, opened here (the piece's number
+    // of it) or forwarded.
     auto* sink = static_cast<ParquetSink*>(piece_->sink.get());
-    ordinal = sink->base() + (opening_ != 0 ? opening_ : sink->NextForwardedBegin(*piece_));
+    const uint64_t opened = tracker_.opened_word();
+    ordinal = sink->base() + (opened != 0 ? opened : sink->NextForwardedBegin(*piece_));
   }
   OpenIds(t).Begin(iv.depth, TaskSliceId(t, ordinal));
 }

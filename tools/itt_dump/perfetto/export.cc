@@ -92,11 +92,7 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   // What FeedEntry gives the whole trace's tracker (pieces.h), and the
   // output of a piece's sink, of thread t.
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
-  void OnOpen(const Interval& iv, const ThreadRec& t) {
-    opening_ = iv.kind == IntervalKind::kTask ? iv.listener_word : 0;
-    tracker_.OnOpen(iv, t);
-    opening_ = 0;
-  }
+  void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
   void AppendOutput(std::string_view record, const ThreadRec& t);
 
   // The text of an interning key (the scheme is at StringKey below).
@@ -277,9 +273,6 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   // PerfettoEvent per event costs a zero fill of the whole struct.
   PerfettoEvent event_;
   uint64_t dropped_ends_ = 0;
-  // While the tracker opens a task a piece began (OnOpen): the word its
-  // sink gave it, which says the begin is written.
-  uint64_t opening_ = 0;
   std::vector<Arg> piece_args_;  // AppendOutput's, reused
 };
 
@@ -478,8 +471,10 @@ std::string_view PerfettoExporter::NameText(uint64_t key) {
 void PerfettoExporter::OnBegin(const Interval& iv) {
   const ThreadRec& t = *iv.thread;
   ThreadOut& out = Out(t);
-  if (opening_ != 0) {  // a task whose begin its piece wrote
-    out.kept.push_back(opening_ == kPieceBeganKept ? 1 : 0);
+  // A task a piece began and the tracker opens: its sink's word says the
+  // begin is written, and whether the filters kept it.
+  if (const uint64_t opened = tracker_.opened_word(); opened != 0) {
+    out.kept.push_back(opened == kPieceBeganKept ? 1 : 0);
     return;
   }
   const bool keep = Keep(iv);
