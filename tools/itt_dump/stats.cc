@@ -273,7 +273,9 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
         },
         ctx.merge,
         [&](const Piece& piece) {
-          stats->MergeIntervals(static_cast<const StatsCollector&>(*piece.sink));
+          const auto& sink = static_cast<const StatsCollector&>(*piece.sink);
+          stats->MergeIntervals(sink);
+          stats->MergeSyncWaits(sink);
           stats->AddEvents(piece.paired_events, piece.paired_last_ticks);
           CountPiece(piece, &pass);
         },

@@ -146,6 +146,9 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   void MergeIntervals(const StatsCollector& piece);
   // Forgets every task and frame row and count, for the next piece.
   void ClearIntervals();
+  // Adds the sync waits of `piece` (TakesForwarded: a collector of the
+  // same index, filter and options), its thread's pieces in their order.
+  void MergeSyncWaits(const StatsCollector& piece);
   // Counts events this collector did not see (a piece's paired ones: the
   // events whose intervals MergeIntervals adds).
   void AddEvents(uint64_t events, uint64_t last_ticks) {
@@ -167,8 +170,8 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   uint64_t events() const { return events_; }
 
   void OnInterval(const Interval& iv) override;
-  // PieceSink: ClearIntervals.
-  void Clear() override { ClearIntervals(); }
+  // PieceSink: ClearIntervals, and the piece's sync waits.
+  void Clear() override;
   // The null-id frames of a process with several threads go apart (those
   // with an id stay among the other events): no section needs their place
   // among the other events.
@@ -185,6 +188,11 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   // set_keep_apart and the filters let them (a name or domain filter
   // reads what the stretches do not know).
   bool KeepsApart(format::EventKind kind) const override;
+  // PieceSink: sync_prepare, sync_acquired and sync_cancel, where
+  // set_keep_apart and the filters let them: a wait pairs within its
+  // thread (OnPairedEvent, then MergeSyncWaits), whatever the others do.
+  bool TakesForwarded(format::EventKind kind) const override;
+  void OnPairedEvent(const format::Event& e, const ThreadRec& t) override;
 
  private:
   class Stretch;
@@ -271,6 +279,7 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   std::vector<CounterRow> counter_rows_;      // by Counter::index
   U64Map<std::unique_ptr<SyncRow>> sync_;     // by address
   SyncTracker sync_tracker_;
+  SyncWaitStretch piece_waits_;            // a piece's (TakesForwarded)
   U64Map<std::unique_ptr<HeapRow>> heap_;  // by function id
   HeapTracker heap_tracker_;               // fed the heap events the filters keep
   uint64_t jit_loaded_ = 0;

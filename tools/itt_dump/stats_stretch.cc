@@ -1,8 +1,9 @@
 // What stats makes of a stretch of what the pieces keep apart (pieces.h,
-// ApartConsumer): the frames it pairs, and, for one file, the sync waits,
-// heap calls and counter changes, summed up on a worker (Stretch) and
-// joined in order on the reading thread (JoinStretch), with the same
-// results as the serial pass's.
+// ApartConsumer): the frames it pairs, and, for one file, the heap calls
+// and counter changes, summed up on a worker (Stretch) and joined in order
+// on the reading thread (JoinStretch), with the same results as the serial
+// pass's. (Sync waits pair per thread: each piece takes its own,
+// TakesForwarded, and the reading thread joins the pieces: MergeSyncWaits.)
 //
 // Heap: a function's live bytes, and so their peak, follow its calls in
 // the merge's order. A stretch knows every call's change but what the
@@ -39,7 +40,6 @@ class StatsCollector::Stretch final : public ApartStretch {
   void OnRecord(const Event& e, const ThreadRec& t) override;
   void Clear() {
     rows = EmptyLike(*rows);
-    sync.Clear();
     heap.Clear();
     counters.Clear();
     deltas.clear();
@@ -68,9 +68,8 @@ class StatsCollector::Stretch final : public ApartStretch {
     }
   }
 
-  // Its frame rows, sync rows and heap rows (counts and bytes).
+  // Its frame rows and heap rows (counts and bytes).
   std::unique_ptr<StatsCollector> rows;
-  SyncWaitStretch sync;
   HeapStretch heap;
   CounterStretch counters;
   // Segment i, the live deltas before heap point i (the last: after every
@@ -83,13 +82,6 @@ class StatsCollector::Stretch final : public ApartStretch {
 
 void StatsCollector::Stretch::OnRecord(const Event& e, const ThreadRec& t) {
   switch (FamilyOf(e.kind)) {
-    case Family::kSync: {
-      SyncChange c;
-      bool outer = false;
-      if (!rows->SyncKept(e, t) || !sync.OnEvent(e, t, &c, &outer)) return;
-      rows->AddSync(c, e.Get(F::kAddr), t, e.time);
-      return;
-    }
     case Family::kHeap: {
       HeapChange c;
       if (!rows->HeapKept(e, t) || !heap.OnEvent(e, t, &c)) return;
@@ -127,10 +119,6 @@ void StatsCollector::Stretch::OnRecord(const Event& e, const ThreadRec& t) {
 bool StatsCollector::KeepsApart(EventKind kind) const {
   if (!keep_apart_) return false;
   switch (FamilyOf(kind)) {
-    case Family::kSync:
-      return (kind == EventKind::kSyncPrepare || kind == EventKind::kSyncAcquired ||
-              kind == EventKind::kSyncCancel) &&
-             !filter_.has_name();
     case Family::kHeap:
     case Family::kCounter:
       return !filter_.has_name() && !filter_.has_domain();
@@ -148,24 +136,6 @@ void StatsCollector::JoinStretch(ApartStretch* stretch, bool frames_joined,
   Stretch& s = static_cast<Stretch&>(*stretch);
   const StatsCollector& r = *s.rows;
   if (frames_joined) MergeIntervals(r);
-
-  for (const auto& [addr, from] : r.sync_.entries()) {
-    SyncRow* row = SyncRowFor(addr, from->process);
-    row->acquisitions += from->acquisitions;
-    row->cancels += from->cancels;
-    row->total_wait_ns += from->total_wait_ns;
-    row->max_wait_ns = std::max(row->max_wait_ns, from->max_wait_ns);
-    row->used = row->used || from->used;
-  }
-  sync_tracker_.JoinWaits(s.sync, [this](const SyncWaitStretch::Close& c, uint64_t begin) {
-    if (!c.acquired) return;  // a cancel adds no wait
-    // Its row and acquisition are the stretch's: the wait only.
-    SyncRow* row = SyncRowFor(c.addr, c.process);
-    const int64_t d = clock_.DurationNs(begin, c.time);
-    const uint64_t wait = d > 0 ? static_cast<uint64_t>(d) : 0;
-    row->total_wait_ns += wait;
-    row->max_wait_ns = std::max(row->max_wait_ns, wait);
-  });
 
   // Segment i of the stretch (OnRecord makes one per point, and one more).
   const auto apply = [this, &s](size_t i) {

@@ -75,6 +75,43 @@ void StatsCollector::AddSync(const SyncChange& c, uint64_t addr, const ThreadRec
   }
 }
 
+bool StatsCollector::TakesForwarded(EventKind kind) const {
+  return keep_apart_ &&
+         (kind == EventKind::kSyncPrepare || kind == EventKind::kSyncAcquired ||
+          kind == EventKind::kSyncCancel) &&
+         !filter_.has_name();
+}
+
+void StatsCollector::OnPairedEvent(const Event& e, const ThreadRec& t) {
+  // A piece's sync wait event (TakesForwarded): a wait whose prepare is
+  // in an earlier piece is closed by MergeSyncWaits.
+  SyncChange c;
+  bool outer = false;
+  if (!SyncKept(e, t) || !piece_waits_.OnEvent(e, t, &c, &outer)) return;
+  AddSync(c, e.Get(F::kAddr), t, e.time);
+}
+
+void StatsCollector::MergeSyncWaits(const StatsCollector& piece) {
+  for (const auto& [addr, from] : piece.sync_.entries()) {
+    SyncRow* row = SyncRowFor(addr, from->process);
+    row->acquisitions += from->acquisitions;
+    row->cancels += from->cancels;
+    row->total_wait_ns += from->total_wait_ns;
+    row->max_wait_ns = std::max(row->max_wait_ns, from->max_wait_ns);
+    row->used = row->used || from->used;
+  }
+  sync_tracker_.JoinWaits(piece.piece_waits_,
+                          [this](const SyncWaitStretch::Close& c, uint64_t begin) {
+                            if (!c.acquired) return;  // a cancel adds no wait
+                            // Its row and acquisition are the piece's: the wait only.
+                            SyncRow* row = SyncRowFor(c.addr, c.process);
+                            const int64_t d = clock_.DurationNs(begin, c.time);
+                            const uint64_t wait = d > 0 ? static_cast<uint64_t>(d) : 0;
+                            row->total_wait_ns += wait;
+                            row->max_wait_ns = std::max(row->max_wait_ns, wait);
+                          });
+}
+
 StatsCollector::HeapRow* StatsCollector::HeapRowFor(uint64_t function) {
   std::unique_ptr<HeapRow>& r = heap_[function];
   if (!r) {

@@ -209,6 +209,12 @@ void StatsCollector::ClearIntervals() {
   last_ticks_ = 0;
 }
 
+void StatsCollector::Clear() {
+  ClearIntervals();
+  sync_.clear();
+  piece_waits_.Clear();
+}
+
 void StatsCollector::OnInterval(const Interval& iv) {
   if (iv.open_at_end) return;  // counted by the tracker as unbalanced
   if (iv.kind != IntervalKind::kFrame) {

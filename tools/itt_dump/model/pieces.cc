@@ -47,8 +47,10 @@ PieceDecoder::PieceDecoder(const TraceSet& set, size_t file, SinkFactory make_si
       make_sink_(std::move(make_sink)) {
   const std::unique_ptr<PieceSink> sink = make_sink_();
   for (int k = 0; k < 256; ++k) {
-    ignored_.push_back(sink->Ignores(static_cast<format::EventKind>(k)));
-    apart_.push_back(sink->KeepsApart(static_cast<format::EventKind>(k)));
+    const auto kind = static_cast<format::EventKind>(k);
+    ignored_.push_back(sink->Ignores(kind));
+    apart_.push_back(sink->KeepsApart(kind));
+    taken_.push_back(!sink->wants_paired_events() && sink->TakesForwarded(kind));
   }
 }
 
@@ -273,12 +275,14 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     if (action == IntervalTracker::PieceAction::kForward && !simple &&
         static_cast<uint16_t>(e.kind) < ignored_.size()) {
       const auto k = static_cast<size_t>(e.kind);
-      if (ignored_[k] || apart_[k]) {
-        // Nobody reads it: counted, not kept; or kept apart, counted with
-        // the paired ones too.
+      if (ignored_[k] || apart_[k] || taken_[k]) {
+        // Nobody reads it: counted, not kept; or kept apart, or the sink's
+        // here (taken_), counted with the paired ones too.
         if (apart_[k]) {
           PackApart(apart_numbers, e, &p.apart.entries.emplace_back(), &p.apart.packed,
                     &p.apart_packed_size);
+        } else if (taken_[k]) {
+          sink.OnPairedEvent(e, thread);
         }
         ++p.paired_events;
         p.paired_last_ticks = time;

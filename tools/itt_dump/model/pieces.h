@@ -102,7 +102,10 @@ class PieceSink : public IntervalListener {
   // a task_begin_fn...: a kind the whole trace's tracker alone follows) is
   // the consumer's on the worker instead, because nothing of the reading
   // thread's state needs it: the piece takes it as paired
-  // (OnPairedEvent). With wants_paired_events() only.
+  // (OnPairedEvent). With wants_paired_events(), in order among the
+  // paired events (its outputs at its place); without, OnPairedEvent gets
+  // only these events, and the sink makes no output of them. Asked once
+  // per kind without wants_paired_events(), as Ignores.
   virtual bool TakesForwarded(format::EventKind kind) const { return false; }
   // Whether the consumer does nothing with an event of `kind` that the
   // piece would forward (on the worker or on the reading thread): the
@@ -339,6 +342,7 @@ class PieceDecoder final : public format::ChunkDecoder {
   // vector<bool>'s bits, for the per-event test.
   std::vector<uint8_t> ignored_;
   std::vector<uint8_t> apart_;
+  std::vector<uint8_t> taken_;  // TakesForwarded, of a sink without wants_paired_events
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Piece>> pool_;  // guarded by mu_
 };

@@ -43,13 +43,14 @@ bool IsSyncKind(format::EventKind kind);
 // address as the trace set has it in `process` (ProcessTag).
 std::string UnnamedSyncName(uint64_t addr, uint32_t process);
 
-// The waits of one stretch of the trace (PieceMerger's stretches), paired
-// among themselves as SyncTracker pairs them: by thread and address, a
-// prepare opens a wait that the next acquired or cancel closes. Only the
-// first close of a (thread, address) in the stretch, with no prepare of
-// the stretch before it, may close a wait begun before the stretch: it is
+// The waits of one stretch of the trace (a piece: pieces.h), paired among
+// themselves as SyncTracker pairs them: by thread and address, a prepare
+// opens a wait that the next acquired or cancel closes. Only the first
+// close of a (thread, address) in the stretch, with no prepare of the
+// stretch before it, may close a wait begun before the stretch: it is
 // left for SyncTracker::JoinWaits, which then leaves every (thread,
-// address) the stretch touched as the stretch left it.
+// address) the stretch touched as the stretch left it. Stretches join in
+// the order of each thread's events.
 //
 // Thread safety: none (one stretch, on one thread, at a time).
 class SyncWaitStretch {
