@@ -380,52 +380,64 @@ namespace {
 // in order, queue q's from starts[q] (each span: begin, end, thread).
 template <typename Span, typename Fn>
 void MergeSpans(const std::vector<Span>& spans, const std::vector<size_t>& starts, Fn&& fn) {
-  using Item = std::remove_pointer_t<decltype(Span::begin)>;
-  // A queue's cursor: its span and the next item in it.
-  struct Cursor {
-    size_t span;
-    size_t end;  // the queue's spans end
-    Item* at;
+  using Item = std::remove_cv_t<std::remove_pointer_t<decltype(Span::begin)>>;
+  // A queue's head: its next item, and what follows it, in place (the scan
+  // below reads only these, and giving an item no more than its own).
+  struct Head {
+    uint64_t time;      // of *at
+    const Item* at;     // the next item
+    const Item* end;    // of its span
+    const Span* span;   // the span of `at`
+    const Span* after;  // the queue's last span's end
   };
-  std::vector<Cursor> cursors;
-  std::vector<std::pair<uint64_t, size_t>> heads;  // (time, cursor), in queue order
+  std::vector<Head> heads;
+  heads.reserve(starts.size());
   for (size_t q = 0; q < starts.size(); ++q) {
-    const size_t first = starts[q];
-    const size_t end = q + 1 < starts.size() ? starts[q + 1] : spans.size();
-    cursors.push_back({first, end, spans[first].begin});
-    heads.emplace_back(spans[first].begin->time, q);
+    const Span* first = spans.data() + starts[q];
+    const Span* after = spans.data() + (q + 1 < starts.size() ? starts[q + 1] : spans.size());
+    heads.push_back({first->begin->time, first->begin, first->end, first, after});
   }
-  // Gives cursor heads[h]'s item; false once its queue has no more, else
-  // its next time is in heads[h].
-  const auto give = [&](size_t h) {
-    Cursor& c = cursors[heads[h].second];
-    fn(*c.at, *spans[c.span].thread, spans[c.span]);
-    if (++c.at == spans[c.span].end) {
-      if (++c.span == c.end) return false;
-      c.at = spans[c.span].begin;
+  // Gives h's item; false once its queue has no more, else h is at its
+  // next.
+  const auto give = [&fn](Head& h) {
+    fn(*h.at, *h.span->thread, *h.span);
+    if (++h.at == h.end) {
+      if (++h.span == h.after) return false;
+      h.at = h.span->begin;
+      h.end = h.span->end;
     }
-    heads[h].first = c.at->time;
+    h.time = h.at->time;
     return true;
   };
   constexpr size_t kScan = 8;
   if (heads.size() <= kScan) {
-    // A few queues (a process's threads): the earliest head by a scan.
+    // A few queues (a process's threads): the earliest head by a scan,
+    // ties to the earlier queue (erasing keeps their order).
     while (!heads.empty()) {
       size_t best = 0;
+      uint64_t best_time = heads[0].time;
       for (size_t h = 1; h < heads.size(); ++h) {
-        if (heads[h].first < heads[best].first) best = h;  // ties: the earlier queue
+        const bool earlier = heads[h].time < best_time;
+        best = earlier ? h : best;
+        best_time = earlier ? heads[h].time : best_time;
       }
-      if (!give(best)) heads.erase(heads.begin() + static_cast<std::ptrdiff_t>(best));
+      if (!give(heads[best])) heads.erase(heads.begin() + static_cast<std::ptrdiff_t>(best));
     }
     return;
   }
-  std::make_heap(heads.begin(), heads.end(), std::greater<>());
-  while (!heads.empty()) {
-    std::pop_heap(heads.begin(), heads.end(), std::greater<>());
-    if (give(heads.size() - 1)) {
-      std::push_heap(heads.begin(), heads.end(), std::greater<>());
+  // (time, queue): ties to the earlier queue.
+  std::vector<std::pair<uint64_t, size_t>> order;
+  order.reserve(heads.size());
+  for (size_t q = 0; q < heads.size(); ++q) order.emplace_back(heads[q].time, q);
+  std::make_heap(order.begin(), order.end(), std::greater<>());
+  while (!order.empty()) {
+    std::pop_heap(order.begin(), order.end(), std::greater<>());
+    Head& h = heads[order.back().second];
+    if (give(h)) {
+      order.back().first = h.time;
+      std::push_heap(order.begin(), order.end(), std::greater<>());
     } else {
-      heads.pop_back();
+      order.pop_back();
     }
   }
 }
