@@ -65,6 +65,7 @@ bool SyncTracker::OnEvent(const format::Event& e, const ThreadRec& t, SyncChange
 
 void SyncWaitStretch::Clear() {
   touched_.clear();
+  last_ = nullptr;
   outer_.clear();
   addresses_.clear();
   address_seen_.clear();
@@ -79,13 +80,20 @@ bool SyncWaitStretch::OnEvent(const format::Event& e, const ThreadRec& t, SyncCh
   }
   *c = SyncChange();
   const uint64_t addr = e.Get(F::kAddr);
-  auto [it, first] = touched_.try_emplace(std::make_pair(t.index, addr));
-  if (first) {
-    bool& seen = address_seen_[addr];
-    if (!seen) addresses_.push_back(addr);
-    seen = true;
+  const auto key = std::make_pair(t.index, addr);
+  bool first = false;
+  if (last_ == nullptr || last_key_ != key) {
+    auto [it, inserted] = touched_.try_emplace(key);
+    first = inserted;
+    if (first) {
+      bool& seen = address_seen_[addr];
+      if (!seen) addresses_.push_back(addr);
+      seen = true;
+    }
+    last_key_ = key;
+    last_ = &it->second;  // (an insertion moves the others: only the last is kept)
   }
-  State& s = it->second;
+  State& s = *last_;
   if (e.kind == EventKind::kSyncPrepare) {
     c->kind = SyncChange::Kind::kPrepare;
     s.open = true;

@@ -83,6 +83,10 @@ class SyncWaitStretch {
   };
   // By (ThreadRec::index, address).
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, State> touched_;
+  // The entry of touched_ taken last (a thread mostly waits on one object
+  // at a time), valid until the next insertion, which takes its place.
+  std::pair<uint32_t, uint64_t> last_key_;
+  State* last_ = nullptr;
   std::vector<Close> outer_;
   std::vector<uint64_t> addresses_;
   U64Map<bool> address_seen_;  // looked up once per new key of touched_
