@@ -1,8 +1,9 @@
 // itt-dump's defaults stated in prose match the code's: the merge lookahead
 // (MergeOptions) and its share per file of a set (TraceSet), in
 // docs/ITT_DUMP.md and in the command line's help; parquet's rows per row
-// group (ParquetOptions) and the buffers of text's and chrome's output
-// thread (ThreadedOutput) in docs/ITT_DUMP.md.
+// group (ParquetOptions), the buffers of text's and chrome's output thread
+// (ThreadedOutput) and the counter rows vtune-csv holds in memory
+// (VtuneOptions) in docs/ITT_DUMP.md.
 
 #include <fstream>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "tools/itt_dump/model/trace_set.h"
 #include "tools/itt_dump/output.h"
 #include "tools/itt_dump/parquet/export.h"
+#include "tools/itt_dump/vtune_csv.h"
 
 namespace ittc::itt_dump {
 namespace {
@@ -53,6 +55,15 @@ TEST(DocumentedLimits, OutputThreadBuffersAreTheCodes) {
   EXPECT_NE(
       doc.find("in buffers of " + std::to_string(ThreadedOutput::kBufferBytes >> 20) + " MiB (" +
                std::to_string(ThreadedOutput::kBuffers) + " at most, held at once"),
+      std::string::npos);
+}
+
+TEST(DocumentedLimits, VtuneCounterRowsInMemoryAreTheCodes) {
+  const size_t bytes = VtuneOptions().spool_memory;
+  ASSERT_EQ(bytes % (1 << 20), 0u);
+  const std::string doc = ReadRunfile("docs/ITT_DUMP.md");
+  EXPECT_NE(
+      doc.find("`pid,tid` (" + std::to_string(bytes >> 20) + " MiB in memory at most, the rest"),
       std::string::npos);
 }
 

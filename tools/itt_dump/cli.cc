@@ -582,7 +582,7 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
   }
   const bool want_progress = env.progress && !a.no_progress;
   Progress progress(in->name, want_progress ? in->bytes : 0, want_progress);
-  const int passes = a.verb == "info" ? 1 : a.verb == "vtune-csv" ? 3 : 2;
+  const int passes = a.verb == "info" ? 1 : 2;
   progress.SetPass(1, passes, in->bytes);
   IndexOptions io;
   io.decode_all_events = a.verb == "info" || a.verb == "verify";

@@ -1,11 +1,17 @@
 #include "tools/itt_dump/vtune_csv.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/intervals.h"
@@ -102,6 +108,134 @@ struct CounterColumn {
   bool keep = true;  // passes the name/domain filters
 };
 
+// The counters file's rows, made as the intervals' pass meets their
+// samples: its columns are known only at its end. Each row is kept as its
+// text but for the commas around its value - a record of its column, the
+// sizes of its three parts (the time; the value; ",pid,tid" and the line
+// break) and their bytes - in memory up to `memory` bytes at a time, the
+// rest in an unnamed temporary file (TMPDIR's directory, else /tmp), read
+// back `memory` bytes at a time.
+class CounterRowSpool {
+ public:
+  explicit CounterRowSpool(size_t memory) : memory_(std::max<size_t>(memory, 1)) {}
+  ~CounterRowSpool() {
+    if (fd_ >= 0) close(fd_);
+  }
+  CounterRowSpool(const CounterRowSpool&) = delete;
+  CounterRowSpool& operator=(const CounterRowSpool&) = delete;
+
+  // A row, whose parts its caller appends to the buffer returned in turn
+  // (the time, the value, the rest), then says where they end (EndRow).
+  TextBuffer* BeginRow() {
+    row_start_ = rows_.size();
+    rows_.Room(kHeader);
+    rows_.Advance(kHeader);
+    return &rows_;
+  }
+  // Ends the row begun last, of `column`: its time ended at `time_end`,
+  // its value at `value_end` (the buffer's sizes then), the rest at the
+  // buffer's end.
+  void EndRow(uint32_t column, size_t time_end, size_t value_end) {
+    const size_t body = row_start_ + kHeader;
+    const auto part = [](size_t n) { return static_cast<uint16_t>(n); };
+    const uint16_t sizes[3] = {part(time_end - body), part(value_end - time_end),
+                               part(rows_.size() - value_end)};
+    char* header = rows_.data() + row_start_;
+    std::memcpy(header, &column, sizeof column);
+    std::memcpy(header + sizeof column, sizes, sizeof sizes);
+    if (rows_.size() >= memory_) Spill();
+  }
+  // The temporary file's error, once it failed (no row is lost before).
+  const absl::Status& status() const { return status_; }
+  // fn(column, time, value, end) for each row, in order; the error of the
+  // temporary file, if it failed.
+  template <typename Fn>
+  absl::Status ForEachRow(Fn&& fn) {
+    if (!status_.ok()) return status_;
+    if (fd_ >= 0) {
+      std::string block;
+      size_t kept = 0;  // bytes of an incomplete row at block's start
+      off_t at = 0;
+      for (;;) {
+        block.resize(kept + memory_);
+        const ssize_t n = pread(fd_, block.data() + kept, memory_, at);
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          return absl::ErrnoToStatus(errno, "reading the counters' temporary file");
+        }
+        if (n == 0) break;
+        at += n;
+        const size_t size = kept + static_cast<size_t>(n);
+        const size_t used = Rows(block.data(), size, fn);
+        kept = size - used;
+        std::memmove(block.data(), block.data() + used, kept);
+      }
+      if (kept != 0) return absl::DataLossError("the counters' temporary file ends inside a row");
+    }
+    Rows(rows_.data(), rows_.size(), fn);
+    return absl::OkStatus();
+  }
+
+ private:
+  static constexpr size_t kHeader = sizeof(uint32_t) + 3 * sizeof(uint16_t);
+
+  // The whole rows at the start of [p, p + size): fn for each; returns
+  // their bytes.
+  template <typename Fn>
+  static size_t Rows(const char* p, size_t size, Fn&& fn) {
+    size_t used = 0;
+    while (size - used >= kHeader) {
+      uint32_t column;
+      uint16_t sizes[3];
+      std::memcpy(&column, p + used, sizeof column);
+      std::memcpy(sizes, p + used + sizeof column, sizeof sizes);
+      const size_t row = kHeader + size_t{sizes[0]} + sizes[1] + sizes[2];
+      if (size - used < row) break;
+      const char* body = p + used + kHeader;
+      fn(column, std::string_view(body, sizes[0]), std::string_view(body + sizes[0], sizes[1]),
+         std::string_view(body + sizes[0] + sizes[1], sizes[2]));
+      used += row;
+    }
+    return used;
+  }
+
+  // Moves the rows in memory to the temporary file (made on first use).
+  void Spill() {
+    if (status_.ok() && fd_ < 0) {
+      const char* tmpdir = std::getenv("TMPDIR");
+      const std::string dir = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+      std::string path = absl::StrCat(dir, "/itt-dump-counters-XXXXXX");
+      fd_ = mkstemp(path.data());
+      if (fd_ < 0) {
+        status_ = absl::ErrnoToStatus(
+            errno, absl::StrCat("a temporary file for the counters' rows in ", dir));
+      } else {
+        unlink(path.c_str());
+      }
+    }
+    const char* p = rows_.data();
+    size_t left = rows_.size();
+    while (status_.ok() && left != 0) {
+      const ssize_t n = write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        status_ = absl::ErrnoToStatus(n < 0 ? errno : ENOSPC,
+                                      "writing the counters' rows to a temporary file");
+        break;
+      }
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+    rows_.clear();  // (once it failed, the pass goes on for the intervals)
+  }
+
+  const size_t memory_;
+  TextBuffer rows_;
+  size_t row_start_ = 0;
+  int fd_ = -1;
+  absl::Status status_;
+};
+
 // The lines of one piece's paired intervals (pieces.h), each an output of
 // its own, which the writer copies when the merge reaches it.
 class VtuneSink final : public PieceSink {
@@ -126,13 +260,15 @@ class VtuneSink final : public PieceSink {
 // and finds the counters' columns, the second writes the counters file.
 class VtuneWriter : public IntervalListener {
  public:
-  // `intervals`: where the first pass writes (ctx.out is not used).
-  VtuneWriter(const VerbContext& ctx, Output* intervals)
+  // `intervals`: where the pass writes (ctx.out is not used);
+  // `spool_memory`: VtuneOptions::spool_memory.
+  VtuneWriter(const VerbContext& ctx, Output* intervals, size_t spool_memory)
       : out_(intervals),
         x_(*ctx.index),
         lines_(ctx, Filter(ctx.filter, x_), x_.clock),
         tracker_(x_, this),
-        counters_(x_) {
+        counters_(x_),
+        spool_(spool_memory) {
     tracker_.set_collect_args(false);
   }
 
@@ -141,14 +277,25 @@ class VtuneWriter : public IntervalListener {
     line_.append(absl::StrCat("name,start_tsc.", lines_.ClockName(), ",end_tsc,pid,tid\n"));
   }
 
-  // Pass 1: intervals, and the counter columns.
+  // The pass: intervals, and the counters' columns and rows.
   void OnEvent(const Event& e, const ThreadRec& t) {
     CounterSample sample;
     if (!MayChangeCounter(e.kind) || !counters_.OnEvent(e, &sample)) {
       tracker_.OnEvent(e, t);
       return;
     }
-    Column(*sample.counter);
+    const CounterColumn& col = Column(*sample.counter);
+    Filter& filter = lines_.filter();
+    if (!col.keep || (filter.active() && (!filter.ThreadOk(t) || !filter.TimeOk(sample.ticks)))) {
+      return;
+    }
+    TextBuffer* row = spool_.BeginRow();
+    lines_.AppendTs(row, sample.ticks);
+    const size_t time_end = row->size();
+    AppendNumber(row, sample.counter->value);
+    const size_t value_end = row->size();
+    lines_.AppendEnd(row, t, /*with_tid=*/true);
+    spool_.EndRow(static_cast<uint32_t>(col.column), time_end, value_end);
   }
   // What FeedEntry gives the whole trace's tracker (pieces.h).
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
@@ -166,34 +313,29 @@ class VtuneWriter : public IntervalListener {
     Flush(out_);
   }
 
-  // Starts pass 2, writing to `out` (the counters file): its header, and
-  // the counters' values from 0 again.
-  void BeginCounters(Output* out) {
-    counters_out_ = out;
+  // Writes the counters file to `out`: its header, then the rows the
+  // pass made, each with a column per counter. The temporary file's
+  // error, if it failed.
+  absl::Status WriteCounters(Output* out) {
     line_.clear();
     line_.append(CounterHeader());
+    const uint32_t n = static_cast<uint32_t>(columns_.size());
+    const absl::Status s = spool_.ForEachRow(
+        [&](uint32_t column, std::string_view time, std::string_view value, std::string_view end) {
+          line_.append(time);
+          for (uint32_t i = 0; i < n; ++i) {
+            line_.push_back(',');
+            if (i == column) line_.append(value);
+          }
+          line_.append(end);
+          AfterLine(out);
+        });
+    Flush(out);
+    return s;
   }
-  // Pass 2: counter samples.
-  void Pass2(const Event& e, const ThreadRec& t) {
-    CounterSample sample;
-    if (!MayChangeCounter(e.kind) || !counters_.OnEvent(e, &sample)) return;
-    const CounterColumn& col = Column(*sample.counter);
-    const uint64_t ticks = sample.ticks;
-    Filter& filter = lines_.filter();
-    if (!col.keep || (filter.active() && (!filter.ThreadOk(t) || !filter.TimeOk(ticks)))) {
-      return;
-    }
-    lines_.AppendTs(&line_, ticks);
-    const int n = static_cast<int>(columns_.size());
-    for (int i = 0; i < n; ++i) {
-      line_.push_back(',');
-      if (i == col.column) AppendNumber(&line_, sample.counter->value);
-    }
-    lines_.AppendEnd(&line_, t, /*with_tid=*/true);
-    AfterLine(counters_out_);
-  }
-  void FinishCounters() { Flush(counters_out_); }
 
+  // Whether every row went where it is kept (else the error).
+  const absl::Status& counters_status() const { return spool_.status(); }
   bool has_counters() const {
     for (const CounterColumn& c : columns_) {
       if (c.keep) return true;
@@ -202,11 +344,10 @@ class VtuneWriter : public IntervalListener {
   }
 
  private:
-  // Column header of the counters file; resets values for pass 2.
-  std::string CounterHeader() {
+  // Column header of the counters file.
+  std::string CounterHeader() const {
     std::string h = absl::StrCat("tsc.", lines_.ClockName());
     std::vector<std::string> used;
-    counters_.ResetValues();
     for (const auto& counter : counters_.counters()) {
       const CounterColumn& c = columns_[counter->index];
       std::string name = c.name;
@@ -230,7 +371,7 @@ class VtuneWriter : public IntervalListener {
   void AfterLine(Output* out) {
     if (line_.size() >= TextBuffer::kWriteBatch) Flush(out);
   }
-  // The column of `counter`, made on its first change (in pass 1).
+  // The column of `counter`, made on its first change.
   const CounterColumn& Column(const Counter& counter) {
     if (counter.index < columns_.size()) return columns_[counter.index];
     CounterColumn col;
@@ -252,28 +393,8 @@ class VtuneWriter : public IntervalListener {
   IntervalTracker tracker_;
   CounterTracker counters_;
   std::vector<CounterColumn> columns_;  // by Counter::index
+  CounterRowSpool spool_;               // the counters file's rows
   TextBuffer line_;                     // lines not yet handed on
-};
-
-// Pass 2's sink: the pieces pair what they can and keep nothing but counter
-// changes and what the merge follows (tasks begun or ended outside them).
-class CounterChangesSink final : public PieceSink {
- public:
-  void Clear() override {}
-  void OnInterval(const Interval&) override {}
-  bool Ignores(format::EventKind kind) const override {
-    return !MayChangeCounter(kind) && !IsTaskOrRegionKind(kind);
-  }
-};
-
-// Pass 2's target (FeedEntry): counter changes to the writer, the rest
-// dropped.
-struct CounterRows {
-  VtuneWriter* w;
-  void OnEvent(const Event& e, const ThreadRec& t) { w->Pass2(e, t); }
-  void AddChildTicks(const ThreadRec&, uint64_t) {}
-  void OnOpen(const Interval&, const ThreadRec&) {}
-  void AppendOutput(std::string_view, const ThreadRec&) {}
 };
 
 }  // namespace
@@ -338,7 +459,7 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
       [&](const VerbContext& first) -> std::optional<PassSummary> {
         // The workers pair the simple tasks and write their lines, this
         // thread merges them with the rest.
-        w = std::make_unique<VtuneWriter>(ctx, first.out);
+        w = std::make_unique<VtuneWriter>(ctx, first.out, options.spool_memory);
         std::optional<PassSummary> p = WriteInPieces(
             first,
             [&ctx](const Filter& filter, const Clock& clock) {
@@ -349,7 +470,7 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
         return p;
       },
       [&](const VerbContext& again) -> absl::StatusOr<PassSummary> {
-        w = std::make_unique<VtuneWriter>(ctx, again.out);
+        w = std::make_unique<VtuneWriter>(ctx, again.out, options.spool_memory);
         w->Begin();
         absl::StatusOr<PassSummary> p =
             ForEachEvent(again, [&](const Event& e, const ThreadRec& t) { w->OnEvent(e, t); });
@@ -364,35 +485,15 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
   if (!(*intervals)->status().ok()) return (*intervals)->status();
   if (!w->has_counters()) return absl::OkStatus();
 
-  if (ctx.merge.progress != nullptr) {
-    ctx.merge.progress->SetPass(3, 3, ctx.index->reader_stats.chunks_read);
-  }
+  const auto counters_error = [](const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat("VTune counters CSV: ", s.message()));
+  };
+  // (No counters file where its rows were not all kept.)
+  if (!w->counters_status().ok()) return counters_error(w->counters_status());
   absl::StatusOr<std::unique_ptr<Output>> counters =
       files->Create(absl::StrCat(prefix, "-counters-hostname-", host, ".csv"));
   if (!counters.ok()) return counters.status();
-  VerbContext counters_ctx = ctx;
-  counters_ctx.out = counters->get();
-  CounterRows rows{w.get()};
-  absl::StatusOr<PassSummary> second = WriteOnce(
-      counters_ctx, "VTune counters CSV",
-      [&](const VerbContext& first) -> std::optional<PassSummary> {
-        std::optional<PassSummary> p = WriteInPieces(
-            first,
-            [](const Filter&, const Clock&) { return std::make_unique<CounterChangesSink>(); },
-            &rows, [&] { w->BeginCounters(first.out); });
-        if (p) w->FinishCounters();
-        return p;
-      },
-      [&](const VerbContext& again) -> absl::StatusOr<PassSummary> {
-        w->BeginCounters(again.out);
-        absl::StatusOr<PassSummary> p =
-            ForEachEvent(again, [&](const Event& e, const ThreadRec& t) { rows.OnEvent(e, t); });
-        if (p.ok()) w->FinishCounters();
-        return p;
-      },
-      &passes->counters_rewritten);
-  if (!second.ok()) return second.status();
-  passes->counters_on_every_core = second->on_every_core;
+  if (absl::Status s = w->WriteCounters(counters->get()); !s.ok()) return counters_error(s);
   (*counters)->Flush();
   return (*counters)->status();
 }

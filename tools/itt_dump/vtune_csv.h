@@ -21,14 +21,18 @@
 // quoted (RFC 4180). <host> is the header's host name with characters
 // other than [A-Za-z0-9._-] replaced by '_'.
 //
-// Each file takes a pass over the trace, on every core as `chrome` (the
+// One pass over the trace writes both, on every core as `chrome` (the
 // workers write the lines of the intervals a chunk pairs, the reading
 // thread the rest in the serial order; docs/ITT_DUMP.md, "Time order and
-// memory"), the same byte for byte as on one core.
+// memory"), the same byte for byte as on one core. The counters file's
+// rows wait for its last column to be known: in memory up to
+// VtuneOptions::spool_memory bytes, the rest in an unnamed temporary file
+// (in TMPDIR, else /tmp).
 
 #ifndef TOOLS_ITT_DUMP_VTUNE_CSV_H_
 #define TOOLS_ITT_DUMP_VTUNE_CSV_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -41,6 +45,9 @@ namespace itt_dump {
 
 struct VtuneOptions {
   std::string prefix;  // default: the trace's file name without ".itt"
+  // The counters file's rows held in memory before they go to the
+  // temporary file, at most (and the temporary file's writes).
+  size_t spool_memory = size_t{4} << 20;
 };
 
 // Default file-name prefix for a trace path.
@@ -48,15 +55,14 @@ std::string DefaultVtunePrefix(const std::string& trace_path);
 // The host part of the file names.
 std::string VtuneHostName(const std::string& host);
 
-// How RunVtuneCsv's passes went: each file is written on every core
-// (pieces.h: the workers pair the tasks and write their lines) unless that
-// cannot be exact; then a serial pass writes it all again, checks what the
-// first wrote and writes the rest (WriteOnce, verb.h).
+// How RunVtuneCsv's pass went: on every core (pieces.h: the workers pair
+// the tasks and write their lines) unless that cannot be exact; then a
+// serial pass writes the intervals file all again, checks what the first
+// wrote and writes the rest (WriteOnce, verb.h), and makes the counters'
+// rows again.
 struct VtunePasses {
   bool intervals_on_every_core = false;
-  bool counters_on_every_core = false;
   uint64_t intervals_rewritten = 0;  // bytes the serial pass checked
-  uint64_t counters_rewritten = 0;
 };
 
 // Creates the files through `files`; ctx.out is not used. *passes (may be
