@@ -50,6 +50,16 @@ TEST(Values, CsvFieldsAreQuotedOnlyWhenNeeded) {
   out.push_back('|');
   AppendCsvField(&out, "a,\"b\"");
   EXPECT_EQ(out, "plain|\"a,\"\"b\"\"\"");
+  // Each of the four characters on its own, first or last.
+  for (const std::string s : {",x", "x\"", "\rx", "x\n"}) {
+    out.clear();
+    AppendCsvField(&out, s);
+    EXPECT_EQ(out.front(), '"') << s;
+    EXPECT_EQ(out.back(), '"') << s;
+  }
+  out.clear();
+  AppendCsvField(&out, "tab\tand space ok");
+  EXPECT_EQ(out, "tab\tand space ok");
 }
 
 TEST(Values, MetadataArraysAndCounterValues) {

@@ -403,7 +403,11 @@ void AppendJsonString(Out* out, std::string_view s) {
 
 template <typename Out>
 void AppendCsvField(Out* out, std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+  // One pass of compares (find_first_of calls memchr on the set for each
+  // character: 6% of vtune-csv's samples on the 64 M-event trace).
+  bool plain = true;
+  for (const char c : s) plain &= c != ',' && c != '"' && c != '\r' && c != '\n';
+  if (plain) {
     out->append(s.data(), s.size());
     return;
   }
