@@ -65,6 +65,11 @@ TEST(DocumentedLimits, VtuneCounterRowsInMemoryAreTheCodes) {
   EXPECT_NE(
       doc.find("`pid,tid` (" + std::to_string(bytes >> 20) + " MiB in memory at most, the rest"),
       std::string::npos);
+  const testing::DumpResult help = testing::RunDump({"vtune-csv", "--help"}, "");
+  EXPECT_NE(help.out.find("wait for the end of the pass: past " + std::to_string(bytes >> 20) +
+                          " MiB in an unnamed temporary file"),
+            std::string::npos)
+      << help.out;
 }
 
 }  // namespace
