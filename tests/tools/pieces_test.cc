@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -73,6 +74,18 @@ struct TraceOptions {
 std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = false,
                                 bool ids = false) {
   static const std::string kText[] = {"alpha", "b", "gamma-delta"};
+  // Metadata values' bytes (the events point at them): integers and reals.
+  constexpr size_t kNumbers = 4;
+  static const auto bytes_of = [](auto v) {
+    std::string b(sizeof v, '\0');
+    std::memcpy(b.data(), &v, sizeof v);
+    return b;
+  };
+  static const std::string kIntegers[kNumbers] = {bytes_of(uint64_t{7}), bytes_of(uint64_t{4096}),
+                                                  bytes_of(uint64_t{123456789}),
+                                                  bytes_of(uint64_t{1} << 40)};
+  static const std::string kReals[kNumbers] = {bytes_of(0.25), bytes_of(3.5), bytes_of(-17.125),
+                                               bytes_of(1e300)};
   std::vector<Event> v;
   uint64_t t = 1000 + rng() % 50;
   int depth = 0;
@@ -146,9 +159,25 @@ std::vector<Event> ThreadEvents(std::mt19937_64& rng, size_t n, bool heap = fals
     } else if (r < 81) {
       v.push_back(Ev(EventKind::kMarker, t, {{F::kDomain, U(domain)}, {F::kName, U(name)}}));
     } else if (r < 84) {
-      v.push_back(
-          Ev(EventKind::kMetadataStrAdd, t,
-             {{F::kDomain, U(domain)}, {F::kKey, U(name)}, {F::kText, B(kText[rng() % 3])}}));
+      // A text, an integer or a real: an arg of the task around it (typed
+      // as the exports write it).
+      const uint64_t type = rng() % 3;
+      if (type == 0) {
+        v.push_back(
+            Ev(EventKind::kMetadataStrAdd, t,
+               {{F::kDomain, U(domain)}, {F::kKey, U(name)}, {F::kText, B(kText[rng() % 3])}}));
+      } else {
+        const bool real = type == 2;
+        const std::string& data = (real ? kReals : kIntegers)[rng() % kNumbers];
+        const format::MetadataType of =
+            real ? format::MetadataType::kDouble : format::MetadataType::kU64;
+        v.push_back(Ev(EventKind::kMetadataAdd, t,
+                       {{F::kDomain, U(domain)},
+                        {F::kKey, U(name)},
+                        {F::kType, U(static_cast<uint64_t>(of))},
+                        {F::kCount, U(1)},
+                        {F::kData, B(data)}}));
+      }
     } else if (r < 86) {
       v.push_back(Ev(EventKind::kJitMethodLoad, t,
                      {{F::kMethodId, U(1 + rng() % 9)},
@@ -1218,7 +1247,7 @@ TEST(Pieces, ChromeOfATraceWhoseTimeGoesBackIsWrittenOnceBySerialPass) {
   TraceOptions options;
   options.time_back = true;
   options.ids = true;
-  options.events_per_thread = 4000;
+  options.events_per_thread = 4500;
   const std::string bytes = RandomTrace(7, options);
   const WritingPass pass = ChromeOnEveryCore({bytes});
   EXPECT_FALSE(pass.on_every_core);

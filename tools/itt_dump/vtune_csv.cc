@@ -26,10 +26,10 @@ using format::Event;
 
 namespace {
 
-// Whether the first pass does anything with an event of `kind`: counter
-// changes make the counters' columns, the rest goes to a tracker that
+// Whether the pass does anything with an event of `kind`: counter changes
+// make the counters' columns and rows, the rest goes to a tracker that
 // collects no args (neither file has any).
-bool FirstPassUses(format::EventKind kind) {
+bool PassUses(format::EventKind kind) {
   return MayChangeCounter(kind) || IntervalTracker::UsesKind(kind, /*collect_args=*/false);
 }
 
@@ -248,16 +248,16 @@ class VtuneSink final : public PieceSink {
     EndOutput(lines_.AppendInterval(iv, &output_buffer()));
   }
   void Clear() override {}
-  // Counted, nothing kept: what the first pass does nothing with (sync and
-  // heap calls, markers, metadata...).
-  bool Ignores(format::EventKind kind) const override { return !FirstPassUses(kind); }
+  // Counted, nothing kept: what the pass does nothing with (sync and heap
+  // calls, markers, metadata...).
+  bool Ignores(format::EventKind kind) const override { return !PassUses(kind); }
 
  private:
   VtuneLines lines_;
 };
 
-// The two passes over the whole trace: the first writes the intervals file
-// and finds the counters' columns, the second writes the counters file.
+// The pass over the whole trace: it writes the intervals file and makes the
+// counters' columns and rows; then the counters file is written from them.
 class VtuneWriter : public IntervalListener {
  public:
   // `intervals`: where the pass writes (ctx.out is not used);
@@ -386,8 +386,7 @@ class VtuneWriter : public IntervalListener {
     return columns_.back();
   }
 
-  Output* const out_;               // the intervals file
-  Output* counters_out_ = nullptr;  // the counters file
+  Output* const out_;  // the intervals file
   const TraceIndex& x_;
   VtuneLines lines_;
   IntervalTracker tracker_;
@@ -452,7 +451,8 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
   if (!intervals.ok()) return intervals.status();
   VerbContext intervals_ctx = ctx;
   intervals_ctx.out = intervals->get();
-  // The writer of the pass that wrote the file keeps the counters' columns.
+  // The writer of the pass that wrote the file keeps the counters' columns
+  // and rows.
   std::unique_ptr<VtuneWriter> w;
   absl::StatusOr<PassSummary> pass = WriteOnce(
       intervals_ctx, "VTune intervals CSV",

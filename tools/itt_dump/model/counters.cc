@@ -130,9 +130,5 @@ bool CounterStretch::OnEvent(const format::Event& e, const ThreadRec& t, Counter
   return true;
 }
 
-void CounterTracker::ResetValues() {
-  for (auto& c : counters_) c->value = 0;
-}
-
 }  // namespace itt_dump
 }  // namespace ittc

@@ -138,8 +138,6 @@ class CounterTracker {
 
   // Every counter seen so far, in order of first change.
   const std::vector<std::unique_ptr<Counter>>& counters() const { return counters_; }
-  // Sets every value back to 0, for a second pass over the trace.
-  void ResetValues();
 
  private:
   // Applies `c` at `ticks`, as OnEvent.

@@ -51,6 +51,47 @@ Annotation ArgAnnotation(const Arg& a) {
   return Annotation::String(a.key, a.value);
 }
 
+// An arg's annotation in a piece's record, typed on the worker
+// (ArgAnnotation: the reading thread neither copies nor parses it): its
+// name, a byte of its type, then its value (a number, or a text).
+void PutAnnotation(TextBuffer* out, const Annotation& a) {
+  PieceRecord::PutText(out, a.name);
+  const auto type = static_cast<char>(a.type);
+  out->push_back(type);
+  switch (a.type) {
+    case Annotation::Type::kInt:
+      PieceRecord::Put(out, &a.i, sizeof a.i);
+      return;
+    case Annotation::Type::kDouble:
+      PieceRecord::Put(out, &a.d, sizeof a.d);
+      return;
+    default:  // kString (ArgAnnotation's other type)
+      PieceRecord::PutText(out, a.s);
+      return;
+  }
+}
+
+// PutAnnotation's annotation, its texts views of the record.
+Annotation NextAnnotation(PieceRecord::Reader* in) {
+  Annotation a;
+  a.name = in->Text();
+  char type = 0;
+  in->Get(&type, 1);
+  a.type = static_cast<Annotation::Type>(type);
+  switch (a.type) {
+    case Annotation::Type::kInt:
+      in->Get(&a.i, sizeof a.i);
+      break;
+    case Annotation::Type::kDouble:
+      in->Get(&a.d, sizeof a.d);
+      break;
+    default:
+      a.s = in->Text();
+      break;
+  }
+  return a;
+}
+
 // What a piece's sink (PerfettoSink) leaves in a task's listener word for
 // the reading thread, where the task goes on open: the piece wrote its
 // begin, kept or left out by the filters.
@@ -61,7 +102,7 @@ constexpr uint64_t kPieceBeganDropped = 2;
 // to write as OnBegin and SliceEnd would (PerfettoExporter::AppendOutput):
 // a byte that says which, then for a begin a PieceBegin and the texts
 // without a key, for an end its time (ns, Ns) and, when the task has args,
-// their count and the args (PieceRecord).
+// their count and their annotations (PutAnnotation).
 constexpr char kPieceBeginRecord = 'B';
 constexpr char kPieceEndRecord = 'E';
 struct PieceBegin {
@@ -204,6 +245,12 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
                                           std::string_view category, std::string_view name,
                                           const std::vector<Arg>* args, bool open_at_end,
                                           uint64_t category_key = 0, uint64_t name_key = 0);
+  // Slice's event with the annotations in annotations_ (Slice makes them
+  // of its args; a piece's end brings its own).
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void WriteSlice(PerfettoEvent::Type type, const ThreadOut& out,
+                                               uint64_t track, uint64_t time_ns,
+                                               std::string_view category, std::string_view name,
+                                               uint64_t category_key, uint64_t name_key);
   // The end of interval `iv` on `track` (0: the thread's own).
   void SliceEnd(const ThreadOut& out, uint64_t track, const Interval& iv);
   void Instant(const ThreadRec& t, uint64_t track, uint64_t ticks, std::string_view category,
@@ -273,7 +320,6 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   // PerfettoEvent per event costs a zero fill of the whole struct.
   PerfettoEvent event_;
   uint64_t dropped_ends_ = 0;
-  std::vector<Arg> piece_args_;  // AppendOutput's, reused
 };
 
 // The tasks a piece pairs, written on its worker as the reading thread
@@ -333,7 +379,7 @@ class PerfettoSink final : public PieceSink {
     if (iv.args != nullptr && !iv.args->empty()) {
       const auto n = static_cast<uint32_t>(iv.args->size());
       PieceRecord::Put(out, &n, sizeof n);
-      for (const Arg& a : *iv.args) PieceRecord::PutArg(out, a);
+      for (const Arg& a : *iv.args) PutAnnotation(out, ArgAnnotation(a));
     }
     EndOutput(/*keep=*/true);
   }
@@ -420,6 +466,18 @@ inline void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadOut& o
                                     uint64_t time_ns, std::string_view category,
                                     std::string_view name, const std::vector<Arg>* args,
                                     bool open_at_end, uint64_t category_key, uint64_t name_key) {
+  annotations_.clear();
+  if (args != nullptr) {
+    for (const Arg& a : *args) annotations_.push_back(ArgAnnotation(a));
+  }
+  if (open_at_end) annotations_.push_back(Annotation::Bool("open_at_end", true));
+  WriteSlice(type, out, track, time_ns, category, name, category_key, name_key);
+}
+
+inline void PerfettoExporter::WriteSlice(PerfettoEvent::Type type, const ThreadOut& out,
+                                         uint64_t track, uint64_t time_ns,
+                                         std::string_view category, std::string_view name,
+                                         uint64_t category_key, uint64_t name_key) {
   PerfettoEvent& e = event_;
   e.type = type;
   e.time_ns = time_ns;
@@ -429,11 +487,6 @@ inline void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadOut& o
   e.category_key = category_key;
   e.name_key = name_key;
   e.key_text = this;
-  annotations_.clear();
-  if (args != nullptr) {
-    for (const Arg& a : *args) annotations_.push_back(ArgAnnotation(a));
-  }
-  if (open_at_end) annotations_.push_back(Annotation::Bool("open_at_end", true));
   e.annotations = annotations_.data();
   e.annotation_count = annotations_.size();
   writer_.Write(out.track, e);
@@ -569,15 +622,9 @@ void PerfettoExporter::AppendOutput(std::string_view record, const ThreadRec& t)
     }
     uint32_t n = 0;
     in.Get(&n, sizeof n);
-    piece_args_.resize(n);
-    for (Arg& a : piece_args_) {
-      std::string_view key;
-      std::string_view value;
-      in.NextArg(&key, &value, &a.is_text);
-      a.key.assign(key);
-      a.value.assign(value);
-    }
-    Slice(PerfettoEvent::Type::kSliceEnd, out, 0, time_ns, {}, {}, &piece_args_, false);
+    annotations_.clear();
+    for (uint32_t i = 0; i < n; ++i) annotations_.push_back(NextAnnotation(&in));
+    WriteSlice(PerfettoEvent::Type::kSliceEnd, out, 0, time_ns, {}, {}, 0, 0);
     return;
   }
   PieceBegin b;
