@@ -76,10 +76,19 @@ class TextPrinter : public IntervalListener {
   void OnEvent(const Event& e, const ThreadRec& t) { Print(e, t); }
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
-  // Lines a piece's sink printed.
+  // Lines a piece's sink printed: straight to the output (after the
+  // printer's own lines before them), not copied twice.
   void AppendOutput(std::string_view text, const ThreadRec&) {
-    line_.append(text);
-    if (line_.size() >= TextBuffer::kWriteBatch) Flush();
+    if (share_ != nullptr) {
+      line_.append(text);
+      if (line_.size() >= TextBuffer::kWriteBatch) Flush();
+      return;
+    }
+    if (!line_.empty()) {
+      ctx_.out->Write(line_.view());
+      line_.clear();
+    }
+    ctx_.out->Write(text);
   }
   // The next event closes no interval yet.
   void ForgetClosed() { closed_ = false; }

@@ -302,8 +302,10 @@ class VtuneWriter : public IntervalListener {
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
   // A line a piece's sink made.
   void AppendOutput(std::string_view line, const ThreadRec&) {
-    line_.append(line);
-    AfterLine(out_);
+    // Straight to the file (after the writer's own lines before it), not
+    // copied twice.
+    if (!line_.empty()) Flush(out_);
+    out_->Write(line);
   }
   void OnInterval(const Interval& iv) override {
     if (lines_.AppendInterval(iv, &line_)) AfterLine(out_);
