@@ -938,6 +938,13 @@ class EventStreamDecoder {
       if (begin) e->Set(Field::kName, name);
     }
   };
+  // Whether the next event is of a kind NextSimpleTask or NextSimpleFrame
+  // may read (a task_begin, task_end, frame_begin or frame_end), without
+  // reading it: a caller with a loop for those skips it for the others.
+  bool NextMayBeSimple() const {
+    return SimpleKind(EventKind::kTaskBegin, EventKind::kTaskEnd) >= 0 ||
+           SimpleKind(EventKind::kFrameBegin, EventKind::kFrameEnd) >= 0;
+  }
   // Decodes the next event into *task if it is one, as Next would have,
   // and returns true; else reads nothing and returns false (Next reads it,
   // and reports it if it is malformed).

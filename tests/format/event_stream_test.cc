@@ -910,7 +910,9 @@ TEST(EventStream, EveryTruncationOfAPayloadDecodesAPrefixOrFails) {
 }
 
 // Decodes with NextSimpleTask or NextSimpleFrame wherever it takes the
-// event and Next elsewhere, each simple task or frame as its ToEvent.
+// event and Next elsewhere, each simple task or frame as its ToEvent; and
+// checks that NextMayBeSimple said, before each event, whether it is a
+// task_begin, task_end, frame_begin or frame_end.
 std::vector<Event> DecodeAllWithSimpleTasks(std::string_view payload, uint16_t chunk_flags,
                                             absl::Status* status, size_t* simple) {
   EventStreamDecoder dec;
@@ -921,6 +923,8 @@ std::vector<Event> DecodeAllWithSimpleTasks(std::string_view payload, uint16_t c
   EventStreamDecoder::SimpleFrame frame;
   Event e;
   for (;;) {
+    const bool may_be_simple = dec.NextMayBeSimple();
+    const size_t before = out.size();
     if (dec.NextSimpleTask(&task)) {
       ++*simple;
       task.ToEvent(&e);
@@ -933,6 +937,12 @@ std::vector<Event> DecodeAllWithSimpleTasks(std::string_view payload, uint16_t c
       out.push_back(e);
     } else {
       break;
+    }
+    if (out.size() != before) {
+      const EventKind k = out.back().kind;
+      EXPECT_EQ(may_be_simple, k == EventKind::kTaskBegin || k == EventKind::kTaskEnd ||
+                                   k == EventKind::kFrameBegin || k == EventKind::kFrameEnd)
+          << DebugString(out.back());
     }
   }
   *status = dec.status();

@@ -221,7 +221,10 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     IntervalTracker::PieceAction action = IntervalTracker::PieceAction::kPaired;
     bool simple = false;
     bool taken = false;  // a frame the run left over, the tracker's already
-    if (simple_runs) {
+    // (A run's loop only for what it may read: it starts and ends with
+    // the piece's times, which cost more than the peek between two other
+    // events.)
+    if (simple_runs && dec.NextMayBeSimple()) {
       run.first_time = p.first_time;
       run.last_time = p.last_time;
       run.time_back = p.time_back;
@@ -239,7 +242,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       simple = run.left_over && !taken;
       if (taken) run.frame.ToEvent(&e);
       action = run.action;
-    } else {
+    } else if (!simple_runs) {
       simple = simple_tasks && dec.NextSimpleTask(&task);
       if (simple && map_ids) rewriter_->MapSimpleIds(&task);
     }
