@@ -232,6 +232,8 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   bool HeapKept(const format::Event& e, const ThreadRec& t);
   // What a kept sync event `c` at `addr` adds to its row.
   void AddSync(const SyncChange& c, uint64_t addr, const ThreadRec& t, uint64_t ticks);
+  // A wait from `begin` to `end` (ticks) into `row`'s total and max.
+  void AddWait(SyncRow* row, uint64_t begin, uint64_t end);
   // What a kept heap call `c` adds to its function's row but for the live
   // bytes (counts and bytes).
   void CountHeap(const HeapChange& c);

@@ -60,12 +60,7 @@ void StatsCollector::AddSync(const SyncChange& c, uint64_t addr, const ThreadRec
   switch (c.kind) {
     case SyncChange::Kind::kAcquired:
       ++row->acquisitions;
-      if (c.closes_wait) {
-        const int64_t d = clock_.DurationNs(c.wait_begin, ticks);
-        const uint64_t wait = d > 0 ? static_cast<uint64_t>(d) : 0;
-        row->total_wait_ns += wait;
-        row->max_wait_ns = std::max(row->max_wait_ns, wait);
-      }
+      if (c.closes_wait) AddWait(row, c.wait_begin, ticks);
       break;
     case SyncChange::Kind::kCancel:
       ++row->cancels;
@@ -104,12 +99,15 @@ void StatsCollector::MergeSyncWaits(const StatsCollector& piece) {
                           [this](const SyncWaitStretch::Close& c, uint64_t begin) {
                             if (!c.acquired) return;  // a cancel adds no wait
                             // Its row and acquisition are the piece's: the wait only.
-                            SyncRow* row = SyncRowFor(c.addr, c.process);
-                            const int64_t d = clock_.DurationNs(begin, c.time);
-                            const uint64_t wait = d > 0 ? static_cast<uint64_t>(d) : 0;
-                            row->total_wait_ns += wait;
-                            row->max_wait_ns = std::max(row->max_wait_ns, wait);
+                            AddWait(SyncRowFor(c.addr, c.process), begin, c.time);
                           });
+}
+
+void StatsCollector::AddWait(SyncRow* row, uint64_t begin, uint64_t end) {
+  const int64_t d = clock_.DurationNs(begin, end);
+  const uint64_t wait = d > 0 ? static_cast<uint64_t>(d) : 0;
+  row->total_wait_ns += wait;
+  row->max_wait_ns = std::max(row->max_wait_ns, wait);
 }
 
 StatsCollector::HeapRow* StatsCollector::HeapRowFor(uint64_t function) {
