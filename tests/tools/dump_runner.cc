@@ -33,6 +33,7 @@ DumpResult Run(
   env.expand = std::move(expand);
   env.parallel = parallel;
   env.stretch_items = stretch_items;
+  env.run_outputs = kTestRunOutputs;
   env.create_file =
       [&r, output_limit](const std::string& path) -> absl::StatusOr<std::unique_ptr<Output>> {
     if (path.rfind("/nonexistent", 0) == 0) {

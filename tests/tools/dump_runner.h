@@ -19,6 +19,10 @@ struct DumpResult {
   std::map<std::string, std::string> files;  // path -> contents
 };
 
+// Runs of merged output a pass on every core makes hold about this many
+// outputs here (Env::run_outputs), for many runs in a small trace.
+constexpr size_t kTestRunOutputs = 100;
+
 // Runs `args`; the file name "trace.itt" (and any other path) reads
 // `trace`, except "missing.itt", which does not exist. `output_limit` caps
 // what stdout and each file keep.

@@ -662,6 +662,7 @@ struct PassContext {
     ctx.out = o.get();
     ctx.err = e.get();
     ctx.merge.max_buffered_bytes = lookahead;
+    ctx.merge.run_outputs = kTestRunOutputs;
   }
   std::string out;
   std::string err;

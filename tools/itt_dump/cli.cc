@@ -492,6 +492,7 @@ void BindContext(const Args& a, const Env& env, const TraceSet& set, Progress* p
   ctx->filter = a.filter;
   ctx->merge.max_buffered_bytes = a.lookahead;
   ctx->merge.stretch_items = env.stretch_items;
+  ctx->merge.run_outputs = env.run_outputs;
   ctx->merge.progress = progress;
   ctx->wall_clock = a.wall;
   ctx->parallel = env.parallel && !a.serial;

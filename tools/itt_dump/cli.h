@@ -48,6 +48,8 @@ struct Env {
   bool parallel = true;
   // MergeOptions::stretch_items (0: the pass's own): the tests make it small.
   size_t stretch_items = 0;
+  // MergeOptions::run_outputs (0: the pass's own): the tests make it small.
+  size_t run_outputs = 0;
 };
 
 // Env for the real process: fds 1 and 2, files, progress when stderr is a

@@ -89,7 +89,7 @@ void ThreadedOutput::WriteRaw(const char* p, size_t n) {
 
 void ThreadedOutput::WriteBuffer(std::unique_ptr<char[]>* buf, size_t n) {
   std::unique_lock<std::mutex> lock(mu_);
-  queue_.push_back({std::move(*buf), n});
+  queue_.push_back({std::move(*buf), n, std::string()});
   work_cv_.notify_one();
   if (free_.empty() && buffers_ < kBuffers) {
     ++buffers_;
@@ -100,6 +100,28 @@ void ThreadedOutput::WriteBuffer(std::unique_ptr<char[]>* buf, size_t n) {
     free_.pop_back();
   }
   CopyState();
+}
+
+void ThreadedOutput::WriteTaken(std::string* s) {
+  Pass();
+  if (s->empty()) return;
+  std::unique_lock<std::mutex> lock(mu_);
+  done_cv_.wait(lock, [this] { return taken_queued_ < kBuffers; });
+  CopyState();
+  if (!good()) {
+    s->clear();
+    return;
+  }
+  Batch batch;
+  batch.taken.swap(*s);
+  batch.size = batch.taken.size();
+  queue_.push_back(std::move(batch));
+  ++taken_queued_;
+  work_cv_.notify_one();
+  if (!free_taken_.empty()) {
+    s->swap(free_taken_.back());
+    free_taken_.pop_back();
+  }
 }
 
 void ThreadedOutput::Drain() {
@@ -119,14 +141,23 @@ void ThreadedOutput::Run() {
     queue_.pop_front();
     busy_ = true;
     lock.unlock();
-    if (out_->good()) out_->WriteUnbuffered(std::string_view(batch.buf.get(), batch.size));
+    const char* bytes = batch.buf != nullptr ? batch.buf.get() : batch.taken.data();
+    if (out_->good()) out_->WriteUnbuffered(std::string_view(bytes, batch.size));
     const bool broken = out_->broken();
     absl::Status status = out_->status();
     lock.lock();
     out_broken_ = broken;
     out_status_ = std::move(status);
     busy_ = false;
-    free_.push_back(std::move(batch.buf));
+    if (batch.buf != nullptr) {
+      free_.push_back(std::move(batch.buf));
+    } else {
+      --taken_queued_;
+      if (free_taken_.size() < kBuffers) {
+        batch.taken.clear();
+        free_taken_.push_back(std::move(batch.taken));
+      }
+    }
     done_cv_.notify_all();
   }
 }

@@ -65,6 +65,12 @@ class Output {
     Pass();
     if (good() && !s.empty()) WriteRaw(s.data(), s.size());
   }
+  // Writes *s, which it may take (leaving another string in *s, cleared):
+  // a ThreadedOutput hands it to its thread without a copy.
+  virtual void WriteTaken(std::string* s) {
+    WriteUnbuffered(*s);
+    s->clear();
+  }
 
   // The reader went away (EPIPE): stop producing, exit quietly.
   bool broken() const { return broken_; }
@@ -86,6 +92,8 @@ class Output {
     if (used_ != 0 && good()) WriteBuffer(&buf_, used_);
     used_ = 0;
   }
+  // Forgets what is buffered.
+  void DropBuffered() { used_ = 0; }
 
   // Takes on a state: broken, or failed with `status` (not OK).
   void SetState(bool broken, const absl::Status& status) {
@@ -173,6 +181,8 @@ class ThreadedOutput final : public Output {
 
   static constexpr size_t kBufferBytes = 1 << 20;
   static constexpr size_t kBuffers = 4;
+  // Queues *s for the thread (at most kBuffers of them at once).
+  void WriteTaken(std::string* s) override;
 
  protected:
   // Bytes too many for a buffer (Spill, WriteUnbuffered): written to `out`
@@ -182,8 +192,9 @@ class ThreadedOutput final : public Output {
 
  private:
   struct Batch {
-    std::unique_ptr<char[]> buf;
+    std::unique_ptr<char[]> buf;  // or, if null, `taken`
     size_t size = 0;
+    std::string taken;
   };
   void Run();
   // Waits until the thread has written every batch; copies out_'s state.
@@ -196,8 +207,10 @@ class ThreadedOutput final : public Output {
   std::condition_variable done_cv_;  // a batch written
   std::deque<Batch> queue_;
   std::vector<std::unique_ptr<char[]>> free_;
-  size_t buffers_ = 1;  // made so far, the base's included
-  bool busy_ = false;   // the thread is writing a batch
+  std::vector<std::string> free_taken_;  // strings written, for WriteTaken
+  size_t taken_queued_ = 0;              // strings in queue_
+  size_t buffers_ = 1;                   // made so far, the base's included
+  bool busy_ = false;                    // the thread is writing a batch
   bool stop_ = false;
   bool out_broken_ = false;  // out_'s, as of the last batch written
   absl::Status out_status_;

@@ -549,6 +549,8 @@ class TextSink final : public PieceSink {
     }
     printer_.ForgetClosed();
   }
+  // Lines, which the reading thread writes as they are.
+  bool outputs_apart() const override { return true; }
   void Clear() override {}
 
  private:
@@ -561,14 +563,22 @@ class TextSink final : public PieceSink {
 std::optional<PassSummary> PrintInPieces(const VerbContext& ctx) {
   // (The pieces leave every task_begin_fn and its end to this thread:
   // only it names functions.)
-  TextPrinter printer(ctx, nullptr);
+  // (The pieces' lines and this thread's merge on workers: PieceOutput.)
+  PieceOutput own(ctx.out);
+  VerbContext own_ctx = ctx;
+  own_ctx.out = &own;
+  TextPrinter printer(own_ctx, nullptr);
+  own.set_flush([&printer] { printer.Flush(); });
   std::optional<PassSummary> pass = WriteInPieces(
       ctx,
       [&ctx](const Filter& filter, const Clock& clock) {
         return std::make_unique<TextSink>(ctx, filter, clock);
       },
-      &printer, [] {});
-  if (pass) printer.Flush();
+      &printer, [] {}, &own);
+  if (pass) {
+    printer.Flush();
+    own.Flush();
+  }
   return pass;
 }
 

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -138,6 +139,52 @@ bool DrainPieces(const VerbContext& ctx, PieceMerger* merger, Target* target, Pa
                      std::forward<OnEvent>(on_event), [](const PieceMerger::Item&) {});
 }
 
+// The reading thread's output in a pass whose sinks' outputs go apart
+// (PieceSink::outputs_apart): while a merger takes them (Attach), the
+// bytes written here go to its runs at the place of the item it gave last
+// (PieceMerger::AppendOwn), else to `out`; the runs go to `out`.
+class PieceOutput final : public Output, public OrderedOutput {
+ public:
+  explicit PieceOutput(Output* out) : out_(out) {}
+  // What hands on the bytes its writer buffers (into this output).
+  void set_flush(std::function<void()> flush) { flush_ = std::move(flush); }
+  // Bytes written from now on go to `merger`'s runs while it takes them,
+  // each item's once set_flush's function and this output's buffer have
+  // handed them on; null: to `out`, and what is buffered is dropped unless
+  // `keep`.
+  void Attach(PieceMerger* merger, bool keep = true) {
+    if (merger == nullptr) {
+      if (!keep) DropBuffered();
+      merger_ = nullptr;
+    }
+    Pass();
+    merger_ = merger;
+  }
+  void Settle() override {
+    if (flush_) flush_();
+    Pass();
+  }
+  void WriteRun(std::string* bytes) override {
+    out_->WriteTaken(bytes);
+    SetState(out_->broken(), out_->status());
+  }
+
+ protected:
+  void WriteRaw(const char* p, size_t n) override {
+    if (merger_ == nullptr) {
+      out_->Write(std::string_view(p, n));
+    } else if (merger_->takes_own()) {
+      merger_->AppendOwn(p, n);
+    }
+    SetState(out_->broken(), out_->status());
+  }
+
+ private:
+  Output* out_;
+  PieceMerger* merger_ = nullptr;
+  std::function<void()> flush_;
+};
+
 // The pass on every core (pieces.h) of a verb that writes as it reads
 // (text, chrome): the pieces' sinks come from make_sink(filter, clock),
 // given a filter and a clock made here for them to copy (both keep caches;
@@ -145,10 +192,12 @@ bool DrainPieces(const VerbContext& ctx, PieceMerger* merger, Target* target, Pa
 // FeedEntry feeds and each sink's output, AppendOutput(text, thread), in
 // the serial pass's order, after start() once the pass can begin. Returns
 // nullopt when the pass cannot be exact (having written part of the
-// output, maybe), or with more than PieceMerger::kManyFiles files.
+// output, maybe), or with more than PieceMerger::kManyFiles files. With
+// `own` (the sinks' outputs go apart): `target` writes to it.
 template <typename MakeSink, typename Target, typename Start>
 std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, MakeSink&& make_sink,
-                                         Target* target, Start&& start) {
+                                         Target* target, Start&& start,
+                                         PieceOutput* own = nullptr) {
   if (!ctx.parallel || ctx.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
   PassSummary pass;
   const Filter filter(ctx.filter, *ctx.index);
@@ -157,6 +206,10 @@ std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, MakeSink&& make
       *ctx.set, [&]() -> std::unique_ptr<PieceSink> { return make_sink(filter, clock); }, ctx.merge,
       [&pass](const Piece& piece) { CountPiece(piece, &pass); });
   if (!merger.exact()) return std::nullopt;
+  if (own != nullptr) {
+    merger.set_ordered_output(own);
+    own->Attach(&merger);
+  }
   start();
   DrainPieces(
       ctx, &merger, target, &pass,
@@ -164,6 +217,7 @@ std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, MakeSink&& make
         target->AppendOutput(item.piece->OutputAt(*item.entry), *item.thread);
       },
       [](const format::Event&, const PieceMerger::Item&) { return true; });
+  if (own != nullptr) own->Attach(nullptr, /*keep=*/merger.exact());
   if (!merger.exact() && ctx.out->good()) return std::nullopt;
   pass.on_every_core = true;
   return pass;

@@ -135,6 +135,10 @@ struct MergeOptions {
   // what the pieces keep apart holds at least; 0: PieceMerger::
   // kStretchItems. Tests make it small, for many joins.
   size_t stretch_items = 0;
+  // A pass on every core whose outputs go apart (PieceMerger::
+  // set_ordered_output): the outputs a run holds about; 0: PieceMerger::
+  // kRunOutputs. Tests make it small, for many runs.
+  size_t run_outputs = 0;
 };
 
 class EventMerger {

@@ -28,6 +28,8 @@ void Piece::Clear() {
   last_time = 0;
   time_back = false;
   entries.clear();
+  output_entries.clear();
+  outputs_before.clear();
   packed_size = 0;
   opens.clear();
   begin_words.clear();
@@ -52,6 +54,7 @@ PieceDecoder::PieceDecoder(const TraceSet& set, size_t file, SinkFactory make_si
     apart_.push_back(sink->KeepsApart(kind));
     taken_.push_back(!sink->wants_paired_events() && sink->TakesForwarded(kind));
   }
+  outputs_apart_ = sink->outputs_apart();
 }
 
 PieceDecoder::~PieceDecoder() = default;
@@ -304,6 +307,9 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       sink.OnPairedEvent(e, thread);
     }
     // What the sink made of the event and the intervals it closed.
+    while (outputs_apart_ && outputs != sink.outputs()) {
+      p.output_entries.push_back({time, sink.output_offset(outputs++)});
+    }
     while (outputs != sink.outputs()) {
       Piece::Entry& en = entries.emplace_back();
       en.time = time;
@@ -323,6 +329,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     }
     // Forwarded (an end of a task begun before the piece): as an Event.
     if (simple) task.ToEvent(&e);
+    if (outputs_apart_) p.outputs_before.push_back(static_cast<uint32_t>(p.output_entries.size()));
     Piece::Entry& en = entries.emplace_back();
     Pack(e, &en, &p.packed, &p.packed_size);
     en.child_ticks = tracker.piece_child_ticks();
@@ -342,14 +349,22 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     // Merge the opens in at their positions. The time of an open is that
     // of the event after it (it touches only its own thread's stack, so
     // only the order inside the thread matters), or the piece's last.
+    // With outputs apart, an open comes after the outputs before the
+    // event after it (the reading thread writes nothing for it).
     std::vector<Piece::Entry>& kept = p.kept_;
     kept.swap(entries);
     entries.clear();
+    std::vector<uint32_t>& kept_before = p.kept_outputs_before_;
+    kept_before.swap(p.outputs_before);
+    p.outputs_before.clear();
+    const auto outputs_total = static_cast<uint32_t>(p.output_entries.size());
     size_t next_open = 0;
     for (size_t i = 0; i <= kept.size(); ++i) {
       const uint64_t time = i < kept.size() ? kept[i].time : p.last_time;
+      const uint32_t before = i < kept_before.size() ? kept_before[i] : outputs_total;
       while (next_open < p.piece_opens_.size() && p.piece_opens_[next_open].position == i) {
         const IntervalTracker::PieceOpen& o = p.piece_opens_[next_open++];
+        if (outputs_apart_) p.outputs_before.push_back(before);
         Piece::Entry& en = entries.emplace_back();
         en.time = time;
         en.child_ticks = o.child_mark;
@@ -359,10 +374,14 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
         // (piece_opens_ stays as it is while the piece is merged.)
         if (!o.args.empty()) p.opens.back().args = &o.args;
       }
-      if (i < kept.size()) entries.push_back(kept[i]);
+      if (i < kept.size()) {
+        entries.push_back(kept[i]);
+        if (outputs_apart_) p.outputs_before.push_back(before);
+      }
     }
   }
   if (total_child != (entries.empty() ? 0 : entries.back().child_ticks)) {
+    if (outputs_apart_) p.outputs_before.push_back(static_cast<uint32_t>(p.output_entries.size()));
     Piece::Entry& en = entries.emplace_back();
     en.time = p.last_time;
     en.child_ticks = total_child;
@@ -519,10 +538,81 @@ class PieceMerger::Stretch final : public format::PoolTask, public StretchRecord
   }
 };
 
+// A run of the output, with outputs apart (PieceMerger::set_ordered_output):
+// the outputs of spans of the queues' pieces and the reading thread's own
+// bytes, merged on a worker. Step by step: the outputs before the step's
+// place, then the own bytes up to its own_end.
+class PieceMerger::OutputRun final : public format::PoolTask {
+ public:
+  struct Span {
+    const Piece::OutputEntry* begin;
+    const Piece::OutputEntry* end;
+    const ThreadRec* thread;
+    const Piece* piece;
+    int queue;
+  };
+  struct Step {
+    Bound bound;
+    size_t own_end = 0;
+  };
+  // Each queue's spans in order, the queues in order (their ties' order),
+  // queue q's from starts[q] (queues with none left out).
+  std::vector<Span> spans;
+  std::vector<size_t> starts;
+  std::vector<Step> steps;
+  std::string own;
+  std::string out;
+  // The pieces whose last outputs are in the run.
+  std::vector<Piece*> finished;
+  uint64_t outputs = 0;
+
+  void Run() override {
+    size_t step = 0;
+    size_t own_at = 0;
+    // Step `step` has all its outputs: its own bytes go out.
+    const auto own_out = [this, &step, &own_at] {
+      const size_t end = steps[step].own_end;
+      out.append(own, own_at, end - own_at);
+      own_at = end;
+      ++step;
+    };
+    if (!spans.empty()) {
+      MergeSpans(
+          spans, starts,
+          [this, &step, &own_out](const Piece::OutputEntry& o, const ThreadRec&, const Span& span) {
+            const Piece& p = *span.piece;
+            const uint64_t position =
+                p.output_base + static_cast<uint64_t>(&o - p.output_entries.data());
+            // (The spans end before the last step's place.)
+            while (step + 1 < steps.size() &&
+                   !Before(steps[step].bound, span.queue, o.time, position)) {
+              own_out();
+            }
+            const std::string_view bytes = p.OutputAt(o.offset);
+            out.append(bytes.data(), bytes.size());
+          });
+    }
+    while (step < steps.size()) own_out();
+  }
+  void Clear() {
+    spans.clear();
+    starts.clear();
+    steps.clear();
+    own.clear();
+    out.clear();
+    finished.clear();
+    outputs = 0;
+  }
+};
+
 PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sink,
                          const MergeOptions& options, OnPiece on_piece, size_t only_file)
     : set_(set), options_(options), on_piece_(std::move(on_piece)) {
   if (options.stretch_items != 0) stretch_items_ = options.stretch_items;
+  if (options.run_outputs != 0) {
+    run_outputs_ = options.run_outputs;
+    run_steps_ = std::max<size_t>(1, options.run_outputs / 4);
+  }
   if (set.alignment() == TimeAlignment::kWallClock) {
     Fail("the files are aligned by wall clock");
     return;
@@ -586,6 +676,11 @@ PieceMerger::~PieceMerger() {
   // The stretches in flight point into the queues' blocks (which they
   // share) and run on the pool.
   for (const std::unique_ptr<Stretch>& s : stretches_) pool_->Wait(s.get());
+  for (const std::unique_ptr<OutputRun>& r : runs_) pool_->Wait(r.get());
+  for (std::unique_ptr<Piece>& p : parked_) {
+    const size_t f = p->file;
+    files_[f].decoder->Recycle(std::move(p));
+  }
   for (Queue& q : queues_) {
     for (std::unique_ptr<Piece>& p : q.pieces) {
       const size_t f = p->file;
@@ -615,14 +710,19 @@ size_t PieceMerger::FileToRead() const {
   return 0;
 }
 
-void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
-  Queue& q = queues_[static_cast<size_t>(qi)];
-  const bool had_head = q.has_head();
+void PieceMerger::CountQueued(Piece* piece) {
   piece->queued_bytes =
       sizeof(Piece) + piece->entries.capacity() * sizeof(Piece::Entry) + piece->packed.capacity() +
       piece->opens.capacity() * sizeof(Interval) + piece->sink->output_records().capacity() +
-      (piece->begin_words.capacity() + piece->open_task_words.capacity()) * sizeof(uint64_t);
+      (piece->begin_words.capacity() + piece->open_task_words.capacity()) * sizeof(uint64_t) +
+      piece->output_entries.capacity() * sizeof(Piece::OutputEntry) +
+      piece->outputs_before.capacity() * sizeof(uint32_t);
   buffered_ += piece->queued_bytes;
+}
+
+void PieceMerger::Enqueue(int qi, std::unique_ptr<Piece> piece) {
+  Queue& q = queues_[static_cast<size_t>(qi)];
+  const bool had_head = q.has_head();
   q.pieces.push_back(std::move(piece));
   if (!had_head) {
     q.SetFront();
@@ -707,10 +807,24 @@ bool PieceMerger::ReadChunk(size_t f) {
       piece->apart.packed.resize(piece->apart_packed_size);
       q.records.push_back({TakeOver(&piece->apart, &spare_records_), 0});
     }
-    if (piece->entries.empty()) {
-      file.decoder->Recycle(std::move(piece));
-    } else {
+    piece->holds = 0;
+    piece->output_base = q.outputs_read;
+    if (!piece->output_entries.empty()) {
+      if (ordered_ == nullptr) return Fail("outputs apart with nothing to write them");
+      piece->holds = 1;
+      q.outputs_read += piece->output_entries.size();
+      outputs_waiting_ += piece->output_entries.size();
+      q.outs.push_back(piece.get());
+    }
+    if (!piece->entries.empty()) {
+      ++piece->holds;
+      CountQueued(piece.get());
       Enqueue(qi, std::move(piece));
+    } else if (piece->holds != 0) {
+      CountQueued(piece.get());
+      parked_.push_back(std::move(piece));
+    } else {
+      file.decoder->Recycle(std::move(piece));
     }
     UpdateWaiting(qi);
     GiveStretch();
@@ -758,6 +872,185 @@ void PieceMerger::Issue(int qi, Item* item) {
       break;
   }
   PassTime(en.time);
+  if (ordered_ != nullptr) {
+    const auto at = static_cast<size_t>(q.head - p.entries.data());
+    const uint64_t before = at < p.outputs_before.size() ? p.outputs_before[at] : 0;
+    AddStep({en.time, qi, p.output_base + before, false});
+    if (building_->steps.size() >= run_steps_ || building_->own.size() >= kRunOwnBytes) CloseRun();
+  }
+}
+
+void PieceMerger::set_ordered_output(OrderedOutput* out) {
+  ordered_ = out;
+  building_ = std::make_unique<OutputRun>();
+  // Before the first item: no outputs, then the own bytes.
+  building_->steps.push_back({Bound{0, -1, 0, false}, 0});
+}
+
+void PieceMerger::AppendOwn(const char* p, size_t n) { building_->own.append(p, n); }
+
+void PieceMerger::AddStep(const Bound& bound) {
+  ordered_->Settle();
+  std::vector<OutputRun::Step>& steps = building_->steps;
+  const size_t own_end = building_->own.size();
+  const size_t last_end = steps.size() < 2 ? 0 : steps[steps.size() - 2].own_end;
+  if (own_end == last_end && steps.size() > 1) {
+    // The last step has no own bytes: its outputs and the next's go at once.
+    steps.back().bound = bound;
+    return;
+  }
+  steps.back().own_end = own_end;
+  steps.push_back({bound, own_end});
+}
+
+void PieceMerger::CloseRun() {
+  std::unique_ptr<OutputRun> run = std::move(building_);
+  OutputRun& r = *run;
+  r.steps.back().own_end = r.own.size();
+  const Bound bound = r.steps.back().bound;
+  for (size_t i = 0; i < queues_.size(); ++i) {
+    Queue& q = queues_[i];
+    const int qi = static_cast<int>(i);
+    bool first = true;
+    while (!q.outs.empty()) {
+      Piece* p = q.outs.front();
+      const std::vector<Piece::OutputEntry>& entries = p->output_entries;
+      const size_t begin = q.out_next;
+      size_t end = entries.size();
+      if (bound.all) {
+      } else if (qi == bound.queue) {
+        end = static_cast<size_t>(std::clamp<uint64_t>(
+            bound.position - std::min(bound.position, p->output_base), begin, end));
+      } else {
+        const auto from = entries.begin() + static_cast<std::ptrdiff_t>(begin);
+        // Ties go before the place when their queue comes first.
+        end = static_cast<size_t>(
+            (qi < bound.queue ? std::upper_bound(from, entries.end(), bound.time,
+                                                 [](uint64_t t, const Piece::OutputEntry& o) {
+                                                   return t < o.time;
+                                                 })
+                              : std::lower_bound(from, entries.end(), bound.time,
+                                                 [](const Piece::OutputEntry& o, uint64_t t) {
+                                                   return o.time < t;
+                                                 })) -
+            entries.begin());
+      }
+      if (end > begin) {
+        if (first) r.starts.push_back(r.spans.size());
+        first = false;
+        r.spans.push_back({entries.data() + begin, entries.data() + end, q.thread, p, qi});
+        r.outputs += end - begin;
+      }
+      if (end < entries.size()) {
+        q.out_next = end;
+        break;
+      }
+      r.finished.push_back(p);
+      q.outs.pop_front();
+      q.out_next = 0;
+    }
+  }
+  outputs_waiting_ -= r.outputs;
+  // The serial merge is past every event before the place.
+  if (!bound.all) PassTime(bound.time);
+  if (!spare_runs_.empty()) {
+    building_ = std::move(spare_runs_.back());
+    spare_runs_.pop_back();
+  } else {
+    building_ = std::make_unique<OutputRun>();
+  }
+  // The next run starts at the place, with the own bytes of its item.
+  building_->steps.push_back({bound, 0});
+  // As many in flight as stretches.
+  const size_t max_in_flight = 2 * static_cast<size_t>(format::OnlineCpus()) + 2;
+  while (runs_.size() >= max_in_flight) {
+    pool_->Wait(runs_.front().get());
+    WriteRuns(/*all=*/false);
+  }
+  pool_->Submit(run.get());
+  runs_.push_back(std::move(run));
+  WriteRuns(/*all=*/false);
+}
+
+void PieceMerger::CloseRunWhileReading() {
+  if (outputs_waiting_ < run_outputs_) return;
+  // Every output before the earliest event not read yet, nor given as an
+  // item (a queue's head), goes in runs of about kRunOutputs.
+  uint64_t known = kNoEvents;
+  for (const Queue& q : queues_) {
+    if (q.has_head()) known = std::min(known, q.head_time());
+    if (files_[q.file].done) continue;
+    const uint64_t first = WaitingThreads::NextFirstTime(*q.local, q.chunks_read);
+    if (first != kNoEvents) known = std::min(known, set_.SetTicks(q.file, first));
+  }
+  const size_t share = std::max<size_t>(1, run_outputs_ / queues_.size());
+  for (;;) {
+    // A run ends at the time of the earliest queue's share-th output.
+    uint64_t cap = kNoEvents;
+    for (const Queue& q : queues_) {
+      size_t k = q.out_next + share;
+      for (const Piece* p : q.outs) {
+        if (k < p->output_entries.size()) {
+          cap = std::min(cap, p->output_entries[k].time);
+          break;
+        }
+        k -= p->output_entries.size();
+      }
+    }
+    if (cap >= known) break;
+    // (Every output of that time, of every queue.)
+    CloseRunAt({cap, static_cast<int>(queues_.size()), 0, false});
+    if (outputs_waiting_ < run_outputs_) return;
+  }
+  CloseRunAt({known, -1, 0, known == kNoEvents});
+}
+
+void PieceMerger::CloseRunAt(const Bound& bound) {
+  // (The outputs before the last item given go before its own bytes.)
+  if (Earlier(building_->steps.back().bound, bound)) AddStep(bound);
+  CloseRun();
+}
+
+void PieceMerger::WriteRuns(bool all) {
+  bool freed = false;
+  while (!runs_.empty()) {
+    OutputRun& r = *runs_.front();
+    if (all) {
+      pool_->Wait(&r);
+    } else if (!pool_->Done(&r)) {
+      break;
+    }
+    // (When the pass stops, the runs so far are the output's start.)
+    ordered_->WriteRun(&r.out);
+    for (Piece* p : r.finished) freed |= --p->holds == 0;
+    r.Clear();
+    spare_runs_.push_back(std::move(runs_.front()));
+    runs_.pop_front();
+  }
+  if (!freed) return;
+  // Parked pieces are few: a run's worth of each queue's.
+  size_t kept = 0;
+  for (size_t i = 0; i < parked_.size(); ++i) {
+    std::unique_ptr<Piece> p = std::move(parked_[i]);
+    if (p->holds != 0) {
+      parked_[kept++] = std::move(p);
+      continue;
+    }
+    buffered_ -= p->queued_bytes;
+    const size_t f = p->file;
+    files_[f].decoder->Recycle(std::move(p));
+  }
+  parked_.resize(kept);
+}
+
+void PieceMerger::EndOutputs() {
+  if (ordered_ == nullptr || outputs_done_) return;
+  if (exact()) {
+    AddStep({0, -1, 0, true});
+    CloseRun();
+  }
+  WriteRuns(/*all=*/true);
+  outputs_done_ = true;
 }
 
 namespace {
@@ -944,12 +1237,19 @@ void PieceMerger::PopPiece(Queue* queue) {
   q.pieces.pop_front();
   q.SetFront();
   if (q.has_head()) CheckDepth(q);
+  if (--done->holds > 0) {
+    parked_.push_back(std::move(done));  // its outputs are not all written
+    return;
+  }
   buffered_ -= done->queued_bytes;
   files_[done->file].decoder->Recycle(std::move(done));
 }
 
 bool PieceMerger::Next(Item* item) {
-  if (!exact()) return false;
+  if (!exact()) {
+    EndOutputs();
+    return false;
+  }
   if (current_ >= 0) {
     // The last item's queue moves on; while it stays first it goes on.
     const int qi = current_;
@@ -989,12 +1289,17 @@ bool PieceMerger::Next(Item* item) {
         return true;
       }
     } else if (reader_done_) {
+      EndOutputs();
       return false;
     }
     // The serial merge is past every event before the earliest chunk still
     // to read: pieces that keep nothing move it on too.
     PassTime(waiting_.first_time());
-    if (!ReadChunk(FileToRead()) && !exact()) return false;
+    if (ordered_ != nullptr) CloseRunWhileReading();
+    if (!ReadChunk(FileToRead()) && !exact()) {
+      EndOutputs();
+      return false;
+    }
   }
 }
 

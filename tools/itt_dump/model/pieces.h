@@ -131,6 +131,13 @@ class PieceSink : public IntervalListener {
   // piece forwards (a task the whole trace's tracker begins: OnBegin comes
   // again there) is dropped.
   virtual bool outputs_begins() const { return false; }
+  // Whether its outputs are bytes of the verb's output that the reading
+  // thread would write as they are, with nothing of its state depending on
+  // them: then they are not among the piece's entries (Piece::
+  // output_entries), and the merger merges them with the reading thread's
+  // own bytes on workers (PieceMerger::set_ordered_output), which it must
+  // be given.
+  virtual bool outputs_apart() const { return false; }
 
   size_t outputs() const { return offsets_.size(); }
   uint32_t output_offset(size_t i) const { return offsets_[i]; }
@@ -241,6 +248,11 @@ class Piece final : public format::DecodedChunk {
     format::EventKind kind = format::EventKind::kInvalid;
     Type type = Type::kEvent;
   };
+  // An output that is not among the entries (PieceSink::outputs_apart).
+  struct OutputEntry {
+    uint64_t time = 0;    // the merge's key, as an entry's
+    uint32_t offset = 0;  // the sink's output at this offset (OutputAt)
+  };
 
   // An events chunk whose payload prefix decoded, of a thread the index
   // knows (thread: the set's, set) or not (thread null: the pass cannot be
@@ -266,6 +278,14 @@ class Piece final : public format::DecodedChunk {
   // What the merge counts it for while it is queued (its memory).
   size_t queued_bytes = 0;
   std::vector<Entry> entries;
+  // With PieceSink::outputs_apart: the outputs in order, and for each
+  // entry how many of them come before it in the thread's order.
+  std::vector<OutputEntry> output_entries;
+  std::vector<uint32_t> outputs_before;
+  // The merger's: the thread's outputs in the pieces before this one, and
+  // what still holds the piece (its entries to merge, its outputs to merge).
+  uint64_t output_base = 0;
+  int holds = 0;
   // The kept events' fields, format::PackFields's bytes in [0, packed_size):
   // a few bytes an event (an Event takes 264), which is what the reading
   // thread reads of another core's memory.
@@ -297,8 +317,9 @@ class Piece final : public format::DecodedChunk {
   // The event of entry `en` (one of entries). REQUIRES: en.type == kEvent.
   void EventAt(const Entry& en, format::Event* e) const;
   // The output of entry `en`. REQUIRES: en.type == kOutput.
-  std::string_view OutputAt(const Entry& en) const {
-    const char* record = outputs + en.index;
+  std::string_view OutputAt(const Entry& en) const { return OutputAt(en.index); }
+  std::string_view OutputAt(uint32_t offset) const {
+    const char* record = outputs + offset;
     uint32_t size;
     std::memcpy(&size, record, sizeof size);
     return std::string_view(record + sizeof size, size);
@@ -311,6 +332,7 @@ class Piece final : public format::DecodedChunk {
   std::unique_ptr<IntervalTracker> tracker_;
   std::vector<IntervalTracker::PieceOpen> piece_opens_;
   std::vector<Entry> kept_;
+  std::vector<uint32_t> kept_outputs_before_;
 };
 
 class PieceDecoder final : public format::ChunkDecoder {
@@ -343,6 +365,7 @@ class PieceDecoder final : public format::ChunkDecoder {
   std::vector<uint8_t> ignored_;
   std::vector<uint8_t> apart_;
   std::vector<uint8_t> taken_;  // TakesForwarded, of a sink without wants_paired_events
+  bool outputs_apart_ = false;  // PieceSink::outputs_apart
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Piece>> pool_;  // guarded by mu_
 };
@@ -389,6 +412,21 @@ class ApartConsumer {
   // readies it for the next.
   virtual void JoinStretch(ApartStretch* stretch, bool frames_joined,
                            const StretchRecords& records) = 0;
+};
+
+// Where a pass whose sinks' outputs go apart (PieceSink::outputs_apart)
+// writes its output: runs of it, in order, each the pieces' outputs and
+// the reading thread's own bytes (PieceMerger::AppendOwn) in the serial
+// pass's order.
+class OrderedOutput {
+ public:
+  virtual ~OrderedOutput() = default;
+  // Hands on the consumer's bytes so far (PieceMerger::AppendOwn): called
+  // before the merger notes a place.
+  virtual void Settle() {}
+  // The next run, in *bytes: taken (the callee may leave another buffer
+  // there, cleared, for a later run).
+  virtual void WriteRun(std::string* bytes) = 0;
 };
 
 class PieceMerger {
@@ -444,6 +482,27 @@ class PieceMerger {
   // Next; must outlive the merger). The last stretch is joined before
   // Next returns false.
   void set_apart_consumer(ApartConsumer* consumer) { apart_consumer_ = consumer; }
+  // Where the output goes when the sinks' outputs go apart (required then;
+  // set before the first Next; must outlive the merger). The outputs are
+  // merged on workers, a run at a time, with the bytes the consumer writes
+  // for each item Next gives (AppendOwn, before the next call to Next):
+  // those go out after every output before the item and before every
+  // output after it. Runs go to `out` in order; by the time Next returns
+  // false every run has gone out, or when not exact, a prefix of them.
+  void set_ordered_output(OrderedOutput* out);
+  // The consumer's bytes at the place of the last item given (before the
+  // first item: at the start). REQUIRES: takes_own().
+  void AppendOwn(const char* p, size_t n);
+  // Whether AppendOwn takes bytes: from set_ordered_output until Next
+  // returns false.
+  bool takes_own() const { return ordered_ != nullptr && !outputs_done_; }
+  // A run holds outputs up to the place of the item where it reaches this
+  // many steps (items the consumer wrote bytes for), or this many
+  // outputs before the earliest event still to read.
+  static constexpr size_t kRunSteps = 4096;
+  static constexpr uint64_t kRunOutputs = uint64_t{1} << 14;
+  // Or where its own bytes reach this many.
+  static constexpr size_t kRunOwnBytes = size_t{1} << 20;
   // Frames and events a stretch holds at least (but the last), unless
   // MergeOptions::stretch_items says otherwise.
   static constexpr size_t kStretchItems = size_t{1} << 16;
@@ -468,6 +527,29 @@ class PieceMerger {
     const std::vector<Piece::Entry>& items() const { return records->entries; }
   };
   class Stretch;
+  class OutputRun;
+  // A place in the merge's order, for the outputs before it: those of
+  // queue `queue` whose number in its thread's outputs is below
+  // `position`, and those of other queues before (time, queue); queue -1:
+  // those before `time`. `all`: every output.
+  struct Bound {
+    uint64_t time = 0;
+    int queue = -1;
+    uint64_t position = 0;
+    bool all = false;
+  };
+  // Whether place a comes before place b (queue -1 before every queue).
+  static bool Earlier(const Bound& a, const Bound& b) {
+    if (a.all || b.all) return !a.all && b.all;
+    if (a.time != b.time) return a.time < b.time;
+    if (a.queue != b.queue) return a.queue < b.queue;
+    return a.position < b.position;
+  }
+  static bool Before(const Bound& b, int queue, uint64_t time, uint64_t position) {
+    if (b.all) return true;
+    if (queue == b.queue) return position < b.position;
+    return time < b.time || (time == b.time && queue < b.queue);
+  }
   struct Queue {
     const ThreadRec* thread = nullptr;  // the set's
     const ThreadRec* local = nullptr;   // its file's (chunk_first_times)
@@ -487,6 +569,11 @@ class PieceMerger {
     // from the front block's `next` on not given to a stretch yet.
     std::deque<FrameBlock> frames;
     std::deque<RecordBlock> records;
+    // Pieces whose outputs (PieceSink::outputs_apart) are not all in a run
+    // yet, the front one's from out_next on; the thread's outputs so far.
+    std::deque<Piece*> outs;
+    size_t out_next = 0;
+    uint64_t outputs_read = 0;
     bool any = false;
     bool has_head() const { return front != nullptr; }
     uint64_t head_time() const { return head->time; }
@@ -502,6 +589,8 @@ class PieceMerger {
   // The file whose next chunk the merge waits for.
   size_t FileToRead() const;
   void Enqueue(int qi, std::unique_ptr<Piece> piece);
+  // What a queued piece counts for in buffered_.
+  void CountQueued(Piece* piece);
   // Moves queue qi past its head (inline, for the merge's loop); at a
   // piece's end, PopPiece recycles it.
   void Pop(int qi);
@@ -549,8 +638,35 @@ class PieceMerger {
   // Joins the stretches in flight that are done, in order (`all`: waits
   // for each).
   void JoinStretches(bool all);
+  // Outputs apart (set_ordered_output): the place of the next item, a
+  // step of the run being made (merging up to it the outputs after the
+  // last step's place, then its own bytes).
+  void AddStep(const Bound& bound);
+  // Ends the run being made at its last step's place and hands it to a
+  // worker.
+  void CloseRun();
+  // The same at `bound`, or at the last step's place if that is later.
+  void CloseRunAt(const Bound& bound);
+  // Ends a run at the place before which every output is read, if enough
+  // are waiting (the merge reads chunks and gives no item).
+  void CloseRunWhileReading();
+  // Writes the runs done, in order (`all`: waits for each), and lets go
+  // of the pieces they finish.
+  void WriteRuns(bool all);
+  // The last run (when exact) and the end of AppendOwn.
+  void EndOutputs();
+  OrderedOutput* ordered_ = nullptr;
+  bool outputs_done_ = false;
+  std::unique_ptr<OutputRun> building_;
+  std::deque<std::unique_ptr<OutputRun>> runs_;  // in flight, in order
+  std::vector<std::unique_ptr<OutputRun>> spare_runs_;
+  // Pieces merged but for their outputs (Piece::holds).
+  std::vector<std::unique_ptr<Piece>> parked_;
+  uint64_t outputs_waiting_ = 0;  // read, not in a run yet
   ApartConsumer* apart_consumer_ = nullptr;
   size_t stretch_items_ = kStretchItems;
+  uint64_t run_outputs_ = kRunOutputs;
+  size_t run_steps_ = kRunSteps;
   size_t items_held_ = 0;                           // in the queues' frames and records
   std::deque<std::unique_ptr<Stretch>> stretches_;  // in flight, in order
   std::vector<std::unique_ptr<Stretch>> spare_stretches_;
