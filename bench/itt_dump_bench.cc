@@ -98,7 +98,7 @@
 
 namespace {
 
-using ittc::itt_dump::testing::RunDump;
+using ittc::itt_dump::testing::RunDumpWithDefaults;
 
 constexpr int kThreads = 4;
 constexpr uint64_t kFramesPerThread = 2000000;
@@ -317,7 +317,7 @@ RunCpu RunMeasured(const std::vector<std::string>& args, const std::string& trac
   const uint64_t thread0 = ittc::bench::ThreadCpuNs();
   const uint64_t queued0 = ittc::format::ThisThreadQueuedWorkCpuNs();
   ThreadCpuSampler sampler;
-  auto r = RunDump(args, trace, /*output_limit=*/0);
+  auto r = RunDumpWithDefaults(args, trace, /*output_limit=*/0);
   // What the reading thread did of the workers' work, taking it off the
   // queue as it waited for it, is in total_ns only.
   const uint64_t queued = ittc::format::ThisThreadQueuedWorkCpuNs() - queued0;
@@ -411,7 +411,7 @@ const RunSet& ManyFiles(int threads) {
 template <typename Traces>
 double TimeStats(const std::string& path, const Traces& traces) {
   const auto start = std::chrono::steady_clock::now();
-  auto r = RunDump({"stats", "--no-progress", path}, traces, /*output_limit=*/0);
+  auto r = RunDumpWithDefaults({"stats", "--no-progress", path}, traces, /*output_limit=*/0);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (r.status != 0) std::fprintf(stderr, "stats %s: %s\n", path.c_str(), r.err.c_str());
   return r.status == 0 ? s : -1;

@@ -22,7 +22,7 @@ DumpResult Run(
     const std::vector<std::string>& args, std::function<TraceSource(const std::string&)> source,
     size_t output_limit,
     std::function<absl::StatusOr<std::vector<std::string>>(const std::string&)> expand = nullptr,
-    bool parallel = true, size_t stretch_items = 0) {
+    bool parallel = true, size_t stretch_items = 0, size_t run_outputs = kTestRunOutputs) {
   DumpResult r;
   std::unique_ptr<Output> out = StringOutput(&r.out, output_limit);
   std::unique_ptr<Output> err = StringOutput(&r.err);
@@ -33,7 +33,7 @@ DumpResult Run(
   env.expand = std::move(expand);
   env.parallel = parallel;
   env.stretch_items = stretch_items;
-  env.run_outputs = kTestRunOutputs;
+  env.run_outputs = run_outputs;
   env.create_file =
       [&r, output_limit](const std::string& path) -> absl::StatusOr<std::unique_ptr<Output>> {
     if (path.rfind("/nonexistent", 0) == 0) {
@@ -66,6 +66,13 @@ DumpResult RunDump(const std::vector<std::string>& args, const std::string& trac
       output_limit);
 }
 
+DumpResult RunDumpWithDefaults(const std::vector<std::string>& args, const std::string& trace,
+                               size_t output_limit) {
+  return Run(
+      args, [&trace](const std::string& path) { return TraceSource::Memory(trace, path); },
+      output_limit, nullptr, /*parallel=*/true, /*stretch_items=*/0, /*run_outputs=*/0);
+}
+
 DumpResult RunDumpInStretches(const std::vector<std::string>& args, const std::string& trace,
                               size_t items) {
   return Run(
@@ -83,7 +90,7 @@ namespace {
 
 DumpResult RunOnTraces(const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& traces, size_t output_limit,
-                       bool parallel) {
+                       bool parallel, size_t run_outputs = kTestRunOutputs) {
   return Run(
       args,
       [&traces](const std::string& path) {
@@ -101,7 +108,7 @@ DumpResult RunOnTraces(const std::vector<std::string>& args,
         if (in_dir.empty()) return std::vector<std::string>{arg};
         return in_dir;
       },
-      parallel);
+      parallel, /*stretch_items=*/0, run_outputs);
 }
 
 }  // namespace
@@ -109,6 +116,12 @@ DumpResult RunOnTraces(const std::vector<std::string>& args,
 DumpResult RunDump(const std::vector<std::string>& args,
                    const std::map<std::string, std::string>& traces, size_t output_limit) {
   return RunOnTraces(args, traces, output_limit, /*parallel=*/true);
+}
+
+DumpResult RunDumpWithDefaults(const std::vector<std::string>& args,
+                               const std::map<std::string, std::string>& traces,
+                               size_t output_limit) {
+  return RunOnTraces(args, traces, output_limit, /*parallel=*/true, /*run_outputs=*/0);
 }
 
 DumpResult RunDumpOnOneCore(const std::vector<std::string>& args,

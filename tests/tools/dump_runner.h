@@ -20,7 +20,8 @@ struct DumpResult {
 };
 
 // Runs of merged output a pass on every core makes hold about this many
-// outputs here (Env::run_outputs), for many runs in a small trace.
+// outputs here (Env::run_outputs), for many runs in a small trace; but in
+// RunDumpWithDefaults.
 constexpr size_t kTestRunOutputs = 100;
 
 // Runs `args`; the file name "trace.itt" (and any other path) reads
@@ -45,6 +46,13 @@ DumpResult RunDumpOnOneCore(const std::vector<std::string>& args,
 DumpResult RunDump(const std::vector<std::string>& args,
                    const std::map<std::string, std::string>& traces,
                    size_t output_limit = static_cast<size_t>(-1));
+
+// RunDump with every size as itt-dump's own (for the benchmark).
+DumpResult RunDumpWithDefaults(const std::vector<std::string>& args, const std::string& trace,
+                               size_t output_limit = static_cast<size_t>(-1));
+DumpResult RunDumpWithDefaults(const std::vector<std::string>& args,
+                               const std::map<std::string, std::string>& traces,
+                               size_t output_limit = static_cast<size_t>(-1));
 
 // Every file under `dir` and its subdirectories (its path relative to
 // `dir` -> its bytes): what a verb that writes a directory wrote.

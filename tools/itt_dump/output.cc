@@ -55,6 +55,15 @@ void RewrittenOutput::WriteRaw(const char* p, size_t n) {
   SetState(out_->broken(), out_->status());
 }
 
+void RewrittenOutput::WriteRawWithCrc(const char* p, size_t n, uint32_t crc) {
+  // (Skipping part of it takes the CRC of that part.)
+  if (mismatch_ || skip_.bytes != 0) return WriteRaw(p, n);
+  written_.bytes += n;
+  if (keep_crc_) written_.crc = format::crc32c::Combine(written_.crc, crc, n);
+  out_->WriteUnbuffered(std::string_view(p, n));
+  SetState(out_->broken(), out_->status());
+}
+
 ThreadedOutput::ThreadedOutput(Output* out)
     : Output(kBufferBytes), out_(out), thread_([this] { Run(); }) {}
 
@@ -102,7 +111,7 @@ void ThreadedOutput::WriteBuffer(std::unique_ptr<char[]>* buf, size_t n) {
   CopyState();
 }
 
-void ThreadedOutput::WriteTaken(std::string* s) {
+void ThreadedOutput::WriteTaken(std::string* s, uint32_t crc) {
   Pass();
   if (s->empty()) return;
   std::unique_lock<std::mutex> lock(mu_);
@@ -115,6 +124,7 @@ void ThreadedOutput::WriteTaken(std::string* s) {
   Batch batch;
   batch.taken.swap(*s);
   batch.size = batch.taken.size();
+  batch.crc = crc;
   queue_.push_back(std::move(batch));
   ++taken_queued_;
   work_cv_.notify_one();
@@ -141,8 +151,12 @@ void ThreadedOutput::Run() {
     queue_.pop_front();
     busy_ = true;
     lock.unlock();
-    const char* bytes = batch.buf != nullptr ? batch.buf.get() : batch.taken.data();
-    if (out_->good()) out_->WriteUnbuffered(std::string_view(bytes, batch.size));
+    if (!out_->good()) {
+    } else if (batch.buf != nullptr) {
+      out_->WriteUnbuffered(std::string_view(batch.buf.get(), batch.size));
+    } else {
+      out_->WriteUnbuffered(batch.taken, batch.crc);
+    }
     const bool broken = out_->broken();
     absl::Status status = out_->status();
     lock.lock();

@@ -65,10 +65,16 @@ class Output {
     Pass();
     if (good() && !s.empty()) WriteRaw(s.data(), s.size());
   }
-  // Writes *s, which it may take (leaving another string in *s, cleared):
-  // a ThreadedOutput hands it to its thread without a copy.
-  virtual void WriteTaken(std::string* s) {
-    WriteUnbuffered(*s);
+  // Writes what is buffered, then `s`, whose CRC32C is `crc`, without
+  // copying it.
+  void WriteUnbuffered(std::string_view s, uint32_t crc) {
+    Pass();
+    if (good() && !s.empty()) WriteRawWithCrc(s.data(), s.size(), crc);
+  }
+  // WriteUnbuffered(*s, crc), taking *s (leaving another string there,
+  // cleared): a ThreadedOutput hands it to its thread without a copy.
+  virtual void WriteTaken(std::string* s, uint32_t crc) {
+    WriteUnbuffered(*s, crc);
     s->clear();
   }
 
@@ -84,6 +90,9 @@ class Output {
   explicit Output(size_t buffer_size = kBufferSize);
   // Writes n bytes; on failure, SetState.
   virtual void WriteRaw(const char* p, size_t n) = 0;
+  // The same, with their CRC32C (an output that takes the CRC of what it
+  // writes need not).
+  virtual void WriteRawWithCrc(const char* p, size_t n, uint32_t crc) { WriteRaw(p, n); }
   // Writes the n bytes of the full buffer *buf: WriteRaw, or an output
   // takes the buffer and leaves another of the same size in *buf.
   virtual void WriteBuffer(std::unique_ptr<char[]>* buf, size_t n) { WriteRaw(buf->get(), n); }
@@ -154,6 +163,7 @@ class RewrittenOutput final : public Output {
 
  protected:
   void WriteRaw(const char* p, size_t n) override;
+  void WriteRawWithCrc(const char* p, size_t n, uint32_t crc) override;
 
  private:
   Output* out_;
@@ -182,7 +192,7 @@ class ThreadedOutput final : public Output {
   static constexpr size_t kBufferBytes = 1 << 20;
   static constexpr size_t kBuffers = 4;
   // Queues *s for the thread (at most kBuffers of them at once).
-  void WriteTaken(std::string* s) override;
+  void WriteTaken(std::string* s, uint32_t crc) override;
 
  protected:
   // Bytes too many for a buffer (Spill, WriteUnbuffered): written to `out`
@@ -192,9 +202,10 @@ class ThreadedOutput final : public Output {
 
  private:
   struct Batch {
-    std::unique_ptr<char[]> buf;  // or, if null, `taken`
+    std::unique_ptr<char[]> buf;  // or, if null, `taken`, whose CRC32C is `crc`
     size_t size = 0;
     std::string taken;
+    uint32_t crc = 0;
   };
   void Run();
   // Waits until the thread has written every batch; copies out_'s state.

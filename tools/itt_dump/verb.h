@@ -164,8 +164,8 @@ class PieceOutput final : public Output, public OrderedOutput {
     if (flush_) flush_();
     Pass();
   }
-  void WriteRun(std::string* bytes) override {
-    out_->WriteTaken(bytes);
+  void WriteRun(std::string* bytes, uint32_t crc) override {
+    out_->WriteTaken(bytes, crc);
     SetState(out_->broken(), out_->status());
   }
 

@@ -248,6 +248,8 @@ class VtuneSink final : public PieceSink {
     EndOutput(lines_.AppendInterval(iv, &output_buffer()));
   }
   void Clear() override {}
+  // Lines, which the reading thread writes as they are.
+  bool outputs_apart() const override { return true; }
   // Counted, nothing kept: what the pass does nothing with (sync and heap
   // calls, markers, metadata...).
   bool Ignores(format::EventKind kind) const override { return !PassUses(kind); }
@@ -314,6 +316,8 @@ class VtuneWriter : public IntervalListener {
     tracker_.Finish(end_ticks);
     Flush(out_);
   }
+  // Hands the lines it holds to the output.
+  void FlushLines() { Flush(out_); }
 
   // Writes the counters file to `out`: its header, then the rows the
   // pass made, each with a column per counter. The temporary file's
@@ -456,19 +460,25 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
   // The writer of the pass that wrote the file keeps the counters' columns
   // and rows.
   std::unique_ptr<VtuneWriter> w;
+  std::optional<PieceOutput> own;  // the first pass's, for the pieces' lines and w's
   absl::StatusOr<PassSummary> pass = WriteOnce(
       intervals_ctx, "VTune intervals CSV",
       [&](const VerbContext& first) -> std::optional<PassSummary> {
         // The workers pair the simple tasks and write their lines, this
         // thread merges them with the rest.
-        w = std::make_unique<VtuneWriter>(ctx, first.out, options.spool_memory);
+        own.emplace(first.out);
+        w = std::make_unique<VtuneWriter>(ctx, &*own, options.spool_memory);
+        own->set_flush([&w] { w->FlushLines(); });
         std::optional<PassSummary> p = WriteInPieces(
             first,
             [&ctx](const Filter& filter, const Clock& clock) {
               return std::make_unique<VtuneSink>(ctx, filter, clock);
             },
-            w.get(), [&w] { w->Begin(); });
-        if (p) w->Finish(TraceEndTicks(*ctx.index, p->last_ticks));
+            w.get(), [&w] { w->Begin(); }, &*own);
+        if (p) {
+          w->Finish(TraceEndTicks(*ctx.index, p->last_ticks));
+          own->Flush();
+        }
         return p;
       },
       [&](const VerbContext& again) -> absl::StatusOr<PassSummary> {

@@ -5,6 +5,8 @@
 #include <functional>
 #include <type_traits>
 
+#include "format/crc32c.h"
+
 namespace ittc {
 namespace itt_dump {
 
@@ -562,6 +564,7 @@ class PieceMerger::OutputRun final : public format::PoolTask {
   std::vector<Step> steps;
   std::string own;
   std::string out;
+  uint32_t crc = 0;  // out's
   // The pieces whose last outputs are in the run.
   std::vector<Piece*> finished;
   uint64_t outputs = 0;
@@ -593,6 +596,7 @@ class PieceMerger::OutputRun final : public format::PoolTask {
           });
     }
     while (step < steps.size()) own_out();
+    crc = format::crc32c::Value(out.data(), out.size());
   }
   void Clear() {
     spans.clear();
@@ -1021,7 +1025,7 @@ void PieceMerger::WriteRuns(bool all) {
       break;
     }
     // (When the pass stops, the runs so far are the output's start.)
-    ordered_->WriteRun(&r.out);
+    ordered_->WriteRun(&r.out, r.crc);
     for (Piece* p : r.finished) freed |= --p->holds == 0;
     r.Clear();
     spare_runs_.push_back(std::move(runs_.front()));
