@@ -1169,6 +1169,29 @@ TEST(Pieces, ChromeOfSeveralFilesPrintsWhatTheSerialPassPrints) {
   }
 }
 
+// The JSON's closing "pid" is the process of the last thing written: here
+// a task that a piece of the second process pairs on a worker, after the
+// first process's frame, which the reading thread writes.
+TEST(Pieces, ChromeEndsWithTheProcessOfTheLastObjectAPieceWrote) {
+  const auto process = [](uint32_t pid, const std::vector<Event>& events) {
+    TraceBuilder b(ProcessHeader(pid));
+    b.Domain(1, "d1").String(10, "t10");
+    b.Thread(0, pid + 1, "main");
+    b.Events(0, events);
+    b.End(5000);
+    return b.bytes();
+  };
+  const std::map<std::string, std::string> traces = {
+      {"run/p100.itt",
+       process(100, {Ev(EventKind::kFrameBegin, 1100, {{F::kDomain, U(1)}, {F::kId, Null()}}),
+                     Ev(EventKind::kFrameEnd, 1200, {{F::kDomain, U(1)}, {F::kId, Null()}})})},
+      {"run/p200.itt",
+       process(200, {Ev(EventKind::kTaskBegin, 1300, {{F::kDomain, U(1)}, {F::kName, U(10)}}),
+                     Ev(EventKind::kTaskEnd, 1400, {{F::kDomain, U(1)}})})}};
+  const DumpResult one = SameOnEveryCoreAsOnOne({"chrome", "run"}, traces);
+  EXPECT_NE(one.out.find(",\"pid\":200,\"events\":4,"), std::string::npos) << one.out;
+}
+
 // PastTheLookaheadTrace: the pass on every core sees it cannot be exact
 // before it writes any event.
 TEST(Pieces, WhereTheSerialMergePassesItsLookaheadChromeTakesTheSerialPass) {

@@ -266,6 +266,8 @@ class ChromeSink final : public PieceSink {
     EndOutput(/*keep=*/true);
   }
   void Clear() override {}
+  // Objects, which the reading thread writes as they are.
+  bool outputs_apart() const override { return true; }
   // Counted, nothing kept: what the writer hands only to its tracker (sync
   // calls, heap calls, JIT methods: Chrome's JSON has no object for them)
   // where the tracker, which collects args, does nothing with it.
@@ -319,6 +321,8 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   }
 
   bool warned_large() const { return warned_large_; }
+  // Bytes written for it elsewhere (the pieces' objects, PieceOutput).
+  void CountWritten(size_t n) { Count(n); }
 
  private:
   // Flushes a full batch.
@@ -330,6 +334,8 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
     AfterObject();
   }
   void Emit(std::string_view s);
+  // Counts bytes written, and warns once past kLargeJsonBytes.
+  void Count(size_t n);
   uint64_t FrameTid(uint32_t process, uint64_t domain);
   void OnRelation(const Event& e, const ThreadRec& t);
   // DispatchByRoute's handlers (model/event_route.h), with OnRelation.
@@ -359,7 +365,11 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
 
 void ChromeWriter::Emit(std::string_view s) {
   ctx_.out->Write(s);
-  written_ += s.size();
+  Count(s.size());
+}
+
+void ChromeWriter::Count(size_t n) {
+  written_ += n;
   if (written_ > kLargeJsonBytes && !warned_large_) {
     warned_large_ = true;
     Warn(ctx_,
@@ -531,14 +541,26 @@ absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewrit
       [&](const VerbContext& first) -> std::optional<PassSummary> {
         // The workers pair the simple tasks and write their objects, this
         // thread merges them with the rest.
-        ChromeWriter w(first, /*warned_large=*/false);
+        // (The pieces' objects and this thread's merge on workers:
+        // PieceOutput.)
+        PieceOutput own(first.out);
+        VerbContext own_ctx = first;
+        own_ctx.out = &own;
+        ChromeWriter w(own_ctx, /*warned_large=*/false);
+        own.set_flush([&w] { w.Flush(); });
+        own.set_on_run([&w](size_t n) { w.CountWritten(n); });
         std::optional<PassSummary> pass = WriteInPieces(
             first,
             [&](const Filter& filter, const Clock& clock) {
               return std::make_unique<ChromeSink>(first, filter, clock);
             },
-            &w, [&w] { w.Begin(); });
-        if (pass) w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
+            &w, [&w] { w.Begin(); }, &own);
+        if (pass) {
+          // The process of the last event, as the serial pass has it.
+          if (const ThreadRec* t = own.last_output_thread()) w.UseProcess(*t);
+          w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
+          own.Flush();
+        }
         warned_large = w.warned_large();
         return pass;
       },

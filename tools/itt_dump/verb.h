@@ -148,6 +148,11 @@ class PieceOutput final : public Output, public OrderedOutput {
   explicit PieceOutput(Output* out) : out_(out) {}
   // What hands on the bytes its writer buffers (into this output).
   void set_flush(std::function<void()> flush) { flush_ = std::move(flush); }
+  // What is told the size of each run as it goes out.
+  void set_on_run(std::function<void(size_t)> on_run) { on_run_ = std::move(on_run); }
+  // After the pass: PieceMerger::last_output_thread.
+  const ThreadRec* last_output_thread() const { return last_output_thread_; }
+  void set_last_output_thread(const ThreadRec* t) { last_output_thread_ = t; }
   // Bytes written from now on go to `merger`'s runs while it takes them,
   // each item's once set_flush's function and this output's buffer have
   // handed them on; null: to `out`, and what is buffered is dropped unless
@@ -165,6 +170,7 @@ class PieceOutput final : public Output, public OrderedOutput {
     Pass();
   }
   void WriteRun(std::string* bytes, uint32_t crc) override {
+    if (on_run_) on_run_(bytes->size());
     out_->WriteTaken(bytes, crc);
     SetState(out_->broken(), out_->status());
   }
@@ -183,6 +189,8 @@ class PieceOutput final : public Output, public OrderedOutput {
   Output* out_;
   PieceMerger* merger_ = nullptr;
   std::function<void()> flush_;
+  std::function<void(size_t)> on_run_;
+  const ThreadRec* last_output_thread_ = nullptr;
 };
 
 // The pass on every core (pieces.h) of a verb that writes as it reads
@@ -217,7 +225,10 @@ std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, MakeSink&& make
         target->AppendOutput(item.piece->OutputAt(*item.entry), *item.thread);
       },
       [](const format::Event&, const PieceMerger::Item&) { return true; });
-  if (own != nullptr) own->Attach(nullptr, /*keep=*/merger.exact());
+  if (own != nullptr) {
+    own->Attach(nullptr, /*keep=*/merger.exact());
+    own->set_last_output_thread(merger.last_output_thread());
+  }
   if (!merger.exact() && ctx.out->good()) return std::nullopt;
   pass.on_every_core = true;
   return pass;

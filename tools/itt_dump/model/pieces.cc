@@ -565,6 +565,9 @@ class PieceMerger::OutputRun final : public format::PoolTask {
   std::string own;
   std::string out;
   uint32_t crc = 0;  // out's
+  // Its last output's place and thread (null: it has none).
+  Bound last;
+  const ThreadRec* last_thread = nullptr;
   // The pieces whose last outputs are in the run.
   std::vector<Piece*> finished;
   uint64_t outputs = 0;
@@ -593,6 +596,8 @@ class PieceMerger::OutputRun final : public format::PoolTask {
             }
             const std::string_view bytes = p.OutputAt(o.offset);
             out.append(bytes.data(), bytes.size());
+            last = {o.time, span.queue, position, false};
+            last_thread = span.thread;
           });
     }
     while (step < steps.size()) own_out();
@@ -606,6 +611,7 @@ class PieceMerger::OutputRun final : public format::PoolTask {
     out.clear();
     finished.clear();
     outputs = 0;
+    last_thread = nullptr;
   }
 };
 
@@ -879,7 +885,12 @@ void PieceMerger::Issue(int qi, Item* item) {
   if (ordered_ != nullptr) {
     const auto at = static_cast<size_t>(q.head - p.entries.data());
     const uint64_t before = at < p.outputs_before.size() ? p.outputs_before[at] : 0;
-    AddStep({en.time, qi, p.output_base + before, false});
+    const Bound place{en.time, qi, p.output_base + before, false};
+    if (en.type == Piece::Entry::Type::kEvent) {
+      last_event_ = place;
+      any_event_ = true;
+    }
+    AddStep(place);
     if (building_->steps.size() >= run_steps_ || building_->own.size() >= kRunOwnBytes) CloseRun();
   }
 }
@@ -889,6 +900,17 @@ void PieceMerger::set_ordered_output(OrderedOutput* out) {
   building_ = std::make_unique<OutputRun>();
   // Before the first item: no outputs, then the own bytes.
   building_->steps.push_back({Bound{0, -1, 0, false}, 0});
+}
+
+const ThreadRec* PieceMerger::last_output_thread() const {
+  if (last_output_thread_ == nullptr || !any_event_) return last_output_thread_;
+  const Bound& o = last_output_;
+  const Bound& i = last_event_;
+  // (An item's position: the outputs of its queue before it.)
+  const bool after = o.queue == i.queue
+                         ? o.position >= i.position
+                         : o.time > i.time || (o.time == i.time && o.queue > i.queue);
+  return after ? last_output_thread_ : nullptr;
 }
 
 void PieceMerger::AppendOwn(const char* p, size_t n) { building_->own.append(p, n); }
@@ -1026,6 +1048,10 @@ void PieceMerger::WriteRuns(bool all) {
     }
     // (When the pass stops, the runs so far are the output's start.)
     ordered_->WriteRun(&r.out, r.crc);
+    if (r.last_thread != nullptr) {
+      last_output_ = r.last;
+      last_output_thread_ = r.last_thread;
+    }
     for (Piece* p : r.finished) freed |= --p->holds == 0;
     r.Clear();
     spare_runs_.push_back(std::move(runs_.front()));

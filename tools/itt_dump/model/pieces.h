@@ -497,6 +497,10 @@ class PieceMerger {
   // Whether AppendOwn takes bytes: from set_ordered_output until Next
   // returns false.
   bool takes_own() const { return ordered_ != nullptr && !outputs_done_; }
+  // Once Next has returned false: the thread of the output that came last
+  // in the merge's order, if it came after every event given (an item of
+  // Type::kEvent); else null.
+  const ThreadRec* last_output_thread() const;
   // A run holds outputs up to the place of the item where it reaches this
   // many steps (items the consumer wrote bytes for), or this many
   // outputs before the earliest event still to read.
@@ -664,6 +668,11 @@ class PieceMerger {
   // Pieces merged but for their outputs (Piece::holds).
   std::vector<std::unique_ptr<Piece>> parked_;
   uint64_t outputs_waiting_ = 0;  // read, not in a run yet
+  // The place of the last event given, and of the last output written.
+  Bound last_event_;
+  bool any_event_ = false;
+  Bound last_output_;
+  const ThreadRec* last_output_thread_ = nullptr;
   ApartConsumer* apart_consumer_ = nullptr;
   size_t stretch_items_ = kStretchItems;
   uint64_t run_outputs_ = kRunOutputs;
