@@ -167,7 +167,7 @@ void ThreadedOutput::Run() {
       free_.push_back(std::move(batch.buf));
     } else {
       --taken_queued_;
-      if (free_taken_.size() < kBuffers) {
+      if (free_taken_.size() < kFreeTaken) {
         batch.taken.clear();
         free_taken_.push_back(std::move(batch.taken));
       }

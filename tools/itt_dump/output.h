@@ -218,10 +218,13 @@ class ThreadedOutput final : public Output {
   std::condition_variable done_cv_;  // a batch written
   std::deque<Batch> queue_;
   std::vector<std::unique_ptr<char[]>> free_;
-  std::vector<std::string> free_taken_;  // strings written, for WriteTaken
-  size_t taken_queued_ = 0;              // strings in queue_
-  size_t buffers_ = 1;                   // made so far, the base's included
-  bool busy_ = false;                    // the thread is writing a batch
+  // Strings written, for WriteTaken to hand back (a few more than are
+  // queued: their writers keep several in flight).
+  static constexpr size_t kFreeTaken = 16;
+  std::vector<std::string> free_taken_;
+  size_t taken_queued_ = 0;  // strings in queue_
+  size_t buffers_ = 1;       // made so far, the base's included
+  bool busy_ = false;        // the thread is writing a batch
   bool stop_ = false;
   bool out_broken_ = false;  // out_'s, as of the last batch written
   absl::Status out_status_;

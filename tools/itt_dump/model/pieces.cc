@@ -40,6 +40,7 @@ void Piece::Clear() {
   apart.entries.clear();
   apart_packed_size = 0;
   outputs = nullptr;
+  outputs_size = 0;
   if (sink != nullptr) sink->Reset();
 }
 
@@ -338,6 +339,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   }
 
   p.outputs = sink.output_records().data();
+  p.outputs_size = sink.output_records().size();
   p.payload_bytes = chunk.payload.size();
   p.max_depth = tracker.piece_max_depth();
   p.max_open_frames = tracker.peak_keyed_open();
@@ -573,6 +575,17 @@ class PieceMerger::OutputRun final : public format::PoolTask {
   uint64_t outputs = 0;
 
   void Run() override {
+    // Its size, to make room once: a span's outputs are one stretch of
+    // their piece's records, each with its 4-byte length.
+    size_t size = own.size();
+    for (const Span& s : spans) {
+      const Piece& p = *s.piece;
+      const size_t end = s.end != p.output_entries.data() + p.output_entries.size()
+                             ? s.end->offset
+                             : p.outputs_size;
+      size += end - s.begin->offset - sizeof(uint32_t) * static_cast<size_t>(s.end - s.begin);
+    }
+    out.reserve(size);
     size_t step = 0;
     size_t own_at = 0;
     // Step `step` has all its outputs: its own bytes go out.
@@ -883,6 +896,8 @@ void PieceMerger::Issue(int qi, Item* item) {
   }
   PassTime(en.time);
   if (ordered_ != nullptr) {
+    // (The outputs before it, read while it waited, may be many.)
+    if (outputs_waiting_ >= run_outputs_) CloseRunsBefore(en.time);
     const auto at = static_cast<size_t>(q.head - p.entries.data());
     const uint64_t before = at < p.outputs_before.size() ? p.outputs_before[at] : 0;
     const Bound place{en.time, qi, p.output_base + before, false};
@@ -1009,8 +1024,13 @@ void PieceMerger::CloseRunWhileReading() {
     const uint64_t first = WaitingThreads::NextFirstTime(*q.local, q.chunks_read);
     if (first != kNoEvents) known = std::min(known, set_.SetTicks(q.file, first));
   }
+  if (!CloseRunsBefore(known)) return;
+  CloseRunAt({known, -1, 0, known == kNoEvents});
+}
+
+bool PieceMerger::CloseRunsBefore(uint64_t limit) {
   const size_t share = std::max<size_t>(1, run_outputs_ / queues_.size());
-  for (;;) {
+  while (outputs_waiting_ >= run_outputs_) {
     // A run ends at the time of the earliest queue's share-th output.
     uint64_t cap = kNoEvents;
     for (const Queue& q : queues_) {
@@ -1023,12 +1043,11 @@ void PieceMerger::CloseRunWhileReading() {
         k -= p->output_entries.size();
       }
     }
-    if (cap >= known) break;
+    if (cap >= limit) return true;
     // (Every output of that time, of every queue.)
     CloseRunAt({cap, static_cast<int>(queues_.size()), 0, false});
-    if (outputs_waiting_ < run_outputs_) return;
   }
-  CloseRunAt({known, -1, 0, known == kNoEvents});
+  return false;
 }
 
 void PieceMerger::CloseRunAt(const Bound& bound) {

@@ -313,6 +313,7 @@ class Piece final : public format::DecodedChunk {
   size_t apart_packed_size = 0;
   std::unique_ptr<PieceSink> sink;
   const char* outputs = nullptr;  // sink->output_records()'s
+  size_t outputs_size = 0;
 
   // The event of entry `en` (one of entries). REQUIRES: en.type == kEvent.
   void EventAt(const Entry& en, format::Event* e) const;
@@ -655,6 +656,9 @@ class PieceMerger {
   // Ends a run at the place before which every output is read, if enough
   // are waiting (the merge reads chunks and gives no item).
   void CloseRunWhileReading();
+  // Ends runs of about run_outputs_ outputs each, all before `limit`,
+  // while that many are waiting. Returns whether as many still wait.
+  bool CloseRunsBefore(uint64_t limit);
   // Writes the runs done, in order (`all`: waits for each), and lets go
   // of the pieces they finish.
   void WriteRuns(bool all);
