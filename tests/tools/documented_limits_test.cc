@@ -2,8 +2,9 @@
 // (MergeOptions) and its share per file of a set (TraceSet), in
 // docs/ITT_DUMP.md and in the command line's help; parquet's rows per row
 // group (ParquetOptions), the buffers of text's and chrome's output thread
-// (ThreadedOutput) and the counter rows vtune-csv holds in memory
-// (VtuneOptions) in docs/ITT_DUMP.md.
+// (ThreadedOutput), the counter rows vtune-csv holds in memory
+// (VtuneOptions) and the size of a run of output merged on a worker
+// (PieceMerger) in docs/ITT_DUMP.md.
 
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "tests/tools/dump_runner.h"
 #include "tools/itt_dump/model/merge.h"
+#include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/trace_set.h"
 #include "tools/itt_dump/output.h"
 #include "tools/itt_dump/parquet/export.h"
@@ -56,6 +58,17 @@ TEST(DocumentedLimits, OutputThreadBuffersAreTheCodes) {
       doc.find("in buffers of " + std::to_string(ThreadedOutput::kBufferBytes >> 20) + " MiB (" +
                std::to_string(ThreadedOutput::kBuffers) + " at most, held at once"),
       std::string::npos);
+}
+
+TEST(DocumentedLimits, RunsOfMergedOutputAreTheCodes) {
+  ASSERT_EQ(PieceMerger::kRunOwnBytes % (1 << 20), 0u);
+  ASSERT_EQ(PieceMerger::kRunOutputs % 1024, 0u);
+  const std::string doc = ReadRunfile("docs/ITT_DUMP.md");
+  EXPECT_NE(doc.find("A run ends after " + std::to_string(PieceMerger::kRunSteps) + " steps or " +
+                     std::to_string(PieceMerger::kRunOwnBytes >> 20) +
+                     " MiB of the reading thread's bytes,\nand wherever about " +
+                     std::to_string(PieceMerger::kRunOutputs / 1024) + " Ki outputs wait"),
+            std::string::npos);
 }
 
 TEST(DocumentedLimits, VtuneCounterRowsInMemoryAreTheCodes) {

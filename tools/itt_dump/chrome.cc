@@ -321,7 +321,7 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   }
 
   bool warned_large() const { return warned_large_; }
-  // Bytes written for it elsewhere (the pieces' objects, PieceOutput).
+  // Bytes of the pieces' objects, written for it elsewhere (PieceOutput).
   void CountWritten(size_t n) { Count(n); }
 
  private:
@@ -547,7 +547,7 @@ absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewrit
         VerbContext own_ctx = first;
         own_ctx.out = &own;
         ChromeWriter w(own_ctx, /*warned_large=*/false);
-        own.set_flush([&w] { w.Flush(); });
+        own.set_flush([&w] { w.Flush(); }, &w.line());
         own.set_on_run([&w](size_t n) { w.CountWritten(n); });
         std::optional<PassSummary> pass = WriteInPieces(
             first,

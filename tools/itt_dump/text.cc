@@ -85,6 +85,8 @@ class TextPrinter : public IntervalListener {
   }
   // The next event closes no interval yet.
   void ForgetClosed() { closed_ = false; }
+  // The lines printed and not yet handed on.
+  const TextBuffer& pending() const { return line_; }
   // Hands the lines printed so far to the output (with a share: to its
   // turn, PassShare::Finish).
   void Flush() {
@@ -568,7 +570,7 @@ std::optional<PassSummary> PrintInPieces(const VerbContext& ctx) {
   VerbContext own_ctx = ctx;
   own_ctx.out = &own;
   TextPrinter printer(own_ctx, nullptr);
-  own.set_flush([&printer] { printer.Flush(); });
+  own.set_flush([&printer] { printer.Flush(); }, &printer.pending());
   std::optional<PassSummary> pass = WriteInPieces(
       ctx,
       [&ctx](const Filter& filter, const Clock& clock) {

@@ -146,9 +146,13 @@ bool DrainPieces(const VerbContext& ctx, PieceMerger* merger, Target* target, Pa
 class PieceOutput final : public Output, public OrderedOutput {
  public:
   explicit PieceOutput(Output* out) : out_(out) {}
-  // What hands on the bytes its writer buffers (into this output).
-  void set_flush(std::function<void()> flush) { flush_ = std::move(flush); }
-  // What is told the size of each run as it goes out.
+  // What hands on the bytes its writer buffers (into this output), called
+  // when `pending` (the writer's buffer) holds some.
+  void set_flush(std::function<void()> flush, const TextBuffer* pending) {
+    flush_ = std::move(flush);
+    pending_ = pending;
+  }
+  // What is told the size of the pieces' bytes of each run as it goes out.
   void set_on_run(std::function<void(size_t)> on_run) { on_run_ = std::move(on_run); }
   // After the pass: PieceMerger::last_output_thread.
   const ThreadRec* last_output_thread() const { return last_output_thread_; }
@@ -166,11 +170,11 @@ class PieceOutput final : public Output, public OrderedOutput {
     merger_ = merger;
   }
   void Settle() override {
-    if (flush_) flush_();
+    if (flush_ && !pending_->empty()) flush_();
     Pass();
   }
-  void WriteRun(std::string* bytes, uint32_t crc) override {
-    if (on_run_) on_run_(bytes->size());
+  void WriteRun(std::string* bytes, uint32_t crc, size_t own_bytes) override {
+    if (on_run_) on_run_(bytes->size() - own_bytes);
     out_->WriteTaken(bytes, crc);
     SetState(out_->broken(), out_->status());
   }
@@ -189,6 +193,7 @@ class PieceOutput final : public Output, public OrderedOutput {
   Output* out_;
   PieceMerger* merger_ = nullptr;
   std::function<void()> flush_;
+  const TextBuffer* pending_ = nullptr;
   std::function<void(size_t)> on_run_;
   const ThreadRec* last_output_thread_ = nullptr;
 };

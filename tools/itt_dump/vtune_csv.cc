@@ -318,6 +318,7 @@ class VtuneWriter : public IntervalListener {
   }
   // Hands the lines it holds to the output.
   void FlushLines() { Flush(out_); }
+  const TextBuffer& pending() const { return line_; }
 
   // Writes the counters file to `out`: its header, then the rows the
   // pass made, each with a column per counter. The temporary file's
@@ -468,7 +469,7 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
         // thread merges them with the rest.
         own.emplace(first.out);
         w = std::make_unique<VtuneWriter>(ctx, &*own, options.spool_memory);
-        own->set_flush([&w] { w->FlushLines(); });
+        own->set_flush([&w] { w->FlushLines(); }, &w->pending());
         std::optional<PassSummary> p = WriteInPieces(
             first,
             [&ctx](const Filter& filter, const Clock& clock) {

@@ -1066,7 +1066,7 @@ void PieceMerger::WriteRuns(bool all) {
       break;
     }
     // (When the pass stops, the runs so far are the output's start.)
-    ordered_->WriteRun(&r.out, r.crc);
+    ordered_->WriteRun(&r.out, r.crc, r.own.size());
     if (r.last_thread != nullptr) {
       last_output_ = r.last;
       last_output_thread_ = r.last_thread;

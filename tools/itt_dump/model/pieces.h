@@ -425,10 +425,10 @@ class OrderedOutput {
   // Hands on the consumer's bytes so far (PieceMerger::AppendOwn): called
   // before the merger notes a place.
   virtual void Settle() {}
-  // The next run, in *bytes, whose CRC32C is `crc` (made on the worker):
-  // taken (the callee may leave another buffer there, cleared, for a later
-  // run).
-  virtual void WriteRun(std::string* bytes, uint32_t crc) = 0;
+  // The next run, in *bytes, whose CRC32C is `crc` (made on the worker)
+  // and of which `own_bytes` are the consumer's (AppendOwn): taken (the
+  // callee may leave another buffer there, cleared, for a later run).
+  virtual void WriteRun(std::string* bytes, uint32_t crc, size_t own_bytes) = 0;
 };
 
 class PieceMerger {
