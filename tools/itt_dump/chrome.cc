@@ -312,13 +312,6 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   // What FeedEntry gives the whole trace's tracker (pieces.h).
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
-  // An object a piece's sink made, of thread t's process: straight to the
-  // output (after this writer's own objects before it), not copied twice.
-  void AppendOutput(std::string_view object, const ThreadRec& t) {
-    UseProcess(t);
-    if (!line().empty()) Flush();
-    Emit(object);
-  }
 
   bool warned_large() const { return warned_large_; }
   // Bytes of the pieces' objects, written for it elsewhere (PieceOutput).

@@ -76,13 +76,6 @@ class TextPrinter : public IntervalListener {
   void OnEvent(const Event& e, const ThreadRec& t) { Print(e, t); }
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
-  // Lines a piece's sink printed (the pass on every core, whose printer
-  // has no share): straight to the output, after the printer's own lines
-  // before them, not copied twice.
-  void AppendOutput(std::string_view text, const ThreadRec&) {
-    if (!line_.empty()) Flush();
-    ctx_.out->Write(text);
-  }
   // The next event closes no interval yet.
   void ForgetClosed() { closed_ = false; }
   // The lines printed and not yet handed on.

@@ -9,12 +9,14 @@
 #define TOOLS_ITT_DUMP_VERB_H_
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -199,18 +201,22 @@ class PieceOutput final : public Output, public OrderedOutput {
 };
 
 // The pass on every core (pieces.h) of a verb that writes as it reads
-// (text, chrome): the pieces' sinks come from make_sink(filter, clock),
-// given a filter and a clock made here for them to copy (both keep caches;
-// a worker must not make its own from the index); `target` gets what
-// FeedEntry feeds and each sink's output, AppendOutput(text, thread), in
-// the serial pass's order, after start() once the pass can begin. Returns
+// (text, chrome, vtune-csv, perfetto): the pieces' sinks come from
+// make_sink(filter, clock), given a filter and a clock made here for them
+// to copy (both keep caches; a worker must not make its own from the
+// index); `target` gets what FeedEntry feeds, after start() once the pass
+// can begin. Where the sinks' outputs go apart (PieceSink::outputs_apart:
+// text, chrome, vtune-csv), `own` is a PieceOutput, which `target` writes
+// to and which puts its bytes among the sinks' outputs in the serial
+// pass's order; else (perfetto: `own` is nullptr) `target` gets each
+// sink's output too, AppendOutput(output, thread), in that order. Returns
 // nullopt when the pass cannot be exact (having written part of the
-// output, maybe), or with more than PieceMerger::kManyFiles files. With
-// `own` (the sinks' outputs go apart): `target` writes to it.
-template <typename MakeSink, typename Target, typename Start>
+// output, maybe), or with more than PieceMerger::kManyFiles files.
+template <typename MakeSink, typename Target, typename Start, typename Own>
 std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, MakeSink&& make_sink,
-                                         Target* target, Start&& start,
-                                         PieceOutput* own = nullptr) {
+                                         Target* target, Start&& start, Own own) {
+  constexpr bool kApart = std::is_same_v<Own, PieceOutput*>;
+  static_assert(kApart || std::is_same_v<Own, std::nullptr_t>);
   if (!ctx.parallel || ctx.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
   PassSummary pass;
   const Filter filter(ctx.filter, *ctx.index);
@@ -219,7 +225,7 @@ std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, MakeSink&& make
       *ctx.set, [&]() -> std::unique_ptr<PieceSink> { return make_sink(filter, clock); }, ctx.merge,
       [&pass](const Piece& piece) { CountPiece(piece, &pass); });
   if (!merger.exact()) return std::nullopt;
-  if (own != nullptr) {
+  if constexpr (kApart) {
     merger.set_ordered_output(own);
     own->Attach(&merger);
   }
@@ -227,10 +233,13 @@ std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, MakeSink&& make
   DrainPieces(
       ctx, &merger, target, &pass,
       [target](const PieceMerger::Item& item) {
-        target->AppendOutput(item.piece->OutputAt(*item.entry), *item.thread);
+        // (Where outputs go apart, no item is one.)
+        if constexpr (!kApart) {
+          target->AppendOutput(item.piece->OutputAt(*item.entry), *item.thread);
+        }
       },
       [](const format::Event&, const PieceMerger::Item&) { return true; });
-  if (own != nullptr) {
+  if constexpr (kApart) {
     own->Attach(nullptr, /*keep=*/merger.exact());
     own->set_last_output_thread(merger.last_output_thread());
   }

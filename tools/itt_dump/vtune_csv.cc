@@ -302,13 +302,6 @@ class VtuneWriter : public IntervalListener {
   // What FeedEntry gives the whole trace's tracker (pieces.h).
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
-  // A line a piece's sink made.
-  void AppendOutput(std::string_view line, const ThreadRec&) {
-    // Straight to the file (after the writer's own lines before it), not
-    // copied twice.
-    if (!line_.empty()) Flush(out_);
-    out_->Write(line);
-  }
   void OnInterval(const Interval& iv) override {
     if (lines_.AppendInterval(iv, &line_)) AfterLine(out_);
   }

@@ -1002,9 +1002,7 @@ void PieceMerger::CloseRun() {
   }
   // The next run starts at the place, with the own bytes of its item.
   building_->steps.push_back({bound, 0});
-  // As many in flight as stretches.
-  const size_t max_in_flight = 2 * static_cast<size_t>(format::OnlineCpus()) + 2;
-  while (runs_.size() >= max_in_flight) {
+  while (runs_.size() >= MaxInFlight()) {
     pool_->Wait(runs_.front().get());
     WriteRuns(/*all=*/false);
   }
@@ -1206,8 +1204,7 @@ void PieceMerger::GiveStretch() {
   }
   items_held_ -= s.items;
   // The stretches in flight hold their items: a few at once.
-  const size_t max_in_flight = 2 * static_cast<size_t>(format::OnlineCpus()) + 2;
-  while (stretches_.size() >= max_in_flight) {
+  while (stretches_.size() >= MaxInFlight()) {
     pool_->Wait(stretches_.front().get());
     JoinStretches(/*all=*/false);
   }

@@ -641,6 +641,9 @@ class PieceMerger {
   // them once every file is read; joins the stretches done (all of them at
   // the end).
   void GiveStretch();
+  // How many stretches, or runs, may be in flight at once (each holds
+  // what it points into).
+  static size_t MaxInFlight() { return 2 * static_cast<size_t>(format::OnlineCpus()) + 2; }
   // Joins the stretches in flight that are done, in order (`all`: waits
   // for each).
   void JoinStretches(bool all);

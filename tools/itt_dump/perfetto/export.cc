@@ -890,7 +890,7 @@ absl::StatusOr<PassSummary> WritePerfetto(const VerbContext& ctx, const Perfetto
             [&](const Filter& filter, const Clock& clock) {
               return std::make_unique<PerfettoSink>(*first.index, filter, clock);
             },
-            &exporter, [&exporter] { exporter.Begin(); });
+            &exporter, [&exporter] { exporter.Begin(); }, /*own=*/nullptr);
         if (pass) written = exporter.End(TraceEndTicks(*ctx.index, pass->last_ticks));
         return pass;
       },
