@@ -1058,11 +1058,7 @@ void PieceMerger::WriteRuns(bool all) {
   bool freed = false;
   while (!runs_.empty()) {
     OutputRun& r = *runs_.front();
-    if (all) {
-      pool_->Wait(&r);
-    } else if (!pool_->Done(&r)) {
-      break;
-    }
+    if (!Ready(&r, all)) break;
     // (When the pass stops, the runs so far are the output's start.)
     ordered_->WriteRun(&r.out, r.crc, r.own.size());
     if (r.last_thread != nullptr) {
@@ -1218,11 +1214,7 @@ void PieceMerger::JoinStretches(bool all) {
   IntervalTracker& tracker = *apart_consumer_->frame_tracker();
   while (!stretches_.empty()) {
     Stretch& s = *stretches_.front();
-    if (all) {
-      pool_->Wait(&s);
-    } else if (!pool_->Done(&s)) {
-      return;
-    }
+    if (!Ready(&s, all)) return;
     const bool joined = tracker.JoinFrames(*s.pairing);
     if (!joined) {
       // Where a limit may be met: frame by frame, as the serial pass.

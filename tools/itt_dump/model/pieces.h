@@ -644,6 +644,12 @@ class PieceMerger {
   // How many stretches, or runs, may be in flight at once (each holds
   // what it points into).
   static size_t MaxInFlight() { return 2 * static_cast<size_t>(format::OnlineCpus()) + 2; }
+  // Whether a stretch or run submitted has run (`wait`: once it has).
+  bool Ready(const format::PoolTask* task, bool wait) {
+    if (!wait) return pool_->Done(task);
+    pool_->Wait(task);
+    return true;
+  }
   // Joins the stretches in flight that are done, in order (`all`: waits
   // for each).
   void JoinStretches(bool all);
