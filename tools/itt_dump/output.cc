@@ -151,11 +151,12 @@ void ThreadedOutput::Run() {
     queue_.pop_front();
     busy_ = true;
     lock.unlock();
-    if (!out_->good()) {
-    } else if (batch.buf != nullptr) {
-      out_->WriteUnbuffered(std::string_view(batch.buf.get(), batch.size));
-    } else {
-      out_->WriteUnbuffered(batch.taken, batch.crc);
+    if (out_->good()) {
+      if (batch.buf != nullptr) {
+        out_->WriteUnbuffered(std::string_view(batch.buf.get(), batch.size));
+      } else {
+        out_->WriteUnbuffered(batch.taken, batch.crc);
+      }
     }
     const bool broken = out_->broken();
     absl::Status status = out_->status();

@@ -724,6 +724,16 @@ void PieceMerger::UpdateWaiting(int qi) {
   waiting_.Set(qi, first);
 }
 
+uint64_t PieceMerger::FirstUnread() const {
+  uint64_t first = kNoEvents;
+  for (const Queue& q : queues_) {
+    if (files_[q.file].done) continue;
+    const uint64_t t = WaitingThreads::NextFirstTime(*q.local, q.chunks_read);
+    if (t != kNoEvents) first = std::min(first, set_.SetTicks(q.file, t));
+  }
+  return first;
+}
+
 size_t PieceMerger::FileToRead() const {
   const int qi = waiting_.first_queue();
   if (qi >= 0) return queues_[static_cast<size_t>(qi)].file;
@@ -920,12 +930,7 @@ void PieceMerger::set_ordered_output(OrderedOutput* out) {
 const ThreadRec* PieceMerger::last_output_thread() const {
   if (last_output_thread_ == nullptr || !any_event_) return last_output_thread_;
   const Bound& o = last_output_;
-  const Bound& i = last_event_;
-  // (An item's position: the outputs of its queue before it.)
-  const bool after = o.queue == i.queue
-                         ? o.position >= i.position
-                         : o.time > i.time || (o.time == i.time && o.queue > i.queue);
-  return after ? last_output_thread_ : nullptr;
+  return Before(last_event_, o.queue, o.time, o.position) ? nullptr : last_output_thread_;
 }
 
 void PieceMerger::AppendOwn(const char* p, size_t n) { building_->own.append(p, n); }
@@ -1015,12 +1020,9 @@ void PieceMerger::CloseRunWhileReading() {
   if (outputs_waiting_ < run_outputs_) return;
   // Every output before the earliest event not read yet, nor given as an
   // item (a queue's head), goes in runs of about kRunOutputs.
-  uint64_t known = kNoEvents;
+  uint64_t known = FirstUnread();
   for (const Queue& q : queues_) {
     if (q.has_head()) known = std::min(known, q.head_time());
-    if (files_[q.file].done) continue;
-    const uint64_t first = WaitingThreads::NextFirstTime(*q.local, q.chunks_read);
-    if (first != kNoEvents) known = std::min(known, set_.SetTicks(q.file, first));
   }
   if (!CloseRunsBefore(known)) return;
   CloseRunAt({known, -1, 0, known == kNoEvents});
@@ -1141,16 +1143,8 @@ void PieceMerger::GiveStretch() {
     if (reader_done_) JoinStretches(/*all=*/true);
     return;
   }
-  // Every event before `known` is in a piece read already: no queue's
-  // next chunk to read starts before it.
-  uint64_t known = kNoEvents;
-  if (!reader_done_) {
-    for (const Queue& q : queues_) {
-      if (files_[q.file].done) continue;
-      const uint64_t first = WaitingThreads::NextFirstTime(*q.local, q.chunks_read);
-      if (first != kNoEvents) known = std::min(known, set_.SetTicks(q.file, first));
-    }
-  }
+  // Every event before `known` is in a piece read already.
+  const uint64_t known = FirstUnread();
   const bool all = reader_done_;
   if (!all) {
     size_t ready = 0;

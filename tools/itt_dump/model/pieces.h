@@ -594,6 +594,9 @@ class PieceMerger {
   bool ReadChunk(size_t f);
   // The file whose next chunk the merge waits for.
   size_t FileToRead() const;
+  // The earliest time of an event in a chunk not read yet (kNoEvents: every
+  // file is read): every event before it is in a piece read already.
+  uint64_t FirstUnread() const;
   void Enqueue(int qi, std::unique_ptr<Piece> piece);
   // What a queued piece counts for in buffered_.
   void CountQueued(Piece* piece);
