@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <condition_variable>
+#include <cstddef>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -321,7 +322,7 @@ struct SliceKeys {
 // The row of interval iv, but its id, parent and depth (the pass's), or
 // false where the filters drop it: the same on the reading thread and in
 // a piece. A name without a key may be made up in *name (the caller keeps
-// a copy).
+// a copy). Sets every other field (a piece reuses one row).
 bool SliceRowOf(const TraceIndex& x, Filter* filter, const Interval& iv, std::string* name,
                 SliceRow* row) {
   if (!filter->KeepsInterval(iv, [&] { return IntervalNameView(x, iv, name); })) return false;
@@ -329,9 +330,10 @@ bool SliceRowOf(const TraceIndex& x, Filter* filter, const Interval& iv, std::st
   row->begin = iv.begin;
   row->end = iv.end;
   row->category_key = SliceKeys::Category(iv.domain);
-  if (row->category_key == 0) row->category = x.Domain(iv.domain);
+  row->category = row->category_key == 0 ? x.Domain(iv.domain) : std::string_view();
   // Names that follow from a string or event id alone, and whose text is
   // the index's, by key; a name made up (in *name) as text.
+  row->name_key = 0;
   if (iv.kind == IntervalKind::kFrame) {
     row->name_key = SliceKeys::kFrame;
   } else if (iv.kind == IntervalKind::kLegacyEvent) {
@@ -339,7 +341,7 @@ bool SliceRowOf(const TraceIndex& x, Filter* filter, const Interval& iv, std::st
   } else if (iv.name_id != 0 && iv.fn == 0) {
     row->name_key = SliceKeys::String(iv.name_id);
   }
-  if (row->name_key == 0) row->name = IntervalNameView(x, iv, name);
+  row->name = row->name_key == 0 ? IntervalNameView(x, iv, name) : std::string_view();
   row->kind = IntervalKindName(iv.kind);
   row->open_at_end = iv.open_at_end;
   return true;
@@ -367,6 +369,7 @@ uint64_t TaskOrdinal(uint64_t id) { return (id & ((uint64_t{1} << kSliceIdBits) 
 // makes the row (ParquetExporter::AppendPieceTask).
 class PieceTaskRecord {
  public:
+  // Written field by field (Write): no padding.
   struct Task {
     uint64_t begin = 0;
     uint64_t end = 0;
@@ -377,22 +380,30 @@ class PieceTaskRecord {
     int32_t depth = 0;    // in the piece
     uint32_t args = 0;
   };
+  static_assert(sizeof(Task) == 4 * sizeof(uint64_t) + 4 * sizeof(uint32_t));
   // `row`: SliceRowOf's.
   static void Write(const SliceRow& row, uint64_t number, uint64_t parent, int depth,
                     const std::vector<Arg>* args, TextBuffer* out) {
-    Task task;
-    task.begin = row.begin;
-    task.end = row.end;
-    task.category_key = row.category_key;
-    task.name_key = row.name_key;
-    task.number = static_cast<uint32_t>(number);
-    task.parent = static_cast<uint32_t>(parent);
-    task.depth = depth;
-    task.args = static_cast<uint32_t>(args != nullptr ? args->size() : 0);
-    PieceRecord::Put(out, &task, sizeof task);
+    // Field by field into the buffer: a Task made on the stack and copied
+    // stalled the copy's wide loads on its narrow stores (store
+    // forwarding), per task.
+    char* p = out->Room(sizeof(Task));
+    const auto put = [p](size_t offset, auto value) {
+      std::memcpy(p + offset, &value, sizeof value);
+    };
+    const auto arg_count = static_cast<uint32_t>(args != nullptr ? args->size() : 0);
+    put(offsetof(Task, begin), row.begin);
+    put(offsetof(Task, end), row.end);
+    put(offsetof(Task, category_key), row.category_key);
+    put(offsetof(Task, name_key), row.name_key);
+    put(offsetof(Task, number), static_cast<uint32_t>(number));
+    put(offsetof(Task, parent), static_cast<uint32_t>(parent));
+    put(offsetof(Task, depth), static_cast<int32_t>(depth));
+    put(offsetof(Task, args), arg_count);
+    out->Advance(sizeof(Task));
     if (row.category_key == 0) PieceRecord::PutText(out, row.category);
     if (row.name_key == 0) PieceRecord::PutText(out, row.name);
-    for (uint32_t i = 0; i < task.args; ++i) PieceRecord::PutArg(out, (*args)[i]);
+    for (uint32_t i = 0; i < arg_count; ++i) PieceRecord::PutArg(out, (*args)[i]);
   }
 
   explicit PieceTaskRecord(std::string_view bytes) : in_(bytes) {
@@ -586,7 +597,8 @@ class ParquetSink final : public PieceSink {
     open_.Begin(iv.depth, iv.listener_word);
   }
   void OnInterval(const Interval& iv) override {
-    SliceRow row;
+    // A member (a SliceRow made here was zeroed whole, a rep stos per task).
+    SliceRow& row = row_;
     if (!SliceRowOf(x_, &filter_, iv, &name_, &row)) return;
     BeginOutput();
     PieceTaskRecord::Write(row, iv.listener_word, open_.At(iv.depth - 1), iv.depth, iv.args,
@@ -623,6 +635,7 @@ class ParquetSink final : public PieceSink {
   const TraceIndex& x_;
   Filter filter_;
   std::string name_;
+  SliceRow row_;  // OnInterval's
   uint64_t begins_ = 0;
   OpenTasks open_;  // the piece's numbers
   uint64_t base_ = 0;
