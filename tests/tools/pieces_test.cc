@@ -1046,6 +1046,27 @@ TEST(Pieces, PiecesThatKeepNothingStillMoveTheMergeOn) {
   EXPECT_TRUE(StatsOnEveryCore(files, size_t{1} << 20));
 }
 
+// Outputs that are items (a sink's outputs not apart) given an ordered
+// output would be dropped: the caller takes no item as an output then. The
+// pass stops instead, and says why.
+TEST(Pieces, AnOrderedOutputForOutputsThatAreNotApartStopsThePass) {
+  struct Discard final : OrderedOutput {
+    void WriteRun(std::string* bytes, uint32_t, size_t) override { bytes->clear(); }
+  };
+  const std::vector<std::string> files = {RandomTrace(7, TraceOptions())};
+  WholeTrace whole(files);
+  PieceMerger merger(
+      whole.set, [] { return std::make_unique<Recorder>(); }, MergeOptions(), [](const Piece&) {});
+  ASSERT_TRUE(merger.exact());
+  Discard out;
+  merger.set_ordered_output(&out);
+  EXPECT_FALSE(merger.exact());
+  ASSERT_NE(merger.inexact_reason(), nullptr);
+  EXPECT_STREQ(merger.inexact_reason(), "an ordered output for outputs that are not apart");
+  PieceMerger::Item item;
+  EXPECT_FALSE(merger.Next(&item));
+}
+
 // A counter id that its process does not define keeps its number in the
 // set, which another process gave to its own counter: the two meet in one
 // value (10, 11, 20 serially; 10, 20, 21 read file by file).

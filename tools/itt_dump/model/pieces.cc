@@ -921,6 +921,12 @@ void PieceMerger::Issue(int qi, Item* item) {
 }
 
 void PieceMerger::set_ordered_output(OrderedOutput* out) {
+  for (const File& file : files_) {
+    if (file.decoder != nullptr && !file.decoder->outputs_apart()) {
+      Fail("an ordered output for outputs that are not apart");
+      return;
+    }
+  }
   ordered_ = out;
   building_ = std::make_unique<OutputRun>();
   // Before the first item: no outputs, then the own bytes.

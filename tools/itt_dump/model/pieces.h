@@ -348,6 +348,8 @@ class PieceDecoder final : public format::ChunkDecoder {
   void Decode(const format::Chunk& chunk, format::DecodedChunk* out) const override;
   // Takes back a piece the merge is done with, for a later chunk.
   void Recycle(std::unique_ptr<Piece> piece) const;
+  // Whether its sinks' outputs go apart (PieceSink::outputs_apart).
+  bool outputs_apart() const { return outputs_apart_; }
   // The set's thread of the file's thread `thread_index`, or null.
   const ThreadRec* SetThread(uint32_t thread_index) const {
     return rewriter_ != nullptr ? rewriter_->SetThread(thread_index)
@@ -491,6 +493,9 @@ class PieceMerger {
   // those go out after every output before the item and before every
   // output after it. Runs go to `out` in order; by the time Next returns
   // false every run has gone out, or when not exact, a prefix of them.
+  // Where the sinks' outputs do not go apart (they would be items, which a
+  // caller that gives an ordered output does not take), the pass stops
+  // (not exact).
   void set_ordered_output(OrderedOutput* out);
   // The consumer's bytes at the place of the last item given (before the
   // first item: at the start). REQUIRES: takes_own().
