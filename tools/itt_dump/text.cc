@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/pieces.h"
@@ -43,6 +45,17 @@ struct Subject {
   const std::string* quoted_name = nullptr;  // name as AppendQuoted writes it, if known
   int domain_field = -1;                     // schema index shown in the domain column
   int name_field = -1;                       // schema index shown in the name column
+  // A piece's sync object, named at the merge (LineHole): its address.
+  bool sync_hole = false;
+  uint64_t sync_addr = 0;
+};
+
+// Where a piece's line leaves its name column to the merge (the sync
+// object's name as the pass has it there: TextPrinter::SyncNameText).
+struct LineHole {
+  bool made = false;
+  size_t at = 0;  // in the line's buffer
+  uint64_t key = 0;
 };
 
 // Prints one line per event. End events are named after the interval
@@ -70,8 +83,25 @@ class TextPrinter : public IntervalListener {
   void Print(const Event& e, const ThreadRec& t);
   // Appends e's line to *out, as the printer's state is (the interval e
   // closed, the sync objects' names), unless the filter drops it
-  // (false).
-  bool AppendLine(const Event& e, const format::KindSchema& s, const ThreadRec& t, TextBuffer* out);
+  // (false). With sync_name_holes, a sync object's line leaves its name
+  // to *hole (which must be given then).
+  bool AppendLine(const Event& e, const format::KindSchema& s, const ThreadRec& t, TextBuffer* out,
+                  LineHole* hole = nullptr);
+  // A piece's printer: the lines of sync_prepare, _acquired, _cancel,
+  // _releasing and _destroy leave their object's name to the merge
+  // (AppendLine's hole), which its sync_create and sync_rename, on any
+  // thread, set. Not with a filter by name, which needs the name.
+  void set_sync_name_holes() { sync_name_holes_ = true; }
+  static bool NamesSyncObject(EventKind kind) {
+    return kind == EventKind::kSyncCreate || kind == EventKind::kSyncRename;
+  }
+  // The reading thread's printer: the name column of a sync object's line
+  // at `addr` as it is now (the quoted name or "-"), valid as long as the
+  // printer; and what it calls before a sync_create or sync_rename changes
+  // one (the merge fills the holes before it: PieceMerger::
+  // CloseRunBeforeChange).
+  std::string_view SyncNameText(uint64_t addr);
+  void set_before_sync_name(std::function<void()> fn) { before_sync_name_ = std::move(fn); }
   // What FeedEntry gives the whole trace's tracker (pieces.h).
   void OnEvent(const Event& e, const ThreadRec& t) { Print(e, t); }
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
@@ -220,7 +250,11 @@ class TextPrinter : public IntervalListener {
   uint64_t closed_fn_ = 0;
   const ThreadRec* closed_thread_ = nullptr;
   uint64_t closed_begin_ = 0;
-  SyncTracker sync_;        // names of sync objects
+  SyncTracker sync_;  // names of sync objects
+  bool sync_name_holes_ = false;
+  std::function<void()> before_sync_name_;
+  // SyncNameText's, by string id: quoted names that stay in place.
+  absl::node_hash_map<uint64_t, std::string> sync_names_;
   std::string domain_buf_;  // Subject::domain when it is made up
   std::string name_buf_;    // Subject::name when it is made up
   TextBuffer line_;         // the lines printed and not yet written (TextBuffer::kWriteBatch)
@@ -332,6 +366,11 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kSyncAcquired:
     case EventKind::kSyncReleasing:
     case EventKind::kSyncDestroy: {
+      if (sync_name_holes_) {
+        sub->sync_hole = true;
+        sub->sync_addr = e.Get(F::kAddr);
+        return;
+      }
       const SyncObject* o = sync_.objects().Find(e.Get(F::kAddr));
       if (o != nullptr && o->name_id != 0) set_cached_name(-1, CachedString(o->name_id));
       return;
@@ -462,15 +501,26 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   closed_ = false;
   tracker_.OnEvent(e, t);
   SyncChange sync;
-  if (IsSyncKind(e.kind)) sync_.OnEvent(e, t, &sync);
+  if (IsSyncKind(e.kind)) {
+    if (before_sync_name_ && NamesSyncObject(e.kind)) before_sync_name_();
+    sync_.OnEvent(e, t, &sync);
+  }
   if (!formats) return;  // the other printer's line
   TextBuffer& line = share_ != nullptr ? share_->text() : line_;
   AppendLine(e, *s, t, &line);
   if (share_ == nullptr && line.size() >= TextBuffer::kWriteBatch) Flush();
 }
 
+std::string_view TextPrinter::SyncNameText(uint64_t addr) {
+  const SyncObject* o = sync_.objects().Find(addr);
+  if (o == nullptr || o->name_id == 0) return "-";
+  auto [it, added] = sync_names_.try_emplace(o->name_id);
+  if (added) AppendQuoted(&it->second, x_.String(o->name_id));
+  return it->second;
+}
+
 bool TextPrinter::AppendLine(const Event& e, const format::KindSchema& s, const ThreadRec& t,
-                             TextBuffer* out) {
+                             TextBuffer* out, LineHole* hole) {
   Subject sub;
   Describe(e, s, t, &sub);
 
@@ -487,7 +537,9 @@ bool TextPrinter::AppendLine(const Event& e, const format::KindSchema& s, const 
   TextBuffer& line = *out;
   AppendTime(&line, e.time);
   line.append(Columns(t, s, sub));
-  if (sub.has_name) {
+  if (sub.sync_hole) {
+    *hole = {true, line.size(), sub.sync_addr};
+  } else if (sub.has_name) {
     if (sub.quoted_name != nullptr) {
       line.append(*sub.quoted_name);
     } else {
@@ -521,7 +573,9 @@ bool TextPrinter::AppendLine(const Event& e, const format::KindSchema& s, const 
 class TextSink final : public PieceSink {
  public:
   TextSink(const VerbContext& ctx, const Filter& filter, const Clock& clock)
-      : printer_(ctx, nullptr, filter, clock) {}
+      : printer_(ctx, nullptr, filter, clock), sync_lines_(!filter.has_name()) {
+    if (sync_lines_) printer_.set_sync_name_holes();
+  }
 
   // Frames' lines need no frame intervals: their events stay here too.
   IntervalTracker::PiecePairing pairing() const override {
@@ -534,13 +588,17 @@ class TextSink final : public PieceSink {
   // reading thread's tracker names their ends) and of sync objects (named
   // by earlier events) needs nothing but the event and the index.
   bool TakesForwarded(format::EventKind kind) const override {
-    return !IsTaskOrRegionKind(kind) && !IsSyncKind(kind);
+    if (IsSyncKind(kind)) return sync_lines_ && !TextPrinter::NamesSyncObject(kind);
+    return !IsTaskOrRegionKind(kind);
   }
   void OnInterval(const Interval& iv) override { printer_.OnInterval(iv); }
   void OnPairedEvent(const Event& e, const ThreadRec& t) override {
     if (const format::KindSchema* s = format::FindSchema(e.kind)) {
       BeginOutput();
-      EndOutput(printer_.AppendLine(e, *s, t, &output_buffer()));
+      LineHole hole;
+      const bool kept = printer_.AppendLine(e, *s, t, &output_buffer(), &hole);
+      if (kept && hole.made) AddHole(hole.at, hole.key);
+      EndOutput(kept);
     }
     printer_.ForgetClosed();
   }
@@ -549,7 +607,8 @@ class TextSink final : public PieceSink {
   void Clear() override {}
 
  private:
-  TextPrinter printer_;  // its formatting and caches; the piece pairs
+  TextPrinter printer_;    // its formatting and caches; the piece pairs
+  const bool sync_lines_;  // the sync objects' lines but their names (LineHole)
 };
 
 // The pass on every core (pieces.h): the workers pair what each chunk can
@@ -564,6 +623,9 @@ std::optional<PassSummary> PrintInPieces(const VerbContext& ctx) {
   own_ctx.out = &own;
   TextPrinter printer(own_ctx, nullptr);
   own.set_flush([&printer] { printer.Flush(); }, &printer.pending());
+  // The pieces' sync lines name their objects as this printer has them.
+  own.set_hole_text([&printer](uint64_t addr) { return printer.SyncNameText(addr); });
+  printer.set_before_sync_name([&own] { own.BeforeHoleChange(); });
   std::optional<PassSummary> pass = WriteInPieces(
       ctx,
       [&ctx](const Filter& filter, const Clock& clock) {

@@ -180,6 +180,15 @@ class PieceOutput final : public Output, public OrderedOutput {
     out_->WriteTaken(bytes, crc);
     SetState(out_->broken(), out_->status());
   }
+  // What fills the sinks' holes (OrderedOutput::HoleText).
+  void set_hole_text(std::function<std::string_view(uint64_t)> fn) { hole_text_ = std::move(fn); }
+  std::string_view HoleText(uint64_t key) override {
+    return hole_text_ ? hole_text_(key) : std::string_view();
+  }
+  // Before what hole_text gives changes (PieceMerger::CloseRunBeforeChange).
+  void BeforeHoleChange() {
+    if (merger_ != nullptr) merger_->CloseRunBeforeChange();
+  }
 
  protected:
   void WriteRaw(const char* p, size_t n) override {
@@ -197,6 +206,7 @@ class PieceOutput final : public Output, public OrderedOutput {
   std::function<void()> flush_;
   const TextBuffer* pending_ = nullptr;
   std::function<void(size_t)> on_run_;
+  std::function<std::string_view(uint64_t)> hole_text_;
   const ThreadRec* last_output_thread_ = nullptr;
 };
 

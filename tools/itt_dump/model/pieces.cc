@@ -554,6 +554,11 @@ class PieceMerger::OutputRun final : public format::PoolTask {
     const ThreadRec* thread;
     const Piece* piece;
     int queue;
+    // Its outputs' holes: the piece sink's from hole_first on, filled with
+    // hole_texts from text_first on.
+    size_t hole_first = 0;
+    size_t hole_count = 0;
+    size_t text_first = 0;
   };
   struct Step {
     Bound bound;
@@ -565,6 +570,7 @@ class PieceMerger::OutputRun final : public format::PoolTask {
   std::vector<size_t> starts;
   std::vector<Step> steps;
   std::string own;
+  std::vector<std::string_view> hole_texts;
   std::string out;
   uint32_t crc = 0;  // out's
   // Its last output's place and thread (null: it has none).
@@ -573,6 +579,7 @@ class PieceMerger::OutputRun final : public format::PoolTask {
   // The pieces whose last outputs are in the run.
   std::vector<Piece*> finished;
   uint64_t outputs = 0;
+  std::vector<size_t> filled;  // Run's: by span, its holes filled so far
 
   void Run() override {
     // Its size, to make room once: a span's outputs are one stretch of
@@ -595,20 +602,32 @@ class PieceMerger::OutputRun final : public format::PoolTask {
       own_at = end;
       ++step;
     };
+    filled.assign(spans.size(), 0);
     if (!spans.empty()) {
       MergeSpans(
           spans, starts,
           [this, &step, &own_out](const Piece::OutputEntry& o, const ThreadRec&, const Span& span) {
             const Piece& p = *span.piece;
-            const uint64_t position =
-                p.output_base + static_cast<uint64_t>(&o - p.output_entries.data());
+            const auto index = static_cast<uint64_t>(&o - p.output_entries.data());
+            const uint64_t position = p.output_base + index;
             // (The spans end before the last step's place.)
             while (step + 1 < steps.size() &&
                    !Before(steps[step].bound, span.queue, o.time, position)) {
               own_out();
             }
             const std::string_view bytes = p.OutputAt(o.offset);
-            out.append(bytes.data(), bytes.size());
+            size_t& h = filled[static_cast<size_t>(&span - spans.data())];
+            const std::vector<PieceSink::Hole>& holes = p.sink->holes();
+            size_t from = 0;
+            while (h < span.hole_count && holes[span.hole_first + h].output == index) {
+              const PieceSink::Hole& hole = holes[span.hole_first + h];
+              out.append(bytes.data() + from, hole.at - from);
+              const std::string_view text = hole_texts[span.text_first + h];
+              out.append(text.data(), text.size());
+              from = hole.at;
+              ++h;
+            }
+            out.append(bytes.data() + from, bytes.size() - from);
             last = {o.time, span.queue, position, false};
             last_thread = span.thread;
           });
@@ -621,6 +640,7 @@ class PieceMerger::OutputRun final : public format::PoolTask {
     starts.clear();
     steps.clear();
     own.clear();
+    hole_texts.clear();
     out.clear();
     finished.clear();
     outputs = 0;
@@ -842,9 +862,11 @@ bool PieceMerger::ReadChunk(size_t f) {
     }
     piece->holds = 0;
     piece->output_base = q.outputs_read;
+    piece->holes_taken = 0;
     if (!piece->output_entries.empty()) {
       if (ordered_ == nullptr) return Fail("outputs apart with nothing to write them");
       piece->holds = 1;
+      holes_waiting_ += piece->sink->holes().size();
       q.outputs_read += piece->output_entries.size();
       outputs_waiting_ += piece->output_entries.size();
       q.outs.push_back(piece.get());
@@ -990,8 +1012,19 @@ void PieceMerger::CloseRun() {
       if (end > begin) {
         if (first) r.starts.push_back(r.spans.size());
         first = false;
-        r.spans.push_back({entries.data() + begin, entries.data() + end, q.thread, p, qi});
+        OutputRun::Span& span = r.spans.emplace_back(
+            OutputRun::Span{entries.data() + begin, entries.data() + end, q.thread, p, qi});
         r.outputs += end - begin;
+        // The holes of its outputs, filled as they are now.
+        const std::vector<PieceSink::Hole>& holes = p->sink->holes();
+        span.hole_first = p->holes_taken;
+        span.text_first = r.hole_texts.size();
+        while (p->holes_taken < holes.size() && holes[p->holes_taken].output < end) {
+          r.hole_texts.push_back(ordered_->HoleText(holes[p->holes_taken].key));
+          ++p->holes_taken;
+        }
+        span.hole_count = p->holes_taken - span.hole_first;
+        holes_waiting_ -= span.hole_count;
       }
       if (end < entries.size()) {
         q.out_next = end;

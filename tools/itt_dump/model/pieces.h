@@ -139,6 +139,17 @@ class PieceSink : public IntervalListener {
   // be given.
   virtual bool outputs_apart() const { return false; }
 
+  // With outputs_apart: a place in an output left for bytes that only the
+  // reading thread knows at the output's place in the pass's order (a
+  // sync object's name, which events on any thread set): the merge puts
+  // there OrderedOutput::HoleText(key) as it is there (AddHole).
+  struct Hole {
+    uint32_t output = 0;  // the output's index among this sink's
+    uint32_t at = 0;      // where in its bytes
+    uint64_t key = 0;
+  };
+  const std::vector<Hole>& holes() const { return holes_; }
+
   size_t outputs() const { return offsets_.size(); }
   uint32_t output_offset(size_t i) const { return offsets_[i]; }
   // The outputs: each a record at its offset, a 4-byte length (host order)
@@ -148,6 +159,7 @@ class PieceSink : public IntervalListener {
   void Reset() {
     offsets_.clear();
     outputs_.clear();
+    holes_.clear();
     Clear();
   }
   // Drops the outputs from the `first`th on (those of an event the piece
@@ -156,6 +168,7 @@ class PieceSink : public IntervalListener {
     if (first >= offsets_.size()) return;
     outputs_.Truncate(offsets_[first]);
     offsets_.resize(first);
+    DropHolesFrom(first);
   }
 
  protected:
@@ -168,10 +181,18 @@ class PieceSink : public IntervalListener {
     outputs_.Room(sizeof(uint32_t));
     outputs_.Advance(sizeof(uint32_t));
   }
+  // Leaves a hole (Hole) in the output being made at `at`, an offset in
+  // output_buffer() past what the output has so far. REQUIRES:
+  // outputs_apart(), between BeginOutput and EndOutput.
+  void AddHole(size_t at, uint64_t key) {
+    holes_.push_back({static_cast<uint32_t>(offsets_.size()),
+                      static_cast<uint32_t>(at - output_start_ - sizeof(uint32_t)), key});
+  }
   // Ends it; `keep` false drops it (no output).
   void EndOutput(bool keep) {
     if (!keep) {
       outputs_.Truncate(output_start_);
+      DropHolesFrom(offsets_.size());
       return;
     }
     const auto size = static_cast<uint32_t>(outputs_.size() - output_start_ - sizeof(uint32_t));
@@ -180,9 +201,14 @@ class PieceSink : public IntervalListener {
   }
 
  private:
+  void DropHolesFrom(size_t output) {
+    while (!holes_.empty() && holes_.back().output >= output) holes_.pop_back();
+  }
+
   TextBuffer outputs_;
   size_t output_start_ = 0;
   std::vector<uint32_t> offsets_;
+  std::vector<Hole> holes_;  // by output, in order
 };
 
 // A sink's output record, for a consumer that reads it back (not a
@@ -286,6 +312,7 @@ class Piece final : public format::DecodedChunk {
   // what still holds the piece (its entries to merge, its outputs to merge).
   uint64_t output_base = 0;
   int holds = 0;
+  size_t holes_taken = 0;  // the sink's holes in runs already
   // The kept events' fields, format::PackFields's bytes in [0, packed_size):
   // a few bytes an event (an Event takes 264), which is what the reading
   // thread reads of another core's memory.
@@ -431,6 +458,12 @@ class OrderedOutput {
   // and of which `own_bytes` are the consumer's (AppendOwn): taken (the
   // callee may leave another buffer there, cleared, for a later run).
   virtual void WriteRun(std::string* bytes, uint32_t crc, size_t own_bytes) = 0;
+  // The bytes of the sinks' holes (PieceSink::AddHole) of `key`, asked as
+  // a run closes for the holes in its outputs, as they are at the place of
+  // the last item given (PieceMerger::CloseRunBeforeChange keeps them so
+  // for every output in the run). The view must stay valid until the
+  // merger is done.
+  virtual std::string_view HoleText(uint64_t key) { return {}; }
 };
 
 class PieceMerger {
@@ -503,6 +536,12 @@ class PieceMerger {
   // Whether AppendOwn takes bytes: from set_ordered_output until Next
   // returns false.
   bool takes_own() const { return ordered_ != nullptr && !outputs_done_; }
+  // Before the consumer changes what its HoleText gives, at the item given
+  // last: the outputs before the item go in a run at once, their holes
+  // filled as they are now (none, if no output waiting has a hole).
+  void CloseRunBeforeChange() {
+    if (takes_own() && holes_waiting_ != 0) CloseRun();
+  }
   // Once Next has returned false: the thread of the output that came last
   // in the merge's order, if it came after every event given (an item of
   // Type::kEvent); else null.
@@ -689,6 +728,7 @@ class PieceMerger {
   // Pieces merged but for their outputs (Piece::holds).
   std::vector<std::unique_ptr<Piece>> parked_;
   uint64_t outputs_waiting_ = 0;  // read, not in a run yet
+  uint64_t holes_waiting_ = 0;    // in those outputs
   // The place of the last event given, and of the last output written.
   Bound last_event_;
   bool any_event_ = false;
