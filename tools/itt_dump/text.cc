@@ -99,7 +99,7 @@ class TextPrinter : public IntervalListener {
   // at `addr` as it is now (the quoted name or "-"), valid as long as the
   // printer; and what it calls before a sync_create or sync_rename changes
   // one (the merge fills the holes before it: PieceMerger::
-  // CloseRunBeforeChange).
+  // FillHolesBeforeChange).
   std::string_view SyncNameText(uint64_t addr);
   void set_before_sync_name(std::function<void()> fn) { before_sync_name_ = std::move(fn); }
   // What FeedEntry gives the whole trace's tracker (pieces.h).

@@ -185,9 +185,9 @@ class PieceOutput final : public Output, public OrderedOutput {
   std::string_view HoleText(uint64_t key) override {
     return hole_text_ ? hole_text_(key) : std::string_view();
   }
-  // Before what hole_text gives changes (PieceMerger::CloseRunBeforeChange).
+  // Before what hole_text gives changes (PieceMerger::FillHolesBeforeChange).
   void BeforeHoleChange() {
-    if (merger_ != nullptr) merger_->CloseRunBeforeChange();
+    if (merger_ != nullptr) merger_->FillHolesBeforeChange();
   }
 
  protected:

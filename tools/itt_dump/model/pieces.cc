@@ -863,6 +863,7 @@ bool PieceMerger::ReadChunk(size_t f) {
     piece->holds = 0;
     piece->output_base = q.outputs_read;
     piece->holes_taken = 0;
+    piece->hole_texts.clear();
     if (!piece->output_entries.empty()) {
       if (ordered_ == nullptr) return Fail("outputs apart with nothing to write them");
       piece->holds = 1;
@@ -1015,14 +1016,20 @@ void PieceMerger::CloseRun() {
         OutputRun::Span& span = r.spans.emplace_back(
             OutputRun::Span{entries.data() + begin, entries.data() + end, q.thread, p, qi});
         r.outputs += end - begin;
-        // The holes of its outputs, filled as they are now.
+        // The holes of its outputs: filled before a change, or as they are
+        // now.
         const std::vector<PieceSink::Hole>& holes = p->sink->holes();
         span.hole_first = p->holes_taken;
         span.text_first = r.hole_texts.size();
+        size_t filled = 0;  // of hole_texts
         while (p->holes_taken < holes.size() && holes[p->holes_taken].output < end) {
-          r.hole_texts.push_back(ordered_->HoleText(holes[p->holes_taken].key));
+          r.hole_texts.push_back(filled < p->hole_texts.size()
+                                     ? p->hole_texts[filled++]
+                                     : ordered_->HoleText(holes[p->holes_taken].key));
           ++p->holes_taken;
         }
+        p->hole_texts.erase(p->hole_texts.begin(),
+                            p->hole_texts.begin() + static_cast<std::ptrdiff_t>(filled));
         span.hole_count = p->holes_taken - span.hole_first;
         holes_waiting_ -= span.hole_count;
       }
@@ -1053,6 +1060,26 @@ void PieceMerger::CloseRun() {
   pool_->Submit(run.get());
   runs_.push_back(std::move(run));
   WriteRuns(/*all=*/false);
+}
+
+void PieceMerger::FillHolesBeforeChange() {
+  if (takes_own() && holes_waiting_ != 0) FillHolesBefore(building_->steps.back().bound);
+}
+
+void PieceMerger::FillHolesBefore(const Bound& bound) {
+  for (size_t i = 0; i < queues_.size(); ++i) {
+    const int qi = static_cast<int>(i);
+    for (Piece* p : queues_[i].outs) {
+      const std::vector<PieceSink::Hole>& holes = p->sink->holes();
+      size_t h = p->holes_taken + p->hole_texts.size();
+      for (; h < holes.size(); ++h) {
+        const uint32_t o = holes[h].output;
+        if (!Before(bound, qi, p->output_entries[o].time, p->output_base + o)) break;
+        p->hole_texts.push_back(ordered_->HoleText(holes[h].key));
+      }
+      if (h < holes.size()) break;  // the queue's later outputs come after
+    }
+  }
 }
 
 void PieceMerger::CloseRunWhileReading() {

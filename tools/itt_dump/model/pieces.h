@@ -313,6 +313,9 @@ class Piece final : public format::DecodedChunk {
   uint64_t output_base = 0;
   int holds = 0;
   size_t holes_taken = 0;  // the sink's holes in runs already
+  // The texts of its holes filled before their runs closed (from
+  // holes_taken on; FillHolesBeforeChange).
+  std::vector<std::string_view> hole_texts;
   // The kept events' fields, format::PackFields's bytes in [0, packed_size):
   // a few bytes an event (an Event takes 264), which is what the reading
   // thread reads of another core's memory.
@@ -459,10 +462,11 @@ class OrderedOutput {
   // callee may leave another buffer there, cleared, for a later run).
   virtual void WriteRun(std::string* bytes, uint32_t crc, size_t own_bytes) = 0;
   // The bytes of the sinks' holes (PieceSink::AddHole) of `key`, asked as
-  // a run closes for the holes in its outputs, as they are at the place of
-  // the last item given (PieceMerger::CloseRunBeforeChange keeps them so
-  // for every output in the run). The view must stay valid until the
-  // merger is done.
+  // a run closes for the holes in its outputs not filled yet, or before
+  // they change for those before the item given last
+  // (PieceMerger::FillHolesBeforeChange): as they are at the place of
+  // the last item given. The view must stay valid until the merger is
+  // done.
   virtual std::string_view HoleText(uint64_t key) { return {}; }
 };
 
@@ -537,11 +541,9 @@ class PieceMerger {
   // returns false.
   bool takes_own() const { return ordered_ != nullptr && !outputs_done_; }
   // Before the consumer changes what its HoleText gives, at the item given
-  // last: the outputs before the item go in a run at once, their holes
-  // filled as they are now (none, if no output waiting has a hole).
-  void CloseRunBeforeChange() {
-    if (takes_own() && holes_waiting_ != 0) CloseRun();
-  }
+  // last: the holes of the outputs before the item are filled now, as
+  // they are (the others when their runs close).
+  void FillHolesBeforeChange();
   // Once Next has returned false: the thread of the output that came last
   // in the merge's order, if it came after every event given (an item of
   // Type::kEvent); else null.
@@ -707,6 +709,8 @@ class PieceMerger {
   // Ends the run being made at its last step's place and hands it to a
   // worker.
   void CloseRun();
+  // FillHolesBeforeChange's: the holes of the outputs before `bound`.
+  void FillHolesBefore(const Bound& bound);
   // The same at `bound`, or at the last step's place if that is later.
   void CloseRunAt(const Bound& bound);
   // Ends a run at the place before which every output is read, if enough
