@@ -92,6 +92,7 @@ class TextPrinter : public IntervalListener {
   // (AppendLine's hole), which its sync_create and sync_rename, on any
   // thread, set. Not with a filter by name, which needs the name.
   void set_sync_name_holes() { sync_name_holes_ = true; }
+  bool sync_name_holes() const { return sync_name_holes_; }
   static bool NamesSyncObject(EventKind kind) {
     return kind == EventKind::kSyncCreate || kind == EventKind::kSyncRename;
   }
@@ -573,8 +574,8 @@ bool TextPrinter::AppendLine(const Event& e, const format::KindSchema& s, const 
 class TextSink final : public PieceSink {
  public:
   TextSink(const VerbContext& ctx, const Filter& filter, const Clock& clock)
-      : printer_(ctx, nullptr, filter, clock), sync_lines_(!filter.has_name()) {
-    if (sync_lines_) printer_.set_sync_name_holes();
+      : printer_(ctx, nullptr, filter, clock) {
+    if (!filter.has_name()) printer_.set_sync_name_holes();
   }
 
   // Frames' lines need no frame intervals: their events stay here too.
@@ -585,10 +586,12 @@ class TextSink final : public PieceSink {
   }
   bool wants_paired_events() const override { return true; }
   // Every line but those of tasks, regions and overlapped tasks (the
-  // reading thread's tracker names their ends) and of sync objects (named
-  // by earlier events) needs nothing but the event and the index.
+  // reading thread's tracker names their ends) needs nothing but the event
+  // and the index; a sync call's but for its object's name, a hole the
+  // merge fills (set_sync_name_holes), and the namings stay with the
+  // reading thread, which keeps the names.
   bool TakesForwarded(format::EventKind kind) const override {
-    if (IsSyncKind(kind)) return sync_lines_ && !TextPrinter::NamesSyncObject(kind);
+    if (IsSyncKind(kind)) return printer_.sync_name_holes() && !TextPrinter::NamesSyncObject(kind);
     return !IsTaskOrRegionKind(kind);
   }
   void OnInterval(const Interval& iv) override { printer_.OnInterval(iv); }
@@ -607,8 +610,7 @@ class TextSink final : public PieceSink {
   void Clear() override {}
 
  private:
-  TextPrinter printer_;    // its formatting and caches; the piece pairs
-  const bool sync_lines_;  // the sync objects' lines but their names (LineHole)
+  TextPrinter printer_;  // its formatting and caches; the piece pairs
 };
 
 // The pass on every core (pieces.h): the workers pair what each chunk can

@@ -1016,22 +1016,19 @@ void PieceMerger::CloseRun() {
         OutputRun::Span& span = r.spans.emplace_back(
             OutputRun::Span{entries.data() + begin, entries.data() + end, q.thread, p, qi});
         r.outputs += end - begin;
-        // The holes of its outputs: filled before a change, or as they are
-        // now.
+        // The holes of its outputs: filled before a change, or now.
         const std::vector<PieceSink::Hole>& holes = p->sink->holes();
+        FillHoles(p, [end](uint32_t output) { return output < end; });
+        size_t n = 0;
+        while (p->holes_taken + n < holes.size() && holes[p->holes_taken + n].output < end) ++n;
         span.hole_first = p->holes_taken;
+        span.hole_count = n;
         span.text_first = r.hole_texts.size();
-        size_t filled = 0;  // of hole_texts
-        while (p->holes_taken < holes.size() && holes[p->holes_taken].output < end) {
-          r.hole_texts.push_back(filled < p->hole_texts.size()
-                                     ? p->hole_texts[filled++]
-                                     : ordered_->HoleText(holes[p->holes_taken].key));
-          ++p->holes_taken;
-        }
-        p->hole_texts.erase(p->hole_texts.begin(),
-                            p->hole_texts.begin() + static_cast<std::ptrdiff_t>(filled));
-        span.hole_count = p->holes_taken - span.hole_first;
-        holes_waiting_ -= span.hole_count;
+        const auto taken = p->hole_texts.begin() + static_cast<std::ptrdiff_t>(n);
+        r.hole_texts.insert(r.hole_texts.end(), p->hole_texts.begin(), taken);
+        p->hole_texts.erase(p->hole_texts.begin(), taken);
+        p->holes_taken += n;
+        holes_waiting_ -= n;
       }
       if (end < entries.size()) {
         q.out_next = end;
@@ -1070,14 +1067,10 @@ void PieceMerger::FillHolesBefore(const Bound& bound) {
   for (size_t i = 0; i < queues_.size(); ++i) {
     const int qi = static_cast<int>(i);
     for (Piece* p : queues_[i].outs) {
-      const std::vector<PieceSink::Hole>& holes = p->sink->holes();
-      size_t h = p->holes_taken + p->hole_texts.size();
-      for (; h < holes.size(); ++h) {
-        const uint32_t o = holes[h].output;
-        if (!Before(bound, qi, p->output_entries[o].time, p->output_base + o)) break;
-        p->hole_texts.push_back(ordered_->HoleText(holes[h].key));
-      }
-      if (h < holes.size()) break;  // the queue's later outputs come after
+      const bool all = FillHoles(p, [&](uint32_t o) {
+        return Before(bound, qi, p->output_entries[o].time, p->output_base + o);
+      });
+      if (!all) break;  // the queue's later outputs come after
     }
   }
 }

@@ -711,6 +711,17 @@ class PieceMerger {
   void CloseRun();
   // FillHolesBeforeChange's: the holes of the outputs before `bound`.
   void FillHolesBefore(const Bound& bound);
+  // Fills p's holes not filled yet (Piece::hole_texts), in order, while
+  // `fill(output index)`; returns whether it filled them all.
+  template <typename Fill>
+  bool FillHoles(Piece* p, Fill&& fill) {
+    const std::vector<PieceSink::Hole>& holes = p->sink->holes();
+    for (size_t h = p->holes_taken + p->hole_texts.size(); h < holes.size(); ++h) {
+      if (!fill(holes[h].output)) return false;
+      p->hole_texts.push_back(ordered_->HoleText(holes[h].key));
+    }
+    return true;
+  }
   // The same at `bound`, or at the last step's place if that is later.
   void CloseRunAt(const Bound& bound);
   // Ends a run at the place before which every output is read, if enough
