@@ -743,7 +743,14 @@ class PieceMerger {
   // Pieces merged but for their outputs (Piece::holds).
   std::vector<std::unique_ptr<Piece>> parked_;
   uint64_t outputs_waiting_ = 0;  // read, not in a run yet
-  uint64_t holes_waiting_ = 0;    // in those outputs
+  // CloseRunsBefore's cap (the earliest queue's share-th output waiting),
+  // while no output is read or put in a run: the merge asks at every item
+  // while the waiting outputs are past it.
+  uint64_t run_cap_ = 0;
+  bool run_cap_known_ = false;
+  // Issue's place of the item, kept here (see there).
+  Bound next_place_;
+  uint64_t holes_waiting_ = 0;  // in those outputs
   // The place of the last event given, and of the last output written.
   Bound last_event_;
   bool any_event_ = false;
