@@ -711,22 +711,8 @@ class PieceMerger {
   void CloseRun();
   // FillHolesBeforeChange's: the holes of the outputs before `bound`.
   void FillHolesBefore(const Bound& bound);
-  // Fills p's holes not filled yet (Piece::hole_texts), in order, while
-  // `fill(output index)`; returns whether it filled them all.
-  template <typename Fill>
-  bool FillHoles(Piece* p, Fill&& fill) {
-    const std::vector<PieceSink::Hole>& holes = p->sink->holes();
-    for (size_t h = p->holes_taken + p->hole_texts.size(); h < holes.size(); ++h) {
-      if (!fill(holes[h].output)) return false;
-      // Stored from the registers it comes back in: pushed, it went through
-      // the stack, and the wide load back stalled on the two narrow stores
-      // (store forwarding), half of CloseRun's samples.
-      const std::string_view text = ordered_->HoleText(holes[h].key);
-      std::string_view& slot = p->hole_texts.emplace_back();
-      slot = text;
-    }
-    return true;
-  }
+  // Appends to *texts the texts of p's holes [from, to) as they are now.
+  void HoleTexts(const Piece& p, size_t from, size_t to, std::vector<std::string_view>* texts);
   // The same at `bound`, or at the last step's place if that is later.
   void CloseRunAt(const Bound& bound);
   // Ends a run at the place before which every output is read, if enough
