@@ -1,6 +1,7 @@
 #include "tools/itt_dump/chrome.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -289,6 +290,43 @@ class ChromeSink final : public PieceSink {
   ChromeObjects objects_;  // into the outputs
 };
 
+// A frame's object as the reading thread leaves it to a worker
+// (PieceOutput::WriteRecord): the pairing and the track are the reading
+// thread's to work out, the formatting is not.
+struct FrameRecord {
+  const ThreadRec* thread;
+  uint64_t tid;  // the frame track's
+  uint64_t domain;
+  uint64_t begin;
+  uint64_t end;
+  bool open_at_end;
+};
+
+// Formats FrameRecords on the worker that merges their run of output.
+class FrameFormatter final : public OwnRecordFormatter {
+ public:
+  // Made on the reading thread from the writer's filter and clock.
+  FrameFormatter(const VerbContext& ctx, const Filter& filter, const Clock& clock)
+      : objects_(ctx, /*first=*/false, filter, clock) {}
+  void Format(std::string_view record, std::string* out) override {
+    FrameRecord r;
+    std::memcpy(&r, record.data(), sizeof r);
+    Interval iv;
+    iv.kind = IntervalKind::kFrame;
+    iv.thread = r.thread;
+    iv.domain = r.domain;
+    iv.begin = r.begin;
+    iv.end = r.end;
+    iv.open_at_end = r.open_at_end;
+    objects_.AppendInterval(iv, r.tid);
+    out->append(objects_.line().view());
+    objects_.line().clear();
+  }
+
+ private:
+  ChromeObjects objects_;
+};
+
 // The whole trace's objects, written as the pass reaches them.
 class ChromeWriter : public ChromeObjects, public IntervalListener {
  public:
@@ -314,6 +352,12 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
 
   bool warned_large() const { return warned_large_; }
+  // Where frames' objects go as records while it takes them (the pass on
+  // every core): formatted on the workers.
+  void set_records(PieceOutput* records) { records_ = records; }
+  std::unique_ptr<OwnRecordFormatter> NewFrameFormatter() const {
+    return std::make_unique<FrameFormatter>(ctx_, filter_, clock_);
+  }
   // Bytes of the pieces' objects, written for it elsewhere (PieceOutput).
   void CountWritten(size_t n) { Count(n); }
 
@@ -354,6 +398,7 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   static constexpr uint64_t kLargeJsonBytes = uint64_t{500} << 20;
   uint64_t written_ = 0;  // bytes handed to the output
   bool warned_large_;
+  PieceOutput* records_ = nullptr;
 };
 
 void ChromeWriter::Emit(std::string_view s) {
@@ -398,7 +443,16 @@ void ChromeWriter::OnInterval(const Interval& iv) {
   const ThreadRec& t = *iv.thread;
   UseProcess(t);
   if (!Kept(iv)) return;
-  AppendInterval(iv, iv.kind == IntervalKind::kFrame ? FrameTid(t.process, iv.domain) : t.tid);
+  if (iv.kind != IntervalKind::kFrame) {
+    AppendInterval(iv, t.tid);
+  } else if (const uint64_t tid = FrameTid(t.process, iv.domain);
+             records_ != nullptr && records_->takes_records()) {
+    const FrameRecord r{&t, tid, iv.domain, iv.begin, iv.end, iv.open_at_end};
+    records_->WriteRecord(&r, sizeof r);
+    return;
+  } else {
+    AppendInterval(iv, tid);
+  }
   AfterObject();
 }
 
@@ -542,6 +596,8 @@ absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewrit
         ChromeWriter w(own_ctx, /*warned_large=*/false);
         own.set_flush([&w] { w.Flush(); }, &w.line());
         own.set_on_run([&w](size_t n) { w.CountWritten(n); });
+        own.set_record_formatter([&w] { return w.NewFrameFormatter(); });
+        w.set_records(&own);
         std::optional<PassSummary> pass = WriteInPieces(
             first,
             [&](const Filter& filter, const Clock& clock) {

@@ -189,6 +189,23 @@ class PieceOutput final : public Output, public OrderedOutput {
   void BeforeHoleChange() {
     if (merger_ != nullptr) merger_->FillHolesBeforeChange();
   }
+  // What formats its writer's records (WriteRecord) on the workers.
+  void set_record_formatter(std::function<std::unique_ptr<OwnRecordFormatter>()> make) {
+    make_formatter_ = std::move(make);
+  }
+  std::unique_ptr<OwnRecordFormatter> NewRecordFormatter() override { return make_formatter_(); }
+  // Whether WriteRecord takes a record now (else the writer writes its
+  // bytes itself): while a merger takes the bytes, given a formatter.
+  bool takes_records() const {
+    return merger_ != nullptr && merger_->takes_own() && make_formatter_ != nullptr;
+  }
+  // A record to be formatted on a worker at this place of the output
+  // (PieceMerger::AppendOwnRecord), after the bytes written so far.
+  // REQUIRES: takes_records().
+  void WriteRecord(const void* p, size_t n) {
+    Settle();
+    merger_->AppendOwnRecord(p, n);
+  }
 
  protected:
   void WriteRaw(const char* p, size_t n) override {
@@ -207,6 +224,7 @@ class PieceOutput final : public Output, public OrderedOutput {
   const TextBuffer* pending_ = nullptr;
   std::function<void(size_t)> on_run_;
   std::function<std::string_view(uint64_t)> hole_text_;
+  std::function<std::unique_ptr<OwnRecordFormatter>()> make_formatter_;
   const ThreadRec* last_output_thread_ = nullptr;
 };
 

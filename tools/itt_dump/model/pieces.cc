@@ -563,6 +563,14 @@ class PieceMerger::OutputRun final : public format::PoolTask {
   struct Step {
     Bound bound;
     size_t own_end = 0;
+    size_t records_end = 0;  // in own_records
+  };
+  // A record among the own bytes (AppendOwnRecord): at own_at in them,
+  // its bytes [begin, begin + size) of records.
+  struct OwnRecord {
+    size_t own_at;
+    size_t begin;
+    size_t size;
   };
   // Each queue's spans in order, the queues in order (their ties' order),
   // queue q's from starts[q] (queues with none left out).
@@ -570,6 +578,9 @@ class PieceMerger::OutputRun final : public format::PoolTask {
   std::vector<size_t> starts;
   std::vector<Step> steps;
   std::string own;
+  std::vector<OwnRecord> own_records;
+  std::string records;
+  std::unique_ptr<OwnRecordFormatter> formatter;  // kept with the run for its next use
   std::vector<std::string_view> hole_texts;
   std::string out;
   uint32_t crc = 0;  // out's
@@ -592,11 +603,19 @@ class PieceMerger::OutputRun final : public format::PoolTask {
                              : p.outputs_size;
       size += end - s.begin->offset - sizeof(uint32_t) * static_cast<size_t>(s.end - s.begin);
     }
-    out.reserve(size);
+    out.reserve(size + 2 * records.size());
     size_t step = 0;
     size_t own_at = 0;
-    // Step `step` has all its outputs: its own bytes go out.
-    const auto own_out = [this, &step, &own_at] {
+    size_t record = 0;
+    // Step `step` has all its outputs: its own bytes go out, with its
+    // records formatted at their places.
+    const auto own_out = [this, &step, &own_at, &record] {
+      for (const size_t records_end = steps[step].records_end; record < records_end; ++record) {
+        const OwnRecord& r = own_records[record];
+        out.append(own, own_at, r.own_at - own_at);
+        own_at = r.own_at;
+        formatter->Format(std::string_view(records.data() + r.begin, r.size), &out);
+      }
       const size_t end = steps[step].own_end;
       out.append(own, own_at, end - own_at);
       own_at = end;
@@ -640,6 +659,8 @@ class PieceMerger::OutputRun final : public format::PoolTask {
     starts.clear();
     steps.clear();
     own.clear();
+    own_records.clear();
+    records.clear();
     hole_texts.clear();
     out.clear();
     finished.clear();
@@ -964,7 +985,7 @@ void PieceMerger::set_ordered_output(OrderedOutput* out) {
   ordered_ = out;
   building_ = std::make_unique<OutputRun>();
   // Before the first item: no outputs, then the own bytes.
-  building_->steps.push_back({Bound{0, -1, 0, false}, 0});
+  building_->steps.push_back({Bound{0, -1, 0, false}, 0, 0});
 }
 
 const ThreadRec* PieceMerger::last_output_thread() const {
@@ -975,24 +996,36 @@ const ThreadRec* PieceMerger::last_output_thread() const {
 
 void PieceMerger::AppendOwn(const char* p, size_t n) { building_->own.append(p, n); }
 
+void PieceMerger::AppendOwnRecord(const void* p, size_t n) {
+  OutputRun& r = *building_;
+  if (r.formatter == nullptr) r.formatter = ordered_->NewRecordFormatter();
+  r.own_records.push_back({r.own.size(), r.records.size(), n});
+  r.records.append(static_cast<const char*>(p), n);
+}
+
 void PieceMerger::AddStep(const Bound& bound) {
   ordered_->Settle();
   std::vector<OutputRun::Step>& steps = building_->steps;
   const size_t own_end = building_->own.size();
-  const size_t last_end = steps.size() < 2 ? 0 : steps[steps.size() - 2].own_end;
-  if (own_end == last_end && steps.size() > 1) {
-    // The last step has no own bytes: its outputs and the next's go at once.
-    steps.back().bound = bound;
-    return;
+  const size_t records_end = building_->own_records.size();
+  if (steps.size() > 1) {
+    const OutputRun::Step& last = steps[steps.size() - 2];
+    if (own_end == last.own_end && records_end == last.records_end) {
+      // The last step has no own bytes: its outputs and the next's go at once.
+      steps.back().bound = bound;
+      return;
+    }
   }
   steps.back().own_end = own_end;
-  steps.push_back({bound, own_end});
+  steps.back().records_end = records_end;
+  steps.push_back({bound, own_end, records_end});
 }
 
 void PieceMerger::CloseRun() {
   std::unique_ptr<OutputRun> run = std::move(building_);
   OutputRun& r = *run;
   r.steps.back().own_end = r.own.size();
+  r.steps.back().records_end = r.own_records.size();
   const Bound bound = r.steps.back().bound;
   for (size_t i = 0; i < queues_.size(); ++i) {
     Queue& q = queues_[i];
@@ -1065,7 +1098,7 @@ void PieceMerger::CloseRun() {
     building_ = std::make_unique<OutputRun>();
   }
   // The next run starts at the place, with the own bytes of its item.
-  building_->steps.push_back({bound, 0});
+  building_->steps.push_back({bound, 0, 0});
   while (runs_.size() >= MaxInFlight()) {
     pool_->Wait(runs_.front().get());
     WriteRuns(/*all=*/false);

@@ -447,6 +447,18 @@ class ApartConsumer {
                            const StretchRecords& records) = 0;
 };
 
+// Formats, on the worker that merges a run of output, the records a
+// consumer left among its own bytes (PieceMerger::AppendOwnRecord): the
+// formatting of what the reading thread alone can work out. One per run
+// at a time (made by OrderedOutput::NewRecordFormatter on the reading
+// thread, used by one worker at a time).
+class OwnRecordFormatter {
+ public:
+  virtual ~OwnRecordFormatter() = default;
+  // Appends the bytes of `record` to *out.
+  virtual void Format(std::string_view record, std::string* out) = 0;
+};
+
 // Where a pass whose sinks' outputs go apart (PieceSink::outputs_apart)
 // writes its output: runs of it, in order, each the pieces' outputs and
 // the reading thread's own bytes (PieceMerger::AppendOwn) in the serial
@@ -468,6 +480,9 @@ class OrderedOutput {
   // the last item given. The view must stay valid until the merger is
   // done.
   virtual std::string_view HoleText(uint64_t key) { return {}; }
+  // What formats the consumer's records (PieceMerger::AppendOwnRecord):
+  // required once it leaves one.
+  virtual std::unique_ptr<OwnRecordFormatter> NewRecordFormatter() { return nullptr; }
 };
 
 class PieceMerger {
@@ -537,6 +552,10 @@ class PieceMerger {
   // The consumer's bytes at the place of the last item given (before the
   // first item: at the start). REQUIRES: takes_own().
   void AppendOwn(const char* p, size_t n);
+  // A record among those bytes (after those appended so far), which the
+  // output's formatter (OrderedOutput::NewRecordFormatter) turns into
+  // bytes on the worker that merges the run. REQUIRES: takes_own().
+  void AppendOwnRecord(const void* p, size_t n);
   // Whether AppendOwn takes bytes: from set_ordered_output until Next
   // returns false.
   bool takes_own() const { return ordered_ != nullptr && !outputs_done_; }
