@@ -69,17 +69,31 @@ class VtuneLines {
     };
     if (!filter_.KeepsInterval(iv, interval_name)) return false;
     if (iv.kind == IntervalKind::kFrame) {
-      const std::string_view domain = x_.Domain(iv.domain);
-      AppendCsvField(out, domain.empty() ? "frame" : domain);
-    } else {
-      AppendCsvField(out, interval_name());
+      AppendFrame(iv, out);
+      return true;
     }
+    AppendCsvField(out, interval_name());
+    AppendTimes(iv, out);
+    AppendEnd(out, *iv.thread, /*with_tid=*/true);
+    return true;
+  }
+  // Whether the filters keep `iv`.
+  bool Keeps(const Interval& iv) {
+    return filter_.KeepsInterval(iv, [&] { return IntervalNameView(x_, iv, &name_buf_); });
+  }
+  // The line of frame `iv`, which the filters keep.
+  void AppendFrame(const Interval& iv, TextBuffer* out) {
+    const std::string_view domain = x_.Domain(iv.domain);
+    AppendCsvField(out, domain.empty() ? "frame" : domain);
+    AppendTimes(iv, out);
+    AppendEnd(out, *iv.thread, /*with_tid=*/false);
+  }
+  // ",begin,end" of `iv`.
+  void AppendTimes(const Interval& iv, TextBuffer* out) const {
     out->push_back(',');
     AppendTs(out, iv.begin);
     out->push_back(',');
     AppendTs(out, iv.end);
-    AppendEnd(out, *iv.thread, iv.kind != IntervalKind::kFrame);
-    return true;
   }
 
   // ",pid,tid\n" of thread `t` (without the tid: a frame's row).
@@ -258,6 +272,41 @@ class VtuneSink final : public PieceSink {
   VtuneLines lines_;
 };
 
+// A frame's line as the reading thread leaves it to a worker
+// (PieceOutput::WriteRecord): the pairing is the reading thread's to work
+// out, the formatting is not.
+struct FrameRecord {
+  const ThreadRec* thread;
+  uint64_t domain;
+  uint64_t begin;
+  uint64_t end;
+};
+
+// Formats FrameRecords on the worker that merges their run of output.
+class FrameFormatter final : public OwnRecordFormatter {
+ public:
+  // Made on the reading thread, copying the writer's lines (their filter
+  // and clock keep caches).
+  explicit FrameFormatter(const VtuneLines& lines) : lines_(lines) {}
+  void Format(std::string_view record, std::string* out) override {
+    FrameRecord r;
+    std::memcpy(&r, record.data(), sizeof r);
+    Interval iv;
+    iv.kind = IntervalKind::kFrame;
+    iv.thread = r.thread;
+    iv.domain = r.domain;
+    iv.begin = r.begin;
+    iv.end = r.end;
+    lines_.AppendFrame(iv, &line_);
+    out->append(line_.view());
+    line_.clear();
+  }
+
+ private:
+  VtuneLines lines_;
+  TextBuffer line_;
+};
+
 // The pass over the whole trace: it writes the intervals file and makes the
 // counters' columns and rows; then the counters file is written from them.
 class VtuneWriter : public IntervalListener {
@@ -303,7 +352,20 @@ class VtuneWriter : public IntervalListener {
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
   void OnInterval(const Interval& iv) override {
+    if (iv.kind == IntervalKind::kFrame && records_ != nullptr && records_->takes_records()) {
+      // Formatted on a worker.
+      if (!lines_.Keeps(iv)) return;
+      const FrameRecord r{iv.thread, iv.domain, iv.begin, iv.end};
+      records_->WriteRecord(&r, sizeof r);
+      return;
+    }
     if (lines_.AppendInterval(iv, &line_)) AfterLine(out_);
+  }
+  // Where frames' lines go as records while it takes them (the pass on
+  // every core): formatted on the workers.
+  void set_records(PieceOutput* records) { records_ = records; }
+  std::unique_ptr<OwnRecordFormatter> NewFrameFormatter() const {
+    return std::make_unique<FrameFormatter>(lines_);
   }
   void Finish(uint64_t end_ticks) {
     tracker_.Finish(end_ticks);
@@ -387,6 +449,7 @@ class VtuneWriter : public IntervalListener {
   }
 
   Output* const out_;  // the intervals file
+  PieceOutput* records_ = nullptr;
   const TraceIndex& x_;
   VtuneLines lines_;
   IntervalTracker tracker_;
@@ -463,6 +526,8 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
         own.emplace(first.out);
         w = std::make_unique<VtuneWriter>(ctx, &*own, options.spool_memory);
         own->set_flush([&w] { w->FlushLines(); }, &w->pending());
+        own->set_record_formatter([&w] { return w->NewFrameFormatter(); });
+        w->set_records(&*own);
         std::optional<PassSummary> p = WriteInPieces(
             first,
             [&ctx](const Filter& filter, const Clock& clock) {
