@@ -2,8 +2,10 @@
 // strict parser, and every Chrome trace event has the fields the Trace
 // Event Format requires for its phase.
 
+#include <limits>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/tools/dump_runner.h"
@@ -113,6 +115,32 @@ TEST(ChromeJson, SyntheticTraceHasOneCompleteEventPerTask) {
   std::map<std::string, int> phases;
   CheckChrome(Chrome(SyntheticTrace(3, 4000, 500)), &phases);
   EXPECT_EQ(phases["X"], 6000);
+}
+
+TEST(ChromeJson, ACounterValueThatJsonHasNoNumberForGoesOutAsZero) {
+  TraceBuilder b;
+  b.Counter(1, "ratio", "app", 1, format::MetadataType::kDouble).Thread(0, 7, "main");
+  std::vector<format::Event> events;
+  uint64_t t = 1000;
+  for (const double v :
+       {2.5, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+        -std::numeric_limits<double>::infinity(), -4.0}) {
+    events.push_back(Ev(EventKind::kCounterSetValue, t += 100,
+                        {{F::kCounter, U(1)},
+                         {F::kType, U(static_cast<uint64_t>(format::MetadataType::kDouble))},
+                         {F::kValue, D(v)}}));
+  }
+  b.Events(0, events);
+  const std::string json = Chrome(b.bytes());
+  std::map<std::string, int> phases;
+  CheckChrome(json, &phases);
+  ASSERT_EQ(phases["C"], 5);
+  std::vector<std::string> values;
+  for (size_t at = json.find("\"value\":"); at != std::string::npos;
+       at = json.find("\"value\":", at + 1)) {
+    values.push_back(json.substr(at + 8, json.find('}', at) - at - 8));
+  }
+  EXPECT_EQ(values, (std::vector<std::string>{"2.5", "0", "0", "0", "-4"}));
 }
 
 TEST(ChromeJson, StringsAreEscapedWhateverTheirBytes) {

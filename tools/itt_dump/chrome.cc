@@ -1,6 +1,7 @@
 #include "tools/itt_dump/chrome.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -506,10 +507,12 @@ void ChromeWriter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
   Field("name", s.name);
   if (!s.domain.empty()) Field("cat", s.domain);
   line.append(",\"args\":{\"value\":");
-  std::string v;
-  AppendNumber(&v, s.value);
-  if (v == "nan" || v == "inf" || v == "-inf") v = "0";
-  line.append(v);
+  // (JSON has no NaN or infinity: AppendNumber's "nan", "inf", "-inf".)
+  if (std::isfinite(s.value)) {
+    AppendNumber(&line, s.value);
+  } else {
+    line.push_back('0');
+  }
   line.append("}");
   Close();
 }
