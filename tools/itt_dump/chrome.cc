@@ -77,6 +77,9 @@ class ChromeObjects {
   // Appends the object(s) of `iv` on track `tid` (a frame's, or its
   // thread's).
   void AppendInterval(const Interval& iv, uint64_t tid);
+  // Appends the object of a sample of `counter` (whose name and domain
+  // are used) of `value` at `ticks` on thread `tid`.
+  void AppendCounter(const Counter& counter, long double value, uint64_t tid, uint64_t ticks);
 
  protected:
   // Starts an object with its phase: (,)\n{"ph":"X
@@ -172,6 +175,22 @@ class ChromeObjects {
   TextBuffer own_line_;
   TextBuffer* line_;  // objects built and not yet handed on: own_line_ or the caller's
 };
+
+void ChromeObjects::AppendCounter(const Counter& counter, long double value, uint64_t tid,
+                                  uint64_t ticks) {
+  Open('C', tid, ticks);
+  Field("name", counter.name);
+  if (!counter.domain.empty()) Field("cat", counter.domain);
+  line_->append(",\"args\":{\"value\":");
+  // (JSON has no NaN or infinity: AppendNumber's "nan", "inf", "-inf".)
+  if (std::isfinite(value)) {
+    AppendNumber(line_, value);
+  } else {
+    line_->push_back('0');
+  }
+  line_->append("}");
+  CloseObject();
+}
 
 bool ChromeObjects::Kept(const Interval& iv) {
   return filter_.KeepsInterval(iv, [&] { return IntervalNameView(x_, iv, &name_buf_); });
@@ -291,35 +310,46 @@ class ChromeSink final : public PieceSink {
   ChromeObjects objects_;  // into the outputs
 };
 
-// A frame's object as the reading thread leaves it to a worker
-// (PieceOutput::WriteRecord): the pairing and the track are the reading
-// thread's to work out, the formatting is not.
-struct FrameRecord {
-  const ThreadRec* thread;
-  uint64_t tid;  // the frame track's
-  uint64_t domain;
-  uint64_t begin;
-  uint64_t end;
-  bool open_at_end;
+// An object as the reading thread leaves it to a worker
+// (PieceOutput::WriteRecord): the pairing, the frames' tracks, the
+// counters' values and the filters are the reading thread's to work out,
+// the formatting is not.
+struct ChromeRecord {
+  enum class Kind : uint8_t { kFrame, kCounter };
+  Kind kind = Kind::kFrame;
+  bool open_at_end = false;           // a frame's
+  const ThreadRec* thread = nullptr;  // a frame's
+  const Counter* counter = nullptr;   // a sample's: the tracker's, which stays
+  uint64_t pid = 0;                   // a sample's
+  uint64_t tid = 0;                   // the frame track's, or the sample's thread's
+  uint64_t domain = 0;                // a frame's
+  uint64_t begin = 0;                 // a frame's, or the sample's time
+  uint64_t end = 0;                   // a frame's
+  long double value = 0;              // a sample's
 };
 
-// Formats FrameRecords on the worker that merges their run of output.
-class FrameFormatter final : public OwnRecordFormatter {
+// Formats ChromeRecords on the worker that merges their run of output.
+class ChromeRecordFormatter final : public OwnRecordFormatter {
  public:
   // Made on the reading thread from the writer's filter and clock.
-  FrameFormatter(const VerbContext& ctx, const Filter& filter, const Clock& clock)
+  ChromeRecordFormatter(const VerbContext& ctx, const Filter& filter, const Clock& clock)
       : objects_(ctx, /*first=*/false, filter, clock) {}
   void Format(std::string_view record, std::string* out) override {
-    FrameRecord r;
-    std::memcpy(&r, record.data(), sizeof r);
-    Interval iv;
-    iv.kind = IntervalKind::kFrame;
-    iv.thread = r.thread;
-    iv.domain = r.domain;
-    iv.begin = r.begin;
-    iv.end = r.end;
-    iv.open_at_end = r.open_at_end;
-    objects_.AppendInterval(iv, r.tid);
+    ChromeRecord r;
+    std::memcpy(static_cast<void*>(&r), record.data(), sizeof r);
+    if (r.kind == ChromeRecord::Kind::kCounter) {
+      objects_.UsePid(r.pid);
+      objects_.AppendCounter(*r.counter, r.value, r.tid, r.begin);
+    } else {
+      Interval iv;
+      iv.kind = IntervalKind::kFrame;
+      iv.thread = r.thread;
+      iv.domain = r.domain;
+      iv.begin = r.begin;
+      iv.end = r.end;
+      iv.open_at_end = r.open_at_end;
+      objects_.AppendInterval(iv, r.tid);
+    }
     out->append(objects_.line().view());
     objects_.line().clear();
   }
@@ -353,11 +383,11 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
 
   bool warned_large() const { return warned_large_; }
-  // Where frames' objects go as records while it takes them (the pass on
-  // every core): formatted on the workers.
+  // Where frames' and counter samples' objects go as records while it
+  // takes them (the pass on every core): formatted on the workers.
   void set_records(PieceOutput* records) { records_ = records; }
-  std::unique_ptr<OwnRecordFormatter> NewFrameFormatter() const {
-    return std::make_unique<FrameFormatter>(ctx_, filter_, clock_);
+  std::unique_ptr<OwnRecordFormatter> NewRecordFormatter() const {
+    return std::make_unique<ChromeRecordFormatter>(ctx_, filter_, clock_);
   }
   // Bytes of the pieces' objects, written for it elsewhere (PieceOutput).
   void CountWritten(size_t n) { Count(n); }
@@ -448,7 +478,13 @@ void ChromeWriter::OnInterval(const Interval& iv) {
     AppendInterval(iv, t.tid);
   } else if (const uint64_t tid = FrameTid(t.process, iv.domain);
              records_ != nullptr && records_->takes_records()) {
-    const FrameRecord r{&t, tid, iv.domain, iv.begin, iv.end, iv.open_at_end};
+    ChromeRecord r;
+    r.thread = &t;
+    r.tid = tid;
+    r.domain = iv.domain;
+    r.begin = iv.begin;
+    r.end = iv.end;
+    r.open_at_end = iv.open_at_end;
     records_->WriteRecord(&r, sizeof r);
     return;
   } else {
@@ -499,22 +535,23 @@ void ChromeWriter::OnEvent(const Event& e, const ThreadRec& t) {
 }
 
 void ChromeWriter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
-  TextBuffer& line = this->line();
   const Counter& s = *sample.counter;
   const uint64_t ticks = sample.ticks;
   if (!filter_.KeepsSample(t, sample)) return;
-  Open('C', t.tid, ticks);
-  Field("name", s.name);
-  if (!s.domain.empty()) Field("cat", s.domain);
-  line.append(",\"args\":{\"value\":");
-  // (JSON has no NaN or infinity: AppendNumber's "nan", "inf", "-inf".)
-  if (std::isfinite(s.value)) {
-    AppendNumber(&line, s.value);
-  } else {
-    line.push_back('0');
+  if (records_ != nullptr && records_->takes_records()) {
+    // Formatted on a worker (the counter's name and domain stay).
+    ChromeRecord r;
+    r.kind = ChromeRecord::Kind::kCounter;
+    r.counter = &s;
+    r.pid = pid();
+    r.tid = t.tid;
+    r.begin = ticks;
+    r.value = s.value;
+    records_->WriteRecord(&r, sizeof r);
+    return;
   }
-  line.append("}");
-  Close();
+  AppendCounter(s, s.value, t.tid, ticks);
+  AfterObject();
 }
 
 void ChromeWriter::OnMarker(const Event& e, const ThreadRec& t) {
@@ -599,7 +636,7 @@ absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewrit
         ChromeWriter w(own_ctx, /*warned_large=*/false);
         own.set_flush([&w] { w.Flush(); }, &w.line());
         own.set_on_run([&w](size_t n) { w.CountWritten(n); });
-        own.set_record_formatter([&w] { return w.NewFrameFormatter(); });
+        own.set_record_formatter([&w] { return w.NewRecordFormatter(); });
         w.set_records(&own);
         std::optional<PassSummary> pass = WriteInPieces(
             first,
