@@ -256,10 +256,6 @@ class TextPrinter : public IntervalListener {
   std::function<void()> before_sync_name_;
   // SyncNameText's, by string id: quoted names that stay in place.
   absl::node_hash_map<uint64_t, std::string> sync_names_;
-  // SyncNameText's by address, until a sync_create or sync_rename (a hole
-  // per sync call's line: two lookups in maps each were a third of the
-  // reading thread's time on the mixed benchmark trace).
-  SmallCache<uint64_t, std::string_view, 16> sync_name_texts_;
   std::string domain_buf_;  // Subject::domain when it is made up
   std::string name_buf_;    // Subject::name when it is made up
   TextBuffer line_;         // the lines printed and not yet written (TextBuffer::kWriteBatch)
@@ -507,10 +503,7 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
   tracker_.OnEvent(e, t);
   SyncChange sync;
   if (IsSyncKind(e.kind)) {
-    if (NamesSyncObject(e.kind)) {
-      if (before_sync_name_) before_sync_name_();  // (which reads the names before)
-      sync_name_texts_.Clear();
-    }
+    if (before_sync_name_ && NamesSyncObject(e.kind)) before_sync_name_();
     sync_.OnEvent(e, t, &sync);
   }
   if (!formats) return;  // the other printer's line
@@ -520,18 +513,11 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
 }
 
 std::string_view TextPrinter::SyncNameText(uint64_t addr) {
-  // (Fibonacci hashing: the addresses' low bits are their alignment.)
-  return sync_name_texts_.Get(addr, (addr * 0x9E3779B97F4A7C15ull) >> 60,
-                              [&](std::string_view* text) {
-                                const SyncObject* o = sync_.objects().Find(addr);
-                                if (o == nullptr || o->name_id == 0) {
-                                  *text = "-";
-                                  return;
-                                }
-                                auto [it, added] = sync_names_.try_emplace(o->name_id);
-                                if (added) AppendQuoted(&it->second, x_.String(o->name_id));
-                                *text = it->second;
-                              });
+  const SyncObject* o = sync_.objects().Find(addr);
+  if (o == nullptr || o->name_id == 0) return "-";
+  auto [it, added] = sync_names_.try_emplace(o->name_id);
+  if (added) AppendQuoted(&it->second, x_.String(o->name_id));
+  return it->second;
 }
 
 bool TextPrinter::AppendLine(const Event& e, const format::KindSchema& s, const ThreadRec& t,

@@ -30,10 +30,6 @@ class SmallCache {
     }
     return e.value;
   }
-  // Forgets every value (what determines them changed).
-  void Clear() {
-    for (Entry& e : entries_) e.valid = false;
-  }
 
  private:
   struct Entry {
