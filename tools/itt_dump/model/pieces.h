@@ -479,7 +479,8 @@ class OrderedOutput {
   // they change for those before the item given last
   // (PieceMerger::FillHolesBeforeChange): as they are at the place of
   // the last item given. The view must stay valid until the merger is
-  // done.
+  // done. The merger keeps the texts it got until FillHolesBeforeChange,
+  // which the consumer calls before any of them changes.
   virtual std::string_view HoleText(uint64_t key) { return {}; }
   // What formats the consumer's records (PieceMerger::AppendOwnRecord):
   // required once it leaves one.
