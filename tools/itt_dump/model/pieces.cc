@@ -957,17 +957,13 @@ void PieceMerger::Issue(int qi, Item* item) {
     }
     const auto at = static_cast<size_t>(q.head - p.entries.data());
     const uint64_t before = at < p.outputs_before.size() ? p.outputs_before[at] : 0;
-    // Field by field: a Bound built whole on the stack and copied stalls
-    // the copy's wide loads on its narrow stores (store forwarding), which
-    // was 40% of this function's samples.
+    // Field by field, and copied so (CopyBound).
     Bound& place = next_place_;
     place.time = en.time;
     place.queue = qi;
     place.position = p.output_base + before;
     if (en.type == Piece::Entry::Type::kEvent) {
-      last_event_.time = place.time;
-      last_event_.queue = place.queue;
-      last_event_.position = place.position;
+      CopyBound(place, &last_event_);
       any_event_ = true;
     }
     AddStep(place);
@@ -1012,13 +1008,16 @@ void PieceMerger::AddStep(const Bound& bound) {
     const OutputRun::Step& last = steps[steps.size() - 2];
     if (own_end == last.own_end && records_end == last.records_end) {
       // The last step has no own bytes: its outputs and the next's go at once.
-      steps.back().bound = bound;
+      CopyBound(bound, &steps.back().bound);
       return;
     }
   }
   steps.back().own_end = own_end;
   steps.back().records_end = records_end;
-  steps.push_back({bound, own_end, records_end});
+  OutputRun::Step& step = steps.emplace_back();
+  CopyBound(bound, &step.bound);
+  step.own_end = own_end;
+  step.records_end = records_end;
 }
 
 void PieceMerger::CloseRun() {

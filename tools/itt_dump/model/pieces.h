@@ -611,6 +611,15 @@ class PieceMerger {
     uint64_t position = 0;
     bool all = false;
   };
+  // *to = from, field by field: a place is mostly written so just before,
+  // and copied whole its wide loads stall on those narrow stores (store
+  // forwarding), which was most of Issue's and AddStep's samples.
+  static void CopyBound(const Bound& from, Bound* to) {
+    to->time = from.time;
+    to->queue = from.queue;
+    to->position = from.position;
+    to->all = from.all;
+  }
   // Whether place a comes before place b (queue -1 before every queue).
   static bool Earlier(const Bound& a, const Bound& b) {
     if (a.all || b.all) return !a.all && b.all;
