@@ -967,7 +967,10 @@ void PieceMerger::Issue(int qi, Item* item) {
       any_event_ = true;
     }
     AddStep(place);
-    if (building_->steps.size() >= run_steps_ || building_->own.size() >= kRunOwnBytes) CloseRun();
+    if (building_->steps.size() >= run_steps_ ||
+        building_->own.size() + building_->records.size() >= kRunOwnBytes) {
+      CloseRun();
+    }
   }
 }
 

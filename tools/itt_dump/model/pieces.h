@@ -574,7 +574,7 @@ class PieceMerger {
   // outputs before the earliest event still to read.
   static constexpr size_t kRunSteps = 4096;
   static constexpr uint64_t kRunOutputs = uint64_t{1} << 14;
-  // Or where its own bytes reach this many.
+  // Or where its own bytes (and records: AppendOwnRecord) reach this many.
   static constexpr size_t kRunOwnBytes = size_t{1} << 20;
   // Frames and events a stretch holds at least (but the last), unless
   // MergeOptions::stretch_items says otherwise.
