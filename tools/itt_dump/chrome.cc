@@ -317,15 +317,12 @@ class ChromeSink final : public PieceSink {
 struct ChromeRecord {
   enum class Kind : uint8_t { kFrame, kCounter };
   Kind kind = Kind::kFrame;
-  bool open_at_end = false;           // a frame's
-  const ThreadRec* thread = nullptr;  // a frame's
-  const Counter* counter = nullptr;   // a sample's: the tracker's, which stays
-  uint64_t pid = 0;                   // a sample's
-  uint64_t tid = 0;                   // the frame track's, or the sample's thread's
-  uint64_t domain = 0;                // a frame's
-  uint64_t begin = 0;                 // a frame's, or the sample's time
-  uint64_t end = 0;                   // a frame's
-  long double value = 0;              // a sample's
+  uint64_t tid = 0;                  // the frame track's, or the sample's thread's
+  FrameRecord frame;                 // a frame's
+  const Counter* counter = nullptr;  // a sample's: the tracker's, which stays
+  uint64_t pid = 0;                  // a sample's
+  uint64_t ticks = 0;                // a sample's
+  long double value = 0;             // a sample's
 };
 
 // Formats ChromeRecords on the worker that merges their run of output.
@@ -339,16 +336,9 @@ class ChromeRecordFormatter final : public OwnRecordFormatter {
     std::memcpy(static_cast<void*>(&r), record.data(), sizeof r);
     if (r.kind == ChromeRecord::Kind::kCounter) {
       objects_.UsePid(r.pid);
-      objects_.AppendCounter(*r.counter, r.value, r.tid, r.begin);
+      objects_.AppendCounter(*r.counter, r.value, r.tid, r.ticks);
     } else {
-      Interval iv;
-      iv.kind = IntervalKind::kFrame;
-      iv.thread = r.thread;
-      iv.domain = r.domain;
-      iv.begin = r.begin;
-      iv.end = r.end;
-      iv.open_at_end = r.open_at_end;
-      objects_.AppendInterval(iv, r.tid);
+      objects_.AppendInterval(r.frame.ToInterval(), r.tid);
     }
     out->append(objects_.line().view());
     objects_.line().clear();
@@ -479,12 +469,8 @@ void ChromeWriter::OnInterval(const Interval& iv) {
   } else if (const uint64_t tid = FrameTid(t.process, iv.domain);
              records_ != nullptr && records_->takes_records()) {
     ChromeRecord r;
-    r.thread = &t;
     r.tid = tid;
-    r.domain = iv.domain;
-    r.begin = iv.begin;
-    r.end = iv.end;
-    r.open_at_end = iv.open_at_end;
+    r.frame = FrameRecord::Of(iv);
     records_->WriteRecord(&r, sizeof r);
     return;
   } else {
@@ -545,7 +531,7 @@ void ChromeWriter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
     r.counter = &s;
     r.pid = pid();
     r.tid = t.tid;
-    r.begin = ticks;
+    r.ticks = ticks;
     r.value = s.value;
     records_->WriteRecord(&r, sizeof r);
     return;

@@ -272,17 +272,9 @@ class VtuneSink final : public PieceSink {
   VtuneLines lines_;
 };
 
-// A frame's line as the reading thread leaves it to a worker
-// (PieceOutput::WriteRecord): the pairing is the reading thread's to work
-// out, the formatting is not.
-struct FrameRecord {
-  const ThreadRec* thread;
-  uint64_t domain;
-  uint64_t begin;
-  uint64_t end;
-};
-
-// Formats FrameRecords on the worker that merges their run of output.
+// Formats frames' lines (FrameRecord, PieceOutput::WriteRecord) on the
+// worker that merges their run of output: the reading thread pairs and
+// filters them.
 class FrameFormatter final : public OwnRecordFormatter {
  public:
   // Made on the reading thread, copying the writer's lines (their filter
@@ -290,14 +282,8 @@ class FrameFormatter final : public OwnRecordFormatter {
   explicit FrameFormatter(const VtuneLines& lines) : lines_(lines) {}
   void Format(std::string_view record, std::string* out) override {
     FrameRecord r;
-    std::memcpy(&r, record.data(), sizeof r);
-    Interval iv;
-    iv.kind = IntervalKind::kFrame;
-    iv.thread = r.thread;
-    iv.domain = r.domain;
-    iv.begin = r.begin;
-    iv.end = r.end;
-    lines_.AppendFrame(iv, &line_);
+    std::memcpy(static_cast<void*>(&r), record.data(), sizeof r);
+    lines_.AppendFrame(r.ToInterval(), &line_);
     out->append(line_.view());
     line_.clear();
   }
@@ -355,7 +341,7 @@ class VtuneWriter : public IntervalListener {
     if (iv.kind == IntervalKind::kFrame && records_ != nullptr && records_->takes_records()) {
       // Formatted on a worker.
       if (!lines_.Keeps(iv)) return;
-      const FrameRecord r{iv.thread, iv.domain, iv.begin, iv.end};
+      const FrameRecord r = FrameRecord::Of(iv);
       records_->WriteRecord(&r, sizeof r);
       return;
     }

@@ -87,6 +87,31 @@ std::string IntervalName(const TraceIndex& index, const Interval& interval);
 std::string_view IntervalNameView(const TraceIndex& index, const Interval& interval,
                                   std::string* scratch);
 
+// A paired frame as much as the exports write of it (its thread, domain,
+// times, whether it was open at the end), for a worker to format what the
+// reading thread paired (PieceMerger::AppendOwnRecord).
+struct FrameRecord {
+  const ThreadRec* thread = nullptr;
+  uint64_t domain = 0;
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  bool open_at_end = false;
+
+  static FrameRecord Of(const Interval& frame) {
+    return {frame.thread, frame.domain, frame.begin, frame.end, frame.open_at_end};
+  }
+  Interval ToInterval() const {
+    Interval iv;
+    iv.kind = IntervalKind::kFrame;
+    iv.thread = thread;
+    iv.domain = domain;
+    iv.begin = begin;
+    iv.end = end;
+    iv.open_at_end = open_at_end;
+    return iv;
+  }
+};
+
 // A frame_begin or frame_end a piece keeps apart (IntervalTracker::
 // PiecePairing::frames_apart), for the merge to pair in time order: one
 // with a null id (frames with ids go with the other events). 24 bytes:
