@@ -701,6 +701,11 @@ class ParquetExporter : public IntervalListener {
   T& NewRow() {
     return std::get<std::vector<T>>(filling_->rows).emplace_back();
   }
+  // Takes back the row NewRow<T> made last (not counted yet).
+  template <typename T>
+  void DropRow() {
+    std::get<std::vector<T>>(filling_->rows).pop_back();
+  }
   void RowAdded() {
     if (++filling_->count == kBatchRows) SubmitBatch(/*all=*/false);
   }
@@ -1119,14 +1124,18 @@ void ParquetExporter::WriteBatches() {
 }
 
 void ParquetExporter::WriteInterval(const Interval& iv, uint64_t id, uint64_t parent) {
-  SliceRow row;
-  if (!SliceRowOf(x_, &filter_, iv, &name_, &row)) return;
+  // Made in the batch, as AppendPieceTask's rows.
+  SliceRow& row = NewRow<SliceRow>();
+  if (!SliceRowOf(x_, &filter_, iv, &name_, &row)) {
+    DropRow<SliceRow>();
+    return;
+  }
   row.id = id;
   row.parent = parent;
   row.depth = iv.kind == IntervalKind::kTask ? iv.depth : 0;
   // (A name without a key may be made up in name_.)
   if (row.name_key == 0) row.name = Keep(row.name);
-  Add(row);
+  RowAdded();
   if (iv.args != nullptr) {
     for (const Arg& a : *iv.args) {
       Args(id, *iv.thread, iv.begin, "task", Keep(a.key), a.value, a.is_text);
