@@ -641,10 +641,13 @@ class PieceMerger {
     size_t depth = 0;
     std::deque<std::unique_ptr<Piece>> pieces;  // the front one's entries from head
     // The front piece and its entries [head, end): the merge's hot loop
-    // reads them without going through the deque (null: no pieces).
-    const Piece* front = nullptr;
+    // reads them without going through the deque (null: no pieces). Head
+    // and front not side by side: Pop writes head, and Issue's reads of
+    // both, made one wide load, stalled on that narrow store (store
+    // forwarding).
     const Piece::Entry* head = nullptr;
     const Piece::Entry* end = nullptr;
+    const Piece* front = nullptr;
     size_t chunks_read = 0;
     uint64_t last_time = 0;  // of the thread's pieces read so far
     // Frames and events kept apart, each piece's in a block of its own,
