@@ -108,6 +108,28 @@ TEST(CounterTracker, OneCounterPerIdentityWithItsValue) {
   EXPECT_FALSE(counters.counters()[0]->ever_set);
 }
 
+TEST(CounterTracker, CountersOfOneDomainTakenInTurnKeepTheirOwnValues) {
+  // The v3 API's counters differ in their name alone, or in their domain
+  // alone: each change finds its own counter, whichever came last.
+  const auto x = Index();
+  CounterTracker counters(*x);
+  CounterSample s;
+  const auto inc = [&](uint64_t domain, uint64_t name, uint64_t delta) {
+    EXPECT_TRUE(
+        counters.OnEvent(Ev(EventKind::kCounterIncDeltaV3, 10,
+                            {{F::kDomain, U(domain)}, {F::kName, U(name)}, {F::kDelta, U(delta)}}),
+                         &s));
+    return s.counter->value;
+  };
+  EXPECT_EQ(inc(1, 1, 5), 5);
+  EXPECT_EQ(inc(1, 2, 7), 7);
+  EXPECT_EQ(inc(1, 1, 1), 6);
+  EXPECT_EQ(inc(2, 1, 3), 3);
+  EXPECT_EQ(inc(1, 1, 1), 7);
+  EXPECT_EQ(inc(1, 2, 1), 8);
+  EXPECT_EQ(counters.counters().size(), 3u);
+}
+
 TEST(SyncTracker, PrepareThenAcquiredIsAWaitOfThatThread) {
   const auto x = Index();
   SyncTracker sync;

@@ -60,6 +60,16 @@ uint64_t Mix(uint64_t a, uint64_t b) {
 }  // namespace
 
 Counter* CounterTracker::Find(const CounterChange& c) {
+  // Mostly the counter of the last change (a program samples a few
+  // counters, often one again and again).
+  if (last_ != nullptr && last_->key_kind == c.key_kind && last_->a == c.a && last_->b == c.b) {
+    return last_;
+  }
+  last_ = FindByKey(c);
+  return last_;
+}
+
+Counter* CounterTracker::FindByKey(const CounterChange& c) {
   const uint64_t h = Mix(Mix(c.key_kind, c.a), c.b);
   Counter*& slot = by_hash_[h];
   if (slot != nullptr && slot->key_kind == c.key_kind && slot->a == c.a && slot->b == c.b) {

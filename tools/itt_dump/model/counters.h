@@ -135,6 +135,7 @@ class CounterTracker {
   }
   // The counter a change is of (made on its first change, in order).
   Counter* Find(const CounterChange& c);
+  Counter* FindByKey(const CounterChange& c);  // Find, past its last counter
 
   // Every counter seen so far, in order of first change.
   const std::vector<std::unique_ptr<Counter>>& counters() const { return counters_; }
@@ -147,6 +148,7 @@ class CounterTracker {
   U64Map<Counter*> by_hash_;
   std::map<std::tuple<uint64_t, uint64_t, uint64_t>, Counter*> exact_;
   std::vector<std::unique_ptr<Counter>> counters_;
+  Counter* last_ = nullptr;  // Find's last
 };
 
 }  // namespace itt_dump
