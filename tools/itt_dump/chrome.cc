@@ -374,10 +374,12 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
 
   bool warned_large() const { return warned_large_; }
   // Where frames' and counter samples' objects go as records while it
-  // takes them (the pass on every core): formatted on the workers.
-  void set_records(PieceOutput* records) { records_ = records; }
-  std::unique_ptr<OwnRecordFormatter> NewRecordFormatter() const {
-    return std::make_unique<ChromeRecordFormatter>(ctx_, filter_, clock_);
+  // takes them (the pass on every core), formatted on the workers by
+  // ChromeRecordFormatters made from its filter and clock.
+  void set_records(PieceOutput* records) {
+    records_ = records;
+    records->set_record_formatter(
+        [this] { return std::make_unique<ChromeRecordFormatter>(ctx_, filter_, clock_); });
   }
   // Bytes of the pieces' objects, written for it elsewhere (PieceOutput).
   void CountWritten(size_t n) { Count(n); }
@@ -622,7 +624,6 @@ absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewrit
         ChromeWriter w(own_ctx, /*warned_large=*/false);
         own.set_flush([&w] { w.Flush(); }, &w.line());
         own.set_on_run([&w](size_t n) { w.CountWritten(n); });
-        own.set_record_formatter([&w] { return w.NewRecordFormatter(); });
         w.set_records(&own);
         std::optional<PassSummary> pass = WriteInPieces(
             first,

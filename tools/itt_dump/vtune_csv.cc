@@ -348,10 +348,11 @@ class VtuneWriter : public IntervalListener {
     if (lines_.AppendInterval(iv, &line_)) AfterLine(out_);
   }
   // Where frames' lines go as records while it takes them (the pass on
-  // every core): formatted on the workers.
-  void set_records(PieceOutput* records) { records_ = records; }
-  std::unique_ptr<OwnRecordFormatter> NewFrameFormatter() const {
-    return std::make_unique<FrameFormatter>(lines_);
+  // every core), formatted on the workers by FrameFormatters made from
+  // its lines.
+  void set_records(PieceOutput* records) {
+    records_ = records;
+    records->set_record_formatter([this] { return std::make_unique<FrameFormatter>(lines_); });
   }
   void Finish(uint64_t end_ticks) {
     tracker_.Finish(end_ticks);
@@ -512,7 +513,6 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
         own.emplace(first.out);
         w = std::make_unique<VtuneWriter>(ctx, &*own, options.spool_memory);
         own->set_flush([&w] { w->FlushLines(); }, &w->pending());
-        own->set_record_formatter([&w] { return w->NewFrameFormatter(); });
         w->set_records(&*own);
         std::optional<PassSummary> p = WriteInPieces(
             first,

@@ -958,7 +958,7 @@ void PieceMerger::Issue(int qi, Item* item) {
     const auto at = static_cast<size_t>(q.head - p.entries.data());
     const uint64_t before = at < p.outputs_before.size() ? p.outputs_before[at] : 0;
     // Field by field, and copied so (CopyBound).
-    Bound& place = next_place_;
+    Bound place;
     place.time = en.time;
     place.queue = qi;
     place.position = p.output_base + before;

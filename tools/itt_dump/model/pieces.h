@@ -767,14 +767,12 @@ class PieceMerger {
   // Pieces merged but for their outputs (Piece::holds).
   std::vector<std::unique_ptr<Piece>> parked_;
   uint64_t outputs_waiting_ = 0;  // read, not in a run yet
+  uint64_t holes_waiting_ = 0;    // in those outputs
   // CloseRunsBefore's cap (the earliest queue's share-th output waiting),
   // while no output is read or put in a run: the merge asks at every item
   // while the waiting outputs are past it.
   uint64_t run_cap_ = 0;
   bool run_cap_known_ = false;
-  // Issue's place of the item, kept here (see there).
-  Bound next_place_;
-  uint64_t holes_waiting_ = 0;  // in those outputs
   // OrderedOutput::HoleText's texts since the last FillHolesBeforeChange,
   // by key (Fibonacci hashing: keys such as addresses have their low bits
   // alike): a call through the consumer per hole was a third of `text`'s
