@@ -555,10 +555,19 @@ class PieceMerger::OutputRun final : public format::PoolTask {
     const Piece* piece;
     int queue;
     // Its outputs' holes: the piece sink's from hole_first on, filled with
-    // hole_texts from text_first on.
+    // hole_texts from text_first on: a text per hole, but with by_key
+    // those after the first `early` (filled before a change), which take
+    // the texts after theirs by key number (PieceSink::hole_key).
     size_t hole_first = 0;
     size_t hole_count = 0;
     size_t text_first = 0;
+    size_t early = 0;
+    bool by_key = false;
+    std::string_view HoleText(const std::vector<std::string_view>& texts,
+                              const PieceSink::Hole& hole, size_t h) const {
+      return by_key && h >= early ? texts[text_first + early + hole.key_number]
+                                  : texts[text_first + h];
+    }
   };
   struct Step {
     Bound bound;
@@ -641,7 +650,7 @@ class PieceMerger::OutputRun final : public format::PoolTask {
             while (h < span.hole_count && holes[span.hole_first + h].output == index) {
               const PieceSink::Hole& hole = holes[span.hole_first + h];
               out.append(bytes.data() + from, hole.at - from);
-              const std::string_view text = hole_texts[span.text_first + h];
+              const std::string_view text = span.HoleText(hole_texts, hole, h);
               out.append(text.data(), text.size());
               from = hole.at;
               ++h;
@@ -1076,7 +1085,19 @@ void PieceMerger::CloseRun() {
         const auto taken = p->hole_texts.begin() + static_cast<std::ptrdiff_t>(filled);
         r.hole_texts.insert(r.hole_texts.end(), p->hole_texts.begin(), taken);
         p->hole_texts.erase(p->hole_texts.begin(), taken);
-        HoleTexts(*p, p->holes_taken + filled, p->holes_taken + n, &r.hole_texts);
+        span.early = filled;
+        // The rest by key where they have fewer keys than holes.
+        const size_t rest = p->holes_taken + filled;
+        const size_t end_hole = p->holes_taken + n;
+        const size_t keys = p->sink->HoleKeysBefore(end_hole);
+        span.by_key = keys < end_hole - rest;
+        if (span.by_key) {
+          for (size_t k = 0; k < keys; ++k) {
+            CachedHoleText(p->sink->hole_key(k), &r.hole_texts.emplace_back());
+          }
+        } else {
+          HoleTexts(*p, rest, end_hole, &r.hole_texts);
+        }
         p->holes_taken += n;
         holes_waiting_ -= n;
       }
@@ -1135,22 +1156,22 @@ void PieceMerger::FillHolesBefore(const Bound& bound) {
 void PieceMerger::HoleTexts(const Piece& p, size_t from, size_t to,
                             std::vector<std::string_view>* texts) {
   const std::vector<PieceSink::Hole>& holes = p.sink->holes();
-  for (size_t h = from; h < to; ++h) {
-    // The consumer's texts change only after FillHolesBeforeChange, and a
-    // program uses a few objects again and again.
-    const uint64_t key = holes[h].key;
-    HoleTextSlot& cached = hole_text_cache_[(key * 0x9E3779B97F4A7C15ull) >> 60];
-    if (!cached.valid || cached.key != key) {
-      cached.key = key;
-      cached.text = ordered_->HoleText(key);
-      cached.valid = true;
-    }
-    // Stored field by field: pushed whole, it went through the stack, and
-    // the wide load back stalled on the two narrow stores (store
-    // forwarding), half of CloseRun's samples.
-    std::string_view& slot = texts->emplace_back();
-    slot = cached.text;
+  for (size_t h = from; h < to; ++h) CachedHoleText(holes[h].key, &texts->emplace_back());
+}
+
+void PieceMerger::CachedHoleText(uint64_t key, std::string_view* text) {
+  // The consumer's texts change only after FillHolesBeforeChange, and a
+  // program uses a few objects again and again.
+  HoleTextSlot& cached = hole_text_cache_[(key * 0x9E3779B97F4A7C15ull) >> 60];
+  if (!cached.valid || cached.key != key) {
+    cached.key = key;
+    cached.text = ordered_->HoleText(key);
+    cached.valid = true;
   }
+  // Stored field by field: a view returned whole went through the stack,
+  // and the wide load back stalled on the two narrow stores (store
+  // forwarding), half of CloseRun's samples.
+  *text = cached.text;
 }
 
 void PieceMerger::CloseRunWhileReading() {

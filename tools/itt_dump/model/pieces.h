@@ -57,6 +57,7 @@
 #ifndef TOOLS_ITT_DUMP_MODEL_PIECES_H_
 #define TOOLS_ITT_DUMP_MODEL_PIECES_H_
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -72,6 +73,7 @@
 
 #include "format/format.h"
 #include "format/trace_reader.h"
+#include "tools/itt_dump/model/flat_map.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/merge.h"
 #include "tools/itt_dump/model/text_buffer.h"
@@ -148,8 +150,21 @@ class PieceSink : public IntervalListener {
     uint32_t output = 0;  // the output's index among this sink's
     uint32_t at = 0;      // where in its bytes
     uint64_t key = 0;
+    // Its key's number among the sink's distinct keys (hole_key).
+    uint32_t key_number = 0;
   };
   const std::vector<Hole>& holes() const { return holes_; }
+  // The distinct keys of the holes, numbered in the order of their first
+  // holes: a run's holes of one piece are filled by key, a text per key,
+  // where they have fewer keys than holes (a program names a few objects
+  // again and again).
+  uint64_t hole_key(size_t number) const { return hole_keys_[number]; }
+  // How many of them the holes before hole `end` have (numbers [0, that)).
+  size_t HoleKeysBefore(size_t end) const {
+    return static_cast<size_t>(
+        std::lower_bound(hole_key_first_.begin(), hole_key_first_.end(), end) -
+        hole_key_first_.begin());
+  }
 
   size_t outputs() const { return offsets_.size(); }
   uint32_t output_offset(size_t i) const { return offsets_[i]; }
@@ -161,6 +176,9 @@ class PieceSink : public IntervalListener {
     offsets_.clear();
     outputs_.clear();
     holes_.clear();
+    hole_keys_.clear();
+    hole_key_first_.clear();
+    hole_key_numbers_.clear();
     Clear();
   }
   // Drops the outputs from the `first`th on (those of an event the piece
@@ -186,8 +204,14 @@ class PieceSink : public IntervalListener {
   // output_buffer() past what the output has so far. REQUIRES:
   // outputs_apart(), between BeginOutput and EndOutput.
   void AddHole(size_t at, uint64_t key) {
+    const auto [number, added] = hole_key_numbers_.Insert(key);
+    if (added) {
+      *number = static_cast<uint32_t>(hole_keys_.size());
+      hole_keys_.push_back(key);
+      hole_key_first_.push_back(holes_.size());
+    }
     holes_.push_back({static_cast<uint32_t>(offsets_.size()),
-                      static_cast<uint32_t>(at - output_start_ - sizeof(uint32_t)), key});
+                      static_cast<uint32_t>(at - output_start_ - sizeof(uint32_t)), key, *number});
   }
   // Ends it; `keep` false drops it (no output).
   void EndOutput(bool keep) {
@@ -210,6 +234,11 @@ class PieceSink : public IntervalListener {
   size_t output_start_ = 0;
   std::vector<uint32_t> offsets_;
   std::vector<Hole> holes_;  // by output, in order
+  // By key number: the key, and the index of its first hole (a dropped
+  // hole's key keeps its number: filling it costs a text, nothing more).
+  std::vector<uint64_t> hole_keys_;
+  std::vector<size_t> hole_key_first_;
+  U64Map<uint32_t> hole_key_numbers_;  // key -> number
 };
 
 // A sink's output record, for a consumer that reads it back (not a
@@ -746,6 +775,8 @@ class PieceMerger {
   void FillHolesBefore(const Bound& bound);
   // Appends to *texts the texts of p's holes [from, to) as they are now.
   void HoleTexts(const Piece& p, size_t from, size_t to, std::vector<std::string_view>* texts);
+  // Sets *text to the text of holes of `key` as it is now.
+  void CachedHoleText(uint64_t key, std::string_view* text);
   // The same at `bound`, or at the last step's place if that is later.
   void CloseRunAt(const Bound& bound);
   // Ends a run at the place before which every output is read, if enough
