@@ -500,7 +500,7 @@ class Workers {
         work.task->Run();
         lock.lock();
         work.task->pool_state = kTaskDone;
-        done_cv_.notify_all();
+        NotifyDone(&lock);
         continue;
       }
       Job* job = work.job;
@@ -509,10 +509,19 @@ class Workers {
       Verify(job, dctx, job->decoder);
       lock.lock();
       job->state = Job::State::kDone;
-      done_cv_.notify_all();
+      NotifyDone(&lock);
     }
     lock.unlock();
     ZSTD_freeDCtx(dctx);
+  }
+
+  // Tells the waiters that a job or task is done, with `lock` (on mu_)
+  // let go: woken while it is held, a waiter (the reading thread) would
+  // only wait for it again, a second sleep and wake-up per job.
+  void NotifyDone(std::unique_lock<std::mutex>* lock) {
+    lock->unlock();
+    done_cv_.notify_all();
+    lock->lock();
   }
 
   std::mutex mu_;

@@ -99,7 +99,7 @@ void ThreadedOutput::WriteRaw(const char* p, size_t n) {
 void ThreadedOutput::WriteBuffer(std::unique_ptr<char[]>* buf, size_t n) {
   std::unique_lock<std::mutex> lock(mu_);
   queue_.push_back({std::move(*buf), n, std::string()});
-  work_cv_.notify_one();
+  NotifyWork(&lock);
   if (free_.empty() && buffers_ < kBuffers) {
     ++buffers_;
     buf->reset(new char[kBufferBytes]);
@@ -127,11 +127,17 @@ void ThreadedOutput::WriteTaken(std::string* s, uint32_t crc) {
   batch.crc = crc;
   queue_.push_back(std::move(batch));
   ++taken_queued_;
-  work_cv_.notify_one();
   if (!free_taken_.empty()) {
     s->swap(free_taken_.back());
     free_taken_.pop_back();
   }
+  NotifyWork(&lock);
+}
+
+void ThreadedOutput::NotifyWork(std::unique_lock<std::mutex>* lock) {
+  lock->unlock();
+  work_cv_.notify_one();
+  lock->lock();
 }
 
 void ThreadedOutput::Drain() {
@@ -173,7 +179,10 @@ void ThreadedOutput::Run() {
         free_taken_.push_back(std::move(batch.taken));
       }
     }
+    // With the lock let go, as NotifyWork.
+    lock.unlock();
     done_cv_.notify_all();
+    lock.lock();
   }
 }
 

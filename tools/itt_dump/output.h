@@ -210,6 +210,10 @@ class ThreadedOutput final : public Output {
   void Run();
   // Waits until the thread has written every batch; copies out_'s state.
   void Drain();
+  // Tells the thread of a batch queued, with `lock` (on mu_) let go: woken
+  // while it is held, the thread would only wait for it again, a second
+  // sleep and wake-up per batch.
+  void NotifyWork(std::unique_lock<std::mutex>* lock);
   void CopyState() { SetState(out_broken_, out_status_); }  // REQUIRES: mu_ held
 
   Output* out_;
