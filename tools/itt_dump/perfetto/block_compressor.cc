@@ -29,11 +29,15 @@ BlockCompressor::~BlockCompressor() {
 }
 
 void BlockCompressor::Submit(std::string* packets) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [this] { return !has_pending_; });
-  // pending_ holds the block the worker took last time (Run swaps).
-  pending_.swap(*packets);
-  has_pending_ = true;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !has_pending_; });
+    // pending_ holds the block the worker took last time (Run swaps).
+    pending_.swap(*packets);
+    has_pending_ = true;
+  }
+  // With the lock let go: woken while it is held, the worker would only
+  // wait for it again.
   cv_.notify_all();
 }
 
