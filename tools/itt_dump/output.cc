@@ -99,12 +99,12 @@ void ThreadedOutput::WriteRaw(const char* p, size_t n) {
 void ThreadedOutput::WriteBuffer(std::unique_ptr<char[]>* buf, size_t n) {
   std::unique_lock<std::mutex> lock(mu_);
   queue_.push_back({std::move(*buf), n, std::string()});
-  NotifyWork(&lock);
+  Queued(&lock);
   if (free_.empty() && buffers_ < kBuffers) {
     ++buffers_;
     buf->reset(new char[kBufferBytes]);
   } else {
-    done_cv_.wait(lock, [this] { return !free_.empty(); });
+    WaitDone(&lock, [this] { return !free_.empty(); });
     *buf = std::move(free_.back());
     free_.pop_back();
   }
@@ -115,7 +115,7 @@ void ThreadedOutput::WriteTaken(std::string* s, uint32_t crc) {
   Pass();
   if (s->empty()) return;
   std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [this] { return taken_queued_ < kBuffers; });
+  WaitDone(&lock, [this] { return taken_queued_ < kBuffers; });
   CopyState();
   if (!good()) {
     s->clear();
@@ -131,7 +131,11 @@ void ThreadedOutput::WriteTaken(std::string* s, uint32_t crc) {
     s->swap(free_taken_.back());
     free_taken_.pop_back();
   }
-  NotifyWork(&lock);
+  Queued(&lock);
+}
+
+void ThreadedOutput::Queued(std::unique_lock<std::mutex>* lock) {
+  if (queue_.size() >= kWakeBatches) NotifyWork(lock);
 }
 
 void ThreadedOutput::NotifyWork(std::unique_lock<std::mutex>* lock) {
@@ -140,9 +144,17 @@ void ThreadedOutput::NotifyWork(std::unique_lock<std::mutex>* lock) {
   lock->lock();
 }
 
+template <typename Ready>
+void ThreadedOutput::WaitDone(std::unique_lock<std::mutex>* lock, Ready ready) {
+  if (ready()) return;
+  // What is queued may be waiting for a wake-up (Queued): it gets one.
+  if (!queue_.empty()) NotifyWork(lock);
+  done_cv_.wait(*lock, ready);
+}
+
 void ThreadedOutput::Drain() {
   std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  WaitDone(&lock, [this] { return queue_.empty() && !busy_; });
   CopyState();
 }
 

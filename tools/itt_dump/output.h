@@ -178,7 +178,9 @@ class RewrittenOutput final : public Output {
 // buffers of 1 MiB: the thread that writes to it only formats, and the
 // writes `out` makes (and what it does first: RewrittenOutput's CRC) run
 // beside it. Up to kBuffers buffers are in use; a writer that gets ahead
-// of `out` by that much waits. Flush() returns once `out` has everything
+// of `out` by that much waits. The thread starts on the buffers once two
+// wait (or on Flush): what it is given reaches `out` a buffer late at
+// most. Flush() returns once `out` has everything
 // and is flushed. A write error or a broken pipe shows in good() a few
 // buffers later than on `out` itself (what follows is dropped, as `out`
 // would). `out` must outlive it and is not to be touched by others until
@@ -190,7 +192,7 @@ class ThreadedOutput final : public Output {
   bool Flush() override;
 
   static constexpr size_t kBufferBytes = 1 << 20;
-  static constexpr size_t kBuffers = 4;
+  static constexpr size_t kBuffers = 4;  // more than kWakeBatches
   // Queues *s for the thread (at most kBuffers of them at once).
   void WriteTaken(std::string* s, uint32_t crc) override;
 
@@ -210,10 +212,20 @@ class ThreadedOutput final : public Output {
   void Run();
   // Waits until the thread has written every batch; copies out_'s state.
   void Drain();
-  // Tells the thread of a batch queued, with `lock` (on mu_) let go: woken
+  // After a batch is queued: wakes the thread once kWakeBatches wait, not
+  // for each (a wake-up of a thread that drained the queue, once per run
+  // of the pass on every core, was a sixth of `text`'s reading thread);
+  // whoever waits for the thread wakes it first (WaitDone).
+  void Queued(std::unique_lock<std::mutex>* lock);
+  static constexpr size_t kWakeBatches = 2;
+  // Tells the thread of batches queued, with `lock` (on mu_) let go: woken
   // while it is held, the thread would only wait for it again, a second
   // sleep and wake-up per batch.
   void NotifyWork(std::unique_lock<std::mutex>* lock);
+  // Waits on done_cv_ until `ready` (under mu_, held by `lock`), waking
+  // the thread first if batches are queued.
+  template <typename Ready>
+  void WaitDone(std::unique_lock<std::mutex>* lock, Ready ready);
   void CopyState() { SetState(out_broken_, out_status_); }  // REQUIRES: mu_ held
 
   Output* out_;
