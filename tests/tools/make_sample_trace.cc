@@ -2,6 +2,7 @@
 // regenerating the fuzz seed corpus.
 //   make_sample_trace sample OUT.itt
 //   make_sample_trace names OUT.itt (legacy events of several names, ids too large to key)
+//   make_sample_trace realloc OUT.itt (a reallocation onto a block never freed)
 //   make_sample_trace synthetic OUT.itt THREADS EVENTS_PER_THREAD
 //   make_sample_trace frames OUT.itt THREADS FRAMES_PER_THREAD
 //     (the benchmark's big trace: 4 2000000 is 64 M events)
@@ -22,9 +23,10 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr,
-                 "usage: %s sample|names|synthetic|frames|mixed OUT [THREADS EVENTS|FRAMES]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s sample|names|realloc|synthetic|frames|mixed OUT [THREADS EVENTS|FRAMES]\n",
+        argv[0]);
     return 64;
   }
   std::string bytes;
@@ -50,6 +52,8 @@ int main(int argc, char** argv) {
     bytes = ittc::itt_dump::testing::SampleTrace();
   } else if (std::strcmp(argv[1], "names") == 0) {
     bytes = ittc::itt_dump::testing::NamesTrace();
+  } else if (std::strcmp(argv[1], "realloc") == 0) {
+    bytes = ittc::itt_dump::testing::ReallocTrace();
   } else if (std::strcmp(argv[1], "frames") == 0) {
     const int threads = argc > 3 ? std::atoi(argv[3]) : 4;
     const unsigned long long frames = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 2000000;

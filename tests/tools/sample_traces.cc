@@ -15,6 +15,45 @@ namespace testing {
 using format::EventKind;
 using format::FieldValue;
 
+std::string ReallocTrace() {
+  TraceBuilder b(TestHeader());
+  b.String(1, "work").Domain(1, "app");
+  b.HeapFunction(1, "malloc", "libc").HeapFunction(2, "realloc", "libc");
+  b.Thread(0, 101, "main").SyncAt(1000);
+  const auto allocate = [](uint64_t t, uint64_t addr, uint64_t size) {
+    return std::vector<format::Event>{
+        Ev(EventKind::kHeapAllocateBegin, t,
+           {{F::kFunction, U(1)}, {F::kSize, U(size)}, {F::kInitialized, U(0)}}),
+        Ev(EventKind::kHeapAllocateEnd, t + 10,
+           {{F::kFunction, U(1)},
+            {F::kAddr, U(addr)},
+            {F::kSize, U(size)},
+            {F::kInitialized, U(0)}}),
+    };
+  };
+  std::vector<format::Event> events;
+  events.push_back(Ev(EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+  for (const format::Event& e : allocate(1200, 0xa000, 64)) events.push_back(e);
+  for (const format::Event& e : allocate(1300, 0xb000, 32)) events.push_back(e);
+  // 0xb000 moves to 0xa000, whose block was never freed (a free the
+  // collector lost): the reallocation ends both.
+  events.push_back(Ev(EventKind::kHeapReallocateBegin, 1400,
+                      {{F::kFunction, U(2)},
+                       {F::kAddr, U(0xb000)},
+                       {F::kNewSize, U(128)},
+                       {F::kInitialized, U(0)}}));
+  events.push_back(Ev(EventKind::kHeapReallocateEnd, 1410,
+                      {{F::kFunction, U(2)},
+                       {F::kAddr, U(0xb000)},
+                       {F::kNewAddr, U(0xa000)},
+                       {F::kNewSize, U(128)},
+                       {F::kInitialized, U(0)}}));
+  events.push_back(Ev(EventKind::kTaskEnd, 1500, {{F::kDomain, U(1)}}));
+  b.Events(0, events);
+  b.End(1600);
+  return b.bytes();
+}
+
 std::string NamesTrace() {
   constexpr uint64_t kFar = uint64_t{1} << 62;
   TraceBuilder b(TestHeader());

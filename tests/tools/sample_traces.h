@@ -32,6 +32,11 @@ std::string SampleTrace(format::EventStreamEncoder::FieldCoding coding =
 // names wherever the exporters write them later.
 std::string NamesTrace();
 
+// One thread's task around two allocations (0xa000, 64 bytes; 0xb000, 32)
+// and a reallocation of 0xb000 to 0xa000 (128 bytes), which was never
+// freed: it releases one block and replaces the other.
+std::string ReallocTrace();
+
 // `threads` threads each with `events_per_thread` task_begin/task_end
 // events (nested two deep), in chunks of `events_per_chunk` per thread,
 // interleaved round-robin like the collector's flush rounds.

@@ -200,6 +200,28 @@ test('legacy events of several names, and ids too large to key, each keep their 
   assert.deepEqual(far.map((r) => [r.category, r.name]), [['distant', 'far']]);
 });
 
+test('a reallocation onto a block never freed ends that block in a row of its own', async () => {
+  const trace = path.join(tmp, 'realloc.itt');
+  ok([bin('tests/tools/make_sample_trace'), 'realloc', trace]);
+  const out = path.join(tmp, 'realloc.pq');
+  parquet(out, trace);
+  const db = await open(out);
+  const task = await db.one(`SELECT id FROM slice WHERE name = 'work'`);
+  const rows = await db.rows(`SELECT kind, ts, address, size, function, domain, slice_id, block,
+      released_block FROM heap ORDER BY id`);
+  const row = (kind, ts, address, size, fn, block, released) => ({
+    kind, ts: String(ts), address: String(address), size: String(size), function: fn,
+    domain: 'libc', slice_id: task.id, block: block === null ? null : String(block),
+    released_block: released === null ? null : String(released),
+  });
+  assert.deepEqual(rows, [
+    row('alloc', 210, 0xa000, 64, 'malloc', 1, null),
+    row('alloc', 310, 0xb000, 32, 'malloc', 2, null),
+    row('realloc', 410, 0xa000, 128, 'realloc', 3, 2),
+    row('replaced', 410, 0xa000, 64, 'realloc', null, 1),
+  ]);
+});
+
 test('a frame trace of several row groups, with statistics per column chunk', async () => {
   const trace = path.join(tmp, 'frames.itt');
   ok([bin('tests/tools/make_sample_trace'), 'frames', trace, '4', '150000']);

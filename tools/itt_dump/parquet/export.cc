@@ -688,15 +688,11 @@ class ParquetExporter : public IntervalListener {
   int64_t Ns(uint64_t ticks) const { return x_.clock.SinceStartNs(ticks); }
   // The slice of interval iv (its depth iv.depth), with its args.
   void WriteInterval(const Interval& iv, uint64_t id, uint64_t parent);
-  // Hands a row to the batch being filled. Its views must outlive the
-  // pass, or be of Keep's copies.
-  template <typename T>
-  void Add(const T& row) {
-    NewRow<T>() = row;
-    RowAdded();
-  }
-  // The same in two steps, for a row made in place: a row of the batch
-  // being filled to set, then its count.
+  // Hands a row to the batch being filled, in two steps: a row of the
+  // batch to set in place (one made on the stack and copied stalled the
+  // copy's wide loads on the narrow stores that set it: store
+  // forwarding, per row), then its count (RowAdded). Its views must
+  // outlive the pass, or be of Keep's copies.
   template <typename T>
   T& NewRow() {
     return std::get<std::vector<T>>(filling_->rows).emplace_back();
@@ -710,7 +706,7 @@ class ParquetExporter : public IntervalListener {
     if (++filling_->count == kBatchRows) SubmitBatch(/*all=*/false);
   }
   // A copy of `text` that the batch being filled keeps, for the next row
-  // handed to it (Add).
+  // handed to it (NewRow).
   std::string_view Keep(std::string_view text) { return filling_->texts.emplace_back(text); }
   // The ids of the tasks open on thread t, by depth (what OnBegin saw).
   OpenTasks& OpenIds(const ThreadRec& t) {
@@ -1145,7 +1141,7 @@ void ParquetExporter::WriteInterval(const Interval& iv, uint64_t id, uint64_t pa
 
 void ParquetExporter::Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks, const char* scope,
                            std::string_view key, std::string_view value, bool is_text) {
-  ArgRow row;
+  ArgRow& row = NewRow<ArgRow>();
   row.thread = &t;
   row.slice_id = slice_id;
   row.ticks = ticks;
@@ -1153,13 +1149,13 @@ void ParquetExporter::Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks
   row.key = key;
   row.value = Keep(value);
   row.is_text = is_text;
-  Add(row);
+  RowAdded();
 }
 
 void ParquetExporter::Instant(const ThreadRec& t, uint64_t ticks, std::string_view category,
                               std::string_view name, const char* kind, const char* scope,
                               const Event* jit) {
-  InstantRow row;
+  InstantRow& row = NewRow<InstantRow>();
   row.thread = &t;
   row.id = ++next_instant_;
   row.ticks = ticks;
@@ -1173,18 +1169,18 @@ void ParquetExporter::Instant(const ThreadRec& t, uint64_t ticks, std::string_vi
     row.size = jit->Get(F::kSize);
     row.method_id = jit->Get(F::kMethodId);
   }
-  Add(row);
+  RowAdded();
 }
 
 void ParquetExporter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
   if (!filter_.KeepsSample(t, sample)) return;
-  CounterRow row;
+  CounterRow& row = NewRow<CounterRow>();
   row.thread = &t;
   row.id = ++next_counter_;
   row.ticks = sample.ticks;
   row.counter = sample.counter;
   row.value = static_cast<double>(sample.counter->value);
-  Add(row);
+  RowAdded();
 }
 
 void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
@@ -1199,7 +1195,7 @@ void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
     return;
   }
   const std::string_view type = x_.String(c.object->type_id);
-  SliceRow row;
+  SliceRow& row = NewRow<SliceRow>();
   row.thread = &t;
   row.id = NextOtherId(t);
   row.parent = OpenTaskId(t);
@@ -1208,7 +1204,7 @@ void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
   row.category = type.empty() ? std::string_view("sync") : type;
   row.name = object.empty() ? Keep(UnnamedSyncName(c.object->addr, t.process)) : object;
   row.kind = c.kind == SyncChange::Kind::kAcquired ? "wait" : "cancelled_wait";
-  Add(row);
+  RowAdded();
 }
 
 void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
@@ -1236,33 +1232,40 @@ void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
   const Allocation* released = c.released   ? &c.released_block
                                : c.replaced ? &c.replaced_block
                                             : nullptr;
-  HeapRow row;
+  const std::string_view function =
+      def != nullptr ? std::string_view(def->name) : std::string_view("heap");
+  // Made in the batch, as AppendPieceTask's rows.
+  HeapRow& row = NewRow<HeapRow>();
   row.thread = &t;
   row.id = ++next_heap_;
   row.ticks = e.time;
   row.kind = kind;
   row.address = addr ^ ProcessTag(t.process);
   row.size = size;
-  row.function = def != nullptr ? std::string_view(def->name) : std::string_view("heap");
+  row.function = function;
   row.domain = domain;
   row.slice_id = task;
   row.has_block = c.allocated;
   row.block = static_cast<int64_t>(c.allocated_block.serial);
   row.has_released = released != nullptr;
   row.released = released != nullptr ? static_cast<int64_t>(released->serial) : 0;
-  Add(row);
+  RowAdded();
   // A reallocation that found its old block and replaced another at the
   // new address ends two: the second gets a row of its own.
   if (c.released && c.replaced) {
-    row.id = ++next_heap_;
-    row.kind = "replaced";
-    row.address = c.replaced_block.addr ^ ProcessTag(t.process);
-    row.size = c.replaced_block.size;
-    row.has_block = false;
-    row.block = 0;
-    row.has_released = true;
-    row.released = static_cast<int64_t>(c.replaced_block.serial);
-    Add(row);
+    HeapRow& replaced = NewRow<HeapRow>();
+    replaced.thread = &t;
+    replaced.id = ++next_heap_;
+    replaced.ticks = e.time;
+    replaced.kind = "replaced";
+    replaced.address = c.replaced_block.addr ^ ProcessTag(t.process);
+    replaced.size = c.replaced_block.size;
+    replaced.function = function;
+    replaced.domain = domain;
+    replaced.slice_id = task;
+    replaced.has_released = true;
+    replaced.released = static_cast<int64_t>(c.replaced_block.serial);
+    RowAdded();
   }
 }
 
