@@ -246,11 +246,22 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
                                           const std::vector<Arg>* args, bool open_at_end,
                                           uint64_t category_key = 0, uint64_t name_key = 0);
   // Slice's event with the annotations in annotations_ (Slice makes them
-  // of its args; a piece's end brings its own).
+  // of its args; a piece's end and a sync wait bring their own).
   ABSL_ATTRIBUTE_ALWAYS_INLINE void WriteSlice(PerfettoEvent::Type type, const ThreadOut& out,
                                                uint64_t track, uint64_t time_ns,
                                                std::string_view category, std::string_view name,
                                                uint64_t category_key, uint64_t name_key);
+  // A counter sample on `out`'s sequence, through counter_event_.
+  void WriteCounter(const ThreadOut& out, uint64_t track, uint64_t time_ns, int64_t int_value,
+                    bool is_double = false, double double_value = 0) {
+    PerfettoEvent& e = counter_event_;
+    e.time_ns = time_ns;
+    e.track = track;
+    e.int_value = int_value;
+    e.is_double = is_double;
+    e.double_value = double_value;
+    writer_.Write(out.track, e);
+  }
   // The end of interval `iv` on `track` (0: the thread's own).
   void SliceEnd(const ThreadOut& out, uint64_t track, const Interval& iv);
   void Instant(const ThreadRec& t, uint64_t track, uint64_t ticks, std::string_view category,
@@ -319,6 +330,12 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   // every time (flows and counter values stay unset), and a fresh
   // PerfettoEvent per event costs a zero fill of the whole struct.
   PerfettoEvent event_;
+  // WriteCounter's, for the same reason: it sets the value fields alone.
+  PerfettoEvent counter_event_ = [] {
+    PerfettoEvent e;
+    e.type = PerfettoEvent::Type::kCounter;
+    return e;
+  }();
   uint64_t dropped_ends_ = 0;
 };
 
@@ -674,18 +691,12 @@ void PerfettoExporter::OnCounter(const CounterSample& sample, const ThreadRec& t
     const std::string name = c.domain.empty() ? c.name : absl::StrCat(c.domain, " ", c.name);
     track = writer_.AddCounterTrack(ProcessTrack(t), name, CounterUnit::kCount);
   }
-  PerfettoEvent e;
-  e.type = PerfettoEvent::Type::kCounter;
-  e.time_ns = Ns(sample.ticks);
-  e.track = track;
   const long double v = c.value;
   if (v == static_cast<long double>(static_cast<int64_t>(v)) && v >= -9.2e18L && v <= 9.2e18L) {
-    e.int_value = static_cast<int64_t>(v);
+    WriteCounter(Out(t), track, Ns(sample.ticks), static_cast<int64_t>(v));
   } else {
-    e.is_double = true;
-    e.double_value = static_cast<double>(v);
+    WriteCounter(Out(t), track, Ns(sample.ticks), 0, /*is_double=*/true, static_cast<double>(v));
   }
-  writer_.Write(Out(t).track, e);
 }
 
 void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
@@ -700,14 +711,12 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
   // sync_cancel that closes it; a prepare while one is open ends the old.
   auto it = open_waits_.find(key);
   if (it != open_waits_.end()) {
-    PerfettoEvent end;
-    end.type = PerfettoEvent::Type::kSliceEnd;
-    end.time_ns = Ns(e.time);
-    end.track = out.waits.tracks[it->second];
-    const Annotation a[] = {Annotation::Bool("acquired", c.kind == K::kAcquired)};
-    end.annotations = a;
-    end.annotation_count = c.kind == K::kPrepare ? 0 : 1;
-    writer_.Write(out.track, end);
+    annotations_.clear();
+    if (c.kind != K::kPrepare) {
+      annotations_.push_back(Annotation::Bool("acquired", c.kind == K::kAcquired));
+    }
+    WriteSlice(PerfettoEvent::Type::kSliceEnd, out, out.waits.tracks[it->second], Ns(e.time), {},
+               {}, 0, 0);
     out.waits.lanes.Release(it->second);
     open_waits_.erase(it);
   }
@@ -726,18 +735,11 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
     name_ = UnnamedSyncName(c.object->addr, t.process);
     name = name_;
   }
-  PerfettoEvent begin;
-  begin.type = PerfettoEvent::Type::kSliceBegin;
-  begin.time_ns = Ns(e.time);
-  begin.track = out.waits.tracks[lane];
-  begin.category = FixedText(kFixedSync);
-  begin.name = name;
-  begin.category_key = FixedCategoryKey(kFixedSync);
-  begin.name_key = object.empty() ? 0 : StringKey(c.object->name_id);
-  const Annotation a[] = {Annotation::Pointer("addr", c.object->addr ^ ProcessTag(t.process))};
-  begin.annotations = a;
-  begin.annotation_count = 1;
-  writer_.Write(out.track, begin);
+  annotations_.clear();
+  annotations_.push_back(Annotation::Pointer("addr", c.object->addr ^ ProcessTag(t.process)));
+  WriteSlice(PerfettoEvent::Type::kSliceBegin, out, out.waits.tracks[lane], Ns(e.time),
+             FixedText(kFixedSync), name, FixedCategoryKey(kFixedSync),
+             object.empty() ? 0 : StringKey(c.object->name_id));
 }
 
 void PerfettoExporter::OnHeap(const Event& e, const ThreadRec& t) {
@@ -763,12 +765,7 @@ void PerfettoExporter::OnHeap(const Event& e, const ThreadRec& t) {
           ProcessTrack(t), (d != nullptr ? d->name : std::string("heap")) + " live bytes",
           CounterUnit::kSizeBytes);
     }
-    PerfettoEvent p;
-    p.type = PerfettoEvent::Type::kCounter;
-    p.time_ns = Ns(e.time);
-    p.track = h.track;
-    p.int_value = static_cast<int64_t>(h.live);
-    writer_.Write(Out(t).track, p);
+    WriteCounter(Out(t), h.track, Ns(e.time), static_cast<int64_t>(h.live));
   };
   auto release = [&](const Allocation& block) {
     HeapLive& h = heap_live_[InProcess(t, block.function)];
