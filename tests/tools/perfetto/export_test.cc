@@ -199,6 +199,35 @@ TEST(PerfettoExport, ALaunchersProcessIsNamedByItsRank) {
   EXPECT_NE(text.find("process_labels: \"rank=3\""), std::string::npos) << text;
 }
 
+// A sync wait is a slice on the thread's "waits" track, from sync_prepare
+// to what closes it: its begin names the object's address, its end whether
+// the wait acquired it (false for a sync_cancel).
+TEST(PerfettoExport, SyncWaitsSayWhatTheyWaitedForAndHowTheyEnded) {
+  TraceBuilder b(itt_dump::testing::TestHeader());
+  b.String(1, "queue_lock").String(2, "std::mutex");
+  b.Thread(0, 11, "main");
+  b.Events(0, {
+                  Ev(EventKind::kSyncCreate, 1000,
+                     {{F::kAddr, U(0x1000)},
+                      {F::kObjtype, U(2)},
+                      {F::kObjname, U(1)},
+                      {F::kAttribute, U(0)}}),
+                  Ev(EventKind::kSyncPrepare, 1100, {{F::kAddr, U(0x1000)}}),
+                  Ev(EventKind::kSyncAcquired, 1200, {{F::kAddr, U(0x1000)}}),
+                  Ev(EventKind::kSyncReleasing, 1300, {{F::kAddr, U(0x1000)}}),
+                  Ev(EventKind::kSyncPrepare, 1400, {{F::kAddr, U(0x1000)}}),
+                  Ev(EventKind::kSyncCancel, 1500, {{F::kAddr, U(0x1000)}}),
+              });
+  b.End(2000);
+  const std::string text = Decode(Export(b.bytes()));
+  EXPECT_EQ(Count(text, "type: TYPE_SLICE_BEGIN"), 2) << text;
+  EXPECT_EQ(Count(text, "type: TYPE_SLICE_END"), 2) << text;
+  EXPECT_EQ(Count(text, "name: \"queue_lock\""), 1) << text;  // interned once
+  EXPECT_EQ(Count(text, "pointer_value: 4096"), 2) << text;
+  EXPECT_EQ(Count(text, "bool_value: true"), 1) << text;
+  EXPECT_EQ(Count(text, "bool_value: false"), 1) << text;
+}
+
 TEST(PerfettoExport, MetadataBecomesAnnotationsOfItsTask) {
   const std::string text = Decode(Export(SampleTrace()));
   EXPECT_NE(text.find("debug_annotations {"), std::string::npos) << text;
