@@ -228,6 +228,41 @@ TEST(PerfettoExport, SyncWaitsSayWhatTheyWaitedForAndHowTheyEnded) {
   EXPECT_EQ(Count(text, "bool_value: false"), 1) << text;
 }
 
+// A counter's integer values go out as integers, within the 64-bit range
+// the export gives them (up to 9.2e18 in size), those past 2^53 (which a
+// double does not hold) included; fractions and larger values as doubles.
+TEST(PerfettoExport, CounterValuesAreIntegersWhereTheyAreOne) {
+  TraceBuilder b(itt_dump::testing::TestHeader());
+  b.Counter(1, "ticks", "app", 1, format::MetadataType::kU64)
+      .Counter(2, "delta", "app", 1, format::MetadataType::kS64)
+      .Counter(3, "ratio", "app", 1, format::MetadataType::kDouble);
+  b.Thread(0, 11, "main");
+  std::vector<format::Event> events;
+  uint64_t t = 1000;
+  const auto set = [&](uint64_t counter, format::MetadataType type,
+                       itt_dump::testing::TypedValue value) {
+    events.push_back(Ev(EventKind::kCounterSetValue, t += 100,
+                        {{F::kCounter, U(counter)},
+                         {F::kType, U(static_cast<uint64_t>(type))},
+                         {F::kValue, value}}));
+  };
+  set(1, format::MetadataType::kU64, U(42));
+  set(1, format::MetadataType::kU64, U((uint64_t{1} << 60) + 1));         // no double holds it
+  set(1, format::MetadataType::kU64, U(uint64_t{9210000000000000000u}));  // past 9.2e18
+  set(2, format::MetadataType::kS64, U(static_cast<uint64_t>(int64_t{-7})));
+  set(3, format::MetadataType::kDouble, itt_dump::testing::D(2.5));
+  set(3, format::MetadataType::kDouble, itt_dump::testing::D(-4.0));
+  b.Events(0, events);
+  b.End(3000);
+  const std::string text = Decode(Export(b.bytes()));
+  EXPECT_EQ(Count(text, "counter_value: 42\n"), 1) << text;
+  EXPECT_EQ(Count(text, "counter_value: 1152921504606846977\n"), 1) << text;
+  EXPECT_EQ(Count(text, "double_counter_value: 9.21e+18\n"), 1) << text;
+  EXPECT_EQ(Count(text, "counter_value: -7\n"), 1) << text;
+  EXPECT_EQ(Count(text, "double_counter_value: 2.5\n"), 1) << text;
+  EXPECT_EQ(Count(text, "counter_value: -4\n"), 1) << text;
+}
+
 TEST(PerfettoExport, MetadataBecomesAnnotationsOfItsTask) {
   const std::string text = Decode(Export(SampleTrace()));
   EXPECT_NE(text.find("debug_annotations {"), std::string::npos) << text;

@@ -111,23 +111,14 @@ long double CounterValue(uint64_t type, uint64_t bits) {
 
 template <typename Out>
 void AppendNumber(Out* out, long double v) {
-  // Most values are integers that a double holds exactly: tested and
-  // converted through the double, by SSE. Converting a long double to an
-  // integer type truncates on the x87 unit, which takes two changes of its
-  // control word, each a stall of the pipeline: per counter sample, 5% of
-  // vtune-csv's reading thread on the mixed benchmark trace.
-  const auto d = static_cast<double>(v);
-  if (static_cast<long double>(d) == v && d >= -9223372036854775808.0 &&
-      d < 9223372036854775808.0) {
-    const auto i = static_cast<int64_t>(d);
-    if (static_cast<double>(i) == d) {
-      if (i >= 0) {
-        AppendDecimal(out, static_cast<uint64_t>(i));
-      } else {
-        AppendDecimal(out, i);
-      }
-      return;
+  // Most values are integers that a double holds exactly.
+  if (int64_t i; DoubleHeldInt64(v, &i)) {
+    if (i >= 0) {
+      AppendDecimal(out, static_cast<uint64_t>(i));
+    } else {
+      AppendDecimal(out, i);
     }
+    return;
   }
   // Other integers in the 64-bit ranges in decimal, tested without the
   // library's floorl.
