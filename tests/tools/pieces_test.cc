@@ -1023,6 +1023,42 @@ TEST(Pieces, ProcessesWhoseEventsMeetPrintWhatTheSerialPassPrints) {
 // It must still let go of what the serial merge would no longer hold, or
 // past each file's share of a 1 MiB lookahead (4 MiB, the least a file
 // gets) the pass would stop for nothing.
+// A sink making outputs with holes of the keys it is given, kept or not.
+class HoleSink final : public PieceSink {
+ public:
+  void Clear() override {}
+  void OnInterval(const Interval&) override {}
+  bool outputs_apart() const override { return true; }
+  void Output(const std::vector<uint64_t>& keys, bool keep) {
+    BeginOutput();
+    for (const uint64_t key : keys) {
+      output_buffer().push_back('x');
+      AddHole(output_buffer().size(), key);
+    }
+    EndOutput(keep);
+  }
+};
+
+// The merge fills a run's holes by key number where it can: the numbers
+// of the holes before any point are below HoleKeysBefore there, outputs
+// dropped with their holes (and the keys they numbered first) or not.
+TEST(Pieces, HoleKeysCoverTheHolesBeforeAnyPoint) {
+  HoleSink sink;
+  sink.Output({7, 7, 7}, true);
+  sink.Output({7, 8}, false);  // 8 is numbered, then its hole goes
+  sink.Output({9}, true);
+  sink.Output({8, 7}, true);
+  const std::vector<PieceSink::Hole>& holes = sink.holes();
+  ASSERT_EQ(holes.size(), 6u);
+  for (size_t end = 1; end <= holes.size(); ++end) {
+    for (size_t h = 0; h < end; ++h) {
+      EXPECT_LT(holes[h].key_number, sink.HoleKeysBefore(end)) << h << " before " << end;
+    }
+  }
+  for (const PieceSink::Hole& hole : holes) EXPECT_EQ(sink.hole_key(hole.key_number), hole.key);
+  EXPECT_EQ(sink.HoleKeysBefore(0), 0u);
+}
+
 TEST(Pieces, PiecesThatKeepNothingStillMoveTheMergeOn) {
   std::vector<std::string> files;
   for (uint32_t pid : {100u, 200u}) {

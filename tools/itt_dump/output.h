@@ -179,7 +179,8 @@ class RewrittenOutput final : public Output {
 // writes `out` makes (and what it does first: RewrittenOutput's CRC) run
 // beside it. Up to kBuffers buffers are in use; a writer that gets ahead
 // of `out` by that much waits. The thread starts on the buffers once two
-// wait (or on Flush): what it is given reaches `out` a buffer late at
+// wait, or when the writer must wait for it (a full queue, Flush, bytes
+// too many for a buffer): what it is given reaches `out` a buffer late at
 // most. Flush() returns once `out` has everything
 // and is flushed. A write error or a broken pipe shows in good() a few
 // buffers later than on `out` itself (what follows is dropped, as `out`

@@ -255,12 +255,13 @@ TEST(PerfettoExport, CounterValuesAreIntegersWhereTheyAreOne) {
   b.Events(0, events);
   b.End(3000);
   const std::string text = Decode(Export(b.bytes()));
-  EXPECT_EQ(Count(text, "counter_value: 42\n"), 1) << text;
-  EXPECT_EQ(Count(text, "counter_value: 1152921504606846977\n"), 1) << text;
+  EXPECT_EQ(Count(text, " counter_value: 42\n"), 1) << text;
+  EXPECT_EQ(Count(text, " counter_value: 1152921504606846977\n"), 1) << text;
   EXPECT_EQ(Count(text, "double_counter_value: 9.21e+18\n"), 1) << text;
-  EXPECT_EQ(Count(text, "counter_value: -7\n"), 1) << text;
+  EXPECT_EQ(Count(text, " counter_value: -7\n"), 1) << text;
   EXPECT_EQ(Count(text, "double_counter_value: 2.5\n"), 1) << text;
-  EXPECT_EQ(Count(text, "counter_value: -4\n"), 1) << text;
+  EXPECT_EQ(Count(text, "double_counter_value:"), 2) << text;
+  EXPECT_EQ(Count(text, " counter_value: -4\n"), 1) << text;
 }
 
 TEST(PerfettoExport, MetadataBecomesAnnotationsOfItsTask) {

@@ -150,8 +150,10 @@ class PieceSink : public IntervalListener {
     uint32_t output = 0;  // the output's index among this sink's
     uint32_t at = 0;      // where in its bytes
     uint64_t key = 0;
-    // Its key's number among the sink's distinct keys (hole_key).
+    // Its key's number among the sink's distinct keys (hole_key), and
+    // one past the largest number of the holes up to it.
     uint32_t key_number = 0;
+    uint32_t keys = 0;
   };
   const std::vector<Hole>& holes() const { return holes_; }
   // The distinct keys of the holes, numbered in the order of their first
@@ -159,12 +161,8 @@ class PieceSink : public IntervalListener {
   // where they have fewer keys than holes (a program names a few objects
   // again and again).
   uint64_t hole_key(size_t number) const { return hole_keys_[number]; }
-  // How many of them the holes before hole `end` have (numbers [0, that)).
-  size_t HoleKeysBefore(size_t end) const {
-    return static_cast<size_t>(
-        std::lower_bound(hole_key_first_.begin(), hole_key_first_.end(), end) -
-        hole_key_first_.begin());
-  }
+  // The key numbers the holes before hole `end` have are below this.
+  size_t HoleKeysBefore(size_t end) const { return end == 0 ? 0 : holes_[end - 1].keys; }
 
   size_t outputs() const { return offsets_.size(); }
   uint32_t output_offset(size_t i) const { return offsets_[i]; }
@@ -177,7 +175,6 @@ class PieceSink : public IntervalListener {
     outputs_.clear();
     holes_.clear();
     hole_keys_.clear();
-    hole_key_first_.clear();
     hole_key_numbers_.clear();
     Clear();
   }
@@ -208,10 +205,11 @@ class PieceSink : public IntervalListener {
     if (added) {
       *number = static_cast<uint32_t>(hole_keys_.size());
       hole_keys_.push_back(key);
-      hole_key_first_.push_back(holes_.size());
     }
+    const uint32_t keys = std::max(*number + 1, holes_.empty() ? 0 : holes_.back().keys);
     holes_.push_back({static_cast<uint32_t>(offsets_.size()),
-                      static_cast<uint32_t>(at - output_start_ - sizeof(uint32_t)), key, *number});
+                      static_cast<uint32_t>(at - output_start_ - sizeof(uint32_t)), key, *number,
+                      keys});
   }
   // Ends it; `keep` false drops it (no output).
   void EndOutput(bool keep) {
@@ -234,10 +232,9 @@ class PieceSink : public IntervalListener {
   size_t output_start_ = 0;
   std::vector<uint32_t> offsets_;
   std::vector<Hole> holes_;  // by output, in order
-  // By key number: the key, and the index of its first hole (a dropped
-  // hole's key keeps its number: filling it costs a text, nothing more).
+  // By key number, the key (a dropped hole's key keeps its number: a run
+  // of holes after it may look its text up for nothing, no more).
   std::vector<uint64_t> hole_keys_;
-  std::vector<size_t> hole_key_first_;
   U64Map<uint32_t> hole_key_numbers_;  // key -> number
 };
 
