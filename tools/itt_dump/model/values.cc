@@ -111,8 +111,9 @@ long double CounterValue(uint64_t type, uint64_t bits) {
 
 template <typename Out>
 void AppendNumber(Out* out, long double v) {
-  // Most values are integers that a double holds exactly.
-  if (int64_t i; DoubleHeldInt64(v, &i)) {
+  // Integers in the 64-bit ranges in decimal: int64_t's, and uint64_t's
+  // past them, tested without the library's floorl.
+  if (int64_t i; ExactInt64(v, &i)) {
     if (i >= 0) {
       AppendDecimal(out, static_cast<uint64_t>(i));
     } else {
@@ -120,18 +121,10 @@ void AppendNumber(Out* out, long double v) {
     }
     return;
   }
-  // Other integers in the 64-bit ranges in decimal, tested without the
-  // library's floorl.
-  if (v >= 0 && v < 18446744073709551616.0L) {
+  if (v >= 9223372036854775808.0L && v < 18446744073709551616.0L) {
     const auto u = static_cast<uint64_t>(v);
     if (static_cast<long double>(u) == v) {
       AppendDecimal(out, u);
-      return;
-    }
-  } else if (v < 0 && v >= -9223372036854775808.0L) {
-    const auto i = static_cast<int64_t>(v);
-    if (static_cast<long double>(i) == v) {
-      AppendDecimal(out, i);
       return;
     }
   }

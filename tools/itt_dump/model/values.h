@@ -28,21 +28,23 @@ const char* MetadataTypeName(uint64_t type);  // "u64", "double", ...
 // bits of a double). long double keeps every 64-bit integer exact.
 long double CounterValue(uint64_t type, uint64_t bits);
 
-// Whether `v` is an integer that a double holds exactly, in int64_t's
-// range: then *i is it. Tested and converted through the double, by SSE:
-// converting a long double to an integer type truncates on the x87 unit,
-// which takes two changes of its control word, each a stall of the
-// pipeline (per counter sample, 5% of vtune-csv's reading thread on the
-// mixed benchmark trace). Most counter values pass; a caller checks the
-// others (integers past 2^53) the slow way.
-inline bool DoubleHeldInt64(long double v, int64_t* i) {
+// Whether `v` is an integer in int64_t's range: then *i is it. Where a
+// double holds `v` (most values), tested and converted through the
+// double, by SSE: converting a long double to an integer type truncates
+// on the x87 unit, which takes two changes of its control word, each a
+// stall of the pipeline (per counter sample, 5% of vtune-csv's reading
+// thread on the mixed benchmark trace). Integers past 2^53 by the long
+// double itself.
+inline bool ExactInt64(long double v, int64_t* i) {
   const auto d = static_cast<double>(v);
-  if (static_cast<long double>(d) != v || !(d >= -9223372036854775808.0) ||
-      !(d < 9223372036854775808.0)) {
-    return false;
+  if (static_cast<long double>(d) == v) {
+    if (!(d >= -9223372036854775808.0) || !(d < 9223372036854775808.0)) return false;
+    *i = static_cast<int64_t>(d);
+    return static_cast<double>(*i) == d;
   }
-  *i = static_cast<int64_t>(d);
-  return static_cast<double>(*i) == d;
+  if (!(v >= -9223372036854775808.0L) || !(v < 9223372036854775808.0L)) return false;  // or NaN
+  *i = static_cast<int64_t>(v);
+  return static_cast<long double>(*i) == v;
 }
 
 // Appends `v` as a number: integral values without a fraction, others with

@@ -692,18 +692,8 @@ void PerfettoExporter::OnCounter(const CounterSample& sample, const ThreadRec& t
     track = writer_.AddCounterTrack(ProcessTrack(t), name, CounterUnit::kCount);
   }
   const long double v = c.value;
-  // An integer within the 64-bit ranges as one; tested through a double
-  // (DoubleHeldInt64), but for integers past what a double holds.
-  int64_t i = 0;
-  bool integer = false;
-  if (v >= -9.2e18L && v <= 9.2e18L) {
-    integer = DoubleHeldInt64(v, &i);
-    if (!integer && static_cast<long double>(static_cast<double>(v)) != v) {
-      i = static_cast<int64_t>(v);
-      integer = static_cast<long double>(i) == v;
-    }
-  }
-  if (integer) {
+  // An integer within the 64-bit ranges as one.
+  if (int64_t i = 0; v >= -9.2e18L && v <= 9.2e18L && ExactInt64(v, &i)) {
     WriteCounter(Out(t), track, Ns(sample.ticks), i);
   } else {
     WriteCounter(Out(t), track, Ns(sample.ticks), 0, /*is_double=*/true, static_cast<double>(v));
