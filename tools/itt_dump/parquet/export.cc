@@ -1234,17 +1234,22 @@ void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
                                             : nullptr;
   const std::string_view function =
       def != nullptr ? std::string_view(def->name) : std::string_view("heap");
-  // Made in the batch, as AppendPieceTask's rows.
-  HeapRow& row = NewRow<HeapRow>();
-  row.thread = &t;
-  row.id = ++next_heap_;
-  row.ticks = e.time;
-  row.kind = kind;
-  row.address = addr ^ ProcessTag(t.process);
-  row.size = size;
-  row.function = function;
-  row.domain = domain;
-  row.slice_id = task;
+  // A row of this call's (made in the batch, as AppendPieceTask's rows),
+  // for the caller to fill in: its kind and block.
+  const auto call_row = [&](const char* row_kind, uint64_t address, uint64_t bytes) -> HeapRow& {
+    HeapRow& row = NewRow<HeapRow>();
+    row.thread = &t;
+    row.id = ++next_heap_;
+    row.ticks = e.time;
+    row.kind = row_kind;
+    row.address = address ^ ProcessTag(t.process);
+    row.size = bytes;
+    row.function = function;
+    row.domain = domain;
+    row.slice_id = task;
+    return row;
+  };
+  HeapRow& row = call_row(kind, addr, size);
   row.has_block = c.allocated;
   row.block = static_cast<int64_t>(c.allocated_block.serial);
   row.has_released = released != nullptr;
@@ -1253,16 +1258,7 @@ void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
   // A reallocation that found its old block and replaced another at the
   // new address ends two: the second gets a row of its own.
   if (c.released && c.replaced) {
-    HeapRow& replaced = NewRow<HeapRow>();
-    replaced.thread = &t;
-    replaced.id = ++next_heap_;
-    replaced.ticks = e.time;
-    replaced.kind = "replaced";
-    replaced.address = c.replaced_block.addr ^ ProcessTag(t.process);
-    replaced.size = c.replaced_block.size;
-    replaced.function = function;
-    replaced.domain = domain;
-    replaced.slice_id = task;
+    HeapRow& replaced = call_row("replaced", c.replaced_block.addr, c.replaced_block.size);
     replaced.has_released = true;
     replaced.released = static_cast<int64_t>(c.replaced_block.serial);
     RowAdded();
