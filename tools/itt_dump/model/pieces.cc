@@ -1156,7 +1156,9 @@ void PieceMerger::FillHolesBefore(const Bound& bound) {
 void PieceMerger::HoleTexts(const Piece& p, size_t from, size_t to,
                             std::vector<std::string_view>* texts) {
   const std::vector<PieceSink::Hole>& holes = p.sink->holes();
-  for (size_t h = from; h < to; ++h) CachedHoleText(holes[h].key, &texts->emplace_back());
+  for (size_t h = from; h < to; ++h) {
+    CachedHoleText(p.sink->hole_key(holes[h].key_number), &texts->emplace_back());
+  }
 }
 
 void PieceMerger::CachedHoleText(uint64_t key, std::string_view* text) {

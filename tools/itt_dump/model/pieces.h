@@ -149,7 +149,6 @@ class PieceSink : public IntervalListener {
   struct Hole {
     uint32_t output = 0;  // the output's index among this sink's
     uint32_t at = 0;      // where in its bytes
-    uint64_t key = 0;
     // Its key's number among the sink's distinct keys (hole_key), and
     // one past the largest number of the holes up to it.
     uint32_t key_number = 0;
@@ -208,8 +207,7 @@ class PieceSink : public IntervalListener {
     }
     const uint32_t keys = std::max(*number + 1, holes_.empty() ? 0 : holes_.back().keys);
     holes_.push_back({static_cast<uint32_t>(offsets_.size()),
-                      static_cast<uint32_t>(at - output_start_ - sizeof(uint32_t)), key, *number,
-                      keys});
+                      static_cast<uint32_t>(at - output_start_ - sizeof(uint32_t)), *number, keys});
   }
   // Ends it; `keep` false drops it (no output).
   void EndOutput(bool keep) {
