@@ -135,12 +135,12 @@ void ThreadedOutput::WriteTaken(std::string* s, uint32_t crc) {
 }
 
 void ThreadedOutput::Queued(std::unique_lock<std::mutex>* lock) {
-  if (queue_.size() >= kWakeBatches) NotifyWork(lock);
+  if (queue_.size() >= kWakeBatches) Notify(lock, &work_cv_);
 }
 
-void ThreadedOutput::NotifyWork(std::unique_lock<std::mutex>* lock) {
+void ThreadedOutput::Notify(std::unique_lock<std::mutex>* lock, std::condition_variable* cv) {
   lock->unlock();
-  work_cv_.notify_one();
+  cv->notify_all();
   lock->lock();
 }
 
@@ -148,7 +148,7 @@ template <typename Ready>
 void ThreadedOutput::WaitDone(std::unique_lock<std::mutex>* lock, Ready ready) {
   if (ready()) return;
   // What is queued may be waiting for a wake-up (Queued): it gets one.
-  if (!queue_.empty()) NotifyWork(lock);
+  if (!queue_.empty()) Notify(lock, &work_cv_);
   done_cv_.wait(*lock, ready);
 }
 
@@ -191,10 +191,7 @@ void ThreadedOutput::Run() {
         free_taken_.push_back(std::move(batch.taken));
       }
     }
-    // With the lock let go, as NotifyWork.
-    lock.unlock();
-    done_cv_.notify_all();
-    lock.lock();
+    Notify(&lock, &done_cv_);
   }
 }
 

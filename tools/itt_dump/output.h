@@ -219,10 +219,10 @@ class ThreadedOutput final : public Output {
   // whoever waits for the thread wakes it first (WaitDone).
   void Queued(std::unique_lock<std::mutex>* lock);
   static constexpr size_t kWakeBatches = 2;
-  // Tells the thread of batches queued, with `lock` (on mu_) let go: woken
-  // while it is held, the thread would only wait for it again, a second
-  // sleep and wake-up per batch.
-  void NotifyWork(std::unique_lock<std::mutex>* lock);
+  // Notifies `cv` (one thread waits on each) with `lock` (on mu_) let go:
+  // woken while it is held, that thread would only wait for it again, a
+  // second sleep and wake-up per batch.
+  static void Notify(std::unique_lock<std::mutex>* lock, std::condition_variable* cv);
   // Waits on done_cv_ until `ready` (under mu_, held by `lock`), waking
   // the thread first if batches are queued.
   template <typename Ready>
