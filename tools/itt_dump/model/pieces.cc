@@ -401,6 +401,35 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
 
 namespace {
 
+// std::partition_point(first, last, before) searched outward from `guess`
+// (clamped to the range): steps doubling from it until the point is
+// bracketed, then a binary search of the bracket. Where the guess is near
+// (a queue's outputs in a run are about as many as in the last), it reads
+// a few lines around it, not the far ones a search of the whole range
+// starts with: each a miss in memory another core wrote.
+template <typename It, typename Pred>
+It PartitionPointNear(It first, It last, It guess, Pred before) {
+  guess = std::clamp(guess, first, last);
+  if (guess != last && before(*guess)) {
+    // The point is past the guess: in (lo, hi].
+    It lo = guess;
+    for (std::ptrdiff_t step = 1;; step *= 2) {
+      if (last - lo <= step) return std::partition_point(lo + 1, last, before);
+      const It hi = lo + step;
+      if (!before(*hi)) return std::partition_point(lo + 1, hi, before);
+      lo = hi;
+    }
+  }
+  // The point is at the guess or before it: in [lo, hi].
+  It hi = guess;
+  for (std::ptrdiff_t step = 1;; step *= 2) {
+    if (hi - first <= step) return std::partition_point(first, hi, before);
+    const It lo = hi - step;
+    if (before(*lo)) return std::partition_point(lo + 1, hi, before);
+    hi = lo;
+  }
+}
+
 // Calls fn(item, thread) for the items of spans in the merge's order: by
 // time, then queue. `spans` holds each queue's spans in order, the queues
 // in order, queue q's from starts[q] (each span: begin, end, thread).
@@ -1038,10 +1067,23 @@ void PieceMerger::CloseRun() {
   r.steps.back().own_end = r.own.size();
   r.steps.back().records_end = r.own_records.size();
   const Bound bound = r.steps.back().bound;
+  // Where the searches below start, asked for at once: each a line another
+  // core wrote, which one after another would each wait for.
+  for (const Queue& q : queues_) {
+    if (q.outs.empty()) continue;
+    const Piece& p = *q.outs.front();
+    const size_t at = q.out_next + q.last_run_outputs;
+    if (at < p.output_entries.size()) __builtin_prefetch(&p.output_entries[at]);
+    const std::vector<PieceSink::Hole>& holes = p.sink->holes();
+    if (p.holes_taken < holes.size()) __builtin_prefetch(&holes[p.holes_taken]);
+  }
   for (size_t i = 0; i < queues_.size(); ++i) {
     Queue& q = queues_[i];
     const int qi = static_cast<int>(i);
     bool first = true;
+    // Where its searches start: as many outputs as its last run took.
+    size_t guess_left = q.last_run_outputs;
+    const uint64_t outputs_before = r.outputs;
     while (!q.outs.empty()) {
       Piece* p = q.outs.front();
       const std::vector<Piece::OutputEntry>& entries = p->output_entries;
@@ -1053,18 +1095,19 @@ void PieceMerger::CloseRun() {
             bound.position - std::min(bound.position, p->output_base), begin, end));
       } else {
         const auto from = entries.begin() + static_cast<std::ptrdiff_t>(begin);
+        const auto guess = from + static_cast<std::ptrdiff_t>(
+                                      std::min(guess_left, entries.size() - begin));
         // Ties go before the place when their queue comes first.
+        const uint64_t t = bound.time;
         end = static_cast<size_t>(
-            (qi < bound.queue ? std::upper_bound(from, entries.end(), bound.time,
-                                                 [](uint64_t t, const Piece::OutputEntry& o) {
-                                                   return t < o.time;
-                                                 })
-                              : std::lower_bound(from, entries.end(), bound.time,
-                                                 [](const Piece::OutputEntry& o, uint64_t t) {
-                                                   return o.time < t;
-                                                 })) -
+            (qi < bound.queue
+                 ? PartitionPointNear(from, entries.end(), guess,
+                                      [t](const Piece::OutputEntry& o) { return o.time <= t; })
+                 : PartitionPointNear(from, entries.end(), guess,
+                                      [t](const Piece::OutputEntry& o) { return o.time < t; })) -
             entries.begin());
       }
+      guess_left -= std::min(guess_left, end - begin);
       if (end > begin) {
         if (first) r.starts.push_back(r.spans.size());
         first = false;
@@ -1074,9 +1117,14 @@ void PieceMerger::CloseRun() {
         // The holes of its outputs: those filled before a change, the rest now.
         const std::vector<PieceSink::Hole>& holes = p->sink->holes();
         const auto from = holes.begin() + static_cast<std::ptrdiff_t>(p->holes_taken);
+        // Guessed at the run's share of the piece's outputs left.
+        const auto holes_left = static_cast<size_t>(holes.end() - from);
+        const auto guess_holes = static_cast<std::ptrdiff_t>(
+            holes_left < (size_t{1} << 32) ? holes_left * (end - begin) / (entries.size() - begin)
+                                           : holes_left);
         const auto n = static_cast<size_t>(
-            std::partition_point(from, holes.end(),
-                                 [end](const PieceSink::Hole& h) { return h.output < end; }) -
+            PartitionPointNear(from, holes.end(), from + guess_holes,
+                               [end](const PieceSink::Hole& h) { return h.output < end; }) -
             from);
         span.hole_first = p->holes_taken;
         span.hole_count = n;
@@ -1109,6 +1157,7 @@ void PieceMerger::CloseRun() {
       q.outs.pop_front();
       q.out_next = 0;
     }
+    q.last_run_outputs = r.outputs - outputs_before;
   }
   outputs_waiting_ -= r.outputs;
   run_cap_known_ = false;  // the queues' first outputs moved on

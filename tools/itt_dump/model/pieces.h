@@ -682,6 +682,7 @@ class PieceMerger {
     // yet, the front one's from out_next on; the thread's outputs so far.
     std::deque<Piece*> outs;
     size_t out_next = 0;
+    size_t last_run_outputs = 0;  // its outputs in the last run closed
     uint64_t outputs_read = 0;
     bool any = false;
     bool has_head() const { return front != nullptr; }
