@@ -34,7 +34,9 @@
 //                                  ThisThreadQueuedWorkCpuNs), or another
 //                                  thread of the verb's own (perfetto's
 //                                  compressor, the writer of text's and
-//                                  chrome's output) if that one's is larger
+//                                  chrome's output, the writer of one of
+//                                  parquet's tables' rows) if that one's
+//                                  is larger
 //                       total_ns   CPU of every thread of the process
 //                       taken_ns   CPU of the chunks the reading thread
 //                                  took off the workers' queue (in

@@ -1,7 +1,7 @@
 // itt-dump's defaults stated in prose match the code's: the merge lookahead
 // (MergeOptions) and its share per file of a set (TraceSet), in
 // docs/ITT_DUMP.md and in the command line's help; parquet's rows per row
-// group (ParquetOptions), the buffers of text's and chrome's output thread
+// group and per batch (ParquetOptions), the buffers of text's and chrome's output thread
 // (ThreadedOutput), the counter rows vtune-csv holds in memory
 // (VtuneOptions) and the size of a run of output merged on a worker
 // (PieceMerger) in docs/ITT_DUMP.md.
@@ -49,6 +49,14 @@ TEST(DocumentedLimits, ParquetRowGroupRowsAreTheCodes) {
   const std::string doc = ReadRunfile("docs/ITT_DUMP.md");
   EXPECT_NE(doc.find("the row group it is filling (" + std::to_string(rows / 1024) + " Ki rows)"),
             std::string::npos);
+}
+
+TEST(DocumentedLimits, ParquetBatchRowsAreTheCodes) {
+  const size_t rows = ParquetOptions().batch_rows;
+  std::string digits = std::to_string(rows);
+  for (size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
+  const std::string doc = ReadRunfile("docs/ITT_DUMP.md");
+  EXPECT_NE(doc.find("The rows go in batches of " + digits + ","), std::string::npos) << digits;
 }
 
 TEST(DocumentedLimits, OutputThreadBuffersAreTheCodes) {

@@ -1624,6 +1624,39 @@ TEST(Pieces, ParquetOfSeveralFilesWritesWhatTheSerialPassWrites) {
   }
 }
 
+// parquet's batched tables are written at once, each by a thread of its
+// own, a batch of rows at a time: with many small batches and row groups
+// (a table's rows of one batch crossing row groups, a batch reused once
+// every table has written it) the dataset is the one the reading thread
+// writes alone, with batches of the default size.
+TEST(Pieces, ParquetTablesWrittenAtOnceAreTheTablesWrittenOnOneThread) {
+  for (uint64_t seed = 704; seed < 706; ++seed) {
+    const std::vector<std::string> files = RandomSet(seed, 3, /*heap=*/true);
+    std::map<std::string, std::string> datasets[2];
+    for (int threads = 0; threads < 2; ++threads) {
+      TraceSet set = OpenSet(files);
+      ASSERT_FALSE(set.empty());
+      PassContext pc(set, MergeOptions().max_buffered_bytes);
+      ParquetOptions options;
+      options.dir = TestTempPath("pq_tables_" + std::to_string(threads));
+      options.encoder_threads = threads == 0 ? 0 : 2;
+      options.row_group_rows = 300;
+      if (threads != 0) options.batch_rows = 37;
+      const absl::Status status = RunParquet(pc.ctx, options);
+      ASSERT_TRUE(status.ok()) << status;
+      datasets[threads] = FilesUnder(options.dir);
+    }
+    // Several batches and row groups of the slice table in each partition.
+    EXPECT_GT(datasets[0].size(), 8u) << seed;
+    for (const auto& [path, bytes] : datasets[0]) {
+      if (path.rfind("slice/", 0) == 0) {
+        EXPECT_GT(bytes.size(), 2000u) << path;
+      }
+    }
+    EXPECT_TRUE(datasets[0] == datasets[1]) << seed;
+  }
+}
+
 // Time goes back in the middle of the last thread's events: the pass on
 // every core has made rows when it reads that chunk, drops them, and the
 // serial pass writes the dataset.

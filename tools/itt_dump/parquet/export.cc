@@ -437,7 +437,8 @@ using BatchRows = std::tuple<std::vector<SliceRow>, std::vector<InstantRow>,
                              std::vector<CounterRow>, std::vector<HeapRow>, std::vector<ArgRow>>;
 static_assert(std::tuple_size_v<BatchRows> == kBatchedTableCount);
 
-// Writes the rows: the pool's thread has its own (a clock keeps caches).
+// Writes the rows: each thread that writes them has its own (a clock keeps
+// caches).
 class RowWriter {
  public:
   explicit RowWriter(const TraceIndex& x) : x_(x), clock_(x.clock) {}
@@ -703,7 +704,7 @@ class ParquetExporter : public IntervalListener {
     std::get<std::vector<T>>(filling_->rows).pop_back();
   }
   void RowAdded() {
-    if (++filling_->count == kBatchRows) SubmitBatch(/*all=*/false);
+    if (++filling_->count == batch_rows_) SubmitBatch(/*all=*/false);
   }
   // A copy of `text` that the batch being filled keeps, for the next row
   // handed to it (NewRow).
@@ -756,22 +757,31 @@ class ParquetExporter : public IntervalListener {
   bool partitioned_ = false;
   std::vector<Writers> partitions_;
   std::vector<OpenTasks> open_ids_;  // by thread index
-  // The rows of the tables that get many (kBatchedTables), written on the
-  // pool's threads a batch at a time while this thread goes on describing
-  // the next (the same code on one thread: the pool then runs each job at
-  // once). The batches are written one after another, in order, into a
-  // block per partition and table, which becomes a row group once it
-  // holds row_group_rows, as the writer's own rows would: the files are
-  // the same on any number of threads.
+  // The rows of the tables that get many (kBatchedTables), written a
+  // batch at a time while this thread goes on describing the next: each
+  // table's by a thread of its own (TableRows), so that the tables are
+  // written at once, on as many cores (with an encoder pool of no threads,
+  // by this thread as it hands each batch over). A table's rows of the
+  // batches go in order into a block per partition, which becomes a row
+  // group once it holds row_group_rows, as the writer's own rows would:
+  // the files are the same on any number of threads.
   struct Batch {
     BatchRows rows;
     size_t count = 0;               // of all its rows
     std::deque<std::string> texts;  // the texts it keeps (Keep)
+    size_t tables_written = 0;      // guarded by batch_mu_
   };
+  // Readies a batch written for reuse.
+  static void ClearBatch(Batch* batch) {
+    std::apply([](auto&... rows) { (rows.clear(), ...); }, batch->rows);
+    batch->count = 0;
+    batch->texts.clear();
+    batch->tables_written = 0;
+  }
   // By partition, one of each batched table's.
   template <typename T>
   using PerTable = std::array<T, kBatchedTableCount>;
-  static constexpr size_t kBatchRows = size_t{1} << 16;
+  size_t batch_rows_ = 0;  // ParquetOptions::batch_rows
   // Batches handed over and not written yet, at most: past them this
   // thread waits.
   static constexpr size_t kBatchesAhead = 2;
@@ -780,21 +790,21 @@ class ParquetExporter : public IntervalListener {
   void SubmitBatch(bool all);
   // Adds the blocks the batches filled so far to the tables, in order.
   void AddFullBlocks();
-  // Writes the batches handed over, in order, until none is left (one job
-  // of the pool at a time).
-  void WriteBatches();
-  // Writes a batch's rows of every table (WriteBatches, not holding
-  // batch_mu_).
+  // Table b's thread (TableRows): writes its rows of the batches handed
+  // over, in order, until the exporter goes.
+  void WriteRowsOf(size_t b);
+  // Table b's rows of `batch` (not holding batch_mu_), or with b =
+  // kBatchedTableCount every table's.
   template <size_t... B>
-  void WriteTables(const Batch& batch, std::index_sequence<B...>) {
-    (WriteTable<B>(std::get<B>(batch.rows)), ...);
+  void WriteTables(size_t b, const Batch& batch, std::index_sequence<B...>) {
+    ((b == B || b == kBatchedTableCount ? WriteTable<B>(std::get<B>(batch.rows)) : void()), ...);
   }
   template <size_t B, typename T>
   void WriteTable(const std::vector<T>& rows) {
     for (const T& row : rows) {
       const size_t p = partitioned_ ? row.thread->process : 0;
       parquet::RowBlock& block = blocks_[p][B];
-      batch_writer_->Write(&block, row);
+      table_rows_[B].writer->Write(&block, row);
       if (block.rows() == row_group_rows_) {
         std::lock_guard<std::mutex> lock(batch_mu_);
         full_[p][B].push_back(std::move(block));
@@ -804,16 +814,25 @@ class ParquetExporter : public IntervalListener {
     }
   }
   std::unique_ptr<Batch> filling_;
-  std::unique_ptr<RowWriter> batch_writer_;  // WriteBatches's
+  // A batched table's writer: its thread (none without encoder threads),
+  // and how many of batches_ (from the front) it has written.
+  struct TableRows {
+    std::unique_ptr<RowWriter> writer;  // its thread's
+    size_t written = 0;                 // guarded by batch_mu_
+    std::thread thread;
+  };
+  std::array<TableRows, kBatchedTableCount> table_rows_;
   size_t row_group_rows_ = 0;
   std::mutex batch_mu_;
   std::condition_variable batch_cv_;
-  // Guarded by batch_mu_: the batches to write, and whether a job writes
-  // them; written ones to reuse; by partition and table, the block being
-  // filled and the blocks filled (in order) and empty ones for the job to
-  // take.
+  // Guarded by batch_mu_: the batches handed over and not written by every
+  // table yet, in order (they are done in order: each table writes them
+  // in order), and whether the tables' threads are to end once they have
+  // written them; written ones to reuse; by partition and table, the
+  // block being filled and the blocks filled (in order) and empty ones for
+  // the table's thread to take.
   std::deque<std::unique_ptr<Batch>> batches_;
-  bool writing_ = false;
+  bool stopping_ = false;
   std::vector<std::unique_ptr<Batch>> spare_batches_;
   std::vector<PerTable<parquet::RowBlock>> blocks_;
   std::vector<PerTable<std::vector<parquet::RowBlock>>> full_;
@@ -865,8 +884,9 @@ absl::Status ParquetExporter::Open(const ParquetOptions& options) {
     seen.push_back(r);
   }
   partitioned_ = set.files().size() > 1 || ranks;
-  batch_writer_ = std::make_unique<RowWriter>(x_);
+  for (TableRows& t : table_rows_) t.writer = std::make_unique<RowWriter>(x_);
   row_group_rows_ = std::max<size_t>(1, options.row_group_rows);
+  batch_rows_ = std::max<size_t>(1, options.batch_rows);
   filling_ = std::make_unique<Batch>();
   const size_t parts = partitioned_ ? set.files().size() : 1;
   parquet::WriterOptions wo;
@@ -903,6 +923,16 @@ absl::Status ParquetExporter::Open(const ParquetOptions& options) {
   }
   full_.resize(partitions_.size());
   spare_blocks_.resize(partitions_.size());
+  if (pool_->threads() > 0) {
+    for (size_t b = 0; b < kBatchedTableCount; ++b) {
+      table_rows_[b].thread = std::thread([this, b] {
+        // One thread's work at a time per table (the benchmark counts the
+        // largest as serial).
+        pthread_setname_np(pthread_self(), "itt-dump-rows");
+        WriteRowsOf(b);
+      });
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -1024,9 +1054,15 @@ void ParquetExporter::AppendPieceTask(const PieceMerger::Item& item) {
 }
 
 ParquetExporter::~ParquetExporter() {
-  // The pool's job points into this.
-  std::unique_lock<std::mutex> lock(batch_mu_);
-  batch_cv_.wait(lock, [this] { return !writing_; });
+  // The tables' threads write what is left, then end.
+  {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    stopping_ = true;
+  }
+  batch_cv_.notify_all();
+  for (TableRows& t : table_rows_) {
+    if (t.thread.joinable()) t.thread.join();
+  }
 }
 
 void ParquetExporter::SubmitBatch(bool all) {
@@ -1034,7 +1070,7 @@ void ParquetExporter::SubmitBatch(bool all) {
   // Empty blocks for every batch that can be out at once to fill, made
   // before this one goes (the writers are this thread's). Rows out at once
   // fill at most one block more than they hold whole.
-  const size_t need = (kBatchesAhead + 1) * kBatchRows / row_group_rows_ + 1;
+  const size_t need = (kBatchesAhead + 1) * batch_rows_ / row_group_rows_ + 1;
   std::vector<PerTable<size_t>> missing(spare_blocks_.size());
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
@@ -1052,7 +1088,8 @@ void ParquetExporter::SubmitBatch(bool all) {
       }
     }
   }
-  bool start = false;
+  const bool threads = table_rows_[0].thread.joinable();
+  std::unique_ptr<Batch> batch;
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
     for (size_t p = 0; p < empty.size(); ++p) {
@@ -1062,20 +1099,18 @@ void ParquetExporter::SubmitBatch(bool all) {
         }
       }
     }
-    if (filling_->count != 0) {
-      batches_.push_back(std::move(filling_));
-      start = !writing_;
-      writing_ = true;
-    }
+    if (filling_->count != 0 && threads) batches_.push_back(std::move(filling_));
   }
-  // Before the column chunks queued: this thread may wait for it. (With no
-  // threads the pool runs it now.)
-  if (start) pool_->Submit([this] { WriteBatches(); }, /*first=*/true);
-  {
+  if (!threads) {
+    // No threads: every table's rows now.
+    WriteTables(kBatchedTableCount, *filling_, std::make_index_sequence<kBatchedTableCount>());
+    ClearBatch(filling_.get());
+  } else {
+    batch_cv_.notify_all();
     std::unique_lock<std::mutex> lock(batch_mu_);
     batch_cv_.wait(lock,
-                   [this, all] { return all ? !writing_ : batches_.size() <= kBatchesAhead; });
-    if (!spare_batches_.empty()) {
+                   [this, all] { return batches_.size() <= (all ? 0 : kBatchesAhead); });
+    if (filling_ == nullptr && !spare_batches_.empty()) {
       filling_ = std::move(spare_batches_.back());
       spare_batches_.pop_back();
     }
@@ -1100,23 +1135,29 @@ void ParquetExporter::AddFullBlocks() {
   }
 }
 
-void ParquetExporter::WriteBatches() {
+void ParquetExporter::WriteRowsOf(size_t b) {
+  TableRows& table = table_rows_[b];
   std::unique_lock<std::mutex> lock(batch_mu_);
-  while (!batches_.empty()) {
-    Batch* batch = batches_.front().get();
+  for (;;) {
+    batch_cv_.wait(lock, [&] { return stopping_ || table.written < batches_.size(); });
+    if (table.written == batches_.size()) return;  // stopping, all written
+    Batch* batch = batches_[table.written].get();
     lock.unlock();
-    WriteTables(*batch, std::make_index_sequence<kBatchedTableCount>());
+    WriteTables(b, *batch, std::make_index_sequence<kBatchedTableCount>());
     lock.lock();
+    ++table.written;
+    if (++batch->tables_written < kBatchedTableCount) continue;
+    // Every table has written it, and so every batch before it: it is the
+    // front one, and goes.
     std::unique_ptr<Batch> done = std::move(batches_.front());
     batches_.pop_front();
-    std::apply([](auto&... rows) { (rows.clear(), ...); }, done->rows);
-    done->count = 0;
-    done->texts.clear();
+    for (TableRows& t : table_rows_) --t.written;
+    ClearBatch(done.get());
     spare_batches_.push_back(std::move(done));
+    lock.unlock();
     batch_cv_.notify_all();
+    lock.lock();
   }
-  writing_ = false;
-  batch_cv_.notify_all();
 }
 
 void ParquetExporter::WriteInterval(const Interval& iv, uint64_t id, uint64_t parent) {

@@ -28,10 +28,10 @@
 // their simple tasks and make those slices' rows on the workers, and the
 // reading thread takes them where the serial pass would make them; it
 // describes the other rows itself. The tables that get many rows (slice,
-// instant, counter, heap, args) are written into row groups in order by
-// the encoder pool's threads; the column chunks are encoded and
-// compressed on every core (EncoderPool). The dataset is the same either
-// way, byte for byte.
+// instant, counter, heap, args) are written into row groups in order, a
+// batch of rows at a time, each table by a thread of its own, at once;
+// the column chunks are encoded and compressed on every core
+// (EncoderPool). The dataset is the same either way, byte for byte.
 
 #ifndef TOOLS_ITT_DUMP_PARQUET_EXPORT_H_
 #define TOOLS_ITT_DUMP_PARQUET_EXPORT_H_
@@ -58,6 +58,9 @@ struct ParquetOptions {
   // Threads that encode column chunks: 0 encodes on the reading thread.
   int encoder_threads = -1;  // -1: one per online CPU
   size_t row_group_rows = size_t{1} << 19;
+  // Rows handed to the tables' writers at once (the dataset does not
+  // depend on it).
+  size_t batch_rows = size_t{1} << 16;
 };
 
 // Writes the dataset. Fails (the verb's status 73) when a directory or file
