@@ -1095,8 +1095,8 @@ void PieceMerger::CloseRun() {
             bound.position - std::min(bound.position, p->output_base), begin, end));
       } else {
         const auto from = entries.begin() + static_cast<std::ptrdiff_t>(begin);
-        const auto guess = from + static_cast<std::ptrdiff_t>(
-                                      std::min(guess_left, entries.size() - begin));
+        const auto guess =
+            from + static_cast<std::ptrdiff_t>(std::min(guess_left, entries.size() - begin));
         // Ties go before the place when their queue comes first.
         const uint64_t t = bound.time;
         end = static_cast<size_t>(

@@ -1108,8 +1108,7 @@ void ParquetExporter::SubmitBatch(bool all) {
   } else {
     batch_cv_.notify_all();
     std::unique_lock<std::mutex> lock(batch_mu_);
-    batch_cv_.wait(lock,
-                   [this, all] { return batches_.size() <= (all ? 0 : kBatchesAhead); });
+    batch_cv_.wait(lock, [this, all] { return batches_.size() <= (all ? 0 : kBatchesAhead); });
     if (filling_ == nullptr && !spare_batches_.empty()) {
       filling_ = std::move(spare_batches_.back());
       spare_batches_.pop_back();
