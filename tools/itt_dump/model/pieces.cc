@@ -177,6 +177,20 @@ class RewriterIds final : public IntervalTracker::SimpleIds {
 
 }  // namespace
 
+namespace {
+
+// A frame kept apart, made in place field by field: one made on the stack
+// and copied stalled the copy's wide load on its narrow stores (store
+// forwarding).
+void AddFrame(std::vector<Piece::Frame>* frames, uint64_t time, uint64_t domain, bool begin) {
+  Piece::Frame& f = frames->emplace_back();
+  f.time = time;
+  f.domain = domain;
+  f.begin = begin;
+}
+
+}  // namespace
+
 void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out) const {
   Piece& p = *static_cast<Piece*>(out);
   p.Clear();
@@ -256,7 +270,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       // Kept apart as OnPieceEvent would keep it, without an Event.
       if (map_ids) rewriter_->MapSimpleIds(&frame);
       note_time(frame.time);
-      p.frames.push_back({frame.time, frame.domain, frame.begin});
+      AddFrame(&p.frames, frame.time, frame.domain, frame.begin);
       ++p.paired_events;
       p.paired_last_ticks = frame.time;
       continue;
@@ -311,7 +325,12 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     }
     // What the sink made of the event and the intervals it closed.
     while (outputs_apart_ && outputs != sink.outputs()) {
-      p.output_entries.push_back({time, sink.output_offset(outputs++)});
+      // Field by field in place: an entry made on the stack and copied
+      // stalled the copy's wide load on its two narrow stores (store
+      // forwarding), a tenth of Decode's samples.
+      Piece::OutputEntry& o = p.output_entries.emplace_back();
+      o.time = time;
+      o.offset = sink.output_offset(outputs++);
     }
     while (outputs != sink.outputs()) {
       Piece::Entry& en = entries.emplace_back();
@@ -321,8 +340,8 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       en.type = Type::kOutput;
     }
     if (action == IntervalTracker::PieceAction::kApart) {
-      p.frames.push_back(
-          {e.time, e.Get(format::Field::kDomain), e.kind == format::EventKind::kFrameBegin});
+      AddFrame(&p.frames, e.time, e.Get(format::Field::kDomain),
+               e.kind == format::EventKind::kFrameBegin);
     }
     if (action != IntervalTracker::PieceAction::kForward) {
       // Counted with the paired ones (the merge gives the frames apart).
