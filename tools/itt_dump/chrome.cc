@@ -311,18 +311,21 @@ class ChromeSink final : public PieceSink {
 };
 
 // An object as the reading thread leaves it to a worker
-// (PieceOutput::WriteRecord): the pairing, the frames' tracks, the
+// (PieceOutput::RecordRoom): the pairing, the frames' tracks, the
 // counters' values and the filters are the reading thread's to work out,
-// the formatting is not.
-struct ChromeRecord {
-  enum class Kind : uint8_t { kFrame, kCounter };
-  Kind kind = Kind::kFrame;
-  uint64_t tid = 0;                  // the frame track's, or the sample's thread's
-  FrameRecord frame;                 // a frame's
-  const Counter* counter = nullptr;  // a sample's: the tracker's, which stays
-  uint64_t pid = 0;                  // a sample's
-  uint64_t ticks = 0;                // a sample's
-  long double value = 0;             // a sample's
+// the formatting is not. A record is a kind byte, then its struct's bytes
+// (written in place: PutAt, FrameRecord::Write).
+enum class ChromeRecordKind : uint8_t { kFrame, kCounter };
+struct ChromeFrameRecord {
+  uint64_t tid = 0;  // the frame track's
+  FrameRecord frame;
+};
+struct ChromeCounterRecord {
+  const Counter* counter = nullptr;  // the tracker's, which stays
+  uint64_t pid = 0;
+  uint64_t tid = 0;  // the sample's thread's
+  uint64_t ticks = 0;
+  long double value = 0;
 };
 
 // Formats ChromeRecords on the worker that merges their run of output.
@@ -332,12 +335,14 @@ class ChromeRecordFormatter final : public OwnRecordFormatter {
   ChromeRecordFormatter(const VerbContext& ctx, const Filter& filter, const Clock& clock)
       : objects_(ctx, /*first=*/false, filter, clock) {}
   void Format(std::string_view record, std::string* out) override {
-    ChromeRecord r;
-    std::memcpy(static_cast<void*>(&r), record.data(), sizeof r);
-    if (r.kind == ChromeRecord::Kind::kCounter) {
+    if (static_cast<ChromeRecordKind>(record[0]) == ChromeRecordKind::kCounter) {
+      ChromeCounterRecord r;
+      std::memcpy(static_cast<void*>(&r), record.data() + 1, sizeof r);
       objects_.UsePid(r.pid);
       objects_.AppendCounter(*r.counter, r.value, r.tid, r.ticks);
     } else {
+      ChromeFrameRecord r;
+      std::memcpy(static_cast<void*>(&r), record.data() + 1, sizeof r);
       objects_.AppendInterval(r.frame.ToInterval(), r.tid);
     }
     out->append(objects_.line().view());
@@ -470,10 +475,10 @@ void ChromeWriter::OnInterval(const Interval& iv) {
     AppendInterval(iv, t.tid);
   } else if (const uint64_t tid = FrameTid(t.process, iv.domain);
              records_ != nullptr && records_->takes_records()) {
-    ChromeRecord r;
-    r.tid = tid;
-    r.frame = FrameRecord::Of(iv);
-    records_->WriteRecord(&r, sizeof r);
+    char* p = records_->RecordRoom(1 + sizeof(ChromeFrameRecord));
+    p[0] = static_cast<char>(ChromeRecordKind::kFrame);
+    PutAt(p + 1, offsetof(ChromeFrameRecord, tid), tid);
+    FrameRecord::Write(iv, p + 1 + offsetof(ChromeFrameRecord, frame));
     return;
   } else {
     AppendInterval(iv, tid);
@@ -528,14 +533,13 @@ void ChromeWriter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
   if (!filter_.KeepsSample(t, sample)) return;
   if (records_ != nullptr && records_->takes_records()) {
     // Formatted on a worker (the counter's name and domain stay).
-    ChromeRecord r;
-    r.kind = ChromeRecord::Kind::kCounter;
-    r.counter = &s;
-    r.pid = pid();
-    r.tid = t.tid;
-    r.ticks = ticks;
-    r.value = s.value;
-    records_->WriteRecord(&r, sizeof r);
+    char* p = records_->RecordRoom(1 + sizeof(ChromeCounterRecord)) + 1;
+    p[-1] = static_cast<char>(ChromeRecordKind::kCounter);
+    PutAt(p, offsetof(ChromeCounterRecord, counter), &s);
+    PutAt(p, offsetof(ChromeCounterRecord, pid), pid());
+    PutAt(p, offsetof(ChromeCounterRecord, tid), t.tid);
+    PutAt(p, offsetof(ChromeCounterRecord, ticks), ticks);
+    PutAt(p, offsetof(ChromeCounterRecord, value), s.value);
     return;
   }
   AppendCounter(s, s.value, t.tid, ticks);

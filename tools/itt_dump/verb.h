@@ -189,22 +189,23 @@ class PieceOutput final : public Output, public OrderedOutput {
   void BeforeHoleChange() {
     if (merger_ != nullptr) merger_->FillHolesBeforeChange();
   }
-  // What formats its writer's records (WriteRecord) on the workers.
+  // What formats its writer's records (RecordRoom) on the workers.
   void set_record_formatter(std::function<std::unique_ptr<OwnRecordFormatter>()> make) {
     make_formatter_ = std::move(make);
   }
   std::unique_ptr<OwnRecordFormatter> NewRecordFormatter() override { return make_formatter_(); }
-  // Whether WriteRecord takes a record now (else the writer writes its
+  // Whether RecordRoom takes a record now (else the writer writes its
   // bytes itself): while a merger takes the bytes, given a formatter.
   bool takes_records() const {
     return merger_ != nullptr && merger_->takes_own() && make_formatter_ != nullptr;
   }
-  // A record to be formatted on a worker at this place of the output
-  // (PieceMerger::AppendOwnRecord), after the bytes written so far.
-  // REQUIRES: takes_records().
-  void WriteRecord(const void* p, size_t n) {
+  // Room for a record of n bytes to be formatted on a worker at this
+  // place of the output, after the bytes written so far: the caller fills
+  // it in place before anything else is written
+  // (PieceMerger::AppendOwnRecord). REQUIRES: takes_records().
+  char* RecordRoom(size_t n) {
     Settle();
-    merger_->AppendOwnRecord(p, n);
+    return merger_->AppendOwnRecord(n);
   }
 
  protected:

@@ -272,7 +272,7 @@ class VtuneSink final : public PieceSink {
   VtuneLines lines_;
 };
 
-// Formats frames' lines (FrameRecord, PieceOutput::WriteRecord) on the
+// Formats frames' lines (FrameRecord, PieceOutput::RecordRoom) on the
 // worker that merges their run of output: the reading thread pairs and
 // filters them.
 class FrameFormatter final : public OwnRecordFormatter {
@@ -281,9 +281,7 @@ class FrameFormatter final : public OwnRecordFormatter {
   // and clock keep caches).
   explicit FrameFormatter(const VtuneLines& lines) : lines_(lines) {}
   void Format(std::string_view record, std::string* out) override {
-    FrameRecord r;
-    std::memcpy(static_cast<void*>(&r), record.data(), sizeof r);
-    lines_.AppendFrame(r.ToInterval(), &line_);
+    lines_.AppendFrame(FrameRecord::Read(record.data()).ToInterval(), &line_);
     out->append(line_.view());
     line_.clear();
   }
@@ -341,8 +339,7 @@ class VtuneWriter : public IntervalListener {
     if (iv.kind == IntervalKind::kFrame && records_ != nullptr && records_->takes_records()) {
       // Formatted on a worker.
       if (!lines_.Keeps(iv)) return;
-      const FrameRecord r = FrameRecord::Of(iv);
-      records_->WriteRecord(&r, sizeof r);
+      FrameRecord::Write(iv, records_->RecordRoom(sizeof(FrameRecord)));
       return;
     }
     if (lines_.AppendInterval(iv, &line_)) AfterLine(out_);

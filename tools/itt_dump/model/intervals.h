@@ -28,7 +28,9 @@
 #ifndef TOOLS_ITT_DUMP_MODEL_INTERVALS_H_
 #define TOOLS_ITT_DUMP_MODEL_INTERVALS_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -90,6 +92,16 @@ std::string_view IntervalNameView(const TraceIndex& index, const Interval& inter
 // A paired frame as much as the exports write of it (its thread, domain,
 // times, whether it was open at the end), for a worker to format what the
 // reading thread paired (PieceMerger::AppendOwnRecord).
+// `value` at p + offset: a struct's field where a record is that struct's
+// bytes, written in place field by field (PutAt of each field, then a
+// copy of the whole struct reads it back). One made on the stack and
+// copied stalls the copy's wide loads on its narrow stores (store
+// forwarding).
+template <typename T>
+void PutAt(char* p, size_t offset, T value) {
+  std::memcpy(p + offset, &value, sizeof value);
+}
+
 struct FrameRecord {
   const ThreadRec* thread = nullptr;
   uint64_t domain = 0;
@@ -99,6 +111,19 @@ struct FrameRecord {
 
   static FrameRecord Of(const Interval& frame) {
     return {frame.thread, frame.domain, frame.begin, frame.end, frame.open_at_end};
+  }
+  // Of(frame)'s bytes at p (sizeof(FrameRecord), zeroed), for Read.
+  static void Write(const Interval& frame, char* p) {
+    PutAt(p, offsetof(FrameRecord, thread), frame.thread);
+    PutAt(p, offsetof(FrameRecord, domain), frame.domain);
+    PutAt(p, offsetof(FrameRecord, begin), frame.begin);
+    PutAt(p, offsetof(FrameRecord, end), frame.end);
+    PutAt(p, offsetof(FrameRecord, open_at_end), frame.open_at_end);
+  }
+  static FrameRecord Read(const char* p) {
+    FrameRecord r;
+    std::memcpy(static_cast<void*>(&r), p, sizeof r);
+    return r;
   }
   Interval ToInterval() const {
     Interval iv;

@@ -1052,11 +1052,13 @@ const ThreadRec* PieceMerger::last_output_thread() const {
 
 void PieceMerger::AppendOwn(const char* p, size_t n) { building_->own.append(p, n); }
 
-void PieceMerger::AppendOwnRecord(const void* p, size_t n) {
+char* PieceMerger::AppendOwnRecord(size_t n) {
   OutputRun& r = *building_;
   if (r.formatter == nullptr) r.formatter = ordered_->NewRecordFormatter();
-  r.own_records.push_back({r.own.size(), r.records.size(), n});
-  r.records.append(static_cast<const char*>(p), n);
+  const size_t at = r.records.size();
+  r.own_records.push_back({r.own.size(), at, n});
+  r.records.resize(at + n);
+  return r.records.data() + at;
 }
 
 void PieceMerger::AddStep(const Bound& bound) {

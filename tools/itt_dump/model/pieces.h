@@ -244,6 +244,7 @@ struct PieceRecord {
   static void Put(TextBuffer* out, const void* p, size_t n) {
     out->append(static_cast<const char*>(p), n);
   }
+
   static void PutText(TextBuffer* out, std::string_view text) {
     const auto n = static_cast<uint32_t>(text.size());
     Put(out, &n, sizeof n);
@@ -578,10 +579,14 @@ class PieceMerger {
   // The consumer's bytes at the place of the last item given (before the
   // first item: at the start). REQUIRES: takes_own().
   void AppendOwn(const char* p, size_t n);
-  // A record among those bytes (after those appended so far), which the
-  // output's formatter (OrderedOutput::NewRecordFormatter) turns into
-  // bytes on the worker that merges the run. REQUIRES: takes_own().
-  void AppendOwnRecord(const void* p, size_t n);
+  // Room for a record of n bytes among those bytes (after those appended
+  // so far), which the output's formatter (OrderedOutput::
+  // NewRecordFormatter) turns into bytes on the worker that merges the
+  // run: the caller writes it there (zeroed) before it calls the merger
+  // again, which the pointer is valid until. Made in place, field by
+  // field: a record made on the stack and copied stalled the copy's wide
+  // loads on its narrow stores (store forwarding). REQUIRES: takes_own().
+  char* AppendOwnRecord(size_t n);
   // Whether AppendOwn takes bytes: from set_ordered_output until Next
   // returns false.
   bool takes_own() const { return ordered_ != nullptr && !outputs_done_; }

@@ -388,18 +388,15 @@ class PieceTaskRecord {
     // stalled the copy's wide loads on its narrow stores (store
     // forwarding), per task.
     char* p = out->Room(sizeof(Task));
-    const auto put = [p](size_t offset, auto value) {
-      std::memcpy(p + offset, &value, sizeof value);
-    };
     const auto arg_count = static_cast<uint32_t>(args != nullptr ? args->size() : 0);
-    put(offsetof(Task, begin), row.begin);
-    put(offsetof(Task, end), row.end);
-    put(offsetof(Task, category_key), row.category_key);
-    put(offsetof(Task, name_key), row.name_key);
-    put(offsetof(Task, number), static_cast<uint32_t>(number));
-    put(offsetof(Task, parent), static_cast<uint32_t>(parent));
-    put(offsetof(Task, depth), static_cast<int32_t>(depth));
-    put(offsetof(Task, args), arg_count);
+    PutAt(p, offsetof(Task, begin), row.begin);
+    PutAt(p, offsetof(Task, end), row.end);
+    PutAt(p, offsetof(Task, category_key), row.category_key);
+    PutAt(p, offsetof(Task, name_key), row.name_key);
+    PutAt(p, offsetof(Task, number), static_cast<uint32_t>(number));
+    PutAt(p, offsetof(Task, parent), static_cast<uint32_t>(parent));
+    PutAt(p, offsetof(Task, depth), static_cast<int32_t>(depth));
+    PutAt(p, offsetof(Task, args), arg_count);
     out->Advance(sizeof(Task));
     if (row.category_key == 0) PieceRecord::PutText(out, row.category);
     if (row.name_key == 0) PieceRecord::PutText(out, row.name);
