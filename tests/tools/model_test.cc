@@ -13,6 +13,7 @@
 #include "tools/itt_dump/model/flat_map.h"
 #include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/search.h"
 #include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/model/trace_index.h"
 #include "tools/itt_dump/model/trace_set.h"
@@ -83,6 +84,31 @@ TEST(U64Map, InsertTellsNewKeysAndKeepsValuesInInsertionOrder) {
   EXPECT_TRUE(m.empty());
   EXPECT_EQ(m.Find(keys[0]), nullptr);
   EXPECT_TRUE(m.Insert(keys[0]).second);
+}
+
+// From any guess, in or out of the range, the point std::partition_point
+// finds: every range of up to 20 values with every point in it, and every
+// guess from before the range to past its end.
+TEST(PartitionPointNear, FindsThePartitionPointFromAnyGuess) {
+  std::vector<int> values(24);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int>(i);
+  for (size_t first = 0; first <= 2; ++first) {
+    for (size_t size = 0; size <= 20; ++size) {
+      const auto begin = values.begin() + static_cast<std::ptrdiff_t>(first);
+      const auto end = begin + static_cast<std::ptrdiff_t>(size);
+      for (int split = static_cast<int>(first); split <= static_cast<int>(first + size); ++split) {
+        const auto before = [split](int v) { return v < split; };
+        const auto expected = std::partition_point(begin, end, before);
+        for (std::ptrdiff_t g = -static_cast<std::ptrdiff_t>(first);
+             g <= static_cast<std::ptrdiff_t>(values.size() - first); ++g) {
+          const auto guess = begin + g;
+          EXPECT_EQ(PartitionPointNear(begin, end, guess, before) - values.begin(),
+                    expected - values.begin())
+              << first << " " << size << " " << split << " " << g;
+        }
+      }
+    }
+  }
 }
 
 TEST(CounterTracker, OneCounterPerIdentityWithItsValue) {

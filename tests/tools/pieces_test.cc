@@ -7,7 +7,10 @@
 
 #include "tools/itt_dump/model/pieces.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -1263,11 +1266,12 @@ TEST(Pieces, WhereTheSerialMergePassesItsLookaheadChromeTakesTheSerialPass) {
 
 // vtune-csv's files of `bytes` with `options`, and its status.
 absl::Status VtuneFiles(const std::string& bytes, const VtuneOptions& options,
-                        std::map<std::string, std::string>* files) {
+                        std::map<std::string, std::string>* files, bool parallel = true) {
   const std::vector<std::string> traces = {bytes};  // (the set reads them)
   TraceSet set = OpenSet(traces);
   if (set.empty()) return absl::InvalidArgumentError("no trace");
   PassContext pc(set, MergeOptions().max_buffered_bytes);
+  pc.ctx.parallel = parallel;
   StringFiles out;
   const absl::Status status = RunVtuneCsv(pc.ctx, options, &out);
   *files = out.files();
@@ -1292,12 +1296,38 @@ TEST(Pieces, VtuneCsvCountersKeptInATemporaryFileAreTheSame) {
   ASSERT_GT(std::count(counters.begin(), counters.end(), '\n'), 50);
 
   for (const size_t memory : {size_t{1}, size_t{100}, size_t{1000}}) {
+    // On a thread of the spool's (on every core) and on the pass's own.
+    for (const bool parallel : {true, false}) {
+      VtuneOptions spilled;
+      spilled.spool_memory = memory;
+      std::map<std::string, std::string> files;
+      const absl::Status status = VtuneFiles(bytes, spilled, &files, parallel);
+      ASSERT_TRUE(status.ok()) << memory << " " << parallel << " " << status;
+      EXPECT_EQ(files, in_memory) << memory << " " << parallel;
+    }
+  }
+
+  // Writes to the temporary file that fail (past a file size limit),
+  // the last of them maybe still out as the pass ends: no counters file.
+  for (const bool parallel : {true, false}) {
+    rlimit saved{};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    rlimit small = saved;
+    small.rlim_cur = 64;
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
     VtuneOptions spilled;
-    spilled.spool_memory = memory;
+    spilled.spool_memory = 100;
     std::map<std::string, std::string> files;
-    const absl::Status status = VtuneFiles(bytes, spilled, &files);
-    ASSERT_TRUE(status.ok()) << memory << " " << status;
-    EXPECT_EQ(files, in_memory) << memory;
+    const absl::Status status = VtuneFiles(bytes, spilled, &files, parallel);
+    setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, old_handler);
+    EXPECT_FALSE(status.ok()) << parallel;
+    EXPECT_NE(status.message().find("writing the counters' rows to a temporary file"),
+              std::string_view::npos)
+        << status;
+    ASSERT_EQ(files.size(), 1u) << parallel;
+    EXPECT_EQ(files.begin()->second, in_memory.rbegin()->second) << parallel;
   }
 
   const char* tmpdir = std::getenv("TMPDIR");

@@ -314,7 +314,7 @@ class ChromeSink final : public PieceSink {
 // (PieceOutput::RecordRoom): the pairing, the frames' tracks, the
 // counters' values and the filters are the reading thread's to work out,
 // the formatting is not. A record is a kind byte, then its struct's bytes
-// (written in place: PutAt, FrameRecord::Write).
+// (written in place: ITTC_PUT_FIELD, FrameRecord::Write).
 enum class ChromeRecordKind : uint8_t { kFrame, kCounter };
 struct ChromeFrameRecord {
   uint64_t tid = 0;  // the frame track's
@@ -328,7 +328,8 @@ struct ChromeCounterRecord {
   long double value = 0;
 };
 
-// Formats ChromeRecords on the worker that merges their run of output.
+// Formats the records (a ChromeRecordKind, then a ChromeFrameRecord or a
+// ChromeCounterRecord) on the worker that merges their run of output.
 class ChromeRecordFormatter final : public OwnRecordFormatter {
  public:
   // Made on the reading thread from the writer's filter and clock.
@@ -477,7 +478,7 @@ void ChromeWriter::OnInterval(const Interval& iv) {
              records_ != nullptr && records_->takes_records()) {
     char* p = records_->RecordRoom(1 + sizeof(ChromeFrameRecord));
     p[0] = static_cast<char>(ChromeRecordKind::kFrame);
-    PutAt(p + 1, offsetof(ChromeFrameRecord, tid), tid);
+    ITTC_PUT_FIELD(p + 1, ChromeFrameRecord, tid, tid);
     FrameRecord::Write(iv, p + 1 + offsetof(ChromeFrameRecord, frame));
     return;
   } else {
@@ -535,11 +536,11 @@ void ChromeWriter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
     // Formatted on a worker (the counter's name and domain stay).
     char* p = records_->RecordRoom(1 + sizeof(ChromeCounterRecord)) + 1;
     p[-1] = static_cast<char>(ChromeRecordKind::kCounter);
-    PutAt(p, offsetof(ChromeCounterRecord, counter), &s);
-    PutAt(p, offsetof(ChromeCounterRecord, pid), pid());
-    PutAt(p, offsetof(ChromeCounterRecord, tid), t.tid);
-    PutAt(p, offsetof(ChromeCounterRecord, ticks), ticks);
-    PutAt(p, offsetof(ChromeCounterRecord, value), s.value);
+    ITTC_PUT_FIELD(p, ChromeCounterRecord, counter, &s);
+    ITTC_PUT_FIELD(p, ChromeCounterRecord, pid, pid());
+    ITTC_PUT_FIELD(p, ChromeCounterRecord, tid, t.tid);
+    ITTC_PUT_FIELD(p, ChromeCounterRecord, ticks, ticks);
+    ITTC_PUT_FIELD(p, ChromeCounterRecord, value, s.value);
     return;
   }
   AppendCounter(s, s.value, t.tid, ticks);

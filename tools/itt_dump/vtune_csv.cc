@@ -1,12 +1,15 @@
 #include "tools/itt_dump/vtune_csv.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -131,13 +134,14 @@ struct CounterColumn {
 // break) and their bytes - in memory up to `memory` bytes at a time, the
 // rest in an unnamed temporary file (TMPDIR's directory, else /tmp), read
 // back `memory` bytes at a time. With `background`, the file is written
-// on a thread of the spool's while the rows go on into a second buffer:
-// each holds half of `memory` then, and one write is out at a time (the
-// reading thread's write() calls were a quarter of its time on the mixed
-// benchmark trace).
+// by a thread of the spool's ("itt-dump-spill") while the rows go on into
+// a second buffer: each holds half of `memory` then, and one write is out
+// at a time (the reading thread's write() calls were a quarter of its time
+// on the mixed benchmark trace).
 //
-// Thread safety: one thread calls it; the writing thread (spiller_) touches
-// only spilling_, fd_ and spill_status_ until it is joined.
+// Thread safety: one thread calls it. While a write is out (spill_out_,
+// guarded by mu_, as spill_status_ and stopping_), the spill thread reads
+// spilling_ and fd_, which the caller leaves alone until WaitSpilled.
 class CounterRowSpool {
  public:
   CounterRowSpool(size_t memory, bool background)
@@ -145,7 +149,14 @@ class CounterRowSpool {
         buffer_(background ? std::max<size_t>(memory_ / 2, 1) : memory_),
         background_(background) {}
   ~CounterRowSpool() {
-    JoinSpill();
+    if (spiller_.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        stopping_ = true;
+      }
+      cv_.notify_all();
+      spiller_.join();  // (after the write out, if any)
+    }
     if (fd_ >= 0) close(fd_);
   }
   CounterRowSpool(const CounterRowSpool&) = delete;
@@ -172,14 +183,17 @@ class CounterRowSpool {
     std::memcpy(header + sizeof column, sizes, sizeof sizes);
     if (rows_->size() >= buffer_) Spill();
   }
-  // The temporary file's error, once it failed (no row is lost before);
-  // a write still out counts once it is done (ForEachRow waits for it).
-  const absl::Status& status() const { return status_; }
+  // The temporary file's error, once it failed (no row is lost before):
+  // waits for the write out, if any.
+  const absl::Status& status() {
+    WaitSpilled();
+    return status_;
+  }
   // fn(column, time, value, end) for each row, in order; the error of the
   // temporary file, if it failed.
   template <typename Fn>
   absl::Status ForEachRow(Fn&& fn) {
-    JoinSpill();
+    WaitSpilled();
     if (!status_.ok()) return status_;
     if (fd_ >= 0) {
       std::string block;
@@ -229,10 +243,10 @@ class CounterRowSpool {
   }
 
   // Moves the rows in memory to the temporary file (made on first use):
-  // with background_, hands them to a thread that writes them, once the
-  // one before is done.
+  // with background_, hands them to the spill thread, once the write
+  // before is done.
   void Spill() {
-    JoinSpill();
+    WaitSpilled();
     if (status_.ok() && fd_ < 0) {
       const char* tmpdir = std::getenv("TMPDIR");
       const std::string dir = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
@@ -252,15 +266,42 @@ class CounterRowSpool {
     std::swap(rows_, spilling_);
     rows_->clear();
     if (!background_) {
-      spill_status_ = Write(fd_, *spilling_);
-      JoinSpill();
+      if (absl::Status s = Write(fd_, *spilling_); !s.ok()) status_ = std::move(s);
       return;
     }
-    spiller_ = std::thread([this] { spill_status_ = Write(fd_, *spilling_); });
+    if (!spiller_.joinable()) {
+      spiller_ = std::thread([this] {
+        pthread_setname_np(pthread_self(), "itt-dump-spill");  // for profilers and the benchmark
+        RunSpiller();
+      });
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      spill_out_ = true;
+    }
+    cv_.notify_all();
   }
-  // Waits for the write out (if any); takes its error.
-  void JoinSpill() {
-    if (spiller_.joinable()) spiller_.join();
+  // The spill thread: writes spilling_ each time a write is out.
+  void RunSpiller() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return spill_out_ || stopping_; });
+      if (!spill_out_) return;
+      lock.unlock();
+      absl::Status s = Write(fd_, *spilling_);
+      lock.lock();
+      spill_status_ = std::move(s);
+      spill_out_ = false;
+      lock.unlock();
+      cv_.notify_all();
+      lock.lock();
+    }
+  }
+  // Waits until no write is out; takes its error.
+  void WaitSpilled() {
+    if (!spiller_.joinable()) return;
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !spill_out_; });
     if (status_.ok() && !spill_status_.ok()) status_ = spill_status_;
     spill_status_ = absl::OkStatus();
   }
@@ -288,8 +329,12 @@ class CounterRowSpool {
   int fd_ = -1;
   absl::Status status_;
   std::unique_ptr<TextBuffer> spilling_ = std::make_unique<TextBuffer>();  // being written
-  absl::Status spill_status_;                                              // its write's
-  std::thread spiller_;
+  std::thread spiller_;  // with background_, from the first spill
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool spill_out_ = false;     // spilling_ is being written
+  absl::Status spill_status_;  // the last write's
+  bool stopping_ = false;
 };
 
 // The lines of one piece's paired intervals (pieces.h), each an output of
@@ -424,7 +469,7 @@ class VtuneWriter : public IntervalListener {
   }
 
   // Whether every row went where it is kept (else the error).
-  const absl::Status& counters_status() const { return spool_.status(); }
+  const absl::Status& counters_status() { return spool_.status(); }
   bool has_counters() const {
     for (const CounterColumn& c : columns_) {
       if (c.keep) return true;

@@ -36,6 +36,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "format/format.h"
@@ -89,18 +90,23 @@ std::string IntervalName(const TraceIndex& index, const Interval& interval);
 std::string_view IntervalNameView(const TraceIndex& index, const Interval& interval,
                                   std::string* scratch);
 
+// `value` as a field of type Field at p + offset, where a record is a
+// struct's bytes written in place field by field (ITTC_PUT_FIELD each
+// field, then a copy of the whole struct reads it back): one made on the
+// stack and copied stalls the copy's wide loads on its narrow stores
+// (store forwarding). Field is given, not deduced: the value is converted
+// to the field's type, and so written at its width.
+template <typename Field>
+void PutAt(char* p, size_t offset, std::common_type_t<Field> value) {
+  std::memcpy(p + offset, &value, sizeof value);
+}
+// Writes `value` as field `field` of struct `Struct` at p.
+#define ITTC_PUT_FIELD(p, Struct, field, value) \
+  ::ittc::itt_dump::PutAt<decltype(Struct::field)>((p), offsetof(Struct, field), (value))
+
 // A paired frame as much as the exports write of it (its thread, domain,
 // times, whether it was open at the end), for a worker to format what the
 // reading thread paired (PieceMerger::AppendOwnRecord).
-// `value` at p + offset: a struct's field where a record is that struct's
-// bytes, written in place field by field (PutAt of each field, then a
-// copy of the whole struct reads it back). One made on the stack and
-// copied stalls the copy's wide loads on its narrow stores (store
-// forwarding).
-template <typename T>
-void PutAt(char* p, size_t offset, T value) {
-  std::memcpy(p + offset, &value, sizeof value);
-}
 
 struct FrameRecord {
   const ThreadRec* thread = nullptr;
@@ -114,11 +120,11 @@ struct FrameRecord {
   }
   // Of(frame)'s bytes at p (sizeof(FrameRecord), zeroed), for Read.
   static void Write(const Interval& frame, char* p) {
-    PutAt(p, offsetof(FrameRecord, thread), frame.thread);
-    PutAt(p, offsetof(FrameRecord, domain), frame.domain);
-    PutAt(p, offsetof(FrameRecord, begin), frame.begin);
-    PutAt(p, offsetof(FrameRecord, end), frame.end);
-    PutAt(p, offsetof(FrameRecord, open_at_end), frame.open_at_end);
+    ITTC_PUT_FIELD(p, FrameRecord, thread, frame.thread);
+    ITTC_PUT_FIELD(p, FrameRecord, domain, frame.domain);
+    ITTC_PUT_FIELD(p, FrameRecord, begin, frame.begin);
+    ITTC_PUT_FIELD(p, FrameRecord, end, frame.end);
+    ITTC_PUT_FIELD(p, FrameRecord, open_at_end, frame.open_at_end);
   }
   static FrameRecord Read(const char* p) {
     FrameRecord r;

@@ -1,6 +1,7 @@
 #include "tools/itt_dump/parquet/export.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -389,14 +390,14 @@ class PieceTaskRecord {
     // forwarding), per task.
     char* p = out->Room(sizeof(Task));
     const auto arg_count = static_cast<uint32_t>(args != nullptr ? args->size() : 0);
-    PutAt(p, offsetof(Task, begin), row.begin);
-    PutAt(p, offsetof(Task, end), row.end);
-    PutAt(p, offsetof(Task, category_key), row.category_key);
-    PutAt(p, offsetof(Task, name_key), row.name_key);
-    PutAt(p, offsetof(Task, number), static_cast<uint32_t>(number));
-    PutAt(p, offsetof(Task, parent), static_cast<uint32_t>(parent));
-    PutAt(p, offsetof(Task, depth), static_cast<int32_t>(depth));
-    PutAt(p, offsetof(Task, args), arg_count);
+    ITTC_PUT_FIELD(p, Task, begin, row.begin);
+    ITTC_PUT_FIELD(p, Task, end, row.end);
+    ITTC_PUT_FIELD(p, Task, category_key, row.category_key);
+    ITTC_PUT_FIELD(p, Task, name_key, row.name_key);
+    ITTC_PUT_FIELD(p, Task, number, static_cast<uint32_t>(number));
+    ITTC_PUT_FIELD(p, Task, parent, static_cast<uint32_t>(parent));
+    ITTC_PUT_FIELD(p, Task, depth, static_cast<int32_t>(depth));
+    ITTC_PUT_FIELD(p, Task, args, arg_count);
     out->Advance(sizeof(Task));
     if (row.category_key == 0) PieceRecord::PutText(out, row.category);
     if (row.name_key == 0) PieceRecord::PutText(out, row.name);
@@ -424,9 +425,9 @@ class PieceTaskRecord {
   std::string_view name_;
 };
 
-// The tables whose rows are written on the pool's threads, and a batch's
-// rows of each, in that order: a vector per table (rows of one table
-// follow each other in the file in the order they came; the tables are
+// The tables whose rows are written a batch at a time, each by a thread of
+// its own (ParquetExporter::TableRows), and a batch's rows of each, in that order: a vector per
+// table (rows of one table follow each other in the file in the order they came; the tables are
 // apart, so their rows need no common order).
 constexpr Table kBatchedTables[] = {kSlice, kInstant, kCounter, kHeap, kArgs};
 constexpr size_t kBatchedTableCount = std::size(kBatchedTables);
@@ -1086,7 +1087,6 @@ void ParquetExporter::SubmitBatch(bool all) {
     }
   }
   const bool threads = table_rows_[0].thread.joinable();
-  std::unique_ptr<Batch> batch;
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
     for (size_t p = 0; p < empty.size(); ++p) {
