@@ -35,8 +35,9 @@
 //                                  thread of the verb's own (perfetto's
 //                                  compressor, the writer of text's and
 //                                  chrome's output, the writer of one of
-//                                  parquet's tables' rows) if that one's
-//                                  is larger
+//                                  parquet's tables' rows, vtune-csv's
+//                                  spill of its counters' rows) if that
+//                                  one's is larger
 //                       total_ns   CPU of every thread of the process
 //                       taken_ns   CPU of the chunks the reading thread
 //                                  took off the workers' queue (in
