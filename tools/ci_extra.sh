@@ -45,12 +45,6 @@ logs="$(mktemp -d "${TMPDIR:-/tmp}/ittc_ci_extra.XXXXXX")"
 cache_root="${ITTC_BAZEL_BASES:-${HOME:-/root}/.cache/bazel}"
 used_bases=()
 
-# A sanitizer slows a test 2-10x, and CI shares its cores: Bazel's
-# per-size timeouts (60/300/900/3600 s) are for the optimized build, so
-# sanitizer runs get 5x the small and 3x the medium one. They only catch
-# hangs; no test relies on one.
-sanitizer_timeouts=(--test_timeout=300,900,1800,3600)
-
 # Bazel on a sanitizer's own output base; no convenience symlinks, so the
 # workspace's bazel-bin keeps pointing at the default build.
 sanitizer_bazel() {
@@ -87,8 +81,8 @@ run_step() {
 # Of itt-dump's tests, leaks_test's program leaks on purpose (it aborts
 # under ASan) and multi_process_test ran past 900 s there: both left out.
 step_asan_ubsan() {
-  sanitizer_bazel asan test --config=asan --config=ubsan --build_tests_only "${test_runs[@]}" \
-    "${sanitizer_timeouts[@]}" -- \
+  # (Their timeouts: .bazelrc's test:asan.)
+  sanitizer_bazel asan test --config=asan --config=ubsan --build_tests_only "${test_runs[@]}" -- \
     //tests/format/... //tests/collector/... //tests/reliability/... //tests/tools:bench_traces_test \
     //tests/tools:cli_test //tests/tools:damage_test //tests/tools:e2e_test //tests/tools:golden_test \
     -//tests/collector:real_clients_test -//tests/collector:mpi_test \
@@ -102,7 +96,6 @@ step_tsan() {
   # The suppressions file is no Bazel input: its hash in the environment
   # makes an edit to it invalidate cached results.
   sanitizer_bazel tsan test --config=tsan --build_tests_only --test_tag_filters=concurrency "${test_runs[@]}" \
-    "${sanitizer_timeouts[@]}" \
     --test_env=TSAN_OPTIONS="$options" --test_env=ITTC_TSAN_SUPP="$(sha1sum <"$supp")" \
     -- //tests/... -//tests/collector:real_clients_test
 }
