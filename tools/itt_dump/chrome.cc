@@ -316,6 +316,13 @@ class ChromeSink final : public PieceSink {
 // the formatting is not. A record is a kind byte, then its struct's bytes
 // (written in place: ITTC_PUT_FIELD, FrameRecord::Write).
 enum class ChromeRecordKind : uint8_t { kFrame, kCounter };
+// Room for a record of `kind` whose struct has `size` bytes (REQUIRES:
+// records->takes_records()): where the struct goes, after its kind byte.
+char* ChromeRecordRoom(PieceOutput* records, ChromeRecordKind kind, size_t size) {
+  char* p = records->RecordRoom(1 + size);
+  p[0] = static_cast<char>(kind);
+  return p + 1;
+}
 struct ChromeFrameRecord {
   uint64_t tid = 0;  // the frame track's
   FrameRecord frame;
@@ -476,10 +483,9 @@ void ChromeWriter::OnInterval(const Interval& iv) {
     AppendInterval(iv, t.tid);
   } else if (const uint64_t tid = FrameTid(t.process, iv.domain);
              records_ != nullptr && records_->takes_records()) {
-    char* p = records_->RecordRoom(1 + sizeof(ChromeFrameRecord));
-    p[0] = static_cast<char>(ChromeRecordKind::kFrame);
-    ITTC_PUT_FIELD(p + 1, ChromeFrameRecord, tid, tid);
-    FrameRecord::Write(iv, p + 1 + offsetof(ChromeFrameRecord, frame));
+    char* p = ChromeRecordRoom(records_, ChromeRecordKind::kFrame, sizeof(ChromeFrameRecord));
+    ITTC_PUT_FIELD(p, ChromeFrameRecord, tid, tid);
+    FrameRecord::Write(iv, p + offsetof(ChromeFrameRecord, frame));
     return;
   } else {
     AppendInterval(iv, tid);
@@ -534,8 +540,7 @@ void ChromeWriter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
   if (!filter_.KeepsSample(t, sample)) return;
   if (records_ != nullptr && records_->takes_records()) {
     // Formatted on a worker (the counter's name and domain stay).
-    char* p = records_->RecordRoom(1 + sizeof(ChromeCounterRecord)) + 1;
-    p[-1] = static_cast<char>(ChromeRecordKind::kCounter);
+    char* p = ChromeRecordRoom(records_, ChromeRecordKind::kCounter, sizeof(ChromeCounterRecord));
     ITTC_PUT_FIELD(p, ChromeCounterRecord, counter, &s);
     ITTC_PUT_FIELD(p, ChromeCounterRecord, pid, pid());
     ITTC_PUT_FIELD(p, ChromeCounterRecord, tid, t.tid);

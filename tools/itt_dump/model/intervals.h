@@ -107,7 +107,6 @@ void PutAt(char* p, size_t offset, std::common_type_t<Field> value) {
 // A paired frame as much as the exports write of it (its thread, domain,
 // times, whether it was open at the end), for a worker to format what the
 // reading thread paired (PieceMerger::AppendOwnRecord).
-
 struct FrameRecord {
   const ThreadRec* thread = nullptr;
   uint64_t domain = 0;

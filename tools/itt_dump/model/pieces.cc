@@ -176,10 +176,6 @@ class RewriterIds final : public IntervalTracker::SimpleIds {
   const SetRewriter* rewriter_;
 };
 
-}  // namespace
-
-namespace {
-
 // A frame kept apart, made in place field by field: one made on the stack
 // and copied stalled the copy's wide load on its narrow stores (store
 // forwarding).
@@ -1110,11 +1106,11 @@ void PieceMerger::CloseRun() {
         // The holes of its outputs: those filled before a change, the rest now.
         const std::vector<PieceSink::Hole>& holes = p->sink->holes();
         const auto from = holes.begin() + static_cast<std::ptrdiff_t>(p->holes_taken);
-        // Guessed at the run's share of the piece's outputs left.
+        // Guessed at the run's share of the piece's outputs left (any
+        // guess gives the same point).
         const auto holes_left = static_cast<size_t>(holes.end() - from);
-        const auto guess_holes = static_cast<std::ptrdiff_t>(
-            holes_left < (size_t{1} << 32) ? holes_left * (end - begin) / (entries.size() - begin)
-                                           : holes_left);
+        const auto guess_holes =
+            static_cast<std::ptrdiff_t>(holes_left * (end - begin) / (entries.size() - begin));
         const auto n = static_cast<size_t>(
             PartitionPointNear(from, holes.end(), from + guess_holes,
                                [end](const PieceSink::Hole& h) { return h.output < end; }) -

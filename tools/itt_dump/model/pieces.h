@@ -244,7 +244,6 @@ struct PieceRecord {
   static void Put(TextBuffer* out, const void* p, size_t n) {
     out->append(static_cast<const char*>(p), n);
   }
-
   static void PutText(TextBuffer* out, std::string_view text) {
     const auto n = static_cast<uint32_t>(text.size());
     Put(out, &n, sizeof n);

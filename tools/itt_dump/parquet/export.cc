@@ -426,9 +426,10 @@ class PieceTaskRecord {
 };
 
 // The tables whose rows are written a batch at a time, each by a thread of
-// its own (ParquetExporter::TableRows), and a batch's rows of each, in that order: a vector per
-// table (rows of one table follow each other in the file in the order they came; the tables are
-// apart, so their rows need no common order).
+// its own (ParquetExporter::TableRows), and a batch's rows of each, in that
+// order: a vector per table (rows of one table follow each other in the
+// file in the order they came; the tables are apart, so their rows need no
+// common order).
 constexpr Table kBatchedTables[] = {kSlice, kInstant, kCounter, kHeap, kArgs};
 constexpr size_t kBatchedTableCount = std::size(kBatchedTables);
 using BatchRows = std::tuple<std::vector<SliceRow>, std::vector<InstantRow>,
