@@ -599,6 +599,10 @@ class TraceReader::Impl {
 
   Window& window() { return window_; }
   bool NextChunk(Chunk* chunk);
+  void ReadAhead() {
+    if (workers_ == nullptr) return;
+    while (!scan_done_ && chunks_in_flight_ < max_in_flight_) Scan();
+  }
   std::unique_ptr<DecodedChunk> TakeDecoded() {
     return current_ != nullptr ? std::move(current_->decoded) : nullptr;
   }
@@ -961,6 +965,10 @@ bool ReaderPool::Done(const PoolTask* task) { return threads_->workers()->Done(t
 void ReaderPool::Wait(const PoolTask* task) { threads_->workers()->Wait(task); }
 
 std::unique_ptr<DecodedChunk> TraceReader::TakeDecoded() { return impl_->TakeDecoded(); }
+
+void TraceReader::ReadAhead() {
+  if (header_size_ != 0 && status_.ok()) impl_->ReadAhead();
+}
 
 absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path,
                                                                Reporter* reporter,

@@ -237,6 +237,12 @@ class TraceReader {
   // valid until the next call.
   // REQUIRES: ReadHeader() succeeded (else false, FailedPrecondition).
   bool Next(Chunk* chunk);
+  // Hands the next chunks (up to max_in_flight in flight) to the workers
+  // and returns: a reader opened for a later pass gets its first chunks
+  // verified and decoded while an earlier pass ends. Next() goes on from
+  // there, with the same results. No effect without workers, or before
+  // ReadHeader() succeeded.
+  void ReadAhead();
 
   // Hands over the ChunkDecoder's result of the chunk Next() returned last
   // (null without one, or after a first call): the caller keeps it past

@@ -3,7 +3,8 @@
 // bytes), the same Reporter calls in the same order relative to the
 // chunks, the same stats() and status, on a multi-thread trace damaged in
 // every way trace_reader_test damages the small one, for 1, 2, 4 and 8
-// workers and several bounds on the chunks in flight.
+// workers and several bounds on the chunks in flight, with and without
+// ReadAhead calls.
 
 #include <algorithm>
 #include <cstdint>
@@ -51,24 +52,31 @@ class ParallelReaderTest : public ::testing::Test {
     plan.options = ReaderOptions();
     const Transcript serial = ReadTranscript(t, plan);
     for (const Config& c : kConfigs) {
-      plan.options.workers = c.workers;
-      plan.options.max_in_flight = c.max_in_flight;
-      SCOPED_TRACE(absl::StrCat(c.workers, " workers, max_in_flight ", c.max_in_flight));
-      const Transcript par = ReadTranscript(t, plan);
-      EXPECT_EQ(par.header_status, serial.header_status);
-      EXPECT_EQ(par.log, serial.log);
-      EXPECT_EQ(par.stats.chunks_read, serial.stats.chunks_read);
-      EXPECT_EQ(par.stats.chunks_unknown_skipped, serial.stats.chunks_unknown_skipped);
-      EXPECT_EQ(par.stats.chunks_out_of_order, serial.stats.chunks_out_of_order);
-      EXPECT_EQ(par.stats.chunks_missing, serial.stats.chunks_missing);
-      EXPECT_EQ(par.stats.corrupt_regions, serial.stats.corrupt_regions);
-      EXPECT_EQ(par.stats.corrupt_bytes, serial.stats.corrupt_bytes);
-      EXPECT_EQ(par.stats.truncated_bytes, serial.stats.truncated_bytes);
-      EXPECT_EQ(par.stats.truncated, serial.stats.truncated);
-      EXPECT_EQ(par.stats.bytes_read, serial.stats.bytes_read);
-      EXPECT_EQ(par.status, serial.status);
+      for (const bool read_ahead : {false, true}) {
+        plan.options.workers = c.workers;
+        plan.options.max_in_flight = c.max_in_flight;
+        plan.read_ahead = read_ahead;
+        SCOPED_TRACE(absl::StrCat(c.workers, " workers, max_in_flight ", c.max_in_flight,
+                                  read_ahead ? ", read ahead" : ""));
+        ExpectSame(ReadTranscript(t, plan), serial);
+      }
     }
     return serial;
+  }
+
+  static void ExpectSame(const Transcript& par, const Transcript& serial) {
+    EXPECT_EQ(par.header_status, serial.header_status);
+    EXPECT_EQ(par.log, serial.log);
+    EXPECT_EQ(par.stats.chunks_read, serial.stats.chunks_read);
+    EXPECT_EQ(par.stats.chunks_unknown_skipped, serial.stats.chunks_unknown_skipped);
+    EXPECT_EQ(par.stats.chunks_out_of_order, serial.stats.chunks_out_of_order);
+    EXPECT_EQ(par.stats.chunks_missing, serial.stats.chunks_missing);
+    EXPECT_EQ(par.stats.corrupt_regions, serial.stats.corrupt_regions);
+    EXPECT_EQ(par.stats.corrupt_bytes, serial.stats.corrupt_bytes);
+    EXPECT_EQ(par.stats.truncated_bytes, serial.stats.truncated_bytes);
+    EXPECT_EQ(par.stats.truncated, serial.stats.truncated);
+    EXPECT_EQ(par.stats.bytes_read, serial.stats.bytes_read);
+    EXPECT_EQ(par.status, serial.status);
   }
 
   // A plan for damage that fails a chunk's CRC.
@@ -301,8 +309,8 @@ std::vector<std::string> ChunksOf(TraceReader* reader, size_t max_chunks = SIZE_
 }
 
 // Readers that share a pool read what each reads alone, taking turns chunk
-// by chunk, damage included; one destroyed with work in flight leaves the
-// others reading.
+// by chunk, damage included, some of them read ahead before the first;
+// one destroyed with work in flight leaves the others reading.
 TEST(ReaderPool, SharedThreadsReadWhatEachReaderReadsAlone) {
   std::vector<std::string> traces;
   for (int i = 0; i < 4; ++i) {
@@ -324,6 +332,7 @@ TEST(ReaderPool, SharedThreadsReadWhatEachReaderReadsAlone) {
   for (const std::string& t : traces) {
     readers.push_back(std::make_unique<TraceReader>(MemorySource(t), nullptr, options));
     ASSERT_TRUE(readers.back()->ReadHeader().ok());
+    if (readers.size() % 2 == 1) readers.back()->ReadAhead();
   }
   std::vector<std::vector<std::string>> shared(traces.size());
   bool more = true;

@@ -65,10 +65,12 @@ Transcript ReadTranscript(std::string_view bytes, const ReadPlan& plan) {
                      plan.options);
   t.header_status = reader.ReadHeader();
   if (!t.header_status.ok()) return t;
+  if (plan.read_ahead) reader.ReadAhead();
   Chunk c;
   size_t n = 0;
   while (n < plan.max_chunks && reader.Next(&c)) {
     ++n;
+    if (plan.read_ahead) reader.ReadAhead();
     t.log.push_back(absl::StrCat("chunk type=", static_cast<int>(c.type), " flags=", c.flags,
                                  " seq=", c.sequence, " @", c.offset, " +", c.stored_size, " ",
                                  StatsString(reader.stats(), plan.log_bytes_read),

@@ -37,6 +37,8 @@ struct ReadPlan {
   bool log_bytes_read = true;
   // Stop after this many chunks (destroying the reader with work in flight).
   size_t max_chunks = SIZE_MAX;
+  // Call ReadAhead() after the header and after every chunk.
+  bool read_ahead = false;
 };
 
 Transcript ReadTranscript(std::string_view bytes, const ReadPlan& plan);

@@ -425,19 +425,25 @@ Pairing InPieces(const std::vector<std::string>& files, bool file_by_file = fals
     for (size_t f = 0; f < files.size(); ++f) passes.push_back(f);
   }
   size_t open_frames = 0;
-  for (const size_t only_file : passes) {
-    whole.tracker.ResetPeakKeyedOpen();
-    MergeOptions options;
-    options.stretch_items = stretch_frames;
-    PieceMerger merger(
+  MergeOptions options;
+  options.stretch_items = stretch_frames;
+  // Each file's merger reads ahead while the one before it ends, as
+  // stats's do.
+  FileByFileMergers mergers(passes, [&](size_t only_file, format::ReaderPool* pool) {
+    auto merger = std::make_unique<PieceMerger>(
         whole.set, [as_stats] { return std::make_unique<Recorder>(as_stats); }, options,
         [&p, &last](const Piece& piece) {
           const auto& pieces_rec = static_cast<const Recorder&>(*piece.sink);
           p.seen.insert(p.seen.end(), pieces_rec.seen.begin(), pieces_rec.seen.end());
           last = std::max(last, piece.paired_last_ticks);
         },
-        only_file);
-    merger.set_apart_consumer(&whole);
+        only_file, pool);
+    merger->set_apart_consumer(&whole);
+    return merger;
+  });
+  while (PieceMerger* const taken = mergers.Next()) {
+    PieceMerger& merger = *taken;
+    whole.tracker.ResetPeakKeyedOpen();
     PieceMerger::Item item;
     Event scratch;
     while (merger.Next(&item)) {

@@ -264,9 +264,8 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
   size_t open_keyed = 0;
   // What the earlier files had of events that may meet another's.
   uint32_t met = 0;
-  for (const size_t only_file : passes) {
-    stats->ResetPeakKeyedOpen();
-    PieceMerger merger(
+  FileByFileMergers mergers(passes, [&](size_t only_file, format::ReaderPool* pool) {
+    auto merger = std::make_unique<PieceMerger>(
         set,
         [&prototype]() -> std::unique_ptr<PieceSink> {
           return StatsCollector::EmptyLike(*prototype);
@@ -279,11 +278,15 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
           stats->AddEvents(piece.paired_events, piece.paired_last_ticks);
           CountPiece(piece, &pass);
         },
-        only_file);
-    merger.set_apart_consumer(stats);
+        only_file, pool);
+    merger->set_apart_consumer(stats);
+    return merger;
+  });
+  while (PieceMerger* const merger = mergers.Next()) {
+    stats->ResetPeakKeyedOpen();
     uint32_t meets = 0;
     const bool drained = DrainPieces(
-        ctx, &merger, stats, &pass, [](const PieceMerger::Item&) {},  // its sinks write nothing
+        ctx, merger, stats, &pass, [](const PieceMerger::Item&) {},  // its sinks write nothing
         [&](const Event& event, const PieceMerger::Item& item) {
           if (!file_by_file) return true;
           const uint32_t m = MeetsOtherProcesses(event, *item.thread, set.index());
@@ -296,8 +299,8 @@ std::optional<PassSummary> CollectInPieces(const VerbContext& ctx, const StatsOp
       return std::nullopt;
     }
     met |= meets;
-    if (!merger.exact()) return std::nullopt;
-    open_keyed += stats->tracker().peak_keyed_open() + merger.open_keyed_bound();
+    if (!merger->exact()) return std::nullopt;
+    open_keyed += stats->tracker().peak_keyed_open() + merger->open_keyed_bound();
     if (!ctx.out->good()) break;
   }
   if (!IntervalTracker::OpenKeyedWithinLimits(open_keyed)) return std::nullopt;

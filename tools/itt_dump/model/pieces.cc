@@ -695,7 +695,8 @@ class PieceMerger::OutputRun final : public format::PoolTask {
 };
 
 PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sink,
-                         const MergeOptions& options, OnPiece on_piece, size_t only_file)
+                         const MergeOptions& options, OnPiece on_piece, size_t only_file,
+                         format::ReaderPool* pool)
     : set_(set), options_(options), on_piece_(std::move(on_piece)) {
   if (options.stretch_items != 0) stretch_items_ = options.stretch_items;
   if (options.run_outputs != 0) {
@@ -707,11 +708,15 @@ PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sin
     return;
   }
   const int threads = format::OnlineCpus();
-  pool_ = std::make_unique<format::ReaderPool>(threads);
+  if (pool == nullptr) {
+    own_pool_ = std::make_unique<format::ReaderPool>(threads);
+    pool = own_pool_.get();
+  }
+  pool_ = pool;
   const size_t n = set.files().size();
   pass_files_ = only_file == kEveryFile ? n : 1;
   format::ReaderOptions ro;
-  ro.pool = pool_.get();
+  ro.pool = pool_;
   // One file: the workers run up to 16 chunks ahead of the reading thread
   // besides their own, so that they keep working while it is off its core
   // (with 2 * threads + 2 they waited for it: 1.70 cores busy of 2 on the
@@ -759,6 +764,12 @@ PieceMerger::PieceMerger(const TraceSet& set, PieceDecoder::SinkFactory make_sin
   waiting_ = WaitingThreads(queues_.size());
   heads_.SetQueues(queues_.size());
   for (size_t i = 0; i < queues_.size(); ++i) UpdateWaiting(static_cast<int>(i));
+}
+
+void PieceMerger::ReadAhead() {
+  for (File& file : files_) {
+    if (file.reader != nullptr) file.reader->ReadAhead();
+  }
 }
 
 PieceMerger::~PieceMerger() {
@@ -941,6 +952,7 @@ bool PieceMerger::ReadChunk(size_t f) {
   if (++files_done_ == files_.size()) {
     reader_done_ = true;
     waiting_.SetDone();
+    if (read_ahead_ != nullptr) read_ahead_->ReadAhead();
   }
   GiveStretch();
   return false;
@@ -1478,6 +1490,22 @@ void PieceMerger::PopPiece(Queue* queue) {
   }
   buffered_ -= done->queued_bytes;
   files_[done->file].decoder->Recycle(std::move(done));
+}
+
+FileByFileMergers::FileByFileMergers(std::vector<size_t> files, NewMerger new_merger)
+    : pool_(format::OnlineCpus()), files_(std::move(files)), new_merger_(std::move(new_merger)) {}
+
+PieceMerger* FileByFileMergers::Next() {
+  if (taken_ == files_.size()) {
+    current_.reset();
+    return nullptr;
+  }
+  current_ = next_ != nullptr ? std::move(next_) : new_merger_(files_[taken_], &pool_);
+  if (++taken_ < files_.size()) {
+    next_ = new_merger_(files_[taken_], &pool_);
+    current_->set_read_ahead(next_.get());
+  }
+  return current_.get();
 }
 
 bool PieceMerger::Next(Item* item) {
