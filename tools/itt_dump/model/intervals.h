@@ -117,7 +117,8 @@ struct FrameRecord {
   static FrameRecord Of(const Interval& frame) {
     return {frame.thread, frame.domain, frame.begin, frame.end, frame.open_at_end};
   }
-  // Of(frame)'s bytes at p (sizeof(FrameRecord), zeroed), for Read.
+  // Of(frame)'s fields at p (sizeof(FrameRecord) bytes; the padding left
+  // as it is), for Read.
   static void Write(const Interval& frame, char* p) {
     ITTC_PUT_FIELD(p, FrameRecord, thread, frame.thread);
     ITTC_PUT_FIELD(p, FrameRecord, domain, frame.domain);

@@ -593,8 +593,9 @@ class PieceMerger {
   // Room for a record of n bytes among those bytes (after those appended
   // so far), which the output's formatter (OrderedOutput::
   // NewRecordFormatter) turns into bytes on the worker that merges the
-  // run: the caller writes it there (zeroed) before it calls the merger
-  // again, which the pointer is valid until. Made in place, field by
+  // run: the caller writes it there (not zeroed: every byte the formatter
+  // reads) before it calls the merger again, which the pointer is valid
+  // until. Made in place, field by
   // field: a record made on the stack and copied stalled the copy's wide
   // loads on its narrow stores (store forwarding). REQUIRES: takes_own().
   char* AppendOwnRecord(size_t n);
