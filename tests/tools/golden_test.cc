@@ -4,7 +4,9 @@
 // events in sample_traces.cc, e.g. main_loop runs 1100..3000 (1900 ns)
 // with children work 1200..1400 and 1700..1800 (self 1600 ns).
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/tools/dump_runner.h"
@@ -418,6 +420,58 @@ TEST_F(GoldenTest, VtuneCsvPrefixAndFilter) {
   EXPECT_EQ(r.files["d/phases-counters-hostname-testhost.csv"],
             "tsc.RDTSC,queue_depth.COUNT,temperature.INST,pid,tid\n"
             "1700,,21.5,4242,102\n");
+}
+
+// Names and domains that CSV quotes, on every row that repeats them (the
+// writer formats a row's first and last columns once per name, domain and
+// thread), and two threads of one tid in two processes of one boot.
+TEST(VtuneCsv, QuotesEveryRowsNameAndKeepsEachProcessesPid) {
+  const auto trace = [](uint32_t pid, const char* name, const char* domain) {
+    format::FileHeader h = TestHeader();
+    h.pid = pid;
+    h.boot_id[0] = 0x42;  // one boot: one pass over both files
+    TraceBuilder b(h);
+    b.String(1, name).String(2, "plain").Domain(1, "d").Domain(2, domain);
+    b.Thread(0, 7, "t").SyncAt(1000);
+    std::vector<format::Event> events;
+    uint64_t t = 1100;
+    for (int i = 0; i < 2; ++i) {
+      for (const uint64_t task : {1, 2}) {
+        events.push_back(
+            Ev(format::EventKind::kTaskBegin, t += 10, {{F::kDomain, U(1)}, {F::kName, U(task)}}));
+        events.push_back(Ev(format::EventKind::kTaskEnd, t += 10, {{F::kDomain, U(1)}}));
+      }
+      events.push_back(Ev(format::EventKind::kFrameBegin, t += 10, {{F::kDomain, U(2)}}));
+      events.push_back(Ev(format::EventKind::kFrameEnd, t += 10, {{F::kDomain, U(2)}}));
+    }
+    b.Events(0, events);
+    b.SyncAt(3000).End(3000);
+    return b.bytes();
+  };
+  DumpResult r = RunDump({"vtune-csv", "a.itt", "-o", "o"}, trace(11, "a,b", "x\"y"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.files["o/a-intervals-hostname-testhost.csv"],
+            "name,start_tsc.RDTSC,end_tsc,pid,tid\n"
+            "\"a,b\",1110,1120,11,7\n"
+            "plain,1130,1140,11,7\n"
+            "\"x\"\"y\",1150,1160,11,\n"
+            "\"a,b\",1170,1180,11,7\n"
+            "plain,1190,1200,11,7\n"
+            "\"x\"\"y\",1210,1220,11,\n");
+  // Each file of a set under its own pid, the same tid in both: on every
+  // core (a piece's rows are one thread's) and on one (every row formatted
+  // by one writer).
+  const std::map<std::string, std::string> run = {{"run/a.itt", trace(11, "a,b", "x\"y")},
+                                                  {"run/b.itt", trace(12, "a,b", "x\"y")}};
+  for (const bool one_core : {false, true}) {
+    r = one_core ? RunDumpOnOneCore({"vtune-csv", "run", "-o", "o"}, run)
+                 : RunDump({"vtune-csv", "run", "-o", "o"}, run);
+    EXPECT_EQ(r.status, 0) << r.err;
+    const std::string& rows = r.files["o/run-intervals-hostname-testhost.csv"];
+    EXPECT_NE(rows.find("\"a,b\",1110,1120,11,7\n"), std::string::npos) << rows;
+    EXPECT_NE(rows.find("\"a,b\",1110,1120,12,7\n"), std::string::npos) << rows;
+    EXPECT_NE(rows.find("\"x\"\"y\",1210,1220,12,\n"), std::string::npos) << rows;
+  }
 }
 
 TEST_F(GoldenTest, VerifyCleanTrace) {

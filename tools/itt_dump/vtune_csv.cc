@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/pieces.h"
+#include "tools/itt_dump/model/small_cache.h"
 #include "tools/itt_dump/model/text_buffer.h"
 #include "tools/itt_dump/model/values.h"
 
@@ -77,7 +79,11 @@ class VtuneLines {
       AppendFrame(iv, out);
       return true;
     }
-    AppendCsvField(out, interval_name());
+    if (iv.kind != IntervalKind::kLegacyEvent && iv.name_id != 0) {
+      out->append(Field(/*frame=*/false, iv.name_id, interval_name));
+    } else {
+      AppendCsvField(out, interval_name());
+    }
     AppendTimes(iv, out);
     AppendEnd(out, *iv.thread, /*with_tid=*/true);
     return true;
@@ -88,8 +94,10 @@ class VtuneLines {
   }
   // The line of frame `iv`, which the filters keep.
   void AppendFrame(const Interval& iv, TextBuffer* out) {
-    const std::string_view domain = x_.Domain(iv.domain);
-    AppendCsvField(out, domain.empty() ? "frame" : domain);
+    out->append(Field(/*frame=*/true, iv.domain, [&] {
+      const std::string_view domain = x_.Domain(iv.domain);
+      return domain.empty() ? "frame" : domain;
+    }));
     AppendTimes(iv, out);
     AppendEnd(out, *iv.thread, /*with_tid=*/false);
   }
@@ -103,14 +111,26 @@ class VtuneLines {
 
   // ",pid,tid\n" of thread `t` (without the tid: a frame's row).
   void AppendEnd(TextBuffer* out, const ThreadRec& t, bool with_tid) {
-    out->push_back(',');
-    AppendDecimal(out, uint64_t{ctx_.set->FileOf(t).index->header.pid});
-    out->push_back(',');
-    if (with_tid) AppendDecimal(out, t.tid);
-    out->push_back('\n');
+    const uint64_t pid = ctx_.set->FileOf(t).index->header.pid;
+    const uint64_t tid = with_tid ? t.tid : 0;
+    out->append(ends_.Get(
+        {pid, tid, with_tid}, pid * 31 + tid * 2 + (with_tid ? 1 : 0), [&](std::string* text) {
+          *text = with_tid ? absl::StrCat(",", pid, ",", tid, "\n") : absl::StrCat(",", pid, ",\n");
+        }));
   }
 
  private:
+  // The first column of a row, as a CSV field: of a task's name (by its
+  // string id), or of a frame's domain (by the domain's id), which `text`
+  // gives on a miss. Every row has one, and most rows' are a few texts.
+  template <typename Text>
+  std::string_view Field(bool frame, uint64_t id, Text text) {
+    return fields_.Get({frame, id}, id * 2 + (frame ? 1 : 0), [&](std::string* field) {
+      field->clear();
+      AppendCsvField(field, text());
+    });
+  }
+
   const VerbContext& ctx_;
   const TraceIndex& x_;
   Filter filter_;
@@ -118,6 +138,9 @@ class VtuneLines {
   bool tsc_ = false;
   bool raw_ = false;
   std::string name_buf_;  // an interval's name when it is made up
+  // Texts every row repeats, formatted once (Field, AppendEnd).
+  SmallCache<std::pair<bool, uint64_t>, std::string> fields_;
+  SmallCache<std::tuple<uint64_t, uint64_t, bool>, std::string> ends_;
 };
 
 // A column of the counters file: one counter of the model's.
