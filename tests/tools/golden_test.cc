@@ -474,6 +474,21 @@ TEST(VtuneCsv, QuotesEveryRowsNameAndKeepsEachProcessesPid) {
   }
 }
 
+// Two boots of one host (the sample's boot id is unknown: each file is a
+// boot of its own) write a set of files each: the second's names say so,
+// where it wrote over the first's before.
+TEST_F(GoldenTest, VtuneCsvWritesEachBootOfOneHostToItsOwnFiles) {
+  DumpResult r =
+      RunDump({"vtune-csv", "run", "-o", "o"},
+              std::map<std::string, std::string>{{"run/a.itt", trace_}, {"run/b.itt", trace_}});
+  EXPECT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(r.files.size(), 4u);
+  EXPECT_EQ(r.files["o/run-intervals-hostname-testhost.csv"], kVtuneIntervals);
+  EXPECT_EQ(r.files["o/run-counters-hostname-testhost.csv"], kVtuneCounters);
+  EXPECT_EQ(r.files["o/run-boot2-intervals-hostname-testhost.csv"], kVtuneIntervals);
+  EXPECT_EQ(r.files["o/run-boot2-counters-hostname-testhost.csv"], kVtuneCounters);
+}
+
 TEST_F(GoldenTest, VerifyCleanTrace) {
   DumpResult r = Run({"verify", "trace.itt"});
   EXPECT_EQ(r.status, 0);

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -583,7 +584,11 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
   if (passes == nullptr) passes = &unused;
   if (ctx.set->alignment() == TimeAlignment::kWallClock) {
     // Several hosts (or boots): each host's files with its own timebase,
-    // as VTune correlates them, under its own host name.
+    // as VTune correlates them, under its own host name. Groups whose host
+    // names read the same in a file name (two boots of one host, two hosts
+    // of one name) would write the same files, each over the one before:
+    // from the second on, the prefix says which boot it is.
+    std::map<std::string, int> groups_of_host;
     for (int g = 0; g < ctx.set->groups(); ++g) {
       std::vector<TraceSource> sources;
       for (const TraceFile& f : ctx.set->files()) {
@@ -596,6 +601,8 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
       sub.index = &host.index();
       VtuneOptions o = options;
       if (o.prefix.empty()) o.prefix = DefaultVtunePrefix(ctx.index->name);
+      const int same_host = ++groups_of_host[VtuneHostName(host.index().header.host_name)];
+      if (same_host > 1) absl::StrAppend(&o.prefix, "-boot", same_host);
       absl::Status s = RunVtuneCsv(sub, o, files, passes);
       if (!s.ok()) return s;
     }
