@@ -39,7 +39,11 @@ DumpResult Run(
     if (path.rfind("/nonexistent", 0) == 0) {
       return absl::NotFoundError(path + ": No such file or directory");
     }
-    return StringOutput(&r.files[path], output_limit);
+    // As a file is: created or truncated (a second Create of one path
+    // loses what the first wrote, as it would on disk).
+    std::string& file = r.files[path];
+    file.clear();
+    return StringOutput(&file, output_limit);
   };
   env.make_dir = [](const std::string& dir) -> absl::Status {
     if (dir.rfind("/nonexistent", 0) == 0) {
