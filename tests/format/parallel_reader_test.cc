@@ -309,8 +309,9 @@ std::vector<std::string> ChunksOf(TraceReader* reader, size_t max_chunks = SIZE_
 }
 
 // Readers that share a pool read what each reads alone, taking turns chunk
-// by chunk, damage included, some of them read ahead before the first;
-// one destroyed with work in flight leaves the others reading.
+// by chunk, damage included, two of them (one damaged) read ahead before
+// the first; one destroyed with work in flight, and one read ahead and
+// destroyed before any chunk, leave the others reading.
 TEST(ReaderPool, SharedThreadsReadWhatEachReaderReadsAlone) {
   std::vector<std::string> traces;
   for (int i = 0; i < 4; ++i) {
@@ -332,7 +333,12 @@ TEST(ReaderPool, SharedThreadsReadWhatEachReaderReadsAlone) {
   for (const std::string& t : traces) {
     readers.push_back(std::make_unique<TraceReader>(MemorySource(t), nullptr, options));
     ASSERT_TRUE(readers.back()->ReadHeader().ok());
-    if (readers.size() % 2 == 1) readers.back()->ReadAhead();
+    if (readers.size() <= 2) readers.back()->ReadAhead();
+  }
+  {
+    TraceReader dropped(MemorySource(traces[1]), nullptr, options);
+    ASSERT_TRUE(dropped.ReadHeader().ok());
+    dropped.ReadAhead();  // its chunks the pool's when it goes
   }
   std::vector<std::vector<std::string>> shared(traces.size());
   bool more = true;

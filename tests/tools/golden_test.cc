@@ -425,7 +425,7 @@ TEST_F(GoldenTest, VtuneCsvPrefixAndFilter) {
 // Names and domains that CSV quotes, on every row that repeats them (the
 // writer formats a row's first and last columns once per name, domain and
 // thread), and two threads of one tid in two processes of one boot.
-TEST(VtuneCsv, QuotesEveryRowsNameAndKeepsEachProcessesPid) {
+TEST(VtuneCsv, QuotesEveryRowsNameAndKeepsEachProcessPid) {
   const auto trace = [](uint32_t pid, const char* name, const char* domain) {
     format::FileHeader h = TestHeader();
     h.pid = pid;

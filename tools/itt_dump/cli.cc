@@ -182,8 +182,10 @@ constexpr char kVtuneHelp[] =
     "Writes VTune external-data CSV files into DIR (created if missing):\n"
     "  NAME-intervals-hostname-HOST.csv  tasks (with tid) and frames\n"
     "  NAME-counters-hostname-HOST.csv   counter samples (if any)\n"
-    "NAME defaults to the trace file name without .itt. The counter rows\n"
-    "wait for the end of the pass: past 4 MiB in an unnamed temporary file\n"
+    "NAME defaults to the trace file name without .itt; several hosts get\n"
+    "a set of files each, and a later boot of a host already named (or of\n"
+    "a host whose name reads the same) NAME-boot2, NAME-boot3... The counter\n"
+    "rows wait for the end of the pass: past 4 MiB in an unnamed temporary file\n"
     "in TMPDIR (else /tmp).\n";
 
 constexpr char kVerifyHelp[] =

@@ -587,7 +587,7 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
     // as VTune correlates them, under its own host name. Groups whose host
     // names read the same in a file name (two boots of one host, two hosts
     // of one name) would write the same files, each over the one before:
-    // from the second on, the prefix says which boot it is.
+    // from the second on, the prefix tells them apart (-boot2, -boot3...).
     std::map<std::string, int> groups_of_host;
     for (int g = 0; g < ctx.set->groups(); ++g) {
       std::vector<TraceSource> sources;

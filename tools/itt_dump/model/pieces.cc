@@ -774,6 +774,12 @@ void PieceMerger::ReadAhead() {
   }
 }
 
+void PieceMerger::StartReadAhead() {
+  if (read_ahead_ == nullptr) return;
+  read_ahead_->ReadAhead();
+  read_ahead_ = nullptr;
+}
+
 PieceMerger::~PieceMerger() {
   // The stretches in flight point into the queues' blocks (which they
   // share) and run on the pool.
@@ -954,9 +960,9 @@ bool PieceMerger::ReadChunk(size_t f) {
   if (++files_done_ == files_.size()) {
     reader_done_ = true;
     waiting_.SetDone();
-    if (read_ahead_ != nullptr) read_ahead_->ReadAhead();
   }
-  GiveStretch();
+  GiveStretch();  // the last stretch goes to the workers before the next file's chunks
+  if (reader_done_) StartReadAhead();
   return false;
 }
 
@@ -1358,7 +1364,10 @@ size_t TakeReady(Blocks* blocks, uint64_t known, bool all, Spans* spans,
 void PieceMerger::GiveStretch() {
   if (!stretches_.empty()) JoinStretches(/*all=*/false);
   if (items_held_ == 0) {
-    if (reader_done_) JoinStretches(/*all=*/true);
+    if (reader_done_) {
+      StartReadAhead();
+      JoinStretches(/*all=*/true);
+    }
     return;
   }
   // Every event before `known` is in a piece read already.
@@ -1418,7 +1427,12 @@ void PieceMerger::GiveStretch() {
   }
   pool_->Submit(stretch.get());
   stretches_.push_back(std::move(stretch));
-  if (reader_done_) JoinStretches(/*all=*/true);
+  if (reader_done_) {
+    // The next file's chunks queue behind the last stretch, and the workers
+    // take them while this thread waits for it.
+    StartReadAhead();
+    JoinStretches(/*all=*/true);
+  }
 }
 
 void PieceMerger::JoinStretches(bool all) {

@@ -593,11 +593,11 @@ class PieceMerger {
   // Room for a record of n bytes among those bytes (after those appended
   // so far), which the output's formatter (OrderedOutput::
   // NewRecordFormatter) turns into bytes on the worker that merges the
-  // run: the caller writes it there (not zeroed: every byte the formatter
-  // reads) before it calls the merger again, which the pointer is valid
-  // until. Made in place, field by
-  // field: a record made on the stack and copied stalled the copy's wide
-  // loads on its narrow stores (store forwarding). REQUIRES: takes_own().
+  // run: the caller writes it there (not zeroed: every field the
+  // formatter uses) before it calls the merger again, which the pointer
+  // is valid until. Made in place, field by field: a record made on the
+  // stack and copied stalled the copy's wide loads on its narrow stores
+  // (store forwarding). REQUIRES: takes_own().
   char* AppendOwnRecord(size_t n);
   // Whether AppendOwn takes bytes: from set_ordered_output until Next
   // returns false.
@@ -726,6 +726,9 @@ class PieceMerger {
   void Pop(int qi);
   void PopPiece(Queue* q);
   void UpdateWaiting(int qi);
+  // Once this merger has read its last chunk (and handed its last stretch
+  // to the workers): read_ahead_ reads ahead.
+  void StartReadAhead();
   bool Fail(const char* reason) {
     inexact_reason_ = reason;
     return false;
@@ -737,7 +740,7 @@ class PieceMerger {
   std::unique_ptr<format::ReaderPool> own_pool_;  // with no pool given
   format::ReaderPool* pool_ = nullptr;            // own_pool_ or the one given
   std::vector<File> files_;                       // after own_pool_: the readers go first
-  PieceMerger* read_ahead_ = nullptr;
+  PieceMerger* read_ahead_ = nullptr;             // set_read_ahead's, until it reads ahead
   // What the serial merge would hold, per file (an upper bound), against
   // its lookahead (TraceSet::LookaheadPerFile), and the pieces counted
   // there by their last time, to let go once the merge is past it.
@@ -870,12 +873,13 @@ class PieceMerger {
 };
 
 // The mergers of a pass that takes the files one after another (each
-// PieceMerger's only_file), on one pool of workers: each is made as the
-// one before it starts, to read ahead once that one has read its last
-// chunk (PieceMerger::set_read_ahead), so that the workers do not wait for
-// the reading thread at each file's start and end (64 files of 4 threads:
-// `stats` at 0.87 of one file's rate, 0.97 with it; docs/ITT_DUMP.md).
-// Memory: two files' pieces in flight at most.
+// PieceMerger's only_file; one merger of kEveryFile takes them at once),
+// on one pool of workers: each is made as the one before it starts, to
+// read ahead once that one has read its last chunk and handed its last
+// stretch to the workers (PieceMerger::set_read_ahead), so that they do
+// not wait for the reading thread at each file's start and end (64 files
+// of 4 threads: `stats` at 0.87 of one file's rate, 0.97 with it;
+// docs/ITT_DUMP.md). Memory: two files' pieces in flight at most.
 class FileByFileMergers {
  public:
   // Makes the merger of file `only_file` on `pool`.
