@@ -114,11 +114,8 @@ struct FrameRecord {
   uint64_t end = 0;
   bool open_at_end = false;
 
-  static FrameRecord Of(const Interval& frame) {
-    return {frame.thread, frame.domain, frame.begin, frame.end, frame.open_at_end};
-  }
-  // Of(frame)'s fields at p (sizeof(FrameRecord) bytes; the padding left
-  // as it is), for Read.
+  // The record of `frame` at p (sizeof(FrameRecord) bytes, written field
+  // by field; the padding left as it is), for Read.
   static void Write(const Interval& frame, char* p) {
     ITTC_PUT_FIELD(p, FrameRecord, thread, frame.thread);
     ITTC_PUT_FIELD(p, FrameRecord, domain, frame.domain);

@@ -774,10 +774,12 @@ void PieceMerger::ReadAhead() {
   }
 }
 
-void PieceMerger::StartReadAhead() {
-  if (read_ahead_ == nullptr) return;
-  read_ahead_->ReadAhead();
-  read_ahead_ = nullptr;
+void PieceMerger::JoinLastStretches() {
+  if (read_ahead_ != nullptr) {
+    read_ahead_->ReadAhead();
+    read_ahead_ = nullptr;
+  }
+  JoinStretches(/*all=*/true);
 }
 
 PieceMerger::~PieceMerger() {
@@ -961,8 +963,7 @@ bool PieceMerger::ReadChunk(size_t f) {
     reader_done_ = true;
     waiting_.SetDone();
   }
-  GiveStretch();  // the last stretch goes to the workers before the next file's chunks
-  if (reader_done_) StartReadAhead();
+  GiveStretch();
   return false;
 }
 
@@ -1364,10 +1365,7 @@ size_t TakeReady(Blocks* blocks, uint64_t known, bool all, Spans* spans,
 void PieceMerger::GiveStretch() {
   if (!stretches_.empty()) JoinStretches(/*all=*/false);
   if (items_held_ == 0) {
-    if (reader_done_) {
-      StartReadAhead();
-      JoinStretches(/*all=*/true);
-    }
+    if (reader_done_) JoinLastStretches();
     return;
   }
   // Every event before `known` is in a piece read already.
@@ -1427,12 +1425,7 @@ void PieceMerger::GiveStretch() {
   }
   pool_->Submit(stretch.get());
   stretches_.push_back(std::move(stretch));
-  if (reader_done_) {
-    // The next file's chunks queue behind the last stretch, and the workers
-    // take them while this thread waits for it.
-    StartReadAhead();
-    JoinStretches(/*all=*/true);
-  }
+  if (reader_done_) JoinLastStretches();
 }
 
 void PieceMerger::JoinStretches(bool all) {

@@ -544,10 +544,8 @@ class PieceMerger {
   PieceMerger(const PieceMerger&) = delete;
   PieceMerger& operator=(const PieceMerger&) = delete;
 
-  // Hands each file's first chunks to the workers (TraceReader::ReadAhead)
-  // before the first Next: their pieces are made meanwhile.
-  void ReadAhead();
-  // A merger, on the same pool, that reads ahead (ReadAhead) once this one
+  // A merger, on the same pool, that reads ahead (hands each of its files'
+  // first chunks to the workers: TraceReader::ReadAhead) once this one
   // has read its last chunk: the next of files taken one after another,
   // whose first pieces the workers then make while this one's last are
   // merged, instead of waiting for its first Next. Its pieces in flight
@@ -726,9 +724,13 @@ class PieceMerger {
   void Pop(int qi);
   void PopPiece(Queue* q);
   void UpdateWaiting(int qi);
-  // Once this merger has read its last chunk (and handed its last stretch
-  // to the workers): read_ahead_ reads ahead.
-  void StartReadAhead();
+  // Once the reader is done and the last stretch (if any) is with the
+  // workers: read_ahead_ reads ahead (its chunks queue behind that
+  // stretch, and the workers take them while this thread waits for it),
+  // then every stretch is joined.
+  void JoinLastStretches();
+  // set_read_ahead's reading ahead, before this merger's first Next.
+  void ReadAhead();
   bool Fail(const char* reason) {
     inexact_reason_ = reason;
     return false;
