@@ -3,6 +3,9 @@
 // one clear stderr line naming the file for the other verbs, and no crash
 // on any of them with any verb.
 
+#include <algorithm>
+#include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -166,6 +169,32 @@ TEST(OtherVerbs, UnreadableFilesGiveOneErrorLineAndVerifysStatus) {
       EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }
   }
+}
+
+// A directory without traces among the arguments is reported and left out,
+// as a file that cannot be read is: every other trace is read as without
+// it, and the exit status is 4.
+TEST(OtherVerbs, ADirectoryWithoutTracesDoesNotStopTheOthers) {
+  const std::string empty = TestTempPath("no_traces_here");
+  std::filesystem::remove_all(empty);
+  std::filesystem::create_directories(empty);
+  const std::map<std::string, std::string> traces = {{"trace.itt", SampleTrace()}};
+  for (const auto& args : AllVerbs()) {
+    const DumpResult alone = RunDump(args, traces);
+    ASSERT_EQ(alone.status, 0) << args[0] << ": " << alone.err;
+    std::vector<std::string> with = args;
+    with.insert(std::find(with.begin(), with.end(), "trace.itt"), empty);
+    const DumpResult r = RunDump(with, traces);
+    EXPECT_EQ(r.status, 4) << args[0];
+    EXPECT_EQ(r.err, "itt-dump: " + empty + ": no .itt files in the directory\n" + alone.err)
+        << args[0];
+    EXPECT_EQ(r.out, alone.out) << args[0];
+    EXPECT_EQ(r.files, alone.files) << args[0];
+  }
+  // With no other argument, nothing is read.
+  const DumpResult only = RunDump({"stats", empty}, traces);
+  EXPECT_EQ(only.status, 4);
+  EXPECT_EQ(only.out, "");
 }
 
 TEST(OtherVerbs, DamagedTraceIsReportedNotFatal) {

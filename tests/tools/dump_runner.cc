@@ -105,6 +105,8 @@ DumpResult RunOnTraces(const std::vector<std::string>& args,
       output_limit,
       [&traces](const std::string& arg) -> absl::StatusOr<std::vector<std::string>> {
         if (traces.count(arg) != 0) return std::vector<std::string>{arg};
+        // A directory on disk: its traces as itt-dump finds them.
+        if (std::filesystem::is_directory(arg)) return ExpandTraceArgument(arg);
         std::vector<std::string> in_dir;  // std::map: sorted by name
         for (const auto& [path, bytes] : traces) {
           if (path.rfind(arg + "/", 0) == 0) in_dir.push_back(path);

@@ -42,7 +42,9 @@ DumpResult RunDumpOnOneCore(const std::vector<std::string>& args,
 
 // Runs `args` with several traces: a path reads traces[path]; a path not
 // in the map does not exist. A FILE argument that is no path but a prefix
-// "DIR" of paths "DIR/x.itt" names that directory's traces, as on disk.
+// "DIR" of paths "DIR/x.itt" names that directory's traces, as on disk;
+// one that names a directory on disk names its traces (itt-dump's own
+// ExpandTraceArgument).
 DumpResult RunDump(const std::vector<std::string>& args,
                    const std::map<std::string, std::string>& traces,
                    size_t output_limit = static_cast<size_t>(-1));

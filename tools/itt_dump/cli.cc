@@ -450,14 +450,21 @@ struct Inputs {
   std::vector<TraceSource> sources;
   std::string name;  // of the set: the one file's, a directory's, or "N traces"
   uint64_t bytes = 0;
+  // Why the arguments that name no trace (a directory without one, or
+  // that cannot be listed) do not: each is left out, as a file that cannot
+  // be read is, and the others are read.
+  std::vector<absl::Status> failures;
 };
 
-absl::StatusOr<Inputs> ExpandInputs(const std::vector<std::string>& args, const Env& env) {
+Inputs ExpandInputs(const std::vector<std::string>& args, const Env& env) {
   Inputs in;
   for (const std::string& f : args) {
     absl::StatusOr<std::vector<std::string>> paths =
         env.expand ? env.expand(f) : absl::StatusOr<std::vector<std::string>>({f});
-    if (!paths.ok()) return paths.status();
+    if (!paths.ok()) {
+      in.failures.push_back(paths.status());
+      continue;
+    }
     for (const std::string& p : *paths) in.sources.push_back(env.source(p));
   }
   // A directory names the set; several arguments are counted.
@@ -469,6 +476,16 @@ absl::StatusOr<Inputs> ExpandInputs(const std::vector<std::string>& args, const 
   }
   for (const TraceSource& src : in.sources) in.bytes += src.Size();
   return in;
+}
+
+// Writes "itt-dump: MESSAGE" for each argument of `in` that names no
+// trace; returns the exit status they make (0 if none).
+int ReportFailures(const Inputs& in, const Env& env) {
+  for (const absl::Status& s : in.failures) {
+    env.err->Write(absl::StrCat("itt-dump: ", s.message(), "\n"));
+  }
+  env.err->Flush();
+  return in.failures.empty() ? kExitOk : static_cast<int>(StatusForFailure(OpenFailure::kIo));
 }
 
 // Writes "itt-dump: MESSAGE" for each file of `set` that could not be read;
@@ -514,18 +531,15 @@ int RunDiffCommand(const Args& a, const Env& env) {
   int open_status = kExitOk;
   for (int i = 0; i < 2; ++i) {
     Side& side = sides[i];
-    absl::StatusOr<Inputs> in = ExpandInputs({a.files[static_cast<size_t>(i)]}, env);
-    if (!in.ok()) {
-      env.err->Write(absl::StrCat("itt-dump: ", in.status().message(), "\n"));
-      env.err->Flush();
-      return static_cast<int>(StatusForFailure(OpenFailure::kIo));
-    }
+    Inputs in = ExpandInputs({a.files[static_cast<size_t>(i)]}, env);
+    // (One argument: a side without its traces has nothing to compare.)
+    if (const int failed = ReportFailures(in, env); failed != kExitOk) return failed;
     side.progress =
-        std::make_unique<Progress>(in->name, want_progress ? in->bytes : 0, want_progress);
-    side.progress->SetPass(1, 2, in->bytes);
+        std::make_unique<Progress>(in.name, want_progress ? in.bytes : 0, want_progress);
+    side.progress->SetPass(1, 2, in.bytes);
     IndexOptions io;
-    io.progress = in->sources.size() == 1 ? side.progress.get() : nullptr;
-    side.set = TraceSet::Open(std::move(in->sources), io, in->name);
+    io.progress = in.sources.size() == 1 ? side.progress.get() : nullptr;
+    side.set = TraceSet::Open(std::move(in.sources), io, in.name);
     open_status = std::max(open_status, ReportFailures(side.set, env));
     if (side.set.empty()) {
       side.progress->Done();
@@ -579,30 +593,29 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
   if (a.verb == "diff") return RunDiffCommand(a, env);
 
   // FILE arguments: traces, or directories of them (their .itt files).
-  absl::StatusOr<Inputs> in = ExpandInputs(a.files, env);
-  if (!in.ok()) {
-    env.err->Write(absl::StrCat("itt-dump: ", in.status().message(), "\n"));
-    env.err->Flush();
-    return static_cast<int>(StatusForFailure(OpenFailure::kIo));
-  }
+  // An argument that names no trace is reported and left out, as a file
+  // that cannot be read is; the others are read.
+  Inputs in = ExpandInputs(a.files, env);
+  const int expand_status = ReportFailures(in, env);
+  if (in.sources.empty() && expand_status != kExitOk) return expand_status;
   const bool want_progress = env.progress && !a.no_progress;
-  Progress progress(in->name, want_progress ? in->bytes : 0, want_progress);
+  Progress progress(in.name, want_progress ? in.bytes : 0, want_progress);
   const int passes = a.verb == "info" ? 1 : 2;
-  progress.SetPass(1, passes, in->bytes);
+  progress.SetPass(1, passes, in.bytes);
   IndexOptions io;
   io.decode_all_events = a.verb == "info" || a.verb == "verify";
   io.check_events = a.verb == "verify";
-  io.progress = in->sources.size() == 1 ? &progress : nullptr;
-  const TraceSet set = TraceSet::Open(std::move(in->sources), io, in->name);
+  io.progress = in.sources.size() == 1 ? &progress : nullptr;
+  const TraceSet set = TraceSet::Open(std::move(in.sources), io, in.name);
 
   VerbContext ctx;
   BindContext(a, env, set, &progress, &ctx);
 
   // A file that cannot be read is reported and left out; the others are
   // read. The exit status says the worst that happened to one.
-  const int open_status = ReportFailures(set, env);
+  const int open_status = std::max(expand_status, ReportFailures(set, env));
   if (a.verb == "verify") {
-    const int status = RunVerify(ctx);
+    const int status = std::max(expand_status, RunVerify(ctx));
     progress.Done();
     return status;
   }
