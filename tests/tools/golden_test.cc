@@ -489,6 +489,62 @@ TEST_F(GoldenTest, VtuneCsvWritesEachBootOfOneHostToItsOwnFiles) {
   EXPECT_EQ(r.files["o/run-boot2-counters-hostname-testhost.csv"], kVtuneCounters);
 }
 
+// --from and --to count from the set's start (the earliest trace's) for
+// vtune-csv too, whose files are per host with each host's own clock: a
+// host that starts 1 ms after the other keeps all its rows from 1 ms on,
+// and none before.
+TEST(VtuneCsv, TimeFiltersCountFromTheSetsStartOnEveryHost) {
+  const auto trace = [](const char* host, uint8_t boot, int64_t later_ns) {
+    format::FileHeader h = TestHeader();
+    const uint64_t start = h.start_ticks;
+    const uint64_t mono = h.start_monotonic_raw_ns;
+    const int64_t real = h.start_realtime_ns + later_ns;
+    h.host_name = host;
+    h.boot_id[0] = boot;
+    h.start_realtime_ns = real;
+    TraceBuilder b(h);
+    b.String(1, "work").Domain(1, "d").Thread(0, 7, "t");
+    b.Sync(start, mono, real);
+    std::vector<format::Event> events;
+    for (uint64_t t = start + 100; t < start + 900000; t += 100000) {
+      events.push_back(
+          Ev(format::EventKind::kTaskBegin, t, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+      events.push_back(Ev(format::EventKind::kTaskEnd, t + 50, {{F::kDomain, U(1)}}));
+    }
+    b.Events(0, events);
+    b.Sync(start + 1000000, mono + 1000000, real + 1000000);
+    b.End(start + 1000000);
+    return b.bytes();
+  };
+  const std::map<std::string, std::string> run = {{"run/x.itt", trace("hostX", 1, 0)},
+                                                  {"run/y.itt", trace("hostY", 2, 1000000)}};
+  const std::string x = "o/run-intervals-hostname-hostX.csv";
+  const std::string y = "o/run-intervals-hostname-hostY.csv";
+  const std::string header = "name,start_tsc.RDTSC,end_tsc,pid,tid\n";
+  for (const bool one_core : {false, true}) {
+    const auto vtune = [&](std::vector<std::string> args) {
+      args.insert(args.begin(), "vtune-csv");
+      args.insert(args.end(), {"run", "-o", "o"});
+      return one_core ? RunDumpOnOneCore(args, run) : RunDump(args, run);
+    };
+    const DumpResult all = vtune({});
+    ASSERT_EQ(all.status, 0) << all.err;
+    ASSERT_EQ(std::count(all.files.at(x).begin(), all.files.at(x).end(), '\n'), 10);
+    ASSERT_EQ(all.files.at(y), all.files.at(x));  // the same rows, each on its own clock
+    const DumpResult from = vtune({"--from=1000000"});
+    EXPECT_EQ(from.status, 0) << from.err;
+    EXPECT_EQ(from.files.at(x), header);
+    EXPECT_EQ(from.files.at(y), all.files.at(y));
+    const DumpResult to = vtune({"--to=999999"});
+    EXPECT_EQ(to.status, 0) << to.err;
+    EXPECT_EQ(to.files.at(x), all.files.at(x));
+    EXPECT_EQ(to.files.at(y), header);
+  }
+  // As text counts them.
+  const DumpResult text = RunDump({"text", "--from=1000000", "run"}, run);
+  EXPECT_EQ(std::count(text.out.begin(), text.out.end(), '\n'), 18) << text.out;
+}
+
 TEST_F(GoldenTest, VerifyCleanTrace) {
   DumpResult r = Run({"verify", "trace.itt"});
   EXPECT_EQ(r.status, 0);

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -555,6 +556,24 @@ class VtuneWriter : public IntervalListener {
   TextBuffer line_;                     // lines not yet handed on
 };
 
+// The filter of one (host, boot) group's pass over a set of several:
+// --from and --to count from the set's start (its earliest trace's), the
+// group's clock from the group's, which falls at `offset_ns` on the set's
+// axis (TraceFile::offset_ns).
+FilterSpec GroupFilter(FilterSpec spec, int64_t offset_ns) {
+  const auto shift = [offset_ns](int64_t ns) {
+    return ns < std::numeric_limits<int64_t>::min() + offset_ns
+               ? std::numeric_limits<int64_t>::min()
+               : ns - offset_ns;
+  };
+  if (spec.from_ns) spec.from_ns = shift(*spec.from_ns);
+  // (INT64_MAX: no end.)
+  if (spec.to_ns && *spec.to_ns < std::numeric_limits<int64_t>::max()) {
+    spec.to_ns = shift(*spec.to_ns);
+  }
+  return spec;
+}
+
 }  // namespace
 
 std::string DefaultVtunePrefix(const std::string& trace_path) {
@@ -591,14 +610,18 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
     std::map<std::string, int> groups_of_host;
     for (int g = 0; g < ctx.set->groups(); ++g) {
       std::vector<TraceSource> sources;
+      int64_t offset_ns = 0;
       for (const TraceFile& f : ctx.set->files()) {
-        if (f.group == g) sources.push_back(f.source);
+        if (f.group != g) continue;
+        sources.push_back(f.source);
+        offset_ns = f.offset_ns;  // the group's, on each of its files
       }
       const TraceSet host = TraceSet::Open(std::move(sources), IndexOptions(), ctx.index->name);
       if (host.empty()) continue;
       VerbContext sub = ctx;
       sub.set = &host;
       sub.index = &host.index();
+      sub.filter = GroupFilter(ctx.filter, offset_ns);
       VtuneOptions o = options;
       if (o.prefix.empty()) o.prefix = DefaultVtunePrefix(ctx.index->name);
       const int same_host = ++groups_of_host[VtuneHostName(host.index().header.host_name)];
