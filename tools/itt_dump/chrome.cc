@@ -384,6 +384,12 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   // What FeedEntry gives the whole trace's tracker (pieces.h).
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
+  // What OnEvent does with a frame_begin or frame_end of a null id, for
+  // one that FeedEntry gives it so (its pieces pair no frames).
+  void OnKeptFrame(const KeptFrame& frame, const ThreadRec& t) {
+    UseProcess(t);
+    tracker_.OnFrame(frame, t);
+  }
 
   bool warned_large() const { return warned_large_; }
   // Where frames' and counter samples' objects go as records while it

@@ -448,6 +448,9 @@ class VtuneWriter : public IntervalListener {
   // What FeedEntry gives the whole trace's tracker (pieces.h).
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
+  // What OnEvent does with a frame_begin or frame_end of a null id, for
+  // one that FeedEntry gives it so (where its piece pairs no frames).
+  void OnKeptFrame(const KeptFrame& frame, const ThreadRec& t) { tracker_.OnFrame(frame, t); }
   void OnInterval(const Interval& iv) override {
     if (iv.kind == IntervalKind::kFrame && records_ != nullptr && records_->takes_records()) {
       // Formatted on a worker.

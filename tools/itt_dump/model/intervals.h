@@ -380,6 +380,9 @@ class IntervalTracker {
   const std::vector<uint64_t>& open_task_words() const { return open_task_words_; }
   // Forgets the piece, for the next one, whose frames it pairs or not.
   void ResetPiece(bool pair_frames);
+  // Whether the piece pairs its frames (ResetPiece's pair_frames, and
+  // PiecePairing::frames).
+  bool pairs_piece_frames() const { return piece_frames_; }
   // Whether the piece keeps its frames apart (PieceAction::kApart): not
   // paired in it (ResetPiece), and PiecePairing::frames_apart.
   bool frames_kept_apart() const { return !piece_frames_ && pairing_.frames_apart; }

@@ -30,6 +30,7 @@ void Piece::Clear() {
   first_time = kNoEvents;
   last_time = 0;
   time_back = false;
+  frames_forwarded = false;
   entries.clear();
   output_entries.clear();
   outputs_before.clear();
@@ -203,6 +204,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   IntervalTracker& tracker = *p.tracker_;
   // A thread alone in its process is alone with its frames.
   tracker.ResetPiece(/*pair_frames=*/file_index_.threads.size() == 1);
+  p.frames_forwarded = !tracker.pairs_piece_frames();
 
   // The forwarded events' entries, with the running total of child ticks
   // in child_ticks; then the opens go in between and the totals become

@@ -69,6 +69,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -320,6 +321,11 @@ class Piece final : public format::DecodedChunk {
   uint64_t first_time = kNoEvents;
   uint64_t last_time = 0;
   bool time_back = false;  // an event earlier than the one before it
+  // Whether it forwards every frame_begin and frame_end it does not keep
+  // apart (it pairs none: its process's pieces all do the same), so that
+  // the whole trace's tracker gets each of its process's frames as an
+  // entry, in order (FeedEntry's OnKeptFrame).
+  bool frames_forwarded = false;
   // The chunk's decompressed payload: what the serial merge holds while it
   // has events of the chunk to deliver.
   size_t payload_bytes = 0;
@@ -901,10 +907,28 @@ class FileByFileMergers {
   std::unique_ptr<PieceMerger> next_;
 };
 
+namespace pieces_internal {
+// Whether a Target of FeedEntry has OnKeptFrame(frame, thread).
+template <typename Target, typename = void>
+struct TakesKeptFrames : std::false_type {};
+template <typename Target>
+struct TakesKeptFrames<Target, std::void_t<decltype(std::declval<Target&>().OnKeptFrame(
+                                   std::declval<const KeptFrame&>(),
+                                   std::declval<const ThreadRec&>()))>> : std::true_type {};
+}  // namespace pieces_internal
+
 // Feeds the item's entry to `target`, which takes what the tracker of the
 // whole trace takes (IntervalTracker, or a consumer that owns one):
 // AddChildTicks(thread, ticks), OnEvent(event, thread) and
 // OnOpen(interval, thread). Returns the event (in *scratch), or null.
+//
+// A target that has OnKeptFrame(frame, thread) gets a frame_begin or
+// frame_end with a null id that way instead of OnEvent, where its piece
+// forwards all its frames (Piece::frames_forwarded): the target passes it
+// to its tracker's OnFrame(KeptFrame), which pairs such frames as OnEvent
+// does, with less work per frame (the reading thread's share of exports
+// on a process whose threads share frames), as long as every frame of
+// their keys goes that way.
 template <typename Target>
 const format::Event* FeedEntry(const PieceMerger::Item& item, Target* target,
                                format::Event* scratch) {
@@ -913,6 +937,19 @@ const format::Event* FeedEntry(const PieceMerger::Item& item, Target* target,
   switch (entry.type) {
     case Piece::Entry::Type::kEvent:
       item.piece->EventAt(entry, scratch);
+      if constexpr (pieces_internal::TakesKeptFrames<Target>::value) {
+        const format::EventKind kind = scratch->kind;
+        if ((kind == format::EventKind::kFrameBegin || kind == format::EventKind::kFrameEnd) &&
+            item.piece->frames_forwarded &&
+            scratch->GetId(format::Field::kId) == format::Id{}) {
+          KeptFrame frame;
+          frame.time = scratch->time;
+          frame.domain = scratch->Get(format::Field::kDomain);
+          frame.begin = kind == format::EventKind::kFrameBegin;
+          target->OnKeptFrame(frame, *item.thread);
+          return scratch;
+        }
+      }
       target->OnEvent(*scratch, *item.thread);
       return scratch;
     case Piece::Entry::Type::kOpen:
