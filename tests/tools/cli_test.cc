@@ -174,6 +174,40 @@ TEST(Cli, ClosedPipeEndsQuietlyWithStatusZero) {
   EXPECT_EQ(ss.str(), "");
 }
 
+// An output that fails (a full disk) stops the pass where it is: the
+// tasks and frames open there are not reported as the trace's unbalanced
+// ones, only the failure is, with status 73.
+TEST(Cli, AFullDiskIsReportedAloneWithStatus73) {
+  if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no /dev/full here";
+  const std::string trace = TempPath("frames.itt");
+  {
+    std::ofstream f(trace, std::ios::binary);
+    f << FrameTrace(4, 30000);
+  }
+  const std::string err_path = TempPath("full_stderr.txt");
+  for (const std::string verb :
+       {"chrome", "chrome --serial", "perfetto -o /dev/full", "perfetto --serial -o /dev/full"}) {
+    const std::string cmd =
+        BinaryPath() + " " + verb + " " + trace + " > /dev/full 2> " + err_path;
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << verb;
+    EXPECT_EQ(WEXITSTATUS(status), 73) << verb;
+    std::ifstream err(err_path);
+    std::stringstream ss;
+    ss << err.rdbuf();
+    EXPECT_NE(ss.str().find("No space left on device"), std::string::npos) << verb << ": "
+                                                                            << ss.str();
+    EXPECT_EQ(ss.str().find("unbalanced"), std::string::npos) << verb << ": " << ss.str();
+  }
+  // The trace is balanced: written whole, nothing is reported.
+  const std::string ok = BinaryPath() + " chrome " + trace + " > /dev/null 2> " + err_path;
+  ASSERT_EQ(std::system(ok.c_str()), 0);
+  std::ifstream err(err_path);
+  std::stringstream ss;
+  ss << err.rdbuf();
+  EXPECT_EQ(ss.str(), "");
+}
+
 TEST(Cli, RealBinaryWritesCompleteOutput) {
   const std::string trace = TempPath("sample.itt");
   {

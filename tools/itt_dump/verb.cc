@@ -61,7 +61,9 @@ absl::Status OpenPass(const VerbContext& ctx, TraceSetMerger* merger) {
 }
 
 void WarnUnbalanced(const VerbContext& ctx, const Unbalanced& u) {
-  if (u.total() == 0) return;
+  // A pass cut short by its output's failure (reported on its own) ends
+  // with what was open where it stopped, not at the trace's end.
+  if (u.total() == 0 || !ctx.out->good()) return;
   Warn(ctx, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
                          u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,
                          " frame ends without begin, ", u.frames_open_at_end,
