@@ -50,7 +50,7 @@ inline constexpr size_t kRawHeaderBytes = 8;
 inline constexpr size_t kRawWideTicksBytes = 8;
 inline constexpr int32_t kWideTicks = INT32_MIN;
 inline constexpr uint16_t kRawKindLimit = 0x200;
-inline constexpr size_t kRawMaxSize = size_t{0xffff} * 8;
+inline constexpr size_t kRawMaxSize = kMaxRecordBytes;  // spsc_ring.h
 static_assert(static_cast<uint16_t>(format::EventKind::kDefTrack) < kRawKindLimit,
               "definition kinds must fit the ring header's kind bits");
 

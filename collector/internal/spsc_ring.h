@@ -34,6 +34,9 @@ inline constexpr size_t kCacheLine = 64;
 
 // Header kind of the filler at the end of the buffer; the consumer skips it.
 inline constexpr uint16_t kPaddingKind = 0;
+// The longest record (and filler) a header's size bits hold: 16 bits of
+// 8-byte units.
+inline constexpr size_t kMaxRecordBytes = size_t{0xffff} * 8;
 
 // The word that fills the end of the buffer when a record does not fit
 // there: a record header (raw_record.h) of kind kPaddingKind whose size is
@@ -55,8 +58,12 @@ class SpscRing {
   size_t capacity() const { return capacity_; }
 
   // Largest record the ring accepts: a quarter of it, so one record can never
-  // starve the rest of the thread's events.
-  size_t max_record() const { return capacity_ / 4; }
+  // starve the rest of the thread's events, and at most what a header's
+  // size bits hold (kMaxRecordBytes: a ring of 2 MiB or more reaches it;
+  // a larger size would run into the header's other bits).
+  size_t max_record() const {
+    return capacity_ / 4 < kMaxRecordBytes ? capacity_ / 4 : kMaxRecordBytes;
+  }
 
   // Producer: returns space for `size` bytes (a multiple of 8, at most
   // max_record()), or nullptr if the ring is full. The space is not visible

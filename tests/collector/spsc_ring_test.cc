@@ -112,6 +112,18 @@ TEST(SpscRing, MaxRecordIsAQuarter) {
   EXPECT_EQ(ring.max_record(), kCapacity / 4);
 }
 
+// A large ring's quarter is more than a header's size bits hold: the
+// largest record is what they hold.
+TEST(SpscRing, MaxRecordFitsTheHeadersSizeBits) {
+  for (const size_t capacity : {size_t{1} << 21, size_t{1} << 22, size_t{1} << 30}) {
+    SpscRing ring(nullptr, capacity);  // (no record is made)
+    EXPECT_EQ(ring.max_record(), kMaxRecordBytes) << capacity;
+    EXPECT_EQ((PaddingHeader(ring.max_record()) >> 16) * 8, ring.max_record());
+  }
+  SpscRing ring(nullptr, size_t{1} << 20);
+  EXPECT_EQ(ring.max_record(), size_t{1} << 18);
+}
+
 TEST(SpscRing, WholeLinesAreTheLinesInsideTheRange) {
   alignas(64) uint8_t bytes[4 * 64];
   uintptr_t first, end;

@@ -55,6 +55,22 @@ int main() {
   iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &method);
   __itt_task_end(domain);
 
+  // Records more than a header's size bits hold (kMaxRecordBytes, 512 KiB)
+  // but within a quarter of a ring of 4 MiB (the default) or more: counted
+  // as "record too large" too.
+  std::vector<uint64_t> many(70000, 9);
+  __itt_task_begin(domain, __itt_null, __itt_null, step);
+  __itt_metadata_add(domain, __itt_null, key, __itt_metadata_u64, many.size(), many.data());
+  __itt_task_end(domain);
+  __itt_task_begin(domain, __itt_null, __itt_null, step);
+  __itt_histogram_submit(histogram, many.size(), many.data(), many.data());
+  __itt_task_end(domain);
+  method.method_id = 3;
+  method.line_number_size = 70000;
+  __itt_task_begin(domain, __itt_null, __itt_null, step);
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &method);
+  __itt_task_end(domain);
+
   // A JIT method whose names are too long: recorded, names marked.
   iJIT_Method_Load named = {};
   named.method_id = 2;

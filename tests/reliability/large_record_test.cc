@@ -1,5 +1,6 @@
 // Row 2: a record larger than the ring (huge metadata array, histogram, JIT
-// line table) is counted as "record too large" and nothing else is lost; a
+// line table), or than a ring record's header can say (512 KiB, whatever
+// the ring), is counted as "record too large" and nothing else is lost; a
 // string longer than 4096 bytes (kMaxRawBytesField) is cut to exactly 4096
 // bytes ending in "...[truncated]", wherever it appears.
 
@@ -35,6 +36,7 @@ class LargeRecordTest : public ::testing::TestWithParam<const char*> {
     std::string path = dir + "/large.itt";
     std::vector<std::string> extra;
     if (std::string(GetParam()) == "small_ring") extra.push_back("ITTC_RING_KB=64");
+    if (std::string(GetParam()) == "large_ring") extra.push_back("ITTC_RING_KB=65536");
     ExitInfo exit = RunFor({Runfile("tests/reliability/large_record_program")},
                            CollectorEnv(path, extra), dir + "/out", dir + "/err", 60);
     ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << ReadFileOrEmpty(dir + "/err");
@@ -59,8 +61,9 @@ TEST_P(LargeRecordTest, OversizedRecordsAreCountedAsTooLarge) {
       ADD_FAILURE() << "unexpected loss cause " << key.second << " x" << count;
     }
   }
-  EXPECT_EQ(too_large, 3u);  // metadata array, histogram, line table
-  EXPECT_EQ(trace_.end.events_dropped, 3u);
+  // Metadata array, histogram, line table: of 8 MiB, then of 560 KiB.
+  EXPECT_EQ(too_large, 6u);
+  EXPECT_EQ(trace_.end.events_dropped, 6u);
 }
 
 TEST_P(LargeRecordTest, CallsAroundOversizedRecordsAreRecordedInOrder) {
@@ -69,7 +72,8 @@ TEST_P(LargeRecordTest, CallsAroundOversizedRecordsAreRecordedInOrder) {
   const std::vector<K> expected = {
       K::kThreadSetName, K::kTaskBegin, K::kMetadataStrAdd, K::kMetadataStrAdd, K::kTaskEnd,
       K::kTaskBegin,     K::kTaskEnd,   K::kTaskBegin,      K::kTaskEnd,        K::kTaskBegin,
-      K::kTaskEnd,       K::kTaskBegin, K::kJitMethodLoad,  K::kTaskEnd,
+      K::kTaskEnd,       K::kTaskBegin, K::kTaskEnd,        K::kTaskBegin,      K::kTaskEnd,
+      K::kTaskBegin,     K::kTaskEnd,   K::kTaskBegin,      K::kJitMethodLoad,  K::kTaskEnd,
   };
   EXPECT_EQ(kinds, expected);
 }
@@ -107,7 +111,8 @@ TEST_P(LargeRecordTest, LongNamesAreCutAndMarked) {
       << trace_.thread_names.begin()->second.size();
 }
 
-INSTANTIATE_TEST_SUITE_P(Rings, LargeRecordTest, ::testing::Values("default_ring", "small_ring"));
+INSTANTIATE_TEST_SUITE_P(Rings, LargeRecordTest,
+                         ::testing::Values("default_ring", "small_ring", "large_ring"));
 
 }  // namespace
 }  // namespace ittc::testing
