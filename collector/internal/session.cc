@@ -45,7 +45,10 @@ Flusher* g_flusher = nullptr;    // guarded by g_mu
 // Flight recorder mode (ITTC_FLIGHT_MB): where the flusher's chunks go
 // instead of g_file; each process's store lives until it ends.
 FlightStore* g_flight = nullptr;  // guarded by g_mu
-std::string g_parent_path;        // guarded by g_mu
+// The output pattern as this process, or the one it was forked from,
+// expanded it (before a fork child's ".<pid>"): a fork child, or its own
+// fork child, whose expansion is the same never writes into that file.
+std::string g_expanded_path;  // guarded by g_mu
 
 std::string ReadSmallFile(const char* path) {
   std::string out;
@@ -102,12 +105,13 @@ void StartLocked(bool in_fork_child) {
   names.exe_name = BaseName(exe);
   names.rank = g_settings->rank;
   names.host = host;
-  std::string path = ExpandOutputPath(g_settings->output, names);
-  if (in_fork_child && path == g_parent_path) {
-    // The pattern has no %p: never write into the parent's file.
+  const std::string expanded = ExpandOutputPath(g_settings->output, names);
+  std::string path = expanded;
+  if (in_fork_child && expanded == g_expanded_path) {
+    // The pattern has no %p: never write into an ancestor's file.
     path += "." + std::to_string(getpid());
   }
-  g_parent_path = path;
+  g_expanded_path = expanded;
 
   const bool flight = g_settings->flight_bytes != 0;
   const bool dir_ok = !IsDirectoryPattern(g_settings->output) ||
@@ -213,6 +217,10 @@ void ForkChild() {
     g_recording.store(kGateSlow, std::memory_order_relaxed);
     ResetThreadsInForkChild();
     g_state.store(State::kForkChild, std::memory_order_release);
+  } else if (g_state.load(std::memory_order_relaxed) == State::kForkChild) {
+    // Forked again before its first call: the thread that forked is this
+    // process's, under its own tid.
+    ResetThreadsInForkChild();
   }
   g_mu.unlock();
 }
