@@ -187,16 +187,15 @@ TEST(Cli, AFullDiskIsReportedAloneWithStatus73) {
   const std::string err_path = TempPath("full_stderr.txt");
   for (const std::string verb :
        {"chrome", "chrome --serial", "perfetto -o /dev/full", "perfetto --serial -o /dev/full"}) {
-    const std::string cmd =
-        BinaryPath() + " " + verb + " " + trace + " > /dev/full 2> " + err_path;
+    const std::string cmd = BinaryPath() + " " + verb + " " + trace + " > /dev/full 2> " + err_path;
     const int status = std::system(cmd.c_str());
     ASSERT_TRUE(WIFEXITED(status)) << verb;
     EXPECT_EQ(WEXITSTATUS(status), 73) << verb;
     std::ifstream err(err_path);
     std::stringstream ss;
     ss << err.rdbuf();
-    EXPECT_NE(ss.str().find("No space left on device"), std::string::npos) << verb << ": "
-                                                                            << ss.str();
+    EXPECT_NE(ss.str().find("No space left on device"), std::string::npos)
+        << verb << ": " << ss.str();
     EXPECT_EQ(ss.str().find("unbalanced"), std::string::npos) << verb << ": " << ss.str();
   }
   // The trace is balanced: written whole, nothing is reported.

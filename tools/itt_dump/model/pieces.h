@@ -912,9 +912,10 @@ namespace pieces_internal {
 template <typename Target, typename = void>
 struct TakesKeptFrames : std::false_type {};
 template <typename Target>
-struct TakesKeptFrames<Target, std::void_t<decltype(std::declval<Target&>().OnKeptFrame(
-                                   std::declval<const KeptFrame&>(),
-                                   std::declval<const ThreadRec&>()))>> : std::true_type {};
+struct TakesKeptFrames<Target,
+                       std::void_t<decltype(std::declval<Target&>().OnKeptFrame(
+                           std::declval<const KeptFrame&>(), std::declval<const ThreadRec&>()))>>
+    : std::true_type {};
 }  // namespace pieces_internal
 
 // Feeds the item's entry to `target`, which takes what the tracker of the
@@ -940,8 +941,7 @@ const format::Event* FeedEntry(const PieceMerger::Item& item, Target* target,
       if constexpr (pieces_internal::TakesKeptFrames<Target>::value) {
         const format::EventKind kind = scratch->kind;
         if ((kind == format::EventKind::kFrameBegin || kind == format::EventKind::kFrameEnd) &&
-            item.piece->frames_forwarded &&
-            scratch->GetId(format::Field::kId) == format::Id{}) {
+            item.piece->frames_forwarded && scratch->GetId(format::Field::kId) == format::Id{}) {
           KeptFrame frame;
           frame.time = scratch->time;
           frame.domain = scratch->Get(format::Field::kDomain);
