@@ -232,6 +232,11 @@ test('a frame trace of several row groups, with statistics per column chunk', as
   await checkTasks(db, st);
   await checkFrames(db, st);
   await checkCounters(db, st);
+  // Its markers are __itt_marker_scope_thread's (__itt_scope_track): the
+  // thread scope, one of the documented four.
+  const scopes = await db.rows(`SELECT scope, count(*) AS n FROM instant WHERE kind = 'marker'
+      GROUP BY scope`);
+  assert.deepEqual(scopes.map((r) => [r.scope, Number(r.n)]), [['thread', 4 * Math.ceil(150000 / 64)]]);
   const file = path.join(out, 'slice', 'part-0.parquet');
   const meta = await db.rows(`SELECT row_group_id, path_in_schema, stats_min_value, stats_max_value,
       compression, encodings FROM parquet_metadata('${file}') WHERE path_in_schema = 'ts'`);

@@ -203,11 +203,11 @@ const char* MarkerScope(uint64_t scope) {
       return "global";
     case format::Scope::kTrackGroup:
       return "process";
-    case format::Scope::kTrack:
-      return "track";
     case format::Scope::kTask:
       return "task";
     default:
+      // __itt_scope_track (__itt_marker_scope_thread), and the unknown
+      // ones: the thread's, as chrome and perfetto place them.
       return "thread";
   }
 }
