@@ -224,8 +224,10 @@ uint8_t* ReserveSlow(ThreadState* t, size_t size) {
       Flusher::WakeOwnerOf(t);
       timespec nap{0, 20 * 1000};
       nanosleep(&nap, nullptr);
-      // Stopped meanwhile: the flusher's last round may have begun.
-      if (!Recording()) break;
+      // Stopped meanwhile (exit, detach, a failed write): the flusher's
+      // last round may have begun. Not when paused: the flusher still
+      // drains, and this call was made before the pause.
+      if (!SessionRunning()) break;
       const bool last_try = MonotonicRawNs() >= deadline;
       if (last_try || t->ring.capacity() - t->ring.RefreshFill() >= room + size) {
         if (uint8_t* p = t->ring.Reserve(size)) return p;

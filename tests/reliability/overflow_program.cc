@@ -9,9 +9,11 @@
 // The flusher is released when every thread has finished its held pairs
 // ("done": drop mode, or block mode with a timeout shorter than the hold),
 // or when every thread is waiting for room ("blocked": block mode, which
-// would otherwise wait for the hold until its timeout).
+// would otherwise wait for the hold until its timeout), or, "paused", when
+// every thread is waiting for room and collection is then paused
+// (__itt_pause): the calls waiting were made before the pause.
 //
-// usage: overflow_program <threads> <held pairs> <free pairs> done|blocked
+// usage: overflow_program <threads> <held pairs> <free pairs> done|blocked|paused
 
 #include <ittnotify.h>
 
@@ -43,7 +45,8 @@ int main(int argc, char** argv) {
   const int threads = std::atoi(argv[1]);
   const long held = std::atol(argv[2]);
   const long free_pairs = std::atol(argv[3]);
-  const bool release_when_blocked = std::strcmp(argv[4], "blocked") == 0;
+  const bool pause = std::strcmp(argv[4], "paused") == 0;
+  const bool release_when_blocked = pause || std::strcmp(argv[4], "blocked") == 0;
   if (!release_when_blocked && std::strcmp(argv[4], "done") != 0) return 2;
   __itt_domain* domain = __itt_domain_create("reliability.overflow");
   __itt_string_handle* name = __itt_string_handle_create("work");
@@ -73,6 +76,7 @@ int main(int argc, char** argv) {
   }
   if (release_when_blocked) {
     WaitForBlockedReserves(static_cast<unsigned long long>(threads));
+    if (pause) __itt_pause();
   } else {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return held_done == threads; });

@@ -28,7 +28,7 @@ constexpr uint64_t kMostEventsInRing = kRingKb * 1024 / 8;
 constexpr long kHeldPairs = kMostEventsInRing;
 constexpr long kFreePairs = 300000;
 
-enum class Release { kWhenDone, kWhenBlocked };
+enum class Release { kWhenDone, kWhenBlocked, kWhenBlockedThenPaused };
 
 struct OverflowRun {
   std::string dir;
@@ -50,7 +50,9 @@ OverflowRun RunOverflow(const std::string& name, std::vector<std::string> settin
   // The deadline only catches a hang (it takes seconds under TSan).
   ExitInfo exit = RunFor({Runfile("tests/reliability/overflow_program"), std::to_string(kThreads),
                           std::to_string(kHeldPairs), std::to_string(free_pairs),
-                          release == Release::kWhenDone ? "done" : "blocked"},
+                          release == Release::kWhenDone      ? "done"
+                          : release == Release::kWhenBlocked ? "blocked"
+                                                             : "paused"},
                          CollectorEnv(trace, settings), dir + "/out", dir + "/err", 240);
   EXPECT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n" << ReadFileOrEmpty(dir + "/err");
   run.emitted = ParseCounts(dir + "/out", "emitted");
@@ -162,6 +164,25 @@ TEST(Overflow, BlockModeWaitsInsteadOfDropping) {
   ExpectEveryEventAccountedFor(run, static_cast<int>(format::LossCause::kBlockTimeout));
   EXPECT_EQ(run.trace.TotalLoss(), 0u);
   EXPECT_GE(run.blocked_reserves, static_cast<uint64_t>(kThreads));
+}
+
+TEST(Overflow, BlockModeKeepsWaitingWhenPaused) {
+  // Every thread waits for room when collection is paused, then the
+  // flusher is released: the calls waiting were made before the pause and
+  // are recorded, none dropped as a timeout (the rest, made while paused,
+  // are not recorded, by design).
+  OverflowRun run =
+      RunOverflow("block_paused", {"ITTC_OVERFLOW=block", "ITTC_BLOCK_TIMEOUT_MS=60000"},
+                  Release::kWhenBlockedThenPaused);
+  EXPECT_TRUE(run.trace.has_end);
+  EXPECT_EQ(run.trace.corruptions, 0);
+  EXPECT_EQ(run.trace.TotalLoss(), 0u);
+  EXPECT_GE(run.blocked_reserves, static_cast<uint64_t>(kThreads));
+  // Each thread: its name, and every event up to the one that waited.
+  auto tally = TallyByThreadName(run.trace);
+  for (int i = 0; i < kThreads; ++i) {
+    EXPECT_GT(tally["worker-" + std::to_string(i)].events, kMostEventsInRing / 2) << i;
+  }
 }
 
 }  // namespace
