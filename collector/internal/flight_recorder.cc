@@ -165,16 +165,23 @@ bool WriteDumpFile(Recorder* r, const FlightDumpRequest& request, uint64_t deadl
     return false;
   }
   FlightDumpResult result;
+  // The reason of the step that failed: the write, the close or the rename.
   bool ok = r->store->WriteDump(fd, request, deadline_ns, &result);
-  const int write_error = errno;
-  if (close(fd) != 0) ok = false;
-  if (ok && rename(temp, final_path) == 0) return true;
+  int error = ok ? 0 : errno;
+  if (close(fd) != 0 && ok) {
+    ok = false;
+    error = errno;
+  }
+  if (ok) {
+    if (rename(temp, final_path) == 0) return true;
+    error = errno;
+  }
   unlink(temp);
   if (in_handler) {
     SignalSafeWarning("the flight recorder could not write its dump\n");
   } else {
     LogWarning("the flight recorder could not write its dump %s: %s", final_path,
-               std::strerror(write_error));
+               std::strerror(error));
   }
   return false;
 }

@@ -414,6 +414,22 @@ TEST(Flight, ForkChildDumpsOnlyItsOwnEvents) {
 
 // Bad values: one clear warning each, the default, and the program runs
 // to its end.
+// A dump whose final name cannot be taken (a directory is there) is
+// reported with the reason the rename gave.
+TEST(Flight, AFailedRenameSaysWhy) {
+  const std::string dir = MakeTempDir("flight_rename");
+  const std::string trace = dir + "/app.itt";
+  ASSERT_EQ(mkdir(FlightDumpPath(trace, 1).c_str(), 0755), 0);
+  ExitInfo exit = RunFor({Runfile("tests/reliability/flight_program"), "plain"},
+                         FlightEnv(trace, {}), dir + "/out", dir + "/err", kHangSeconds);
+  ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n" << ReadFileOrEmpty(dir + "/err");
+  const std::string err = ReadFileOrEmpty(dir + "/err");
+  EXPECT_NE(err.find("could not write its dump " + FlightDumpPath(trace, 1) + ": Is a directory"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("Success"), std::string::npos) << err;
+}
+
 TEST(Flight, BadValuesWarnAndTakeTheDefault) {
   const std::string dir = MakeTempDir("flight_bad");
   {
