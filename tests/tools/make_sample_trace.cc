@@ -23,10 +23,10 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(
-        stderr,
-        "usage: %s sample|names|realloc|synthetic|frames|mixed OUT [THREADS EVENTS|FRAMES]\n",
-        argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s sample|names|metadata|realloc|synthetic|frames|mixed OUT [THREADS "
+                 "EVENTS|FRAMES]\n",
+                 argv[0]);
     return 64;
   }
   std::string bytes;
@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
     bytes = ittc::itt_dump::testing::SampleTrace();
   } else if (std::strcmp(argv[1], "names") == 0) {
     bytes = ittc::itt_dump::testing::NamesTrace();
+  } else if (std::strcmp(argv[1], "metadata") == 0) {
+    bytes = ittc::itt_dump::testing::MetadataTypesTrace();
   } else if (std::strcmp(argv[1], "realloc") == 0) {
     bytes = ittc::itt_dump::testing::ReallocTrace();
   } else if (std::strcmp(argv[1], "frames") == 0) {

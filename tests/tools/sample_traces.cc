@@ -54,6 +54,46 @@ std::string ReallocTrace() {
   return b.bytes();
 }
 
+std::string MetadataTypesTrace() {
+  TraceBuilder b(TestHeader());
+  b.String(1, "work").Domain(1, "app");
+  const std::vector<std::string> keys = {"whole_double", "half_double", "float",        "u64_max",
+                                         "u64_big",      "s64",         "global_double"};
+  for (size_t i = 0; i < keys.size(); ++i) b.String(10 + i, keys[i]);
+  b.Thread(0, 101, "main").SyncAt(1000);
+  const auto bytes_of = [](auto v) {
+    return std::string(reinterpret_cast<const char*>(&v), sizeof v);
+  };
+  using T = format::MetadataType;
+  const std::vector<std::pair<T, std::string>> values = {{T::kDouble, bytes_of(2.0)},
+                                                         {T::kDouble, bytes_of(2.5)},
+                                                         {T::kFloat, bytes_of(4.0f)},
+                                                         {T::kU64, bytes_of(~uint64_t{0})},
+                                                         {T::kU64, bytes_of(uint64_t{1} << 63)},
+                                                         {T::kS64, bytes_of(int64_t{-3})}};
+  std::vector<format::Event> events;
+  events.push_back(Ev(EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+  for (size_t i = 0; i < values.size(); ++i) {
+    events.push_back(Ev(EventKind::kMetadataAdd, 1200 + i,
+                        {{F::kDomain, U(1)},
+                         {F::kKey, U(10 + i)},
+                         {F::kType, U(static_cast<uint64_t>(values[i].first))},
+                         {F::kCount, U(1)},
+                         {F::kData, B(values[i].second)}}));
+  }
+  events.push_back(Ev(EventKind::kTaskEnd, 1300, {{F::kDomain, U(1)}}));
+  events.push_back(Ev(EventKind::kMetadataAddWithScope, 1400,
+                      {{F::kDomain, U(1)},
+                       {F::kScope, U(static_cast<uint64_t>(format::Scope::kGlobal))},
+                       {F::kKey, U(16)},
+                       {F::kType, U(static_cast<uint64_t>(T::kDouble))},
+                       {F::kCount, U(1)},
+                       {F::kData, B(bytes_of(8.0))}}));
+  b.Events(0, events);
+  b.End(1600);
+  return b.bytes();
+}
+
 std::string NamesTrace() {
   constexpr uint64_t kFar = uint64_t{1} << 62;
   TraceBuilder b(TestHeader());

@@ -32,6 +32,12 @@ std::string SampleTrace(format::EventStreamEncoder::FieldCoding coding =
 // names wherever the exporters write them later.
 std::string NamesTrace();
 
+// One thread's task with metadata of each kind of number as its args:
+// "whole_double" (double 2.0), "half_double" (double 2.5), "float" (4.0),
+// "u64_max" (2^64 - 1), "u64_big" (2^63), "s64" (-3); and global-scope
+// metadata "global_double" (double 8.0).
+std::string MetadataTypesTrace();
+
 // One thread's task around two allocations (0xa000, 64 bytes; 0xb000, 32)
 // and a reallocation of 0xb000 to 0xa000 (128 bytes), which was never
 // freed: it releases one block and replaces the other.

@@ -222,6 +222,26 @@ test('a reallocation onto a block never freed ends that block in a row of its ow
   ]);
 });
 
+test('metadata keeps its type: a whole double is real, a u64 past INT64_MAX exact', async () => {
+  const trace = path.join(tmp, 'metadata.itt');
+  ok([bin('tests/tools/make_sample_trace'), 'metadata', trace]);
+  const out = path.join(tmp, 'metadata.pq');
+  parquet(out, trace);
+  const db = await open(out);
+  const rows = await db.rows(`SELECT key, scope, value_type, int_value,
+      (int_value::HUGEINT + 18446744073709551616) % 18446744073709551616 AS uint_value,
+      real_value FROM args ORDER BY ts`);
+  assert.deepEqual(rows.map((r) => [r.key, r.scope, r.value_type]), [
+    ['whole_double', 'task', 'real'], ['half_double', 'task', 'real'], ['float', 'task', 'real'],
+    ['u64_max', 'task', 'int'], ['u64_big', 'task', 'int'], ['s64', 'task', 'int'],
+    ['global_double', 'global', 'real']]);
+  assert.deepEqual(rows.map((r) => r.real_value),
+      [2, 2.5, 4, null, null, null, 8]);
+  assert.equal(rows[3].uint_value, '18446744073709551615');
+  assert.equal(rows[4].uint_value, '9223372036854775808');
+  assert.equal(rows[5].int_value, '-3');
+});
+
 test('a frame trace of several row groups, with statistics per column chunk', async () => {
   const trace = path.join(tmp, 'frames.itt');
   ok([bin('tests/tools/make_sample_trace'), 'frames', trace, '4', '150000']);

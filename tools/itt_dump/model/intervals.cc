@@ -928,6 +928,7 @@ void IntervalTracker::AddArg(const Event& e, const ThreadRec& t, ArgTo to) {
   arg.key = std::string(m.key);
   arg.value = m.value;
   arg.is_text = m.is_text;
+  arg.is_real = m.is_real;
   if (arg.key.empty()) arg.key = "metadata";
   target->args->push_back(std::move(arg));
 }

@@ -54,6 +54,7 @@ struct Arg {
   std::string key;
   std::string value;  // JSON-ready: a number/array, or text when is_text
   bool is_text = false;
+  bool is_real = false;  // a float or double (its text may read as an integer)
 };
 
 struct Interval {

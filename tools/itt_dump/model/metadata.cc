@@ -35,7 +35,10 @@ MetadataValue DecodeMetadata(const TraceIndex& index, const format::Event& e) {
   }
   m.key = index.String(e.Get(F::kKey));
   if (e.Has(F::kData)) {
-    AppendMetadataArray(&m.value, e.Get(F::kType), e.Get(F::kCount), e.GetBytes(F::kData));
+    const uint64_t type = e.Get(F::kType);
+    AppendMetadataArray(&m.value, type, e.Get(F::kCount), e.GetBytes(F::kData));
+    m.is_real = type == static_cast<uint64_t>(format::MetadataType::kFloat) ||
+                type == static_cast<uint64_t>(format::MetadataType::kDouble);
   } else {
     m.value = std::string(e.GetBytes(F::kText));
     m.is_text = true;

@@ -20,6 +20,7 @@ struct MetadataValue {
   std::string_view key;  // the key's (or format's) string; "" if none
   std::string value;     // JSON-ready: a number or array, or text when is_text
   bool is_text = false;
+  bool is_real = false;  // one float or double (its text may read as an integer)
 };
 
 bool IsMetadataKind(format::EventKind kind);

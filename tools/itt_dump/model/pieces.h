@@ -254,7 +254,7 @@ struct PieceRecord {
   static void PutArg(TextBuffer* out, const Arg& a) {
     PutText(out, a.key);
     PutText(out, a.value);
-    out->push_back(a.is_text ? 1 : 0);
+    out->push_back(static_cast<char>((a.is_text ? 1 : 0) | (a.is_real ? 2 : 0)));
   }
 
   class Reader {
@@ -272,10 +272,12 @@ struct PieceRecord {
       return text;
     }
     // The next arg as views of the record.
-    void NextArg(std::string_view* key, std::string_view* value, bool* is_text) {
+    void NextArg(std::string_view* key, std::string_view* value, bool* is_text, bool* is_real) {
       *key = Text();
       *value = Text();
-      *is_text = *at_++ != 0;
+      const char flags = *at_++;
+      *is_text = (flags & 1) != 0;
+      *is_real = (flags & 2) != 0;
     }
     bool done() const { return at_ >= end_; }
 

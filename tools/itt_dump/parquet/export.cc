@@ -296,6 +296,7 @@ struct ArgRow {
   std::string_view key;
   std::string_view value;
   bool is_text = false;
+  bool is_real = false;  // a float or double: real_value, even when integral
 };
 
 // The keys of a slice row's texts (SliceRow::category_key, name_key), and
@@ -414,8 +415,8 @@ class PieceTaskRecord {
   std::string_view category() const { return category_; }
   std::string_view name() const { return name_; }
   // The next arg. REQUIRES: fewer than task().args read.
-  void NextArg(std::string_view* key, std::string_view* value, bool* is_text) {
-    in_.NextArg(key, value, is_text);
+  void NextArg(std::string_view* key, std::string_view* value, bool* is_text, bool* is_real) {
+    in_.NextArg(key, value, is_text, is_real);
   }
 
  private:
@@ -523,10 +524,15 @@ class RowWriter {
     r.OptInt(s.slice_id != 0, static_cast<int64_t>(s.slice_id)).Int(Ns(s.ticks)).Static(s.scope);
     r.Str(s.key);
     int64_t i = 0;
+    uint64_t u = 0;
     double d = 0;
     const absl::string_view value(s.value.data(), s.value.size());  // absl's may not be std's
-    if (!s.is_text && absl::SimpleAtoi(value, &i)) {
+    if (!s.is_text && !s.is_real && absl::SimpleAtoi(value, &i)) {
       r.Static("int").Int(i).Null().Null();
+    } else if (!s.is_text && !s.is_real && absl::SimpleAtoi(value, &u)) {
+      // A u64 past INT64_MAX: its two's complement, as addresses are
+      // (docs/ITT_DUMP.md says how a query gets it back).
+      r.Static("int").Int(static_cast<int64_t>(u)).Null().Null();
     } else if (!s.is_text && !value.empty() && value.front() != '[' &&
                absl::SimpleAtod(value, &d)) {
       r.Static("real").Null().Real(d).Null();
@@ -721,7 +727,7 @@ class ParquetExporter : public IntervalListener {
   }
   // An args row; `value` is kept (Keep), `key` must outlive the pass.
   void Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks, const char* scope,
-            std::string_view key, std::string_view value, bool is_text);
+            std::string_view key, std::string_view value, bool is_text, bool is_real);
   // An instant row; `category` and `name` must outlive the pass (or be
   // kept: Keep).
   void Instant(const ThreadRec& t, uint64_t ticks, std::string_view category, std::string_view name,
@@ -1047,8 +1053,9 @@ void ParquetExporter::AppendPieceTask(const PieceMerger::Item& item) {
     std::string_view key;
     std::string_view value;
     bool is_text = false;
-    record.NextArg(&key, &value, &is_text);
-    Args(id, t, task.begin, "task", Keep(key), value, is_text);
+    bool is_real = false;
+    record.NextArg(&key, &value, &is_text, &is_real);
+    Args(id, t, task.begin, "task", Keep(key), value, is_text, is_real);
   }
 }
 
@@ -1172,13 +1179,14 @@ void ParquetExporter::WriteInterval(const Interval& iv, uint64_t id, uint64_t pa
   RowAdded();
   if (iv.args != nullptr) {
     for (const Arg& a : *iv.args) {
-      Args(id, *iv.thread, iv.begin, "task", Keep(a.key), a.value, a.is_text);
+      Args(id, *iv.thread, iv.begin, "task", Keep(a.key), a.value, a.is_text, a.is_real);
     }
   }
 }
 
 void ParquetExporter::Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks, const char* scope,
-                           std::string_view key, std::string_view value, bool is_text) {
+                           std::string_view key, std::string_view value, bool is_text,
+                           bool is_real) {
   ArgRow& row = NewRow<ArgRow>();
   row.thread = &t;
   row.slice_id = slice_id;
@@ -1187,6 +1195,7 @@ void ParquetExporter::Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks
   row.key = key;
   row.value = Keep(value);
   row.is_text = is_text;
+  row.is_real = is_real;
   RowAdded();
 }
 
@@ -1372,7 +1381,7 @@ void ParquetExporter::OnMarker(const Event& e, const ThreadRec& t) {
 void ParquetExporter::OnScopedMetadata(const Event& e, const ThreadRec& t) {
   const MetadataValue m = DecodeMetadata(x_, e);
   if (!filter_.KeepsItem(t, e.Get(F::kDomain), m.key, e.time)) return;
-  Args(0, t, e.time, MarkerScope(e.Get(F::kScope)), m.key, m.value, m.is_text);
+  Args(0, t, e.time, MarkerScope(e.Get(F::kScope)), m.key, m.value, m.is_text, m.is_real);
 }
 
 void ParquetExporter::OnJit(const Event& e, const ThreadRec& t) {
