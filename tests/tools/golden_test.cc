@@ -545,6 +545,37 @@ TEST(VtuneCsv, TimeFiltersCountFromTheSetsStartOnEveryHost) {
   EXPECT_EQ(std::count(text.out.begin(), text.out.end(), '\n'), 18) << text.out;
 }
 
+// A v3 counter (__itt_counter_create_v3) set by its handle and
+// incremented by its domain and name is one counter: one row, its value
+// 10, 11, 16, 15, on every core (in stretches too) and on one.
+TEST(Stats, AV3CounterSetAndIncrementedIsOneCounter) {
+  TraceBuilder b(TestHeader());
+  b.String(1, "x").Domain(1, "dom");
+  b.Counter(7, "x", "dom", 1, format::MetadataType::kU64);
+  b.Thread(0, 101, "main").SyncAt(1000);
+  std::vector<format::Event> events;
+  events.push_back(Ev(format::EventKind::kCounterSetValueV3, 1100,
+                      {{F::kCounter, U(7)},
+                       {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
+                       {F::kValue, U(10)}}));
+  events.push_back(
+      Ev(format::EventKind::kCounterIncV3, 1200, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+  events.push_back(Ev(format::EventKind::kCounterIncDeltaV3, 1300,
+                      {{F::kDomain, U(1)}, {F::kName, U(1)}, {F::kDelta, U(5)}}));
+  events.push_back(
+      Ev(format::EventKind::kCounterDecV3, 1400, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+  b.Events(0, events);
+  b.End(1500);
+  const std::string trace = b.bytes();
+  const std::vector<std::string> args = {"stats", "--format=csv", "trace.itt"};
+  for (const DumpResult& r :
+       {RunDump(args, trace), RunDumpOnOneCore(args, trace), RunDumpInStretches(args, trace, 1)}) {
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("counters,dom,x,4,10,16,15\n"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("counters,dom,x,3,"), std::string::npos) << r.out;
+  }
+}
+
 TEST_F(GoldenTest, VerifyCleanTrace) {
   DumpResult r = Run({"verify", "trace.itt"});
   EXPECT_EQ(r.status, 0);

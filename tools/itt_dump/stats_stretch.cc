@@ -33,7 +33,10 @@ using stats_internal::FamilyOf;
 
 class StatsCollector::Stretch final : public ApartStretch {
  public:
-  explicit Stretch(const StatsCollector& whole) : rows(EmptyLike(whole)) { Clear(); }
+  explicit Stretch(const StatsCollector& whole) : rows(EmptyLike(whole)) {
+    counters.set_index(&whole.x_);
+    Clear();
+  }
 
   // The frames the stretch pairs.
   void OnInterval(const Interval& iv) override { rows->OnInterval(iv); }

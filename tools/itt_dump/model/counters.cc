@@ -49,6 +49,27 @@ bool DecodeCounterChange(const format::Event& e, CounterChange* c) {
   }
 }
 
+void V3CounterKeys::Resolve(CounterChange* c) {
+  if (c->key_kind != 2 || index_ == nullptr) return;
+  const auto [it, added] = ids_.try_emplace(std::make_pair(c->a, c->b), 0);
+  if (added) {
+    const std::string_view name = index_->String(c->b);
+    uint64_t found = 0;
+    int matches = 0;
+    for (const auto& [id, def] : index_->counters.entries()) {
+      if (def.domain == c->a && def.domain != 0 && def.name == name) {
+        found = id;
+        ++matches;
+      }
+    }
+    if (matches == 1) it->second = found;
+  }
+  if (it->second == 0) return;
+  c->key_kind = 1;
+  c->a = it->second;
+  c->b = 0;
+}
+
 namespace {
 
 uint64_t Mix(uint64_t a, uint64_t b) {
@@ -106,6 +127,7 @@ Counter* CounterTracker::FindByKey(const CounterChange& c) {
 bool CounterTracker::OnEvent(const format::Event& e, CounterSample* sample) {
   CounterChange c;
   if (!DecodeCounterChange(e, &c)) return false;
+  keys_.Resolve(&c);
   Apply(c, format::EffectiveTime(e), sample);
   return true;
 }
@@ -127,6 +149,7 @@ void CounterStretch::Clear() {
 bool CounterStretch::OnEvent(const format::Event& e, const ThreadRec& t, CounterChange* c,
                              bool* known, long double* value) {
   if (!DecodeCounterChange(e, c)) return false;
+  keys_.Resolve(c);
   State& s = counters_[std::make_tuple(c->key_kind, c->a, c->b)];
   if (c->set) {
     s.known = true;

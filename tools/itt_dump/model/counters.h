@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "format/schema.h"
@@ -38,6 +39,25 @@ struct CounterChange {
 
 // Fills *c and returns true for the kinds that change a counter's value.
 bool DecodeCounterChange(const format::Event& e, CounterChange* c);
+
+// The counters of `index` that changes by (domain, name) are of: a v3
+// counter (__itt_counter_create_v3) takes __itt_counter_set_value_v3 by its
+// id, and __itt_counter_inc_v3 and the others by its domain and name. One
+// counter the trace made with that domain and name is the counter of both;
+// with none, or several (processes of a set), the change keeps its key.
+//
+// Thread safety: none (each tracker and stretch has its own).
+class V3CounterKeys {
+ public:
+  explicit V3CounterKeys(const TraceIndex* index = nullptr) : index_(index) {}
+  // Where `c` is by (domain, name) and one counter is of it: makes it by
+  // that counter's id.
+  void Resolve(CounterChange* c);
+
+ private:
+  const TraceIndex* index_;
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> ids_;  // (domain, name) -> id, 0: none
+};
 
 // Whether `kind` may change a counter's value: one compare, so consumers
 // ask it before calling into the tracker for every event.
@@ -88,6 +108,9 @@ class CounterStretch {
     uint64_t b = 0;
     long double value = 0;
   };
+  // Changes by (domain, name) resolved as the tracker resolves them (the
+  // set's index; must outlive the stretch).
+  void set_index(const TraceIndex* index) { keys_ = V3CounterKeys(index); }
   void Clear();
   // If `e` changes a counter: true, with *change its change, and
   // *known whether the stretch knows the value after it (in *value).
@@ -103,12 +126,13 @@ class CounterStretch {
   };
   std::map<std::tuple<uint64_t, uint64_t, uint64_t>, State> counters_;
   std::vector<Deferred> deferred_;
+  V3CounterKeys keys_;
 };
 
 class CounterTracker {
  public:
   // `index` must outlive the tracker.
-  explicit CounterTracker(const TraceIndex& index) : index_(index) {}
+  explicit CounterTracker(const TraceIndex& index) : index_(index), keys_(&index) {}
 
   // If `e` changes a counter: applies the change (sample->counter->value is
   // the new value) and returns true. Cost: one hash lookup.
@@ -145,6 +169,7 @@ class CounterTracker {
   void Apply(const CounterChange& c, uint64_t ticks, CounterSample* sample);
 
   const TraceIndex& index_;
+  V3CounterKeys keys_;
   U64Map<Counter*> by_hash_;
   std::map<std::tuple<uint64_t, uint64_t, uint64_t>, Counter*> exact_;
   std::vector<std::unique_ptr<Counter>> counters_;
