@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +46,10 @@ size_t g_spare_count = 0;
 void OnThreadExit(void* arg) {
   auto* t = static_cast<ThreadState*>(arg);
   if (tls_thread == t) tls_thread = nullptr;
+  // Its name now, while the thread exists: the flusher that writes the
+  // exited thread's info can no longer read it from /proc.
+  if (prctl(PR_GET_NAME, t->exit_comm) != 0) t->exit_comm[0] = '\0';
+  t->exit_comm[sizeof(t->exit_comm) - 1] = '\0';
   // Pairs with the flusher's acquire load: all our commits precede it.
   t->exited.store(1, std::memory_order_release);
 }

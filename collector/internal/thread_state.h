@@ -22,6 +22,9 @@
 //                  the flusher after a drain; relaxed (a hint, no data).
 //   exited         set by the owner's key destructor (release), read by
 //                  the flusher (acquire: all commits happen-before it).
+//   exit_comm      the kernel's name of the thread as it exited: written by
+//                  the key destructor before `exited`, read by the flusher
+//                  after it (the thread's /proc entry is gone by then).
 //   discard        set in a fork child for threads that no longer exist.
 //   next           written before publication (release CAS on the list
 //                  head) and afterwards only by flusher 0 (the only one
@@ -78,6 +81,7 @@ struct ThreadState {
   std::atomic<uint64_t> dropped[kLossCauseSlots];
   std::atomic<int> wake_pending{0};
   std::atomic<int> exited{0};
+  char exit_comm[16] = {};  // TASK_COMM_LEN; see above
   std::atomic<int> discard{0};
   ThreadState* next = nullptr;
   uint8_t* buffer;

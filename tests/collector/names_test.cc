@@ -2,11 +2,14 @@
 // every thread gets one handle per name, and the trace defines each name
 // once and refers to it from every task recorded with it. Block mode, so
 // that every task is in the trace. Also run under ThreadSanitizer.
+// And threads named by pthread_setname_np keep their names in the trace
+// when they exit before the end (thread_names_program.c).
 
 #include <sys/wait.h>
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -68,6 +71,26 @@ TEST(Names, ThreadsCreatingTheSameNamesAtOnceGetOneHandleEachDefinedOnce) {
     EXPECT_EQ(domains[domain], 1) << domain;
     EXPECT_EQ(tasks[domain + " " + name], ThreadsWithName(k)) << name;
   }
+}
+
+TEST(Names, AThreadKeepsItsNameAfterItExits) {
+  const std::string dir = MakeTempDir("thread_names");
+  const std::string path = dir + "/names.itt";
+  const int status = RunProgram({Runfile("tests/collector/thread_names_program")},
+                                {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"),
+                                 "ITTC_OUTPUT=" + path, "ITTC_OVERFLOW=block"},
+                                dir + "/stdout.txt");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+
+  auto trace = LoadTrace(path);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_TRUE(trace->has_end);
+  EXPECT_EQ(trace->TotalLoss(), 0u);
+  std::set<std::string> names;
+  for (const auto& [index, name] : trace->thread_names) names.insert(name);
+  EXPECT_EQ(names.count("drained-alive"), 1u) << ::testing::PrintToString(names);
+  EXPECT_EQ(names.count("exit-unseen"), 1u) << ::testing::PrintToString(names);
+  EXPECT_EQ(trace->OfKind(EventKind::kTaskBegin).size(), 3u);
 }
 
 }  // namespace
