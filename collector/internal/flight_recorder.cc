@@ -27,6 +27,8 @@ using format::FlightReason;
 constexpr std::string_view kTraceSuffix = ".itt";
 constexpr std::string_view kDumpInfix = ".flight-";
 constexpr std::string_view kTempSuffix = ".tmp";
+// Ends the warning of a failed dump: the ones that fail after it say nothing.
+constexpr char kUntilADumpSucceeds[] = " (further failures are not reported until a dump succeeds)";
 
 // Splits a trace path into what comes before and after a dump's number.
 void SplitDumpPath(const std::string& trace_path, std::string* before, std::string* after) {
@@ -91,6 +93,10 @@ struct Recorder {
   // on the stack of a signal handler, which may be a small one.
   char temp_path[PATH_MAX + 32] = {};
   char final_path[PATH_MAX + 32] = {};
+  // Whether the last dump failed (with the dump lock): a failure after a
+  // failure is not reported again, so that a trigger that keeps firing
+  // at an output that cannot be made does not flood stderr.
+  bool failing = false;
   std::atomic<uint64_t> dumps{0};  // numbers given so far
   // Triggers posted so far, and the last one's time and what.
   std::atomic<int> requested{0};
@@ -157,10 +163,13 @@ bool WriteDumpFile(Recorder* r, const FlightDumpRequest& request, uint64_t deadl
   }
   const int fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
+    if (r->failing) return false;
+    r->failing = true;
     if (in_handler) {
       SignalSafeWarning("cannot create the flight recorder's dump file\n");
     } else {
-      LogWarning("cannot create the flight recorder's dump %s: %s", temp, std::strerror(errno));
+      LogWarning("cannot create the flight recorder's dump %s: %s%s", temp, std::strerror(errno),
+                 kUntilADumpSucceeds);
     }
     return false;
   }
@@ -173,15 +182,20 @@ bool WriteDumpFile(Recorder* r, const FlightDumpRequest& request, uint64_t deadl
     error = errno;
   }
   if (ok) {
-    if (rename(temp, final_path) == 0) return true;
+    if (rename(temp, final_path) == 0) {
+      r->failing = false;
+      return true;
+    }
     error = errno;
   }
   unlink(temp);
+  if (r->failing) return false;
+  r->failing = true;
   if (in_handler) {
     SignalSafeWarning("the flight recorder could not write its dump\n");
   } else {
-    LogWarning("the flight recorder could not write its dump %s: %s", final_path,
-               std::strerror(error));
+    LogWarning("the flight recorder could not write its dump %s: %s%s", final_path,
+               std::strerror(error), kUntilADumpSucceeds);
   }
   return false;
 }
@@ -342,8 +356,15 @@ bool Start(const Settings& settings, FlightStore* store, const std::string& trac
   auto* r = new (std::nothrow) Recorder();
   if (r == nullptr) return false;
   r->store = store;
+  // Dumps are written later, perhaps after the program changed its
+  // directory: a relative path counts from the directory at the start.
+  std::string path = trace_path;
+  if (!path.empty() && path[0] != '/') {
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) != nullptr) path = std::string(cwd) + "/" + path;
+  }
   std::string before, after;
-  SplitDumpPath(trace_path, &before, &after);
+  SplitDumpPath(path, &before, &after);
   if (before.size() >= sizeof r->before) {
     LogWarning("the trace path %s is too long for the flight recorder's dumps; collection is off",
                trace_path.c_str());

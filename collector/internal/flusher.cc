@@ -973,9 +973,8 @@ void FlusherWorker::WriteThreadInfo(ThreadState* t) {
   if (t->flusher_name.empty()) {
     // An exited thread's name is the one it had as it exited (acquire:
     // written before `exited`); a name that cannot be read keeps the last.
-    std::string comm = t->exited.load(std::memory_order_acquire) != 0
-                           ? std::string(t->exit_comm)
-                           : ThreadComm(t->tid);
+    std::string comm = t->exited.load(std::memory_order_acquire) != 0 ? std::string(t->exit_comm)
+                                                                      : ThreadComm(t->tid);
     if (!comm.empty()) t->flusher_comm = std::move(comm);
   }
   format::ThreadInfo info;

@@ -24,6 +24,8 @@
 //   own-handler            install a SIGUSR2 handler of its own, emit,
 //                          raise SIGUSR2 (the program's handler runs), exit
 //   plain                  emit; exit
+//   chdir START LATER      before any ITT call, make START the current
+//                          directory; emit; make LATER current; exit
 
 #include <ittnotify.h>
 #include <sched.h>
@@ -148,6 +150,7 @@ int main(int argc, char** argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR2, &sa, nullptr);
   }
+  if (mode == "chdir" && (argc != 4 || chdir(argv[2]) != 0)) return 2;
   g_domain = __itt_domain_create("flight");
   for (int i = 0; i < 64; ++i) {
     g_names[i] = __itt_string_handle_create(("name-" + std::to_string(i)).c_str());
@@ -164,6 +167,7 @@ int main(int argc, char** argv) {
     ReportEmitted("worker-", next);
     return 0;
   }
+  if (mode == "chdir") return chdir(argv[3]) == 0 ? 0 : 7;
   if (mode == "signal" && argc == 3) {
     ReportEmitted("worker-", next);
     Say("ready " + std::to_string(__itt_get_timestamp()));

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -412,8 +413,6 @@ TEST(Flight, ForkChildDumpsOnlyItsOwnEvents) {
   EXPECT_FALSE(Exists(FlightDumpPath(child_trace, 2)));
 }
 
-// Bad values: one clear warning each, the default, and the program runs
-// to its end.
 // A dump whose final name cannot be taken (a directory is there) is
 // reported with the reason the rename gave.
 TEST(Flight, AFailedRenameSaysWhy) {
@@ -430,6 +429,48 @@ TEST(Flight, AFailedRenameSaysWhy) {
   EXPECT_EQ(err.find("Success"), std::string::npos) << err;
 }
 
+// A dump that cannot be made is reported once, not at every trigger: the
+// signal's dump and the exit's both fail (the directory does not exist),
+// and only the first says so.
+TEST(Flight, AnOutputThatCannotBeMadeIsReportedOnce) {
+  const std::string dir = MakeTempDir("flight_unmade");
+  const std::string trace = dir + "/missing/app.itt";
+  const std::string go = dir + "/go";
+  pid_t pid = Spawn({Runfile("tests/reliability/flight_program"), "signal", go}, FlightEnv(trace),
+                    dir + "/out", dir + "/err");
+  ASSERT_GT(pid, 0);
+  ASSERT_FALSE(WaitForLine(dir + "/out", "ready ", kHangSeconds).empty());
+  ASSERT_EQ(kill(pid, SIGUSR2), 0);
+  const std::string warning =
+      WaitForLine(dir + "/err", "ittcollector: warning: cannot create", kHangSeconds);
+  std::ofstream(go) << "go\n";
+  ExitInfo exit = WaitFor(pid, kHangSeconds);
+  ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit);
+  ASSERT_FALSE(warning.empty()) << ReadFileOrEmpty(dir + "/err");
+  EXPECT_NE(warning.find(FlightDumpPath(trace, 1)), std::string::npos) << warning;
+  EXPECT_NE(warning.find("No such file or directory"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("further failures are not reported"), std::string::npos) << warning;
+  const auto lines = CollectorLines(dir + "/err");
+  EXPECT_EQ(lines.size(), 1u) << ReadFileOrEmpty(dir + "/err");
+}
+
+// A relative ITTC_OUTPUT counts from the directory the program was in when
+// collection started, not from the one it is in at the dump.
+TEST(Flight, ARelativePathCountsFromTheDirectoryAtTheStart) {
+  const std::string dir = MakeTempDir("flight_chdir");
+  const std::string start = dir + "/start";
+  const std::string later = dir + "/later";
+  ASSERT_EQ(mkdir(start.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(later.c_str(), 0755), 0);
+  ExitInfo exit = RunFor({Runfile("tests/reliability/flight_program"), "chdir", start, later},
+                         FlightEnv("app.itt"), dir + "/out", dir + "/err", kHangSeconds);
+  ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n" << ReadFileOrEmpty(dir + "/err");
+  EXPECT_EQ(LoadDump(FlightDumpPath(start + "/app.itt", 1)).flight.reason, FlightReason::kExit);
+  EXPECT_FALSE(Exists(FlightDumpPath(later + "/app.itt", 1)));
+}
+
+// Bad values: one clear warning each, the default, and the program runs
+// to its end.
 TEST(Flight, BadValuesWarnAndTakeTheDefault) {
   const std::string dir = MakeTempDir("flight_bad");
   {
