@@ -391,7 +391,8 @@ def section_calls(out, calls, recorded):
     out.append("*compiled out* = built with `INTEL_NO_ITTNOTIFY_API` (the empty loop); "
                "*no collector* = our static part, `INTEL_LIBITTNOTIFY64` unset; *paused* = "
                "after `__itt_pause()`; *domain filtered* = recording with `ITTC_DOMAINS` "
-               "excluding the benchmark's domain (calls without a domain still record).")
+               "excluding the benchmark's domain, which its counters and heap function "
+               "belong to too (calls without a domain still record).")
     out.append("")
     states = ["compiled_out", "no_collector", "paused", "filtered"]
     floors = {s: per_call_ns(calls[s].get("BM_Floor_Rdtsc/" + s)) if calls.get(s) else None

@@ -75,43 +75,54 @@ bool CounterValueBits(int type, const void* p, uint64_t* bits) {
   }
 }
 
+// Sets *id to the counter's; false if its calls record nothing (ITTC_DOMAINS
+// leaves its domain out).
+inline bool RecordedCounter(__itt_counter counter, uint32_t* id) {
+  const __itt_counter_info_t* c = AsCounter(counter);
+  *id = CounterId(c);
+  return !FilteredOut(c);
+}
+
 inline void CounterOnly(EventKind kind, __itt_counter counter) {
   CallScope call;
   if (!call.ok()) return;
-  uint64_t now = ReadTicks();
   if (counter == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), kind, now, uint64_t{CounterId(AsCounter(counter))});
+  uint32_t id;
+  if (!RecordedCounter(counter, &id)) return;
+  Emit(call.thread(), kind, ReadTicks(), uint64_t{id});
 }
 
 // __itt_counter_inc and _dec: kind kCounterInc or kCounterDec.
 inline void CounterStep(EventKind kind, __itt_counter counter) {
   CallScope call;
   if (!call.ok()) return;
-  uint64_t now = ReadTicks();
   if (counter == nullptr) return CountInvalidCall(call.thread());
-  WriteCounterStep(kind, CounterId(AsCounter(counter)), RingWriter(call.thread(), now));
+  uint32_t id;
+  if (!RecordedCounter(counter, &id)) return;
+  WriteCounterStep(kind, id, RingWriter(call.thread(), ReadTicks()));
 }
 
 inline void CounterDelta(EventKind kind, __itt_counter counter, unsigned long long delta) {
   CallScope call;
   if (!call.ok()) return;
-  uint64_t now = ReadTicks();
   if (counter == nullptr) return CountInvalidCall(call.thread());
-  Emit(call.thread(), kind, now, uint64_t{CounterId(AsCounter(counter))},
-       static_cast<uint64_t>(delta));
+  uint32_t id;
+  if (!RecordedCounter(counter, &id)) return;
+  Emit(call.thread(), kind, ReadTicks(), uint64_t{id}, static_cast<uint64_t>(delta));
 }
 
 inline void SetValue(EventKind kind, __itt_counter counter, void* value_ptr) {
   CallScope call;
   if (!call.ok()) return;
-  uint64_t now = ReadTicks();
   uint64_t bits;
   if (counter == nullptr || value_ptr == nullptr ||
       !CounterValueBits(AsCounter(counter)->type, value_ptr, &bits)) {
     return CountInvalidCall(call.thread());
   }
-  __itt_counter_info_t* c = AsCounter(counter);
-  Emit(call.thread(), kind, now, uint64_t{CounterId(c)}, static_cast<uint64_t>(c->type), bits);
+  uint32_t id;
+  if (!RecordedCounter(counter, &id)) return;
+  Emit(call.thread(), kind, ReadTicks(), uint64_t{id},
+       static_cast<uint64_t>(AsCounter(counter)->type), bits);
 }
 
 inline void DomainCounter(EventKind kind, const __itt_domain* domain, __itt_string_handle* name) {
@@ -161,17 +172,18 @@ ITTC_EXPORT void ITTAPI __itt_counter_set_value_ex(__itt_counter id,
                                                    unsigned long long timestamp, void* value_ptr) {
   CallScope call;
   if (!call.ok()) return;
-  uint64_t now = ReadTicks();
   uint64_t bits;
   if (id == nullptr || value_ptr == nullptr ||
       !CounterValueBits(AsCounter(id)->type, value_ptr, &bits)) {
     return CountInvalidCall(call.thread());
   }
-  __itt_counter_info_t* c = AsCounter(id);
+  uint32_t counter_id;
+  if (!RecordedCounter(id, &counter_id)) return;
+  const uint64_t now = ReadTicks();
   uint64_t clock_id;
   uint64_t ticks = UserTimeToTicks(clock_domain, timestamp, &clock_id);
-  Emit(call.thread(), EventKind::kCounterSetValueEx, now, uint64_t{CounterId(c)}, clock_id,
-       static_cast<uint64_t>(timestamp), ticks, static_cast<uint64_t>(c->type), bits);
+  Emit(call.thread(), EventKind::kCounterSetValueEx, now, uint64_t{counter_id}, clock_id,
+       static_cast<uint64_t>(timestamp), ticks, static_cast<uint64_t>(AsCounter(id)->type), bits);
 }
 
 ITTC_EXPORT void ITTAPI __itt_counter_inc_v3(const __itt_domain* domain,
@@ -199,11 +211,12 @@ ITTC_EXPORT void ITTAPI __itt_bind_context_metadata_to_counter(__itt_counter cou
                                                                __itt_context_metadata* metadata) {
   CallScope call;
   if (!call.ok()) return;
-  uint64_t now = ReadTicks();
   if (counter == nullptr || (metadata == nullptr && length != 0)) {
     return CountInvalidCall(call.thread());
   }
-  uint64_t counter_id = CounterId(AsCounter(counter));
+  uint32_t counter_id;
+  if (!RecordedCounter(counter, &counter_id)) return;
+  const uint64_t now = ReadTicks();
   for (size_t i = 0; i < length; ++i) {
     const __itt_context_metadata& m = metadata[i];
     const uint64_t type = EnumBits(m.type);
@@ -235,7 +248,9 @@ ITTC_EXPORT void ITTAPI __itt_histogram_submit(__itt_histogram* hist, size_t len
   RawBytes x{"", 0};
   if (x_data != nullptr) x = RawBytes{x_data, length * static_cast<size_t>(x_size)};
   RawBytes y{y_data, length * static_cast<size_t>(y_size)};
+  const uint32_t id = HistogramId(hist);
+  if (FilteredOut(hist)) return;
   // A histogram too large for the ring is counted as too large by Emit.
-  Emit(call.thread(), EventKind::kHistogramSubmit, now, uint64_t{HistogramId(hist)},
-       static_cast<uint64_t>(length), x, y);
+  Emit(call.thread(), EventKind::kHistogramSubmit, now, uint64_t{id}, static_cast<uint64_t>(length),
+       x, y);
 }

@@ -39,12 +39,24 @@ inline void SyncAddr(EventKind kind, void* addr) {
   Emit(call.thread(), kind, now, reinterpret_cast<uint64_t>(addr));
 }
 
+// Whether a call of heap function h records: false, and counted as
+// invalid, for a null or foreign h; false for a function of a domain
+// ITTC_DOMAINS leaves out. Sets *id.
+inline bool HeapFunctionRecorded(ThreadState* thread, __itt_heap_function h, uint32_t* id) {
+  *id = Registry::HeapFunctionId(h);
+  if (*id == 0) {
+    CountInvalidCall(thread);
+    return false;
+  }
+  return !Registry::HeapFunctionFilteredOut(h);
+}
+
 inline void HeapCall(EventKind kind, __itt_heap_function h, uint64_t a) {
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
-  uint32_t id = Registry::HeapFunctionId(h);
-  if (id == 0) return CountInvalidCall(call.thread());
+  uint32_t id;
+  if (!HeapFunctionRecorded(call.thread(), h, &id)) return;
   Emit(call.thread(), kind, now, uint64_t{id}, a);
 }
 
@@ -125,8 +137,8 @@ ITTC_EXPORT void ITTAPI __itt_heap_allocate_begin(__itt_heap_function h, size_t 
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
-  uint32_t id = Registry::HeapFunctionId(h);
-  if (id == 0) return CountInvalidCall(call.thread());
+  uint32_t id;
+  if (!HeapFunctionRecorded(call.thread(), h, &id)) return;
   Emit(call.thread(), EventKind::kHeapAllocateBegin, now, uint64_t{id}, static_cast<uint64_t>(size),
        static_cast<uint64_t>(initialized != 0));
 }
@@ -136,8 +148,9 @@ ITTC_EXPORT void ITTAPI __itt_heap_allocate_end(__itt_heap_function h, void** ad
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
-  uint32_t id = Registry::HeapFunctionId(h);
-  if (id == 0 || addr == nullptr) return CountInvalidCall(call.thread());
+  uint32_t id;
+  if (!HeapFunctionRecorded(call.thread(), h, &id)) return;
+  if (addr == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kHeapAllocateEnd, now, uint64_t{id},
        reinterpret_cast<uint64_t>(*addr), static_cast<uint64_t>(size),
        static_cast<uint64_t>(initialized != 0));
@@ -156,8 +169,8 @@ ITTC_EXPORT void ITTAPI __itt_heap_reallocate_begin(__itt_heap_function h, void*
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
-  uint32_t id = Registry::HeapFunctionId(h);
-  if (id == 0) return CountInvalidCall(call.thread());
+  uint32_t id;
+  if (!HeapFunctionRecorded(call.thread(), h, &id)) return;
   Emit(call.thread(), EventKind::kHeapReallocateBegin, now, uint64_t{id},
        reinterpret_cast<uint64_t>(addr), static_cast<uint64_t>(new_size),
        static_cast<uint64_t>(initialized != 0));
@@ -169,8 +182,9 @@ ITTC_EXPORT void ITTAPI __itt_heap_reallocate_end(__itt_heap_function h, void* a
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
-  uint32_t id = Registry::HeapFunctionId(h);
-  if (id == 0 || new_addr == nullptr) return CountInvalidCall(call.thread());
+  uint32_t id;
+  if (!HeapFunctionRecorded(call.thread(), h, &id)) return;
+  if (new_addr == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kHeapReallocateEnd, now, uint64_t{id},
        reinterpret_cast<uint64_t>(addr), reinterpret_cast<uint64_t>(*new_addr),
        static_cast<uint64_t>(new_size), static_cast<uint64_t>(initialized != 0));

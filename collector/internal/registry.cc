@@ -258,6 +258,7 @@ uint32_t Registry::DefineCounterLocked(__itt_counter_info_t* counter) {
   AppendDefinitionLocked(EventKind::kDefCounter, uint64_t{id}, AsBytes(Cap(counter->nameA)),
                          AsBytes(dom_text), uint64_t{domain_id},
                          static_cast<uint64_t>(counter->type));
+  if (DomainFilteredOutLocked(domain_id)) counter->extra2 = kFilteredOutMark;
   // Pairs with the acquire load in CounterId().
   __atomic_store_n(&counter->extra1, static_cast<int>(id), __ATOMIC_RELEASE);
   return id;
@@ -297,6 +298,7 @@ uint32_t Registry::DefineHistogramLocked(__itt_histogram* histogram, uint32_t do
   AppendDefinitionLocked(EventKind::kDefHistogram, uint64_t{id}, uint64_t{domain_id},
                          AsBytes(Cap(histogram->nameA)), EnumBits(histogram->x_type),
                          EnumBits(histogram->y_type));
+  if (DomainFilteredOutLocked(domain_id)) histogram->extra2 = kFilteredOutMark;
   // Pairs with the acquire load in HistogramId().
   __atomic_store_n(&histogram->extra1, static_cast<int>(id), __ATOMIC_RELEASE);
   return id;
@@ -367,9 +369,10 @@ __itt_heap_function Registry::CreateHeapFunction(const char* name, const char* d
   std::string key = PairKey(dom_text, name_text);
   auto it = heap_functions_.find(key);
   if (it != heap_functions_.end()) return it->second;
-  auto* f = new (std::nothrow) HeapFunction{kHeapFunctionMagic, 0};
+  auto* f = new (std::nothrow) HeapFunction{kHeapFunctionMagic, 0, false};
   if (f == nullptr) return nullptr;
   f->id = static_cast<uint32_t>(heap_functions_.size() + 1);
+  f->filtered_out = !dom_text.empty() && !FilterAccepts(dom_text.c_str());
   AppendDefinitionLocked(EventKind::kDefHeapFunction, uint64_t{f->id}, AsBytes(name_text),
                          AsBytes(dom_text));
   heap_functions_.emplace(std::move(key), f);

@@ -58,6 +58,7 @@ struct ClockParams {
 struct HeapFunction {
   uint64_t magic;
   uint32_t id;
+  bool filtered_out;  // its domain is one ITTC_DOMAINS leaves out
 };
 inline constexpr uint64_t kHeapFunctionMagic = 0x4954544348454150ull;  // "ITTCHEAP"
 
@@ -145,6 +146,11 @@ class Registry {
     auto* f = static_cast<const HeapFunction*>(h);
     return f != nullptr && f->magic == kHeapFunctionMagic ? f->id : 0;
   }
+  // REQUIRES: HeapFunctionId(h) != 0. Whether its calls record nothing
+  // (ITTC_DOMAINS leaves its domain out).
+  static bool HeapFunctionFilteredOut(__itt_heap_function h) {
+    return static_cast<const HeapFunction*>(h)->filtered_out;
+  }
   int CreateEvent(const char* name, int length);
   bool IsEvent(int event) const {
     return event > 0 &&
@@ -189,6 +195,10 @@ class Registry {
   uint32_t DefineCounterLocked(__itt_counter_info_t* counter);
   uint32_t DefineHistogramLocked(__itt_histogram* histogram, uint32_t domain_id);
   bool FilterAccepts(const char* name) const;
+  // Whether ITTC_DOMAINS leaves out domain `domain_id` (0: none, never).
+  bool DomainFilteredOutLocked(uint32_t domain_id) const {
+    return domain_id != 0 && !domain_enabled_[domain_id - 1];
+  }
   template <typename... Args>
   void AppendDefinitionLocked(format::EventKind kind, const Args&... args) {
     size_t size = RawRecordSize(0, 0, args...);
@@ -248,6 +258,15 @@ inline uint32_t HistogramId(const __itt_histogram* h) {
   int id = __atomic_load_n(&h->extra1, __ATOMIC_ACQUIRE);
   if (__builtin_expect(id > 0, 1)) return static_cast<uint32_t>(id);
   return Registry::Get().AdoptHistogram(const_cast<__itt_histogram*>(h));
+}
+
+// A counter's or histogram's extra2 when ITTC_DOMAINS leaves its domain
+// out: its calls record nothing. Set before its id is published (the
+// release store of extra1), so it is read after CounterId or HistogramId.
+inline void* const kFilteredOutMark = reinterpret_cast<void*>(uintptr_t{1});
+template <typename T>
+inline bool FilteredOut(const T* counter_or_histogram) {
+  return __atomic_load_n(&counter_or_histogram->extra2, __ATOMIC_RELAXED) == kFilteredOutMark;
 }
 
 // The conversion parameters of a clock domain we created, or nullptr.

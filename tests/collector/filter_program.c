@@ -1,6 +1,8 @@
 /* ITTC_DOMAINS and ITTC_START_PAUSED, seen from the program: prints each
  * domain's flags after creation, records tasks on two domains, resumes,
- * and records again. */
+ * and records again. Then counters, a histogram and heap functions of
+ * both domains, which have no flags (their calls reach the collector):
+ * only those of the kept domain, and those without a domain, record. */
 #include <ittnotify.h>
 #include <stdio.h>
 
@@ -17,5 +19,37 @@ int main(void) {
   __itt_task_end(keep);
   __itt_task_begin(drop, __itt_null, __itt_null, after);
   __itt_task_end(drop);
+
+  unsigned long long value = 7;
+  __itt_counter kept_counter = __itt_counter_create("kept", "keep.me");
+  __itt_counter no_domain_counter = __itt_counter_create("no_domain", NULL);
+  __itt_counter dropped_counters[3] = {
+      __itt_counter_create("dropped", "drop.me"),
+      __itt_counter_create_typed("dropped_typed", "drop.me", __itt_metadata_u64),
+      __itt_counter_create_v3(drop, "dropped_v3", __itt_metadata_u64)};
+  for (int i = 0; i < 3; ++i) {
+    __itt_counter_inc(dropped_counters[i]);
+    __itt_counter_inc_delta(dropped_counters[i], 2);
+    __itt_counter_set_value(dropped_counters[i], &value);
+    __itt_counter_set_value_v3(dropped_counters[i], &value);
+    __itt_counter_destroy(dropped_counters[i]);
+  }
+  __itt_counter_inc(kept_counter);
+  __itt_counter_inc(no_domain_counter);
+
+  unsigned long long ys[2] = {1, 2};
+  __itt_histogram* dropped_histogram =
+      __itt_histogram_create(drop, "dropped", __itt_metadata_u64, __itt_metadata_u64);
+  __itt_histogram_submit(dropped_histogram, 2, NULL, ys);
+
+  __itt_heap_function kept_heap = __itt_heap_function_create("kept_alloc", "keep.me");
+  __itt_heap_function dropped_heap = __itt_heap_function_create("dropped_alloc", "drop.me");
+  void* block = &value;
+  __itt_heap_allocate_begin(dropped_heap, 8, 0);
+  __itt_heap_allocate_end(dropped_heap, &block, 8, 0);
+  __itt_heap_free_begin(dropped_heap, block);
+  __itt_heap_free_end(dropped_heap, block);
+  __itt_heap_allocate_begin(kept_heap, 8, 0);
+  __itt_heap_allocate_end(kept_heap, &block, 8, 0);
   return 0;
 }

@@ -1,5 +1,6 @@
 // ITTC_DOMAINS enables only matching domains (the others get flags = 0, so
-// the caller skips them), and ITTC_START_PAUSED records nothing until
+// the caller skips them; counters, histograms and heap functions of the
+// others record nothing), and ITTC_START_PAUSED records nothing until
 // __itt_resume.
 
 #include <sys/wait.h>
@@ -42,7 +43,9 @@ TEST(Filter, DomainFilterAndStartPaused) {
     seen.push_back(what);
   }
   EXPECT_EQ(seen, (std::vector<std::string>{"resume", "task_begin:keep.me:after_resume",
-                                            "task_end:keep.me"}));
+                                            "task_end:keep.me", "counter_inc", "counter_inc",
+                                            "heap_allocate_begin", "heap_allocate_end"}));
+  EXPECT_EQ(trace->TotalLoss(), 0u);
   EXPECT_TRUE(trace->has_end);
 }
 
