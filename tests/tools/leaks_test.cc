@@ -118,6 +118,55 @@ TEST(Leaks, ReallocationMovesTheBlockAndFreesAreNeverFatal) {
   EXPECT_NE(r.out.find("\"unknown_frees\":2"), std::string::npos) << r.out;
 }
 
+// A block reallocated on another thread, by another heap function, later
+// is the allocation it comes from: listed, ordered and selected with that
+// allocation's function, thread and time. A reallocation that returned 0
+// for a nonzero size failed (its block stays, nothing is allocated), and
+// free(NULL) frees nothing and is no unknown free.
+TEST(Leaks, AReallocatedBlockIsItsFirstAllocationAndAFailedOneChangesNothing) {
+  TraceBuilder b;
+  b.Domain(1, "d").HeapFunction(1, "alloc", "d").HeapFunction(2, "resize", "d");
+  b.Thread(0, 7, "first").Thread(1, 8, "second");
+  b.Events(0, {Ev(EventKind::kHeapAllocateEnd, 1100,
+                  {{F::kFunction, U(1)}, {F::kAddr, U(0x1000)}, {F::kSize, U(10)}}),
+               Ev(EventKind::kHeapAllocateEnd, 1200,
+                  {{F::kFunction, U(1)}, {F::kAddr, U(0x3000)}, {F::kSize, U(30)}}),
+               Ev(EventKind::kHeapReallocateEnd, 1300,
+                  {{F::kFunction, U(2)},
+                   {F::kAddr, U(0x3000)},
+                   {F::kNewAddr, U(0)},
+                   {F::kNewSize, U(uint64_t{1} << 40)}}),
+               Ev(EventKind::kHeapFreeEnd, 1400, {{F::kFunction, U(1)}, {F::kAddr, U(0)}})});
+  b.Events(1, {Ev(EventKind::kHeapReallocateEnd, 1700,
+                  {{F::kFunction, U(2)},
+                   {F::kAddr, U(0x1000)},
+                   {F::kNewAddr, U(0x2000)},
+                   {F::kNewSize, U(20)}})});
+  b.End(2000);
+  DumpResult r = RunDump({"leaks", "--format=csv", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  // The moved block first (allocated at 1100), then the one the failed
+  // reallocation left.
+  const size_t moved = r.out.find("leaks,0x2000,20,alloc,d,7,");
+  const size_t kept = r.out.find("leaks,0x3000,30,alloc,d,7,");
+  ASSERT_NE(moved, std::string::npos) << r.out;
+  ASSERT_NE(kept, std::string::npos) << r.out;
+  EXPECT_LT(moved, kept) << r.out;
+  EXPECT_NE(r.out.find("summary,2,50,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",0,0\n"), std::string::npos) << r.out;  // no unknown frees
+  // Selected by the allocation's function and thread.
+  r = RunDump({"leaks", "--format=json", "--name=alloc", "--thread=7", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"leaked_count\":2,\"leaked_bytes\":50,"), std::string::npos) << r.out;
+  r = RunDump({"leaks", "--format=json", "--name=resize", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"leaked_count\":0,"), std::string::npos) << r.out;
+  // stats: the failed reallocation allocated no bytes.
+  r = RunDump({"stats", "--format=csv", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("heap,resize,d,0,2,0,20,"), std::string::npos) << r.out;
+}
+
 TEST(PerfMap, OneLinePerMethodLoadInLoadOrder) {
   TraceBuilder b;
   b.Thread(0, 7, "main").Thread(1, 8, "jit");

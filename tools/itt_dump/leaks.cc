@@ -4,7 +4,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -21,12 +20,17 @@ namespace {
 
 using format::Event;
 
-// The task a block was allocated in, and whether the filters select it.
+// The allocation a block comes from (a reallocation's block: the first
+// allocation of the blocks it moved), the task it was made in, and
+// whether the filters select it.
 struct Where {
-  uint64_t name_id = 0;               // kDefString id of the task's name
-  uint64_t fn = 0;                    // or task_begin_fn's function,
-  const ThreadRec* thread = nullptr;  // called by this thread
-  uint64_t begin = 0;                 // at this time
+  uint64_t function = 0;                    // the allocation's heap function,
+  const ThreadRec* alloc_thread = nullptr;  // thread
+  uint64_t ticks = 0;                       // and time
+  uint64_t name_id = 0;                     // kDefString id of the task's name
+  uint64_t fn = 0;                          // or task_begin_fn's function,
+  const ThreadRec* thread = nullptr;        // called by this thread
+  uint64_t begin = 0;                       // at this time
   bool has_task = false;
   bool selected = false;
 };
@@ -57,16 +61,21 @@ class LeakFinder {
     if (!c.allocated) return;
     const Allocation& a = c.allocated_block;
     Where w;
-    if (c.kind == HeapChange::Kind::kReallocate && c.released) {
+    if (c.kind == HeapChange::Kind::kReallocate && c.released && moved.alloc_thread != nullptr) {
       w = moved;
-    } else if (const Interval* task = tasks_.InnermostTask(t)) {
-      w.has_task = true;
-      w.name_id = task->name_id;
-      w.fn = task->fn;
-      w.thread = task->thread;
-      w.begin = task->begin;
+    } else {
+      w.function = a.function;
+      w.alloc_thread = a.thread;
+      w.ticks = a.ticks;
+      if (const Interval* task = tasks_.InnermostTask(t)) {
+        w.has_task = true;
+        w.name_id = task->name_id;
+        w.fn = task->fn;
+        w.thread = task->thread;
+        w.begin = task->begin;
+      }
     }
-    w.selected = Selected(a);
+    w.selected = Selected(w);
     where_[a.addr] = w;
     if (w.selected) {
       live_ += a.size;
@@ -84,8 +93,9 @@ class LeakFinder {
       auto it = where_.find(addr);
       if (it != where_.end() && it->second.selected) leaks.push_back(&a);
     }
-    std::sort(leaks.begin(), leaks.end(), [](const Allocation* a, const Allocation* b) {
-      return std::tie(a->ticks, a->addr) < std::tie(b->ticks, b->addr);
+    std::sort(leaks.begin(), leaks.end(), [this](const Allocation* a, const Allocation* b) {
+      return std::make_pair(WhereOf(*a).ticks, a->addr) <
+             std::make_pair(WhereOf(*b).ticks, b->addr);
     });
     uint64_t bytes = 0;
     for (const Allocation* a : leaks) bytes += a->size;
@@ -134,12 +144,12 @@ class LeakFinder {
     return w;
   }
 
-  bool Selected(const Allocation& a) {
+  bool Selected(const Where& w) {
     if (!filter_.active()) return true;
-    const HeapFunctionDef* def = x_.heap_functions.Find(a.function);
+    const HeapFunctionDef* def = x_.heap_functions.Find(w.function);
     const std::string_view name = def != nullptr ? std::string_view(def->name) : "";
     const std::string_view domain = def != nullptr ? std::string_view(def->domain_name) : "";
-    return filter_.ThreadOk(*a.thread) && filter_.TimeOk(a.ticks) && filter_.NameOk(name) &&
+    return filter_.ThreadOk(*w.alloc_thread) && filter_.TimeOk(w.ticks) && filter_.NameOk(name) &&
            (!filter_.has_domain() || (!domain.empty() && filter_.DomainNameOk(domain)));
   }
 
@@ -159,11 +169,12 @@ class LeakFinder {
         {"tid", "tid", CellType::kNumber},         {"time_ns", "time(us)", CellType::kDuration},
         {"task", "task", CellType::kText}};
     for (const Allocation* a : leaks) {
-      const HeapFunctionDef* def = x_.heap_functions.Find(a->function);
+      const Where& w = WhereOf(*a);
+      const HeapFunctionDef* def = x_.heap_functions.Find(w.function);
       s.AddRow({HexText(a->addr ^ ProcessTag(a->thread->process)), absl::StrCat(a->size),
                 def != nullptr ? def->name : "", def != nullptr ? def->domain_name : "",
-                absl::StrCat(a->thread->tid), absl::StrCat(x_.clock.SinceStartNs(a->ticks)),
-                TaskName(WhereOf(*a))});
+                absl::StrCat(w.alloc_thread->tid), absl::StrCat(x_.clock.SinceStartNs(w.ticks)),
+                TaskName(w)});
     }
     return s;
   }
@@ -172,7 +183,8 @@ class LeakFinder {
     // (function, task) -> (count, bytes)
     std::map<std::pair<uint64_t, std::string>, std::pair<uint64_t, uint64_t>> groups;
     for (const Allocation* a : leaks) {
-      auto& g = groups[{a->function, TaskName(WhereOf(*a))}];
+      const Where& w = WhereOf(*a);
+      auto& g = groups[{w.function, TaskName(w)}];
       ++g.first;
       g.second += a->size;
     }

@@ -48,16 +48,21 @@ HeapCallAddrs DecodeHeapCall(const format::Event& e, HeapChange* c) {
       c->size = e.Get(F::kSize);
       break;
     case EventKind::kHeapFreeEnd:
+      // free(NULL) does nothing.
       c->kind = HeapChange::Kind::kFree;
-      a.releases = true;
       a.released = e.Get(F::kAddr);
+      a.releases = a.released != 0;
       break;
     default:  // kHeapReallocateEnd
       c->kind = HeapChange::Kind::kReallocate;
-      a.releases = true;
       a.released = e.Get(F::kAddr);
       a.made_live = e.Get(F::kNewAddr);
       c->size = e.Get(F::kNewSize);
+      // realloc(NULL, n) releases nothing; one that returned NULL for n > 0
+      // failed and left the block where it was (n == 0: freed it), and
+      // allocated nothing.
+      a.releases = a.released != 0 && (a.made_live != 0 || c->size == 0);
+      if (a.made_live == 0) c->size = 0;
       break;
   }
   return a;
