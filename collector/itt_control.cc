@@ -129,9 +129,14 @@ ITTC_EXPORT void ITTAPI __itt_pause(void) { SessionPause(); }
 ITTC_EXPORT void ITTAPI __itt_resume(void) { SessionResume(); }
 ITTC_EXPORT void ITTAPI __itt_detach(void) { SessionDetach(); }
 
-// Scoped forms: the collector has one scope, the whole process.
-ITTC_EXPORT void ITTAPI __itt_pause_scoped(__itt_collection_scope scope) { SessionPause(); }
-ITTC_EXPORT void ITTAPI __itt_resume_scoped(__itt_collection_scope scope) { SessionResume(); }
+// Scoped forms: the collector records the host's work only, so only a
+// scope with the host's bit pauses or resumes it.
+ITTC_EXPORT void ITTAPI __itt_pause_scoped(__itt_collection_scope scope) {
+  SessionPauseScoped(static_cast<uint32_t>(scope));
+}
+ITTC_EXPORT void ITTAPI __itt_resume_scoped(__itt_collection_scope scope) {
+  SessionResumeScoped(static_cast<uint32_t>(scope));
+}
 
 ITTC_EXPORT void ITTAPI __itt_enable_attach(void) {}
 

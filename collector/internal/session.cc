@@ -252,22 +252,56 @@ bool SessionRunning() {
 
 const Settings& SessionSettings() { return *g_settings; }
 
+namespace {
+
+// The host's bit of __itt_collection_scope.
+constexpr uint32_t kHostScope = 1;
+
+// REQUIRES: g_mu held. Pauses (pause true) or resumes recording, recording
+// the call as `kind` with `args` (while recording is on: before a pause,
+// after a resume); nothing if it is so already.
+template <typename... Args>
+void SetPausedLocked(bool pause, format::EventKind kind, const Args&... args) {
+  if (g_paused == pause || g_state.load(std::memory_order_relaxed) != State::kRunning) return;
+  if (pause) EmitControl(kind, args...);
+  g_paused = pause;
+  ApplyRecordingLocked();
+  if (!pause) EmitControl(kind, args...);
+}
+
+// A scoped pause or resume (kind kPauseScoped or kResumeScoped).
+void ScopedLocked(bool pause, format::EventKind kind, uint32_t scope) {
+  if ((scope & kHostScope) != 0) return SetPausedLocked(pause, kind, uint64_t{scope});
+  // Only another scope's (offload): recorded, and the host's goes on.
+  if (!g_paused && g_state.load(std::memory_order_relaxed) == State::kRunning) {
+    EmitControl(kind, uint64_t{scope});
+  }
+}
+
+}  // namespace
+
 void SessionPause() {
   if (!SessionStartIfNeeded()) return;
   std::lock_guard<std::mutex> lock(g_mu);
-  if (g_paused || g_state.load(std::memory_order_relaxed) != State::kRunning) return;
-  EmitControl(format::EventKind::kPause);
-  g_paused = true;
-  ApplyRecordingLocked();
+  SetPausedLocked(true, format::EventKind::kPause);
 }
 
 void SessionResume() {
   if (!SessionStartIfNeeded()) return;
   std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_paused || g_state.load(std::memory_order_relaxed) != State::kRunning) return;
-  g_paused = false;
-  ApplyRecordingLocked();
-  EmitControl(format::EventKind::kResume);
+  SetPausedLocked(false, format::EventKind::kResume);
+}
+
+void SessionPauseScoped(uint32_t scope) {
+  if (!SessionStartIfNeeded()) return;
+  std::lock_guard<std::mutex> lock(g_mu);
+  ScopedLocked(true, format::EventKind::kPauseScoped, scope);
+}
+
+void SessionResumeScoped(uint32_t scope) {
+  if (!SessionStartIfNeeded()) return;
+  std::lock_guard<std::mutex> lock(g_mu);
+  ScopedLocked(false, format::EventKind::kResumeScoped, scope);
 }
 
 void SessionDetach() {

@@ -30,10 +30,15 @@ bool SessionRunning();
 // returned true at least once in this process.
 const Settings& SessionSettings();
 
-// __itt_pause/__itt_resume/__itt_detach (and their scoped forms).
+// __itt_pause/__itt_resume/__itt_detach.
 void SessionPause();
 void SessionResume();
 void SessionDetach();
+// __itt_pause_scoped/__itt_resume_scoped: recorded with their scope (the
+// __itt_collection_scope bits); only a scope with the host's bit pauses or
+// resumes recording (the collector records no other scope's work).
+void SessionPauseScoped(uint32_t scope);
+void SessionResumeScoped(uint32_t scope);
 
 // The running trace's flushers, or nullptr: for the test hooks. Any
 // thread; the pointer stays valid until the session stops.

@@ -2,7 +2,9 @@
  * domain's flags after creation, records tasks on two domains, resumes,
  * and records again. Then counters, a histogram and heap functions of
  * both domains, which have no flags (their calls reach the collector):
- * only those of the kept domain, and those without a domain, record. */
+ * only those of the kept domain, and those without a domain, record. Then
+ * scoped pauses and resumes: only a scope with the host's bit pauses or
+ * resumes (a task between each). */
 #include <ittnotify.h>
 #include <stdio.h>
 
@@ -51,5 +53,18 @@ int main(void) {
   __itt_heap_free_end(dropped_heap, block);
   __itt_heap_allocate_begin(kept_heap, 8, 0);
   __itt_heap_allocate_end(kept_heap, &block, 8, 0);
+
+  __itt_string_handle* scoped = __itt_string_handle_create("scoped");
+  __itt_pause_scoped(__itt_collection_scope_offload);
+  __itt_task_begin(keep, __itt_null, __itt_null, scoped); /* recorded */
+  __itt_task_end(keep);
+  __itt_resume_scoped(__itt_collection_scope_offload);
+  __itt_pause();
+  __itt_resume_scoped(__itt_collection_scope_offload);
+  __itt_task_begin(keep, __itt_null, __itt_null, scoped); /* paused */
+  __itt_task_end(keep);
+  __itt_resume_scoped(__itt_collection_scope_host);
+  __itt_task_begin(keep, __itt_null, __itt_null, scoped); /* recorded */
+  __itt_task_end(keep);
   return 0;
 }

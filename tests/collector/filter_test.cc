@@ -1,7 +1,8 @@
 // ITTC_DOMAINS enables only matching domains (the others get flags = 0, so
 // the caller skips them; counters, histograms and heap functions of the
 // others record nothing), and ITTC_START_PAUSED records nothing until
-// __itt_resume.
+// __itt_resume; __itt_pause_scoped and __itt_resume_scoped pause and resume
+// only for a scope with the host's bit, and are recorded with their scope.
 
 #include <sys/wait.h>
 
@@ -40,11 +41,17 @@ TEST(Filter, DomainFilterAndStartPaused) {
     if (e.kind == K::kTaskBegin)
       what += ":" + trace->domains[e.U("domain")] + ":" + trace->strings[e.U("name")];
     if (e.kind == K::kTaskEnd) what += ":" + trace->domains[e.U("domain")];
+    if (e.kind == K::kPauseScoped || e.kind == K::kResumeScoped) {
+      what += ":" + std::to_string(e.U("scope"));
+    }
     seen.push_back(what);
   }
-  EXPECT_EQ(seen, (std::vector<std::string>{"resume", "task_begin:keep.me:after_resume",
-                                            "task_end:keep.me", "counter_inc", "counter_inc",
-                                            "heap_allocate_begin", "heap_allocate_end"}));
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{
+                "resume", "task_begin:keep.me:after_resume", "task_end:keep.me", "counter_inc",
+                "counter_inc", "heap_allocate_begin", "heap_allocate_end", "pause_scoped:2",
+                "task_begin:keep.me:scoped", "task_end:keep.me", "resume_scoped:2", "pause",
+                "resume_scoped:1", "task_begin:keep.me:scoped", "task_end:keep.me"}));
   EXPECT_EQ(trace->TotalLoss(), 0u);
   EXPECT_TRUE(trace->has_end);
 }
