@@ -110,11 +110,14 @@ ITTC_EXPORT void ITTAPI __itt_thread_set_name(const char* name) {
   SetThreadName(name, kMaxRawBytesField + 1);
 }
 
+// Recorded; from then on the thread records nothing but control calls
+// (naming, pause and resume, detach), for as long as it exists.
 ITTC_EXPORT void ITTAPI __itt_thread_ignore(void) {
   if (!SessionStartIfNeeded()) return;
   CallScope call(CallScope::kControl);
   if (!call.ok()) return;
   Emit(call.thread(), EventKind::kThreadIgnore, ReadTicks());
+  call.thread()->ignored = true;  // in_call becomes kIgnored as the call ends
 }
 
 // Legacy forms of the two above.

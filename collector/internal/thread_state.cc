@@ -181,6 +181,8 @@ ThreadState* AttachAndEnter(ThreadState* t, bool start) {
 
 ThreadState* BeginCallSlow() {
   ThreadState* t = tls_thread;
+  // An ignored thread records nothing (not counted: by design).
+  if (t != nullptr && t->in_call == kIgnored) return nullptr;
   if (t != nullptr && t->in_call != 0) {
     // A signal handler interrupted an ITT call on this thread.
     if (Recording()) CountDrop(t, kLossReentrant);
@@ -191,7 +193,7 @@ ThreadState* BeginCallSlow() {
 
 ThreadState* BeginControlCall() {
   ThreadState* t = tls_thread;
-  if (t != nullptr && t->in_call != 0) {
+  if (t != nullptr && t->in_call != 0 && t->in_call != kIgnored) {
     CountDrop(t, kLossReentrant);
     return nullptr;
   }

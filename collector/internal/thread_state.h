@@ -10,6 +10,10 @@
 //   in_call        owning thread only; a signal handler on the same thread
 //                  sees it set and drops its record instead of interleaving.
 //                  atomic_signal_fence orders it against the ring writes.
+//                  kIgnored between the calls of a thread that called
+//                  __itt_thread_ignore: its recording calls then take the
+//                  slow path, which records nothing.
+//   ignored        owning thread only: it called __itt_thread_ignore.
 //   dropped[]      incremented by the owning thread (fetch_add, relaxed: a
 //                  count, read by the flusher with no ordering needed);
 //                  read by the flusher.
@@ -72,7 +76,8 @@ struct ThreadState {
   ThreadState(uint8_t* buffer, size_t capacity, uint32_t index, uint64_t tid);
 
   SpscRing ring;
-  int in_call = 0;
+  int in_call = 0;  // 0, 1 (in a call) or kIgnored
+  bool ignored = false;
   uint64_t check_at = 0;
   uint64_t ring_ticks = 0;
   uint64_t ring_task_word = kNoTaskWord;
@@ -188,6 +193,9 @@ inline constexpr size_t FillMark(size_t capacity) { return capacity / 8; }
 // flusher if the ring is past FillMark.
 void CheckFill(ThreadState* t);
 
+// ThreadState::in_call of an ignored thread between calls.
+inline constexpr int kIgnored = 2;
+
 inline ThreadState* BeginCall() {
   ThreadState* t = tls_thread;
   int gate = g_recording.load(std::memory_order_relaxed);
@@ -205,15 +213,26 @@ inline void EndCall(ThreadState* t) {
   t->in_call = 0;
 }
 
+// EndCall of a control call, which an ignored thread makes too.
+inline void EndControlCall(ThreadState* t) {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->in_call = t->ignored ? kIgnored : 0;
+}
+
 // RAII form of BeginCall/EndCall. `ok()` is false when the call must not
 // record (paused, detached, re-entrant...).
 class CallScope {
  public:
   enum Kind { kRecord, kControl };
   explicit CallScope(Kind kind = kRecord)
-      : t_(kind == kRecord ? BeginCall() : BeginControlCall()) {}
+      : t_(kind == kRecord ? BeginCall() : BeginControlCall()), kind_(kind) {}
   ~CallScope() {
-    if (t_ != nullptr) EndCall(t_);
+    if (t_ == nullptr) return;
+    if (kind_ == kRecord) {
+      EndCall(t_);
+    } else {
+      EndControlCall(t_);
+    }
   }
   CallScope(const CallScope&) = delete;
   CallScope& operator=(const CallScope&) = delete;
@@ -223,6 +242,7 @@ class CallScope {
 
  private:
   ThreadState* const t_;
+  const Kind kind_;
 };
 
 // Appends one record of `size` bytes (RawRecordSize of the same ticks,

@@ -4,7 +4,8 @@
  * both domains, which have no flags (their calls reach the collector):
  * only those of the kept domain, and those without a domain, record. Then
  * scoped pauses and resumes: only a scope with the host's bit pauses or
- * resumes (a task between each). */
+ * resumes (a task between each). Last, __itt_thread_ignore: the thread's
+ * later calls record nothing, but for control calls (pause, resume). */
 #include <ittnotify.h>
 #include <stdio.h>
 
@@ -65,6 +66,15 @@ int main(void) {
   __itt_task_end(keep);
   __itt_resume_scoped(__itt_collection_scope_host);
   __itt_task_begin(keep, __itt_null, __itt_null, scoped); /* recorded */
+  __itt_task_end(keep);
+
+  __itt_thread_ignore();
+  __itt_task_begin(keep, __itt_null, __itt_null, scoped); /* ignored */
+  __itt_task_end(keep);
+  __itt_counter_inc(kept_counter);
+  __itt_pause();
+  __itt_resume();
+  __itt_task_begin(keep, __itt_null, __itt_null, scoped); /* ignored */
   __itt_task_end(keep);
   return 0;
 }

@@ -2,7 +2,8 @@
 // the caller skips them; counters, histograms and heap functions of the
 // others record nothing), and ITTC_START_PAUSED records nothing until
 // __itt_resume; __itt_pause_scoped and __itt_resume_scoped pause and resume
-// only for a scope with the host's bit, and are recorded with their scope.
+// only for a scope with the host's bit, and are recorded with their scope;
+// after __itt_thread_ignore a thread records its control calls only.
 
 #include <sys/wait.h>
 
@@ -46,12 +47,14 @@ TEST(Filter, DomainFilterAndStartPaused) {
     }
     seen.push_back(what);
   }
-  EXPECT_EQ(seen,
-            (std::vector<std::string>{
-                "resume", "task_begin:keep.me:after_resume", "task_end:keep.me", "counter_inc",
-                "counter_inc", "heap_allocate_begin", "heap_allocate_end", "pause_scoped:2",
-                "task_begin:keep.me:scoped", "task_end:keep.me", "resume_scoped:2", "pause",
-                "resume_scoped:1", "task_begin:keep.me:scoped", "task_end:keep.me"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "resume", "task_begin:keep.me:after_resume", "task_end:keep.me",
+                      "counter_inc", "counter_inc", "heap_allocate_begin", "heap_allocate_end",
+                      "pause_scoped:2", "task_begin:keep.me:scoped", "task_end:keep.me",
+                      "resume_scoped:2", "pause", "resume_scoped:1", "task_begin:keep.me:scoped",
+                      "task_end:keep.me", "thread_ignore", "pause", "resume"}));
+  ASSERT_EQ(trace->threads.size(), 1u);
+  EXPECT_TRUE(trace->threads.begin()->second.ignored);
   EXPECT_EQ(trace->TotalLoss(), 0u);
   EXPECT_TRUE(trace->has_end);
 }
