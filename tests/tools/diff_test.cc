@@ -112,6 +112,44 @@ std::map<std::string, std::string> Traces() {
                             1200, 300, 0x2000)}};
 }
 
+// One thread running three task_begin_fn tasks of `duration_ns` each at
+// `load_bias` + 0x1229 in "prog" (a file gone: no symbol, the offset names
+// it), and one at + 0x2000 in another process of it.
+std::string FunctionTrace(uint64_t load_bias, uint64_t duration_ns) {
+  TraceBuilder b;
+  b.Domain(1, "app");
+  b.Module(
+      format::ModuleMapped{10, load_bias, load_bias + 0x1000, 0x3000, "/nonexistent/prog", ""});
+  b.Thread(0, 100, "main").SyncAt(1000);
+  std::vector<format::Event> events;
+  uint64_t t = 1100;
+  for (int i = 0; i < 3; ++i) {
+    events.push_back(
+        Ev(EventKind::kTaskBeginFn, t, {{F::kDomain, U(1)}, {F::kFn, U(load_bias + 0x1229)}}));
+    t += duration_ns;
+    events.push_back(Ev(EventKind::kTaskEnd, t, {{F::kDomain, U(1)}}));
+    t += 10;
+  }
+  b.Events(0, events);
+  b.End(t + 1000);
+  return b.bytes();
+}
+
+// A function's tasks match across two runs whose module loaded at
+// different addresses (ASLR, a relink): their names differ in the runtime
+// address, the row is one, and --fail-above sees its growth.
+TEST(Diff, FunctionTasksMatchAcrossLoadAddresses) {
+  DumpResult r = RunDump({"diff", "--format=csv", "--fail-above=10", "base.itt", "new.itt"},
+                         {{"base.itt", FunctionTrace(0x555500000000, 100)},
+                          {"new.itt", FunctionTrace(0x566600000000, 300)}});
+  EXPECT_EQ(r.status, 5) << r.err << r.out;
+  EXPECT_NE(r.out.find("tasks,app,prog+0x1229,task,both,3,300,100,100,3,900,300,300,200.0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find(",new,"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(",gone,"), std::string::npos) << r.out;
+}
+
 DumpResult Diff(std::vector<std::string> options) {
   options.insert(options.begin(), "diff");
   options.push_back("base.itt");

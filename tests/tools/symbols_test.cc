@@ -65,6 +65,10 @@ TEST(Symbolizer, TheModuleMappedFirstAndNotYetUnmappedHoldsTheAddress) {
   EXPECT_EQ(s.Name(0, 0x20000, 40), "fn@0x20000");
   EXPECT_EQ(s.Name(1, 0x10100, 40), "fn@0x10100");  // another process's map
   EXPECT_EQ(s.Name(0, 0x10200, 40), "fn@0x10200 (liba.so+0x200)");
+  // Without the addresses a relink or ASLR moves: the file's offset.
+  EXPECT_EQ(s.StableName(0, 0x10100, 40), "liba.so+0x100");
+  EXPECT_EQ(s.StableName(0, 0x10100, 50), "libb.so+0x1100");
+  EXPECT_EQ(s.StableName(0, 0x20000, 40), "fn@0x20000");
   // Two files gone: said once each, not once per address or per call.
   ASSERT_EQ(notes.lines.size(), 2u);
   EXPECT_EQ(notes.Mentioning("/nonexistent/liba.so: cannot open it"), 1);
@@ -112,6 +116,9 @@ TEST(Symbolizer, AStaticFunctionIsNamedFromTheSymtabWithItsFileOffset) {
             absl::StrFormat("ittc::itt_dump::(anonymous namespace)::LocalHelper(int) "
                             "(symbols_test+0x%x)",
                             fn + 1 - modules[0].load_bias));
+  // Without the offset, which a relink moves.
+  EXPECT_EQ(s.StableName(0, fn + 1, 5),
+            "ittc::itt_dump::(anonymous namespace)::LocalHelper(int) (symbols_test)");
   EXPECT_TRUE(notes.lines.empty()) << notes.lines[0];
   EXPECT_EQ(s.files_read(), 1u);
 }

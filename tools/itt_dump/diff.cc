@@ -184,10 +184,17 @@ const Family& SyncFamily() {
   return *f;
 }
 
+// Tasks by (domain, name, kind), a task_begin_fn row by its function's
+// name without addresses (TaskSummary::match_name) where no other row of
+// the trace has that name too: else each keeps its full name.
 Rows TaskRows(const StatsCollector& stats) {
+  const std::vector<TaskSummary> tasks = stats.Tasks();
+  std::map<std::vector<std::string>, int> matching;
+  for (const TaskSummary& t : tasks) ++matching[{t.domain, t.match_name, t.kind}];
   Rows rows;
-  for (const TaskSummary& t : stats.Tasks()) {
-    Side& s = rows[{t.domain, t.name, t.kind}];
+  for (const TaskSummary& t : tasks) {
+    const bool alone = matching[{t.domain, t.match_name, t.kind}] == 1;
+    Side& s = rows[{t.domain, alone ? t.match_name : t.name, t.kind}];
     s.cells = {absl::StrCat(t.count), absl::StrCat(t.total_ns), absl::StrCat(t.durations.p50_ns),
                absl::StrCat(t.durations.p99_ns)};
     s.count = t.count;

@@ -72,6 +72,10 @@ struct TaskSummary {
   std::string process;  // process_tasks rows only: TraceFile::label
   std::string domain;
   std::string name;
+  // What diff matches the rows of two traces by: a row of __itt_task_begin_fn
+  // tasks has its function's StableFunctionName (model/symbols.h), which
+  // holds across builds and load addresses; another row its name.
+  std::string match_name;
   std::string kind;  // IntervalKindName: task, overlapped_task, region, event
   uint64_t count = 0;
   uint64_t total_ns = 0;

@@ -48,6 +48,7 @@ struct StatsCollector::TaskRow {
   // process for per-process rows.
   uint64_t thread = stats_internal::kAllThreads;
   std::string name;
+  std::string match_name;  // a task_begin_fn row's StableFunctionName
   uint64_t total_ns = 0;
   uint64_t self_ns = 0;
   PercentileSketch sketch;

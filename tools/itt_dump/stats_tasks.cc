@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tools/itt_dump/model/symbols.h"
 #include "tools/itt_dump/stats.h"
 #include "tools/itt_dump/stats_rows.h"
 
@@ -106,6 +107,9 @@ StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind, uint64_t 
   row->fn = fn;
   row->thread = thread;
   row->name = std::move(row_name);
+  if (fn != 0 && iv.name_id == 0 && kind != IntervalKind::kLegacyEvent) {
+    row->match_name = StableFunctionName(x_, &by, fn_address, begin);
+  }
   TaskRow* r = row.get();
   if (fn != 0) fn_rows_by_name_[std::make_tuple(k, domain, r->name, thread)] = r;
   tasks_.push_back(std::move(row));
@@ -288,6 +292,7 @@ std::vector<TaskSummary> StatsCollector::Tasks(TaskRows which) const {
     }
     t.domain = std::string(domain_of(r));
     t.name = r->name;
+    t.match_name = r->match_name.empty() ? r->name : r->match_name;
     t.kind = IntervalKindName(static_cast<IntervalKind>(r->kind));
     t.count = r->sketch.count();
     t.total_ns = r->total_ns;

@@ -188,12 +188,23 @@ Symbolizer::Symbolizer(const std::vector<ModuleRec>* modules, SymbolWarningSink 
 
 Symbolizer::~Symbolizer() = default;
 
+const Symbolizer::Candidate* Symbolizer::Chosen(uint32_t process, uint64_t fn, uint64_t ticks) {
+  for (const Candidate& c : CandidatesFor(process, fn)) {
+    if ((*modules_)[c.module].unmapped_ticks > ticks) return &c;
+  }
+  return nullptr;
+}
+
 std::string Symbolizer::Name(uint32_t process, uint64_t fn, uint64_t ticks) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const Candidate& c : CandidatesFor(process, fn)) {
-    if ((*modules_)[c.module].unmapped_ticks > ticks) return c.name;
-  }
-  return absl::StrFormat("fn@0x%x", fn);
+  const Candidate* c = Chosen(process, fn, ticks);
+  return c != nullptr ? c->name : absl::StrFormat("fn@0x%x", fn);
+}
+
+std::string Symbolizer::StableName(uint32_t process, uint64_t fn, uint64_t ticks) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Candidate* c = Chosen(process, fn, ticks);
+  return c != nullptr ? c->stable_name : absl::StrFormat("fn@0x%x", fn);
 }
 
 const std::vector<Symbolizer::Candidate>& Symbolizer::CandidatesFor(uint32_t process, uint64_t fn) {
@@ -202,16 +213,20 @@ const std::vector<Symbolizer::Candidate>& Symbolizer::CandidatesFor(uint32_t pro
   for (size_t i = 0; i < modules_->size(); ++i) {
     const ModuleRec& m = (*modules_)[i];
     if (m.process != process || fn < m.start_addr || fn - m.start_addr >= m.size) continue;
-    it->second.push_back(Candidate{i, NameIn(m, fn)});
+    it->second.push_back(NamesIn(i, fn));
   }
   return it->second;
 }
 
-std::string Symbolizer::NameIn(const ModuleRec& m, uint64_t fn) {
+Symbolizer::Candidate Symbolizer::NamesIn(size_t module, uint64_t fn) {
+  const ModuleRec& m = (*modules_)[module];
   const uint64_t vaddr = fn - m.load_bias;
-  const std::string where = absl::StrFormat("(%s+0x%x)", BaseName(m.path), vaddr);
-  if (const Symbol* s = SymbolsOf(m).Find(vaddr)) return absl::StrCat(s->name, " ", where);
-  return absl::StrFormat("fn@0x%x %s", fn, where);
+  const std::string offset = absl::StrFormat("%s+0x%x", BaseName(m.path), vaddr);
+  if (const Symbol* s = SymbolsOf(m).Find(vaddr)) {
+    return Candidate{module, absl::StrCat(s->name, " (", offset, ")"),
+                     absl::StrFormat("%s (%s)", s->name, BaseName(m.path))};
+  }
+  return Candidate{module, absl::StrFormat("fn@0x%x (%s)", fn, offset), offset};
 }
 
 const FileSymbols& Symbolizer::SymbolsOf(const ModuleRec& m) {
@@ -246,6 +261,12 @@ std::string FunctionName(const TraceIndex& index, const ThreadRec* thread, uint6
   // A merged index (trace_set.h) holds every file's modules, by process.
   const uint32_t process = thread != nullptr ? thread->process : 0;
   return index.symbolizer->Name(process, fn, ticks);
+}
+
+std::string StableFunctionName(const TraceIndex& index, const ThreadRec* thread, uint64_t fn,
+                               uint64_t ticks) {
+  PrepareFunctionNames(index);
+  return index.symbolizer->StableName(thread != nullptr ? thread->process : 0, fn, ticks);
 }
 
 void SetSymbolWarnings(const TraceIndex& index, SymbolWarningSink sink) {

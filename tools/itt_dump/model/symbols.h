@@ -47,6 +47,13 @@ namespace itt_dump {
 std::string FunctionName(const TraceIndex& index, const ThreadRec* thread, uint64_t fn,
                          uint64_t ticks);
 
+// FunctionName without the addresses a relink or another load address
+// moves, for matching a function across runs: "name (module)" for a
+// symbol, "module+0xOFFSET" without one (an offset in the file's own
+// terms, which holds while the file does), "fn@0xADDR" without a module.
+std::string StableFunctionName(const TraceIndex& index, const ThreadRec* thread, uint64_t fn,
+                               uint64_t ticks);
+
 // Makes the index's Symbolizer now if FunctionName has not yet: before
 // threads call FunctionName at once.
 void PrepareFunctionNames(const TraceIndex& index);
@@ -70,6 +77,8 @@ class Symbolizer {
   // whose range holds `fn` and that were not reported unmapped at or before
   // `ticks`, the one mapped first (FORMAT.md, "Module map").
   std::string Name(uint32_t process, uint64_t fn, uint64_t ticks);
+  // The same module's StableFunctionName.
+  std::string StableName(uint32_t process, uint64_t fn, uint64_t ticks);
 
   // Files read so far (for tests: each file is read once).
   size_t files_read() const {
@@ -84,9 +93,13 @@ class Symbolizer {
   struct Candidate {
     size_t module = 0;  // index in *modules_
     std::string name;
+    std::string stable_name;  // StableFunctionName's
   };
+  // The candidate Name takes, or null (then "fn@0xADDR"). REQUIRES: mu_.
+  const Candidate* Chosen(uint32_t process, uint64_t fn, uint64_t ticks);
   const std::vector<Candidate>& CandidatesFor(uint32_t process, uint64_t fn);
-  std::string NameIn(const ModuleRec& m, uint64_t fn);
+  // The names of `fn` in module m.
+  Candidate NamesIn(size_t module, uint64_t fn);
   const FileSymbols& SymbolsOf(const ModuleRec& m);
 
   const std::vector<ModuleRec>* modules_;
