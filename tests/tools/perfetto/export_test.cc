@@ -228,6 +228,33 @@ TEST(PerfettoExport, SyncWaitsSayWhatTheyWaitedForAndHowTheyEnded) {
   EXPECT_EQ(Count(text, "bool_value: false"), 1) << text;
 }
 
+// Two frames a thread submits, the second beginning before the first
+// ends: each on a lane track of its own (one track's slices must nest, and
+// these overlap), though the first was written and its lane released before
+// the second came.
+TEST(PerfettoExport, OverlappingSubmittedFramesGoOnTwoLanes) {
+  TraceBuilder b(itt_dump::testing::TestHeader());
+  b.Domain(1, "gpu");
+  b.Thread(0, 11, "main");
+  b.Events(0, {Ev(EventKind::kFrameSubmit, 3000,
+                  {{F::kDomain, U(1)},
+                   {F::kBegin, itt_dump::testing::T(1000)},
+                   {F::kEnd, itt_dump::testing::T(3000)}}),
+               Ev(EventKind::kFrameSubmit, 4000,
+                  {{F::kDomain, U(1)},
+                   {F::kBegin, itt_dump::testing::T(2000)},
+                   {F::kEnd, itt_dump::testing::T(4000)}}),
+               Ev(EventKind::kFrameSubmit, 5000,
+                  {{F::kDomain, U(1)},
+                   {F::kBegin, itt_dump::testing::T(4000)},
+                   {F::kEnd, itt_dump::testing::T(5000)}})});
+  b.End(6000);
+  const std::string text = Decode(Export(b.bytes()));
+  EXPECT_EQ(Count(text, "type: TYPE_SLICE_BEGIN"), 3) << text;
+  // Two lanes: the third frame, after both, takes the first again.
+  EXPECT_EQ(Count(text, "name: \"frames gpu\""), 2) << text;
+}
+
 // A counter's integer values go out as integers, within the 64-bit range
 // the export gives them (up to 9.2e18 in size), those past 2^53 (which a
 // double does not hold) included; fractions and larger values as doubles.

@@ -565,7 +565,7 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
   LaneGroup* g =
       iv.kind == IntervalKind::kLegacyEvent ? &out.events : Group(*iv.thread, iv.kind, iv.domain);
   bool created = false;
-  const size_t lane = g->lanes.Acquire(&created);
+  const size_t lane = g->lanes.Acquire(Ns(iv.begin), &created);
   if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
   uint64_t slot;
   if (!free_on_lanes_.empty()) {
@@ -606,7 +606,7 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
     const OnLane on = on_lanes_[iv.listener_word - 1];
     free_on_lanes_.push_back(iv.listener_word - 1);
     SliceEnd(Out(t), on.group->tracks[on.lane], iv);
-    on.group->lanes.Release(on.lane);
+    on.group->lanes.Release(on.lane, Ns(iv.end));
     return;
   }
   if (iv.kind != IntervalKind::kFrame || iv.serial == 0) return;
@@ -614,7 +614,7 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
   if (!Keep(iv)) return;
   LaneGroup* g = Group(*iv.thread, iv.kind, iv.domain);
   bool created = false;
-  const size_t lane = g->lanes.Acquire(&created);
+  const size_t lane = g->lanes.Acquire(Ns(iv.begin), &created);
   if (created) g->tracks.push_back(writer_.AddTrack(g->parent, g->name));
   uint64_t category_key = 0;
   const std::string_view category = Category(iv, &category_key);
@@ -622,7 +622,7 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
   Slice(PerfettoEvent::Type::kSliceBegin, out, g->tracks[lane], Ns(iv.begin), category,
         FixedText(kFixedFrame), nullptr, false, category_key, FixedNameKey(kFixedFrame));
   Slice(PerfettoEvent::Type::kSliceEnd, out, g->tracks[lane], Ns(iv.end), {}, {}, nullptr, false);
-  g->lanes.Release(lane);
+  g->lanes.Release(lane, Ns(iv.end));
 }
 
 void PerfettoExporter::AppendOutput(std::string_view record, const ThreadRec& t) {
@@ -718,7 +718,7 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
     }
     WriteSlice(PerfettoEvent::Type::kSliceEnd, out, out.waits.tracks[it->second], Ns(e.time), {},
                {}, 0, 0);
-    out.waits.lanes.Release(it->second);
+    out.waits.lanes.Release(it->second, Ns(e.time));
     open_waits_.erase(it);
   }
   if (c.kind != K::kPrepare) return;
@@ -728,7 +728,7 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
     return;
   }
   bool created = false;
-  const size_t lane = out.waits.lanes.Acquire(&created);
+  const size_t lane = out.waits.lanes.Acquire(Ns(e.time), &created);
   if (created) out.waits.tracks.push_back(writer_.AddTrack(out.waits.parent, out.waits.name));
   open_waits_[key] = lane;
   std::string_view name = object;

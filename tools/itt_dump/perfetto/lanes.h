@@ -2,7 +2,12 @@
 // track must nest. Overlapped tasks, regions and frames may overlap without
 // nesting; each group of them (say "overlapped tasks of domain d") gets as
 // many sibling tracks of one name as it has slices open at once, and a
-// slice goes on the first lane free when it begins.
+// slice goes on the first lane free when it begins: no slice open on it,
+// and the last one it held ended by then. (Slices are handed out in the
+// order their events came, which for those with times of their own - a
+// frame_submit, a task_begin_overlapped_ex - is not their begins' order: a
+// lane released earlier may hold a slice that ends after the new one
+// begins.)
 //
 // Memory: one entry per lane ever opened, i.e. the largest number of slices
 // of the group open at the same time.
@@ -12,6 +17,7 @@
 #ifndef TOOLS_ITT_DUMP_PERFETTO_LANES_H_
 #define TOOLS_ITT_DUMP_PERFETTO_LANES_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -20,32 +26,39 @@ namespace ittc::itt_dump {
 
 class Lanes {
  public:
-  // Returns the index of the lane the next slice goes on (the first free
-  // one) and marks it busy. `*created` is true when that lane is new (the
-  // caller makes its track). A word of 64 lanes at a time: a group of
-  // frames has many lanes when a long frame holds the first ones.
-  size_t Acquire(bool* created) {
+  // Returns the index of the lane a slice beginning at `begin` goes on (the
+  // first one free then) and marks it busy. `*created` is true when that
+  // lane is new (the caller makes its track). A word of 64 lanes at a time:
+  // a group of frames has many lanes when a long frame holds the first ones.
+  size_t Acquire(uint64_t begin, bool* created) {
     for (size_t w = 0; w < busy_.size(); ++w) {
-      const uint64_t free = ~busy_[w];
-      if (free == 0) continue;
-      const size_t lane = w * 64 + static_cast<size_t>(__builtin_ctzll(free));
-      if (lane >= lanes_) break;  // every lane there is is busy
-      busy_[w] |= uint64_t{1} << (lane % 64);
-      *created = false;
-      return lane;
+      for (uint64_t free = ~busy_[w]; free != 0; free &= free - 1) {
+        const size_t lane = w * 64 + static_cast<size_t>(__builtin_ctzll(free));
+        if (lane >= lanes_) break;  // every lane there is is busy
+        if (ends_[lane] > begin) continue;
+        busy_[w] |= uint64_t{1} << (lane % 64);
+        *created = false;
+        return lane;
+      }
     }
     const size_t lane = lanes_++;
     if (lane / 64 == busy_.size()) busy_.push_back(0);
     busy_[lane / 64] |= uint64_t{1} << (lane % 64);
+    ends_.push_back(0);
     *created = true;
     return lane;
   }
-  // The slice on `lane` ended. REQUIRES: lane came from Acquire and is busy.
-  void Release(size_t lane) { busy_[lane / 64] &= ~(uint64_t{1} << (lane % 64)); }
+  // The slice on `lane` ended at `end`. REQUIRES: lane came from Acquire
+  // and is busy.
+  void Release(size_t lane, uint64_t end) {
+    busy_[lane / 64] &= ~(uint64_t{1} << (lane % 64));
+    ends_[lane] = std::max(ends_[lane], end);
+  }
   size_t size() const { return lanes_; }
 
  private:
   std::vector<uint64_t> busy_;  // bit i % 64 of word i / 64: lane i is busy
+  std::vector<uint64_t> ends_;  // by lane: the latest end of its slices
   size_t lanes_ = 0;            // lanes ever opened
 };
 
