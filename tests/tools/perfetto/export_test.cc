@@ -255,6 +255,37 @@ TEST(PerfettoExport, OverlappingSubmittedFramesGoOnTwoLanes) {
   EXPECT_EQ(Count(text, "name: \"frames gpu\""), 2) << text;
 }
 
+// A heap function's live bytes follow every call, the filters keeping
+// samples only: with --name=my_malloc, the frees by my_free of my_malloc's
+// blocks bring its track down (4 samples: 1000, 2000, 1000, 0), and
+// --thread keeps the samples of the other thread's frees out.
+TEST(PerfettoExport, HeapLiveBytesFollowEveryCallUnderFilters) {
+  TraceBuilder b(itt_dump::testing::TestHeader());
+  b.Domain(1, "mem").HeapFunction(1, "my_malloc", "mem").HeapFunction(2, "my_free", "mem");
+  b.Thread(0, 11, "main").Thread(1, 12, "other");
+  b.Events(0, {Ev(EventKind::kHeapAllocateEnd, 1100,
+                  {{F::kFunction, U(1)}, {F::kAddr, U(0x1000)}, {F::kSize, U(1000)}}),
+               Ev(EventKind::kHeapAllocateEnd, 1200,
+                  {{F::kFunction, U(1)}, {F::kAddr, U(0x2000)}, {F::kSize, U(1000)}}),
+               Ev(EventKind::kHeapFreeEnd, 3000, {{F::kFunction, U(2)}, {F::kAddr, U(0x1000)}})});
+  b.Events(1, {Ev(EventKind::kHeapFreeEnd, 3100, {{F::kFunction, U(2)}, {F::kAddr, U(0x2000)}})});
+  b.End(4000);
+  DumpResult r =
+      RunDump({"perfetto", "--compress=none", "--name=my_malloc", "trace.itt", "-o", "out.pftrace"},
+              b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string text = Decode(r.files["out.pftrace"]);
+  EXPECT_EQ(Count(text, "type: TYPE_COUNTER"), 4) << text;
+  EXPECT_EQ(Count(text, "name: \"my_free live bytes\""), 0) << text;
+  EXPECT_EQ(Count(text, "counter_value: 0"), 1) << text;
+  r = RunDump({"perfetto", "--compress=none", "--thread=main", "trace.itt", "-o", "out.pftrace"},
+              b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  text = Decode(r.files["out.pftrace"]);
+  // main's: my_malloc 1000, 2000, 1000 and my_free 0; not other's free.
+  EXPECT_EQ(Count(text, "type: TYPE_COUNTER"), 4) << text;
+}
+
 // A counter's integer values go out as integers, within the 64-bit range
 // the export gives them (up to 9.2e18 in size), those past 2^53 (which a
 // double does not hold) included; fractions and larger values as doubles.

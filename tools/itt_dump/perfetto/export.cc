@@ -745,25 +745,29 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
 
 void PerfettoExporter::OnHeap(const Event& e, const ThreadRec& t) {
   const uint64_t fn = e.Get(F::kFunction);
-  const HeapFunctionDef* def = x_.heap_functions.Find(fn);
-  const std::string_view name = def != nullptr ? std::string_view(def->name) : "heap";
-  if (filter_.active()) {
-    const std::string_view domain =
-        def != nullptr ? std::string_view(def->domain_name) : std::string_view();
-    if (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time) || !filter_.NameOk(name) ||
-        (filter_.has_domain() && (domain.empty() || !filter_.DomainNameOk(domain)))) {
-      return;
-    }
-  }
   HeapChange c;
   if (!heap_.OnEvent(e, t, &c)) return;
   // Live bytes per heap function, one counter sample per function changed.
+  // Every call changes them, and the filters keep samples: of the call's
+  // thread and time, and of a function of the name and domain.
+  const bool thread_and_time_kept =
+      !filter_.active() || (filter_.ThreadOk(t) && filter_.TimeOk(e.time));
   auto sample = [&](uint64_t function) {
+    if (!thread_and_time_kept) return;
+    const HeapFunctionDef* def = x_.heap_functions.Find(function);
+    if (filter_.active()) {
+      const std::string_view name = def != nullptr ? std::string_view(def->name) : "heap";
+      const std::string_view domain =
+          def != nullptr ? std::string_view(def->domain_name) : std::string_view();
+      if (!filter_.NameOk(name) ||
+          (filter_.has_domain() && (domain.empty() || !filter_.DomainNameOk(domain)))) {
+        return;
+      }
+    }
     HeapLive& h = heap_live_[InProcess(t, function)];
     if (h.track == 0) {
-      const HeapFunctionDef* d = x_.heap_functions.Find(function);
       h.track = writer_.AddCounterTrack(
-          ProcessTrack(t), (d != nullptr ? d->name : std::string("heap")) + " live bytes",
+          ProcessTrack(t), (def != nullptr ? def->name : std::string("heap")) + " live bytes",
           CounterUnit::kSizeBytes);
     }
     WriteCounter(Out(t), h.track, Ns(e.time), static_cast<int64_t>(h.live));
