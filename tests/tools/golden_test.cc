@@ -273,6 +273,23 @@ TEST_F(GoldenTest, TextDomainFilter) {
             "2100 101/main frame_submit render - id=- begin=2100 end=2600\n");
 }
 
+// A JIT method loaded without a name has none: `-`, as every nameless event.
+TEST(Text, AJitMethodWithoutANameShowsADash) {
+  TraceBuilder b;
+  b.Thread(0, 101, "main");
+  b.Events(0, {Ev(format::EventKind::kJitMethodLoad, 100,
+                  {{F::kMethodId, U(2)},
+                   {F::kMethodName, B("")},
+                   {F::kAddress, U(0x1000)},
+                   {F::kSize, U(16)}})});
+  b.End(200);
+  DumpResult r = RunDump({"text", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(" jit_method_load - - method_id=2 address=0x1000 size=16 "),
+            std::string::npos)
+      << r.out;
+}
+
 // A flight recorder's dump: info says which dump, why and the window it
 // covers; its overwritten events show as a loss; every verb reads it.
 TEST(Info, ShowsTheWindowAndReasonOfAFlightDump) {

@@ -401,6 +401,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
   const int mi = s.IndexOf(F::kMethodName);
   if (mi >= 0) {
     set_name(mi, e.fields[mi].bytes);
+    if (e.fields[mi].bytes.empty()) sub->has_name = false;  // a method without a name: -
     return;
   }
   if (e.Has(F::kKey)) {
