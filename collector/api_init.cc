@@ -150,6 +150,8 @@ const Entry kEntries[] = {
     ITTC_ENTRY(__itt_thr_name_set),
     ITTC_ENTRY(__itt_thread_ignore),
     ITTC_ENTRY(__itt_thread_set_name),
+    ITTC_ENTRY(__itt_track_create),
+    ITTC_ENTRY(__itt_track_group_create),
 };
 
 #undef ITTC_ENTRY

@@ -51,6 +51,19 @@ ITTC_EXPORT __itt_histogram* ITTAPI __itt_histogram_create(const __itt_domain* d
   return Registry::Get().CreateHistogram(domain, name, x_type, y_type);
 }
 
+ITTC_EXPORT __itt_track_group* ITTAPI __itt_track_group_create(__itt_string_handle* name,
+                                                               __itt_track_group_type type) {
+  SessionStartIfNeeded();
+  return Registry::Get().CreateTrackGroup(name, static_cast<int>(type));
+}
+
+ITTC_EXPORT __itt_track* ITTAPI __itt_track_create(__itt_track_group* group,
+                                                   __itt_string_handle* name,
+                                                   __itt_track_type type) {
+  SessionStartIfNeeded();
+  return Registry::Get().CreateTrack(group, name, static_cast<int>(type));
+}
+
 ITTC_EXPORT __itt_clock_domain* ITTAPI __itt_clock_domain_create(__itt_get_clock_info_fn fn,
                                                                  void* fn_data) {
   SessionStartIfNeeded();

@@ -270,6 +270,12 @@ ITTC_EXPORT void ITTAPI __itt_suppress_clear_range(__itt_suppress_mode_t mode, u
        uint64_t{mask}, reinterpret_cast<uint64_t>(address), static_cast<uint64_t>(size));
 }
 
+// By the track's id (def_track); 0 for a null track, the thread's own.
 ITTC_EXPORT void ITTAPI __itt_set_track(__itt_track* track) {
-  OneArg(EventKind::kSetTrack, reinterpret_cast<uint64_t>(track));
+  CallScope call;
+  if (!call.ok()) return;
+  const uint64_t now = ReadTicks();
+  const uint32_t id = Registry::Get().TrackId(track);
+  if (track != nullptr && id == 0) return CountInvalidCall(call.thread());
+  Emit(call.thread(), EventKind::kSetTrack, now, uint64_t{id});
 }

@@ -304,6 +304,60 @@ uint32_t Registry::DefineHistogramLocked(__itt_histogram* histogram, uint32_t do
   return id;
 }
 
+__itt_track_group* Registry::CreateTrackGroup(__itt_string_handle* name, int type) {
+  const uint32_t name_id = name != nullptr ? StringId(name) : 0;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string key = PairKey(std::to_string(name_id), std::to_string(type));
+  auto it = track_groups_.find(key);
+  if (it != track_groups_.end()) return it->second;
+  auto* g = new (std::nothrow) __itt_track_group();
+  if (g == nullptr) return nullptr;
+  g->name = name;
+  g->tgtype = static_cast<__itt_track_group_type>(type);
+  const uint32_t id = static_cast<uint32_t>(track_groups_.size() + 1);
+  if (!track_group_ids_.Insert(g, id)) {
+    delete g;
+    return nullptr;
+  }
+  g->extra1 = static_cast<int>(id);
+  AppendDefinitionLocked(EventKind::kDefTrackGroup, uint64_t{id}, uint64_t{name_id},
+                         static_cast<uint64_t>(type));
+  track_groups_.emplace(std::move(key), g);
+  return g;
+}
+
+__itt_track* Registry::CreateTrack(__itt_track_group* group, __itt_string_handle* name, int type) {
+  const uint32_t group_id = TrackGroupId(group);
+  if (group != nullptr && group_id == 0) return nullptr;
+  const uint32_t name_id = name != nullptr ? StringId(name) : 0;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string key =
+      PairKey(std::to_string(group_id), PairKey(std::to_string(name_id), std::to_string(type)));
+  auto it = tracks_.find(key);
+  if (it != tracks_.end()) return it->second;
+  const uint32_t id = static_cast<uint32_t>(tracks_.size() + 1);
+  auto* t = new (std::nothrow) __itt_track();
+  if (t == nullptr) return nullptr;
+  if (!track_ids_.Insert(t, id)) {
+    delete t;
+    return nullptr;
+  }
+  t->extra1 = static_cast<int>(id);
+  t->name = name;
+  t->group = group;
+  t->ttype = static_cast<__itt_track_type>(type);
+  // The group's tracks, in the order they were made (under mu_).
+  if (group != nullptr) {
+    __itt_track** last = &group->track;
+    while (*last != nullptr) last = &(*last)->next;
+    *last = t;
+  }
+  AppendDefinitionLocked(EventKind::kDefTrack, uint64_t{id}, uint64_t{group_id}, uint64_t{name_id},
+                         static_cast<uint64_t>(type));
+  tracks_.emplace(std::move(key), t);
+  return t;
+}
+
 namespace {
 
 // Asks the user clock for its frequency and current value, and pairs that

@@ -38,6 +38,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collector/internal/handle_ids.h"
 #include "collector/internal/itt_types.h"
 #include "collector/internal/name_table.h"
 #include "collector/internal/raw_record.h"
@@ -134,6 +135,20 @@ class Registry {
                                    __itt_metadata_type x_type, __itt_metadata_type y_type);
   uint32_t AdoptHistogram(__itt_histogram* histogram);
 
+  // Tracks ----------------------------------------------------------------
+  // The group of a name and type, and the track of a group, name and type:
+  // made and defined (def_track_group, def_track) on first use, the same
+  // object after. A null name is none; a null group too. Null for a group
+  // we did not make.
+  __itt_track_group* CreateTrackGroup(__itt_string_handle* name, int type);
+  __itt_track* CreateTrack(__itt_track_group* group, __itt_string_handle* name, int type);
+  // The id of a group or track we made (def_track_group, def_track), else
+  // 0; never reads the pointer. Any thread, lock-free.
+  uint32_t TrackGroupId(const __itt_track_group* group) const {
+    return track_group_ids_.Find(group);
+  }
+  uint32_t TrackId(const __itt_track* track) const { return track_ids_.Find(track); }
+
   // Clock domains ---------------------------------------------------------
   __itt_clock_domain* CreateClockDomain(__itt_get_clock_info_fn fn, void* fn_data);
   // Calls every clock domain's callback again and publishes new parameters.
@@ -226,6 +241,10 @@ class Registry {
   uint32_t counter_count_ = 0;
   std::unordered_map<std::string, __itt_histogram*> histograms_;
   uint32_t histogram_count_ = 0;
+  std::unordered_map<std::string, __itt_track_group*> track_groups_;
+  std::unordered_map<std::string, __itt_track*> tracks_;
+  HandleIds track_group_ids_;  // inserts under mu_
+  HandleIds track_ids_;
   std::vector<__itt_clock_domain*> clock_domains_;
   std::unordered_map<std::string, HeapFunction*> heap_functions_;
   std::unordered_map<std::string, int> events_;

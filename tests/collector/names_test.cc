@@ -3,7 +3,8 @@
 // once and refers to it from every task recorded with it. Block mode, so
 // that every task is in the trace. Also run under ThreadSanitizer.
 // And threads named by pthread_setname_np keep their names in the trace
-// when they exit before the end (thread_names_program.c).
+// when they exit before the end (thread_names_program.c), and the track
+// API's groups and tracks are defined once each (tracks_program.c).
 
 #include <sys/wait.h>
 
@@ -91,6 +92,36 @@ TEST(Names, AThreadKeepsItsNameAfterItExits) {
   EXPECT_EQ(names.count("drained-alive"), 1u) << ::testing::PrintToString(names);
   EXPECT_EQ(names.count("exit-unseen"), 1u) << ::testing::PrintToString(names);
   EXPECT_EQ(trace->OfKind(EventKind::kTaskBegin).size(), 3u);
+}
+
+TEST(Names, TrackGroupsAndTracksAreDefinedOnceAndSetTrackNamesOne) {
+  const std::string dir = MakeTempDir("tracks");
+  const std::string path = dir + "/tracks.itt";
+  const int status = RunProgram(
+      {Runfile("tests/collector/tracks_program")},
+      {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"), "ITTC_OUTPUT=" + path},
+      dir + "/stdout.txt");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  auto trace = LoadTrace(path);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  std::vector<std::string> defs;
+  for (const DecodedEvent& d : trace->definitions) {
+    if (d.kind == EventKind::kDefTrackGroup) {
+      defs.push_back("group " + std::to_string(d.U("id")) + " " + trace->strings[d.U("name")] +
+                     " " + std::to_string(d.U("type")));
+    }
+    if (d.kind == EventKind::kDefTrack) {
+      defs.push_back("track " + std::to_string(d.U("id")) + " of " +
+                     std::to_string(d.U("track_group")) + " " + trace->strings[d.U("name")] + " " +
+                     std::to_string(d.U("type")));
+    }
+  }
+  EXPECT_EQ(defs, (std::vector<std::string>{"group 1 gpu queues 0", "track 1 of 1 queue 0 0"}));
+  std::vector<uint64_t> set;
+  for (const DecodedEvent* e : trace->OfKind(EventKind::kSetTrack)) set.push_back(e->U("track"));
+  EXPECT_EQ(set, (std::vector<uint64_t>{1, 0}));
+  // The pointer that is no track: an invalid argument.
+  EXPECT_EQ(trace->TotalLoss(), 1u);
 }
 
 }  // namespace
