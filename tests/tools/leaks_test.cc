@@ -121,8 +121,9 @@ TEST(Leaks, ReallocationMovesTheBlockAndFreesAreNeverFatal) {
 // A block reallocated on another thread, by another heap function, later
 // is the allocation it comes from: listed, ordered and selected with that
 // allocation's function, thread and time. A reallocation that returned 0
-// for a nonzero size failed (its block stays, nothing is allocated), and
-// free(NULL) frees nothing and is no unknown free.
+// for a nonzero size failed (its block stays, nothing is allocated), as did
+// an allocation that returned 0, and free(NULL) frees nothing and is no
+// unknown free.
 TEST(Leaks, AReallocatedBlockIsItsFirstAllocationAndAFailedOneChangesNothing) {
   TraceBuilder b;
   b.Domain(1, "d").HeapFunction(1, "alloc", "d").HeapFunction(2, "resize", "d");
@@ -136,7 +137,9 @@ TEST(Leaks, AReallocatedBlockIsItsFirstAllocationAndAFailedOneChangesNothing) {
                    {F::kAddr, U(0x3000)},
                    {F::kNewAddr, U(0)},
                    {F::kNewSize, U(uint64_t{1} << 40)}}),
-               Ev(EventKind::kHeapFreeEnd, 1400, {{F::kFunction, U(1)}, {F::kAddr, U(0)}})});
+               Ev(EventKind::kHeapFreeEnd, 1400, {{F::kFunction, U(1)}, {F::kAddr, U(0)}}),
+               Ev(EventKind::kHeapAllocateEnd, 1500,
+                  {{F::kFunction, U(1)}, {F::kAddr, U(0)}, {F::kSize, U(uint64_t{1} << 30)}})});
   b.Events(1, {Ev(EventKind::kHeapReallocateEnd, 1700,
                   {{F::kFunction, U(2)},
                    {F::kAddr, U(0x1000)},
@@ -161,10 +164,11 @@ TEST(Leaks, AReallocatedBlockIsItsFirstAllocationAndAFailedOneChangesNothing) {
   r = RunDump({"leaks", "--format=json", "--name=resize", "trace.itt"}, b.bytes());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("\"leaked_count\":0,"), std::string::npos) << r.out;
-  // stats: the failed reallocation allocated no bytes.
+  // stats: the failed reallocation and allocation allocated no bytes.
   r = RunDump({"stats", "--format=csv", "trace.itt"}, b.bytes());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("heap,resize,d,0,2,0,20,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("heap,alloc,d,3,0,1,40,"), std::string::npos) << r.out;
 }
 
 TEST(PerfMap, OneLinePerMethodLoadInLoadOrder) {

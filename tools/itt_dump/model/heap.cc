@@ -43,9 +43,10 @@ HeapCallAddrs DecodeHeapCall(const format::Event& e, HeapChange* c) {
   HeapCallAddrs a;
   switch (e.kind) {
     case EventKind::kHeapAllocateEnd:
+      // One that returned address 0 failed and allocated nothing.
       c->kind = HeapChange::Kind::kAllocate;
       a.made_live = e.Get(F::kAddr);
-      c->size = e.Get(F::kSize);
+      c->size = a.made_live != 0 ? e.Get(F::kSize) : 0;
       break;
     case EventKind::kHeapFreeEnd:
       // free(NULL) does nothing.

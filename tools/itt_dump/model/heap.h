@@ -6,8 +6,9 @@
 // consumed. An allocation at an address that is still live (a free the
 // trace did not see) first releases the old block. A free of an unknown
 // address releases nothing and is counted, never fatal; a free of address
-// 0 does nothing. A reallocation that returned 0 for a nonzero size failed:
-// it releases and allocates nothing (for size 0 it is a free).
+// 0 does nothing. An allocation that returned 0 failed and allocated
+// nothing (size 0); a reallocation that returned 0 for a nonzero size
+// failed too: it releases and allocates nothing (for size 0 it is a free).
 //
 // Thread safety: none. Memory: one entry per live allocation, at most
 // kMaxLive (past it new allocations are counted, not tracked).
