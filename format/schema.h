@@ -579,6 +579,10 @@ struct Event {
   }
 };
 
+// A kTime field's value for __itt_timestamp_none: "the time of the call",
+// which no conversion of times changes (FORMAT.md).
+inline constexpr uint64_t kTimestampNone = ~uint64_t{0};
+
 // The time an event happened on the trace clock: its `timestamp` field for
 // the kinds that carry a user clock domain (*_ex), else its own time.
 inline uint64_t EffectiveTime(const Event& e) {

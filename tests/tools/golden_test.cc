@@ -290,6 +290,53 @@ TEST(Text, AJitMethodWithoutANameShowsADash) {
       << r.out;
 }
 
+int CountOf(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// Two hosts, each a process of pid 42 without a rank, placed by their wall
+// clocks: a frame submitted with no end (__itt_timestamp_none, the time of
+// the call) keeps it through the set's rewrite of times; text tells the two
+// processes apart by the pid the exports give the second; info says how the
+// set and one readable file are aligned.
+TEST(Set, TwoHostsKeepTimestampNoneAndTheirTags) {
+  const auto trace = [](const char* host, uint8_t boot) {
+    format::FileHeader h = TestHeader();
+    const uint64_t start = h.start_ticks;
+    h.host_name = host;
+    h.boot_id[0] = boot;
+    h.pid = 42;
+    TraceBuilder b(h);
+    b.Domain(1, "d").Thread(0, 7, "t");
+    b.Sync(start, h.start_monotonic_raw_ns, h.start_realtime_ns);
+    b.Events(0,
+             {Ev(format::EventKind::kFrameSubmit, start + 50100,
+                 {{F::kDomain, U(1)}, {F::kBegin, T(start + 100)}, {F::kEnd, T(~uint64_t{0})}})});
+    b.Sync(start + 1000000, h.start_monotonic_raw_ns + 1000000, h.start_realtime_ns + 1000000);
+    b.End(start + 1000000);
+    return b.bytes();
+  };
+  const std::map<std::string, std::string> run = {{"run/x.itt", trace("hostX", 1)},
+                                                  {"run/y.itt", trace("hostY", 2)}};
+  const DumpResult text = RunDump({"text", "run"}, run);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_EQ(CountOf(text.out, " end=none\n"), 2) << text.out;
+  EXPECT_EQ(CountOf(text.out, " p42:7/t frame_submit"), 1) << text.out;
+  EXPECT_EQ(CountOf(text.out, " p4194346:7/t frame_submit"), 1) << text.out;
+  const DumpResult stats = RunDump({"stats", "--format=csv", "run"}, run);
+  ASSERT_EQ(stats.status, 0) << stats.err;
+  EXPECT_NE(stats.out.find("frames,d,2,"), std::string::npos) << stats.out;
+  EXPECT_EQ(stats.out.find(",0,0,0,0,0,0\n"), std::string::npos) << stats.out;  // no 0 ns frames
+  const DumpResult info = RunDump({"info", "run"}, run);
+  EXPECT_NE(info.out.find("2 hosts or boots aligned by wall clock"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("  p4194346  pid 42,"), std::string::npos) << info.out;
+  const DumpResult one = RunDump({"info", "run/x.itt", "run/empty.itt"},
+                                 {{"run/x.itt", run.at("run/x.itt")}, {"run/empty.itt", ""}});
+  EXPECT_NE(one.out.find("time      one trace: its own timebase"), std::string::npos) << one.out;
+}
+
 // A flight recorder's dump: info says which dump, why and the window it
 // covers; its overwritten events show as a loss; every verb reads it.
 TEST(Info, ShowsTheWindowAndReasonOfAFlightDump) {

@@ -393,8 +393,10 @@ std::map<std::string, std::string> TwoHosts() {
 TEST(TraceSetVerbs, TwoHostsLineUpByWallClock) {
   const testing::DumpResult r = RunDump({"text", "a.itt", "b.itt"}, TwoHosts());
   ASSERT_EQ(r.status, 0) << r.err;
+  // Both processes have pid 300: the second is told apart by the pid the
+  // exports give it, 4194304 + 300.
   EXPECT_EQ(r.out,
-            "50 p300:41/b marker app \"tick\" id=- scope=global\n"
+            "50 p4194604:41/b marker app \"tick\" id=- scope=global\n"
             "100 p300:31/a marker app \"tick\" id=- scope=global\n");
   EXPECT_EQ(r.err,
             "itt-dump: 2 traces: traces of 2 hosts or boots, lined up by wall clock: their wall "

@@ -165,7 +165,9 @@ void SetInfo(const TraceSet& set, std::string* out) {
     absl::StrAppend(&o, "  unreadable  ", f.name, ": ", f.status.message(), "\n");
   }
   o.append("time      ");
-  if (set.alignment() == TimeAlignment::kSharedTsc) {
+  if (set.alignment() == TimeAlignment::kOneFile) {
+    o.append("one trace: its own timebase\n");
+  } else if (set.alignment() == TimeAlignment::kSharedTsc) {
     o.append("one boot of one host: the traces share the timebase (");
     o.append(m.header.boot_id != std::array<uint8_t, 16>{} ? "boot id " : "");
     absl::StrAppend(&o, format::BootIdString(m.header.boot_id), ")\n");

@@ -441,8 +441,8 @@ void TextPrinter::AppendField(TextBuffer* out, const Event& e, const format::Kin
       AppendNumber(out, v.as_double());
       return;
     case FieldType::kTime:
-      if (v.u == ~uint64_t{0}) {
-        out->append("none");  // __itt_timestamp_none
+      if (v.u == format::kTimestampNone) {
+        out->append("none");
       } else {
         AppendTime(out, v.u);
       }

@@ -47,7 +47,7 @@ void SetOpenFrame(Interval* n, uint64_t domain, const format::Id& id, uint64_t b
 }
 
 // __itt_timestamp_none, stored as passed (FORMAT.md, "Frame submit").
-constexpr uint64_t kTimestampNone = ~uint64_t{0};
+using format::kTimestampNone;
 
 // Where a task_begin* kind keeps its fields, from the schema by name.
 struct BeginLayout {

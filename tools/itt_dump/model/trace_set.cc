@@ -264,7 +264,6 @@ void TraceSet::Label() {
       f.tag = absl::StrCat("r", h.rank);
     } else {
       f.label = hosts_differ ? absl::StrCat(exe, " (", h.host_name, ")") : exe;
-      f.tag = absl::StrCat("p", h.pid);
     }
     uint32_t pid = h.pid;
     // Linux pids stay below 2^22 (pid_max); made-up ones start above.
@@ -273,6 +272,9 @@ void TraceSet::Label() {
     }
     pids.push_back(pid);
     f.display_pid = pid;
+    // Two processes of one pid (hosts, containers) are told apart as the
+    // exports tell them: by the pid made up for the later.
+    if (h.rank == format::kNoRank) f.tag = absl::StrCat("p", pid);
   }
 }
 
@@ -749,7 +751,7 @@ void SetRewriter::RewriteEach(Event* e, const KindActions& a) const {
         ToggleIdTag(tag, &v);
         break;
       case Action::kTime:
-        v.u = set_->SetTicks(file_, v.u);
+        if (v.u != format::kTimestampNone) v.u = set_->SetTicks(file_, v.u);
         break;
     }
   }

@@ -76,7 +76,8 @@ struct TraceFile {
   // The process's name: "rank 3 (host-a) app" with a rank, else "app",
   // or "app (host-a)" when the set spans several hosts.
   std::string label;
-  // The same, short, for each line of text: "r3", else "p1234".
+  // The same, short, for each line of text: "r3", else "p" and the
+  // display_pid ("p1234").
   std::string tag;
   // A pid unique in the set: the header's, or when two files share one
   // (different hosts), a made-up one above the kernel's pid range.
