@@ -976,7 +976,7 @@ TEST(Pieces, ProcessesWhoseEventsMeetPrintWhatTheSerialPassPrints) {
     b.End(5000);
     return b.bytes();
   };
-  const uint64_t top = uint64_t{1} << 56;
+  const uint64_t top = ProcessTag(1);  // an address process 1's tag makes too
   const uint64_t a = 0x7000;
   const std::vector<std::pair<std::string, std::vector<std::vector<Event>>>> cases = {
       {"v3 counter",

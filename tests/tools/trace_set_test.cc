@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "tests/tools/dump_runner.h"
 #include "tests/tools/trace_builder.h"
@@ -214,6 +215,21 @@ TEST(TraceSetVerbs, AddressesOfTwoProcessesNeverMeet) {
   EXPECT_NE(r.out.find("\"leaked_count\":1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"address\":\"0xa000\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"tid\":11"), std::string::npos) << r.out;
+}
+
+// 257 ranks: the first allocates 0xa000 and the others free their own
+// 0xa000, which they never allocated. Rank 256's tag is not rank 0's
+// (an 8-bit tag made them one, and its free released rank 0's block).
+TEST(TraceSetVerbs, AddressesOfProcessesPast256NeverMeet) {
+  std::map<std::string, std::string> run;
+  for (int rank = 0; rank < 257; ++rank) {
+    run[absl::StrFormat("run/r%03d.itt", rank)] =
+        Process(100 + rank, rank, 11 + rank, 1, 1100, 1200, rank == 0);
+  }
+  const testing::DumpResult r = RunDump({"leaks", "--format=json", "run"}, run);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"leaked_count\":1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"unknown_frees\":256"), std::string::npos) << r.out;
 }
 
 TEST(TraceSetVerbs, ChromeGivesEachProcessItsPidAndName) {

@@ -209,7 +209,8 @@ uint32_t MeetsOtherProcesses(const Event& e, const ThreadRec& t, const TraceInde
     case EventKind::kSyncPrepare:
     case EventKind::kSyncCancel:
     case EventKind::kSyncAcquired:
-      return (e.Get(F::kAddr) ^ ProcessTag(t.process)) >> 56 != 0 ? kMeetsOddSync : kMeetsSync;
+      return (e.Get(F::kAddr) ^ ProcessTag(t.process)) >> kProcessTagShift != 0 ? kMeetsOddSync
+                                                                                : kMeetsSync;
     default:
       return 0;
   }

@@ -56,8 +56,11 @@
 namespace ittc {
 namespace itt_dump {
 
-// XORed into object identities of process `process` on a merged stream.
-inline uint64_t ProcessTag(uint32_t process) { return uint64_t{process} << 56; }
+// XORed into object identities of process `process` on a merged stream:
+// the process in the top 16 bits, which no user-space address of x86-64
+// (below 2^47) sets, so up to 65536 processes keep their objects apart.
+inline constexpr int kProcessTagShift = 48;
+inline uint64_t ProcessTag(uint32_t process) { return uint64_t{process} << kProcessTagShift; }
 
 // Undoes the tags of process `process` in an event of the merged stream:
 // its object identities as the process wrote them (for printing).
