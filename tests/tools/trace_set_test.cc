@@ -232,6 +232,27 @@ TEST(TraceSetVerbs, AddressesOfProcessesPast256NeverMeet) {
   EXPECT_NE(r.out.find("\"unknown_frees\":256"), std::string::npos) << r.out;
 }
 
+// A file that lost the definition of a string it uses (here: never wrote
+// it) does not take another file's text for it: the id is undefined in the
+// set, as in the file alone.
+TEST(TraceSetVerbs, AnIdAFileDoesNotDefineIsNoOtherFilesName) {
+  testing::TraceBuilder a(Header(100, 0, "node1", kBootA));
+  a.Domain(1, "app").Thread(0, 11, "a").SyncAt(1000);
+  a.Events(0, {Ev(EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(2)}}),
+               Ev(EventKind::kTaskEnd, 1200, {{F::kDomain, U(1)}})});
+  a.SyncAt(5000).End(5000);
+  testing::TraceBuilder b(Header(200, 1, "node1", kBootA));
+  b.String(1, "x").String(2, "only_in_b").Domain(1, "app").Thread(0, 21, "b").SyncAt(1000);
+  b.Events(0, {Ev(EventKind::kTaskBegin, 1300, {{F::kDomain, U(1)}, {F::kName, U(2)}}),
+               Ev(EventKind::kTaskEnd, 1400, {{F::kDomain, U(1)}})});
+  b.SyncAt(5000).End(5000);
+  const testing::DumpResult r =
+      RunDump({"text", "run"}, {{"run/a.itt", a.bytes()}, {"run/b.itt", b.bytes()}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("r0:11/a task_begin app \"only_in_b\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("r1:21/b task_begin app \"only_in_b\""), std::string::npos) << r.out;
+}
+
 TEST(TraceSetVerbs, ChromeGivesEachProcessItsPidAndName) {
   const testing::DumpResult r = RunDump({"chrome", "run"}, TwoRanks());
   ASSERT_EQ(r.status, 0) << r.err;

@@ -37,6 +37,8 @@ class Interner {
     auto [it, inserted] = ids_.try_emplace(key, ids_.size() + 1);
     return it->second;
   }
+  // Ids given so far: 1 to size().
+  uint64_t size() const { return ids_.size(); }
 
  private:
   absl::flat_hash_map<std::string, uint64_t> ids_;
@@ -418,27 +420,6 @@ void TraceSet::Merge() {
       g.label = absl::StrCat(files_[fi].tag, ":", t.label);
       r.threads[index] = &g;
     }
-    // What Rewrite changes in this file's events: the tables that do not
-    // map every id to itself, the identities of every process but the
-    // first, and the times on a wall-clock axis.
-    r.changes = 0;
-    const std::pair<const std::vector<uint64_t>*, Action> tables[] = {
-        {&r.strings, Action::kString},
-        {&r.domains, Action::kDomain},
-        {&r.counters, Action::kCounter},
-        {&r.histograms, Action::kHistogram},
-        {&r.clock_domains, Action::kClockDomain},
-        {&r.heap_functions, Action::kHeapFunction},
-        {&r.event_names, Action::kEventName}};
-    for (const auto& [t, act] : tables) {
-      for (size_t id = 1; id < t->size(); ++id) {
-        if ((*t)[id] != id) r.changes |= Bit(act);
-      }
-    }
-    if (ProcessTag(static_cast<uint32_t>(fi)) != 0) {
-      r.changes |= Bit(Action::kTagUint) | Bit(Action::kTagId);
-    }
-    if (alignment_ == TimeAlignment::kWallClock) r.changes |= Bit(Action::kTime);
     for (const auto& [key, count] : x.losses.entries()) {
       const ThreadRec* const* t = r.threads.Find(key >> 8);
       if (t != nullptr) m.losses[uint64_t{(*t)->index} << 8 | (key & 0xff)] += count;
@@ -483,6 +464,36 @@ void TraceSet::Merge() {
       m.min_event_ticks = std::min(m.min_event_ticks, SetTicks(fi, x.min_event_ticks));
       m.max_event_ticks = std::max(m.max_event_ticks, SetTicks(fi, x.max_event_ticks));
     }
+  }
+  // What Rewrite changes in each file's events: the tables that do not map
+  // every id of the set to itself (an id the file uses but whose definition
+  // it lost is no other file's: it becomes 0, undefined), the identities of
+  // every process but the first, and the times on a wall-clock axis.
+  const uint64_t set_ids[] = {strings.size(),    domains.size(),    next_counter,
+                              next_histogram,    next_clock_domain, heap_functions.size(),
+                              event_names.size()};
+  for (size_t fi = 0; fi < files_.size(); ++fi) {
+    Remap& r = remaps_[fi];
+    r.changes = 0;
+    const std::pair<const std::vector<uint64_t>*, Action> tables[] = {
+        {&r.strings, Action::kString},
+        {&r.domains, Action::kDomain},
+        {&r.counters, Action::kCounter},
+        {&r.histograms, Action::kHistogram},
+        {&r.clock_domains, Action::kClockDomain},
+        {&r.heap_functions, Action::kHeapFunction},
+        {&r.event_names, Action::kEventName}};
+    for (size_t k = 0; k < std::size(tables); ++k) {
+      const auto& [t, act] = tables[k];
+      if (t->size() <= set_ids[k]) r.changes |= Bit(act);
+      for (size_t id = 1; id < t->size(); ++id) {
+        if ((*t)[id] != id) r.changes |= Bit(act);
+      }
+    }
+    if (ProcessTag(static_cast<uint32_t>(fi)) != 0) {
+      r.changes |= Bit(Action::kTagUint) | Bit(Action::kTagId);
+    }
+    if (alignment_ == TimeAlignment::kWallClock) r.changes |= Bit(Action::kTime);
   }
   m.clock = Clock(m.header, m.sync_points);
 }
