@@ -153,6 +153,18 @@ TEST(Verify, MissingFileIsFour) {
   EXPECT_NE(r.err.find("itt-dump: missing.itt: "), std::string::npos) << r.err;
 }
 
+// A file that cannot be opened among others is named once in its line.
+TEST(OtherVerbs, AMissingFileAmongOthersIsNamedOnce) {
+  for (const char* verb : {"stats", "verify", "info"}) {
+    DumpResult r = RunDump({verb, "missing.itt", "trace.itt"}, {{"trace.itt", SampleTrace()}});
+    EXPECT_EQ(r.status, 4) << verb;
+    const std::string all = r.out + r.err;
+    EXPECT_NE(all.find("missing.itt: No such file or directory"), std::string::npos) << verb << "\n"
+                                                                                     << all;
+    EXPECT_EQ(all.find("missing.itt: missing.itt"), std::string::npos) << verb << "\n" << all;
+  }
+}
+
 TEST(OtherVerbs, UnreadableFilesGiveOneErrorLineAndVerifysStatus) {
   struct Case {
     std::string bytes;

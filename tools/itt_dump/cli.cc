@@ -494,7 +494,7 @@ int ReportFailures(const TraceSet& set, const Env& env) {
   int worst = kExitOk;
   for (const TraceSet::Failure& f : set.failures()) {
     worst = std::max(worst, static_cast<int>(StatusForFailure(f.failure)));
-    env.err->Write(absl::StrCat("itt-dump: ", f.name, ": ", f.status.message(), "\n"));
+    env.err->Write(absl::StrCat("itt-dump: ", f.name, ": ", f.Reason(), "\n"));
   }
   env.err->Flush();
   return worst;

@@ -162,7 +162,7 @@ void SetInfo(const TraceSet& set, std::string* out) {
                     ": ", f.label, ": ", f.index->events, " events  ", f.index->name, "\n");
   }
   for (const TraceSet::Failure& f : set.failures()) {
-    absl::StrAppend(&o, "  unreadable  ", f.name, ": ", f.status.message(), "\n");
+    absl::StrAppend(&o, "  unreadable  ", f.name, ": ", f.Reason(), "\n");
   }
   o.append("time      ");
   if (set.alignment() == TimeAlignment::kOneFile) {

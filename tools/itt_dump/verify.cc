@@ -183,7 +183,7 @@ int RunVerify(const VerbContext& ctx) {
   for (const TraceFile& f : ctx.set->files()) worst = std::max(worst, VerifyFile(ctx, f));
   for (const TraceSet::Failure& f : ctx.set->failures()) {
     const int status = StatusForFailure(f.failure);
-    ctx.out->Write(absl::StrCat(f.name, ": ", StatusWord(status), ": ", f.status.message(), "\n"));
+    ctx.out->Write(absl::StrCat(f.name, ": ", StatusWord(status), ": ", f.Reason(), "\n"));
     ctx.out->Flush();
     worst = std::max(worst, status);
   }

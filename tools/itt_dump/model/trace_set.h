@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "format/format.h"
 #include "tools/itt_dump/model/merge.h"
 #include "tools/itt_dump/model/trace_index.h"
@@ -97,6 +98,16 @@ class TraceSet {
     std::string name;
     OpenFailure failure = OpenFailure::kNone;
     absl::Status status;
+    // Why, without the name where the status already starts with it (an
+    // open's errno names the path).
+    absl::string_view Reason() const {
+      absl::string_view m = status.message();
+      if (m.size() > name.size() + 2 && m.substr(0, name.size()) == name &&
+          m.substr(name.size(), 2) == ": ") {
+        m.remove_prefix(name.size() + 2);
+      }
+      return m;
+    }
   };
 
   static constexpr size_t kMinLookaheadPerFile = size_t{4} << 20;
