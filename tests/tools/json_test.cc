@@ -157,6 +157,36 @@ TEST(ChromeJson, StringsAreEscapedWhateverTheirBytes) {
   EXPECT_EQ(phases["X"], 1);
 }
 
+// Several metadata values of one key on one task: the key once, its values
+// in an array in their order (JSON readers keep one value of a repeated
+// key); with few args and with many.
+TEST(ChromeJson, ARepeatedArgKeyGivesOneKeyWithAnArray) {
+  for (const int others : {1, 20}) {
+    TraceBuilder b;
+    b.String(1, "load").String(2, "file").Domain(1, "d").Thread(0, 7, "t");
+    std::vector<format::Event> events = {
+        Ev(EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+        Ev(EventKind::kMetadataStrAdd, 1110,
+           {{F::kDomain, U(1)}, {F::kKey, U(2)}, {F::kText, B("a.txt")}})};
+    for (int i = 0; i < others; ++i) {
+      const uint64_t key = 10 + static_cast<uint64_t>(i);
+      b.String(key, "k" + std::to_string(i));
+      events.push_back(Ev(EventKind::kMetadataStrAdd, 1120,
+                          {{F::kDomain, U(1)}, {F::kKey, U(key)}, {F::kText, B("v")}}));
+    }
+    events.push_back(Ev(EventKind::kMetadataStrAdd, 1130,
+                        {{F::kDomain, U(1)}, {F::kKey, U(2)}, {F::kText, B("b.txt")}}));
+    events.push_back(Ev(EventKind::kTaskEnd, 1200, {{F::kDomain, U(1)}}));
+    b.Events(0, events);
+    const std::string json = Chrome(b.bytes());
+    std::map<std::string, int> phases;
+    CheckChrome(json, &phases);
+    EXPECT_NE(json.find("\"args\":{\"file\":[\"a.txt\",\"b.txt\"],\"k0\":\"v\""), std::string::npos)
+        << json;
+    EXPECT_EQ(json.find("\"file\":\"b.txt\""), std::string::npos) << json;
+  }
+}
+
 TEST(ChromeJson, RelationsBecomeFlowPairs) {
   TraceBuilder b;
   b.String(1, "producer").String(2, "consumer").Domain(1, "d");

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/event_route.h"
@@ -114,21 +115,64 @@ class ChromeObjects {
     line_->append("}");
     CloseObject();
   }
+  void ArgValue(const Arg& a) {
+    if (a.is_text || !IsJsonNumberOrArray(a.value)) {
+      AppendJsonString(line_, a.value);
+    } else {
+      line_->append(a.value);
+    }
+  }
+  static constexpr size_t kArgsScannedPairwise = 16;
+  // A key given more than once (several metadata calls of one key on one
+  // task) is written once, with its values in an array in their order:
+  // JSON readers keep one value of a repeated key.
   void Args(const std::vector<Arg>* args, bool open_at_end) {
     if ((args == nullptr || args->empty()) && !open_at_end) return;
     line_->append(",\"args\":{");
     bool first = true;
     if (args != nullptr) {
-      for (const Arg& a : *args) {
+      const size_t n = args->size();
+      // Past a few args, each key's first index and count from a map (a
+      // task with many metadata calls stays linear).
+      absl::flat_hash_map<std::string_view, std::pair<size_t, size_t>> keys;
+      if (n > kArgsScannedPairwise) {
+        for (size_t i = 0; i < n; ++i) {
+          auto [it, added] = keys.try_emplace((*args)[i].key, i, 0);
+          ++it->second.second;
+        }
+      }
+      for (size_t i = 0; i < n; ++i) {
+        const Arg& a = (*args)[i];
+        bool earlier = false;
+        size_t again = 0;
+        if (n > kArgsScannedPairwise) {
+          const auto& [first, count] = keys.at(a.key);
+          earlier = first < i;
+          again = count - 1;
+        } else {
+          for (size_t j = 0; j < n && !earlier; ++j) {
+            if (j != i && (*args)[j].key == a.key) {
+              earlier = j < i;
+              ++again;
+            }
+          }
+        }
+        if (earlier) continue;
         if (!first) line_->push_back(',');
         first = false;
         AppendJsonString(line_, a.key);
         line_->push_back(':');
-        if (a.is_text || !IsJsonNumberOrArray(a.value)) {
-          AppendJsonString(line_, a.value);
-        } else {
-          line_->append(a.value);
+        if (again == 0) {
+          ArgValue(a);
+          continue;
         }
+        line_->push_back('[');
+        for (size_t j = i; j < n; ++j) {
+          if ((*args)[j].key != a.key) continue;
+          if (j != i) line_->push_back(',');
+          ArgValue((*args)[j]);
+        }
+        line_->push_back(']');
       }
     }
     if (open_at_end) {
