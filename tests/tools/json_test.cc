@@ -187,6 +187,31 @@ TEST(ChromeJson, ARepeatedArgKeyGivesOneKeyWithAnArray) {
   }
 }
 
+// Two counters of one name in two domains: two tracks, each named with its
+// domain (viewers key a counter's track by its name); a counter whose name
+// no other domain has keeps its name.
+TEST(ChromeJson, CountersOfOneNameInTwoDomainsAreTwoTracks) {
+  TraceBuilder b;
+  b.Domain(1, "net").Domain(2, "disk").Thread(0, 7, "t");
+  b.Counter(1, "queue", "net", 1, format::MetadataType::kU64);
+  b.Counter(2, "queue", "disk", 2, format::MetadataType::kU64);
+  b.Counter(3, "alone", "net", 1, format::MetadataType::kU64);
+  const auto set = [](uint64_t t, uint64_t counter, uint64_t v) {
+    return Ev(EventKind::kCounterSetValue, t,
+              {{F::kCounter, U(counter)},
+               {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
+               {F::kValue, U(v)}});
+  };
+  b.Events(0, {set(1100, 1, 1), set(1200, 2, 1000), set(1300, 3, 5)});
+  const std::string json = Chrome(b.bytes());
+  std::map<std::string, int> phases;
+  CheckChrome(json, &phases);
+  EXPECT_EQ(phases["C"], 3);
+  EXPECT_NE(json.find("\"name\":\"net/queue\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"name\":\"disk/queue\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"name\":\"alone\""), std::string::npos) << json;
+}
+
 TEST(ChromeJson, RelationsBecomeFlowPairs) {
   TraceBuilder b;
   b.String(1, "producer").String(2, "consumer").Domain(1, "d");

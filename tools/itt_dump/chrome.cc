@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/event_route.h"
@@ -81,6 +83,8 @@ class ChromeObjects {
   // Appends the object of a sample of `counter` (whose name and domain
   // are used) of `value` at `ticks` on thread `tid`.
   void AppendCounter(const Counter& counter, long double value, uint64_t tid, uint64_t ticks);
+  // Whether the trace defines counters named `name` in two domains or more.
+  bool NameOfSeveralDomains(const std::string& name);
 
  protected:
   // Starts an object with its phase: (,)\n{"ph":"X
@@ -216,14 +220,34 @@ class ChromeObjects {
 
   uint64_t pid_;
   bool first_;
+  // NameOfSeveralDomains's, made on first use.
+  std::unique_ptr<absl::flat_hash_set<std::string>> names_of_several_domains_;
   TextBuffer own_line_;
   TextBuffer* line_;  // objects built and not yet handed on: own_line_ or the caller's
 };
 
+bool ChromeObjects::NameOfSeveralDomains(const std::string& name) {
+  if (names_of_several_domains_ == nullptr) {
+    names_of_several_domains_ = std::make_unique<absl::flat_hash_set<std::string>>();
+    absl::flat_hash_map<std::string_view, std::string_view> domain_of;
+    for (const auto& [id, def] : x_.counters.entries()) {
+      const auto [it, added] = domain_of.try_emplace(def.name, def.domain_name);
+      if (!added && it->second != def.domain_name) names_of_several_domains_->insert(def.name);
+    }
+  }
+  return names_of_several_domains_->contains(name);
+}
+
 void ChromeObjects::AppendCounter(const Counter& counter, long double value, uint64_t tid,
                                   uint64_t ticks) {
   Open('C', tid, ticks);
-  Field("name", counter.name);
+  // The viewers key a counter's track by its name (and pid): counters of
+  // one name in two domains would be one track.
+  if (!counter.domain.empty() && NameOfSeveralDomains(counter.name)) {
+    Field("name", absl::StrCat(counter.domain, "/", counter.name));
+  } else {
+    Field("name", counter.name);
+  }
   if (!counter.domain.empty()) Field("cat", counter.domain);
   line_->append(",\"args\":{\"value\":");
   // (JSON has no NaN or infinity: AppendNumber's "nan", "inf", "-inf".)
