@@ -235,6 +235,35 @@ TEST(ChromeJson, RelationsBecomeFlowPairs) {
       << json;
 }
 
+// A relation to a task that began before it (the usual dependency: B,
+// running, depends on A, done): the flow runs forward in time, from A's
+// begin ("s", on A's thread) to the relation ("f", binding to B), which the
+// viewers drop when its "f" comes first.
+TEST(ChromeJson, AFlowToATaskBegunBeforeRunsForward) {
+  TraceBuilder b;
+  b.String(1, "producer").String(2, "consumer").Domain(1, "d");
+  b.Thread(0, 7, "a").Thread(1, 8, "b");
+  b.Events(0,
+           {Ev(EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kId, I(2)}, {F::kName, U(1)}}),
+            Ev(EventKind::kTaskEnd, 1200, {{F::kDomain, U(1)}})});
+  b.Events(1,
+           {Ev(EventKind::kTaskBegin, 1300, {{F::kDomain, U(1)}, {F::kId, I(1)}, {F::kName, U(2)}}),
+            Ev(EventKind::kRelationAdd, 1350,
+               {{F::kDomain, U(1)}, {F::kHead, I(1)}, {F::kRelation, U(7)}, {F::kTail, I(2)}}),
+            Ev(EventKind::kTaskEnd, 1400, {{F::kDomain, U(1)}})});
+  const std::string json = Chrome(b.bytes());
+  std::map<std::string, int> phases;
+  CheckChrome(json, &phases);
+  EXPECT_EQ(phases["s"], 1);
+  EXPECT_EQ(phases["f"], 1);
+  EXPECT_NE(json.find("{\"ph\":\"s\",\"pid\":4242,\"tid\":7,\"ts\":0.100,\"id\":1"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"ph\":\"f\",\"pid\":4242,\"tid\":8,\"ts\":0.350,\"bp\":\"e\",\"id\":1"),
+            std::string::npos)
+      << json;
+}
+
 TEST(ChromeJson, DamagedAndEmptyTracesStillGiveValidJson) {
   std::string t = SampleTrace();
   for (size_t cut : {t.size() - 1, t.size() / 2, t.size() / 3}) {

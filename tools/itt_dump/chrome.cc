@@ -583,9 +583,17 @@ void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
   const uint64_t ticks = format::EffectiveTime(e);
   const char* relation = RelationName(e.Get(F::kRelation));
   if (!filter_.KeepsItem(t, e.Get(F::kDomain), relation, ticks)) return;
+  const size_t ends = flow_ends_.size();
   const uint64_t flow = flows_.OnRelation(e.GetId(F::kTail), &flow_ends_);
+  // A flow runs forward in time (the viewers read its "s" before its "f"):
+  // from the relation to the tail's begin, or from the begin of a tail that
+  // began before the relation to the relation.
+  FlowTracker::End start{flow, &t, ticks};
+  if (flow_ends_.size() > ends && flow_ends_.back().ticks < ticks)
+    std::swap(start, flow_ends_.back());
+  UseProcess(*start.thread);
   TextBuffer& line = this->line();
-  Open('s', t.tid, ticks);
+  Open('s', start.thread->tid, start.ticks);
   line.append(absl::StrCat(",\"id\":", flow));
   Field("name", "relation");
   Field("cat", "relation");
