@@ -264,6 +264,32 @@ TEST(ChromeJson, AFlowToATaskBegunBeforeRunsForward) {
       << json;
 }
 
+// Regions pair by id, not as a stack: one that ends while a task it holds
+// runs on is an async pair, as are two regions that overlap, so no
+// viewer drops the one that does not nest (a thread's "X" slices must).
+TEST(ChromeJson, RegionsAreAsyncPairs) {
+  TraceBuilder b;
+  b.String(1, "region a").String(2, "region b").String(3, "work").Domain(1, "d");
+  b.Thread(0, 7, "t");
+  b.Events(0, {Ev(EventKind::kRegionBegin, 1100,
+                  {{F::kDomain, U(1)}, {F::kId, I(1)}, {F::kParent, Null()}, {F::kName, U(1)}}),
+               Ev(EventKind::kRegionBegin, 1150,
+                  {{F::kDomain, U(1)}, {F::kId, I(2)}, {F::kParent, Null()}, {F::kName, U(2)}}),
+               Ev(EventKind::kRegionEnd, 1200, {{F::kDomain, U(1)}, {F::kId, I(1)}}),
+               Ev(EventKind::kTaskBegin, 1250, {{F::kDomain, U(1)}, {F::kName, U(3)}}),
+               Ev(EventKind::kRegionEnd, 1300, {{F::kDomain, U(1)}, {F::kId, I(2)}}),
+               Ev(EventKind::kTaskEnd, 1400, {{F::kDomain, U(1)}})});
+  const std::string json = Chrome(b.bytes());
+  std::map<std::string, int> phases;
+  CheckChrome(json, &phases);
+  EXPECT_EQ(phases["X"], 1);  // the task
+  EXPECT_EQ(phases["b"], 2);
+  EXPECT_EQ(phases["e"], 2);
+  EXPECT_NE(json.find("\"ph\":\"b\",\"pid\":4242,\"tid\":7,\"ts\":0.150,\"name\":\"region b\""),
+            std::string::npos)
+      << json;
+}
+
 TEST(ChromeJson, DamagedAndEmptyTracesStillGiveValidJson) {
   std::string t = SampleTrace();
   for (size_t cut : {t.size() - 1, t.size() / 2, t.size() / 3}) {

@@ -279,19 +279,28 @@ void ChromeObjects::AppendInterval(const Interval& iv, uint64_t tid) {
     return *looked_up_domain;
   };
   switch (iv.kind) {
-    case IntervalKind::kOverlapped: {
+    case IntervalKind::kOverlapped:
+    case IntervalKind::kRegion: {
+      // Async pairs: neither nests with the thread's tasks (a region is
+      // paired by its id, and may end while a task it holds runs on), which
+      // a viewer's slices of one thread must. A region without an id
+      // pairs in its thread: so does its async id.
       const std::string_view name = interval_name();
       const std::string_view domain = domain_name();
-      const std::string id = IdText(iv.id);
+      const std::string_view cat =
+          !domain.empty() ? domain : (iv.kind == IntervalKind::kRegion ? "region" : "overlapped");
+      const std::string id = iv.kind == IntervalKind::kRegion && iv.id == format::Id{}
+                                 ? absl::StrCat("thread ", tid)
+                                 : IdText(iv.id);
       Open('b', tid, iv.begin);
       Field("name", name);
-      Field("cat", domain.empty() ? "overlapped" : domain);
+      Field("cat", cat);
       Field("id", id);
       Args(iv.args, iv.open_at_end);
       CloseObject();
       Open('e', tid, iv.end);
       Field("name", name);
-      Field("cat", domain.empty() ? "overlapped" : domain);
+      Field("cat", cat);
       Field("id", id);
       CloseObject();
       return;
