@@ -337,6 +337,28 @@ TEST(Set, TwoHostsKeepTimestampNoneAndTheirTags) {
   EXPECT_NE(one.out.find("time      one trace: its own timebase"), std::string::npos) << one.out;
 }
 
+// stats --name keeps a JIT method's unload (which names no method) with its
+// load, by the method's id.
+TEST(Stats, ANameFilterKeepsTheUnloadOfAKeptMethod) {
+  TraceBuilder b;
+  b.Thread(0, 101, "main");
+  const auto load = [](uint64_t t, uint64_t id, const char* name) {
+    return Ev(format::EventKind::kJitMethodLoad, t,
+              {{F::kMethodId, U(id)},
+               {F::kMethodName, B(name)},
+               {F::kAddress, U(0x1000 * id)},
+               {F::kSize, U(16)}});
+  };
+  const auto unload = [](uint64_t t, uint64_t id) {
+    return Ev(format::EventKind::kJitMethodUnload, t, {{F::kMethodId, U(id)}});
+  };
+  b.Events(0, {load(100, 1, "foo"), load(110, 2, "bar"), unload(120, 1), unload(130, 2)});
+  b.End(200);
+  DumpResult r = RunDump({"stats", "--format=csv", "--name=foo", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("jit,1,0,0,1,16\n"), std::string::npos) << r.out;
+}
+
 // A flight recorder's dump: info says which dump, why and the window it
 // covers; its overwritten events show as a loss; every verb reads it.
 TEST(Info, ShowsTheWindowAndReasonOfAFlightDump) {

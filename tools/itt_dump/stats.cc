@@ -111,11 +111,8 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
       return;
     case Family::kJit: {
       if (filter_.active()) {
-        if (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time) ||
-            (filter_.has_name() &&
-             (!e.Has(F::kMethodName) || !filter_.NameOk(e.GetBytes(F::kMethodName))))) {
-          return;
-        }
+        if (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time)) return;
+        if (filter_.has_name() && !JitNameKept(e)) return;
       }
       if (e.kind == EventKind::kJitInlineLoad) {
         ++jit_inline_;
@@ -133,6 +130,22 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
       tracker_.OnEvent(e, t);
       return;
   }
+}
+
+bool StatsCollector::JitNameKept(const Event& e) {
+  if (!e.Has(F::kMethodId)) return false;
+  const uint64_t id = e.Get(F::kMethodId);
+  if (e.Has(F::kMethodName)) {
+    const bool kept = filter_.NameOk(e.GetBytes(F::kMethodName));
+    jit_name_kept_[id] = kept;
+    return kept;
+  }
+  // An unload or an update_v2 names no method: its load's name counts.
+  const auto it = jit_name_kept_.find(id);
+  if (it == jit_name_kept_.end()) return false;
+  const bool kept = it->second;
+  if (e.kind == EventKind::kJitMethodUnload) jit_name_kept_.erase(it);
+  return kept;
 }
 
 void StatsCollector::Finish(uint64_t last_event_ticks) {

@@ -31,6 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "tools/itt_dump/filter.h"
@@ -233,6 +234,8 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   // Whether the filters keep a sync wait event (not by name: OnSync asks
   // the object's name), a heap call.
   bool SyncKept(const format::Event& e, const ThreadRec& t);
+  // Whether a JIT event's method matches the name filter (REQUIRES: one).
+  bool JitNameKept(const format::Event& e);
   bool HeapKept(const format::Event& e, const ThreadRec& t);
   // What a kept sync event `c` at `addr` adds to its row.
   void AddSync(const SyncChange& c, uint64_t addr, const ThreadRec& t, uint64_t ticks);
@@ -293,6 +296,9 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   uint64_t jit_updated_ = 0;
   uint64_t jit_unloaded_ = 0;
   uint64_t jit_code_bytes_ = 0;
+  // With a name filter: whether each loaded method's name is kept, by
+  // method id, for its unload and update_v2 events (which name none).
+  absl::flat_hash_map<uint64_t, bool> jit_name_kept_;
   uint64_t last_ticks_ = 0;
   bool keep_apart_ = false;
 };
