@@ -174,6 +174,34 @@ TEST(Cli, ClosedPipeEndsQuietlyWithStatusZero) {
   EXPECT_EQ(ss.str(), "");
 }
 
+// An output that names one of the input traces (by another spelling too)
+// is refused before anything is written: the trace stays whole.
+TEST(Cli, AnOutputThatIsTheInputIsRefusedAndTheTraceKept) {
+  const std::string trace = TempPath("input.itt");
+  const std::string bytes = FrameTrace(2, 100);
+  {
+    std::ofstream f(trace, std::ios::binary);
+    f << bytes;
+  }
+  const std::string dir = trace.substr(0, trace.rfind('/'));
+  const std::string err_path = TempPath("same_stderr.txt");
+  for (const std::string verb : {"chrome", "perfetto"}) {
+    const std::string cmd =
+        BinaryPath() + " " + verb + " " + trace + " -o " + dir + "/./input.itt 2> " + err_path;
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << verb;
+    EXPECT_EQ(WEXITSTATUS(status), 73) << verb;
+    std::ifstream err(err_path);
+    std::stringstream ss;
+    ss << err.rdbuf();
+    EXPECT_NE(ss.str().find("is the input trace"), std::string::npos) << verb << ": " << ss.str();
+    std::ifstream in(trace, std::ios::binary);
+    std::stringstream kept;
+    kept << in.rdbuf();
+    EXPECT_EQ(kept.str(), bytes) << verb;
+  }
+}
+
 // An output that fails (a full disk) stops the pass where it is: the
 // tasks and frames open there are not reported as the trace's unbalanced
 // ones, only the failure is, with status 73.

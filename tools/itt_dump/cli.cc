@@ -488,6 +488,28 @@ int ReportFailures(const Inputs& in, const Env& env) {
   return in.failures.empty() ? kExitOk : static_cast<int>(StatusForFailure(OpenFailure::kIo));
 }
 
+// Whether paths `a` and `b` name one file: the same device and inode where
+// both exist, else the same text.
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  if (stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0) {
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  }
+  return a == b;
+}
+
+// The input of `set` (read, or not readable) that `output` names, or null:
+// writing it would truncate the trace before the second pass reads it.
+const std::string* InputNamed(const TraceSet& set, const std::string& output) {
+  for (const TraceFile& f : set.files()) {
+    if (SameFile(f.source.name(), output)) return &f.source.name();
+  }
+  for (const TraceSet::Failure& f : set.failures()) {
+    if (SameFile(f.name, output)) return &f.name;
+  }
+  return nullptr;
+}
+
 // Writes "itt-dump: MESSAGE" for each file of `set` that could not be read;
 // returns the worst status among them (0 if none).
 int ReportFailures(const TraceSet& set, const Env& env) {
@@ -644,6 +666,14 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
   } else if (a.verb == "chrome" || a.verb == "perfetto") {
     Output* out = env.out;
     if (a.output != "-") {
+      if (const std::string* input = InputNamed(set, a.output)) {
+        progress.Done();
+        env.err->Write(
+            absl::StrCat("itt-dump: ", a.output, " is the input trace ", *input,
+                         ": writing it would destroy the trace; choose another output\n"));
+        env.err->Flush();
+        return kExitOutput;
+      }
       absl::StatusOr<std::unique_ptr<Output>> f = env.create_file(a.output);
       if (!f.ok()) {
         progress.Done();
