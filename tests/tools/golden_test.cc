@@ -359,6 +359,38 @@ TEST(Stats, ANameFilterKeepsTheUnloadOfAKeptMethod) {
   EXPECT_NE(r.out.find("jit,1,0,0,1,16\n"), std::string::npos) << r.out;
 }
 
+// vtune-csv's counters file: every counter of a name two domains share is
+// named domain/name, and a filter leaves out the columns of the counters it
+// drops (their rows it already did).
+TEST(VtuneCsv, CounterColumnsAreTheKeptCountersEachNamedApart) {
+  TraceBuilder b;
+  b.Domain(1, "d1").Domain(2, "d2").Thread(0, 7, "t");
+  b.Counter(1, "depth", "d1", 1, format::MetadataType::kU64);
+  b.Counter(2, "depth", "d2", 2, format::MetadataType::kU64);
+  b.Counter(3, "other", "d1", 1, format::MetadataType::kU64);
+  const auto set = [](uint64_t t, uint64_t counter, uint64_t v) {
+    return Ev(format::EventKind::kCounterSetValue, t,
+              {{F::kCounter, U(counter)},
+               {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
+               {F::kValue, U(v)}});
+  };
+  b.Events(0, {set(1100, 1, 1), set(1200, 2, 2), set(1300, 3, 3)});
+  b.End(2000);
+  const std::string file = "o/trace-counters-hostname-testhost.csv";
+  DumpResult all = RunDump({"vtune-csv", "trace.itt", "-o", "o"}, b.bytes());
+  ASSERT_EQ(all.status, 0) << all.err;
+  ASSERT_EQ(all.files.count(file), 1u) << all.err;
+  const std::string& a = all.files.at(file);
+  EXPECT_EQ(a.substr(0, a.find('\n')), "tsc.RDTSC,d1/depth.INST,d2/depth.INST,other.INST,pid,tid")
+      << a;
+  DumpResult d2 = RunDump({"vtune-csv", "--domain=d2", "trace.itt", "-o", "o"}, b.bytes());
+  ASSERT_EQ(d2.status, 0) << d2.err;
+  const std::string& f = d2.files.at(file);
+  EXPECT_EQ(f.substr(0, f.find('\n')), "tsc.RDTSC,depth.INST,pid,tid") << f;
+  EXPECT_EQ(std::count(f.begin(), f.end(), '\n'), 2) << f;
+  EXPECT_NE(f.find(",2,"), std::string::npos) << f;
+}
+
 // A flight recorder's dump: info says which dump, why and the window it
 // covers; its overwritten events show as a loss; every verb reads it.
 TEST(Info, ShowsTheWindowAndReasonOfAFlightDump) {

@@ -481,13 +481,18 @@ class VtuneWriter : public IntervalListener {
   absl::Status WriteCounters(Output* out) {
     line_.clear();
     line_.append(CounterHeader());
-    const uint32_t n = static_cast<uint32_t>(columns_.size());
+    // The file has the kept counters' columns only (a row is of one).
+    std::vector<uint32_t> position(columns_.size(), 0);
+    uint32_t n = 0;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (columns_[i].keep) position[i] = n++;
+    }
     const absl::Status s = spool_.ForEachRow(
         [&](uint32_t column, std::string_view time, std::string_view value, std::string_view end) {
           line_.append(time);
           for (uint32_t i = 0; i < n; ++i) {
             line_.push_back(',');
-            if (i == column) line_.append(value);
+            if (i == position[column]) line_.append(value);
           }
           line_.append(end);
           AfterLine(out);
@@ -506,19 +511,23 @@ class VtuneWriter : public IntervalListener {
   }
 
  private:
-  // Column header of the counters file.
+  // Column header of the counters file: a column per counter the filters
+  // keep.
   std::string CounterHeader() const {
     std::string h = absl::StrCat("tsc.", lines_.ClockName());
-    std::vector<std::string> used;
+    std::map<std::string_view, int> columns_of_name;
+    for (const CounterColumn& c : columns_) {
+      if (c.keep) ++columns_of_name[c.name];
+    }
     for (const auto& counter : counters_.counters()) {
       const CounterColumn& c = columns_[counter->index];
+      if (!c.keep) continue;
       std::string name = c.name;
-      // Two counters of one name (different domains) get distinct columns.
-      if (std::count(used.begin(), used.end(), name) != 0) {
+      // Counters of one name (different domains) get distinct columns.
+      if (columns_of_name[c.name] > 1) {
         name = counter->domain.empty() ? absl::StrCat(name, "#", c.column)
                                        : absl::StrCat(counter->domain, "/", name);
       }
-      used.push_back(name);
       h.push_back(',');
       AppendCsvField(&h, absl::StrCat(name, counter->ever_set ? ".INST" : ".COUNT"));
     }
