@@ -391,6 +391,21 @@ TEST(VtuneCsv, CounterColumnsAreTheKeptCountersEachNamedApart) {
   EXPECT_NE(f.find(",2,"), std::string::npos) << f;
 }
 
+// A thread or domain name with a line break or other control bytes keeps
+// each event on one line: THREAD and DOMAIN are escaped as NAME is.
+TEST(Text, ThreadAndDomainNamesAreEscapedOneLinePerEvent) {
+  TraceBuilder b;
+  b.String(1, "load").Domain(1, "My\tApp").Thread(0, 7, "io\nworker");
+  b.Events(0, {Ev(format::EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+               Ev(format::EventKind::kTaskEnd, 1200, {{F::kDomain, U(1)}})});
+  b.End(1300);
+  DumpResult r = RunDump({"text", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "100 7/io\\x0aworker task_begin My\\x09App \"load\" id=- parent=-\n"
+            "200 7/io\\x0aworker task_end My\\x09App \"load\"\n");
+}
+
 // A flight recorder's dump: info says which dump, why and the window it
 // covers; its overwritten events show as a loss; every verb reads it.
 TEST(Info, ShowsTheWindowAndReasonOfAFlightDump) {

@@ -179,12 +179,12 @@ class TextPrinter : public IntervalListener {
     const auto make = [&](std::string* out) {
       out->clear();
       out->push_back(' ');
-      out->append(t.label);
+      AppendEscaped(out, t.label);  // one line per event, whatever the names
       out->push_back(' ');
       out->append(KindName(s));
       out->push_back(' ');
       if (sub.has_domain) {
-        out->append(sub.domain);
+        AppendEscaped(out, sub.domain);
       } else {
         out->push_back('-');
       }

@@ -424,6 +424,12 @@ void AppendCsvField(Out* out, std::string_view s) {
 template <typename Out>
 void AppendQuoted(Out* out, std::string_view s) {
   out->push_back('"');
+  AppendEscaped(out, s);
+  out->push_back('"');
+}
+
+template <typename Out>
+void AppendEscaped(Out* out, std::string_view s) {
   const auto* begin = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = begin + s.size();
   size_t run = 0;  // start of the pending run of characters copied as-is
@@ -442,7 +448,6 @@ void AppendQuoted(Out* out, std::string_view s) {
     }
   }
   out->append(s.data() + run, s.size() - run);
-  out->push_back('"');
 }
 
 namespace {
@@ -658,6 +663,7 @@ void AppendMicros(Out* out, int64_t ns) {
   template void AppendJsonString(Out*, std::string_view);                        \
   template void AppendCsvField(Out*, std::string_view);                          \
   template void AppendQuoted(Out*, std::string_view);                            \
+  template void AppendEscaped(Out*, std::string_view);                           \
   template void AppendDecimal(Out*, uint64_t);                                   \
   template void AppendDecimal(Out*, int64_t);                                    \
   template void AppendHex(Out*, uint64_t);                                       \

@@ -79,6 +79,10 @@ void AppendCsvField(Out* out, std::string_view s);
 template <typename Out>
 void AppendQuoted(Out* out, std::string_view s);
 
+// `s` escaped as AppendQuoted escapes it, without the quotes.
+template <typename Out>
+void AppendEscaped(Out* out, std::string_view s);
+
 // `v` in decimal, as absl::StrAppend(out, v) writes it, without the
 // generic piece list (the verbs' per-line hot path).
 template <typename Out>
@@ -118,6 +122,7 @@ void AppendMicros(Out* out, int64_t ns);
   extern template void AppendMetadataArray(Out*, uint64_t, uint64_t, std::string_view); \
   extern template void AppendJsonString(Out*, std::string_view);                        \
   extern template void AppendQuoted(Out*, std::string_view);                            \
+  extern template void AppendEscaped(Out*, std::string_view);                           \
   extern template void AppendDecimal(Out*, uint64_t);                                   \
   extern template void AppendDecimal(Out*, int64_t);                                    \
   extern template void AppendHex(Out*, uint64_t);                                       \
