@@ -406,6 +406,29 @@ TEST(Text, ThreadAndDomainNamesAreEscapedOneLinePerEvent) {
             "200 7/io\\x0aworker task_end My\\x09App \"load\"\n");
 }
 
+// Tables line up by terminal columns (a CJK character takes two) and keep a
+// row on one line (a line break in a name is \x0a).
+TEST(Stats, TablesAlignWideCharactersAndKeepARowOnOneLine) {
+  TraceBuilder b;
+  b.String(1, "render").String(2, "\xe6\x8f\x8f\xe7\x94\xbb").String(3, "line\nbreak");
+  b.Domain(1, "app").Thread(0, 7, "t");
+  std::vector<format::Event> events;
+  for (uint64_t name = 1; name <= 3; ++name) {
+    events.push_back(Ev(format::EventKind::kTaskBegin, 1000 + 100 * name,
+                        {{F::kDomain, U(1)}, {F::kName, U(name)}}));
+    events.push_back(
+        Ev(format::EventKind::kTaskEnd, 1000 + 100 * name + 50 - 10 * name, {{F::kDomain, U(1)}}));
+  }
+  b.Events(0, events);
+  b.End(2000);
+  DumpResult r = RunDump({"stats", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\n  app    render        task "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  app    \xe6\x8f\x8f\xe7\x94\xbb          task "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n  app    line\\x0abreak task "), std::string::npos) << r.out;
+}
+
 // A flight recorder's dump: info says which dump, why and the window it
 // covers; its overwritten events show as a loss; every verb reads it.
 TEST(Info, ShowsTheWindowAndReasonOfAFlightDump) {

@@ -1,7 +1,10 @@
 #include "tools/itt_dump/report.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -17,8 +20,66 @@ bool Missing(const Column& c, const std::string& v) {
   return c.type != CellType::kText && v.empty();
 }
 
+// A text cell as a table shows it: control bytes as \xNN, so that a row is
+// one line.
+std::string TableText(const std::string& v) {
+  std::string out;
+  for (const char ch : v) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      absl::StrAppend(&out, absl::StrFormat("\\x%02x", c));
+    } else {
+      out.push_back(ch);
+    }
+  }
+  return out;
+}
+
+// Columns a terminal gives a UTF-8 code point: 2 for East Asian wide and
+// fullwidth ones (CJK, Hangul, fullwidth forms, emoji), else 1.
+int CodePointColumns(uint32_t cp) {
+  static constexpr std::pair<uint32_t, uint32_t> kWide[] = {
+      {0x1100, 0x115f}, {0x2e80, 0x303e},   {0x3041, 0x33ff},   {0x3400, 0x4dbf},  {0x4e00, 0x9fff},
+      {0xa000, 0xa4cf}, {0xac00, 0xd7a3},   {0xf900, 0xfaff},   {0xfe30, 0xfe4f},  {0xff00, 0xff60},
+      {0xffe0, 0xffe6}, {0x1f300, 0x1f64f}, {0x1f900, 0x1f9ff}, {0x20000, 0x3fffd}};
+  for (const auto& [lo, hi] : kWide) {
+    if (cp >= lo && cp <= hi) return 2;
+  }
+  return 1;
+}
+
+// The columns `s` takes on a terminal: UTF-8 code points, wide ones 2
+// (a byte that starts no valid sequence counts 1).
+size_t DisplayColumns(std::string_view s) {
+  size_t columns = 0;
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const int n = c < 0x80           ? 1
+                  : (c >> 5) == 0x6  ? 2
+                  : (c >> 4) == 0xe  ? 3
+                  : (c >> 3) == 0x1e ? 4
+                                     : 0;
+    bool valid = n != 0 && i + static_cast<size_t>(n) <= s.size();
+    uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+    for (int k = 1; valid && k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
+      valid = (b & 0xc0) == 0x80;
+      cp = cp << 6 | (b & 0x3f);
+    }
+    if (!valid) {
+      ++columns;
+      ++i;
+      continue;
+    }
+    columns += static_cast<size_t>(CodePointColumns(cp));
+    i += static_cast<size_t>(n);
+  }
+  return columns;
+}
+
 std::string TableCell(const Column& c, const std::string& v) {
   if (Missing(c, v)) return "-";
+  if (c.type == CellType::kText) return TableText(v);
   if (c.type != CellType::kDuration) return v;
   uint64_t ns;
   if (!absl::SimpleAtoi(v, &ns)) return v;
@@ -86,18 +147,19 @@ void AppendJsonRow(const std::vector<Column>& columns, const std::vector<std::st
 void RenderTable(const std::vector<Section>& sections, std::string* out) {
   for (const Section& s : sections) {
     if (s.rows.empty()) continue;
+    // Widths in terminal columns (DisplayColumns), not bytes.
     std::vector<std::vector<std::string>> cells;
     std::vector<size_t> width(s.columns.size(), 0);
     std::vector<std::string> header;
     for (size_t i = 0; i < s.columns.size(); ++i) {
       header.push_back(s.columns[i].title);
-      width[i] = header[i].size();
+      width[i] = DisplayColumns(header[i]);
     }
     for (const auto& row : s.rows) {
       std::vector<std::string> r;
       for (size_t i = 0; i < s.columns.size() && i < row.size(); ++i) {
         r.push_back(TableCell(s.columns[i], row[i]));
-        width[i] = std::max(width[i], r.back().size());
+        width[i] = std::max(width[i], DisplayColumns(r.back()));
       }
       cells.push_back(std::move(r));
     }
@@ -106,7 +168,7 @@ void RenderTable(const std::vector<Section>& sections, std::string* out) {
       std::string l = " ";
       for (size_t i = 0; i < r.size(); ++i) {
         const bool left = s.columns[i].type == CellType::kText;
-        const size_t pad = width[i] - r[i].size();
+        const size_t pad = width[i] - DisplayColumns(r[i]);
         l.push_back(' ');
         if (!left) l.append(pad, ' ');
         l.append(r[i]);
