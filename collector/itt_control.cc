@@ -103,6 +103,7 @@ void SetThreadName(const char* name, size_t length) {
   CallScope call(CallScope::kControl);
   if (!call.ok()) return;
   Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), uint64_t{id});
+  call.thread()->name_id = id;
 }
 
 // __itt_event_start/end: the event must come from __itt_event_create.

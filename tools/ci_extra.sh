@@ -76,7 +76,7 @@ run_step() {
 # Bazel's sanitizer flags; reliability's static_parts_test covers the same
 # runtimes with a GCC-built program under the sanitizers. mpi_test's program
 # is built by mpicc in a genrule likewise (an uninstrumented program cannot
-# load the instrumented collector). fork_test and fork_tree_test need a
+# load the instrumented collector). fork_test, fork_tree_test and fork_state_test need a
 # fork-safe allocator, which GCC 12's ASan is not (tests/reliability/BUILD).
 # Of itt-dump's tests, leaks_test's program leaks on purpose (it aborts
 # under ASan) and multi_process_test ran past 900 s there: both left out.
@@ -87,7 +87,7 @@ step_asan_ubsan() {
     //tests/tools:cli_test //tests/tools:damage_test //tests/tools:e2e_test //tests/tools:golden_test \
     -//tests/collector:real_clients_test -//tests/collector:mpi_test \
     -//tests/reliability:fork_test -//tests/reliability:fork_flushers_test \
-    -//tests/reliability:fork_tree_test
+    -//tests/reliability:fork_tree_test -//tests/reliability:fork_state_test
 }
 
 # tests/reliability/tsan.supp explains each suppression.

@@ -215,6 +215,11 @@ void ForkChild() {
     g_file = nullptr;
     g_flight = nullptr;
     g_recording.store(kGateSlow, std::memory_order_relaxed);
+    // The parent's trace failed: the child's is another, and the domains'
+    // flags, cleared by the failure, must let its first call reach us.
+    if (g_failed.exchange(false, std::memory_order_relaxed)) {
+      Registry::Get().SetRecording(!g_paused);
+    }
     ResetThreadsInForkChild();
     g_state.store(State::kForkChild, std::memory_order_release);
   } else if (g_state.load(std::memory_order_relaxed) == State::kForkChild) {

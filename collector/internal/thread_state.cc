@@ -13,6 +13,7 @@
 #include <new>
 
 #include "collector/internal/flusher.h"
+#include "collector/internal/registry.h"
 #include "collector/internal/session.h"
 
 // LeakSanitizer does not scan mmap-ed memory; thread states (which hold
@@ -309,7 +310,11 @@ void ResetThreadsInForkChild() {
       t->coord_head_seen = t->ring.head();
       t->coord_active = false;
       t->tid = static_cast<uint64_t>(syscall(SYS_gettid));
-      t->in_call = 0;
+      // Its name and ignore flag as the thread set them, not as far as the
+      // parent's flusher had read them from the ring cleared above.
+      t->flusher_name = t->name_id != 0 ? Registry::Get().StringText(t->name_id) : "";
+      t->flusher_ignored = t->ignored;
+      t->in_call = t->ignored ? kIgnored : 0;
       t->check_at = t->ring.head() + FillMark(t->ring.capacity());
     } else {
       t->discard.store(1, std::memory_order_relaxed);

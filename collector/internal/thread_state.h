@@ -14,6 +14,9 @@
 //                  __itt_thread_ignore: its recording calls then take the
 //                  slow path, which records nothing.
 //   ignored        owning thread only: it called __itt_thread_ignore.
+//   name_id        owning thread only: the string id of the name its last
+//                  __itt_thread_set_name gave (0: none), for a fork child,
+//                  whose flusher cannot read it from the parent's ring.
 //   dropped[]      incremented by the owning thread (fetch_add, relaxed: a
 //                  count, read by the flusher with no ordering needed);
 //                  read by the flusher.
@@ -78,6 +81,7 @@ struct ThreadState {
   SpscRing ring;
   int in_call = 0;  // 0, 1 (in a call) or kIgnored
   bool ignored = false;
+  uint32_t name_id = 0;
   uint64_t check_at = 0;
   uint64_t ring_ticks = 0;
   uint64_t ring_task_word = kNoTaskWord;
