@@ -235,7 +235,8 @@ bool ChromeObjects::NameOfSeveralDomains(const std::string& name) {
       if (!added && it->second != def.domain_name) names_of_several_domains_->insert(def.name);
     }
   }
-  return names_of_several_domains_->contains(name);
+  // Mostly none: then no sample hashes its name.
+  return !names_of_several_domains_->empty() && names_of_several_domains_->contains(name);
 }
 
 void ChromeObjects::AppendCounter(const Counter& counter, long double value, uint64_t tid,
