@@ -24,13 +24,11 @@ using format::Event;
 // allocation of the blocks it moved), the task it was made in, and
 // whether the filters select it.
 struct Where {
-  uint64_t function = 0;                    // the allocation's heap function,
-  const ThreadRec* alloc_thread = nullptr;  // thread
-  uint64_t ticks = 0;                       // and time
-  uint64_t name_id = 0;                     // kDefString id of the task's name
-  uint64_t fn = 0;                          // or task_begin_fn's function,
-  const ThreadRec* thread = nullptr;        // called by this thread
-  uint64_t begin = 0;                       // at this time
+  Allocation first;                   // its function, thread and time
+  uint64_t name_id = 0;               // kDefString id of the task's name
+  uint64_t fn = 0;                    // or task_begin_fn's function,
+  const ThreadRec* thread = nullptr;  // called by this thread
+  uint64_t begin = 0;                 // at this time
   bool has_task = false;
   bool selected = false;
 };
@@ -61,12 +59,10 @@ class LeakFinder {
     if (!c.allocated) return;
     const Allocation& a = c.allocated_block;
     Where w;
-    if (c.kind == HeapChange::Kind::kReallocate && c.released && moved.alloc_thread != nullptr) {
+    if (c.kind == HeapChange::Kind::kReallocate && c.released && moved.first.thread != nullptr) {
       w = moved;
     } else {
-      w.function = a.function;
-      w.alloc_thread = a.thread;
-      w.ticks = a.ticks;
+      w.first = a;
       if (const Interval* task = tasks_.InnermostTask(t)) {
         w.has_task = true;
         w.name_id = task->name_id;
@@ -75,7 +71,7 @@ class LeakFinder {
         w.begin = task->begin;
       }
     }
-    w.selected = Selected(w);
+    w.selected = Selected(w.first);
     where_[a.addr] = w;
     if (w.selected) {
       live_ += a.size;
@@ -94,8 +90,8 @@ class LeakFinder {
       if (it != where_.end() && it->second.selected) leaks.push_back(&a);
     }
     std::sort(leaks.begin(), leaks.end(), [this](const Allocation* a, const Allocation* b) {
-      return std::make_pair(WhereOf(*a).ticks, a->addr) <
-             std::make_pair(WhereOf(*b).ticks, b->addr);
+      return std::make_pair(WhereOf(*a).first.ticks, a->addr) <
+             std::make_pair(WhereOf(*b).first.ticks, b->addr);
     });
     uint64_t bytes = 0;
     for (const Allocation* a : leaks) bytes += a->size;
@@ -144,12 +140,12 @@ class LeakFinder {
     return w;
   }
 
-  bool Selected(const Where& w) {
+  bool Selected(const Allocation& a) {
     if (!filter_.active()) return true;
-    const HeapFunctionDef* def = x_.heap_functions.Find(w.function);
+    const HeapFunctionDef* def = x_.heap_functions.Find(a.function);
     const std::string_view name = def != nullptr ? std::string_view(def->name) : "";
     const std::string_view domain = def != nullptr ? std::string_view(def->domain_name) : "";
-    return filter_.ThreadOk(*w.alloc_thread) && filter_.TimeOk(w.ticks) && filter_.NameOk(name) &&
+    return filter_.ThreadOk(*a.thread) && filter_.TimeOk(a.ticks) && filter_.NameOk(name) &&
            (!filter_.has_domain() || (!domain.empty() && filter_.DomainNameOk(domain)));
   }
 
@@ -170,11 +166,11 @@ class LeakFinder {
         {"task", "task", CellType::kText}};
     for (const Allocation* a : leaks) {
       const Where& w = WhereOf(*a);
-      const HeapFunctionDef* def = x_.heap_functions.Find(w.function);
+      const HeapFunctionDef* def = x_.heap_functions.Find(w.first.function);
       s.AddRow({HexText(a->addr ^ ProcessTag(a->thread->process)), absl::StrCat(a->size),
                 def != nullptr ? def->name : "", def != nullptr ? def->domain_name : "",
-                absl::StrCat(w.alloc_thread->tid), absl::StrCat(x_.clock.SinceStartNs(w.ticks)),
-                TaskName(w)});
+                absl::StrCat(w.first.thread->tid),
+                absl::StrCat(x_.clock.SinceStartNs(w.first.ticks)), TaskName(w)});
     }
     return s;
   }
@@ -184,7 +180,7 @@ class LeakFinder {
     std::map<std::pair<uint64_t, std::string>, std::pair<uint64_t, uint64_t>> groups;
     for (const Allocation* a : leaks) {
       const Where& w = WhereOf(*a);
-      auto& g = groups[{w.function, TaskName(w)}];
+      auto& g = groups[{w.first.function, TaskName(w)}];
       ++g.first;
       g.second += a->size;
     }

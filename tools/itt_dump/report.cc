@@ -52,27 +52,13 @@ int CodePointColumns(uint32_t cp) {
 // (a byte that starts no valid sequence counts 1).
 size_t DisplayColumns(std::string_view s) {
   size_t columns = 0;
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const int n = c < 0x80           ? 1
-                  : (c >> 5) == 0x6  ? 2
-                  : (c >> 4) == 0xe  ? 3
-                  : (c >> 3) == 0x1e ? 4
-                                     : 0;
-    bool valid = n != 0 && i + static_cast<size_t>(n) <= s.size();
-    uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
-    for (int k = 1; valid && k < n; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
-      valid = (b & 0xc0) == 0x80;
-      cp = cp << 6 | (b & 0x3f);
-    }
-    if (!valid) {
-      ++columns;
-      ++i;
-      continue;
-    }
-    columns += static_cast<size_t>(CodePointColumns(cp));
-    i += static_cast<size_t>(n);
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    uint32_t cp;
+    const int len = DecodeUtf8(p, end, &cp);
+    columns += len != 0 ? static_cast<size_t>(CodePointColumns(cp)) : 1;
+    p += len != 0 ? len : 1;
   }
   return columns;
 }

@@ -9,6 +9,7 @@
 #include <limits>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -469,23 +470,20 @@ void TraceSet::Merge() {
   // every id of the set to itself (an id the file uses but whose definition
   // it lost is no other file's: it becomes 0, undefined), the identities of
   // every process but the first, and the times on a wall-clock axis.
-  const uint64_t set_ids[] = {strings.size(),    domains.size(),    next_counter,
-                              next_histogram,    next_clock_domain, heap_functions.size(),
-                              event_names.size()};
   for (size_t fi = 0; fi < files_.size(); ++fi) {
     Remap& r = remaps_[fi];
     r.changes = 0;
-    const std::pair<const std::vector<uint64_t>*, Action> tables[] = {
-        {&r.strings, Action::kString},
-        {&r.domains, Action::kDomain},
-        {&r.counters, Action::kCounter},
-        {&r.histograms, Action::kHistogram},
-        {&r.clock_domains, Action::kClockDomain},
-        {&r.heap_functions, Action::kHeapFunction},
-        {&r.event_names, Action::kEventName}};
-    for (size_t k = 0; k < std::size(tables); ++k) {
-      const auto& [t, act] = tables[k];
-      if (t->size() <= set_ids[k]) r.changes |= Bit(act);
+    // Each table, what it rewrites, and the set's ids of that kind (1 to N).
+    const std::tuple<const std::vector<uint64_t>*, Action, uint64_t> tables[] = {
+        {&r.strings, Action::kString, strings.size()},
+        {&r.domains, Action::kDomain, domains.size()},
+        {&r.counters, Action::kCounter, next_counter},
+        {&r.histograms, Action::kHistogram, next_histogram},
+        {&r.clock_domains, Action::kClockDomain, next_clock_domain},
+        {&r.heap_functions, Action::kHeapFunction, heap_functions.size()},
+        {&r.event_names, Action::kEventName, event_names.size()}};
+    for (const auto& [t, act, set_ids] : tables) {
+      if (t->size() <= set_ids) r.changes |= Bit(act);
       for (size_t id = 1; id < t->size(); ++id) {
         if ((*t)[id] != id) r.changes |= Bit(act);
       }

@@ -329,6 +329,35 @@ const unsigned char* SkipPlain(const unsigned char* p, const unsigned char* end)
 
 }  // namespace
 
+int DecodeUtf8(const unsigned char* p, const unsigned char* end, uint32_t* cp) {
+  if (p >= end) return 0;
+  const unsigned char c = *p;
+  int len = 0;
+  uint32_t v = 0;
+  if (c < 0x80) {
+    len = 1;
+    v = c;
+  } else if ((c & 0xE0) == 0xC0) {
+    len = 2;
+    v = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3;
+    v = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    len = 4;
+    v = c & 0x07;
+  }
+  if (len == 0 || end - p < len) return 0;
+  for (int i = 1; i < len; ++i) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+    v = (v << 6) | (p[i] & 0x3F);
+  }
+  static constexpr uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (v < kMin[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  *cp = v;
+  return len;
+}
+
 template <typename Out>
 void AppendJsonString(Out* out, std::string_view s) {
   out->push_back('"');
@@ -370,29 +399,10 @@ void AppendJsonString(Out* out, std::string_view s) {
       ++p;
       continue;
     }
-    // Validate one UTF-8 sequence; copy it or replace the lead byte.
-    int len = 0;
-    uint32_t cp = 0;
-    if ((c & 0xE0) == 0xC0) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4;
-      cp = c & 0x07;
-    }
-    bool ok = len != 0 && end - p >= len;
-    for (int i = 1; ok && i < len; ++i) {
-      if ((p[i] & 0xC0) != 0x80) ok = false;
-      cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    if (ok) {
-      static constexpr uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-      ok = cp >= kMin[len] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
-    }
-    if (ok) {
+    // Copy one valid UTF-8 sequence, or replace the lead byte.
+    uint32_t cp;
+    const int len = DecodeUtf8(p, end, &cp);
+    if (len != 0) {
       out->append(reinterpret_cast<const char*>(p), static_cast<size_t>(len));
       p += len;
     } else {

@@ -65,6 +65,11 @@ void AppendMetadataArray(Out* out, uint64_t type, uint64_t count, std::string_vi
 // "<bad args>". Never reads outside its inputs.
 std::string RenderFormatted(std::string_view format, std::string_view args);
 
+// The UTF-8 sequence at [p, end): its length in bytes (1 to 4) with its
+// code point in *cp, or 0 where none valid starts (a stray or truncated
+// byte, an overlong form, a surrogate, past U+10FFFF).
+int DecodeUtf8(const unsigned char* p, const unsigned char* end, uint32_t* cp);
+
 // `s` as a JSON string with quotes; invalid UTF-8 bytes become U+FFFD.
 template <typename Out>
 void AppendJsonString(Out* out, std::string_view s);
