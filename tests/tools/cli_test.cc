@@ -25,6 +25,18 @@ namespace itt_dump {
 namespace testing {
 namespace {
 
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f << bytes;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
 TEST(Cli, EveryVerbHasHelp) {
   for (const char* verb : {"text", "info", "stats", "chrome", "vtune-csv", "verify"}) {
     DumpResult r = RunDump({verb, "--help"}, "");
@@ -168,10 +180,7 @@ TEST(Cli, ClosedPipeEndsQuietlyWithStatusZero) {
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_EQ(first.rfind("37 1000/thread task_begin bench \"outer\"", 0), 0u) << first;
-  std::ifstream err(err_path);
-  std::stringstream ss;
-  ss << err.rdbuf();
-  EXPECT_EQ(ss.str(), "");
+  EXPECT_EQ(ReadFile(err_path), "");
 }
 
 // An output that names one of the input traces (by another spelling too)
@@ -179,10 +188,7 @@ TEST(Cli, ClosedPipeEndsQuietlyWithStatusZero) {
 TEST(Cli, AnOutputThatIsTheInputIsRefusedAndTheTraceKept) {
   const std::string trace = TempPath("input.itt");
   const std::string bytes = FrameTrace(2, 100);
-  {
-    std::ofstream f(trace, std::ios::binary);
-    f << bytes;
-  }
+  WriteFile(trace, bytes);
   const std::string dir = trace.substr(0, trace.rfind('/'));
   const std::string err_path = TempPath("same_stderr.txt");
   for (const std::string verb : {"chrome", "perfetto"}) {
@@ -191,14 +197,9 @@ TEST(Cli, AnOutputThatIsTheInputIsRefusedAndTheTraceKept) {
     const int status = std::system(cmd.c_str());
     ASSERT_TRUE(WIFEXITED(status)) << verb;
     EXPECT_EQ(WEXITSTATUS(status), 73) << verb;
-    std::ifstream err(err_path);
-    std::stringstream ss;
-    ss << err.rdbuf();
-    EXPECT_NE(ss.str().find("is the input trace"), std::string::npos) << verb << ": " << ss.str();
-    std::ifstream in(trace, std::ios::binary);
-    std::stringstream kept;
-    kept << in.rdbuf();
-    EXPECT_EQ(kept.str(), bytes) << verb;
+    const std::string err = ReadFile(err_path);
+    EXPECT_NE(err.find("is the input trace"), std::string::npos) << verb << ": " << err;
+    EXPECT_EQ(ReadFile(trace), bytes) << verb;
   }
 }
 
@@ -208,10 +209,7 @@ TEST(Cli, AnOutputThatIsTheInputIsRefusedAndTheTraceKept) {
 TEST(Cli, AFullDiskIsReportedAloneWithStatus73) {
   if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no /dev/full here";
   const std::string trace = TempPath("frames.itt");
-  {
-    std::ofstream f(trace, std::ios::binary);
-    f << FrameTrace(4, 30000);
-  }
+  WriteFile(trace, FrameTrace(4, 30000));
   const std::string err_path = TempPath("full_stderr.txt");
   for (const std::string verb :
        {"chrome", "chrome --serial", "perfetto -o /dev/full", "perfetto --serial -o /dev/full"}) {
@@ -219,35 +217,24 @@ TEST(Cli, AFullDiskIsReportedAloneWithStatus73) {
     const int status = std::system(cmd.c_str());
     ASSERT_TRUE(WIFEXITED(status)) << verb;
     EXPECT_EQ(WEXITSTATUS(status), 73) << verb;
-    std::ifstream err(err_path);
-    std::stringstream ss;
-    ss << err.rdbuf();
-    EXPECT_NE(ss.str().find("No space left on device"), std::string::npos)
-        << verb << ": " << ss.str();
-    EXPECT_EQ(ss.str().find("unbalanced"), std::string::npos) << verb << ": " << ss.str();
+    const std::string err = ReadFile(err_path);
+    EXPECT_NE(err.find("No space left on device"), std::string::npos) << verb << ": " << err;
+    EXPECT_EQ(err.find("unbalanced"), std::string::npos) << verb << ": " << err;
   }
   // The trace is balanced: written whole, nothing is reported.
   const std::string ok = BinaryPath() + " chrome " + trace + " > /dev/null 2> " + err_path;
   ASSERT_EQ(std::system(ok.c_str()), 0);
-  std::ifstream err(err_path);
-  std::stringstream ss;
-  ss << err.rdbuf();
-  EXPECT_EQ(ss.str(), "");
+  EXPECT_EQ(ReadFile(err_path), "");
 }
 
 TEST(Cli, RealBinaryWritesCompleteOutput) {
   const std::string trace = TempPath("sample.itt");
-  {
-    std::ofstream f(trace, std::ios::binary);
-    f << SampleTrace();
-  }
+  WriteFile(trace, SampleTrace());
   const std::string out = TempPath("out.txt");
   const std::string cmd = BinaryPath() + " stats --format=csv " + trace + " > " + out;
   ASSERT_EQ(std::system(cmd.c_str()), 0);
-  std::ifstream f(out);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  EXPECT_NE(ss.str().find("jit,1,0,0,0,256\n"), std::string::npos) << ss.str();
+  const std::string csv = ReadFile(out);
+  EXPECT_NE(csv.find("jit,1,0,0,0,256\n"), std::string::npos) << csv;
 }
 
 }  // namespace

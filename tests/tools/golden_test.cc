@@ -368,13 +368,7 @@ TEST(VtuneCsv, CounterColumnsAreTheKeptCountersEachNamedApart) {
   b.Counter(1, "depth", "d1", 1, format::MetadataType::kU64);
   b.Counter(2, "depth", "d2", 2, format::MetadataType::kU64);
   b.Counter(3, "other", "d1", 1, format::MetadataType::kU64);
-  const auto set = [](uint64_t t, uint64_t counter, uint64_t v) {
-    return Ev(format::EventKind::kCounterSetValue, t,
-              {{F::kCounter, U(counter)},
-               {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
-               {F::kValue, U(v)}});
-  };
-  b.Events(0, {set(1100, 1, 1), set(1200, 2, 2), set(1300, 3, 3)});
+  b.Events(0, {CounterSetU64(1100, 1, 1), CounterSetU64(1200, 2, 2), CounterSetU64(1300, 3, 3)});
   b.End(2000);
   const std::string file = "o/trace-counters-hostname-testhost.csv";
   DumpResult all = RunDump({"vtune-csv", "trace.itt", "-o", "o"}, b.bytes());

@@ -196,13 +196,7 @@ TEST(ChromeJson, CountersOfOneNameInTwoDomainsAreTwoTracks) {
   b.Counter(1, "queue", "net", 1, format::MetadataType::kU64);
   b.Counter(2, "queue", "disk", 2, format::MetadataType::kU64);
   b.Counter(3, "alone", "net", 1, format::MetadataType::kU64);
-  const auto set = [](uint64_t t, uint64_t counter, uint64_t v) {
-    return Ev(EventKind::kCounterSetValue, t,
-              {{F::kCounter, U(counter)},
-               {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
-               {F::kValue, U(v)}});
-  };
-  b.Events(0, {set(1100, 1, 1), set(1200, 2, 1000), set(1300, 3, 5)});
+  b.Events(0, {CounterSetU64(1100, 1, 1), CounterSetU64(1200, 2, 1000), CounterSetU64(1300, 3, 5)});
   const std::string json = Chrome(b.bytes());
   std::map<std::string, int> phases;
   CheckChrome(json, &phases);

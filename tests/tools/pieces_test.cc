@@ -1127,12 +1127,7 @@ TEST(Pieces, ACounterIdAProcessDoesNotDefineMeetsAnotherProcesssCounter) {
     b.End(5000);
     return b.bytes();
   };
-  const auto set = [](uint64_t t, uint64_t v) {
-    return Ev(EventKind::kCounterSetValue, t,
-              {{F::kCounter, U(1)},
-               {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
-               {F::kValue, U(v)}});
-  };
+  const auto set = [](uint64_t t, uint64_t v) { return CounterSetU64(t, 1, v); };
   const std::map<std::string, std::string> traces = {
       {"run/p100.itt", trace(100, true, {set(1100, 10), set(1300, 20)})},
       {"run/p200.itt",

@@ -54,6 +54,14 @@ inline TypedValue I(uint64_t d1, uint64_t d2 = 0, uint64_t d3 = 0) {
 }
 inline TypedValue Null() { return I(0); }
 
+// A counter_set_value of u64 counter `counter` to `value` at `time`.
+inline format::Event CounterSetU64(uint64_t time, uint64_t counter, uint64_t value) {
+  return Ev(format::EventKind::kCounterSetValue, time,
+            {{format::Field::kCounter, U(counter)},
+             {format::Field::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
+             {format::Field::kValue, U(value)}});
+}
+
 class TraceBuilder {
  public:
   // `compress` false frames every chunk uncompressed (flags 0), as the
