@@ -33,6 +33,11 @@ bool GlobMatch(std::string_view p, std::string_view s) {
   return pi == p.size();
 }
 
+bool Filter::HeapFunctionOk(uint64_t function) const {
+  const HeapFunctionDef* def = index_.heap_functions.Find(function);
+  return def != nullptr ? NameInDomainOk(def->name, def->domain_name) : NameInDomainOk("", "");
+}
+
 Filter::Filter(const FilterSpec& spec, const TraceIndex& index)
     : spec_(spec), index_(index), active_(!spec.empty()) {
   if (spec_.from_ns) from_ticks_ = index.clock.TicksAt(*spec_.from_ns);

@@ -65,6 +65,14 @@ class Filter {
     return !spec_.domain || GlobMatch(*spec_.domain, name);
   }
   bool NameOk(std::string_view name) const { return !spec_.name || GlobMatch(*spec_.name, name); }
+  // An item named `name` in the domain named `domain` (a counter, a heap
+  // function; "" for none, which fails a domain filter): the name and
+  // domain filters keep it.
+  bool NameInDomainOk(std::string_view name, std::string_view domain) const {
+    return NameOk(name) && (!has_domain() || (!domain.empty() && DomainNameOk(domain)));
+  }
+  // Heap function `function` (kDefHeapFunction id), by its name and domain.
+  bool HeapFunctionOk(uint64_t function) const;
   // Name by kDefString id.
   bool NameIdOk(uint64_t string_id) {
     if (!spec_.name) return true;
@@ -84,8 +92,7 @@ class Filter {
   // counter without one fails a domain filter).
   bool KeepsSample(const ThreadRec& t, const CounterSample& sample) {
     const Counter& c = *sample.counter;
-    return !active_ || (ThreadOk(t) && TimeOk(sample.ticks) && NameOk(c.name) &&
-                        (!has_domain() || (!c.domain.empty() && DomainNameOk(c.domain))));
+    return !active_ || (ThreadOk(t) && TimeOk(sample.ticks) && NameInDomainOk(c.name, c.domain));
   }
   // An interval: its thread, its begin, its domain (a legacy event has
   // none, and fails a domain filter) and its name, `name()` (a

@@ -141,12 +141,8 @@ class LeakFinder {
   }
 
   bool Selected(const Allocation& a) {
-    if (!filter_.active()) return true;
-    const HeapFunctionDef* def = x_.heap_functions.Find(a.function);
-    const std::string_view name = def != nullptr ? std::string_view(def->name) : "";
-    const std::string_view domain = def != nullptr ? std::string_view(def->domain_name) : "";
-    return filter_.ThreadOk(*a.thread) && filter_.TimeOk(a.ticks) && filter_.NameOk(name) &&
-           (!filter_.has_domain() || (!domain.empty() && filter_.DomainNameOk(domain)));
+    return !filter_.active() || (filter_.ThreadOk(*a.thread) && filter_.TimeOk(a.ticks) &&
+                                 filter_.HeapFunctionOk(a.function));
   }
 
   std::string TaskName(const Where& w) const {

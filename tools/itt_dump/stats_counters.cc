@@ -28,9 +28,7 @@ void StatsCollector::OnCounter(const CounterSample& sample, const ThreadRec& t) 
   // filters keep count.
   if (filter_.active()) {
     if (row.passes == 0) {
-      const bool ok = filter_.NameOk(counter.name) &&
-                      (!filter_.has_domain() ||
-                       (!counter.domain.empty() && filter_.DomainNameOk(counter.domain)));
+      const bool ok = filter_.NameInDomainOk(counter.name, counter.domain);
       row.passes = ok ? 1 : -1;
     }
     if (row.passes < 0 || !filter_.ThreadOk(t)) return;

@@ -120,13 +120,8 @@ StatsCollector::HeapRow* StatsCollector::HeapRowFor(uint64_t function) {
 }
 
 bool StatsCollector::HeapKept(const Event& e, const ThreadRec& t) {
-  if (!filter_.active()) return true;
-  const HeapFunctionDef* def = x_.heap_functions.Find(e.Get(F::kFunction));
-  const std::string_view name = def != nullptr ? std::string_view(def->name) : std::string_view();
-  const std::string_view domain =
-      def != nullptr ? std::string_view(def->domain_name) : std::string_view();
-  return filter_.ThreadOk(t) && filter_.TimeOk(e.time) && filter_.NameOk(name) &&
-         (!filter_.has_domain() || (!domain.empty() && filter_.DomainNameOk(domain)));
+  return !filter_.active() || (filter_.ThreadOk(t) && filter_.TimeOk(e.time) &&
+                               filter_.HeapFunctionOk(e.Get(F::kFunction)));
 }
 
 void StatsCollector::CountHeap(const HeapChange& c) {

@@ -548,10 +548,7 @@ class VtuneWriter : public IntervalListener {
     CounterColumn col;
     col.name = counter.name.empty() ? "counter" : counter.name;
     const Filter& filter = lines_.filter();
-    col.keep =
-        !filter.active() || (filter.NameOk(col.name) &&
-                             (!filter.has_domain() ||
-                              (!counter.domain.empty() && filter.DomainNameOk(counter.domain))));
+    col.keep = !filter.active() || filter.NameInDomainOk(col.name, counter.domain);
     col.column = static_cast<int>(columns_.size());
     columns_.push_back(std::move(col));
     return columns_.back();

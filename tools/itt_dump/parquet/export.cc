@@ -1256,15 +1256,13 @@ void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
 
 void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
   const uint64_t fn = e.Get(F::kFunction);
-  const HeapFunctionDef* def = x_.heap_functions.Find(fn);
-  const std::string_view name = def != nullptr ? std::string_view(def->name) : std::string_view();
-  const std::string_view domain =
-      def != nullptr ? std::string_view(def->domain_name) : std::string_view();
   if (filter_.active() &&
-      (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time) || !filter_.NameOk(name) ||
-       (filter_.has_domain() && (domain.empty() || !filter_.DomainNameOk(domain))))) {
+      (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time) || !filter_.HeapFunctionOk(fn))) {
     return;
   }
+  const HeapFunctionDef* def = x_.heap_functions.Find(fn);
+  const std::string_view domain =
+      def != nullptr ? std::string_view(def->domain_name) : std::string_view();
   HeapChange c;
   if (!heap_.OnEvent(e, t, &c)) return;
   const char* kind = c.kind == HeapChange::Kind::kAllocate ? "alloc"

@@ -755,14 +755,10 @@ void PerfettoExporter::OnHeap(const Event& e, const ThreadRec& t) {
   auto sample = [&](uint64_t function) {
     if (!thread_and_time_kept) return;
     const HeapFunctionDef* def = x_.heap_functions.Find(function);
-    if (filter_.active()) {
-      const std::string_view name = def != nullptr ? std::string_view(def->name) : "heap";
-      const std::string_view domain =
-          def != nullptr ? std::string_view(def->domain_name) : std::string_view();
-      if (!filter_.NameOk(name) ||
-          (filter_.has_domain() && (domain.empty() || !filter_.DomainNameOk(domain)))) {
-        return;
-      }
+    if (filter_.active() &&
+        !filter_.NameInDomainOk(def != nullptr ? std::string_view(def->name) : "heap",
+                                def != nullptr ? std::string_view(def->domain_name) : "")) {
+      return;
     }
     HeapLive& h = heap_live_[InProcess(t, function)];
     if (h.track == 0) {
