@@ -288,11 +288,14 @@ TEST(ColumnChunk, ChunkInAnOrderIsTheChunkOfItsRowsWrittenInThatOrder) {
   Columns in_order;
   Fill(&as_filled, kRows);
   for (const uint32_t i : order) Fill(&in_order, 1, static_cast<int>(i));
+  // Each row's place in that order.
+  std::vector<uint32_t> places(kRows);
+  for (uint32_t place = 0; place < kRows; ++place) places[order[place]] = place;
   ChunkOptions options;
   options.page_rows = 64;  // pages that start inside a run of one i % 4
   for (size_t c = 0; c < TestSchema().size(); ++c) {
     const absl::StatusOr<EncodedChunk> got =
-        EncodeColumnChunk(as_filled.columns[c], order, options);
+        EncodeColumnChunk(as_filled.columns[c], places, options);
     const absl::StatusOr<EncodedChunk> want = EncodeColumnChunk(in_order.columns[c], {}, options);
     ASSERT_TRUE(got.ok() && want.ok()) << c;
     EXPECT_EQ(got->bytes, want->bytes) << TestSchema()[c].name;
@@ -301,7 +304,7 @@ TEST(ColumnChunk, ChunkInAnOrderIsTheChunkOfItsRowsWrittenInThatOrder) {
     EXPECT_EQ(got->max, want->max) << c;
   }
   // Not the chunk of the rows as they came.
-  EXPECT_NE(EncodeColumnChunk(as_filled.columns[0], order, options)->bytes,
+  EXPECT_NE(EncodeColumnChunk(as_filled.columns[0], places, options)->bytes,
             EncodeColumnChunk(as_filled.columns[0], {}, options)->bytes);
 }
 
@@ -421,6 +424,65 @@ TEST_P(WriterTest, BlocksFilledOnOtherThreadsAreRowGroupsInTheOrderAdded) {
     EXPECT_EQ(Le64At(ts.min_value), 1000 + first[g] * 10) << g;
     EXPECT_EQ(Le64At(ts.max_value), 1000 + last[g] * 10) << g;
   }
+}
+
+TEST_P(WriterTest, ClusteredRowsAreEachClustersRowsInTimeOrder) {
+  // Rows with cluster key i % 4 that come in order but for cluster 1's,
+  // which swap in pairs within a group: each group is written as clusters
+  // in the order of their first rows, each cluster's rows by ts (column
+  // 0). (Each group's first names come in the same order both ways, so
+  // that the dictionaries are the same.)
+  constexpr int kRows = 1000;
+  constexpr int kGroupRows = 400;
+  std::vector<int> arrival(kRows);
+  for (int i = 0; i < kRows; ++i) arrival[i] = i;
+  for (int at = 5; at + 4 < kRows; at += 8) {
+    if (at / kGroupRows == (at + 4) / kGroupRows) std::swap(arrival[at], arrival[at + 4]);
+  }
+  std::vector<int> expected;
+  for (int g = 0; g < kRows; g += kGroupRows) {
+    const auto first = arrival.begin() + g;
+    const auto last = arrival.begin() + std::min(g + kGroupRows, kRows);
+    std::vector<int> keys;  // in the order of their first rows
+    for (auto it = first; it != last; ++it) {
+      if (std::find(keys.begin(), keys.end(), *it % 4) == keys.end()) keys.push_back(*it % 4);
+    }
+    for (const int key : keys) {
+      std::vector<int> rows;
+      for (auto it = first; it != last; ++it) {
+        if (*it % 4 == key) rows.push_back(*it);
+      }
+      std::sort(rows.begin(), rows.end());  // ts = 1000 + 10 i
+      expected.insert(expected.end(), rows.begin(), rows.end());
+    }
+  }
+  ASSERT_NE(expected, arrival);
+  // The rows to a writer, each with its cluster key.
+  struct Keyed {
+    TableWriter* w;
+    uint64_t key;
+    Column& column(size_t i) { return w->column(i); }
+    void EndRow() { w->EndRow(key); }
+  };
+  std::string files[2];
+  for (int k = 0; k < 2; ++k) {
+    EncoderPool pool(GetParam());
+    WriterOptions options;
+    options.row_group_rows = kGroupRows;
+    options.cluster = k == 0;
+    options.cluster_order_column = k == 0 ? 0 : -1;
+    const std::string path =
+        TempDir() + "/clustered" + std::to_string(GetParam()) + std::to_string(k) + ".parquet";
+    auto w = TableWriter::Create(path, TestSchema(), options, &pool);
+    ASSERT_TRUE(w.ok());
+    for (const int i : k == 0 ? arrival : expected) {
+      Keyed keyed{w->get(), static_cast<uint64_t>(i % 4)};
+      Fill(&keyed, 1, i);
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+    files[k] = ReadAll(path);
+  }
+  EXPECT_EQ(files[0], files[1]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, WriterTest, ::testing::Values(0, 1, 3));

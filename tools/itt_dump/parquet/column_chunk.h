@@ -45,10 +45,12 @@ struct EncodedChunk {
   std::string max;
 };
 
-// The chunk of `column`'s rows in the order `order` gives (a permutation
-// of its row numbers), or in their own order if `order` is empty.
+// The chunk of `column`'s rows, each at the place `places` gives it
+// (places[row], a permutation of the row numbers), or in their own order
+// if `places` is empty. With places, the calling thread keeps a reordered
+// copy of the column for its next chunk (column_chunk.cc, Reordered).
 absl::StatusOr<EncodedChunk> EncodeColumnChunk(const Column& column,
-                                               const std::vector<uint32_t>& order,
+                                               const std::vector<uint32_t>& places,
                                                const ChunkOptions& options);
 
 }  // namespace ittc::parquet

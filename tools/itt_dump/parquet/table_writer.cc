@@ -37,10 +37,10 @@ pt::Type::type PhysicalType(ColumnType type) {
   return pt::Type::INT64;
 }
 
-// Row numbers grouped by cluster key: each cluster's rows in order (by
-// `by`'s values if not null, else as they came), the clusters in the order
-// of their first rows (a counting sort).
-std::vector<uint32_t> ClusterOrder(const std::vector<uint64_t>& clusters, const Column* by) {
+// Each row's place (EncodeColumnChunk's `places`) grouped by cluster key:
+// each cluster's rows in order (by `by`'s values if not null, else as they
+// came), the clusters in the order of their first rows (a counting sort).
+std::vector<uint32_t> ClusterPlaces(const std::vector<uint64_t>& clusters, const Column* by) {
   absl::flat_hash_map<uint64_t, uint32_t> index;
   std::vector<uint32_t> cluster_of(clusters.size());
   std::vector<uint32_t> counts;
@@ -63,22 +63,41 @@ std::vector<uint32_t> ClusterOrder(const std::vector<uint64_t>& clusters, const 
     start[c] = at;
     at += counts[c];
   }
-  std::vector<uint32_t> order(clusters.size());
-  for (size_t r = 0; r < clusters.size(); ++r)
-    order[start[cluster_of[r]]++] = static_cast<uint32_t>(r);
-  if (by != nullptr) {
-    const std::vector<int64_t>& v = by->ints();
-    const auto less = [&v](uint32_t a, uint32_t b) { return v[a] < v[b]; };
-    uint32_t begin = 0;
-    for (size_t c = 0; c < counts.size(); ++c) {
-      // start[c] is now the cluster's end.
-      const auto first = order.begin() + begin;
-      const auto last = order.begin() + start[c];
-      if (!std::is_sorted(first, last, less)) std::stable_sort(first, last, less);
-      begin = start[c];
+  std::vector<uint32_t> places(clusters.size());
+  std::vector<uint32_t> next = start;
+  for (size_t r = 0; r < clusters.size(); ++r) places[r] = next[cluster_of[r]]++;
+  if (by == nullptr) return places;
+  // The clusters whose rows came out of `by`'s order (rows come as they
+  // end; a cluster's rarely overlap): their rows sorted, stably.
+  const std::vector<int64_t>& v = by->ints();
+  std::vector<uint8_t> unsorted(counts.size(), 0);
+  std::vector<int64_t> last_value(counts.size());
+  std::vector<uint8_t> seen(counts.size(), 0);
+  bool any = false;
+  for (size_t r = 0; r < clusters.size(); ++r) {
+    const uint32_t c = cluster_of[r];
+    if (seen[c] != 0 && v[r] < last_value[c]) {
+      unsorted[c] = 1;
+      any = true;
     }
+    seen[c] = 1;
+    last_value[c] = v[r];
   }
-  return order;
+  if (!any) return places;
+  // By place, the rows of the unsorted clusters.
+  std::vector<uint32_t> rows(clusters.size());
+  for (size_t r = 0; r < clusters.size(); ++r) {
+    if (unsorted[cluster_of[r]] != 0) rows[places[r]] = static_cast<uint32_t>(r);
+  }
+  const auto less = [&v](uint32_t a, uint32_t b) { return v[a] < v[b]; };
+  for (size_t c = 0; c < counts.size(); ++c) {
+    if (unsorted[c] == 0) continue;
+    const auto first = rows.begin() + start[c];
+    const auto last = first + counts[c];
+    std::stable_sort(first, last, less);
+    for (auto it = first; it != last; ++it) places[*it] = static_cast<uint32_t>(it - rows.begin());
+  }
+  return places;
 }
 
 }  // namespace
@@ -136,7 +155,7 @@ void EncoderPool::Run() {
 struct TableWriter::Group {
   std::vector<Column> columns;
   std::vector<uint64_t> clusters;
-  std::vector<uint32_t> order;  // rows in the order written (clustered)
+  std::vector<uint32_t> places;  // each row's place in the order written (clustered)
   std::vector<absl::StatusOr<EncodedChunk>> chunks;
   size_t left = 0;
   uint64_t rows = 0;
@@ -280,7 +299,7 @@ void TableWriter::Seal(std::vector<Column> columns, std::vector<uint64_t> cluste
     for (size_t i = 0; i < n; ++i) {
       pool_->Submit([this, g, i] {
         absl::StatusOr<EncodedChunk> chunk =
-            EncodeColumnChunk(g->columns[i], g->order, options_.chunk);
+            EncodeColumnChunk(g->columns[i], g->places, options_.chunk);
         std::lock_guard<std::mutex> lock(mu_);
         g->chunks[i] = std::move(chunk);
         if (--g->left == 0) cv_.notify_all();
@@ -288,11 +307,11 @@ void TableWriter::Seal(std::vector<Column> columns, std::vector<uint64_t> cluste
     }
   };
   if (options_.cluster) {
-    // The order first (one job), then the columns in it.
+    // The places first (one job), then the columns in that order.
     const int by = options_.cluster_order_column;
     pool_->Submit([g, encode, by] {
-      g->order =
-          ClusterOrder(g->clusters, by >= 0 ? &g->columns[static_cast<size_t>(by)] : nullptr);
+      g->places =
+          ClusterPlaces(g->clusters, by >= 0 ? &g->columns[static_cast<size_t>(by)] : nullptr);
       encode();
     });
   } else {

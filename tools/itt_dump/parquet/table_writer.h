@@ -18,7 +18,8 @@
 //
 // Memory: the row group being filled plus at most max_groups_in_flight
 // waiting to be encoded or written (each about row_group_rows times the
-// row's size in memory).
+// row's size in memory); with `cluster`, each pool thread keeps one
+// column of a row group reordered (EncodeColumnChunk).
 
 #ifndef TOOLS_ITT_DUMP_PARQUET_TABLE_WRITER_H_
 #define TOOLS_ITT_DUMP_PARQUET_TABLE_WRITER_H_
