@@ -76,8 +76,10 @@ TraceSummary NaiveLogSummary(const std::string& path) {
   char line[512];
   while (f != nullptr && std::fgets(line, sizeof(line), f) != nullptr) {
     for (const char* kind : {"task_begin", "task_end"}) {
-      std::string tag = std::string(" ") + kind + " domain=bench";
-      if (std::strstr(line, tag.c_str()) != nullptr) {
+      // The domain "bench" itself, not "bench.fn".
+      const std::string tag = std::string(" ") + kind + " domain=bench";
+      const char* at = std::strstr(line, tag.c_str());
+      if (at != nullptr && (at[tag.size()] == ' ' || at[tag.size()] == '\n')) {
         ++summary.by_kind_domain[{kind, "bench"}];
         ++summary.events;
       }
