@@ -138,7 +138,7 @@ struct Reordered {
 // cluster's rows, in order). Gathering each place's value instead reads
 // every cluster's rows across the whole column: in a loop of each alone,
 // 3.4 ns a row against the scatter's 0.9 (512 Ki int64 rows in 12
-// interleaved clusters, 2-core AMD EPYC VM); in the export, 2-4% of its
+// interleaved clusters, 2-core Intel Xeon VM); in the export, 2-4% of its
 // CPU (docs/ITT_DUMP.md).
 class PageRows {
  public:
