@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -158,8 +159,63 @@ TEST(PerfettoExport, NamesAreInternedOncePerSequence) {
   EXPECT_GT(entries, 0);
 }
 
+// Per flow id, the times (ns on the trace's axis) of the events where it
+// starts (flow_ids) and ends (terminating_flow_ids) in protoc's text of a
+// plain trace: each sequence's incremental clock (id 64) is set by its
+// ClockSnapshots and advanced by its packets' timestamps.
+struct FlowEnds {
+  std::vector<uint64_t> starts;
+  std::vector<uint64_t> ends;
+};
+std::map<uint64_t, FlowEnds> FlowTimes(const std::string& text) {
+  std::map<uint64_t, FlowEnds> flows;
+  std::map<uint64_t, uint64_t> now;  // by sequence
+  std::istringstream lines(text);
+  std::string line;
+  uint64_t sequence = 0;
+  uint64_t delta = 0;
+  bool anchored = false;
+  uint64_t anchor = 0;
+  bool in_clock_64 = false;
+  std::vector<std::pair<uint64_t, bool>> flow_refs;  // (id, starts)
+  const auto value = [&line](const std::string& key) -> std::optional<uint64_t> {
+    const size_t at = line.find(key);
+    if (at == std::string::npos || line.find_first_not_of(' ') != at) return std::nullopt;
+    return std::stoull(line.substr(at + key.size()));
+  };
+  while (std::getline(lines, line)) {
+    if (line == "packet {") {
+      sequence = delta = anchor = 0;
+      anchored = in_clock_64 = false;
+      flow_refs.clear();
+    } else if (line == "}") {
+      uint64_t& t = now[sequence];
+      t = anchored ? anchor : t + delta;
+      for (const auto& [id, starts] : flow_refs) {
+        (starts ? flows[id].starts : flows[id].ends).push_back(t);
+      }
+    } else if (auto v = value("trusted_packet_sequence_id: ")) {
+      sequence = *v;
+    } else if (line.rfind("  timestamp: ", 0) == 0) {
+      delta = *value("timestamp: ");
+    } else if (auto v = value("clock_id: ")) {
+      in_clock_64 = *v == 64;
+    } else if (in_clock_64 && line.rfind("      timestamp: ", 0) == 0) {
+      anchored = true;
+      anchor = *value("timestamp: ");
+      in_clock_64 = false;
+    } else if (auto v = value("terminating_flow_ids: ")) {
+      flow_refs.emplace_back(*v, false);
+    } else if (auto v = value("flow_ids: ")) {
+      flow_refs.emplace_back(*v, true);
+    }
+  }
+  return flows;
+}
+
 // A relation whose tail task begins later, and one whose tail began
-// earlier: both become flows with both ends.
+// earlier: both become flows with both ends, each running forward in
+// time (the trace processor drops an end it reads before its start).
 TEST(PerfettoExport, RelationsBecomeFlowsWithBothEnds) {
   TraceBuilder b;
   b.String(1, "head").String(2, "tail").String(3, "early").Domain(1, "d");
@@ -182,9 +238,18 @@ TEST(PerfettoExport, RelationsBecomeFlowsWithBothEnds) {
   EXPECT_EQ(Count(text, "terminating_flow_ids: 1\n"), 1);
   EXPECT_EQ(Count(text, " flow_ids: 2\n"), 1);
   EXPECT_EQ(Count(text, "terminating_flow_ids: 2\n"), 1);
-  // The second flow ends in the past (the "early" task's begin): its
+  // The second flow starts in the past (the "early" task's begin): its
   // sequence's clock is anchored again for it.
   EXPECT_EQ(Count(text, "clock_snapshot {"), 3);
+  // Times since the trace's start (1000 ticks, 1 ns each): flow 1 from the
+  // relation at 1300 to the tail's begin at 1500, flow 2 from the early
+  // task's begin at 1100 to its relation at 1310.
+  const std::map<uint64_t, FlowEnds> flows = FlowTimes(text);
+  ASSERT_EQ(flows.size(), 2u) << text;
+  EXPECT_EQ(flows.at(1).starts, std::vector<uint64_t>{300});
+  EXPECT_EQ(flows.at(1).ends, std::vector<uint64_t>{500});
+  EXPECT_EQ(flows.at(2).starts, std::vector<uint64_t>{100}) << text;
+  EXPECT_EQ(flows.at(2).ends, std::vector<uint64_t>{310});
 }
 
 TEST(PerfettoExport, ALaunchersProcessIsNamedByItsRank) {

@@ -289,6 +289,9 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
     if (!flow_ends_.empty()) WriteFlowEndsSlow();
   }
   void WriteFlowEndsSlow();
+  // An instant `relation` at flow end `end`: where its flow ends, or with
+  // `starts`, where it starts (a tail task that began before its relation).
+  void WriteFlowEnd(const FlowTracker::End& end, bool starts);
   uint64_t GlobalTrack();
   // The track an __itt_scope names: global scope a top-level track, track
   // group (process) scope the process track, any other the thread's (0).
@@ -780,26 +783,43 @@ void PerfettoExporter::OnHeap(const Event& e, const ThreadRec& t) {
 }
 
 void PerfettoExporter::WriteFlowEndsSlow() {
-  for (const FlowTracker::End& end : flow_ends_) {
-    PerfettoEvent e;
-    e.type = PerfettoEvent::Type::kInstant;
-    e.time_ns = Ns(end.ticks);
-    e.category = FixedText(kFixedRelation);
-    e.name = FixedText(kFixedRelation);
-    e.category_key = FixedCategoryKey(kFixedRelation);
-    e.name_key = FixedNameKey(kFixedRelation);
+  for (const FlowTracker::End& end : flow_ends_) WriteFlowEnd(end, /*starts=*/false);
+  flow_ends_.clear();
+}
+
+void PerfettoExporter::WriteFlowEnd(const FlowTracker::End& end, bool starts) {
+  PerfettoEvent e;
+  e.type = PerfettoEvent::Type::kInstant;
+  e.time_ns = Ns(end.ticks);
+  e.category = FixedText(kFixedRelation);
+  e.name = FixedText(kFixedRelation);
+  e.category_key = FixedCategoryKey(kFixedRelation);
+  e.name_key = FixedNameKey(kFixedRelation);
+  if (starts) {
+    e.flow_ids = &end.flow;
+    e.flow_count = 1;
+  } else {
     e.terminating_flow_ids = &end.flow;
     e.terminating_flow_count = 1;
-    writer_.Write(Out(*end.thread).track, e);
   }
-  flow_ends_.clear();
+  writer_.Write(Out(*end.thread).track, e);
 }
 
 void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
   const uint64_t ticks = format::EffectiveTime(e);
   const char* relation = RelationName(e.Get(F::kRelation));
   if (!filter_.KeepsItem(t, e.Get(F::kDomain), relation, ticks)) return;
+  const size_t ends = flow_ends_.size();
   const uint64_t flow = flows_.OnRelation(e.GetId(F::kTail), &flow_ends_);
+  // A flow runs forward in time: the trace processor reads events in time
+  // order, and an end it meets before its flow's start is dropped
+  // (flow_end_without_start). A tail task that began before the relation
+  // starts the flow at its begin, and the flow ends at the relation.
+  const bool backward = flow_ends_.size() > ends && flow_ends_.back().ticks < ticks;
+  if (backward) {
+    WriteFlowEnd(flow_ends_.back(), /*starts=*/true);
+    flow_ends_.pop_back();
+  }
   const Annotation a[] = {Annotation::String("relation", relation)};
   PerfettoEvent p;
   p.type = PerfettoEvent::Type::kInstant;
@@ -810,8 +830,13 @@ void PerfettoExporter::OnRelation(const Event& e, const ThreadRec& t) {
   p.name_key = FixedNameKey(kFixedRelation);
   p.annotations = a;
   p.annotation_count = 1;
-  p.flow_ids = &flow;
-  p.flow_count = 1;
+  if (backward) {
+    p.terminating_flow_ids = &flow;
+    p.terminating_flow_count = 1;
+  } else {
+    p.flow_ids = &flow;
+    p.flow_count = 1;
+  }
   writer_.Write(Out(t).track, p);
   WriteFlowEnds();
 }
