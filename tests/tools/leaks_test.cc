@@ -202,6 +202,29 @@ TEST(PerfMap, OneLinePerMethodLoadInLoadOrder) {
             "7f0000003000 40 jit_method_3\n");
 }
 
+// METHOD_UPDATE moves a method's code: without a name, the line names the
+// method its load named; an update of a method no load named keeps the id.
+TEST(PerfMap, AnUpdateWithoutANameIsNamedAsItsMethodsLoad) {
+  TraceBuilder b;
+  b.Thread(0, 7, "main");
+  b.Events(0, {Ev(EventKind::kJitMethodLoad, 1100,
+                  {{F::kMethodId, U(1)},
+                   {F::kMethodName, B("conv_kernel")},
+                   {F::kAddress, U(0x7f0000001000)},
+                   {F::kSize, U(0x200)}}),
+               Ev(EventKind::kJitMethodUpdate, 1200,
+                  {{F::kMethodId, U(1)}, {F::kAddress, U(0x7f0000005000)}, {F::kSize, U(0x300)}}),
+               Ev(EventKind::kJitMethodUpdate, 1300,
+                  {{F::kMethodId, U(4)}, {F::kAddress, U(0x7f0000006000)}, {F::kSize, U(0x10)}})});
+  b.End(2000);
+  DumpResult r = RunDump({"perf-map", "trace.itt", "-o", "maps"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.files["maps/perf-4242.map"],
+            "7f0000001000 200 conv_kernel\n"
+            "7f0000005000 300 conv_kernel\n"
+            "7f0000006000 10 jit_method_4\n");
+}
+
 TEST(PerfMap, NeedsAnOutputDirectory) {
   TraceBuilder b;
   b.End(2000);
