@@ -450,6 +450,21 @@ TEST(Info, ShowsTheWindowAndReasonOfAFlightDump) {
       << r.out;
   EXPECT_NE(r.out.find("  tid 101 (index 0): 40 overwritten\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nend       clean (2 recorded, 40 dropped,"), std::string::npos) << r.out;
+  // The first dump has no dump before it: its other triggers came before
+  // it began.
+  {
+    TraceBuilder first;
+    first.String(1, "checkpoint").Thread(0, 101, "main").SyncAt(1000);
+    format::FlightDump f1 = f;
+    f1.dump = 1;
+    f1.triggers = 2;
+    first.FlightEnd(f1, 2000);
+    const DumpResult r1 = RunDump({"info", "trace.itt"}, first.bytes());
+    EXPECT_NE(r1.out.find("\nflight    dump 1 of the flight recorder, written on marker "
+                          "\"checkpoint\"; answers 2 triggers (1 more came before it began)\n"),
+              std::string::npos)
+        << r1.out;
+  }
   for (const char* verb : {"text", "stats", "chrome", "vtune-csv", "verify"}) {
     std::vector<std::string> args = {verb, "trace.itt"};
     if (std::string(verb) == "vtune-csv") args = {verb, "trace.itt", "-o", "csv"};

@@ -52,8 +52,10 @@ void FlightInfo(const TraceIndex& x, std::string* out) {
     AppendQuoted(&o, x.String(f.name));
   }
   if (f.triggers > 1) {
-    absl::StrAppend(&o, "; answers ", f.triggers, " triggers (", f.triggers - 1,
-                    " came while the dump before was written)");
+    // The first dump has none before it: its others came before it began.
+    absl::StrAppend(
+        &o, "; answers ", f.triggers, " triggers (", f.triggers - 1,
+        f.dump > 1 ? " came while the dump before was written)" : " more came before it began)");
   }
   const int64_t begin = x.clock.SinceStartNs(f.window_begin);
   const int64_t end = x.clock.SinceStartNs(f.window_end);
