@@ -143,39 +143,14 @@ struct Reordered {
 class PageRows {
  public:
   PageRows(const Column& column, const std::vector<uint32_t>& places) : column_(column) {
+    thread_local Reordered reordered;
     if (places.empty()) {
       levels_ = column_.optional() ? column_.levels().data() : nullptr;
-      switch (column_.type()) {
-        case ColumnType::kInt64:
-          values_ = Own(column_.ints());
-          break;
-        case ColumnType::kDouble:
-          values_ = Own(column_.doubles());
-          break;
-        case ColumnType::kBool:
-          values_ = Own(column_.bools());
-          break;
-        case ColumnType::kString:
-          values_ = Own(column_.indices());
-          break;
-      }
-      return;
-    }
-    thread_local Reordered reordered;
-    Reordered& r = reordered;
-    switch (column_.type()) {
-      case ColumnType::kInt64:
-        values_ = Reorder(places, column_.ints(), &r.ints, &r);
-        break;
-      case ColumnType::kDouble:
-        values_ = Reorder(places, column_.doubles(), &r.doubles, &r);
-        break;
-      case ColumnType::kBool:
-        values_ = Reorder(places, column_.bools(), &r.bools, &r);
-        break;
-      case ColumnType::kString:
-        values_ = Reorder(places, column_.indices(), &r.indices, &r);
-        break;
+      values_ = OfType(&reordered, [this](const auto& from, auto*) { return Own(from); });
+    } else {
+      values_ = OfType(&reordered, [&](const auto& from, auto* to) {
+        return Reorder(places, from, to, &reordered);
+      });
     }
   }
 
@@ -200,6 +175,21 @@ class PageRows {
   }
 
  private:
+  // fn(the column's values, r's buffer of their type).
+  template <typename Fn>
+  const void* OfType(Reordered* r, Fn&& fn) {
+    switch (column_.type()) {
+      case ColumnType::kInt64:
+        return fn(column_.ints(), &r->ints);
+      case ColumnType::kDouble:
+        return fn(column_.doubles(), &r->doubles);
+      case ColumnType::kBool:
+        return fn(column_.bools(), &r->bools);
+      case ColumnType::kString:
+        return fn(column_.indices(), &r->indices);
+    }
+    return nullptr;
+  }
   // The column's own values, `from`.
   template <typename T>
   const T* Own(const std::vector<T>& from) {
