@@ -229,7 +229,12 @@ __itt_counter_info_t* Registry::CreateCounter(const char* name, const char* doma
   std::string dom_text = domain != nullptr ? Cap(domain->nameA) : Cap(domain_name);
   std::string name_text = Cap(name);
   std::lock_guard<std::mutex> lock(mu_);
+  // A counter is its domain, name and type, as the static parts find one
+  // (a second type of one name is a counter of its own: its values are
+  // read as its type).
   std::string key = PairKey(dom_text, name_text);
+  key.push_back('\0');
+  key.append(std::to_string(type));
   auto it = counters_.find(key);
   if (it != counters_.end()) return it->second;
   auto* c = new (std::nothrow) __itt_counter_info_t();

@@ -8,6 +8,7 @@
 
 #include <sys/wait.h>
 
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -122,6 +123,41 @@ TEST(Names, TrackGroupsAndTracksAreDefinedOnceAndSetTrackNamesOne) {
   EXPECT_EQ(set, (std::vector<uint64_t>{1, 0}));
   // The pointer that is no track: an invalid argument.
   EXPECT_EQ(trace->TotalLoss(), 1u);
+}
+
+// A counter is its domain, name and type, as the static parts find one:
+// created again with another type, it is another counter, whose values are
+// read as that type (read as the first's, a float's 4 bytes were read as 8).
+TEST(Names, ACounterCreatedWithAnotherTypeIsACounterOfItsOwn) {
+  const std::string dir = MakeTempDir("counter_types");
+  const std::string path = dir + "/counters.itt";
+  const int status = RunProgram(
+      {Runfile("tests/collector/counter_types_program")},
+      {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"), "ITTC_OUTPUT=" + path},
+      dir + "/stdout.txt");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  auto trace = LoadTrace(path);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  std::map<uint64_t, uint64_t> type_of;  // counter id -> type
+  for (const DecodedEvent& d : trace->definitions) {
+    if (d.kind != EventKind::kDefCounter) continue;
+    EXPECT_EQ(d.Bytes("name"), "load");
+    type_of[d.U("id")] = d.U("type");
+  }
+  EXPECT_EQ(type_of.size(), 3u);
+  std::map<uint64_t, uint64_t> value_of;  // type -> value bits
+  for (const DecodedEvent* e : trace->OfKind(EventKind::kCounterSetValue)) {
+    EXPECT_EQ(e->U("type"), type_of[e->U("counter")]);
+    value_of[e->U("type")] = e->U("value");
+  }
+  // Floats are stored as doubles' bits (FORMAT.md, "Typed values");
+  // __itt_metadata_u64 is 1, _float 7, _double 8.
+  const auto bits = [](double v) {
+    uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof v);
+    return b;
+  };
+  EXPECT_EQ(value_of, (std::map<uint64_t, uint64_t>{{1, 7}, {7, bits(2.5)}, {8, bits(0.75)}}));
 }
 
 }  // namespace
