@@ -308,6 +308,22 @@ TEST(ColumnChunk, ChunkInAnOrderIsTheChunkOfItsRowsWrittenInThatOrder) {
             EncodeColumnChunk(as_filled.columns[0], {}, options)->bytes);
 }
 
+// A STRING column holds UTF-8: a byte where no sequence starts becomes
+// U+FFFD in the dictionary (DuckDB refuses a file otherwise), and rows of
+// the same bytes share its entry.
+TEST(ColumnChunk, TextThatIsNotUtf8IsWrittenWithReplacementCharacters) {
+  Column c({"name", ColumnType::kString, false});
+  c.AppendString("caf\xe9.bin");
+  c.AppendString("ok \xc3\xa9");
+  c.AppendString("caf\xe9.bin");
+  c.AppendString("\xff\xfe");
+  ASSERT_EQ(c.dictionary().size(), 3u);
+  EXPECT_EQ(c.dictionary()[0], "caf\xef\xbf\xbd.bin");
+  EXPECT_EQ(c.dictionary()[1], "ok \xc3\xa9");
+  EXPECT_EQ(c.dictionary()[2], "\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_EQ(c.indices(), (std::vector<uint32_t>{0, 1, 0, 2}));
+}
+
 class WriterTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(WriterTest, FooterDescribesRowGroupsAndStatistics) {

@@ -358,6 +358,41 @@ int DecodeUtf8(const unsigned char* p, const unsigned char* end, uint32_t* cp) {
   return len;
 }
 
+bool IsValidUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  uint32_t cp = 0;
+  while (p < end) {
+    if (*p < 0x80) {
+      ++p;
+      continue;
+    }
+    const int n = DecodeUtf8(p, end, &cp);
+    if (n == 0) return false;
+    p += n;
+  }
+  return true;
+}
+
+std::string ValidUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  uint32_t cp = 0;
+  while (p < end) {
+    const int n = *p < 0x80 ? 1 : DecodeUtf8(p, end, &cp);
+    if (n == 0) {
+      out.append("\xEF\xBF\xBD");  // U+FFFD
+      ++p;
+      continue;
+    }
+    out.append(reinterpret_cast<const char*>(p), static_cast<size_t>(n));
+    p += n;
+  }
+  return out;
+}
+
 template <typename Out>
 void AppendJsonString(Out* out, std::string_view s) {
   out->push_back('"');

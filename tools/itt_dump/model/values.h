@@ -70,6 +70,13 @@ std::string RenderFormatted(std::string_view format, std::string_view args);
 // byte, an overlong form, a surrogate, past U+10FFFF).
 int DecodeUtf8(const unsigned char* p, const unsigned char* end, uint32_t* cp);
 
+// Whether DecodeUtf8 finds a valid sequence at each character of `s`.
+bool IsValidUtf8(std::string_view s);
+
+// `s` with each byte where no valid UTF-8 sequence starts replaced by
+// U+FFFD, as AppendJsonString writes it.
+std::string ValidUtf8(std::string_view s);
+
 // `s` as a JSON string with quotes; invalid UTF-8 bytes become U+FFFD.
 template <typename Out>
 void AppendJsonString(Out* out, std::string_view s);

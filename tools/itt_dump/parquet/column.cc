@@ -1,5 +1,7 @@
 #include "tools/itt_dump/parquet/column.h"
 
+#include "tools/itt_dump/model/values.h"
+
 namespace ittc::parquet {
 
 uint32_t Column::Intern(std::string_view v) {
@@ -7,11 +9,17 @@ uint32_t Column::Intern(std::string_view v) {
   if (has_last_ && dictionary_[last_index_] == v) return last_index_;
   auto it = dictionary_index_.find(v);
   if (it == dictionary_index_.end()) {
-    dictionary_.emplace_back(v);
-    it = dictionary_index_
-             .emplace(std::string_view(dictionary_.back()),
-                      static_cast<uint32_t>(dictionary_.size() - 1))
-             .first;
+    // A STRING column holds UTF-8 (readers refuse a chunk that does not:
+    // DuckDB its whole file): bytes that are not become U+FFFD in the
+    // dictionary, and the bytes as given stay the entry's key.
+    std::string_view key;
+    if (itt_dump::IsValidUtf8(v)) {
+      key = dictionary_.emplace_back(v);
+    } else {
+      dictionary_.push_back(itt_dump::ValidUtf8(v));
+      key = invalid_keys_.emplace_back(v);
+    }
+    it = dictionary_index_.emplace(key, static_cast<uint32_t>(dictionary_.size() - 1)).first;
   }
   last_index_ = it->second;
   has_last_ = true;
@@ -26,6 +34,7 @@ void Column::Clear() {
   indices_.clear();
   dictionary_index_.clear();
   dictionary_.clear();
+  invalid_keys_.clear();
   has_last_ = false;
   ++generation_;
   levels_.clear();

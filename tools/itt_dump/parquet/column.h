@@ -8,7 +8,8 @@
 //   kBool     BOOLEAN, PLAIN
 //   kString   BYTE_ARRAY annotated as UTF-8 (STRING), dictionary-encoded:
 //             a PLAIN dictionary page per column chunk and RLE_DICTIONARY
-//             indices
+//             indices; a byte where no UTF-8 sequence starts is written
+//             as U+FFFD
 // A column is REQUIRED, or OPTIONAL (nullable: definition levels, RLE).
 //
 // Thread safety: none. A Column is filled by one thread, then handed
@@ -127,6 +128,9 @@ class Column {
   // The row group's distinct strings; the map's keys view them (a deque
   // keeps them in place as it grows).
   std::deque<std::string> dictionary_;
+  // The keys of the entries whose bytes were not UTF-8 (the entries hold
+  // them made valid).
+  std::deque<std::string> invalid_keys_;
   absl::flat_hash_map<std::string_view, uint32_t> dictionary_index_;
   uint32_t last_index_ = 0;
   bool has_last_ = false;
