@@ -169,10 +169,13 @@ ITTC_EXPORT int NotifyEvent(iJIT_JVM_EVENT event_type, void* data) {
   }
 }
 
-// Called by the JIT static part when it loads us: we always record.
+// Called by the JIT static part when it loads us (its answer to
+// iJIT_IsProfilingActive, which it keeps): on while the session runs, or
+// nothing where it could not start (its trace file cannot be made: every
+// NotifyEvent would do nothing, and a JIT that asks would build its
+// reports for nothing).
 ITTC_EXPORT int Initialize(void) {
-  SessionStartIfNeeded();
-  return iJIT_SAMPLING_ON;
+  return SessionStartIfNeeded() ? iJIT_SAMPLING_ON : iJIT_NOTHING_RUNNING;
 }
 
 // For a JIT static part that looks for it (ours, stub/src/jitprofiling.c),

@@ -1,9 +1,12 @@
 // Row 8: the trace cannot be written (disk full, unwritable directory, path
 // that is a directory). The program records a lot of poorly compressible
-// metadata from two threads, computes a result the test knows, prints it.
+// metadata from two threads, computes a result the test knows, prints it,
+// after what iJIT_IsProfilingActive answered first ("jit_active 0" where
+// the collector could not start: nothing would be recorded).
 // usage: output_errors_program <records per thread>
 
 #include <ittnotify.h>
+#include <jitprofiling.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +16,7 @@
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   const long records = std::atol(argv[1]);
+  std::printf("jit_active %d\n", iJIT_IsProfilingActive() != iJIT_NOTHING_RUNNING ? 1 : 0);
   __itt_domain* domain = __itt_domain_create("reliability.output_errors");
   __itt_string_handle* key = __itt_string_handle_create("noise");
   uint64_t sums[2] = {0, 0};

@@ -32,9 +32,12 @@ constexpr long kRecords = 200000;
 constexpr uint64_t kRoomBytes = 1024 * 1024;
 constexpr const char* kRoomOption = "size=1m";
 
-std::string ExpectedOutput() {
+// `started`: whether the collector could start (its trace file made), which
+// is what iJIT_IsProfilingActive answers.
+std::string ExpectedOutput(bool started) {
   unsigned long long per_thread = static_cast<unsigned long long>(kRecords) * (kRecords - 1) / 2;
-  return "result " + std::to_string(2 * per_thread) + "\n";
+  return std::string("jit_active ") + (started ? "1" : "0") + "\nresult " +
+         std::to_string(2 * per_thread) + "\n";
 }
 
 // A private mount namespace for this test process, so mounts vanish with it.
@@ -66,9 +69,9 @@ Outcome RunProgramTo(const std::string& name, const std::string& trace_path) {
   return o;
 }
 
-void ExpectCompletedWithOneLine(const Outcome& o, const std::string& reason) {
+void ExpectCompletedWithOneLine(const Outcome& o, const std::string& reason, bool started) {
   EXPECT_TRUE(ExitedCleanly(o.exit)) << Describe(o.exit) << "\n" << o.err;
-  EXPECT_EQ(o.out, ExpectedOutput());
+  EXPECT_EQ(o.out, ExpectedOutput(started));
   ASSERT_EQ(o.collector_lines.size(), 1u) << o.err;
   EXPECT_NE(o.collector_lines[0].find(reason), std::string::npos) << o.collector_lines[0];
   // Nothing else on stderr either.
@@ -91,7 +94,7 @@ TEST(OutputErrors, DiskFullStopsCollectionWithOneLine) {
     EXPECT_GT(summary->total_events, 0u);
   }
   umount2(dir.c_str(), MNT_DETACH);
-  ExpectCompletedWithOneLine(o, "No space left on device");
+  ExpectCompletedWithOneLine(o, "No space left on device", /*started=*/true);
 }
 
 // The same failure without mount rights: a file size limit fails the write
@@ -108,7 +111,7 @@ TEST(OutputErrors, FileSizeLimitStopsCollectionWithOneLine) {
   Outcome o = RunProgramTo("file_size_limit", trace);
   signal(SIGXFSZ, old_handler);
   setrlimit(RLIMIT_FSIZE, &old);
-  ExpectCompletedWithOneLine(o, "File too large");
+  ExpectCompletedWithOneLine(o, "File too large", /*started=*/true);
   auto summary = SummarizeTrace(trace);
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(summary->corruptions, 0);
@@ -127,7 +130,7 @@ TEST(OutputErrors, UnwritableDirectoryStopsCollectionWithOneLine) {
   }
   Outcome o = RunProgramTo("read_only", trace);
   if (mounted) umount2(dir.c_str(), MNT_DETACH);
-  ExpectCompletedWithOneLine(o, reason);
+  ExpectCompletedWithOneLine(o, reason, /*started=*/false);
 }
 
 TEST(OutputErrors, OutputPathThatIsADirectoryStopsCollectionWithOneLine) {
@@ -135,7 +138,7 @@ TEST(OutputErrors, OutputPathThatIsADirectoryStopsCollectionWithOneLine) {
   std::string trace = dir + "/trace.itt";
   ASSERT_EQ(mkdir(trace.c_str(), 0755), 0);
   Outcome o = RunProgramTo("is_directory", trace);
-  ExpectCompletedWithOneLine(o, trace);
+  ExpectCompletedWithOneLine(o, trace, /*started=*/false);
   struct stat st;
   ASSERT_EQ(stat(trace.c_str(), &st), 0);
   EXPECT_TRUE(S_ISDIR(st.st_mode));
