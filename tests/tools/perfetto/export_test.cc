@@ -252,6 +252,21 @@ TEST(PerfettoExport, RelationsBecomeFlowsWithBothEnds) {
   EXPECT_EQ(flows.at(2).ends, std::vector<uint64_t>{310});
 }
 
+// Metadata values keep their types: reals as doubles (2.0 too), integers
+// past INT64_MAX as unsigned, and a scoped metadata's value as typed as a
+// task's.
+TEST(PerfettoExport, MetadataValuesAreAnnotationsOfTheirTypes) {
+  const std::string text = Decode(Export(itt_dump::testing::MetadataTypesTrace()));
+  EXPECT_EQ(Count(text, "double_value: 2\n"), 1) << text;
+  EXPECT_EQ(Count(text, "double_value: 2.5\n"), 1);
+  EXPECT_EQ(Count(text, "double_value: 4\n"), 1);
+  EXPECT_EQ(Count(text, "uint_value: 18446744073709551615\n"), 1);
+  EXPECT_EQ(Count(text, "uint_value: 9223372036854775808\n"), 1);
+  EXPECT_EQ(Count(text, "int_value: -3\n"), 1);
+  EXPECT_EQ(Count(text, "double_value: 8\n"), 1);  // the global-scope metadata
+  EXPECT_EQ(Count(text, "string_value: "), 0);
+}
+
 TEST(PerfettoExport, ALaunchersProcessIsNamedByItsRank) {
   format::FileHeader h = itt_dump::testing::TestHeader();
   h.flags |= format::kHeaderFlagHasRank;

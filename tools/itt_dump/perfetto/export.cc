@@ -37,18 +37,28 @@ struct LaneGroup {
   std::vector<uint64_t> tracks;  // by lane
 };
 
-// A metadata arg as a typed annotation: integers and reals as numbers,
-// text and arrays as strings.
-Annotation ArgAnnotation(const Arg& a) {
-  if (!a.is_text && !a.value.empty()) {
-    int64_t i = 0;
-    if (absl::SimpleAtoi(a.value, &i)) return Annotation::Int(a.key, i);
-    double d = 0;
-    if (a.value.front() != '[' && absl::SimpleAtod(a.value, &d)) {
-      return Annotation::Double(a.key, d);
+// A metadata value as a typed annotation: integers as signed or (past
+// INT64_MAX) unsigned integers, reals as doubles, text and arrays as
+// strings.
+Annotation ValueAnnotation(std::string_view key, std::string_view value, bool is_text,
+                           bool is_real) {
+  if (!is_text && !value.empty() && value.front() != '[') {
+    const absl::string_view v(value.data(), value.size());  // absl's own here
+    if (is_real) {
+      double d = 0;
+      if (absl::SimpleAtod(v, &d)) return Annotation::Double(key, d);
+    } else {
+      int64_t i = 0;
+      if (absl::SimpleAtoi(v, &i)) return Annotation::Int(key, i);
+      uint64_t u = 0;
+      if (absl::SimpleAtoi(v, &u)) return Annotation::Uint(key, u);
     }
   }
-  return Annotation::String(a.key, a.value);
+  return Annotation::String(key, value);
+}
+
+Annotation ArgAnnotation(const Arg& a) {
+  return ValueAnnotation(a.key, a.value, a.is_text, a.is_real);
 }
 
 // An arg's annotation in a piece's record, typed on the worker
@@ -62,10 +72,13 @@ void PutAnnotation(TextBuffer* out, const Annotation& a) {
     case Annotation::Type::kInt:
       PieceRecord::Put(out, &a.i, sizeof a.i);
       return;
+    case Annotation::Type::kUint:
+      PieceRecord::Put(out, &a.u, sizeof a.u);
+      return;
     case Annotation::Type::kDouble:
       PieceRecord::Put(out, &a.d, sizeof a.d);
       return;
-    default:  // kString (ArgAnnotation's other type)
+    default:  // kString (ValueAnnotation's other type)
       PieceRecord::PutText(out, a.s);
       return;
   }
@@ -81,6 +94,9 @@ Annotation NextAnnotation(PieceRecord::Reader* in) {
   switch (a.type) {
     case Annotation::Type::kInt:
       in->Get(&a.i, sizeof a.i);
+      break;
+    case Annotation::Type::kUint:
+      in->Get(&a.u, sizeof a.u);
       break;
     case Annotation::Type::kDouble:
       in->Get(&a.d, sizeof a.d);
@@ -869,7 +885,7 @@ void PerfettoExporter::OnScopedMetadata(const Event& e, const ThreadRec& t) {
   const MetadataValue m = DecodeMetadata(x_, e);
   const std::string_view key = m.key.empty() ? std::string_view("metadata") : m.key;
   if (!filter_.KeepsItem(t, e.Get(F::kDomain), key, e.time)) return;
-  const Annotation a[] = {Annotation::String(key, m.value)};
+  const Annotation a[] = {ValueAnnotation(key, m.value, m.is_text, m.is_real)};
   Instant(t, ScopeTrack(e.Get(F::kScope), t), e.time, "metadata", key, a, 1);
 }
 
