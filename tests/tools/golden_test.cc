@@ -423,6 +423,51 @@ TEST(Stats, TablesAlignWideCharactersAndKeepARowOnOneLine) {
   EXPECT_NE(r.out.find("\n  app    line\\x0abreak task "), std::string::npos) << r.out;
 }
 
+// stats --name keeps what names no method with its method: an update
+// without a name (by id), a jit_method_update_v2 inside its code (by
+// address; its id is 0), and an unload; each process's ids its own.
+TEST(Stats, ANameFilterKeepsAMethodsUpdatesAndUnloadPerProcess) {
+  const auto load = [](uint64_t t, uint64_t id, const char* name, uint64_t addr) {
+    return Ev(format::EventKind::kJitMethodLoad, t,
+              {{F::kMethodId, U(id)},
+               {F::kMethodName, B(name)},
+               {F::kAddress, U(addr)},
+               {F::kSize, U(64)}});
+  };
+  TraceBuilder a;
+  a.Thread(0, 101, "main");
+  a.Events(0, {load(100, 1, "foo", 0x1000), load(105, 2, "bar", 0x2000),
+               Ev(format::EventKind::kJitMethodUpdateV2, 110,
+                  {{F::kMethodId, U(0)}, {F::kAddress, U(0x1010)}, {F::kSize, U(8)}}),
+               Ev(format::EventKind::kJitMethodUpdateV2, 112,
+                  {{F::kMethodId, U(0)}, {F::kAddress, U(0x2010)}, {F::kSize, U(8)}}),
+               Ev(format::EventKind::kJitMethodUpdate, 120,
+                  {{F::kMethodId, U(1)},
+                   {F::kMethodName, B("")},
+                   {F::kAddress, U(0x5000)},
+                   {F::kSize, U(64)}}),
+               Ev(format::EventKind::kJitMethodUnload, 300, {{F::kMethodId, U(1)}})});
+  a.End(400);
+  DumpResult r = RunDump({"stats", "--format=csv", "--name=foo", "trace.itt"}, a.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  // loaded, inline, updated, unloaded, code bytes.
+  EXPECT_NE(r.out.find("jit,1,0,2,1,64\n"), std::string::npos) << r.out;
+  // A second process loads and unloads its own method 1 ("bar") before the
+  // first unloads foo: foo's unload stays foo's.
+  format::FileHeader h = itt_dump::testing::TestHeader();
+  h.pid = 4343;
+  TraceBuilder b(h);
+  b.Thread(0, 202, "main");
+  b.Events(0, {load(150, 1, "bar", 0x1000),
+               Ev(format::EventKind::kJitMethodUnload, 200, {{F::kMethodId, U(1)}})});
+  b.End(400);
+  DumpResult set =
+      RunDump({"stats", "--format=csv", "--name=foo", "a.itt", "b.itt"},
+              std::map<std::string, std::string>{{"a.itt", a.bytes()}, {"b.itt", b.bytes()}});
+  ASSERT_EQ(set.status, 0) << set.err;
+  EXPECT_NE(set.out.find("jit,1,0,2,1,64\n"), std::string::npos) << set.out;
+}
+
 // A flight recorder's dump: info says which dump, why and the window it
 // covers; its overwritten events show as a loss; every verb reads it.
 TEST(Info, ShowsTheWindowAndReasonOfAFlightDump) {

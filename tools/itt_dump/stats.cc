@@ -112,7 +112,7 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
     case Family::kJit: {
       if (filter_.active()) {
         if (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time)) return;
-        if (filter_.has_name() && !JitNameKept(e)) return;
+        if (filter_.has_name() && !JitNameKept(e, t)) return;
       }
       if (e.kind == EventKind::kJitInlineLoad) {
         ++jit_inline_;
@@ -132,19 +132,36 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
   }
 }
 
-bool StatsCollector::JitNameKept(const Event& e) {
+bool StatsCollector::JitNameKept(const Event& e, const ThreadRec& t) {
+  if (e.kind == EventKind::kJitMethodUpdateV2) {
+    // It names no method (its id is 0): the method whose code holds it.
+    const uint64_t addr = e.Get(F::kAddress);
+    auto it = jit_code_.upper_bound({t.process, addr});
+    if (it == jit_code_.begin()) return false;
+    --it;
+    if (it->first.first != t.process) return false;
+    const auto m = jit_methods_.find(it->second);
+    return m != jit_methods_.end() && addr < m->second.end && m->second.kept;
+  }
   if (!e.Has(F::kMethodId)) return false;
-  const uint64_t id = e.Get(F::kMethodId);
-  if (e.Has(F::kMethodName)) {
-    const bool kept = filter_.NameOk(e.GetBytes(F::kMethodName));
-    jit_name_kept_[id] = kept;
+  // Method ids are 32 bits, and each process numbers its own.
+  const uint64_t key = uint64_t{t.process} << 32 | (e.Get(F::kMethodId) & 0xFFFFFFFFu);
+  const auto it = jit_methods_.find(key);
+  const std::string_view name = e.Has(F::kMethodName) ? e.GetBytes(F::kMethodName) : "";
+  // An unload, or an update without a name (its code moved): its load's.
+  const bool kept = !name.empty() || it == jit_methods_.end()
+                        ? e.Has(F::kMethodName) && filter_.NameOk(name)
+                        : it->second.kept;
+  if (it != jit_methods_.end()) jit_code_.erase({t.process, it->second.start});
+  if (e.kind == EventKind::kJitMethodUnload) {
+    if (it != jit_methods_.end()) jit_methods_.erase(it);
     return kept;
   }
-  // An unload or an update_v2 names no method: its load's name counts.
-  const auto it = jit_name_kept_.find(id);
-  if (it == jit_name_kept_.end()) return false;
-  const bool kept = it->second;
-  if (e.kind == EventKind::kJitMethodUnload) jit_name_kept_.erase(it);
+  JitMethod& m = jit_methods_[key];
+  m.kept = kept;
+  m.start = e.Get(F::kAddress);
+  m.end = m.start + e.Get(F::kSize);
+  if (m.end > m.start) jit_code_[{t.process, m.start}] = key;
   return kept;
 }
 

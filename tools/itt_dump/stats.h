@@ -235,7 +235,7 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   // the object's name), a heap call.
   bool SyncKept(const format::Event& e, const ThreadRec& t);
   // Whether a JIT event's method matches the name filter (REQUIRES: one).
-  bool JitNameKept(const format::Event& e);
+  bool JitNameKept(const format::Event& e, const ThreadRec& t);
   bool HeapKept(const format::Event& e, const ThreadRec& t);
   // What a kept sync event `c` at `addr` adds to its row.
   void AddSync(const SyncChange& c, uint64_t addr, const ThreadRec& t, uint64_t ticks);
@@ -296,9 +296,17 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   uint64_t jit_updated_ = 0;
   uint64_t jit_unloaded_ = 0;
   uint64_t jit_code_bytes_ = 0;
-  // With a name filter: whether each loaded method's name is kept, by
-  // method id, for its unload and update_v2 events (which name none).
-  absl::flat_hash_map<uint64_t, bool> jit_name_kept_;
+  // With a name filter, per process: each method's code and whether its
+  // name is kept, for the events that name none (an unload or an update
+  // without a name, by method id; jit_method_update_v2, by address).
+  struct JitMethod {
+    bool kept = false;
+    uint64_t start = 0;
+    uint64_t end = 0;  // start: no code
+  };
+  absl::flat_hash_map<uint64_t, JitMethod> jit_methods_;  // by JitKey
+  // (process, start of its code) -> the method's JitKey.
+  std::map<std::pair<uint32_t, uint64_t>, uint64_t> jit_code_;
   uint64_t last_ticks_ = 0;
   bool keep_apart_ = false;
 };
