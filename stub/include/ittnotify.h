@@ -641,7 +641,7 @@ typedef struct ___itt_histogram {
 __itt_collection_state __itt_get_collection_state(void);
 
 /* Frees the domains, string handles, counters and histograms the static part
- * allocated before a collector loaded, and destroys its mutex. Call it at
+ * allocated before a collector loaded; its mutex stays usable. Call it at
  * most once, from a library destructor, when no thread makes ITT calls any
  * more; pointers returned by the create functions become dangling. */
 void __itt_release_resources(void);

@@ -179,6 +179,26 @@ static const char *LibNameLocked(void) {
   return lib_name_env;
 }
 
+/* The library variable as it is at the load: a program may set it after a
+ * creator ran (a library's constructor made a domain) and before its first
+ * other call, and Intel's static part reads it again there too. Read once
+ * more only if it changed, so that a value too long is reported once.
+ * REQUIRES: G.mutex held. */
+static const char *LibNameAtLoadLocked(void) {
+  const char *now = getenv(ITTC_LIB_VAR);
+  int same;
+  if (now == NULL) {
+    same = lib_name_env == NULL;
+  } else if (lib_name_env == NULL) {
+    same = strlen(now) > ITTC_MAX_ENV_VALUE; /* too long: reported already */
+  } else {
+    same = strcmp(now, lib_name_env) == 0;
+  }
+  if (lib_name_read && same) return lib_name_env;
+  lib_name_read = 0;
+  return LibNameLocked();
+}
+
 /* Whether objects created now should be kept for a collector: the library
  * variable is set and loading has not failed. REQUIRES: G.mutex held. */
 static int CollectorExpectedLocked(void) {
@@ -321,7 +341,7 @@ static void DisableListedDomainsLocked(void) {
 /* The load. REQUIRES: G.mutex held, !G.api_initialized. */
 static void LoadLocked(const char *lib_name, __itt_group_id init_groups) {
   load_in_progress = 1;
-  if (lib_name == NULL) lib_name = LibNameLocked();
+  if (lib_name == NULL) lib_name = LibNameAtLoadLocked();
   __itt_group_id groups = SelectedGroupsLocked();
   if (lib_name == NULL && groups == __itt_group_none) {
     G.state = __itt_collection_collector_absent;
