@@ -178,6 +178,12 @@ ITTC_EXPORT int Initialize(void) {
   return SessionStartIfNeeded() ? iJIT_SAMPLING_ON : iJIT_NOTHING_RUNNING;
 }
 
+// For a JIT static part that looks for it (ours, stub/src/jitprofiling.c):
+// this agent checks every event itself and counts a malformed one (NULL
+// data, method id 0) as an invalid argument, so the static part passes
+// those on instead of dropping them as it does for a foreign agent.
+ITTC_EXPORT int ittc_jit_checks_events(void) { return 1; }
+
 // For a JIT static part that looks for it (ours, stub/src/jitprofiling.c),
 // after Initialize: an int that is negative exactly while NotifyEvent does
 // nothing and returns 0 at its first line (paused, detached, shut down, and

@@ -56,6 +56,10 @@ static unsigned int next_method_id = 1;
 /* Set (release) when LoadAgent has run: after that EnsureLoaded costs one
  * load, not a call into pthread_once. */
 static int loaded;
+/* Whether the agent checks every event itself and counts a malformed one
+ * as an invalid argument (ours: it exports ittc_jit_checks_events), so it
+ * gets those too. Written before the release store of `gate`. */
+static int agent_checks_events;
 
 /* Binds the agent; returns what `gate` is to be. */
 static const int *BindAgent(void) {
@@ -73,6 +77,7 @@ static const int *BindAgent(void) {
   execution_mode = (iJIT_IsProfilingActiveFlags)initialize();
   /* After Initialize, as the agent asks. */
   const int *g = agent_gate != NULL ? agent_gate() : NULL;
+  agent_checks_events = dlsym(lib, "ittc_jit_checks_events") != NULL;
   notify_event = notify;
   return g != NULL ? g : &kAlwaysOpen;
 }
@@ -89,7 +94,8 @@ static void EnsureLoaded(void) {
 }
 
 /* Intel's agents expect the ids of load events to be non-zero; events that
- * break that (or carry no data at all) are dropped here, not passed on. */
+ * break that (or carry no data at all) are dropped here, not passed on,
+ * except to our own agent, which counts them (agent_checks_events). */
 static int IsWellFormed(iJIT_JVM_EVENT event_type, const void *data) {
   switch (event_type) {
     case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED:
@@ -134,7 +140,7 @@ int JITAPI iJIT_NotifyEvent(iJIT_JVM_EVENT event_type, void *EventSpecificData) 
     if (__builtin_expect(g == &kNotLoaded, 0)) return NotifyFirst(event_type, EventSpecificData);
     return 0;
   }
-  if (!IsWellFormed(event_type, EventSpecificData)) return 0;
+  if (!IsWellFormed(event_type, EventSpecificData) && !agent_checks_events) return 0;
   return (int)notify_event((unsigned int)event_type, EventSpecificData);
 }
 

@@ -42,7 +42,32 @@ void ClockInfoNull(__itt_clock_info*, void*) {}
   (__itt_##name##_ptr ? __itt_##name##_ptr(__VA_ARGS__) \
                       : decltype(__itt_##name##_ptr(__VA_ARGS__))())
 
-int main() {
+// The malformed JIT events the static part drops for a foreign agent and
+// passes to ours, which counts each: 9 calls. The session is started first
+// by a valid task.
+int MalformedJitEvents() {
+  __itt_domain* d = __itt_domain_create("reliability.invalid");
+  __itt_task_begin(d, __itt_null, __itt_null, __itt_string_handle_create("start"));
+  __itt_task_end(d);
+  iJIT_Method_Load m = {};
+  iJIT_Method_Load_V2 m2 = {};
+  iJIT_Method_Load_V3 m3 = {};
+  iJIT_Method_Inline_Load inl = {};
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, nullptr);
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &m);  // id 0
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2, nullptr);
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2, &m2);
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3, nullptr);
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3, &m3);
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_UPDATE, nullptr);
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, nullptr);
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &inl);
+  std::printf("done\n");
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "jit") == 0) return MalformedJitEvents();
   const size_t kHuge = SIZE_MAX / 2;
   const size_t kNegative = static_cast<size_t>(-5);
   const char* x = Guarded("x");

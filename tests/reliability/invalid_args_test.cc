@@ -57,5 +57,24 @@ TEST(InvalidArgs, NoCrashRejectedCallsCountedRecordingContinues) {
   EXPECT_TRUE(still_recording);
 }
 
+// Malformed JIT events (NULL data, method id 0) reach our collector through
+// our static part, which drops them only for a foreign agent: each of the 9
+// is counted.
+TEST(InvalidArgs, MalformedJitEventsAreCountedThroughOurStaticPart) {
+  std::string dir = MakeTempDir("invalid_jit");
+  std::string trace_path = dir + "/invalid_jit.itt";
+  ExitInfo exit = RunFor({Runfile("tests/reliability/invalid_args_program"), "jit"},
+                         CollectorEnv(trace_path), dir + "/out", dir + "/err", 60);
+  ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n" << ReadFileOrEmpty(dir + "/err");
+  EXPECT_EQ(ReadFileOrEmpty(dir + "/out"), "done\n");
+  auto loaded = LoadTrace(trace_path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  uint64_t invalid = 0;
+  for (const auto& [key, n] : loaded->losses) {
+    if (key.second == static_cast<int>(format::LossCause::kInvalidArgument)) invalid += n;
+  }
+  EXPECT_EQ(invalid, 9u);
+}
+
 }  // namespace
 }  // namespace ittc::testing
