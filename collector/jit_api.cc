@@ -35,8 +35,9 @@ RawBytes LineTable(const LineNumberInfo* table, unsigned int entries) {
 template <typename Method, typename... Tail>
 int MethodRecord(EventKind kind, const Method* m, const Tail&... tail) {
   CallScope call;
-  // The live perf map names the code even while recording is paused.
-  if (kind != EventKind::kJitMethodUpdate && m->method_id != 0 && PerfMapOn()) {
+  // The live perf map names the code even while recording is paused: a
+  // load's, and an update's (the code moved), as itt-dump perf-map does.
+  if (m->method_id != 0 && PerfMapOn()) {
     PerfMapAddMethod(reinterpret_cast<uint64_t>(m->method_load_address), m->method_size,
                      m->method_name, m->method_id);
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "collector/internal/log.h"
+#include "collector/internal/raw_record.h"
 #include "collector/internal/timebase.h"
 #include "format/records.h"
 
@@ -471,31 +472,34 @@ void PerfMapAddMethod(uint64_t address, uint64_t size, const char* name, uint64_
   if (!g_perf_map_on.load(std::memory_order_relaxed)) return;
   PerfMapState* p = g_perf.load(std::memory_order_acquire);
   if (p == nullptr) return;
-  // perf splits a line at its first two spaces; the name is the rest of the
-  // line, so only line breaks must go.
-  char line[512];
-  int n;
+  if (size == 0) return;  // no code: nothing for perf to name (as itt-dump perf-map)
+  // The line itt-dump perf-map writes from the trace: the name as recorded
+  // (cut at kMaxRawBytesField), else "jit_method_<id>". perf splits a line
+  // at its first two spaces; the name is the rest of the line, so only
+  // line breaks must go.
+  char head[64];
+  const int head_len =
+      std::snprintf(head, sizeof(head), "%llx %llx ", static_cast<unsigned long long>(address),
+                    static_cast<unsigned long long>(size));
+  char numbered[32];
+  std::string_view text;
   if (name != nullptr && *name != '\0') {
-    n = std::snprintf(line, sizeof(line), "%llx %llx %s\n",
-                      static_cast<unsigned long long>(address),
-                      static_cast<unsigned long long>(size), name);
+    text = std::string_view(name, strnlen(name, kMaxRawBytesField));
   } else {
-    n = std::snprintf(
-        line, sizeof(line), "%llx %llx jit_method_%llu\n", static_cast<unsigned long long>(address),
-        static_cast<unsigned long long>(size), static_cast<unsigned long long>(method_id));
+    const int n = std::snprintf(numbered, sizeof(numbered), "jit_method_%llu",
+                                static_cast<unsigned long long>(method_id));
+    text = std::string_view(numbered, static_cast<size_t>(n));
   }
-  if (n <= 0) return;
-  size_t len = std::min(static_cast<size_t>(n), sizeof(line) - 1);
-  line[len - 1] = '\n';  // a cut name still ends its line
-  for (size_t i = 0; i + 1 < len; ++i) {
-    if (line[i] == '\n' || line[i] == '\r') line[i] = ' ';
-  }
+  if (head_len <= 0) return;
+  const size_t len = static_cast<size_t>(head_len) + text.size() + 1;
   std::lock_guard<std::mutex> lock(p->mu);
   if (p->lines.size() + len > kPerfMapBufferBytes) {
     g_perf_dropped.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  p->lines.append(line, len);
+  p->lines.append(head, static_cast<size_t>(head_len));
+  for (const char c : text) p->lines.push_back(c == '\n' || c == '\r' ? ' ' : c);
+  p->lines.push_back('\n');
 }
 
 }  // namespace ittc::collector_internal

@@ -52,9 +52,12 @@ void UpdateProcessMaps(format::ChunkWriter* writer, std::string* out);
 inline std::atomic<bool> g_perf_map_on{false};
 inline bool PerfMapOn() { return g_perf_map_on.load(std::memory_order_relaxed); }
 
-// JIT method load: queues "START SIZE NAME" for the perf map when
-// ITTC_PERF_MAP is on (callers ask PerfMapOn first). `name` may be null
-// (the line then says "jit_method_<method_id>").
+// JIT method load or update: queues "START SIZE NAME" for the perf map when
+// ITTC_PERF_MAP is on (callers ask PerfMapOn first), as itt-dump perf-map
+// writes it from the trace: nothing for a size of 0, the name cut where the
+// trace cuts it (kMaxRawBytesField). `name` may be null (the line then says
+// "jit_method_<method_id>"; itt-dump names an update without a name after
+// its method's load, which the collector keeps no table of).
 void PerfMapAddMethod(uint64_t address, uint64_t size, const char* name, uint64_t method_id);
 
 // task_begin_fn and task_begin_fn_ex, the first time the calling thread

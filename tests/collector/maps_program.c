@@ -51,6 +51,25 @@ static int Run(const char* plugin) {
   m.method_load_address = code;
   m.method_size = sizeof code;
   iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &m);
+  /* Its code moved: a line for the new place. */
+  static unsigned char moved_code[48];
+  m.method_load_address = moved_code;
+  m.method_size = sizeof moved_code;
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_UPDATE, &m);
+  /* No code: no line. */
+  m.method_id = (unsigned int)iJIT_GetNewMethodID();
+  m.method_name = (char*)"no_code";
+  m.method_size = 0;
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &m);
+  /* A name longer than the old 512-byte line: whole, as the trace has it. */
+  static char long_name[700];
+  memset(long_name, 'n', sizeof long_name - 1);
+  static unsigned char long_code[16];
+  m.method_id = (unsigned int)iJIT_GetNewMethodID();
+  m.method_name = long_name;
+  m.method_load_address = long_code;
+  m.method_size = sizeof long_code;
+  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &m);
 
   /* Loaded while paused: not in the trace, but in the live perf map. */
   static unsigned char paused_code[32];
