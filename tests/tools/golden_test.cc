@@ -4,6 +4,8 @@
 // events in sample_traces.cc, e.g. main_loop runs 1100..3000 (1900 ns)
 // with children work 1200..1400 and 1700..1800 (self 1600 ns).
 
+#include <cmath>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -421,6 +423,27 @@ TEST(Stats, TablesAlignWideCharactersAndKeepARowOnOneLine) {
   EXPECT_NE(r.out.find("\n  app    \xe6\x8f\x8f\xe7\x94\xbb          task "), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\n  app    line\\x0abreak task "), std::string::npos) << r.out;
+}
+
+// A NaN sample is counted and can be the last value, but min and max are
+// the other samples' (a NaN first stayed both before).
+TEST(Stats, CounterMinAndMaxLeaveNaNOut) {
+  TraceBuilder b;
+  b.Thread(0, 101, "main");
+  b.Counter(1, "ratio", "dom", 0, format::MetadataType::kDouble);
+  const auto set = [](uint64_t t, double v) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof v);
+    return Ev(format::EventKind::kCounterSetValue, t,
+              {{F::kCounter, U(1)},
+               {F::kType, U(static_cast<uint64_t>(format::MetadataType::kDouble))},
+               {F::kValue, U(bits)}});
+  };
+  b.Events(0, {set(100, NAN), set(110, 2.5), set(120, -1.0), set(130, NAN)});
+  b.End(200);
+  DumpResult r = RunDump({"stats", "--format=csv", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("counters,dom,ratio,4,-1,2.5,nan\n"), std::string::npos) << r.out;
 }
 
 // stats --name keeps what names no method with its method: an update

@@ -2,6 +2,7 @@
 // section.
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -38,10 +39,7 @@ void StatsCollector::OnCounter(const CounterSample& sample, const ThreadRec& t) 
 }
 
 void StatsCollector::AddSample(long double value, CounterRow* row) {
-  if (row->samples == 0 || value < row->min) row->min = value;
-  if (row->samples == 0 || value > row->max) row->max = value;
-  row->last = value;
-  ++row->samples;
+  row->Add(1, std::isnan(value) ? 0 : 1, value, value, value);
 }
 
 void StatsCollector::CounterSections(std::vector<Section>* sections) const {

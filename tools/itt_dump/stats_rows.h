@@ -6,6 +6,7 @@
 #ifndef TOOLS_ITT_DUMP_STATS_ROWS_H_
 #define TOOLS_ITT_DUMP_STATS_ROWS_H_
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -65,8 +66,23 @@ struct StatsCollector::CounterRow {
   int8_t passes = 0;     // cached name/domain filter answer (0: unknown)
   long double last = 0;  // value at the last kept sample
   uint64_t samples = 0;
-  long double min = 0;
-  long double max = 0;
+  // Of the samples that are not NaN (NaN when none is): a NaN orders
+  // against nothing, so it would stay min and max once first.
+  uint64_t ordered = 0;
+  long double min = NAN;
+  long double max = NAN;
+
+  // `n` samples, `ordered_n` of them not NaN, those within [lo, hi]; the
+  // last of them `last_value`. Samples in time order, rows' too.
+  void Add(uint64_t n, uint64_t ordered_n, long double lo, long double hi, long double last_value) {
+    if (ordered_n != 0) {
+      if (ordered == 0 || lo < min) min = lo;
+      if (ordered == 0 || hi > max) max = hi;
+      ordered += ordered_n;
+    }
+    last = last_value;
+    samples += n;
+  }
 };
 
 struct StatsCollector::SyncRow {

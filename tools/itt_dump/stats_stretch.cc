@@ -188,10 +188,7 @@ void StatsCollector::JoinStretch(ApartStretch* stretch, bool frames_joined,
     const Counter* counter = counter_tracker_.Find(c);
     if (counter_rows_.size() <= counter->index) counter_rows_.resize(counter->index + 1);
     CounterRow& row = counter_rows_[counter->index];
-    if (row.samples == 0 || from.min < row.min) row.min = from.min;
-    if (row.samples == 0 || from.max > row.max) row.max = from.max;
-    row.last = from.last;
-    row.samples += from.samples;
+    row.Add(from.samples, from.ordered, from.min, from.max, from.last);
   }
   s.Clear();
 }
