@@ -708,6 +708,28 @@ static void ITTAPI FirstCall_module_unload_with_sections(__itt_module_object *mo
  * Intel's static part; on Linux there is nothing to do. */
 static void ITTAPI FirstCall_enable_attach(void) {}
 
+/* The legacy thread calls (Intel's legacy/ittnotify.h): a collector that
+ * has only the modern functions gets those, as from Intel's static part. */
+static int ITTAPI FirstCall_thr_name_set(const char *name, int namelen) {
+  EnsureLoaded();
+  ApiFn_thr_name_set fn = ITTC_CURRENT_(thr_name_set);
+  if (fn != NULL && fn != FirstCall_thr_name_set) return fn(name, namelen);
+  ApiFn_thread_set_name modern = ITTC_CURRENT_(thread_set_name);
+  if (modern != NULL && modern != FirstCall_thread_set_name) modern(name);
+  return 0;
+}
+
+static void ITTAPI FirstCall_thr_ignore(void) {
+  EnsureLoaded();
+  ApiFn_thr_ignore fn = ITTC_CURRENT_(thr_ignore);
+  if (fn != NULL && fn != FirstCall_thr_ignore) {
+    fn();
+    return;
+  }
+  ApiFn_thread_ignore modern = ITTC_CURRENT_(thread_ignore);
+  if (modern != NULL && modern != FirstCall_thread_ignore) modern();
+}
+
 /* ---- Exported functions --------------------------------------------------- */
 
 int __itt_init_ittlib(const char *lib_name, __itt_group_id init_groups) {

@@ -49,8 +49,8 @@ __itt_pt_region | pt_region_create | const char *name | structure |
 @thread
 void | thread_set_name | const char *name | thread | S
 void | thread_ignore | void | thread | S
-int | thr_name_set | const char *name, int namelen | thread,legacy | SL
-void | thr_ignore | void | thread,legacy | SL
+int | thr_name_set | const char *name, int namelen | thread,legacy | SCL
+void | thr_ignore | void | thread,legacy | SCL
 @suppress
 void | suppress_push | unsigned int mask | suppress |
 void | suppress_pop | void | suppress |
