@@ -3,8 +3,9 @@
 // docs/ITT_DUMP.md and in the command line's help; parquet's rows per row
 // group and per batch (ParquetOptions), the buffers of text's and chrome's output thread
 // (ThreadedOutput), the counter rows vtune-csv holds in memory
-// (VtuneOptions) and the size of a run of output merged on a worker
-// (PieceMerger) in docs/ITT_DUMP.md.
+// (VtuneOptions), the size of a run of output merged on a worker
+// (PieceMerger) and the metadata values a task keeps (IntervalTracker) in
+// docs/ITT_DUMP.md.
 
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/tools/dump_runner.h"
+#include "tools/itt_dump/model/intervals.h"
 #include "tools/itt_dump/model/merge.h"
 #include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/trace_set.h"
@@ -77,6 +79,14 @@ TEST(DocumentedLimits, RunsOfMergedOutputAreTheCodes) {
                      " MiB of the reading thread's bytes,\nand wherever about " +
                      std::to_string(PieceMerger::kRunOutputs / 1024) + " Ki outputs wait"),
             std::string::npos);
+}
+
+TEST(DocumentedLimits, MetadataValuesATaskKeepsAreTheCodes) {
+  const std::string doc = ReadRunfile("docs/ITT_DUMP.md");
+  ASSERT_FALSE(doc.empty());
+  EXPECT_NE(
+      doc.find("A task keeps its first " + std::to_string(IntervalTracker::kMaxArgs) + " values"),
+      std::string::npos);
 }
 
 TEST(DocumentedLimits, VtuneCounterRowsInMemoryAreTheCodes) {

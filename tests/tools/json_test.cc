@@ -187,6 +187,34 @@ TEST(ChromeJson, ARepeatedArgKeyGivesOneKeyWithAnArray) {
   }
 }
 
+// Metadata the exports leave out is counted in a warning, the same with the
+// pass on every core and the serial one: 70 values of one task (64 kept),
+// one outside any task, one by the id of another thread's task.
+TEST(ChromeJson, MetadataLeftOutIsCountedInAWarning) {
+  TraceBuilder b;
+  b.String(1, "work").String(2, "k").Domain(1, "d").Thread(0, 7, "a").Thread(1, 8, "b");
+  const auto meta = [](uint64_t t, format::Id id) {
+    return Ev(EventKind::kMetadataStrAdd, t,
+              {{F::kDomain, U(1)}, {F::kId, I(id.d1)}, {F::kKey, U(2)}, {F::kText, B("v")}});
+  };
+  std::vector<format::Event> a = {
+      Ev(EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(1)}, {F::kId, I(5)}})};
+  for (uint64_t i = 0; i < 70; ++i) a.push_back(meta(1110 + i, format::Id{}));
+  a.push_back(Ev(EventKind::kTaskEnd, 1300, {{F::kDomain, U(1)}}));
+  a.push_back(meta(1400, format::Id{}));  // no task open
+  b.Events(0, a);
+  b.Events(1, {meta(1150, format::Id{5, 0, 0})});  // thread a's task, by its id
+  const std::string warning =
+      "metadata left out (`text` shows every one): 2 with no task open on their thread "
+      "(outside any task, or by the id of another thread's task), 6 past the 64 a task keeps";
+  DumpResult every = RunDump({"chrome", "trace.itt", "-o", "-"}, b.bytes());
+  EXPECT_EQ(every.status, 0) << every.err;
+  EXPECT_NE(every.err.find(warning), std::string::npos) << every.err;
+  DumpResult serial = RunDumpOnOneCore({"chrome", "trace.itt", "-o", "-"}, b.bytes());
+  EXPECT_NE(serial.err.find(warning), std::string::npos) << serial.err;
+  EXPECT_EQ(every.out, serial.out);
+}
+
 // Two counters of one name in two domains: two tracks, each named with its
 // domain (viewers key a counter's track by its name); a counter whose name
 // no other domain has keeps its name.

@@ -63,11 +63,20 @@ absl::Status OpenPass(const VerbContext& ctx, TraceSetMerger* merger) {
 void WarnUnbalanced(const VerbContext& ctx, const Unbalanced& u) {
   // A pass cut short by its output's failure (reported on its own) ends
   // with what was open where it stopped, not at the trace's end.
-  if (u.total() == 0 || !ctx.out->good()) return;
-  Warn(ctx, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
-                         u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,
-                         " frame ends without begin, ", u.frames_open_at_end,
-                         " frames open at the end"));
+  if (!ctx.out->good()) return;
+  if (u.total() != 0) {
+    Warn(ctx, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
+                           u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,
+                           " frame ends without begin, ", u.frames_open_at_end,
+                           " frames open at the end"));
+  }
+  if (u.args_without_task + u.args_past_limit != 0) {
+    Warn(ctx,
+         absl::StrCat("metadata left out (`text` shows every one): ", u.args_without_task,
+                      " with no task open on their thread (outside any task, or by the id "
+                      "of another thread's task), ",
+                      u.args_past_limit, " past the ", IntervalTracker::kMaxArgs, " a task keeps"));
+  }
 }
 
 void WarnMerge(const VerbContext& ctx, const PassSummary& pass) {

@@ -518,8 +518,11 @@ IntervalTracker::PieceAction IntervalTracker::OnPieceEvent(const Event& e, const
       if (!pairing_.args || !IsMetadataKind(e.kind)) return PieceAction::kForward;
       ThreadState& s = StateOf(t);
       const ArgTo to = ArgToOf(e);
-      if (to == ArgTo::kInnermostTask && s.depth != 0 && !s.stack[s.depth - 1].forwarded) {
-        AddArg(e, t, to);  // the piece's task: the arg goes with it
+      // The piece's task takes the arg, while it has room; else the whole
+      // trace's tracker, which counts what it drops.
+      if (to == ArgTo::kInnermostTask && s.depth != 0 && !s.stack[s.depth - 1].forwarded &&
+          (!s.stack[s.depth - 1].args || s.stack[s.depth - 1].args->size() < kMaxArgs)) {
+        AddArg(e, t, to);
         return PieceAction::kPaired;
       }
       PromoteOpenTasks(s);
@@ -920,9 +923,15 @@ IntervalTracker::ArgTo IntervalTracker::ArgToOf(const Event& e) {
 void IntervalTracker::AddArg(const Event& e, const ThreadRec& t, ArgTo to) {
   if (to == ArgTo::kNone) return;
   Open* target = ArgTarget(e, t, to);
-  if (target == nullptr) return;
+  if (target == nullptr) {
+    ++unbalanced_.args_without_task;
+    return;
+  }
   if (!target->args) target->args = std::make_unique<std::vector<Arg>>();
-  if (target->args->size() >= kMaxArgs) return;
+  if (target->args->size() >= kMaxArgs) {
+    ++unbalanced_.args_past_limit;
+    return;
+  }
   Arg arg;
   const MetadataValue m = DecodeMetadata(index_, e);
   arg.key = std::string(m.key);

@@ -159,6 +159,11 @@ struct Unbalanced {
   uint64_t total() const {
     return end_without_begin + open_at_end + frame_end_without_begin + frames_open_at_end;
   }
+  // Metadata values collected for no interval (with args collected): no
+  // task of their thread open with their id (none at all, or the task is
+  // another thread's), or past the kMaxArgs an interval keeps.
+  uint64_t args_without_task = 0;
+  uint64_t args_past_limit = 0;
 };
 
 // Task begins and ends of every form (with a function, Ex, overlapped)
