@@ -14,6 +14,7 @@
 #include "tests/tools/dump_runner.h"
 #include "tests/tools/sample_traces.h"
 #include "tests/tools/trace_builder.h"
+#include "tools/itt_dump/model/intervals.h"
 
 namespace ittc {
 namespace itt_dump {
@@ -423,6 +424,24 @@ TEST(Stats, TablesAlignWideCharactersAndKeepARowOnOneLine) {
   EXPECT_NE(r.out.find("\n  app    \xe6\x8f\x8f\xe7\x94\xbb          task "), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\n  app    line\\x0abreak task "), std::string::npos) << r.out;
+}
+
+// Frames past the depth a key keeps are frames open at the end, not tasks.
+TEST(Stats, FramesPastTheDepthLimitAreFramesOpenAtTheEnd) {
+  TraceBuilder b;
+  b.Domain(1, "d").Thread(0, 101, "main");
+  std::vector<format::Event> begins;
+  const uint64_t n = IntervalTracker::kMaxDepth + 3;
+  for (uint64_t i = 0; i < n; ++i) {
+    begins.push_back(Ev(format::EventKind::kFrameBegin, 1100 + i, {{F::kDomain, U(1)}}));
+  }
+  b.Events(0, begins);
+  DumpResult r = RunDump({"stats", "--format=csv", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("unbalanced,frames_open_at_end," + std::to_string(n) + "\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("unbalanced,open_at_end,"), std::string::npos) << r.out;
 }
 
 // A NaN sample is counted and can be the last value, but min and max are

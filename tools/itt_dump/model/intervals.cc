@@ -170,7 +170,7 @@ IntervalTracker::Open* IntervalTracker::PushKeyed(KeyedOpens* opens, const Key& 
   }
   OpenStack& stack = opens->At(key);
   if (stack.size() >= kMaxDepth) {
-    ++unbalanced_.open_at_end;
+    ++(opens == &frames_ ? unbalanced_.frames_open_at_end : unbalanced_.open_at_end);
     return nullptr;
   }
   peak_keyed_open_ = std::max(peak_keyed_open_, ++keyed_open_);
@@ -639,7 +639,7 @@ void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
   std::vector<KeptOpen>& opens = *kept_last_;
   if (frame.begin) {
     if (opens.size() >= kMaxDepth) {
-      ++unbalanced_.open_at_end;
+      ++unbalanced_.frames_open_at_end;
       return;
     }
     peak_keyed_open_ = std::max(peak_keyed_open_, ++keyed_open_);
