@@ -43,7 +43,7 @@ inline void SyncAddr(EventKind kind, void* addr) {
 // invalid, for a null or foreign h; false for a function of a domain
 // ITTC_DOMAINS leaves out. Sets *id.
 inline bool HeapFunctionRecorded(ThreadState* thread, __itt_heap_function h, uint32_t* id) {
-  *id = Registry::HeapFunctionId(h);
+  *id = Registry::Get().HeapFunctionId(h);
   if (*id == 0) {
     CountInvalidCall(thread);
     return false;

@@ -432,6 +432,10 @@ __itt_heap_function Registry::CreateHeapFunction(const char* name, const char* d
   if (f == nullptr) return nullptr;
   f->id = static_cast<uint32_t>(heap_functions_.size() + 1);
   f->filtered_out = !dom_text.empty() && !FilterAccepts(dom_text.c_str());
+  if (!heap_function_ids_.Insert(f, f->id)) {
+    delete f;
+    return nullptr;
+  }
   AppendDefinitionLocked(EventKind::kDefHeapFunction, uint64_t{f->id}, AsBytes(name_text),
                          AsBytes(dom_text));
   heap_functions_.emplace(std::move(key), f);

@@ -156,11 +156,9 @@ class Registry {
 
   // Heap functions and legacy events --------------------------------------
   __itt_heap_function CreateHeapFunction(const char* name, const char* domain_name);
-  // 0 for a null or foreign handle.
-  static uint32_t HeapFunctionId(__itt_heap_function h) {
-    auto* f = static_cast<const HeapFunction*>(h);
-    return f != nullptr && f->magic == kHeapFunctionMagic ? f->id : 0;
-  }
+  // 0 for a null or foreign handle, found by address (HandleIds): a
+  // garbage pointer is never read.
+  uint32_t HeapFunctionId(__itt_heap_function h) const { return heap_function_ids_.Find(h); }
   // REQUIRES: HeapFunctionId(h) != 0. Whether its calls record nothing
   // (ITTC_DOMAINS leaves its domain out).
   static bool HeapFunctionFilteredOut(__itt_heap_function h) {
@@ -245,6 +243,7 @@ class Registry {
   std::unordered_map<std::string, __itt_track*> tracks_;
   HandleIds track_group_ids_;  // inserts under mu_
   HandleIds track_ids_;
+  HandleIds heap_function_ids_;  // inserts under mu_
   std::vector<__itt_clock_domain*> clock_domains_;
   std::unordered_map<std::string, HeapFunction*> heap_functions_;
   std::unordered_map<std::string, int> events_;

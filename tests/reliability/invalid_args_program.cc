@@ -247,6 +247,8 @@ int main(int argc, char** argv) {
   CALL(heap_allocate_end, nullptr, nullptr, 0, 0);
   CALL(heap_allocate_end, heap_null, nullptr, kHuge, 7);
   CALL(heap_free_begin, reinterpret_cast<__itt_heap_function>(small), nullptr);
+  // A garbage handle at an address that is not mapped: never read.
+  CALL(heap_allocate_begin, reinterpret_cast<__itt_heap_function>(uintptr_t{0x1234}), 8, 0);
   CALL(heap_free_end, nullptr, nullptr);
   CALL(heap_reallocate_begin, nullptr, nullptr, kHuge, 0);
   CALL(heap_reallocate_end, nullptr, nullptr, nullptr, kHuge, 0);
