@@ -87,7 +87,8 @@ ITTC_EXPORT void ITTAPI __itt_sync_rename(void* addr, const char* name) {
   CallScope call;
   if (!call.ok()) return;
   uint64_t now = ReadTicks();
-  if (addr == nullptr) return CountInvalidCall(call.thread());
+  // A rename to no name is no rename: the object keeps its name.
+  if (addr == nullptr || name == nullptr) return CountInvalidCall(call.thread());
   Emit(call.thread(), EventKind::kSyncRename, now, reinterpret_cast<uint64_t>(addr),
        uint64_t{InternName(name, -1)});
 }

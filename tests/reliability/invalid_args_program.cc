@@ -66,8 +66,20 @@ int MalformedJitEvents() {
   return 0;
 }
 
+// A sync object renamed to no name (counted; it keeps its name): 1 call.
+int RenameToNoName() {
+  static int lock;
+  __itt_sync_create(&lock, "Mutex", "db_lock", 0);
+  __itt_sync_rename(&lock, nullptr);
+  __itt_sync_prepare(&lock);
+  __itt_sync_acquired(&lock);
+  std::printf("done\n");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "jit") == 0) return MalformedJitEvents();
+  if (argc == 2 && std::strcmp(argv[1], "rename") == 0) return RenameToNoName();
   const size_t kHuge = SIZE_MAX / 2;
   const size_t kNegative = static_cast<size_t>(-5);
   const char* x = Guarded("x");

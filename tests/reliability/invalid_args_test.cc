@@ -76,5 +76,24 @@ TEST(InvalidArgs, MalformedJitEventsAreCountedThroughOurStaticPart) {
   EXPECT_EQ(invalid, 9u);
 }
 
+// __itt_sync_rename with a NULL name is counted and records nothing: the
+// object keeps its name.
+TEST(InvalidArgs, ASyncRenameToNoNameIsCountedAndKeepsTheName) {
+  std::string dir = MakeTempDir("invalid_rename");
+  std::string trace_path = dir + "/invalid_rename.itt";
+  ExitInfo exit = RunFor({Runfile("tests/reliability/invalid_args_program"), "rename"},
+                         CollectorEnv(trace_path), dir + "/out", dir + "/err", 60);
+  ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n" << ReadFileOrEmpty(dir + "/err");
+  auto loaded = LoadTrace(trace_path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  uint64_t invalid = 0;
+  for (const auto& [key, n] : loaded->losses) {
+    if (key.second == static_cast<int>(format::LossCause::kInvalidArgument)) invalid += n;
+  }
+  EXPECT_EQ(invalid, 1u);
+  EXPECT_TRUE(loaded->OfKind(format::EventKind::kSyncRename).empty());
+  EXPECT_EQ(loaded->OfKind(format::EventKind::kSyncCreate).size(), 1u);
+}
+
 }  // namespace
 }  // namespace ittc::testing
