@@ -426,6 +426,21 @@ TEST(Stats, TablesAlignWideCharactersAndKeepARowOnOneLine) {
   EXPECT_NE(r.out.find("\n  app    line\\x0abreak task "), std::string::npos) << r.out;
 }
 
+// text: a name the trace defines as "" is "" on every line; "#N" is for an
+// id it does not define.
+TEST(Text, ADefinedEmptyNameIsEmptyAndAnUndefinedOneIsItsId) {
+  TraceBuilder b;
+  b.String(1, "").Domain(1, "d").Thread(0, 101, "main");
+  b.Events(0, {Ev(format::EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+               Ev(format::EventKind::kTaskEnd, 1200, {{F::kDomain, U(1)}}),
+               Ev(format::EventKind::kTaskBegin, 1300, {{F::kDomain, U(1)}, {F::kName, U(9)}}),
+               Ev(format::EventKind::kTaskEnd, 1400, {{F::kDomain, U(1)}})});
+  DumpResult r = RunDump({"text", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("task_begin d \"\" id=-"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("task_begin d \"#9\" id=-"), std::string::npos) << r.out;
+}
+
 // Frames past the depth a key keeps are frames open at the end, not tasks.
 TEST(Stats, FramesPastTheDepthLimitAreFramesOpenAtTheEnd) {
   TraceBuilder b;

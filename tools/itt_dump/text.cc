@@ -296,7 +296,8 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     const int i = s.IndexOf(f);
     const uint64_t id = e.fields[i].u;
     const CachedText& c = CachedString(id);
-    if (c.text.empty() && id != 0) {
+    // "#N" for an id the trace does not define; a defined "" stays "".
+    if (c.text.empty() && id != 0 && x_.strings.Find(id) == nullptr) {
       own_name(i, absl::StrCat("#", id));
     } else {
       set_cached_name(i, c);
