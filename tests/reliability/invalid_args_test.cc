@@ -12,6 +12,15 @@
 namespace ittc::testing {
 namespace {
 
+// The calls a trace counts as invalid arguments, over its threads.
+uint64_t InvalidArguments(const LoadedTrace& trace) {
+  uint64_t invalid = 0;
+  for (const auto& [key, n] : trace.losses) {
+    if (key.second == static_cast<int>(format::LossCause::kInvalidArgument)) invalid += n;
+  }
+  return invalid;
+}
+
 TEST(InvalidArgs, NoCrashRejectedCallsCountedRecordingContinues) {
   std::string dir = MakeTempDir("invalid_args");
   std::string trace_path = dir + "/invalid.itt";
@@ -27,10 +36,7 @@ TEST(InvalidArgs, NoCrashRejectedCallsCountedRecordingContinues) {
   EXPECT_TRUE(trace.has_end);
   EXPECT_EQ(trace.corruptions, 0);
   EXPECT_EQ(trace.truncations, 0);
-  uint64_t invalid = 0;
-  for (const auto& [key, n] : trace.losses) {
-    if (key.second == static_cast<int>(format::LossCause::kInvalidArgument)) invalid += n;
-  }
+  const uint64_t invalid = InvalidArguments(trace);
   // Dozens of calls above cannot be recorded (NULL domain, NULL data, id 0,
   // sizes beyond any record...); each must be counted.
   EXPECT_GE(invalid, 40u);
@@ -69,10 +75,7 @@ TEST(InvalidArgs, MalformedJitEventsAreCountedThroughOurStaticPart) {
   EXPECT_EQ(ReadFileOrEmpty(dir + "/out"), "done\n");
   auto loaded = LoadTrace(trace_path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  uint64_t invalid = 0;
-  for (const auto& [key, n] : loaded->losses) {
-    if (key.second == static_cast<int>(format::LossCause::kInvalidArgument)) invalid += n;
-  }
+  const uint64_t invalid = InvalidArguments(*loaded);
   EXPECT_EQ(invalid, 9u);
 }
 
@@ -86,10 +89,7 @@ TEST(InvalidArgs, ASyncRenameToNoNameIsCountedAndKeepsTheName) {
   ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n" << ReadFileOrEmpty(dir + "/err");
   auto loaded = LoadTrace(trace_path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  uint64_t invalid = 0;
-  for (const auto& [key, n] : loaded->losses) {
-    if (key.second == static_cast<int>(format::LossCause::kInvalidArgument)) invalid += n;
-  }
+  const uint64_t invalid = InvalidArguments(*loaded);
   EXPECT_EQ(invalid, 1u);
   EXPECT_TRUE(loaded->OfKind(format::EventKind::kSyncRename).empty());
   EXPECT_EQ(loaded->OfKind(format::EventKind::kSyncCreate).size(), 1u);
