@@ -72,15 +72,14 @@ std::vector<uint32_t> ClusterPlaces(const std::vector<uint64_t>& clusters, const
   const std::vector<int64_t>& v = by->ints();
   std::vector<uint8_t> unsorted(counts.size(), 0);
   std::vector<int64_t> last_value(counts.size());
-  std::vector<uint8_t> seen(counts.size(), 0);
   bool any = false;
   for (size_t r = 0; r < clusters.size(); ++r) {
     const uint32_t c = cluster_of[r];
-    if (seen[c] != 0 && v[r] < last_value[c]) {
+    // A row at its cluster's start is the cluster's first.
+    if (places[r] != start[c] && v[r] < last_value[c]) {
       unsorted[c] = 1;
       any = true;
     }
-    seen[c] = 1;
     last_value[c] = v[r];
   }
   if (!any) return places;
