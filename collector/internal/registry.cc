@@ -428,7 +428,7 @@ __itt_heap_function Registry::CreateHeapFunction(const char* name, const char* d
   std::string key = PairKey(dom_text, name_text);
   auto it = heap_functions_.find(key);
   if (it != heap_functions_.end()) return it->second;
-  auto* f = new (std::nothrow) HeapFunction{kHeapFunctionMagic, 0, false};
+  auto* f = new (std::nothrow) HeapFunction{0, false};
   if (f == nullptr) return nullptr;
   f->id = static_cast<uint32_t>(heap_functions_.size() + 1);
   f->filtered_out = !dom_text.empty() && !FilterAccepts(dom_text.c_str());

@@ -55,13 +55,12 @@ struct ClockParams {
   double ticks_per_unit;
 };
 
-// What our heap-function handles point to.
+// What our heap-function handles point to (known by address:
+// Registry::HeapFunctionId).
 struct HeapFunction {
-  uint64_t magic;
   uint32_t id;
   bool filtered_out;  // its domain is one ITTC_DOMAINS leaves out
 };
-inline constexpr uint64_t kHeapFunctionMagic = 0x4954544348454150ull;  // "ITTCHEAP"
 
 // The string ids whose text matches ITTC_FLIGHT_MARKER: a marker that
 // carries one makes the flight recorder write a dump. Ids are added under
