@@ -209,7 +209,8 @@ constexpr char kChrome[] = R"golden({"traceEvents":[
 {"ph":"X","pid":4242,"tid":1073741824,"ts":0.900,"dur":1.000,"name":"frame render","cat":"render"},
 {"ph":"X","pid":4242,"tid":101,"ts":0.100,"dur":1.900,"name":"main_loop","cat":"app"},
 {"ph":"X","pid":4242,"tid":1073741824,"ts":2.100,"dur":0.500,"name":"frame render","cat":"render"},
-{"ph":"X","pid":4242,"tid":101,"ts":2.200,"dur":0.100,"name":"legacy","cat":"event"},
+{"ph":"b","pid":4242,"tid":101,"ts":2.200,"name":"legacy","cat":"event","id":"thread 101 event 1"},
+{"ph":"e","pid":4242,"tid":101,"ts":2.300,"name":"legacy","cat":"event","id":"thread 101 event 1"},
 {"ph":"C","pid":4242,"tid":101,"ts":2.500,"name":"queue_depth","cat":"app","args":{"value":5}},
 {"ph":"X","pid":4242,"tid":101,"ts":2.700,"dur":0.050,"name":"work","cat":"app"},
 {"ph":"X","pid":4242,"tid":102,"ts":1.300,"dur":1.700,"name":"io","cat":"render","args":{"open_at_end":true}}

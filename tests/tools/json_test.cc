@@ -1,10 +1,15 @@
 // The JSON itt-dump writes (chrome, stats --format=json) parses with a
-// strict parser, and every Chrome trace event has the fields the Trace
-// Event Format requires for its phase.
+// strict parser, every Chrome trace event has the fields the Trace Event
+// Format requires for its phase, and each track's complete events nest.
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -33,6 +38,35 @@ TEST(JsonChecker, AcceptsValidAndRejectsInvalid) {
 
 // Checks the Trace Event Format requirements of each event and counts the
 // events per phase into *phases.
+// The viewers draw the complete ("X") events of one track (pid, tid) as a
+// stack, and drop one that begins inside another and ends after it
+// (Perfetto's slice_drop_overlapping_complete_event).
+void ExpectCompleteEventsNest(const JsonValue& events) {
+  // By track: (begin, end) in ns (ts and dur have three decimals of us).
+  std::map<std::pair<double, double>, std::vector<std::pair<int64_t, int64_t>>> tracks;
+  for (const JsonValue& e : events.items) {
+    const JsonValue* ph = e.Get("ph");
+    if (ph == nullptr || ph->text != "X" || e.Get("dur") == nullptr) continue;
+    const auto begin = static_cast<int64_t>(std::llround(e.Get("ts")->number * 1000));
+    const auto dur = static_cast<int64_t>(std::llround(e.Get("dur")->number * 1000));
+    tracks[{e.Get("pid")->number, e.Get("tid")->number}].emplace_back(begin, begin + dur);
+  }
+  for (auto& [track, slices] : tracks) {
+    // Outer slices first where two begin together.
+    std::sort(slices.begin(), slices.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    });
+    std::vector<int64_t> open_ends;
+    for (const auto& [begin, end] : slices) {
+      while (!open_ends.empty() && open_ends.back() <= begin) open_ends.pop_back();
+      EXPECT_TRUE(open_ends.empty() || end <= open_ends.back())
+          << "pid " << track.first << " tid " << track.second << ": [" << begin << ", " << end
+          << "] ns overlaps a slice ending at " << open_ends.back() << " without nesting in it";
+      open_ends.push_back(end);
+    }
+  }
+}
+
 void CheckChrome(const std::string& json, std::map<std::string, int>* phases) {
   JsonValue doc;
   std::string err;
@@ -91,6 +125,7 @@ void CheckChrome(const std::string& json, std::map<std::string, int>* phases) {
       ADD_FAILURE() << "unexpected phase " << p;
     }
   }
+  ExpectCompleteEventsNest(*events);
 }
 
 std::string Chrome(const std::string& trace) {
@@ -103,9 +138,9 @@ TEST(ChromeJson, SampleHasEveryPhaseWithRequiredFields) {
   std::map<std::string, int> phases;
   CheckChrome(Chrome(SampleTrace()), &phases);
   EXPECT_EQ(phases["M"], 4);  // process, two threads, one frame track
-  EXPECT_EQ(phases["X"], 8);  // 5 tasks, 2 frames, 1 legacy event
-  EXPECT_EQ(phases["b"], 1);
-  EXPECT_EQ(phases["e"], 1);
+  EXPECT_EQ(phases["X"], 7);  // 5 tasks, 2 frames
+  EXPECT_EQ(phases["b"], 2);  // an overlapped task, a legacy event
+  EXPECT_EQ(phases["e"], 2);
   EXPECT_EQ(phases["i"], 1);
   EXPECT_EQ(phases["C"], 4);
 }
@@ -308,6 +343,49 @@ TEST(ChromeJson, RegionsAreAsyncPairs) {
   EXPECT_EQ(phases["b"], 2);
   EXPECT_EQ(phases["e"], 2);
   EXPECT_NE(json.find("\"ph\":\"b\",\"pid\":4242,\"tid\":7,\"ts\":0.150,\"name\":\"region b\""),
+            std::string::npos)
+      << json;
+}
+
+// Frames of one domain overlap without nesting where they have ids (or
+// times of their own): each goes on the first frame track of its domain
+// that is free (a lane). A legacy event, paired by its event on its
+// thread, is an async pair, as it may end while a task begun inside it
+// runs on.
+TEST(ChromeJson, OverlappingFramesTakeLanesAndLegacyEventsAreAsyncPairs) {
+  TraceBuilder b;
+  b.String(1, "work").Domain(1, "d").Domain(2, "render").EventName(1, "io");
+  b.Thread(0, 7, "a").Thread(1, 8, "b");
+  b.Events(0, {Ev(EventKind::kFrameBegin, 1100, {{F::kDomain, U(2)}, {F::kId, I(1)}}),
+               Ev(EventKind::kEventStart, 1150, {{F::kEvent, U(1)}}),
+               Ev(EventKind::kTaskBegin, 1200, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+               Ev(EventKind::kEventEnd, 1250, {{F::kEvent, U(1)}}),
+               Ev(EventKind::kTaskEnd, 1300, {{F::kDomain, U(1)}}),
+               Ev(EventKind::kFrameBegin, 1500, {{F::kDomain, U(2)}}),
+               Ev(EventKind::kFrameEnd, 1600, {{F::kDomain, U(2)}})});
+  // Frame 1 [1100, 1350] and frame 2 [1200, 1400] overlap.
+  b.Events(1, {Ev(EventKind::kFrameBegin, 1200, {{F::kDomain, U(2)}, {F::kId, I(2)}}),
+               Ev(EventKind::kFrameEnd, 1350, {{F::kDomain, U(2)}, {F::kId, I(1)}}),
+               Ev(EventKind::kFrameEnd, 1400, {{F::kDomain, U(2)}, {F::kId, I(2)}})});
+  const std::string json = Chrome(b.bytes());
+  std::map<std::string, int> phases;
+  CheckChrome(json, &phases);         // every track's "X" events nest
+  EXPECT_EQ(phases["X"], 4) << json;  // the task and three frames
+  EXPECT_EQ(phases["b"], 1) << json;
+  EXPECT_EQ(phases["e"], 1) << json;
+  // Two lanes, each a "frames render" track; the third frame, after both,
+  // reuses the first.
+  EXPECT_NE(json.find("{\"ph\":\"M\",\"pid\":4242,\"tid\":1073741824,\"ts\":0,"
+                      "\"name\":\"thread_name\",\"args\":{\"name\":\"frames render\"}}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"ph\":\"M\",\"pid\":4242,\"tid\":1073741825,\"ts\":0,"
+                      "\"name\":\"thread_name\",\"args\":{\"name\":\"frames render\"}}"),
+            std::string::npos)
+      << json;
+  EXPECT_EQ(json.find("\"tid\":1073741826"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ph\":\"b\",\"pid\":4242,\"tid\":7,\"ts\":0.150,\"name\":\"io\","
+                      "\"cat\":\"event\",\"id\":\"thread 7 event 1\""),
             std::string::npos)
       << json;
 }

@@ -17,6 +17,7 @@
 #include "tools/itt_dump/model/event_route.h"
 #include "tools/itt_dump/model/flows.h"
 #include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/lanes.h"
 #include "tools/itt_dump/model/metadata.h"
 #include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/small_cache.h"
@@ -281,16 +282,24 @@ void ChromeObjects::AppendInterval(const Interval& iv, uint64_t tid) {
   };
   switch (iv.kind) {
     case IntervalKind::kOverlapped:
-    case IntervalKind::kRegion: {
-      // Async pairs: neither nests with the thread's tasks (a region is
-      // paired by its id, and may end while a task it holds runs on), which
-      // a viewer's slices of one thread must. A region without an id
-      // pairs in its thread: so does its async id.
+    case IntervalKind::kRegion:
+    case IntervalKind::kLegacyEvent: {
+      // Async pairs: none nests with the thread's tasks (a region is
+      // paired by its id, a legacy event by its event on its thread, and
+      // either may end while a task it holds runs on), which a viewer's
+      // slices of one thread must. A region without an id pairs in its
+      // thread, a legacy event in its thread and event: so do their async
+      // ids (one event's intervals on a thread pair as a stack, so they
+      // nest).
       const std::string_view name = interval_name();
       const std::string_view domain = domain_name();
-      const std::string_view cat =
-          !domain.empty() ? domain : (iv.kind == IntervalKind::kRegion ? "region" : "overlapped");
-      const std::string id = iv.kind == IntervalKind::kRegion && iv.id == format::Id{}
+      const std::string_view cat = !domain.empty() ? domain
+                                   : iv.kind == IntervalKind::kOverlapped
+                                       ? "overlapped"
+                                       : IntervalKindName(iv.kind);
+      const std::string id = iv.kind == IntervalKind::kLegacyEvent
+                                 ? absl::StrCat("thread ", tid, " event ", iv.event_id)
+                             : iv.kind == IntervalKind::kRegion && iv.id == format::Id{}
                                  ? absl::StrCat("thread ", tid)
                                  : IdText(iv.id);
       Open('b', tid, iv.begin);
@@ -321,7 +330,7 @@ void ChromeObjects::AppendInterval(const Interval& iv, uint64_t tid) {
       CloseObject();
       return;
     }
-    default: {
+    default: {  // a task
       Open('X', tid, iv.begin);
       line_->append(",\"dur\":");
       AppendMicros(line_, clock_.DurationNs(iv.begin, iv.end));
@@ -330,7 +339,7 @@ void ChromeObjects::AppendInterval(const Interval& iv, uint64_t tid) {
         return std::pair<std::string_view, std::string_view>(
             interval_name(), domain.empty() ? IntervalKindName(iv.kind) : domain);
       };
-      if (iv.kind != IntervalKind::kLegacyEvent && iv.name_id != 0) {
+      if (iv.name_id != 0) {
         line_->append(NameAndCat(iv.kind, iv.name_id, iv.domain, name_and_cat));
       } else {
         const auto [n, cat] = name_and_cat();
@@ -493,7 +502,10 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   void Emit(std::string_view s);
   // Counts bytes written, and warns once past kLargeJsonBytes.
   void Count(size_t n);
-  uint64_t FrameTid(uint32_t process, uint64_t domain);
+  // The frame track (a pseudo-thread) that kept frame `iv` of a thread of
+  // `process` goes on: its domain's first lane whose frames all ended by
+  // its begin, made (and named) when every lane is taken.
+  uint64_t FrameTid(uint32_t process, const Interval& iv);
   void OnRelation(const Event& e, const ThreadRec& t);
   // DispatchByRoute's handlers (model/event_route.h), with OnRelation.
   friend void itt_dump::DispatchByRoute<ChromeWriter>(const Event& e, const ThreadRec& t,
@@ -510,7 +522,15 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   void WriteFlowEnds();
 
   IntervalTracker tracker_;
-  U64Map<uint64_t> frame_tids_;  // domain -> pseudo tid
+  // A domain's frames of a process (by process << 40 ^ domain): frames
+  // overlap without nesting (threads of a process share their domain's
+  // frames), and a track's complete events must nest.
+  struct FrameLanes {
+    Lanes lanes;
+    std::vector<uint64_t> tids;  // by lane
+  };
+  U64Map<FrameLanes> frame_lanes_;
+  uint64_t frame_tracks_ = 0;  // pseudo tids made
   CounterTracker counters_;
   FlowTracker flows_;
   std::vector<FlowTracker::End> flow_ends_;
@@ -550,13 +570,17 @@ void ChromeWriter::Begin() {
   }
 }
 
-uint64_t ChromeWriter::FrameTid(uint32_t process, uint64_t domain) {
-  uint64_t& tid = frame_tids_[uint64_t{process} << 40 ^ domain];
-  if (tid == 0) {
-    tid = kFrameTrackTid + frame_tids_.size() - 1;
-    Metadata("thread_name", tid, absl::StrCat("frames ", std::string(x_.Domain(domain))));
+uint64_t ChromeWriter::FrameTid(uint32_t process, const Interval& iv) {
+  FrameLanes& group = frame_lanes_[uint64_t{process} << 40 ^ iv.domain];
+  bool created = false;
+  const size_t lane = group.lanes.Acquire(iv.begin, &created);
+  group.lanes.Release(lane, iv.end);
+  if (created) {
+    const uint64_t tid = kFrameTrackTid + frame_tracks_++;
+    group.tids.push_back(tid);
+    Metadata("thread_name", tid, absl::StrCat("frames ", std::string(x_.Domain(iv.domain))));
   }
-  return tid;
+  return group.tids[lane];
 }
 
 void ChromeWriter::OnInterval(const Interval& iv) {
@@ -565,7 +589,7 @@ void ChromeWriter::OnInterval(const Interval& iv) {
   if (!Kept(iv)) return;
   if (iv.kind != IntervalKind::kFrame) {
     AppendInterval(iv, t.tid);
-  } else if (const uint64_t tid = FrameTid(t.process, iv.domain);
+  } else if (const uint64_t tid = FrameTid(t.process, iv);
              records_ != nullptr && records_->takes_records()) {
     char* p = ChromeRecordRoom(records_, ChromeRecordKind::kFrame, sizeof(ChromeFrameRecord));
     ITTC_PUT_FIELD(p, ChromeFrameRecord, tid, tid);

@@ -4,12 +4,14 @@
 //   {"traceEvents":[...],"displayTimeUnit":"ns","otherData":{...}}
 //
 //   process and thread names   "M" process_name / thread_name
-//   simple tasks, regions,     "X" on their thread, with metadata as args
-//   legacy events
-//   overlapped tasks           "b"/"e" async pairs, id = the task id
-//   frames                     "X" on a frame track per domain (a
-//                              pseudo-thread named "frames <domain>", tid
-//                              kFrameTrackTid + n)
+//   tasks                      "X" on their thread, with metadata as args
+//   overlapped tasks, regions, "b"/"e" async pairs, id = the task's or
+//   legacy events              region's id (legacy events: their thread and
+//                              event)
+//   frames                     "X" on frame tracks per domain (pseudo-
+//                              threads named "frames <domain>", tid
+//                              kFrameTrackTid + n), one per frame open at
+//                              once (model/lanes.h)
 //   markers                    "i" with "s" from the scope (g, p or t)
 //   counters                   "C" with args {"value": v}
 //   relations                  "s" at the relation, "f" (bp "e") at the

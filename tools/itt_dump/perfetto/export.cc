@@ -20,7 +20,7 @@
 #include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/model/values.h"
-#include "tools/itt_dump/perfetto/lanes.h"
+#include "tools/itt_dump/model/lanes.h"
 
 namespace ittc::itt_dump {
 namespace {

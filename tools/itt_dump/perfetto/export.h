@@ -13,7 +13,7 @@
 //   legacy event             a slice on a "events" lane track of its thread
 //   overlapped task, region  a slice on a lane track of the process named
 //                            "overlapped <domain>" / "region <domain>"
-//                            (lanes: lanes.h)
+//                            (lanes: model/lanes.h)
 //   frame                    a slice named "frame" on a lane track of the
 //                            process named "frames <domain>"
 //   marker                   an instant on the track its scope names:

@@ -1,21 +1,26 @@
-// Lanes: Perfetto draws the slices of one track as a stack, so slices on a
-// track must nest. Overlapped tasks, regions and frames may overlap without
-// nesting; each group of them (say "overlapped tasks of domain d") gets as
-// many sibling tracks of one name as it has slices open at once, and a
-// slice goes on the first lane free when it begins: no slice open on it,
-// and the last one it held ended by then. (Slices are handed out in the
-// order their events came, which for those with times of their own - a
-// frame_submit, a task_begin_overlapped_ex - is not their begins' order: a
-// lane released earlier may hold a slice that ends after the new one
-// begins.)
+// Lanes: Perfetto and the Chrome viewers draw the slices of one track as a
+// stack, so slices on a track must nest. Overlapped tasks, regions, frames
+// and legacy events may overlap without nesting; each group of them (say
+// "overlapped tasks of domain d") gets as many sibling tracks of one name
+// as it has slices open at once, and a slice goes on the first lane free
+// when it begins: no slice open on it, and the last one it held ended by
+// then. (Slices are handed out in the order their events came, which for
+// those with times of their own - a frame_submit, a
+// task_begin_overlapped_ex - is not their begins' order: a lane released
+// earlier may hold a slice that ends after the new one begins.)
+//
+// A writer that gets each slice whole, at its end (Chrome's complete "X"
+// events), acquires and releases its lane at once: the slice goes on the
+// first lane whose slices all ended by its begin, so the slices of a lane
+// never overlap, whatever their order.
 //
 // Memory: one entry per lane ever opened, i.e. the largest number of slices
 // of the group open at the same time.
 //
 // Thread safety: none.
 
-#ifndef TOOLS_ITT_DUMP_PERFETTO_LANES_H_
-#define TOOLS_ITT_DUMP_PERFETTO_LANES_H_
+#ifndef TOOLS_ITT_DUMP_MODEL_LANES_H_
+#define TOOLS_ITT_DUMP_MODEL_LANES_H_
 
 #include <algorithm>
 #include <cstddef>
@@ -64,4 +69,4 @@ class Lanes {
 
 }  // namespace ittc::itt_dump
 
-#endif  // TOOLS_ITT_DUMP_PERFETTO_LANES_H_
+#endif  // TOOLS_ITT_DUMP_MODEL_LANES_H_

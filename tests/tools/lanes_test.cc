@@ -1,7 +1,7 @@
 // Lanes hands out the first free lane, across its 64-lane words: free
 // when no slice is open on it and its last one ended by the new begin.
 
-#include "tools/itt_dump/perfetto/lanes.h"
+#include "tools/itt_dump/model/lanes.h"
 
 #include <algorithm>
 #include <random>
