@@ -3,6 +3,7 @@
 //   make_sample_trace sample OUT.itt
 //   make_sample_trace names OUT.itt (legacy events of several names, ids too large to key)
 //   make_sample_trace realloc OUT.itt (a reallocation onto a block never freed)
+//   make_sample_trace waits OUT.itt (waits acquired, cancelled, open at the end)
 //   make_sample_trace synthetic OUT.itt THREADS EVENTS_PER_THREAD
 //   make_sample_trace frames OUT.itt THREADS FRAMES_PER_THREAD
 //     (the benchmark's big trace: 4 2000000 is 64 M events)
@@ -23,10 +24,11 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr,
-                 "usage: %s sample|names|metadata|realloc|synthetic|frames|mixed OUT [THREADS "
-                 "EVENTS|FRAMES]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s sample|names|metadata|realloc|waits|synthetic|frames|mixed OUT [THREADS "
+        "EVENTS|FRAMES]\n",
+        argv[0]);
     return 64;
   }
   std::string bytes;
@@ -56,6 +58,8 @@ int main(int argc, char** argv) {
     bytes = ittc::itt_dump::testing::MetadataTypesTrace();
   } else if (std::strcmp(argv[1], "realloc") == 0) {
     bytes = ittc::itt_dump::testing::ReallocTrace();
+  } else if (std::strcmp(argv[1], "waits") == 0) {
+    bytes = ittc::itt_dump::testing::WaitsTrace();
   } else if (std::strcmp(argv[1], "frames") == 0) {
     const int threads = argc > 3 ? std::atoi(argv[3]) : 4;
     const unsigned long long frames = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 2000000;

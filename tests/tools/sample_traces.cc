@@ -54,6 +54,24 @@ std::string ReallocTrace() {
   return b.bytes();
 }
 
+std::string WaitsTrace() {
+  TraceBuilder b(TestHeader());
+  b.String(1, "work").String(2, "queue_lock").String(3, "std::mutex").Domain(1, "app");
+  b.Thread(0, 101, "main").SyncAt(1000);
+  const auto lock = [](EventKind kind, uint64_t t) { return Ev(kind, t, {{F::kAddr, U(0x1000)}}); };
+  b.Events(
+      0,
+      {Ev(EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+       Ev(EventKind::kSyncCreate, 1150,
+          {{F::kAddr, U(0x1000)}, {F::kObjtype, U(3)}, {F::kObjname, U(2)}, {F::kAttribute, U(0)}}),
+       lock(EventKind::kSyncPrepare, 1200), lock(EventKind::kSyncAcquired, 1300),
+       lock(EventKind::kSyncReleasing, 1350), lock(EventKind::kSyncPrepare, 1400),
+       lock(EventKind::kSyncCancel, 1450), lock(EventKind::kSyncPrepare, 1500),
+       Ev(EventKind::kTaskEnd, 1900, {{F::kDomain, U(1)}})});
+  b.End(2000);
+  return b.bytes();
+}
+
 std::string MetadataTypesTrace() {
   TraceBuilder b(TestHeader());
   b.String(1, "work").Domain(1, "app");

@@ -43,6 +43,11 @@ std::string MetadataTypesTrace();
 // freed: it releases one block and replaces the other.
 std::string ReallocTrace();
 
+// One thread's task "work" (100-900) around three waits on "queue_lock"
+// (0x1000, a std::mutex): acquired (200-300), cancelled (400-450), and one
+// still open at the end (500; the trace ends at 1000).
+std::string WaitsTrace();
+
 // `threads` threads each with `events_per_thread` task_begin/task_end
 // events (nested two deep), in chunks of `events_per_chunk` per thread,
 // interleaved round-robin like the collector's flush rounds.

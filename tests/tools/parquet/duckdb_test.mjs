@@ -222,6 +222,28 @@ test('a reallocation onto a block never freed ends that block in a row of its ow
   ]);
 });
 
+test('waits acquired, cancelled and still open at the end are slices of their kind', async () => {
+  const trace = path.join(tmp, 'waits.itt');
+  ok([bin('tests/tools/make_sample_trace'), 'waits', trace]);
+  const out = path.join(tmp, 'waits.pq');
+  parquet(out, trace);
+  const db = await open(out);
+  const task = await db.one(`SELECT id FROM slice WHERE name = 'work'`);
+  const rows = await db.rows(`SELECT ts, dur, category, name, kind, parent_id, open_at_end
+      FROM slice WHERE name = 'queue_lock' ORDER BY ts`);
+  const row = (ts, dur, kind, open) => ({
+    ts: String(ts), dur: String(dur), category: 'std::mutex', name: 'queue_lock', kind,
+    parent_id: task.id, open_at_end: open,
+  });
+  // The open one ends with the trace (1000 ns), under the task open on its
+  // thread then (the task ended before: none).
+  assert.deepEqual(rows, [
+    row(200, 100, 'wait', false),
+    row(400, 50, 'cancelled_wait', false),
+    { ...row(500, 500, 'wait', true), parent_id: null },
+  ]);
+});
+
 test('metadata keeps its type: a whole double is real, a u64 past INT64_MAX exact', async () => {
   const trace = path.join(tmp, 'metadata.itt');
   ok([bin('tests/tools/make_sample_trace'), 'metadata', trace]);

@@ -308,6 +308,26 @@ TEST(PerfettoExport, SyncWaitsSayWhatTheyWaitedForAndHowTheyEnded) {
   EXPECT_EQ(Count(text, "bool_value: false"), 1) << text;
 }
 
+// A wait no sync_acquired or sync_cancel closed ends at the end of the
+// trace, as an interval still open does, and says so (open_at_end).
+TEST(PerfettoExport, AWaitOpenAtTheEndEndsThere) {
+  TraceBuilder b(itt_dump::testing::TestHeader());
+  b.Thread(0, 11, "main");
+  b.Events(0, {Ev(EventKind::kSyncPrepare, 1100, {{F::kAddr, U(0x1000)}}),
+               Ev(EventKind::kSyncPrepare, 1200, {{F::kAddr, U(0x2000)}}),
+               Ev(EventKind::kSyncAcquired, 1300, {{F::kAddr, U(0x2000)}})});
+  b.End(2000);
+  const std::string text = Decode(Export(b.bytes()));
+  EXPECT_EQ(Count(text, "type: TYPE_SLICE_BEGIN"), 2) << text;
+  EXPECT_EQ(Count(text, "type: TYPE_SLICE_END"), 2) << text;
+  EXPECT_EQ(Count(text, "name: \"open_at_end\""), 1) << text;
+  // The trace's end, 1000 ns after its start: the last delta of the
+  // thread's incremental clock runs from the acquire (300) to it.
+  const size_t open_end = text.rfind("type: TYPE_SLICE_END");
+  ASSERT_NE(open_end, std::string::npos);
+  EXPECT_NE(text.rfind("timestamp: 700", open_end), std::string::npos) << text;
+}
+
 // Two frames a thread submits, the second beginning before the first
 // ends: each on a lane track of its own (one track's slices must nest, and
 // these overlap), though the first was written and its lane released before

@@ -1,5 +1,8 @@
 #include "tools/itt_dump/model/sync.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include "tools/itt_dump/model/trace_set.h"
 #include "tools/itt_dump/model/values.h"
 
@@ -23,6 +26,16 @@ SyncObject* SyncTracker::Object(uint64_t addr) {
   SyncObject& o = objects_[addr];
   o.addr = addr;
   return &o;
+}
+
+std::vector<SyncTracker::OpenWait> SyncTracker::OpenWaits() const {
+  std::vector<OpenWait> open;
+  open.reserve(waits_.size());
+  for (const auto& [key, begin] : waits_) open.push_back({key.first, key.second, begin});
+  std::sort(open.begin(), open.end(), [](const OpenWait& a, const OpenWait& b) {
+    return std::tie(a.begin, a.thread, a.addr) < std::tie(b.begin, b.thread, b.addr);
+  });
+  return open;
 }
 
 bool SyncTracker::OnEvent(const format::Event& e, const ThreadRec& t, SyncChange* c) {

@@ -120,6 +120,16 @@ class SyncTracker {
     for (const uint64_t addr : stretch.addresses_) Object(addr);
   }
 
+  // A wait no sync_acquired or sync_cancel closed (yet).
+  struct OpenWait {
+    uint32_t thread = 0;  // ThreadRec::index
+    uint64_t addr = 0;
+    uint64_t begin = 0;  // ticks of the sync_prepare
+  };
+  // The waits open now, by begin, then thread, then address (the
+  // exports end those still open at the trace's end there).
+  std::vector<OpenWait> OpenWaits() const;
+
   // The object at `addr` (made on first sight).
   SyncObject* Object(uint64_t addr);
   const U64Map<SyncObject>& objects() const { return objects_; }

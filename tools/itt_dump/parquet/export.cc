@@ -734,6 +734,12 @@ class ParquetExporter : public IntervalListener {
                const char* kind, const char* scope, const Event* jit);
   void OnCounter(const CounterSample& sample, const ThreadRec& t);
   void OnSync(const Event& e, const ThreadRec& t);
+  // A slice row of a wait on `object` (kind "wait" or "cancelled_wait"),
+  // if the filter keeps it.
+  void WaitRow(const ThreadRec& t, const SyncObject& object, uint64_t begin, uint64_t end,
+               const char* kind, bool open_at_end);
+  // Rows of the waits still open at the end of the trace, which end there.
+  void EndOpenWaits(uint64_t end_ticks);
   void OnHeap(const Event& e, const ThreadRec& t);
   void OnRelation(const Event& e, const ThreadRec& t);
   // DispatchByRoute's handlers (model/event_route.h), with those around.
@@ -1235,23 +1241,39 @@ void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
   if (!sync_.OnEvent(e, t, &c)) return;
   if (!c.closes_wait) return;
   if (c.kind != SyncChange::Kind::kAcquired && c.kind != SyncChange::Kind::kCancel) return;
-  const std::string_view object = x_.String(c.object->name_id);
-  if (filter_.active() &&
-      (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(c.wait_begin) ||
-       (filter_.has_name() && !filter_.NameOk(object)))) {
+  WaitRow(t, *c.object, c.wait_begin, e.time,
+          c.kind == SyncChange::Kind::kAcquired ? "wait" : "cancelled_wait",
+          /*open_at_end=*/false);
+}
+
+void ParquetExporter::WaitRow(const ThreadRec& t, const SyncObject& object, uint64_t begin,
+                              uint64_t end, const char* kind, bool open_at_end) {
+  const std::string_view name = x_.String(object.name_id);
+  if (filter_.active() && (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(begin) ||
+                           (filter_.has_name() && !filter_.NameOk(name)))) {
     return;
   }
-  const std::string_view type = x_.String(c.object->type_id);
+  const std::string_view type = x_.String(object.type_id);
   SliceRow& row = NewRow<SliceRow>();
   row.thread = &t;
   row.id = NextOtherId(t);
   row.parent = OpenTaskId(t);
-  row.begin = c.wait_begin;
-  row.end = e.time;
+  row.begin = begin;
+  row.end = end;
   row.category = type.empty() ? std::string_view("sync") : type;
-  row.name = object.empty() ? Keep(UnnamedSyncName(c.object->addr, t.process)) : object;
-  row.kind = c.kind == SyncChange::Kind::kAcquired ? "wait" : "cancelled_wait";
+  row.name = name.empty() ? Keep(UnnamedSyncName(object.addr, t.process)) : name;
+  row.kind = kind;
+  row.open_at_end = open_at_end;
   RowAdded();
+}
+
+void ParquetExporter::EndOpenWaits(uint64_t end_ticks) {
+  for (const SyncTracker::OpenWait& w : sync_.OpenWaits()) {
+    const ThreadRec* t = x_.threads.Find(w.thread);
+    if (t == nullptr) continue;
+    WaitRow(*t, *sync_.Object(w.addr), w.begin, std::max(end_ticks, w.begin), "wait",
+            /*open_at_end=*/true);
+  }
 }
 
 void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
@@ -1395,6 +1417,9 @@ void ParquetExporter::OnIntervalEvent(const Event& e, const ThreadRec& t) {
 }
 
 absl::Status ParquetExporter::End(uint64_t end_ticks) {
+  // (Before the tracker ends the tasks: a wait's parent is the task open
+  // on its thread, as at a close.)
+  EndOpenWaits(end_ticks);
   tracker_.Finish(end_ticks);
   // Relations whose tail never began: no end.
   std::vector<std::pair<uint64_t, Relation>> left(relations_.begin(), relations_.end());

@@ -16,11 +16,11 @@
 #include "tools/itt_dump/model/flows.h"
 #include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/lanes.h"
 #include "tools/itt_dump/model/metadata.h"
 #include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/model/values.h"
-#include "tools/itt_dump/model/lanes.h"
 
 namespace ittc::itt_dump {
 namespace {
@@ -287,6 +287,8 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   void OnSync(const Event& e, const ThreadRec& t);
   void OnHeap(const Event& e, const ThreadRec& t);
   // Where a wait's slice ends: the lane its begin took.
+  // Ends the wait slices still open (at end_ticks, with open_at_end).
+  void EndOpenWaits(uint64_t end_ticks);
   static uint64_t WaitKey(const ThreadRec& t, uint64_t addr) {
     return (addr * 0x9E3779B97F4A7C15ull) ^ t.index;
   }
@@ -322,8 +324,17 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   FlowTracker flows_;
   SyncTracker sync_;
   HeapTracker heap_;
-  // Open wait slices: (thread, object) -> their lane in the thread's waits.
-  absl::flat_hash_map<uint64_t, size_t> open_waits_;
+  // Open wait slices: (thread, object) -> their lane in the thread's
+  // waits, their thread, and the order they began in (End ends those
+  // still open in it).
+  struct OpenWait {
+    size_t lane = 0;
+    const ThreadRec* thread = nullptr;
+    uint64_t begin = 0;  // ticks
+    uint64_t order = 0;
+  };
+  absl::flat_hash_map<uint64_t, OpenWait> open_waits_;
+  uint64_t waits_begun_ = 0;
   // Per heap function: live bytes and its counter track.
   struct HeapLive {
     uint64_t live = 0;
@@ -735,9 +746,9 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
     if (c.kind != K::kPrepare) {
       annotations_.push_back(Annotation::Bool("acquired", c.kind == K::kAcquired));
     }
-    WriteSlice(PerfettoEvent::Type::kSliceEnd, out, out.waits.tracks[it->second], Ns(e.time), {},
-               {}, 0, 0);
-    out.waits.lanes.Release(it->second, Ns(e.time));
+    WriteSlice(PerfettoEvent::Type::kSliceEnd, out, out.waits.tracks[it->second.lane], Ns(e.time),
+               {}, {}, 0, 0);
+    out.waits.lanes.Release(it->second.lane, Ns(e.time));
     open_waits_.erase(it);
   }
   if (c.kind != K::kPrepare) return;
@@ -749,7 +760,7 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
   bool created = false;
   const size_t lane = out.waits.lanes.Acquire(Ns(e.time), &created);
   if (created) out.waits.tracks.push_back(writer_.AddTrack(out.waits.parent, out.waits.name));
-  open_waits_[key] = lane;
+  open_waits_[key] = {lane, &t, e.time, waits_begun_++};
   std::string_view name = object;
   if (object.empty()) {
     name_ = UnnamedSyncName(c.object->addr, t.process);
@@ -760,6 +771,22 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
   WriteSlice(PerfettoEvent::Type::kSliceBegin, out, out.waits.tracks[lane], Ns(e.time),
              FixedText(kFixedSync), name, FixedCategoryKey(kFixedSync),
              object.empty() ? 0 : StringKey(c.object->name_id));
+}
+
+void PerfettoExporter::EndOpenWaits(uint64_t end_ticks) {
+  std::vector<const OpenWait*> open;
+  open.reserve(open_waits_.size());
+  for (const auto& [key, wait] : open_waits_) open.push_back(&wait);
+  std::sort(open.begin(), open.end(),
+            [](const OpenWait* a, const OpenWait* b) { return a->order < b->order; });
+  for (const OpenWait* wait : open) {
+    ThreadOut& out = Out(*wait->thread);
+    annotations_.clear();
+    annotations_.push_back(Annotation::Bool("open_at_end", true));
+    WriteSlice(PerfettoEvent::Type::kSliceEnd, out, out.waits.tracks[wait->lane],
+               Ns(std::max(end_ticks, wait->begin)), {}, {}, 0, 0);
+  }
+  open_waits_.clear();
 }
 
 void PerfettoExporter::OnHeap(const Event& e, const ThreadRec& t) {
@@ -903,6 +930,7 @@ void PerfettoExporter::OnIntervalEvent(const Event& e, const ThreadRec& t) {
 }
 
 absl::Status PerfettoExporter::End(uint64_t end_ticks) {
+  EndOpenWaits(end_ticks);
   tracker_.Finish(end_ticks);
   const Unbalanced& u = tracker_.unbalanced();
   WarnUnbalanced(ctx_, u);
