@@ -183,6 +183,66 @@ TEST(Cli, ClosedPipeEndsQuietlyWithStatusZero) {
   EXPECT_EQ(ReadFile(err_path), "");
 }
 
+// A pipe reads once: the verbs that read the trace twice find nothing the
+// second time. That is the input's failure (truncated, 1, with a hint),
+// not the output's (73), for every verb that reads twice.
+TEST(Cli, ATraceThatReadsOnlyOnceIsAnInputFailure) {
+  const std::string trace = TempPath("once.itt");
+  {
+    std::ofstream f(trace, std::ios::binary);
+    f << SampleTrace();
+  }
+  const std::vector<std::vector<std::string>> verbs = {{"stats"},
+                                                       {"text"},
+                                                       {"leaks"},
+                                                       {"chrome"},
+                                                       {"perfetto", "-o", TempPath("once.pftrace")},
+                                                       {"parquet", "-o", TempPath("once.pq")},
+                                                       {"vtune-csv", "-o", TempPath("once.vt")},
+                                                       {"diff", trace}};
+  for (const std::vector<std::string>& verb : verbs) {
+    const std::string err_path = TempPath("once.err");
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const int in = open(trace.c_str(), O_RDONLY);
+      int pipefd[2];
+      if (in < 0 || pipe(pipefd) != 0) _exit(126);
+      // A child of this child copies the trace into the pipe: stdin.
+      if (fork() == 0) {
+        close(pipefd[0]);
+        char buf[4096];
+        for (ssize_t n; (n = read(in, buf, sizeof buf)) > 0;) {
+          if (write(pipefd[1], buf, static_cast<size_t>(n)) != n) break;
+        }
+        _exit(0);
+      }
+      dup2(pipefd[0], STDIN_FILENO);
+      close(pipefd[0]);
+      close(pipefd[1]);
+      const int out = open("/dev/null", O_WRONLY);
+      dup2(out, STDOUT_FILENO);
+      const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(err, STDERR_FILENO);
+      const std::string bin = BinaryPath();
+      std::vector<std::string> args = {bin, verb[0], "/dev/stdin"};
+      args.insert(args.end(), verb.begin() + 1, verb.end());
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(bin.c_str(), argv.data());
+      _exit(127);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << verb[0];
+    EXPECT_EQ(WEXITSTATUS(status), 1) << verb[0] << ": " << ReadFile(err_path);
+    EXPECT_NE(ReadFile(err_path).find("itt-dump reads FILE twice: a file, not a pipe"),
+              std::string::npos)
+        << verb[0] << ": " << ReadFile(err_path);
+  }
+}
+
 // An output that names one of the input traces (by another spelling too)
 // is refused before anything is written: the trace stays whole.
 TEST(Cli, AnOutputThatIsTheInputIsRefusedAndTheTraceKept) {

@@ -68,8 +68,8 @@ constexpr char kFilterHelp[] =
     "  (globs: '*' any run, '?' one character)\n"
     "  --lookahead-mb=N  memory bound of the time-order merge (default 256)\n"
     "  --serial          merge and print on one thread: less CPU, more time\n"
-    "                    (stats, diff, text, chrome and parquet otherwise use\n"
-    "                    two cores or more)\n"
+    "                    (stats, diff, text, chrome, perfetto, vtune-csv and\n"
+    "                    parquet otherwise use two cores or more)\n"
     "  --no-progress     never show the progress line\n";
 
 constexpr char kTextHelp[] =
@@ -522,6 +522,15 @@ int ReportFailures(const TraceSet& set, const Env& env) {
   return worst;
 }
 
+// The exit status of a verb's pass that failed: an input the index pass
+// read but the verb's own pass could not open again (a pipe, a file
+// replaced in between: OpenForPass) exits as that open failure would have
+// at the start; anything else is the output's failure.
+int PassFailureExit(const absl::Status& s) {
+  const OpenFailure input = PassOpenFailure(s);
+  return input == OpenFailure::kNone ? kExitOutput : static_cast<int>(StatusForFailure(input));
+}
+
 // Points `ctx` (at its final address: symbol warnings refer to it) at `set`
 // with the command line's output, filters and merge options.
 void BindContext(const Args& a, const Env& env, const TraceSet& set, Progress* progress,
@@ -583,7 +592,7 @@ int RunDiffCommand(const Args& a, const Env& env) {
   if (!s.ok()) {
     env.err->Write(absl::StrCat("itt-dump: ", s.message(), "\n"));
     env.err->Flush();
-    return kExitOutput;
+    return PassFailureExit(s);
   }
   if (!env.out->status().ok()) {
     env.err->Write(absl::StrCat("itt-dump: ", env.out->status().message(), "\n"));
@@ -717,7 +726,7 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
       progress.Done();
       env.err->Write(absl::StrCat("itt-dump: ", s.message(), "\n"));
       env.err->Flush();
-      return kExitOutput;
+      return PassFailureExit(s);
     }
   } else if (a.verb == "vtune-csv") {
     absl::Status d = env.make_dir(a.output);
@@ -735,14 +744,14 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
       progress.Done();
       env.err->Write(absl::StrCat("itt-dump: ", s.message(), "\n"));
       env.err->Flush();
-      return kExitOutput;
+      return PassFailureExit(s);
     }
   }
   progress.Done();
   env.out->Flush();
   if (!s.ok()) {
     Warn(ctx, std::string(s.message()));
-    return kExitOutput;
+    return PassFailureExit(s);
   }
   if (!env.out->status().ok()) {
     env.err->Write(absl::StrCat("itt-dump: ", env.out->status().message(), "\n"));

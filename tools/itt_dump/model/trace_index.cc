@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 
 namespace ittc {
@@ -617,14 +619,49 @@ absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(const TraceSour
   return OpenForPass(source, format::ReaderOptions::Parallel());
 }
 
+namespace {
+
+// The payload that marks an error of OpenForPass with its OpenFailure.
+constexpr char kPassOpenFailureUrl[] = "ittc.itt_dump/pass_open_failure";
+
+absl::Status MarkPassOpenFailure(absl::Status s, OpenFailure failure) {
+  s.SetPayload(kPassOpenFailureUrl,
+               absl::Cord(std::string(1, static_cast<char>('0' + static_cast<int>(failure)))));
+  return s;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(
     const TraceSource& source, const format::ReaderOptions& options) {
   absl::StatusOr<std::unique_ptr<format::ByteSource>> bytes = source.Open();
-  if (!bytes.ok()) return bytes.status();
+  if (!bytes.ok()) return MarkPassOpenFailure(bytes.status(), OpenFailure::kIo);
   auto reader = std::make_unique<format::TraceReader>(std::move(*bytes), nullptr, options);
   absl::Status s = reader->ReadHeader();
-  if (!s.ok()) return s;
+  if (!s.ok()) {
+    // The index pass read a header here: a file that ends before one now
+    // was cut short since, or is a pipe, which reads once.
+    const OpenFailure failure = reader->stats().bytes_read == 0 && !format::IsNotATrace(s)
+                                    ? OpenFailure::kTruncated
+                                    : Classify(s, reader->stats().bytes_read);
+    return MarkPassOpenFailure(
+        absl::Status(s.code(), absl::StrCat(s.message(),
+                                            " on the second reading (itt-dump reads FILE twice: "
+                                            "a file, not a pipe)")),
+        failure);
+  }
   return reader;
+}
+
+OpenFailure PassOpenFailure(const absl::Status& s) {
+  const auto payload = s.GetPayload(kPassOpenFailureUrl);
+  if (!payload.has_value() || payload->size() != 1) return OpenFailure::kNone;
+  const int failure = std::string(*payload)[0] - '0';
+  if (failure <= static_cast<int>(OpenFailure::kNone) ||
+      failure > static_cast<int>(OpenFailure::kIo)) {
+    return OpenFailure::kNone;
+  }
+  return static_cast<OpenFailure>(failure);
 }
 
 }  // namespace itt_dump

@@ -264,10 +264,15 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options);
 // Opens `source` for a verb's own pass: a reader positioned after the
 // header, whose chunks are the ones the index pass saw.
 // The reader decodes on ReaderOptions::Parallel()'s threads unless
-// `options` says otherwise.
+// `options` says otherwise. An error says what kind of open failure it is
+// (PassOpenFailure): the input was read once but not again (a pipe, a
+// file changed or removed in between).
 absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(const TraceSource& source);
 absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(
     const TraceSource& source, const format::ReaderOptions& options);
+// The kind of open failure of an error OpenForPass returned, as a verb's
+// pass passes it on; kNone for any other status (an output's error).
+OpenFailure PassOpenFailure(const absl::Status& s);
 
 }  // namespace itt_dump
 }  // namespace ittc
