@@ -933,6 +933,15 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
 
     if (!Understood(job->type, job->flags)) {
       ++stats_->chunks_unknown_skipped;
+      // A type this reader does not know is an extension it may skip; a
+      // known type with a must-understand flag it does not know holds
+      // data it would misread (FORMAT.md, section 3): lost, and said so.
+      if (reporter_ != nullptr && IsKnownChunkType(job->type)) {
+        reporter_->Corruption(
+            job->offset, need,
+            absl::StrCat(ChunkTypeName(job->type), " chunk with flags 0x", absl::Hex(job->flags),
+                         " this reader does not know (a newer format version?): skipped"));
+      }
       Retire(std::move(job));
       continue;
     }
