@@ -672,7 +672,9 @@ void ChromeWriter::OnMarker(const Event& e, const ThreadRec& t) {
   TextBuffer& line = this->line();
   const uint64_t ticks = format::EffectiveTime(e);
   const std::string_view name = x_.String(e.Get(F::kName));
-  if (!filter_.KeepsItem(t, e.Get(F::kDomain), name, ticks)) return;
+  if (!filter_.KeepsItem(t, e.Get(F::kDomain), name, ticks, /*named=*/e.Get(F::kName) != 0)) {
+    return;
+  }
   Open('i', t.tid, ticks);
   Field("name", name);
   const std::string_view domain = x_.Domain(e.Get(F::kDomain));

@@ -84,9 +84,12 @@ class Filter {
   bool TimeOk(uint64_t ticks) const { return ticks >= from_ticks_ && ticks <= to_ticks_; }
   // An item of thread t (a marker, a relation, metadata, a JIT method...)
   // in domain `domain_id` (0 for none, which fails a domain filter), named
-  // `name`, at `ticks`: every filter keeps it.
-  bool KeepsItem(const ThreadRec& t, uint64_t domain_id, std::string_view name, uint64_t ticks) {
-    return !active_ || (ThreadOk(t) && DomainOk(domain_id) && NameOk(name) && TimeOk(ticks));
+  // `name` (`named` false: it has no name, which fails a name filter), at
+  // `ticks`: every filter keeps it.
+  bool KeepsItem(const ThreadRec& t, uint64_t domain_id, std::string_view name, uint64_t ticks,
+                 bool named = true) {
+    return !active_ || (ThreadOk(t) && DomainOk(domain_id) && (named || !has_name()) &&
+                        NameOk(name) && TimeOk(ticks));
   }
   // A counter's sample on thread t, by the counter's name and domain (a
   // counter without one fails a domain filter).
@@ -96,13 +99,15 @@ class Filter {
   }
   // An interval: its thread, its begin, its domain (a legacy event has
   // none, and fails a domain filter) and its name, `name()` (a
-  // string_view) asked for only where the other filters keep it.
+  // string_view) asked for only where the other filters keep it (one
+  // without a name, IntervalHasName, fails a name filter).
   template <typename Name>
   bool KeepsInterval(const Interval& iv, Name&& name) {
     if (!active_) return true;
     if (!ThreadOk(*iv.thread) || !TimeOk(iv.begin)) return false;
     if (iv.kind == IntervalKind::kLegacyEvent ? has_domain() : !DomainOk(iv.domain)) return false;
-    return NameOk(name());
+    if (!has_name()) return true;
+    return IntervalHasName(iv) && NameOk(name());
   }
   bool has_name() const { return spec_.name.has_value(); }
   bool has_domain() const { return spec_.domain.has_value(); }

@@ -127,6 +127,7 @@ StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind, uint64_t 
       return;
     }
     if (filter_.has_name()) {
+      if (!IntervalHasName(iv)) return;
       if (iv.name_id != 0 && kind != IntervalKind::kLegacyEvent) {
         if (!filter_.NameIdOk(iv.name_id)) return;
       } else if (!filter_.NameOk(IntervalName(x_, iv))) {

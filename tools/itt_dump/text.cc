@@ -321,7 +321,8 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kTaskEndOverlapped:
     case EventKind::kTaskEndOverlappedEx:
     case EventKind::kRegionEnd:
-      if (closed_) set_cached_name(-1, CachedString(closed_name_id_));
+      // (One begun without a name has none at its end either.)
+      if (closed_ && closed_name_id_ != 0) set_cached_name(-1, CachedString(closed_name_id_));
       return;
     case EventKind::kCounterInc:
     case EventKind::kCounterIncDelta:

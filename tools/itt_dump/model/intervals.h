@@ -81,9 +81,15 @@ struct Interval {
 };
 
 // The name to show for an interval: the string, the function's name for
-// task_begin_fn (FunctionName, symbols.h), the legacy event's name, or ""
-// when it has none.
+// task_begin_fn (FunctionName, symbols.h), the legacy event's name
+// ("event#N" where the trace does not define it), or "" when it has none.
 std::string IntervalName(const TraceIndex& index, const Interval& interval);
+// Whether it has a name (a frame, a task begun with a null name handle
+// have none), which a --name filter can keep it by. A name defined as ""
+// is one.
+inline bool IntervalHasName(const Interval& iv) {
+  return iv.kind == IntervalKind::kLegacyEvent || iv.name_id != 0 || iv.fn != 0;
+}
 // The same as a view: of the index's strings (a name string, a legacy
 // event's defined name), or of *scratch when the name is made up (valid
 // until *scratch changes). Allocates nothing when the interval has a name

@@ -1393,7 +1393,9 @@ void ParquetExporter::OnTaskBegin(const Event& e, const ThreadRec& t) {
 void ParquetExporter::OnMarker(const Event& e, const ThreadRec& t) {
   const uint64_t ticks = format::EffectiveTime(e);
   const std::string_view name = x_.String(e.Get(F::kName));
-  if (!filter_.KeepsItem(t, e.Get(F::kDomain), name, ticks)) return;
+  if (!filter_.KeepsItem(t, e.Get(F::kDomain), name, ticks, /*named=*/e.Get(F::kName) != 0)) {
+    return;
+  }
   Instant(t, ticks, x_.Domain(e.Get(F::kDomain)), name, "marker", MarkerScope(e.Get(F::kScope)),
           nullptr);
 }

@@ -902,7 +902,7 @@ void PerfettoExporter::OnMarker(const Event& e, const ThreadRec& t) {
   // Text only where the filters or a missing key need it.
   const std::string_view name =
       filter_.active() || name_key == 0 ? x_.String(e.Get(F::kName)) : std::string_view();
-  if (!filter_.KeepsItem(t, domain_id, name, ticks)) return;
+  if (!filter_.KeepsItem(t, domain_id, name, ticks, /*named=*/e.Get(F::kName) != 0)) return;
   Instant(t, ScopeTrack(e.Get(F::kScope), t), ticks,
           category_key != 0 ? std::string_view() : DomainCategory(domain_id, kMarkerSlot),
           name_key != 0 ? std::string_view() : name, nullptr, 0, category_key, name_key);

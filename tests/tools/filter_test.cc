@@ -1,0 +1,135 @@
+// itt-dump's filters (docs/ITT_DUMP.md, "Filters"): globs over names, and
+// what an item without a name is to --name.
+
+#include "tools/itt_dump/filter.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/tools/dump_runner.h"
+#include "tests/tools/trace_builder.h"
+
+namespace ittc {
+namespace itt_dump {
+namespace {
+
+TEST(GlobMatch, StarsQuestionMarksAndLiterals) {
+  EXPECT_TRUE(GlobMatch("w*", "work"));
+  EXPECT_TRUE(GlobMatch("*", ""));
+  EXPECT_TRUE(GlobMatch("*o*", "io"));
+  EXPECT_TRUE(GlobMatch("a?c", "abc"));
+  EXPECT_TRUE(GlobMatch("*.render.*", "app.render.pass"));
+  EXPECT_TRUE(GlobMatch("work", "work"));
+  EXPECT_FALSE(GlobMatch("work", "worker"));
+  EXPECT_FALSE(GlobMatch("a?c", "ac"));
+  EXPECT_FALSE(GlobMatch("?", ""));
+  EXPECT_FALSE(GlobMatch("*.render", "app.render.pass"));
+}
+
+// Names are UTF-8: '?' is one character, however many bytes it takes, and
+// '*' never stops inside one.
+TEST(GlobMatch, QuestionMarkIsOneCharacterOfUtf8) {
+  EXPECT_TRUE(GlobMatch("caf?", "caf\xc3\xa9"));  // é: 2 bytes
+  EXPECT_FALSE(GlobMatch("caf??", "caf\xc3\xa9"));
+  EXPECT_TRUE(GlobMatch("?", "\xe6\xbc\xa2"));        // 漢: 3 bytes
+  EXPECT_TRUE(GlobMatch("??", "\xf0\x9f\x98\x80!"));  // an emoji: 4
+  EXPECT_TRUE(GlobMatch("*?x", "\xc3\xa9\xc3\xa9x"));
+  EXPECT_FALSE(GlobMatch("*???x", "\xc3\xa9\xc3\xa9x"));
+  EXPECT_TRUE(GlobMatch("*\xc3\xa9", "a\xc3\xa9"));  // a literal
+  EXPECT_TRUE(GlobMatch("?", "\xff"));               // a byte that is not UTF-8: one
+}
+
+using format::EventKind;
+using testing::Ev;
+using testing::U;
+using F = format::Field;
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A frame, a task begun with a null name handle and a marker without a
+// name have no name: a --name filter drops them, whatever its pattern ('*'
+// and '' included), in every verb, as text always did.
+TEST(NameFilter, ItemsWithoutANameFailIt) {
+  testing::TraceBuilder b;
+  b.String(1, "named").Domain(1, "app");
+  b.Thread(0, 7, "main");
+  b.Events(0,
+           {Ev(EventKind::kFrameBegin, 1000, {{F::kDomain, U(1)}}),
+            Ev(EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+            Ev(EventKind::kTaskEnd, 1200, {{F::kDomain, U(1)}}),
+            Ev(EventKind::kTaskBegin, 1300, {{F::kDomain, U(1)}, {F::kName, U(0)}}),
+            Ev(EventKind::kTaskEnd, 1400, {{F::kDomain, U(1)}}),
+            Ev(EventKind::kMarker, 1500, {{F::kDomain, U(1)}, {F::kName, U(0)}, {F::kScope, U(1)}}),
+            Ev(EventKind::kFrameEnd, 1600, {{F::kDomain, U(1)}})});
+  b.End(2000);
+  for (const std::string pattern : {"*", ""}) {
+    SCOPED_TRACE("--name=" + pattern);
+    const std::vector<std::string> serial_or_not[] = {{}, {"--serial"}};
+    for (const std::vector<std::string>& extra : serial_or_not) {
+      std::vector<std::string> chrome = {"chrome", "--name=" + pattern, "trace.itt", "-o", "-"};
+      chrome.insert(chrome.end(), extra.begin(), extra.end());
+      const testing::DumpResult c = testing::RunDump(chrome, b.bytes());
+      ASSERT_EQ(c.status, 0) << c.err;
+      EXPECT_EQ(Count(c.out, "\"ph\":\"X\""), pattern == "*" ? 1u : 0u) << c.out;
+      EXPECT_EQ(Count(c.out, "\"ph\":\"i\""), 0u) << c.out;
+    }
+    const testing::DumpResult st =
+        testing::RunDump({"stats", "--format=csv", "--name=" + pattern, "trace.itt"}, b.bytes());
+    ASSERT_EQ(st.status, 0) << st.err;
+    EXPECT_EQ(Count(st.out, "\ntasks,"), pattern == "*" ? 1u : 0u) << st.out;
+    EXPECT_EQ(Count(st.out, "tasks,app,,"), 0u) << st.out;
+    const testing::DumpResult vt =
+        testing::RunDump({"vtune-csv", "--name=" + pattern, "trace.itt", "-o", "vt"}, b.bytes());
+    ASSERT_EQ(vt.status, 0) << vt.err;
+    size_t interval_files = 0;
+    for (const auto& [name, bytes] : vt.files) {
+      if (name.find("-intervals-") == std::string::npos) continue;
+      ++interval_files;
+      // The header and the named task's row at most.
+      EXPECT_EQ(Count(bytes, "\n"), pattern == "*" ? 2u : 1u) << bytes;
+    }
+    EXPECT_EQ(interval_files, 1u);
+  }
+}
+
+// In text, the end of a task, overlapped task or region carries the name of
+// its begin: one begun without a name has none at its end either, and a
+// --name filter keeps neither end.
+TEST(NameFilter, TextDropsBothEndsOfAnUnnamedInterval) {
+  testing::TraceBuilder b;
+  b.Domain(1, "app");
+  b.Thread(0, 7, "main");
+  b.Events(
+      0, {Ev(EventKind::kRegionBegin, 1100,
+             {{F::kDomain, U(1)},
+              {F::kId, testing::I(1)},
+              {F::kParent, testing::Null()},
+              {F::kName, U(0)}}),
+          Ev(EventKind::kRegionEnd, 1200, {{F::kDomain, U(1)}, {F::kId, testing::I(1)}}),
+          Ev(EventKind::kTaskBeginOverlapped, 1300,
+             {{F::kDomain, U(1)},
+              {F::kId, testing::I(2)},
+              {F::kParent, testing::Null()},
+              {F::kName, U(0)}}),
+          Ev(EventKind::kTaskEndOverlapped, 1400, {{F::kDomain, U(1)}, {F::kId, testing::I(2)}})});
+  b.End(2000);
+  const testing::DumpResult all = testing::RunDump({"text", "trace.itt"}, b.bytes());
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_EQ(Count(all.out, "\n"), 4u) << all.out;
+  EXPECT_EQ(Count(all.out, "\"\""), 0u) << all.out;  // no end named ""
+  for (const std::string pattern : {"*", ""}) {
+    const testing::DumpResult r =
+        testing::RunDump({"text", "--name=" + pattern, "trace.itt"}, b.bytes());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "") << "--name=" << pattern;
+  }
+}
+
+}  // namespace
+}  // namespace itt_dump
+}  // namespace ittc
