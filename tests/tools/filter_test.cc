@@ -130,6 +130,64 @@ TEST(NameFilter, TextDropsBothEndsOfAnUnnamedInterval) {
   }
 }
 
+std::vector<format::Event> Allocate(uint64_t t, uint64_t fn, uint64_t addr, uint64_t size) {
+  return {Ev(EventKind::kHeapAllocateBegin, t,
+             {{F::kFunction, U(fn)}, {F::kSize, U(size)}, {F::kInitialized, U(0)}}),
+          Ev(EventKind::kHeapAllocateEnd, t + 10,
+             {{F::kFunction, U(fn)},
+              {F::kAddr, U(addr)},
+              {F::kSize, U(size)},
+              {F::kInitialized, U(0)}})};
+}
+std::vector<format::Event> Free(uint64_t t, uint64_t fn, uint64_t addr) {
+  return {Ev(EventKind::kHeapFreeBegin, t, {{F::kFunction, U(fn)}, {F::kAddr, U(addr)}}),
+          Ev(EventKind::kHeapFreeEnd, t + 10, {{F::kFunction, U(fn)}, {F::kAddr, U(addr)}})};
+}
+
+// stats pairs every heap call and sync wait, then counts those the filters
+// keep: a block freed by a call the filters drop is freed (my_malloc's
+// live bytes reach 2000, not the 3000 it allocated), and an acquisition
+// whose prepare is before --from waited from that prepare.
+TEST(StatsFilters, HeapCallsAndWaitsArePairedBeforeTheyAreFiltered) {
+  testing::TraceBuilder b;
+  b.Domain(1, "mem").HeapFunction(1, "my_malloc", "mem").HeapFunction(2, "my_free", "mem");
+  b.Thread(0, 7, "a").Thread(1, 8, "b");
+  std::vector<format::Event> a;
+  for (const auto& part : {Allocate(1100, 1, 0x10, 1000), Allocate(1200, 1, 0x20, 1000)}) {
+    a.insert(a.end(), part.begin(), part.end());
+  }
+  b.Events(0, a);
+  b.Events(1, Free(1300, 2, 0x10));
+  a = Allocate(1400, 1, 0x30, 1000);
+  a.push_back(Ev(EventKind::kSyncPrepare, 1500, {{F::kAddr, U(0x1000)}}));
+  a.push_back(Ev(EventKind::kSyncAcquired, 1800, {{F::kAddr, U(0x1000)}}));
+  b.Events(0, a);
+  b.End(2000);
+  const std::vector<std::string> serial_or_not[] = {{}, {"--serial"}};
+  for (const std::vector<std::string>& extra : serial_or_not) {
+    const auto stats = [&](const std::string& filter) {
+      std::vector<std::string> args = {"stats", "--format=csv", filter, "trace.itt"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      const testing::DumpResult r = testing::RunDump(args, b.bytes());
+      EXPECT_EQ(r.status, 0) << r.err;
+      return r.out;
+    };
+    const std::string by_name = stats("--name=my_malloc");
+    EXPECT_NE(by_name.find("\nheap,my_malloc,mem,3,0,0,3000,2000\n"), std::string::npos) << by_name;
+    EXPECT_EQ(by_name.find("my_free"), std::string::npos) << by_name;
+    // Thread a's calls: its allocations, at which my_malloc's live bytes
+    // (the free on b included) peak at 2000.
+    const std::string by_thread = stats("--thread=a");
+    EXPECT_NE(by_thread.find("\nheap,my_malloc,mem,3,0,0,3000,2000\n"), std::string::npos)
+        << by_thread;
+    const std::string from = stats("--from=600");
+    EXPECT_NE(from.find("\nsync,0x1000,,,1,0,300,300\n"), std::string::npos) << from;
+    // The third allocation alone is kept, with the second block still live.
+    const std::string late = stats("--from=350");
+    EXPECT_NE(late.find("\nheap,my_malloc,mem,1,0,0,1000,2000\n"), std::string::npos) << late;
+  }
+}
+
 }  // namespace
 }  // namespace itt_dump
 }  // namespace ittc

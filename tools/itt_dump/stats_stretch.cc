@@ -51,21 +51,23 @@ class StatsCollector::Stretch final : public ApartStretch {
   }
 
   // A function's change of live bytes over a segment, and the most it
-  // reached after an allocation (if `allocated`), from the segment's start.
+  // reached after an allocation the filters keep (if `allocated`), from
+  // the segment's start.
   struct LiveDelta {
     uint64_t function = 0;
     int64_t delta = 0;
     int64_t peak = 0;
     bool allocated = false;
   };
-  // To the last segment.
-  void AddLive(uint64_t function, int64_t bytes, bool allocation) {
+  // To the last segment; `peak`: an allocation the filters keep, where the
+  // peak is taken.
+  void AddLive(uint64_t function, int64_t bytes, bool peak) {
     const auto first = deltas.begin() + static_cast<std::ptrdiff_t>(segment_starts.back());
     auto it = std::find_if(first, deltas.end(),
                            [function](const LiveDelta& d) { return d.function == function; });
     if (it == deltas.end()) it = deltas.insert(deltas.end(), LiveDelta{function});
     it->delta += bytes;
-    if (allocation) {
+    if (peak) {
       it->peak = it->allocated ? std::max(it->peak, it->delta) : it->delta;
       it->allocated = true;
     }
@@ -86,9 +88,12 @@ class StatsCollector::Stretch final : public ApartStretch {
 void StatsCollector::Stretch::OnRecord(const Event& e, const ThreadRec& t) {
   switch (FamilyOf(e.kind)) {
     case Family::kHeap: {
+      // As OnHeap: every call paired and followed, the kept ones counted,
+      // the peak taken at their allocations.
+      const bool kept = rows->HeapKept(e, t);
       HeapChange c;
-      if (!rows->HeapKept(e, t) || !heap.OnEvent(e, t, &c)) return;
-      rows->CountHeap(c);
+      if (!heap.OnEvent(e, t, &c)) return;
+      if (kept) rows->CountHeap(c);
       // The call's points come before the rest of its change.
       while (segment_starts.size() <= heap.points()) segment_starts.push_back(deltas.size());
       if (c.released) {
@@ -97,7 +102,7 @@ void StatsCollector::Stretch::OnRecord(const Event& e, const ThreadRec& t) {
       if (c.replaced) {
         AddLive(c.replaced_block.function, -static_cast<int64_t>(c.replaced_block.size), false);
       }
-      if (c.allocated) AddLive(c.function, static_cast<int64_t>(c.size), true);
+      if (c.allocated) AddLive(c.function, static_cast<int64_t>(c.size), /*peak=*/kept);
       return;
     }
     case Family::kCounter: {

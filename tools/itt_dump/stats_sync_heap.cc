@@ -44,12 +44,11 @@ void StatsCollector::OnSync(const Event& e, const ThreadRec& t) {
     SyncRowFor(e.Get(F::kAddr), t.process);
     return;
   }
-  if (!SyncKept(e, t)) return;
-  if (filter_.has_name() &&
-      !filter_.NameOk(x_.String(sync_tracker_.Object(e.Get(F::kAddr))->name_id))) {
-    return;
-  }
+  // Every wait is paired (an acquisition whose prepare the filters drop
+  // still waited that long); the events the filters keep are counted.
   if (!sync_tracker_.OnEvent(e, t, &c)) return;
+  if (!SyncKept(e, t)) return;
+  if (filter_.has_name() && !filter_.NameOk(x_.String(c.object->name_id))) return;
   AddSync(c, c.object->addr, t, e.time);
 }
 
@@ -82,7 +81,12 @@ void StatsCollector::OnPairedEvent(const Event& e, const ThreadRec& t) {
   // in an earlier piece is closed by MergeSyncWaits.
   SyncChange c;
   bool outer = false;
-  if (!SyncKept(e, t) || !piece_waits_.OnEvent(e, t, &c, &outer)) return;
+  if (!piece_waits_.OnEvent(e, t, &c, &outer)) return;
+  if (!SyncKept(e, t)) {
+    // Paired, not counted: nor is the wait it may close at the join.
+    if (outer) piece_waits_.UncountLastOuter();
+    return;
+  }
   AddSync(c, e.Get(F::kAddr), t, e.time);
 }
 
@@ -97,7 +101,9 @@ void StatsCollector::MergeSyncWaits(const StatsCollector& piece) {
   }
   sync_tracker_.JoinWaits(piece.piece_waits_,
                           [this](const SyncWaitStretch::Close& c, uint64_t begin) {
-                            if (!c.acquired) return;  // a cancel adds no wait
+                            // A cancel adds no wait; a close the filters
+                            // drop counts none.
+                            if (!c.acquired || !c.counted) return;
                             // Its row and acquisition are the piece's: the wait only.
                             AddWait(SyncRowFor(c.addr, c.process), begin, c.time);
                           });
@@ -142,13 +148,13 @@ void StatsCollector::CountHeap(const HeapChange& c) {
 }
 
 void StatsCollector::OnHeap(const Event& e, const ThreadRec& t) {
-  // Only the events the filters keep are paired: peak live bytes are those
-  // of the selected calls.
-  if (!HeapKept(e, t)) return;
+  // Every call is paired and live bytes follow every call (a block freed
+  // outside the filters is freed); the calls the filters keep are counted,
+  // and the peak is taken at their allocations.
+  const bool kept = HeapKept(e, t);
   HeapChange c;
   if (!heap_tracker_.OnEvent(e, t, &c)) return;
-  CountHeap(c);
-  HeapRow* row = HeapRowFor(c.function);
+  if (kept) CountHeap(c);
   auto release = [&](const Allocation& block) {
     HeapRow* owner = HeapRowFor(block.function);
     owner->live -= std::min(owner->live, block.size);
@@ -156,8 +162,9 @@ void StatsCollector::OnHeap(const Event& e, const ThreadRec& t) {
   if (c.released) release(c.released_block);
   if (c.replaced) release(c.replaced_block);
   if (c.allocated) {
+    HeapRow* row = HeapRowFor(c.function);
     row->live += c.size;
-    row->peak = std::max(row->peak, row->live);
+    if (kept) row->peak = std::max(row->peak, row->live);
   }
 }
 

@@ -62,6 +62,7 @@ class SyncWaitStretch {
     uint64_t addr = 0;
     uint64_t time = 0;
     bool acquired = false;  // else a cancel
+    bool counted = true;    // false: the consumer counts nothing of it
   };
   void Clear();
   // A sync_prepare, sync_acquired or sync_cancel (false, nothing changes,
@@ -72,6 +73,9 @@ class SyncWaitStretch {
   bool OnEvent(const format::Event& e, const ThreadRec& t, SyncChange* change, bool* outer);
   // Those closes, in order.
   const std::vector<Close>& outer() const { return outer_; }
+  // Marks the close OnEvent just left for the join (*outer) as one its
+  // consumer does not count (a filter drops it): the join still pairs it.
+  void UncountLastOuter() { outer_.back().counted = false; }
   // The addresses of the events it took, each once, in order.
   const std::vector<uint64_t>& addresses() const { return addresses_; }
 
