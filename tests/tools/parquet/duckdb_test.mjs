@@ -220,6 +220,21 @@ test('a reallocation onto a block never freed ends that block in a row of its ow
     row('realloc', 410, 0xa000, 128, 'realloc', 3, 2),
     row('replaced', 410, 0xa000, 64, 'realloc', null, 1),
   ]);
+
+  // Filters keep rows, not pairs: from 300 ns on, the first allocation has
+  // no row, but its block is still the one the reallocation replaces, and
+  // every block keeps its number.
+  const late = path.join(tmp, 'realloc-late.pq');
+  parquet(late, '--from=300', trace);
+  const ldb = await open(late);
+  const lrows = await ldb.rows(`SELECT kind, ts, address, size, function, domain, block,
+      released_block FROM heap ORDER BY id`);
+  const unlinked = ({ slice_id, ...rest }) => rest;
+  assert.deepEqual(lrows, [
+    unlinked(row('alloc', 310, 0xb000, 32, 'malloc', 2, null)),
+    unlinked(row('realloc', 410, 0xa000, 128, 'realloc', 3, 2)),
+    unlinked(row('replaced', 410, 0xa000, 64, 'realloc', null, 1)),
+  ]);
 });
 
 test('waits acquired, cancelled and still open at the end are slices of their kind', async () => {

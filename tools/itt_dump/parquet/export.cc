@@ -1278,6 +1278,10 @@ void ParquetExporter::EndOpenWaits(uint64_t end_ticks) {
 
 void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
   const uint64_t fn = e.Get(F::kFunction);
+  // Every call is paired (a block freed by a call the filters drop is
+  // freed, and the blocks keep their numbers), the kept ones get rows.
+  HeapChange c;
+  if (!heap_.OnEvent(e, t, &c)) return;
   if (filter_.active() &&
       (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time) || !filter_.HeapFunctionOk(fn))) {
     return;
@@ -1285,8 +1289,6 @@ void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
   const HeapFunctionDef* def = x_.heap_functions.Find(fn);
   const std::string_view domain =
       def != nullptr ? std::string_view(def->domain_name) : std::string_view();
-  HeapChange c;
-  if (!heap_.OnEvent(e, t, &c)) return;
   const char* kind = c.kind == HeapChange::Kind::kAllocate ? "alloc"
                      : c.kind == HeapChange::Kind::kFree   ? "free"
                                                            : "realloc";
