@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "format/crc32c.h"
 #include "gtest/gtest.h"
 #include "tests/tools/dump_runner.h"
@@ -207,6 +208,49 @@ TEST(OtherVerbs, ADirectoryWithoutTracesDoesNotStopTheOthers) {
   const DumpResult only = RunDump({"stats", empty}, traces);
   EXPECT_EQ(only.status, 4);
   EXPECT_EQ(only.out, "");
+}
+
+// An events chunk whose first events decode and a later one does not (a
+// good checksum): the verbs' index pass decodes only the first event, their
+// own pass loses the rest of the chunk and says where, once, on every core
+// and on one alike.
+TEST(OtherVerbs, AnEventMalformedPartWayThroughAChunkIsReported) {
+  TraceBuilder b;
+  b.Thread(0, 1, "t");  // (chunk 0: the events chunk is 1)
+  format::EventStreamEncoder enc;
+  enc.Reset(0, 1000);
+  enc.Append(Ev(EventKind::kTaskBegin, 1000, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+  enc.Append(Ev(EventKind::kTaskEnd, 1100, {{F::kDomain, U(1)}}));
+  enc.Append(
+      Ev(EventKind::kTaskBegin, 1200, {{F::kDomain, U(1)}, {F::kId, I(300)}, {F::kName, U(1)}}));
+  std::string payload(enc.payload());
+  payload.pop_back();
+  const size_t chunk_offset = b.bytes().size();
+  b.Raw(format::FrameChunkForTest(1, enc.chunk_flags(), 1, payload,
+                                  static_cast<uint32_t>(payload.size())));
+  const std::string where = absl::StrCat("itt-dump: trace.itt: corrupt at offset ", chunk_offset);
+  const std::vector<std::vector<std::string>> verbs = {
+      {"text", "trace.itt"},
+      {"stats", "trace.itt"},
+      {"leaks", "trace.itt"},
+      {"chrome", "trace.itt", "-o", "out.json"},
+      {"vtune-csv", "trace.itt", "-o", "dir"},
+      {"perfetto", "trace.itt", "-o", "out.pftrace"},
+      {"parquet", "trace.itt", "-o", "pq"},
+      {"diff", "trace.itt", "trace.itt"}};
+  for (const std::vector<std::string>& args : verbs) {
+    for (const bool one_core : {false, true}) {
+      SCOPED_TRACE(args[0] + (one_core ? " on one core" : ""));
+      const DumpResult r = one_core ? RunDumpOnOneCore(args, b.bytes()) : RunDump(args, b.bytes());
+      EXPECT_EQ(r.status, 0) << r.err;
+      const size_t at = r.err.find(where);
+      ASSERT_NE(at, std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("events chunk of thread 0: ", at), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("(the rest of the chunk is lost)", at), std::string::npos) << r.err;
+      // Once (diff: once per side).
+      EXPECT_EQ(r.err.find(where, at + 1) == std::string::npos, args[0] != "diff") << r.err;
+    }
+  }
 }
 
 TEST(OtherVerbs, DamagedTraceIsReportedNotFatal) {

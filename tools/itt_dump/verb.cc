@@ -1,6 +1,8 @@
 #include "tools/itt_dump/verb.h"
 
 #include <algorithm>
+#include <tuple>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -80,6 +82,29 @@ void WarnUnbalanced(const VerbContext& ctx, const Unbalanced& u) {
 }
 
 void WarnMerge(const VerbContext& ctx, const PassSummary& pass) {
+  // A chunk the index pass reported already (its first event failed, or
+  // it decoded every event) is not reported again; each once, in the
+  // order of the files and offsets whichever pass found it.
+  std::vector<const MalformedChunk*> found;
+  for (const MalformedChunk& m : pass.malformed) {
+    const std::vector<Problem>& known = ctx.set->files()[m.file].index->problems;
+    if (std::none_of(known.begin(), known.end(),
+                     [&m](const Problem& p) { return p.offset == m.offset; })) {
+      found.push_back(&m);
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const MalformedChunk* a, const MalformedChunk* b) {
+    return std::tie(a->file, a->offset) < std::tie(b->file, b->offset);
+  });
+  found.erase(std::unique(found.begin(), found.end(),
+                          [](const MalformedChunk* a, const MalformedChunk* b) {
+                            return a->file == b->file && a->offset == b->offset;
+                          }),
+              found.end());
+  for (const MalformedChunk* m : found) {
+    WarnFile(ctx, m->file,
+             absl::StrCat("corrupt at offset ", m->offset, " (", m->bytes, " bytes): ", m->reason));
+  }
   if (pass.late_events != 0) {
     Warn(ctx, absl::StrCat(pass.late_events,
                            " events out of time order (per-thread time went "

@@ -69,6 +69,9 @@ struct PassSummary {
   uint64_t late_events = 0;    // EventMerger::late_events()
   uint64_t forced_emits = 0;   // EventMerger::forced_emits()
   bool on_every_core = false;  // the pass ran on every core (pieces.h)
+  // Events chunks whose events stopped decoding part-way (WarnMerge says
+  // which; the index pass reported those it found, as their offsets say).
+  std::vector<MalformedChunk> malformed;
 };
 
 // The merger of the pass every verb but info and verify makes: reopens the
@@ -91,6 +94,7 @@ PassSummary RunPass(TraceSetMerger* merger, Consume&& consume, KeepGoing&& keep_
     if ((++pass.events & 1023) == 0 && !keep_going()) break;
   }
   pass.late_events = merger->late_events();
+  pass.malformed = merger->malformed();
   pass.forced_emits = merger->forced_emits();
   return pass;
 }
@@ -108,6 +112,7 @@ absl::StatusOr<PassSummary> ForEachEvent(const VerbContext& ctx, Consume&& consu
 inline void CountPiece(const Piece& piece, PassSummary* pass) {
   pass->events += piece.paired_events;
   pass->last_ticks = std::max(pass->last_ticks, piece.paired_last_ticks);
+  if (!piece.malformed.reason.empty()) pass->malformed.push_back(piece.malformed);
 }
 
 // The loop of a pass on every core (pieces.h): each item of `merger` goes

@@ -67,8 +67,15 @@ bool EventMerger::Advance(Queue* q) {
       return true;
     }
     if (q->decoding) {
-      // The payload is done (or malformed, which the index pass reported),
-      // and so is the batch that pointed into it.
+      // The payload is done, and so is the batch that pointed into it. One
+      // whose events stopped decoding part-way is noted (the index pass
+      // decoded only its first event, and reported it if that one failed).
+      if (!q->dec.status().ok()) {
+        const Queue::Payload& done = q->payloads.front();
+        malformed_.push_back(
+            {0, done.offset, done.stored_size,
+             MalformedEventsReason(q->dec.thread_index(), q->dec.status(), q->dec.offset())});
+      }
       buffered_ -= q->payloads.front().bytes.size();
       spare_.push_back(std::move(q->payloads.front().bytes));
       q->payloads.pop_front();
@@ -124,7 +131,8 @@ bool EventMerger::ReadChunk() {
     buf.assign(chunk.payload.data(), chunk.payload.size());
     buffered_ += buf.size();
     peak_buffered_ = std::max(peak_buffered_, buffered_);
-    q->payloads.push_back(Queue::Payload{std::move(buf), chunk.flags});
+    q->payloads.push_back(
+        Queue::Payload{std::move(buf), chunk.flags, chunk.offset, chunk.stored_size});
     ++q->chunks_read;
     if (!q->has_head && *qi != current_) {
       if (Advance(q)) PushHead(*qi);

@@ -189,6 +189,9 @@ class EventMerger {
   uint64_t late_events() const { return late_events_; }
   uint64_t forced_emits() const { return forced_emits_; }
   size_t peak_buffered_bytes() const { return peak_buffered_; }
+  // The events chunks whose events stopped decoding part-way so far, in
+  // the order the merge finished them (file 0: the caller knows which).
+  const std::vector<MalformedChunk>& malformed() const { return malformed_; }
 
  private:
   // Events are decoded a batch at a time, a run of one thread's events:
@@ -201,6 +204,8 @@ class EventMerger {
     struct Payload {
       std::string bytes;
       uint16_t flags = 0;
+      uint64_t offset = 0;  // its chunk's, and the chunk's stored size
+      uint64_t stored_size = 0;
     };
     std::deque<Payload> payloads;  // the front one is being decoded
     bool decoding = false;         // dec is positioned in payloads.front()
@@ -258,6 +263,7 @@ class EventMerger {
   uint64_t events_ = 0;
   uint64_t late_events_ = 0;
   uint64_t forced_emits_ = 0;
+  std::vector<MalformedChunk> malformed_;
 };
 
 }  // namespace itt_dump

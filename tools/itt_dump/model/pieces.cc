@@ -25,6 +25,7 @@ void Piece::Clear() {
   events_chunk = false;
   thread_index = 0;
   thread = nullptr;
+  malformed.reason.clear();
   paired_events = 0;
   paired_last_ticks = 0;
   first_time = kNoEvents;
@@ -356,6 +357,10 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     en.child_ticks = tracker.piece_child_ticks();
   }
 
+  if (!dec.status().ok()) {
+    p.malformed = {file_, chunk.offset, chunk.stored_size,
+                   MalformedEventsReason(dec.thread_index(), dec.status(), dec.offset())};
+  }
   p.outputs = sink.output_records().data();
   p.outputs_size = sink.output_records().size();
   p.payload_bytes = chunk.payload.size();

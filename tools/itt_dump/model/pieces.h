@@ -331,6 +331,9 @@ class Piece final : public format::DecodedChunk {
   // The chunk's decompressed payload: what the serial merge holds while it
   // has events of the chunk to deliver.
   size_t payload_bytes = 0;
+  // Where its events stopped decoding part-way (reason empty: they did
+  // not), as the serial merge notes it.
+  MalformedChunk malformed;
   // The deepest nesting of tasks begun in the piece.
   size_t max_depth = 0;
   // The most frames it had open at once of those it began.

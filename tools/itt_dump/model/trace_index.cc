@@ -227,6 +227,16 @@ void AddRecord(TraceIndex* x, const format::Chunk& chunk, const Event& r) {
   }
 }
 
+}  // namespace
+
+std::string MalformedEventsReason(uint32_t thread_index, const absl::Status& s,
+                                  uint64_t payload_offset) {
+  return absl::StrCat("events chunk of thread ", thread_index, ": ", s.message(),
+                      " at payload offset ", payload_offset, " (the rest of the chunk is lost)");
+}
+
+namespace {
+
 void MalformedPayload(TraceIndex* x, const format::Chunk& chunk, std::string reason) {
   if (x->malformed_payloads++ == 0) x->first_malformed_payload = reason;
   x->AddProblem(Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size, std::move(reason));
@@ -486,10 +496,7 @@ class EventsIndexer {
     x_->max_event_ticks = std::max(x_->max_event_ticks, s.hi);
     x_->unknown_events += s.unknown;
     if (!s.status.ok()) {
-      MalformedPayload(
-          x_, chunk,
-          absl::StrCat("events chunk of thread ", s.thread_index, ": ", s.status.message(),
-                       " at payload offset ", s.stop_offset, " (the rest of the chunk is lost)"));
+      MalformedPayload(x_, chunk, MalformedEventsReason(s.thread_index, s.status, s.stop_offset));
     }
     if (check_) Check(chunk, s);
   }

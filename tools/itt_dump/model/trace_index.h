@@ -243,6 +243,20 @@ struct TraceIndex {
   void AddProblem(Problem::Kind kind, uint64_t offset, uint64_t bytes, std::string reason);
 };
 
+// An events chunk whose events stopped decoding part-way (a malformed
+// event: the rest of the chunk is lost). The index pass of the verbs that
+// read the events again decodes only each chunk's first event; their own
+// pass finds the others, and says so (WarnMerge).
+struct MalformedChunk {
+  size_t file = 0;      // in the set
+  uint64_t offset = 0;  // the chunk's, in its file
+  uint64_t bytes = 0;   // its stored size
+  std::string reason;   // MalformedEventsReason
+};
+// The one text of that damage, the index pass's and the verbs' alike.
+std::string MalformedEventsReason(uint32_t thread_index, const absl::Status& s,
+                                  uint64_t payload_offset);
+
 // Why a file could not be read at all.
 enum class OpenFailure {
   kNone,

@@ -650,6 +650,19 @@ uint64_t TraceSetMerger::forced_emits() const {
   return n;
 }
 
+std::vector<MalformedChunk> TraceSetMerger::malformed() const {
+  if (single_ != nullptr) return single_->malformed();  // file 0's
+  std::vector<MalformedChunk> all;
+  for (const Input& in : inputs_) {
+    if (in.merger == nullptr) continue;
+    for (MalformedChunk m : in.merger->malformed()) {
+      m.file = in.file;
+      all.push_back(std::move(m));
+    }
+  }
+  return all;
+}
+
 bool TraceSetMerger::Advance(Input* in) {
   if (in->run_left > 0) {
     // The merger's decisions for the rest of its batch, taken at once: this

@@ -256,6 +256,9 @@ class TraceSetMerger {
 
   uint64_t late_events() const;
   uint64_t forced_emits() const;
+  // Every file's events chunks whose events stopped decoding part-way so
+  // far (EventMerger::malformed), by file.
+  std::vector<MalformedChunk> malformed() const;
 
  private:
   struct Input {
