@@ -188,6 +188,33 @@ TEST(StatsFilters, HeapCallsAndWaitsArePairedBeforeTheyAreFiltered) {
   }
 }
 
+// stats --name keeps an unload by its method's name, which its load gave:
+// the load needs no other filter to keep it.
+TEST(StatsFilters, AnUnloadIsKeptByItsLoadsNameWhateverElseDropsTheLoad) {
+  testing::TraceBuilder b;
+  b.Thread(0, 7, "main");
+  const auto load = [](uint64_t t, uint64_t id, const char* name) {
+    return Ev(EventKind::kJitMethodLoad, t,
+              {{F::kMethodId, U(id)},
+               {F::kMethodName, testing::B(name)},
+               {F::kAddress, U(0x1000 * id)},
+               {F::kSize, U(16)}});
+  };
+  const auto unload = [](uint64_t t, uint64_t id) {
+    return Ev(EventKind::kJitMethodUnload, t, {{F::kMethodId, U(id)}});
+  };
+  b.Events(0, {load(1100, 1, "foo"), load(1110, 2, "bar"), unload(1500, 1), unload(1510, 2)});
+  b.End(2000);
+  for (const bool one_core : {false, true}) {
+    const std::vector<std::string> args = {"stats", "--format=csv", "--name=foo", "--from=300",
+                                           "trace.itt"};
+    const testing::DumpResult r =
+        one_core ? testing::RunDumpOnOneCore(args, b.bytes()) : testing::RunDump(args, b.bytes());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("\njit,0,0,0,1,0\n"), std::string::npos) << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace itt_dump
 }  // namespace ittc

@@ -111,8 +111,12 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
       return;
     case Family::kJit: {
       if (filter_.active()) {
-        if (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time)) return;
-        if (filter_.has_name() && !JitNameKept(e, t)) return;
+        // The methods' names follow every load, whatever the other filters
+        // keep: an unload is kept by its load's name.
+        const bool name_kept = !filter_.has_name() || JitNameKept(e, t);
+        if (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time) || !name_kept) {
+          return;
+        }
       }
       if (e.kind == EventKind::kJitInlineLoad) {
         ++jit_inline_;
