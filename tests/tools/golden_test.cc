@@ -440,6 +440,9 @@ TEST(Text, ADefinedEmptyNameIsEmptyAndAnUndefinedOneIsItsId) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("task_begin d \"\" id=-"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("task_begin d \"#9\" id=-"), std::string::npos) << r.out;
+  // An end carries its begin's name, as the begin shows it.
+  EXPECT_NE(r.out.find("200 101/main task_end d \"\"\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("400 101/main task_end d \"#9\"\n"), std::string::npos) << r.out;
 }
 
 // Frames past the depth a key keeps are frames open at the end, not tasks.

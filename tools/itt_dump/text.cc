@@ -292,9 +292,8 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     name_buf_ = std::move(name);
     set_name(i, name_buf_);
   };
-  auto string_name = [&](F f) {
-    const int i = s.IndexOf(f);
-    const uint64_t id = e.fields[i].u;
+  // The name string `id` (a field's, i; -1: an end's, its begin's name).
+  auto id_name = [&](int i, uint64_t id) {
     const CachedText& c = CachedString(id);
     // "#N" for an id the trace does not define; a defined "" stays "".
     if (c.text.empty() && id != 0 && x_.strings.Find(id) == nullptr) {
@@ -303,6 +302,10 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
       set_cached_name(i, c);
     }
     if (id == 0) sub->has_name = false;
+  };
+  auto string_name = [&](F f) {
+    const int i = s.IndexOf(f);
+    id_name(i, e.fields[i].u);
   };
   switch (e.kind) {
     case EventKind::kTaskBeginFn:
@@ -313,7 +316,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kTaskEndEx:
       if (!closed_) return;
       if (closed_name_id_ != 0) {
-        set_cached_name(-1, CachedString(closed_name_id_));
+        id_name(-1, closed_name_id_);
       } else if (closed_fn_ != 0) {
         own_name(-1, FunctionName(x_, closed_thread_, closed_fn_, closed_begin_));
       }
@@ -322,7 +325,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     case EventKind::kTaskEndOverlappedEx:
     case EventKind::kRegionEnd:
       // (One begun without a name has none at its end either.)
-      if (closed_ && closed_name_id_ != 0) set_cached_name(-1, CachedString(closed_name_id_));
+      if (closed_ && closed_name_id_ != 0) id_name(-1, closed_name_id_);
       return;
     case EventKind::kCounterInc:
     case EventKind::kCounterIncDelta:
