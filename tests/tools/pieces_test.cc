@@ -709,6 +709,39 @@ void ExpectSameStats(const std::string& bytes, const std::string& what) {
                              bytes, what);
 }
 
+// A chunk of 2 MiB whose first event is malformed, between two threads'
+// chunks: the serial merge holds its payload until its thread's earlier
+// events are delivered, past a lookahead of 1 MiB, and so delivers events
+// early; the pass on every core must count it as held too (and so not
+// run), or its output differs.
+TEST(Pieces, AChunkWithoutAnEventStillCountsAgainstTheLookahead) {
+  TraceBuilder b;
+  b.String(1, "a").Domain(1, "d");
+  b.Counter(1, "shared", "d", 1, format::MetadataType::kU64);
+  b.Thread(0, 100, "t0").Thread(1, 101, "t1");
+  const auto tasks = [](uint64_t t, uint64_t value) {
+    std::vector<format::Event> v;
+    for (int i = 0; i < 3000; ++i, t += 20) {
+      v.push_back(Ev(EventKind::kTaskBegin, t, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+      v.push_back(Ev(EventKind::kTaskEnd, t + 5, {{F::kDomain, U(1)}}));
+    }
+    v.push_back(CounterSetU64(t, 1, value));
+    return v;
+  };
+  const std::vector<format::Event> t0 = tasks(2000, 1);
+  b.Events(0, t0);
+  format::EventStreamEncoder enc;
+  enc.Reset(0, t0.back().time);
+  std::string payload(enc.payload());
+  payload.push_back('\0');  // no event kind 0: nothing decodes
+  payload.append(size_t{2} << 20, '\0');
+  b.EventsPayload(payload, enc.chunk_flags());
+  b.Events(1, tasks(1500, 2));
+  b.End(200000);
+  SameOnEveryCoreAsOnOneEach({{"stats", "--lookahead-mb=1", "--format=csv", "trace.itt"}},
+                             b.bytes(), "a 2 MiB chunk with no event");
+}
+
 // For one file, stats sums up sync waits, heap calls and counter changes
 // by stretches of what the pieces keep apart, and joins them in order:
 // stretches of a few events each join many times.

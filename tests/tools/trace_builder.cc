@@ -196,6 +196,12 @@ TraceBuilder& TraceBuilder::Events(uint32_t thread_index, const std::vector<Even
   return *this;
 }
 
+TraceBuilder& TraceBuilder::EventsPayload(std::string_view payload, uint16_t flags) {
+  FlushDefinitions();
+  Chunk(format::ChunkType::kEvents, payload, flags);
+  return *this;
+}
+
 TraceBuilder& TraceBuilder::End(uint64_t end_ticks) {
   FlushDefinitions();
   Records(format::ChunkType::kEnd, {format::ToRecord(EndOf(end_ticks))});

@@ -98,6 +98,9 @@ class TraceBuilder {
   TraceBuilder& Loss(uint32_t thread_index, format::LossCause cause, uint64_t count);
   // One events chunk of `thread_index`.
   TraceBuilder& Events(uint32_t thread_index, const std::vector<format::Event>& events);
+  // An events chunk of a payload made by hand (a malformed one), coded as
+  // `flags` say (an encoder's chunk_flags()), in sequence.
+  TraceBuilder& EventsPayload(std::string_view payload, uint16_t flags);
   // The end chunk; counts default to what was written.
   TraceBuilder& End(uint64_t end_ticks);
   // The end chunk of a flight recorder's dump: `flight`, then the end

@@ -901,10 +901,17 @@ bool PieceMerger::ReadChunk(size_t f) {
     if (piece->time_back || (q.any && piece->first_time < q.last_time)) {
       return Fail("a thread's time goes back");
     }
+    // What the serial merge holds of it, and until when: a chunk with
+    // events until its last is passed; one with no event it can decode
+    // (its first is malformed) until its thread's earlier events are
+    // (it drops the payload when its queue reaches it), or not at all.
+    const bool holds = piece->first_time != kNoEvents || q.any;
     if (piece->first_time != kNoEvents) {
       q.any = true;
       q.last_time = piece->last_time;
-      held_.push_back({piece->last_time, f, piece->payload_bytes});
+    }
+    if (holds) {
+      held_.push_back({q.last_time, f, piece->payload_bytes});
       std::push_heap(held_.begin(), held_.end(), std::greater<>());
       if ((serial_held_[f] += piece->payload_bytes) > serial_budget_) {
         return Fail("the serial merge could pass its lookahead");
