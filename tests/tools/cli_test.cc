@@ -3,13 +3,17 @@
 // it exits 0 quietly, without SIGPIPE, and never shows a progress line when
 // stderr is not a terminal.
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -240,6 +244,105 @@ TEST(Cli, ATraceThatReadsOnlyOnceIsAnInputFailure) {
     EXPECT_NE(ReadFile(err_path).find("itt-dump reads FILE twice: a file, not a pipe"),
               std::string::npos)
         << verb[0] << ": " << ReadFile(err_path);
+  }
+}
+
+// Whether process `pid` has file `path` (its real path) open.
+bool HasOpen(pid_t pid, const std::string& path) {
+  const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return false;
+  bool open = false;
+  while (const dirent* e = readdir(d)) {
+    char target[4096];
+    const ssize_t n = readlink((dir + "/" + e->d_name).c_str(), target, sizeof target);
+    if (n > 0 && std::string(target, static_cast<size_t>(n)) == path) open = true;
+  }
+  closedir(d);
+  return open;
+}
+
+// Opens FIFO `path` for writing once a reader has it open, unless `child`
+// exits first (then -1).
+int OpenWhenRead(const std::string& path, pid_t child, int* status) {
+  for (;;) {
+    const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) {
+      fcntl(fd, F_SETFL, 0);  // blocking writes
+      return fd;
+    }
+    if (waitpid(child, status, WNOHANG) == child) return -1;
+    usleep(1000);  // (waits for the reader, not for time: no deadline here)
+  }
+}
+
+// A file cut between the index pass and the verb's own: through a FIFO,
+// the first reading gets the whole trace and the second its first part.
+// The verb says so and fails as a truncated input (1); parquet leaves no
+// table named as if whole.
+TEST(Cli, ATraceCutWhileItIsReadFailsTheVerb) {
+  signal(SIGPIPE, SIG_IGN);
+  const std::string trace = FrameTrace(2, 2000);
+  const std::vector<std::vector<std::string>> verbs = {
+      {"stats"}, {"parquet", "-o", TempPath("cut.pq")}, {"chrome", "-o", TempPath("cut.json")}};
+  std::filesystem::remove_all(TempPath("cut.pq"));
+  for (const std::vector<std::string>& verb : verbs) {
+    const std::string fifo = TempPath("cut.fifo");
+    unlink(fifo.c_str());
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    const std::string err_path = TempPath("cut.err");
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const int out = open("/dev/null", O_WRONLY);
+      dup2(out, STDOUT_FILENO);
+      const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(err, STDERR_FILENO);
+      const std::string bin = BinaryPath();
+      std::vector<std::string> args = {bin, verb[0], "--no-progress", fifo};
+      args.insert(args.end(), verb.begin() + 1, verb.end());
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(bin.c_str(), argv.data());
+      _exit(127);
+    }
+    // Every reading after the first (the verb's own pass, and any
+    // other) gets the cut trace, until the verb exits.
+    int status = 0;
+    int readings = 0;
+    char real[PATH_MAX];
+    ASSERT_NE(realpath(fifo.c_str(), real), nullptr);
+    for (int fd; (fd = OpenWhenRead(fifo, pid, &status)) >= 0;) {
+      const size_t bytes = readings++ == 0 ? trace.size() : trace.size() * 3 / 5;
+      for (size_t done = 0; done < bytes;) {
+        const ssize_t n = write(fd, trace.data() + done, bytes - done);
+        if (n <= 0) break;
+        done += static_cast<size_t>(n);
+      }
+      // The reader's descriptor may come after our open: wait for it (it
+      // stays until our close ends the data), then for the reader to close
+      // it, so that the next open is a new reading (a reader waiting in
+      // open() has no descriptor yet).
+      bool gone = false;
+      while (!HasOpen(pid, real) && !gone) {
+        gone = waitpid(pid, &status, WNOHANG) == pid;
+        if (!gone) usleep(1000);
+      }
+      close(fd);
+      if (gone) break;
+      while (HasOpen(pid, real)) usleep(1000);
+    }
+    EXPECT_EQ(readings, 2) << verb[0];
+    ASSERT_TRUE(WIFEXITED(status)) << verb[0];
+    const std::string err = ReadFile(err_path);
+    EXPECT_EQ(WEXITSTATUS(status), 1) << verb[0] << ": " << err;
+    EXPECT_NE(err.find("changed while it was read: the second reading ended at byte"),
+              std::string::npos)
+        << verb[0] << ": " << err;
+    if (verb[0] == "parquet") {
+      EXPECT_TRUE(FilesUnder(TempPath("cut.pq")).empty()) << "a table left named as if whole";
+    }
   }
 }
 

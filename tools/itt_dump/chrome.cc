@@ -784,8 +784,7 @@ absl::Status RunChrome(const VerbContext& ctx) {
   absl::StatusOr<PassSummary> pass = WriteChrome(ctx);
   ctx.out->Flush();
   if (!pass.ok()) return pass.status();
-  WarnMerge(ctx, *pass);
-  return absl::OkStatus();
+  return WarnMerge(ctx, *pass);
 }
 
 }  // namespace itt_dump

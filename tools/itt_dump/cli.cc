@@ -531,6 +531,21 @@ int PassFailureExit(const absl::Status& s) {
   return input == OpenFailure::kNone ? kExitOutput : static_cast<int>(StatusForFailure(input));
 }
 
+// Says why a verb failed (an error without text was said already: a file
+// cut while it was read, WarnMerge), as "itt-dump: FILE: ..." with `ctx`,
+// and returns its exit status (PassFailureExit).
+int FailVerb(const Env& env, const absl::Status& s, const VerbContext* ctx = nullptr) {
+  if (!s.message().empty()) {
+    if (ctx != nullptr) {
+      Warn(*ctx, std::string(s.message()));
+    } else {
+      env.err->Write(absl::StrCat("itt-dump: ", s.message(), "\n"));
+      env.err->Flush();
+    }
+  }
+  return PassFailureExit(s);
+}
+
 // Points `ctx` (at its final address: symbol warnings refer to it) at `set`
 // with the command line's output, filters and merge options.
 void BindContext(const Args& a, const Env& env, const TraceSet& set, Progress* progress,
@@ -589,11 +604,7 @@ int RunDiffCommand(const Args& a, const Env& env) {
   const absl::Status s = RunDiff(sides[0].ctx, sides[1].ctx, options, &regressed);
   for (Side& side : sides) side.progress->Done();
   env.out->Flush();
-  if (!s.ok()) {
-    env.err->Write(absl::StrCat("itt-dump: ", s.message(), "\n"));
-    env.err->Flush();
-    return PassFailureExit(s);
-  }
+  if (!s.ok()) return FailVerb(env, s);
   if (!env.out->status().ok()) {
     env.err->Write(absl::StrCat("itt-dump: ", env.out->status().message(), "\n"));
     env.err->Flush();
@@ -724,9 +735,7 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     s = RunParquet(ctx, po);
     if (!s.ok()) {
       progress.Done();
-      env.err->Write(absl::StrCat("itt-dump: ", s.message(), "\n"));
-      env.err->Flush();
-      return PassFailureExit(s);
+      return FailVerb(env, s);
     }
   } else if (a.verb == "vtune-csv") {
     absl::Status d = env.make_dir(a.output);
@@ -742,17 +751,12 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
     s = RunVtuneCsv(ctx, vo, &files);
     if (!s.ok()) {
       progress.Done();
-      env.err->Write(absl::StrCat("itt-dump: ", s.message(), "\n"));
-      env.err->Flush();
-      return PassFailureExit(s);
+      return FailVerb(env, s);
     }
   }
   progress.Done();
   env.out->Flush();
-  if (!s.ok()) {
-    Warn(ctx, std::string(s.message()));
-    return PassFailureExit(s);
-  }
+  if (!s.ok()) return FailVerb(env, s, &ctx);
   if (!env.out->status().ok()) {
     env.err->Write(absl::StrCat("itt-dump: ", env.out->status().message(), "\n"));
     env.err->Flush();

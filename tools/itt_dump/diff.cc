@@ -283,8 +283,10 @@ absl::Status RunDiff(const VerbContext& base, const VerbContext& next, const Dif
                prefix, &text);
   base.out->Write(text);
   base.out->Flush();
-  WarnMerge(base, *base_pass);
-  WarnMerge(next, *next_pass);
+  const absl::Status base_cut = WarnMerge(base, *base_pass);
+  const absl::Status next_cut = WarnMerge(next, *next_pass);
+  if (!base_cut.ok()) return base_cut;
+  if (!next_cut.ok()) return next_cut;
 
   if (options.fail_above_pct.has_value()) {
     const double limit = *options.fail_above_pct;

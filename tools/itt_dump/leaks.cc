@@ -221,8 +221,7 @@ absl::Status RunLeaks(const VerbContext& ctx, const LeaksOptions& options) {
   if (!pass.ok()) return pass.status();
   finder.Report(options, pass->events);
   ctx.out->Flush();
-  WarnMerge(ctx, *pass);
-  return absl::OkStatus();
+  return WarnMerge(ctx, *pass);
 }
 
 }  // namespace ittc::itt_dump

@@ -74,14 +74,14 @@ absl::Status RunPerfMap(const VerbContext& ctx, OutputFactory* files) {
     ++lines[t.process];
   });
   if (!pass.ok()) return pass.status();
-  WarnMerge(ctx, *pass);
+  const absl::Status cut = WarnMerge(ctx, *pass);
   for (size_t i = 0; i < outs.size(); ++i) {
     if (outs[i] == nullptr) continue;
     outs[i]->Flush();
     if (!outs[i]->status().ok()) return outs[i]->status();
     if (lines[i] == 0) WarnFile(ctx, i, "no JIT method loads: the map is empty");
   }
-  return absl::OkStatus();
+  return cut;
 }
 
 }  // namespace ittc::itt_dump

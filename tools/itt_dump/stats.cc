@@ -384,8 +384,7 @@ absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options) {
                &text);
   ctx.out->Write(text);
   ctx.out->Flush();
-  WarnMerge(ctx, *pass);
-  return absl::OkStatus();
+  return WarnMerge(ctx, *pass);
 }
 
 }  // namespace itt_dump

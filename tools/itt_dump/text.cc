@@ -736,8 +736,8 @@ absl::Status RunText(const VerbContext& ctx) {
   absl::StatusOr<PassSummary> pass = PrintText(ctx);
   if (!pass.ok()) return pass.status();
   ctx.out->Flush();
-  if (ctx.out->good()) WarnMerge(ctx, *pass);
-  return absl::OkStatus();
+  if (!ctx.out->good()) return absl::OkStatus();
+  return WarnMerge(ctx, *pass);
 }
 
 }  // namespace itt_dump

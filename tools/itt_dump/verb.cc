@@ -81,7 +81,7 @@ void WarnUnbalanced(const VerbContext& ctx, const Unbalanced& u) {
   }
 }
 
-void WarnMerge(const VerbContext& ctx, const PassSummary& pass) {
+absl::Status WarnMerge(const VerbContext& ctx, const PassSummary& pass) {
   // A chunk the index pass reported already (its first event failed, or
   // it decoded every event) is not reported again; each once, in the
   // order of the files and offsets whichever pass found it.
@@ -112,6 +112,17 @@ void WarnMerge(const VerbContext& ctx, const PassSummary& pass) {
                            ctx.merge.max_buffered_bytes >> 20, " MiB was exceeded ",
                            pass.forced_emits, " times)"));
   }
+  for (const ShortReading& r : pass.short_readings) {
+    WarnFile(
+        ctx, r.file,
+        absl::StrCat("changed while it was read: the second reading ended at byte ", r.bytes_read,
+                     " of the ", r.index_bytes, " read before; the output lacks what was cut"));
+  }
+  // (Said above: the caller's status needs no text.)
+  if (!pass.short_readings.empty()) {
+    return MarkPassOpenFailure(absl::DataLossError(""), OpenFailure::kTruncated);
+  }
+  return absl::OkStatus();
 }
 
 uint64_t TraceEndTicks(const TraceIndex& index, uint64_t last_event) {

@@ -72,6 +72,9 @@ struct PassSummary {
   // Events chunks whose events stopped decoding part-way (WarnMerge says
   // which; the index pass reported those it found, as their offsets say).
   std::vector<MalformedChunk> malformed;
+  // Files cut (or replaced) between the index pass and this one: their
+  // events past the cut are missing (WarnMerge fails the verb).
+  std::vector<ShortReading> short_readings;
 };
 
 // The merger of the pass every verb but info and verify makes: reopens the
@@ -88,14 +91,19 @@ PassSummary RunPass(TraceSetMerger* merger, Consume&& consume, KeepGoing&& keep_
   PassSummary pass;
   const format::Event* e;
   const ThreadRec* t;
+  bool stopped = false;
   while (merger->Next(&e, &t)) {
     consume(*e, *t);
     if (e->time > pass.last_ticks) pass.last_ticks = e->time;
-    if ((++pass.events & 1023) == 0 && !keep_going()) break;
+    if ((++pass.events & 1023) == 0 && !keep_going()) {
+      stopped = true;
+      break;
+    }
   }
   pass.late_events = merger->late_events();
   pass.malformed = merger->malformed();
   pass.forced_emits = merger->forced_emits();
+  if (!stopped) pass.short_readings = merger->ShortReadings();
   return pass;
 }
 
@@ -135,8 +143,9 @@ bool DrainPieces(const VerbContext& ctx, PieceMerger* merger, Target* target, Pa
     } else if (item.entry->type == Piece::Entry::Type::kOutput) {
       on_output(item);
     }
-    if ((++items & 1023) == 0 && !ctx.out->good()) break;
+    if ((++items & 1023) == 0 && !ctx.out->good()) return true;
   }
+  for (const ShortReading& r : merger->ShortReadings()) pass->short_readings.push_back(r);
   return true;
 }
 template <typename Target, typename OnOutput, typename OnEvent>
@@ -336,8 +345,11 @@ absl::StatusOr<PassSummary> WriteOnce(const VerbContext& ctx, const char* what,
 // Reports the pairing engine's unbalanced counts, if any, in one line.
 void WarnUnbalanced(const VerbContext& ctx, const Unbalanced& u);
 
-// Reports merge anomalies (late events) after a pass.
-void WarnMerge(const VerbContext& ctx, const PassSummary& pass);
+// Warns of what the pass found (events out of time order, malformed
+// chunks the index pass did not see); fails (an input failure:
+// PassOpenFailure) where a file was cut between the passes, having said
+// so.
+[[nodiscard]] absl::Status WarnMerge(const VerbContext& ctx, const PassSummary& pass);
 
 // The last tick of the trace: the end record's, else the largest of the
 // last sync point and `last_event`.

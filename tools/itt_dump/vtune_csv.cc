@@ -684,7 +684,7 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
       &passes->intervals_rewritten);
   if (!pass.ok()) return pass.status();
   passes->intervals_on_every_core = pass->on_every_core;
-  WarnMerge(ctx, *pass);
+  if (absl::Status cut = WarnMerge(ctx, *pass); !cut.ok()) return cut;
   (*intervals)->Flush();
   if (!(*intervals)->status().ok()) return (*intervals)->status();
   if (!w->has_counters()) return absl::OkStatus();

@@ -881,6 +881,17 @@ std::shared_ptr<const T> TakeOver(T* kept, std::vector<T>* spares) {
 
 }  // namespace
 
+std::vector<ShortReading> PieceMerger::ShortReadings() const {
+  std::vector<ShortReading> short_readings;
+  for (size_t f = 0; f < files_.size(); ++f) {
+    if (files_[f].reader == nullptr) continue;
+    const uint64_t index_bytes = set_.files()[f].index->file_bytes;
+    const uint64_t read = files_[f].reader->stats().bytes_read;
+    if (read < index_bytes) short_readings.push_back({f, read, index_bytes});
+  }
+  return short_readings;
+}
+
 bool PieceMerger::ReadChunk(size_t f) {
   File& file = files_[f];
   format::Chunk chunk;

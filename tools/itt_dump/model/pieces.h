@@ -568,6 +568,9 @@ class PieceMerger {
   // are not to be used). The item stays valid until the next call.
   bool Next(Item* item);
   bool exact() const { return inexact_reason_ == nullptr; }
+  // The files of the pass whose reading ended before their index pass's
+  // did. Once Next returned false.
+  std::vector<ShortReading> ShortReadings() const;
   // At most how many frames the pieces had open at once of their own
   // (every thread at once, each its piece's most). The serial pass had at
   // most this many more keyed intervals open at any time than the tracker

@@ -631,13 +631,13 @@ namespace {
 // The payload that marks an error of OpenForPass with its OpenFailure.
 constexpr char kPassOpenFailureUrl[] = "ittc.itt_dump/pass_open_failure";
 
+}  // namespace
+
 absl::Status MarkPassOpenFailure(absl::Status s, OpenFailure failure) {
   s.SetPayload(kPassOpenFailureUrl,
                absl::Cord(std::string(1, static_cast<char>('0' + static_cast<int>(failure)))));
   return s;
 }
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(
     const TraceSource& source, const format::ReaderOptions& options) {

@@ -253,6 +253,14 @@ struct MalformedChunk {
   uint64_t bytes = 0;   // its stored size
   std::string reason;   // MalformedEventsReason
 };
+// A file whose second reading (a verb's own pass) ended before the bytes
+// its index pass read: it was cut (or replaced) in between, and what was
+// cut is missing from the verb's output.
+struct ShortReading {
+  size_t file = 0;           // in the set
+  uint64_t bytes_read = 0;   // by the second reading
+  uint64_t index_bytes = 0;  // by the index pass (TraceIndex::file_bytes)
+};
 // The one text of that damage, the index pass's and the verbs' alike.
 std::string MalformedEventsReason(uint32_t thread_index, const absl::Status& s,
                                   uint64_t payload_offset);
@@ -287,6 +295,8 @@ absl::StatusOr<std::unique_ptr<format::TraceReader>> OpenForPass(
 // The kind of open failure of an error OpenForPass returned, as a verb's
 // pass passes it on; kNone for any other status (an output's error).
 OpenFailure PassOpenFailure(const absl::Status& s);
+// `s` marked as that kind of input failure (PassOpenFailure gives it back).
+absl::Status MarkPassOpenFailure(absl::Status s, OpenFailure failure);
 
 }  // namespace itt_dump
 }  // namespace ittc

@@ -663,6 +663,22 @@ std::vector<MalformedChunk> TraceSetMerger::malformed() const {
   return all;
 }
 
+std::vector<ShortReading> TraceSetMerger::ShortReadings() const {
+  std::vector<ShortReading> short_readings;
+  const auto check = [&](size_t file, const format::TraceReader* reader) {
+    if (reader == nullptr) return;
+    const uint64_t index_bytes = set_.files()[file].index->file_bytes;
+    const uint64_t read = reader->stats().bytes_read;
+    if (read < index_bytes) short_readings.push_back({file, read, index_bytes});
+  };
+  if (single_ != nullptr) {
+    check(0, single_reader_.get());
+  } else {
+    for (const Input& in : inputs_) check(in.file, in.reader.get());
+  }
+  return short_readings;
+}
+
 bool TraceSetMerger::Advance(Input* in) {
   if (in->run_left > 0) {
     // The merger's decisions for the rest of its batch, taken at once: this

@@ -259,6 +259,9 @@ class TraceSetMerger {
   // Every file's events chunks whose events stopped decoding part-way so
   // far (EventMerger::malformed), by file.
   std::vector<MalformedChunk> malformed() const;
+  // The files whose reading ended before their index pass's did. Once
+  // Next returned false.
+  std::vector<ShortReading> ShortReadings() const;
 
  private:
   struct Input {

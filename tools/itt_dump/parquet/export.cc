@@ -1471,9 +1471,9 @@ absl::Status RunParquet(const VerbContext& ctx, const ParquetOptions& options,
     return s;
   };
   const auto finish = [&](const PassSummary& pass) {
-    absl::Status status = exporter->End(TraceEndTicks(*ctx.index, pass.last_ticks));
-    WarnMerge(ctx, pass);
-    return status;
+    // An input cut while it was read leaves no table named as if whole.
+    if (absl::Status cut = WarnMerge(ctx, pass); !cut.ok()) return cut;
+    return exporter->End(TraceEndTicks(*ctx.index, pass.last_ticks));
   };
   // (With more files the verbs that write take the serial pass: WriteInPieces.)
   if (ctx.parallel && ctx.set->files().size() <= PieceMerger::kManyFiles) {

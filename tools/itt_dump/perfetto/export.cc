@@ -982,7 +982,7 @@ absl::Status RunPerfetto(const VerbContext& ctx, const PerfettoOptions& options)
   absl::Status written;
   absl::StatusOr<PassSummary> pass = WritePerfetto(ctx, options, nullptr, &written);
   if (!pass.ok()) return pass.status();
-  WarnMerge(ctx, *pass);
+  if (absl::Status cut = WarnMerge(ctx, *pass); !cut.ok()) return cut;
   return written;
 }
 
