@@ -5,8 +5,12 @@
 //                                       lossless rate), zstd level L
 //                                       (0 = the collector's default)
 //   BM_FlusherSaturated/zstd:L          ITTC_OVERFLOW=block, unpaced: the
-//                                       producer waits for the flusher, so
-//                                       the rate is the flusher's maximum
+//                                       producer waits where its ring is
+//                                       full, so the rate is the slower of
+//                                       producer and flusher (on the dev VM
+//                                       the producer: the flusher was busy
+//                                       about half the time); BM_Drain
+//                                       gives the flusher's own ceiling
 //   BM_Drain/producers:P/flushers:K     P producers each fill a 64 MiB ring
 //                                       with 2 M task pairs while the
 //                                       flushers are held; then one flusher

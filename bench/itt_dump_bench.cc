@@ -13,8 +13,8 @@
 //           task metadata in each, markers, three domains, frames on the
 //           main thread): 62.5 M events.
 //
-//   BM_PlainZstd      ZSTD_decompressDCtx of every chunk's stored payload
-//                     (the frames trace): the floor any reader pays
+//   BM_PlainZstd/T    ZSTD_decompressDCtx of every chunk's stored payload
+//                     of trace T: the floor any reader of it pays
 //   BM_AppendMicros   chrome's "ts" and "dur" text (AppendMicros), per value
 //   BM_Verb/V/T       verb V (stats, verify, text, chrome, perfetto,
 //                     parquet: its dataset written to a temporary
@@ -24,8 +24,10 @@
 //                     in-process (index pass, merged pass, report), 3 runs
 //                     (the report: their median); output is formatted and
 //                     discarded, as with `>/dev/null`. Counters:
-//                     ratio_to_zstd (events/s over BM_PlainZstd's, same
-//                     run), trace_MB, and per event (issue 47):
+//                     ratio_to_zstd (events/s over the plain
+//                     decompression of trace T, BM_PlainZstd/T's best of
+//                     3 in the same run), trace_MB, and per event (issue
+//                     47):
 //                       serial_ns  CPU of the work that runs on one thread
 //                                  only: the reading thread's (less the
 //                                  chunks it took off the workers' queue
@@ -153,9 +155,10 @@ const BigTrace& Trace(TraceKind kind = kFrames) {
   return *mixed;
 }
 
-// One decompression of every chunk; returns the seconds it took.
-double DecompressAll(ZSTD_DCtx* dctx, std::string* out) {
-  const BigTrace& t = Trace();
+// One decompression of every chunk of trace `kind`; returns the seconds it
+// took.
+double DecompressAll(TraceKind kind, ZSTD_DCtx* dctx, std::string* out) {
+  const BigTrace& t = Trace(kind);
   const auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < t.stored.size(); ++i) {
     out->resize(t.sizes[i]);
@@ -167,33 +170,45 @@ double DecompressAll(ZSTD_DCtx* dctx, std::string* out) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Events per second of the plain decompression: the best of three, measured
-// once per run so every verb's ratio uses the same figure.
-double ZstdEventsPerSecond() {
-  static const double rate = [] {
+// Events per second of the plain decompression of trace `kind` (each
+// trace's verbs are compared with their own: the mixed trace's events take
+// more bytes each): the best of three, measured once per run so every verb
+// of a trace uses the same figure.
+double ZstdEventsPerSecond(TraceKind kind) {
+  const auto measure = [](TraceKind k) {
     ZSTD_DCtx* dctx = ZSTD_createDCtx();
     std::string out;
     double best = 1e300;
-    for (int i = 0; i < 3; ++i) best = std::min(best, DecompressAll(dctx, &out));
+    for (int i = 0; i < 3; ++i) best = std::min(best, DecompressAll(k, dctx, &out));
     ZSTD_freeDCtx(dctx);
-    return static_cast<double>(Trace().events) / best;
-  }();
-  return rate;
+    return static_cast<double>(Trace(k).events) / best;
+  };
+  static const double frames = measure(kFrames);
+  if (kind == kFrames) return frames;
+  static const double mixed = measure(kMixed);
+  return mixed;
 }
 
 void BM_PlainZstd(benchmark::State& state) {
-  const BigTrace& t = Trace();
+  const auto kind = static_cast<TraceKind>(state.range(0));
+  const BigTrace& t = Trace(kind);
   ZSTD_DCtx* dctx = ZSTD_createDCtx();
   std::string out;
   for (auto _ : state) {
-    const double s = DecompressAll(dctx, &out);
+    const double s = DecompressAll(kind, dctx, &out);
     state.SetIterationTime(s);
   }
   ZSTD_freeDCtx(dctx);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * t.events));
+  state.SetLabel(kTraceNames[kind]);
   state.counters["trace_MB"] = static_cast<double>(t.bytes.size()) / 1e6;
 }
-BENCHMARK(BM_PlainZstd)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PlainZstd)
+    ->Arg(kFrames)
+    ->Arg(kMixed)
+    ->UseManualTime()
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
 
 // What chrome writes twice per object (ts, dur): times in ns as
 // microseconds with three decimals, here of 1 to 100 s (8 to 11 digits),
@@ -348,7 +363,7 @@ void BM_Verb(benchmark::State& state) {
   }
   if (std::strcmp(verb, "parquet") == 0) args.insert(args.end(), {"-o", ParquetDir()});
   if (std::strcmp(verb, "vtune-csv") == 0) args.insert(args.end(), {"-o", "vtune"});
-  const double zstd_rate = ZstdEventsPerSecond();
+  const double zstd_rate = ZstdEventsPerSecond(kind);
   RunCpu cpu;
   for (auto _ : state) {
     std::string error;

@@ -340,8 +340,9 @@ def lossless_rates(threads):
         if not all(ok for _, ok in candidates):
             broken.add(ring)
         elif ring not in broken:
-            rate = min(r for r, _ in candidates)
-            every = rate if every is None else max(every, rate)
+            # The steps come slowest first: the last one reached so far is
+            # the highest with no drop, and its slowest run is the rate.
+            every = min(r for r, _ in candidates)
         good = [r for r, ok in candidates if ok]
         if good:
             best = max(good) if best is None else max(best, max(good))
@@ -817,7 +818,11 @@ def section_flusher(out, flusher):
                "and framing events chunks) and write are the collector's own count of the "
                "time in those calls in the same run (`ittc_test_flusher_stage_ticks`), the "
                "rest is reading the rings, encoding and the rounds. Saturated = "
-               "`ITTC_OVERFLOW=block` and no pacing: the producer waits for the flusher.")
+               "`ITTC_OVERFLOW=block` and no pacing: the producer runs as fast as it can "
+               "and waits only where its ring is full, so the recorded rate is the slower "
+               "of the two: where the flusher's CPU per event times the rate is well under "
+               "one second per second, the producer set it (the flusher's own ceiling is "
+               "`BM_Drain`'s, below).")
     out.append("")
     rows = []
     for name in flusher.names():
@@ -909,7 +914,10 @@ def section_generic(out, title, results, command):
                      "%.1f M/s" % (ips / 1e6) if ips else "",
                      "%.0f MB/s" % (bps / 1e6) if bps else "",
                      " ".join(extras)])
-    table(out, ["benchmark", "CPU time", "items/s", "bytes/s", "counters"], rows)
+    # Google Benchmark's cpu_time is the calling thread's: a benchmark that
+    # runs work on other threads or processes (itt-dump's workers, a child
+    # process) reports its CPU in its counters instead (total_ns).
+    table(out, ["benchmark", "CPU time of its thread", "items/s", "bytes/s", "counters"], rows)
     out.append("Reproduce: `%s`." % command)
     out.append("")
 
