@@ -553,20 +553,31 @@ class RowWriter {
 // task begun at depth d ends those deeper.
 class OpenTasks {
  public:
-  void Begin(int depth, uint64_t number) {
+  // Task `number` begins at `depth`; `kept`: the filters keep its slice.
+  void Begin(int depth, uint64_t number, bool kept) {
     numbers_.resize(static_cast<size_t>(depth));
+    kept_.resize(static_cast<size_t>(depth));
+    const uint64_t around = KeptAt(depth - 1);
     numbers_.push_back(number);
+    kept_.push_back(kept ? number : around);
   }
   // The number of the task at `depth`, 0 if none.
-  uint64_t At(int depth) const {
-    return depth >= 0 && static_cast<size_t>(depth) < numbers_.size()
-               ? numbers_[static_cast<size_t>(depth)]
-               : 0;
+  uint64_t At(int depth) const { return Get(numbers_, depth); }
+  // The number of the innermost task at `depth` or around it whose slice
+  // the filters keep, 0 if none: what a row names as its parent or task,
+  // so that it never names a slice the dataset does not have.
+  uint64_t KeptAt(int depth) const { return Get(kept_, depth); }
+  void Clear() {
+    numbers_.clear();
+    kept_.clear();
   }
-  void Clear() { numbers_.clear(); }
 
  private:
+  static uint64_t Get(const std::vector<uint64_t>& v, int depth) {
+    return depth >= 0 && static_cast<size_t>(depth) < v.size() ? v[static_cast<size_t>(depth)] : 0;
+  }
   std::vector<uint64_t> numbers_;
+  std::vector<uint64_t> kept_;  // by depth: KeptAt
 };
 
 // Sync and heap calls: their rows name the task open around them (the
@@ -600,20 +611,23 @@ class ParquetSink final : public PieceSink {
   void OnBegin(const Interval& iv) override {
     // Only tasks begin in a piece (frames are not its).
     iv.listener_word = ++begins_;
-    open_.Begin(iv.depth, iv.listener_word);
+    open_.Begin(iv.depth, iv.listener_word,
+                filter_.KeepsInterval(iv, [&] { return IntervalNameView(x_, iv, &name_); }));
+    kept_around_.push_back(open_.KeptAt(iv.depth));
   }
   void OnInterval(const Interval& iv) override {
     // A member (a SliceRow made here was zeroed whole, a rep stos per task).
     SliceRow& row = row_;
     if (!SliceRowOf(x_, &filter_, iv, &name_, &row)) return;
     BeginOutput();
-    PieceTaskRecord::Write(row, iv.listener_word, open_.At(iv.depth - 1), iv.depth, iv.args,
+    PieceTaskRecord::Write(row, iv.listener_word, open_.KeptAt(iv.depth - 1), iv.depth, iv.args,
                            &output_buffer());
     EndOutput(/*keep=*/true);
   }
   void Clear() override {
     begins_ = 0;
     open_.Clear();
+    kept_around_.clear();
     base_ = 0;
     next_forwarded_ = 0;
     next_open_task_ = 0;
@@ -631,10 +645,13 @@ class ParquetSink final : public PieceSink {
   }
   // On the reading thread: for the next sync or heap call the piece
   // forwarded, the number of the task open around it that the piece pairs
-  // (0: the whole trace's tracker has that task).
+  // and the filters keep (OpenTasks::KeptAt; 0: the whole trace's tracker
+  // has that task).
   uint64_t NextOpenTask(const Piece& piece) {
-    return next_open_task_ < piece.open_task_words.size() ? piece.open_task_words[next_open_task_++]
-                                                          : 0;
+    const uint64_t number = next_open_task_ < piece.open_task_words.size()
+                                ? piece.open_task_words[next_open_task_++]
+                                : 0;
+    return number != 0 ? kept_around_[number - 1] : 0;
   }
 
  private:
@@ -644,6 +661,8 @@ class ParquetSink final : public PieceSink {
   SliceRow row_;  // OnInterval's
   uint64_t begins_ = 0;
   OpenTasks open_;  // the piece's numbers
+  // By number - 1: the innermost task at or around it the filters keep.
+  std::vector<uint64_t> kept_around_;
   uint64_t base_ = 0;
   size_t next_forwarded_ = 0;
   size_t next_open_task_ = 0;
@@ -723,7 +742,7 @@ class ParquetExporter : public IntervalListener {
   uint64_t OpenTaskId(const ThreadRec& t) {
     if (piece_task_ != 0) return piece_task_;
     const Interval* task = tracker_.InnermostTask(t);
-    return task != nullptr ? OpenIds(t).At(task->depth) : 0;
+    return task != nullptr ? OpenIds(t).KeptAt(task->depth) : 0;
   }
   // An args row; `value` is kept (Keep), `key` must outlive the pass.
   void Args(uint64_t slice_id, const ThreadRec& t, uint64_t ticks, const char* scope,
@@ -865,6 +884,7 @@ class ParquetExporter : public IntervalListener {
   // piece paired around it, which the whole trace's tracker does not have
   // (0: none).
   uint64_t piece_task_ = 0;
+  std::string begin_name_;  // OnBegin's scratch (IntervalNameView)
   uint64_t next_instant_ = 0;
   uint64_t next_counter_ = 0;
   uint64_t next_heap_ = 0;
@@ -987,7 +1007,9 @@ void ParquetExporter::OnBegin(const Interval& iv) {
     const uint64_t opened = tracker_.opened_word();
     ordinal = sink->base() + (opened != 0 ? opened : sink->NextForwardedBegin(*piece_));
   }
-  OpenIds(t).Begin(iv.depth, TaskSliceId(t, ordinal));
+  OpenIds(t).Begin(iv.depth, TaskSliceId(t, ordinal), filter_.KeepsInterval(iv, [&] {
+    return IntervalNameView(x_, iv, &begin_name_);
+  }));
 }
 
 void ParquetExporter::OnInterval(const Interval& iv) {
@@ -996,7 +1018,7 @@ void ParquetExporter::OnInterval(const Interval& iv) {
   if (iv.kind == IntervalKind::kTask) {
     const OpenTasks& ids = OpenIds(*iv.thread);
     id = ids.At(iv.depth);
-    parent = ids.At(iv.depth - 1);
+    parent = ids.KeptAt(iv.depth - 1);
   }
   if (id == 0) id = NextOtherId(*iv.thread);  // a frame_submit: complete at once
   WriteInterval(iv, id, parent);
