@@ -7,6 +7,7 @@
 #include "collector/internal/api_util.h"
 #include "collector/internal/settings.h"
 #include "collector/internal/timebase.h"
+#include "format/glob.h"
 
 namespace ittc::collector_internal {
 namespace {
@@ -71,7 +72,7 @@ void Registry::SetMarkerTriggerPattern(std::string pattern) {
   std::lock_guard<std::mutex> lock(mu_);
   marker_pattern_ = std::move(pattern);
   for (size_t i = 0; i < string_texts_.size(); ++i) {
-    if (GlobMatch(marker_pattern_.c_str(), std::string(string_texts_[i]).c_str())) {
+    if (format::GlobMatch(marker_pattern_, string_texts_[i])) {
       g_marker_triggers.Add(static_cast<uint32_t>(i + 1));
     }
   }
@@ -96,7 +97,7 @@ void MarkerTriggerIds::Add(uint32_t id) {
 bool Registry::FilterAccepts(const char* name) const {
   if (patterns_.empty()) return true;
   for (const std::string& p : patterns_) {
-    if (GlobMatch(p.c_str(), name)) return true;
+    if (format::GlobMatch(p, name)) return true;
   }
   return false;
 }
@@ -108,7 +109,7 @@ uint32_t Registry::InternStringLocked(std::string_view text) {
   auto inserted = string_ids_.emplace(std::string(text), id).first;
   string_texts_.push_back(inserted->first);
   AppendDefinitionLocked(EventKind::kDefString, uint64_t{id}, AsBytes(inserted->first));
-  if (!marker_pattern_.empty() && GlobMatch(marker_pattern_.c_str(), inserted->first.c_str())) {
+  if (!marker_pattern_.empty() && format::GlobMatch(marker_pattern_, inserted->first)) {
     g_marker_triggers.Add(id);
   }
   return id;

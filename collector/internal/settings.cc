@@ -273,26 +273,4 @@ std::string ExpandOutputPath(const std::string& pattern, const ProcessNames& nam
   return out;
 }
 
-bool GlobMatch(const char* pattern, const char* name) {
-  // Iterative matcher with single-star backtracking: linear in practice.
-  const char* star = nullptr;
-  const char* resume = nullptr;
-  while (*name) {
-    if (*pattern == '*') {
-      star = pattern++;
-      resume = name;
-    } else if (*pattern == '?' || *pattern == *name) {
-      ++pattern;
-      ++name;
-    } else if (star) {
-      pattern = star + 1;
-      name = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (*pattern == '*') ++pattern;
-  return *pattern == '\0';
-}
-
 }  // namespace ittc::collector_internal

@@ -142,9 +142,6 @@ std::string ExpandOutputPath(const std::string& pattern, const ProcessNames& nam
 // pid, with the processes without a rank first ('p' < 'r').
 std::string DirectoryFileName(const ProcessNames& names);
 
-// True if `name` matches the glob `pattern` ('*' any run, '?' any one char).
-bool GlobMatch(const char* pattern, const char* name);
-
 }  // namespace ittc::collector_internal
 
 #endif  // COLLECTOR_INTERNAL_SETTINGS_H_

@@ -221,15 +221,5 @@ TEST_F(SettingsTest, MalformedRankIsNoRank) {
   EXPECT_EQ(ReadLauncherRank(), kNoRank);
 }
 
-TEST(GlobMatch, StarsAndQuestionMarks) {
-  EXPECT_TRUE(GlobMatch("tbb*", "tbb.scheduler"));
-  EXPECT_TRUE(GlobMatch("*", ""));
-  EXPECT_TRUE(GlobMatch("a?c", "abc"));
-  EXPECT_TRUE(GlobMatch("*.render.*", "app.render.pass"));
-  EXPECT_FALSE(GlobMatch("a?c", "ac"));
-  EXPECT_FALSE(GlobMatch("tbb*", "omp"));
-  EXPECT_FALSE(GlobMatch("*x", "abc"));
-}
-
 }  // namespace
 }  // namespace ittc::collector_internal

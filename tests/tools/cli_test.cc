@@ -187,6 +187,25 @@ TEST(Cli, ClosedPipeEndsQuietlyWithStatusZero) {
   EXPECT_EQ(ReadFile(err_path), "");
 }
 
+// In a child: execs itt-dump `verb[0]` with `inputs`, then the rest of
+// `verb`, its stdout to /dev/null and its stderr to `err_path`.
+[[noreturn]] void ExecVerb(const std::vector<std::string>& verb,
+                           const std::vector<std::string>& inputs, const std::string& err_path) {
+  const int out = open("/dev/null", O_WRONLY);
+  dup2(out, STDOUT_FILENO);
+  const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(err, STDERR_FILENO);
+  const std::string bin = BinaryPath();
+  std::vector<std::string> args = {bin, verb[0]};
+  args.insert(args.end(), inputs.begin(), inputs.end());
+  args.insert(args.end(), verb.begin() + 1, verb.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv(bin.c_str(), argv.data());
+  _exit(127);
+}
+
 // A pipe reads once: the verbs that read the trace twice find nothing the
 // second time. That is the input's failure (truncated, 1, with a hint),
 // not the output's (73), for every verb that reads twice.
@@ -224,18 +243,7 @@ TEST(Cli, ATraceThatReadsOnlyOnceIsAnInputFailure) {
       dup2(pipefd[0], STDIN_FILENO);
       close(pipefd[0]);
       close(pipefd[1]);
-      const int out = open("/dev/null", O_WRONLY);
-      dup2(out, STDOUT_FILENO);
-      const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(err, STDERR_FILENO);
-      const std::string bin = BinaryPath();
-      std::vector<std::string> args = {bin, verb[0], "/dev/stdin"};
-      args.insert(args.end(), verb.begin() + 1, verb.end());
-      std::vector<char*> argv;
-      for (std::string& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(bin.c_str(), argv.data());
-      _exit(127);
+      ExecVerb(verb, {"/dev/stdin"}, err_path);
     }
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
@@ -293,20 +301,7 @@ TEST(Cli, ATraceCutWhileItIsReadFailsTheVerb) {
     const std::string err_path = TempPath("cut.err");
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      const int out = open("/dev/null", O_WRONLY);
-      dup2(out, STDOUT_FILENO);
-      const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(err, STDERR_FILENO);
-      const std::string bin = BinaryPath();
-      std::vector<std::string> args = {bin, verb[0], "--no-progress", fifo};
-      args.insert(args.end(), verb.begin() + 1, verb.end());
-      std::vector<char*> argv;
-      for (std::string& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(bin.c_str(), argv.data());
-      _exit(127);
-    }
+    if (pid == 0) ExecVerb(verb, {"--no-progress", fifo}, err_path);
     // Every reading after the first (the verb's own pass, and any
     // other) gets the cut trace, until the verb exits.
     int status = 0;

@@ -3,9 +3,9 @@
 //   --domain=GLOB     glob on the domain name
 //   --name=GLOB       glob on the event's name (task, marker, counter, ...)
 //   --from=NS --to=NS time window, nanoseconds since the start of the trace
-// Globs use '*' (any run) and '?' (any one character); a pattern without
-// either is an exact match. Each verb documents what an item is for the
-// name and time tests (docs/ITT_DUMP.md, "Filters").
+// Globs are format/glob.h's, as the collector's ITTC_DOMAINS reads them.
+// Each verb documents what an item is for the name and time tests
+// (docs/ITT_DUMP.md, "Filters").
 //
 // Thread safety: none (per-thread and per-domain answers are cached).
 
@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "format/glob.h"
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/flat_map.h"
 #include "tools/itt_dump/model/intervals.h"
@@ -35,9 +36,6 @@ struct FilterSpec {
 
   bool empty() const { return !thread && !domain && !name && !from_ns && !to_ns; }
 };
-
-// True if `text` matches the glob `pattern`.
-bool GlobMatch(std::string_view pattern, std::string_view text);
 
 class Filter {
  public:
@@ -57,14 +55,16 @@ class Filter {
     if (!spec_.domain) return true;
     int8_t& c = domain_cache_[domain_id];
     if (c == 0) {
-      c = domain_id != 0 && GlobMatch(*spec_.domain, index_.Domain(domain_id)) ? 1 : -1;
+      c = domain_id != 0 && format::GlobMatch(*spec_.domain, index_.Domain(domain_id)) ? 1 : -1;
     }
     return c > 0;
   }
   bool DomainNameOk(std::string_view name) const {
-    return !spec_.domain || GlobMatch(*spec_.domain, name);
+    return !spec_.domain || format::GlobMatch(*spec_.domain, name);
   }
-  bool NameOk(std::string_view name) const { return !spec_.name || GlobMatch(*spec_.name, name); }
+  bool NameOk(std::string_view name) const {
+    return !spec_.name || format::GlobMatch(*spec_.name, name);
+  }
   // An item named `name` in the domain named `domain` (a counter, a heap
   // function; "" for none, which fails a domain filter): the name and
   // domain filters keep it.
@@ -77,7 +77,7 @@ class Filter {
   bool NameIdOk(uint64_t string_id) {
     if (!spec_.name) return true;
     int8_t& c = name_cache_[string_id];
-    if (c == 0) c = GlobMatch(*spec_.name, index_.String(string_id)) ? 1 : -1;
+    if (c == 0) c = format::GlobMatch(*spec_.name, index_.String(string_id)) ? 1 : -1;
     return c > 0;
   }
   // `ticks` inside [from, to].
