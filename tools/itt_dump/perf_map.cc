@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tools/itt_dump/model/jit_methods.h"
 
 namespace ittc::itt_dump {
 
@@ -36,11 +37,13 @@ absl::Status RunPerfMap(const VerbContext& ctx, OutputFactory* files) {
     if (!f.ok()) return f.status();
     outs[i] = std::move(*f);
   }
-  // Per process, the names of the methods so far, by id: an update
-  // without a name (the method's code moved) takes its method's.
-  std::vector<absl::flat_hash_map<uint64_t, std::string>> method_names(traces.size());
+  // The methods so far: an update without a name (the method's code
+  // moved) takes its method's.
+  JitMethods methods;
   std::string line;
   absl::StatusOr<PassSummary> pass = ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) {
+    if (!IsJitKind(e.kind)) return;
+    const JitMethods::Method* method = methods.OnEvent(e, t);
     switch (e.kind) {
       case EventKind::kJitMethodLoad:
       case EventKind::kJitMethodLoadV2:
@@ -54,14 +57,7 @@ absl::Status RunPerfMap(const VerbContext& ctx, OutputFactory* files) {
     if (out == nullptr) return;
     const uint64_t size = e.Get(F::kSize);
     if (size == 0) return;  // no code: nothing for perf to name
-    std::string_view name = e.GetBytes(F::kMethodName);
-    const uint64_t id = e.Get(F::kMethodId);
-    absl::flat_hash_map<uint64_t, std::string>& names_of = method_names[t.process];
-    if (!name.empty()) {
-      names_of[id] = std::string(name);
-    } else if (const auto it = names_of.find(id); it != names_of.end()) {
-      name = it->second;
-    }
+    const std::string_view name = method != nullptr ? std::string_view(method->name) : "";
     line = absl::StrFormat("%x %x ", e.Get(F::kAddress), size);
     if (name.empty()) {
       absl::StrAppend(&line, "jit_method_", e.Get(F::kMethodId));

@@ -137,36 +137,10 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
 }
 
 bool StatsCollector::JitNameKept(const Event& e, const ThreadRec& t) {
-  if (e.kind == EventKind::kJitMethodUpdateV2) {
-    // It names no method (its id is 0): the method whose code holds it.
-    const uint64_t addr = e.Get(F::kAddress);
-    auto it = jit_code_.upper_bound({t.process, addr});
-    if (it == jit_code_.begin()) return false;
-    --it;
-    if (it->first.first != t.process) return false;
-    const auto m = jit_methods_.find(it->second);
-    return m != jit_methods_.end() && addr < m->second.end && m->second.kept;
-  }
-  if (!e.Has(F::kMethodId)) return false;
-  // Method ids are 32 bits, and each process numbers its own.
-  const uint64_t key = uint64_t{t.process} << 32 | (e.Get(F::kMethodId) & 0xFFFFFFFFu);
-  const auto it = jit_methods_.find(key);
-  const std::string_view name = e.Has(F::kMethodName) ? e.GetBytes(F::kMethodName) : "";
-  // An unload, or an update without a name (its code moved): its load's.
-  const bool kept = !name.empty() || it == jit_methods_.end()
-                        ? e.Has(F::kMethodName) && filter_.NameOk(name)
-                        : it->second.kept;
-  if (it != jit_methods_.end()) jit_code_.erase({t.process, it->second.start});
-  if (e.kind == EventKind::kJitMethodUnload) {
-    if (it != jit_methods_.end()) jit_methods_.erase(it);
-    return kept;
-  }
-  JitMethod& m = jit_methods_[key];
-  m.kept = kept;
-  m.start = e.Get(F::kAddress);
-  m.end = m.start + e.Get(F::kSize);
-  if (m.end > m.start) jit_code_[{t.process, m.start}] = key;
-  return kept;
+  // An event that names no method is kept by its method's name; a method
+  // no event named fails the filter, as every item without a name.
+  const JitMethods::Method* m = jit_methods_.OnEvent(e, t);
+  return m != nullptr && !m->name.empty() && filter_.NameOk(m->name);
 }
 
 void StatsCollector::Finish(uint64_t last_event_ticks) {

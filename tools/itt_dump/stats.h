@@ -38,6 +38,7 @@
 #include "tools/itt_dump/model/counters.h"
 #include "tools/itt_dump/model/heap.h"
 #include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/jit_methods.h"
 #include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/sync.h"
 #include "tools/itt_dump/report.h"
@@ -296,17 +297,9 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   uint64_t jit_updated_ = 0;
   uint64_t jit_unloaded_ = 0;
   uint64_t jit_code_bytes_ = 0;
-  // With a name filter, per process: each method's code and whether its
-  // name is kept, for the events that name none (an unload or an update
-  // without a name, by method id; jit_method_update_v2, by address).
-  struct JitMethod {
-    bool kept = false;
-    uint64_t start = 0;
-    uint64_t end = 0;  // start: no code
-  };
-  absl::flat_hash_map<uint64_t, JitMethod> jit_methods_;  // by JitKey
-  // (process, start of its code) -> the method's JitKey.
-  std::map<std::pair<uint32_t, uint64_t>, uint64_t> jit_code_;
+  // With a name filter: the methods whose names the events that name none
+  // are kept by.
+  JitMethods jit_methods_;
   uint64_t last_ticks_ = 0;
   bool keep_apart_ = false;
 };
