@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI steps beyond `bazel test //...` (run by tools/test.sh after it). Each
 # step prints exactly one line "STEP <name> PASSED" or "STEP <name> FAILED";
-# its own output goes to a log printed only when it fails.
+# its own output goes to a log printed only when it fails. Exits 1 once a
+# step failed.
 #
 #   asan_ubsan       format, collector and reliability tests, and
 #                    itt-dump's verbs on the benchmark and sample traces,
@@ -68,6 +69,7 @@ run_step() {
     echo "--- $name: last 60 lines of $log" >&2
     tail -n 60 "$log" >&2
     echo "STEP $name FAILED"
+    any_failed=1
   fi
   echo "    ($name took $((SECONDS - start)) s)" >&2
 }
@@ -149,6 +151,7 @@ step_clang_format() {
   clang-format-14 --dry-run --Werror "${files[@]}"
 }
 
+any_failed=0  # exit status: 1 once a step failed
 steps=("$@")
 if ((${#steps[@]} == 0)); then
   steps=(clang_format asan_ubsan tsan format_fuzz itt_dump_fuzz itt_dump_corpus)
@@ -158,6 +161,7 @@ for step in "${steps[@]}"; do
   if ! declare -F "step_$step" >/dev/null; then
     echo "STEP $step FAILED"
     echo "    (no such step: $step)" >&2
+    any_failed=1
     continue
   fi
   run_step "$step" "step_$step"
@@ -167,3 +171,4 @@ for base in $(printf '%s\n' "${used_bases[@]}" | sort -u); do
 done
 echo "    (ci_extra took $((SECONDS - total_start)) s)" >&2
 rm -rf "$logs"
+exit "$any_failed"
