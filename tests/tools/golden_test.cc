@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/tools/dump_runner.h"
 #include "tests/tools/sample_traces.h"
@@ -443,6 +444,38 @@ TEST(Text, ADefinedEmptyNameIsEmptyAndAnUndefinedOneIsItsId) {
   // An end carries its begin's name, as the begin shows it.
   EXPECT_NE(r.out.find("200 101/main task_end d \"\"\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("400 101/main task_end d \"#9\"\n"), std::string::npos) << r.out;
+}
+
+// Tasks nested past the depth a thread keeps are left out (counted as open
+// at the end); their ends are theirs, so the tasks around them keep their
+// pairs: a balanced trace reports no end without a begin.
+TEST(Stats, TasksPastTheDepthLimitAreLeftOutAndTheirEndsWithThem) {
+  TraceBuilder b;
+  b.String(1, "t").String(2, "outer").Domain(1, "d").Thread(0, 101, "main");
+  std::vector<format::Event> events;
+  uint64_t time = 1100;
+  events.push_back(
+      Ev(format::EventKind::kTaskBegin, time++, {{F::kDomain, U(1)}, {F::kName, U(2)}}));
+  const uint64_t n = IntervalTracker::kMaxDepth + 5;  // inside outer: 6 past the limit
+  for (uint64_t i = 0; i < n; ++i) {
+    events.push_back(
+        Ev(format::EventKind::kTaskBegin, time++, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+  }
+  for (uint64_t i = 0; i < n; ++i) {
+    events.push_back(Ev(format::EventKind::kTaskEnd, time++, {{F::kDomain, U(1)}}));
+  }
+  events.push_back(Ev(format::EventKind::kTaskEnd, time + 1000, {{F::kDomain, U(1)}}));
+  b.Events(0, events);
+  b.End(time + 2000);
+  DumpResult r = RunDump({"stats", "--format=csv", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("unbalanced,open_at_end,6\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("unbalanced,end_without_begin,"), std::string::npos) << r.out;
+  // outer ends last, at its own end: 200011 ns after its begin.
+  EXPECT_NE(r.out.find("tasks,d,outer,task,1,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(absl::StrCat("tasks,d,t,task,", IntervalTracker::kMaxDepth - 1, ",")),
+            std::string::npos)
+      << r.out;
 }
 
 // Frames past the depth a key keeps are frames open at the end, not tasks.

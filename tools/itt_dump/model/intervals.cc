@@ -242,6 +242,7 @@ void IntervalTracker::EndKeyed(KeyedOpens* opens, const Key& key, IntervalKind k
 [[gnu::always_inline]] inline IntervalTracker::Open* IntervalTracker::TakeSlot(ThreadState& s) {
   if (s.depth >= kMaxDepth) {
     ++unbalanced_.open_at_end;
+    ++s.past_limit;
     return nullptr;
   }
   // The hot path of stats: reuse the slot; the caller sets every field.
@@ -561,7 +562,10 @@ void IntervalTracker::TakePieceOpens(const ThreadRec& thread, std::vector<PieceO
 }
 
 void IntervalTracker::ResetPiece(bool pair_frames) {
-  for (auto& [index, s] : threads_.entries()) s.depth = 0;
+  for (auto& [index, s] : threads_.entries()) {
+    s.depth = 0;
+    s.past_limit = 0;
+  }
   piece_child_ticks_ = 0;
   piece_max_depth_ = 0;
   promoted_.clear();
@@ -802,6 +806,10 @@ void IntervalTracker::OnEvent(const Event& e, const ThreadRec& t) {
     case EventKind::kTaskEndEx: {
       ThreadState& s = StateOf(t);
       const uint64_t end = format::EffectiveTime(e);
+      if (s.past_limit != 0) {
+        --s.past_limit;  // the end of a task left out
+        return;
+      }
       if (s.depth == 0) {
         UnmatchedEnd(IntervalKind::kTask, t, e.Get(F::kDomain), end);
         return;
@@ -967,6 +975,7 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
     }
     s.stack.clear();
     s.depth = 0;
+    s.past_limit = 0;
     for (Open& open : s.events) {
       open.iv.end = std::max(end_ticks, open.iv.begin);
       open.iv.open_at_end = true;

@@ -473,6 +473,9 @@ class IntervalTracker {
     // and reused, so a begin/end pair constructs nothing.
     std::vector<Open> stack;
     size_t depth = 0;
+    // Tasks begun past kMaxDepth, left out (counted as open at the end):
+    // the next ends are theirs, not the tracked tasks'.
+    uint64_t past_limit = 0;
     std::vector<Open> events;  // legacy events
   };
 
