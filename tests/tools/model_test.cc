@@ -115,17 +115,18 @@ TEST(CounterTracker, OneCounterPerIdentityWithItsValue) {
   const auto x = Index();
   CounterTracker counters(*x);
   CounterSample s;
-  EXPECT_FALSE(counters.OnEvent(Ev(EventKind::kTaskEnd, 1, {}), &s));
+  ThreadRec t;
+  EXPECT_FALSE(counters.OnEvent(Ev(EventKind::kTaskEnd, 1, {}), t, &s));
   ASSERT_TRUE(counters.OnEvent(
-      Ev(EventKind::kCounterIncDelta, 10, {{F::kCounter, U(1)}, {F::kDelta, U(5)}}), &s));
+      Ev(EventKind::kCounterIncDelta, 10, {{F::kCounter, U(1)}, {F::kDelta, U(5)}}), t, &s));
   EXPECT_EQ(s.counter->name, "queue");
   EXPECT_EQ(s.counter->domain, "app");
   EXPECT_EQ(s.counter->value, 5);
-  ASSERT_TRUE(counters.OnEvent(Ev(EventKind::kCounterDec, 11, {{F::kCounter, U(1)}}), &s));
+  ASSERT_TRUE(counters.OnEvent(Ev(EventKind::kCounterDec, 11, {{F::kCounter, U(1)}}), t, &s));
   EXPECT_EQ(s.counter->value, 4);
   // The v3 API names a counter by (domain, name string): another counter.
   ASSERT_TRUE(counters.OnEvent(
-      Ev(EventKind::kCounterIncV3, 12, {{F::kDomain, U(1)}, {F::kName, U(1)}}), &s));
+      Ev(EventKind::kCounterIncV3, 12, {{F::kDomain, U(1)}, {F::kName, U(1)}}), t, &s));
   EXPECT_EQ(s.counter->name, "requests");
   EXPECT_EQ(s.counter->index, 1u);
   EXPECT_EQ(s.counter->value, 1);
@@ -140,11 +141,12 @@ TEST(CounterTracker, CountersOfOneDomainTakenInTurnKeepTheirOwnValues) {
   const auto x = Index();
   CounterTracker counters(*x);
   CounterSample s;
+  ThreadRec t;
   const auto inc = [&](uint64_t domain, uint64_t name, uint64_t delta) {
     EXPECT_TRUE(
         counters.OnEvent(Ev(EventKind::kCounterIncDeltaV3, 10,
                             {{F::kDomain, U(domain)}, {F::kName, U(name)}, {F::kDelta, U(delta)}}),
-                         &s));
+                         t, &s));
     return s.counter->value;
   };
   EXPECT_EQ(inc(1, 1, 5), 5);

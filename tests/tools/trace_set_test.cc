@@ -72,6 +72,43 @@ std::map<std::string, std::string> TwoRanks() {
           {"run/r1.itt", Process(200, 1, 21, 2, 1150, 1350, false)}};
 }
 
+// A process of one boot with a v3 counter "hits" (domain "d"): set to 100
+// by its id, then 10 incs of 5 by (domain, name).
+std::string V3CounterProcess(uint32_t pid, int64_t rank, uint64_t tid) {
+  testing::TraceBuilder b(Header(pid, rank, "node1", kBootA));
+  b.String(1, "hits").Domain(1, "d").Counter(7, "hits", "d", 1, format::MetadataType::kU64);
+  b.Thread(0, tid, "main").SyncAt(1000);
+  std::vector<format::Event> ev = {testing::CounterSetU64(1100, 7, 100)};
+  for (uint64_t i = 0; i < 10; ++i) {
+    ev.push_back(Ev(EventKind::kCounterIncDeltaV3, 1200 + i,
+                    {{F::kDomain, U(1)}, {F::kName, U(1)}, {F::kDelta, U(5)}}));
+  }
+  b.Events(0, ev).SyncAt(5000).End(5000);
+  return b.bytes();
+}
+
+// Each process of a set has its own v3 counter: its incs by (domain, name)
+// join its own create_v3's counter, not the other process's or a counter
+// of the two.
+TEST(TraceSetVerbs, AV3CounterOfEachProcessTakesItsOwnIncs) {
+  const std::map<std::string, std::string> run = {{"run/r0.itt", V3CounterProcess(100, 0, 11)},
+                                                  {"run/r1.itt", V3CounterProcess(200, 1, 21)}};
+  const std::vector<std::string> args = {"stats", "--format=csv", "run"};
+  for (const testing::DumpResult& r : {RunDump(args, run), testing::RunDumpOnOneCore(args, run)}) {
+    ASSERT_EQ(r.status, 0) << r.err;
+    size_t rows = 0;
+    for (size_t at = r.out.find("\ncounters,"); at != std::string::npos;
+         at = r.out.find("\ncounters,", at + 1)) {
+      ++rows;
+    }
+    EXPECT_EQ(rows, 2u) << r.out;
+    const std::string row = "\ncounters,d,hits,11,100,150,150\n";
+    const size_t first = r.out.find(row);
+    ASSERT_NE(first, std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(row, first + 1), std::string::npos) << r.out;
+  }
+}
+
 TEST(TraceSetVerbs, TextOrdersEveryProcessOnTheSharedTscAndLabelsTheRank) {
   const testing::DumpResult r = RunDump({"text", "run"}, TwoRanks());
   ASSERT_EQ(r.status, 0) << r.err;

@@ -100,7 +100,7 @@ void StatsCollector::OnEvent(const Event& e, const ThreadRec& t) {
   switch (FamilyOf(e.kind)) {
     case Family::kCounter: {
       CounterSample sample;
-      if (counter_tracker_.OnEvent(e, &sample)) OnCounter(sample, t);
+      if (counter_tracker_.OnEvent(e, t, &sample)) OnCounter(sample, t);
       return;
     }
     case Family::kSync:

@@ -428,7 +428,7 @@ class VtuneWriter : public IntervalListener {
   // The pass: intervals, and the counters' columns and rows.
   void OnEvent(const Event& e, const ThreadRec& t) {
     CounterSample sample;
-    if (!MayChangeCounter(e.kind) || !counters_.OnEvent(e, &sample)) {
+    if (!MayChangeCounter(e.kind) || !counters_.OnEvent(e, t, &sample)) {
       tracker_.OnEvent(e, t);
       return;
     }

@@ -49,15 +49,15 @@ bool DecodeCounterChange(const format::Event& e, CounterChange* c) {
   }
 }
 
-void V3CounterKeys::Resolve(CounterChange* c) {
+void V3CounterKeys::Resolve(CounterChange* c, uint32_t process) {
   if (c->key_kind != 2 || index_ == nullptr) return;
-  const auto [it, added] = ids_.try_emplace(std::make_pair(c->a, c->b), 0);
+  const auto [it, added] = ids_.try_emplace(std::make_tuple(process, c->a, c->b), 0);
   if (added) {
     const std::string_view name = index_->String(c->b);
     uint64_t found = 0;
     int matches = 0;
     for (const auto& [id, def] : index_->counters.entries()) {
-      if (def.domain == c->a && def.domain != 0 && def.name == name) {
+      if (def.process == process && def.domain == c->a && def.domain != 0 && def.name == name) {
         found = id;
         ++matches;
       }
@@ -124,10 +124,10 @@ Counter* CounterTracker::FindByKey(const CounterChange& c) {
   return r;
 }
 
-bool CounterTracker::OnEvent(const format::Event& e, CounterSample* sample) {
+bool CounterTracker::OnEvent(const format::Event& e, const ThreadRec& t, CounterSample* sample) {
   CounterChange c;
   if (!DecodeCounterChange(e, &c)) return false;
-  keys_.Resolve(&c);
+  keys_.Resolve(&c, t.process);
   Apply(c, format::EffectiveTime(e), sample);
   return true;
 }
@@ -149,7 +149,7 @@ void CounterStretch::Clear() {
 bool CounterStretch::OnEvent(const format::Event& e, const ThreadRec& t, CounterChange* c,
                              bool* known, long double* value) {
   if (!DecodeCounterChange(e, c)) return false;
-  keys_.Resolve(c);
+  keys_.Resolve(c, t.process);
   State& s = counters_[std::make_tuple(c->key_kind, c->a, c->b)];
   if (c->set) {
     s.known = true;

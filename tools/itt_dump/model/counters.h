@@ -43,20 +43,23 @@ bool DecodeCounterChange(const format::Event& e, CounterChange* c);
 // The counters of `index` that changes by (domain, name) are of: a v3
 // counter (__itt_counter_create_v3) takes __itt_counter_set_value_v3 by its
 // id, and __itt_counter_inc_v3 and the others by its domain and name. One
-// counter the trace made with that domain and name is the counter of both;
-// with none, or several (processes of a set), the change keeps its key.
+// counter the change's process made with that domain and name is the
+// counter of both (each process of a set has its own); with none, or
+// several, the change keeps its key.
 //
 // Thread safety: none (each tracker and stretch has its own).
 class V3CounterKeys {
  public:
   explicit V3CounterKeys(const TraceIndex* index = nullptr) : index_(index) {}
-  // Where `c` is by (domain, name) and one counter is of it: makes it by
+  // Where `c`, a change by process `process` (ThreadRec::process), is by
+  // (domain, name) and one counter of that process is of it: makes it by
   // that counter's id.
-  void Resolve(CounterChange* c);
+  void Resolve(CounterChange* c, uint32_t process);
 
  private:
   const TraceIndex* index_;
-  std::map<std::pair<uint64_t, uint64_t>, uint64_t> ids_;  // (domain, name) -> id, 0: none
+  // (process, domain, name) -> id, 0: none
+  std::map<std::tuple<uint32_t, uint64_t, uint64_t>, uint64_t> ids_;
 };
 
 // Whether `kind` may change a counter's value: one compare, so consumers
@@ -136,7 +139,7 @@ class CounterTracker {
 
   // If `e` changes a counter: applies the change (sample->counter->value is
   // the new value) and returns true. Cost: one hash lookup.
-  bool OnEvent(const format::Event& e, CounterSample* sample);
+  bool OnEvent(const format::Event& e, const ThreadRec& t, CounterSample* sample);
 
   // Joins `stretch` (CounterStretch): applies its deferred changes in
   // order, each as OnEvent would, with on_sample(sample, thread); then

@@ -129,7 +129,7 @@ void DispatchByRoute(const format::Event& e, const ThreadRec& t, CounterTracker*
       return;
     case EventRoute::kCounter: {
       CounterSample sample;
-      if (counters->OnEvent(e, &sample)) {
+      if (counters->OnEvent(e, t, &sample)) {
         x->OnCounter(sample, t);
         return;
       }
