@@ -6,8 +6,8 @@
 fuzz_cxx="${CXX_FUZZ:-clang++-14}"
 fuzz_flags="-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined
   -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-fuzz_libs="-lzstd -labsl_status -labsl_statusor -labsl_str_format_internal
-  -labsl_strings -labsl_strings_internal -labsl_int128
+fuzz_libs="-lzstd -labsl_status -labsl_statusor -labsl_cord -labsl_cord_internal
+  -labsl_str_format_internal -labsl_strings -labsl_strings_internal -labsl_int128
   -labsl_raw_logging_internal -labsl_throw_delegate
   -labsl_raw_hash_set -labsl_hash -labsl_city -labsl_low_level_hash -lz -lelf -pthread"
 
