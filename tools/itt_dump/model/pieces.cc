@@ -884,10 +884,7 @@ std::shared_ptr<const T> TakeOver(T* kept, std::vector<T>* spares) {
 std::vector<ShortReading> PieceMerger::ShortReadings() const {
   std::vector<ShortReading> short_readings;
   for (size_t f = 0; f < files_.size(); ++f) {
-    if (files_[f].reader == nullptr) continue;
-    const uint64_t index_bytes = set_.files()[f].index->file_bytes;
-    const uint64_t read = files_[f].reader->stats().bytes_read;
-    if (read < index_bytes) short_readings.push_back({f, read, index_bytes});
+    NoteShortReading(set_, f, files_[f].reader.get(), &short_readings);
   }
   return short_readings;
 }

@@ -663,18 +663,21 @@ std::vector<MalformedChunk> TraceSetMerger::malformed() const {
   return all;
 }
 
+void NoteShortReading(const TraceSet& set, size_t file, const format::TraceReader* reader,
+                      std::vector<ShortReading>* out) {
+  if (reader == nullptr) return;
+  const uint64_t index_bytes = set.files()[file].index->file_bytes;
+  const uint64_t read = reader->stats().bytes_read;
+  if (read < index_bytes) out->push_back({file, read, index_bytes});
+}
+
 std::vector<ShortReading> TraceSetMerger::ShortReadings() const {
   std::vector<ShortReading> short_readings;
-  const auto check = [&](size_t file, const format::TraceReader* reader) {
-    if (reader == nullptr) return;
-    const uint64_t index_bytes = set_.files()[file].index->file_bytes;
-    const uint64_t read = reader->stats().bytes_read;
-    if (read < index_bytes) short_readings.push_back({file, read, index_bytes});
-  };
   if (single_ != nullptr) {
-    check(0, single_reader_.get());
+    NoteShortReading(set_, 0, single_reader_.get(), &short_readings);
   } else {
-    for (const Input& in : inputs_) check(in.file, in.reader.get());
+    for (const Input& in : inputs_)
+      NoteShortReading(set_, in.file, in.reader.get(), &short_readings);
   }
   return short_readings;
 }

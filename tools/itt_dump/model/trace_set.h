@@ -238,6 +238,12 @@ class SetRewriter {
 // EventMerger; this merges those and rewrites each event to the set's ids
 // and time axis (trace_set.h's header). With one file it is that file's
 // EventMerger.
+// Appends file `file` of `set` to *out if `reader` (a verb's own reading
+// of it, at its end; null: not read) read fewer bytes than its index pass:
+// the one test of a file cut between the two readings, for either merger.
+void NoteShortReading(const TraceSet& set, size_t file, const format::TraceReader* reader,
+                      std::vector<ShortReading>* out);
+
 class TraceSetMerger {
  public:
   // `set` must outlive the merger.
