@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -28,8 +29,30 @@ namespace {
 
 class FileSource : public ByteSource {
  public:
-  explicit FileSource(int fd) : fd_(fd) {}
+  explicit FileSource(int fd) : fd_(fd) {
+    struct stat st {};
+    if (fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+      positional_ = true;
+      size_ = static_cast<uint64_t>(st.st_size);
+    }
+  }
   ~FileSource() override { close(fd_); }
+  bool Positional() const override { return positional_; }
+  uint64_t SizeHint() const override { return size_; }
+
+  absl::StatusOr<size_t> ReadAt(char* buf, size_t n, uint64_t offset) override {
+    size_t got = 0;
+    while (got < n) {
+      const ssize_t r = pread(fd_, buf + got, n - got, static_cast<off_t>(offset + got));
+      if (r == 0) break;
+      if (r > 0) {
+        got += static_cast<size_t>(r);
+      } else if (errno != EINTR) {
+        return absl::ErrnoToStatus(errno, "read");
+      }
+    }
+    return got;
+  }
 
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
     for (;;) {
@@ -43,11 +66,13 @@ class FileSource : public ByteSource {
 
  private:
   int fd_;
+  bool positional_ = false;  // a regular file
+  uint64_t size_ = 0;        // when opened
 };
 
 class StringSource : public ByteSource {
  public:
-  explicit StringSource(std::string_view data) : data_(data) {}
+  explicit StringSource(std::string_view data) : all_(data), data_(data) {}
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
     n = std::min(n, data_.size());
     if (n == 0) return n;
@@ -55,9 +80,18 @@ class StringSource : public ByteSource {
     data_.remove_prefix(n);
     return n;
   }
+  bool Positional() const override { return true; }
+  uint64_t SizeHint() const override { return all_.size(); }
+  absl::StatusOr<size_t> ReadAt(char* buf, size_t n, uint64_t offset) override {
+    if (offset >= all_.size()) return 0;
+    n = std::min<size_t>(n, all_.size() - static_cast<size_t>(offset));
+    if (n > 0) std::memcpy(buf, all_.data() + offset, n);
+    return n;
+  }
 
  private:
-  std::string_view data_;
+  const std::string_view all_;
+  std::string_view data_;  // what Read has not returned yet
 };
 
 // Smallest read from the source; keeps read(2) calls few.
@@ -134,6 +168,36 @@ class ByteBuffer {
   size_t size_ = 0;
 };
 
+class Workers;
+
+// A read ahead of the scan on a worker (Window::Prefetch): `bytes` of a
+// positional source at `offset`, into `buf` after `headroom` bytes left for
+// what the scan has not passed when it gets there.
+//
+// Thread safety: the window writes the fields before Submit and reads the
+// result after RunOrWait (both under the pool's lock: Workers); Run, on
+// one thread in between, writes only `got` and `status` and the bytes.
+struct ReadTask : public PoolTask {
+  void Run() override {
+    absl::StatusOr<size_t> r = source->ReadAt(buf.get() + headroom, bytes, offset);
+    if (r.ok()) {
+      got = *r;
+    } else {
+      status = r.status();
+    }
+  }
+
+  ByteSource* source = nullptr;
+  uint64_t offset = 0;
+  std::shared_ptr<char> buf;
+  size_t size = 0;  // buf's
+  size_t headroom = 0;
+  size_t bytes = 0;
+  // The result, once run.
+  size_t got = 0;
+  absl::Status status;
+};
+
 // The input: a window of the file's bytes. The scan position is head_; the
 // bytes from the keep offset the caller passes to Fill (the oldest chunk
 // it may rescan from) up to the scan position stay readable (Rewind).
@@ -146,9 +210,23 @@ class ByteBuffer {
 // the oldest chunk in flight is behind (with 20 chunks of 32 KiB in flight,
 // moving the kept bytes down at every read copied every byte of the file
 // about twice more). A buffer is written again only once nobody holds it.
+//
+// With Prefetch (a parallel reader of a positional source), the reads are
+// the workers': each reads up to kPrefetchBytes ahead, into a buffer with
+// room before its bytes for those the scan has not passed when it gets
+// there (moved there: the only copy), and Fill takes from it what the
+// serial window's read(2) would have given. The read(2) calls were a third
+// of the reading thread's time in a `stats` pass (copying the file out of
+// the page cache), work that any thread can do.
 class Window {
  public:
   explicit Window(std::unique_ptr<ByteSource> source) : source_(std::move(source)) {}
+
+  // Reads ahead on `workers` from now on, `depth` reads at most in flight,
+  // if the source is positional. REQUIRES: nothing read yet.
+  void Prefetch(Workers* workers, size_t depth);
+  // Stops the reads ahead (before the workers go). Idempotent.
+  void StopPrefetch();
 
   // Makes at least n bytes available at data() unless the data ends first
   // or a read fails (then status() is not OK from then on). Returns the
@@ -160,10 +238,11 @@ class Window {
   size_t Fill(size_t n, uint64_t keep) {
     if (tail_ - head_ >= n || eof_) return tail_ - head_;
     read_size_ = std::max({read_size_, n, kReadSize});
+    if (workers_ != nullptr) return FillAhead(n, keep);
     MoveOn(keep);
     while (tail_ - head_ < n && !eof_) {
       const size_t want = read_size_ - (tail_ - head_);
-      absl::StatusOr<size_t> r = source_->Read(block_.buf.get() + tail_, want);
+      absl::StatusOr<size_t> r = source_->Read(block_.bytes() + tail_, want);
       if (!r.ok()) {
         status_ = r.status();
         eof_ = true;
@@ -173,12 +252,13 @@ class Window {
         tail_ += *r;
       }
     }
+    filled_ = tail_;
     return tail_ - head_;
   }
   // Fill, dropping everything before the scan position.
   size_t Fill(size_t n) { return Fill(n, offset()); }
 
-  const char* data() const { return block_.buf.get() + head_; }
+  const char* data() const { return block_.bytes() + head_; }
   size_t available() const { return tail_ - head_; }
   uint64_t offset() const { return base_ + head_; }
   uint64_t bytes_read() const { return base_ + tail_; }
@@ -194,10 +274,15 @@ class Window {
   std::shared_ptr<const void> Hold() const { return block_.buf; }
 
  private:
-  // A buffer the window reads into, shared with the workers that hold it.
+  // A buffer the window reads into, shared with the workers that hold it:
+  // its bytes from `skip` on (a read ahead's, after the part of its room
+  // that the bytes moved there left).
   struct Block {
     std::shared_ptr<char> buf;
     size_t size = 0;  // the buffer's
+    size_t skip = 0;
+    char* bytes() const { return buf.get() + skip; }
+    size_t room() const { return size - skip; }
   };
   // Kept bytes [begin, end) of the file in an earlier block, whose first
   // byte is at file offset `base`.
@@ -211,35 +296,61 @@ class Window {
   // as the buffers a reader's chunks in flight may hold (one held beyond
   // them is freed when let go).
   static constexpr size_t kMaxSpares = 64;
+  // The most a read ahead asks for (less near the source's end as it was
+  // opened: a small file's reader holds no more than the file).
+  static constexpr size_t kPrefetchBytes = size_t{1} << 20;
+
+  // Drops the history before `keep`.
+  void DropHistory(uint64_t keep) {
+    while (!history_.empty() && history_.front().end <= keep) {
+      Keep(std::move(history_.front().block));
+      history_.pop_front();
+    }
+  }
 
   // Readies block_ for a read of up to read_size_ bytes after the bytes not
   // scanned yet: they go to the start of a buffer nobody holds, and the
   // scanned bytes from `keep` on stay in the history.
   void MoveOn(uint64_t keep) {
-    while (!history_.empty() && history_.front().end <= keep) {
-      Keep(std::move(history_.front().block));
-      history_.pop_front();
-    }
+    DropHistory(keep);
     const size_t unscanned = tail_ - head_;
     const bool kept_here = head_ > 0 && keep < offset();
-    char* const from = block_.buf.get();
-    if (!kept_here && block_.buf.use_count() <= 1 && read_size_ <= block_.size) {
+    char* const from = block_.bytes();
+    if (!kept_here && block_.buf.use_count() <= 1 && read_size_ <= block_.room()) {
       // Not zeroed: every byte used is read first.
       if (head_ > 0) std::memmove(from, from + head_, unscanned);
     } else {
       Block next = TakeSpare(read_size_);
-      if (unscanned > 0) std::memcpy(next.buf.get(), from + head_, unscanned);
-      if (kept_here) {
-        history_.push_back({std::move(block_), base_, std::max(keep, base_), offset()});
-      } else {
-        Keep(std::move(block_));
-      }
+      if (unscanned > 0) std::memcpy(next.bytes(), from + head_, unscanned);
+      LeaveBlock(keep);
       block_ = std::move(next);
     }
     base_ += head_;
     tail_ = unscanned;
+    filled_ = tail_;
     head_ = 0;
   }
+  // Puts block_ in the history if it holds kept bytes before the scan
+  // position (from `keep`), else among the spares.
+  void LeaveBlock(uint64_t keep) {
+    if (head_ > 0 && keep < offset()) {
+      history_.push_back({std::move(block_), base_, std::max(keep, base_), offset()});
+    } else {
+      Keep(std::move(block_));
+    }
+  }
+
+  // Fill's loop with Prefetch: each "read" takes what read(2) would give
+  // from the reads ahead.
+  size_t FillAhead(size_t n, uint64_t keep);
+  // Makes the next bytes of the source follow block_'s [head_, filled_) in
+  // a block, from the oldest read ahead. False at the end of the data or
+  // on a read error (status_, unless `mid_read`: part-way through one of
+  // the serial window's reads, which returns short there and meets the
+  // error at its next call).
+  bool TakeRead(uint64_t keep, bool mid_read);
+  // Hands reads to the workers until `depth_` are in flight.
+  void IssueReads();
 
   // A block of at least `size` bytes nobody holds.
   Block TakeSpare(size_t size) {
@@ -258,6 +369,7 @@ class Window {
   // Keeps a block the window is done with for TakeSpare, if it may serve
   // (a smaller one than a read needs never will: read_size_ only grows).
   void Keep(Block block) {
+    block.skip = 0;  // all of it, once nobody holds it
     if (block.buf == nullptr || block.size < read_size_) return;
     if (spares_.size() == kMaxSpares) spares_.erase(spares_.begin());
     spares_.push_back(std::move(block));
@@ -266,21 +378,22 @@ class Window {
   // Makes block_ start at file offset `from` (in the history) again: the
   // kept bytes from there and the block's. Only a rescan gets here.
   void Gather(uint64_t from) {
-    const size_t bytes = static_cast<size_t>(base_ + tail_ - from);
+    const size_t bytes = static_cast<size_t>(base_ + filled_ - from);
     Block all = NewBlock(std::max(bytes, read_size_));
     size_t at = 0;
     for (const Segment& seg : history_) {
       if (seg.end <= from) continue;
       const uint64_t begin = std::max(seg.begin, from);
-      std::memcpy(all.buf.get() + at, seg.block.buf.get() + (begin - seg.base),
+      std::memcpy(all.bytes() + at, seg.block.bytes() + (begin - seg.base),
                   static_cast<size_t>(seg.end - begin));
       at += static_cast<size_t>(seg.end - begin);
     }
-    std::memcpy(all.buf.get() + at, block_.buf.get(), tail_);
+    std::memcpy(all.bytes() + at, block_.bytes(), filled_);
     history_.clear();
+    tail_ = static_cast<size_t>(base_ + tail_ - from);
     block_ = std::move(all);
     base_ = from;
-    tail_ = bytes;
+    filled_ = bytes;
   }
 
   std::unique_ptr<ByteSource> source_;
@@ -289,10 +402,21 @@ class Window {
   std::deque<Segment> history_;  // in file order, up to base_
   size_t head_ = 0;
   size_t tail_ = 0;
+  // Bytes of block_ read from the source: tail_, or with Prefetch up to
+  // the end of the read ahead it came from (past what Fill gave).
+  size_t filled_ = 0;
   uint64_t base_ = 0;  // file offset of block_'s first byte
   size_t read_size_ = 0;
   bool eof_ = false;
   absl::Status status_;
+  // With Prefetch.
+  Workers* workers_ = nullptr;
+  size_t depth_ = 0;
+  std::deque<std::unique_ptr<ReadTask>> reads_;  // in flight, in file order
+  std::vector<std::unique_ptr<ReadTask>> spare_reads_;
+  uint64_t next_read_ = 0;  // the offset the next read ahead starts at
+  bool reads_failed_ = false;
+  bool short_read_ = false;  // the last read ahead taken ended the data then
 };
 
 // One chunk the framing scan found: its header passed its CRC and limits
@@ -427,6 +551,7 @@ class Workers {
   // PoolTask::pool_state's values.
   static constexpr int kTaskQueued = 1;
   static constexpr int kTaskDone = 2;
+  static constexpr int kTaskRunning = 3;
 
   void Submit(PoolTask* task) {
     {
@@ -469,7 +594,39 @@ class Workers {
     job->state = Job::State::kDone;
   }
 
+  // Returns once the submitted `task` has run: on the calling thread if no
+  // worker has started it (as Finish does a job), else on its worker.
+  void RunOrWait(PoolTask* task) {
+    if (!Claim(task)) return;
+    const uint64_t start = ThreadCpuNs();
+    task->Run();
+    queued_work_cpu_ns += ThreadCpuNs() - start;
+    std::lock_guard<std::mutex> lock(mu_);
+    task->pool_state = kTaskDone;
+  }
+
+  // Returns once no thread runs the submitted `task`, which may not run.
+  void Cancel(PoolTask* task) {
+    if (!Claim(task)) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    task->pool_state = kTaskDone;
+  }
+
  private:
+  // Takes a queued task off the queue (true: the caller runs it, or
+  // drops it), or waits for a running one to finish (false).
+  bool Claim(PoolTask* task) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (task->pool_state == kTaskQueued) {
+      queue_.erase(std::find_if(queue_.begin(), queue_.end(),
+                                [task](const Work& w) { return w.task == task; }));
+      task->pool_state = kTaskRunning;
+      return true;
+    }
+    done_cv_.wait(lock, [task] { return task->pool_state == kTaskDone; });
+    return false;
+  }
+
   // Takes a queued job off the queue (true: the caller now runs it), or
   // waits for a running one to finish (false).
   bool Claim(Job* job) {
@@ -496,6 +653,7 @@ class Workers {
       const Work work = queue_.front();
       queue_.pop_front();
       if (work.task != nullptr) {
+        work.task->pool_state = kTaskRunning;
         lock.unlock();
         work.task->Run();
         lock.lock();
@@ -538,6 +696,128 @@ class Workers {
 };
 
 }  // namespace
+
+void Window::Prefetch(Workers* workers, size_t depth) {
+  if (!source_->Positional() || depth == 0) return;
+  workers_ = workers;
+  depth_ = depth;
+}
+
+void Window::StopPrefetch() {
+  for (const std::unique_ptr<ReadTask>& r : reads_) workers_->Cancel(r.get());
+  reads_.clear();
+}
+
+void Window::IssueReads() {
+  const uint64_t size_hint = source_->SizeHint();
+  while (reads_.size() < depth_ && !reads_failed_) {
+    // Past the end the source had when opened, one read at a time: it
+    // finds the end, or what was appended since.
+    const bool past_end = next_read_ >= size_hint;
+    if (past_end && !reads_.empty()) return;
+    const size_t bytes =
+        past_end ? kReadSize
+                 : static_cast<size_t>(std::min<uint64_t>(
+                       kPrefetchBytes, std::max<uint64_t>(size_hint - next_read_, kReadSize)));
+    std::unique_ptr<ReadTask> r;
+    if (spare_reads_.empty()) {
+      r = std::make_unique<ReadTask>();
+    } else {
+      r = std::move(spare_reads_.back());
+      spare_reads_.pop_back();
+    }
+    Block b = TakeSpare(read_size_ + bytes);  // skip 0: the whole buffer
+    r->source = source_.get();
+    r->offset = next_read_;
+    r->buf = std::move(b.buf);
+    r->size = b.size;
+    r->headroom = read_size_;
+    r->bytes = bytes;
+    r->got = 0;
+    r->status = absl::OkStatus();
+    next_read_ += bytes;
+    workers_->Submit(r.get());
+    reads_.push_back(std::move(r));
+  }
+}
+
+bool Window::TakeRead(uint64_t keep, bool mid_read) {
+  const uint64_t at = base_ + filled_;  // where the bytes taken next start
+  if (reads_failed_) return false;
+  if (!reads_.empty() && reads_.front()->offset != at) {
+    // A read came back short (the end of the data then): read on from there.
+    StopPrefetch();
+    next_read_ = at;
+  }
+  if (reads_.empty()) next_read_ = at;
+  IssueReads();
+  std::unique_ptr<ReadTask> r = std::move(reads_.front());
+  reads_.pop_front();
+  workers_->RunOrWait(r.get());
+  IssueReads();
+  const auto recycle = [this](std::unique_ptr<ReadTask> done) {
+    Keep({std::move(done->buf), done->size, 0});
+    spare_reads_.push_back(std::move(done));
+  };
+  if (!r->status.ok()) {
+    StopPrefetch();
+    // Part-way through a read(2), the error comes at the next call: the
+    // next TakeRead reads there again.
+    if (!mid_read) {
+      status_ = r->status;
+      reads_failed_ = true;
+    }
+    recycle(std::move(r));
+    return false;
+  }
+  if (r->got == 0) {
+    recycle(std::move(r));
+    return false;
+  }
+  short_read_ = r->got < r->bytes;
+  // The bytes not scanned yet go just before the read's, in its room for
+  // them if it has enough.
+  const size_t unscanned = filled_ - head_;
+  Block next;
+  if (unscanned <= r->headroom) {
+    next = {std::move(r->buf), r->size, r->headroom - unscanned};
+  } else {
+    next = NewBlock(std::max(unscanned + r->got, read_size_));
+    std::memcpy(next.bytes() + unscanned, r->buf.get() + r->headroom, r->got);
+  }
+  if (unscanned > 0) std::memcpy(next.bytes(), block_.bytes() + head_, unscanned);
+  LeaveBlock(keep);
+  block_ = std::move(next);
+  base_ += head_;
+  tail_ -= head_;
+  head_ = 0;
+  filled_ = unscanned + r->got;
+  recycle(std::move(r));
+  return true;
+}
+
+size_t Window::FillAhead(size_t n, uint64_t keep) {
+  DropHistory(keep);
+  while (tail_ - head_ < n && !eof_) {
+    // What the serial window's read(2) of a regular file gives: `want`
+    // bytes, fewer only where the data ends.
+    const size_t want = read_size_ - (tail_ - head_);
+    size_t got = 0;
+    while (got < want) {
+      if (tail_ == filled_) {
+        // read(2) returns what it has where the data ended (a short read
+        // ahead) or at a failure; the next call meets the end or error.
+        if (got > 0 && short_read_) break;
+        if (!TakeRead(keep, /*mid_read=*/got > 0)) break;
+      }
+      const size_t take = std::min(want - got, filled_ - tail_);
+      tail_ += take;
+      got += take;
+    }
+    if (got == 0) eof_ = true;
+  }
+  return tail_ - head_;
+}
 
 class ReaderPool::Threads {
  public:
@@ -583,9 +863,13 @@ class TraceReader::Impl {
     } else if (options.pool != nullptr) {
       workers_ = options.pool->threads_->workers();
     }
+    // Two reads ahead where several chunks are in flight; one where a pass
+    // over many files holds few per file.
+    if (workers_ != nullptr) window_.Prefetch(workers_, max_in_flight_ > 2 ? 2 : 1);
     dctx_ = ZSTD_createDCtx();
   }
   ~Impl() {
+    window_.StopPrefetch();
     if (own_workers_ != nullptr) {
       own_workers_.reset();  // joins: no worker touches a job after this
     } else if (workers_ != nullptr) {

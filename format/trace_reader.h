@@ -24,8 +24,15 @@
 // at most
 //   (K + 3) * (kChunkHeaderSize + kMaxChunkStoredBytes) + K * kMaxChunkPayloadBytes
 // or about 32.1 MiB per chunk in flight plus 48.4 MiB; the collector's chunks
-// are far smaller (at most one thread's ring). Whatever the input, the
-// reader neither crashes nor allocates more.
+// are far smaller (at most one thread's ring). A parallel reader of a
+// positional source (ByteSource::Positional) reads on its workers instead,
+// up to two reads of at most 1 MiB ahead of the scan, each into a block
+// with room before it for the bytes the scan has not passed yet (up to one
+// block's size): its blocks are then up to twice that size plus 1 MiB, and
+// two more are in flight, at most
+//   (K + 5) * (2 * (kChunkHeaderSize + kMaxChunkStoredBytes) + 1 MiB) + K * kMaxChunkPayloadBytes
+// or about 49.3 MiB per chunk in flight plus 166.3 MiB. Whatever the input,
+// the reader neither crashes nor allocates more.
 //
 // Damage handling (FORMAT.md, "Reading a damaged trace"):
 //  - A bad sync marker, header CRC, length, chunk CRC or zstd frame makes
@@ -42,8 +49,8 @@
 //    does not know, are verified and skipped (counted in stats()).
 //
 // Thread safety: one thread calls the reader (and receives the Reporter
-// calls); a parallel reader's worker threads touch only the chunks handed
-// to them, through a mutex (trace_reader.cc).
+// calls); a parallel reader's worker threads touch only the chunks and the
+// reads handed to them, through a mutex (trace_reader.cc).
 
 #ifndef FORMAT_TRACE_READER_H_
 #define FORMAT_TRACE_READER_H_
@@ -68,9 +75,22 @@ class ByteSource {
   virtual ~ByteSource() = default;
   // Reads up to n bytes into buf. Returns the count, 0 only at end of data.
   virtual absl::StatusOr<size_t> Read(char* buf, size_t n) = 0;
+  // Whether ReadAt works: then a parallel reader reads ahead with it on its
+  // workers, and Read is not called (a regular file, bytes in memory).
+  virtual bool Positional() const { return false; }
+  // Reads the bytes at `offset` (from the start of the data) into buf: n of
+  // them unless the data ends first. Called by any thread, several at once
+  // for different ranges. REQUIRES: Positional().
+  virtual absl::StatusOr<size_t> ReadAt(char* buf, size_t n, uint64_t offset) {
+    return absl::UnimplementedError("not a positional source");
+  }
+  // The data's length when the source was opened (it may grow later); 0 if
+  // unknown. Sizes the reads ahead of a positional source.
+  virtual uint64_t SizeHint() const { return 0; }
 };
 
-// A file opened by path (read(2) underneath).
+// A file opened by path (read(2) underneath; pread(2) for a regular file:
+// positional).
 absl::StatusOr<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path);
 // Bytes in memory; `data` must outlive the source.
 std::unique_ptr<ByteSource> MemorySource(std::string_view data);

@@ -4,7 +4,8 @@
 // chunks, the same stats() and status, on a multi-thread trace damaged in
 // every way trace_reader_test damages the small one, for 1, 2, 4 and 8
 // workers and several bounds on the chunks in flight, with and without
-// ReadAhead calls.
+// ReadAhead calls, from a source read in turn and from one the workers
+// read ahead at offsets.
 
 #include <algorithm>
 #include <cstdint>
@@ -53,12 +54,19 @@ class ParallelReaderTest : public ::testing::Test {
     const Transcript serial = ReadTranscript(t, plan);
     for (const Config& c : kConfigs) {
       for (const bool read_ahead : {false, true}) {
-        plan.options.workers = c.workers;
-        plan.options.max_in_flight = c.max_in_flight;
-        plan.read_ahead = read_ahead;
-        SCOPED_TRACE(absl::StrCat(c.workers, " workers, max_in_flight ", c.max_in_flight,
-                                  read_ahead ? ", read ahead" : ""));
-        ExpectSame(ReadTranscript(t, plan), serial);
+        // A positional source is read on the workers (reads whole: only
+        // where the serial reader's are too).
+        for (const bool positional : {false, true}) {
+          if (positional && plan.max_read != 0) continue;
+          plan.options.workers = c.workers;
+          plan.options.max_in_flight = c.max_in_flight;
+          plan.read_ahead = read_ahead;
+          plan.positional = positional;
+          SCOPED_TRACE(absl::StrCat(c.workers, " workers, max_in_flight ", c.max_in_flight,
+                                    read_ahead ? ", read ahead" : "",
+                                    positional ? ", positional" : ""));
+          ExpectSame(ReadTranscript(t, plan), serial);
+        }
       }
     }
     return serial;
@@ -159,6 +167,25 @@ TEST_F(ParallelReaderTest, RescansAcrossReadBlocksAreReadTheSame) {
     const Transcript t = ExpectSameAsSerial(bad, CrcDamage());
     EXPECT_EQ(ChunkCount(t), big.chunks().size() - flipped);
   }
+}
+
+TEST_F(ParallelReaderTest, ChunksLargerThanAReadAreReadTheSame) {
+  // Small chunks, then chunks larger than the 256 KiB a read asks for and
+  // than a read ahead's 1 MiB: the reads grow, and the bytes a read ahead
+  // left room for before its own outgrow that room (Window::TakeRead's
+  // copy), undamaged and with a chunk's CRC failing.
+  TestTraceWriter mixed = testing::MultiThreadTrace(2, 2, 500);
+  const TestTraceWriter big = testing::MultiThreadTrace(1, 3, 400000);
+  size_t largest = 0;
+  for (const auto& c : big.chunks()) largest = std::max<size_t>(largest, c.size);
+  ASSERT_GT(largest, size_t{1} << 20);
+  std::string t = mixed.bytes();
+  const size_t header = big.chunks().front().offset;
+  t.append(big.bytes(), header, std::string::npos);  // its chunks after the small ones
+  ExpectSameAsSerial(t);
+  std::string bad = t;
+  bad[t.size() - big.chunks().back().size / 2] ^= 0x08;
+  ExpectSameAsSerial(bad, CrcDamage());
 }
 
 TEST_F(ParallelReaderTest, ChunkInsideADamagedChunkIsFoundByTheRescan) {

@@ -12,11 +12,15 @@ namespace format {
 namespace testing {
 namespace {
 
-// Memory in reads of at most max_read bytes, failing from fail_at on.
+// Memory in reads of at most max_read bytes, failing from fail_at on; also
+// read at offsets if `positional`.
 class PlannedSource : public ByteSource {
  public:
-  PlannedSource(std::string_view data, size_t max_read, uint64_t fail_at)
-      : data_(data), max_read_(max_read == 0 ? SIZE_MAX : max_read), fail_at_(fail_at) {}
+  PlannedSource(std::string_view data, size_t max_read, uint64_t fail_at, bool positional)
+      : data_(data),
+        max_read_(max_read == 0 ? SIZE_MAX : max_read),
+        fail_at_(fail_at),
+        positional_(positional) {}
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
     if (pos_ >= fail_at_) return absl::DataLossError("EIO");
     n = std::min({n, data_.size() - pos_, max_read_});
@@ -25,12 +29,22 @@ class PlannedSource : public ByteSource {
     pos_ += n;
     return n;
   }
+  bool Positional() const override { return positional_; }
+  uint64_t SizeHint() const override { return data_.size(); }
+  absl::StatusOr<size_t> ReadAt(char* buf, size_t n, uint64_t offset) override {
+    if (offset >= fail_at_) return absl::DataLossError("EIO");
+    if (offset >= data_.size()) return 0;
+    n = static_cast<size_t>(std::min<uint64_t>({n, data_.size() - offset, fail_at_ - offset}));
+    std::memcpy(buf, data_.data() + offset, n);
+    return n;
+  }
 
  private:
   std::string_view data_;
   size_t max_read_;
   uint64_t fail_at_;
-  size_t pos_ = 0;
+  bool positional_;
+  size_t pos_ = 0;  // Read's
 };
 
 class LogReporter : public Reporter {
@@ -61,8 +75,9 @@ std::string StatsString(const ReaderStats& s, bool bytes_read) {
 Transcript ReadTranscript(std::string_view bytes, const ReadPlan& plan) {
   Transcript t;
   LogReporter reporter(&t.log);
-  TraceReader reader(std::make_unique<PlannedSource>(bytes, plan.max_read, plan.fail_at), &reporter,
-                     plan.options);
+  TraceReader reader(
+      std::make_unique<PlannedSource>(bytes, plan.max_read, plan.fail_at, plan.positional),
+      &reporter, plan.options);
   t.header_status = reader.ReadHeader();
   if (!t.header_status.ok()) return t;
   if (plan.read_ahead) reader.ReadAhead();

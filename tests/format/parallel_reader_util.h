@@ -39,6 +39,10 @@ struct ReadPlan {
   size_t max_chunks = SIZE_MAX;
   // Call ReadAhead() after the header and after every chunk.
   bool read_ahead = false;
+  // The source reads at offsets too (ByteSource::ReadAt), as a regular
+  // file does: a parallel reader reads ahead with it on its workers. Its
+  // reads are whole (max_read does not apply), as a regular file's are.
+  bool positional = false;
 };
 
 Transcript ReadTranscript(std::string_view bytes, const ReadPlan& plan);
