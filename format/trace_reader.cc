@@ -445,6 +445,7 @@ struct Job {
   std::unique_ptr<DecodedChunk> decoded;  // the ChunkDecoder's result
 
   State state = State::kIdle;  // guarded by Workers::mu_ once submitted
+  int waiters = 0;             // threads waiting for kDone (Workers::mu_)
 };
 
 bool Understood(uint16_t type, uint16_t flags) {
@@ -572,7 +573,7 @@ class Workers {
   // moves off it.
   void Wait(const PoolTask* task) {
     std::unique_lock<std::mutex> lock(mu_);
-    done_cv_.wait(lock, [task] { return task->pool_state == kTaskDone; });
+    WaitDone(&lock, &task->pool_waiters, [task] { return task->pool_state == kTaskDone; });
   }
 
   // Returns once `job` is verified. A job no worker has started yet runs
@@ -623,7 +624,7 @@ class Workers {
       task->pool_state = kTaskRunning;
       return true;
     }
-    done_cv_.wait(lock, [task] { return task->pool_state == kTaskDone; });
+    WaitDone(&lock, &task->pool_waiters, [task] { return task->pool_state == kTaskDone; });
     return false;
   }
 
@@ -637,8 +638,18 @@ class Workers {
       job->state = Job::State::kRunning;
       return true;
     }
-    done_cv_.wait(lock, [job] { return job->state == Job::State::kDone; });
+    WaitDone(&lock, &job->waiters, [job] { return job->state == Job::State::kDone; });
     return false;
+  }
+
+  // Waits on done_cv_ until `done`, counted in *waiters meanwhile (whoever
+  // makes it done wakes the waiters only if there are some: NotifyDone).
+  template <typename Done>
+  void WaitDone(std::unique_lock<std::mutex>* lock, int* waiters, Done done) {
+    if (done()) return;
+    ++*waiters;
+    done_cv_.wait(*lock, done);
+    --*waiters;
   }
 
   void Run() {
@@ -658,7 +669,7 @@ class Workers {
         work.task->Run();
         lock.lock();
         work.task->pool_state = kTaskDone;
-        NotifyDone(&lock);
+        if (work.task->pool_waiters > 0) NotifyDone(&lock);
         continue;
       }
       Job* job = work.job;
@@ -667,7 +678,7 @@ class Workers {
       Verify(job, dctx, job->decoder);
       lock.lock();
       job->state = Job::State::kDone;
-      NotifyDone(&lock);
+      if (job->waiters > 0) NotifyDone(&lock);
     }
     lock.unlock();
     ZSTD_freeDCtx(dctx);
@@ -675,7 +686,11 @@ class Workers {
 
   // Tells the waiters that a job or task is done, with `lock` (on mu_)
   // let go: woken while it is held, a waiter (the reading thread) would
-  // only wait for it again, a second sleep and wake-up per job.
+  // only wait for it again, a second sleep and wake-up per job. Called
+  // only where a thread waits for that one: a wake-up for another's (the
+  // reading thread waiting for the oldest of the runs in flight, woken at
+  // each of the others) costs it a sleep and a wake-up for nothing, which
+  // on a VM was a large part of its time.
   void NotifyDone(std::unique_lock<std::mutex>* lock) {
     lock->unlock();
     done_cv_.notify_all();

@@ -186,8 +186,10 @@ class PoolTask {
   virtual ~PoolTask() = default;
   // The work; runs once, on one of the pool's threads.
   virtual void Run() = 0;
-  // The pool's: where the task stands (guarded by the pool's lock).
+  // The pool's: where the task stands, and how many threads wait for it
+  // (guarded by the pool's lock).
   int pool_state = 0;
+  mutable int pool_waiters = 0;
 };
 
 // Worker threads shared by several TraceReaders (ReaderOptions::pool):
