@@ -1271,6 +1271,7 @@ ReaderPool::~ReaderPool() = default;
 void ReaderPool::Submit(PoolTask* task) { threads_->workers()->Submit(task); }
 bool ReaderPool::Done(const PoolTask* task) { return threads_->workers()->Done(task); }
 void ReaderPool::Wait(const PoolTask* task) { threads_->workers()->Wait(task); }
+void ReaderPool::RunOrWait(PoolTask* task) { threads_->workers()->RunOrWait(task); }
 
 std::unique_ptr<DecodedChunk> TraceReader::TakeDecoded() { return impl_->TakeDecoded(); }
 

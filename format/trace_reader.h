@@ -213,6 +213,11 @@ class ReaderPool {
   // Returns once the submitted `task` has run (on a worker: the caller
   // waits rather than run it), with what it wrote visible.
   void Wait(const PoolTask* task);
+  // Returns once the submitted `task` has run, with what it wrote visible:
+  // on the calling thread if no worker has started it (counted in
+  // ThisThreadQueuedWorkCpuNs), where the caller would otherwise sleep
+  // until a worker gets to it.
+  void RunOrWait(PoolTask* task);
 
  private:
   friend class TraceReader;

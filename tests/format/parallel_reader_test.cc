@@ -8,9 +8,12 @@
 // read ahead at offsets.
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -391,6 +394,60 @@ TEST(ReaderPool, SharedThreadsReadWhatEachReaderReadsAlone) {
     }
     EXPECT_EQ(shared[i], alone[i]) << i;
   }
+}
+
+// A task that records the thread it ran on, and optionally blocks its
+// worker until released.
+class RecordingTask : public PoolTask {
+ public:
+  explicit RecordingTask(bool block = false) : block_(block) {}
+  void Run() override {
+    std::unique_lock<std::mutex> lock(mu_);
+    ran_on_ = std::this_thread::get_id();
+    started_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [this] { return !block_; });
+  }
+  void WaitStarted() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return started_; });
+  }
+  void Release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    block_ = false;
+    cv_.notify_all();
+  }
+  std::thread::id ran_on() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ran_on_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool block_;
+  bool started_ = false;
+  std::thread::id ran_on_;
+};
+
+// RunOrWait runs a task no worker has started on the calling thread (the
+// pool's one worker is held by another), and waits for one a worker runs.
+TEST(ReaderPool, RunOrWaitRunsAQueuedTaskOnTheCaller) {
+  ReaderPool pool(1);
+  RecordingTask blocker(/*block=*/true);
+  pool.Submit(&blocker);
+  blocker.WaitStarted();  // the worker is now held
+  RecordingTask queued;
+  pool.Submit(&queued);
+  pool.RunOrWait(&queued);
+  EXPECT_TRUE(pool.Done(&queued));
+  EXPECT_EQ(queued.ran_on(), std::this_thread::get_id());
+
+  std::thread release([&blocker] { blocker.Release(); });
+  pool.RunOrWait(&blocker);  // running on the worker: waited for
+  release.join();
+  EXPECT_TRUE(pool.Done(&blocker));
+  EXPECT_NE(blocker.ran_on(), std::this_thread::get_id());
 }
 
 }  // namespace

@@ -1205,7 +1205,7 @@ void PieceMerger::CloseRun() {
   // The next run starts at the place, with the own bytes of its item.
   building_->steps.push_back({bound, 0, 0});
   while (runs_.size() >= MaxInFlight()) {
-    pool_->Wait(runs_.front().get());
+    Ready(runs_.front().get(), /*wait=*/true);
     WriteRuns(/*all=*/false);
   }
   pool_->Submit(run.get());
@@ -1442,7 +1442,7 @@ void PieceMerger::GiveStretch() {
   items_held_ -= s.items;
   // The stretches in flight hold their items: a few at once.
   while (stretches_.size() >= MaxInFlight()) {
-    pool_->Wait(stretches_.front().get());
+    Ready(stretches_.front().get(), /*wait=*/true);
     JoinStretches(/*all=*/false);
   }
   pool_->Submit(stretch.get());
