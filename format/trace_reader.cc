@@ -170,6 +170,15 @@ class ByteBuffer {
 
 class Workers;
 
+// The last of `spares`, taken off, or a new T if there is none.
+template <typename T>
+std::unique_ptr<T> Reuse(std::vector<std::unique_ptr<T>>* spares) {
+  if (spares->empty()) return std::make_unique<T>();
+  std::unique_ptr<T> t = std::move(spares->back());
+  spares->pop_back();
+  return t;
+}
+
 // A read ahead of the scan on a worker (Window::Prefetch): `bytes` of a
 // positional source at `offset`, into `buf` after `headroom` bytes left for
 // what the scan has not passed when it gets there.
@@ -734,13 +743,7 @@ void Window::IssueReads() {
         past_end ? kReadSize
                  : static_cast<size_t>(std::min<uint64_t>(
                        kPrefetchBytes, std::max<uint64_t>(size_hint - next_read_, kReadSize)));
-    std::unique_ptr<ReadTask> r;
-    if (spare_reads_.empty()) {
-      r = std::make_unique<ReadTask>();
-    } else {
-      r = std::move(spare_reads_.back());
-      spare_reads_.pop_back();
-    }
+    std::unique_ptr<ReadTask> r = Reuse(&spare_reads_);
     Block b = TakeSpare(read_size_ + bytes);  // skip 0: the whole buffer
     r->source = source_.get();
     r->offset = next_read_;
@@ -1017,13 +1020,7 @@ void TraceReader::Impl::ScanChunk(const char* p, size_t need) {
     have_skip_ = false;
     PushItem(std::move(skip_));
   }
-  std::unique_ptr<Job> job;
-  if (free_jobs_.empty()) {
-    job = std::make_unique<Job>();
-  } else {
-    job = std::move(free_jobs_.back());
-    free_jobs_.pop_back();
-  }
+  std::unique_ptr<Job> job = Reuse(&free_jobs_);
   job->offset = window_.offset();
   job->type = DecodeFixed16(p + 4);
   job->flags = DecodeFixed16(p + 6);
