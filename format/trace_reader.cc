@@ -48,6 +48,9 @@ class FileSource : public ByteSource {
       if (r > 0) {
         got += static_cast<size_t>(r);
       } else if (errno != EINTR) {
+        // What came before the failure is the data's, as read(2) would
+        // return it; the next call meets the failure.
+        if (got > 0) break;
         return absl::ErrnoToStatus(errno, "read");
       }
     }
@@ -305,9 +308,19 @@ class Window {
   // as the buffers a reader's chunks in flight may hold (one held beyond
   // them is freed when let go).
   static constexpr size_t kMaxSpares = 64;
-  // The most a read ahead asks for (less near the source's end as it was
-  // opened: a small file's reader holds no more than the file).
+  // The most a read ahead asks for, unless a read(2) asks for more (less
+  // near the source's end as it was opened: a small file's reader holds no
+  // more than the file).
   static constexpr size_t kPrefetchBytes = size_t{1} << 20;
+
+  // The size of the blocks a read takes: a read(2)'s, or with Prefetch a
+  // read ahead's with its room (one near the source's end may be smaller,
+  // and is not kept once let go: blocks that no read takes would sit among
+  // the spares, past the memory bound).
+  size_t SpareSize() const { return workers_ != nullptr ? read_size_ + AheadBytes() : read_size_; }
+  // The most a read ahead asks for: at least what a read(2) would, so that
+  // the bytes not scanned yet (less than that) are moved once per read.
+  size_t AheadBytes() const { return std::max(kPrefetchBytes, read_size_); }
 
   // Drops the history before `keep`.
   void DropHistory(uint64_t keep) {
@@ -379,7 +392,7 @@ class Window {
   // (a smaller one than a read needs never will: read_size_ only grows).
   void Keep(Block block) {
     block.skip = 0;  // all of it, once nobody holds it
-    if (block.buf == nullptr || block.size < read_size_) return;
+    if (block.buf == nullptr || block.size < SpareSize()) return;
     if (spares_.size() == kMaxSpares) spares_.erase(spares_.begin());
     spares_.push_back(std::move(block));
   }
@@ -388,7 +401,7 @@ class Window {
   // kept bytes from there and the block's. Only a rescan gets here.
   void Gather(uint64_t from) {
     const size_t bytes = static_cast<size_t>(base_ + filled_ - from);
-    Block all = NewBlock(std::max(bytes, read_size_));
+    Block all = NewBlock(std::max(bytes, SpareSize()));
     size_t at = 0;
     for (const Segment& seg : history_) {
       if (seg.end <= from) continue;
@@ -742,7 +755,7 @@ void Window::IssueReads() {
     const size_t bytes =
         past_end ? kReadSize
                  : static_cast<size_t>(std::min<uint64_t>(
-                       kPrefetchBytes, std::max<uint64_t>(size_hint - next_read_, kReadSize)));
+                       AheadBytes(), std::max<uint64_t>(size_hint - next_read_, kReadSize)));
     std::unique_ptr<ReadTask> r = Reuse(&spare_reads_);
     Block b = TakeSpare(read_size_ + bytes);  // skip 0: the whole buffer
     r->source = source_.get();
@@ -800,7 +813,7 @@ bool Window::TakeRead(uint64_t keep, bool mid_read) {
   if (unscanned <= r->headroom) {
     next = {std::move(r->buf), r->size, r->headroom - unscanned};
   } else {
-    next = NewBlock(std::max(unscanned + r->got, read_size_));
+    next = NewBlock(std::max(unscanned + r->got, SpareSize()));
     std::memcpy(next.bytes() + unscanned, r->buf.get() + r->headroom, r->got);
   }
   if (unscanned > 0) std::memcpy(next.bytes(), block_.bytes() + head_, unscanned);

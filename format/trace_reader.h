@@ -26,10 +26,10 @@
 // or about 32.1 MiB per chunk in flight plus 48.4 MiB; the collector's chunks
 // are far smaller (at most one thread's ring). A parallel reader of a
 // positional source (ByteSource::Positional) reads on its workers instead,
-// up to two reads of at most 1 MiB ahead of the scan, each into a block
-// with room before it for the bytes the scan has not passed yet (up to one
-// block's size): its blocks are then up to twice that size plus 1 MiB, and
-// two more are in flight, at most
+// up to two reads of 1 MiB (or a block's size, if more) ahead of the scan,
+// each into a block with room before it for the bytes the scan has not
+// passed yet (up to one block's size): its blocks are then up to twice that
+// size plus 1 MiB, and two more are in flight, at most
 //   (K + 5) * (2 * (kChunkHeaderSize + kMaxChunkStoredBytes) + 1 MiB) + K * kMaxChunkPayloadBytes
 // or about 49.3 MiB per chunk in flight plus 166.3 MiB. Whatever the input,
 // the reader neither crashes nor allocates more.
@@ -79,8 +79,10 @@ class ByteSource {
   // workers, and Read is not called (a regular file, bytes in memory).
   virtual bool Positional() const { return false; }
   // Reads the bytes at `offset` (from the start of the data) into buf: n of
-  // them unless the data ends first. Called by any thread, several at once
-  // for different ranges. REQUIRES: Positional().
+  // them unless the data ends first, or a read fails after some (then
+  // those: the call for the bytes after them meets the failure, as read(2)
+  // does). Called by any thread, several at once for different ranges.
+  // REQUIRES: Positional().
   virtual absl::StatusOr<size_t> ReadAt(char* buf, size_t n, uint64_t offset) {
     return absl::UnimplementedError("not a positional source");
   }
