@@ -178,10 +178,10 @@ class RewrittenOutput final : public Output {
 // buffers of 1 MiB: the thread that writes to it only formats, and the
 // writes `out` makes (and what it does first: RewrittenOutput's CRC) run
 // beside it. Up to kBuffers buffers are in use; a writer that gets ahead
-// of `out` by that much waits. The thread starts on the buffers once two
+// of `out` by that much waits. The thread starts on the buffers once six
 // wait, or when the writer must wait for it (a full queue, Flush, bytes
-// too many for a buffer): what it is given reaches `out` a buffer late at
-// most. Flush() returns once `out` has everything
+// too many for a buffer): what it is given reaches `out` five buffers late
+// at most. Flush() returns once `out` has everything
 // and is flushed. A write error or a broken pipe shows in good() a few
 // buffers later than on `out` itself (what follows is dropped, as `out`
 // would). `out` must outlive it and is not to be touched by others until
@@ -193,7 +193,7 @@ class ThreadedOutput final : public Output {
   bool Flush() override;
 
   static constexpr size_t kBufferBytes = 1 << 20;
-  static constexpr size_t kBuffers = 4;  // more than kWakeBatches
+  static constexpr size_t kBuffers = 8;  // more than kWakeBatches
   // Queues *s for the thread (at most kBuffers of them at once).
   void WriteTaken(std::string* s, uint32_t crc) override;
 
@@ -215,10 +215,12 @@ class ThreadedOutput final : public Output {
   void Drain();
   // After a batch is queued: wakes the thread once kWakeBatches wait, not
   // for each (a wake-up of a thread that drained the queue, once per run
-  // of the pass on every core, was a sixth of `text`'s reading thread);
-  // whoever waits for the thread wakes it first (WaitDone).
+  // of the pass on every core, was a sixth of `text`'s reading thread;
+  // once per two, still a fifth of it once the reading thread ran the
+  // runs it had waited for: 2026-12-01); whoever waits for the thread
+  // wakes it first (WaitDone).
   void Queued(std::unique_lock<std::mutex>* lock);
-  static constexpr size_t kWakeBatches = 2;
+  static constexpr size_t kWakeBatches = 6;
   // Notifies `cv` (one thread waits on each) with `lock` (on mu_) let go:
   // woken while it is held, that thread would only wait for it again, a
   // second sleep and wake-up per batch.
