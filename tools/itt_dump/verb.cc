@@ -1,6 +1,9 @@
 #include "tools/itt_dump/verb.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -15,6 +18,15 @@ void WarnAs(const VerbContext& ctx, std::string_view name, std::string_view mess
   if (ctx.err == nullptr) return;
   ctx.err->Write(absl::StrCat("itt-dump: ", std::string(name), ": ", std::string(message), "\n"));
   ctx.err->Flush();
+}
+
+// The line of a damaged region: `kind` ("corrupt" or "truncated") at its
+// offset, its size and why. The index pass's damage and the chunks the
+// verb's pass found malformed read alike.
+std::string DamageLine(std::string_view kind, uint64_t offset, uint64_t bytes,
+                       std::string_view reason) {
+  return absl::StrCat(std::string(kind), " at offset ", offset, " (", bytes,
+                      " bytes): ", std::string(reason));
 }
 
 }  // namespace
@@ -35,8 +47,8 @@ void WarnDamage(const VerbContext& ctx) {
     for (const Problem& p : x.problems) {
       if (shown++ == kShown) break;
       WarnFile(ctx, f,
-               absl::StrCat(p.kind == Problem::Kind::kCorrupt ? "corrupt" : "truncated",
-                            " at offset ", p.offset, " (", p.bytes, " bytes): ", p.reason));
+               DamageLine(p.kind == Problem::Kind::kCorrupt ? "corrupt" : "truncated", p.offset,
+                          p.bytes, p.reason));
     }
     const uint64_t more = x.problems.size() + x.problems_dropped;
     if (more > kShown) {
@@ -102,8 +114,7 @@ absl::Status WarnMerge(const VerbContext& ctx, const PassSummary& pass) {
                           }),
               found.end());
   for (const MalformedChunk* m : found) {
-    WarnFile(ctx, m->file,
-             absl::StrCat("corrupt at offset ", m->offset, " (", m->bytes, " bytes): ", m->reason));
+    WarnFile(ctx, m->file, DamageLine("corrupt", m->offset, m->bytes, m->reason));
   }
   if (pass.late_events != 0) {
     Warn(ctx, absl::StrCat(pass.late_events,
