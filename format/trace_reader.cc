@@ -75,26 +75,24 @@ class FileSource : public ByteSource {
 
 class StringSource : public ByteSource {
  public:
-  explicit StringSource(std::string_view data) : all_(data), data_(data) {}
+  explicit StringSource(std::string_view data) : data_(data) {}
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
-    n = std::min(n, data_.size());
-    if (n == 0) return n;
-    std::memcpy(buf, data_.data(), n);
-    data_.remove_prefix(n);
-    return n;
+    const absl::StatusOr<size_t> r = ReadAt(buf, n, pos_);
+    pos_ += *r;
+    return r;
   }
   bool Positional() const override { return true; }
-  uint64_t SizeHint() const override { return all_.size(); }
+  uint64_t SizeHint() const override { return data_.size(); }
   absl::StatusOr<size_t> ReadAt(char* buf, size_t n, uint64_t offset) override {
-    if (offset >= all_.size()) return 0;
-    n = std::min<size_t>(n, all_.size() - static_cast<size_t>(offset));
-    if (n > 0) std::memcpy(buf, all_.data() + offset, n);
+    if (offset >= data_.size()) return 0;
+    n = std::min<size_t>(n, data_.size() - static_cast<size_t>(offset));
+    if (n > 0) std::memcpy(buf, data_.data() + offset, n);
     return n;
   }
 
  private:
-  const std::string_view all_;
-  std::string_view data_;  // what Read has not returned yet
+  const std::string_view data_;
+  uint64_t pos_ = 0;  // Read's
 };
 
 // Smallest read from the source; keeps read(2) calls few.
@@ -436,8 +434,7 @@ class Window {
   size_t depth_ = 0;
   std::deque<std::unique_ptr<ReadTask>> reads_;  // in flight, in file order
   std::vector<std::unique_ptr<ReadTask>> spare_reads_;
-  uint64_t next_read_ = 0;  // the offset the next read ahead starts at
-  bool reads_failed_ = false;
+  uint64_t next_read_ = 0;   // the offset the next read ahead starts at
   bool short_read_ = false;  // the last read ahead taken ended the data then
 };
 
@@ -747,7 +744,7 @@ void Window::StopPrefetch() {
 
 void Window::IssueReads() {
   const uint64_t size_hint = source_->SizeHint();
-  while (reads_.size() < depth_ && !reads_failed_) {
+  while (reads_.size() < depth_ && status_.ok()) {
     // Past the end the source had when opened, one read at a time: it
     // finds the end, or what was appended since.
     const bool past_end = next_read_ >= size_hint;
@@ -774,12 +771,9 @@ void Window::IssueReads() {
 
 bool Window::TakeRead(uint64_t keep, bool mid_read) {
   const uint64_t at = base_ + filled_;  // where the bytes taken next start
-  if (reads_failed_) return false;
-  if (!reads_.empty() && reads_.front()->offset != at) {
-    // A read came back short (the end of the data then): read on from there.
-    StopPrefetch();
-    next_read_ = at;
-  }
+  if (!status_.ok()) return false;
+  // A read came back short (the end of the data then): read on from there.
+  if (!reads_.empty() && reads_.front()->offset != at) StopPrefetch();
   if (reads_.empty()) next_read_ = at;
   IssueReads();
   std::unique_ptr<ReadTask> r = std::move(reads_.front());
@@ -794,10 +788,7 @@ bool Window::TakeRead(uint64_t keep, bool mid_read) {
     StopPrefetch();
     // Part-way through a read(2), the error comes at the next call: the
     // next TakeRead reads there again.
-    if (!mid_read) {
-      status_ = r->status;
-      reads_failed_ = true;
-    }
+    if (!mid_read) status_ = r->status;
     recycle(std::move(r));
     return false;
   }

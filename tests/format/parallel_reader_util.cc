@@ -22,12 +22,9 @@ class PlannedSource : public ByteSource {
         fail_at_(fail_at),
         positional_(positional) {}
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
-    if (pos_ >= fail_at_) return absl::DataLossError("EIO");
-    n = std::min({n, data_.size() - pos_, max_read_});
-    n = static_cast<size_t>(std::min<uint64_t>(n, fail_at_ - pos_));
-    std::memcpy(buf, data_.data() + pos_, n);
-    pos_ += n;
-    return n;
+    const absl::StatusOr<size_t> r = ReadAt(buf, std::min(n, max_read_), pos_);
+    if (r.ok()) pos_ += *r;
+    return r;
   }
   bool Positional() const override { return positional_; }
   uint64_t SizeHint() const override { return data_.size(); }
