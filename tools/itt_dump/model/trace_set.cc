@@ -676,8 +676,9 @@ std::vector<ShortReading> TraceSetMerger::ShortReadings() const {
   if (single_ != nullptr) {
     NoteShortReading(set_, 0, single_reader_.get(), &short_readings);
   } else {
-    for (const Input& in : inputs_)
+    for (const Input& in : inputs_) {
       NoteShortReading(set_, in.file, in.reader.get(), &short_readings);
+    }
   }
   return short_readings;
 }

@@ -233,17 +233,17 @@ class SetRewriter {
   const RewriteTable* table_;  // for those changes
 };
 
-// The events of every file of a set in time order (ties: the file listed
-// first), with their threads of set.index(). Each file is merged by its own
-// EventMerger; this merges those and rewrites each event to the set's ids
-// and time axis (trace_set.h's header). With one file it is that file's
-// EventMerger.
 // Appends file `file` of `set` to *out if `reader` (a verb's own reading
 // of it, at its end; null: not read) read fewer bytes than its index pass:
 // the one test of a file cut between the two readings, for either merger.
 void NoteShortReading(const TraceSet& set, size_t file, const format::TraceReader* reader,
                       std::vector<ShortReading>* out);
 
+// The events of every file of a set in time order (ties: the file listed
+// first), with their threads of set.index(). Each file is merged by its own
+// EventMerger; this merges those and rewrites each event to the set's ids
+// and time axis (trace_set.h's header). With one file it is that file's
+// EventMerger.
 class TraceSetMerger {
  public:
   // `set` must outlive the merger.
