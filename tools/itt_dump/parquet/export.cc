@@ -433,8 +433,31 @@ class PieceTaskRecord {
 // common order).
 constexpr Table kBatchedTables[] = {kSlice, kInstant, kCounter, kHeap, kArgs};
 constexpr size_t kBatchedTableCount = std::size(kBatchedTables);
-using BatchRows = std::tuple<std::vector<SliceRow>, std::vector<InstantRow>,
-                             std::vector<CounterRow>, std::vector<HeapRow>, std::vector<ArgRow>>;
+
+// A batch's rows of one table: slots made once and reused by the batches
+// that follow, so that a row handed over is not zeroed first (a rep stos
+// per row, on the reading thread) where its maker sets every field.
+template <typename T>
+class BatchTable {
+ public:
+  // The next row: as the last batch left it (Add), or zeroed (AddZeroed).
+  T& Add() {
+    if (size_ == slots_.size()) slots_.resize(std::max<size_t>(64, 2 * slots_.size()));
+    return slots_[size_++];
+  }
+  T& AddZeroed() { return Add() = T(); }
+  // Takes back the row added last.
+  void DropLast() { --size_; }
+  void clear() { size_ = 0; }
+  const T* begin() const { return slots_.data(); }
+  const T* end() const { return slots_.data() + size_; }
+
+ private:
+  std::vector<T> slots_;
+  size_t size_ = 0;
+};
+using BatchRows = std::tuple<BatchTable<SliceRow>, BatchTable<InstantRow>, BatchTable<CounterRow>,
+                             BatchTable<HeapRow>, BatchTable<ArgRow>>;
 static_assert(std::tuple_size_v<BatchRows> == kBatchedTableCount);
 
 // Writes the rows: each thread that writes them has its own (a clock keeps
@@ -720,12 +743,17 @@ class ParquetExporter : public IntervalListener {
   // outlive the pass, or be of Keep's copies.
   template <typename T>
   T& NewRow() {
-    return std::get<std::vector<T>>(filling_->rows).emplace_back();
+    return std::get<BatchTable<T>>(filling_->rows).AddZeroed();
+  }
+  // The same, not zeroed: the caller sets every field.
+  template <typename T>
+  T& NewRowToSet() {
+    return std::get<BatchTable<T>>(filling_->rows).Add();
   }
   // Takes back the row NewRow<T> made last (not counted yet).
   template <typename T>
   void DropRow() {
-    std::get<std::vector<T>>(filling_->rows).pop_back();
+    std::get<BatchTable<T>>(filling_->rows).DropLast();
   }
   void RowAdded() {
     if (++filling_->count == batch_rows_) SubmitBatch(/*all=*/false);
@@ -830,7 +858,7 @@ class ParquetExporter : public IntervalListener {
     ((b == B || b == kBatchedTableCount ? WriteTable<B>(std::get<B>(batch.rows)) : void()), ...);
   }
   template <size_t B, typename T>
-  void WriteTable(const std::vector<T>& rows) {
+  void WriteTable(const BatchTable<T>& rows) {
     for (const T& row : rows) {
       const size_t p = partitioned_ ? row.thread->process : 0;
       parquet::RowBlock& block = blocks_[p][B];
@@ -1062,8 +1090,8 @@ void ParquetExporter::AppendPieceTask(const PieceMerger::Item& item) {
   while (before > 0 && TaskOrdinal(ids.At(before - 1)) > base) --before;
   const uint64_t id = TaskSliceId(t, base + task.number);
   // Made in the batch: a copy through the stack cost a store-forwarding
-  // stall per row.
-  SliceRow& row = NewRow<SliceRow>();
+  // stall per row. Every field is set.
+  SliceRow& row = NewRowToSet<SliceRow>();
   row.thread = &t;
   row.id = id;
   row.parent = task.parent != 0 ? TaskSliceId(t, base + task.parent) : OpenTaskId(t);
@@ -1071,10 +1099,11 @@ void ParquetExporter::AppendPieceTask(const PieceMerger::Item& item) {
   row.end = task.end;
   row.category_key = task.category_key;
   row.name_key = task.name_key;
-  if (task.category_key == 0) row.category = Keep(record.category());
-  if (task.name_key == 0) row.name = Keep(record.name());
+  row.category = task.category_key == 0 ? Keep(record.category()) : std::string_view();
+  row.name = task.name_key == 0 ? Keep(record.name()) : std::string_view();
   row.kind = task_kind_;
   row.depth = task.depth + before;
+  row.open_at_end = false;
   // (The batch may go with the row: what follows needs none of it.)
   RowAdded();
   for (uint32_t i = 0; i < task.args; ++i) {

@@ -60,7 +60,7 @@ struct ParquetOptions {
   size_t row_group_rows = size_t{1} << 19;
   // Rows handed to the tables' writers at once (the dataset does not
   // depend on it).
-  size_t batch_rows = size_t{1} << 16;
+  size_t batch_rows = size_t{1} << 14;
 };
 
 // Writes the dataset. Fails (the verb's status 73) when a directory or file
