@@ -1080,7 +1080,11 @@ std::optional<PassSummary> ParquetExporter::PassOnEveryCore() {
 void ParquetExporter::AppendPieceTask(const PieceMerger::Item& item) {
   const ThreadRec& t = *item.thread;
   const uint64_t base = static_cast<const ParquetSink*>(item.piece->sink.get())->base();
-  PieceTaskRecord record(item.piece->OutputAt(*item.entry));
+  const std::string_view bytes = item.piece->OutputAt(*item.entry);
+  // The records that follow, which a worker wrote: the next items are
+  // mostly the same piece's (5% of this thread's time on the frames trace).
+  __builtin_prefetch(bytes.data() + 256);
+  PieceTaskRecord record(bytes);
   const PieceTaskRecord::Task& task = record.task();
   // The tasks open here that began before the piece: those the piece began
   // and the whole trace's tracker has open here are all around this one.
@@ -1222,8 +1226,9 @@ void ParquetExporter::WriteRowsOf(size_t b) {
 }
 
 void ParquetExporter::WriteInterval(const Interval& iv, uint64_t id, uint64_t parent) {
-  // Made in the batch, as AppendPieceTask's rows.
-  SliceRow& row = NewRow<SliceRow>();
+  // Made in the batch, as AppendPieceTask's rows; SliceRowOf and the
+  // lines below set every field.
+  SliceRow& row = NewRowToSet<SliceRow>();
   if (!SliceRowOf(x_, &filter_, iv, &name_, &row)) {
     DropRow<SliceRow>();
     return;
