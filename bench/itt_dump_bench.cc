@@ -34,9 +34,8 @@
 //                                  while it waited for them, work any
 //                                  thread does: format::
 //                                  ThisThreadQueuedWorkCpuNs), or another
-//                                  thread of the verb's own (perfetto's
-//                                  compressor, the writer of text's and
-//                                  chrome's output, the writer of one of
+//                                  thread of the verb's own (the writer
+//                                  of text's and chrome's output, of one of
 //                                  parquet's tables' rows, vtune-csv's
 //                                  spill of its counters' rows) if that
 //                                  one's is larger
@@ -61,13 +60,14 @@
 // is credited for it. The CPU of a thread other than the benchmark's own
 // (which runs the verb, so it is the reading thread) is sampled from
 // /proc/self/task/*/schedstat every 2 ms while the verb runs; threads named
-// "itt-dump-read", "itt-dump-index" or "itt-dump-pq" (the reader's pool,
-// the index pass's files, parquet's encoders) work on every core, any
-// other is one thread's work. Goals (issue
-// 12, this 2-core machine): stats >= 100 M events/s, verify >= 150 M, text
-// >= 15 M, chrome >= 20 M, peak RSS of stats <= 200 MB; perfetto >= 20 M
-// (issue 16); issue 47: stats >= 150 M and each exporter >= 30 M on both
-// traces, serial_ns <= 1 for stats and <= 2 for each exporter.
+// "itt-dump-read", "itt-dump-index", "itt-dump-pq" or "itt-dump-zstd" (the
+// reader's pool, the index pass's files, parquet's encoders, perfetto's
+// block compressors) work on every core, any other is one thread's work.
+// Goals (issue 12, this 2-core machine): stats >= 100 M events/s, verify
+// >= 150 M, text >= 15 M, chrome >= 20 M, peak RSS of stats <= 200 MB;
+// perfetto >= 20 M (issue 16); issue 47: stats >= 150 M and each exporter
+// >= 30 M on both traces, serial_ns <= 1 for stats and <= 2 for each
+// exporter.
 //
 // Run: bazel run -c opt //bench:itt_dump_bench
 
@@ -318,7 +318,8 @@ class ThreadCpuSampler {
 
 // Whether a thread of that name works on every core (one of a pool).
 bool OnEveryCore(const std::string& name) {
-  return name == "itt-dump-read" || name == "itt-dump-index" || name == "itt-dump-pq";
+  return name == "itt-dump-read" || name == "itt-dump-index" || name == "itt-dump-pq" ||
+         name == "itt-dump-zstd";
 }
 
 // The CPU of one run of a verb, in ns.

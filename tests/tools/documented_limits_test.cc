@@ -3,7 +3,8 @@
 // docs/ITT_DUMP.md and in the command line's help; parquet's rows per row
 // group and per batch (ParquetOptions), the buffers of text's and chrome's output thread
 // (ThreadedOutput), the counter rows vtune-csv holds in memory
-// (VtuneOptions), the size of a run of output merged on a worker
+// (VtuneOptions), perfetto's block compressor threads (BlockCompressor),
+// the size of a run of output merged on a worker
 // (PieceMerger) and the metadata values a task keeps (IntervalTracker) in
 // docs/ITT_DUMP.md.
 
@@ -19,6 +20,7 @@
 #include "tools/itt_dump/model/trace_set.h"
 #include "tools/itt_dump/output.h"
 #include "tools/itt_dump/parquet/export.h"
+#include "tools/itt_dump/perfetto/block_compressor.h"
 #include "tools/itt_dump/vtune_csv.h"
 
 namespace ittc::itt_dump {
@@ -59,6 +61,13 @@ TEST(DocumentedLimits, ParquetBatchRowsAreTheCodes) {
   for (size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
   const std::string doc = ReadRunfile("docs/ITT_DUMP.md");
   EXPECT_NE(doc.find("The rows go in batches of " + digits + ","), std::string::npos) << digits;
+}
+
+TEST(DocumentedLimits, PerfettoCompressorThreadsAreTheCodes) {
+  const std::string doc = ReadRunfile("docs/ITT_DUMP.md");
+  EXPECT_NE(doc.find("online CPU, at most " + std::to_string(BlockCompressor::kMaxDefaultThreads) +
+                     ": `itt-dump-zstd`)"),
+            std::string::npos);
 }
 
 TEST(DocumentedLimits, OutputThreadBuffersAreTheCodes) {

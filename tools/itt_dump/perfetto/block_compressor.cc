@@ -4,9 +4,10 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
+#include <cstring>
+#include <string_view>
 #include <utility>
-
-#include "tools/itt_dump/perfetto/proto_writer.h"
 
 namespace ittc::itt_dump {
 namespace {
@@ -17,28 +18,61 @@ constexpr uint32_t kPacketZstdCompressedPackets = 133;  // .zstd_compressed_pack
 // Fast levels: the export is bounded by compression, and the output is
 // already several times smaller than the packets.
 constexpr int kZstdLevel = 1;
+// Room for two length-delimited fields' keys and lengths (a varint of up
+// to 10 bytes each).
+constexpr size_t kHead = 32;
+
+// Writes the key of length-delimited field `field` and `length` at p;
+// returns how many bytes (at most kHead / 2).
+size_t PutKeyAndLength(char* p, uint32_t field, uint64_t length) {
+  char* const start = p;
+  for (uint64_t v : {uint64_t{field} << 3 | 2, length}) {
+    while (v >= 0x80) {
+      *p++ = static_cast<char>(v | 0x80);
+      v >>= 7;
+    }
+    *p++ = static_cast<char>(v);
+  }
+  return static_cast<size_t>(p - start);
+}
 
 }  // namespace
 
-BlockCompressor::BlockCompressor(Output* out, Codec codec)
-    : out_(out), codec_(codec), worker_([this] { Run(); }) {}
-
-BlockCompressor::~BlockCompressor() {
-  Finish().IgnoreError();
-  ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_));
+BlockCompressor::BlockCompressor(Output* out, Codec codec, int threads) : out_(out), codec_(codec) {
+  if (threads <= 0) {
+    threads =
+        std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxDefaultThreads);
+  }
+  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
 }
 
+BlockCompressor::~BlockCompressor() { Finish().IgnoreError(); }
+
 void BlockCompressor::Submit(std::string* packets) {
+  std::unique_ptr<Block> block;
   {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return !has_pending_; });
-    // pending_ holds the block the worker took last time (Run swaps).
-    pending_.swap(*packets);
-    has_pending_ = true;
+    space_cv_.wait(lock, [this] { return blocks_.size() < kBlocksPerThread * threads_.size(); });
+    if (!spare_.empty()) {
+      block = std::move(spare_.back());
+      spare_.pop_back();
+    }
   }
-  // With the lock let go: woken while it is held, the worker would only
-  // wait for it again.
-  cv_.notify_all();
+  if (block == nullptr) block = std::make_unique<Block>();
+  // The spare block's spent bytes go back, kept at their size: the
+  // caller's writer fills a buffer once, not per block (ProtoWriter::
+  // SwapOut).
+  block->packets.swap(*packets);
+  block->taken = false;
+  block->done = false;
+  block->failed = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    blocks_.push_back(std::move(block));
+  }
+  // With the lock let go: woken while it is held, a thread would only wait
+  // for it again.
+  work_cv_.notify_one();
 }
 
 absl::Status BlockCompressor::Finish() {
@@ -48,8 +82,8 @@ absl::Status BlockCompressor::Finish() {
       std::lock_guard<std::mutex> lock(mu_);
       done_ = true;
     }
-    cv_.notify_all();
-    worker_.join();
+    work_cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
   }
   std::lock_guard<std::mutex> lock(mu_);
   return status_;
@@ -57,56 +91,90 @@ absl::Status BlockCompressor::Finish() {
 
 void BlockCompressor::Run() {
   pthread_setname_np(pthread_self(), "itt-dump-zstd");  // for profilers and the benchmark
-  std::string block;
+  void* zstd = nullptr;
+  std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return has_pending_ || done_; });
-      if (!has_pending_) return;  // done_ and nothing left
-      block.swap(pending_);
-      has_pending_ = false;
-    }
-    cv_.notify_all();  // the producer may queue the next block
-    if (!WriteBlock(block)) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (status_.ok()) {
-        status_ = absl::InternalError(codec_ == Codec::kZstd ? "zstd compression failed"
-                                                             : "zlib compress2 failed");
+    Block* block = nullptr;
+    work_cv_.wait(lock, [&] {
+      for (const std::unique_ptr<Block>& b : blocks_) {
+        if (!b->taken) {
+          block = b.get();
+          return true;
+        }
       }
-    }
+      return done_;
+    });
+    if (block == nullptr) break;  // done_ and nothing left to take
+    block->taken = true;
+    lock.unlock();
+    const bool ok = Compress(block, &zstd);
+    lock.lock();
+    block->done = true;
+    block->failed = !ok;
+    if (!writing_) WriteDone(&lock);
   }
+  lock.unlock();
+  ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd));
 }
 
-bool BlockCompressor::WriteBlock(const std::string& block) {
-  // compressed_ only grows: resizing it down to each block's compressed
-  // size and up again to the bound would zero-fill most of it per block.
+void BlockCompressor::WriteDone(std::unique_lock<std::mutex>* lock) {
+  writing_ = true;
+  while (!blocks_.empty() && blocks_.front()->done) {
+    std::unique_ptr<Block> block = std::move(blocks_.front());
+    blocks_.pop_front();
+    if (block->failed && status_.ok()) {
+      status_ = absl::InternalError(codec_ == Codec::kZstd ? "zstd compression failed"
+                                                           : "zlib compress2 failed");
+    }
+    lock->unlock();
+    if (!block->failed) {
+      out_->Write(std::string_view(block->compressed).substr(block->start, block->size));
+      output_bytes_ += block->size;
+    }
+    lock->lock();
+    spare_.push_back(std::move(block));
+    space_cv_.notify_all();
+  }
+  writing_ = false;
+}
+
+bool BlockCompressor::Compress(Block* block, void** zstd) {
+  // The compressed bytes go at kHead; the packet's keys and lengths are
+  // written right before them once their size is known. `compressed` only
+  // grows (resizing it down to each block's size and up again to the
+  // bound would zero-fill most of it per block).
+  const std::string& packets = block->packets;
+  std::string& out = block->compressed;
   uint32_t field = kPacketCompressedPackets;
   size_t n = 0;
   if (codec_ == Codec::kZstd) {
-    if (zstd_ == nullptr) zstd_ = ZSTD_createCCtx();
-    if (zstd_ == nullptr) return false;
-    const size_t bound = ZSTD_compressBound(block.size());
-    if (compressed_.size() < bound) compressed_.resize(bound);
-    n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_), &compressed_[0], compressed_.size(),
-                          block.data(), block.size(), kZstdLevel);
+    if (*zstd == nullptr) *zstd = ZSTD_createCCtx();
+    if (*zstd == nullptr) return false;
+    const size_t bound = kHead + ZSTD_compressBound(packets.size());
+    if (out.size() < bound) out.resize(bound);
+    n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(*zstd), &out[kHead], out.size() - kHead,
+                          packets.data(), packets.size(), kZstdLevel);
     if (ZSTD_isError(n)) return false;
     field = kPacketZstdCompressedPackets;
   } else {
-    const uLong bound = compressBound(static_cast<uLong>(block.size()));
-    if (compressed_.size() < bound) compressed_.resize(bound);
-    uLongf size = static_cast<uLongf>(compressed_.size());
-    const int rc = compress2(reinterpret_cast<Bytef*>(&compressed_[0]), &size,
-                             reinterpret_cast<const Bytef*>(block.data()),
-                             static_cast<uLong>(block.size()), Z_BEST_SPEED);
+    const size_t bound = kHead + compressBound(static_cast<uLong>(packets.size()));
+    if (out.size() < bound) out.resize(bound);
+    uLongf size = static_cast<uLongf>(out.size() - kHead);
+    const int rc = compress2(reinterpret_cast<Bytef*>(&out[kHead]), &size,
+                             reinterpret_cast<const Bytef*>(packets.data()),
+                             static_cast<uLong>(packets.size()), Z_BEST_SPEED);
     if (rc != Z_OK) return false;
     n = size;
   }
-  ProtoWriter wrapper;
-  wrapper.Begin(kTracePacket);
-  wrapper.Bytes(field, std::string_view(compressed_.data(), n));
-  wrapper.End();
-  out_->Write(wrapper.data());
-  output_bytes_ += wrapper.size();
+  // Trace.packet (a TracePacket) holding one bytes field, the block.
+  char inner[kHead / 2];
+  const size_t inner_size = PutKeyAndLength(inner, field, n);
+  char outer[kHead / 2];
+  const size_t outer_size = PutKeyAndLength(outer, kTracePacket, inner_size + n);
+  block->start = kHead - inner_size - outer_size;
+  block->size = outer_size + inner_size + n;
+  std::memcpy(&out[block->start], outer, outer_size);
+  std::memcpy(&out[block->start + outer_size], inner, inner_size);
   return true;
 }
 

@@ -25,8 +25,8 @@
 //  - Compression: packets are gathered into blocks, each written as one
 //    TracePacket whose compressed-packets field holds the zstd- or
 //    zlib-compressed packets (what Perfetto's own tracing service writes),
-//    unless PerfettoCompression::kNone. Compression runs on a second
-//    thread (block_compressor.h).
+//    unless PerfettoCompression::kNone. The blocks are compressed at once
+//    on threads of their own and written in order (block_compressor.h).
 //
 // Memory: interning tables (one entry per distinct name per sequence; the
 // tables of small caller keys are dense vectors, at most 64 KB per sequence
