@@ -179,7 +179,9 @@ IntervalTracker::Open* IntervalTracker::PushKeyed(KeyedOpens* opens, const Key& 
 
 void IntervalTracker::KeyedOpened(Open* o) {
   o->iv.serial = ++serial_;
-  if (report_begins_) listener_->OnBegin(o->iv);
+  if (o->iv.kind == IntervalKind::kFrame ? ReportsFrameBegins() : report_begins_) {
+    listener_->OnBegin(o->iv);
+  }
 }
 
 IntervalTracker::Open* IntervalTracker::BeginKeyed(KeyedOpens* opens, const Key& key,
@@ -618,7 +620,7 @@ void IntervalTracker::OnOpen(const Interval& interval, const ThreadRec& t) {
 }
 
 void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
-  if (report_begins_) {
+  if (ReportsFrameBegins()) {
     OnFrame(frame.begin, frame.domain, format::Id{}, frame.time, t);
     return;
   }
@@ -714,7 +716,7 @@ void KeptFramePairing::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
 }
 
 bool IntervalTracker::JoinFrames(const KeptFramePairing& stretch) {
-  if (report_begins_) return false;
+  if (ReportsFrameBegins()) return false;
   size_t keys = KeyedCount(&frames_);
   for (size_t i = 0; i < stretch.used_; ++i) {
     const KeptFramePairing::KeyState& k = stretch.keys_[i];

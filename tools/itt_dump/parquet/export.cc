@@ -350,7 +350,8 @@ bool SliceRowOf(const TraceIndex& x, Filter* filter, const Interval& iv, std::st
 }
 
 // Slice ids: the thread's index in the high bits; below, an ordinal of the
-// thread's tasks in the order they began, or of its other slices, and which
+// thread's tasks in the order they began, or of its other slices (frames
+// in the order they ended, the rest in the order they began), and which
 // of the two (the low bit). A task's follows from its thread's own events,
 // so a piece numbers the tasks it begins from its thread's count before it;
 // the other slices are numbered on the reading thread. A thread's slices of
@@ -701,6 +702,9 @@ class ParquetExporter : public IntervalListener {
         counters_(x_),
         pool_(pool) {
     tracker_.set_report_begins(true);
+    // A frame's slice is numbered at its end (OnInterval), so that the
+    // frames a piece forwards are paired the quick way (OnKeptFrame).
+    tracker_.set_report_frame_begins(false);
   }
 
   ~ParquetExporter();
@@ -723,6 +727,9 @@ class ParquetExporter : public IntervalListener {
   // times).
   void AddChildTicks(const ThreadRec&, uint64_t) {}
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
+  // What OnEvent does with a frame_begin or frame_end of a null id, for
+  // one that FeedEntry gives it so (its pieces pair no frames).
+  void OnKeptFrame(const KeptFrame& frame, const ThreadRec& t) { tracker_.OnFrame(frame, t); }
 
  private:
   // A piece's task (ParquetSink's output) at its place: its numbers made
@@ -1048,7 +1055,9 @@ void ParquetExporter::OnInterval(const Interval& iv) {
     id = ids.At(iv.depth);
     parent = ids.KeptAt(iv.depth - 1);
   }
-  if (id == 0) id = NextOtherId(*iv.thread);  // a frame_submit: complete at once
+  // A frame (its begin is not reported), or a frame_submit: complete at
+  // once.
+  if (id == 0) id = NextOtherId(*iv.thread);
   WriteInterval(iv, id, parent);
 }
 
