@@ -15,6 +15,10 @@ using format::Event;
 using Type = Piece::Entry::Type;
 
 void Piece::EventAt(const Entry& en, Event* e) const {
+  if (en.type == Type::kKeptFrame) {
+    KeptFrameEvent(KeptFrameAt(en), e);
+    return;
+  }
   e->kind = en.kind;
   e->time = en.time;
   // Packed by Decode below from a decoded event: they unpack.
@@ -108,6 +112,19 @@ void Pack(const Event& e, Piece::Entry* en, std::vector<char>* packed, size_t* s
   if (need > packed->size()) packed->resize(std::max(need, 2 * packed->size()));
   char* const base = packed->data();
   *size = static_cast<size_t>(format::PackFields(e, base + *size) - base);
+}
+
+// A forwarded frame_begin or frame_end of a null id as a kKeptFrame entry:
+// its domain a plain word at *size in *packed (Piece::KeptFrameAt).
+void PackKeptFrame(const Event& e, Piece::Entry* en, std::vector<char>* packed, size_t* size) {
+  *en = EventEntry(e, *size);
+  en->type = Type::kKeptFrame;
+  const uint64_t domain = e.Get(format::Field::kDomain);
+  if (*size + sizeof domain > packed->size()) {
+    packed->resize(std::max(*size + sizeof domain, 2 * packed->size()));
+  }
+  std::memcpy(packed->data() + *size, &domain, sizeof domain);
+  *size += sizeof domain;
 }
 
 // How many fields an event of `kind` kept apart has, where every one is a
@@ -353,7 +370,13 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     if (simple) task.ToEvent(&e);
     if (outputs_apart_) p.outputs_before.push_back(static_cast<uint32_t>(p.output_entries.size()));
     Piece::Entry& en = entries.emplace_back();
-    Pack(e, &en, &p.packed, &p.packed_size);
+    if (p.frames_forwarded &&
+        (e.kind == format::EventKind::kFrameBegin || e.kind == format::EventKind::kFrameEnd) &&
+        e.GetId(format::Field::kId) == format::Id{}) {
+      PackKeptFrame(e, &en, &p.packed, &p.packed_size);
+    } else {
+      Pack(e, &en, &p.packed, &p.packed_size);
+    }
     en.child_ticks = tracker.piece_child_ticks();
   }
 
@@ -1030,7 +1053,7 @@ void PieceMerger::Issue(int qi, Item* item) {
     place.time = en.time;
     place.queue = qi;
     place.position = p.output_base + before;
-    if (en.type == Piece::Entry::Type::kEvent) {
+    if (Piece::IsEvent(en.type)) {
       CopyBound(place, &last_event_);
       any_event_ = true;
     }

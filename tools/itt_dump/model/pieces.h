@@ -295,11 +295,16 @@ class Piece final : public format::DecodedChunk {
       kEvent,       // an event for the whole trace's tracker (EventAt)
       kOpen,        // a task still open at the piece's end: opens[index]
       kChildTicks,  // only child_ticks (the piece's tail)
-      kOutput       // the sink's output at offset `index` (OutputAt)
+      kOutput,      // the sink's output at offset `index` (OutputAt)
+      // A frame_begin or frame_end (kind) of a null id that the piece
+      // forwards with all its frames (frames_forwarded): an event too
+      // (EventAt), its domain an 8-byte word at `index` in packed, which
+      // FeedEntry reads without unpacking fields.
+      kKeptFrame
     };
     uint64_t time = 0;         // the merge's key
     uint64_t child_ticks = 0;  // for the thread's innermost task, first
-    uint32_t index = 0;        // kEvent: where its fields start in packed
+    uint32_t index = 0;        // kEvent, kKeptFrame: where its fields start in packed
     format::EventKind kind = format::EventKind::kInvalid;
     Type type = Type::kEvent;
   };
@@ -382,8 +387,25 @@ class Piece final : public format::DecodedChunk {
   const char* outputs = nullptr;  // sink->output_records()'s
   size_t outputs_size = 0;
 
-  // The event of entry `en` (one of entries). REQUIRES: en.type == kEvent.
+  // The event of entry `en` (one of entries). REQUIRES: en.type == kEvent
+  // or kKeptFrame.
   void EventAt(const Entry& en, format::Event* e) const;
+  // The frame of entry `en`. REQUIRES: en.type == kKeptFrame.
+  KeptFrame KeptFrameAt(const Entry& en) const {
+    KeptFrame f;
+    f.time = en.time;
+    std::memcpy(&f.domain, packed.data() + en.index, sizeof f.domain);
+    f.begin = en.kind == format::EventKind::kFrameBegin;
+    return f;
+  }
+  // The event of kept frame `f` (a frame_begin or frame_end of a null id).
+  static void KeptFrameEvent(const KeptFrame& f, format::Event* e) {
+    e->Init(f.begin ? format::EventKind::kFrameBegin : format::EventKind::kFrameEnd, f.time);
+    e->Set(format::Field::kDomain, f.domain);
+  }
+  static bool IsEvent(Entry::Type type) {
+    return type == Entry::Type::kEvent || type == Entry::Type::kKeptFrame;
+  }
   // The output of entry `en`. REQUIRES: en.type == kOutput.
   std::string_view OutputAt(const Entry& en) const { return OutputAt(en.index); }
   std::string_view OutputAt(uint32_t offset) const {
@@ -947,20 +969,16 @@ const format::Event* FeedEntry(const PieceMerger::Item& item, Target* target,
   const Piece::Entry& entry = *item.entry;
   if (entry.child_ticks != 0) target->AddChildTicks(*item.thread, entry.child_ticks);
   switch (entry.type) {
+    case Piece::Entry::Type::kKeptFrame:
+      if constexpr (pieces_internal::TakesKeptFrames<Target>::value) {
+        const KeptFrame frame = item.piece->KeptFrameAt(entry);
+        target->OnKeptFrame(frame, *item.thread);
+        Piece::KeptFrameEvent(frame, scratch);
+        return scratch;
+      }
+      [[fallthrough]];  // as an event
     case Piece::Entry::Type::kEvent:
       item.piece->EventAt(entry, scratch);
-      if constexpr (pieces_internal::TakesKeptFrames<Target>::value) {
-        const format::EventKind kind = scratch->kind;
-        if ((kind == format::EventKind::kFrameBegin || kind == format::EventKind::kFrameEnd) &&
-            item.piece->frames_forwarded && scratch->GetId(format::Field::kId) == format::Id{}) {
-          KeptFrame frame;
-          frame.time = scratch->time;
-          frame.domain = scratch->Get(format::Field::kDomain);
-          frame.begin = kind == format::EventKind::kFrameBegin;
-          target->OnKeptFrame(frame, *item.thread);
-          return scratch;
-        }
-      }
       target->OnEvent(*scratch, *item.thread);
       return scratch;
     case Piece::Entry::Type::kOpen:
