@@ -656,6 +656,9 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
 }
 
 void PerfettoExporter::AppendOutput(std::string_view record, const ThreadRec& t) {
+  // The records that follow, which a worker wrote: the next items are
+  // mostly the same piece's (as parquet's AppendPieceTask).
+  __builtin_prefetch(record.data() + 256);
   const ThreadOut& out = Out(t);
   PieceRecord::Reader in(record);
   char what = 0;
