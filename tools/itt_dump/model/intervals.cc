@@ -179,9 +179,7 @@ IntervalTracker::Open* IntervalTracker::PushKeyed(KeyedOpens* opens, const Key& 
 
 void IntervalTracker::KeyedOpened(Open* o) {
   o->iv.serial = ++serial_;
-  if (o->iv.kind == IntervalKind::kFrame ? ReportsFrameBegins() : report_begins_) {
-    listener_->OnBegin(o->iv);
-  }
+  if (report_begins_) listener_->OnBegin(o->iv);
 }
 
 IntervalTracker::Open* IntervalTracker::BeginKeyed(KeyedOpens* opens, const Key& key,
@@ -615,17 +613,13 @@ void IntervalTracker::OnOpen(const Interval& interval, const ThreadRec& t) {
   iv.begin = open.begin;
   iv.end = std::max(end, open.begin);
   iv.serial = open.serial;
-  iv.listener_word = 0;
+  iv.listener_word = open.word;
   listener_->OnInterval(iv);
 }
 
 void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
-  if (ReportsFrameBegins()) {
-    OnFrame(frame.begin, frame.domain, format::Id{}, frame.time, t);
-    return;
-  }
   // What BeginFrame and EndKeyed do, on a stack of begin times: the same
-  // pairs, counts and limits.
+  // pairs, counts, limits and begins reported.
   const Key key = ProcessKey(frame.domain, format::Id{}, t);
   if (frame.begin && KeyedCount(&frames_) >= kMaxKeyed) {
     ++unbalanced_.frames_open_at_end;
@@ -649,7 +643,15 @@ void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
       return;
     }
     peak_keyed_open_ = std::max(peak_keyed_open_, ++keyed_open_);
-    opens.push_back({frame.time, ++serial_, &t});
+    opens.push_back({frame.time, ++serial_, &t, 0});
+    if (report_begins_) {
+      // (kept_last_ stays valid: OnBegin changes no key.)
+      Interval& iv = kept_interval_;
+      SetOpenFrame(&iv, frame.domain, format::Id{}, frame.time, t);
+      iv.serial = serial_;
+      listener_->OnBegin(iv);
+      opens.back().word = iv.listener_word;
+    }
     return;
   }
   CloseKeptFrame(&opens, frame.domain, frame.time);
@@ -716,7 +718,7 @@ void KeptFramePairing::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
 }
 
 bool IntervalTracker::JoinFrames(const KeptFramePairing& stretch) {
-  if (ReportsFrameBegins()) return false;
+  if (report_begins_) return false;
   size_t keys = KeyedCount(&frames_);
   for (size_t i = 0; i < stretch.used_; ++i) {
     const KeptFramePairing::KeyState& k = stretch.keys_[i];
@@ -743,7 +745,7 @@ bool IntervalTracker::JoinFrames(const KeptFramePairing& stretch) {
       CloseKeptFrame(&it->second, k.domain, end.time);
     }
     for (const KeptFramePairing::Left& open : k.opens) {
-      it->second.push_back({open.time, ++serial_, open.thread});
+      it->second.push_back({open.time, ++serial_, open.thread, 0});
       ++keyed_open_;
     }
   }

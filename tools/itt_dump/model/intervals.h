@@ -454,11 +454,6 @@ class IntervalTracker {
   // Whether the listener's OnBegin is called (off by default: consumers
   // that need only complete intervals pay nothing for it).
   void set_report_begins(bool on) { report_begins_ = on; }
-  // With report_begins: whether frames' begins are reported too (the
-  // default). Without, a frame comes whole to OnInterval, and frames
-  // forwarded as kept frames (OnFrame(KeptFrame)) are paired on their
-  // stack of begin times as when no begin is reported.
-  void set_report_frame_begins(bool on) { report_frame_begins_ = on; }
 
  private:
   struct Open {
@@ -650,6 +645,7 @@ class IntervalTracker {
     uint64_t begin;
     uint64_t serial;
     const ThreadRec* thread;
+    uint64_t word;  // the listener's (report_begins)
   };
   std::map<Key, std::vector<KeptOpen>> kept_frames_;
   Key kept_key_;  // the key of kept_last_, the entry used last
@@ -661,9 +657,6 @@ class IntervalTracker {
   Unbalanced unbalanced_;
   bool collect_args_ = true;
   bool report_begins_ = false;
-  bool report_frame_begins_ = true;
-  // Whether OnBegin comes for frames.
-  bool ReportsFrameBegins() const { return report_begins_ && report_frame_begins_; }
   uint64_t opened_word_ = 0;  // opened_word()
   uint64_t serial_ = 0;
   uint64_t piece_child_ticks_ = 0;

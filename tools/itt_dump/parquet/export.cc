@@ -350,8 +350,7 @@ bool SliceRowOf(const TraceIndex& x, Filter* filter, const Interval& iv, std::st
 }
 
 // Slice ids: the thread's index in the high bits; below, an ordinal of the
-// thread's tasks in the order they began, or of its other slices (frames
-// in the order they ended, the rest in the order they began), and which
+// thread's tasks in the order they began, or of its other slices, and which
 // of the two (the low bit). A task's follows from its thread's own events,
 // so a piece numbers the tasks it begins from its thread's count before it;
 // the other slices are numbered on the reading thread. A thread's slices of
@@ -702,9 +701,6 @@ class ParquetExporter : public IntervalListener {
         counters_(x_),
         pool_(pool) {
     tracker_.set_report_begins(true);
-    // A frame's slice is numbered at its end (OnInterval), so that the
-    // frames a piece forwards are paired the quick way (OnKeptFrame).
-    tracker_.set_report_frame_begins(false);
   }
 
   ~ParquetExporter();
@@ -1055,9 +1051,7 @@ void ParquetExporter::OnInterval(const Interval& iv) {
     id = ids.At(iv.depth);
     parent = ids.KeptAt(iv.depth - 1);
   }
-  // A frame (its begin is not reported), or a frame_submit: complete at
-  // once.
-  if (id == 0) id = NextOtherId(*iv.thread);
+  if (id == 0) id = NextOtherId(*iv.thread);  // a frame_submit: complete at once
   WriteInterval(iv, id, parent);
 }
 
