@@ -997,6 +997,7 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
       if (o == nullptr) continue;
       SetOpenFrame(&o->iv, std::get<0>(key), format::Id{}, k.begin, *k.thread);
       o->iv.serial = k.serial;
+      o->iv.listener_word = k.word;
     }
   }
   kept_frames_.clear();
