@@ -437,6 +437,50 @@ TEST(IntervalTracker, KeptFramesPairAsFramesDo) {
   EXPECT_GT(kept_out.seen.size(), 5000u);
 }
 
+// The same with begins reported (parquet's tracker): each frame's OnBegin
+// comes at the same place, with the same fields, and the word the
+// listener gave it comes back at its end, also for frames left open.
+TEST(IntervalTracker, KeptFramesReportBeginsAsFramesDo) {
+  class Begins : public EveryField {
+   public:
+    void OnBegin(const Interval& iv) override {
+      iv.listener_word = ++words;
+      seen.push_back("begin " + std::to_string(iv.thread->index) + " " + std::to_string(iv.domain) +
+                     " " + std::to_string(iv.begin) + " " + std::to_string(iv.depth) + " " +
+                     std::to_string(iv.serial));
+    }
+    uint64_t words = 0;
+  };
+  const auto x = Index();
+  const ThreadRec* threads[] = {x->Thread(0), x->Thread(1)};
+  std::mt19937_64 rng(11);
+  Begins kept_out;
+  Begins full_out;
+  IntervalTracker kept(*x, &kept_out);
+  IntervalTracker full(*x, &full_out);
+  kept.set_report_begins(true);
+  full.set_report_begins(true);
+  uint64_t time = 100;
+  for (int i = 0; i < 20000; ++i) {
+    KeptFrame f;
+    f.time = time += rng() % 3;
+    f.domain = 1 + rng() % 100;
+    f.begin = rng() % 2 == 0;
+    const ThreadRec& t = *threads[rng() % 2];
+    kept.OnFrame(f, t);
+    full.OnFrame(f.begin, f.domain, format::Id{}, f.time, t);
+  }
+  kept.Finish(time + 10);
+  full.Finish(time + 10);
+  ASSERT_EQ(kept_out.seen.size(), full_out.seen.size());
+  for (size_t i = 0; i < kept_out.seen.size(); ++i) {
+    ASSERT_EQ(kept_out.seen[i], full_out.seen[i]) << "at " << i;
+  }
+  ExpectSameUnbalanced(kept.unbalanced(), full.unbalanced());
+  EXPECT_GT(kept_out.words, 5000u);
+  EXPECT_GT(kept.unbalanced().frames_open_at_end, 0u);
+}
+
 // Kept frames paired by stretches (KeptFramePairing, each stretch on its
 // own, then JoinFrames) pair, count and end as one at a time do: every
 // interval but its serial (a stretch's pairs have none), in any order.

@@ -989,9 +989,14 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
     s.events.clear();
   }
   // The kept frames left open join frames_'s, as BeginFrame would have
-  // made them (counted in keyed_open_ already).
-  for (auto& [key, kept] : kept_frames_) {
-    for (const KeptOpen& k : kept) {
+  // made them (counted in keyed_open_ already). Each key leaves
+  // kept_frames_ before it joins: KeyedCount counts both maps, and a key in
+  // both would count twice against kMaxKeyed.
+  kept_last_ = nullptr;
+  while (!kept_frames_.empty()) {
+    const auto node = kept_frames_.extract(kept_frames_.begin());
+    const Key& key = node.key();
+    for (const KeptOpen& k : node.mapped()) {
       --keyed_open_;
       Open* o = PushKeyed(&frames_, key);
       if (o == nullptr) continue;
@@ -1000,8 +1005,6 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
       o->iv.listener_word = k.word;
     }
   }
-  kept_frames_.clear();
-  kept_last_ = nullptr;
   for (KeyedOpens* keyed : {&overlapped_, &regions_, &frames_}) {
     for (auto& [key, opens] : keyed->map()) {
       for (Open& open : opens) {
