@@ -403,45 +403,12 @@ class EveryField : public IntervalListener {
 // A frame a piece kept apart (OnFrame(KeptFrame), kept on a stack of begin
 // times) pairs, counts and ends as the same frame_begin or frame_end does
 // through the keyed opens: over more keys than the empty ones kept, with
-// ends without a begin and frames left open at the end.
+// ends without a begin and frames left open at the end. With begins
+// reported (parquet's tracker), each frame's OnBegin comes at the same
+// place with the same fields, and the word the listener gave it comes
+// back at its end, also for frames left open.
 TEST(IntervalTracker, KeptFramesPairAsFramesDo) {
-  const auto x = Index();
-  const ThreadRec* threads[] = {x->Thread(0), x->Thread(1)};
-  std::mt19937_64 rng(7);
-  EveryField kept_out;
-  EveryField full_out;
-  IntervalTracker kept(*x, &kept_out);
-  IntervalTracker full(*x, &full_out);
-  uint64_t time = 100;
-  for (int i = 0; i < 20000; ++i) {
-    KeptFrame f;
-    f.time = time += rng() % 3;  // ties too
-    f.domain = 1 + rng() % 100;
-    f.begin = rng() % 2 == 0;
-    const ThreadRec& t = *threads[rng() % 2];
-    kept.OnFrame(f, t);
-    full.OnFrame(f.begin, f.domain, format::Id{}, f.time, t);
-  }
-  EXPECT_EQ(kept.peak_keyed_open(), full.peak_keyed_open());
-  kept.Finish(time + 10);
-  full.Finish(time + 10);
-  ASSERT_EQ(kept_out.seen.size(), full_out.seen.size());
-  for (size_t i = 0; i < kept_out.seen.size(); ++i) {
-    ASSERT_EQ(kept_out.seen[i], full_out.seen[i]) << "at " << i;
-  }
-  const Unbalanced& a = kept.unbalanced();
-  ExpectSameUnbalanced(a, full.unbalanced());
-  // What the sequence holds, so that the comparison above means something.
-  EXPECT_GT(a.frame_end_without_begin, 0u);
-  EXPECT_GT(a.frames_open_at_end, 0u);
-  EXPECT_GT(kept_out.seen.size(), 5000u);
-}
-
-// The same with begins reported (parquet's tracker): each frame's OnBegin
-// comes at the same place, with the same fields, and the word the
-// listener gave it comes back at its end, also for frames left open.
-TEST(IntervalTracker, KeptFramesReportBeginsAsFramesDo) {
-  class Begins : public EveryField {
+  class WithBegins : public EveryField {
    public:
     void OnBegin(const Interval& iv) override {
       iv.listener_word = ++words;
@@ -453,32 +420,40 @@ TEST(IntervalTracker, KeptFramesReportBeginsAsFramesDo) {
   };
   const auto x = Index();
   const ThreadRec* threads[] = {x->Thread(0), x->Thread(1)};
-  std::mt19937_64 rng(11);
-  Begins kept_out;
-  Begins full_out;
-  IntervalTracker kept(*x, &kept_out);
-  IntervalTracker full(*x, &full_out);
-  kept.set_report_begins(true);
-  full.set_report_begins(true);
-  uint64_t time = 100;
-  for (int i = 0; i < 20000; ++i) {
-    KeptFrame f;
-    f.time = time += rng() % 3;
-    f.domain = 1 + rng() % 100;
-    f.begin = rng() % 2 == 0;
-    const ThreadRec& t = *threads[rng() % 2];
-    kept.OnFrame(f, t);
-    full.OnFrame(f.begin, f.domain, format::Id{}, f.time, t);
+  for (const bool begins : {false, true}) {
+    SCOPED_TRACE(begins ? "begins reported" : "no begins");
+    std::mt19937_64 rng(begins ? 11 : 7);
+    WithBegins kept_out;
+    WithBegins full_out;
+    IntervalTracker kept(*x, &kept_out);
+    IntervalTracker full(*x, &full_out);
+    kept.set_report_begins(begins);
+    full.set_report_begins(begins);
+    uint64_t time = 100;
+    for (int i = 0; i < 20000; ++i) {
+      KeptFrame f;
+      f.time = time += rng() % 3;  // ties too
+      f.domain = 1 + rng() % 100;
+      f.begin = rng() % 2 == 0;
+      const ThreadRec& t = *threads[rng() % 2];
+      kept.OnFrame(f, t);
+      full.OnFrame(f.begin, f.domain, format::Id{}, f.time, t);
+    }
+    EXPECT_EQ(kept.peak_keyed_open(), full.peak_keyed_open());
+    kept.Finish(time + 10);
+    full.Finish(time + 10);
+    ASSERT_EQ(kept_out.seen.size(), full_out.seen.size());
+    for (size_t i = 0; i < kept_out.seen.size(); ++i) {
+      ASSERT_EQ(kept_out.seen[i], full_out.seen[i]) << "at " << i;
+    }
+    const Unbalanced& a = kept.unbalanced();
+    ExpectSameUnbalanced(a, full.unbalanced());
+    // What the sequence holds, so that the comparison above means something.
+    EXPECT_GT(a.frame_end_without_begin, 0u);
+    EXPECT_GT(a.frames_open_at_end, 0u);
+    EXPECT_GT(kept_out.seen.size(), 5000u);
+    EXPECT_EQ(kept_out.words > 5000u, begins);
   }
-  kept.Finish(time + 10);
-  full.Finish(time + 10);
-  ASSERT_EQ(kept_out.seen.size(), full_out.seen.size());
-  for (size_t i = 0; i < kept_out.seen.size(); ++i) {
-    ASSERT_EQ(kept_out.seen[i], full_out.seen[i]) << "at " << i;
-  }
-  ExpectSameUnbalanced(kept.unbalanced(), full.unbalanced());
-  EXPECT_GT(kept_out.words, 5000u);
-  EXPECT_GT(kept.unbalanced().frames_open_at_end, 0u);
 }
 
 // Kept frames paired by stretches (KeptFramePairing, each stretch on its
