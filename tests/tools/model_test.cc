@@ -456,6 +456,37 @@ TEST(IntervalTracker, KeptFramesPairAsFramesDo) {
   }
 }
 
+// Kept frames left open at the end end there as the keyed opens' do, all
+// of them, when their keys come near the tracker's limit of open keyed
+// intervals (set_max_keyed): joining the keyed opens at the end counts no
+// key twice.
+TEST(IntervalTracker, KeptFramesLeftOpenNearTheKeyLimitAllEnd) {
+  const auto x = Index();
+  const ThreadRec& t = *x->Thread(0);
+  constexpr size_t kLimit = IntervalTracker::kKeepEmptyKeys + 36;
+  constexpr uint64_t kKeys = kLimit - 10;
+  EveryField kept_out;
+  EveryField full_out;
+  IntervalTracker kept(*x, &kept_out);
+  IntervalTracker full(*x, &full_out);
+  kept.set_max_keyed(kLimit);
+  full.set_max_keyed(kLimit);
+  for (uint64_t d = 1; d <= kKeys; ++d) {
+    KeptFrame f;
+    f.time = 100 + d;
+    f.domain = d;
+    f.begin = true;
+    kept.OnFrame(f, t);
+    full.OnFrame(true, d, format::Id{}, f.time, t);
+  }
+  kept.Finish(1000);
+  full.Finish(1000);
+  EXPECT_EQ(full_out.seen.size(), kKeys);
+  EXPECT_EQ(kept_out.seen, full_out.seen);
+  ExpectSameUnbalanced(kept.unbalanced(), full.unbalanced());
+  EXPECT_EQ(kept.unbalanced().frames_open_at_end, kKeys);
+}
+
 // Kept frames paired by stretches (KeptFramePairing, each stretch on its
 // own, then JoinFrames) pair, count and end as one at a time do: every
 // interval but its serial (a stretch's pairs have none), in any order.

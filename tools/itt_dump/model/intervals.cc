@@ -17,15 +17,6 @@ using F = format::Field;
 
 namespace {
 
-// More open keyed intervals than this (or tasks nested deeper than
-// IntervalTracker::kMaxDepth) are not tracked (counted as open at end): a
-// runaway begin loop cannot exhaust memory.
-constexpr size_t kMaxKeyed = 1000000;
-// Keyed maps keep up to this many entries whose last interval closed, so
-// the usual few keys (frames of a domain, null ids) cost no allocation per
-// interval.
-constexpr size_t kKeepEmptyKeys = 64;
-
 bool IsNull(const format::Id& id) { return id == format::Id{}; }
 
 // *n as the frame a frame_begin of `domain` and `id` at `begin` on `t`
@@ -164,7 +155,7 @@ size_t IntervalTracker::KeyedCount(const KeyedOpens* opens) const {
 }
 
 IntervalTracker::Open* IntervalTracker::PushKeyed(KeyedOpens* opens, const Key& key) {
-  if (KeyedCount(opens) >= kMaxKeyed) {
+  if (KeyedCount(opens) >= max_keyed_) {
     ++(opens == &frames_ ? unbalanced_.frames_open_at_end : unbalanced_.open_at_end);
     return nullptr;
   }
@@ -621,7 +612,7 @@ void IntervalTracker::OnFrame(const KeptFrame& frame, const ThreadRec& t) {
   // What BeginFrame and EndKeyed do, on a stack of begin times: the same
   // pairs, counts, limits and begins reported.
   const Key key = ProcessKey(frame.domain, format::Id{}, t);
-  if (frame.begin && KeyedCount(&frames_) >= kMaxKeyed) {
+  if (frame.begin && KeyedCount(&frames_) >= max_keyed_) {
     ++unbalanced_.frames_open_at_end;
     return;
   }
@@ -728,7 +719,7 @@ bool IntervalTracker::JoinFrames(const KeptFramePairing& stretch) {
     if (have + k.peak_opens >= kMaxDepth) return false;
   }
   // With no more keys than are kept empty, OnFrame neither lets a key go
-  // nor meets kMaxKeyed.
+  // nor meets max_keyed_.
   if (keys > kKeepEmptyKeys) return false;
   peak_keyed_open_ = std::max(peak_keyed_open_, keyed_open_ + stretch.peak_open_);
   kept_last_ = nullptr;
@@ -991,7 +982,7 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
   // The kept frames left open join frames_'s, as BeginFrame would have
   // made them (counted in keyed_open_ already). Each key leaves
   // kept_frames_ before it joins: KeyedCount counts both maps, and a key in
-  // both would count twice against kMaxKeyed.
+  // both would count twice against max_keyed_.
   kept_last_ = nullptr;
   while (!kept_frames_.empty()) {
     const auto node = kept_frames_.extract(kept_frames_.begin());

@@ -243,6 +243,14 @@ class IntervalTracker {
   // Tasks nested deeper on a thread are not tracked (counted as open at
   // end): a runaway begin loop cannot exhaust memory.
   static constexpr size_t kMaxDepth = 100000;
+  // More open keyed intervals than this (or tasks nested deeper than
+  // kMaxDepth) are not tracked (counted as open at end): a runaway begin
+  // loop cannot exhaust memory.
+  static constexpr size_t kMaxKeyed = 1000000;
+  // Keyed maps keep up to this many entries whose last interval closed, so
+  // the usual few keys (frames of a domain, null ids) cost no allocation
+  // per interval.
+  static constexpr size_t kKeepEmptyKeys = 64;
 
   // `index` and `listener` must outlive the tracker.
   IntervalTracker(const TraceIndex& index, IntervalListener* listener);
@@ -454,6 +462,9 @@ class IntervalTracker {
   // Whether the listener's OnBegin is called (off by default: consumers
   // that need only complete intervals pay nothing for it).
   void set_report_begins(bool on) { report_begins_ = on; }
+  // A lower bound than kMaxKeyed on the open keyed intervals tracked, so
+  // that a test reaches it. REQUIRES: kKeepEmptyKeys < n <= kMaxKeyed.
+  void set_max_keyed(size_t n) { max_keyed_ = n; }
 
  private:
   struct Open {
@@ -657,6 +668,7 @@ class IntervalTracker {
   Unbalanced unbalanced_;
   bool collect_args_ = true;
   bool report_begins_ = false;
+  size_t max_keyed_ = kMaxKeyed;
   uint64_t opened_word_ = 0;  // opened_word()
   uint64_t serial_ = 0;
   uint64_t piece_child_ticks_ = 0;
