@@ -400,6 +400,25 @@ class EveryField : public IntervalListener {
   std::vector<std::string> seen;
 };
 
+// Two trackers fed the same frames: one as kept frames (OnFrame(KeptFrame)),
+// one through the keyed opens; what each listener saw.
+template <typename Listener>
+struct KeptAgainstKeyed {
+  explicit KeptAgainstKeyed(const TraceIndex& x) : kept(x, &kept_out), full(x, &full_out) {}
+  void Frame(const KeptFrame& f, const ThreadRec& t) {
+    kept.OnFrame(f, t);
+    full.OnFrame(f.begin, f.domain, format::Id{}, f.time, t);
+  }
+  void Finish(uint64_t end) {
+    kept.Finish(end);
+    full.Finish(end);
+  }
+  Listener kept_out;
+  Listener full_out;
+  IntervalTracker kept;
+  IntervalTracker full;
+};
+
 // A frame a piece kept apart (OnFrame(KeptFrame), kept on a stack of begin
 // times) pairs, counts and ends as the same frame_begin or frame_end does
 // through the keyed opens: over more keys than the empty ones kept, with
@@ -423,36 +442,30 @@ TEST(IntervalTracker, KeptFramesPairAsFramesDo) {
   for (const bool begins : {false, true}) {
     SCOPED_TRACE(begins ? "begins reported" : "no begins");
     std::mt19937_64 rng(begins ? 11 : 7);
-    WithBegins kept_out;
-    WithBegins full_out;
-    IntervalTracker kept(*x, &kept_out);
-    IntervalTracker full(*x, &full_out);
-    kept.set_report_begins(begins);
-    full.set_report_begins(begins);
+    KeptAgainstKeyed<WithBegins> p(*x);
+    p.kept.set_report_begins(begins);
+    p.full.set_report_begins(begins);
     uint64_t time = 100;
     for (int i = 0; i < 20000; ++i) {
       KeptFrame f;
       f.time = time += rng() % 3;  // ties too
       f.domain = 1 + rng() % 100;
       f.begin = rng() % 2 == 0;
-      const ThreadRec& t = *threads[rng() % 2];
-      kept.OnFrame(f, t);
-      full.OnFrame(f.begin, f.domain, format::Id{}, f.time, t);
+      p.Frame(f, *threads[rng() % 2]);
     }
-    EXPECT_EQ(kept.peak_keyed_open(), full.peak_keyed_open());
-    kept.Finish(time + 10);
-    full.Finish(time + 10);
-    ASSERT_EQ(kept_out.seen.size(), full_out.seen.size());
-    for (size_t i = 0; i < kept_out.seen.size(); ++i) {
-      ASSERT_EQ(kept_out.seen[i], full_out.seen[i]) << "at " << i;
+    EXPECT_EQ(p.kept.peak_keyed_open(), p.full.peak_keyed_open());
+    p.Finish(time + 10);
+    ASSERT_EQ(p.kept_out.seen.size(), p.full_out.seen.size());
+    for (size_t i = 0; i < p.kept_out.seen.size(); ++i) {
+      ASSERT_EQ(p.kept_out.seen[i], p.full_out.seen[i]) << "at " << i;
     }
-    const Unbalanced& a = kept.unbalanced();
-    ExpectSameUnbalanced(a, full.unbalanced());
+    const Unbalanced& a = p.kept.unbalanced();
+    ExpectSameUnbalanced(a, p.full.unbalanced());
     // What the sequence holds, so that the comparison above means something.
     EXPECT_GT(a.frame_end_without_begin, 0u);
     EXPECT_GT(a.frames_open_at_end, 0u);
-    EXPECT_GT(kept_out.seen.size(), 5000u);
-    EXPECT_EQ(kept_out.words > 5000u, begins);
+    EXPECT_GT(p.kept_out.seen.size(), 5000u);
+    EXPECT_EQ(p.kept_out.words > 5000u, begins);
   }
 }
 
@@ -465,26 +478,21 @@ TEST(IntervalTracker, KeptFramesLeftOpenNearTheKeyLimitAllEnd) {
   const ThreadRec& t = *x->Thread(0);
   constexpr size_t kLimit = IntervalTracker::kKeepEmptyKeys + 36;
   constexpr uint64_t kKeys = kLimit - 10;
-  EveryField kept_out;
-  EveryField full_out;
-  IntervalTracker kept(*x, &kept_out);
-  IntervalTracker full(*x, &full_out);
-  kept.set_max_keyed(kLimit);
-  full.set_max_keyed(kLimit);
+  KeptAgainstKeyed<EveryField> p(*x);
+  p.kept.set_max_keyed(kLimit);
+  p.full.set_max_keyed(kLimit);
   for (uint64_t d = 1; d <= kKeys; ++d) {
     KeptFrame f;
     f.time = 100 + d;
     f.domain = d;
     f.begin = true;
-    kept.OnFrame(f, t);
-    full.OnFrame(true, d, format::Id{}, f.time, t);
+    p.Frame(f, t);
   }
-  kept.Finish(1000);
-  full.Finish(1000);
-  EXPECT_EQ(full_out.seen.size(), kKeys);
-  EXPECT_EQ(kept_out.seen, full_out.seen);
-  ExpectSameUnbalanced(kept.unbalanced(), full.unbalanced());
-  EXPECT_EQ(kept.unbalanced().frames_open_at_end, kKeys);
+  p.Finish(1000);
+  EXPECT_EQ(p.full_out.seen.size(), kKeys);
+  EXPECT_EQ(p.kept_out.seen, p.full_out.seen);
+  ExpectSameUnbalanced(p.kept.unbalanced(), p.full.unbalanced());
+  EXPECT_EQ(p.kept.unbalanced().frames_open_at_end, kKeys);
 }
 
 // Kept frames paired by stretches (KeptFramePairing, each stretch on its
