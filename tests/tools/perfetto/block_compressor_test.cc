@@ -12,65 +12,29 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/tools/perfetto/perfetto_test_util.h"
 #include "tools/itt_dump/output.h"
 
 namespace ittc::itt_dump {
 namespace {
 
-bool GetVarint(const std::string& s, size_t* at, uint64_t* v) {
-  *v = 0;
-  for (int shift = 0; shift < 64 && *at < s.size(); shift += 7) {
-    const auto b = static_cast<uint8_t>(s[(*at)++]);
-    *v |= uint64_t{b & 0x7fu} << shift;
-    if ((b & 0x80) == 0) return true;
-  }
-  return false;
-}
-
-// The length-delimited field at *at: its number and bytes.
-bool GetField(const std::string& s, size_t* at, uint64_t* field, std::string* bytes) {
-  uint64_t key = 0;
-  uint64_t length = 0;
-  if (!GetVarint(s, at, &key) || (key & 7) != 2 || !GetVarint(s, at, &length) ||
-      length > s.size() - *at) {
-    return false;
-  }
-  *field = key >> 3;
-  *bytes = s.substr(*at, length);
-  *at += length;
-  return true;
-}
-
 // The blocks in the compressor's output, expanded, in order.
 std::vector<std::string> Blocks(const std::string& out, BlockCompressor::Codec codec) {
+  const bool zstd = codec == BlockCompressor::Codec::kZstd;
   std::vector<std::string> blocks;
-  size_t at = 0;
-  while (at < out.size()) {
-    uint64_t field = 0;
-    std::string packet;
-    if (!GetField(out, &at, &field, &packet) || field != 1) {
-      ADD_FAILURE() << "not a Trace.packet at " << at;
-      break;
-    }
-    size_t in = 0;
-    std::string compressed;
-    if (!GetField(packet, &in, &field, &compressed) || in != packet.size()) {
-      ADD_FAILURE() << "not one bytes field in the packet";
-      break;
-    }
+  for (std::string_view compressed : ::ittc::testing::CompressedBlocks(out, zstd ? 133 : 50)) {
     std::string block;
-    if (codec == BlockCompressor::Codec::kZstd) {
-      EXPECT_EQ(field, 133u);
+    if (zstd) {
       const unsigned long long size =
           ZSTD_getFrameContentSize(compressed.data(), compressed.size());
       block.resize(static_cast<size_t>(size));
       EXPECT_EQ(ZSTD_decompress(block.data(), block.size(), compressed.data(), compressed.size()),
                 block.size());
     } else {
-      EXPECT_EQ(field, 50u);
       block.resize(4 << 20);
       uLongf size = block.size();
       EXPECT_EQ(uncompress(reinterpret_cast<Bytef*>(block.data()), &size,

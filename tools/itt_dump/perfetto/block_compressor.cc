@@ -9,6 +9,8 @@
 #include <string_view>
 #include <utility>
 
+#include "tools/itt_dump/perfetto/proto_writer.h"
+
 namespace ittc::itt_dump {
 namespace {
 
@@ -18,23 +20,9 @@ constexpr uint32_t kPacketZstdCompressedPackets = 133;  // .zstd_compressed_pack
 // Fast levels: the export is bounded by compression, and the output is
 // already several times smaller than the packets.
 constexpr int kZstdLevel = 1;
-// Room for two length-delimited fields' keys and lengths (a varint of up
-// to 10 bytes each).
-constexpr size_t kHead = 32;
-
-// Writes the key of length-delimited field `field` and `length` at p;
-// returns how many bytes (at most kHead / 2).
-size_t PutKeyAndLength(char* p, uint32_t field, uint64_t length) {
-  char* const start = p;
-  for (uint64_t v : {uint64_t{field} << 3 | 2, length}) {
-    while (v >= 0x80) {
-      *p++ = static_cast<char>(v | 0x80);
-      v >>= 7;
-    }
-    *p++ = static_cast<char>(v);
-  }
-  return static_cast<size_t>(p - start);
-}
+// Room for the heads of the two length-delimited fields in front of a
+// block's compressed bytes (Trace.packet, then the compressed field).
+constexpr size_t kHead = 2 * ProtoWriter::kMaxBytesHead;
 
 }  // namespace
 
@@ -167,10 +155,11 @@ bool BlockCompressor::Compress(Block* block, void** zstd) {
     n = size;
   }
   // Trace.packet (a TracePacket) holding one bytes field, the block.
-  char inner[kHead / 2];
-  const size_t inner_size = PutKeyAndLength(inner, field, n);
-  char outer[kHead / 2];
-  const size_t outer_size = PutKeyAndLength(outer, kTracePacket, inner_size + n);
+  char inner[ProtoWriter::kMaxBytesHead];
+  const auto inner_size = static_cast<size_t>(ProtoWriter::PutBytesHead(inner, field, n) - inner);
+  char outer[ProtoWriter::kMaxBytesHead];
+  const auto outer_size =
+      static_cast<size_t>(ProtoWriter::PutBytesHead(outer, kTracePacket, inner_size + n) - outer);
   block->start = kHead - inner_size - outer_size;
   block->size = outer_size + inner_size + n;
   std::memcpy(&out[block->start], outer, outer_size);

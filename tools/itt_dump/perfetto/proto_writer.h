@@ -43,9 +43,7 @@ class ProtoWriter {
     Fixed64(field, bits);
   }
   void Bytes(uint32_t field, std::string_view v) {
-    char* p = Reserve(20 + v.size());
-    p = PutVarint(p, Key(field, 2));
-    p = PutVarint(p, v.size());
+    char* p = PutBytesHead(Reserve(kMaxBytesHead + v.size()), field, v.size());
     if (!v.empty()) std::memcpy(p, v.data(), v.size());
     Commit(p + v.size());
   }
@@ -85,6 +83,12 @@ class ProtoWriter {
   void Commit(const char* end) { size_ = static_cast<size_t>(end - buf_.data()); }
   static char* PutVarintField(char* p, uint32_t field, uint64_t v) {
     return PutVarint(PutVarint(p, Key(field, 0)), v);
+  }
+  // The key of a length-delimited field `field` and its length `n`, at
+  // most kMaxBytesHead bytes; the n bytes go after them.
+  static constexpr size_t kMaxBytesHead = 20;
+  static char* PutBytesHead(char* p, uint32_t field, uint64_t n) {
+    return PutVarint(PutVarint(p, Key(field, 2)), n);
   }
   static char* PutFixed64Field(char* p, uint32_t field, uint64_t v) {
     p = PutVarint(p, Key(field, 1));
