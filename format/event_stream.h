@@ -984,10 +984,11 @@ class EventStreamDecoder {
     bool begin = false;
     uint64_t time = 0;
     uint64_t domain = 0;
-    // The event Next would have given (Init clears the id: null).
+    // The event Next would have given.
     void ToEvent(Event* e) const {
       e->Init(begin ? EventKind::kFrameBegin : EventKind::kFrameEnd, time);
       e->Set(Field::kDomain, domain);
+      e->SetId(Field::kId, Id{});
     }
   };
   // NextSimpleTask for such a frame.

@@ -400,7 +400,8 @@ class Piece final : public format::DecodedChunk {
   }
   // The event of kept frame `f` (a frame_begin or frame_end of a null id).
   static void KeptFrameEvent(const KeptFrame& f, format::Event* e) {
-    format::EventStreamDecoder::SimpleFrame{f.begin, f.time, f.domain}.ToEvent(e);
+    e->Init(f.begin ? format::EventKind::kFrameBegin : format::EventKind::kFrameEnd, f.time);
+    e->Set(format::Field::kDomain, f.domain);
   }
   static bool IsEvent(Entry::Type type) {
     return type == Entry::Type::kEvent || type == Entry::Type::kKeptFrame;
