@@ -214,6 +214,47 @@ TEST(Values, DecimalsOfEveryLength) {
   EXPECT_EQ(b.view(), want);
 }
 
+// NearDecimals against AppendDecimal and AppendMicros on runs that stay within a prefix,
+// cross one, jump back and forth, go negative and reach both ends of
+// int64_t: the same text.
+TEST(Values, NearDecimalsAsAppendDecimalWritesThem) {
+  std::vector<int64_t> values;
+  for (int64_t v = 9990; v < 10030; v += 3) values.push_back(v);  // into the first prefix
+  for (int64_t v = 1234567; v < 1264567; v += 1777) values.push_back(v);
+  for (int64_t v : {int64_t{19999}, int64_t{20000}, int64_t{19999}, int64_t{0}, int64_t{-1},
+                    int64_t{-10000}, int64_t{-123456789}, int64_t{10000}, int64_t{99999999},
+                    int64_t{100000000}, int64_t{100009999}, int64_t{100010000}}) {
+    values.push_back(v);
+  }
+  int64_t p = 1;
+  for (int i = 0; i < 19; ++i) {
+    for (int64_t d : {int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{9999}}) {
+      if (p <= std::numeric_limits<int64_t>::max() - d) values.push_back(p + d);
+    }
+    if (i < 18) p *= 10;
+  }
+  for (int64_t k = 0; k < 5; ++k) {
+    values.push_back(std::numeric_limits<int64_t>::max() - 20000 + k * 4999);  // the last prefixes
+  }
+  values.push_back(std::numeric_limits<int64_t>::min());
+  values.push_back(std::numeric_limits<int64_t>::max());
+  NearDecimals near;
+  NearDecimals near_micros;
+  TextBuffer got;
+  TextBuffer want;
+  for (int64_t v : values) {
+    near.Append(&got, v);
+    AppendDecimal(&want, v);
+    got.push_back(' ');
+    want.push_back(' ');
+    near_micros.AppendMicros(&got, v);
+    AppendMicros(&want, v);
+    got.push_back(' ');
+    want.push_back(' ');
+  }
+  EXPECT_EQ(got.view(), want.view());
+}
+
 // Chrome's microseconds with three decimals, against snprintf, into both
 // kinds of output: zero, negatives, every length of the integer part.
 TEST(Values, MicrosOfEveryLength) {

@@ -103,7 +103,7 @@ class ChromeObjects {
     // By hand, not StrAppend: once per event.
     StartObject(ph);
     line_->append(IdsText(tid));
-    AppendMicros(line_, clock_.SinceStartNs(ticks));
+    times_.AppendMicros(line_, clock_.SinceStartNs(ticks));
   }
   void Field(const char* key, std::string_view text) {
     line_->append(",\"");
@@ -190,6 +190,7 @@ class ChromeObjects {
   const VerbContext& ctx_;
   const TraceIndex& x_;
   Clock clock_;
+  NearDecimals times_;  // the events' "ts"
   Filter filter_;
   std::string name_buf_;  // an interval's name when it is made up
 

@@ -131,11 +131,11 @@ class TextPrinter : public IntervalListener {
 
  private:
   void Describe(const Event& e, const format::KindSchema& s, const ThreadRec& t, Subject* sub);
-  void AppendTime(TextBuffer* out, uint64_t ticks) const {
+  void AppendTime(TextBuffer* out, uint64_t ticks) {
     if (ctx_.wall_clock) {
       AppendUtc(out, clock_.RealtimeNs(ticks));
     } else {
-      AppendDecimal(out, clock_.SinceStartNs(ticks));
+      times_.Append(out, clock_.SinceStartNs(ticks));
     }
   }
   void AppendField(TextBuffer* out, const Event& e, const format::KindSchema& s, int i);
@@ -145,6 +145,7 @@ class TextPrinter : public IntervalListener {
   // The index's clock, copied: its conversion cache is this printer's
   // (another may print on another thread).
   const Clock clock_;
+  NearDecimals times_;  // AppendTime's digits
   PassShare* const share_;
   // Describe's cache of x_.Domain().
   SmallCache<uint64_t, std::string_view, 16> domains_;

@@ -59,11 +59,15 @@ class VtuneLines {
 
   // A time as the files give it: the trace's own ticks, or nanoseconds of
   // CLOCK_MONOTONIC_RAW.
-  void AppendTs(TextBuffer* out, uint64_t ticks) const {
+  void AppendTs(TextBuffer* out, uint64_t ticks) {
     if (raw_) {
-      AppendDecimal(out, ticks);
+      if (ticks > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        AppendDecimal(out, ticks);
+      } else {
+        times_.Append(out, static_cast<int64_t>(ticks));
+      }
     } else {
-      AppendDecimal(
+      times_.Append(
           out, static_cast<int64_t>(x_.header.start_monotonic_raw_ns) + clock_.SinceStartNs(ticks));
     }
   }
@@ -104,7 +108,7 @@ class VtuneLines {
     AppendEnd(out, *iv.thread, /*with_tid=*/false);
   }
   // ",begin,end" of `iv`.
-  void AppendTimes(const Interval& iv, TextBuffer* out) const {
+  void AppendTimes(const Interval& iv, TextBuffer* out) {
     out->push_back(',');
     AppendTs(out, iv.begin);
     out->push_back(',');
@@ -137,6 +141,7 @@ class VtuneLines {
   const TraceIndex& x_;
   Filter filter_;
   Clock clock_;
+  NearDecimals times_;  // AppendTs's digits
   bool tsc_ = false;
   bool raw_ = false;
   std::string name_buf_;  // an interval's name when it is made up

@@ -620,6 +620,39 @@ void AppendDecimal(Out* out, int64_t v) {
   }
 }
 
+char* NearDecimals::Prefix(TextBuffer* out, int64_t v, uint32_t* low) {
+  if (static_cast<uint64_t>(v) - static_cast<uint64_t>(base_) >= kSpan) {
+    base_ = v - v % kSpan;
+    prefix_size_ = PutDecimal(prefix_, static_cast<uint64_t>(v / kSpan));
+  }
+  *low = static_cast<uint32_t>(v - base_);
+  // One fixed-size copy of the prefix's room.
+  char* p = out->Room(kCopied + 5);
+  std::memcpy(p, prefix_, kCopied);
+  return p + prefix_size_;
+}
+
+void NearDecimals::Append(TextBuffer* out, int64_t v) {
+  // (Below kSpan the digits are fewer than a prefix's and four.)
+  if (v < kSpan) return AppendDecimal(out, v);
+  uint32_t low = 0;
+  char* p = Prefix(out, v, &low);
+  Put4(p, low);
+  out->Advance(prefix_size_ + 4);
+}
+
+void NearDecimals::AppendMicros(TextBuffer* out, int64_t ns) {
+  if (ns < kSpan) return itt_dump::AppendMicros(out, ns);
+  // The prefix, then the thousands digit, '.', three decimals.
+  uint32_t low = 0;
+  char* p = Prefix(out, ns, &low);
+  p[0] = static_cast<char>('0' + low / 1000);
+  p[1] = '.';
+  p[2] = static_cast<char>('0' + low / 100 % 10);
+  PutPair(p + 3, low % 100);
+  out->Advance(prefix_size_ + 5);
+}
+
 template <typename Out>
 void AppendHex(Out* out, uint64_t v) {
   constexpr size_t kMax = 2 + 16;

@@ -102,6 +102,30 @@ void AppendDecimal(Out* out, uint64_t v);
 template <typename Out>
 void AppendDecimal(Out* out, int64_t v);
 
+// AppendDecimal and AppendMicros for a run of values that mostly share
+// every digit but the last four, such as the times of a listing's lines:
+// the shared part is formatted once per 10^4, each value then costs a
+// copy and four digits. The same text as those two for every value.
+class NearDecimals {
+ public:
+  void Append(TextBuffer* out, int64_t v);
+  void AppendMicros(TextBuffer* out, int64_t ns);
+
+ private:
+  static constexpr int64_t kSpan = 10000;  // the values one prefix covers
+  static constexpr size_t kCopied = 16;    // bytes of prefix_ copied whole
+  // For v >= kSpan: the digits of v / kSpan (prefix_size_ of them) at the
+  // end of *out, with room for 5 more bytes after them; returns where they
+  // end, *low = v % kSpan. The caller advances *out.
+  char* Prefix(TextBuffer* out, int64_t v, uint32_t* low);
+
+  int64_t base_ = 0;  // a multiple of kSpan, > 0 once set
+  // The digits of base_ / kSpan (at most 15), with room for PutDecimal's
+  // 20.
+  char prefix_[20] = {};
+  size_t prefix_size_ = 0;
+};
+
 // `v` as "0x" and lowercase hex digits without leading zeros, as
 // absl::StrFormat("0x%x", v) writes it (addresses in the verbs' lines).
 template <typename Out>
