@@ -994,7 +994,8 @@ TEST(Pieces, FramesOpenPastTheLimitTakeTheSerialPass) {
 }
 
 // Two processes whose events meet in what stats keeps (the reviewer's
-// cases): one v3 counter over both, one counter neither defines (both
+// cases): a v3 counter of one domain and name in each (each process's
+// own), one counter neither defines (both
 // keep its number), a sync object of one at the other's
 // tagged address, heap calls in both; and regions whose ids meet under
 // the tags, which pair in their process. Read file by file stats would
@@ -1050,6 +1051,14 @@ TEST(Pieces, ProcessesWhoseEventsMeetPrintWhatTheSerialPassPrints) {
                                                        {"run/p200.itt", bytes[1]}};
     const std::vector<std::string> args = {"stats", "--format=csv", "run"};
     const DumpResult one = SameOnEveryCoreAsOnOne(args, traces, what);
+    if (what == "v3 counter") {
+      // Two counters, each 1 then 0 in its process (one over both would
+      // read 1, 2, 1, 0).
+      const std::string row = "\ncounters,d1,n,2,0,1,0\n";
+      const size_t first = one.out.find(row);
+      ASSERT_NE(first, std::string::npos) << one.out;
+      EXPECT_NE(one.out.find(row, first + 1), std::string::npos) << one.out;
+    }
     if (what == "regions") {
       // 200 ns each: the ids meet under the tags, but each pairs in its
       // process.

@@ -187,7 +187,6 @@ std::unique_ptr<StatsCollector> NewCollector(const VerbContext& ctx, const Stats
 // events of another process against it, as bits. The pairing engine keys
 // every interval by thread or process; what is left:
 // - heap calls: a function's row adds up the live bytes of every process;
-// - v3 counters, named by domain and name: one value over the set;
 // - counters by id: the set gives each process's definitions ids of their
 //   own, but an id its process does not define keeps its number, which
 //   may be another process's counter (odd);
@@ -195,9 +194,9 @@ std::unique_ptr<StatsCollector> NewCollector(const VerbContext& ctx, const Stats
 //   not clear (odd) may be another process's tagged one (trace_set.h,
 //   ProcessTag).
 // An odd one meets any of its sort in another file; the others meet only
-// heap calls or v3 counters there.
+// heap calls there. (v3 counters, by domain and name, count in their own
+// process: CounterChange.)
 constexpr uint32_t kMeetsHeap = 1;
-constexpr uint32_t kMeetsV3Counter = 2;
 constexpr uint32_t kMeetsCounter = 4;
 constexpr uint32_t kMeetsOddCounter = 8;
 constexpr uint32_t kMeetsSync = 16;
@@ -206,7 +205,7 @@ uint32_t MeetsOtherProcesses(const Event& e, const ThreadRec& t, const TraceInde
   if (IsHeapChangeKind(e.kind)) return kMeetsHeap;
   CounterChange change;
   if (MayChangeCounter(e.kind) && DecodeCounterChange(e, &change)) {
-    if (change.key_kind != 1) return kMeetsV3Counter;
+    if (change.key_kind != 1) return 0;  // v3: its process's
     const CounterDef* def = set_index.counters.Find(change.a);
     return def != nullptr && def->process == t.process ? kMeetsCounter : kMeetsOddCounter;
   }
@@ -229,7 +228,7 @@ bool Meet(uint32_t a, uint32_t b) {
   const auto odd_meets = [](uint32_t x, uint32_t y, uint32_t odd, uint32_t any) {
     return ((x & odd) != 0 && (y & any) != 0) || ((y & odd) != 0 && (x & any) != 0);
   };
-  return (a & b & (kMeetsHeap | kMeetsV3Counter)) != 0 ||
+  return (a & b & kMeetsHeap) != 0 ||
          odd_meets(a, b, kMeetsOddCounter, kMeetsCounter | kMeetsOddCounter) ||
          odd_meets(a, b, kMeetsOddSync, kMeetsSync | kMeetsOddSync);
 }

@@ -50,7 +50,11 @@ bool DecodeCounterChange(const format::Event& e, CounterChange* c) {
 }
 
 void V3CounterKeys::Resolve(CounterChange* c, uint32_t process) {
-  if (c->key_kind != 2 || index_ == nullptr) return;
+  if (c->key_kind != 2) return;
+  if (index_ == nullptr) {
+    c->key_kind = 2 + uint64_t{process};
+    return;
+  }
   const auto [it, added] = ids_.try_emplace(std::make_tuple(process, c->a, c->b), 0);
   if (added) {
     const std::string_view name = index_->String(c->b);
@@ -64,7 +68,10 @@ void V3CounterKeys::Resolve(CounterChange* c, uint32_t process) {
     }
     if (matches == 1) it->second = found;
   }
-  if (it->second == 0) return;
+  if (it->second == 0) {
+    c->key_kind = 2 + uint64_t{process};
+    return;
+  }
   c->key_kind = 1;
   c->a = it->second;
   c->b = 0;

@@ -30,7 +30,10 @@ namespace itt_dump {
 
 // Which counter an event changes, and how.
 struct CounterChange {
-  uint64_t key_kind = 0;  // 1: by counter id `a`; 2: v3, domain `a`, name `b`
+  // 1: by counter id `a`; 2 + P: v3, by domain `a` and name `b`, in the
+  // process P of a set (ThreadRec::process: each process counts its own;
+  // DecodeCounterChange gives 2, V3CounterKeys::Resolve adds P).
+  uint64_t key_kind = 0;
   uint64_t a = 0;
   uint64_t b = 0;
   bool set = false;  // replaces the value; else adds `value`
@@ -45,15 +48,15 @@ bool DecodeCounterChange(const format::Event& e, CounterChange* c);
 // id, and __itt_counter_inc_v3 and the others by its domain and name. One
 // counter the change's process made with that domain and name is the
 // counter of both (each process of a set has its own); with none, or
-// several, the change keeps its key.
+// several, the change keeps its domain and name, as its process's.
 //
 // Thread safety: none (each tracker and stretch has its own).
 class V3CounterKeys {
  public:
   explicit V3CounterKeys(const TraceIndex* index = nullptr) : index_(index) {}
   // Where `c`, a change by process `process` (ThreadRec::process), is by
-  // (domain, name) and one counter of that process is of it: makes it by
-  // that counter's id.
+  // (domain, name): makes it by the id of the one counter of that process
+  // that is of it, else by (domain, name) in that process (key_kind).
   void Resolve(CounterChange* c, uint32_t process);
 
  private:
