@@ -150,6 +150,59 @@ TEST(Diff, FunctionTasksMatchAcrossLoadAddresses) {
   EXPECT_EQ(r.out.find(",gone,"), std::string::npos) << r.out;
 }
 
+// One thread: tasks of `nameless_ns` without a name and of `empty_ns`
+// named "" in "app" (both show the name ""), and two legacy events both
+// named "tick", the first of `tick_ns`, the second of twice that.
+std::string LookAlikeTrace(uint64_t nameless_ns, uint64_t empty_ns, uint64_t tick_ns) {
+  TraceBuilder b;
+  b.String(9, "").Domain(1, "app").EventName(1, "tick").EventName(2, "tick");
+  b.Thread(0, 100, "main").SyncAt(1000);
+  std::vector<format::Event> events;
+  uint64_t t = 1100;
+  for (int i = 0; i < 3; ++i) {
+    events.push_back(Ev(EventKind::kTaskBegin, t, {{F::kDomain, U(1)}, {F::kName, U(0)}}));
+    t += nameless_ns;
+    events.push_back(Ev(EventKind::kTaskEnd, t, {{F::kDomain, U(1)}}));
+    events.push_back(Ev(EventKind::kTaskBegin, t, {{F::kDomain, U(1)}, {F::kName, U(9)}}));
+    t += empty_ns;
+    events.push_back(Ev(EventKind::kTaskEnd, t, {{F::kDomain, U(1)}}));
+    for (uint64_t event : {1, 2}) {
+      events.push_back(Ev(EventKind::kEventStart, t, {{F::kEvent, U(event)}}));
+      t += tick_ns * event;
+      events.push_back(Ev(EventKind::kEventEnd, t, {{F::kEvent, U(event)}}));
+    }
+  }
+  b.Events(0, events);
+  b.End(t + 1000);
+  return b.bytes();
+}
+
+// Rows whose domain, name and kind read the same stay rows of their own:
+// a task without a name and one named "" are told apart and matched as
+// such (the "" one grew 5 times, the other not: --fail-above sees it),
+// and two legacy events of one name are matched in order of total time,
+// which diff says.
+TEST(Diff, RowsThatLookAlikeStayApart) {
+  DumpResult r = RunDump(
+      {"diff", "--format=csv", "--fail-above=50", "base.itt", "new.itt"},
+      {{"base.itt", LookAlikeTrace(100, 200, 10)}, {"new.itt", LookAlikeTrace(100, 1000, 10)}});
+  EXPECT_EQ(r.status, 5) << r.err << r.out;
+  EXPECT_NE(r.out.find("\ntasks,app,,task,both,3,600,200,200,3,3000,1000,1000,400.0\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\ntasks,app,,task,both,3,300,100,100,3,300,100,100,0.0\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\ntasks,,tick,event,both,3,60,20,20,3,60,20,20,0.0\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\ntasks,,tick,event,both,3,30,10,10,3,30,10,10,0.0\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("itt-dump: 2 task rows have the domain, name and kind of another row of "
+                       "their trace; such rows are matched in order of total time\n"),
+            std::string::npos)
+      << r.err;
+}
+
 DumpResult Diff(std::vector<std::string> options) {
   options.insert(options.begin(), "diff");
   options.push_back("base.itt");

@@ -29,7 +29,9 @@ struct Side {
   uint64_t metric = 0;  // what change_pct compares
 };
 
-// One trace's rows of a family, by their key cells.
+// One trace's rows of a family, by their key cells (the family's
+// key_columns), which may be followed by cells that tell apart rows whose
+// shown cells are equal (not shown).
 using Rows = std::map<std::vector<std::string>, Side>;
 
 // A section of the report: the columns that name a row, and those each
@@ -136,7 +138,7 @@ Section ToSection(const Family& f, const std::vector<Joined>& rows) {
   }
   s.columns.push_back({"change_pct", f.change_title, CellType::kNumber});
   for (const Joined& j : rows) {
-    std::vector<std::string> row = *j.key;
+    std::vector<std::string> row(j.key->begin(), j.key->begin() + f.key_columns.size());
     row.push_back(StatusName(j.status));
     for (const Side* side : {j.base, j.next}) {
       for (size_t i = 0; i < f.side_columns.size(); ++i) {
@@ -186,15 +188,24 @@ const Family& SyncFamily() {
 
 // Tasks by (domain, name, kind), a task_begin_fn row by its function's
 // name without addresses (TaskSummary::match_name) where no other row of
-// the trace has that name too: else each keeps its full name.
-Rows TaskRows(const StatsCollector& stats) {
+// the trace has that name too: else each keeps its full name. Rows those
+// cells do not tell apart: a task without a name from one named "" (a
+// hidden cell), and beyond that by their order in stats' (the largest
+// total first: *ambiguous counts those rows, each matched by that order).
+Rows TaskRows(const StatsCollector& stats, uint64_t* ambiguous) {
   const std::vector<TaskSummary> tasks = stats.Tasks();
   std::map<std::vector<std::string>, int> matching;
   for (const TaskSummary& t : tasks) ++matching[{t.domain, t.match_name, t.kind}];
+  std::map<std::vector<std::string>, int> seen;
   Rows rows;
   for (const TaskSummary& t : tasks) {
     const bool alone = matching[{t.domain, t.match_name, t.kind}] == 1;
-    Side& s = rows[{t.domain, alone ? t.match_name : t.name, t.kind}];
+    std::vector<std::string> key = {t.domain, alone ? t.match_name : t.name, t.kind,
+                                    t.named ? "named" : "unnamed"};
+    const int before = seen[key]++;
+    if (before != 0) ++*ambiguous;
+    key.push_back(absl::StrCat(before));
+    Side& s = rows[std::move(key)];
     s.cells = {absl::StrCat(t.count), absl::StrCat(t.total_ns), absl::StrCat(t.durations.p50_ns),
                absl::StrCat(t.durations.p99_ns)};
     s.count = t.count;
@@ -259,8 +270,9 @@ absl::Status RunDiff(const VerbContext& base, const VerbContext& next, const Dif
   const StatsCollector& next_stats = *next_collector;
 
   // Rows and the joins that point into them live until the report is out.
-  const Rows base_tasks = TaskRows(base_stats);
-  const Rows next_tasks = TaskRows(next_stats);
+  uint64_t ambiguous = 0;
+  const Rows base_tasks = TaskRows(base_stats, &ambiguous);
+  const Rows next_tasks = TaskRows(next_stats, &ambiguous);
   const Rows base_frames = FrameRows(base_stats);
   const Rows next_frames = FrameRows(next_stats);
   const Rows base_sync = SyncRows(base_stats);
@@ -283,6 +295,12 @@ absl::Status RunDiff(const VerbContext& base, const VerbContext& next, const Dif
                prefix, &text);
   base.out->Write(text);
   base.out->Flush();
+  if (ambiguous != 0 && base.err != nullptr) {
+    base.err->Write(absl::StrCat("itt-dump: ", ambiguous,
+                                 " task rows have the domain, name and kind of another row of "
+                                 "their trace; such rows are matched in order of total time\n"));
+    base.err->Flush();
+  }
   const absl::Status base_cut = WarnMerge(base, *base_pass);
   const absl::Status next_cut = WarnMerge(next, *next_pass);
   if (!base_cut.ok()) return base_cut;
@@ -301,7 +319,10 @@ absl::Status RunDiff(const VerbContext& base, const VerbContext& next, const Dif
       if (base.err != nullptr) {
         base.err->Write(absl::StrCat(
             "itt-dump: ", over, over == 1 ? " task's" : " tasks'", " p50 grew by more than ",
-            absl::StrFormat("%g", limit), "%; the most: ", absl::StrJoin(*worst.key, " "), " ",
+            absl::StrFormat("%g", limit), "%; the most: ",
+            absl::StrJoin(worst.key->begin(), worst.key->begin() + TaskFamily().key_columns.size(),
+                          " "),
+            " ",
             worst.change.has_value() ? absl::StrCat("+", Percent(*worst.change), "%") : "from 0",
             "\n"));
         base.err->Flush();

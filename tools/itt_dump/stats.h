@@ -79,6 +79,9 @@ struct TaskSummary {
   // holds across builds and load addresses; another row its name.
   std::string match_name;
   std::string kind;  // IntervalKindName: task, overlapped_task, region, event
+  // False for tasks without a name (IntervalHasName), whose `name` is ""
+  // as a task named "" has it.
+  bool named = true;
   uint64_t count = 0;
   uint64_t total_ns = 0;
   uint64_t self_ns = 0;
