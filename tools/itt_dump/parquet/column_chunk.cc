@@ -70,6 +70,10 @@ void IntStats(const std::vector<int64_t>& v, EncodedChunk* chunk) {
 
 // The spec's rules for floating-point statistics under the type's order:
 // NaNs counted and left out; a zero minimum is -0.0, a zero maximum +0.0.
+// A chunk with a NaN has no min and max: an engine that orders NaN above
+// every number and skips chunks by min and max alone (DuckDB 1.5) would
+// skip it for `value > x` or `value = 'nan'` (as DuckDB's own writer
+// does).
 void DoubleStats(const std::vector<double>& v, EncodedChunk* chunk) {
   double lo = INFINITY;
   double hi = -INFINITY;
@@ -83,7 +87,7 @@ void DoubleStats(const std::vector<double>& v, EncodedChunk* chunk) {
     lo = std::min(lo, d);
     hi = std::max(hi, d);
   }
-  if (!any) return;
+  if (!any || chunk->nan_count != 0) return;
   if (lo == 0) lo = -0.0;
   if (hi == 0) hi = 0.0;
   uint64_t bits;
