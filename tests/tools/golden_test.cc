@@ -227,7 +227,6 @@ main_loop,1100,3000,4242,101
 render,3100,3600,4242,
 legacy,3200,3300,4242,101
 work,3700,3750,4242,101
-io,2300,4000,4242,102
 )golden";
 
 constexpr char kVtuneCounters[] = R"golden(tsc.RDTSC,queue_depth.COUNT,temperature.INST,pid,tid
@@ -388,6 +387,38 @@ TEST(VtuneCsv, CounterColumnsAreTheKeptCountersEachNamedApart) {
   EXPECT_EQ(f.substr(0, f.find('\n')), "tsc.RDTSC,depth.INST,pid,tid") << f;
   EXPECT_EQ(std::count(f.begin(), f.end(), '\n'), 2) << f;
   EXPECT_NE(f.find(",2,"), std::string::npos) << f;
+}
+
+// The ranks of a set each with their counter of one domain and name: one
+// column, each row with its process's pid and its own counter's value,
+// on every core and on one.
+TEST(VtuneCsv, RanksShareTheColumnOfTheirCountersDomainAndName) {
+  const auto rank = [](uint32_t pid, uint64_t value) {
+    format::FileHeader h = TestHeader();
+    h.pid = pid;
+    h.boot_id[0] = 0x42;  // one boot: one pass over the files
+    TraceBuilder b(h);
+    b.Domain(1, "app").Thread(0, 7, "t").SyncAt(1000);
+    b.Counter(1, "depth", "app", 1, format::MetadataType::kU64);
+    b.Events(0, {CounterSetU64(1100 + pid, 1, value), CounterSetU64(1500 + pid, 1, value + 1)});
+    b.SyncAt(3000).End(3000);
+    return b.bytes();
+  };
+  const std::map<std::string, std::string> run = {
+      {"run/a.itt", rank(11, 10)}, {"run/b.itt", rank(12, 20)}, {"run/c.itt", rank(13, 30)}};
+  for (const bool one_core : {false, true}) {
+    const DumpResult r = one_core ? RunDumpOnOneCore({"vtune-csv", "run", "-o", "o"}, run)
+                                  : RunDump({"vtune-csv", "run", "-o", "o"}, run);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.files.at("o/run-counters-hostname-testhost.csv"),
+              "tsc.RDTSC,depth.INST,pid,tid\n"
+              "1111,10,11,7\n"
+              "1112,20,12,7\n"
+              "1113,30,13,7\n"
+              "1511,11,11,7\n"
+              "1512,21,12,7\n"
+              "1513,31,13,7\n");
+  }
 }
 
 // A thread or domain name with a line break or other control bytes keeps
@@ -706,9 +737,14 @@ TEST_F(GoldenTest, ChromeToStdout) {
   EXPECT_EQ(r.out, kChrome);
 }
 
+// (io, open at the end, has no row: its end is unknown. The warning says
+// so, as chrome's does.)
 TEST_F(GoldenTest, VtuneCsv) {
   DumpResult r = Run({"vtune-csv", "trace.itt", "-o", "out"});
   EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.err,
+            "itt-dump: trace.itt: unbalanced: 1 ends without begin, 1 tasks open at the end, 0 "
+            "frame ends without begin, 0 frames open at the end\n");
   ASSERT_EQ(r.files.size(), 2u);
   EXPECT_EQ(r.files["out/trace-intervals-hostname-testhost.csv"], kVtuneIntervals);
   EXPECT_EQ(r.files["out/trace-counters-hostname-testhost.csv"], kVtuneCounters);
@@ -719,11 +755,11 @@ TEST_F(GoldenTest, VtuneCsvPrefixAndFilter) {
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.files["d/phases-intervals-hostname-testhost.csv"],
             "name,start_tsc.RDTSC,end_tsc,pid,tid\n"
-            "overlap,1150,2050,4242,102\n"
-            "io,2300,4000,4242,102\n");
+            "overlap,1150,2050,4242,102\n");
+  // Only the counter with samples on that thread has a column.
   EXPECT_EQ(r.files["d/phases-counters-hostname-testhost.csv"],
-            "tsc.RDTSC,queue_depth.COUNT,temperature.INST,pid,tid\n"
-            "1700,,21.5,4242,102\n");
+            "tsc.RDTSC,temperature.INST,pid,tid\n"
+            "1700,21.5,4242,102\n");
 }
 
 // Names and domains that CSV quotes, on every row that repeats them (the

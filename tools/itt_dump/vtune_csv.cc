@@ -150,11 +150,14 @@ class VtuneLines {
   SmallCache<std::tuple<uint64_t, uint64_t, bool>, std::string> ends_;
 };
 
-// A column of the counters file: one counter of the model's.
+// A column of the counters file: the counters of one domain and name,
+// one per process of a set (each row says its process by its pid).
 struct CounterColumn {
-  int column = 0;
   std::string name;
-  bool keep = true;  // passes the name/domain filters
+  std::string domain;
+  bool keep = true;       // passes the name/domain filters
+  bool rows = false;      // some sample passed the thread/time filters too
+  bool ever_set = false;  // some counter of it was set (made at the header)
 };
 
 // The counters file's rows, made as the intervals' pass meets their
@@ -437,18 +440,20 @@ class VtuneWriter : public IntervalListener {
       tracker_.OnEvent(e, t);
       return;
     }
-    const CounterColumn& col = Column(*sample.counter);
+    const size_t column = ColumnOf(*sample.counter);
+    CounterColumn& col = columns_[column];
     Filter& filter = lines_.filter();
     if (!col.keep || (filter.active() && (!filter.ThreadOk(t) || !filter.TimeOk(sample.ticks)))) {
       return;
     }
+    col.rows = true;
     TextBuffer* row = spool_.BeginRow();
     lines_.AppendTs(row, sample.ticks);
     const size_t time_end = row->size();
     AppendNumber(row, sample.counter->value);
     const size_t value_end = row->size();
     lines_.AppendEnd(row, t, /*with_tid=*/true);
-    spool_.EndRow(static_cast<uint32_t>(col.column), time_end, value_end);
+    spool_.EndRow(static_cast<uint32_t>(column), time_end, value_end);
   }
   // What FeedEntry gives the whole trace's tracker (pieces.h).
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
@@ -457,6 +462,9 @@ class VtuneWriter : public IntervalListener {
   // one that FeedEntry gives it so (where its piece pairs no frames).
   void OnKeptFrame(const KeptFrame& frame, const ThreadRec& t) { tracker_.OnFrame(frame, t); }
   void OnInterval(const Interval& iv) override {
+    // One left open at the end has no end: no row (stats leaves it out
+    // too; the pass warns of it).
+    if (iv.open_at_end) return;
     if (iv.kind == IntervalKind::kFrame && records_ != nullptr && records_->takes_records()) {
       // Formatted on a worker.
       if (!lines_.Keeps(iv)) return;
@@ -476,6 +484,7 @@ class VtuneWriter : public IntervalListener {
     tracker_.Finish(end_ticks);
     Flush(out_);
   }
+  const Unbalanced& unbalanced() const { return tracker_.unbalanced(); }
   // Hands the lines it holds to the output.
   void FlushLines() { Flush(out_); }
   const TextBuffer& pending() const { return line_; }
@@ -486,11 +495,11 @@ class VtuneWriter : public IntervalListener {
   absl::Status WriteCounters(Output* out) {
     line_.clear();
     line_.append(CounterHeader());
-    // The file has the kept counters' columns only (a row is of one).
+    // The file has the columns with rows only (a row is of one).
     std::vector<uint32_t> position(columns_.size(), 0);
     uint32_t n = 0;
     for (size_t i = 0; i < columns_.size(); ++i) {
-      if (columns_[i].keep) position[i] = n++;
+      if (columns_[i].rows) position[i] = n++;
     }
     const absl::Status s = spool_.ForEachRow(
         [&](uint32_t column, std::string_view time, std::string_view value, std::string_view end) {
@@ -510,31 +519,35 @@ class VtuneWriter : public IntervalListener {
   const absl::Status& counters_status() { return spool_.status(); }
   bool has_counters() const {
     for (const CounterColumn& c : columns_) {
-      if (c.keep) return true;
+      if (c.rows) return true;
     }
     return false;
   }
 
  private:
-  // Column header of the counters file: a column per counter the filters
-  // keep.
-  std::string CounterHeader() const {
+  // Column header of the counters file: a column per (domain, name) with
+  // rows, in the order of their first samples.
+  std::string CounterHeader() {
     std::string h = absl::StrCat("tsc.", lines_.ClockName());
     std::map<std::string_view, int> columns_of_name;
     for (const CounterColumn& c : columns_) {
-      if (c.keep) ++columns_of_name[c.name];
+      if (c.rows) ++columns_of_name[c.name];
     }
     for (const auto& counter : counters_.counters()) {
-      const CounterColumn& c = columns_[counter->index];
-      if (!c.keep) continue;
+      if (!counter->ever_set || counter->index >= column_of_counter_.size()) continue;
+      const size_t column = column_of_counter_[counter->index];
+      if (column != kNone) columns_[column].ever_set = true;
+    }
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      const CounterColumn& c = columns_[i];
+      if (!c.rows) continue;
       std::string name = c.name;
-      // Counters of one name (different domains) get distinct columns.
+      // Counters of one name in different domains get distinct columns.
       if (columns_of_name[c.name] > 1) {
-        name = counter->domain.empty() ? absl::StrCat(name, "#", c.column)
-                                       : absl::StrCat(counter->domain, "/", name);
+        name = c.domain.empty() ? absl::StrCat(name, "#", i) : absl::StrCat(c.domain, "/", name);
       }
       h.push_back(',');
-      AppendCsvField(&h, absl::StrCat(name, counter->ever_set ? ".INST" : ".COUNT"));
+      AppendCsvField(&h, absl::StrCat(name, c.ever_set ? ".INST" : ".COUNT"));
     }
     h.append(",pid,tid\n");
     return h;
@@ -547,16 +560,28 @@ class VtuneWriter : public IntervalListener {
   void AfterLine(Output* out) {
     if (line_.size() >= TextBuffer::kWriteBatch) Flush(out);
   }
-  // The column of `counter`, made on its first change.
-  const CounterColumn& Column(const Counter& counter) {
-    if (counter.index < columns_.size()) return columns_[counter.index];
-    CounterColumn col;
-    col.name = counter.name.empty() ? "counter" : counter.name;
-    const Filter& filter = lines_.filter();
-    col.keep = !filter.active() || filter.NameInDomainOk(col.name, counter.domain);
-    col.column = static_cast<int>(columns_.size());
-    columns_.push_back(std::move(col));
-    return columns_.back();
+  // The column of `counter` (columns_), its domain and name's: made on
+  // the first change of a counter of them.
+  size_t ColumnOf(const Counter& counter) {
+    if (counter.index < column_of_counter_.size() && column_of_counter_[counter.index] != kNone) {
+      return column_of_counter_[counter.index];
+    }
+    std::string name = counter.name.empty() ? "counter" : counter.name;
+    const auto [it, added] =
+        column_by_key_.try_emplace(std::make_pair(counter.domain, name), columns_.size());
+    if (added) {
+      CounterColumn col;
+      const Filter& filter = lines_.filter();
+      col.keep = !filter.active() || filter.NameInDomainOk(name, counter.domain);
+      col.name = std::move(name);
+      col.domain = counter.domain;
+      columns_.push_back(std::move(col));
+    }
+    if (counter.index >= column_of_counter_.size()) {
+      column_of_counter_.resize(counter.index + 1, kNone);
+    }
+    column_of_counter_[counter.index] = it->second;
+    return it->second;
   }
 
   Output* const out_;  // the intervals file
@@ -565,9 +590,12 @@ class VtuneWriter : public IntervalListener {
   VtuneLines lines_;
   IntervalTracker tracker_;
   CounterTracker counters_;
-  std::vector<CounterColumn> columns_;  // by Counter::index
-  CounterRowSpool spool_;               // the counters file's rows
-  TextBuffer line_;                     // lines not yet handed on
+  std::vector<CounterColumn> columns_;  // in order of first change
+  static constexpr size_t kNone = ~size_t{0};
+  std::vector<size_t> column_of_counter_;  // by Counter::index; kNone: none yet
+  std::map<std::pair<std::string, std::string>, size_t> column_by_key_;  // (domain, name)
+  CounterRowSpool spool_;                                                // the counters file's rows
+  TextBuffer line_;                                                      // lines not yet handed on
 };
 
 // The filter of one (host, boot) group's pass over a set of several:
@@ -689,6 +717,7 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
       &passes->intervals_rewritten);
   if (!pass.ok()) return pass.status();
   passes->intervals_on_every_core = pass->on_every_core;
+  WarnUnbalanced(ctx, w->unbalanced());
   if (absl::Status cut = WarnMerge(ctx, *pass); !cut.ok()) return cut;
   (*intervals)->Flush();
   if (!(*intervals)->status().ok()) return (*intervals)->status();
