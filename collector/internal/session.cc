@@ -2,10 +2,14 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -73,6 +77,79 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// This process's start, in nanoseconds since boot (/proc/self/stat's
+// starttime, which exec keeps); 0 if unknown.
+uint64_t ProcessStartBootNs() {
+  const std::string stat = ReadSmallFile("/proc/self/stat");
+  // The fields after the command's ")": state is the 3rd field, starttime
+  // the 22nd.
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return 0;
+  const char* p = stat.c_str() + paren + 1;
+  for (int field = 3; field < 22 && *p != '\0'; ++field) {
+    while (*p == ' ') ++p;
+    while (*p != ' ' && *p != '\0') ++p;
+  }
+  const long hz = sysconf(_SC_CLK_TCK);
+  const unsigned long long ticks = std::strtoull(p, nullptr, 10);
+  return hz > 0 ? ticks * (1000000000ull / static_cast<unsigned long long>(hz)) : 0;
+}
+
+uint64_t ClockNs(clockid_t clock) {
+  struct timespec ts;
+  if (clock_gettime(clock, &ts) != 0) return 0;
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// Whether the trace at `path` is one that writing over would destroy: a
+// trace of this boot begun by a process that still runs, or by this one
+// before it exec'd the image now running (exec keeps the pid and the
+// start time: the trace began after the process did). Its header tells;
+// a file that is not a trace, or of another boot, or of a process gone, is
+// not. (A process whose pid was reused since can look alive: its trace is
+// then kept too, and the new one written beside it.)
+bool TraceInUse(const std::string& path, const std::array<uint8_t, 16>& boot_id) {
+  FILE* f = std::fopen(path.c_str(), "re");
+  if (f == nullptr) return false;
+  std::string head(256 << 10, '\0');  // a header's strings are short
+  head.resize(std::fread(head.data(), 1, head.size(), f));
+  std::fclose(f);
+  format::FileHeader h;
+  size_t size = 0;
+  if (!format::DecodeFileHeader(head, &h, &size).ok() || h.boot_id != boot_id ||
+      h.boot_id == std::array<uint8_t, 16>{}) {
+    return false;
+  }
+  const auto pid = static_cast<pid_t>(h.pid);
+  if (pid != getpid()) return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+  // Its start on the boot clock (the header's is CLOCK_MONOTONIC_RAW's; a
+  // second of slack covers starttime's ticks and the clocks' drift).
+  const uint64_t offset = ClockNs(CLOCK_BOOTTIME) - ClockNs(CLOCK_MONOTONIC_RAW);
+  return h.start_monotonic_raw_ns + offset + 1000000000ull >= ProcessStartBootNs();
+}
+
+// `path`, or where TraceInUse says a trace there (in flight mode, its
+// first dump) must be kept, `path`.<pid> (then `path`.<pid>-2, ...).
+std::string PathBesideTracesInUse(const std::string& path, bool flight,
+                                  const std::array<uint8_t, 16>& boot_id) {
+  const auto in_use = [&](const std::string& p) {
+    return TraceInUse(flight ? FlightDumpPath(p, 1) : p, boot_id);
+  };
+  if (!in_use(path)) return path;
+  const std::string beside = path + "." + std::to_string(getpid());
+  for (int k = 1; k < 100; ++k) {
+    const std::string p = k == 1 ? beside : beside + "-" + std::to_string(k);
+    if (!in_use(p)) {
+      LogWarning(
+          "%s holds a trace still in use (of a process that runs, or of this one before "
+          "it called exec): this process's trace is that path with \"%s\" added",
+          path.c_str(), p.c_str() + path.size());
+      return p;
+    }
+  }
+  return beside;
+}
+
 // REQUIRES: g_mu held.
 void ApplyRecordingLocked() {
   bool on = g_state.load(std::memory_order_relaxed) == State::kRunning && !g_paused &&
@@ -114,6 +191,9 @@ void StartLocked(bool in_fork_child) {
   g_expanded_path = expanded;
 
   const bool flight = g_settings->flight_bytes != 0;
+  std::array<uint8_t, 16> boot_id{};
+  format::ParseBootId(ReadSmallFile("/proc/sys/kernel/random/boot_id"), &boot_id);
+  path = PathBesideTracesInUse(path, flight, boot_id);
   const bool dir_ok = !IsDirectoryPattern(g_settings->output) ||
                       MakeDirectories(path.substr(0, std::max<size_t>(path.rfind('/'), 1)));
   // In flight mode nothing is written until a dump: no trace file.
@@ -132,7 +212,7 @@ void StartLocked(bool in_fork_child) {
   header.pid = static_cast<uint32_t>(getpid());
   header.ppid = static_cast<uint32_t>(getppid());
   header.rank = g_settings->rank;
-  format::ParseBootId(ReadSmallFile("/proc/sys/kernel/random/boot_id"), &header.boot_id);
+  header.boot_id = boot_id;
   header.timebase = g_timebase.use_tsc ? format::Timebase::kTsc : format::Timebase::kMonotonicRawNs;
   header.timebase_hz = g_timebase.hz;
   SyncPoint start = TakeSyncPoint();

@@ -1,0 +1,85 @@
+// Row 6d: with a fixed ITTC_OUTPUT (no %p), a process whose trace would
+// begin where a trace still in use lies writes beside it instead of over
+// it: after exec (same pid; the image before it wrote its trace, which
+// reads as cut, as a kill leaves it), and a process forked before its
+// parent's first ITT call (the later one of the two). The trace kept has
+// every event it had; the new one is `<path>.<pid>`; one warning says so.
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/reliability/fault_util.h"
+
+namespace ittc::testing {
+namespace {
+
+struct Image {
+  std::string role;
+  std::string pid;
+  uint64_t emitted = 0;
+};
+
+std::vector<Image> Images(const std::string& out) {
+  std::vector<Image> images;
+  for (const std::string& line : ReadLines(out)) {
+    std::istringstream in(line);
+    Image i;
+    if (in >> i.role >> i.pid >> i.emitted) images.push_back(i);
+  }
+  return images;
+}
+
+// The trace at `file`: `pid`'s, every event of `emitted` in it or lost,
+// ended or cut.
+void ExpectTrace(const std::string& file, const Image& image, bool ended) {
+  SCOPED_TRACE(file);
+  auto trace = LoadTrace(file);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_EQ(std::to_string(trace->header.pid), image.pid);
+  EXPECT_EQ(trace->has_end, ended);
+  EXPECT_EQ(trace->corruptions, 0);
+  uint64_t recorded = 0;
+  for (const auto& [thread, count] : trace->event_counts) recorded += count;
+  EXPECT_EQ(recorded + trace->TotalLoss(), image.emitted);
+}
+
+TEST(TracesInUse, AnExecdImageWritesBesideTheTraceOfTheImageBefore) {
+  const std::string dir = MakeTempDir("traces_in_use_exec");
+  const std::string path = dir + "/trace.itt";
+  ExitInfo exit = RunFor({Runfile("tests/reliability/traces_in_use_program"), "exec"},
+                         CollectorEnv(path), dir + "/out", dir + "/err", 120);
+  ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << ReadFileOrEmpty(dir + "/err");
+  const std::vector<Image> images = Images(dir + "/out");
+  ASSERT_EQ(images.size(), 2u) << ReadFileOrEmpty(dir + "/out");
+  ASSERT_EQ(images[0].role, "before");
+  ASSERT_EQ(images[1].role, "after");
+  ASSERT_EQ(images[0].pid, images[1].pid);  // exec keeps the pid
+  // The image before exec had no exit: its trace is cut, its events all
+  // there (it waited for the flusher to write them).
+  ExpectTrace(path, images[0], /*ended=*/false);
+  ExpectTrace(path + "." + images[1].pid, images[1], /*ended=*/true);
+  const std::vector<std::string> warnings = CollectorLines(dir + "/err");
+  ASSERT_EQ(warnings.size(), 1u) << ReadFileOrEmpty(dir + "/err");
+  EXPECT_NE(warnings[0].find("that path with \"." + images[1].pid + "\" added"), std::string::npos)
+      << warnings[0];
+}
+
+TEST(TracesInUse, TheLaterOfTwoProcessesWritesBesideTheOthersTrace) {
+  const std::string dir = MakeTempDir("traces_in_use_fork");
+  const std::string path = dir + "/trace.itt";
+  ExitInfo exit = RunFor({Runfile("tests/reliability/traces_in_use_program"), "fork"},
+                         CollectorEnv(path), dir + "/out", dir + "/err", 120);
+  ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << ReadFileOrEmpty(dir + "/err");
+  const std::vector<Image> images = Images(dir + "/out");
+  ASSERT_EQ(images.size(), 2u) << ReadFileOrEmpty(dir + "/out");
+  ASSERT_EQ(images[0].role, "child");
+  ASSERT_EQ(images[1].role, "parent");
+  ExpectTrace(path, images[0], /*ended=*/true);
+  ExpectTrace(path + "." + images[1].pid, images[1], /*ended=*/true);
+  EXPECT_EQ(CollectorLines(dir + "/err").size(), 1u) << ReadFileOrEmpty(dir + "/err");
+}
+
+}  // namespace
+}  // namespace ittc::testing
