@@ -480,6 +480,38 @@ TEST(Text, ADefinedEmptyNameIsEmptyAndAnUndefinedOneIsItsId) {
 // Tasks nested past the depth a thread keeps are left out (counted as open
 // at the end); their ends are theirs, so the tasks around them keep their
 // pairs: a balanced trace reports no end without a begin.
+// A row whose durations add up past 2^64 - 1 ns (absurd times, such as
+// a task_end_ex's): its total and self saturate there, as the mean's sum
+// does, never wrap below its largest duration. Three threads, each one
+// task of 7e18 ns, and a child of 1000 ns under one of them; on every
+// core and on one.
+TEST(Stats, TotalsPastTwoToTheSixtyFourSaturate) {
+  TraceBuilder b;
+  b.String(1, "huge").String(2, "child").Domain(1, "d");
+  constexpr uint64_t kLong = 7000000000000000000;
+  for (uint32_t t = 0; t < 3; ++t) {
+    b.Thread(t, 101 + t, "worker");
+    std::vector<format::Event> events = {
+        Ev(format::EventKind::kTaskBegin, 1000, {{F::kDomain, U(1)}, {F::kName, U(1)}})};
+    if (t == 0) {
+      events.push_back(
+          Ev(format::EventKind::kTaskBegin, 2000, {{F::kDomain, U(1)}, {F::kName, U(2)}}));
+      events.push_back(Ev(format::EventKind::kTaskEnd, 3000, {{F::kDomain, U(1)}}));
+    }
+    events.push_back(Ev(format::EventKind::kTaskEnd, 1000 + kLong, {{F::kDomain, U(1)}}));
+    b.Events(t, events);
+  }
+  b.End(2000 + kLong);
+  const std::string want = absl::StrCat("\ntasks,d,huge,task,3,18446744073709551615,",
+                                        "18446744073709551615,", kLong, ",", kLong, ",");
+  for (const bool one_core : {false, true}) {
+    const std::vector<std::string> args = {"stats", "--format=csv", "trace.itt"};
+    const DumpResult r = one_core ? RunDumpOnOneCore(args, b.bytes()) : RunDump(args, b.bytes());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
+  }
+}
+
 TEST(Stats, TasksPastTheDepthLimitAreLeftOutAndTheirEndsWithThem) {
   TraceBuilder b;
   b.String(1, "t").String(2, "outer").Domain(1, "d").Thread(0, 101, "main");

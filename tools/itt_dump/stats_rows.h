@@ -50,9 +50,13 @@ struct StatsCollector::TaskRow {
   uint64_t thread = stats_internal::kAllThreads;
   std::string name;
   std::string match_name;  // a task_begin_fn row's StableFunctionName
-  uint64_t total_ns = 0;
-  uint64_t self_ns = 0;
+  // The durations' sum is the sketch's (sum(): 128 bits, saturated at
+  // 2^64-1); the self times' likewise.
+  unsigned __int128 self_ns = 0;
   PercentileSketch sketch;
+  uint64_t SelfNs() const {
+    return self_ns > ~uint64_t{0} ? ~uint64_t{0} : static_cast<uint64_t>(self_ns);
+  }
 };
 
 struct StatsCollector::FrameRow {

@@ -151,7 +151,6 @@ StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind, uint64_t 
            TaskRowFor(kind, iv.domain, iv.name_id, 0, iv.event_id, nullptr, kAllThreads, t,
                       iv.begin)};
     }
-    e.row->total_ns += dur;
     e.row->self_ns += self;
     e.row->sketch.Add(dur);
     return;
@@ -159,7 +158,6 @@ StatsCollector::TaskRow* StatsCollector::TaskRowFor(IntervalKind kind, uint64_t 
   auto add = [&](const ThreadRec* row_thread, uint64_t owner) {
     TaskRow* r =
         TaskRowFor(kind, iv.domain, iv.name_id, iv.fn, iv.event_id, row_thread, owner, t, iv.begin);
-    r->total_ns += dur;
     r->self_ns += self;
     r->sketch.Add(dur);
   };
@@ -181,7 +179,6 @@ void StatsCollector::MergeIntervals(const StatsCollector& piece) {
     const IntervalKind kind = static_cast<IntervalKind>(r->kind);
     TaskRow* row = TaskRowFor(kind, r->domain, r->name_id, r->fn, r->event_id, t, owner,
                               t != nullptr ? *t : kAnyThread, 0);
-    row->total_ns += r->total_ns;
     row->self_ns += r->self_ns;
     row->sketch.Merge(r->sketch);
   }
@@ -266,7 +263,7 @@ std::vector<TaskSummary> StatsCollector::Tasks(TaskRows which) const {
       return tid_of(a) < tid_of(b);
     }
     if (per_process_rows && process_of(a) != process_of(b)) return process_of(a) < process_of(b);
-    if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns;
+    if (a->sketch.sum() != b->sketch.sum()) return a->sketch.sum() > b->sketch.sum();
     const auto da = domain_of(a);
     const auto db = domain_of(b);
     if (da != db) return da < db;
@@ -298,8 +295,8 @@ std::vector<TaskSummary> StatsCollector::Tasks(TaskRows which) const {
     t.named = static_cast<IntervalKind>(r->kind) == IntervalKind::kLegacyEvent || r->name_id != 0 ||
               r->fn != 0;
     t.count = r->sketch.count();
-    t.total_ns = r->total_ns;
-    t.self_ns = r->self_ns;
+    t.total_ns = r->sketch.sum();
+    t.self_ns = r->SelfNs();
     t.durations = Durations(r->sketch);
     out.push_back(std::move(t));
   }
