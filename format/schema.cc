@@ -111,6 +111,7 @@ constexpr FieldInfo kFields[] = {
     {F::kWindowEnd, "window_end", R::kPlain},
     {F::kDump, "dump", R::kPlain},
     {F::kTriggers, "triggers", R::kPlain},
+    {F::kCollectionScope, "collection_scope", R::kCollectionScope},
 };
 static_assert(sizeof kFields / sizeof kFields[0] == kFieldCount, "one kFields row per Field");
 
@@ -309,8 +310,8 @@ constexpr KindSchema kSchemas[] = {
     K(E::kPause, "pause"),
     K(E::kResume, "resume"),
     K(E::kDetach, "detach"),
-    K(E::kPauseScoped, "pause_scoped", {U("scope")}),
-    K(E::kResumeScoped, "resume_scoped", {U("scope")}),
+    K(E::kPauseScoped, "pause_scoped", {U("collection_scope")}),
+    K(E::kResumeScoped, "resume_scoped", {U("collection_scope")}),
     K(E::kClockDomainReset, "clock_domain_reset"),
     K(E::kSuppressPush, "suppress_push", {U("mask")}),
     K(E::kSuppressPop, "suppress_pop"),

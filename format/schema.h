@@ -283,6 +283,7 @@ enum class Field : uint8_t {
   kWindowEnd,
   kDump,
   kTriggers,
+  kCollectionScope,
   kCount_,  // number of enumerators; not a field
 };
 
@@ -304,6 +305,7 @@ enum class FieldRole : uint8_t {
   kTrackGroupRef,    // kDefTrackGroup id
   kAddress,          // a code or data address (printed in hex)
   kScope,            // an __itt_scope value
+  kCollectionScope,  // an __itt_collection_scope mask (pause/resume_scoped)
   kRelation,         // an __itt_relation value
   kMetadataType,     // an __itt_metadata_type value
   kTime,             // trace ticks (type kTime)

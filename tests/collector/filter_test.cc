@@ -43,7 +43,7 @@ TEST(Filter, DomainFilterAndStartPaused) {
       what += ":" + trace->domains[e.U("domain")] + ":" + trace->strings[e.U("name")];
     if (e.kind == K::kTaskEnd) what += ":" + trace->domains[e.U("domain")];
     if (e.kind == K::kPauseScoped || e.kind == K::kResumeScoped) {
-      what += ":" + std::to_string(e.U("scope"));
+      what += ":" + std::to_string(e.U("collection_scope"));
     }
     seen.push_back(what);
   }

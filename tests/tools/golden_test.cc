@@ -421,6 +421,28 @@ TEST(VtuneCsv, RanksShareTheColumnOfTheirCountersDomainAndName) {
   }
 }
 
+// pause_scoped and resume_scoped show their __itt_collection_scope mask
+// by name (host, offload, all), another mask as its number.
+TEST(Text, CollectionScopesAreNamedByTheirMask) {
+  TraceBuilder b;
+  b.Thread(0, 7, "t");
+  const auto scoped = [](format::EventKind kind, uint64_t time, uint64_t mask) {
+    return Ev(kind, time, {{F::kCollectionScope, U(mask)}});
+  };
+  b.Events(0, {scoped(format::EventKind::kPauseScoped, 1100, 1),
+               scoped(format::EventKind::kResumeScoped, 1200, 2),
+               scoped(format::EventKind::kPauseScoped, 1300, 0x7fffffff),
+               scoped(format::EventKind::kResumeScoped, 1400, 3)});
+  b.End(1500);
+  DumpResult r = RunDump({"text", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "100 7/t pause_scoped - - collection_scope=host\n"
+            "200 7/t resume_scoped - - collection_scope=offload\n"
+            "300 7/t pause_scoped - - collection_scope=all\n"
+            "400 7/t resume_scoped - - collection_scope=3\n");
+}
+
 // A thread or domain name with a line break or other control bytes keeps
 // each event on one line: THREAD and DOMAIN are escaped as NAME is.
 TEST(Text, ThreadAndDomainNamesAreEscapedOneLinePerEvent) {

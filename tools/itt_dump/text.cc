@@ -429,6 +429,8 @@ void TextPrinter::AppendField(TextBuffer* out, const Event& e, const format::Kin
         AppendQuoted(out, x_.String(v.u));
       } else if (spec.role == FieldRole::kScope) {
         out->append(std::string_view(ScopeName(v.u)));
+      } else if (spec.role == FieldRole::kCollectionScope && CollectionScopeName(v.u) != nullptr) {
+        out->append(std::string_view(CollectionScopeName(v.u)));  // else its number
       } else if (spec.role == FieldRole::kRelation) {
         out->append(std::string_view(RelationName(v.u)));
       } else if (spec.role == FieldRole::kMetadataType) {

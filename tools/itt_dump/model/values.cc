@@ -32,6 +32,19 @@ const char* ScopeName(uint64_t scope) {
   }
 }
 
+const char* CollectionScopeName(uint64_t mask) {
+  switch (mask) {
+    case 1:
+      return "host";
+    case 2:
+      return "offload";
+    case 0x7fffffff:
+      return "all";
+    default:
+      return nullptr;
+  }
+}
+
 const char* RelationName(uint64_t relation) {
   switch (relation) {
     case 1:
