@@ -102,8 +102,12 @@ void SetThreadName(const char* name, size_t length) {
   uint32_t id = Registry::Get().InternString(std::string_view(name, strnlen(name, length)));
   CallScope call(CallScope::kControl);
   if (!call.ok()) return;
-  Emit(call.thread(), EventKind::kThreadSetName, ReadTicks(), uint64_t{id});
-  call.thread()->name_id = id;
+  ThreadState* t = call.thread();
+  t->name_id.store(id, std::memory_order_relaxed);  // published with the record
+  if (!Emit(t, EventKind::kThreadSetName, ReadTicks(), uint64_t{id})) {
+    // Dropped (counted): the flusher names the thread by name_id instead.
+    t->name_lost.store(1, std::memory_order_release);
+  }
 }
 
 // __itt_event_start/end: the event must come from __itt_event_create.

@@ -778,6 +778,13 @@ void FlusherWorker::HandOver(ThreadState* t, int to) {
 size_t FlusherWorker::DrainThread(ThreadState* t, bool bounded) {
   size_t drained = 0;
   OpenChunk* chunk = nullptr;
+  // A naming whose record the full ring dropped: the thread's name all the
+  // same (one relaxed load per drain when there is none).
+  if (__builtin_expect(t->name_lost.load(std::memory_order_relaxed) != 0, 0) &&
+      t->name_lost.exchange(0, std::memory_order_acquire) != 0) {
+    t->flusher_name = Registry::Get().StringText(t->name_id.load(std::memory_order_relaxed));
+    t->flusher_info_written = false;
+  }
   if (!t->flusher_info_written) WriteThreadInfo(t);
   // What was committed when the drain began, and no more: a producer as fast
   // as the drain would otherwise keep the flusher on its ring, and every
@@ -892,8 +899,10 @@ void FlusherWorker::NoteThreadRecord(ThreadState* t, const uint8_t* record, uint
   uint64_t unused_task_word = kNoTaskWord;  // a thread record is no task
   if (!DecodeRawRecord(record, ticks, &unused_task_word, &event_)) return;
   if (event_.kind == EventKind::kThreadSetName) {
-    t->flusher_name =
-        Registry::Get().StringText(static_cast<uint32_t>(event_.Get(format::Field::kName)));
+    // The thread's latest name, which a later naming whose record was
+    // dropped may have set already (ThreadState::name_lost): never an
+    // older one over it.
+    t->flusher_name = Registry::Get().StringText(t->name_id.load(std::memory_order_relaxed));
     t->flusher_info_written = false;
   } else if (event_.kind == EventKind::kThreadIgnore) {
     t->flusher_ignored = true;

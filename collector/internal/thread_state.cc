@@ -312,7 +312,9 @@ void ResetThreadsInForkChild() {
       t->tid = static_cast<uint64_t>(syscall(SYS_gettid));
       // Its name and ignore flag as the thread set them, not as far as the
       // parent's flusher had read them from the ring cleared above.
-      t->flusher_name = t->name_id != 0 ? Registry::Get().StringText(t->name_id) : "";
+      const uint32_t name_id = t->name_id.load(std::memory_order_relaxed);
+      t->flusher_name = name_id != 0 ? Registry::Get().StringText(name_id) : "";
+      t->name_lost.store(0, std::memory_order_relaxed);
       t->flusher_ignored = t->ignored;
       t->in_call = t->ignored ? kIgnored : 0;
       t->check_at = t->ring.head() + FillMark(t->ring.capacity());

@@ -14,9 +14,16 @@
 //                  __itt_thread_ignore: its recording calls then take the
 //                  slow path, which records nothing.
 //   ignored        owning thread only: it called __itt_thread_ignore.
-//   name_id        owning thread only: the string id of the name its last
-//                  __itt_thread_set_name gave (0: none), for a fork child,
-//                  whose flusher cannot read it from the parent's ring.
+//   name_id        written by the owning thread: the string id of the
+//                  name its last __itt_thread_set_name gave (0: none), set
+//                  before that call's record (whose release publishes it):
+//                  for a fork child, whose flusher cannot read it from the
+//                  parent's ring, and for the flusher, which names the
+//                  thread by it (relaxed loads) when it meets a naming.
+//   name_lost      set by the owning thread (release) when a naming's record
+//                  was dropped (a full ring); the flusher takes it (acquire
+//                  exchange) after draining the ring and names the thread by
+//                  name_id, so the name reaches the trace all the same.
 //   dropped[]      incremented by the owning thread (fetch_add, relaxed: a
 //                  count, read by the flusher with no ordering needed);
 //                  read by the flusher.
@@ -81,7 +88,8 @@ struct ThreadState {
   SpscRing ring;
   int in_call = 0;  // 0, 1 (in a call) or kIgnored
   bool ignored = false;
-  uint32_t name_id = 0;
+  std::atomic<uint32_t> name_id{0};
+  std::atomic<int> name_lost{0};
   uint64_t check_at = 0;
   uint64_t ring_ticks = 0;
   uint64_t ring_task_word = kNoTaskWord;

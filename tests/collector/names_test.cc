@@ -95,6 +95,27 @@ TEST(Names, AThreadKeepsItsNameAfterItExits) {
   EXPECT_EQ(trace->OfKind(EventKind::kTaskBegin).size(), 3u);
 }
 
+// A naming whose record the full ring dropped (counted) still names the
+// thread: the flusher takes the name the collector kept.
+TEST(Names, AThreadNamedWhileItsRingIsFullHasTheName) {
+  const std::string dir = MakeTempDir("lost_name");
+  const std::string path = dir + "/names.itt";
+  const int status = RunProgram({Runfile("tests/collector/lost_name_program")},
+                                {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"),
+                                 "ITTC_OUTPUT=" + path, "ITTC_RING_KB=64"},
+                                dir + "/stdout.txt");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+
+  auto trace = LoadTrace(path);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_TRUE(trace->has_end);
+  EXPECT_GT(trace->TotalLoss(), 0u);  // the ring overran, the naming with it
+  EXPECT_TRUE(trace->OfKind(EventKind::kThreadSetName).empty());
+  std::set<std::string> names;
+  for (const auto& [index, name] : trace->thread_names) names.insert(name);
+  EXPECT_EQ(names.count("my-worker"), 1u) << ::testing::PrintToString(names);
+}
+
 TEST(Names, TrackGroupsAndTracksAreDefinedOnceAndSetTrackNamesOne) {
   const std::string dir = MakeTempDir("tracks");
   const std::string path = dir + "/tracks.itt";

@@ -1,0 +1,56 @@
+/* A thread that names itself while its ring is full: the naming's record
+ * is dropped (counted), yet the trace must show the name. The flusher is
+ * held while the worker overruns its ring (ITTC_RING_KB=64, drop mode),
+ * then names itself; once the flusher is released and has drained the
+ * ring, the worker records a few more tasks. Exits 0, or 3 or 4
+ * (collector_hooks.h), or 5 if the backlog never empties before a deadline
+ * only a hang reaches. */
+#define _GNU_SOURCE
+#include <ittnotify.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "tests/collector/collector_hooks.h"
+
+static __itt_domain* g_domain;
+static pthread_barrier_t g_barrier;
+
+static void RecordTasks(int n) {
+  for (int i = 0; i < n; ++i) {
+    __itt_task_begin(g_domain, __itt_null, __itt_null, NULL);
+    __itt_task_end(g_domain);
+  }
+}
+
+static void* Worker(void* arg) {
+  (void)arg;
+  pthread_barrier_wait(&g_barrier); /* the flusher is held */
+  RecordTasks(40000);               /* far past 64 KiB */
+  __itt_thread_set_name("my-worker");
+  pthread_barrier_wait(&g_barrier); /* main releases the flusher */
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  while (BacklogOfThisThread() != 0) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec > 120) return (void*)5;
+    struct timespec pause = {0, 1000000};
+    nanosleep(&pause, NULL);
+  }
+  RecordTasks(10);
+  return NULL;
+}
+
+int main(void) {
+  g_domain = __itt_domain_create("lost_name");
+  RecordTasks(1); /* loads the collector and starts the session */
+  pthread_barrier_init(&g_barrier, NULL, 2);
+  pthread_t id;
+  if (pthread_create(&id, NULL, Worker, NULL) != 0) return 2;
+  HoldFlusher();
+  pthread_barrier_wait(&g_barrier);
+  pthread_barrier_wait(&g_barrier);
+  ReleaseFlusher();
+  void* result = NULL;
+  pthread_join(id, &result);
+  return (int)(long)result;
+}
