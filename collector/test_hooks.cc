@@ -30,6 +30,10 @@ ITTC_EXPORT int ittc_test_hold_flusher(int hold) {
 // How many flusher threads run now.
 ITTC_EXPORT int ittc_test_flushers(void) { return ci::Flusher::RunningForTest(); }
 
+// How many full rounds were asked of the flushers so far (a flight dump
+// asks one before it is written).
+ITTC_EXPORT int ittc_test_full_rounds_asked(void) { return ci::Flusher::FullRoundsAskedForTest(); }
+
 // Fills cpu_ns with the CPU time of each flusher thread so far (flusher 0
 // first), at most `max`; returns how many (0 without a running session).
 ITTC_EXPORT int ittc_test_flusher_cpu_ns(unsigned long long* cpu_ns, int max) {

@@ -98,7 +98,10 @@ struct Recorder {
   // at an output that cannot be made does not flood stderr.
   bool failing = false;
   std::atomic<uint64_t> dumps{0};  // numbers given so far
-  // Triggers posted so far, and the last one's time and what.
+  // Triggers posted so far, and the last one's time and what; `posting`
+  // counts the posts begun (before they store trigger_*), so that a reader
+  // can tell none was half-way (posting == requested).
+  std::atomic<int> posting{0};
   std::atomic<int> requested{0};
   std::atomic<uint64_t> trigger_ticks{0};
   std::atomic<uint64_t> trigger_what{0};
@@ -200,15 +203,36 @@ bool WriteDumpFile(Recorder* r, const FlightDumpRequest& request, uint64_t deadl
   return false;
 }
 
-// The request of the triggers posted so far, answered by dump number `n`;
-// `first`: what the dump is for if no trigger is waiting (its own reason).
-FlightDumpRequest PendingRequest(Recorder* r, int requested, uint64_t n) {
+// The request of the triggers posted so far (`requested` of them, the
+// last one's time and what in `what`, `ticks`), answered by dump number `n`.
+FlightDumpRequest PendingRequest(Recorder* r, int requested, uint64_t what, uint64_t ticks,
+                                 uint64_t n) {
   FlightDumpRequest request;
-  UnpackTrigger(r->trigger_what.load(std::memory_order_relaxed), &request);
-  request.trigger_ticks = r->trigger_ticks.load(std::memory_order_relaxed);
+  UnpackTrigger(what, &request);
+  request.trigger_ticks = ticks;
   request.dump = n;
   request.triggers = static_cast<uint64_t>(requested - r->served.load(std::memory_order_relaxed));
   return request;
+}
+FlightDumpRequest PendingRequest(Recorder* r, int requested, uint64_t n) {
+  return PendingRequest(r, requested, r->trigger_what.load(std::memory_order_relaxed),
+                        r->trigger_ticks.load(std::memory_order_relaxed), n);
+}
+
+// The triggers posted so far and the last one's what and time, read
+// together: again while a post was half-way (a few times at most; two
+// posts at once can still mix their what and time).
+int ReadTriggers(Recorder* r, uint64_t* what, uint64_t* ticks) {
+  int requested = 0;
+  for (int tries = 0; tries < 100; ++tries) {
+    // Acquire: pairs with the post's release; its trigger_* are visible.
+    requested = r->requested.load(std::memory_order_acquire);
+    *what = r->trigger_what.load(std::memory_order_relaxed);
+    *ticks = r->trigger_ticks.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (r->posting.load(std::memory_order_relaxed) == requested) break;
+  }
+  return requested;
 }
 
 void* DumperMain(void* arg) {
@@ -217,8 +241,12 @@ void* DumperMain(void* arg) {
   for (;;) {
     const int bell = r->bell.load(std::memory_order_acquire);
     if (r->stop.load(std::memory_order_acquire) != 0) break;
-    // Acquire: pairs with the post's release; its trigger_* are visible.
-    const int requested = r->requested.load(std::memory_order_acquire);
+    // The trigger this dump answers, read now: one posted while the round
+    // below runs is the next dump's (its window may end after what the
+    // round drained).
+    uint64_t what = 0;
+    uint64_t ticks = 0;
+    const int requested = ReadTriggers(r, &what, &ticks);
     if (requested == r->served.load(std::memory_order_relaxed)) {
       Futex(&r->bell, FUTEX_WAIT_PRIVATE, bell, nullptr);
       continue;
@@ -227,8 +255,8 @@ void* DumperMain(void* arg) {
     Flusher::WaitForRound(Flusher::RequestFullRound(), DeadlineAfterMs(kFlightRoundWaitMs));
     r->store->BeginDump(UINT64_MAX);
     if (r->finished.load(std::memory_order_acquire) == 0) {
-      const FlightDumpRequest request =
-          PendingRequest(r, requested, r->dumps.fetch_add(1, std::memory_order_relaxed) + 1);
+      const FlightDumpRequest request = PendingRequest(
+          r, requested, what, ticks, r->dumps.fetch_add(1, std::memory_order_relaxed) + 1);
       WriteDumpFile(r, request, UINT64_MAX, /*in_handler=*/false);
       r->served.store(requested, std::memory_order_relaxed);
     }
@@ -242,6 +270,8 @@ void* DumperMain(void* arg) {
 void Post(FlightReason reason, uint32_t signal, uint32_t name, uint64_t ticks) {
   Recorder* r = g_recorder.load(std::memory_order_acquire);
   if (r == nullptr || r->finished.load(std::memory_order_relaxed) != 0) return;
+  r->posting.fetch_add(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);  // before trigger_* (ReadTriggers)
   r->trigger_ticks.store(ticks, std::memory_order_relaxed);
   r->trigger_what.store(PackTrigger(reason, signal, name), std::memory_order_relaxed);
   r->requested.fetch_add(1, std::memory_order_release);

@@ -210,6 +210,8 @@ Flusher::~Flusher() = default;
 
 void Flusher::Wake() { WakeFlusher(0); }
 
+int Flusher::FullRoundsAskedForTest() { return g_rounds_asked.load(std::memory_order_seq_cst); }
+
 uint32_t Flusher::RequestFullRound() {
   const int ticket = g_rounds_asked.fetch_add(1, std::memory_order_seq_cst) + 1;
   WakeAllFlushers();

@@ -269,6 +269,10 @@ class Flusher {
   // Flusher threads running now (test hook ittc_test_flushers, benches).
   static int RunningForTest();
 
+  // Full rounds asked so far (RequestFullRound; test hook
+  // ittc_test_full_rounds_asked).
+  static int FullRoundsAskedForTest();
+
   // Test hook (ittc_test_move_this_thread): asks that `t` move to flusher
   // `to`, as flusher 0 does to spread active threads. False if there is no
   // such flusher. Any thread.

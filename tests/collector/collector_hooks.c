@@ -41,6 +41,11 @@ int Flushers(void) {
   return count();
 }
 
+int FullRoundsAsked(void) {
+  int (*count)(void) = (int (*)(void))Hook("ittc_test_full_rounds_asked");
+  return count();
+}
+
 int FlusherOfThisThread(void) {
   int (*owner)(void) = (int (*)(void))Hook("ittc_test_flusher_of_this_thread");
   return owner();

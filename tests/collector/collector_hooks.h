@@ -40,6 +40,8 @@ void FlusherStageTicks(unsigned long long* compress, unsigned long long* write);
  * ring move to flusher `to` (0: no such flusher, or the thread has not
  * recorded yet; else 1, and the move happens at the owner's next round). */
 int Flushers(void);
+/* Full rounds asked of the flushers so far (a flight dump asks one). */
+int FullRoundsAsked(void);
 int FlusherOfThisThread(void);
 unsigned FlusherMovesOfThisThread(void);
 int MoveThisThread(int to);

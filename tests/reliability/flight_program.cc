@@ -14,6 +14,10 @@
 //                          which must not trigger); wait for DUMP1; emit;
 //                          marker "checkpoint-2"; wait for DUMP2; exit
 //   crash segv|abort       emit; marker "before-crash"; print; crash
+//   overtake DUMP1 DUMP2   emit; hold the flusher; raise the trigger signal;
+//                          once the dump asked its round (held), marker
+//                          "checkpoint-2", which must be the next dump's;
+//                          release the flusher; wait for DUMP2; exit
 //   storm GO K DUMP2       emit; print "ready"; wait for GO (the test saw
 //                          dump 1 being written, held by a FIFO); raise the
 //                          trigger signal K times; print "raised"; wait
@@ -42,6 +46,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tests/collector/collector_hooks.h"
 
 namespace {
 
@@ -174,6 +180,22 @@ int main(int argc, char** argv) {
     WaitForFile(argv[2]);
     Say("after " + std::to_string(__itt_get_timestamp()));
     Emit(1000, &next, "worker-");
+    return 0;
+  }
+  if (mode == "overtake" && argc == 4) {
+    ReportEmitted("worker-", next);
+    HoldFlusher();
+    const int rounds = FullRoundsAsked();
+    raise(SIGUSR2);
+    const double start = Now();
+    while (FullRoundsAsked() == rounds) {  // the dump waits for its round
+      if (Now() - start > kHangSeconds) std::exit(3);
+      timespec nap{0, 1000 * 1000};
+      nanosleep(&nap, nullptr);
+    }
+    Marker("checkpoint-2");
+    ReleaseFlusher();
+    WaitForFile(argv[3]);
     return 0;
   }
   if (mode == "marker" && argc == 4) {

@@ -243,6 +243,36 @@ TEST(Flight, MarkerWhoseNameMatchesTriggersADumpOthersDoNot) {
   EXPECT_FALSE(Exists(FlightDumpPath(trace, 4)));
 }
 
+// A trigger posted while the dump of an earlier one waits for its round
+// (the flusher held) is the next dump's: the first answers the signal,
+// its window ending before the marker (which the round, drained later,
+// may have put in it too), and the second the marker, in its window.
+TEST(Flight, ATriggerDuringTheRoundOfADumpIsTheNextDumps) {
+  const std::string dir = MakeTempDir("flight_overtake");
+  const std::string trace = dir + "/app.itt";
+  ExitInfo exit = RunFor({Runfile("tests/reliability/flight_program"), "overtake",
+                          FlightDumpPath(trace, 1), FlightDumpPath(trace, 2)},
+                         FlightEnv(trace, {"ITTC_FLIGHT_MARKER=checkpoint-*"}), dir + "/out",
+                         dir + "/err", kHangSeconds);
+  ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n" << ReadFileOrEmpty(dir + "/out");
+  const TraceSummary d1 = LoadDump(FlightDumpPath(trace, 1));
+  EXPECT_EQ(d1.flight.reason, FlightReason::kSignal);
+  EXPECT_EQ(d1.flight.triggers, 1u);
+  const TraceSummary d2 = LoadDump(FlightDumpPath(trace, 2));
+  EXPECT_EQ(d2.flight.reason, FlightReason::kMarker);
+  EXPECT_EQ(d2.strings.at(d2.flight.name), "checkpoint-2");
+  EXPECT_EQ(d2.flight.triggers, 1u);
+  const DecodedEvent* marker = nullptr;
+  for (const DecodedEvent& e : d2.rare_events) {
+    if (e.kind == format::EventKind::kMarker && d2.strings.at(e.U("name")) == "checkpoint-2") {
+      marker = &e;
+    }
+  }
+  ASSERT_NE(marker, nullptr);
+  EXPECT_LT(d1.flight.window_end, marker->time);
+  EXPECT_LE(marker->time, d2.flight.window_end);
+}
+
 // A sanitizer's runtime handles the fatal signals itself unless told not
 // to (then, their disposition being the default, the collector's handler
 // is installed): the options, added to those the test runs with.
