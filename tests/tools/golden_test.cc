@@ -709,6 +709,52 @@ TEST(Info, ShowsTheWindowAndReasonOfAFlightDump) {
       << r.out;
 }
 
+// A directory of flight dumps: the earlier dumps of a process whose later
+// dump is there are left out, each with a line (their windows overlap:
+// one process's events would count twice); another process's dump, and a
+// dump of another start of the same pid (an exec), stay.
+TEST(Stats, EarlierFlightDumpsOfAProcessAreLeftOut) {
+  const auto dump = [](uint32_t pid, uint64_t start, uint64_t n, int tasks) {
+    format::FileHeader h = TestHeader();
+    h.pid = pid;
+    h.boot_id[0] = 0x42;
+    h.start_ticks = start;
+    TraceBuilder b(h);
+    b.String(1, "work").Domain(1, "app").Thread(0, pid, "main").SyncAt(start);
+    std::vector<format::Event> events;
+    for (int i = 0; i < tasks; ++i) {
+      events.push_back(Ev(format::EventKind::kTaskBegin, start + 100 + 10 * i,
+                          {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+      events.push_back(Ev(format::EventKind::kTaskEnd, start + 105 + 10 * i, {{F::kDomain, U(1)}}));
+    }
+    b.Events(0, events);
+    format::FlightDump f;
+    f.reason = format::FlightReason::kExit;
+    f.window_end = start + 900;
+    f.dump = n;
+    f.triggers = 1;
+    b.FlightEnd(f, start + 1000);
+    return b.bytes();
+  };
+  const std::map<std::string, std::string> run = {{"run/a.flight-1.itt", dump(11, 1000, 1, 1)},
+                                                  {"run/a.flight-3.itt", dump(11, 1000, 3, 3)},
+                                                  {"run/a.flight-2.itt", dump(11, 1000, 2, 2)},
+                                                  {"run/b.flight-1.itt", dump(12, 1000, 1, 4)},
+                                                  {"run/c.flight-1.itt", dump(11, 5000, 1, 5)}};
+  const DumpResult r = RunDump({"stats", "--format=csv", "run"}, run);
+  EXPECT_EQ(r.status, 0) << r.err;
+  // 3 + 4 + 5 tasks: a's third dump, b's and c's.
+  EXPECT_NE(r.out.find("\ntasks,app,work,task,12,"), std::string::npos) << r.out;
+  for (const char* left : {"run/a.flight-1.itt", "run/a.flight-2.itt"}) {
+    EXPECT_NE(r.err.find(absl::StrCat("itt-dump: ", left, ": left out: flight recorder dump ")),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_NE(r.err.find("whose dump 3 is run/a.flight-3.itt"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("b.flight-1.itt: left out"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("c.flight-1.itt: left out"), std::string::npos) << r.err;
+}
+
 TEST(Info, ShowsRankAndBootIdWhenTheHeaderHasThem) {
   format::FileHeader h = TestHeader();
   h.flags |= format::kHeaderFlagHasRank;

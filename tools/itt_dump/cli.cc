@@ -514,6 +514,8 @@ const std::string* InputNamed(const TraceSet& set, const std::string& output) {
 // returns the worst status among them (0 if none).
 int ReportFailures(const TraceSet& set, const Env& env) {
   int worst = kExitOk;
+  for (const std::string& note : set.left_out())
+    env.err->Write(absl::StrCat("itt-dump: ", note, "\n"));
   for (const TraceSet::Failure& f : set.failures()) {
     worst = std::max(worst, static_cast<int>(StatusForFailure(f.failure)));
     env.err->Write(absl::StrCat("itt-dump: ", f.name, ": ", f.Reason(), "\n"));

@@ -242,9 +242,45 @@ TraceSet TraceSet::Open(std::vector<TraceSource> sources, const IndexOptions& op
     f.index = std::move(r.index);
     set.files_.push_back(std::move(f));
   }
+  set.LeaveOutEarlierDumps();
   set.Label();
   if (set.files_.size() > 1) set.Merge();
   return set;
+}
+
+void TraceSet::LeaveOutEarlierDumps() {
+  // One process's dumps: flight dumps with its boot, host, pid and start.
+  const auto same_process = [](const TraceIndex& a, const TraceIndex& b) {
+    const format::FileHeader& x = a.header;
+    const format::FileHeader& y = b.header;
+    return a.has_flight && b.has_flight && x.boot_id != std::array<uint8_t, 16>{} &&
+           x.boot_id == y.boot_id && x.host_name == y.host_name && x.pid == y.pid &&
+           x.start_ticks == y.start_ticks;
+  };
+  // Per file, the process's latest dump, if another file is it.
+  std::vector<const TraceFile*> latest(files_.size(), nullptr);
+  for (size_t i = 0; i < files_.size(); ++i) {
+    const TraceIndex& x = *files_[i].index;
+    for (const TraceFile& f : files_) {
+      if (same_process(*f.index, x) && f.index->flight.dump > x.flight.dump &&
+          (latest[i] == nullptr || f.index->flight.dump > latest[i]->index->flight.dump)) {
+        latest[i] = &f;
+      }
+    }
+  }
+  std::vector<TraceFile> kept;
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (latest[i] == nullptr) continue;
+    const TraceIndex& x = *files_[i].index;
+    left_out_.push_back(absl::StrCat(
+        files_[i].source.name(), ": left out: flight recorder dump ", x.flight.dump,
+        " of the process (pid ", x.header.pid, ") whose dump ", latest[i]->index->flight.dump,
+        " is ", latest[i]->source.name(), " (their windows may overlap); read it alone to see it"));
+  }
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (latest[i] == nullptr) kept.push_back(std::move(files_[i]));
+  }
+  files_ = std::move(kept);
 }
 
 uint64_t TraceSet::WallTicks(size_t file, uint64_t ticks) const {

@@ -133,6 +133,11 @@ class TraceSet {
 
   const std::vector<TraceFile>& files() const { return files_; }
   const std::vector<Failure>& failures() const { return failures_; }
+  // Files read and left out, each with why ("FILE: ..."): the earlier
+  // flight recorder dumps of a process whose later dump is in the set
+  // (their windows overlap: read together, one process's events would
+  // count twice).
+  const std::vector<std::string>& left_out() const { return left_out_; }
   bool empty() const { return files_.empty(); }
 
   // The index the verbs read: the only file's, or the merged one.
@@ -172,9 +177,12 @@ class TraceSet {
   uint64_t WallTicks(size_t file, uint64_t ticks) const;
   void Label();
   void Merge();
+  // Moves the earlier flight dumps of a process to left_out_.
+  void LeaveOutEarlierDumps();
 
   std::vector<TraceFile> files_;
   std::vector<Failure> failures_;
+  std::vector<std::string> left_out_;
   std::unique_ptr<TraceIndex> merged_;
   std::vector<Remap> remaps_;
   std::vector<Clock> group_clocks_;
