@@ -62,6 +62,18 @@ unsigned long long BacklogOfThisThread(void) {
   return backlog();
 }
 
+int WaitUntilDrained(void) {
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  while (BacklogOfThisThread() != 0) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec > 120) return 5;
+    struct timespec pause = {0, 1000000};
+    nanosleep(&pause, NULL);
+  }
+  return 0;
+}
+
 int FlusherCpuNs(unsigned long long* cpu_ns, int max) {
   int (*times)(unsigned long long*, int) =
       (int (*)(unsigned long long*, int))Hook("ittc_test_flusher_cpu_ns");

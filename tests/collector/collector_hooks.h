@@ -48,6 +48,9 @@ int MoveThisThread(int to);
 
 /* Bytes of the calling thread's ring no flusher has drained yet. */
 unsigned long long BacklogOfThisThread(void);
+/* Returns 0 once BacklogOfThisThread() is 0, or 5 at a deadline only a
+ * hang reaches. */
+int WaitUntilDrained(void);
 
 /* The CPU time of each flusher thread so far, flusher 0 first, at most
  * `max`; returns how many. */

@@ -10,7 +10,6 @@
 #define _GNU_SOURCE
 #include <ittnotify.h>
 #include <pthread.h>
-#include <time.h>
 
 #include "tests/collector/collector_hooks.h"
 
@@ -25,15 +24,7 @@ static void* DrainedAlive(void* arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "drained-alive");
   RecordOneTask();
-  struct timespec start, now;
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  while (BacklogOfThisThread() != 0) {
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec - start.tv_sec > 120) return (void*)5;
-    struct timespec pause = {0, 1000000};
-    nanosleep(&pause, NULL);
-  }
-  return NULL;
+  return (void*)(long)WaitUntilDrained();
 }
 
 static void* ExitUnseen(void* arg) {

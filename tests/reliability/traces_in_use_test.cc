@@ -45,14 +45,30 @@ void ExpectTrace(const std::string& file, const Image& image, bool ended) {
   EXPECT_EQ(recorded + trace->TotalLoss(), image.emitted);
 }
 
-TEST(TracesInUse, AnExecdImageWritesBesideTheTraceOfTheImageBefore) {
-  const std::string dir = MakeTempDir("traces_in_use_exec");
-  const std::string path = dir + "/trace.itt";
-  ExitInfo exit = RunFor({Runfile("tests/reliability/traces_in_use_program"), "exec"},
-                         CollectorEnv(path), dir + "/out", dir + "/err", 120);
+// The program in `mode` with its trace at DIR/trace.itt: its two images'
+// reports, or a failure.
+struct ProgramRun {
+  std::string dir;
+  std::string path;
+  std::vector<Image> images;
+};
+void RunProgram(const std::string& mode, ProgramRun* run) {
+  run->dir = MakeTempDir("traces_in_use_" + mode);
+  run->path = run->dir + "/trace.itt";
+  const std::string& dir = run->dir;
+  ExitInfo exit = RunFor({Runfile("tests/reliability/traces_in_use_program"), mode},
+                         CollectorEnv(run->path), dir + "/out", dir + "/err", 120);
   ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << ReadFileOrEmpty(dir + "/err");
-  const std::vector<Image> images = Images(dir + "/out");
-  ASSERT_EQ(images.size(), 2u) << ReadFileOrEmpty(dir + "/out");
+  run->images = Images(dir + "/out");
+  ASSERT_EQ(run->images.size(), 2u) << ReadFileOrEmpty(dir + "/out");
+}
+
+TEST(TracesInUse, AnExecdImageWritesBesideTheTraceOfTheImageBefore) {
+  ProgramRun run;
+  ASSERT_NO_FATAL_FAILURE(RunProgram("exec", &run));
+  const std::string& dir = run.dir;
+  const std::string& path = run.path;
+  const std::vector<Image>& images = run.images;
   ASSERT_EQ(images[0].role, "before");
   ASSERT_EQ(images[1].role, "after");
   ASSERT_EQ(images[0].pid, images[1].pid);  // exec keeps the pid
@@ -67,13 +83,11 @@ TEST(TracesInUse, AnExecdImageWritesBesideTheTraceOfTheImageBefore) {
 }
 
 TEST(TracesInUse, TheLaterOfTwoProcessesWritesBesideTheOthersTrace) {
-  const std::string dir = MakeTempDir("traces_in_use_fork");
-  const std::string path = dir + "/trace.itt";
-  ExitInfo exit = RunFor({Runfile("tests/reliability/traces_in_use_program"), "fork"},
-                         CollectorEnv(path), dir + "/out", dir + "/err", 120);
-  ASSERT_TRUE(ExitedCleanly(exit)) << Describe(exit) << ReadFileOrEmpty(dir + "/err");
-  const std::vector<Image> images = Images(dir + "/out");
-  ASSERT_EQ(images.size(), 2u) << ReadFileOrEmpty(dir + "/out");
+  ProgramRun run;
+  ASSERT_NO_FATAL_FAILURE(RunProgram("fork", &run));
+  const std::string& dir = run.dir;
+  const std::string& path = run.path;
+  const std::vector<Image>& images = run.images;
   ASSERT_EQ(images[0].role, "child");
   ASSERT_EQ(images[1].role, "parent");
   ExpectTrace(path, images[0], /*ended=*/true);
