@@ -227,9 +227,9 @@ int ReadTriggers(Recorder* r, uint64_t* what, uint64_t* ticks) {
   for (int tries = 0; tries < 100; ++tries) {
     // Acquire: pairs with the post's release; its trigger_* are visible.
     requested = r->requested.load(std::memory_order_acquire);
-    *what = r->trigger_what.load(std::memory_order_relaxed);
-    *ticks = r->trigger_ticks.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
+    // Acquire: a post whose stores these read began (posting) before them.
+    *what = r->trigger_what.load(std::memory_order_acquire);
+    *ticks = r->trigger_ticks.load(std::memory_order_acquire);
     if (r->posting.load(std::memory_order_relaxed) == requested) break;
   }
   return requested;
@@ -271,9 +271,9 @@ void Post(FlightReason reason, uint32_t signal, uint32_t name, uint64_t ticks) {
   Recorder* r = g_recorder.load(std::memory_order_acquire);
   if (r == nullptr || r->finished.load(std::memory_order_relaxed) != 0) return;
   r->posting.fetch_add(1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);  // before trigger_* (ReadTriggers)
-  r->trigger_ticks.store(ticks, std::memory_order_relaxed);
-  r->trigger_what.store(PackTrigger(reason, signal, name), std::memory_order_relaxed);
+  // Release: a reader of these sees the posting count above (ReadTriggers).
+  r->trigger_ticks.store(ticks, std::memory_order_release);
+  r->trigger_what.store(PackTrigger(reason, signal, name), std::memory_order_release);
   r->requested.fetch_add(1, std::memory_order_release);
   r->bell.fetch_add(1, std::memory_order_release);
   WakeAll(&r->bell);
