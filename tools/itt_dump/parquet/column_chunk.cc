@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/parquet/encodings.h"
@@ -53,19 +55,30 @@ absl::Status AppendPage(const pt::PageHeader& partial, const std::string& body, 
   return absl::OkStatus();
 }
 
-void IntStats(const std::vector<int64_t>& v, EncodedChunk* chunk) {
-  if (v.empty()) return;
-  // Values, not positions: a loop the compiler vectorizes (minmax_element
-  // compares pairs with branches: a quarter of the chunk's encoding).
-  int64_t lo = v[0];
-  int64_t hi = v[0];
-  for (const int64_t x : v) {
+// The least and largest of some int64 values, made as a loop meets them.
+struct IntRange {
+  int64_t lo = std::numeric_limits<int64_t>::max();
+  int64_t hi = std::numeric_limits<int64_t>::min();
+  bool any = false;
+  void Add(int64_t x) {
     lo = std::min(lo, x);
     hi = std::max(hi, x);
   }
-  chunk->has_min_max = true;
-  chunk->min = Le64(static_cast<uint64_t>(lo));
-  chunk->max = Le64(static_cast<uint64_t>(hi));
+  void SetStats(EncodedChunk* chunk) const {
+    if (!any) return;
+    chunk->has_min_max = true;
+    chunk->min = Le64(static_cast<uint64_t>(lo));
+    chunk->max = Le64(static_cast<uint64_t>(hi));
+  }
+};
+
+IntRange RangeOf(const std::vector<int64_t>& v) {
+  // Values, not positions: two compares and moves per value (minmax_element
+  // compares pairs with branches: a quarter of the chunk's encoding).
+  IntRange range;
+  range.any = !v.empty();
+  for (const int64_t x : v) range.Add(x);
+  return range;
 }
 
 // The spec's rules for floating-point statistics under the type's order:
@@ -201,15 +214,22 @@ class PageRows {
     return from.data();
   }
   // The column's values `from` (and levels) at their rows' places, in
-  // *to (and r's levels); returns them.
+  // *to (and r's levels); returns them. An int64 column's range is made on
+  // the way (int_range()): its values are read once.
   template <typename T>
   const T* Reorder(const std::vector<uint32_t>& places, const std::vector<T>& from,
                    std::vector<T>* to, Reordered* r) {
+    constexpr bool kInts = std::is_same_v<T, int64_t>;
     value_size_ = sizeof(T);
     const size_t rows = column_.rows();
     to->resize(from.size());
+    int_range_.any = !from.empty();
     if (!column_.optional()) {
-      for (size_t row = 0; row < rows; ++row) (*to)[places[row]] = from[row];
+      for (size_t row = 0; row < rows; ++row) {
+        const T x = from[row];
+        (*to)[places[row]] = x;
+        if constexpr (kInts) int_range_.Add(x);
+      }
       return to->data();
     }
     const std::vector<uint8_t>& levels = column_.levels();
@@ -223,12 +243,23 @@ class PageRows {
     }
     v = 0;
     for (size_t row = 0; row < rows; ++row) {
-      if (levels[row] != 0) (*to)[r->value_at[places[row]]] = from[v++];
+      if (levels[row] != 0) {
+        const T x = from[v++];
+        (*to)[r->value_at[places[row]]] = x;
+        if constexpr (kInts) int_range_.Add(x);
+      }
     }
     levels_ = r->levels.data();
     return to->data();
   }
 
+ public:
+  // The values' range: with places, of an int64 column's (Reorder);
+  // else the caller's (RangeOf).
+  const IntRange& int_range() const { return int_range_; }
+
+ private:
+  IntRange int_range_;
   const Column& column_;
   const uint8_t* levels_ = nullptr;  // the chunk's, in order
   const void* values_ = nullptr;     // the chunk's, in order
@@ -255,7 +286,8 @@ absl::StatusOr<EncodedChunk> EncodeColumnChunk(const Column& column,
   switch (column.type()) {
     case ColumnType::kInt64:
       values_encoding = EncodingId::kDeltaBinaryPacked;
-      IntStats(column.ints(), &chunk);
+      // (With places, PageRows makes the range as it reorders the values.)
+      if (places.empty()) RangeOf(column.ints()).SetStats(&chunk);
       break;
     case ColumnType::kDouble:
       DoubleStats(column.doubles(), &chunk);
@@ -293,6 +325,7 @@ absl::StatusOr<EncodedChunk> EncodeColumnChunk(const Column& column,
   }
 
   PageRows page(column, places);
+  if (column.type() == ColumnType::kInt64 && !places.empty()) page.int_range().SetStats(&chunk);
   const size_t rows = column.rows();
   for (size_t row = 0; row < rows; row += options.page_rows) {
     const size_t n = std::min(options.page_rows, rows - row);
