@@ -19,6 +19,7 @@ std::string ReallocTrace() {
   TraceBuilder b(TestHeader());
   b.String(1, "work").Domain(1, "app");
   b.HeapFunction(1, "malloc", "libc").HeapFunction(2, "realloc", "libc");
+  b.HeapFunction(3, "free", "libc");
   b.Thread(0, 101, "main").SyncAt(1000);
   const auto allocate = [](uint64_t t, uint64_t addr, uint64_t size) {
     return std::vector<format::Event>{
@@ -48,6 +49,9 @@ std::string ReallocTrace() {
                        {F::kNewAddr, U(0xa000)},
                        {F::kNewSize, U(128)},
                        {F::kInitialized, U(0)}}));
+  // free(NULL): a call that frees nothing, at address 0 in every process.
+  events.push_back(Ev(EventKind::kHeapFreeBegin, 1450, {{F::kFunction, U(3)}, {F::kAddr, U(0)}}));
+  events.push_back(Ev(EventKind::kHeapFreeEnd, 1460, {{F::kFunction, U(3)}, {F::kAddr, U(0)}}));
   events.push_back(Ev(EventKind::kTaskEnd, 1500, {{F::kDomain, U(1)}}));
   b.Events(0, events);
   b.End(1600);

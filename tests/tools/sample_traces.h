@@ -40,7 +40,7 @@ std::string MetadataTypesTrace();
 
 // One thread's task around two allocations (0xa000, 64 bytes; 0xb000, 32)
 // and a reallocation of 0xb000 to 0xa000 (128 bytes), which was never
-// freed: it releases one block and replaces the other.
+// freed: it releases one block and replaces the other; then a free(NULL).
 std::string ReallocTrace();
 
 // One thread's task "work" (100-900) around three waits on "queue_lock"

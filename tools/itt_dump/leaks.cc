@@ -163,7 +163,7 @@ class LeakFinder {
     for (const Allocation* a : leaks) {
       const Where& w = WhereOf(*a);
       const HeapFunctionDef* def = x_.heap_functions.Find(w.first.function);
-      s.AddRow({HexText(a->addr ^ ProcessTag(a->thread->process)), absl::StrCat(a->size),
+      s.AddRow({HexText(UntagAddress(a->addr, a->thread->process)), absl::StrCat(a->size),
                 def != nullptr ? def->name : "", def != nullptr ? def->domain_name : "",
                 absl::StrCat(w.first.thread->tid),
                 absl::StrCat(x_.clock.SinceStartNs(w.first.ticks)), TaskName(w)});

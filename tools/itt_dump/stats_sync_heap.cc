@@ -180,7 +180,7 @@ std::vector<SyncSummary> StatsCollector::SyncObjects() const {
   for (const SyncRow* r : rows) {
     const SyncObject* o = sync_tracker_.objects().Find(r->addr);
     SyncSummary s;
-    s.addr = r->addr ^ ProcessTag(r->process);  // as the process saw it
+    s.addr = UntagAddress(r->addr, r->process);  // as the process saw it
     s.type = std::string(x_.String(o->type_id));
     s.name = std::string(x_.String(o->name_id));
     s.acquisitions = r->acquisitions;

@@ -219,7 +219,23 @@ test('a reallocation onto a block never freed ends that block in a row of its ow
     row('alloc', 310, 0xb000, 32, 'malloc', 2, null),
     row('realloc', 410, 0xa000, 128, 'realloc', 3, 2),
     row('replaced', 410, 0xa000, 64, 'realloc', null, 1),
+    row('free', 460, 0, 0, 'free', null, null),
   ]);
+
+  // The same trace as two processes of a set: the second's addresses are
+  // as it wrote them too, free(NULL)'s 0 with them (no process tag).
+  const set = path.join(tmp, 'realloc-set');
+  fs.mkdirSync(set);
+  fs.copyFileSync(trace, path.join(set, 'a.itt'));
+  fs.copyFileSync(trace, path.join(set, 'b.itt'));
+  const both = path.join(tmp, 'realloc-set.pq');
+  parquet(both, set);
+  const bdb = await open(both);
+  const addresses = await bdb.rows(`SELECT count(*) AS n, list(DISTINCT address ORDER BY address)
+      AS addresses FROM heap GROUP BY pid ORDER BY pid`);
+  assert.deepEqual(addresses, [0, 1].map(() => ({
+    n: '5', addresses: ['0', String(0xa000), String(0xb000)],
+  })));
 
   // Filters keep rows, not pairs: from 300 ns on, the first allocation has
   // no row, but its block is still the one the reallocation replaces, and
@@ -236,6 +252,7 @@ test('a reallocation onto a block never freed ends that block in a row of its ow
     unlinked(row('alloc', 310, 0xb000, 32, 'malloc', 2, null)),
     unlinked(row('realloc', 410, 0xa000, 128, 'realloc', 3, 2)),
     unlinked(row('replaced', 410, 0xa000, 64, 'realloc', null, 1)),
+    unlinked(row('free', 460, 0, 0, 'free', null, null)),
   ]);
 });
 

@@ -18,7 +18,7 @@ bool IsSyncKind(EventKind kind) {
 
 std::string UnnamedSyncName(uint64_t addr, uint32_t process) {
   std::string name = "sync ";
-  AppendHex(&name, addr ^ ProcessTag(process));
+  AppendHex(&name, UntagAddress(addr, process));
   return name;
 }
 

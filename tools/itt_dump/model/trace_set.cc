@@ -171,7 +171,7 @@ inline const KindActions* ActionsOf(format::EventKind kind) {
 // XOR `tag` into an address (kTagUint) or an __itt_id's d1 (kTagId);
 // tagging and untagging are the same. NULL and __itt_null stay as they are.
 inline void ToggleAddressTag(uint64_t tag, format::FieldValue* v) {
-  if (v->u != 0) v->u ^= tag;
+  if (v->u != 0) v->u ^= tag;  // (UntagAddress undoes it)
 }
 inline void ToggleIdTag(uint64_t tag, format::FieldValue* v) {
   if ((v->id.d1 | v->id.d2 | v->id.d3) != 0) v->id.d1 ^= tag;

@@ -63,6 +63,12 @@ namespace itt_dump {
 inline constexpr int kProcessTagShift = 48;
 inline uint64_t ProcessTag(uint32_t process) { return uint64_t{process} << kProcessTagShift; }
 
+// An address of process `process` on the merged stream as the process
+// wrote it: its tag undone, NULL left NULL (it was never tagged).
+inline uint64_t UntagAddress(uint64_t addr, uint32_t process) {
+  return addr == 0 ? 0 : addr ^ ProcessTag(process);
+}
+
 // Undoes the tags of process `process` in an event of the merged stream:
 // its object identities as the process wrote them (for printing).
 void UntagIdentities(uint32_t process, format::Event* e);

@@ -1370,7 +1370,7 @@ void ParquetExporter::OnHeap(const Event& e, const ThreadRec& t) {
     row.id = ++next_heap_;
     row.ticks = e.time;
     row.kind = row_kind;
-    row.address = address ^ ProcessTag(t.process);
+    row.address = UntagAddress(address, t.process);
     row.size = bytes;
     row.function = function;
     row.domain = domain;

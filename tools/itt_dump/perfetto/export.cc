@@ -770,7 +770,7 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
     name = name_;
   }
   annotations_.clear();
-  annotations_.push_back(Annotation::Pointer("addr", c.object->addr ^ ProcessTag(t.process)));
+  annotations_.push_back(Annotation::Pointer("addr", UntagAddress(c.object->addr, t.process)));
   WriteSlice(PerfettoEvent::Type::kSliceBegin, out, out.waits.tracks[lane], Ns(e.time),
              FixedText(kFixedSync), name, FixedCategoryKey(kFixedSync),
              object.empty() ? 0 : StringKey(c.object->name_id));
