@@ -784,10 +784,11 @@ class ParquetExporter : public IntervalListener {
                const char* kind, const char* scope, const Event* jit);
   void OnCounter(const CounterSample& sample, const ThreadRec& t);
   void OnSync(const Event& e, const ThreadRec& t);
-  // A slice row of a wait on `object` (kind "wait" or "cancelled_wait"),
-  // if the filter keeps it.
+  // A slice row of a wait on `object` (kind "wait" or "cancelled_wait")
+  // whose start had task `parent` around it (its slice id, or 0), if the
+  // filter keeps it.
   void WaitRow(const ThreadRec& t, const SyncObject& object, uint64_t begin, uint64_t end,
-               const char* kind, bool open_at_end);
+               const char* kind, bool open_at_end, uint64_t parent);
   // Rows of the waits still open at the end of the trace, which end there.
   void EndOpenWaits(uint64_t end_ticks);
   void OnHeap(const Event& e, const ThreadRec& t);
@@ -813,6 +814,9 @@ class ParquetExporter : public IntervalListener {
   CounterTracker counters_;
   FlowTracker flows_;
   SyncTracker sync_;
+  // By (thread index, address): the slice id of the task around each open
+  // wait's start (OnSync), for its row's parent.
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint64_t> wait_parents_;
   HeapTracker heap_;
   parquet::EncoderPool* pool_;
   bool partitioned_ = false;
@@ -1298,15 +1302,27 @@ void ParquetExporter::OnCounter(const CounterSample& sample, const ThreadRec& t)
 void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
   SyncChange c;
   if (!sync_.OnEvent(e, t, &c)) return;
+  const std::pair<uint32_t, uint64_t> key(t.index, e.Get(F::kAddr));
+  if (c.kind == SyncChange::Kind::kPrepare) {
+    // A wait's parent is the task around its start (the latest prepare's,
+    // as the wait's begin is).
+    wait_parents_[key] = OpenTaskId(t);
+    return;
+  }
   if (!c.closes_wait) return;
   if (c.kind != SyncChange::Kind::kAcquired && c.kind != SyncChange::Kind::kCancel) return;
+  uint64_t parent = 0;
+  if (auto it = wait_parents_.find(key); it != wait_parents_.end()) {
+    parent = it->second;
+    wait_parents_.erase(it);
+  }
   WaitRow(t, *c.object, c.wait_begin, e.time,
           c.kind == SyncChange::Kind::kAcquired ? "wait" : "cancelled_wait",
-          /*open_at_end=*/false);
+          /*open_at_end=*/false, parent);
 }
 
 void ParquetExporter::WaitRow(const ThreadRec& t, const SyncObject& object, uint64_t begin,
-                              uint64_t end, const char* kind, bool open_at_end) {
+                              uint64_t end, const char* kind, bool open_at_end, uint64_t parent) {
   const std::string_view name = x_.String(object.name_id);
   if (filter_.active() && (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(begin) ||
                            (filter_.has_name() && !filter_.NameOk(name)))) {
@@ -1316,7 +1332,7 @@ void ParquetExporter::WaitRow(const ThreadRec& t, const SyncObject& object, uint
   SliceRow& row = NewRow<SliceRow>();
   row.thread = &t;
   row.id = NextOtherId(t);
-  row.parent = OpenTaskId(t);
+  row.parent = parent;
   row.begin = begin;
   row.end = end;
   row.category = type.empty() ? std::string_view("sync") : type;
@@ -1330,8 +1346,9 @@ void ParquetExporter::EndOpenWaits(uint64_t end_ticks) {
   for (const SyncTracker::OpenWait& w : sync_.OpenWaits()) {
     const ThreadRec* t = x_.threads.Find(w.thread);
     if (t == nullptr) continue;
+    auto parent = wait_parents_.find(std::make_pair(w.thread, w.addr));
     WaitRow(*t, *sync_.Object(w.addr), w.begin, std::max(end_ticks, w.begin), "wait",
-            /*open_at_end=*/true);
+            /*open_at_end=*/true, parent != wait_parents_.end() ? parent->second : 0);
   }
 }
 
