@@ -391,6 +391,7 @@ ITTC_EXPORT void ITTAPI __itt_metadata_add(const __itt_domain* domain, __itt_id 
   if (domain == nullptr || !ok || (data == nullptr && count != 0)) {
     return CountInvalidCall(call.thread());
   }
+  if (count == 0) return;  // "no metadata is added" (ittnotify.h)
   const uint32_t domain_id = DomainId(domain);
   const RawId raw_id = ToRaw(id);
   if (count == 1 && !raw_id.present() && domain_id <= kMaxPackedDomain) {
@@ -436,6 +437,7 @@ ITTC_EXPORT void ITTAPI __itt_metadata_add_with_scope(const __itt_domain* domain
   if (domain == nullptr || !ok || (data == nullptr && count != 0)) {
     return CountInvalidCall(call.thread());
   }
+  if (count == 0) return;  // "no metadata is added" (ittnotify.h)
   Emit(call.thread(), EventKind::kMetadataAddWithScope, now, uint64_t{DomainId(domain)},
        static_cast<uint64_t>(scope), uint64_t{StringId(key)}, static_cast<uint64_t>(type),
        static_cast<uint64_t>(count), RawBytes{data, bytes});

@@ -128,6 +128,9 @@ int main(void) {
   __itt_metadata_add(d, __itt_null, key, __itt_metadata_u64, 1, &one_u64);
   __itt_metadata_add(d, __itt_null, key, __itt_metadata_double, 1, &one_double);
   __itt_metadata_add(d, __itt_null, key, __itt_metadata_s16, 1, &one_s16);
+  /* No items: "no metadata is added" (ittnotify.h): nothing recorded. */
+  __itt_metadata_add(d, __itt_null, key, __itt_metadata_u64, 0, NULL);
+  __itt_metadata_add_with_scope(d, __itt_scope_global, key, __itt_metadata_s32, 0, NULL);
   __itt_metadata_str_add(d, id, key, EA_STR_META, 0);
   __itt_metadata_add_with_scope(d, __itt_scope_global, key, __itt_metadata_s32, 3, ints);
   __itt_metadata_str_add_with_scope(d, __itt_scope_task, key, EA_STR_META, 5);

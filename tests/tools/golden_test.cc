@@ -421,6 +421,35 @@ TEST(VtuneCsv, RanksShareTheColumnOfTheirCountersDomainAndName) {
   }
 }
 
+// A metadata_add of no items (older collectors recorded one) adds no arg
+// to the task around it: the API adds nothing then.
+TEST(Chrome, MetadataOfNoItemsIsNoArg) {
+  TraceBuilder b;
+  b.String(1, "work").String(2, "k").Domain(1, "app").Thread(0, 7, "t");
+  const auto metadata = [](uint64_t time, uint64_t count, std::string data) {
+    return Ev(format::EventKind::kMetadataAdd, time,
+              {{F::kDomain, U(1)},
+               {F::kKey, U(2)},
+               {F::kType, U(static_cast<uint64_t>(format::MetadataType::kU64))},
+               {F::kCount, U(count)},
+               {F::kData, B(data)}});
+  };
+  const uint64_t five = 5;
+  b.Events(0, {Ev(format::EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+               metadata(1200, 1, std::string(reinterpret_cast<const char*>(&five), 8)),
+               metadata(1300, 0, ""), metadata(1400, 0, ""),
+               Ev(format::EventKind::kTaskEnd, 1500, {{F::kDomain, U(1)}})});
+  b.End(1600);
+  for (const bool one_core : {false, true}) {
+    const std::vector<std::string> args = {"chrome", "trace.itt", "-o", "-"};
+    const DumpResult r = one_core ? RunDumpOnOneCore(args, b.bytes()) : RunDump(args, b.bytes());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("\"name\":\"work\",\"cat\":\"app\",\"args\":{\"k\":5}}"),
+              std::string::npos)
+        << r.out;
+  }
+}
+
 // pause_scoped and resume_scoped show their __itt_collection_scope mask
 // by name (host, offload, all), another mask as its number.
 TEST(Text, CollectionScopesAreNamedByTheirMask) {

@@ -925,6 +925,9 @@ IntervalTracker::ArgTo IntervalTracker::ArgToOf(const Event& e) {
 
 void IntervalTracker::AddArg(const Event& e, const ThreadRec& t, ArgTo to) {
   if (to == ArgTo::kNone) return;
+  // A metadata_add of no items adds nothing (the API's word; collectors
+  // from 2026-12-01 record none).
+  if (e.Has(F::kCount) && e.Get(F::kCount) == 0) return;
   Open* target = ArgTarget(e, t, to);
   if (target == nullptr) {
     ++unbalanced_.args_without_task;
