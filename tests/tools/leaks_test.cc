@@ -225,6 +225,33 @@ TEST(PerfMap, AnUpdateWithoutANameIsNamedAsItsMethodsLoad) {
             "7f0000006000 10 jit_method_4\n");
 }
 
+// Every load of one method id is a region of that one method, named by
+// its first load (jitprofiling.h): a second region's other name does not
+// rename it, and an update without a name keeps it.
+TEST(PerfMap, AMethodsLaterRegionsKeepItsFirstName) {
+  TraceBuilder b;
+  b.Thread(0, 7, "main");
+  b.Events(0, {Ev(EventKind::kJitMethodLoad, 1100,
+                  {{F::kMethodId, U(1)},
+                   {F::kMethodName, B("foo")},
+                   {F::kAddress, U(0x100000)},
+                   {F::kSize, U(0x20)}}),
+               Ev(EventKind::kJitMethodLoad, 1200,
+                  {{F::kMethodId, U(1)},
+                   {F::kMethodName, B("foo_cold")},
+                   {F::kAddress, U(0x200000)},
+                   {F::kSize, U(0x30)}}),
+               Ev(EventKind::kJitMethodUpdate, 1300,
+                  {{F::kMethodId, U(1)}, {F::kAddress, U(0x300000)}, {F::kSize, U(0x8)}})});
+  b.End(2000);
+  DumpResult r = RunDump({"perf-map", "trace.itt", "-o", "maps"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.files["maps/perf-4242.map"],
+            "100000 20 foo\n"
+            "200000 30 foo\n"
+            "300000 8 foo\n");
+}
+
 TEST(PerfMap, NeedsAnOutputDirectory) {
   TraceBuilder b;
   b.End(2000);

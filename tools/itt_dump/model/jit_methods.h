@@ -1,8 +1,12 @@
 // The JIT methods of a set's processes as their events declare them
-// (iJIT_NotifyEvent): per process, each method id's name and code, from
-// its latest load or update, so that an event that names none gets its
-// method's: an update or unload without a name by method id, a
-// jit_method_update_v2 (no id) by the method whose code holds its address.
+// (iJIT_NotifyEvent): per process, each method id's name and code, so that
+// an event that names none gets its method's: an update or unload without
+// a name by method id, a jit_method_update_v2 (no id) by the method whose
+// code holds its address. Every load of one method id adds a region of
+// code to that method, whose name is its first (jitprofiling.h: the
+// regions reported under one id are one method's, named by the first
+// notification); an update moves the method's code (its regions become
+// the update's one) and renames it only when it gives a name.
 // The one place stats (its --name filter) and perf-map name JIT code.
 //
 // Thread safety: none. Memory: one entry per method loaded and not
@@ -15,6 +19,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "format/format.h"
@@ -32,8 +37,10 @@ class JitMethods {
  public:
   struct Method {
     std::string name;  // "" where no event of it named it
+    // Its latest region of code (start == end: none).
     uint64_t start = 0;
-    uint64_t end = 0;  // start: no code
+    uint64_t end = 0;
+    std::vector<uint64_t> starts;  // of its regions in code_
   };
 
   // Follows JIT event `e` of thread `t`. Returns the method it is of, as
@@ -49,8 +56,14 @@ class JitMethods {
     return uint64_t{process} << 32 | (method_id & 0xFFFFFFFFu);
   }
   absl::flat_hash_map<uint64_t, Method> methods_;  // by Key
-  // (process, start of its code) -> the method's Key.
-  std::map<std::pair<uint32_t, uint64_t>, uint64_t> code_;
+  // (process, start of a region) -> the region's method (Key) and end.
+  struct Region {
+    uint64_t key = 0;
+    uint64_t end = 0;
+  };
+  std::map<std::pair<uint32_t, uint64_t>, Region> code_;
+  // Takes `m`'s regions out of code_.
+  void EraseRegions(uint32_t process, Method* m);
   Method unloaded_;  // the last unload's method
 };
 
