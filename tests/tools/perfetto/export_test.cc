@@ -162,7 +162,9 @@ TEST(PerfettoExport, NamesAreInternedOncePerSequence) {
 // Per flow id, the times (ns on the trace's axis) of the events where it
 // starts (flow_ids) and ends (terminating_flow_ids) in protoc's text of a
 // plain trace: each sequence's incremental clock (id 64) is set by its
-// ClockSnapshots and advanced by its packets' timestamps.
+// ClockSnapshots and advanced by its packets' timestamps; a packet timed
+// on REALTIME (timestamp_clock_id 1) is at that time less REALTIME's at
+// the sequence's clock's 0 (its first snapshot's), and moves no clock.
 struct FlowEnds {
   std::vector<uint64_t> starts;
   std::vector<uint64_t> ends;
@@ -177,6 +179,12 @@ std::map<uint64_t, FlowEnds> FlowTimes(const std::string& text) {
   bool anchored = false;
   uint64_t anchor = 0;
   bool in_clock_64 = false;
+  bool in_realtime = false;
+  // A snapshot's REALTIME (the packet's sequence id comes after it).
+  bool has_realtime = false;
+  uint64_t realtime = 0;
+  bool on_realtime = false;                          // the packet's timestamp_clock_id is 1
+  std::map<uint64_t, uint64_t> realtime0;            // by sequence: REALTIME at its clock's 0
   std::vector<std::pair<uint64_t, bool>> flow_refs;  // (id, starts)
   const auto value = [&line](const std::string& key) -> std::optional<uint64_t> {
     const size_t at = line.find(key);
@@ -186,24 +194,38 @@ std::map<uint64_t, FlowEnds> FlowTimes(const std::string& text) {
   while (std::getline(lines, line)) {
     if (line == "packet {") {
       sequence = delta = anchor = 0;
-      anchored = in_clock_64 = false;
+      anchored = in_clock_64 = in_realtime = has_realtime = on_realtime = false;
       flow_refs.clear();
     } else if (line == "}") {
       uint64_t& t = now[sequence];
-      t = anchored ? anchor : t + delta;
-      for (const auto& [id, starts] : flow_refs) {
-        (starts ? flows[id].starts : flows[id].ends).push_back(t);
+      if (has_realtime) realtime0[sequence] = realtime - anchor;
+      uint64_t at = 0;
+      if (on_realtime) {
+        at = delta - realtime0[sequence];
+      } else {
+        at = t = anchored ? anchor : t + delta;
       }
+      for (const auto& [id, starts] : flow_refs) {
+        (starts ? flows[id].starts : flows[id].ends).push_back(at);
+      }
+    } else if (auto v = value("timestamp_clock_id: ");
+               v && line.rfind("  timestamp_clock_id", 0) == 0) {
+      on_realtime = *v == 1;
     } else if (auto v = value("trusted_packet_sequence_id: ")) {
       sequence = *v;
     } else if (line.rfind("  timestamp: ", 0) == 0) {
       delta = *value("timestamp: ");
     } else if (auto v = value("clock_id: ")) {
       in_clock_64 = *v == 64;
+      in_realtime = *v == 1;
     } else if (in_clock_64 && line.rfind("      timestamp: ", 0) == 0) {
       anchored = true;
       anchor = *value("timestamp: ");
       in_clock_64 = false;
+    } else if (in_realtime && line.rfind("      timestamp: ", 0) == 0) {
+      has_realtime = true;
+      realtime = *value("timestamp: ");
+      in_realtime = false;
     } else if (auto v = value("terminating_flow_ids: ")) {
       flow_refs.emplace_back(*v, false);
     } else if (auto v = value("flow_ids: ")) {
@@ -238,9 +260,11 @@ TEST(PerfettoExport, RelationsBecomeFlowsWithBothEnds) {
   EXPECT_EQ(Count(text, "terminating_flow_ids: 1\n"), 1);
   EXPECT_EQ(Count(text, " flow_ids: 2\n"), 1);
   EXPECT_EQ(Count(text, "terminating_flow_ids: 2\n"), 1);
-  // The second flow starts in the past (the "early" task's begin): its
-  // sequence's clock is anchored again for it.
-  EXPECT_EQ(Count(text, "clock_snapshot {"), 3);
+  // The second flow starts in the past (the "early" task's begin): that
+  // packet is timed on REALTIME, and no clock is anchored again (one
+  // snapshot per thread's sequence).
+  EXPECT_EQ(Count(text, "clock_snapshot {"), 2);
+  EXPECT_EQ(Count(text, "timestamp_clock_id: 1\n"), 1) << text;
   // Times since the trace's start (1000 ticks, 1 ns each): flow 1 from the
   // relation at 1300 to the tail's begin at 1500, flow 2 from the early
   // task's begin at 1100 to its relation at 1310.

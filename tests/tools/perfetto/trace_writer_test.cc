@@ -175,12 +175,16 @@ TEST(PerfettoTraceWriter, IncrementalTimestampsAddUpToTheCallersTimes) {
   EXPECT_EQ(seen.rbegin()->second, t2);
 }
 
-TEST(PerfettoTraceWriter, AStepBackInTimeAnchorsTheClockAgain) {
+// An event before its sequence's last one is timed on REALTIME, absolute,
+// and the sequence's clock stays where it was: no second ClockSnapshot,
+// whose REALTIME would step back (Perfetto refuses that, and drops the
+// sequence's later packets).
+TEST(PerfettoTraceWriter, AStepBackInTimeIsTimedOnTheTraceClock) {
   std::string bytes;
   std::unique_ptr<Output> out = StringOutput(&bytes);
   PerfettoTraceWriter w(out.get(), PerfettoCompression::kNone, 5000);
   const uint64_t t = w.AddThread(w.AddProcess(1, "p", {}), 1, 1, "t");
-  for (uint64_t time : {100, 50, 60}) {
+  for (uint64_t time : {100, 50, 60, 130}) {
     PerfettoEvent e;
     e.type = PerfettoEvent::Type::kInstant;
     e.name = "i";
@@ -188,16 +192,19 @@ TEST(PerfettoTraceWriter, AStepBackInTimeAnchorsTheClockAgain) {
     w.Write(t, e);
   }
   ASSERT_TRUE(w.Finish().ok());
-  EXPECT_EQ(w.stats().clock_anchors, 1u);
+  EXPECT_EQ(w.stats().realtime_packets, 2u);
   bool ok = false;
   const std::string text = Decode(bytes, &ok);
   ASSERT_TRUE(ok) << text;
-  // The anchor says: the sequence clock reads 50 where REALTIME reads 5050.
-  EXPECT_NE(text.find("clock_id: 64\n      timestamp: 50\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("clock_id: 1\n      timestamp: 5050\n"), std::string::npos) << text;
-  EXPECT_EQ(Count(text, "\n  timestamp: 100\n"), 1);
-  EXPECT_EQ(Count(text, "\n  timestamp: 0\n"), 1);
-  EXPECT_EQ(Count(text, "\n  timestamp: 10\n"), 1);
+  // One snapshot, the sequence's first: REALTIME 5000 where its clock is 0.
+  EXPECT_EQ(Count(text, "clock_snapshot"), 1) << text;
+  EXPECT_NE(text.find("clock_id: 1\n      timestamp: 5000\n"), std::string::npos) << text;
+  // 100 as a delta; 50 and 60 on REALTIME; 130 a delta from 100 again.
+  EXPECT_EQ(Count(text, "\n  timestamp: 100\n"), 1) << text;
+  EXPECT_EQ(Count(text, "\n  timestamp: 5050\n"), 1) << text;
+  EXPECT_EQ(Count(text, "\n  timestamp: 5060\n"), 1) << text;
+  EXPECT_EQ(Count(text, "\n  timestamp: 30\n"), 1) << text;
+  EXPECT_EQ(Count(text, "timestamp_clock_id: 1\n"), 2) << text;
 }
 
 // Many new names in one packet: the interning table rehashes while the

@@ -16,7 +16,8 @@ constexpr uint32_t kPacketSequenceId = 10;  // trusted_packet_sequence_id
 constexpr uint32_t kPacketTrackEvent = 11;
 constexpr uint32_t kPacketInternedData = 12;
 constexpr uint32_t kPacketSequenceFlags = 13;
-constexpr uint32_t kPacketDefaults = 59;  // trace_packet_defaults
+constexpr uint32_t kPacketTimestampClockId = 58;  // timestamp_clock_id
+constexpr uint32_t kPacketDefaults = 59;          // trace_packet_defaults
 constexpr uint32_t kPacketTrackDescriptor = 60;
 constexpr uint32_t kPacketFirstOnSequence = 87;  // first_packet_on_sequence
 // TracePacket.SequenceFlags.
@@ -103,6 +104,8 @@ constexpr size_t kPacketHeadBytes = (1 + 10) + (1 + 5) + (1 + 1);
 constexpr size_t kEventHeadBytes = (1 + 1) + (1 + 10) + (1 + 10) + (1 + 10) + (2 + 10);
 // ProtoWriter::BeginAt's most.
 constexpr size_t kBeginBytes = 6;
+// A timestamp_clock_id field: a two-byte key and a one-byte clock id.
+constexpr size_t kClockIdBytes = 3;
 // A packet of the two heads alone, its TrackEvent's key and length byte
 // included: under 128 bytes, so its length takes one byte too.
 constexpr size_t kShortPacketBodyBytes = kPacketHeadBytes + 2 + kEventHeadBytes;
@@ -209,7 +212,7 @@ uint64_t PerfettoTraceWriter::AddThread(uint64_t process, int32_t pid, int64_t t
   auto seq = std::make_unique<Sequence>();
   seq->id = ++last_sequence_;
   seq->track = uuid;
-  AnchorClock(seq.get(), 0, /*first=*/true);
+  StartSequence(seq.get());
   if (sequences_.size() <= uuid) sequences_.resize(uuid + 1);
   sequences_[uuid] = std::move(seq);
   return uuid;
@@ -239,36 +242,33 @@ uint64_t PerfettoTraceWriter::AddCounterTrack(uint64_t parent, std::string_view 
   return uuid;
 }
 
-void PerfettoTraceWriter::AnchorClock(Sequence* seq, uint64_t time_ns, bool first) {
+void PerfettoTraceWriter::StartSequence(Sequence* seq) {
   BeginPacket();
   block_.Varint(kPacketSequenceId, seq->id);
-  if (first) {
-    // The sequence's first packet clears the incremental state and sets the
-    // defaults (clock, track), which are part of that state.
-    block_.Varint(kPacketSequenceFlags, kSeqIncrementalStateCleared);
-    block_.Bool(kPacketFirstOnSequence, true);
-    block_.Begin(kPacketDefaults);
-    block_.Varint(kDefaultsTimestampClockId, kSequenceClockId);
-    block_.Begin(kDefaultsTrackEvent);
-    block_.Varint(kTrackEventDefaultsTrackUuid, seq->track);
-    block_.End();
-    block_.End();
-  }
+  // It clears the incremental state and sets the defaults (clock, track),
+  // which are part of that state.
+  block_.Varint(kPacketSequenceFlags, kSeqIncrementalStateCleared);
+  block_.Bool(kPacketFirstOnSequence, true);
+  block_.Begin(kPacketDefaults);
+  block_.Varint(kDefaultsTimestampClockId, kSequenceClockId);
+  block_.Begin(kDefaultsTrackEvent);
+  block_.Varint(kTrackEventDefaultsTrackUuid, seq->track);
+  block_.End();
+  block_.End();
   block_.Begin(kPacketClockSnapshot);
   block_.Begin(kSnapshotClocks);
   block_.Varint(kClockId, kSequenceClockId);
-  block_.Varint(kClockTimestamp, time_ns);
+  block_.Varint(kClockTimestamp, 0);
   block_.Bool(kClockIsIncremental, true);
   block_.End();
   block_.Begin(kSnapshotClocks);
   block_.Varint(kClockId, kBuiltinClockRealtime);
-  block_.Varint(kClockTimestamp, static_cast<uint64_t>(realtime_at_zero_ns_) + time_ns);
+  block_.Varint(kClockTimestamp, static_cast<uint64_t>(realtime_at_zero_ns_));
   block_.End();
   block_.Varint(kSnapshotPrimaryTraceClock, kBuiltinClockRealtime);
   block_.End();
   EndPacket();
-  seq->last_time = time_ns;
-  if (!first) ++stats_.clock_anchors;
+  seq->last_time = 0;
 }
 
 void PerfettoTraceWriter::WriteTrackDescriptor(const ProtoWriter& descriptor_body) {
@@ -439,17 +439,28 @@ void PerfettoTraceWriter::WriteFull(uint64_t thread, const PerfettoEvent& e) {
     annotation_iids[i] = InternAnnotationName(&seq, e.annotations[i].name);
   }
 
-  // A step back in time (user-clock timestamps of the *_ex calls) cannot
-  // be an unsigned delta: the clock is anchored anew at the event's time.
-  if (e.time_ns < seq.last_time) AnchorClock(&seq, e.time_ns, /*first=*/false);
-  if (pending_.empty() && annotations == 0 && e.flow_count == 0 && e.terminating_flow_count == 0) {
+  // A step back in time (user-clock timestamps of the *_ex calls, a past
+  // frame_submit, a flow's tail begun before) cannot be an unsigned delta,
+  // nor a new snapshot of the sequence's clock: its REALTIME, the trace's
+  // clock, would step back, which Perfetto refuses, dropping the
+  // sequence's later packets. The packet alone is timed on REALTIME; the
+  // sequence's clock stays where it was.
+  const bool back = e.time_ns < seq.last_time;
+  if (!back && pending_.empty() && annotations == 0 && e.flow_count == 0 &&
+      e.terminating_flow_count == 0) {
     WriteShort(&seq, thread, e, category_iid, name_iid);
     return;
   }
-  char* p = block_.Reserve(kBeginBytes + kPacketHeadBytes);
+  char* p = block_.Reserve(kBeginBytes + kPacketHeadBytes + kClockIdBytes);
   p = block_.BeginAt(p, kTracePacketField);
-  p = PutPacketHead(p, seq.id, e.time_ns - seq.last_time);
-  seq.last_time = e.time_ns;
+  if (back) {
+    p = ProtoWriter::PutVarintField(p, kPacketTimestampClockId, kBuiltinClockRealtime);
+    p = PutPacketHead(p, seq.id, static_cast<uint64_t>(realtime_at_zero_ns_) + e.time_ns);
+    ++stats_.realtime_packets;
+  } else {
+    p = PutPacketHead(p, seq.id, e.time_ns - seq.last_time);
+    seq.last_time = e.time_ns;
+  }
   block_.Commit(p);
   if (!pending_.empty()) {
     block_.Begin(kPacketInternedData);

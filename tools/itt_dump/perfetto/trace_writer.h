@@ -21,7 +21,9 @@
 //    `realtime_at_zero_ns`, and makes REALTIME the trace's primary clock, so
 //    each packet carries only the delta from the previous one. An event
 //    earlier than the previous one on its sequence (user-clock timestamps)
-//    gets a new ClockSnapshot that anchors the clock at its time.
+//    is timed on REALTIME itself (timestamp_clock_id), its sequence's clock
+//    left as it was: a new snapshot there would step REALTIME, the trace's
+//    clock, back, which Perfetto's trace processor refuses.
 //  - Compression: packets are gathered into blocks, each written as one
 //    TracePacket whose compressed-packets field holds the zstd- or
 //    zlib-compressed packets (what Perfetto's own tracing service writes),
@@ -132,7 +134,7 @@ struct PerfettoWriterStats {
   uint64_t packets = 0;
   uint64_t events = 0;
   uint64_t interned_strings = 0;
-  uint64_t clock_anchors = 0;       // ClockSnapshots for steps back in time
+  uint64_t realtime_packets = 0;    // events timed on REALTIME: steps back in time
   uint64_t uncompressed_bytes = 0;  // packets before compression
   uint64_t output_bytes = 0;
 };
@@ -157,7 +159,8 @@ class PerfettoTraceWriter {
 
   // Writes `event` on the packet sequence of thread track `thread`.
   // REQUIRES: `thread` came from AddThread. Times should not decrease per
-  // thread: each step back costs a ClockSnapshot packet.
+  // thread: an event before the thread's last one has a packet timed on
+  // REALTIME (an absolute time, 8 or 9 bytes more than a delta).
   // Inline, for the usual event (the hot path of an export): on a sequence
   // that has interned its names' keys already, without annotations or
   // flows, and not earlier than the sequence's last event. Its packet holds
@@ -308,9 +311,9 @@ class PerfettoTraceWriter {
                         absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
                         PerfettoKeyText* key_text, uint32_t field,
                         std::vector<PendingIntern>* pending);
-  // Writes a ClockSnapshot packet on `seq` where its clock reads `time_ns`;
-  // `first` makes it the packet that starts the sequence.
-  void AnchorClock(Sequence* seq, uint64_t time_ns, bool first);
+  // Writes the packet that starts `seq`: its defaults, and the
+  // ClockSnapshot where its clock reads 0.
+  void StartSequence(Sequence* seq);
   void WriteTrackDescriptor(const ProtoWriter& descriptor_body);
   // Packets are written straight into the block: BeginPacket() opens a
   // Trace.packet field, EndPacket() closes it and flushes a full block.
