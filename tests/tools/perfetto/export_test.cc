@@ -105,6 +105,31 @@ void ExpectCountsMatchStats(const std::string& trace) {
   ExpectCountsMatchStats({{"trace.itt", trace}});
 }
 
+// A JIT method loaded without a name fails any --name filter ("*" too),
+// as an item without a name does in every verb; one with a name passes.
+TEST(PerfettoExport, AJitMethodWithoutANameFailsANameFilter) {
+  TraceBuilder b;
+  b.Thread(0, 7, "main");
+  b.Events(0, {Ev(EventKind::kJitMethodLoad, 1100,
+                  {{F::kMethodId, U(1)},
+                   {F::kMethodName, itt_dump::testing::B("kernel")},
+                   {F::kAddress, U(0x1000)},
+                   {F::kSize, U(16)}}),
+               Ev(EventKind::kJitMethodLoadV2, 1200,
+                  {{F::kMethodId, U(2)}, {F::kAddress, U(0x2000)}, {F::kSize, U(16)}})});
+  b.End(2000);
+  for (const char* filter : {"--name=*", "--name="}) {
+    DumpResult r =
+        RunDump({"perfetto", "--compress=none", filter, "trace.itt", "-o", "o.pftrace"}, b.bytes());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string text = Decode(r.files["o.pftrace"]);
+    EXPECT_EQ(Count(text, "name: \"jit method\""), 0) << filter << "\n" << text;
+    EXPECT_EQ(Count(text, "name: \"kernel\""), filter == std::string("--name=*") ? 1 : 0)
+        << filter << "\n"
+        << text;
+  }
+}
+
 TEST(PerfettoExport, SampleTraceCountsMatchStats) { ExpectCountsMatchStats(SampleTrace()); }
 
 TEST(PerfettoExport, SeveralProcessesEachGetTheirTracksAndCountsMatchStats) {

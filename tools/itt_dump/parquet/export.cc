@@ -1486,7 +1486,8 @@ void ParquetExporter::OnScopedMetadata(const Event& e, const ThreadRec& t) {
 
 void ParquetExporter::OnJit(const Event& e, const ThreadRec& t) {
   const std::string_view name = e.GetBytes(F::kMethodName);
-  if (!filter_.KeepsItem(t, 0, name, e.time)) return;
+  // A method without a name fails a --name filter (Filters), as in stats.
+  if (!filter_.KeepsItem(t, 0, name, e.time, /*named=*/!name.empty())) return;
   // The name is in the event's payload, which the merge reuses: kept.
   Instant(t, e.time, "jit", Keep(name),
           e.kind == EventKind::kJitInlineLoad ? "jit_inline_load" : "jit_method_load", nullptr, &e);

@@ -921,7 +921,8 @@ void PerfettoExporter::OnScopedMetadata(const Event& e, const ThreadRec& t) {
 
 void PerfettoExporter::OnJit(const Event& e, const ThreadRec& t) {
   const std::string_view name = e.GetBytes(F::kMethodName);
-  if (!filter_.KeepsItem(t, 0, name, e.time)) return;
+  // A method without a name fails a --name filter (Filters), as in stats.
+  if (!filter_.KeepsItem(t, 0, name, e.time, /*named=*/!name.empty())) return;
   const Annotation a[] = {Annotation::Pointer("address", e.Get(F::kAddress)),
                           Annotation::Uint("size", e.Get(F::kSize)),
                           Annotation::Uint("method_id", e.Get(F::kMethodId))};
