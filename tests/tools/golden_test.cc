@@ -1101,9 +1101,20 @@ TEST(LostThreadInfo, ThreadShowsAsItsIndex) {
   EXPECT_EQ(text.out,
             "500 #3 task_begin d \"job\" id=- parent=-\n"
             "1500 #3 task_end d \"job\"\n");
+  // Its tid is made up (2^22 + its index: above any Linux tid), so that
+  // the exports keep two such threads apart (review helper 41: both were
+  // tid 0, their slices on one chrome thread).
   DumpResult info = RunDump({"info", "x.itt"}, b.bytes());
-  EXPECT_NE(info.out.find("  tid 0 \"\" (index 3): 2 events, no thread info\n"), std::string::npos)
+  EXPECT_NE(info.out.find("  tid 4194307 \"\" (index 3): 2 events, no thread info\n"),
+            std::string::npos)
       << info.out;
+  b.Events(2, {Ev(format::EventKind::kTaskBegin, 1600, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+               Ev(format::EventKind::kTaskEnd, 2600, {{F::kDomain, U(1)}})});
+  DumpResult chrome = RunDump({"chrome", "x.itt", "-o", "-"}, b.bytes());
+  EXPECT_NE(chrome.out.find("\"tid\":4194306,"), std::string::npos) << chrome.out;
+  EXPECT_NE(chrome.out.find("\"tid\":4194307,"), std::string::npos) << chrome.out;
+  EXPECT_EQ(chrome.out.find("\"ph\":\"X\",\"pid\":4242,\"tid\":0,"), std::string::npos)
+      << chrome.out;
 }
 
 TEST_F(GoldenTest, ChromeNameFilterKeepsOnlyMatchingTasks) {

@@ -544,6 +544,9 @@ void MakeLabels(TraceIndex* x) {
   for (auto& [index, t] : x->threads.entries()) {
     if (!t.has_info) {
       // Its thread info was lost (damage): only the trace's index is known.
+      // Its tid is made up, one per index, above any Linux tid (pid_max is
+      // at most 2^22), so that the exports keep such threads apart.
+      t.tid = kMadeUpTidBase + t.index;
       t.label = absl::StrCat("#", t.index);
     } else if (t.name.empty()) {
       t.label = absl::StrCat(t.tid);

@@ -92,7 +92,7 @@ struct ThreadRec {
   uint32_t index = 0;
   // The file of the thread in a TraceSet (trace_set.h); 0 for one file.
   uint32_t process = 0;
-  uint64_t tid = 0;
+  uint64_t tid = 0;  // without thread info: kMadeUpTidBase + index
   std::string name;
   bool ignored = false;
   bool has_info = false;  // a thread_info record was seen
@@ -105,6 +105,9 @@ struct ThreadRec {
 };
 
 inline constexpr uint64_t kNoEvents = ~uint64_t{0};
+
+// The tid of a thread whose thread info was lost is this plus its index.
+inline constexpr uint64_t kMadeUpTidBase = uint64_t{1} << 22;
 
 // A module_mapped record, with the time of the module_unmapped that ended
 // it (FORMAT.md, "Module map"): what symbols.h names code addresses with.
