@@ -421,6 +421,33 @@ TEST(VtuneCsv, RanksShareTheColumnOfTheirCountersDomainAndName) {
   }
 }
 
+// A relation's head and tail ids in chrome's args are as the process wrote
+// them, in every process of a set (as text prints them), not with the
+// set's internal process tag.
+TEST(Chrome, RelationIdsOfEveryProcessAreAsItWroteThem) {
+  const auto process = [](uint32_t pid) {
+    format::FileHeader h = TestHeader();
+    h.pid = pid;
+    h.boot_id[0] = 0x42;
+    TraceBuilder b(h);
+    b.String(1, "t").Domain(1, "d").Thread(0, pid, "main").SyncAt(1000);
+    b.Events(0, {Ev(format::EventKind::kTaskBegin, 1100,
+                    {{F::kDomain, U(1)}, {F::kName, U(1)}, {F::kId, I(5)}}),
+                 Ev(format::EventKind::kRelationAdd, 1150,
+                    {{F::kDomain, U(1)}, {F::kHead, I(5)}, {F::kRelation, U(1)}, {F::kTail, I(6)}}),
+                 Ev(format::EventKind::kTaskEnd, 1200, {{F::kDomain, U(1)}}),
+                 Ev(format::EventKind::kTaskBegin, 1300,
+                    {{F::kDomain, U(1)}, {F::kName, U(1)}, {F::kId, I(6)}}),
+                 Ev(format::EventKind::kTaskEnd, 1400, {{F::kDomain, U(1)}})});
+    b.SyncAt(2000).End(2000);
+    return b.bytes();
+  };
+  const DumpResult r = RunDump({"chrome", "run", "-o", "-"},
+                               {{"run/a.itt", process(11)}, {"run/b.itt", process(12)}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(CountOf(r.out, "\"head\":\"0x5\",\"tail\":\"0x6\""), 2) << r.out;
+}
+
 // A metadata_add of no items (older collectors recorded one) adds no arg
 // to the task around it: the API adds nothing then.
 TEST(Chrome, MetadataOfNoItemsIsNoArg) {

@@ -634,13 +634,13 @@ void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
   Field("cat", "relation");
   line.append(",\"args\":{\"relation\":");
   AppendJsonString(&line, relation);
+  // (The ids as the process wrote them, as text shows them.)
   if (e.Has(F::kHead)) {
     line.append(",\"head\":");
-    AppendJsonString(&line, IdText(e.GetId(F::kHead)));
+    AppendJsonString(&line, IdText(UntagId(e.GetId(F::kHead), t.process)));
   }
-  const format::Id& tail = e.GetId(F::kTail);
   line.append(",\"tail\":");
-  AppendJsonString(&line, IdText(tail));
+  AppendJsonString(&line, IdText(UntagId(e.GetId(F::kTail), t.process)));
   line.append("}");
   Close();
   WriteFlowEnds();

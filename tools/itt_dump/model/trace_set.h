@@ -69,6 +69,13 @@ inline uint64_t UntagAddress(uint64_t addr, uint32_t process) {
   return addr == 0 ? 0 : addr ^ ProcessTag(process);
 }
 
+// An __itt_id of process `process` on the merged stream as the process
+// wrote it (__itt_null left as it is: it was never tagged).
+inline format::Id UntagId(format::Id id, uint32_t process) {
+  if ((id.d1 | id.d2 | id.d3) != 0) id.d1 ^= ProcessTag(process);
+  return id;
+}
+
 // Undoes the tags of process `process` in an event of the merged stream:
 // its object identities as the process wrote them (for printing).
 void UntagIdentities(uint32_t process, format::Event* e);

@@ -1444,9 +1444,8 @@ void ParquetExporter::OnRelation(const Event& e, const ThreadRec& t) {
   if (r.has_head) r.head = e.GetId(F::kHead);
   r.tail = e.GetId(F::kTail);
   // Ids as the process wrote them.
-  const uint64_t tag = ProcessTag(t.process);
-  if (r.head.d1 != 0) r.head.d1 ^= tag;
-  if (r.tail.d1 != 0) r.tail.d1 ^= tag;
+  r.head = UntagId(r.head, t.process);
+  r.tail = UntagId(r.tail, t.process);
   r.thread = &t;
   relations_[flows_.OnRelation(e.GetId(F::kTail), &flow_ends_)] = r;
   WriteFlowEnds();
