@@ -446,6 +446,14 @@ TEST(Chrome, RelationIdsOfEveryProcessAreAsItWroteThem) {
                                {{"run/a.itt", process(11)}, {"run/b.itt", process(12)}});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(CountOf(r.out, "\"head\":\"0x5\",\"tail\":\"0x6\""), 2) << r.out;
+  // A relation has no name (its type is not one): any --name filter drops
+  // it, as text does, its type's name too.
+  for (const char* filter : {"--name=*", "--name=dependent_on"}) {
+    const DumpResult f =
+        RunDump({"chrome", filter, "run/a.itt", "-o", "-"}, {{"run/a.itt", process(11)}});
+    ASSERT_EQ(f.status, 0) << f.err;
+    EXPECT_EQ(CountOf(f.out, "\"name\":\"relation\""), 0) << filter << "\n" << f.out;
+  }
 }
 
 // A metadata_add of no items (older collectors recorded one) adds no arg
