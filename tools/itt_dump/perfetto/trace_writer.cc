@@ -430,8 +430,10 @@ void PerfettoTraceWriter::WriteFull(uint64_t thread, const PerfettoEvent& e) {
                                             e.category, e.key_text, kInternedCategories, &pending_);
   const uint64_t name_iid = InternKeyed(&seq.name_keys, e.name_key, &seq.names, e.name, e.key_text,
                                         kInternedNames, &pending_);
-  // At most a few annotations per event: a small fixed array of iids.
-  constexpr size_t kMaxAnnotations = 64;
+  // At most a few annotations per event: a small fixed array of iids,
+  // room for a task's 64 args (the pairing engine's most) and the
+  // exporter's own (open_at_end; review helper 41: at 64 it was lost).
+  constexpr size_t kMaxAnnotations = 80;
   uint64_t annotation_iids[kMaxAnnotations];
   const size_t annotations =
       e.annotation_count < kMaxAnnotations ? e.annotation_count : kMaxAnnotations;
