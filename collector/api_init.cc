@@ -203,6 +203,21 @@ ITTC_EXPORT void ITTAPI __itt_api_init(__itt_global* p, __itt_group_id init_grou
   SessionStartIfNeeded();
   Registry::Get().AdoptStaticPart(p);
   BindTable(p, init_groups);
+  // Counter metadata bound before the load (the static part keeps it on
+  // its list; the binding does not load us): bound now, once, as the call
+  // would have bound it (its counters were taken over above).
+  if (ITTC_ABI_HAS_COUNTER_METADATA_LIST(p)) {
+    for (__itt_counter_metadata* m = p->counter_metadata_list; m != nullptr; m = m->next) {
+      if (__atomic_exchange_n(&m->extra1, 1, __ATOMIC_ACQ_REL) > 0) continue;
+      const bool text = m->type == __itt_context_nameA || m->type == __itt_context_deviceA ||
+                        m->type == __itt_context_unitsA || m->type == __itt_context_pci_addrA;
+      if (text && m->str_valueA == nullptr) continue;
+      __itt_context_metadata one;
+      one.type = m->type;
+      one.value = text ? const_cast<char*>(m->str_valueA) : static_cast<void*>(&m->value);
+      __itt_bind_context_metadata_to_counter(m->counter, 1, &one);
+    }
+  }
 }
 
 // A static part being finalised: its pointers are reset by the part itself;

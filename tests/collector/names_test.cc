@@ -116,6 +116,32 @@ TEST(Names, AThreadNamedWhileItsRingIsFullHasTheName) {
   EXPECT_EQ(names.count("my-worker"), 1u) << ::testing::PrintToString(names);
 }
 
+// Context metadata bound to a counter before the collector loads (kept by
+// the static part) is bound when it loads: all three items, before the
+// counter's first value.
+TEST(Names, CounterMetadataBoundBeforeTheLoadIsKept) {
+  const std::string dir = MakeTempDir("counter_metadata");
+  const std::string path = dir + "/names.itt";
+  const int status = RunProgram(
+      {Runfile("tests/collector/counter_metadata_program")},
+      {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"), "ITTC_OUTPUT=" + path},
+      dir + "/stdout.txt");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  auto trace = LoadTrace(path);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  const auto binds = trace->OfKind(EventKind::kCounterBindContextMetadata);
+  ASSERT_EQ(binds.size(), 3u);
+  EXPECT_EQ(binds[0]->U("context_type"), 1u /* __itt_context_nameA */);
+  EXPECT_EQ(binds[0]->Bytes("text"), "Bandwidth");
+  EXPECT_EQ(binds[1]->U("context_type"), 5u /* __itt_context_unitsA */);
+  EXPECT_EQ(binds[1]->Bytes("text"), "GB/s");
+  EXPECT_EQ(binds[2]->U("context_type"), 11u /* __itt_context_bandwidth_flag */);
+  EXPECT_EQ(binds[2]->U("value"), 1u);
+  const auto values = trace->OfKind(EventKind::kCounterSetValueV3);
+  ASSERT_EQ(values.size(), 1u);
+  EXPECT_LE(binds[2]->time, values[0]->time);
+}
+
 TEST(Names, TrackGroupsAndTracksAreDefinedOnceAndSetTrackNamesOne) {
   const std::string dir = MakeTempDir("tracks");
   const std::string path = dir + "/tracks.itt";
