@@ -7,7 +7,9 @@
 #include <atomic>
 #include <functional>
 #include <limits>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -249,36 +251,47 @@ TraceSet TraceSet::Open(std::vector<TraceSource> sources, const IndexOptions& op
 }
 
 void TraceSet::LeaveOutEarlierDumps() {
-  // One process's dumps: flight dumps with its boot, host, pid and start.
-  const auto same_process = [](const TraceIndex& a, const TraceIndex& b) {
-    const format::FileHeader& x = a.header;
-    const format::FileHeader& y = b.header;
-    return a.has_flight && b.has_flight && x.boot_id != std::array<uint8_t, 16>{} &&
-           x.boot_id == y.boot_id && x.host_name == y.host_name && x.pid == y.pid &&
-           x.start_ticks == y.start_ticks;
-  };
-  // Per file, the process's latest dump, if another file is it.
-  std::vector<const TraceFile*> latest(files_.size(), nullptr);
-  for (size_t i = 0; i < files_.size(); ++i) {
+  // One process's dumps: flight dumps with its boot, host, pid and start;
+  // per process, its latest dump's file.
+  using Process = std::tuple<std::array<uint8_t, 16>, std::string_view, uint32_t, uint64_t>;
+  std::map<Process, size_t> latest;
+  const auto process_of = [this](size_t i) -> std::optional<Process> {
     const TraceIndex& x = *files_[i].index;
-    for (const TraceFile& f : files_) {
-      if (same_process(*f.index, x) && f.index->flight.dump > x.flight.dump &&
-          (latest[i] == nullptr || f.index->flight.dump > latest[i]->index->flight.dump)) {
-        latest[i] = &f;
+    if (!x.has_flight || x.header.boot_id == std::array<uint8_t, 16>{}) return std::nullopt;
+    return Process(x.header.boot_id, x.header.host_name, x.header.pid, x.header.start_ticks);
+  };
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (const std::optional<Process> p = process_of(i)) {
+      const auto [it, added] = latest.try_emplace(*p, i);
+      if (!added && files_[i].index->flight.dump > files_[it->second].index->flight.dump) {
+        it->second = i;
       }
     }
   }
+  if (latest.empty()) return;
+  // The latest file of i's process, where i is an earlier dump than it.
+  const auto later = [&](size_t i) -> std::optional<size_t> {
+    const std::optional<Process> p = process_of(i);
+    if (!p) return std::nullopt;
+    const size_t last = latest.at(*p);
+    if (files_[i].index->flight.dump >= files_[last].index->flight.dump) return std::nullopt;
+    return last;
+  };
+  std::vector<std::optional<size_t>> later_of(files_.size());
+  for (size_t i = 0; i < files_.size(); ++i) later_of[i] = later(i);
   std::vector<TraceFile> kept;
   for (size_t i = 0; i < files_.size(); ++i) {
-    if (latest[i] == nullptr) continue;
+    if (!later_of[i]) continue;
+    const size_t last = *later_of[i];
     const TraceIndex& x = *files_[i].index;
-    left_out_.push_back(absl::StrCat(
-        files_[i].source.name(), ": left out: flight recorder dump ", x.flight.dump,
-        " of the process (pid ", x.header.pid, ") whose dump ", latest[i]->index->flight.dump,
-        " is ", latest[i]->source.name(), " (their windows may overlap); read it alone to see it"));
+    left_out_.push_back(absl::StrCat(files_[i].source.name(), ": left out: flight recorder dump ",
+                                     x.flight.dump, " of the process (pid ", x.header.pid,
+                                     ") whose dump ", files_[last].index->flight.dump, " is ",
+                                     files_[last].source.name(),
+                                     " (their windows may overlap); read it alone to see it"));
   }
   for (size_t i = 0; i < files_.size(); ++i) {
-    if (latest[i] == nullptr) kept.push_back(std::move(files_[i]));
+    if (!later_of[i]) kept.push_back(std::move(files_[i]));
   }
   files_ = std::move(kept);
 }
