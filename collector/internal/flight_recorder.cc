@@ -203,20 +203,13 @@ bool WriteDumpFile(Recorder* r, const FlightDumpRequest& request, uint64_t deadl
   return false;
 }
 
-// The request of the triggers posted so far (`requested` of them, the
-// last one's time and what in `what`, `ticks`), answered by dump number `n`.
-FlightDumpRequest PendingRequest(Recorder* r, int requested, uint64_t what, uint64_t ticks,
-                                 uint64_t n) {
+// Dump number `n`, answering the triggers posted so far (`requested` of
+// them): the caller says what it is for (its reason and time).
+FlightDumpRequest PendingRequest(Recorder* r, int requested, uint64_t n) {
   FlightDumpRequest request;
-  UnpackTrigger(what, &request);
-  request.trigger_ticks = ticks;
   request.dump = n;
   request.triggers = static_cast<uint64_t>(requested - r->served.load(std::memory_order_relaxed));
   return request;
-}
-FlightDumpRequest PendingRequest(Recorder* r, int requested, uint64_t n) {
-  return PendingRequest(r, requested, r->trigger_what.load(std::memory_order_relaxed),
-                        r->trigger_ticks.load(std::memory_order_relaxed), n);
 }
 
 // The triggers posted so far and the last one's what and time, read
@@ -255,8 +248,10 @@ void* DumperMain(void* arg) {
     Flusher::WaitForRound(Flusher::RequestFullRound(), DeadlineAfterMs(kFlightRoundWaitMs));
     r->store->BeginDump(UINT64_MAX);
     if (r->finished.load(std::memory_order_acquire) == 0) {
-      const FlightDumpRequest request = PendingRequest(
-          r, requested, what, ticks, r->dumps.fetch_add(1, std::memory_order_relaxed) + 1);
+      FlightDumpRequest request =
+          PendingRequest(r, requested, r->dumps.fetch_add(1, std::memory_order_relaxed) + 1);
+      UnpackTrigger(what, &request);
+      request.trigger_ticks = ticks;
       WriteDumpFile(r, request, UINT64_MAX, /*in_handler=*/false);
       r->served.store(requested, std::memory_order_relaxed);
     }
