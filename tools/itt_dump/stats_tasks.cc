@@ -292,8 +292,7 @@ std::vector<TaskSummary> StatsCollector::Tasks(TaskRows which) const {
     t.name = r->name;
     t.match_name = r->match_name.empty() ? r->name : r->match_name;
     t.kind = IntervalKindName(static_cast<IntervalKind>(r->kind));
-    t.named = static_cast<IntervalKind>(r->kind) == IntervalKind::kLegacyEvent || r->name_id != 0 ||
-              r->fn != 0;
+    t.named = IntervalHasName(static_cast<IntervalKind>(r->kind), r->name_id, r->fn);
     t.count = r->sketch.count();
     t.total_ns = r->sketch.sum();
     t.self_ns = r->SelfNs();

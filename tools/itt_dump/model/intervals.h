@@ -87,8 +87,11 @@ std::string IntervalName(const TraceIndex& index, const Interval& interval);
 // Whether it has a name (a frame, a task begun with a null name handle
 // have none), which a --name filter can keep it by. A name defined as ""
 // is one.
+inline bool IntervalHasName(IntervalKind kind, uint64_t name_id, uint64_t fn) {
+  return kind == IntervalKind::kLegacyEvent || name_id != 0 || fn != 0;
+}
 inline bool IntervalHasName(const Interval& iv) {
-  return iv.kind == IntervalKind::kLegacyEvent || iv.name_id != 0 || iv.fn != 0;
+  return IntervalHasName(iv.kind, iv.name_id, iv.fn);
 }
 // The same as a view: of the index's strings (a name string, a legacy
 // event's defined name), or of *scratch when the name is made up (valid
