@@ -54,23 +54,23 @@ const JitMethods::Method* JitMethods::OnEvent(const format::Event& e, const Thre
   // gives a name (without one, its code moved and it keeps its name).
   if (update ? !name.empty() : !known) m.name = std::string(name);
   if (update) EraseRegions(t.process, &m);
-  m.start = e.Get(F::kAddress);
-  m.end = m.start + e.Get(F::kSize);
-  if (m.end > m.start) {
-    Region& region = code_[{t.process, m.start}];  // new: end 0
+  const uint64_t start = e.Get(F::kAddress);
+  const uint64_t end = start + e.Get(F::kSize);
+  if (end > start) {
+    Region& region = code_[{t.process, start}];  // new: end 0
     if (region.end == 0 || region.key != key) {
       // The region was another method's (its code reused): it is this one's.
       if (region.end != 0) {
         auto other = methods_.find(region.key);
         if (other != methods_.end()) {
           std::vector<uint64_t>& starts = other->second.starts;
-          starts.erase(std::remove(starts.begin(), starts.end(), m.start), starts.end());
+          starts.erase(std::remove(starts.begin(), starts.end(), start), starts.end());
         }
       }
       region.key = key;
-      m.starts.push_back(m.start);
+      m.starts.push_back(start);
     }
-    region.end = m.end;
+    region.end = end;
   }
   return &m;
 }

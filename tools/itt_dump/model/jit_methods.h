@@ -36,11 +36,8 @@ inline bool IsJitKind(format::EventKind kind) {
 class JitMethods {
  public:
   struct Method {
-    std::string name;  // "" where no event of it named it
-    // Its latest region of code (start == end: none).
-    uint64_t start = 0;
-    uint64_t end = 0;
-    std::vector<uint64_t> starts;  // of its regions in code_
+    std::string name;              // "" where no event of it named it
+    std::vector<uint64_t> starts;  // of its regions of code, in code_
   };
 
   // Follows JIT event `e` of thread `t`. Returns the method it is of, as
