@@ -209,8 +209,7 @@ ITTC_EXPORT void ITTAPI __itt_api_init(__itt_global* p, __itt_group_id init_grou
   if (ITTC_ABI_HAS_COUNTER_METADATA_LIST(p)) {
     for (__itt_counter_metadata* m = p->counter_metadata_list; m != nullptr; m = m->next) {
       if (__atomic_exchange_n(&m->extra1, 1, __ATOMIC_ACQ_REL) > 0) continue;
-      const bool text = m->type == __itt_context_nameA || m->type == __itt_context_deviceA ||
-                        m->type == __itt_context_unitsA || m->type == __itt_context_pci_addrA;
+      const bool text = IsTextContext(m->type);
       if (text && m->str_valueA == nullptr) continue;
       __itt_context_metadata one;
       one.type = m->type;

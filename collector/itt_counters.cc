@@ -220,8 +220,7 @@ ITTC_EXPORT void ITTAPI __itt_bind_context_metadata_to_counter(__itt_counter cou
   for (size_t i = 0; i < length; ++i) {
     const __itt_context_metadata& m = metadata[i];
     const uint64_t type = EnumBits(m.type);
-    bool is_text = type == __itt_context_nameA || type == __itt_context_deviceA ||
-                   type == __itt_context_unitsA || type == __itt_context_pci_addrA;
+    const bool is_text = IsTextContext(type);
     uint64_t value = 0;
     RawBytes text{"", 0};
     if (is_text) {

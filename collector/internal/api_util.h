@@ -32,6 +32,13 @@ inline auto RingWriter(ThreadState* t, uint64_t now) {
   };
 }
 
+// Whether a counter context metadata item of `type` holds text (its value
+// points to a string) rather than a number.
+inline bool IsTextContext(uint64_t type) {
+  return type == __itt_context_nameA || type == __itt_context_deviceA ||
+         type == __itt_context_unitsA || type == __itt_context_pci_addrA;
+}
+
 // Marker that ends a string cut to kMaxRawBytesField bytes.
 inline constexpr char kTruncatedMark[] = "...[truncated]";
 

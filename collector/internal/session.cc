@@ -95,12 +95,6 @@ uint64_t ProcessStartBootNs() {
   return hz > 0 ? ticks * (1000000000ull / static_cast<unsigned long long>(hz)) : 0;
 }
 
-uint64_t ClockNs(clockid_t clock) {
-  struct timespec ts;
-  if (clock_gettime(clock, &ts) != 0) return 0;
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 // Whether the trace at `path` is one that writing over would destroy: a
 // trace of this boot begun by a process that still runs, or by this one
 // before it exec'd the image now running (exec keeps the pid and the
@@ -124,7 +118,7 @@ bool TraceInUse(const std::string& path, const std::array<uint8_t, 16>& boot_id)
   if (pid != getpid()) return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
   // Its start on the boot clock (the header's is CLOCK_MONOTONIC_RAW's; a
   // second of slack covers starttime's ticks and the clocks' drift).
-  const uint64_t offset = ClockNs(CLOCK_BOOTTIME) - ClockNs(CLOCK_MONOTONIC_RAW);
+  const uint64_t offset = ClockNs(CLOCK_BOOTTIME) - MonotonicRawNs();
   return h.start_monotonic_raw_ns + offset + 1000000000ull >= ProcessStartBootNs();
 }
 

@@ -29,11 +29,14 @@ extern Timebase g_timebase;
 // frequency must be measured.
 void InitTimebase();
 
-inline uint64_t MonotonicRawNs() {
+// Clock `clock` in nanoseconds (0 if it cannot be read).
+inline uint64_t ClockNs(clockid_t clock) {
   timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  if (clock_gettime(clock, &ts) != 0) return 0;
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
+
+inline uint64_t MonotonicRawNs() { return ClockNs(CLOCK_MONOTONIC_RAW); }
 
 // The current time in trace ticks. Hot path: one RDTSC.
 inline uint64_t ReadTicks() {
