@@ -563,6 +563,137 @@ TEST(Text, ADefinedEmptyNameIsEmptyAndAnUndefinedOneIsItsId) {
   EXPECT_NE(r.out.find("400 101/main task_end d \"#9\"\n"), std::string::npos) << r.out;
 }
 
+// text's every pass (on every core, on one) gives `want` for `args`.
+void ExpectTextOnEveryPass(const std::vector<std::string>& args, const std::string& trace,
+                           const std::string& want) {
+  const DumpResult all = RunDump(args, trace);
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_EQ(all.out, want);
+  const DumpResult one = RunDumpOnOneCore(args, trace);
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(one.out, want);
+}
+
+// Formatted metadata whose text printf made "" (recorded as "", with no
+// arguments) shows "", not its format rendered again.
+TEST(Text, FormattedMetadataThatPrintfMadeEmptyShowsEmpty) {
+  TraceBuilder b;
+  b.String(1, "%s").String(2, "n=%d").Domain(1, "d").Thread(0, 101, "main");
+  b.Events(0,
+           {Ev(format::EventKind::kFormattedMetadataAdd, 1100,
+               {{F::kDomain, U(1)}, {F::kFormat, U(1)}, {F::kArgs, B("")}, {F::kText, B("")}}),
+            Ev(format::EventKind::kFormattedMetadataAdd, 1200,
+               {{F::kDomain, U(1)}, {F::kFormat, U(2)}, {F::kArgs, B("")}, {F::kText, B("n=7")}})});
+  b.End(2000);
+  ExpectTextOnEveryPass({"text", "trace.itt"}, b.bytes(),
+                        "100 101/main formatted_metadata_add d \"%s\" args=\"\" text=\"\"\n"
+                        "200 101/main formatted_metadata_add d \"n=%d\" args=\"\" text=\"n=7\"\n");
+}
+
+// --from and --to keep an *_ex call's line by its timestamp, as the other
+// verbs keep its item (ITT_DUMP.md, "Times").
+TEST(Text, TimeFiltersKeepAnExCallByItsTimestamp) {
+  TraceBuilder b;
+  b.String(1, "m").Domain(1, "d").Thread(0, 101, "main");
+  b.Events(0, {Ev(format::EventKind::kMarkerEx, 1100,
+                  {{F::kDomain, U(1)},
+                   {F::kClockDomain, U(0)},
+                   {F::kUserTimestamp, U(0)},
+                   {F::kTimestamp, T(6000)},
+                   {F::kName, U(1)},
+                   {F::kScope, U(1)}})});
+  b.End(9000);
+  const std::string line =
+      "100 101/main marker_ex d \"m\" clock_domain=0 user_timestamp=0 timestamp=5000 id=- "
+      "scope=global\n";
+  ExpectTextOnEveryPass({"text", "--from=4000", "trace.itt"}, b.bytes(), line);
+  ExpectTextOnEveryPass({"text", "--to=1000", "trace.itt"}, b.bytes(), "");
+  const DumpResult chrome = RunDump({"chrome", "--from=4000", "trace.itt"}, b.bytes());
+  EXPECT_NE(chrome.out.find("\"name\":\"m\""), std::string::npos) << chrome.out;
+}
+
+// A domain defined as "" is a domain named "": its column shows "" (one
+// column still), and a domain filter tests "" as the other verbs do; an
+// undefined one shows its id and is tested as "" too.
+TEST(Text, ADomainNamedEmptyShowsEmptyQuotesAndIsFilteredByName) {
+  TraceBuilder b;
+  b.String(1, "t").Domain(1, "").Thread(0, 101, "main");
+  b.Histogram(1, 1, "h", format::MetadataType::kU64, format::MetadataType::kU64);
+  b.Events(0, {Ev(format::EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+               Ev(format::EventKind::kTaskEnd, 1200, {{F::kDomain, U(1)}}),
+               Ev(format::EventKind::kTaskBegin, 1300, {{F::kDomain, U(9)}, {F::kName, U(1)}}),
+               Ev(format::EventKind::kTaskEnd, 1400, {{F::kDomain, U(9)}}),
+               Ev(format::EventKind::kHistogramSubmit, 1500,
+                  {{F::kHistogram, U(1)}, {F::kLength, U(0)}, {F::kX, B("")}, {F::kY, B("")}})});
+  b.End(2000);
+  const std::string all =
+      "100 101/main task_begin \"\" \"t\" id=- parent=-\n"
+      "200 101/main task_end \"\" \"t\"\n"
+      "300 101/main task_begin #9 \"t\" id=- parent=-\n"
+      "400 101/main task_end #9 \"t\"\n"
+      "500 101/main histogram_submit \"\" \"h\" length=0 x=[] y=[]\n";
+  ExpectTextOnEveryPass({"text", "trace.itt"}, b.bytes(), all);
+  ExpectTextOnEveryPass({"text", "--domain=", "trace.itt"}, b.bytes(), all);
+  ExpectTextOnEveryPass({"text", "--domain=#*", "trace.itt"}, b.bytes(), "");
+  const DumpResult stats = RunDump({"stats", "--format=csv", "--domain=", "trace.itt"}, b.bytes());
+  EXPECT_EQ(CountOf(stats.out, "tasks,,t,task,1,"), 2) << stats.out;  // "" and #9 apart
+}
+
+// A task_begin_fn_ex is named at its timestamp on its begin's line, as its
+// interval (and so its end's line, stats and the exports) names it: the
+// module that held the address then.
+TEST(Text, ATaskBegunByFunctionWithATimestampHasOneName) {
+  TraceBuilder b;
+  b.Domain(1, "d");
+  b.Module(format::ModuleMapped{10, 0x7f0000000000, 0x7f0000001000, 0x3000,
+                                "/nonexistent/libgone.so", ""});
+  b.Module(format::ModuleMapped{1200, 0x7f0000000000, 0x7f0000001000, 0x3000,
+                                "/nonexistent/libnew.so", ""});
+  b.ModuleGone(1200, 0x7f0000001000);
+  b.Thread(0, 7, "main");
+  b.Events(0, {Ev(format::EventKind::kTaskBeginFnEx, 1100,
+                  {{F::kDomain, U(1)},
+                   {F::kClockDomain, U(0)},
+                   {F::kUserTimestamp, U(0)},
+                   {F::kTimestamp, T(1300)},
+                   {F::kFn, U(0x7f0000001100)}}),
+               Ev(format::EventKind::kTaskEnd, 1400, {{F::kDomain, U(1)}})});
+  b.End(2000);
+  const DumpResult r = RunDump({"text", "--name=*libnew*", "trace.itt"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(CountOf(r.out, "\"fn@0x7f0000001100 (libnew.so+0x1100)\""), 2) << r.out;
+  const DumpResult one = RunDumpOnOneCore({"text", "--name=*libnew*", "trace.itt"}, b.bytes());
+  EXPECT_EQ(one.out, r.out);
+}
+
+// A JIT event is named by its method, as stats' --name keeps it: an
+// unload and an update without a name by the method's load, a later load
+// of the id named otherwise by the first name (its own as a field).
+TEST(Text, JitEventsAreNamedByTheirMethod) {
+  TraceBuilder b;
+  b.Thread(0, 101, "main");
+  const auto load = [](uint64_t t, uint64_t address, const char* name) {
+    return Ev(format::EventKind::kJitMethodLoad, t,
+              {{F::kMethodId, U(1)},
+               {F::kMethodName, B(name)},
+               {F::kAddress, U(address)},
+               {F::kSize, U(16)}});
+  };
+  b.Events(0, {load(1100, 0x1000, "jitfn"), load(1200, 0x2000, "other"),
+               Ev(format::EventKind::kJitMethodUnload, 1300, {{F::kMethodId, U(1)}}),
+               Ev(format::EventKind::kJitMethodUnload, 1400, {{F::kMethodId, U(2)}})});
+  b.End(2000);
+  const std::string kept =
+      "100 101/main jit_method_load - \"jitfn\" method_id=1 address=0x1000 size=16 class_file=\"\" "
+      "source_file=\"\" line_table=[]\n"
+      "200 101/main jit_method_load - \"jitfn\" method_id=1 method_name=\"other\" address=0x2000 "
+      "size=16 class_file=\"\" source_file=\"\" line_table=[]\n"
+      "300 101/main jit_method_unload - \"jitfn\" method_id=1\n";
+  ExpectTextOnEveryPass({"text", "--name=jitfn", "trace.itt"}, b.bytes(), kept);
+  ExpectTextOnEveryPass({"text", "trace.itt"}, b.bytes(),
+                        kept + "400 101/main jit_method_unload - - method_id=2\n");
+}
+
 // Tasks nested past the depth a thread keeps are left out (counted as open
 // at the end); their ends are theirs, so the tasks around them keep their
 // pairs: a balanced trace reports no end without a begin.

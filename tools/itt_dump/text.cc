@@ -16,6 +16,8 @@
 #include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "tools/itt_dump/model/intervals.h"
+#include "tools/itt_dump/model/jit_methods.h"
+#include "tools/itt_dump/model/metadata.h"
 #include "tools/itt_dump/model/pieces.h"
 #include "tools/itt_dump/model/small_cache.h"
 #include "tools/itt_dump/model/symbols.h"
@@ -40,6 +42,10 @@ namespace {
 struct Subject {
   bool has_domain = false;
   std::string_view domain;
+  // The domain's kDefDomain id when the event gives one (0: none, or a
+  // counter's or heap function's domain, known by its name only), which
+  // a domain filter tests as the other verbs do (Filter::DomainOk).
+  uint64_t domain_id = 0;
   bool has_name = false;
   std::string_view name;
   const std::string* quoted_name = nullptr;  // name as AppendQuoted writes it, if known
@@ -184,7 +190,9 @@ class TextPrinter : public IntervalListener {
       out->push_back(' ');
       out->append(KindName(s));
       out->push_back(' ');
-      if (sub.has_domain) {
+      if (sub.has_domain && sub.domain.empty()) {
+        out->append("\"\"");  // a domain named "": still one column
+      } else if (sub.has_domain) {
         AppendEscaped(out, sub.domain);
       } else {
         out->push_back('-');
@@ -253,6 +261,10 @@ class TextPrinter : public IntervalListener {
   const ThreadRec* closed_thread_ = nullptr;
   uint64_t closed_begin_ = 0;
   SyncTracker sync_;  // names of sync objects
+  // JIT methods' names, and the method of the JIT event printed now
+  // (Print's; null in a piece's printer, which prints none).
+  JitMethods jit_;
+  const JitMethods::Method* jit_method_ = nullptr;
   bool sync_name_holes_ = false;
   std::function<void()> before_sync_name_;
   // SyncNameText's, by string id: quoted names that stay in place.
@@ -270,9 +282,10 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     const uint64_t domain = e.fields[domain_i].u;
     sub->domain_field = domain_i;
     sub->has_domain = domain != 0;
+    sub->domain_id = domain;
     const std::string_view d =
         domains_.Get(domain, domain, [&](std::string_view* text) { *text = x_.Domain(domain); });
-    if (d.empty() && domain != 0) {
+    if (d.empty() && domain != 0 && x_.domains.Find(domain) == nullptr) {
       domain_buf_ = absl::StrCat("#", domain);
       sub->domain = domain_buf_;
     } else {
@@ -311,7 +324,8 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
   switch (e.kind) {
     case EventKind::kTaskBeginFn:
     case EventKind::kTaskBeginFnEx:
-      own_name(s.IndexOf(F::kFn), FunctionName(x_, &t, e.Get(F::kFn), e.time));
+      // At its begin (an _ex call's timestamp), as its interval and end.
+      own_name(s.IndexOf(F::kFn), FunctionName(x_, &t, e.Get(F::kFn), format::EffectiveTime(e)));
       return;
     case EventKind::kTaskEnd:
     case EventKind::kTaskEndEx:
@@ -355,6 +369,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
       if (h != nullptr && h->domain != 0) {
         sub->has_domain = true;
         sub->domain = x_.Domain(h->domain);
+        sub->domain_id = h->domain;
       }
       return;
     }
@@ -405,6 +420,14 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     return;
   }
   const int mi = s.IndexOf(F::kMethodName);
+  if (IsJitKind(e.kind) && jit_method_ != nullptr && !jit_method_->name.empty()) {
+    // Named by its method, as stats' --name keeps it: an unload, an update
+    // without a name, a later load of the id named otherwise (whose own
+    // method_name then shows as a field).
+    const bool own = mi >= 0 && e.fields[mi].bytes == jit_method_->name;
+    set_name(own ? mi : -1, jit_method_->name);
+    return;
+  }
   if (mi >= 0) {
     set_name(mi, e.fields[mi].bytes);
     if (e.fields[mi].bytes.empty()) sub->has_name = false;  // a method without a name: -
@@ -487,7 +510,7 @@ void TextPrinter::AppendField(TextBuffer* out, const Event& e, const format::Kin
           }
           out->push_back(']');
         }
-      } else if (spec.field == F::kText && v.bytes.empty() && e.Has(F::kFormat)) {
+      } else if (spec.field == F::kText && e.Has(F::kFormat) && RecordedWithArgs(e)) {
         // Recorded with raw arguments: show what printf would have made.
         AppendQuoted(out, RenderFormatted(x_.String(e.Get(F::kFormat)), e.GetBytes(F::kArgs)));
       } else if (spec.field == F::kArgs && !v.bytes.empty()) {
@@ -515,6 +538,7 @@ void TextPrinter::Print(const Event& e, const ThreadRec& t) {
     if (before_sync_name_ && NamesSyncObject(e.kind)) before_sync_name_();
     sync_.OnEvent(e, t, &sync);
   }
+  if (IsJitKind(e.kind)) jit_method_ = jit_.OnEvent(e, t);
   if (!formats) return;  // the other printer's line
   TextBuffer& line = share_ != nullptr ? share_->text() : line_;
   AppendLine(e, *s, t, &line);
@@ -535,8 +559,11 @@ bool TextPrinter::AppendLine(const Event& e, const format::KindSchema& s, const 
   Describe(e, s, t, &sub);
 
   if (filter_.active()) {
-    if (!filter_.ThreadOk(t) || !filter_.TimeOk(e.time)) return false;
-    if (filter_.has_domain() && (!sub.has_domain || !filter_.DomainNameOk(sub.domain))) {
+    // (An *_ex call's line by its timestamp, as the other verbs keep it.)
+    if (!filter_.ThreadOk(t) || !filter_.TimeOk(format::EffectiveTime(e))) return false;
+    if (filter_.has_domain() && !(sub.domain_id != 0 ? filter_.DomainOk(sub.domain_id)
+                                                     : sub.has_domain && !sub.domain.empty() &&
+                                                           filter_.DomainNameOk(sub.domain))) {
       return false;
     }
     if (filter_.has_name() && (!sub.has_name || !filter_.NameOk(sub.name))) {
@@ -595,11 +622,13 @@ class TextSink final : public PieceSink {
   }
   bool wants_paired_events() const override { return true; }
   // Every line but those of tasks, regions and overlapped tasks (the
-  // reading thread's tracker names their ends) needs nothing but the event
-  // and the index; a sync call's but for its object's name, a hole the
-  // merge fills (set_sync_name_holes), and the namings stay with the
+  // reading thread's tracker names their ends) and of JIT events (named by
+  // their method, which the reading thread follows) needs nothing but the
+  // event and the index; a sync call's but for its object's name, a hole
+  // the merge fills (set_sync_name_holes), and the namings stay with the
   // reading thread, which keeps the names.
   bool TakesForwarded(format::EventKind kind) const override {
+    if (IsJitKind(kind)) return false;
     if (IsSyncKind(kind)) return printer_.sync_name_holes() && !TextPrinter::NamesSyncObject(kind);
     return !IsTaskOrRegionKind(kind);
   }

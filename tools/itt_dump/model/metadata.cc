@@ -22,14 +22,17 @@ bool IsMetadataKind(EventKind kind) {
   }
 }
 
+bool RecordedWithArgs(const format::Event& e) {
+  return e.GetBytes(F::kText).empty() && !e.GetBytes(F::kArgs).empty();
+}
+
 MetadataValue DecodeMetadata(const TraceIndex& index, const format::Event& e) {
   MetadataValue m;
   if (e.Has(F::kFormat)) {
     // The text, or the format rendered with the raw arguments.
     m.key = index.String(e.Get(F::kFormat));
-    const std::string_view text = e.GetBytes(F::kText);
-    const std::string_view args = e.GetBytes(F::kArgs);
-    m.value = text.empty() && !args.empty() ? RenderFormatted(m.key, args) : std::string(text);
+    m.value = RecordedWithArgs(e) ? RenderFormatted(m.key, e.GetBytes(F::kArgs))
+                                  : std::string(e.GetBytes(F::kText));
     m.is_text = true;
     return m;
   }

@@ -30,6 +30,11 @@ bool IsMetadataKind(format::EventKind kind);
 // arguments is rendered as printf would have.
 MetadataValue DecodeMetadata(const TraceIndex& index, const format::Event& e);
 
+// Whether formatted metadata `e` was recorded with raw arguments, which a
+// reader renders (values.h, RenderFormatted), rather than as its text.
+// Text that printf made "" is recorded as "" without arguments.
+bool RecordedWithArgs(const format::Event& e);
+
 }  // namespace itt_dump
 }  // namespace ittc
 
