@@ -508,3 +508,18 @@ ITTC_EXPORT void __itt_formatted_metadata_add_overlapped(const __itt_domain* dom
   FormattedMetadata(EventKind::kFormattedMetadataAddOverlapped, domain, taskid, true, format, args);
   va_end(args);
 }
+
+// The same with the arguments as a va_list: what our static part calls when
+// such a call is the one that loads the collector (stub/README.md), since
+// a call cannot re-issue an unknown number of variadic arguments.
+ITTC_EXPORT void ittc_formatted_metadata_add_va(const __itt_domain* domain,
+                                                __itt_string_handle* format, va_list args) {
+  FormattedMetadata(EventKind::kFormattedMetadataAdd, domain, __itt_null, false, format, args);
+}
+
+ITTC_EXPORT void ittc_formatted_metadata_add_overlapped_va(const __itt_domain* domain,
+                                                           __itt_id taskid,
+                                                           __itt_string_handle* format,
+                                                           va_list args) {
+  FormattedMetadata(EventKind::kFormattedMetadataAddOverlapped, domain, taskid, true, format, args);
+}

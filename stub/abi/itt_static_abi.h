@@ -29,14 +29,14 @@
  *   ipt_collect_events      176    build 20180723 (ittapi 3.15 .. 3.18.x)
  *   histogram_list          184    ittapi 3.20.1 (July 2021) - NOTE: still
  *                                  build 20180723
- *   counter_metadata_list   192    ittapi 3.24.x, build 20230630 and later
+ *   counter_metadata_list   192    ittapi 3.24.2, build 20230630, and later
  *   (sizeof(__itt_global) == 200 today)
  *
  * version_major/version_minor are 3/0 in all of them, so they tell nothing.
  * version_build separates counter_list (>= 20151119), ipt_collect_events
  * (>= 20180723) and counter_metadata_list (>= 20230630). It does NOT
- * separate histogram_list: ittapi 3.18.x and 3.20.1 .. 3.23.0 all say
- * 20180723 (3.23.0 switched to 20210712 in January 2023). The reliable test
+ * separate histogram_list: ittapi 3.18.x and 3.20.1 .. 3.24.0 all say
+ * 20180723 (3.24.1 says 20210712, still without counter_metadata_list). The reliable test
  * for histogram_list is the function table: a static part has the field
  * exactly when `api_list_ptr` has an entry named "__itt_histogram_create"
  * (both were added by the same ittapi commit). Likewise

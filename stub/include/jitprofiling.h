@@ -4,7 +4,7 @@
  * include/jitprofiling.h: a JIT compiler reports the code it generates
  * (name, address range, line table, module) so that a profiler can attribute
  * samples in that code. The calls go to libjitprofiling.a, which loads the
- * agent named by INTEL_JIT_PROFILER64 (INTEL_JIT_PROFILER32 on 32-bit) on
+ * agent named by INTEL_JIT_PROFILER64 (INTEL_JIT_PROFILER32 on IA-32) on
  * first use and forwards to its `NotifyEvent`. Without the variable every
  * call returns 0 at the cost of a test.
  *

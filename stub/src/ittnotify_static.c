@@ -34,8 +34,9 @@
  *    `mutex_initialized` is 1 from the start; __itt_release_resources()
  *    frees the lists but keeps the mutex usable.
  *  - The first formatted_metadata_add call, if it is the one that loads the
- *    collector, is forwarded with all its variadic arguments when built with
- *    GCC (Intel's drops them); other compilers drop that one call.
+ *    collector, is forwarded with all its variadic arguments (Intel's drops
+ *    them): to ours as a va_list, to another collector re-issued (GCC only,
+ *    16 stack values at most; see "Variadic stubs").
  *
  * Thread safety:
  *  - `mutex` (recursive) serialises loading, the object lists, `state` and
@@ -411,26 +412,47 @@ static void EnsureLoaded(void) {
 
 /* ---- Variadic stubs ------------------------------------------------------ */
 
-/* The load happens inside the call, so the arguments must be forwarded as
- * received: GCC's __builtin_apply re-issues the call with this frame's
- * register and stack arguments (up to ITTC_FORWARD_STACK_BYTES of
- * stack arguments, 16 eight-byte values beyond the registers). */
+/* The load happens inside the call, so its variadic arguments must reach
+ * the collector too. Ours takes them as a va_list (its
+ * ittc_formatted_metadata_add_va and _overlapped_va), which passes any
+ * number exactly. Another collector gets the call re-issued with this
+ * frame's register and stack arguments (GCC's __builtin_apply): up to
+ * ITTC_FORWARD_STACK_BYTES of stack arguments, 16 eight-byte values beyond
+ * the registers (more would read past the caller's frame); without GCC, or
+ * past that, the values past them are not the program's. */
 #define ITTC_FORWARD_STACK_BYTES 128
+
+typedef void (*FormattedVaFn)(const __itt_domain *, __itt_string_handle *, va_list);
+typedef void (*FormattedOverlappedVaFn)(const __itt_domain *, __itt_id, __itt_string_handle *,
+                                        va_list);
+
+/* The loaded collector's symbol `name`, or NULL. */
+static void *CollectorSymbol(const char *name) {
+  Lock();
+  void *lib = G.lib;
+  Unlock();
+  return lib != NULL ? dlsym(lib, name) : NULL;
+}
 
 static void ITTAPI FirstCall_formatted_metadata_add(const __itt_domain *domain,
                                                     __itt_string_handle *format, ...) {
 #if defined(__GNUC__) && !defined(__clang__)
   void *saved_args = __builtin_apply_args();
+#endif
   EnsureLoaded();
   ApiFn_formatted_metadata_add fn = ITTC_CURRENT_(formatted_metadata_add);
-  if (fn != NULL && fn != FirstCall_formatted_metadata_add) {
-    __builtin_apply((void (*)())fn, saved_args, ITTC_FORWARD_STACK_BYTES);
+  if (fn == NULL || fn == FirstCall_formatted_metadata_add) return;
+  FormattedVaFn va_fn = (FormattedVaFn)(uintptr_t)CollectorSymbol("ittc_formatted_metadata_add_va");
+  if (va_fn != NULL) {
+    va_list args;
+    va_start(args, format);
+    va_fn(domain, format, args);
+    va_end(args);
+    return;
   }
-#else
-  EnsureLoaded();
+#if defined(__GNUC__) && !defined(__clang__)
+  __builtin_apply((void (*)())fn, saved_args, ITTC_FORWARD_STACK_BYTES);
 #endif
-  (void)domain;
-  (void)format;
 }
 
 static void ITTAPI FirstCall_formatted_metadata_add_overlapped(const __itt_domain *domain,
@@ -438,17 +460,22 @@ static void ITTAPI FirstCall_formatted_metadata_add_overlapped(const __itt_domai
                                                                __itt_string_handle *format, ...) {
 #if defined(__GNUC__) && !defined(__clang__)
   void *saved_args = __builtin_apply_args();
+#endif
   EnsureLoaded();
   ApiFn_formatted_metadata_add_overlapped fn = ITTC_CURRENT_(formatted_metadata_add_overlapped);
-  if (fn != NULL && fn != FirstCall_formatted_metadata_add_overlapped) {
-    __builtin_apply((void (*)())fn, saved_args, ITTC_FORWARD_STACK_BYTES);
+  if (fn == NULL || fn == FirstCall_formatted_metadata_add_overlapped) return;
+  FormattedOverlappedVaFn va_fn = (FormattedOverlappedVaFn)(uintptr_t)CollectorSymbol(
+      "ittc_formatted_metadata_add_overlapped_va");
+  if (va_fn != NULL) {
+    va_list args;
+    va_start(args, format);
+    va_fn(domain, taskid, format, args);
+    va_end(args);
+    return;
   }
-#else
-  EnsureLoaded();
+#if defined(__GNUC__) && !defined(__clang__)
+  __builtin_apply((void (*)())fn, saved_args, ITTC_FORWARD_STACK_BYTES);
 #endif
-  (void)domain;
-  (void)taskid;
-  (void)format;
 }
 
 /* ---- Creators: objects kept for the collector --------------------------- */

@@ -1,7 +1,7 @@
 /* ittcollector: the JIT profiling static part (libjitprofiling.a).
  *
  * On the first iJIT_NotifyEvent or iJIT_IsProfilingActive call, loads the
- * agent named by INTEL_JIT_PROFILER64 (INTEL_JIT_PROFILER32 on 32-bit) and
+ * agent named by INTEL_JIT_PROFILER64 (INTEL_JIT_PROFILER32 on IA-32) and
  * binds its two entry points by Intel's protocol:
  *   unsigned int NotifyEvent(unsigned int event_type, void *data);
  *   unsigned int Initialize(void);   -> iJIT_IsProfilingActiveFlags
@@ -28,7 +28,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#if defined(__i386__) || defined(_M_IX86) || defined(__arm__)
+/* As Intel's jitprofiling.c: the 32-bit name on IA-32 only (its ITT part
+ * uses the 32-bit name on 32-bit ARM too; its JIT part does not). */
+#if defined(__i386__) || defined(_M_IX86)
 #define ITTC_JIT_LIB_VAR "INTEL_JIT_PROFILER32"
 #else
 #define ITTC_JIT_LIB_VAR "INTEL_JIT_PROFILER64"

@@ -185,6 +185,18 @@ extern "C" void ITTAPI __itt_formatted_metadata_add_overlapped(const __itt_domai
   Append(line);
 }
 
+#ifdef TEST_COLLECTOR_WITH_API_INIT
+// As ours (collector/itt_tasks.cc): the static part's way to pass the
+// variadic arguments of the call that loads the collector. Logged as the
+// call itself.
+extern "C" __attribute__((visibility("default"))) void ittc_formatted_metadata_add_va(
+    const __itt_domain *domain, __itt_string_handle *format, va_list args) {
+  std::string line = Call("formatted_metadata_add", domain, format);
+  line.insert(line.size() - 1, FormatVarargs(format, args));
+  Append(line);
+}
+#endif
+
 // ---- Query functions for the tests -----------------------------------------
 
 extern "C" __attribute__((visibility("default"))) int test_collector_init_count(void) {
