@@ -1236,6 +1236,10 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
       // A type this reader does not know is an extension it may skip; a
       // known type with a must-understand flag it does not know holds
       // data it would misread (FORMAT.md, section 3): lost, and said so.
+      if (IsKnownChunkType(job->type)) {
+        ++stats_->corrupt_regions;
+        stats_->corrupt_bytes += need;
+      }
       if (reporter_ != nullptr && IsKnownChunkType(job->type)) {
         reporter_->Corruption(
             job->offset, need,

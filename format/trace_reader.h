@@ -151,6 +151,9 @@ struct ReaderStats {
   uint64_t chunks_unknown_skipped = 0;  // unknown type or flags
   uint64_t chunks_out_of_order = 0;     // duplicated or older sequence
   uint64_t chunks_missing = 0;          // sum of sequence gaps
+  // Regions reported as corruption: damaged bytes, duplicate or
+  // out-of-order chunks, and intact chunks of a known type with a
+  // must-understand flag this reader does not know (their data is lost).
   uint64_t corrupt_regions = 0;
   uint64_t corrupt_bytes = 0;
   uint64_t truncated_bytes = 0;

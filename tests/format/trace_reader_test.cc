@@ -299,6 +299,9 @@ TEST_F(ReaderTest, UnknownChunkTypesAndFlagsAreSkipped) {
                          absl::Hex(kChunkFlagZstd | testing::kUnknownMustUnderstandFlag),
                          " this reader does not know (a newer format version?): skipped"));
   EXPECT_EQ(r.stats.chunks_unknown_skipped, 3u);
+  // Counted as a corrupt region as it is reported: its bytes are lost.
+  EXPECT_EQ(r.stats.corrupt_regions, 1u);
+  EXPECT_EQ(r.stats.corrupt_bytes, kChunkHeaderSize + 6);
   ASSERT_EQ(r.chunks.size(), chunks().size());
   EXPECT_EQ(r.chunks.back().type, ChunkType::kThreadInfo);
   ASSERT_EQ(r.chunks.back().records.size(), 1u);

@@ -213,43 +213,62 @@ TEST(OtherVerbs, ADirectoryWithoutTracesDoesNotStopTheOthers) {
 // An events chunk whose first events decode and a later one does not (a
 // good checksum): the verbs' index pass decodes only the first event, their
 // own pass loses the rest of the chunk and says where, once, on every core
-// and on one alike.
+// and on one alike; also when a gap in the sequence is reported at the
+// same offset (the chunk after it). stats lists it in its damage section,
+// and info counts its bytes as corrupt.
 TEST(OtherVerbs, AnEventMalformedPartWayThroughAChunkIsReported) {
-  TraceBuilder b;
-  b.Thread(0, 1, "t");  // (chunk 0: the events chunk is 1)
-  format::EventStreamEncoder enc;
-  enc.Reset(0, 1000);
-  enc.Append(Ev(EventKind::kTaskBegin, 1000, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
-  enc.Append(Ev(EventKind::kTaskEnd, 1100, {{F::kDomain, U(1)}}));
-  enc.Append(
-      Ev(EventKind::kTaskBegin, 1200, {{F::kDomain, U(1)}, {F::kId, I(300)}, {F::kName, U(1)}}));
-  std::string payload(enc.payload());
-  payload.pop_back();
-  const size_t chunk_offset = b.bytes().size();
-  b.Raw(format::FrameChunkForTest(1, enc.chunk_flags(), 1, payload,
-                                  static_cast<uint32_t>(payload.size())));
-  const std::string where = absl::StrCat("itt-dump: trace.itt: corrupt at offset ", chunk_offset);
-  const std::vector<std::vector<std::string>> verbs = {
-      {"text", "trace.itt"},
-      {"stats", "trace.itt"},
-      {"leaks", "trace.itt"},
-      {"chrome", "trace.itt", "-o", "out.json"},
-      {"vtune-csv", "trace.itt", "-o", "dir"},
-      {"perfetto", "trace.itt", "-o", "out.pftrace"},
-      {"parquet", "trace.itt", "-o", "pq"},
-      {"diff", "trace.itt", "trace.itt"}};
-  for (const std::vector<std::string>& args : verbs) {
-    for (const bool one_core : {false, true}) {
-      SCOPED_TRACE(args[0] + (one_core ? " on one core" : ""));
-      const DumpResult r = one_core ? RunDumpOnOneCore(args, b.bytes()) : RunDump(args, b.bytes());
-      EXPECT_EQ(r.status, 0) << r.err;
-      const size_t at = r.err.find(where);
-      ASSERT_NE(at, std::string::npos) << r.err;
-      EXPECT_NE(r.err.find("events chunk of thread 0: ", at), std::string::npos) << r.err;
-      EXPECT_NE(r.err.find("(the rest of the chunk is lost)", at), std::string::npos) << r.err;
-      // Once (diff: once per side).
-      EXPECT_EQ(r.err.find(where, at + 1) == std::string::npos, args[0] != "diff") << r.err;
+  for (const bool after_gap : {false, true}) {
+    SCOPED_TRACE(after_gap ? "after a gap" : "no gap");
+    TraceBuilder b;
+    b.Thread(0, 1, "t");  // (chunk 0: the events chunk is 1, or 3 after a gap)
+    format::EventStreamEncoder enc;
+    enc.Reset(0, 1000);
+    enc.Append(Ev(EventKind::kTaskBegin, 1000, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+    enc.Append(Ev(EventKind::kTaskEnd, 1100, {{F::kDomain, U(1)}}));
+    enc.Append(
+        Ev(EventKind::kTaskBegin, 1200, {{F::kDomain, U(1)}, {F::kId, I(300)}, {F::kName, U(1)}}));
+    std::string payload(enc.payload());
+    payload.pop_back();
+    const size_t chunk_offset = b.bytes().size();
+    b.Raw(format::FrameChunkForTest(1, enc.chunk_flags(), after_gap ? 3 : 1, payload,
+                                    static_cast<uint32_t>(payload.size())));
+    const size_t chunk_bytes = b.bytes().size() - chunk_offset;
+    const std::string where = absl::StrCat("itt-dump: trace.itt: corrupt at offset ", chunk_offset,
+                                           " (", chunk_bytes, " bytes): ");
+    const std::vector<std::vector<std::string>> verbs = {
+        {"text", "trace.itt"},
+        {"stats", "trace.itt"},
+        {"leaks", "trace.itt"},
+        {"chrome", "trace.itt", "-o", "out.json"},
+        {"vtune-csv", "trace.itt", "-o", "dir"},
+        {"perfetto", "trace.itt", "-o", "out.pftrace"},
+        {"parquet", "trace.itt", "-o", "pq"},
+        {"diff", "trace.itt", "trace.itt"}};
+    for (const std::vector<std::string>& args : verbs) {
+      for (const bool one_core : {false, true}) {
+        SCOPED_TRACE(args[0] + (one_core ? " on one core" : ""));
+        const DumpResult r =
+            one_core ? RunDumpOnOneCore(args, b.bytes()) : RunDump(args, b.bytes());
+        EXPECT_EQ(r.status, 0) << r.err;
+        const size_t at = r.err.find(where);
+        ASSERT_NE(at, std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("events chunk of thread 0: ", at), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("(the rest of the chunk is lost)", at), std::string::npos) << r.err;
+        // Once (diff: once per side).
+        EXPECT_EQ(r.err.find(where, at + 1) == std::string::npos, args[0] != "diff") << r.err;
+      }
     }
+    const DumpResult stats = RunDump({"stats", "--format=json", "trace.itt"}, b.bytes());
+    EXPECT_NE(stats.out.find(absl::StrCat("{\"kind\":\"corrupt\",\"offset\":", chunk_offset,
+                                          ",\"bytes\":", chunk_bytes,
+                                          ",\"reason\":\"events chunk of thread 0: ")),
+              std::string::npos)
+        << stats.out;
+    const DumpResult info = RunDump({"info", "trace.itt"}, b.bytes());
+    EXPECT_NE(info.out.find(
+                  absl::StrCat(after_gap ? 2 : 1, " problems, ", chunk_bytes, " corrupt bytes")),
+              std::string::npos)
+        << info.out;
   }
 }
 

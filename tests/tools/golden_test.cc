@@ -904,33 +904,37 @@ TEST(Info, ShowsTheWindowAndReasonOfAFlightDump) {
       << r.out;
 }
 
+// A flight recorder dump of process `pid` started at `start`: dump `n`,
+// whose window holds `tasks` tasks from start + 100 * n on.
+std::string FlightDumpOf(uint32_t pid, uint64_t start, uint64_t n, int tasks) {
+  format::FileHeader h = TestHeader();
+  h.pid = pid;
+  h.boot_id[0] = 0x42;
+  h.start_ticks = start;
+  TraceBuilder b(h);
+  b.String(1, "work").Domain(1, "app").Thread(0, pid, "main").SyncAt(start);
+  std::vector<format::Event> events;
+  for (int i = 0; i < tasks; ++i) {
+    const uint64_t t = start + 100 * n + 10 * static_cast<uint64_t>(i);
+    events.push_back(Ev(format::EventKind::kTaskBegin, t, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+    events.push_back(Ev(format::EventKind::kTaskEnd, t + 5, {{F::kDomain, U(1)}}));
+  }
+  b.Events(0, events);
+  format::FlightDump f;
+  f.reason = format::FlightReason::kExit;
+  f.window_end = start + 900;
+  f.dump = n;
+  f.triggers = 1;
+  b.FlightEnd(f, start + 1000);
+  return b.bytes();
+}
+
 // A directory of flight dumps: the earlier dumps of a process whose later
 // dump is there are left out, each with a line (their windows overlap:
 // one process's events would count twice); another process's dump, and a
 // dump of another start of the same pid (an exec), stay.
 TEST(Stats, EarlierFlightDumpsOfAProcessAreLeftOut) {
-  const auto dump = [](uint32_t pid, uint64_t start, uint64_t n, int tasks) {
-    format::FileHeader h = TestHeader();
-    h.pid = pid;
-    h.boot_id[0] = 0x42;
-    h.start_ticks = start;
-    TraceBuilder b(h);
-    b.String(1, "work").Domain(1, "app").Thread(0, pid, "main").SyncAt(start);
-    std::vector<format::Event> events;
-    for (int i = 0; i < tasks; ++i) {
-      events.push_back(Ev(format::EventKind::kTaskBegin, start + 100 + 10 * i,
-                          {{F::kDomain, U(1)}, {F::kName, U(1)}}));
-      events.push_back(Ev(format::EventKind::kTaskEnd, start + 105 + 10 * i, {{F::kDomain, U(1)}}));
-    }
-    b.Events(0, events);
-    format::FlightDump f;
-    f.reason = format::FlightReason::kExit;
-    f.window_end = start + 900;
-    f.dump = n;
-    f.triggers = 1;
-    b.FlightEnd(f, start + 1000);
-    return b.bytes();
-  };
+  const auto& dump = FlightDumpOf;
   const std::map<std::string, std::string> run = {{"run/a.flight-1.itt", dump(11, 1000, 1, 1)},
                                                   {"run/a.flight-3.itt", dump(11, 1000, 3, 3)},
                                                   {"run/a.flight-2.itt", dump(11, 1000, 2, 2)},
@@ -948,6 +952,34 @@ TEST(Stats, EarlierFlightDumpsOfAProcessAreLeftOut) {
   EXPECT_NE(r.err.find("whose dump 3 is run/a.flight-3.itt"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("b.flight-1.itt: left out"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("c.flight-1.itt: left out"), std::string::npos) << r.err;
+  // verify checks every file it is given.
+  const DumpResult v = RunDump({"verify", "run"}, run);
+  for (const char* file : {"run/a.flight-1.itt", "run/a.flight-2.itt", "run/a.flight-3.itt"}) {
+    EXPECT_NE(v.out.find(absl::StrCat(file, ": ok")), std::string::npos) << v.out;
+  }
+  EXPECT_EQ(v.err.find("left out"), std::string::npos) << v.err;
+}
+
+// A dump cut before its end chunk has lost its flight_dump record (its
+// number), but its header still names the process: with the process's
+// earlier dump it is one process, kept as the one reaching later, and its
+// events count once. verify checks both files all the same.
+TEST(Stats, ADumpCutBeforeItsEndIsStillItsProcesssLatest) {
+  std::string cut = FlightDumpOf(11, 1000, 2, 2);
+  cut.resize(cut.size() - 20);
+  const std::map<std::string, std::string> run = {
+      {"run/a.flight-1.itt", FlightDumpOf(11, 1000, 1, 1)}, {"run/a.flight-2.itt", cut}};
+  const DumpResult r = RunDump({"stats", "--format=csv", "run"}, run);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\ntasks,app,work,task,2,"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("itt-dump: run/a.flight-1.itt: left out: a recording of the process (pid "
+                       "11) that run/a.flight-2.itt holds too"),
+            std::string::npos)
+      << r.err;
+  const DumpResult v = RunDump({"verify", "run"}, run);
+  EXPECT_NE(v.out.find("run/a.flight-1.itt: ok"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("run/a.flight-2.itt: "), std::string::npos) << v.out;
+  EXPECT_EQ(v.err.find("left out"), std::string::npos) << v.err;
 }
 
 TEST(Info, ShowsRankAndBootIdWhenTheHeaderHasThem) {

@@ -133,7 +133,8 @@ void FileInfo(const TraceIndex& x, std::string* out) {
     o.append("damage    none\n");
   } else {
     absl::StrAppend(&o, "damage    ", x.problems.size() + x.problems_dropped, " problems, ",
-                    x.reader_stats.corrupt_bytes, " corrupt bytes, ",
+                    // (A malformed payload's chunk passed its checksums.)
+                    x.reader_stats.corrupt_bytes + x.malformed_bytes, " corrupt bytes, ",
                     x.reader_stats.truncated_bytes, " truncated bytes\n");
     for (const Problem& p : x.problems) {
       absl::StrAppend(&o, "  ", p.kind == Problem::Kind::kCorrupt ? "corrupt" : "truncated",

@@ -347,6 +347,15 @@ absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options) {
   std::unique_ptr<StatsCollector> stats;
   absl::StatusOr<PassSummary> pass = CollectStats(ctx, options, &stats);
   if (!pass.ok()) return pass.status();
+  std::vector<Problem> found;
+  for (const MalformedChunk* m : NewlyMalformed(ctx, *pass)) {
+    // Named by its file in a set, as the set's index names the others.
+    const TraceIndex& file = *ctx.set->files()[m->file].index;
+    found.push_back({Problem::Kind::kCorrupt, m->offset, m->bytes,
+                     ctx.set->files().size() > 1 ? absl::StrCat(file.name, ": ", m->reason)
+                                                 : m->reason});
+  }
+  stats->AddPassDamage(std::move(found));
   const std::vector<Section> sections = stats->Sections();
   std::string prefix = "\"trace\":";
   AppendJsonString(&prefix, ctx.index->name);

@@ -166,6 +166,9 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   }
   // Closes open intervals at the end of the trace.
   void Finish(uint64_t last_event_ticks);
+  // Damage the pass itself found (malformed chunks the index pass did not
+  // see: NewlyMalformed), listed after the index's.
+  void AddPassDamage(std::vector<Problem> problems) { pass_damage_ = std::move(problems); }
   std::vector<Section> Sections() const;
 
   // The rows of the tasks section (`per_thread_rows`: of thread_tasks,
@@ -252,6 +255,7 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   static void AddSample(long double value, CounterRow* row);
 
   const TraceIndex& x_;
+  std::vector<Problem> pass_damage_;
   // The index's clock, copied: its conversions update a cache, and a
   // parallel pass's collectors run on several threads.
   Clock clock_;

@@ -50,9 +50,11 @@ void StatsCollector::HealthSections(std::vector<Section>* sections) const {
                  {"offset", "offset", CellType::kNumber},
                  {"bytes", "bytes", CellType::kNumber},
                  {"reason", "reason", CellType::kText}};
-    for (const Problem& p : x_.problems) {
-      s.AddRow({p.kind == Problem::Kind::kCorrupt ? "corrupt" : "truncated", Num(p.offset),
-                Num(p.bytes), p.reason});
+    for (const std::vector<Problem>* problems : {&x_.problems, &pass_damage_}) {
+      for (const Problem& p : *problems) {
+        s.AddRow({p.kind == Problem::Kind::kCorrupt ? "corrupt" : "truncated", Num(p.offset),
+                  Num(p.bytes), p.reason});
+      }
     }
     out.push_back(std::move(s));
   }

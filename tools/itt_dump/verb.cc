@@ -93,15 +93,17 @@ void WarnUnbalanced(const VerbContext& ctx, const Unbalanced& u) {
   }
 }
 
-absl::Status WarnMerge(const VerbContext& ctx, const PassSummary& pass) {
+std::vector<const MalformedChunk*> NewlyMalformed(const VerbContext& ctx,
+                                                  const PassSummary& pass) {
   // A chunk the index pass reported already (its first event failed, or
   // it decoded every event) is not reported again; each once, in the
   // order of the files and offsets whichever pass found it.
   std::vector<const MalformedChunk*> found;
   for (const MalformedChunk& m : pass.malformed) {
     const std::vector<Problem>& known = ctx.set->files()[m.file].index->problems;
-    if (std::none_of(known.begin(), known.end(),
-                     [&m](const Problem& p) { return p.offset == m.offset; })) {
+    if (std::none_of(known.begin(), known.end(), [&m](const Problem& p) {
+          return p.offset == m.offset && p.bytes == m.bytes;
+        })) {
       found.push_back(&m);
     }
   }
@@ -113,7 +115,11 @@ absl::Status WarnMerge(const VerbContext& ctx, const PassSummary& pass) {
                             return a->file == b->file && a->offset == b->offset;
                           }),
               found.end());
-  for (const MalformedChunk* m : found) {
+  return found;
+}
+
+absl::Status WarnMerge(const VerbContext& ctx, const PassSummary& pass) {
+  for (const MalformedChunk* m : NewlyMalformed(ctx, pass)) {
     WarnFile(ctx, m->file, DamageLine("corrupt", m->offset, m->bytes, m->reason));
   }
   if (pass.late_events != 0) {

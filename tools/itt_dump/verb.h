@@ -345,8 +345,14 @@ absl::StatusOr<PassSummary> WriteOnce(const VerbContext& ctx, const char* what,
 // Reports the pairing engine's unbalanced counts, if any, in one line.
 void WarnUnbalanced(const VerbContext& ctx, const Unbalanced& u);
 
+// The malformed events chunks the pass found that the index pass did not
+// report (a gap reported at a chunk's offset, 0 bytes, is not that
+// chunk's report), each once, in the order of the files and offsets.
+std::vector<const MalformedChunk*> NewlyMalformed(const VerbContext& ctx,
+                                                  const PassSummary& pass);
+
 // Warns of what the pass found (events out of time order, malformed
-// chunks the index pass did not see); fails (an input failure:
+// chunks the index pass did not see: NewlyMalformed); fails (an input failure:
 // PassOpenFailure) where a file was cut between the passes, having said
 // so.
 [[nodiscard]] absl::Status WarnMerge(const VerbContext& ctx, const PassSummary& pass);

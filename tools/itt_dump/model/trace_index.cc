@@ -239,6 +239,7 @@ namespace {
 
 void MalformedPayload(TraceIndex* x, const format::Chunk& chunk, std::string reason) {
   if (x->malformed_payloads++ == 0) x->first_malformed_payload = reason;
+  x->malformed_bytes += chunk.stored_size;
   x->AddProblem(Problem::Kind::kCorrupt, chunk.offset, chunk.stored_size, std::move(reason));
 }
 

@@ -226,6 +226,7 @@ struct TraceIndex {
   // Payloads that did not decode (a subset of `problems`: damage the
   // checksums did not catch, or a writer bug).
   uint64_t malformed_payloads = 0;
+  uint64_t malformed_bytes = 0;  // their stored sizes
   std::string first_malformed_payload;  // its reason
 
   static constexpr size_t kMaxProblems = 1000;

@@ -207,7 +207,7 @@ void UntagIdentities(uint32_t process, format::Event* e) {
 }
 
 TraceSet TraceSet::Open(std::vector<TraceSource> sources, const IndexOptions& options,
-                        std::string name) {
+                        std::string name, ProcessFiles process_files) {
   TraceSet set;
   set.name_ = std::move(name);
   // Files are indexed on up to one thread per online CPU, each taking the
@@ -244,54 +244,76 @@ TraceSet TraceSet::Open(std::vector<TraceSource> sources, const IndexOptions& op
     f.index = std::move(r.index);
     set.files_.push_back(std::move(f));
   }
-  set.LeaveOutEarlierDumps();
+  if (process_files == ProcessFiles::kLatest) set.LeaveOutEarlierDumps();
   set.Label();
   if (set.files_.size() > 1) set.Merge();
   return set;
 }
 
+namespace {
+
+// The first event time of a file's events chunk that begins last.
+uint64_t LatestChunkTicks(const TraceIndex& x) {
+  uint64_t latest = 0;
+  for (const auto& [index, t] : x.threads.entries()) {
+    for (const uint64_t first : t.chunk_first_times) {
+      if (first != kNoEvents) latest = std::max(latest, first);
+    }
+  }
+  return latest;
+}
+
+}  // namespace
+
 void TraceSet::LeaveOutEarlierDumps() {
-  // One process's dumps: flight dumps with its boot, host, pid and start;
-  // per process, its latest dump's file.
+  // One process's recordings: files with its boot, host, pid and start
+  // (its flight dumps, or copies of one file); per process, its latest
+  // file: of two dumps the later, else the one whose events chunks begin
+  // later (a dump cut before its end chunk has lost its number with it).
   using Process = std::tuple<std::array<uint8_t, 16>, std::string_view, uint32_t, uint64_t>;
-  std::map<Process, size_t> latest;
   const auto process_of = [this](size_t i) -> std::optional<Process> {
     const TraceIndex& x = *files_[i].index;
-    if (!x.has_flight || x.header.boot_id == std::array<uint8_t, 16>{}) return std::nullopt;
+    if (x.header.boot_id == std::array<uint8_t, 16>{}) return std::nullopt;
     return Process(x.header.boot_id, x.header.host_name, x.header.pid, x.header.start_ticks);
   };
+  const auto later = [this](size_t a, size_t b) {
+    const TraceIndex& x = *files_[a].index;
+    const TraceIndex& y = *files_[b].index;
+    if (x.has_flight && y.has_flight) return x.flight.dump > y.flight.dump;
+    return LatestChunkTicks(x) > LatestChunkTicks(y);
+  };
+  std::map<Process, size_t> latest;
   for (size_t i = 0; i < files_.size(); ++i) {
     if (const std::optional<Process> p = process_of(i)) {
       const auto [it, added] = latest.try_emplace(*p, i);
-      if (!added && files_[i].index->flight.dump > files_[it->second].index->flight.dump) {
-        it->second = i;
-      }
+      if (!added && later(i, it->second)) it->second = i;
     }
   }
-  if (latest.empty()) return;
-  // The latest file of i's process, where i is an earlier dump than it.
-  const auto later = [&](size_t i) -> std::optional<size_t> {
-    const std::optional<Process> p = process_of(i);
-    if (!p) return std::nullopt;
-    const size_t last = latest.at(*p);
-    if (files_[i].index->flight.dump >= files_[last].index->flight.dump) return std::nullopt;
-    return last;
-  };
-  std::vector<std::optional<size_t>> later_of(files_.size());
-  for (size_t i = 0; i < files_.size(); ++i) later_of[i] = later(i);
-  std::vector<TraceFile> kept;
+  if (latest.size() == files_.size()) return;  // a file per process
+  std::vector<size_t> latest_of(files_.size());
   for (size_t i = 0; i < files_.size(); ++i) {
-    if (!later_of[i]) continue;
-    const size_t last = *later_of[i];
-    const TraceIndex& x = *files_[i].index;
-    left_out_.push_back(absl::StrCat(files_[i].source.name(), ": left out: flight recorder dump ",
-                                     x.flight.dump, " of the process (pid ", x.header.pid,
-                                     ") whose dump ", files_[last].index->flight.dump, " is ",
-                                     files_[last].source.name(),
-                                     " (their windows may overlap); read it alone to see it"));
+    const std::optional<Process> p = process_of(i);
+    latest_of[i] = p ? latest.at(*p) : i;
   }
   for (size_t i = 0; i < files_.size(); ++i) {
-    if (!later_of[i]) kept.push_back(std::move(files_[i]));
+    const size_t last = latest_of[i];
+    if (last == i) continue;
+    const TraceIndex& x = *files_[i].index;
+    const TraceIndex& y = *files_[last].index;
+    left_out_.push_back(
+        x.has_flight && y.has_flight
+            ? absl::StrCat(files_[i].source.name(), ": left out: flight recorder dump ",
+                           x.flight.dump, " of the process (pid ", x.header.pid, ") whose dump ",
+                           y.flight.dump, " is ", files_[last].source.name(),
+                           " (their windows may overlap); read it alone to see it")
+            : absl::StrCat(files_[i].source.name(), ": left out: a recording of the process (pid ",
+                           x.header.pid, ") that ", files_[last].source.name(),
+                           " holds too, to a later time (a copy, or a flight recorder dump cut "
+                           "short); read it alone to see it"));
+  }
+  std::vector<TraceFile> kept;
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (latest_of[i] == i) kept.push_back(std::move(files_[i]));
   }
   files_ = std::move(kept);
 }
@@ -509,6 +531,7 @@ void TraceSet::Merge() {
     m.unknown_records += x.unknown_records;
     m.events_payload_bytes += x.events_payload_bytes;
     m.malformed_payloads += x.malformed_payloads;
+    m.malformed_bytes += x.malformed_bytes;
     if (m.first_malformed_payload.empty()) m.first_malformed_payload = x.first_malformed_payload;
     if (x.min_event_ticks != kNoEvents) {
       m.min_event_ticks = std::min(m.min_event_ticks, SetTicks(fi, x.min_event_ticks));

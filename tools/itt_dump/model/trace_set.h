@@ -137,8 +137,13 @@ class TraceSet {
   // problems keep the sources' order). A file that cannot be read is listed
   // in failures() and left out; the others are read whatever happened to it.
   // `name` names the set in messages when it has several files.
+  // Several files of one process (the same boot, host, pid and start: its
+  // flight recorder dumps, or copies of one file) would count its events
+  // more than once: kLatest keeps only the latest (left_out() says which
+  // it left out), kEvery every one (verify, which reads each alone).
+  enum class ProcessFiles { kLatest, kEvery };
   static TraceSet Open(std::vector<TraceSource> sources, const IndexOptions& options,
-                       std::string name = "");
+                       std::string name = "", ProcessFiles process_files = ProcessFiles::kLatest);
 
   TraceSet() = default;
   TraceSet(TraceSet&&) = default;
@@ -147,9 +152,9 @@ class TraceSet {
   const std::vector<TraceFile>& files() const { return files_; }
   const std::vector<Failure>& failures() const { return failures_; }
   // Files read and left out, each with why ("FILE: ..."): the earlier
-  // flight recorder dumps of a process whose later dump is in the set
-  // (their windows overlap: read together, one process's events would
-  // count twice).
+  // recordings of a process whose later one is in the set (flight
+  // recorder dumps, whose windows overlap, or copies: read together, one
+  // process's events would count twice).
   const std::vector<std::string>& left_out() const { return left_out_; }
   bool empty() const { return files_.empty(); }
 
@@ -190,7 +195,7 @@ class TraceSet {
   uint64_t WallTicks(size_t file, uint64_t ticks) const;
   void Label();
   void Merge();
-  // Moves the earlier flight dumps of a process to left_out_.
+  // Moves the earlier recordings of a process to left_out_ (Open).
   void LeaveOutEarlierDumps();
 
   std::vector<TraceFile> files_;
