@@ -519,6 +519,10 @@ struct FieldValue {
 // type: copying it copies the views, not the bytes they point to.
 struct Event {
   EventKind kind = EventKind::kInvalid;
+  // Not of the format: set by a reader (itt-dump's merge) on the first
+  // event its thread has after some of its events were lost (a chunk
+  // missing or undecodable before it), where pairing must not reach back.
+  bool after_loss = false;
   uint64_t time = 0;  // absolute ticks in the trace timebase
   uint8_t field_count = 0;
   FieldValue fields[kMaxFields];

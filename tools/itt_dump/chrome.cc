@@ -472,6 +472,7 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   // What FeedEntry gives the whole trace's tracker (pieces.h).
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
+  void OnCut(const ThreadRec& t, uint64_t ticks) { tracker_.CutThread(t, ticks); }
   // What OnEvent does with a frame_begin or frame_end of a null id, for
   // one that FeedEntry gives it so (its pieces pair no frames).
   void OnKeptFrame(const KeptFrame& frame, const ThreadRec& t) {
@@ -729,11 +730,12 @@ void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
   AppendJsonString(&line, x_.name);
   line.append(",\"host\":");
   AppendJsonString(&line, x_.header.host_name);
-  line.append(absl::StrCat(",\"pid\":", pid(), ",\"events\":", events, ",\"end_without_begin\":",
-                           u.end_without_begin, ",\"open_at_end\":", u.open_at_end,
-                           ",\"frame_end_without_begin\":", u.frame_end_without_begin,
-                           ",\"frames_open_at_end\":", u.frames_open_at_end,
-                           ",\"unresolved_relations\":", flows_.unresolved(), "}}\n"));
+  line.append(absl::StrCat(
+      ",\"pid\":", pid(), ",\"events\":", events, ",\"end_without_begin\":", u.end_without_begin,
+      ",\"open_at_end\":", u.open_at_end, ",\"frame_end_without_begin\":",
+      u.frame_end_without_begin, ",\"frames_open_at_end\":", u.frames_open_at_end,
+      u.left_open_at_loss == 0 ? "" : absl::StrCat(",\"left_open_at_loss\":", u.left_open_at_loss),
+      ",\"unresolved_relations\":", flows_.unresolved(), "}}\n"));
   Flush();
   WarnUnbalanced(ctx_, u);
 }
@@ -774,8 +776,9 @@ absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewrit
       [&](const VerbContext& again) -> absl::StatusOr<PassSummary> {
         ChromeWriter w(again, warned_large);
         w.Begin();
-        absl::StatusOr<PassSummary> pass =
-            ForEachEvent(again, [&](const Event& e, const ThreadRec& t) { w.OnEvent(e, t); });
+        absl::StatusOr<PassSummary> pass = ForEachEvent(
+            again, [&](const Event& e, const ThreadRec& t) { w.OnEvent(e, t); },
+            [&](const ThreadRec& t, uint64_t ticks) { w.OnCut(t, ticks); });
         if (pass.ok()) w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
         w.Flush();
         return pass;

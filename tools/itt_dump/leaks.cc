@@ -46,6 +46,7 @@ class LeakFinder {
     tasks_.set_collect_args(false);
   }
 
+  void OnCut(const ThreadRec& t, uint64_t ticks) { tasks_.CutThread(t, ticks); }
   void OnEvent(const Event& e, const ThreadRec& t) {
     if (!IsHeapChangeKind(e.kind)) {
       tasks_.OnEvent(e, t);
@@ -216,8 +217,9 @@ class LeakFinder {
 
 absl::Status RunLeaks(const VerbContext& ctx, const LeaksOptions& options) {
   LeakFinder finder(ctx);
-  absl::StatusOr<PassSummary> pass =
-      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { finder.OnEvent(e, t); });
+  absl::StatusOr<PassSummary> pass = ForEachEvent(
+      ctx, [&](const Event& e, const ThreadRec& t) { finder.OnEvent(e, t); },
+      [&](const ThreadRec& t, uint64_t ticks) { finder.OnCut(t, ticks); });
   if (!pass.ok()) return pass.status();
   finder.Report(options, pass->events);
   ctx.out->Flush();

@@ -41,34 +41,37 @@ absl::Status RunPerfMap(const VerbContext& ctx, OutputFactory* files) {
   // moved) takes its method's.
   JitMethods methods;
   std::string line;
-  absl::StatusOr<PassSummary> pass = ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) {
-    if (!IsJitKind(e.kind)) return;
-    const JitMethods::Method* method = methods.OnEvent(e, t);
-    switch (e.kind) {
-      case EventKind::kJitMethodLoad:
-      case EventKind::kJitMethodLoadV2:
-      case EventKind::kJitMethodLoadV3:
-      case EventKind::kJitMethodUpdate:
-        break;
-      default:
-        return;
-    }
-    Output* out = outs[t.process].get();
-    if (out == nullptr) return;
-    const uint64_t size = e.Get(F::kSize);
-    if (size == 0) return;  // no code: nothing for perf to name
-    const std::string_view name = method != nullptr ? std::string_view(method->name) : "";
-    line = absl::StrFormat("%x %x ", e.Get(F::kAddress), size);
-    if (name.empty()) {
-      absl::StrAppend(&line, "jit_method_", e.Get(F::kMethodId));
-    } else {
-      // perf's parser takes the rest of the line: no line breaks inside.
-      for (char c : name) line.push_back(c == '\n' || c == '\r' ? ' ' : c);
-    }
-    line.push_back('\n');
-    out->Write(line);
-    ++lines[t.process];
-  });
+  absl::StatusOr<PassSummary> pass = ForEachEvent(
+      ctx,
+      [&](const Event& e, const ThreadRec& t) {
+        if (!IsJitKind(e.kind)) return;
+        const JitMethods::Method* method = methods.OnEvent(e, t);
+        switch (e.kind) {
+          case EventKind::kJitMethodLoad:
+          case EventKind::kJitMethodLoadV2:
+          case EventKind::kJitMethodLoadV3:
+          case EventKind::kJitMethodUpdate:
+            break;
+          default:
+            return;
+        }
+        Output* out = outs[t.process].get();
+        if (out == nullptr) return;
+        const uint64_t size = e.Get(F::kSize);
+        if (size == 0) return;  // no code: nothing for perf to name
+        const std::string_view name = method != nullptr ? std::string_view(method->name) : "";
+        line = absl::StrFormat("%x %x ", e.Get(F::kAddress), size);
+        if (name.empty()) {
+          absl::StrAppend(&line, "jit_method_", e.Get(F::kMethodId));
+        } else {
+          // perf's parser takes the rest of the line: no line breaks inside.
+          for (char c : name) line.push_back(c == '\n' || c == '\r' ? ' ' : c);
+        }
+        line.push_back('\n');
+        out->Write(line);
+        ++lines[t.process];
+      },
+      [](const ThreadRec&, uint64_t) {});  // (JIT methods pair by id, not by thread)
   if (!pass.ok()) return pass.status();
   const absl::Status cut = WarnMerge(ctx, *pass);
   for (size_t i = 0; i < outs.size(); ++i) {

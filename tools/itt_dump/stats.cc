@@ -337,7 +337,8 @@ absl::StatusOr<PassSummary> CollectStats(const VerbContext& ctx, const StatsOpti
   } else {
     if (ctx.parallel) *stats = NewCollector(ctx, options);
     pass = ForEachEvent(
-        ctx, [s = stats->get()](const Event& e, const ThreadRec& t) { s->OnEvent(e, t); });
+        ctx, [s = stats->get()](const Event& e, const ThreadRec& t) { s->OnEvent(e, t); },
+        [s = stats->get()](const ThreadRec& t, uint64_t ticks) { s->OnCut(t, ticks); });
   }
   if (pass.ok()) (*stats)->Finish(TraceEndTicks(*ctx.index, pass->last_ticks));
   return pass;
@@ -351,9 +352,9 @@ absl::Status RunStats(const VerbContext& ctx, const StatsOptions& options) {
   for (const MalformedChunk* m : NewlyMalformed(ctx, *pass)) {
     // Named by its file in a set, as the set's index names the others.
     const TraceIndex& file = *ctx.set->files()[m->file].index;
-    found.push_back({Problem::Kind::kCorrupt, m->offset, m->bytes,
-                     ctx.set->files().size() > 1 ? absl::StrCat(file.name, ": ", m->reason)
-                                                 : m->reason});
+    found.push_back(
+        {Problem::Kind::kCorrupt, m->offset, m->bytes,
+         ctx.set->files().size() > 1 ? absl::StrCat(file.name, ": ", m->reason) : m->reason});
   }
   stats->AddPassDamage(std::move(found));
   const std::vector<Section> sections = stats->Sections();

@@ -134,6 +134,7 @@ class StatsCollector : public PieceSink, public ApartConsumer {
   // a piece left open, and the time of tasks it paired under the thread's
   // innermost open task.
   void OnOpen(const Interval& interval, const ThreadRec& t) { tracker_.OnOpen(interval, t); }
+  void OnCut(const ThreadRec& t, uint64_t ticks) { tracker_.CutThread(t, ticks); }
   const IntervalTracker& tracker() const { return tracker_; }
   // ApartConsumer: the frames pieces keep apart pair on workers by
   // stretches and join this one's tracker; the sync, heap and counter

@@ -73,6 +73,7 @@ void StatsCollector::HealthSections(std::vector<Section>* sections) const {
     if (u.frames_open_at_end != 0) {
       s.AddRow({"frames_open_at_end", Num(u.frames_open_at_end)});
     }
+    if (u.left_open_at_loss != 0) s.AddRow({"left_open_at_loss", Num(u.left_open_at_loss)});
     out.push_back(std::move(s));
   }
 }

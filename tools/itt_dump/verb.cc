@@ -82,7 +82,11 @@ void WarnUnbalanced(const VerbContext& ctx, const Unbalanced& u) {
     Warn(ctx, absl::StrCat("unbalanced: ", u.end_without_begin, " ends without begin, ",
                            u.open_at_end, " tasks open at the end, ", u.frame_end_without_begin,
                            " frame ends without begin, ", u.frames_open_at_end,
-                           " frames open at the end"));
+                           " frames open at the end",
+                           u.left_open_at_loss == 0
+                               ? ""
+                               : absl::StrCat(", ", u.left_open_at_loss,
+                                              " tasks left open where events were lost")));
   }
   if (u.args_without_task + u.args_past_limit != 0) {
     Warn(ctx,
@@ -93,8 +97,7 @@ void WarnUnbalanced(const VerbContext& ctx, const Unbalanced& u) {
   }
 }
 
-std::vector<const MalformedChunk*> NewlyMalformed(const VerbContext& ctx,
-                                                  const PassSummary& pass) {
+std::vector<const MalformedChunk*> NewlyMalformed(const VerbContext& ctx, const PassSummary& pass) {
   // A chunk the index pass reported already (its first event failed, or
   // it decoded every event) is not reported again; each once, in the
   // order of the files and offsets whichever pass found it.

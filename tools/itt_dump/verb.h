@@ -84,15 +84,19 @@ struct PassSummary {
 absl::Status OpenPass(const VerbContext& ctx, TraceSetMerger* merger);
 
 // Hands each event of `merger` to consume(const format::Event&, const
-// ThreadRec&). Stops early once keep_going() is false, asking every 1024
-// events.
-template <typename Consume, typename KeepGoing>
-PassSummary RunPass(TraceSetMerger* merger, Consume&& consume, KeepGoing&& keep_going) {
+// ThreadRec&), after on_cut(const ThreadRec&, uint64_t ticks) where the
+// thread's events resume after a loss, at the event's time (Event::
+// after_loss: its pairing must not reach back, IntervalTracker::CutThread). Stops early once
+// keep_going() is false, asking every 1024 events.
+template <typename Consume, typename OnCut, typename KeepGoing>
+PassSummary RunPass(TraceSetMerger* merger, Consume&& consume, OnCut&& on_cut,
+                    KeepGoing&& keep_going) {
   PassSummary pass;
   const format::Event* e;
   const ThreadRec* t;
   bool stopped = false;
   while (merger->Next(&e, &t)) {
+    if (__builtin_expect(e->after_loss, false)) on_cut(*t, e->time);
     consume(*e, *t);
     if (e->time > pass.last_ticks) pass.last_ticks = e->time;
     if ((++pass.events & 1023) == 0 && !keep_going()) {
@@ -109,11 +113,13 @@ PassSummary RunPass(TraceSetMerger* merger, Consume&& consume, KeepGoing&& keep_
 
 // The two at once: stops early once ctx.out is broken or failed (a closed
 // pipe).
-template <typename Consume>
-absl::StatusOr<PassSummary> ForEachEvent(const VerbContext& ctx, Consume&& consume) {
+template <typename Consume, typename OnCut>
+absl::StatusOr<PassSummary> ForEachEvent(const VerbContext& ctx, Consume&& consume,
+                                         OnCut&& on_cut) {
   TraceSetMerger merger(*ctx.set, ctx.merge);
   if (absl::Status opened = OpenPass(ctx, &merger); !opened.ok()) return opened;
-  return RunPass(&merger, std::forward<Consume>(consume), [&ctx] { return ctx.out->good(); });
+  return RunPass(&merger, std::forward<Consume>(consume), std::forward<OnCut>(on_cut),
+                 [&ctx] { return ctx.out->good(); });
 }
 
 // A piece's paired events into *pass (a PieceMerger's on_piece).
@@ -348,8 +354,7 @@ void WarnUnbalanced(const VerbContext& ctx, const Unbalanced& u);
 // The malformed events chunks the pass found that the index pass did not
 // report (a gap reported at a chunk's offset, 0 bytes, is not that
 // chunk's report), each once, in the order of the files and offsets.
-std::vector<const MalformedChunk*> NewlyMalformed(const VerbContext& ctx,
-                                                  const PassSummary& pass);
+std::vector<const MalformedChunk*> NewlyMalformed(const VerbContext& ctx, const PassSummary& pass);
 
 // Warns of what the pass found (events out of time order, malformed
 // chunks the index pass did not see: NewlyMalformed); fails (an input failure:

@@ -458,6 +458,7 @@ class VtuneWriter : public IntervalListener {
   // What FeedEntry gives the whole trace's tracker (pieces.h).
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
+  void OnCut(const ThreadRec& t, uint64_t ticks) { tracker_.CutThread(t, ticks); }
   // What OnEvent does with a frame_begin or frame_end of a null id, for
   // one that FeedEntry gives it so (where its piece pairs no frames).
   void OnKeptFrame(const KeptFrame& frame, const ThreadRec& t) { tracker_.OnFrame(frame, t); }
@@ -709,8 +710,9 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
       [&](const VerbContext& again) -> absl::StatusOr<PassSummary> {
         w = std::make_unique<VtuneWriter>(ctx, again.out, options.spool_memory);
         w->Begin();
-        absl::StatusOr<PassSummary> p =
-            ForEachEvent(again, [&](const Event& e, const ThreadRec& t) { w->OnEvent(e, t); });
+        absl::StatusOr<PassSummary> p = ForEachEvent(
+            again, [&](const Event& e, const ThreadRec& t) { w->OnEvent(e, t); },
+            [&](const ThreadRec& t, uint64_t ticks) { w->OnCut(t, ticks); });
         if (p.ok()) w->Finish(TraceEndTicks(*ctx.index, p->last_ticks));
         return p;
       },

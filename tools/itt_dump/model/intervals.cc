@@ -954,6 +954,32 @@ const Interval* IntervalTracker::InnermostTask(const ThreadRec& thread) const {
   return &s->stack[s->depth - 1].iv;
 }
 
+void IntervalTracker::EndOpen(ThreadState* state, uint64_t end_ticks, uint64_t* count) {
+  ThreadState& s = *state;
+  for (size_t i = s.depth; i-- > 0;) {
+    Open& open = s.stack[i];
+    open.iv.end = std::max(end_ticks, open.iv.begin);
+    open.iv.open_at_end = true;
+    if (i > 0) s.stack[i - 1].iv.child_ticks += open.iv.end - open.iv.begin;
+    ++*count;
+    Deliver(&open);
+  }
+  s.depth = 0;
+  s.past_limit = 0;
+  for (Open& open : s.events) {
+    open.iv.end = std::max(end_ticks, open.iv.begin);
+    open.iv.open_at_end = true;
+    ++*count;
+    Deliver(&open);
+  }
+  s.events.clear();
+}
+
+void IntervalTracker::CutThread(const ThreadRec& thread, uint64_t ticks) {
+  // (The tasks past kMaxDepth stay counted as open at the end.)
+  EndOpen(&StateOf(thread), ticks, &unbalanced_.left_open_at_loss);
+}
+
 void IntervalTracker::Finish(uint64_t end_ticks) {
   // Thread by thread in the index's order, not in the order the tracker
   // met them: a parallel pass's tracker meets them otherwise (pieces.h).
@@ -962,25 +988,8 @@ void IntervalTracker::Finish(uint64_t end_ticks) {
   for (auto& [index, s] : threads_.entries()) threads.emplace_back(index, &s);
   std::sort(threads.begin(), threads.end());
   for (auto& [index, state] : threads) {
-    ThreadState& s = *state;
-    for (size_t i = s.depth; i-- > 0;) {
-      Open& open = s.stack[i];
-      open.iv.end = std::max(end_ticks, open.iv.begin);
-      open.iv.open_at_end = true;
-      if (i > 0) s.stack[i - 1].iv.child_ticks += open.iv.end - open.iv.begin;
-      ++unbalanced_.open_at_end;
-      Deliver(&open);
-    }
-    s.stack.clear();
-    s.depth = 0;
-    s.past_limit = 0;
-    for (Open& open : s.events) {
-      open.iv.end = std::max(end_ticks, open.iv.begin);
-      open.iv.open_at_end = true;
-      ++unbalanced_.open_at_end;
-      Deliver(&open);
-    }
-    s.events.clear();
+    EndOpen(state, end_ticks, &unbalanced_.open_at_end);
+    state->stack.clear();
   }
   // The kept frames left open join frames_'s, as BeginFrame would have
   // made them (counted in keyed_open_ already). Each key leaves

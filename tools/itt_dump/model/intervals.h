@@ -165,8 +165,12 @@ struct Unbalanced {
   uint64_t open_at_end = 0;
   uint64_t frame_end_without_begin = 0;
   uint64_t frames_open_at_end = 0;
+  // Tasks and legacy events open on a thread when some of its events were
+  // lost (IntervalTracker::CutThread), ended there.
+  uint64_t left_open_at_loss = 0;
   uint64_t total() const {
-    return end_without_begin + open_at_end + frame_end_without_begin + frames_open_at_end;
+    return end_without_begin + open_at_end + frame_end_without_begin + frames_open_at_end +
+           left_open_at_loss;
   }
   // Metadata values collected for no interval (with args collected): no
   // task of their thread open with their id (none at all, or the task is
@@ -285,6 +289,17 @@ class IntervalTracker {
   // the caller feeds the stretch's frames to OnFrame, and drops the pairs
   // the stretch made.
   bool JoinFrames(const KeptFramePairing& stretch);
+
+  // Some of `thread`'s events were lost before its next one, at `ticks`
+  // (TraceIndex::cut_chunks: a chunk missing, undecodable or cut short):
+  // its tasks and legacy events open now are delivered now, left open
+  // (open_at_end, end = max(begin, ticks): their ends may have been lost),
+  // and counted (Unbalanced::left_open_at_loss); the ends that follow do
+  // not reach back to them. Keyed intervals (frames, regions, overlapped
+  // tasks) pair by key, across threads: they are not cut.
+  void CutThread(const ThreadRec& thread, uint64_t ticks);
+  // The same, as FeedEntry (pieces.h) gives it.
+  void OnCut(const ThreadRec& thread, uint64_t ticks) { CutThread(thread, ticks); }
 
   // Ends the trace at `end_ticks`: open intervals are delivered with
   // open_at_end set and end = max(begin, end_ticks), and counted.
@@ -627,6 +642,10 @@ class IntervalTracker {
   // piece go to the whole trace's tracker instead (promoted_), for an
   // event forwarded now that needs them open there.
   void PromoteOpenTasks(ThreadState& s);
+  // Delivers the thread's open tasks (innermost first, each adding its time
+  // to its parent's) and legacy events left open at `end_ticks`, counting
+  // them in *count.
+  void EndOpen(ThreadState* state, uint64_t end_ticks, uint64_t* count);
   // Closes the innermost task at `end` (REQUIRES: s.depth > 0) and returns
   // its duration in ticks.
   uint64_t PopTask(ThreadState& s, uint64_t end);

@@ -52,7 +52,11 @@ bool EventMerger::FillBatch(Queue* q) {
   while (n < kBatch && q->dec.Next(&q->batch[n])) ++n;
   q->pos = 0;
   q->len = n;
-  return n > 0;
+  if (n == 0) return false;
+  // (Only batch[0] is ever marked: set, or cleared, on every batch.)
+  q->batch[0].after_loss = q->after_loss;
+  q->after_loss = false;
+  return true;
 }
 
 bool EventMerger::Advance(Queue* q) {
@@ -75,6 +79,7 @@ bool EventMerger::Advance(Queue* q) {
         malformed_.push_back(
             {0, done.offset, done.stored_size,
              MalformedEventsReason(q->dec.thread_index(), q->dec.status(), q->dec.offset())});
+        q->after_loss = true;  // the rest of its events are lost
       }
       buffered_ -= q->payloads.front().bytes.size();
       spare_.push_back(std::move(q->payloads.front().bytes));
@@ -87,6 +92,8 @@ bool EventMerger::Advance(Queue* q) {
     }
     const Queue::Payload& front = q->payloads.front();
     q->decoding = q->dec.Reset(front.bytes, front.flags).ok();
+    // (Kept past a chunk without events, for the thread's next event.)
+    if (q->decoding && index_.CutsAt(front.offset)) q->after_loss = true;
     if (!q->decoding) {
       buffered_ -= front.bytes.size();
       q->payloads.pop_front();

@@ -219,6 +219,9 @@ class EventMerger {
     bool has_head = false;
     const format::Event& head() const { return batch[pos]; }
     size_t chunks_read = 0;  // how many of thread->chunk_first_times
+    // The next event decoded is the first after a loss (TraceIndex::
+    // cut_chunks): FillBatch marks it (Event::after_loss).
+    bool after_loss = false;
   };
 
   // Continues with the queue that emitted last while it stays the smallest.

@@ -387,6 +387,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   p.outputs = sink.output_records().data();
   p.outputs_size = sink.output_records().size();
   p.payload_bytes = chunk.payload.size();
+  p.chunk_offset = chunk.offset;
   p.max_depth = tracker.piece_max_depth();
   p.max_open_frames = tracker.peak_keyed_open();
 
@@ -871,6 +872,18 @@ size_t PieceMerger::FileToRead() const {
   return 0;
 }
 
+void PieceMerger::CutBefore(Piece* piece) const {
+  // Where the serial merge cuts (the chunk's first event: Event::
+  // after_loss), before anything of the piece.
+  Piece::Entry cut;
+  cut.time = piece->first_time;
+  cut.type = Piece::Entry::Type::kCut;
+  piece->entries.insert(piece->entries.begin(), cut);
+  if (files_[piece->file].decoder->outputs_apart()) {
+    piece->outputs_before.insert(piece->outputs_before.begin(), 0);
+  }
+}
+
 void PieceMerger::CountQueued(Piece* piece) {
   piece->queued_bytes =
       sizeof(Piece) + piece->entries.capacity() * sizeof(Piece::Entry) + piece->packed.capacity() +
@@ -943,6 +956,13 @@ bool PieceMerger::ReadChunk(size_t f) {
     if (piece->time_back || (q.any && piece->first_time < q.last_time)) {
       return Fail("a thread's time goes back");
     }
+    if (piece->first_time != kNoEvents) {
+      if (q.cut_next || set_.files()[f].index->CutsAt(piece->chunk_offset)) {
+        CutBefore(piece.get());
+      }
+      q.cut_next = false;
+    }
+    if (!piece->malformed.reason.empty()) q.cut_next = true;  // the rest of its events lost
     // What the serial merge holds of it, and until when: a chunk with
     // events until its last is passed; one with no event it can decode
     // (its first is malformed) until its thread's earlier events are
@@ -1048,6 +1068,8 @@ void PieceMerger::Issue(int qi, Item* item) {
     default:
       if (en.type == Piece::Entry::Type::kOpen && p.opens[en.index].kind == IntervalKind::kTask) {
         ++q.depth;
+      } else if (en.type == Piece::Entry::Type::kCut) {
+        q.depth = 0;  // the tracker leaves the thread's tasks behind
       }
       break;
   }

@@ -300,7 +300,11 @@ class Piece final : public format::DecodedChunk {
       // forwards with all its frames (frames_forwarded): an event too
       // (EventAt), its domain an 8-byte word at `index` in packed, which
       // FeedEntry reads without unpacking fields.
-      kKeptFrame
+      kKeptFrame,
+      // The piece's first entry where its thread's events resume after a
+      // loss (TraceIndex::cut_chunks): the whole trace's tracker cuts the
+      // thread (CutThread) before anything of the piece.
+      kCut
     };
     uint64_t time = 0;         // the merge's key
     uint64_t child_ticks = 0;  // for the thread's innermost task, first
@@ -336,6 +340,7 @@ class Piece final : public format::DecodedChunk {
   // The chunk's decompressed payload: what the serial merge holds while it
   // has events of the chunk to deliver.
   size_t payload_bytes = 0;
+  uint64_t chunk_offset = 0;  // in its file
   // Where its events stopped decoding part-way (reason empty: they did
   // not), as the serial merge notes it.
   MalformedChunk malformed;
@@ -725,6 +730,9 @@ class PieceMerger {
     const Piece* front = nullptr;
     size_t chunks_read = 0;
     uint64_t last_time = 0;  // of the thread's pieces read so far
+    // Its last piece stopped decoding part-way (the rest of its events are
+    // lost): its next with an event cuts the thread (CutBefore).
+    bool cut_next = false;
     // Frames and events kept apart, each piece's in a block of its own,
     // from the front block's `next` on not given to a stretch yet.
     std::deque<FrameBlock> frames;
@@ -754,6 +762,9 @@ class PieceMerger {
   uint64_t FirstUnread() const;
   void Enqueue(int qi, std::unique_ptr<Piece> piece);
   // What a queued piece counts for in buffered_.
+  // Makes the piece's first entry a cut of its thread (Entry::Type::kCut),
+  // at its first event's time: its thread's events resume after a loss.
+  void CutBefore(Piece* piece) const;
   void CountQueued(Piece* piece);
   // Moves queue qi past its head (inline, for the merge's loop); at a
   // piece's end, PopPiece recycles it.
@@ -953,8 +964,9 @@ struct TakesKeptFrames<Target,
 
 // Feeds the item's entry to `target`, which takes what the tracker of the
 // whole trace takes (IntervalTracker, or a consumer that owns one):
-// AddChildTicks(thread, ticks), OnEvent(event, thread) and
-// OnOpen(interval, thread). Returns the event (in *scratch), or null.
+// AddChildTicks(thread, ticks), OnEvent(event, thread),
+// OnOpen(interval, thread) and OnCut(thread, ticks). Returns the event
+// (in *scratch), or null.
 //
 // A target that has OnKeptFrame(frame, thread) gets a frame_begin or
 // frame_end with a null id that way instead of OnEvent, where its piece
@@ -983,6 +995,9 @@ const format::Event* FeedEntry(const PieceMerger::Item& item, Target* target,
       return scratch;
     case Piece::Entry::Type::kOpen:
       target->OnOpen(item.piece->opens[entry.index], *item.thread);
+      return nullptr;
+    case Piece::Entry::Type::kCut:
+      target->OnCut(*item.thread, entry.time);
       return nullptr;
     case Piece::Entry::Type::kChildTicks:
     case Piece::Entry::Type::kOutput:  // the consumer's own

@@ -445,7 +445,10 @@ class EventsIndexer {
     return all_ && visitor_ == nullptr ? &decoder_ : nullptr;
   }
 
-  void Add(const format::Chunk& chunk) {
+  // `losses`: a count that grows whenever chunks are lost before this one
+  // (the reader's; LossesSoFar).
+  void Add(const format::Chunk& chunk, uint64_t losses) {
+    losses_ = losses;
     if (chunk.decoded != nullptr) {
       Apply(chunk, static_cast<const EventsSummary&>(*chunk.decoded));
       return;
@@ -478,10 +481,24 @@ class EventsIndexer {
     x_->events_payload_bytes += chunk.payload.size();
     if (!s.reset.ok()) {
       MalformedPayload(x_, chunk, absl::StrCat("events chunk: ", s.reset.message()));
+      ++unreadable_;  // whose events these were is unknown
       return;
     }
     ThreadRec& t = ThreadOf(x_, s.thread_index);
     t.chunk_first_times.push_back(s.first);
+    // Where the thread's events resume after a loss (TraceIndex::
+    // cut_chunks): counted from its next chunk with an event.
+    ThreadLoss& loss = thread_loss_[s.thread_index];
+    const uint64_t lost = losses_ + unreadable_;
+    if (s.first != kNoEvents) {
+      if (loss.chunks != 0 && (loss.lost != lost || loss.malformed)) {
+        x_->cut_chunks.push_back(chunk.offset);
+      }
+      ++loss.chunks;
+      loss.lost = lost;
+      loss.malformed = false;
+    }
+    if (!s.status.ok()) loss.malformed = true;  // the rest of its events lost
     if (s.first == kNoEvents) {
       if (!s.status.ok()) {
         MalformedPayload(x_, chunk,
@@ -516,6 +533,17 @@ class EventsIndexer {
     last = s.last;
     refs_.AddAll(s.refs);
   }
+
+  // Per thread: its events chunks with an event so far, the losses count
+  // at the last of them, and whether that one stopped decoding part-way.
+  struct ThreadLoss {
+    uint64_t chunks = 0;
+    uint64_t lost = 0;
+    bool malformed = false;
+  };
+  U64Map<ThreadLoss> thread_loss_;
+  uint64_t losses_ = 0;
+  uint64_t unreadable_ = 0;  // events chunks whose thread could not be read
 
   TraceIndex* x_;
   bool all_;
@@ -559,6 +587,18 @@ void MakeLabels(TraceIndex* x) {
 
 }  // namespace
 
+namespace {
+
+// A count that grows whenever the reader loses chunks (some thread's
+// events): sequence gaps, and chunks reported corrupt but duplicates (a
+// damaged region, which also leaves a gap, counts twice: only growth
+// matters).
+uint64_t LossesSoFar(const format::ReaderStats& s) {
+  return s.chunks_missing + s.corrupt_regions - s.chunks_out_of_order;
+}
+
+}  // namespace
+
 IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options) {
   IndexResult result;
   auto index = std::make_unique<TraceIndex>();
@@ -595,7 +635,7 @@ IndexResult BuildIndex(const TraceSource& source, const IndexOptions& options) {
     }
     if (chunk.type == format::ChunkType::kEvents) {
       ++index->events_chunks;
-      events.Add(chunk);
+      events.Add(chunk, LossesSoFar(reader.stats()));
       continue;
     }
     ++index->record_chunks;

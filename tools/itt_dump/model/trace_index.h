@@ -18,6 +18,7 @@
 #ifndef TOOLS_ITT_DUMP_MODEL_TRACE_INDEX_H_
 #define TOOLS_ITT_DUMP_MODEL_TRACE_INDEX_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -223,10 +224,21 @@ struct TraceIndex {
   uint64_t min_event_ticks = kNoEvents;
   uint64_t max_event_ticks = 0;       // with decode_all_events
   uint64_t events_payload_bytes = 0;  // decompressed bytes of events chunks
+  // The events chunks (file offsets, ascending) with which a thread's
+  // events resume after some were lost: the thread had events chunks
+  // before, and since its last one a chunk went missing or could not be
+  // used (a gap in the sequence, a damaged or undecodable chunk: whose
+  // thread it held is unknown), or its last one stopped decoding part-way.
+  // The verbs' pairing cuts the thread there (IntervalTracker::CutThread).
+  std::vector<uint64_t> cut_chunks;
+  // Whether the events chunk at `offset` is one of them.
+  bool CutsAt(uint64_t offset) const {
+    return !cut_chunks.empty() && std::binary_search(cut_chunks.begin(), cut_chunks.end(), offset);
+  }
   // Payloads that did not decode (a subset of `problems`: damage the
   // checksums did not catch, or a writer bug).
   uint64_t malformed_payloads = 0;
-  uint64_t malformed_bytes = 0;  // their stored sizes
+  uint64_t malformed_bytes = 0;         // their stored sizes
   std::string first_malformed_payload;  // its reason
 
   static constexpr size_t kMaxProblems = 1000;

@@ -723,6 +723,7 @@ class ParquetExporter : public IntervalListener {
   // times).
   void AddChildTicks(const ThreadRec&, uint64_t) {}
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
+  void OnCut(const ThreadRec& t, uint64_t ticks) { tracker_.CutThread(t, ticks); }
   // What OnEvent does with a frame_begin or frame_end of a null id, for
   // one that FeedEntry gives it so (its pieces pair no frames).
   void OnKeptFrame(const KeptFrame& frame, const ThreadRec& t) { tracker_.OnFrame(frame, t); }
@@ -1562,8 +1563,9 @@ absl::Status RunParquet(const VerbContext& ctx, const ParquetOptions& options,
     }
   }
   if (absl::Status s = start(); !s.ok()) return s;
-  absl::StatusOr<PassSummary> pass =
-      ForEachEvent(ctx, [&](const Event& e, const ThreadRec& t) { exporter->OnEvent(e, t); });
+  absl::StatusOr<PassSummary> pass = ForEachEvent(
+      ctx, [&](const Event& e, const ThreadRec& t) { exporter->OnEvent(e, t); },
+      [&](const ThreadRec& t, uint64_t ticks) { exporter->OnCut(t, ticks); });
   if (!pass.ok()) return pass.status();
   return finish(*pass);
 }

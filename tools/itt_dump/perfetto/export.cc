@@ -150,6 +150,7 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   // output of a piece's sink, of thread t.
   void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
   void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
+  void OnCut(const ThreadRec& t, uint64_t ticks) { tracker_.CutThread(t, ticks); }
   void AppendOutput(std::string_view record, const ThreadRec& t);
 
   // The text of an interning key (the scheme is at StringKey below).
@@ -971,7 +972,8 @@ absl::StatusOr<PassSummary> WritePerfetto(const VerbContext& ctx, const Perfetto
         PerfettoExporter exporter(again, options);
         exporter.Begin();
         absl::StatusOr<PassSummary> pass = ForEachEvent(
-            again, [&](const Event& e, const ThreadRec& t) { exporter.OnEvent(e, t); });
+            again, [&](const Event& e, const ThreadRec& t) { exporter.OnEvent(e, t); },
+            [&](const ThreadRec& t, uint64_t ticks) { exporter.OnCut(t, ticks); });
         if (pass.ok()) written = exporter.End(TraceEndTicks(*ctx.index, pass->last_ticks));
         return pass;
       },
