@@ -103,29 +103,37 @@ inline void DomainAndId(EventKind kind, const __itt_domain* domain, const __itt_
 // timestamp, rest...), converting the user timestamp to ticks; or, on the
 // default clock (clock id 0: the ticks are the user timestamp), what
 // default_clock(thread, now, domain id, timestamp) records, if it returns
-// true.
+// true. Returns whether the call was the thread's to record (recording,
+// the thread not ignored, a domain), as a plain call's CallScope says:
+// recorded, or counted as dropped.
 template <typename DefaultClock, typename... Rest>
-inline void ExLikeOr(DefaultClock&& default_clock, EventKind kind, const __itt_domain* domain,
+inline bool ExLikeOr(DefaultClock&& default_clock, EventKind kind, const __itt_domain* domain,
                      const __itt_clock_domain* cd, unsigned long long timestamp,
                      const Rest&... rest) {
   CallScope call;
-  if (!call.ok()) return;
+  if (!call.ok()) return false;
   uint64_t now = ReadTicks();
-  if (domain == nullptr) return CountInvalidCall(call.thread());
+  if (domain == nullptr) {
+    CountInvalidCall(call.thread());
+    return false;
+  }
   const uint32_t domain_id = DomainId(domain);
   if (kind == EventKind::kTaskBeginFnEx) NoteFunction(call.thread(), FunctionField(rest...), now);
   uint64_t clock_id;
   uint64_t ticks = UserTimeToTicks(cd, timestamp, &clock_id);
-  if (clock_id == 0 && default_clock(call.thread(), now, domain_id, uint64_t{timestamp})) return;
+  if (clock_id == 0 && default_clock(call.thread(), now, domain_id, uint64_t{timestamp})) {
+    return true;
+  }
   Emit(call.thread(), kind, now, uint64_t{domain_id}, clock_id, static_cast<uint64_t>(timestamp),
        ticks, rest...);
+  return true;
 }
 
 template <typename... Rest>
-inline void ExLike(EventKind kind, const __itt_domain* domain, const __itt_clock_domain* cd,
+inline bool ExLike(EventKind kind, const __itt_domain* domain, const __itt_clock_domain* cd,
                    unsigned long long timestamp, const Rest&... rest) {
-  ExLikeOr([](ThreadState*, uint64_t, uint32_t, uint64_t) { return false; }, kind, domain, cd,
-           timestamp, rest...);
+  return ExLikeOr([](ThreadState*, uint64_t, uint32_t, uint64_t) { return false; }, kind, domain,
+                  cd, timestamp, rest...);
 }
 
 }  // namespace
@@ -300,10 +308,11 @@ ITTC_EXPORT void ITTAPI __itt_marker_ex(const __itt_domain* domain,
                                         unsigned long long timestamp, __itt_id id,
                                         __itt_string_handle* name, __itt_scope scope) {
   const uint32_t name_id = StringId(name);
-  ExLike(EventKind::kMarkerEx, domain, clock_domain, timestamp, ToRaw(id), uint64_t{name_id},
-         static_cast<uint64_t>(scope));
-  // Only a marker that was recorded (not paused, not detached) triggers.
-  if (g_marker_triggers.on() && domain != nullptr && Recording()) {
+  // Only a marker the thread records (not paused, detached or ignored)
+  // triggers, as __itt_marker.
+  if (ExLike(EventKind::kMarkerEx, domain, clock_domain, timestamp, ToRaw(id), uint64_t{name_id},
+             static_cast<uint64_t>(scope)) &&
+      g_marker_triggers.on()) {
     flight::OnMarker(name_id, ReadTicks());
   }
 }

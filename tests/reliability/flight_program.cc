@@ -10,8 +10,9 @@
 //   signal DUMP1           emit; print "ready <timestamp>"; wait for DUMP1
 //                          (the test sends the trigger signal); print
 //                          "after <timestamp>"; emit again; exit
-//   marker DUMP1 DUMP2     emit; marker "checkpoint-1" (and "unrelated",
-//                          which must not trigger); wait for DUMP1; emit;
+//   marker DUMP1 DUMP2     emit; marker "checkpoint-1" (and "unrelated", and
+//                          "checkpoint-0" from an ignored thread, plain and
+//                          _ex, which must not trigger); wait for DUMP1; emit;
 //                          marker "checkpoint-2"; wait for DUMP2; exit
 //   crash segv|abort       emit; marker "before-crash"; print; crash
 //   overtake DUMP1 DUMP2   emit; hold the flusher; raise the trigger signal;
@@ -200,6 +201,14 @@ int main(int argc, char** argv) {
   }
   if (mode == "marker" && argc == 4) {
     Marker("unrelated");
+    // A thread that records nothing (__itt_thread_ignore): its markers,
+    // plain and _ex, do not trigger.
+    std::thread([] {
+      __itt_thread_ignore();
+      Marker("checkpoint-0");
+      __itt_marker_ex(g_domain, nullptr, 0, __itt_null, __itt_string_handle_create("checkpoint-0"),
+                      __itt_scope_global);
+    }).join();
     Marker("checkpoint-1");
     WaitForFile(argv[2]);
     Emit(1000, &next, "worker-");

@@ -224,6 +224,7 @@ TEST(Flight, MarkerWhoseNameMatchesTriggersADumpOthersDoNot) {
     const TraceSummary d = LoadDump(FlightDumpPath(trace, static_cast<uint64_t>(n)));
     EXPECT_EQ(d.flight.reason, FlightReason::kMarker);
     EXPECT_EQ(d.strings.at(d.flight.name), "checkpoint-" + std::to_string(n));
+    EXPECT_EQ(d.flight.triggers, 1u);  // (one marker each: no other triggered)
     // The marker that triggered the dump is in it, and it is the main
     // thread's last event before the trigger.
     const DecodedEvent* marker = nullptr;
@@ -236,7 +237,8 @@ TEST(Flight, MarkerWhoseNameMatchesTriggersADumpOthersDoNot) {
     ASSERT_NE(marker, nullptr);
     EXPECT_LE(marker->time, d.flight.window_end);
   }
-  // "unrelated" did not trigger: the third dump is the exit's.
+  // "unrelated", and the ignored thread's "checkpoint-0", did not
+  // trigger: the first dump is checkpoint-1's, the third the exit's.
   const TraceSummary d3 = LoadDump(FlightDumpPath(trace, 3));
   EXPECT_EQ(d3.flight.reason, FlightReason::kExit);
   EXPECT_EQ(d3.flight.triggers, 1u);
