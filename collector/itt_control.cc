@@ -106,7 +106,7 @@ void SetThreadName(const char* name, size_t length) {
   t->name_id.store(id, std::memory_order_relaxed);  // published with the record
   if (!Emit(t, EventKind::kThreadSetName, ReadTicks(), uint64_t{id})) {
     // Dropped (counted): the flusher names the thread by name_id instead.
-    t->name_lost.store(1, std::memory_order_release);
+    t->info_lost.fetch_or(ThreadState::kNameLost, std::memory_order_release);
   }
 }
 
@@ -134,7 +134,10 @@ ITTC_EXPORT void ITTAPI __itt_thread_ignore(void) {
   if (!SessionStartIfNeeded()) return;
   CallScope call(CallScope::kControl);
   if (!call.ok()) return;
-  Emit(call.thread(), EventKind::kThreadIgnore, ReadTicks());
+  if (!Emit(call.thread(), EventKind::kThreadIgnore, ReadTicks())) {
+    // Dropped (counted): the flusher marks the thread ignored all the same.
+    call.thread()->info_lost.fetch_or(ThreadState::kIgnoreLost, std::memory_order_release);
+  }
   call.thread()->ignored = true;  // in_call becomes kIgnored as the call ends
 }
 

@@ -780,12 +780,18 @@ void FlusherWorker::HandOver(ThreadState* t, int to) {
 size_t FlusherWorker::DrainThread(ThreadState* t, bool bounded) {
   size_t drained = 0;
   OpenChunk* chunk = nullptr;
-  // A naming whose record the full ring dropped: the thread's name all the
-  // same (one relaxed load per drain when there is none).
-  if (__builtin_expect(t->name_lost.load(std::memory_order_relaxed) != 0, 0) &&
-      t->name_lost.exchange(0, std::memory_order_acquire) != 0) {
-    t->flusher_name = Registry::Get().StringText(t->name_id.load(std::memory_order_relaxed));
-    t->flusher_info_written = false;
+  // A naming or an ignore whose record the full ring dropped: the thread's
+  // info all the same (one relaxed load per drain when there is none).
+  if (__builtin_expect(t->info_lost.load(std::memory_order_relaxed) != 0, 0)) {
+    const int lost = t->info_lost.exchange(0, std::memory_order_acquire);
+    if ((lost & ThreadState::kNameLost) != 0) {
+      t->flusher_name = Registry::Get().StringText(t->name_id.load(std::memory_order_relaxed));
+      t->flusher_info_written = false;
+    }
+    if ((lost & ThreadState::kIgnoreLost) != 0) {
+      t->flusher_ignored = true;
+      t->flusher_info_written = false;
+    }
   }
   if (!t->flusher_info_written) WriteThreadInfo(t);
   // What was committed when the drain began, and no more: a producer as fast
@@ -902,7 +908,7 @@ void FlusherWorker::NoteThreadRecord(ThreadState* t, const uint8_t* record, uint
   if (!DecodeRawRecord(record, ticks, &unused_task_word, &event_)) return;
   if (event_.kind == EventKind::kThreadSetName) {
     // The thread's latest name, which a later naming whose record was
-    // dropped may have set already (ThreadState::name_lost): never an
+    // dropped may have set already (ThreadState::info_lost): never an
     // older one over it.
     t->flusher_name = Registry::Get().StringText(t->name_id.load(std::memory_order_relaxed));
     t->flusher_info_written = false;

@@ -201,15 +201,11 @@ bool ParseFlightSignal(const char* text, int* signal) {
     return true;
   }
   const char* name = std::strncmp(text, "SIG", 3) == 0 ? text + 3 : text;
-  static constexpr struct {
-    const char* name;
-    int number;
-  } kNames[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP},     {"INT", SIGINT},
-                {"QUIT", SIGQUIT}, {"TERM", SIGTERM}, {"WINCH", SIGWINCH}, {"URG", SIGURG},
-                {"PWR", SIGPWR},   {"PROF", SIGPROF}, {"ALRM", SIGALRM}};
+  // Every name the C library knows (sigabbrev_np: "USR2", "VTALRM", ...).
   int number = 0;
-  for (const auto& n : kNames) {
-    if (!std::strcmp(name, n.name)) number = n.number;
+  for (int s = 1; s < NSIG && number == 0; ++s) {
+    const char* abbrev = sigabbrev_np(s);
+    if (abbrev != nullptr && !std::strcmp(name, abbrev)) number = s;
   }
   int64_t parsed;
   if (number == 0 && ParseInt(text, 1, SIGRTMAX, &parsed)) number = static_cast<int>(parsed);

@@ -314,7 +314,7 @@ void ResetThreadsInForkChild() {
       // parent's flusher had read them from the ring cleared above.
       const uint32_t name_id = t->name_id.load(std::memory_order_relaxed);
       t->flusher_name = name_id != 0 ? Registry::Get().StringText(name_id) : "";
-      t->name_lost.store(0, std::memory_order_relaxed);
+      t->info_lost.store(0, std::memory_order_relaxed);
       t->flusher_ignored = t->ignored;
       t->in_call = t->ignored ? kIgnored : 0;
       t->check_at = t->ring.head() + FillMark(t->ring.capacity());

@@ -20,10 +20,12 @@
 //                  for a fork child, whose flusher cannot read it from the
 //                  parent's ring, and for the flusher, which names the
 //                  thread by it (relaxed loads) when it meets a naming.
-//   name_lost      set by the owning thread (release) when a naming's record
-//                  was dropped (a full ring); the flusher takes it (acquire
-//                  exchange) after draining the ring and names the thread by
-//                  name_id, so the name reaches the trace all the same.
+//   info_lost      bits (kNameLost, kIgnoreLost) set by the owning thread
+//                  (release fetch_or) when a naming's or __itt_thread_ignore's
+//                  record was dropped (a full ring); the flusher takes them
+//                  (acquire exchange) when it drains the ring and names the
+//                  thread by name_id, or marks it ignored, so the thread info
+//                  reaches the trace all the same.
 //   dropped[]      incremented by the owning thread (fetch_add, relaxed: a
 //                  count, read by the flusher with no ordering needed);
 //                  read by the flusher.
@@ -89,7 +91,9 @@ struct ThreadState {
   int in_call = 0;  // 0, 1 (in a call) or kIgnored
   bool ignored = false;
   std::atomic<uint32_t> name_id{0};
-  std::atomic<int> name_lost{0};
+  static constexpr int kNameLost = 1;
+  static constexpr int kIgnoreLost = 2;
+  std::atomic<int> info_lost{0};
   uint64_t check_at = 0;
   uint64_t ring_ticks = 0;
   uint64_t ring_task_word = kNoTaskWord;

@@ -96,7 +96,9 @@ TEST(Names, AThreadKeepsItsNameAfterItExits) {
 }
 
 // A naming whose record the full ring dropped (counted) still names the
-// thread: the flusher takes the name the collector kept.
+// thread: the flusher takes the name the collector kept; and an
+// __itt_thread_ignore whose record was dropped still marks its thread
+// ignored.
 TEST(Names, AThreadNamedWhileItsRingIsFullHasTheName) {
   const std::string dir = MakeTempDir("lost_name");
   const std::string path = dir + "/names.itt";
@@ -110,10 +112,23 @@ TEST(Names, AThreadNamedWhileItsRingIsFullHasTheName) {
   ASSERT_TRUE(trace.ok()) << trace.status();
   EXPECT_TRUE(trace->has_end);
   EXPECT_GT(trace->TotalLoss(), 0u);  // the ring overran, the naming with it
-  EXPECT_TRUE(trace->OfKind(EventKind::kThreadSetName).empty());
+  for (const DecodedEvent* e : trace->OfKind(EventKind::kThreadSetName)) {
+    EXPECT_NE(trace->strings.at(e->U("name")), "my-worker");  // its record dropped
+  }
   std::set<std::string> names;
   for (const auto& [index, name] : trace->thread_names) names.insert(name);
   EXPECT_EQ(names.count("my-worker"), 1u) << ::testing::PrintToString(names);
+  int ignored = 0;
+  for (const auto& [index, name] : trace->thread_names) {
+    if (name == "ignoring-worker") {
+      ++ignored;
+      EXPECT_TRUE(trace->threads.at(index).ignored);
+    } else {
+      EXPECT_FALSE(trace->threads.at(index).ignored) << name;
+    }
+  }
+  EXPECT_EQ(ignored, 1);
+  EXPECT_TRUE(trace->OfKind(EventKind::kThreadIgnore).empty());  // its record dropped
 }
 
 // Context metadata bound to a counter before the collector loads (kept by

@@ -64,6 +64,15 @@ TEST_F(SettingsTest, FlightSignalNamesAndNumbers) {
   EXPECT_EQ(sig, SIGUSR2);
   EXPECT_TRUE(ParseFlightSignal("HUP", &sig));
   EXPECT_EQ(sig, SIGHUP);
+  // Every name the README allows, with or without SIG.
+  EXPECT_TRUE(ParseFlightSignal("VTALRM", &sig));
+  EXPECT_EQ(sig, SIGVTALRM);
+  EXPECT_TRUE(ParseFlightSignal("SIGCHLD", &sig));
+  EXPECT_EQ(sig, SIGCHLD);
+  EXPECT_TRUE(ParseFlightSignal("PIPE", &sig));
+  EXPECT_EQ(sig, SIGPIPE);
+  EXPECT_TRUE(ParseFlightSignal("SIGCONT", &sig));
+  EXPECT_EQ(sig, SIGCONT);
   EXPECT_TRUE(ParseFlightSignal("40", &sig));
   EXPECT_EQ(sig, 40);
   EXPECT_TRUE(ParseFlightSignal("none", &sig));
