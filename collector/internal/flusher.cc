@@ -691,6 +691,10 @@ void FlusherWorker::Run() {
   if (!group_->failed()) Round(true);
   group_->StopOthers();
   if (!group_->failed()) {
+    // Calls waiting for room (block mode) see the stop within a nap and
+    // count their drops: the losses written next count them. (A quarter
+    // of the exit timeout at most, which Stop waits for all of this.)
+    WaitForBlockedProducers(group_->settings_.exit_timeout_ms / 4);
     Round(true);
     WriteEnd();
   }

@@ -28,6 +28,7 @@ __thread ThreadState* tls_thread __attribute__((tls_model("initial-exec"), visib
 std::atomic<int> g_recording{kGateSlow};
 std::atomic<ThreadState*> g_threads{nullptr};
 std::atomic<uint64_t> g_blocked_reserves{0};
+std::atomic<int> g_blocked_now{0};
 
 namespace {
 
@@ -209,6 +210,15 @@ uint64_t ReentrantDropsOfThisThread() {
   return n;
 }
 
+void WaitForBlockedProducers(uint32_t timeout_ms) {
+  // They look at the session every nap of ReserveSlow's loop.
+  const uint64_t deadline = MonotonicRawNs() + uint64_t{timeout_ms} * 1000000u;
+  while (g_blocked_now.load(std::memory_order_acquire) > 0 && MonotonicRawNs() < deadline) {
+    timespec nap{0, 20 * 1000};
+    nanosleep(&nap, nullptr);
+  }
+}
+
 void CountDrop(ThreadState* t, format::LossCause cause) {
   t->dropped[static_cast<int>(cause)].fetch_add(1, std::memory_order_relaxed);
 }
@@ -222,6 +232,7 @@ uint8_t* ReserveSlow(ThreadState* t, size_t size) {
   if (settings.overflow == OverflowMode::kBlock) {
     // Opt-in: wait for the flusher, bounded by the timeout.
     g_blocked_reserves.fetch_add(1, std::memory_order_relaxed);
+    g_blocked_now.fetch_add(1, std::memory_order_relaxed);
     uint64_t deadline = MonotonicRawNs() + uint64_t{settings.block_timeout_ms} * 1000000u;
     // Wait for an eighth of the ring, not for one record: the flusher hands
     // room back as it drains, and a producer that took each sliver would
@@ -238,11 +249,15 @@ uint8_t* ReserveSlow(ThreadState* t, size_t size) {
       if (!SessionRunning()) break;
       const bool last_try = MonotonicRawNs() >= deadline;
       if (last_try || t->ring.capacity() - t->ring.RefreshFill() >= room + size) {
-        if (uint8_t* p = t->ring.Reserve(size)) return p;
+        if (uint8_t* p = t->ring.Reserve(size)) {
+          g_blocked_now.fetch_sub(1, std::memory_order_release);
+          return p;
+        }
       }
       if (last_try) break;
     }
     CountDrop(t, format::LossCause::kBlockTimeout);
+    g_blocked_now.fetch_sub(1, std::memory_order_release);  // (the drop counted before)
     return nullptr;
   }
   CountDrop(t, format::LossCause::kBufferFull);
@@ -292,6 +307,8 @@ void ResetThreadsInForkChild() {
   // (the buffers are the parent's copies; leaving them costs address space).
   new (&g_spare_mu) std::mutex();
   g_spare_count = 0;
+  // The parent's threads that waited for room do not exist here.
+  g_blocked_now.store(0, std::memory_order_relaxed);
   ThreadState* self = tls_thread;
   for (ThreadState* t = g_threads.load(std::memory_order_relaxed); t != nullptr; t = t->next) {
     if (t == self) {

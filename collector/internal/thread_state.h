@@ -199,6 +199,13 @@ uint8_t* ReserveSlow(ThreadState* t, size_t size);
 // (successfully or not), over the process. Read by the test hook
 // ittc_test_blocked_reserves; a count, so relaxed.
 extern std::atomic<uint64_t> g_blocked_reserves;
+// Producers waiting for room now (block mode), each until it has room or
+// has counted its drop (release): the flusher's last round waits for them
+// (WaitForBlockedProducers) before it writes the losses.
+extern std::atomic<int> g_blocked_now;
+// Waits until no producer waits for room, or `timeout_ms` passed (one held
+// elsewhere, in a signal handler say: its drop stays uncounted).
+void WaitForBlockedProducers(uint32_t timeout_ms);
 
 // Fill at which a producer wakes the flusher early: an eighth of the ring,
 // so that seven eighths remain to absorb the flusher's scheduling latency

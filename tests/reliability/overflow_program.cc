@@ -11,12 +11,17 @@
 // or when every thread is waiting for room ("blocked": block mode, which
 // would otherwise wait for the hold until its timeout), or, "paused", when
 // every thread is waiting for room and collection is then paused
-// (__itt_pause): the calls waiting were made before the pause.
+// (__itt_pause): the calls waiting were made before the pause. Or,
+// "detached", when every thread is waiting for room the session is
+// stopped (__itt_detach): each thread makes no call after the one that
+// waited (the emitted counts are of calls made).
 //
-// usage: overflow_program <threads> <held pairs> <free pairs> done|blocked|paused
+// usage: overflow_program <threads> <held pairs> <free pairs>
+//                         done|blocked|paused|detached
 
 #include <ittnotify.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -30,11 +35,16 @@
 
 namespace {
 
-void EmitPairs(__itt_domain* domain, __itt_string_handle* name, long pairs, long* emitted) {
+// Stops after the call during which `stop` was set.
+void EmitPairs(__itt_domain* domain, __itt_string_handle* name, long pairs, long* emitted,
+               const std::atomic<bool>& stop) {
   for (long k = 0; k < pairs; ++k) {
     __itt_task_begin(domain, __itt_null, __itt_null, name);
+    ++*emitted;
+    if (stop.load(std::memory_order_acquire)) return;
     __itt_task_end(domain);
-    *emitted += 2;
+    ++*emitted;
+    if (stop.load(std::memory_order_acquire)) return;
   }
 }
 
@@ -46,7 +56,9 @@ int main(int argc, char** argv) {
   const long held = std::atol(argv[2]);
   const long free_pairs = std::atol(argv[3]);
   const bool pause = std::strcmp(argv[4], "paused") == 0;
-  const bool release_when_blocked = pause || std::strcmp(argv[4], "blocked") == 0;
+  const bool detach = std::strcmp(argv[4], "detached") == 0;
+  const bool release_when_blocked = pause || detach || std::strcmp(argv[4], "blocked") == 0;
+  std::atomic<bool> stop{false};
   if (!release_when_blocked && std::strcmp(argv[4], "done") != 0) return 2;
   __itt_domain* domain = __itt_domain_create("reliability.overflow");
   __itt_string_handle* name = __itt_string_handle_create("work");
@@ -64,19 +76,25 @@ int main(int argc, char** argv) {
       std::string thread_name = "worker-" + std::to_string(i);
       __itt_thread_set_name(thread_name.c_str());
       emitted[i] = 1;
-      EmitPairs(domain, name, held, &emitted[i]);
+      EmitPairs(domain, name, held, &emitted[i], stop);
       {
         std::unique_lock<std::mutex> lock(mu);
         ++held_done;
         cv.notify_all();
         cv.wait(lock, [&] { return released; });
       }
-      EmitPairs(domain, name, free_pairs, &emitted[i]);
+      if (!stop.load(std::memory_order_acquire)) {
+        EmitPairs(domain, name, free_pairs, &emitted[i], stop);
+      }
     });
   }
   if (release_when_blocked) {
     WaitForBlockedReserves(static_cast<unsigned long long>(threads));
     if (pause) __itt_pause();
+    if (detach) {
+      stop.store(true, std::memory_order_release);
+      __itt_detach();  // (releases the held flusher for its last round)
+    }
   } else {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return held_done == threads; });

@@ -28,7 +28,7 @@ constexpr uint64_t kMostEventsInRing = kRingKb * 1024 / 8;
 constexpr long kHeldPairs = kMostEventsInRing;
 constexpr long kFreePairs = 300000;
 
-enum class Release { kWhenDone, kWhenBlocked, kWhenBlockedThenPaused };
+enum class Release { kWhenDone, kWhenBlocked, kWhenBlockedThenPaused, kWhenBlockedDetach };
 
 struct OverflowRun {
   std::string dir;
@@ -50,9 +50,10 @@ OverflowRun RunOverflow(const std::string& name, std::vector<std::string> settin
   // The deadline only catches a hang (it takes seconds under TSan).
   ExitInfo exit = RunFor({Runfile("tests/reliability/overflow_program"), std::to_string(kThreads),
                           std::to_string(kHeldPairs), std::to_string(free_pairs),
-                          release == Release::kWhenDone      ? "done"
-                          : release == Release::kWhenBlocked ? "blocked"
-                                                             : "paused"},
+                          release == Release::kWhenDone                ? "done"
+                          : release == Release::kWhenBlocked           ? "blocked"
+                          : release == Release::kWhenBlockedThenPaused ? "paused"
+                                                                       : "detached"},
                          CollectorEnv(trace, settings), dir + "/out", dir + "/err", 240);
   EXPECT_TRUE(ExitedCleanly(exit)) << Describe(exit) << "\n" << ReadFileOrEmpty(dir + "/err");
   run.emitted = ParseCounts(dir + "/out", "emitted");
@@ -164,6 +165,17 @@ TEST(Overflow, BlockModeWaitsInsteadOfDropping) {
   ExpectEveryEventAccountedFor(run, static_cast<int>(format::LossCause::kBlockTimeout));
   EXPECT_EQ(run.trace.TotalLoss(), 0u);
   EXPECT_GE(run.blocked_reserves, static_cast<uint64_t>(kThreads));
+}
+
+// The session stops (__itt_detach) while every thread waits for room: each
+// waiting call is dropped, and counted in the trace (the last round waits
+// for the calls waiting to count their drops before it writes the losses).
+TEST(Overflow, BlockModeCallsWaitingWhenTheSessionStopsAreCounted) {
+  OverflowRun run =
+      RunOverflow("block_detach", {"ITTC_OVERFLOW=block", "ITTC_BLOCK_TIMEOUT_MS=60000"},
+                  Release::kWhenBlockedDetach);
+  ExpectEveryEventAccountedFor(run, static_cast<int>(format::LossCause::kBlockTimeout));
+  EXPECT_EQ(run.trace.TotalLoss(), static_cast<uint64_t>(kThreads));  // one call each
 }
 
 TEST(Overflow, BlockModeKeepsWaitingWhenPaused) {
