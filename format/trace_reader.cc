@@ -1239,6 +1239,7 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
       if (IsKnownChunkType(job->type)) {
         ++stats_->corrupt_regions;
         stats_->corrupt_bytes += need;
+        if (job->type == static_cast<uint16_t>(ChunkType::kEvents)) ++stats_->events_chunks_lost;
       }
       if (reporter_ != nullptr && IsKnownChunkType(job->type)) {
         reporter_->Corruption(
@@ -1252,6 +1253,7 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
     if (job->failure != nullptr) {
       ++stats_->corrupt_regions;
       stats_->corrupt_bytes += need;
+      if (job->type == static_cast<uint16_t>(ChunkType::kEvents)) ++stats_->events_chunks_lost;
       if (reporter_ != nullptr) reporter_->Corruption(job->offset, need, job->failure);
       Retire(std::move(job));
       continue;

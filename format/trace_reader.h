@@ -156,6 +156,11 @@ struct ReaderStats {
   // must-understand flag this reader does not know (their data is lost).
   uint64_t corrupt_regions = 0;
   uint64_t corrupt_bytes = 0;
+  // Intact events chunks not returned (their sequence numbers taken, so
+  // no gap shows them): undecodable, or with a must-understand flag this
+  // reader does not know. A reader that pairs events must not pair across
+  // them, nor across a gap (chunks_missing).
+  uint64_t events_chunks_lost = 0;
   uint64_t truncated_bytes = 0;
   bool truncated = false;
   uint64_t bytes_read = 0;  // total input consumed

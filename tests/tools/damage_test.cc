@@ -352,6 +352,21 @@ TEST(OtherVerbs, PairingDoesNotReachAcrossLostEvents) {
   EXPECT_NE(mstats.out.find("\nunbalanced,end_without_begin,1\n"), std::string::npos) << mstats.out;
   EXPECT_NE(mstats.out.find("\nunbalanced,left_open_at_loss,2\n"), std::string::npos) << mstats.out;
   EXPECT_EQ(RunDumpOnOneCore({"stats", "--format=csv", "trace.itt"}, m.bytes()).out, mstats.out);
+
+  // Damaged bytes between two chunks in sequence lose no events chunk:
+  // nothing is cut, `outer` pairs across them.
+  TraceBuilder c;
+  c.String(1, "outer").Domain(1, "d").Thread(0, 101, "main");
+  c.Events(0, {task(1100, 1)});
+  const size_t between = c.bytes().size();
+  c.Events(0, {end(1500)});
+  c.End(2000);
+  std::string garbled = c.bytes();
+  garbled.insert(between, std::string(64, 'x'));
+  const DumpResult cstats = RunDump({"stats", "--format=csv", "trace.itt"}, garbled);
+  EXPECT_NE(cstats.out.find("\ntasks,d,outer,task,1,400,400,"), std::string::npos) << cstats.out;
+  EXPECT_EQ(cstats.out.find("unbalanced,"), std::string::npos) << cstats.out;
+  EXPECT_NE(cstats.out.find("damage,corrupt,"), std::string::npos) << cstats.out;
 }
 
 TEST(OtherVerbs, DamagedTraceIsReportedNotFatal) {

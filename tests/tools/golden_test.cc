@@ -982,6 +982,44 @@ TEST(Stats, ADumpCutBeforeItsEndIsStillItsProcesssLatest) {
   EXPECT_EQ(v.err.find("left out"), std::string::npos) << v.err;
 }
 
+// chrome's otherData names the first file's pid for a set, on every core
+// and on one alike: the second process's last events (sync calls) write no
+// object, which the pass on every core does not meet as the serial one
+// does.
+TEST(Chrome, OtherDataOfASetNamesTheFirstFilesPid) {
+  const auto trace = [](uint32_t pid, bool sync) {
+    format::FileHeader h = TestHeader();
+    h.pid = pid;
+    h.boot_id[0] = 7;
+    TraceBuilder b(h);
+    b.String(1, "work").Domain(1, "d").Thread(0, pid, "main");
+    std::vector<format::Event> events;
+    for (uint64_t i = 0; i < 3; ++i) {
+      const uint64_t t = 2000 + 100 * i + (sync ? 50 : 0);
+      if (sync) {
+        events.push_back(Ev(format::EventKind::kSyncPrepare, t, {{F::kAddr, U(0x10)}}));
+        events.push_back(Ev(format::EventKind::kSyncAcquired, t + 10, {{F::kAddr, U(0x10)}}));
+      } else {
+        events.push_back(
+            Ev(format::EventKind::kTaskBegin, t, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+        events.push_back(Ev(format::EventKind::kTaskEnd, t + 10, {{F::kDomain, U(1)}}));
+      }
+    }
+    b.Events(0, events);
+    b.End(3000);
+    return b.bytes();
+  };
+  const std::map<std::string, std::string> run = {{"run/a.itt", trace(1111, false)},
+                                                  {"run/b.itt", trace(2222, true)}};
+  const DumpResult all = RunDump({"chrome", "run", "-o", "out.json"}, run);
+  ASSERT_EQ(all.status, 0) << all.err;
+  const std::string& json = all.files.at("out.json");
+  EXPECT_NE(json.find("\"otherData\":{\"trace\":\"run\",\"host\":\"testhost\",\"pid\":1111,"),
+            std::string::npos)
+      << json;
+  EXPECT_EQ(RunDumpOnOneCore({"chrome", "run", "-o", "out.json"}, run).files, all.files);
+}
+
 TEST(Info, ShowsRankAndBootIdWhenTheHeaderHasThem) {
   format::FileHeader h = TestHeader();
   h.flags |= format::kHeaderFlagHasRank;

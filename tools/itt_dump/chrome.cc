@@ -71,6 +71,10 @@ class ChromeObjects {
   TextBuffer& line() { return *line_; }
   const TextBuffer& line() const { return *line_; }
   uint64_t pid() const { return pid_; }
+  // The trace's pid, as otherData gives it: with several files, the
+  // first's (not the process of whatever the pass met last, which the
+  // pass on every core need not meet last).
+  uint64_t trace_pid() const { return ctx_.set->files()[0].display_pid; }
   // Events of several processes: each under its own pid.
   void UseProcess(const ThreadRec& t) { pid_ = ctx_.set->files()[t.process].display_pid; }
   void UsePid(uint64_t pid) { pid_ = pid; }
@@ -731,9 +735,10 @@ void ChromeWriter::End(uint64_t end_ticks, uint64_t events) {
   line.append(",\"host\":");
   AppendJsonString(&line, x_.header.host_name);
   line.append(absl::StrCat(
-      ",\"pid\":", pid(), ",\"events\":", events, ",\"end_without_begin\":", u.end_without_begin,
-      ",\"open_at_end\":", u.open_at_end, ",\"frame_end_without_begin\":",
-      u.frame_end_without_begin, ",\"frames_open_at_end\":", u.frames_open_at_end,
+      ",\"pid\":", trace_pid(), ",\"events\":", events,
+      ",\"end_without_begin\":", u.end_without_begin, ",\"open_at_end\":", u.open_at_end,
+      ",\"frame_end_without_begin\":", u.frame_end_without_begin,
+      ",\"frames_open_at_end\":", u.frames_open_at_end,
       u.left_open_at_loss == 0 ? "" : absl::StrCat(",\"left_open_at_loss\":", u.left_open_at_loss),
       ",\"unresolved_relations\":", flows_.unresolved(), "}}\n"));
   Flush();
@@ -765,8 +770,6 @@ absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewrit
             },
             &w, [&w] { w.Begin(); }, &own);
         if (pass) {
-          // The process of the last event, as the serial pass has it.
-          if (const ThreadRec* t = own.last_output_thread()) w.UseProcess(*t);
           w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
           own.Flush();
         }

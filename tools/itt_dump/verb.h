@@ -176,9 +176,6 @@ class PieceOutput final : public Output, public OrderedOutput {
   }
   // What is told the size of the pieces' bytes of each run as it goes out.
   void set_on_run(std::function<void(size_t)> on_run) { on_run_ = std::move(on_run); }
-  // After the pass: PieceMerger::last_output_thread.
-  const ThreadRec* last_output_thread() const { return last_output_thread_; }
-  void set_last_output_thread(const ThreadRec* t) { last_output_thread_ = t; }
   // Bytes written from now on go to `merger`'s runs while it takes them,
   // each item's once set_flush's function and this output's buffer have
   // handed them on; null: to `out`, and what is buffered is dropped unless
@@ -246,7 +243,6 @@ class PieceOutput final : public Output, public OrderedOutput {
   std::function<void(size_t)> on_run_;
   std::function<std::string_view(uint64_t)> hole_text_;
   std::function<std::unique_ptr<OwnRecordFormatter>()> make_formatter_;
-  const ThreadRec* last_output_thread_ = nullptr;
 };
 
 // The pass on every core (pieces.h) of a verb that writes as it reads
@@ -290,7 +286,6 @@ std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, MakeSink&& make
       [](const format::Event&, const PieceMerger::Item&) { return true; });
   if constexpr (kApart) {
     own->Attach(nullptr, /*keep=*/merger.exact());
-    own->set_last_output_thread(merger.last_output_thread());
   }
   if (!merger.exact() && ctx.out->good()) return std::nullopt;
   pass.on_every_core = true;

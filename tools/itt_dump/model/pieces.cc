@@ -647,9 +647,6 @@ class PieceMerger::OutputRun final : public format::PoolTask {
   std::vector<std::string_view> hole_texts;
   std::string out;
   uint32_t crc = 0;  // out's
-  // Its last output's place and thread (null: it has none).
-  Bound last;
-  const ThreadRec* last_thread = nullptr;
   // The pieces whose last outputs are in the run.
   std::vector<Piece*> finished;
   uint64_t outputs = 0;
@@ -716,8 +713,6 @@ class PieceMerger::OutputRun final : public format::PoolTask {
               ++h;
             }
             out.append(bytes.data() + from, bytes.size() - from);
-            last = {o.time, span.queue, position, false};
-            last_thread = span.thread;
           });
     }
     while (step < steps.size()) own_out();
@@ -734,7 +729,6 @@ class PieceMerger::OutputRun final : public format::PoolTask {
     out.clear();
     finished.clear();
     outputs = 0;
-    last_thread = nullptr;
   }
 };
 
@@ -1086,10 +1080,6 @@ void PieceMerger::Issue(int qi, Item* item) {
     place.time = en.time;
     place.queue = qi;
     place.position = p.output_base + before;
-    if (Piece::IsEvent(en.type)) {
-      CopyBound(place, &last_event_);
-      any_event_ = true;
-    }
     AddStep(place);
     if (building_->steps.size() >= run_steps_ ||
         building_->own.size() + building_->records.size() >= kRunOwnBytes) {
@@ -1109,12 +1099,6 @@ void PieceMerger::set_ordered_output(OrderedOutput* out) {
   building_ = std::make_unique<OutputRun>();
   // Before the first item: no outputs, then the own bytes.
   building_->steps.push_back({Bound{0, -1, 0, false}, 0, 0});
-}
-
-const ThreadRec* PieceMerger::last_output_thread() const {
-  if (last_output_thread_ == nullptr || !any_event_) return last_output_thread_;
-  const Bound& o = last_output_;
-  return Before(last_event_, o.queue, o.time, o.position) ? nullptr : last_output_thread_;
 }
 
 void PieceMerger::AppendOwn(const char* p, size_t n) { building_->own.append(p, n); }
@@ -1366,10 +1350,6 @@ void PieceMerger::WriteRuns(bool all) {
     if (!Ready(&r, all)) break;
     // (When the pass stops, the runs so far are the output's start.)
     ordered_->WriteRun(&r.out, r.crc, r.own.size());
-    if (r.last_thread != nullptr) {
-      last_output_ = r.last;
-      last_output_thread_ = r.last_thread;
-    }
     for (Piece* p : r.finished) freed |= --p->holds == 0;
     r.Clear();
     spare_runs_.push_back(std::move(runs_.front()));

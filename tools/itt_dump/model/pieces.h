@@ -645,10 +645,6 @@ class PieceMerger {
   // last: the holes of the outputs before the item are filled now, as
   // they are (the others when their runs close).
   void FillHolesBeforeChange();
-  // Once Next has returned false: the thread of the output that came last
-  // in the merge's order, if it came after every event given (an item of
-  // Type::kEvent); else null.
-  const ThreadRec* last_output_thread() const;
   // A run holds outputs up to the place of the item where it reaches this
   // many steps (items the consumer wrote bytes for), or this many
   // outputs before the earliest event still to read.
@@ -884,11 +880,6 @@ class PieceMerger {
     std::string_view text;
   };
   std::array<HoleTextSlot, 16> hole_text_cache_;
-  // The place of the last event given, and of the last output written.
-  Bound last_event_;
-  bool any_event_ = false;
-  Bound last_output_;
-  const ThreadRec* last_output_thread_ = nullptr;
   ApartConsumer* apart_consumer_ = nullptr;
   size_t stretch_items_ = kStretchItems;
   uint64_t run_outputs_ = kRunOutputs;

@@ -589,12 +589,13 @@ void MakeLabels(TraceIndex* x) {
 
 namespace {
 
-// A count that grows whenever the reader loses chunks (some thread's
-// events): sequence gaps, and chunks reported corrupt but duplicates (a
-// damaged region, which also leaves a gap, counts twice: only growth
-// matters).
+// A count that grows whenever the reader loses events chunks (some
+// thread's events): chunks missing (a gap: a damaged region that held
+// chunks leaves one) and events chunks it could not use. Damaged bytes
+// between two chunks in sequence, or a record chunk skipped, lose no
+// events.
 uint64_t LossesSoFar(const format::ReaderStats& s) {
-  return s.chunks_missing + s.corrupt_regions - s.chunks_out_of_order;
+  return s.chunks_missing + s.events_chunks_lost;
 }
 
 }  // namespace
