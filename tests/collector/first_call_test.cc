@@ -15,10 +15,10 @@ namespace {
 TEST(FirstCall, AFormattedMetadataCallThatLoadsTheCollectorKeepsEveryArgument) {
   const std::string dir = MakeTempDir("first_call");
   const std::string path = dir + "/first.itt";
-  const int status = RunProgram({Runfile("tests/collector/first_call_varargs_program")},
-                                {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"),
-                                 "ITTC_OUTPUT=" + path},
-                                dir + "/stdout.txt");
+  const int status = RunProgram(
+      {Runfile("tests/collector/first_call_varargs_program")},
+      {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"), "ITTC_OUTPUT=" + path},
+      dir + "/stdout.txt");
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   auto trace = LoadTrace(path);
   ASSERT_TRUE(trace.ok()) << trace.status();

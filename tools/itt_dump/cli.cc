@@ -651,10 +651,9 @@ int RunItDump(const std::vector<std::string>& args, const Env& env) {
   io.check_events = a.verb == "verify";
   io.progress = in.sources.size() == 1 ? &progress : nullptr;
   // (verify checks every file it is given, one process's dumps included.)
-  const TraceSet set =
-      TraceSet::Open(std::move(in.sources), io, in.name,
-                     a.verb == "verify" ? TraceSet::ProcessFiles::kEvery
-                                        : TraceSet::ProcessFiles::kLatest);
+  const TraceSet set = TraceSet::Open(
+      std::move(in.sources), io, in.name,
+      a.verb == "verify" ? TraceSet::ProcessFiles::kEvery : TraceSet::ProcessFiles::kLatest);
 
   VerbContext ctx;
   BindContext(a, env, set, &progress, &ctx);
