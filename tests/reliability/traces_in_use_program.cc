@@ -8,7 +8,11 @@
 //                                 flusher round, then the parent records 200
 //                                 (its trace begins while the child's is
 //                                 open), and both end
-// Each image reports "<role> <pid> <events emitted>".
+// Each image reports "<role> <pid> <events emitted>", and the image before
+// exec also how many of them a flusher round that began after them wrote
+// (WaitForFlusherRound's last pair may come after the round it waited
+// for began: a trace cut by exec may lack it, as a kill's lacks its last
+// flush interval).
 
 #include <ittnotify.h>
 #include <sys/wait.h>
@@ -33,8 +37,10 @@ int Record(__itt_domain* domain, const char* name, int pairs) {
   return 2 * pairs;
 }
 
-void Report(const char* role, int events) {
-  std::printf("%s %d %d\n", role, static_cast<int>(getpid()), events);
+// `written`: of the `events`, those certainly written (-1: all).
+void Report(const char* role, int events, int written = -1) {
+  std::printf("%s %d %d %d\n", role, static_cast<int>(getpid()), events,
+              written < 0 ? events : written);
   std::fflush(stdout);
 }
 
@@ -80,7 +86,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], "exec") == 0) {
     const int events = Record(domain, "before-exec", 1000);
     WaitForFlusherRound(domain);  // two task pairs of its own
-    Report("before", events + 4);
+    Report("before", events + 4, events + 2);
     char self[] = "/proc/self/exe";
     char after[] = "after";
     char* args[] = {argv[0], after, nullptr};

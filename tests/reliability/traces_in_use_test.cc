@@ -19,6 +19,7 @@ struct Image {
   std::string role;
   std::string pid;
   uint64_t emitted = 0;
+  uint64_t written = 0;  // of them, certainly written before the image ended
 };
 
 std::vector<Image> Images(const std::string& out) {
@@ -26,13 +27,13 @@ std::vector<Image> Images(const std::string& out) {
   for (const std::string& line : ReadLines(out)) {
     std::istringstream in(line);
     Image i;
-    if (in >> i.role >> i.pid >> i.emitted) images.push_back(i);
+    if (in >> i.role >> i.pid >> i.emitted >> i.written) images.push_back(i);
   }
   return images;
 }
 
-// The trace at `file`: `pid`'s, every event of `emitted` in it or lost,
-// ended or cut.
+// The trace at `file`: `pid`'s, ended or cut; every event of `written` in
+// it or lost, and none beyond `emitted`.
 void ExpectTrace(const std::string& file, const Image& image, bool ended) {
   SCOPED_TRACE(file);
   auto trace = LoadTrace(file);
@@ -42,7 +43,8 @@ void ExpectTrace(const std::string& file, const Image& image, bool ended) {
   EXPECT_EQ(trace->corruptions, 0);
   uint64_t recorded = 0;
   for (const auto& [thread, count] : trace->event_counts) recorded += count;
-  EXPECT_EQ(recorded + trace->TotalLoss(), image.emitted);
+  EXPECT_GE(recorded + trace->TotalLoss(), image.written);
+  EXPECT_LE(recorded + trace->TotalLoss(), image.emitted);
 }
 
 // The program in `mode` with its trace at DIR/trace.itt: its two images'
@@ -72,8 +74,10 @@ TEST(TracesInUse, AnExecdImageWritesBesideTheTraceOfTheImageBefore) {
   ASSERT_EQ(images[0].role, "before");
   ASSERT_EQ(images[1].role, "after");
   ASSERT_EQ(images[0].pid, images[1].pid);  // exec keeps the pid
-  // The image before exec had no exit: its trace is cut, its events all
-  // there (it waited for the flusher to write them).
+  // The image before exec had no exit: its trace is cut, its events there
+  // (it waited for the flusher to write them) but perhaps the last pair of
+  // its wait, which may follow the start of the round it waited for (in 1
+  // of the ASan runs of 2026-12-01).
   ExpectTrace(path, images[0], /*ended=*/false);
   ExpectTrace(path + "." + images[1].pid, images[1], /*ended=*/true);
   const std::vector<std::string> warnings = CollectorLines(dir + "/err");
