@@ -1240,12 +1240,12 @@ bool TraceReader::Impl::NextChunk(Chunk* chunk) {
         ++stats_->corrupt_regions;
         stats_->corrupt_bytes += need;
         if (job->type == static_cast<uint16_t>(ChunkType::kEvents)) ++stats_->events_chunks_lost;
-      }
-      if (reporter_ != nullptr && IsKnownChunkType(job->type)) {
-        reporter_->Corruption(
-            job->offset, need,
-            absl::StrCat(ChunkTypeName(job->type), " chunk with flags 0x", absl::Hex(job->flags),
-                         " this reader does not know (a newer format version?): skipped"));
+        if (reporter_ != nullptr) {
+          reporter_->Corruption(
+              job->offset, need,
+              absl::StrCat(ChunkTypeName(job->type), " chunk with flags 0x", absl::Hex(job->flags),
+                           " this reader does not know (a newer format version?): skipped"));
+        }
       }
       Retire(std::move(job));
       continue;

@@ -622,9 +622,7 @@ void ChromeWriter::WriteFlowEnds() {
 void ChromeWriter::OnRelation(const Event& e, const ThreadRec& t) {
   const uint64_t ticks = format::EffectiveTime(e);
   const char* relation = RelationName(e.Get(F::kRelation));
-  // A relation has no name (its type is not one): it fails a --name
-  // filter, as in text (Filters).
-  if (!filter_.KeepsItem(t, e.Get(F::kDomain), relation, ticks, /*named=*/false)) return;
+  if (!filter_.KeepsRelation(t, e.Get(F::kDomain), ticks)) return;
   const size_t ends = flow_ends_.size();
   const uint64_t flow = flows_.OnRelation(e.GetId(F::kTail), &flow_ends_);
   // A flow runs forward in time (the viewers read its "s" before its "f"):

@@ -65,11 +65,15 @@ class Filter {
   bool NameOk(std::string_view name) const {
     return !spec_.name || format::GlobMatch(*spec_.name, name);
   }
-  // An item named `name` in the domain named `domain` (a counter, a heap
-  // function; "" for none, which fails a domain filter): the name and
-  // domain filters keep it.
+  // An item's domain known by its name (a counter's, a heap function's;
+  // "" for none, which fails a domain filter): the domain filter keeps it.
+  bool ItemDomainOk(std::string_view domain) const {
+    return !has_domain() || (!domain.empty() && DomainNameOk(domain));
+  }
+  // An item named `name` in the domain named `domain` (ItemDomainOk): the
+  // name and domain filters keep it.
   bool NameInDomainOk(std::string_view name, std::string_view domain) const {
-    return NameOk(name) && (!has_domain() || (!domain.empty() && DomainNameOk(domain)));
+    return NameOk(name) && ItemDomainOk(domain);
   }
   // Heap function `function` (kDefHeapFunction id), by its name and domain.
   bool HeapFunctionOk(uint64_t function) const;
@@ -90,6 +94,11 @@ class Filter {
                  bool named = true) {
     return !active_ || (ThreadOk(t) && DomainOk(domain_id) && (named || !has_name()) &&
                         NameOk(name) && TimeOk(ticks));
+  }
+  // A relation of thread t in domain `domain_id` at `ticks`: it has no
+  // name (its type is not one), so it fails a --name filter.
+  bool KeepsRelation(const ThreadRec& t, uint64_t domain_id, uint64_t ticks) {
+    return KeepsItem(t, domain_id, "", ticks, /*named=*/false);
   }
   // A counter's sample on thread t, by the counter's name and domain (a
   // counter without one fails a domain filter).

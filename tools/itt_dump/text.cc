@@ -564,9 +564,9 @@ bool TextPrinter::AppendLine(const Event& e, const format::KindSchema& s, const 
   if (filter_.active()) {
     // (An *_ex call's line by its timestamp, as the other verbs keep it.)
     if (!filter_.ThreadOk(t) || !filter_.TimeOk(format::EffectiveTime(e))) return false;
-    if (filter_.has_domain() && !(sub.domain_id != 0 ? filter_.DomainOk(sub.domain_id)
-                                                     : sub.has_domain && !sub.domain.empty() &&
-                                                           filter_.DomainNameOk(sub.domain))) {
+    // (By id where the event gives one, as the other verbs test it.)
+    if (!(sub.domain_id != 0 ? filter_.DomainOk(sub.domain_id)
+                             : filter_.ItemDomainOk(sub.has_domain ? sub.domain : ""))) {
       return false;
     }
     if (filter_.has_name() && (!sub.has_name || !filter_.NameOk(sub.name))) {

@@ -86,8 +86,9 @@ absl::Status OpenPass(const VerbContext& ctx, TraceSetMerger* merger);
 // Hands each event of `merger` to consume(const format::Event&, const
 // ThreadRec&), after on_cut(const ThreadRec&, uint64_t ticks) where the
 // thread's events resume after a loss, at the event's time (Event::
-// after_loss: its pairing must not reach back, IntervalTracker::CutThread). Stops early once
-// keep_going() is false, asking every 1024 events.
+// after_loss: its pairing must not reach back, IntervalTracker::
+// CutThread). Stops early once keep_going() is false, asking every 1024
+// events.
 template <typename Consume, typename OnCut, typename KeepGoing>
 PassSummary RunPass(TraceSetMerger* merger, Consume&& consume, OnCut&& on_cut,
                     KeepGoing&& keep_going) {

@@ -757,10 +757,10 @@ class PieceMerger {
   // file is read): every event before it is in a piece read already.
   uint64_t FirstUnread() const;
   void Enqueue(int qi, std::unique_ptr<Piece> piece);
-  // What a queued piece counts for in buffered_.
   // Makes the piece's first entry a cut of its thread (Entry::Type::kCut),
   // at its first event's time: its thread's events resume after a loss.
   void CutBefore(Piece* piece) const;
+  // What a queued piece counts for in buffered_.
   void CountQueued(Piece* piece);
   // Moves queue qi past its head (inline, for the merge's loop); at a
   // piece's end, PopPiece recycles it.

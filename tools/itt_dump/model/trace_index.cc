@@ -487,18 +487,14 @@ class EventsIndexer {
     ThreadRec& t = ThreadOf(x_, s.thread_index);
     t.chunk_first_times.push_back(s.first);
     // Where the thread's events resume after a loss (TraceIndex::
-    // cut_chunks): counted from its next chunk with an event.
-    ThreadLoss& loss = thread_loss_[s.thread_index];
-    const uint64_t lost = losses_ + unreadable_;
+    // cut_chunks): at its next chunk with an event.
     if (s.first != kNoEvents) {
-      if (loss.chunks != 0 && (loss.lost != lost || loss.malformed)) {
-        x_->cut_chunks.push_back(chunk.offset);
-      }
+      ThreadLoss& loss = thread_loss_[s.thread_index];
+      const uint64_t lost = losses_ + unreadable_;
+      if (loss.chunks != 0 && loss.lost != lost) x_->cut_chunks.push_back(chunk.offset);
       ++loss.chunks;
       loss.lost = lost;
-      loss.malformed = false;
     }
-    if (!s.status.ok()) loss.malformed = true;  // the rest of its events lost
     if (s.first == kNoEvents) {
       if (!s.status.ok()) {
         MalformedPayload(x_, chunk,
@@ -534,12 +530,11 @@ class EventsIndexer {
     refs_.AddAll(s.refs);
   }
 
-  // Per thread: its events chunks with an event so far, the losses count
-  // at the last of them, and whether that one stopped decoding part-way.
+  // Per thread: its events chunks with an event so far, and the losses
+  // count at the last of them.
   struct ThreadLoss {
     uint64_t chunks = 0;
     uint64_t lost = 0;
-    bool malformed = false;
   };
   U64Map<ThreadLoss> thread_loss_;
   uint64_t losses_ = 0;
@@ -584,10 +579,6 @@ void MakeLabels(TraceIndex* x) {
     }
   }
 }
-
-}  // namespace
-
-namespace {
 
 // A count that grows whenever the reader loses events chunks (some
 // thread's events): chunks missing (a gap: a damaged region that held

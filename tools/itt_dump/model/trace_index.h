@@ -228,8 +228,9 @@ struct TraceIndex {
   // events resume after some were lost: the thread had events chunks
   // before, and since its last one a chunk went missing or could not be
   // used (a gap in the sequence, a damaged or undecodable chunk: whose
-  // thread it held is unknown), or its last one stopped decoding part-way.
-  // The verbs' pairing cuts the thread there (IntervalTracker::CutThread).
+  // thread it held is unknown). The verbs' pairing cuts the thread there
+  // (IntervalTracker::CutThread); where its own chunk stopped decoding
+  // part-way, their passes, which decode every event, cut it at its next.
   std::vector<uint64_t> cut_chunks;
   // Whether the events chunk at `offset` is one of them.
   bool CutsAt(uint64_t offset) const {

@@ -1437,9 +1437,7 @@ void ParquetExporter::WriteFlowEnds() {
 void ParquetExporter::OnRelation(const Event& e, const ThreadRec& t) {
   const uint64_t ticks = format::EffectiveTime(e);
   const char* relation = RelationName(e.Get(F::kRelation));
-  // A relation has no name (its type is not one): it fails a --name
-  // filter, as in text (Filters).
-  if (!filter_.KeepsItem(t, e.Get(F::kDomain), relation, ticks, /*named=*/false)) return;
+  if (!filter_.KeepsRelation(t, e.Get(F::kDomain), ticks)) return;
   Relation r;
   r.ticks = ticks;
   r.relation = relation;
