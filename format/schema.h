@@ -523,6 +523,10 @@ struct Event {
   // event its thread has after some of its events were lost (a chunk
   // missing or undecodable before it), where pairing must not reach back.
   bool after_loss = false;
+  // Not of the format either: set by the same merge on the first event of
+  // each of a thread's events chunks (where a pass on every core begins a
+  // piece: itt_dump/model/pieces.h).
+  bool chunk_start = false;
   uint64_t time = 0;  // absolute ticks in the trace timebase
   uint8_t field_count = 0;
   FieldValue fields[kMaxFields];

@@ -175,6 +175,12 @@ class PieceOutput final : public Output, public OrderedOutput {
     flush_ = std::move(flush);
     pending_ = pending;
   }
+  // The same for a writer whose buffer is not a TextBuffer: `pending`
+  // says whether it holds some.
+  void set_flush(std::function<void()> flush, std::function<bool()> pending) {
+    flush_ = std::move(flush);
+    has_pending_ = std::move(pending);
+  }
   // What is told the size of the pieces' bytes of each run as it goes out.
   void set_on_run(std::function<void(size_t)> on_run) { on_run_ = std::move(on_run); }
   // Bytes written from now on go to `merger`'s runs while it takes them,
@@ -190,9 +196,13 @@ class PieceOutput final : public Output, public OrderedOutput {
     merger_ = merger;
   }
   void Settle() override {
-    if (flush_ && !pending_->empty()) flush_();
+    if (flush_ && (pending_ != nullptr ? !pending_->empty() : has_pending_())) flush_();
     Pass();
   }
+  // Whether the runs' CRCs are wanted: not where `out` makes other bytes
+  // of them (perfetto's PacketBlocks).
+  void set_wants_crc(bool wants) { wants_crc_ = wants; }
+  bool wants_crc() const override { return wants_crc_; }
   void WriteRun(std::string* bytes, uint32_t crc, size_t own_bytes) override {
     if (on_run_) on_run_(bytes->size() - own_bytes);
     out_->WriteTaken(bytes, crc);
@@ -241,6 +251,8 @@ class PieceOutput final : public Output, public OrderedOutput {
   PieceMerger* merger_ = nullptr;
   std::function<void()> flush_;
   const TextBuffer* pending_ = nullptr;
+  std::function<bool()> has_pending_;
+  bool wants_crc_ = true;
   std::function<void(size_t)> on_run_;
   std::function<std::string_view(uint64_t)> hole_text_;
   std::function<std::unique_ptr<OwnRecordFormatter>()> make_formatter_;

@@ -168,20 +168,29 @@ TEST(PerfettoExport, NamesAreInternedOncePerSequence) {
   std::string line;
   std::string sequence;
   std::string table;
-  std::set<std::string> seen;
+  // By sequence, since its state was last cleared (each piece's sequence
+  // starts again: export.cc, PieceSequenceWriter).
+  std::map<std::string, std::set<std::string>> seen;
   int entries = 0;
+  int clears = 0;
   while (std::getline(lines, line)) {
     if (line.rfind("  trusted_packet_sequence_id: ", 0) == 0) sequence = line.substr(30);
+    if (line == "  sequence_flags: 1") {
+      seen[sequence].clear();
+      ++clears;
+    }
     if (line.rfind("    event_names {", 0) == 0 || line.rfind("    event_categories {", 0) == 0 ||
         line.rfind("    debug_annotation_names {", 0) == 0) {
       table = line;
     }
     if (line.rfind("      name: ", 0) == 0) {
       ++entries;
-      EXPECT_TRUE(seen.insert(sequence + table + line).second) << sequence << table << line;
+      EXPECT_TRUE(seen[sequence].insert(table + line).second) << sequence << table << line;
     }
   }
   EXPECT_GT(entries, 0);
+  // The threads' sequences, and their pieces' started more than once.
+  EXPECT_GT(clears, 2 * 3);
 }
 
 // Per flow id, the times (ns on the trace's axis) of the events where it

@@ -56,6 +56,8 @@ bool EventMerger::FillBatch(Queue* q) {
   // (Only batch[0] is ever marked: set, or cleared, on every batch.)
   q->batch[0].after_loss = q->after_loss;
   q->after_loss = false;
+  q->batch[0].chunk_start = q->chunk_start;
+  q->chunk_start = false;
   return true;
 }
 
@@ -92,6 +94,7 @@ bool EventMerger::Advance(Queue* q) {
     }
     const Queue::Payload& front = q->payloads.front();
     q->decoding = q->dec.Reset(front.bytes, front.flags).ok();
+    q->chunk_start = q->decoding;
     // (Kept past a chunk without events, for the thread's next event.)
     if (q->decoding && index_.CutsAt(front.offset)) q->after_loss = true;
     if (!q->decoding) {

@@ -222,6 +222,8 @@ class EventMerger {
     // The next event decoded is the first after a loss (TraceIndex::
     // cut_chunks): FillBatch marks it (Event::after_loss).
     bool after_loss = false;
+    // Its next event is the first of a chunk (Event::chunk_start).
+    bool chunk_start = false;
   };
 
   // Continues with the queue that emitted last while it stays the smallest.

@@ -537,6 +537,9 @@ class OrderedOutput {
   // and of which `own_bytes` are the consumer's (AppendOwn): taken (the
   // callee may leave another buffer there, cleared, for a later run).
   virtual void WriteRun(std::string* bytes, uint32_t crc, size_t own_bytes) = 0;
+  // Whether WriteRun needs the CRC (else it gets 0): the bytes go on as
+  // they are (RewrittenOutput keeps their CRC), not made into others.
+  virtual bool wants_crc() const { return true; }
   // The bytes of the sinks' holes (PieceSink::AddHole) of `key`, asked as
   // a run closes for the holes in its outputs not filled yet, or before
   // they change for those before the item given last

@@ -167,4 +167,67 @@ bool BlockCompressor::Compress(Block* block, void** zstd) {
   return true;
 }
 
+PacketBlocks::PacketBlocks(Output* out, BlockCompressor::Codec codec, int threads)
+    : compressor_(out, codec, threads) {
+  block_.reserve(kBlockBytes + (kBlockBytes >> 4));
+}
+
+// (The block not filled is dropped: Finish hands it on.)
+PacketBlocks::~PacketBlocks() { compressor_.Finish().IgnoreError(); }
+
+size_t PacketBlocks::CutAfter(const char* p, size_t n, size_t need) {
+  // Each packet: its key (field 1, length-delimited: one byte, 0x0A), its
+  // length as a varint, its bytes.
+  constexpr unsigned char kPacketKey = (kTracePacket << 3) | 2;
+  const auto* const begin = reinterpret_cast<const unsigned char*>(p);
+  const unsigned char* at = begin;
+  const unsigned char* const end = begin + n;
+  while (at < end) {
+    if (*at++ != kPacketKey) return n;
+    uint64_t length = 0;
+    for (int shift = 0;; shift += 7) {
+      if (at == end || shift > 63) return n;
+      const unsigned char b = *at++;
+      length |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (b < 0x80) break;
+    }
+    if (length > static_cast<uint64_t>(end - at)) return n;
+    at += length;
+    if (static_cast<size_t>(at - begin) >= need) return static_cast<size_t>(at - begin);
+  }
+  return n;
+}
+
+void PacketBlocks::WriteRaw(const char* p, size_t n) {
+  packet_bytes_ += n;
+  while (n != 0) {
+    // (A block below kBlockBytes: each that reaches it goes.)
+    const size_t need = kBlockBytes - block_.size();
+    if (n < need) {
+      block_.append(p, n);
+      return;
+    }
+    const size_t cut = CutAfter(p, n, need);
+    block_.append(p, cut);
+    p += cut;
+    n -= cut;
+    if (block_.size() >= kBlockBytes) Submit();
+  }
+}
+
+void PacketBlocks::Submit() {
+  // The compressor takes the bytes and leaves a spent buffer, its size kept.
+  compressor_.Submit(&block_);
+  block_.clear();
+}
+
+absl::Status PacketBlocks::Finish() {
+  if (!finished_) {
+    finished_ = true;
+    Output::Flush();
+    if (!block_.empty()) Submit();
+  }
+  return compressor_.Finish();
+}
+
 }  // namespace ittc::itt_dump

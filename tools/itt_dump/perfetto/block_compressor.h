@@ -102,6 +102,53 @@ class BlockCompressor {
   std::vector<std::thread> threads_;
 };
 
+// The Output a trace's packets (Trace.packet fields) go to for a
+// BlockCompressor: it gathers them into blocks, each ending with the
+// packet that brings it to kBlockBytes or past, wherever the bytes came
+// from, so the blocks, and the file, do not depend on how the packets were
+// handed over (a writer's buffers, the runs a pass on every core merges:
+// export.cc). REQUIRES: every write holds whole packets (it finds where
+// they end from the start of the write that a block's end falls in).
+//
+// Thread safety: an Output (one writer); the compressor's threads write
+// to `out`.
+class PacketBlocks final : public Output {
+ public:
+  // Packets gathered before a block is compressed and written: large
+  // enough for deflate to find the repetition, small enough to bound
+  // memory.
+  static constexpr size_t kBlockBytes = size_t{1} << 20;
+
+  // `out` must outlive it. `threads`: BlockCompressor's. Destroyed before
+  // Finish, it writes the blocks handed on, not the one it gathers.
+  PacketBlocks(Output* out, BlockCompressor::Codec codec, int threads = 0);
+  ~PacketBlocks() override;
+
+  // Hands on the last block, waits until every block is written and
+  // flushes `out`. Returns the first error (compression or output).
+  absl::Status Finish();
+
+  uint64_t packet_bytes() const { return packet_bytes_; }
+  // Final after Finish.
+  uint64_t output_bytes() const { return compressor_.output_bytes(); }
+
+  // Where the block that holds `need` more bytes ends in the packets
+  // [p, p + n): just past the packet that reaches `need`; n if none does
+  // (or the bytes are not whole packets).
+  static size_t CutAfter(const char* p, size_t n, size_t need);
+
+ protected:
+  void WriteRaw(const char* p, size_t n) override;
+
+ private:
+  void Submit();
+
+  BlockCompressor compressor_;
+  std::string block_;  // the packets of the block being gathered
+  uint64_t packet_bytes_ = 0;
+  bool finished_ = false;
+};
+
 }  // namespace ittc::itt_dump
 
 #endif  // TOOLS_ITT_DUMP_PERFETTO_BLOCK_COMPRESSOR_H_

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,146 +62,37 @@ Annotation ArgAnnotation(const Arg& a) {
   return ValueAnnotation(a.key, a.value, a.is_text, a.is_real);
 }
 
-// An arg's annotation in a piece's record, typed on the worker
-// (ArgAnnotation: the reading thread neither copies nor parses it): its
-// name, a byte of its type, then its value (a number, or a text).
-void PutAnnotation(TextBuffer* out, const Annotation& a) {
-  PieceRecord::PutText(out, a.name);
-  const auto type = static_cast<char>(a.type);
-  out->push_back(type);
-  switch (a.type) {
-    case Annotation::Type::kInt:
-      PieceRecord::Put(out, &a.i, sizeof a.i);
-      return;
-    case Annotation::Type::kUint:
-      PieceRecord::Put(out, &a.u, sizeof a.u);
-      return;
-    case Annotation::Type::kDouble:
-      PieceRecord::Put(out, &a.d, sizeof a.d);
-      return;
-    default:  // kString (ValueAnnotation's other type)
-      PieceRecord::PutText(out, a.s);
-      return;
-  }
-}
-
-// PutAnnotation's annotation, its texts views of the record.
-Annotation NextAnnotation(PieceRecord::Reader* in) {
-  Annotation a;
-  a.name = in->Text();
-  char type = 0;
-  in->Get(&type, 1);
-  a.type = static_cast<Annotation::Type>(type);
-  switch (a.type) {
-    case Annotation::Type::kInt:
-      in->Get(&a.i, sizeof a.i);
-      break;
-    case Annotation::Type::kUint:
-      in->Get(&a.u, sizeof a.u);
-      break;
-    case Annotation::Type::kDouble:
-      in->Get(&a.d, sizeof a.d);
-      break;
-    default:
-      a.s = in->Text();
-      break;
-  }
-  return a;
-}
-
 // What a piece's sink (PerfettoSink) leaves in a task's listener word for
 // the reading thread, where the task goes on open: the piece wrote its
 // begin, kept or left out by the filters.
 constexpr uint64_t kPieceBeganKept = 1;
 constexpr uint64_t kPieceBeganDropped = 2;
 
-// A piece's task begin or end as its sink's output, for the reading thread
-// to write as OnBegin and SliceEnd would (PerfettoExporter::AppendOutput):
-// a byte that says which, then for a begin a PieceBegin and the texts
-// without a key, for an end its time (ns, Ns) and, when the task has args,
-// their count and their annotations (PutAnnotation).
-constexpr char kPieceBeginRecord = 'B';
-constexpr char kPieceEndRecord = 'E';
-struct PieceBegin {
-  uint64_t time_ns = 0;
-  uint64_t category_key = 0;
-  uint64_t name_key = 0;
-};
+bool IsTaskBegin(EventKind kind) {
+  return kind == EventKind::kTaskBegin || kind == EventKind::kTaskBeginEx ||
+         kind == EventKind::kTaskBeginFn || kind == EventKind::kTaskBeginFnEx;
+}
+bool IsTaskEnd(EventKind kind) {
+  return kind == EventKind::kTaskEnd || kind == EventKind::kTaskEndEx;
+}
 
-class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
+// How slices go on a writer's sequences: the interning keys and their
+// texts, and a slice's begin and end events. The exporter writes through
+// its own (every thread's sequence, PerfettoExporter derives from it), and
+// a piece's sink and the serial pass's pieces through another's
+// (PieceSequenceWriter): a task's begin and end are written in one place.
+class SliceWriter : public PerfettoKeyText {
  public:
-  PerfettoExporter(const VerbContext& ctx, const PerfettoOptions& options)
-      : ctx_(ctx),
-        x_(*ctx.index),
-        filter_(ctx.filter, x_),
-        tracker_(x_, this),
-        counters_(x_),
-        writer_(ctx.out, options.compression, x_.clock.RealtimeNs(x_.header.start_ticks)) {
-    tracker_.set_report_begins(true);
-  }
-
-  void Begin();
-  void OnEvent(const Event& e, const ThreadRec& t);
-  absl::Status End(uint64_t end_ticks);
-
-  void OnBegin(const Interval& iv) override;
-  void OnInterval(const Interval& iv) override;
-
-  // What FeedEntry gives the whole trace's tracker (pieces.h), and the
-  // output of a piece's sink, of thread t.
-  void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
-  void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
-  void OnCut(const ThreadRec& t, uint64_t ticks) { tracker_.CutThread(t, ticks); }
-  void AppendOutput(std::string_view record, const ThreadRec& t);
-
-  // The text of an interning key (the scheme is at StringKey below).
-  std::string_view CategoryText(uint64_t key) override;
-  std::string_view NameText(uint64_t key) override;
-
- private:
-  friend class PerfettoSink;
-  // Per thread: its track, the kept/dropped state of its open tasks (they
-  // nest, so a stack), and its lane group of legacy events.
-  struct ThreadOut {
-    uint64_t track = 0;
-    std::vector<char> kept;
-    LaneGroup events;
-    LaneGroup waits;
-    // The lane group the thread used last (Group()): a thread's frames or
-    // regions are mostly of one domain.
-    LaneGroup* last_group = nullptr;
-    IntervalKind last_kind = IntervalKind::kTask;
-    uint64_t last_domain = 0;
-  };
-  // An open interval on a lane.
-  struct OnLane {
-    LaneGroup* group = nullptr;
-    size_t lane = 0;
-  };
+  SliceWriter(const TraceIndex& x, const Clock& clock, PerfettoTraceWriter* writer)
+      : x_(x), clock_(clock), slice_writer_(writer) {}
 
   // Nanoseconds since the trace's start (0 for an earlier time).
   static uint64_t Ns(const Clock& clock, uint64_t ticks) {
     const int64_t ns = clock.SinceStartNs(ticks);
     return ns > 0 ? static_cast<uint64_t>(ns) : 0;
   }
-  uint64_t Ns(uint64_t ticks) const { return Ns(x_.clock, ticks); }
-  // One load for the usual small thread indexes.
-  ThreadOut& Out(const ThreadRec& t) {
-    if (t.index < dense_.size() && dense_[t.index] != nullptr) return *dense_[t.index];
-    return NewOut(t);
-  }
-  ThreadOut& NewOut(const ThreadRec& t);
-  // The name of an interval, as a view valid until the next call.
-  std::string_view Name(const Interval& iv);
-  // The filters' answer for an interval (its name looked up only when a
-  // filter is on).
-  bool Keep(const Interval& iv);
-  LaneGroup* Group(const ThreadRec& t, IntervalKind kind, uint64_t domain);
-  uint64_t ProcessTrack(const ThreadRec& t) const { return process_tracks_[t.process]; }
-  // Keys of per-process items whose ids the processes of a set share.
-  static uint64_t InProcess(const ThreadRec& t, uint64_t id) {
-    return uint64_t{t.process} << 40 ^ id;
-  }
+  uint64_t Ns(uint64_t ticks) const { return Ns(clock_, ticks); }
+
   // Interning keys (PerfettoEvent::name_key and category_key): equal keys
   // must mean equal strings. A name's key is a string id, a legacy event
   // id, or one of the fixed names below, each kind in its own residue mod 4;
@@ -250,24 +142,176 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
     return StringKey(iv.name_id);
   }
   // The text to give with name key `key`: none for a string id's (the
-  // writer asks NameText), else Name(iv).
+  // writer asks NameText), else the interval's name (a view valid until
+  // the next call).
   std::string_view NameFor(const Interval& iv, uint64_t key) {
-    return IsStringKey(key) ? std::string_view() : Name(iv);
+    return IsStringKey(key) ? std::string_view() : IntervalNameView(x_, iv, &name_for_);
   }
   // Inlined: out of line, its string_view arguments went through the stack
   // and cost a store-forwarding stall per slice, its largest single cost.
-  // `out`: the thread's, whose sequence the slice goes on.
-  ABSL_ATTRIBUTE_ALWAYS_INLINE void Slice(PerfettoEvent::Type type, const ThreadOut& out,
-                                          uint64_t track, uint64_t time_ns,
-                                          std::string_view category, std::string_view name,
-                                          const std::vector<Arg>* args, bool open_at_end,
-                                          uint64_t category_key = 0, uint64_t name_key = 0);
+  // `thread`: the thread track whose sequence the slice goes on.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Slice(PerfettoEvent::Type type, uint64_t thread, uint64_t track,
+                                          uint64_t time_ns, std::string_view category,
+                                          std::string_view name, const std::vector<Arg>* args,
+                                          bool open_at_end, uint64_t category_key = 0,
+                                          uint64_t name_key = 0);
   // Slice's event with the annotations in annotations_ (Slice makes them
   // of its args; a piece's end and a sync wait bring their own).
-  ABSL_ATTRIBUTE_ALWAYS_INLINE void WriteSlice(PerfettoEvent::Type type, const ThreadOut& out,
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void WriteSlice(PerfettoEvent::Type type, uint64_t thread,
                                                uint64_t track, uint64_t time_ns,
                                                std::string_view category, std::string_view name,
                                                uint64_t category_key, uint64_t name_key);
+  // The end of interval `iv` on `track` (0: the thread's own).
+  void SliceEnd(uint64_t thread, uint64_t track, const Interval& iv);
+  // The begin of task `iv` on its thread's track.
+  void TaskBegin(uint64_t thread, const Interval& iv);
+
+  // The text of an interning key (the scheme is at StringKey above).
+  std::string_view CategoryText(uint64_t key) override;
+  std::string_view NameText(uint64_t key) override;
+
+ protected:
+  const TraceIndex& x_;
+  const Clock clock_;
+  std::vector<Annotation> annotations_;
+  // The event of Slice() and Instant(), reused: they set the same fields
+  // every time (flows and counter values stay unset), and a fresh
+  // PerfettoEvent per event costs a zero fill of the whole struct.
+  PerfettoEvent event_;
+
+ private:
+  PerfettoTraceWriter* slice_writer_;
+  std::string name_for_;  // NameFor's storage
+};
+
+// A thread's track and the sequence of its pieces (PieceSequenceWriter),
+// by ThreadRec::index: made before the pass, read by the pieces' sinks.
+struct PieceTrack {
+  uint64_t track = 0;
+  uint32_t sequence = 0;
+};
+
+// The packets of a piece, an events chunk of one thread: its tasks (those
+// it begins and those it pairs), on a sequence of the thread's own that
+// each piece starts again (PerfettoTraceWriter::StartPieceSequence), so
+// that they depend on nothing written before them and a worker can write
+// them. Made by a piece's sink, and by the serial pass for the same
+// packets at the same places.
+class PieceSequenceWriter {
+ public:
+  PieceSequenceWriter(const TraceIndex& x, const Clock& clock, int64_t realtime_at_zero_ns)
+      : writer_(nullptr, PerfettoCompression::kNone, realtime_at_zero_ns),
+        slices_(x, clock, &writer_) {}
+  // Starts the piece's sequence (at its first packet).
+  void Start(const PieceTrack& t) { writer_.StartPieceSequence(t.track, t.sequence); }
+  SliceWriter& slices() { return slices_; }
+  // The packets written since Clear().
+  std::string_view packets() const { return writer_.packets(); }
+  void Clear() { writer_.ClearPackets(); }
+
+ private:
+  PerfettoTraceWriter writer_;
+  SliceWriter slices_;
+};
+
+class PerfettoExporter : public SliceWriter, public IntervalListener {
+ public:
+  // Writes plain packets to `packets` (whole packets at a time, as
+  // PacketBlocks needs), beginning with every process's and thread's
+  // track.
+  PerfettoExporter(const VerbContext& ctx, Output* packets)
+      : SliceWriter(*ctx.index, ctx.index->clock, &writer_),
+        ctx_(ctx),
+        filter_(ctx.filter, x_),
+        tracker_(x_, this),
+        counters_(x_),
+        writer_(packets, PerfettoCompression::kNone, RealtimeAtZero(x_)),
+        serial_piece_(x_, clock_, RealtimeAtZero(x_)) {
+    tracker_.set_report_begins(true);
+    AddTracks();
+  }
+
+  static int64_t RealtimeAtZero(const TraceIndex& x) {
+    return x.clock.RealtimeNs(x.header.start_ticks);
+  }
+  // Each thread's track and pieces' sequence, for the pieces' sinks.
+  const U64Map<PieceTrack>& piece_tracks() const { return piece_tracks_; }
+  PerfettoTraceWriter& writer() { return writer_; }
+
+  void OnEvent(const Event& e, const ThreadRec& t);
+  // The serial pass's OnEvent: it writes what a piece would have written
+  // (the tasks the piece of `e`, its events chunk, begins and pairs) as
+  // the piece would, on the thread's pieces' sequence.
+  void OnSerialEvent(const Event& e, const ThreadRec& t);
+  absl::Status End(uint64_t end_ticks);
+
+  void OnBegin(const Interval& iv) override;
+  void OnInterval(const Interval& iv) override;
+
+  // What FeedEntry gives the whole trace's tracker (pieces.h) of thread t.
+  void AddChildTicks(const ThreadRec& t, uint64_t ticks) { tracker_.AddChildTicks(t, ticks); }
+  void OnOpen(const Interval& iv, const ThreadRec& t) { tracker_.OnOpen(iv, t); }
+  void OnCut(const ThreadRec& t, uint64_t ticks) { tracker_.CutThread(t, ticks); }
+
+ private:
+  // Per thread: its track and its pieces' sequence, the kept/dropped state
+  // of its open tasks (they nest, so a stack), and its lane group of
+  // legacy events.
+  struct ThreadOut {
+    uint64_t track = 0;
+    PieceTrack piece;
+    // Serial pass: its piece's sequence is started (OnSerialEvent).
+    bool piece_started = false;
+    std::vector<char> kept;
+    LaneGroup events;
+    LaneGroup waits;
+    // The lane group the thread used last (Group()): a thread's frames or
+    // regions are mostly of one domain.
+    LaneGroup* last_group = nullptr;
+    IntervalKind last_kind = IntervalKind::kTask;
+    uint64_t last_domain = 0;
+  };
+  // An open interval on a lane.
+  struct OnLane {
+    LaneGroup* group = nullptr;
+    size_t lane = 0;
+  };
+
+  // One load for the usual small thread indexes.
+  ThreadOut& Out(const ThreadRec& t) {
+    if (t.index < dense_.size() && dense_[t.index] != nullptr) return *dense_[t.index];
+    return NewOut(t);
+  }
+  ThreadOut& NewOut(const ThreadRec& t);
+  // Every process's and thread's track, and the pieces' sequences.
+  void AddTracks();
+  // Serial pass: the writer of the piece of thread `out` now, its sequence
+  // started at its first packet; and the packets it wrote, written.
+  SliceWriter& SerialPiece(ThreadOut& out) {
+    if (!out.piece_started) {
+      serial_piece_.Start(out.piece);
+      out.piece_started = true;
+    }
+    return serial_piece_.slices();
+  }
+  void WriteSerialPiece() {
+    writer_.WritePackets(serial_piece_.packets());
+    serial_piece_.Clear();
+  }
+  // Serial pass: the piece-mode tracker that says, as a piece's would,
+  // which of its thread's events the piece pairs.
+  IntervalTracker& Classifier(const ThreadRec& t);
+  // The name of an interval, as a view valid until the next call.
+  std::string_view Name(const Interval& iv);
+  // The filters' answer for an interval (its name looked up only when a
+  // filter is on).
+  bool Keep(const Interval& iv);
+  LaneGroup* Group(const ThreadRec& t, IntervalKind kind, uint64_t domain);
+  uint64_t ProcessTrack(const ThreadRec& t) const { return process_tracks_[t.process]; }
+  // Keys of per-process items whose ids the processes of a set share.
+  static uint64_t InProcess(const ThreadRec& t, uint64_t id) {
+    return uint64_t{t.process} << 40 ^ id;
+  }
   // A counter sample on `out`'s sequence, through counter_event_.
   void WriteCounter(const ThreadOut& out, uint64_t track, uint64_t time_ns, int64_t int_value,
                     bool is_double = false, double double_value = 0) {
@@ -279,8 +323,6 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
     e.double_value = double_value;
     writer_.Write(out.track, e);
   }
-  // The end of interval `iv` on `track` (0: the thread's own).
-  void SliceEnd(const ThreadOut& out, uint64_t track, const Interval& iv);
   void Instant(const ThreadRec& t, uint64_t track, uint64_t ticks, std::string_view category,
                std::string_view name, const Annotation* annotations, size_t count,
                uint64_t category_key = 0, uint64_t name_key = 0);
@@ -318,7 +360,6 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   // The filters' answer for an item of a domain with a name at a time.
 
   const VerbContext& ctx_;
-  const TraceIndex& x_;
   Filter filter_;
   IntervalTracker tracker_;
   CounterTracker counters_;
@@ -344,6 +385,18 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   U64Map<HeapLive> heap_live_;
   std::vector<FlowTracker::End> flow_ends_;
   PerfettoTraceWriter writer_;
+  // The serial pass's: the pieces' packets, and per thread index what
+  // its piece pairs (Classifier); what that said of the event being
+  // written: a task begin the piece begins, a task end it pairs.
+  PieceSequenceWriter serial_piece_;
+  struct Unheard final : IntervalListener {
+    void OnInterval(const Interval&) override {}
+  } unheard_;
+  U64Map<std::unique_ptr<IntervalTracker>> classifiers_;
+  bool piece_begin_ = false;
+  bool piece_end_ = false;
+  U64Map<PieceTrack> piece_tracks_;
+  bool piece_tracks_ready_ = false;
   std::vector<uint64_t> process_tracks_;  // by ThreadRec::process
   uint64_t global_track_ = 0;
   // By thread index; ThreadOut never moves (lane groups point into it).
@@ -356,12 +409,8 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   std::vector<uint64_t> free_on_lanes_;  // slots to reuse
   U64Map<uint64_t> counter_tracks_;      // by Counter::index
   std::string name_;                     // Name()'s storage
-  std::vector<Annotation> annotations_;
-  // The event of Slice() and Instant(), reused: they set the same fields
-  // every time (flows and counter values stay unset), and a fresh
-  // PerfettoEvent per event costs a zero fill of the whole struct.
-  PerfettoEvent event_;
-  // WriteCounter's, for the same reason: it sets the value fields alone.
+  // WriteCounter's PerfettoEvent, reused: it sets the value fields alone
+  // (a fresh one per sample costs a zero fill of the whole struct).
   PerfettoEvent counter_event_ = [] {
     PerfettoEvent e;
     e.type = PerfettoEvent::Type::kCounter;
@@ -370,75 +419,92 @@ class PerfettoExporter : public IntervalListener, public PerfettoKeyText {
   uint64_t dropped_ends_ = 0;
 };
 
-// The tasks a piece pairs, written on its worker as the reading thread
-// would write them: each begin at its place (whether the task ends in the
-// piece or goes on to the whole trace's tracker), each end of a task the
-// piece pairs at its place. Frames take lanes and tasks with ids flows,
-// which only the reading thread hands out: the piece leaves them.
+// The tasks a piece pairs, written on its worker: each begin at its place
+// (whether the task ends in the piece or goes on to the whole trace's
+// tracker), each end of a task the piece pairs at its place, as packets of
+// the piece's sequence (PieceSequenceWriter), which go among the reading
+// thread's packets in the serial pass's order (PieceSink::outputs_apart).
+// Frames take lanes and tasks with ids flows, which only the reading
+// thread hands out: the piece leaves them.
 class PerfettoSink final : public PieceSink {
  public:
-  PerfettoSink(const TraceIndex& x, const Filter& filter, const Clock& clock)
-      : x_(x), filter_(filter), clock_(clock) {}
+  PerfettoSink(const TraceIndex& x, const Filter& filter, const Clock& clock,
+               const U64Map<PieceTrack>& tracks)
+      : x_(x),
+        filter_(filter),
+        tracks_(tracks),
+        piece_(x, clock, PerfettoExporter::RealtimeAtZero(x)) {}
 
-  IntervalTracker::PiecePairing pairing() const override {
+  // What the pieces leave to the whole trace's tracker; the serial pass's
+  // pieces the same (PerfettoExporter::Classifier).
+  static IntervalTracker::PiecePairing Pairing() {
     IntervalTracker::PiecePairing p;
     p.frames = false;          // on lanes
     p.tasks_with_ids = false;  // relations follow task ids
     p.args = true;             // a task's args: annotations of its end
     return p;
   }
+  IntervalTracker::PiecePairing pairing() const override { return Pairing(); }
   bool wants_begins() const override { return true; }
   bool outputs_begins() const override { return true; }
+  bool outputs_apart() const override { return true; }
   // Counted, nothing kept: what the reading thread writes nothing for and
   // keeps nothing of.
   bool Ignores(format::EventKind kind) const override { return ExportsNothingOf(kind); }
   void OnBegin(const Interval& iv) override {
     // Only tasks begin in a piece. It forwards every task_begin_fn and
     // (pairing()) every task with an id: the whole trace's tracker begins
-    // them, and what would be written here is dropped. (Nor is a
-    // function's name looked up here before PrepareFunctionNames: symbols.h.)
+    // them. (Nor is a function's name looked up here before
+    // PrepareFunctionNames: symbols.h.)
     if (iv.fn != 0 || iv.id != format::Id{}) return;
     if (!filter_.KeepsInterval(iv, [&] { return IntervalNameView(x_, iv, &name_); })) {
       iv.listener_word = kPieceBeganDropped;
       return;
     }
     iv.listener_word = kPieceBeganKept;
-    PieceBegin b;
-    b.time_ns = Ns(iv.begin);
-    const std::string_view category = PerfettoExporter::Category(x_, iv, &b.category_key);
-    b.name_key = PerfettoExporter::NameKey(iv);
-    BeginOutput();
-    TextBuffer* out = &output_buffer();
-    out->push_back(kPieceBeginRecord);
-    PieceRecord::Put(out, &b, sizeof b);
-    if (b.category_key == 0) PieceRecord::PutText(out, category);
-    if (!PerfettoExporter::IsStringKey(b.name_key)) {
-      PieceRecord::PutText(out, IntervalNameView(x_, iv, &name_));
-    }
-    EndOutput(/*keep=*/true);
+    const PieceTrack* t = Start(*iv.thread);
+    if (t == nullptr) return;
+    piece_.slices().TaskBegin(t->track, iv);
+    Emit();
   }
   void OnInterval(const Interval& iv) override {
     if (iv.listener_word != kPieceBeganKept) return;
-    BeginOutput();
-    TextBuffer* out = &output_buffer();
-    out->push_back(kPieceEndRecord);
-    const uint64_t end_ns = Ns(iv.end);
-    PieceRecord::Put(out, &end_ns, sizeof end_ns);
-    if (iv.args != nullptr && !iv.args->empty()) {
-      const auto n = static_cast<uint32_t>(iv.args->size());
-      PieceRecord::Put(out, &n, sizeof n);
-      for (const Arg& a : *iv.args) PutAnnotation(out, ArgAnnotation(a));
-    }
-    EndOutput(/*keep=*/true);
+    const PieceTrack* t = Start(*iv.thread);
+    if (t == nullptr) return;
+    piece_.slices().SliceEnd(t->track, 0, iv);
+    Emit();
   }
-  void Clear() override {}
+  void Clear() override { emitted_ = kNone; }
 
  private:
-  uint64_t Ns(uint64_t ticks) const { return PerfettoExporter::Ns(clock_, ticks); }
+  static constexpr size_t kNone = ~size_t{0};
+  // The thread's track and sequence (null for a thread the index lacks,
+  // where the pass cannot be exact), the sequence started at the piece's
+  // first output, and again if outputs of the piece were dropped since
+  // (PieceSink::DropOutputsFrom: they may have held its start, or names it
+  // interned).
+  const PieceTrack* Start(const ThreadRec& thread) {
+    const PieceTrack* t = tracks_.Find(thread.index);
+    if (t != nullptr && emitted_ != outputs()) {
+      piece_.Clear();
+      piece_.Start(*t);
+    }
+    return t;
+  }
+  // The packets written since, as one output.
+  void Emit() {
+    BeginOutput();
+    output_buffer().append(piece_.packets());
+    EndOutput(/*keep=*/true);
+    piece_.Clear();
+    emitted_ = outputs();
+  }
 
   const TraceIndex& x_;
   Filter filter_;
-  Clock clock_;
+  const U64Map<PieceTrack>& tracks_;
+  PieceSequenceWriter piece_;
+  size_t emitted_ = kNone;  // outputs() after the piece's last output
   std::string name_;
 };
 
@@ -458,10 +524,14 @@ PerfettoExporter::ThreadOut& PerfettoExporter::NewOut(const ThreadRec& t) {
   n.events.name = "events";
   n.waits.parent = n.track;
   n.waits.name = "waits";
+  // (AddTracks numbers the index's threads' pieces' sequences at once.)
+  n.piece.track = n.track;
+  if (!piece_tracks_ready_) return n;
+  n.piece.sequence = writer_.ReserveSequenceIds(1);
   return n;
 }
 
-void PerfettoExporter::Begin() {
+void PerfettoExporter::AddTracks() {
   for (const TraceFile& f : ctx_.set->files()) {
     const format::FileHeader& h = f.index->header;
     std::vector<std::string> labels;
@@ -473,6 +543,42 @@ void PerfettoExporter::Begin() {
         writer_.AddProcess(static_cast<int32_t>(f.display_pid), f.label, labels));
   }
   for (const auto& [index, t] : x_.threads.entries()) Out(t);
+  // The pieces' sequences after the threads' own: ids of one or two bytes.
+  uint32_t sequence = writer_.ReserveSequenceIds(static_cast<uint32_t>(x_.threads.size()));
+  for (const auto& [index, t] : x_.threads.entries()) {
+    ThreadOut& out = Out(t);
+    out.piece.sequence = sequence++;
+    piece_tracks_[t.index] = out.piece;
+  }
+  piece_tracks_ready_ = true;
+}
+
+IntervalTracker& PerfettoExporter::Classifier(const ThreadRec& t) {
+  std::unique_ptr<IntervalTracker>& c = classifiers_[t.index];
+  if (c == nullptr) {
+    // As PieceDecoder makes a piece's.
+    c = std::make_unique<IntervalTracker>(x_, &unheard_);
+    c->set_collect_args(false);
+    c->set_piece_pairing(PerfettoSink::Pairing());
+    c->ResetPiece(/*pair_frames=*/false);
+  }
+  return *c;
+}
+
+void PerfettoExporter::OnSerialEvent(const Event& e, const ThreadRec& t) {
+  IntervalTracker& pieces = Classifier(t);
+  if (e.chunk_start) {
+    // (Frames are the whole trace's: Pairing().)
+    pieces.ResetPiece(/*pair_frames=*/false);
+    Out(t).piece_started = false;
+  }
+  if (pieces.OnPieceEvent(e, t, 0) == IntervalTracker::PieceAction::kPaired) {
+    piece_begin_ = IsTaskBegin(e.kind);
+    piece_end_ = IsTaskEnd(e.kind);
+  }
+  OnEvent(e, t);
+  piece_begin_ = false;
+  piece_end_ = false;
 }
 
 std::string_view PerfettoExporter::Name(const Interval& iv) {
@@ -502,30 +608,22 @@ LaneGroup* PerfettoExporter::Group(const ThreadRec& t, IntervalKind kind, uint64
   return g.get();
 }
 
-inline void PerfettoExporter::SliceEnd(const ThreadOut& out, uint64_t track, const Interval& iv) {
-  if ((iv.args == nullptr || iv.args->empty()) && !iv.open_at_end) {
-    writer_.WriteSliceEnd(out.track, track, Ns(iv.end));
-    return;
-  }
-  Slice(PerfettoEvent::Type::kSliceEnd, out, track, Ns(iv.end), {}, {}, iv.args, iv.open_at_end);
-}
-
-inline void PerfettoExporter::Slice(PerfettoEvent::Type type, const ThreadOut& out, uint64_t track,
-                                    uint64_t time_ns, std::string_view category,
-                                    std::string_view name, const std::vector<Arg>* args,
-                                    bool open_at_end, uint64_t category_key, uint64_t name_key) {
+inline void SliceWriter::Slice(PerfettoEvent::Type type, uint64_t thread, uint64_t track,
+                               uint64_t time_ns, std::string_view category, std::string_view name,
+                               const std::vector<Arg>* args, bool open_at_end,
+                               uint64_t category_key, uint64_t name_key) {
   annotations_.clear();
   if (args != nullptr) {
     for (const Arg& a : *args) annotations_.push_back(ArgAnnotation(a));
   }
   if (open_at_end) annotations_.push_back(Annotation::Bool("open_at_end", true));
-  WriteSlice(type, out, track, time_ns, category, name, category_key, name_key);
+  WriteSlice(type, thread, track, time_ns, category, name, category_key, name_key);
 }
 
-inline void PerfettoExporter::WriteSlice(PerfettoEvent::Type type, const ThreadOut& out,
-                                         uint64_t track, uint64_t time_ns,
-                                         std::string_view category, std::string_view name,
-                                         uint64_t category_key, uint64_t name_key) {
+inline void SliceWriter::WriteSlice(PerfettoEvent::Type type, uint64_t thread, uint64_t track,
+                                    uint64_t time_ns, std::string_view category,
+                                    std::string_view name, uint64_t category_key,
+                                    uint64_t name_key) {
   PerfettoEvent& e = event_;
   e.type = type;
   e.time_ns = time_ns;
@@ -537,10 +635,28 @@ inline void PerfettoExporter::WriteSlice(PerfettoEvent::Type type, const ThreadO
   e.key_text = this;
   e.annotations = annotations_.data();
   e.annotation_count = annotations_.size();
-  writer_.Write(out.track, e);
+  slice_writer_->Write(thread, e);
 }
 
-const char* PerfettoExporter::FixedText(uint64_t n) {
+void SliceWriter::SliceEnd(uint64_t thread, uint64_t track, const Interval& iv) {
+  if ((iv.args == nullptr || iv.args->empty()) && !iv.open_at_end) {
+    slice_writer_->WriteSliceEnd(thread, track, Ns(iv.end));
+    return;
+  }
+  Slice(PerfettoEvent::Type::kSliceEnd, thread, track, Ns(iv.end), {}, {}, iv.args, iv.open_at_end);
+}
+
+void SliceWriter::TaskBegin(uint64_t thread, const Interval& iv) {
+  uint64_t category_key = 0;
+  const std::string_view category = Category(iv, &category_key);
+  const uint64_t name_key = NameKey(iv);
+  const uint64_t time_ns = Ns(iv.begin);
+  if (slice_writer_->TryWriteKeyedSliceBegin(thread, 0, time_ns, category_key, name_key)) return;
+  Slice(PerfettoEvent::Type::kSliceBegin, thread, 0, time_ns, category, NameFor(iv, name_key),
+        nullptr, false, category_key, name_key);
+}
+
+const char* SliceWriter::FixedText(uint64_t n) {
   switch (n) {
     case kFixedFrame:
       return "frame";
@@ -552,18 +668,18 @@ const char* PerfettoExporter::FixedText(uint64_t n) {
   return "";
 }
 
-std::string_view PerfettoExporter::DomainCategory(const TraceIndex& x, uint64_t domain_id,
-                                                  uint64_t slot) {
+std::string_view SliceWriter::DomainCategory(const TraceIndex& x, uint64_t domain_id,
+                                             uint64_t slot) {
   const std::string_view domain = x.Domain(domain_id);
   if (!domain.empty()) return domain;
   return slot == kMarkerSlot ? "marker" : IntervalKindName(static_cast<IntervalKind>(slot - 1));
 }
 
-std::string_view PerfettoExporter::CategoryText(uint64_t key) {
+std::string_view SliceWriter::CategoryText(uint64_t key) {
   return key % 8 == kFixedSlot ? FixedText(key / 8) : DomainCategory(key / 8, key % 8);
 }
 
-std::string_view PerfettoExporter::NameText(uint64_t key) {
+std::string_view SliceWriter::NameText(uint64_t key) {
   // Legacy event names come with their events (NameFor).
   if (IsStringKey(key)) return x_.String(key / 4);
   return key % 4 == 3 ? FixedText(key / 4) : "";
@@ -579,20 +695,22 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
     return;
   }
   const bool keep = Keep(iv);
-  uint64_t category_key = 0;
-  const std::string_view category = Category(iv, &category_key);
   if (iv.kind == IntervalKind::kTask) {
     out.kept.push_back(keep ? 1 : 0);
-    if (keep) {
-      const uint64_t name_key = NameKey(iv);
-      if (!writer_.TryWriteKeyedSliceBegin(out.track, 0, Ns(iv.begin), category_key, name_key)) {
-        Slice(PerfettoEvent::Type::kSliceBegin, out, 0, Ns(iv.begin), category,
-              NameFor(iv, name_key), nullptr, false, category_key, name_key);
-      }
+    if (!keep) return;
+    // The serial pass writes a begin its piece would have on the piece's
+    // sequence, as the piece's sink (PerfettoSink::OnBegin).
+    if (piece_begin_) {
+      SerialPiece(out).TaskBegin(out.track, iv);
+      WriteSerialPiece();
+      return;
     }
+    TaskBegin(out.track, iv);
     return;
   }
   if (!keep) return;
+  uint64_t category_key = 0;
+  const std::string_view category = Category(iv, &category_key);
   LaneGroup* g =
       iv.kind == IntervalKind::kLegacyEvent ? &out.events : Group(*iv.thread, iv.kind, iv.domain);
   bool created = false;
@@ -614,7 +732,7 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
                                       name_key)) {
     return;
   }
-  Slice(PerfettoEvent::Type::kSliceBegin, out, g->tracks[lane], Ns(iv.begin), category,
+  Slice(PerfettoEvent::Type::kSliceBegin, out.track, g->tracks[lane], Ns(iv.begin), category,
         frame ? std::string_view(FixedText(kFixedFrame)) : NameFor(iv, name_key), nullptr, false,
         category_key, name_key);
 }
@@ -630,13 +748,20 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
     }
     const bool keep = kept.back() != 0;
     kept.pop_back();
-    if (keep) SliceEnd(out, 0, iv);
+    if (!keep) return;
+    // An end its piece would have written (paired there: the serial pass).
+    if (piece_end_) {
+      SerialPiece(out).SliceEnd(out.track, 0, iv);
+      WriteSerialPiece();
+      return;
+    }
+    SliceEnd(out.track, 0, iv);
     return;
   }
   if (iv.listener_word != 0) {
     const OnLane on = on_lanes_[iv.listener_word - 1];
     free_on_lanes_.push_back(iv.listener_word - 1);
-    SliceEnd(Out(t), on.group->tracks[on.lane], iv);
+    SliceEnd(Out(t).track, on.group->tracks[on.lane], iv);
     on.group->lanes.Release(on.lane, Ns(iv.end));
     return;
   }
@@ -650,42 +775,11 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
   uint64_t category_key = 0;
   const std::string_view category = Category(iv, &category_key);
   const ThreadOut& out = Out(t);
-  Slice(PerfettoEvent::Type::kSliceBegin, out, g->tracks[lane], Ns(iv.begin), category,
+  Slice(PerfettoEvent::Type::kSliceBegin, out.track, g->tracks[lane], Ns(iv.begin), category,
         FixedText(kFixedFrame), nullptr, false, category_key, FixedNameKey(kFixedFrame));
-  Slice(PerfettoEvent::Type::kSliceEnd, out, g->tracks[lane], Ns(iv.end), {}, {}, nullptr, false);
+  Slice(PerfettoEvent::Type::kSliceEnd, out.track, g->tracks[lane], Ns(iv.end), {}, {}, nullptr,
+        false);
   g->lanes.Release(lane, Ns(iv.end));
-}
-
-void PerfettoExporter::AppendOutput(std::string_view record, const ThreadRec& t) {
-  // The records that follow, which a worker wrote: the next items are
-  // mostly the same piece's (as parquet's AppendPieceTask).
-  __builtin_prefetch(record.data() + 256);
-  const ThreadOut& out = Out(t);
-  PieceRecord::Reader in(record);
-  char what = 0;
-  in.Get(&what, 1);
-  if (what == kPieceEndRecord) {
-    uint64_t time_ns = 0;
-    in.Get(&time_ns, sizeof time_ns);
-    if (in.done()) {
-      writer_.WriteSliceEnd(out.track, 0, time_ns);
-      return;
-    }
-    uint32_t n = 0;
-    in.Get(&n, sizeof n);
-    annotations_.clear();
-    for (uint32_t i = 0; i < n; ++i) annotations_.push_back(NextAnnotation(&in));
-    WriteSlice(PerfettoEvent::Type::kSliceEnd, out, 0, time_ns, {}, {}, 0, 0);
-    return;
-  }
-  PieceBegin b;
-  in.Get(&b, sizeof b);
-  const std::string_view category = b.category_key == 0 ? in.Text() : std::string_view();
-  const std::string_view name = IsStringKey(b.name_key) ? std::string_view() : in.Text();
-  if (!writer_.TryWriteKeyedSliceBegin(out.track, 0, b.time_ns, b.category_key, b.name_key)) {
-    Slice(PerfettoEvent::Type::kSliceBegin, out, 0, b.time_ns, category, name, nullptr, false,
-          b.category_key, b.name_key);
-  }
 }
 
 void PerfettoExporter::Instant(const ThreadRec& t, uint64_t track, uint64_t ticks,
@@ -750,8 +844,8 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
     if (c.kind != K::kPrepare) {
       annotations_.push_back(Annotation::Bool("acquired", c.kind == K::kAcquired));
     }
-    WriteSlice(PerfettoEvent::Type::kSliceEnd, out, out.waits.tracks[it->second.lane], Ns(e.time),
-               {}, {}, 0, 0);
+    WriteSlice(PerfettoEvent::Type::kSliceEnd, out.track, out.waits.tracks[it->second.lane],
+               Ns(e.time), {}, {}, 0, 0);
     out.waits.lanes.Release(it->second.lane, Ns(e.time));
     open_waits_.erase(it);
   }
@@ -772,7 +866,7 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
   }
   annotations_.clear();
   annotations_.push_back(Annotation::Pointer("addr", UntagAddress(c.object->addr, t.process)));
-  WriteSlice(PerfettoEvent::Type::kSliceBegin, out, out.waits.tracks[lane], Ns(e.time),
+  WriteSlice(PerfettoEvent::Type::kSliceBegin, out.track, out.waits.tracks[lane], Ns(e.time),
              FixedText(kFixedSync), name, FixedCategoryKey(kFixedSync),
              object.empty() ? 0 : StringKey(c.object->name_id));
 }
@@ -787,7 +881,7 @@ void PerfettoExporter::EndOpenWaits(uint64_t end_ticks) {
     ThreadOut& out = Out(*wait->thread);
     annotations_.clear();
     annotations_.push_back(Annotation::Bool("open_at_end", true));
-    WriteSlice(PerfettoEvent::Type::kSliceEnd, out, out.waits.tracks[wait->lane],
+    WriteSlice(PerfettoEvent::Type::kSliceEnd, out.track, out.waits.tracks[wait->lane],
                Ns(std::max(end_ticks, wait->begin)), {}, {}, 0, 0);
   }
   open_waits_.clear();
@@ -947,32 +1041,72 @@ absl::Status PerfettoExporter::End(uint64_t end_ticks) {
 
 }  // namespace
 
+// Where a pass's packets go: in blocks to be compressed (PacketBlocks),
+// or as they are with PerfettoCompression::kNone.
+class PacketsOut {
+ public:
+  PacketsOut(Output* out, PerfettoCompression compression) : out_(out) {
+    if (compression != PerfettoCompression::kNone) {
+      blocks_.emplace(out, compression == PerfettoCompression::kZstd
+                               ? BlockCompressor::Codec::kZstd
+                               : BlockCompressor::Codec::kDeflate);
+    }
+  }
+  Output* packets() { return blocks_ ? &*blocks_ : out_; }
+  // Hands on what is left, once the pass is whole (else, destroyed, it
+  // drops the block not filled: a pass that writes again writes it).
+  absl::Status Finish() {
+    if (blocks_) return blocks_->Finish();
+    out_->Flush();
+    return out_->status();
+  }
+
+ private:
+  Output* out_;
+  std::optional<PacketBlocks> blocks_;
+};
+
 absl::StatusOr<PassSummary> WritePerfetto(const VerbContext& ctx, const PerfettoOptions& options,
                                           uint64_t* rewritten, absl::Status* writer_status) {
   // The writer's own status (its compressor's, the output's) at the end.
   absl::Status written;
+  const auto end = [&](PerfettoExporter* exporter, PacketsOut* packets, Output* own,
+                       const PassSummary& pass) {
+    written = exporter->End(TraceEndTicks(*ctx.index, pass.last_ticks));
+    if (own != nullptr) own->Flush();
+    const absl::Status blocks = packets->Finish();
+    if (written.ok()) written = blocks;
+  };
   absl::StatusOr<PassSummary> pass = WriteOnce(
       ctx, "Perfetto trace",
       [&](const VerbContext& first) -> std::optional<PassSummary> {
-        // The workers pair the simple tasks and describe their packets;
-        // this thread writes every packet, in order.
-        PerfettoExporter exporter(first, options);
+        // The workers write the packets of the tasks their pieces begin
+        // and pair, this thread the others; workers merge the two in the
+        // serial pass's order (PieceOutput), then the blocks go out.
+        PacketsOut packets(first.out, options.compression);
+        PieceOutput own(packets.packets());
+        // (PacketBlocks makes blocks of the runs: their CRCs go unused.)
+        own.set_wants_crc(options.compression == PerfettoCompression::kNone);
+        PerfettoExporter exporter(first, &own);
+        own.set_flush([&exporter] { exporter.writer().FlushPackets(); },
+                      [&exporter] { return exporter.writer().has_packets(); });
         std::optional<PassSummary> pass = WriteInPieces(
             first,
             [&](const Filter& filter, const Clock& clock) {
-              return std::make_unique<PerfettoSink>(*first.index, filter, clock);
+              return std::make_unique<PerfettoSink>(*first.index, filter, clock,
+                                                    exporter.piece_tracks());
             },
-            &exporter, [&exporter] { exporter.Begin(); }, /*own=*/nullptr);
-        if (pass) written = exporter.End(TraceEndTicks(*ctx.index, pass->last_ticks));
+            &exporter, [] {}, &own);
+        if (pass) end(&exporter, &packets, &own, *pass);
         return pass;
       },
       [&](const VerbContext& again) -> absl::StatusOr<PassSummary> {
-        PerfettoExporter exporter(again, options);
-        exporter.Begin();
+        PacketsOut packets(again.out, options.compression);
+        PerfettoExporter exporter(again, packets.packets());
         absl::StatusOr<PassSummary> pass = ForEachEvent(
-            again, [&](const Event& e, const ThreadRec& t) { exporter.OnEvent(e, t); },
+            again, [&](const Event& e, const ThreadRec& t) { exporter.OnSerialEvent(e, t); },
             [&](const ThreadRec& t, uint64_t ticks) { exporter.OnCut(t, ticks); });
-        if (pass.ok()) written = exporter.End(TraceEndTicks(*ctx.index, pass->last_ticks));
+        if (pass.ok()) end(&exporter, &packets, nullptr, *pass);
         return pass;
       },
       rewritten);

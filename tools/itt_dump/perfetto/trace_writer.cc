@@ -92,14 +92,6 @@ constexpr uint32_t kThreadName = 5;
 // counter_descriptor.proto: message CounterDescriptor.
 constexpr uint32_t kCounterUnit = 3;
 
-// Packets gathered before a block is compressed and written: large enough
-// for deflate to find the repetition, small enough to bound memory.
-constexpr size_t kBlockBytes = size_t{1} << 20;
-// Room a block's buffer has beyond kBlockBytes: a block ends with the
-// packet that passes kBlockBytes, and a packet is rarely larger (a larger
-// one makes the buffer grow).
-constexpr size_t kBlockSlackBytes = size_t{64} << 10;
-
 // The most bytes PutPacketHead and PutEventHead write: keys of one byte
 // (two for a counter value's), varints of at most ten bytes (five for the
 // sequence id, a uint32).
@@ -173,15 +165,14 @@ Annotation Annotation::Json(std::string_view n, std::string_view v) {
 PerfettoTraceWriter::PerfettoTraceWriter(Output* out, PerfettoCompression compression,
                                          int64_t realtime_at_zero_ns)
     : out_(out),
-      compression_(compression),
+      blocks_(compression == PerfettoCompression::kNone || out == nullptr
+                  ? nullptr
+                  : std::make_unique<PacketBlocks>(out, compression == PerfettoCompression::kZstd
+                                                            ? BlockCompressor::Codec::kZstd
+                                                            : BlockCompressor::Codec::kDeflate)),
+      packets_out_(blocks_ != nullptr ? blocks_.get() : out),
       realtime_at_zero_ns_(realtime_at_zero_ns),
-      last_sequence_(kDescriptorSequence) {
-  if (compression != PerfettoCompression::kNone) {
-    compressor_ = std::make_unique<BlockCompressor>(out, compression == PerfettoCompression::kZstd
-                                                             ? BlockCompressor::Codec::kZstd
-                                                             : BlockCompressor::Codec::kDeflate);
-  }
-}
+      last_sequence_(kDescriptorSequence) {}
 
 PerfettoTraceWriter::~PerfettoTraceWriter() = default;
 
@@ -245,13 +236,36 @@ uint64_t PerfettoTraceWriter::AddCounterTrack(uint64_t parent, std::string_view 
   return uuid;
 }
 
-void PerfettoTraceWriter::StartSequence(Sequence* seq) {
+void PerfettoTraceWriter::StartPieceSequence(uint64_t thread, uint32_t id) {
+  if (sequences_.size() <= thread) sequences_.resize(thread + 1);
+  std::unique_ptr<Sequence>& seq = sequences_[thread];
+  if (seq == nullptr || seq->id != id) {
+    seq = std::make_unique<Sequence>();
+    seq->id = id;
+    seq->track = thread;
+    // (Not marked first on its sequence: whether an earlier piece started
+    // it is not this writer's to know.)
+    StartSequence(seq.get(), /*first=*/false);
+    return;
+  }
+  // Its state again from nothing, its tables' memory kept.
+  seq->categories.clear();
+  seq->names.clear();
+  seq->annotation_names.clear();
+  seq->category_keys = KeyTable();
+  seq->name_keys = KeyTable();
+  seq->recent_annotation_names = {};
+  seq->next_recent = 0;
+  StartSequence(seq.get(), /*first=*/false);
+}
+
+void PerfettoTraceWriter::StartSequence(Sequence* seq, bool first) {
   BeginPacket();
   block_.Varint(kPacketSequenceId, seq->id);
   // It clears the incremental state and sets the defaults (clock, track),
   // which are part of that state.
   block_.Varint(kPacketSequenceFlags, kSeqIncrementalStateCleared);
-  block_.Bool(kPacketFirstOnSequence, true);
+  if (first) block_.Bool(kPacketFirstOnSequence, true);
   block_.Begin(kPacketDefaults);
   block_.Varint(kDefaultsTimestampClockId, kSequenceClockId);
   block_.Begin(kDefaultsTrackEvent);
@@ -520,28 +534,38 @@ void PerfettoTraceWriter::WriteFull(uint64_t thread, const PerfettoEvent& e) {
 
 void PerfettoTraceWriter::PacketDone() {
   ++stats_.packets;
-  if (block_.size() >= kBlockBytes) FlushBlock();
+  if (block_.size() >= kFlushBytes) FlushPackets();
 }
 
-void PerfettoTraceWriter::FlushBlock() {
-  if (block_.size() == 0) return;
+void PerfettoTraceWriter::FlushPackets() {
+  if (block_.size() == 0 || packets_out_ == nullptr) return;
   stats_.uncompressed_bytes += block_.size();
-  if (compressor_ != nullptr) {
-    block_.SwapOut(&spare_, kBlockBytes + kBlockSlackBytes);
-    compressor_->Submit(&spare_);
-  } else {
-    out_->Write(block_.data());
-    stats_.output_bytes += block_.size();
-    block_.Clear();
-  }
+  // Whole packets, as PacketBlocks needs, past the output's buffer.
+  packets_out_->WriteUnbuffered(block_.data());
+  block_.Clear();
+}
+
+void PerfettoTraceWriter::ClearPackets() {
+  stats_.uncompressed_bytes += block_.size();
+  block_.Clear();
+}
+
+void PerfettoTraceWriter::WritePackets(std::string_view packets) {
+  char* p = block_.Reserve(packets.size());
+  std::memcpy(p, packets.data(), packets.size());
+  block_.Commit(p + packets.size());
+  if (block_.size() >= kFlushBytes) FlushPackets();
 }
 
 absl::Status PerfettoTraceWriter::Finish() {
-  FlushBlock();
-  if (compressor_ != nullptr) {
-    absl::Status s = compressor_->Finish();
-    stats_.output_bytes = compressor_->output_bytes();
+  FlushPackets();
+  if (out_ == nullptr) return absl::OkStatus();
+  if (blocks_ != nullptr) {
+    absl::Status s = blocks_->Finish();
+    stats_.output_bytes = blocks_->output_bytes();
     if (!s.ok()) return s;
+  } else {
+    stats_.output_bytes = stats_.uncompressed_bytes;
   }
   out_->Flush();
   return out_->status();

@@ -28,12 +28,18 @@
 //    TracePacket whose compressed-packets field holds the zstd- or
 //    zlib-compressed packets (what Perfetto's own tracing service writes),
 //    unless PerfettoCompression::kNone. The blocks are compressed at once
-//    on threads of their own and written in order (block_compressor.h).
+//    on threads of their own and written in order (PacketBlocks,
+//    block_compressor.h), which the writer makes itself or the caller puts
+//    behind a kNone writer's output.
+//  - A piece's writer (no output: TakePackets) writes a thread's packets
+//    on a sequence of the caller's choosing that it starts again
+//    (StartPieceSequence), so that those packets depend on nothing written
+//    before them (export.cc writes each events chunk's tasks so).
 //
 // Memory: interning tables (one entry per distinct name per sequence; the
 // tables of small caller keys are dense vectors, at most 64 KB per sequence
-// and kind), the track table, and one block of packets. Nothing grows with
-// events.
+// and kind), the track table, and the packets not handed on (up to
+// kFlushBytes and one packet). Nothing grows with events.
 //
 // Cost: Write() allocates nothing once a sequence has seen its names; an
 // event's packet is written in place in the block, its names found by the
@@ -141,8 +147,11 @@ struct PerfettoWriterStats {
 
 class PerfettoTraceWriter {
  public:
-  // `out` must outlive the writer. `realtime_at_zero_ns`: the wall clock
-  // (ns since the Unix epoch) at time 0 of the caller's time axis.
+  // `out` must outlive the writer; null for a piece's writer, whose
+  // packets the caller takes (TakePackets). `realtime_at_zero_ns`: the
+  // wall clock (ns since the Unix epoch) at time 0 of the caller's time
+  // axis. With kNone, every write to `out` holds whole packets (what
+  // PacketBlocks needs).
   PerfettoTraceWriter(Output* out, PerfettoCompression compression, int64_t realtime_at_zero_ns);
   ~PerfettoTraceWriter();
   PerfettoTraceWriter(const PerfettoTraceWriter&) = delete;
@@ -216,6 +225,29 @@ class PerfettoTraceWriter {
     WriteSliceBeginShort(seq, thread, track, time_ns, category_iid, name_iid);
     return true;
   }
+
+  // Sequence ids for the caller's own sequences (StartPieceSequence): n
+  // of them, from the one returned on, which no track's sequence takes.
+  uint32_t ReserveSequenceIds(uint32_t n) {
+    const uint32_t first = last_sequence_ + 1;
+    last_sequence_ += n;
+    return first;
+  }
+  // Starts a sequence `id` for thread track `thread` (a track another
+  // writer made) again: a packet clears its state and declares its
+  // defaults and clock, as AddThread's sequence's first; Write() then
+  // writes on it. `id` is the caller's (ReserveSequenceIds of the writer
+  // that made the track).
+  void StartPieceSequence(uint64_t thread, uint32_t id);
+  // The packets written and not handed on (a writer without an output:
+  // the caller takes them), and forgetting them.
+  std::string_view packets() const { return block_.data(); }
+  void ClearPackets();
+  bool has_packets() const { return block_.size() != 0; }
+  // Writes whole packets another writer wrote (packets()), here, at once.
+  void WritePackets(std::string_view packets);
+  // Hands the packets written so far on to the output.
+  void FlushPackets();
 
   // Writes what is buffered and flushes the output. Call once at the end.
   absl::Status Finish();
@@ -312,8 +344,9 @@ class PerfettoTraceWriter {
                         PerfettoKeyText* key_text, uint32_t field,
                         std::vector<PendingIntern>* pending);
   // Writes the packet that starts `seq`: its defaults, and the
-  // ClockSnapshot where its clock reads 0.
-  void StartSequence(Sequence* seq);
+  // ClockSnapshot where its clock reads 0; `first` marks it the first on
+  // its sequence (AddThread's; StartPieceSequence's are not marked).
+  void StartSequence(Sequence* seq, bool first = true);
   void WriteTrackDescriptor(const ProtoWriter& descriptor_body);
   // Packets are written straight into the block: BeginPacket() opens a
   // Trace.packet field, EndPacket() closes it and flushes a full block.
@@ -322,7 +355,7 @@ class PerfettoTraceWriter {
     block_.End();
     PacketDone();
   }
-  // Counts a packet written into the block and flushes a full block.
+  // Counts a packet written and hands the packets on past kFlushBytes.
   void PacketDone();
   // The fields of an event's packet before its TrackEvent, and those of the
   // TrackEvent before its annotations and flows, written at cursor `p`;
@@ -330,22 +363,22 @@ class PerfettoTraceWriter {
   static char* PutPacketHead(char* p, uint32_t sequence_id, uint64_t delta_ns);
   static char* PutEventHead(char* p, const PerfettoEvent& e, uint64_t thread, uint64_t category_iid,
                             uint64_t name_iid);
-  void FlushBlock();
 
   // trace.proto: Trace.packet.
   static constexpr uint32_t kTracePacketField = 1;
+  // Packets written before they are handed on to the output.
+  static constexpr size_t kFlushBytes = size_t{64} << 10;
 
   Output* out_;
-  PerfettoCompression compression_;
+  std::unique_ptr<PacketBlocks> blocks_;  // with compression
+  Output* packets_out_;                   // blocks_, else out_
   int64_t realtime_at_zero_ns_;
   uint64_t last_uuid_ = 0;
   uint32_t last_sequence_ = 0;
   // By thread track uuid (uuids are small and dense); null for other tracks.
   std::vector<std::unique_ptr<Sequence>> sequences_;
-  ProtoWriter block_;  // Trace.packet fields not yet written
-  std::string spare_;  // a spent block's buffer, from the compressor
+  ProtoWriter block_;  // Trace.packet fields not yet handed on
   std::vector<PendingIntern> pending_;
-  std::unique_ptr<BlockCompressor> compressor_;  // with kDeflate
   PerfettoWriterStats stats_;
 };
 
