@@ -5,8 +5,10 @@
 //   process                  a process track (pid, executable name, or
 //                            "rank R (host) exe" when the trace has a
 //                            launcher's rank; host and rank as labels)
-//   thread                   a thread track (tid, name) with its own packet
-//                            sequence
+//   thread                   a thread track (tid, name) with two packet
+//                            sequences: the reading thread's, and its
+//                            events chunks' (each starts it again: the
+//                            workers write a chunk's tasks, export.cc)
 //   task (task_begin*)       a slice on its thread's track, category = the
 //                            domain; metadata of the task as debug
 //                            annotations of the slice

@@ -10,7 +10,8 @@
 //    slices, frames) and for counters (CounterDescriptor). Each is a
 //    TrackDescriptor packet written when the track is created.
 //  - Sequences: every thread track has its own packet sequence
-//    (trusted_packet_sequence_id). Its first packet clears the incremental
+//    (trusted_packet_sequence_id), and a caller may start more of its own
+//    (StartPieceSequence). Its first packet clears the incremental
 //    state and sets the sequence's defaults: the thread's track, and the
 //    sequence's own incremental clock (below). Event names, categories and
 //    debug annotation names are interned per sequence: the first packet that
