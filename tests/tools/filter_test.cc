@@ -72,6 +72,56 @@ TEST(NameFilter, ItemsWithoutANameFailIt) {
   }
 }
 
+// A sync object never named (no sync_create) and a v3 counter of a null
+// name have no name either: --name drops their waits and samples in every
+// verb (review helper 50: only text did), while a named counter stays.
+TEST(NameFilter, UnnamedSyncObjectsAndCountersFailIt) {
+  testing::TraceBuilder b;
+  b.String(1, "named").Domain(1, "app");
+  b.Thread(0, 7, "main");
+  b.Events(0, {Ev(EventKind::kSyncPrepare, 1000, {{F::kAddr, U(0x1000)}}),
+               Ev(EventKind::kSyncAcquired, 1100, {{F::kAddr, U(0x1000)}}),
+               Ev(EventKind::kCounterIncV3, 1200, {{F::kDomain, U(1)}, {F::kName, U(0)}}),
+               Ev(EventKind::kCounterIncV3, 1300, {{F::kDomain, U(1)}, {F::kName, U(1)}}),
+               Ev(EventKind::kSyncReleasing, 1400, {{F::kAddr, U(0x1000)}})});
+  b.End(2000);
+  // Without a filter every verb has them.
+  const testing::DumpResult all =
+      testing::RunDump({"stats", "--format=csv", "trace.itt"}, b.bytes());
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_EQ(Count(all.out, "\nsync,"), 1u) << all.out;
+  EXPECT_EQ(Count(all.out, "\ncounters,"), 2u) << all.out;
+  for (const std::string pattern : {"*", ""}) {
+    SCOPED_TRACE("--name=" + pattern);
+    const size_t named = pattern == "*" ? 1u : 0u;
+    const std::vector<std::string> serial_or_not[] = {{}, {"--serial"}};
+    for (const std::vector<std::string>& extra : serial_or_not) {
+      std::vector<std::string> stats = {"stats", "--format=csv", "--name=" + pattern, "trace.itt"};
+      stats.insert(stats.end(), extra.begin(), extra.end());
+      const testing::DumpResult st = testing::RunDump(stats, b.bytes());
+      ASSERT_EQ(st.status, 0) << st.err;
+      EXPECT_EQ(Count(st.out, "\nsync,"), 0u) << st.out;
+      EXPECT_EQ(Count(st.out, "\ncounters,"), named) << st.out;
+      std::vector<std::string> chrome = {"chrome", "--name=" + pattern, "trace.itt", "-o", "-"};
+      chrome.insert(chrome.end(), extra.begin(), extra.end());
+      const testing::DumpResult c = testing::RunDump(chrome, b.bytes());
+      ASSERT_EQ(c.status, 0) << c.err;
+      EXPECT_EQ(Count(c.out, "\"ph\":\"C\""), named) << c.out;
+      std::vector<std::string> perfetto = {
+          "perfetto", "--compress=none", "--name=" + pattern, "trace.itt", "-o", "-"};
+      perfetto.insert(perfetto.end(), extra.begin(), extra.end());
+      const testing::DumpResult p = testing::RunDump(perfetto, b.bytes());
+      ASSERT_EQ(p.status, 0) << p.err;
+      EXPECT_EQ(Count(p.out, "sync 0x1000"), 0u);  // the wait slice's name
+    }
+    const testing::DumpResult text =
+        testing::RunDump({"text", "--name=" + pattern, "trace.itt"}, b.bytes());
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_EQ(Count(text.out, "sync_"), 0u) << text.out;
+    EXPECT_EQ(Count(text.out, "counter_inc_v3"), named) << text.out;
+  }
+}
+
 // In text, the end of a task, overlapped task or region carries the name of
 // its begin: one begun without a name has none at its end either, and a
 // --name filter keeps neither end.

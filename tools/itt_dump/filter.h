@@ -84,6 +84,11 @@ class Filter {
     if (c == 0) c = format::GlobMatch(*spec_.name, index_.String(string_id)) ? 1 : -1;
     return c > 0;
   }
+  // An item named by kDefString id `string_id`, 0 for none (a sync
+  // object never named), which fails a name filter.
+  bool NamedIdOk(uint64_t string_id) {
+    return !has_name() || (string_id != 0 && NameIdOk(string_id));
+  }
   // `ticks` inside [from, to].
   bool TimeOk(uint64_t ticks) const { return ticks >= from_ticks_ && ticks <= to_ticks_; }
   // An item of thread t (a marker, a relation, metadata, a JIT method...)
@@ -101,10 +106,14 @@ class Filter {
     return KeepsItem(t, domain_id, "", ticks, /*named=*/false);
   }
   // A counter's sample on thread t, by the counter's name and domain (a
-  // counter without one fails a domain filter).
+  // counter without a domain fails a domain filter, one without a name a
+  // name filter).
   bool KeepsSample(const ThreadRec& t, const CounterSample& sample) {
-    const Counter& c = *sample.counter;
-    return !active_ || (ThreadOk(t) && TimeOk(sample.ticks) && NameInDomainOk(c.name, c.domain));
+    return !active_ || (ThreadOk(t) && TimeOk(sample.ticks) && CounterOk(*sample.counter));
+  }
+  // The same for the counter alone: its name and domain.
+  bool CounterOk(const Counter& c) const {
+    return (c.named || !has_name()) && NameInDomainOk(c.name, c.domain);
   }
   // An interval: its thread, its begin, its domain (a legacy event has
   // none, and fails a domain filter) and its name, `name()` (a

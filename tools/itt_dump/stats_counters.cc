@@ -29,7 +29,7 @@ void StatsCollector::OnCounter(const CounterSample& sample, const ThreadRec& t) 
   // filters keep count.
   if (filter_.active()) {
     if (row.passes == 0) {
-      const bool ok = filter_.NameInDomainOk(counter.name, counter.domain);
+      const bool ok = filter_.CounterOk(counter);
       row.passes = ok ? 1 : -1;
     }
     if (row.passes < 0 || !filter_.ThreadOk(t)) return;

@@ -48,7 +48,7 @@ void StatsCollector::OnSync(const Event& e, const ThreadRec& t) {
   // still waited that long); the events the filters keep are counted.
   if (!sync_tracker_.OnEvent(e, t, &c)) return;
   if (!SyncKept(e, t)) return;
-  if (filter_.has_name() && !filter_.NameOk(x_.String(c.object->name_id))) return;
+  if (!filter_.NamedIdOk(c.object->name_id)) return;
   AddSync(c, c.object->addr, t, e.time);
 }
 

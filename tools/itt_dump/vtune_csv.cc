@@ -573,7 +573,8 @@ class VtuneWriter : public IntervalListener {
     if (added) {
       CounterColumn col;
       const Filter& filter = lines_.filter();
-      col.keep = !filter.active() || filter.NameInDomainOk(name, counter.domain);
+      // (By the counter's own name: "counter" only stands in for none.)
+      col.keep = !filter.active() || filter.CounterOk(counter);
       col.name = std::move(name);
       col.domain = counter.domain;
       columns_.push_back(std::move(col));

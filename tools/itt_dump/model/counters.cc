@@ -123,6 +123,7 @@ Counter* CounterTracker::FindByKey(const CounterChange& c) {
   } else {
     counter->domain = std::string(index_.Domain(c.a));
     counter->name = std::string(index_.String(c.b));
+    counter->named = c.b != 0;
   }
   Counter* r = counter.get();
   counters_.push_back(std::move(counter));

@@ -77,6 +77,7 @@ struct Counter {
   uint64_t a = 0;
   uint64_t b = 0;
   std::string name;    // "counter#N" for an undefined id; may be "" (v3)
+  bool named = true;   // false: a v3 counter of a null name (no string)
   std::string domain;  // "" if none
   uint64_t type = 0;   // MetadataType of a defined counter, else 0
   long double value = 0;

@@ -1326,7 +1326,7 @@ void ParquetExporter::WaitRow(const ThreadRec& t, const SyncObject& object, uint
                               uint64_t end, const char* kind, bool open_at_end, uint64_t parent) {
   const std::string_view name = x_.String(object.name_id);
   if (filter_.active() && (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(begin) ||
-                           (filter_.has_name() && !filter_.NameOk(name)))) {
+                           !filter_.NamedIdOk(object.name_id))) {
     return;
   }
   const std::string_view type = x_.String(object.type_id);

@@ -850,9 +850,8 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
     open_waits_.erase(it);
   }
   if (c.kind != K::kPrepare) return;
-  if (filter_.active() &&
-      (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(e.time) ||
-       (filter_.has_name() && !filter_.NameOk(object)))) {
+  if (filter_.active() && (filter_.has_domain() || !filter_.ThreadOk(t) ||
+                           !filter_.TimeOk(e.time) || !filter_.NamedIdOk(c.object->name_id))) {
     return;
   }
   bool created = false;
