@@ -366,6 +366,40 @@ TEST(PerfettoExport, SyncWaitsSayWhatTheyWaitedForAndHowTheyEnded) {
   EXPECT_EQ(Count(text, "bool_value: false"), 1) << text;
 }
 
+// A wait is the model's, as stats and parquet count it (review helper 50):
+// from the latest of repeated prepares, and named (and kept by --name) as
+// its object is when the wait ends.
+TEST(PerfettoExport, AWaitRunsFromItsLatestPrepareAndTakesItsNameAtItsEnd) {
+  TraceBuilder b(itt_dump::testing::TestHeader());
+  b.String(1, "late").String(2, "std::mutex");
+  b.Thread(0, 11, "main").Thread(1, 12, "other");
+  b.Events(0, {Ev(EventKind::kSyncPrepare, 1100, {{F::kAddr, U(0x1000)}}),
+               Ev(EventKind::kSyncPrepare, 1150, {{F::kAddr, U(0x1000)}}),
+               Ev(EventKind::kSyncAcquired, 1200, {{F::kAddr, U(0x1000)}}),
+               Ev(EventKind::kSyncPrepare, 1400, {{F::kAddr, U(0x2000)}})});
+  b.Events(1, {Ev(EventKind::kSyncCreate, 1450,
+                  {{F::kAddr, U(0x2000)},
+                   {F::kObjtype, U(2)},
+                   {F::kObjname, U(1)},
+                   {F::kAttribute, U(0)}})});
+  b.Events(0, {Ev(EventKind::kSyncAcquired, 1500, {{F::kAddr, U(0x2000)}})});
+  b.End(2000);
+  const std::string text = Decode(Export(b.bytes()));
+  EXPECT_EQ(Count(text, "type: TYPE_SLICE_BEGIN"), 2) << text;
+  EXPECT_EQ(Count(text, "bool_value: true"), 2) << text;  // both acquired
+  EXPECT_EQ(Count(text, "name: \"late\""), 1) << text;
+  // The first wait's 50 ns: its end's delta from its begin's time.
+  const size_t first_end = text.find("type: TYPE_SLICE_END");
+  ASSERT_NE(first_end, std::string::npos);
+  EXPECT_NE(text.rfind("timestamp: 50\n", first_end), std::string::npos) << text;
+  DumpResult r = RunDump(
+      {"perfetto", "--compress=none", "--name=late", "trace.itt", "-o", "out.pftrace"}, b.bytes());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string late = Decode(r.files["out.pftrace"]);
+  EXPECT_EQ(Count(late, "type: TYPE_SLICE_BEGIN"), 1) << late;
+  EXPECT_EQ(Count(late, "name: \"late\""), 1) << late;
+}
+
 // A wait no sync_acquired or sync_cancel closed ends at the end of the
 // trace, as an interval still open does, and says so (open_at_end).
 TEST(PerfettoExport, AWaitOpenAtTheEndEndsThere) {

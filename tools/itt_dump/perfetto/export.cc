@@ -329,12 +329,12 @@ class PerfettoExporter : public SliceWriter, public IntervalListener {
   void OnCounter(const CounterSample& sample, const ThreadRec& t);
   void OnSync(const Event& e, const ThreadRec& t);
   void OnHeap(const Event& e, const ThreadRec& t);
-  // Where a wait's slice ends: the lane its begin took.
-  // Ends the wait slices still open (at end_ticks, with open_at_end).
+  // A wait's slice on a lane of the thread's waits, whole: from `begin`
+  // to `end`, which `how` says ("acquired", "open_at_end").
+  void WaitSlice(const ThreadRec& t, const SyncObject& object, uint64_t begin, uint64_t end,
+                 const Annotation& how);
+  // Writes the waits still open (ending at end_ticks, with open_at_end).
   void EndOpenWaits(uint64_t end_ticks);
-  static uint64_t WaitKey(const ThreadRec& t, uint64_t addr) {
-    return (addr * 0x9E3779B97F4A7C15ull) ^ t.index;
-  }
   void OnRelation(const Event& e, const ThreadRec& t);
   // DispatchByRoute's handlers (model/event_route.h), with those around.
   friend void itt_dump::DispatchByRoute<PerfettoExporter>(const Event& e, const ThreadRec& t,
@@ -366,17 +366,6 @@ class PerfettoExporter : public SliceWriter, public IntervalListener {
   FlowTracker flows_;
   SyncTracker sync_;
   HeapTracker heap_;
-  // Open wait slices: (thread, object) -> their lane in the thread's
-  // waits, their thread, and the order they began in (End ends those
-  // still open in it).
-  struct OpenWait {
-    size_t lane = 0;
-    const ThreadRec* thread = nullptr;
-    uint64_t begin = 0;  // ticks
-    uint64_t order = 0;
-  };
-  absl::flat_hash_map<uint64_t, OpenWait> open_waits_;
-  uint64_t waits_begun_ = 0;
   // Per heap function: live bytes and its counter track.
   struct HeapLive {
     uint64_t live = 0;
@@ -831,59 +820,51 @@ void PerfettoExporter::OnCounter(const CounterSample& sample, const ThreadRec& t
 void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
   SyncChange c;
   if (!sync_.OnEvent(e, t, &c)) return;
+  // A wait's slice goes out whole when it closes: the model's wait (from
+  // the latest sync_prepare, as stats and parquet count it), named and
+  // kept by the filters as its object is then.
   using K = SyncChange::Kind;
-  if (c.kind != K::kPrepare && c.kind != K::kAcquired && c.kind != K::kCancel) return;
-  const std::string_view object = x_.String(c.object->name_id);
-  ThreadOut& out = Out(t);
-  const uint64_t key = WaitKey(t, c.object->addr);
-  // A wait's slice runs from sync_prepare to the sync_acquired or
-  // sync_cancel that closes it; a prepare while one is open ends the old.
-  auto it = open_waits_.find(key);
-  if (it != open_waits_.end()) {
-    annotations_.clear();
-    if (c.kind != K::kPrepare) {
-      annotations_.push_back(Annotation::Bool("acquired", c.kind == K::kAcquired));
-    }
-    WriteSlice(PerfettoEvent::Type::kSliceEnd, out.track, out.waits.tracks[it->second.lane],
-               Ns(e.time), {}, {}, 0, 0);
-    out.waits.lanes.Release(it->second.lane, Ns(e.time));
-    open_waits_.erase(it);
-  }
-  if (c.kind != K::kPrepare) return;
-  if (filter_.active() && (filter_.has_domain() || !filter_.ThreadOk(t) ||
-                           !filter_.TimeOk(e.time) || !filter_.NamedIdOk(c.object->name_id))) {
+  if (!c.closes_wait || (c.kind != K::kAcquired && c.kind != K::kCancel)) return;
+  WaitSlice(t, *c.object, c.wait_begin, e.time,
+            Annotation::Bool("acquired", c.kind == K::kAcquired));
+}
+
+void PerfettoExporter::WaitSlice(const ThreadRec& t, const SyncObject& object, uint64_t begin,
+                                 uint64_t end, const Annotation& how) {
+  if (filter_.active() && (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(begin) ||
+                           !filter_.NamedIdOk(object.name_id))) {
     return;
   }
+  ThreadOut& out = Out(t);
   bool created = false;
-  const size_t lane = out.waits.lanes.Acquire(Ns(e.time), &created);
+  const size_t lane = out.waits.lanes.Acquire(Ns(begin), &created);
   if (created) out.waits.tracks.push_back(writer_.AddTrack(out.waits.parent, out.waits.name));
-  open_waits_[key] = {lane, &t, e.time, waits_begun_++};
-  std::string_view name = object;
-  if (object.empty()) {
-    name_ = UnnamedSyncName(c.object->addr, t.process);
+  const uint64_t track = out.waits.tracks[lane];
+  std::string_view name = x_.String(object.name_id);
+  if (name.empty()) {
+    name_ = UnnamedSyncName(object.addr, t.process);
     name = name_;
   }
   annotations_.clear();
-  annotations_.push_back(Annotation::Pointer("addr", UntagAddress(c.object->addr, t.process)));
-  WriteSlice(PerfettoEvent::Type::kSliceBegin, out.track, out.waits.tracks[lane], Ns(e.time),
-             FixedText(kFixedSync), name, FixedCategoryKey(kFixedSync),
-             object.empty() ? 0 : StringKey(c.object->name_id));
+  annotations_.push_back(Annotation::Pointer("addr", UntagAddress(object.addr, t.process)));
+  // (Its begin is earlier than what the thread's sequence wrote since: a
+  // packet timed on REALTIME, the writer's step back.)
+  WriteSlice(PerfettoEvent::Type::kSliceBegin, out.track, track, Ns(begin), FixedText(kFixedSync),
+             name, FixedCategoryKey(kFixedSync),
+             name.data() == name_.data() ? 0 : StringKey(object.name_id));
+  annotations_.clear();
+  annotations_.push_back(how);
+  WriteSlice(PerfettoEvent::Type::kSliceEnd, out.track, track, Ns(end), {}, {}, 0, 0);
+  out.waits.lanes.Release(lane, Ns(end));
 }
 
 void PerfettoExporter::EndOpenWaits(uint64_t end_ticks) {
-  std::vector<const OpenWait*> open;
-  open.reserve(open_waits_.size());
-  for (const auto& [key, wait] : open_waits_) open.push_back(&wait);
-  std::sort(open.begin(), open.end(),
-            [](const OpenWait* a, const OpenWait* b) { return a->order < b->order; });
-  for (const OpenWait* wait : open) {
-    ThreadOut& out = Out(*wait->thread);
-    annotations_.clear();
-    annotations_.push_back(Annotation::Bool("open_at_end", true));
-    WriteSlice(PerfettoEvent::Type::kSliceEnd, out.track, out.waits.tracks[wait->lane],
-               Ns(std::max(end_ticks, wait->begin)), {}, {}, 0, 0);
+  for (const SyncTracker::OpenWait& w : sync_.OpenWaits()) {
+    const ThreadRec* t = x_.threads.Find(w.thread);
+    if (t == nullptr) continue;
+    WaitSlice(*t, *sync_.Object(w.addr), w.begin, std::max(end_ticks, w.begin),
+              Annotation::Bool("open_at_end", true));
   }
-  open_waits_.clear();
 }
 
 void PerfettoExporter::OnHeap(const Event& e, const ThreadRec& t) {

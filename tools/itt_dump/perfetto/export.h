@@ -32,9 +32,11 @@
 //   other than task          as an annotation
 //   JIT method load          an instant on the thread's track named after
 //                            the method, with address and size annotations
-//   sync wait                a slice named after the object, from
-//                            sync_prepare to sync_acquired/cancel, on a
-//                            "waits" lane track of the thread
+//   sync wait                a slice named after the object, from the
+//                            latest sync_prepare to sync_acquired/cancel
+//                            (the model's wait: SyncTracker), on a
+//                            "waits" lane track of the thread, written
+//                            when it ends
 //   heap                     a counter track "<heap function> live bytes"
 //                            per heap function under the process
 // Timestamps are nanoseconds on the trace's time axis (since its start);
