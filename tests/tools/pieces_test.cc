@@ -1416,9 +1416,9 @@ TEST(Pieces, ChromeOfATraceWhoseTimeGoesBackIsWrittenOnceBySerialPass) {
 }
 
 // `perfetto` on every core, like chrome: the pieces pair the simple tasks
-// and describe their begins and ends, each at its place; the reading
-// thread writes those packets in turn with its own, so the sequences'
-// interning and time deltas are the serial pass's.
+// and write their begins' and ends' packets, each at its place, on a
+// sequence each piece starts again; the serial pass writes the same
+// packets there (its classifier: PerfettoExporter::OnSerialEvent).
 absl::StatusOr<PassSummary> WritePerfettoUncompressed(const VerbContext& ctx, uint64_t* rewritten) {
   PerfettoOptions options;
   options.compression = PerfettoCompression::kNone;
@@ -1448,6 +1448,34 @@ TEST(Pieces, PerfettoWritesWhatTheSerialPassWrites) {
     ASSERT_TRUE(PerfettoOnEveryCore({bytes}).on_every_core) << seed;
     ExpectSamePerfetto(bytes, "seed " + std::to_string(seed));
   }
+}
+
+// A task_begin_fn of a null function is forwarded as any task_begin_fn
+// (by its call): its piece writes nothing for it (review helper 51: the
+// piece wrote its begin, the output was dropped, and the piece's sequence
+// started again where the serial pass's did not).
+TEST(Pieces, PerfettoOfATaskOfANullFunctionWritesWhatTheSerialPassWrites) {
+  TraceBuilder b;
+  b.String(1, "t1").Domain(1, "d1");
+  b.Thread(0, 7, "w1");
+  std::vector<format::Event> v;
+  for (uint64_t t = 2000; t < 40000; t += 60) {
+    v.push_back(Ev(EventKind::kTaskBegin, t, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+    v.push_back(Ev(EventKind::kTaskBeginFn, t + 10, {{F::kDomain, U(1)}, {F::kFn, U(0)}}));
+    v.push_back(Ev(EventKind::kTaskEnd, t + 20, {{F::kDomain, U(1)}}));
+    v.push_back(Ev(EventKind::kTaskBegin, t + 30, {{F::kDomain, U(1)}, {F::kName, U(1)}}));
+    v.push_back(Ev(EventKind::kTaskEnd, t + 40, {{F::kDomain, U(1)}}));
+    v.push_back(Ev(EventKind::kTaskEnd, t + 50, {{F::kDomain, U(1)}}));
+  }
+  // Chunks of a few hundred events: tasks in them and across them.
+  for (size_t at = 0; at < v.size(); at += 300) {
+    b.Events(0, std::vector<format::Event>(
+                    v.begin() + static_cast<std::ptrdiff_t>(at),
+                    v.begin() + static_cast<std::ptrdiff_t>(std::min(at + 300, v.size()))));
+  }
+  b.End(50000);
+  ASSERT_TRUE(PerfettoOnEveryCore({b.bytes()}).on_every_core);
+  ExpectSamePerfetto(b.bytes(), "null function");
 }
 
 TEST(Pieces, PerfettoOfADamagedTraceWritesWhatTheSerialPassWrites) {

@@ -258,12 +258,12 @@ IntervalTracker::Open* IntervalTracker::PushTask(ThreadState& s, const Event& e,
   const BeginLayout& l = TaskBeginLayout(e.kind);
   return PushTask(s, t, e.fields[l.domain].u, e.fields[l.id].id,
                   l.name >= 0 ? e.fields[l.name].u : 0, l.fn >= 0 ? e.fields[l.fn].u : 0,
-                  format::EffectiveTime(e));
+                  format::EffectiveTime(e), /*by_function=*/l.fn >= 0);
 }
 
 [[gnu::always_inline]] inline IntervalTracker::Open* IntervalTracker::PushTask(
     ThreadState& s, const ThreadRec& t, uint64_t domain, const format::Id& id, uint64_t name,
-    uint64_t fn, uint64_t begin) {
+    uint64_t fn, uint64_t begin, bool by_function) {
   Open* o = TakeSlot(s);
   if (o == nullptr) return nullptr;
   Interval& n = o->iv;
@@ -273,6 +273,7 @@ IntervalTracker::Open* IntervalTracker::PushTask(ThreadState& s, const Event& e,
   n.id = id;
   n.name_id = name;
   n.fn = fn;
+  n.by_function = by_function;
   n.begin = begin;
   n.child_ticks = 0;
   n.open_at_end = false;

@@ -67,9 +67,12 @@ struct Interval {
   format::Id id;
   uint64_t begin = 0;  // trace ticks
   uint64_t end = 0;
-  uint64_t child_ticks = 0;                // direct children's total (tasks only)
-  int depth = 0;                           // nesting depth on the thread (tasks only)
-  bool open_at_end = false;                // still open when the trace ended
+  uint64_t child_ticks = 0;  // direct children's total (tasks only)
+  int depth = 0;             // nesting depth on the thread (tasks only)
+  bool open_at_end = false;  // still open when the trace ended
+  // Begun by a task_begin_fn* call (its fn may be null): a piece forwards
+  // it (IntervalTracker::OnPieceEvent).
+  bool by_function = false;
   const std::vector<Arg>* args = nullptr;  // may be null
   // 1, 2, ... in the order intervals begin: the same in OnBegin and
   // OnInterval, so a listener can find what it kept at the begin.
@@ -615,9 +618,9 @@ class IntervalTracker {
   void Opened(ThreadState& s, Open* o);
   // Pushes a task_begin* event on the thread's stack; null past kMaxDepth.
   Open* PushTask(ThreadState& s, const format::Event& e, const ThreadRec& t);
-  // The same from the task's fields.
+  // The same from the task's fields (`by_function`: a task_begin_fn*'s).
   Open* PushTask(ThreadState& s, const ThreadRec& t, uint64_t domain, const format::Id& id,
-                 uint64_t name, uint64_t fn, uint64_t begin);
+                 uint64_t name, uint64_t fn, uint64_t begin, bool by_function = false);
   // Piece mode: the task just pushed in slot `o` (below kMaxDepth, so not
   // null) is paired in the piece, or `forwarded` to the whole trace's
   // tracker, from the event forwarded `position`-th.

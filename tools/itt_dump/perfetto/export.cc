@@ -445,7 +445,8 @@ class PerfettoSink final : public PieceSink {
     // (pairing()) every task with an id: the whole trace's tracker begins
     // them. (Nor is a function's name looked up here before
     // PrepareFunctionNames: symbols.h.)
-    if (iv.fn != 0 || iv.id != format::Id{}) return;
+    // (By the call, as the tracker forwards it: a null function too.)
+    if (iv.by_function || iv.id != format::Id{}) return;
     if (!filter_.KeepsInterval(iv, [&] { return IntervalNameView(x_, iv, &name_); })) {
       iv.listener_word = kPieceBeganDropped;
       return;
