@@ -199,7 +199,6 @@ size_t PacketBlocks::CutAfter(const char* p, size_t n, size_t need) {
 }
 
 void PacketBlocks::WriteRaw(const char* p, size_t n) {
-  packet_bytes_ += n;
   while (n != 0) {
     // (A block below kBlockBytes: each that reaches it goes.)
     const size_t need = kBlockBytes - block_.size();

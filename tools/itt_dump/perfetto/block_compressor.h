@@ -124,11 +124,10 @@ class PacketBlocks final : public Output {
   PacketBlocks(Output* out, BlockCompressor::Codec codec, int threads = 0);
   ~PacketBlocks() override;
 
-  // Hands on the last block, waits until every block is written and
-  // flushes `out`. Returns the first error (compression or output).
+  // Hands on the last block and waits until every block is written.
+  // Returns the first error (compression or output).
   absl::Status Finish();
 
-  uint64_t packet_bytes() const { return packet_bytes_; }
   // Final after Finish.
   uint64_t output_bytes() const { return compressor_.output_bytes(); }
 
@@ -145,7 +144,6 @@ class PacketBlocks final : public Output {
 
   BlockCompressor compressor_;
   std::string block_;  // the packets of the block being gathered
-  uint64_t packet_bytes_ = 0;
   bool finished_ = false;
 };
 

@@ -68,14 +68,6 @@ Annotation ArgAnnotation(const Arg& a) {
 constexpr uint64_t kPieceBeganKept = 1;
 constexpr uint64_t kPieceBeganDropped = 2;
 
-bool IsTaskBegin(EventKind kind) {
-  return kind == EventKind::kTaskBegin || kind == EventKind::kTaskBeginEx ||
-         kind == EventKind::kTaskBeginFn || kind == EventKind::kTaskBeginFnEx;
-}
-bool IsTaskEnd(EventKind kind) {
-  return kind == EventKind::kTaskEnd || kind == EventKind::kTaskEndEx;
-}
-
 // How slices go on a writer's sequences: the interning keys and their
 // texts, and a slice's begin and end events. The exporter writes through
 // its own (every thread's sequence, PerfettoExporter derives from it), and
@@ -375,15 +367,15 @@ class PerfettoExporter : public SliceWriter, public IntervalListener {
   std::vector<FlowTracker::End> flow_ends_;
   PerfettoTraceWriter writer_;
   // The serial pass's: the pieces' packets, and per thread index what
-  // its piece pairs (Classifier); what that said of the event being
-  // written: a task begin the piece begins, a task end it pairs.
+  // its piece pairs (Classifier); whether that took the event being
+  // written (of a task's, OnBegin and OnInterval see only its begin, which
+  // the piece begins, and its end, which the piece pairs).
   PieceSequenceWriter serial_piece_;
   struct Unheard final : IntervalListener {
     void OnInterval(const Interval&) override {}
   } unheard_;
   U64Map<std::unique_ptr<IntervalTracker>> classifiers_;
-  bool piece_begin_ = false;
-  bool piece_end_ = false;
+  bool piece_took_ = false;
   U64Map<PieceTrack> piece_tracks_;
   bool piece_tracks_ready_ = false;
   std::vector<uint64_t> process_tracks_;  // by ThreadRec::process
@@ -562,13 +554,9 @@ void PerfettoExporter::OnSerialEvent(const Event& e, const ThreadRec& t) {
     pieces.ResetPiece(/*pair_frames=*/false);
     Out(t).piece_started = false;
   }
-  if (pieces.OnPieceEvent(e, t, 0) == IntervalTracker::PieceAction::kPaired) {
-    piece_begin_ = IsTaskBegin(e.kind);
-    piece_end_ = IsTaskEnd(e.kind);
-  }
+  piece_took_ = pieces.OnPieceEvent(e, t, 0) == IntervalTracker::PieceAction::kPaired;
   OnEvent(e, t);
-  piece_begin_ = false;
-  piece_end_ = false;
+  piece_took_ = false;
 }
 
 std::string_view PerfettoExporter::Name(const Interval& iv) {
@@ -690,7 +678,7 @@ void PerfettoExporter::OnBegin(const Interval& iv) {
     if (!keep) return;
     // The serial pass writes a begin its piece would have on the piece's
     // sequence, as the piece's sink (PerfettoSink::OnBegin).
-    if (piece_begin_) {
+    if (piece_took_) {
       SerialPiece(out).TaskBegin(out.track, iv);
       WriteSerialPiece();
       return;
@@ -740,7 +728,7 @@ void PerfettoExporter::OnInterval(const Interval& iv) {
     kept.pop_back();
     if (!keep) return;
     // An end its piece would have written (paired there: the serial pass).
-    if (piece_end_) {
+    if (piece_took_) {
       SerialPiece(out).SliceEnd(out.track, 0, iv);
       WriteSerialPiece();
       return;
@@ -1022,36 +1010,11 @@ absl::Status PerfettoExporter::End(uint64_t end_ticks) {
 
 }  // namespace
 
-// Where a pass's packets go: in blocks to be compressed (PacketBlocks),
-// or as they are with PerfettoCompression::kNone.
-class PacketsOut {
- public:
-  PacketsOut(Output* out, PerfettoCompression compression) : out_(out) {
-    if (compression != PerfettoCompression::kNone) {
-      blocks_.emplace(out, compression == PerfettoCompression::kZstd
-                               ? BlockCompressor::Codec::kZstd
-                               : BlockCompressor::Codec::kDeflate);
-    }
-  }
-  Output* packets() { return blocks_ ? &*blocks_ : out_; }
-  // Hands on what is left, once the pass is whole (else, destroyed, it
-  // drops the block not filled: a pass that writes again writes it).
-  absl::Status Finish() {
-    if (blocks_) return blocks_->Finish();
-    out_->Flush();
-    return out_->status();
-  }
-
- private:
-  Output* out_;
-  std::optional<PacketBlocks> blocks_;
-};
-
 absl::StatusOr<PassSummary> WritePerfetto(const VerbContext& ctx, const PerfettoOptions& options,
                                           uint64_t* rewritten, absl::Status* writer_status) {
   // The writer's own status (its compressor's, the output's) at the end.
   absl::Status written;
-  const auto end = [&](PerfettoExporter* exporter, PacketsOut* packets, Output* own,
+  const auto end = [&](PerfettoExporter* exporter, PerfettoPackets* packets, Output* own,
                        const PassSummary& pass) {
     written = exporter->End(TraceEndTicks(*ctx.index, pass.last_ticks));
     if (own != nullptr) own->Flush();
@@ -1064,8 +1027,8 @@ absl::StatusOr<PassSummary> WritePerfetto(const VerbContext& ctx, const Perfetto
         // The workers write the packets of the tasks their pieces begin
         // and pair, this thread the others; workers merge the two in the
         // serial pass's order (PieceOutput), then the blocks go out.
-        PacketsOut packets(first.out, options.compression);
-        PieceOutput own(packets.packets());
+        PerfettoPackets packets(first.out, options.compression);
+        PieceOutput own(packets.output());
         // (PacketBlocks makes blocks of the runs: their CRCs go unused.)
         own.set_wants_crc(options.compression == PerfettoCompression::kNone);
         PerfettoExporter exporter(first, &own);
@@ -1082,8 +1045,8 @@ absl::StatusOr<PassSummary> WritePerfetto(const VerbContext& ctx, const Perfetto
         return pass;
       },
       [&](const VerbContext& again) -> absl::StatusOr<PassSummary> {
-        PacketsOut packets(again.out, options.compression);
-        PerfettoExporter exporter(again, packets.packets());
+        PerfettoPackets packets(again.out, options.compression);
+        PerfettoExporter exporter(again, packets.output());
         absl::StatusOr<PassSummary> pass = ForEachEvent(
             again, [&](const Event& e, const ThreadRec& t) { exporter.OnSerialEvent(e, t); },
             [&](const ThreadRec& t, uint64_t ticks) { exporter.OnCut(t, ticks); });

@@ -164,15 +164,9 @@ Annotation Annotation::Json(std::string_view n, std::string_view v) {
 
 PerfettoTraceWriter::PerfettoTraceWriter(Output* out, PerfettoCompression compression,
                                          int64_t realtime_at_zero_ns)
-    : out_(out),
-      blocks_(compression == PerfettoCompression::kNone || out == nullptr
-                  ? nullptr
-                  : std::make_unique<PacketBlocks>(out, compression == PerfettoCompression::kZstd
-                                                            ? BlockCompressor::Codec::kZstd
-                                                            : BlockCompressor::Codec::kDeflate)),
-      packets_out_(blocks_ != nullptr ? blocks_.get() : out),
-      realtime_at_zero_ns_(realtime_at_zero_ns),
-      last_sequence_(kDescriptorSequence) {}
+    : realtime_at_zero_ns_(realtime_at_zero_ns), last_sequence_(kDescriptorSequence) {
+  if (out != nullptr) packets_.emplace(out, compression);
+}
 
 PerfettoTraceWriter::~PerfettoTraceWriter() = default;
 
@@ -202,13 +196,7 @@ uint64_t PerfettoTraceWriter::AddThread(uint64_t process, int32_t pid, int64_t t
   if (!name.empty()) d.Bytes(kThreadName, name);
   d.End();
   WriteTrackDescriptor(d);
-
-  auto seq = std::make_unique<Sequence>();
-  seq->id = ++last_sequence_;
-  seq->track = uuid;
-  StartSequence(seq.get());
-  if (sequences_.size() <= uuid) sequences_.resize(uuid + 1);
-  sequences_[uuid] = std::move(seq);
+  StartSequence(uuid, ++last_sequence_, /*first=*/true);
   return uuid;
 }
 
@@ -237,31 +225,20 @@ uint64_t PerfettoTraceWriter::AddCounterTrack(uint64_t parent, std::string_view 
 }
 
 void PerfettoTraceWriter::StartPieceSequence(uint64_t thread, uint32_t id) {
-  if (sequences_.size() <= thread) sequences_.resize(thread + 1);
-  std::unique_ptr<Sequence>& seq = sequences_[thread];
-  if (seq == nullptr || seq->id != id) {
-    seq = std::make_unique<Sequence>();
-    seq->id = id;
-    seq->track = thread;
-    // (Not marked first on its sequence: whether an earlier piece started
-    // it is not this writer's to know.)
-    StartSequence(seq.get(), /*first=*/false);
-    return;
-  }
-  // Its state again from nothing, its tables' memory kept.
-  seq->categories.clear();
-  seq->names.clear();
-  seq->annotation_names.clear();
-  seq->category_keys = KeyTable();
-  seq->name_keys = KeyTable();
-  seq->recent_annotation_names = {};
-  seq->next_recent = 0;
-  StartSequence(seq.get(), /*first=*/false);
+  // (Not marked first on its sequence: whether an earlier piece started it
+  // is not this writer's to know.)
+  StartSequence(thread, id, /*first=*/false);
 }
 
-void PerfettoTraceWriter::StartSequence(Sequence* seq, bool first) {
+void PerfettoTraceWriter::StartSequence(uint64_t track, uint32_t id, bool first) {
+  if (sequences_.size() <= track) sequences_.resize(track + 1);
+  // Its state from nothing: no names interned, the clock at 0 (below).
+  auto seq = std::make_unique<Sequence>();
+  seq->id = id;
+  seq->track = track;
+  sequences_[track] = std::move(seq);
   BeginPacket();
-  block_.Varint(kPacketSequenceId, seq->id);
+  block_.Varint(kPacketSequenceId, id);
   // It clears the incremental state and sets the defaults (clock, track),
   // which are part of that state.
   block_.Varint(kPacketSequenceFlags, kSeqIncrementalStateCleared);
@@ -269,7 +246,7 @@ void PerfettoTraceWriter::StartSequence(Sequence* seq, bool first) {
   block_.Begin(kPacketDefaults);
   block_.Varint(kDefaultsTimestampClockId, kSequenceClockId);
   block_.Begin(kDefaultsTrackEvent);
-  block_.Varint(kTrackEventDefaultsTrackUuid, seq->track);
+  block_.Varint(kTrackEventDefaultsTrackUuid, track);
   block_.End();
   block_.End();
   block_.Begin(kPacketClockSnapshot);
@@ -285,7 +262,6 @@ void PerfettoTraceWriter::StartSequence(Sequence* seq, bool first) {
   block_.Varint(kSnapshotPrimaryTraceClock, kBuiltinClockRealtime);
   block_.End();
   EndPacket();
-  seq->last_time = 0;
 }
 
 void PerfettoTraceWriter::WriteTrackDescriptor(const ProtoWriter& descriptor_body) {
@@ -538,10 +514,10 @@ void PerfettoTraceWriter::PacketDone() {
 }
 
 void PerfettoTraceWriter::FlushPackets() {
-  if (block_.size() == 0 || packets_out_ == nullptr) return;
+  if (block_.size() == 0 || !packets_) return;
   stats_.uncompressed_bytes += block_.size();
   // Whole packets, as PacketBlocks needs, past the output's buffer.
-  packets_out_->WriteUnbuffered(block_.data());
+  packets_->output()->WriteUnbuffered(block_.data());
   block_.Clear();
 }
 
@@ -559,16 +535,23 @@ void PerfettoTraceWriter::WritePackets(std::string_view packets) {
 
 absl::Status PerfettoTraceWriter::Finish() {
   FlushPackets();
-  if (out_ == nullptr) return absl::OkStatus();
-  if (blocks_ != nullptr) {
-    absl::Status s = blocks_->Finish();
-    stats_.output_bytes = blocks_->output_bytes();
-    if (!s.ok()) return s;
-  } else {
-    stats_.output_bytes = stats_.uncompressed_bytes;
-  }
+  if (!packets_) return absl::OkStatus();
+  absl::Status s = packets_->Finish();
+  stats_.output_bytes = packets_->output_bytes(stats_.uncompressed_bytes);
+  return s;
+}
+
+PerfettoPackets::PerfettoPackets(Output* out, PerfettoCompression compression) : out_(out) {
+  if (compression == PerfettoCompression::kNone) return;
+  blocks_.emplace(out, compression == PerfettoCompression::kZstd
+                           ? BlockCompressor::Codec::kZstd
+                           : BlockCompressor::Codec::kDeflate);
+}
+
+absl::Status PerfettoPackets::Finish() {
+  const absl::Status blocks = blocks_ ? blocks_->Finish() : absl::OkStatus();
   out_->Flush();
-  return out_->status();
+  return blocks.ok() ? out_->status() : blocks;
 }
 
 }  // namespace ittc::itt_dump

@@ -32,7 +32,7 @@
 //    on threads of their own and written in order (PacketBlocks,
 //    block_compressor.h), which the writer makes itself or the caller puts
 //    behind a kNone writer's output.
-//  - A piece's writer (no output: TakePackets) writes a thread's packets
+//  - A piece's writer (no output: packets()) writes a thread's packets
 //    on a sequence of the caller's choosing that it starts again
 //    (StartPieceSequence), so that those packets depend on nothing written
 //    before them (export.cc writes each events chunk's tasks so).
@@ -55,6 +55,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -146,10 +147,34 @@ struct PerfettoWriterStats {
   uint64_t output_bytes = 0;
 };
 
+// Where a writer's packets go: in blocks compressed on threads of their
+// own (PacketBlocks), or as they are with kNone. A pass on every core puts
+// its ordered output in front of it (export.cc).
+class PerfettoPackets {
+ public:
+  // `out` must outlive it.
+  PerfettoPackets(Output* out, PerfettoCompression compression);
+  // Where whole packets are written.
+  Output* output() { return blocks_ ? &*blocks_ : out_; }
+  // Hands on what is left and flushes `out`; returns the first error
+  // (compression, output). Destroyed without it, it drops the block not
+  // filled (a pass that writes again writes it: WriteOnce, verb.h).
+  absl::Status Finish();
+  // The bytes written to `out` (final after Finish) of `packets` bytes of
+  // packets.
+  uint64_t output_bytes(uint64_t packets) const {
+    return blocks_ ? blocks_->output_bytes() : packets;
+  }
+
+ private:
+  Output* out_;
+  std::optional<PacketBlocks> blocks_;
+};
+
 class PerfettoTraceWriter {
  public:
   // `out` must outlive the writer; null for a piece's writer, whose
-  // packets the caller takes (TakePackets). `realtime_at_zero_ns`: the
+  // packets the caller takes (packets()). `realtime_at_zero_ns`: the
   // wall clock (ns since the Unix epoch) at time 0 of the caller's time
   // axis. With kNone, every write to `out` holds whole packets (what
   // PacketBlocks needs).
@@ -344,10 +369,11 @@ class PerfettoTraceWriter {
                         absl::flat_hash_map<std::string, uint64_t>* table, std::string_view s,
                         PerfettoKeyText* key_text, uint32_t field,
                         std::vector<PendingIntern>* pending);
-  // Writes the packet that starts `seq`: its defaults, and the
-  // ClockSnapshot where its clock reads 0; `first` marks it the first on
-  // its sequence (AddThread's; StartPieceSequence's are not marked).
-  void StartSequence(Sequence* seq, bool first = true);
+  // Starts sequence `id` of thread track `track` from nothing, with the
+  // packet that says so: its defaults, and the ClockSnapshot where its
+  // clock reads 0; `first` marks it the first on its sequence (AddThread's;
+  // StartPieceSequence's are not marked).
+  void StartSequence(uint64_t track, uint32_t id, bool first);
   void WriteTrackDescriptor(const ProtoWriter& descriptor_body);
   // Packets are written straight into the block: BeginPacket() opens a
   // Trace.packet field, EndPacket() closes it and flushes a full block.
@@ -370,9 +396,7 @@ class PerfettoTraceWriter {
   // Packets written before they are handed on to the output.
   static constexpr size_t kFlushBytes = size_t{64} << 10;
 
-  Output* out_;
-  std::unique_ptr<PacketBlocks> blocks_;  // with compression
-  Output* packets_out_;                   // blocks_, else out_
+  std::optional<PerfettoPackets> packets_;  // none without an output
   int64_t realtime_at_zero_ns_;
   uint64_t last_uuid_ = 0;
   uint32_t last_sequence_ = 0;
