@@ -100,6 +100,12 @@ class Filter {
     return !active_ || (ThreadOk(t) && DomainOk(domain_id) && (named || !has_name()) &&
                         NameOk(name) && TimeOk(ticks));
   }
+  // A sync wait of thread t that began at `ticks`, on an object named by
+  // string id `name_id` (0: never named, which fails a name filter): sync
+  // objects have no domain, so a domain filter drops it.
+  bool KeepsWait(const ThreadRec& t, uint64_t name_id, uint64_t ticks) {
+    return !active_ || (!has_domain() && ThreadOk(t) && TimeOk(ticks) && NamedIdOk(name_id));
+  }
   // A relation of thread t in domain `domain_id` at `ticks`: it has no
   // name (its type is not one), so it fails a --name filter.
   bool KeepsRelation(const ThreadRec& t, uint64_t domain_id, uint64_t ticks) {

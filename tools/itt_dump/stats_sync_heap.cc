@@ -47,8 +47,7 @@ void StatsCollector::OnSync(const Event& e, const ThreadRec& t) {
   // Every wait is paired (an acquisition whose prepare the filters drop
   // still waited that long); the events the filters keep are counted.
   if (!sync_tracker_.OnEvent(e, t, &c)) return;
-  if (!SyncKept(e, t)) return;
-  if (!filter_.NamedIdOk(c.object->name_id)) return;
+  if (!filter_.KeepsWait(t, c.object->name_id, e.time)) return;
   AddSync(c, c.object->addr, t, e.time);
 }
 

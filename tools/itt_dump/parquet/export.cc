@@ -1325,10 +1325,7 @@ void ParquetExporter::OnSync(const Event& e, const ThreadRec& t) {
 void ParquetExporter::WaitRow(const ThreadRec& t, const SyncObject& object, uint64_t begin,
                               uint64_t end, const char* kind, bool open_at_end, uint64_t parent) {
   const std::string_view name = x_.String(object.name_id);
-  if (filter_.active() && (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(begin) ||
-                           !filter_.NamedIdOk(object.name_id))) {
-    return;
-  }
+  if (!filter_.KeepsWait(t, object.name_id, begin)) return;
   const std::string_view type = x_.String(object.type_id);
   SliceRow& row = NewRow<SliceRow>();
   row.thread = &t;

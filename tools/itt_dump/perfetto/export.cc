@@ -820,10 +820,7 @@ void PerfettoExporter::OnSync(const Event& e, const ThreadRec& t) {
 
 void PerfettoExporter::WaitSlice(const ThreadRec& t, const SyncObject& object, uint64_t begin,
                                  uint64_t end, const Annotation& how) {
-  if (filter_.active() && (filter_.has_domain() || !filter_.ThreadOk(t) || !filter_.TimeOk(begin) ||
-                           !filter_.NamedIdOk(object.name_id))) {
-    return;
-  }
+  if (!filter_.KeepsWait(t, object.name_id, begin)) return;
   ThreadOut& out = Out(t);
   bool created = false;
   const size_t lane = out.waits.lanes.Acquire(Ns(begin), &created);
