@@ -90,6 +90,12 @@ class ChromeObjects {
   void AppendCounter(const Counter& counter, long double value, uint64_t tid, uint64_t ticks);
   // Whether the trace defines counters named `name` in two domains or more.
   bool NameOfSeveralDomains(const std::string& name);
+  // Appends the name of frame track `tid`, one of domain `domain`'s of
+  // thread t's process (ChromeWriter::FrameTid made it).
+  void AppendFrameTrackName(const ThreadRec& t, uint64_t tid, uint64_t domain) {
+    UseProcess(t);
+    Metadata("thread_name", tid, absl::StrCat("frames ", std::string(x_.Domain(domain))));
+  }
 
  protected:
   // Starts an object with its phase: (,)\n{"ph":"X
@@ -384,6 +390,14 @@ class ChromeSink final : public PieceSink {
   // Counted, nothing kept: what the writer hands only to its tracker (sync
   // calls, heap calls, JIT methods: Chrome's JSON has no object for them)
   // where the tracker, which collects args, does nothing with it.
+  // Frames go to the reading thread apart, each end's object (and the
+  // name of a frame track it makes) in the slot it leaves: they pair by
+  // domain across the process's threads, and their tracks are laid out
+  // in their order (ChromeWriter::OnApartEvent).
+  bool KeepsApart(format::EventKind kind) const override { return IsFrameKind(kind); }
+  bool SlotFor(format::EventKind kind) const override {
+    return kind == format::EventKind::kFrameEnd || kind == format::EventKind::kFrameSubmit;
+  }
   bool Ignores(format::EventKind kind) const override {
     format::Event e;
     e.kind = kind;
@@ -409,14 +423,18 @@ class ChromeSink final : public PieceSink {
 // (written in place: ITTC_PUT_FIELD, FrameRecord::Write).
 enum class ChromeRecordKind : uint8_t { kFrame, kCounter };
 // Room for a record of `kind` whose struct has `size` bytes (REQUIRES:
-// records->takes_records()): where the struct goes, after its kind byte.
-char* ChromeRecordRoom(PieceOutput* records, ChromeRecordKind kind, size_t size) {
-  char* p = records->RecordRoom(1 + size);
+// records->takes_records()), at this place of the output or in the slot
+// of the event kept apart taken now (`slot`): where the struct goes,
+// after its kind byte.
+char* ChromeRecordRoom(PieceOutput* records, ChromeRecordKind kind, size_t size,
+                       bool slot = false) {
+  char* p = slot ? records->SlotRecordRoom(1 + size) : records->RecordRoom(1 + size);
   p[0] = static_cast<char>(kind);
   return p + 1;
 }
 struct ChromeFrameRecord {
-  uint64_t tid = 0;  // the frame track's
+  uint64_t tid = 0;        // the frame track's
+  bool new_track = false;  // the frame made it: its name goes first
   FrameRecord frame;
 };
 struct ChromeCounterRecord {
@@ -443,6 +461,7 @@ class ChromeRecordFormatter final : public OwnRecordFormatter {
     } else {
       ChromeFrameRecord r;
       std::memcpy(static_cast<void*>(&r), record.data() + 1, sizeof r);
+      if (r.new_track) objects_.AppendFrameTrackName(*r.frame.thread, r.tid, r.frame.domain);
       objects_.AppendInterval(r.frame.ToInterval(), r.tid);
     }
     out->append(objects_.line().view());
@@ -454,7 +473,7 @@ class ChromeRecordFormatter final : public OwnRecordFormatter {
 };
 
 // The whole trace's objects, written as the pass reaches them.
-class ChromeWriter : public ChromeObjects, public IntervalListener {
+class ChromeWriter : public ChromeObjects, public IntervalListener, public ApartInOrder {
  public:
   // `warned_large`: an earlier pass over the same output warned of its
   // size.
@@ -483,6 +502,21 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
     UseProcess(t);
     tracker_.OnFrame(frame, t);
   }
+  // A frame event its pieces kept apart (ChromeSink::KeepsApart), in the
+  // frames' order, on every core: the object of a frame it ends (and the
+  // name of the frame track that makes) goes in its slot. Its tracker's
+  // frames and the frame tracks depend on nothing else, nor anything else
+  // on them.
+  void OnApartEvent(const Event& e, const ThreadRec& t) override {
+    in_slot_ = true;
+    OnEvent(e, t);
+    in_slot_ = false;
+  }
+  void OnApartFrame(const KeptFrame& frame, const ThreadRec& t) override {
+    in_slot_ = true;
+    OnKeptFrame(frame, t);
+    in_slot_ = false;
+  }
 
   bool warned_large() const { return warned_large_; }
   // Where frames' and counter samples' objects go as records while it
@@ -510,8 +544,9 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   void Count(size_t n);
   // The frame track (a pseudo-thread) that kept frame `iv` of a thread of
   // `process` goes on: its domain's first lane whose frames all ended by
-  // its begin, made (and named) when every lane is taken.
-  uint64_t FrameTid(uint32_t process, const Interval& iv);
+  // its begin, made when every lane is taken (*made set: the caller names
+  // it, AppendFrameTrackName).
+  uint64_t FrameTid(uint32_t process, const Interval& iv, bool* made);
   void OnRelation(const Event& e, const ThreadRec& t);
   // DispatchByRoute's handlers (model/event_route.h), with OnRelation.
   friend void itt_dump::DispatchByRoute<ChromeWriter>(const Event& e, const ThreadRec& t,
@@ -545,6 +580,7 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   uint64_t written_ = 0;  // bytes handed to the output
   bool warned_large_;
   PieceOutput* records_ = nullptr;
+  bool in_slot_ = false;  // in OnApartEvent: a frame's object goes in the slot
 };
 
 void ChromeWriter::Emit(std::string_view s) {
@@ -576,16 +612,12 @@ void ChromeWriter::Begin() {
   }
 }
 
-uint64_t ChromeWriter::FrameTid(uint32_t process, const Interval& iv) {
+uint64_t ChromeWriter::FrameTid(uint32_t process, const Interval& iv, bool* made) {
   FrameLanes& group = frame_lanes_[uint64_t{process} << 40 ^ iv.domain];
-  bool created = false;
-  const size_t lane = group.lanes.Acquire(iv.begin, &created);
+  *made = false;
+  const size_t lane = group.lanes.Acquire(iv.begin, made);
   group.lanes.Release(lane, iv.end);
-  if (created) {
-    const uint64_t tid = kFrameTrackTid + frame_tracks_++;
-    group.tids.push_back(tid);
-    Metadata("thread_name", tid, absl::StrCat("frames ", std::string(x_.Domain(iv.domain))));
-  }
+  if (*made) group.tids.push_back(kFrameTrackTid + frame_tracks_++);
   return group.tids[lane];
 }
 
@@ -595,15 +627,22 @@ void ChromeWriter::OnInterval(const Interval& iv) {
   if (!Kept(iv)) return;
   if (iv.kind != IntervalKind::kFrame) {
     AppendInterval(iv, t.tid);
-  } else if (const uint64_t tid = FrameTid(t.process, iv);
-             records_ != nullptr && records_->takes_records()) {
-    char* p = ChromeRecordRoom(records_, ChromeRecordKind::kFrame, sizeof(ChromeFrameRecord));
+    AfterObject();
+    return;
+  }
+  bool new_track = false;
+  const uint64_t tid = FrameTid(t.process, iv, &new_track);
+  if (records_ != nullptr && records_->takes_records()) {
+    // Formatted on a worker, here or in the slot of the frame's end.
+    char* p =
+        ChromeRecordRoom(records_, ChromeRecordKind::kFrame, sizeof(ChromeFrameRecord), in_slot_);
     ITTC_PUT_FIELD(p, ChromeFrameRecord, tid, tid);
+    ITTC_PUT_FIELD(p, ChromeFrameRecord, new_track, new_track);
     FrameRecord::Write(iv, p + offsetof(ChromeFrameRecord, frame));
     return;
-  } else {
-    AppendInterval(iv, tid);
   }
+  if (new_track) AppendFrameTrackName(t, tid, iv.domain);
+  AppendInterval(iv, tid);
   AfterObject();
 }
 
@@ -766,7 +805,7 @@ absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewrit
             [&](const Filter& filter, const Clock& clock) {
               return std::make_unique<ChromeSink>(first, filter, clock);
             },
-            &w, [&w] { w.Begin(); }, &own);
+            &w, [&w] { w.Begin(); }, &own, /*in_order=*/&w);
         if (pass) {
           w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
           own.Flush();

@@ -235,6 +235,11 @@ class PieceOutput final : public Output, public OrderedOutput {
     Settle();
     return merger_->AppendOwnRecord(n);
   }
+  // Room for the record of the slot of the event kept apart that its
+  // writer takes now (PieceMerger::SlotRecordRoom), formatted as
+  // RecordRoom's. REQUIRES: takes_records(), in the writer's
+  // ApartInOrder::OnApartEvent of an event with a slot.
+  char* SlotRecordRoom(size_t n) { return merger_->SlotRecordRoom(n); }
 
  protected:
   void WriteRaw(const char* p, size_t n) override {
@@ -267,12 +272,15 @@ class PieceOutput final : public Output, public OrderedOutput {
 // text, chrome, vtune-csv), `own` is a PieceOutput, which `target` writes
 // to and which puts its bytes among the sinks' outputs in the serial
 // pass's order; else (perfetto: `own` is nullptr) `target` gets each
-// sink's output too, AppendOutput(output, thread), in that order. Returns
-// nullopt when the pass cannot be exact (having written part of the
-// output, maybe), or with more than PieceMerger::kManyFiles files.
+// sink's output too, AppendOutput(output, thread), in that order. Where
+// the sinks keep events apart (PieceSink::KeepsApart), `in_order` takes
+// them (PieceMerger::set_apart_in_order). Returns nullopt when the pass
+// cannot be exact (having written part of the output, maybe), or with
+// more than PieceMerger::kManyFiles files.
 template <typename MakeSink, typename Target, typename Start, typename Own>
 std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, MakeSink&& make_sink,
-                                         Target* target, Start&& start, Own own) {
+                                         Target* target, Start&& start, Own own,
+                                         ApartInOrder* in_order = nullptr) {
   constexpr bool kApart = std::is_same_v<Own, PieceOutput*>;
   static_assert(kApart || std::is_same_v<Own, std::nullptr_t>);
   if (!ctx.parallel || ctx.set->files().size() > PieceMerger::kManyFiles) return std::nullopt;
@@ -285,6 +293,7 @@ std::optional<PassSummary> WriteInPieces(const VerbContext& ctx, MakeSink&& make
   if (!merger.exact()) return std::nullopt;
   if constexpr (kApart) {
     merger.set_ordered_output(own);
+    merger.set_apart_in_order(in_order);
     own->Attach(&merger);
   }
   start();

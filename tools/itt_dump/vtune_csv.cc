@@ -382,6 +382,20 @@ class VtuneSink final : public PieceSink {
     EndOutput(lines_.AppendInterval(iv, &output_buffer()));
   }
   void Clear() override {}
+  // Frames go to the reading thread apart, each end's line in the slot it
+  // leaves: they pair by domain across the process's threads
+  // (VtuneWriter::OnApartEvent). So the pieces pair none, not even those
+  // of a thread alone in its process: a frame the piece opened would
+  // reach the reading thread's tracker among the items, its end apart.
+  IntervalTracker::PiecePairing pairing() const override {
+    IntervalTracker::PiecePairing p;
+    p.frames = false;
+    return p;
+  }
+  bool KeepsApart(format::EventKind kind) const override { return IsFrameKind(kind); }
+  bool SlotFor(format::EventKind kind) const override {
+    return kind == format::EventKind::kFrameEnd || kind == format::EventKind::kFrameSubmit;
+  }
   // Lines, which the reading thread writes as they are.
   bool outputs_apart() const override { return true; }
   // Counted, nothing kept: what the pass does nothing with (sync and heap
@@ -413,7 +427,7 @@ class FrameFormatter final : public OwnRecordFormatter {
 
 // The pass over the whole trace: it writes the intervals file and makes the
 // counters' columns and rows; then the counters file is written from them.
-class VtuneWriter : public IntervalListener {
+class VtuneWriter : public IntervalListener, public ApartInOrder {
  public:
   // `intervals`: where the pass writes (ctx.out is not used);
   // `spool_memory`: VtuneOptions::spool_memory (spilled on a thread of
@@ -462,14 +476,29 @@ class VtuneWriter : public IntervalListener {
   // What OnEvent does with a frame_begin or frame_end of a null id, for
   // one that FeedEntry gives it so (where its piece pairs no frames).
   void OnKeptFrame(const KeptFrame& frame, const ThreadRec& t) { tracker_.OnFrame(frame, t); }
+  // A frame event its pieces kept apart (VtuneSink::KeepsApart), in the
+  // frames' order, on every core: the line of a frame it ends goes in its
+  // slot. Its tracker's frames depend on nothing else, nor anything else
+  // on them.
+  void OnApartEvent(const Event& e, const ThreadRec& t) override {
+    in_slot_ = true;
+    OnEvent(e, t);
+    in_slot_ = false;
+  }
+  void OnApartFrame(const KeptFrame& frame, const ThreadRec& t) override {
+    in_slot_ = true;
+    OnKeptFrame(frame, t);
+    in_slot_ = false;
+  }
   void OnInterval(const Interval& iv) override {
     // One left open at the end has no end: no row (stats leaves it out
     // too; the pass warns of it).
     if (iv.open_at_end) return;
     if (iv.kind == IntervalKind::kFrame && records_ != nullptr && records_->takes_records()) {
-      // Formatted on a worker.
+      // Formatted on a worker, here or in the slot of the frame's end.
       if (!lines_.Keeps(iv)) return;
-      FrameRecord::Write(iv, records_->RecordRoom(sizeof(FrameRecord)));
+      FrameRecord::Write(iv, in_slot_ ? records_->SlotRecordRoom(sizeof(FrameRecord))
+                                      : records_->RecordRoom(sizeof(FrameRecord)));
       return;
     }
     if (lines_.AppendInterval(iv, &line_)) AfterLine(out_);
@@ -588,6 +617,7 @@ class VtuneWriter : public IntervalListener {
 
   Output* const out_;  // the intervals file
   PieceOutput* records_ = nullptr;
+  bool in_slot_ = false;  // in OnApartEvent: a frame's line goes in the slot
   const TraceIndex& x_;
   VtuneLines lines_;
   IntervalTracker tracker_;
@@ -701,7 +731,7 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
             [&ctx](const Filter& filter, const Clock& clock) {
               return std::make_unique<VtuneSink>(ctx, filter, clock);
             },
-            w.get(), [&w] { w->Begin(); }, &*own);
+            w.get(), [&w] { w->Begin(); }, &*own, /*in_order=*/w.get());
         if (p) {
           w->Finish(TraceEndTicks(*ctx.index, p->last_ticks));
           own->Flush();

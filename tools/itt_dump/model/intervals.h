@@ -186,6 +186,11 @@ struct Unbalanced {
 // and region begins and ends: what the tracker keeps on a thread's stack
 // or by key and names at its end.
 bool IsTaskOrRegionKind(format::EventKind kind);
+// Frame begins, ends and submits (of any id).
+inline bool IsFrameKind(format::EventKind kind) {
+  return kind == format::EventKind::kFrameBegin || kind == format::EventKind::kFrameEnd ||
+         kind == format::EventKind::kFrameSubmit;
+}
 
 class IntervalListener {
  public:

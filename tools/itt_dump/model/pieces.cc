@@ -63,6 +63,7 @@ PieceDecoder::PieceDecoder(const TraceSet& set, size_t file, SinkFactory make_si
     ignored_.push_back(sink->Ignores(kind));
     apart_.push_back(sink->KeepsApart(kind));
     taken_.push_back(!sink->wants_paired_events() && sink->TakesForwarded(kind));
+    slot_.push_back(sink->KeepsApart(kind) && sink->SlotFor(kind));
   }
   outputs_apart_ = sink->outputs_apart();
 }
@@ -116,6 +117,12 @@ void Pack(const Event& e, Piece::Entry* en, std::vector<char>* packed, size_t* s
 
 // A forwarded frame_begin or frame_end of a null id as a kKeptFrame entry:
 // its domain a plain word at *size in *packed (Piece::KeptFrameAt).
+// A frame_begin or frame_end of a null id: what a KeptFrame holds.
+bool IsKeptFrameEvent(const Event& e) {
+  return (e.kind == format::EventKind::kFrameBegin || e.kind == format::EventKind::kFrameEnd) &&
+         e.GetId(format::Field::kId) == format::Id{};
+}
+
 void PackKeptFrame(const Event& e, Piece::Entry* en, std::vector<char>* packed, size_t* size) {
   *en = EventEntry(e, *size);
   en->type = Type::kKeptFrame;
@@ -177,6 +184,23 @@ void UnpackApart(const uint8_t* apart_numbers, const char* p, const char* limit,
   }
   e->field_count = numbers;
   for (size_t i = 0; i < numbers; ++i) p = format::GetVarint64(p, limit, &e->fields[i].u);
+}
+
+// The event kept apart at entry `en` of a block whose fields are `packed`
+// (PackApart's, or PackKeptFrame's for a frame of a null id), in *e.
+void ApartEventAt(const uint8_t* apart_numbers, const Piece::Entry& en,
+                  const std::vector<char>& packed, Event* e) {
+  if (en.type == Type::kKeptFrame) {
+    KeptFrame f;
+    f.time = en.time;
+    std::memcpy(&f.domain, packed.data() + en.index, sizeof f.domain);
+    f.begin = en.kind == format::EventKind::kFrameBegin;
+    Piece::KeptFrameEvent(f, e);
+    return;
+  }
+  e->kind = en.kind;
+  e->time = en.time;
+  UnpackApart(apart_numbers, packed.data() + en.index, packed.data() + packed.size(), e);
 }
 
 // A file's simple tasks and frames with the set's ids, as the tracker's
@@ -249,6 +273,18 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
   const bool simple_frames = simple_tasks && tracker.frames_kept_apart();
   format::EventStreamDecoder::SimpleFrame frame;
   const uint8_t* const apart_numbers = ApartNumbers();
+  // With outputs apart: the sink's outputs made since the last call, at
+  // the place of the event at `time`.
+  const auto take_outputs = [&p, &sink, &outputs](uint64_t time) {
+    while (outputs != sink.outputs()) {
+      // Field by field in place: an entry made on the stack and copied
+      // stalled the copy's wide load on its two narrow stores (store
+      // forwarding), a tenth of Decode's samples.
+      Piece::OutputEntry& o = p.output_entries.emplace_back();
+      o.time = time;
+      o.offset = sink.output_offset(outputs++);
+    }
+  };
   const auto note_time = [&p](uint64_t time) {
     if (time < p.last_time) p.time_back = true;
     if (p.first_time == kNoEvents) p.first_time = time;
@@ -319,8 +355,20 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
         // Nobody reads it: counted, not kept; or kept apart, or the sink's
         // here (taken_), counted with the paired ones too.
         if (apart_[k]) {
-          PackApart(apart_numbers, e, &p.apart.entries.emplace_back(), &p.apart.packed,
-                    &p.apart_packed_size);
+          if (IsKeptFrameEvent(e)) {
+            // Its domain alone (ApartInOrder::OnApartFrame).
+            PackKeptFrame(e, &p.apart.entries.emplace_back(), &p.apart.packed,
+                          &p.apart_packed_size);
+          } else {
+            PackApart(apart_numbers, e, &p.apart.entries.emplace_back(), &p.apart.packed,
+                      &p.apart_packed_size);
+          }
+          if (slot_[k] && outputs_apart_) {
+            // Its slot, after what the sink made before it.
+            take_outputs(time);
+            sink.AddSlot();
+            take_outputs(time);
+          }
         } else if (taken_[k]) {
           sink.OnPairedEvent(e, thread);
         }
@@ -341,14 +389,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
       sink.OnPairedEvent(e, thread);
     }
     // What the sink made of the event and the intervals it closed.
-    while (outputs_apart_ && outputs != sink.outputs()) {
-      // Field by field in place: an entry made on the stack and copied
-      // stalled the copy's wide load on its two narrow stores (store
-      // forwarding), a tenth of Decode's samples.
-      Piece::OutputEntry& o = p.output_entries.emplace_back();
-      o.time = time;
-      o.offset = sink.output_offset(outputs++);
-    }
+    if (outputs_apart_) take_outputs(time);
     while (outputs != sink.outputs()) {
       Piece::Entry& en = entries.emplace_back();
       en.time = time;
@@ -370,9 +411,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
     if (simple) task.ToEvent(&e);
     if (outputs_apart_) p.outputs_before.push_back(static_cast<uint32_t>(p.output_entries.size()));
     Piece::Entry& en = entries.emplace_back();
-    if (p.frames_forwarded &&
-        (e.kind == format::EventKind::kFrameBegin || e.kind == format::EventKind::kFrameEnd) &&
-        e.GetId(format::Field::kId) == format::Id{}) {
+    if (p.frames_forwarded && IsKeptFrameEvent(e)) {
       PackKeptFrame(e, &en, &p.packed, &p.packed_size);
     } else {
       Pack(e, &en, &p.packed, &p.packed_size);
@@ -569,10 +608,7 @@ class PieceMerger::Stretch final : public format::PoolTask, public StretchRecord
     MergeSpans(
         records, record_starts,
         [&fn, &e, numbers](const Piece::Entry& en, const ThreadRec& t, const RecordSpan& span) {
-          e.kind = en.kind;
-          e.time = en.time;
-          const std::vector<char>& packed = span.records->packed;
-          UnpackApart(numbers, packed.data() + en.index, packed.data() + packed.size(), &e);
+          ApartEventAt(numbers, en, span.records->packed, &e);
           fn(e, t);
         });
   }
@@ -615,6 +651,11 @@ class PieceMerger::OutputRun final : public format::PoolTask {
     size_t text_first = 0;
     size_t early = 0;
     bool by_key = false;
+    // Its outputs' slots: the piece sink's from slot_first on, their
+    // records the run's slot_records from slot_record_first on.
+    size_t slot_first = 0;
+    size_t slot_count = 0;
+    size_t slot_record_first = 0;
     std::string_view HoleText(const std::vector<std::string_view>& texts,
                               const PieceSink::Hole& hole, size_t h) const {
       return by_key && h >= early ? texts[text_first + early + hole.key_number]
@@ -645,13 +686,16 @@ class PieceMerger::OutputRun final : public format::PoolTask {
   TextBuffer records;
   std::unique_ptr<OwnRecordFormatter> formatter;  // kept with the run for its next use
   std::vector<std::string_view> hole_texts;
+  // The slots' records: [begin, end) of records each.
+  std::vector<std::pair<size_t, size_t>> slot_records;
   std::string out;
   uint32_t crc = 0;  // out's, where the ordered output wants it
   bool wants_crc = true;
   // The pieces whose last outputs are in the run.
   std::vector<Piece*> finished;
   uint64_t outputs = 0;
-  std::vector<size_t> filled;  // Run's: by span, its holes filled so far
+  std::vector<size_t> filled;        // Run's: by span, its holes filled so far
+  std::vector<size_t> slots_filled;  // and its slots
 
   void Run() override {
     // Its size, to make room once: a span's outputs are one stretch of
@@ -664,7 +708,7 @@ class PieceMerger::OutputRun final : public format::PoolTask {
                              ? s.end->offset
                              : p.outputs_size;
       size += end - s.begin->offset - sizeof(uint32_t) * static_cast<size_t>(s.end - s.begin);
-      holes |= s.hole_count != 0;
+      holes |= s.hole_count != 0 || s.slot_count != 0;
     }
     // Without holes and records to fill in, the run's size is that: its
     // bytes go in place (perfetto's packets, of a dozen bytes each, went
@@ -732,6 +776,7 @@ class PieceMerger::OutputRun final : public format::PoolTask {
       ++step;
     };
     filled.assign(spans.size(), 0);
+    slots_filled.assign(spans.size(), 0);
     if (!spans.empty()) {
       MergeSpans(spans, starts,
                  [this, &step, &own_out, &put](const Piece::OutputEntry& o, const ThreadRec&,
@@ -753,7 +798,18 @@ class PieceMerger::OutputRun final : public format::PoolTask {
                    const std::string_view bytes = p.OutputAt(o.offset);
                    size_t from = 0;
                    if constexpr (!kInPlace) {
-                     size_t& h = filled[static_cast<size_t>(&span - spans.data())];
+                     const auto span_index = static_cast<size_t>(&span - spans.data());
+                     size_t& k = slots_filled[span_index];
+                     if (k < span.slot_count && p.sink->slots()[span.slot_first + k] == index) {
+                       // A slot: its record formatted (its output has no bytes).
+                       const auto [begin, end] = slot_records[span.slot_record_first + k];
+                       if (end > begin) {
+                         formatter->Format(std::string_view(records.data() + begin, end - begin),
+                                           &out);
+                       }
+                       ++k;
+                     }
+                     size_t& h = filled[span_index];
                      const std::vector<PieceSink::Hole>& holes = p.sink->holes();
                      while (h < span.hole_count && holes[span.hole_first + h].output == index) {
                        const PieceSink::Hole& hole = holes[span.hole_first + h];
@@ -777,6 +833,7 @@ class PieceMerger::OutputRun final : public format::PoolTask {
     own_records.clear();
     records.clear();
     hole_texts.clear();
+    slot_records.clear();
     out.clear();
     finished.clear();
     outputs = 0;
@@ -1034,8 +1091,26 @@ bool PieceMerger::ReadChunk(size_t f) {
       }
     }
     on_piece_(*piece);
-    if (!piece->frames.empty() || !piece->apart.entries.empty()) {
-      if (apart_consumer_ == nullptr) return Fail("items kept apart with nothing to take them");
+    if ((!piece->frames.empty() && apart_consumer_ == nullptr) ||
+        (!piece->apart.entries.empty() && apart_consumer_ == nullptr && in_order_ == nullptr)) {
+      return Fail("items kept apart with nothing to take them");
+    }
+    if (!piece->apart.entries.empty() && in_order_ != nullptr) {
+      // For the consumer to take in order, not in stretches.
+      in_order_held_ += piece->apart.entries.size();
+      buffered_ += piece->apart.entries.size() * sizeof(Piece::Entry) + piece->apart_packed_size;
+      piece->apart.packed.resize(piece->apart_packed_size);
+      q.in_order.push_back({TakeOver(&piece->apart, &spare_records_), 0});
+      if (q.in_order.size() == 1) {
+        // A head again, among the others in queue order.
+        ApartHead h;
+        h.queue = &q;
+        h.decoder = file.decoder.get();
+        SetApartHead(&h);
+        const auto at = std::find_if(apart_heads_.begin(), apart_heads_.end(),
+                                     [&q](const ApartHead& o) { return o.queue > &q; });
+        apart_heads_.insert(at, h);
+      }
     }
     if (!piece->frames.empty()) {
       items_held_ += piece->frames.size();
@@ -1052,6 +1127,7 @@ bool PieceMerger::ReadChunk(size_t f) {
     piece->output_base = q.outputs_read;
     piece->holes_taken = 0;
     piece->hole_texts.clear();
+    piece->slots_taken = 0;
     if (!piece->output_entries.empty()) {
       if (ordered_ == nullptr) return Fail("outputs apart with nothing to write them");
       piece->holds = 1;
@@ -1072,6 +1148,12 @@ bool PieceMerger::ReadChunk(size_t f) {
       file.decoder->Recycle(std::move(piece));
     }
     UpdateWaiting(qi);
+    if (in_order_held_ > stretch_items_) {
+      // They wait no longer than stretches would (memory).
+      const uint64_t known = FirstUnread();
+      while (GiveApartEvent(known)) {
+      }
+    }
     GiveStretch();
     if (buffered_ > options_.max_buffered_bytes) return Fail("the merge's memory bound");
     return true;
@@ -1189,6 +1271,7 @@ void PieceMerger::AddStep(const Bound& bound) {
 void PieceMerger::CloseRun() {
   std::unique_ptr<OutputRun> run = std::move(building_);
   OutputRun& r = *run;
+  bool broken = false;  // a slot's record missing: the pass stops
   r.steps.back().own_end = r.own.size();
   r.steps.back().records_end = r.own_records.size();
   const Bound bound = r.steps.back().bound;
@@ -1273,6 +1356,18 @@ void PieceMerger::CloseRun() {
         }
         p->holes_taken += n;
         holes_waiting_ -= n;
+        // Its slots, with their records.
+        const std::vector<uint32_t>& slots = p->sink->slots();
+        if (p->slots_taken < slots.size()) {
+          const auto slots_from = slots.begin() + static_cast<std::ptrdiff_t>(p->slots_taken);
+          const auto k = static_cast<size_t>(
+              std::lower_bound(slots_from, slots.end(), static_cast<uint32_t>(end)) - slots_from);
+          span.slot_first = p->slots_taken;
+          span.slot_count = k;
+          span.slot_record_first = r.slot_records.size();
+          if (k != 0 && !TakeSlots(&q, k, &r)) broken = true;
+          p->slots_taken += k;
+        }
       }
       if (end < entries.size()) {
         q.out_next = end;
@@ -1297,6 +1392,13 @@ void PieceMerger::CloseRun() {
   building_->wants_crc = ordered_->wants_crc();
   // The next run starts at the place, with the own bytes of its item.
   building_->steps.push_back({bound, 0, 0});
+  if (broken) {
+    // Not written: the runs before it are the output's start.
+    Fail("an event kept apart that was not read by its slot's run");
+    run->Clear();
+    spare_runs_.push_back(std::move(run));
+    return;
+  }
   while (runs_.size() >= MaxInFlight()) {
     Ready(runs_.front().get(), /*wait=*/true);
     WriteRuns(/*all=*/false);
@@ -1304,6 +1406,108 @@ void PieceMerger::CloseRun() {
   pool_->Submit(run.get());
   runs_.push_back(std::move(run));
   WriteRuns(/*all=*/false);
+}
+
+bool PieceMerger::GiveApartEvent(uint64_t before, bool any) {
+  // The earliest of the heads (ties to the earlier queue: they are in
+  // queue order), by a scan: the queues of a pass at once are few
+  // (kManyFiles files).
+  const size_t n = apart_heads_.size();
+  if (n == 0) return false;
+  size_t best = 0;
+  uint64_t best_time = apart_heads_[0].at->time;
+  for (size_t i = 1; i < n; ++i) {
+    const uint64_t t = apart_heads_[i].at->time;
+    const bool earlier = t < best_time;
+    best = earlier ? i : best;
+    best_time = earlier ? t : best_time;
+  }
+  if (!any && best_time >= before) return false;
+  ApartHead& h = apart_heads_[best];
+  Queue& q = *h.queue;
+  const Piece::Entry& en = *h.at;
+  const bool slot = h.decoder->SlotFor(en.kind);
+  slot_queue_ = slot ? &q : nullptr;
+  if (en.type == Piece::Entry::Type::kKeptFrame) {
+    KeptFrame f;
+    f.time = en.time;
+    std::memcpy(&f.domain, h.packed->data() + en.index, sizeof f.domain);
+    f.begin = en.kind == format::EventKind::kFrameBegin;
+    in_order_->OnApartFrame(f, *q.thread);
+  } else {
+    ApartEventAt(ApartNumbers(), en, *h.packed, &apart_event_);
+    in_order_->OnApartEvent(apart_event_, *q.thread);
+  }
+  slot_queue_ = nullptr;
+  // Its slot's record: what the consumer left (maybe nothing).
+  if (slot) q.slot_ends.push_back(q.slot_bytes.size());
+  --in_order_held_;
+  if (++h.at != h.end) {
+    // Written on another core: the fields of the next ones (a line on)
+    // and the entries after them asked for now, ahead of their turn.
+    __builtin_prefetch(h.packed->data() + h.at->index + 64);
+    __builtin_prefetch(std::min(h.at + 8, h.end - 1));
+    return true;
+  }
+  // Its block is done.
+  const std::shared_ptr<const Records> done = std::move(q.in_order.front().records);
+  q.in_order.pop_front();
+  buffered_ -= done->entries.size() * sizeof(Piece::Entry) + done->packed.size();
+  const size_t keep = 2 * static_cast<size_t>(format::OnlineCpus()) + kChunksAhead;
+  if (done.use_count() == 1 && spare_records_.size() < keep) {
+    spare_records_.push_back(std::move(*std::const_pointer_cast<Records>(done)));
+  }
+  if (q.in_order.empty()) {
+    apart_heads_.erase(apart_heads_.begin() + static_cast<std::ptrdiff_t>(best));
+  } else {
+    SetApartHead(&h);
+  }
+  return true;
+}
+
+void PieceMerger::SetApartHead(ApartHead* h) {
+  const RecordBlock& b = h->queue->in_order.front();
+  h->at = b.items().data() + b.next;
+  h->end = b.items().data() + b.items().size();
+  h->packed = &b.records->packed;
+}
+
+char* PieceMerger::SlotRecordRoom(size_t n) {
+  char* room = slot_queue_->slot_bytes.Room(n);
+  slot_queue_->slot_bytes.Advance(n);
+  return room;
+}
+
+bool PieceMerger::TakeSlots(Queue* q, size_t n, OutputRun* r) {
+  while (q->slot_ends.size() - q->slot_head < n) {
+    if (!GiveApartEvent(0, /*any=*/true)) return false;
+  }
+  if (r->formatter == nullptr) r->formatter = ordered_->NewRecordFormatter();
+  const size_t from = q->slot_head == 0 ? 0 : q->slot_ends[q->slot_head - 1];
+  const size_t to = q->slot_ends[q->slot_head + n - 1];
+  const size_t base = r->records.size();  // where slot_bytes[from] goes
+  r->records.append(q->slot_bytes.data() + from, to - from);
+  size_t begin = from;
+  for (size_t i = q->slot_head; i < q->slot_head + n; ++i) {
+    r->slot_records.emplace_back(base + (begin - from), base + (q->slot_ends[i] - from));
+    begin = q->slot_ends[i];
+  }
+  q->slot_head += n;
+  if (q->slot_head == q->slot_ends.size()) {
+    q->slot_bytes.clear();
+    q->slot_ends.clear();
+    q->slot_head = 0;
+  } else if (q->slot_head >= 4096 && 2 * q->slot_head >= q->slot_ends.size()) {
+    // Most taken: the rest moves to the front.
+    const size_t used = q->slot_ends[q->slot_head - 1];
+    std::memmove(q->slot_bytes.data(), q->slot_bytes.data() + used, q->slot_bytes.size() - used);
+    q->slot_bytes.Truncate(q->slot_bytes.size() - used);
+    q->slot_ends.erase(q->slot_ends.begin(),
+                       q->slot_ends.begin() + static_cast<std::ptrdiff_t>(q->slot_head));
+    for (size_t& end : q->slot_ends) end -= used;
+    q->slot_head = 0;
+  }
+  return true;
 }
 
 void PieceMerger::FillHolesBeforeChange() {
@@ -1427,6 +1631,9 @@ void PieceMerger::WriteRuns(bool all) {
 void PieceMerger::EndOutputs() {
   if (ordered_ == nullptr || outputs_done_) return;
   if (exact()) {
+    // The consumer takes every event kept apart before the pass ends.
+    while (GiveApartEvent(0, /*any=*/true)) {
+    }
     AddStep({0, -1, 0, true});
     CloseRun();
   }

@@ -120,8 +120,15 @@ class PieceSink : public IntervalListener {
   // Whether an event of `kind` that the piece would forward goes apart
   // instead (ApartConsumer, PieceMerger::set_apart_consumer): the
   // consumer's results from it depend on nothing but such events. Asked
-  // once per kind, as Ignores.
+  // once per kind, as Ignores. (Or where the merger gives them to an
+  // ApartInOrder instead: PieceMerger::set_apart_in_order.)
   virtual bool KeepsApart(format::EventKind kind) const { return false; }
+  // Whether an event of `kind` kept apart (KeepsApart) leaves a slot at
+  // its place among the outputs (outputs_apart): an output of no bytes of
+  // the sink's, which the merge fills with the record the ApartInOrder
+  // leaves as it takes that event (PieceMerger::SlotRecordRoom). Asked
+  // once per kind, as Ignores.
+  virtual bool SlotFor(format::EventKind kind) const { return false; }
   // Whether it gets OnBegin for every task the piece begins (paired,
   // forwarded or opened on the reading thread later: its listener word
   // goes along, Piece::begin_words and Piece::opens).
@@ -157,6 +164,16 @@ class PieceSink : public IntervalListener {
     uint32_t keys = 0;
   };
   const std::vector<Hole>& holes() const { return holes_; }
+  // The outputs that are slots (SlotFor), by index among the sink's, in
+  // order.
+  const std::vector<uint32_t>& slots() const { return slots_; }
+  // Makes the next output a slot (no bytes). For PieceDecoder, at the
+  // place of an event kept apart that SlotFor names.
+  void AddSlot() {
+    BeginOutput();
+    slots_.push_back(static_cast<uint32_t>(offsets_.size()));
+    EndOutput(/*keep=*/true);
+  }
   // The distinct keys of the holes, numbered in the order of their first
   // holes: a run's holes of one piece are filled by key, a text per key,
   // where they have fewer keys than holes (a program names a few objects
@@ -177,6 +194,7 @@ class PieceSink : public IntervalListener {
     holes_.clear();
     hole_keys_.clear();
     hole_key_numbers_.clear();
+    slots_.clear();
     Clear();
   }
   // Drops the outputs from the `first`th on (those of an event the piece
@@ -186,6 +204,7 @@ class PieceSink : public IntervalListener {
     outputs_.Truncate(offsets_[first]);
     offsets_.resize(first);
     DropHolesFrom(first);
+    while (!slots_.empty() && slots_.back() >= first) slots_.pop_back();
   }
 
  protected:
@@ -232,6 +251,7 @@ class PieceSink : public IntervalListener {
   size_t output_start_ = 0;
   std::vector<uint32_t> offsets_;
   std::vector<Hole> holes_;  // by output, in order
+  std::vector<uint32_t> slots_;
   // By key number, the key (a dropped hole's key keeps its number: a run
   // of holes after it may look its text up for nothing, no more).
   std::vector<uint64_t> hole_keys_;
@@ -360,6 +380,7 @@ class Piece final : public format::DecodedChunk {
   uint64_t output_base = 0;
   int holds = 0;
   size_t holes_taken = 0;  // the sink's holes in runs already
+  size_t slots_taken = 0;  // the sink's slots in runs already
   // The texts of its holes filled before their runs closed (from
   // holes_taken on; FillHolesBeforeChange).
   std::vector<std::string_view> hole_texts;
@@ -444,6 +465,11 @@ class PieceDecoder final : public format::ChunkDecoder {
   void Recycle(std::unique_ptr<Piece> piece) const;
   // Whether its sinks' outputs go apart (PieceSink::outputs_apart).
   bool outputs_apart() const { return outputs_apart_; }
+  // Whether its sinks leave a slot for an event of `kind` kept apart
+  // (PieceSink::SlotFor).
+  bool SlotFor(format::EventKind kind) const {
+    return static_cast<uint16_t>(kind) < slot_.size() && slot_[static_cast<size_t>(kind)] != 0;
+  }
   // The set's thread of the file's thread `thread_index`, or null.
   const ThreadRec* SetThread(uint32_t thread_index) const {
     return rewriter_ != nullptr ? rewriter_->SetThread(thread_index)
@@ -462,6 +488,7 @@ class PieceDecoder final : public format::ChunkDecoder {
   std::vector<uint8_t> ignored_;
   std::vector<uint8_t> apart_;
   std::vector<uint8_t> taken_;  // TakesForwarded, of a sink without wants_paired_events
+  std::vector<uint8_t> slot_;   // SlotFor
   bool outputs_apart_ = false;  // PieceSink::outputs_apart
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Piece>> pool_;  // guarded by mu_
@@ -509,6 +536,29 @@ class ApartConsumer {
   // readies it for the next.
   virtual void JoinStretch(ApartStretch* stretch, bool frames_joined,
                            const StretchRecords& records) = 0;
+};
+
+// Where a pass whose sinks' outputs go apart takes the events its sinks
+// keep apart (PieceSink::KeepsApart), one at a time on the reading
+// thread, in the merge's order among themselves (by time, then queue), but
+// not at their places among the items (PieceMerger::set_apart_in_order):
+// for a consumer whose state from them depends on nothing else it takes,
+// nor the rest of its state on them. What it writes for such an event
+// goes in the event's slot (PieceSink::SlotFor), as a record
+// (PieceMerger::SlotRecordRoom) that the run's OwnRecordFormatter formats
+// where the slot is; it writes nothing else meanwhile (the merger may be
+// closing a run: no AppendOwn).
+class ApartInOrder {
+ public:
+  virtual ~ApartInOrder() = default;
+  virtual void OnApartEvent(const format::Event& e, const ThreadRec& thread) = 0;
+  // The same for a frame_begin or frame_end of a null id, as a KeptFrame
+  // (IntervalTracker::OnFrame takes it so, with less work per frame).
+  virtual void OnApartFrame(const KeptFrame& frame, const ThreadRec& thread) {
+    format::Event e;
+    Piece::KeptFrameEvent(frame, &e);
+    OnApartEvent(e, thread);
+  }
 };
 
 // Formats, on the worker that merges a run of output, the records a
@@ -641,6 +691,19 @@ class PieceMerger {
   // stack and copied stalled the copy's wide loads on its narrow stores
   // (store forwarding). REQUIRES: takes_own().
   char* AppendOwnRecord(size_t n);
+  // Where the events the sinks keep apart go when the consumer takes them
+  // in order itself (set before the first Next; must outlive the merger;
+  // requires set_ordered_output): each by the time the run that holds
+  // its slot, or the slot of a later event, closes (or earlier: past
+  // kStretchItems waiting, those before every event not read), every one
+  // before Next returns false.
+  void set_apart_in_order(ApartInOrder* consumer) { in_order_ = consumer; }
+  // Room for the record of the slot of the event the ApartInOrder takes
+  // now, n bytes, which the output's formatter formats where the slot is:
+  // the caller fills it in place before it returns. A slot whose event
+  // left none gets no bytes. REQUIRES: during OnApartEvent of an event
+  // with a slot (PieceSink::SlotFor).
+  char* SlotRecordRoom(size_t n);
   // Whether AppendOwn takes bytes: from set_ordered_output until Next
   // returns false.
   bool takes_own() const { return ordered_ != nullptr && !outputs_done_; }
@@ -736,6 +799,15 @@ class PieceMerger {
     // from the front block's `next` on not given to a stretch yet.
     std::deque<FrameBlock> frames;
     std::deque<RecordBlock> records;
+    // With set_apart_in_order: its events kept apart, from the front
+    // block's `next` on not taken yet; the records of the slots of those
+    // taken (the consumer's, empty where it left none): slot_ends[i] is
+    // where record i ends in slot_bytes, from slot_head on not in a run
+    // yet.
+    std::deque<RecordBlock> in_order;
+    TextBuffer slot_bytes;
+    std::vector<size_t> slot_ends;
+    size_t slot_head = 0;
     // Pieces whose outputs (PieceSink::outputs_apart) are not all in a run
     // yet, the front one's from out_next on; the thread's outputs so far.
     std::deque<Piece*> outs;
@@ -854,6 +926,13 @@ class PieceMerger {
   // Ends runs of about run_outputs_ outputs each, all before `limit`,
   // while that many are waiting. Returns whether as many still wait.
   bool CloseRunsBefore(uint64_t limit);
+  // Gives the ApartInOrder the earliest event kept apart that is read, if
+  // it is before `before` (a time) or `any`; false if none is.
+  bool GiveApartEvent(uint64_t before, bool any = false);
+  // Moves the records of queue q's next n slots into run r (after its
+  // slot_records so far), giving the ApartInOrder events until it has
+  // left them; false where their events are not all read (not exact).
+  bool TakeSlots(Queue* q, size_t n, OutputRun* r);
   // Writes the runs done, in order (`all`: waits for each), and lets go
   // of the pieces they finish.
   void WriteRuns(bool all);
@@ -884,6 +963,24 @@ class PieceMerger {
   };
   std::array<HoleTextSlot, 16> hole_text_cache_;
   ApartConsumer* apart_consumer_ = nullptr;
+  ApartInOrder* in_order_ = nullptr;
+  size_t in_order_held_ = 0;  // events in the queues' in_order blocks
+  // During OnApartEvent of an event with a slot: its queue (the record
+  // goes in its slot_bytes), else null.
+  Queue* slot_queue_ = nullptr;
+  format::Event apart_event_;  // GiveApartEvent's
+  // The queues whose in_order blocks have events, in queue order: each
+  // one's next (in its front block), in place for GiveApartEvent's scan.
+  struct ApartHead {
+    const Piece::Entry* at = nullptr;
+    const Piece::Entry* end = nullptr;
+    const std::vector<char>* packed = nullptr;  // the block's fields
+    Queue* queue = nullptr;
+    const PieceDecoder* decoder = nullptr;  // its file's
+  };
+  std::vector<ApartHead> apart_heads_;
+  // Points h at its queue's front block (at its `next`).
+  void SetApartHead(ApartHead* h);
   size_t stretch_items_ = kStretchItems;
   uint64_t run_outputs_ = kRunOutputs;
   size_t run_steps_ = kRunSteps;
