@@ -390,13 +390,18 @@ class ChromeSink final : public PieceSink {
   // Counted, nothing kept: what the writer hands only to its tracker (sync
   // calls, heap calls, JIT methods: Chrome's JSON has no object for them)
   // where the tracker, which collects args, does nothing with it.
-  // Frames go to the reading thread apart, each end's object (and the
-  // name of a frame track it makes) in the slot it leaves: they pair by
-  // domain across the process's threads, and their tracks are laid out
-  // in their order (ChromeWriter::OnApartEvent).
-  bool KeepsApart(format::EventKind kind) const override { return IsFrameKind(kind); }
+  // Frames and counter changes go to the reading thread apart, the object
+  // of a frame end (and the name of a frame track it makes) or of a
+  // sample in the slot each leaves: frames pair by domain across the
+  // process's threads, and their tracks are laid out in their order; a
+  // counter's value is the sum of its changes on every thread. Neither
+  // depends on anything else (ChromeWriter::OnApartEvent).
+  bool KeepsApart(format::EventKind kind) const override {
+    return IsFrameKind(kind) || MayChangeCounter(kind);
+  }
   bool SlotFor(format::EventKind kind) const override {
-    return kind == format::EventKind::kFrameEnd || kind == format::EventKind::kFrameSubmit;
+    return kind == format::EventKind::kFrameEnd || kind == format::EventKind::kFrameSubmit ||
+           MayChangeCounter(kind);
   }
   bool Ignores(format::EventKind kind) const override {
     format::Event e;
@@ -502,11 +507,11 @@ class ChromeWriter : public ChromeObjects, public IntervalListener, public Apart
     UseProcess(t);
     tracker_.OnFrame(frame, t);
   }
-  // A frame event its pieces kept apart (ChromeSink::KeepsApart), in the
-  // frames' order, on every core: the object of a frame it ends (and the
-  // name of the frame track that makes) goes in its slot. Its tracker's
-  // frames and the frame tracks depend on nothing else, nor anything else
-  // on them.
+  // A frame or counter event its pieces kept apart (ChromeSink::
+  // KeepsApart), in their order, on every core: the object of a frame it
+  // ends (and the name of the frame track that makes) or of the sample it
+  // makes goes in its slot. Its tracker's frames, the frame tracks and the
+  // counters depend on nothing else, nor anything else on them.
   void OnApartEvent(const Event& e, const ThreadRec& t) override {
     in_slot_ = true;
     OnEvent(e, t);
@@ -580,7 +585,7 @@ class ChromeWriter : public ChromeObjects, public IntervalListener, public Apart
   uint64_t written_ = 0;  // bytes handed to the output
   bool warned_large_;
   PieceOutput* records_ = nullptr;
-  bool in_slot_ = false;  // in OnApartEvent: a frame's object goes in the slot
+  bool in_slot_ = false;  // in OnApartEvent: an object goes in the slot
 };
 
 void ChromeWriter::Emit(std::string_view s) {
@@ -700,8 +705,10 @@ void ChromeWriter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
   const uint64_t ticks = sample.ticks;
   if (!filter_.KeepsSample(t, sample)) return;
   if (records_ != nullptr && records_->takes_records()) {
-    // Formatted on a worker (the counter's name and domain stay).
-    char* p = ChromeRecordRoom(records_, ChromeRecordKind::kCounter, sizeof(ChromeCounterRecord));
+    // Formatted on a worker, here or in the slot of its event (the
+    // counter's name and domain stay).
+    char* p = ChromeRecordRoom(records_, ChromeRecordKind::kCounter, sizeof(ChromeCounterRecord),
+                               in_slot_);
     ITTC_PUT_FIELD(p, ChromeCounterRecord, counter, &s);
     ITTC_PUT_FIELD(p, ChromeCounterRecord, pid, pid());
     ITTC_PUT_FIELD(p, ChromeCounterRecord, tid, t.tid);

@@ -382,17 +382,22 @@ class VtuneSink final : public PieceSink {
     EndOutput(lines_.AppendInterval(iv, &output_buffer()));
   }
   void Clear() override {}
-  // Frames go to the reading thread apart, each end's line in the slot it
-  // leaves: they pair by domain across the process's threads
-  // (VtuneWriter::OnApartEvent). So the pieces pair none, not even those
-  // of a thread alone in its process: a frame the piece opened would
-  // reach the reading thread's tracker among the items, its end apart.
+  // Frames and counter changes go to the reading thread apart, each frame
+  // end's line in the slot it leaves: frames pair by domain across the
+  // process's threads, a counter's value is the sum of its changes on
+  // every thread, and neither depends on anything else (VtuneWriter::
+  // OnApartEvent; a sample's row goes to the counters file). So the
+  // pieces pair no frames, not even those of a thread alone in its
+  // process: a frame the piece opened would reach the reading thread's
+  // tracker among the items, its end apart.
   IntervalTracker::PiecePairing pairing() const override {
     IntervalTracker::PiecePairing p;
     p.frames = false;
     return p;
   }
-  bool KeepsApart(format::EventKind kind) const override { return IsFrameKind(kind); }
+  bool KeepsApart(format::EventKind kind) const override {
+    return IsFrameKind(kind) || MayChangeCounter(kind);
+  }
   bool SlotFor(format::EventKind kind) const override {
     return kind == format::EventKind::kFrameEnd || kind == format::EventKind::kFrameSubmit;
   }
@@ -476,10 +481,11 @@ class VtuneWriter : public IntervalListener, public ApartInOrder {
   // What OnEvent does with a frame_begin or frame_end of a null id, for
   // one that FeedEntry gives it so (where its piece pairs no frames).
   void OnKeptFrame(const KeptFrame& frame, const ThreadRec& t) { tracker_.OnFrame(frame, t); }
-  // A frame event its pieces kept apart (VtuneSink::KeepsApart), in the
-  // frames' order, on every core: the line of a frame it ends goes in its
-  // slot. Its tracker's frames depend on nothing else, nor anything else
-  // on them.
+  // A frame or counter event its pieces kept apart (VtuneSink::
+  // KeepsApart), in their order, on every core: the line of a frame it
+  // ends goes in its slot, the row of a sample to the counters' spool. Its
+  // tracker's frames and the counters depend on nothing else, nor
+  // anything else on them.
   void OnApartEvent(const Event& e, const ThreadRec& t) override {
     in_slot_ = true;
     OnEvent(e, t);
