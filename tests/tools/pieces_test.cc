@@ -1111,6 +1111,122 @@ TEST(Pieces, HoleKeysCoverTheHolesBeforeAnyPoint) {
   EXPECT_EQ(sink.HoleKeysBefore(0), 0u);
 }
 
+// A sink whose tasks' outputs are "T<end>", and that keeps markers apart
+// with a slot each.
+class SlotSink final : public PieceSink {
+ public:
+  bool outputs_apart() const override { return true; }
+  bool KeepsApart(EventKind kind) const override { return kind == EventKind::kMarker; }
+  bool SlotFor(EventKind kind) const override { return kind == EventKind::kMarker; }
+  void OnInterval(const Interval& iv) override {
+    BeginOutput();
+    output_buffer().append("T" + std::to_string(iv.end) + "\n");
+    EndOutput(/*keep=*/true);
+  }
+  void Clear() override {}
+};
+
+// Takes the markers kept apart: a record of each one's time and thread,
+// which its formatter writes as "M<time>.<tid>".
+class MarkerSlots final : public ApartInOrder, public OrderedOutput {
+ public:
+  struct Record {
+    uint64_t time;
+    uint64_t tid;
+  };
+  class Formatter final : public OwnRecordFormatter {
+   public:
+    void Format(std::string_view record, std::string* out) override {
+      Record r;
+      std::memcpy(&r, record.data(), sizeof r);
+      out->append("M" + std::to_string(r.time) + "." + std::to_string(r.tid) + "\n");
+    }
+  };
+  void OnApartEvent(const Event& e, const ThreadRec& t) override {
+    taken.emplace_back(e.time, t.index);
+    const Record r{e.time, t.tid};
+    std::memcpy(merger->SlotRecordRoom(sizeof r), &r, sizeof r);
+  }
+  void WriteRun(std::string* bytes, uint32_t, size_t) override { out.append(*bytes); }
+  std::unique_ptr<OwnRecordFormatter> NewRecordFormatter() override {
+    return std::make_unique<Formatter>();
+  }
+  PieceMerger* merger = nullptr;
+  std::vector<std::pair<uint64_t, uint32_t>> taken;  // (time, thread index)
+  std::string out;
+};
+
+// Events kept apart (PieceSink::KeepsApart) that an ApartInOrder takes are
+// no items: it gets them in the merge's order (by time, then thread), and
+// what it leaves for each fills the slot the event's piece left, so the
+// output is the serial merge's. Threads share their times (ties), chunks
+// hold whole tasks, and so many wait that the merger gives some early (a
+// stretch of 512), and runs so short that the records of those wait past
+// a run's worth (MergeOptions::run_outputs): they move in their buffer.
+TEST(Pieces, EventsKeptApartInOrderFillTheirSlotsAtTheirPlaces) {
+  TraceBuilder b(ProcessHeader(100));
+  b.Domain(1, "d1").String(10, "t10");
+  constexpr int kThreads = 3;
+  // By time, then thread: each event's expected line.
+  std::vector<std::tuple<uint64_t, uint32_t, uint64_t, std::string>> lines;
+  std::mt19937_64 rng(5);
+  for (uint32_t th = 0; th < kThreads; ++th) {
+    b.Thread(th, 200 + th, "w" + std::to_string(th));
+    uint64_t t = 1000;
+    uint64_t seq = 0;
+    for (int c = 0; c < 40; ++c) {
+      std::vector<Event> chunk;
+      for (int i = 0; i < 700; ++i) {
+        t += 1 + rng() % 3;
+        if (rng() % 2 == 0) {
+          chunk.push_back(Ev(EventKind::kMarker, t,
+                             {{F::kDomain, U(1)}, {F::kName, U(10)}, {F::kScope, U(3)}}));
+          lines.emplace_back(t, th, seq++,
+                             "M" + std::to_string(t) + "." + std::to_string(200 + th) + "\n");
+        } else {
+          chunk.push_back(Ev(EventKind::kTaskBegin, t, {{F::kDomain, U(1)}, {F::kName, U(10)}}));
+          t += 1 + rng() % 3;
+          chunk.push_back(Ev(EventKind::kTaskEnd, t, {{F::kDomain, U(1)}}));
+          lines.emplace_back(t, th, seq++, "T" + std::to_string(t) + "\n");
+        }
+      }
+      b.Events(th, chunk);
+    }
+  }
+  b.End(1 << 20);
+  std::sort(lines.begin(), lines.end());
+  std::string expected;
+  std::vector<std::pair<uint64_t, uint32_t>> markers;
+  for (const auto& [time, th, seq, line] : lines) {
+    expected += line;
+    if (line[0] == 'M') markers.emplace_back(time, th);
+  }
+
+  const std::vector<std::string> files = {b.bytes()};  // (the set reads them)
+  const TraceSet set = OpenSet(files);
+  MergeOptions options;
+  options.stretch_items = 512;
+  options.run_outputs = 256;
+  PieceMerger merger(
+      set, [] { return std::make_unique<SlotSink>(); }, options, [](const Piece&) {});
+  ASSERT_TRUE(merger.exact()) << merger.inexact_reason();
+  MarkerSlots slots;
+  slots.merger = &merger;
+  merger.set_ordered_output(&slots);
+  merger.set_apart_in_order(&slots);
+  PieceMerger::Item item;
+  Event e;
+  while (merger.Next(&item)) {
+    if (Piece::IsEvent(item.entry->type)) {
+      item.piece->EventAt(*item.entry, &e);
+      EXPECT_NE(e.kind, EventKind::kMarker) << "a marker among the items at " << e.time;
+    }
+  }
+  ASSERT_TRUE(merger.exact()) << merger.inexact_reason();
+  EXPECT_EQ(slots.taken, markers);
+  EXPECT_EQ(slots.out, expected);
+}
+
 TEST(Pieces, PiecesThatKeepNothingStillMoveTheMergeOn) {
   std::vector<std::string> files;
   for (uint32_t pid : {100u, 200u}) {

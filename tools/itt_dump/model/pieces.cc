@@ -1497,8 +1497,9 @@ bool PieceMerger::TakeSlots(Queue* q, size_t n, OutputRun* r) {
     q->slot_bytes.clear();
     q->slot_ends.clear();
     q->slot_head = 0;
-  } else if (q->slot_head >= 4096 && 2 * q->slot_head >= q->slot_ends.size()) {
-    // Most taken: the rest moves to the front.
+  } else if (q->slot_head >= run_steps_ && 2 * q->slot_head >= q->slot_ends.size()) {
+    // Most taken (those given early wait: runs take the others whole), a
+    // run's worth at least: the rest moves to the front.
     const size_t used = q->slot_ends[q->slot_head - 1];
     std::memmove(q->slot_bytes.data(), q->slot_bytes.data() + used, q->slot_bytes.size() - used);
     q->slot_bytes.Truncate(q->slot_bytes.size() - used);
