@@ -478,7 +478,7 @@ class ChromeRecordFormatter final : public OwnRecordFormatter {
 };
 
 // The whole trace's objects, written as the pass reaches them.
-class ChromeWriter : public ChromeObjects, public IntervalListener, public ApartInOrder {
+class ChromeWriter : public ChromeObjects, public IntervalListener {
  public:
   // `warned_large`: an earlier pass over the same output warned of its
   // size.
@@ -507,21 +507,12 @@ class ChromeWriter : public ChromeObjects, public IntervalListener, public Apart
     UseProcess(t);
     tracker_.OnFrame(frame, t);
   }
-  // A frame or counter event its pieces kept apart (ChromeSink::
-  // KeepsApart), in their order, on every core: the object of a frame it
+  // The frame and counter events its pieces kept apart (ChromeSink::
+  // KeepsApart) on every core, in their order: the object of a frame one
   // ends (and the name of the frame track that makes) or of the sample it
   // makes goes in its slot. Its tracker's frames, the frame tracks and the
   // counters depend on nothing else, nor anything else on them.
-  void OnApartEvent(const Event& e, const ThreadRec& t) override {
-    in_slot_ = true;
-    OnEvent(e, t);
-    in_slot_ = false;
-  }
-  void OnApartFrame(const KeptFrame& frame, const ThreadRec& t) override {
-    in_slot_ = true;
-    OnKeptFrame(frame, t);
-    in_slot_ = false;
-  }
+  InSlots<ChromeWriter> apart_in_order() { return InSlots<ChromeWriter>(this, &in_slot_); }
 
   bool warned_large() const { return warned_large_; }
   // Where frames' and counter samples' objects go as records while it
@@ -807,12 +798,13 @@ absl::StatusOr<PassSummary> WriteChrome(const VerbContext& ctx, uint64_t* rewrit
         own.set_flush([&w] { w.Flush(); }, &w.line());
         own.set_on_run([&w](size_t n) { w.CountWritten(n); });
         w.set_records(&own);
+        InSlots<ChromeWriter> in_slots = w.apart_in_order();
         std::optional<PassSummary> pass = WriteInPieces(
             first,
             [&](const Filter& filter, const Clock& clock) {
               return std::make_unique<ChromeSink>(first, filter, clock);
             },
-            &w, [&w] { w.Begin(); }, &own, /*in_order=*/&w);
+            &w, [&w] { w.Begin(); }, &own, &in_slots);
         if (pass) {
           w.End(TraceEndTicks(*ctx.index, pass->last_ticks), pass->events);
           own.Flush();

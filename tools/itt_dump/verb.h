@@ -263,6 +263,31 @@ class PieceOutput final : public Output, public OrderedOutput {
   std::function<std::unique_ptr<OwnRecordFormatter>()> make_formatter_;
 };
 
+// Gives a writer that writes as it reads (chrome, vtune-csv) the events
+// its pieces kept apart (PieceSink::KeepsApart), as the serial pass gives
+// them (OnEvent, and OnKeptFrame for a frame of a null id), with
+// *in_slot true meanwhile: what it writes for them then goes in their
+// slots (PieceOutput::SlotRecordRoom).
+template <typename Writer>
+class InSlots final : public ApartInOrder {
+ public:
+  InSlots(Writer* writer, bool* in_slot) : writer_(writer), in_slot_(in_slot) {}
+  void OnApartEvent(const format::Event& e, const ThreadRec& t) override {
+    *in_slot_ = true;
+    writer_->OnEvent(e, t);
+    *in_slot_ = false;
+  }
+  void OnApartFrame(const KeptFrame& frame, const ThreadRec& t) override {
+    *in_slot_ = true;
+    writer_->OnKeptFrame(frame, t);
+    *in_slot_ = false;
+  }
+
+ private:
+  Writer* writer_;
+  bool* in_slot_;
+};
+
 // The pass on every core (pieces.h) of a verb that writes as it reads
 // (text, chrome, vtune-csv, perfetto): the pieces' sinks come from
 // make_sink(filter, clock), given a filter and a clock made here for them

@@ -432,7 +432,7 @@ class FrameFormatter final : public OwnRecordFormatter {
 
 // The pass over the whole trace: it writes the intervals file and makes the
 // counters' columns and rows; then the counters file is written from them.
-class VtuneWriter : public IntervalListener, public ApartInOrder {
+class VtuneWriter : public IntervalListener {
  public:
   // `intervals`: where the pass writes (ctx.out is not used);
   // `spool_memory`: VtuneOptions::spool_memory (spilled on a thread of
@@ -481,21 +481,12 @@ class VtuneWriter : public IntervalListener, public ApartInOrder {
   // What OnEvent does with a frame_begin or frame_end of a null id, for
   // one that FeedEntry gives it so (where its piece pairs no frames).
   void OnKeptFrame(const KeptFrame& frame, const ThreadRec& t) { tracker_.OnFrame(frame, t); }
-  // A frame or counter event its pieces kept apart (VtuneSink::
-  // KeepsApart), in their order, on every core: the line of a frame it
+  // The frame and counter events its pieces kept apart (VtuneSink::
+  // KeepsApart) on every core, in their order: the line of a frame one
   // ends goes in its slot, the row of a sample to the counters' spool. Its
   // tracker's frames and the counters depend on nothing else, nor
   // anything else on them.
-  void OnApartEvent(const Event& e, const ThreadRec& t) override {
-    in_slot_ = true;
-    OnEvent(e, t);
-    in_slot_ = false;
-  }
-  void OnApartFrame(const KeptFrame& frame, const ThreadRec& t) override {
-    in_slot_ = true;
-    OnKeptFrame(frame, t);
-    in_slot_ = false;
-  }
+  InSlots<VtuneWriter> apart_in_order() { return InSlots<VtuneWriter>(this, &in_slot_); }
   void OnInterval(const Interval& iv) override {
     // One left open at the end has no end: no row (stats leaves it out
     // too; the pass warns of it).
@@ -732,12 +723,13 @@ absl::Status RunVtuneCsv(const VerbContext& ctx, const VtuneOptions& options, Ou
         w = std::make_unique<VtuneWriter>(ctx, &*own, options.spool_memory);
         own->set_flush([&w] { w->FlushLines(); }, &w->pending());
         w->set_records(&*own);
+        InSlots<VtuneWriter> in_slots = w->apart_in_order();
         std::optional<PassSummary> p = WriteInPieces(
             first,
             [&ctx](const Filter& filter, const Clock& clock) {
               return std::make_unique<VtuneSink>(ctx, filter, clock);
             },
-            w.get(), [&w] { w->Begin(); }, &*own, /*in_order=*/w.get());
+            w.get(), [&w] { w->Begin(); }, &*own, &in_slots);
         if (p) {
           w->Finish(TraceEndTicks(*ctx.index, p->last_ticks));
           own->Flush();
