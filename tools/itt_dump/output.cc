@@ -186,10 +186,9 @@ void ThreadedOutput::Run() {
       free_.push_back(std::move(batch.buf));
     } else {
       --taken_queued_;
-      if (free_taken_.size() < kFreeTaken) {
-        batch.taken.clear();
-        free_taken_.push_back(std::move(batch.taken));
-      }
+      // Handed back as it is (WriteTaken): its next run is sized in it,
+      // and a resize that zero-filled it was 6% of `text`'s CPU.
+      if (free_taken_.size() < kFreeTaken) free_taken_.push_back(std::move(batch.taken));
     }
     Notify(&lock, &done_cv_);
   }

@@ -72,11 +72,10 @@ class Output {
     if (good() && !s.empty()) WriteRawWithCrc(s.data(), s.size(), crc);
   }
   // WriteUnbuffered(*s, crc), taking *s (leaving another string there,
-  // cleared): a ThreadedOutput hands it to its thread without a copy.
-  virtual void WriteTaken(std::string* s, uint32_t crc) {
-    WriteUnbuffered(*s, crc);
-    s->clear();
-  }
+  // of any bytes, for the caller to size: a resize to a size it had
+  // fills nothing): a ThreadedOutput hands it to its thread without a
+  // copy.
+  virtual void WriteTaken(std::string* s, uint32_t crc) { WriteUnbuffered(*s, crc); }
 
   // The reader went away (EPIPE): stop producing, exit quietly.
   bool broken() const { return broken_; }

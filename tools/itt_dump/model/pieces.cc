@@ -834,7 +834,8 @@ class PieceMerger::OutputRun final : public format::PoolTask {
     records.clear();
     hole_texts.clear();
     slot_records.clear();
-    out.clear();
+    // (`out` keeps its bytes: Run sizes it, and a resize to a size it had
+    // fills nothing.)
     finished.clear();
     outputs = 0;
   }

@@ -585,7 +585,8 @@ class OrderedOutput {
   virtual void Settle() {}
   // The next run, in *bytes, whose CRC32C is `crc` (made on the worker)
   // and of which `own_bytes` are the consumer's (AppendOwn): taken (the
-  // callee may leave another buffer there, cleared, for a later run).
+  // callee may leave another buffer there, of any bytes, for a later run
+  // to size).
   virtual void WriteRun(std::string* bytes, uint32_t crc, size_t own_bytes) = 0;
   // Whether WriteRun needs the CRC (else it gets 0): the bytes go on as
   // they are (RewrittenOutput keeps their CRC), not made into others.
