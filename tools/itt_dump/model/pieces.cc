@@ -115,14 +115,14 @@ void Pack(const Event& e, Piece::Entry* en, std::vector<char>* packed, size_t* s
   *size = static_cast<size_t>(format::PackFields(e, base + *size) - base);
 }
 
-// A forwarded frame_begin or frame_end of a null id as a kKeptFrame entry:
-// its domain a plain word at *size in *packed (Piece::KeptFrameAt).
 // A frame_begin or frame_end of a null id: what a KeptFrame holds.
 bool IsKeptFrameEvent(const Event& e) {
   return (e.kind == format::EventKind::kFrameBegin || e.kind == format::EventKind::kFrameEnd) &&
          e.GetId(format::Field::kId) == format::Id{};
 }
 
+// A forwarded frame_begin or frame_end of a null id as a kKeptFrame entry:
+// its domain a plain word at *size in *packed (Piece::KeptFrameOf).
 void PackKeptFrame(const Event& e, Piece::Entry* en, std::vector<char>* packed, size_t* size) {
   *en = EventEntry(e, *size);
   en->type = Type::kKeptFrame;
@@ -191,11 +191,7 @@ void UnpackApart(const uint8_t* apart_numbers, const char* p, const char* limit,
 void ApartEventAt(const uint8_t* apart_numbers, const Piece::Entry& en,
                   const std::vector<char>& packed, Event* e) {
   if (en.type == Type::kKeptFrame) {
-    KeptFrame f;
-    f.time = en.time;
-    std::memcpy(&f.domain, packed.data() + en.index, sizeof f.domain);
-    f.begin = en.kind == format::EventKind::kFrameBegin;
-    Piece::KeptFrameEvent(f, e);
+    Piece::KeptFrameEvent(Piece::KeptFrameOf(en, packed.data()), e);
     return;
   }
   e->kind = en.kind;
@@ -364,8 +360,7 @@ void PieceDecoder::Decode(const format::Chunk& chunk, format::DecodedChunk* out)
                       &p.apart_packed_size);
           }
           if (slot_[k] && outputs_apart_) {
-            // Its slot, after what the sink made before it.
-            take_outputs(time);
+            // Its slot (after what the sink made before it, if anything).
             sink.AddSlot();
             take_outputs(time);
           }
@@ -1430,11 +1425,7 @@ bool PieceMerger::GiveApartEvent(uint64_t before, bool any) {
   const bool slot = h.decoder->SlotFor(en.kind);
   slot_queue_ = slot ? &q : nullptr;
   if (en.type == Piece::Entry::Type::kKeptFrame) {
-    KeptFrame f;
-    f.time = en.time;
-    std::memcpy(&f.domain, h.packed->data() + en.index, sizeof f.domain);
-    f.begin = en.kind == format::EventKind::kFrameBegin;
-    in_order_->OnApartFrame(f, *q.thread);
+    in_order_->OnApartFrame(Piece::KeptFrameOf(en, h.packed->data()), *q.thread);
   } else {
     ApartEventAt(ApartNumbers(), en, *h.packed, &apart_event_);
     in_order_->OnApartEvent(apart_event_, *q.thread);
@@ -1451,13 +1442,10 @@ bool PieceMerger::GiveApartEvent(uint64_t before, bool any) {
     return true;
   }
   // Its block is done.
-  const std::shared_ptr<const Records> done = std::move(q.in_order.front().records);
+  std::shared_ptr<const Records> done = std::move(q.in_order.front().records);
   q.in_order.pop_front();
   buffered_ -= done->entries.size() * sizeof(Piece::Entry) + done->packed.size();
-  const size_t keep = 2 * static_cast<size_t>(format::OnlineCpus()) + kChunksAhead;
-  if (done.use_count() == 1 && spare_records_.size() < keep) {
-    spare_records_.push_back(std::move(*std::const_pointer_cast<Records>(done)));
-  }
+  KeepSpare(&done, &spare_records_);
   if (q.in_order.empty()) {
     apart_heads_.erase(apart_heads_.begin() + static_cast<std::ptrdiff_t>(best));
   } else {
@@ -1769,20 +1757,22 @@ void PieceMerger::JoinStretches(bool all) {
   }
 }
 
-void PieceMerger::RecycleBlocks(Stretch* s) {
+template <typename T>
+void PieceMerger::KeepSpare(std::shared_ptr<const T>* block, std::vector<T>* spares) {
   // As many as the pieces in flight may take (with 4, half the pieces of
   // the mixed benchmark trace found none; peak memory was the same with
-  // 20); the rest are freed.
+  // 20); the rest are freed. Only from its last holder: nobody reads it
+  // any more.
   const size_t keep = 2 * static_cast<size_t>(format::OnlineCpus()) + kChunksAhead;
+  if (block->use_count() != 1 || spares->size() >= keep) return;
+  spares->push_back(std::move(*std::const_pointer_cast<T>(*block)));
+}
+
+void PieceMerger::RecycleBlocks(Stretch* s) {
   for (std::shared_ptr<const std::vector<Piece::Frame>>& b : s->frame_blocks) {
-    // The last holder: nobody reads it any more.
-    if (b.use_count() != 1 || spare_frames_.size() >= keep) continue;
-    spare_frames_.push_back(std::move(*std::const_pointer_cast<std::vector<Piece::Frame>>(b)));
+    KeepSpare(&b, &spare_frames_);
   }
-  for (std::shared_ptr<const Records>& b : s->record_blocks) {
-    if (b.use_count() != 1 || spare_records_.size() >= keep) continue;
-    spare_records_.push_back(std::move(*std::const_pointer_cast<Records>(b)));
-  }
+  for (std::shared_ptr<const Records>& b : s->record_blocks) KeepSpare(&b, &spare_records_);
 }
 
 void PieceMerger::LetGo(uint64_t t) {

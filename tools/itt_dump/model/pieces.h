@@ -417,10 +417,13 @@ class Piece final : public format::DecodedChunk {
   // or kKeptFrame.
   void EventAt(const Entry& en, format::Event* e) const;
   // The frame of entry `en`. REQUIRES: en.type == kKeptFrame.
-  KeptFrame KeptFrameAt(const Entry& en) const {
+  KeptFrame KeptFrameAt(const Entry& en) const { return KeptFrameOf(en, packed.data()); }
+  // The frame of a kKeptFrame entry whose fields are in `packed` (the
+  // piece's, or a block's of events kept apart).
+  static KeptFrame KeptFrameOf(const Entry& en, const char* packed) {
     KeptFrame f;
     f.time = en.time;
-    std::memcpy(&f.domain, packed.data() + en.index, sizeof f.domain);
+    std::memcpy(&f.domain, packed + en.index, sizeof f.domain);
     f.begin = en.kind == format::EventKind::kFrameBegin;
     return f;
   }
@@ -995,6 +998,10 @@ class PieceMerger {
   std::vector<Records> spare_records_;
   // Keeps the vectors of the stretch's blocks that nothing else holds.
   void RecycleBlocks(Stretch* s);
+  // Keeps *block's vector(s) in *spares if nothing else holds it and
+  // spares are wanted.
+  template <typename T>
+  void KeepSpare(std::shared_ptr<const T>* block, std::vector<T>* spares);
   size_t files_done_ = 0;
   size_t pass_files_ = 0;  // the files of the pass
   size_t max_piece_open_frames_ = 0;
