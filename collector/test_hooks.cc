@@ -11,6 +11,7 @@
 #include "collector/internal/flusher.h"
 #include "collector/internal/session.h"
 #include "collector/internal/thread_state.h"
+#include "collector/internal/timebase.h"
 
 namespace ci = ittc::collector_internal;
 
@@ -33,6 +34,16 @@ ITTC_EXPORT int ittc_test_flushers(void) { return ci::Flusher::RunningForTest();
 // How many full rounds were asked of the flushers so far (a flight dump
 // asks one before it is written).
 ITTC_EXPORT int ittc_test_full_rounds_asked(void) { return ci::Flusher::FullRoundsAskedForTest(); }
+
+// Asks every flusher for a full round (as a flight dump does) and waits
+// for it: 1 once every flusher has served it, 0 without a running session
+// or at a deadline only a hang reaches (two minutes).
+ITTC_EXPORT int ittc_test_full_round(void) {
+  if (!ci::SessionRunning()) return 0;
+  const uint32_t ticket = ci::Flusher::RequestFullRound();
+  const uint64_t deadline = ci::MonotonicRawNs() + uint64_t{120} * 1000 * 1000 * 1000;
+  return ci::Flusher::WaitForRound(ticket, deadline) ? 1 : 0;
+}
 
 // Fills cpu_ns with the CPU time of each flusher thread so far (flusher 0
 // first), at most `max`; returns how many (0 without a running session).

@@ -481,14 +481,20 @@ void Flusher::Coordinate(bool final) {
     int owner = t->flusher_owner.load(std::memory_order_relaxed);
     if (owner < 0) {
       // New: the flusher with the fewest threads (flusher 0 itself once
-      // the others stopped).
+      // the others stopped). Flusher 0 takes it first and hands it over
+      // in this round, drained (handover_mu_), unless a move is asked
+      // already (MoveForTest), which it makes instead.
       owner = 0;
       for (int i = 1; i < started && !final; ++i) {
         if (owned[i] < owned[owner]) owner = i;
       }
       t->coord_head_seen = t->ring.head();
-      t->flusher_owner.store(owner, std::memory_order_relaxed);
-      workers_[owner]->Adopt(t);
+      t->flusher_owner.store(0, std::memory_order_relaxed);
+      if (owner != 0) {
+        int none = -1;
+        t->flusher_move_to.compare_exchange_strong(none, owner, std::memory_order_relaxed);
+      }
+      workers_[0]->Adopt(t);
     }
     const int moving = t->flusher_move_to.load(std::memory_order_relaxed);
     if (moving >= 0) owner = moving;
@@ -661,9 +667,12 @@ void FlusherWorker::Run() {
     const int asked = g_rounds_asked.load(std::memory_order_seq_cst);
     const bool full = asked != g_wake[index_].served.load(std::memory_order_relaxed);
     size_t drained = Round(false, full);
-    if (full) ServeRounds(asked);
+    // Not served: a thread came in; the next round, at once, drains it.
+    const bool served = !full || ServeRoundsIfNoneCame(asked);
     if (group_->failed() || group_->stop_requested()) break;
-    if (drained < kBusyRoundBytes) SleepOnWake(index_, seen, group_->settings_.flush_interval_ms);
+    if (served && drained < kBusyRoundBytes) {
+      SleepOnWake(index_, seen, group_->settings_.flush_interval_ms);
+    }
   }
   // Nobody may wait for a park that will not come.
   g_running.fetch_sub(1, std::memory_order_relaxed);
@@ -703,6 +712,16 @@ void FlusherWorker::Run() {
   group_->output_.Close();
   group_->done_.store(1, std::memory_order_release);
   Futex(&group_->done_, FUTEX_WAKE_PRIVATE, 1, nullptr);
+}
+
+bool FlusherWorker::ServeRoundsIfNoneCame(int asked) {
+  std::lock_guard<std::mutex> handovers(group_->handover_mu_);
+  {
+    std::lock_guard<std::mutex> lock(inbox_mu_);
+    if (!inbox_.empty()) return false;
+  }
+  ServeRounds(asked);
+  return true;
 }
 
 void FlusherWorker::ServeRounds(int asked) {
@@ -767,6 +786,10 @@ size_t FlusherWorker::Round(bool final, bool close_all) {
 }
 
 void FlusherWorker::HandOver(ThreadState* t, int to) {
+  // Drained at the handover (handover_mu_): a full round the new owner
+  // served already needs what `t` holds now out.
+  std::lock_guard<std::mutex> handovers(group_->handover_mu_);
+  DrainThread(t, /*bounded=*/true);
   // Every chunk of `t` reaches the file before the new owner's first.
   CloseChunkOf(t);
   WritePending();

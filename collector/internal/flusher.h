@@ -163,6 +163,10 @@ class FlusherWorker {
   // Tells the waiters of the full rounds asked up to `asked` that this
   // flusher has run one begun after them and committed its chunks.
   void ServeRounds(int asked);
+  // ServeRounds, after a round that drained every thread this flusher
+  // holds: false (nothing served) if a thread came into its inbox since
+  // the round took it, whose ring that round did not drain.
+  bool ServeRoundsIfNoneCame(int asked);
   // Moves the threads handed to this worker into threads_.
   void TakeInbox();
   // `bounded`: stop once the bytes committed when the drain began are
@@ -170,7 +174,7 @@ class FlusherWorker {
   size_t DrainThread(ThreadState* t, bool bounded);
   // Keeps the thread-info fields a kThreadSetName/kThreadIgnore record sets.
   void NoteThreadRecord(ThreadState* t, const uint8_t* record, uint64_t ticks);
-  // Writes out every chunk of `t` and passes it to worker `to`.
+  // Drains `t`, writes out every chunk of it and passes it to worker `to`.
   void HandOver(ThreadState* t, int to);
   // The open chunk of `t`, opening one if needed. The pointer is valid
   // until the next CloseChunks/CloseChunkOf.
@@ -318,6 +322,18 @@ class Flusher {
   // store that publishes each).
   std::unique_ptr<FlusherWorker> workers_[kMaxFlushers];
   std::atomic<int> started_{0};
+
+  // A full round must drain the rings of threads that change flusher
+  // during it. A handover drains the thread, then puts it in the new
+  // owner's inbox; a flusher serves a full round only if its inbox is
+  // empty: it took every thread handed to it before, and drained it in
+  // that round. Both under this mutex, so a handover that comes after the
+  // new owner served drains after that (after the request): what the
+  // thread held at the request is out. New threads are handed over the
+  // same way, from flusher 0's own set (Coordinate). Only full rounds and
+  // handovers take it; the session's own (a fork child's new session
+  // never sees it held).
+  std::mutex handover_mu_;
 
   // The definitions writer, shared: guarded by defs_mu_.
   std::mutex defs_mu_;

@@ -46,6 +46,11 @@ int FullRoundsAsked(void) {
   return count();
 }
 
+int FullRound(void) {
+  int (*round)(void) = (int (*)(void))Hook("ittc_test_full_round");
+  return round();
+}
+
 int FlusherOfThisThread(void) {
   int (*owner)(void) = (int (*)(void))Hook("ittc_test_flusher_of_this_thread");
   return owner();

@@ -42,6 +42,10 @@ void FlusherStageTicks(unsigned long long* compress, unsigned long long* write);
 int Flushers(void);
 /* Full rounds asked of the flushers so far (a flight dump asks one). */
 int FullRoundsAsked(void);
+/* Asks every flusher for a full round, as a flight dump does, and waits
+ * for it: 1 once served (every ring drained of what it held at the
+ * request), 0 without a session or at a deadline only a hang reaches. */
+int FullRound(void);
 int FlusherOfThisThread(void);
 unsigned FlusherMovesOfThisThread(void);
 int MoveThisThread(int to);

@@ -9,7 +9,15 @@
  * thread "moves worker-<i> <n>" (moves that happened). Ends with `return`
  * or, with "detach", after __itt_detach().
  *
- * Usage: flushers_program THREADS EVENTS MOVES return|detach */
+ * Usage: flushers_program THREADS EVENTS MOVES return|detach
+ *
+ * With "fullrounds N": N threads, one after the other, each record a value
+ * and ask for a full round (as a flight dump does) at once, while their
+ * ring is new to the collector; then three times ask for a move to the
+ * next flusher, record a value and ask for a full round while the move
+ * may be under way. After each full round, nothing the thread recorded
+ * before it may be left in its ring. Prints "undrained <i> <step> <bytes>"
+ * for each that is, and exits with 8 if any was. */
 #define _GNU_SOURCE
 #include <ittnotify.h>
 #include <pthread.h>
@@ -95,7 +103,57 @@ static void* Run(void* arg) {
   return NULL;
 }
 
+static int g_undrained;
+
+/* After a full round, asked after the thread's last record: every byte of
+ * its ring is drained. */
+static void ExpectDrained(int index, int step) {
+  if (FullRound() != 1) {
+    fprintf(stderr, "worker-%d: the full round was never served\n", index);
+    exit(9);
+  }
+  const unsigned long long left = BacklogOfThisThread();
+  if (left != 0) {
+    printf("undrained %d %d %llu\n", index, step, left);
+    __atomic_add_fetch(&g_undrained, 1, __ATOMIC_RELAXED);
+  }
+}
+
+static void* FullRounds(void* arg) {
+  const int index = *(const int*)arg;
+  char name[32];
+  snprintf(name, sizeof(name), "worker-%d", index);
+  __itt_counter counter = __itt_counter_create_typed(name, "flushers", __itt_metadata_u64);
+  unsigned long long value = 0;
+  __itt_counter_set_value(counter, &value);
+  ExpectDrained(index, 0);
+  /* The full round ran flusher 0's, which gave the thread its flusher. */
+  for (int step = 1; step <= 3 && g_flushers >= 2; ++step) {
+    if (MoveThisThread((FlusherOfThisThread() + 1) % g_flushers) != 1) {
+      fprintf(stderr, "%s: cannot ask for a move\n", name);
+      exit(5);
+    }
+    ++value;
+    __itt_counter_set_value(counter, &value);
+    ExpectDrained(index, step);
+  }
+  return NULL;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 3 && strcmp(argv[1], "fullrounds") == 0) {
+    g_domain = __itt_domain_create("flushers");
+    __itt_marker(g_domain, __itt_null, __itt_string_handle_create("start"), __itt_scope_global);
+    g_flushers = Flushers();
+    const int n = atoi(argv[2]);
+    for (int i = 0; i < n; ++i) {
+      pthread_t id;
+      if (pthread_create(&id, NULL, FullRounds, &i) != 0) return 4;
+      pthread_join(id, NULL);
+    }
+    fflush(stdout);
+    return g_undrained == 0 ? 0 : 8;
+  }
   if (argc != 5) return 2;
   const int threads = atoi(argv[1]);
   g_events = atol(argv[2]);

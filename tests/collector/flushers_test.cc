@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -105,6 +107,23 @@ TEST(Flushers, OneFlusherWritesTheSameValues) {
   ASSERT_TRUE(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0) << run.status;
   EXPECT_EQ(run.flushers, 1);
   ExpectEveryValueOnceInOrder(run);
+}
+
+// A full round (what a flight dump asks before it is written) drains
+// every record made before it was asked, even those of a thread that no
+// flusher has yet (flusher 0 gives it one during the round), and those of
+// a thread whose ring is moving between flushers.
+TEST(Flushers, AFullRoundDrainsNewThreadsAndThreadsOnTheMove) {
+  const std::string dir = MakeTempDir("fullrounds");
+  const int status = RunProgram(
+      {Runfile("tests/collector/flushers_program"), "fullrounds", "200"},
+      {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"),
+       "ITTC_OUTPUT=" + dir + "/fullrounds.itt", "ITTC_FLUSHERS=" + std::to_string(kFlushers)},
+      dir + "/stdout.txt");
+  std::ifstream out(dir + "/stdout.txt");
+  const std::string printed((std::istreambuf_iterator<char>(out)),
+                            std::istreambuf_iterator<char>());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << printed;
 }
 
 TEST(TargetFlushers, OnePerActiveThreadWhileTheCoresHoldBoth) {
