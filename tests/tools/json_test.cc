@@ -269,6 +269,32 @@ TEST(ChromeJson, CountersOfOneNameInTwoDomainsAreTwoTracks) {
   EXPECT_NE(json.find("\"name\":\"alone\""), std::string::npos) << json;
 }
 
+// Two counters of one name and domain with two value types (ITT makes
+// one counter per name, domain and type): two tracks, each named with its
+// type; in a name of two domains too, they take both (and the other
+// domain's counter of the name only its domain).
+TEST(ChromeJson, CountersOfOneNameAndDomainWithTwoTypesAreTwoTracks) {
+  TraceBuilder b;
+  b.Domain(1, "net").Domain(2, "disk").Thread(0, 7, "t");
+  b.Counter(1, "queue", "net", 1, format::MetadataType::kU64);
+  b.Counter(2, "queue", "net", 1, format::MetadataType::kDouble);
+  b.Counter(3, "depth", "net", 1, format::MetadataType::kU64);
+  b.Counter(4, "depth", "net", 1, format::MetadataType::kS32);
+  b.Counter(5, "depth", "disk", 2, format::MetadataType::kU64);
+  b.Counter(6, "alone", "net", 1, format::MetadataType::kU64);
+  b.Events(0, {CounterSetU64(1100, 1, 1), CounterSetU64(1200, 2, 1000), CounterSetU64(1300, 3, 5),
+               CounterSetU64(1400, 4, 6), CounterSetU64(1500, 5, 7), CounterSetU64(1600, 6, 8)});
+  const std::string json = Chrome(b.bytes());
+  std::map<std::string, int> phases;
+  CheckChrome(json, &phases);
+  EXPECT_EQ(phases["C"], 6);
+  for (const char* name : {"queue (u64)", "queue (double)", "net/depth (u64)", "net/depth (s32)",
+                           "disk/depth", "alone"}) {
+    EXPECT_NE(json.find(absl::StrCat("\"name\":\"", name, "\"")), std::string::npos) << name << "\n"
+                                                                                     << json;
+  }
+}
+
 TEST(ChromeJson, RelationsBecomeFlowPairs) {
   TraceBuilder b;
   b.String(1, "producer").String(2, "consumer").Domain(1, "d");

@@ -88,8 +88,11 @@ class ChromeObjects {
   // Appends the object of a sample of `counter` (whose name and domain
   // are used) of `value` at `ticks` on thread `tid`.
   void AppendCounter(const Counter& counter, long double value, uint64_t tid, uint64_t ticks);
-  // Whether the trace defines counters named `name` in two domains or more.
-  bool NameOfSeveralDomains(const std::string& name);
+  // The name of `counter`'s track: the viewers key a counter's track by
+  // its name (and pid), so a name the trace defines in two domains or more
+  // takes its domain ("domain/name"), and a domain's name it defines with
+  // two value types or more takes its type ("name (double)").
+  std::string_view CounterTrackName(const Counter& counter);
   // Appends the name of frame track `tid`, one of domain `domain`'s of
   // thread t's process (ChromeWriter::FrameTid made it).
   void AppendFrameTrackName(const ThreadRec& t, uint64_t tid, uint64_t domain) {
@@ -232,35 +235,52 @@ class ChromeObjects {
 
   uint64_t pid_;
   bool first_;
-  // NameOfSeveralDomains's, made on first use.
-  std::unique_ptr<absl::flat_hash_set<std::string>> names_of_several_domains_;
+  // The counter names CounterTrackName tells apart, made on first use:
+  // names of several domains, and (domain, name) pairs of several types.
+  struct CounterClashes {
+    absl::flat_hash_set<std::string> names_of_several_domains;
+    absl::flat_hash_set<std::pair<std::string, std::string>> names_of_several_types;
+  };
+  std::unique_ptr<CounterClashes> counter_clashes_;
+  std::string counter_track_name_;
   TextBuffer own_line_;
   TextBuffer* line_;  // objects built and not yet handed on: own_line_ or the caller's
 };
 
-bool ChromeObjects::NameOfSeveralDomains(const std::string& name) {
-  if (names_of_several_domains_ == nullptr) {
-    names_of_several_domains_ = std::make_unique<absl::flat_hash_set<std::string>>();
+std::string_view ChromeObjects::CounterTrackName(const Counter& counter) {
+  if (counter_clashes_ == nullptr) {
+    counter_clashes_ = std::make_unique<CounterClashes>();
     absl::flat_hash_map<std::string_view, std::string_view> domain_of;
+    absl::flat_hash_map<std::pair<std::string_view, std::string_view>, uint64_t> type_of;
     for (const auto& [id, def] : x_.counters.entries()) {
       const auto [it, added] = domain_of.try_emplace(def.name, def.domain_name);
-      if (!added && it->second != def.domain_name) names_of_several_domains_->insert(def.name);
+      if (!added && it->second != def.domain_name) {
+        counter_clashes_->names_of_several_domains.insert(def.name);
+      }
+      const auto [at, new_pair] = type_of.try_emplace({def.domain_name, def.name}, def.type);
+      if (!new_pair && at->second != def.type) {
+        counter_clashes_->names_of_several_types.emplace(def.domain_name, def.name);
+      }
     }
   }
-  // Mostly none: then no sample hashes its name.
-  return !names_of_several_domains_->empty() && names_of_several_domains_->contains(name);
+  // Mostly neither: then no sample hashes its name.
+  const CounterClashes& c = *counter_clashes_;
+  const bool domain = !counter.domain.empty() && !c.names_of_several_domains.empty() &&
+                      c.names_of_several_domains.contains(counter.name);
+  const bool type = !c.names_of_several_types.empty() &&
+                    c.names_of_several_types.contains(std::make_pair(counter.domain, counter.name));
+  if (!domain && !type) return counter.name;
+  counter_track_name_.clear();
+  if (domain) absl::StrAppend(&counter_track_name_, counter.domain, "/");
+  counter_track_name_.append(counter.name);
+  if (type) absl::StrAppend(&counter_track_name_, " (", MetadataTypeName(counter.type), ")");
+  return counter_track_name_;
 }
 
 void ChromeObjects::AppendCounter(const Counter& counter, long double value, uint64_t tid,
                                   uint64_t ticks) {
   Open('C', tid, ticks);
-  // The viewers key a counter's track by its name (and pid): counters of
-  // one name in two domains would be one track.
-  if (!counter.domain.empty() && NameOfSeveralDomains(counter.name)) {
-    Field("name", absl::StrCat(counter.domain, "/", counter.name));
-  } else {
-    Field("name", counter.name);
-  }
+  Field("name", CounterTrackName(counter));
   if (!counter.domain.empty()) Field("cat", counter.domain);
   line_->append(",\"args\":{\"value\":");
   // (JSON has no NaN or infinity: AppendNumber's "nan", "inf", "-inf".)
