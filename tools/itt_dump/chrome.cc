@@ -449,11 +449,10 @@ class ChromeSink final : public PieceSink {
 enum class ChromeRecordKind : uint8_t { kFrame, kCounter };
 // Room for a record of `kind` whose struct has `size` bytes (REQUIRES:
 // records->takes_records()), at this place of the output or in the slot
-// of the event kept apart taken now (`slot`): where the struct goes,
-// after its kind byte.
-char* ChromeRecordRoom(PieceOutput* records, ChromeRecordKind kind, size_t size,
-                       bool slot = false) {
-  char* p = slot ? records->SlotRecordRoom(1 + size) : records->RecordRoom(1 + size);
+// of the event kept apart taken now (PieceOutput::RecordRoom): where the
+// struct goes, after its kind byte.
+char* ChromeRecordRoom(PieceOutput* records, ChromeRecordKind kind, size_t size) {
+  char* p = records->RecordRoom(1 + size);
   p[0] = static_cast<char>(kind);
   return p + 1;
 }
@@ -532,7 +531,7 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   // ends (and the name of the frame track that makes) or of the sample it
   // makes goes in its slot. Its tracker's frames, the frame tracks and the
   // counters depend on nothing else, nor anything else on them.
-  InSlots<ChromeWriter> apart_in_order() { return InSlots<ChromeWriter>(this, &in_slot_); }
+  InSlots<ChromeWriter> apart_in_order() { return InSlots<ChromeWriter>(this); }
 
   bool warned_large() const { return warned_large_; }
   // Where frames' and counter samples' objects go as records while it
@@ -596,7 +595,6 @@ class ChromeWriter : public ChromeObjects, public IntervalListener {
   uint64_t written_ = 0;  // bytes handed to the output
   bool warned_large_;
   PieceOutput* records_ = nullptr;
-  bool in_slot_ = false;  // in OnApartEvent: an object goes in the slot
 };
 
 void ChromeWriter::Emit(std::string_view s) {
@@ -650,8 +648,7 @@ void ChromeWriter::OnInterval(const Interval& iv) {
   const uint64_t tid = FrameTid(t.process, iv, &new_track);
   if (records_ != nullptr && records_->takes_records()) {
     // Formatted on a worker, here or in the slot of the frame's end.
-    char* p =
-        ChromeRecordRoom(records_, ChromeRecordKind::kFrame, sizeof(ChromeFrameRecord), in_slot_);
+    char* p = ChromeRecordRoom(records_, ChromeRecordKind::kFrame, sizeof(ChromeFrameRecord));
     ITTC_PUT_FIELD(p, ChromeFrameRecord, tid, tid);
     ITTC_PUT_FIELD(p, ChromeFrameRecord, new_track, new_track);
     FrameRecord::Write(iv, p + offsetof(ChromeFrameRecord, frame));
@@ -718,8 +715,7 @@ void ChromeWriter::OnCounter(const CounterSample& sample, const ThreadRec& t) {
   if (records_ != nullptr && records_->takes_records()) {
     // Formatted on a worker, here or in the slot of its event (the
     // counter's name and domain stay).
-    char* p = ChromeRecordRoom(records_, ChromeRecordKind::kCounter, sizeof(ChromeCounterRecord),
-                               in_slot_);
+    char* p = ChromeRecordRoom(records_, ChromeRecordKind::kCounter, sizeof(ChromeCounterRecord));
     ITTC_PUT_FIELD(p, ChromeCounterRecord, counter, &s);
     ITTC_PUT_FIELD(p, ChromeCounterRecord, pid, pid());
     ITTC_PUT_FIELD(p, ChromeCounterRecord, tid, t.tid);

@@ -230,16 +230,15 @@ class PieceOutput final : public Output, public OrderedOutput {
   // Room for a record of n bytes to be formatted on a worker at this
   // place of the output, after the bytes written so far: the caller fills
   // it in place before anything else is written
-  // (PieceMerger::AppendOwnRecord). REQUIRES: takes_records().
+  // (PieceMerger::AppendOwnRecord). While the writer takes an event kept
+  // apart that has a slot (ApartInOrder, PieceSink::SlotFor), the place
+  // is that slot's (PieceMerger::SlotRecordRoom). REQUIRES:
+  // takes_records().
   char* RecordRoom(size_t n) {
+    if (merger_->in_slot()) return merger_->SlotRecordRoom(n);
     Settle();
     return merger_->AppendOwnRecord(n);
   }
-  // Room for the record of the slot of the event kept apart that its
-  // writer takes now (PieceMerger::SlotRecordRoom), formatted as
-  // RecordRoom's. REQUIRES: takes_records(), in the writer's
-  // ApartInOrder::OnApartEvent of an event with a slot.
-  char* SlotRecordRoom(size_t n) { return merger_->SlotRecordRoom(n); }
 
  protected:
   void WriteRaw(const char* p, size_t n) override {
@@ -265,27 +264,19 @@ class PieceOutput final : public Output, public OrderedOutput {
 
 // Gives a writer that writes as it reads (chrome, vtune-csv) the events
 // its pieces kept apart (PieceSink::KeepsApart), as the serial pass gives
-// them (OnEvent, and OnKeptFrame for a frame of a null id), with
-// *in_slot true meanwhile: what it writes for them then goes in their
-// slots (PieceOutput::SlotRecordRoom).
+// them (OnEvent, and OnKeptFrame for a frame of a null id): the records it
+// makes for one that has a slot go in that slot (PieceOutput::RecordRoom).
 template <typename Writer>
 class InSlots final : public ApartInOrder {
  public:
-  InSlots(Writer* writer, bool* in_slot) : writer_(writer), in_slot_(in_slot) {}
-  void OnApartEvent(const format::Event& e, const ThreadRec& t) override {
-    *in_slot_ = true;
-    writer_->OnEvent(e, t);
-    *in_slot_ = false;
-  }
+  explicit InSlots(Writer* writer) : writer_(writer) {}
+  void OnApartEvent(const format::Event& e, const ThreadRec& t) override { writer_->OnEvent(e, t); }
   void OnApartFrame(const KeptFrame& frame, const ThreadRec& t) override {
-    *in_slot_ = true;
     writer_->OnKeptFrame(frame, t);
-    *in_slot_ = false;
   }
 
  private:
   Writer* writer_;
-  bool* in_slot_;
 };
 
 // The pass on every core (pieces.h) of a verb that writes as it reads

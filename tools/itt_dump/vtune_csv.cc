@@ -486,7 +486,7 @@ class VtuneWriter : public IntervalListener {
   // ends goes in its slot, the row of a sample to the counters' spool. Its
   // tracker's frames and the counters depend on nothing else, nor
   // anything else on them.
-  InSlots<VtuneWriter> apart_in_order() { return InSlots<VtuneWriter>(this, &in_slot_); }
+  InSlots<VtuneWriter> apart_in_order() { return InSlots<VtuneWriter>(this); }
   void OnInterval(const Interval& iv) override {
     // One left open at the end has no end: no row (stats leaves it out
     // too; the pass warns of it).
@@ -494,8 +494,7 @@ class VtuneWriter : public IntervalListener {
     if (iv.kind == IntervalKind::kFrame && records_ != nullptr && records_->takes_records()) {
       // Formatted on a worker, here or in the slot of the frame's end.
       if (!lines_.Keeps(iv)) return;
-      FrameRecord::Write(iv, in_slot_ ? records_->SlotRecordRoom(sizeof(FrameRecord))
-                                      : records_->RecordRoom(sizeof(FrameRecord)));
+      FrameRecord::Write(iv, records_->RecordRoom(sizeof(FrameRecord)));
       return;
     }
     if (lines_.AppendInterval(iv, &line_)) AfterLine(out_);
@@ -614,7 +613,6 @@ class VtuneWriter : public IntervalListener {
 
   Output* const out_;  // the intervals file
   PieceOutput* records_ = nullptr;
-  bool in_slot_ = false;  // in OnApartEvent: a frame's line goes in the slot
   const TraceIndex& x_;
   VtuneLines lines_;
   IntervalTracker tracker_;

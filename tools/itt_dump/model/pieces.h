@@ -126,7 +126,7 @@ class PieceSink : public IntervalListener {
   // Whether an event of `kind` kept apart (KeepsApart) leaves a slot at
   // its place among the outputs (outputs_apart): an output of no bytes of
   // the sink's, which the merge fills with the record the ApartInOrder
-  // leaves as it takes that event (PieceMerger::SlotRecordRoom). Asked
+  // leaves as it takes that event (PieceOutput::RecordRoom then fills it). Asked
   // once per kind, as Ignores.
   virtual bool SlotFor(format::EventKind kind) const { return false; }
   // Whether it gets OnBegin for every task the piece begins (paired,
@@ -708,6 +708,9 @@ class PieceMerger {
   // left none gets no bytes. REQUIRES: during OnApartEvent of an event
   // with a slot (PieceSink::SlotFor).
   char* SlotRecordRoom(size_t n);
+  // Whether the ApartInOrder takes an event with a slot now: then the
+  // records its consumer makes go in that slot (PieceOutput::RecordRoom).
+  bool in_slot() const { return slot_queue_ != nullptr; }
   // Whether AppendOwn takes bytes: from set_ordered_output until Next
   // returns false.
   bool takes_own() const { return ordered_ != nullptr && !outputs_done_; }
