@@ -57,7 +57,7 @@ struct ParquetOptions {
   std::string dir;  // created if missing, with every table's directory
   // Threads that encode column chunks: 0 encodes on the reading thread.
   int encoder_threads = -1;  // -1: one per online CPU
-  size_t row_group_rows = size_t{1} << 19;
+  size_t row_group_rows = size_t{1} << 18;
   // Rows handed to the tables' writers at once (the dataset does not
   // depend on it).
   size_t batch_rows = size_t{1} << 14;
