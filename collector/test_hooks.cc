@@ -41,8 +41,7 @@ ITTC_EXPORT int ittc_test_full_rounds_asked(void) { return ci::Flusher::FullRoun
 ITTC_EXPORT int ittc_test_full_round(void) {
   if (!ci::SessionRunning()) return 0;
   const uint32_t ticket = ci::Flusher::RequestFullRound();
-  const uint64_t deadline = ci::MonotonicRawNs() + uint64_t{120} * 1000 * 1000 * 1000;
-  return ci::Flusher::WaitForRound(ticket, deadline) ? 1 : 0;
+  return ci::Flusher::WaitForRound(ticket, ci::DeadlineAfterMs(120 * 1000)) ? 1 : 0;
 }
 
 // Fills cpu_ns with the CPU time of each flusher thread so far (flusher 0

@@ -57,8 +57,6 @@ bool WaitUntil(std::atomic<int>* addr, int value, uint64_t deadline_ns) {
   return true;
 }
 
-uint64_t DeadlineAfterMs(uint64_t ms) { return MonotonicRawNs() + ms * 1000000u; }
-
 // A line on stderr from a signal handler, where LogWarning's formatting
 // is not allowed.
 void SignalSafeWarning(const char* text) {

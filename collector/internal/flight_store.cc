@@ -302,7 +302,7 @@ void FlightStore::WaitForSnapshot(uint32_t pin) {
     if (seen == static_cast<int>(pin) || pin_.load(std::memory_order_seq_cst) != pin) return;
     // 10 ms at most at a time: a dump that gives up clears its pin
     // without waking anyone.
-    FutexWaitUntil(&snapped_, seen, MonotonicRawNs() + 10 * 1000 * 1000);
+    FutexWaitUntil(&snapped_, seen, DeadlineAfterMs(10));
   }
 }
 

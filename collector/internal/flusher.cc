@@ -371,7 +371,7 @@ bool Flusher::Stop(uint32_t timeout_ms) {
     FutexWakeAll(&g_hold);
   }
   WakeAllFlushers();
-  uint64_t deadline = MonotonicRawNs() + uint64_t{timeout_ms} * 1000000u;
+  uint64_t deadline = DeadlineAfterMs(timeout_ms);
   while (done_.load(std::memory_order_acquire) == 0) {
     uint64_t now = MonotonicRawNs();
     if (now >= deadline) return false;

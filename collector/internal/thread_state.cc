@@ -15,6 +15,7 @@
 #include "collector/internal/flusher.h"
 #include "collector/internal/registry.h"
 #include "collector/internal/session.h"
+#include "collector/internal/timebase.h"
 
 // LeakSanitizer does not scan mmap-ed memory; thread states (which hold
 // heap strings) are registered as roots when it is present.
@@ -212,7 +213,7 @@ uint64_t ReentrantDropsOfThisThread() {
 
 void WaitForBlockedProducers(uint32_t timeout_ms) {
   // They look at the session every nap of ReserveSlow's loop.
-  const uint64_t deadline = MonotonicRawNs() + uint64_t{timeout_ms} * 1000000u;
+  const uint64_t deadline = DeadlineAfterMs(timeout_ms);
   while (g_blocked_now.load(std::memory_order_acquire) > 0 && MonotonicRawNs() < deadline) {
     timespec nap{0, 20 * 1000};
     nanosleep(&nap, nullptr);
@@ -233,7 +234,7 @@ uint8_t* ReserveSlow(ThreadState* t, size_t size) {
     // Opt-in: wait for the flusher, bounded by the timeout.
     g_blocked_reserves.fetch_add(1, std::memory_order_relaxed);
     g_blocked_now.fetch_add(1, std::memory_order_relaxed);
-    uint64_t deadline = MonotonicRawNs() + uint64_t{settings.block_timeout_ms} * 1000000u;
+    uint64_t deadline = DeadlineAfterMs(settings.block_timeout_ms);
     // Wait for an eighth of the ring, not for one record: the flusher hands
     // room back as it drains, and a producer that took each sliver would
     // wake (and wake the flusher) once per sliver. At the deadline any room

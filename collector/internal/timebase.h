@@ -38,6 +38,9 @@ inline uint64_t ClockNs(clockid_t clock) {
 
 inline uint64_t MonotonicRawNs() { return ClockNs(CLOCK_MONOTONIC_RAW); }
 
+// The MonotonicRawNs time `ms` milliseconds from now. Async-signal-safe.
+inline uint64_t DeadlineAfterMs(uint64_t ms) { return MonotonicRawNs() + ms * 1000000u; }
+
 // The current time in trace ticks. Hot path: one RDTSC.
 inline uint64_t ReadTicks() {
   if (__builtin_expect(g_timebase.use_tsc, 1)) return __rdtsc();
