@@ -224,7 +224,8 @@ bool Flusher::WaitForRound(uint32_t ticket, uint64_t deadline_ns) {
     bool any = false;
     bool all = true;
     for (const WakeWord& w : g_wake) {
-      if (w.live.load(std::memory_order_relaxed) == 0) continue;
+      // Acquire: a flusher that stopped committed its last chunks first.
+      if (w.live.load(std::memory_order_acquire) == 0) continue;
       any = true;
       // Tickets wrap: compare them as distances.
       const auto served = static_cast<uint32_t>(w.served.load(std::memory_order_acquire));
@@ -363,7 +364,7 @@ bool Flusher::StartWorker(int index) {
 bool Flusher::Stop(uint32_t timeout_ms) {
   FlusherWorker* coordinator = workers_[0].get();
   if (coordinator == nullptr || !coordinator->thread_started_) return true;
-  stop_requested_.store(1, std::memory_order_release);
+  stop_requested_.store(1, std::memory_order_seq_cst);
   // Parked flushers must run their last rounds, unless a test wants them
   // stuck.
   int held = kHoldRequested;
@@ -668,7 +669,7 @@ void FlusherWorker::Run() {
     const bool full = asked != g_wake[index_].served.load(std::memory_order_relaxed);
     size_t drained = Round(false, full);
     // Not served: a thread came in; the next round, at once, drains it.
-    const bool served = !full || ServeRoundsIfNoneCame(asked);
+    const bool served = !full || ServeRoundsIfNoneCame(asked, /*final=*/false);
     if (group_->failed() || group_->stop_requested()) break;
     if (served && drained < kBusyRoundBytes) {
       SleepOnWake(index_, seen, group_->settings_.flush_interval_ms);
@@ -680,7 +681,13 @@ void FlusherWorker::Run() {
   // The last rounds serve the full rounds asked before them.
   const int asked = g_rounds_asked.load(std::memory_order_seq_cst);
   if (index_ != 0) {
-    if (!group_->failed()) Round(true);
+    // A thread handed over after the last round took the inbox was drained
+    // when it was handed, maybe before a full round was asked: another
+    // round drains it before this flusher serves.
+    if (!group_->failed()) {
+      Round(true);
+      while (!group_->failed() && !ServeRoundsIfNoneCame(asked, /*final=*/true)) Round(true);
+    }
     // Everything this flusher owned goes back to flusher 0, whose last
     // round comes after this one.
     TakeInbox();
@@ -690,8 +697,8 @@ void FlusherWorker::Run() {
       group_->workers_[0]->Adopt(t);
     }
     threads_.clear();
-    ServeRounds(asked);
-    g_wake[index_].live.store(0, std::memory_order_relaxed);
+    if (group_->failed()) ServeRounds(asked);
+    g_wake[index_].live.store(0, std::memory_order_release);
     return;
   }
   // Stop woke every flusher: this one's rings drain while the others drain
@@ -708,14 +715,15 @@ void FlusherWorker::Run() {
     WriteEnd();
   }
   ServeRounds(asked);
-  g_wake[index_].live.store(0, std::memory_order_relaxed);
+  g_wake[index_].live.store(0, std::memory_order_release);
   group_->output_.Close();
   group_->done_.store(1, std::memory_order_release);
   Futex(&group_->done_, FUTEX_WAKE_PRIVATE, 1, nullptr);
 }
 
-bool FlusherWorker::ServeRoundsIfNoneCame(int asked) {
+bool FlusherWorker::ServeRoundsIfNoneCame(int asked, bool final) {
   std::lock_guard<std::mutex> handovers(group_->handover_mu_);
+  if (!final && group_->stop_requested()) return false;
   {
     std::lock_guard<std::mutex> lock(inbox_mu_);
     if (!inbox_.empty()) return false;

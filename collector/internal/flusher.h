@@ -165,8 +165,11 @@ class FlusherWorker {
   void ServeRounds(int asked);
   // ServeRounds, after a round that drained every thread this flusher
   // holds: false (nothing served) if a thread came into its inbox since
-  // the round took it, whose ring that round did not drain.
-  bool ServeRoundsIfNoneCame(int asked);
+  // the round took it, whose ring that round did not drain. Outside the
+  // last rounds (`final` false), false too once a stop is asked: only the
+  // last rounds serve then, since the threads of a flusher that stops pass
+  // to flusher 0, whose last round comes after every other one.
+  bool ServeRoundsIfNoneCame(int asked, bool final);
   // Moves the threads handed to this worker into threads_.
   void TakeInbox();
   // `bounded`: stop once the bytes committed when the drain began are
@@ -308,7 +311,10 @@ class Flusher {
   bool CommitDefinitions();
   // A flusher's commit failed: collection stops.
   void OnWriteFailed();
-  bool stop_requested() const { return stop_requested_.load(std::memory_order_acquire) != 0; }
+  // Sequentially consistent, as is Stop's store and every look at the
+  // full rounds asked: a flusher that sees a request made after another
+  // flusher began its last round sees the stop too (ServeRoundsIfNoneCame).
+  bool stop_requested() const { return stop_requested_.load(std::memory_order_seq_cst) != 0; }
   // The coordinator's loop ended: stops the other flushers and waits for
   // each to run its last round and hand its threads back.
   void StopOthers();

@@ -17,7 +17,16 @@
  * next flusher, record a value and ask for a full round while the move
  * may be under way. After each full round, nothing the thread recorded
  * before it may be left in its ring. Prints "undrained <i> <step> <bytes>"
- * for each that is, and exits with 8 if any was. */
+ * for each that is, and exits with 8 if any was.
+ *
+ * With "stoprounds N": N threads loop, each asking for a move of its ring
+ * to the next flusher, recording a value and asking for a full round,
+ * while the main thread, once every thread has had 20 rounds served,
+ * ends the session (__itt_detach). The threads go on until a round finds
+ * no flusher running; every round served, those the stopping flushers
+ * serve too, must have drained the thread's ring. Prints "undrained ..."
+ * as "fullrounds" does, then "served <rounds> <rounds that returned once
+ * the stop had begun>". */
 #define _GNU_SOURCE
 #include <ittnotify.h>
 #include <pthread.h>
@@ -104,6 +113,8 @@ static void* Run(void* arg) {
 }
 
 static int g_undrained;
+static long g_served;
+static long g_served_during_stop;
 
 /* After a full round, asked after the thread's last record: every byte of
  * its ring is drained. */
@@ -140,7 +151,71 @@ static void* FullRounds(void* arg) {
   return NULL;
 }
 
+static int g_detaching;
+static int g_warm_threads;
+
+static void* StopRounds(void* arg) {
+  const int index = *(const int*)arg;
+  char name[32];
+  snprintf(name, sizeof(name), "worker-%d", index);
+  __itt_counter counter = __itt_counter_create_typed(name, "flushers", __itt_metadata_u64);
+  unsigned long long value = 0;
+  long served = 0;
+  long during_stop = 0;
+  for (;;) {
+    /* Fails once the session stops; the moves asked before go on. */
+    const int owner = FlusherOfThisThread();
+    if (owner >= 0) MoveThisThread((owner + 1) % g_flushers);
+    ++value;
+    __itt_counter_set_value(counter, &value);
+    if (FullRound() != 1) break;
+    ++served;
+    if (__atomic_load_n(&g_detaching, __ATOMIC_ACQUIRE)) ++during_stop;
+    const unsigned long long left = BacklogOfThisThread();
+    if (left != 0) {
+      printf("undrained %d %ld %llu\n", index, served, left);
+      __atomic_add_fetch(&g_undrained, 1, __ATOMIC_RELAXED);
+    }
+    if (served == 20) __atomic_add_fetch(&g_warm_threads, 1, __ATOMIC_RELEASE);
+  }
+  if (served < 20) {
+    fprintf(stderr, "%s: only %ld full rounds served\n", name, served);
+    exit(9);
+  }
+  __atomic_add_fetch(&g_served_during_stop, during_stop, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&g_served, served, __ATOMIC_RELAXED);
+  return NULL;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 3 && strcmp(argv[1], "stoprounds") == 0) {
+    g_domain = __itt_domain_create("flushers");
+    __itt_marker(g_domain, __itt_null, __itt_string_handle_create("start"), __itt_scope_global);
+    g_flushers = Flushers();
+    const int n = atoi(argv[2]);
+    pthread_t ids[64];
+    int indices[64];
+    if (n < 1 || n > 64) return 2;
+    for (int i = 0; i < n; ++i) {
+      indices[i] = i;
+      if (pthread_create(&ids[i], NULL, StopRounds, &indices[i]) != 0) return 4;
+    }
+    const double deadline = NowSeconds() + 600;
+    while (__atomic_load_n(&g_warm_threads, __ATOMIC_ACQUIRE) < n) {
+      if (NowSeconds() > deadline) {
+        fprintf(stderr, "the threads never had 20 full rounds each\n");
+        return 7;
+      }
+      struct timespec nap = {0, 1000 * 1000};
+      nanosleep(&nap, NULL);
+    }
+    __atomic_store_n(&g_detaching, 1, __ATOMIC_RELEASE);
+    __itt_detach();
+    for (int i = 0; i < n; ++i) pthread_join(ids[i], NULL);
+    printf("served %ld %ld\n", g_served, g_served_during_stop);
+    fflush(stdout);
+    return g_undrained == 0 ? 0 : 8;
+  }
   if (argc == 3 && strcmp(argv[1], "fullrounds") == 0) {
     g_domain = __itt_domain_create("flushers");
     __itt_marker(g_domain, __itt_null, __itt_string_handle_create("start"), __itt_scope_global);

@@ -126,6 +126,24 @@ TEST(Flushers, AFullRoundDrainsNewThreadsAndThreadsOnTheMove) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << printed;
 }
 
+// A full round asked while the session stops is served by the flushers'
+// last rounds, and drains what the thread held at the request: the rings
+// that were moving between flushers, and those a stopping flusher hands
+// back to flusher 0, too.
+TEST(Flushers, AFullRoundAskedWhileTheSessionStopsDrainsEveryRing) {
+  const std::string dir = MakeTempDir("stoprounds");
+  const int status = RunProgram(
+      {Runfile("tests/collector/flushers_program"), "stoprounds", "4"},
+      {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"),
+       "ITTC_OUTPUT=" + dir + "/stoprounds.itt", "ITTC_FLUSHERS=" + std::to_string(kFlushers)},
+      dir + "/stdout.txt");
+  std::ifstream out(dir + "/stdout.txt");
+  const std::string printed((std::istreambuf_iterator<char>(out)),
+                            std::istreambuf_iterator<char>());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << printed;
+  EXPECT_NE(printed.find("served "), std::string::npos) << printed;
+}
+
 TEST(TargetFlushers, OnePerActiveThreadWhileTheCoresHoldBoth) {
   EXPECT_EQ(TargetFlushers(0, 2), 1);
   EXPECT_EQ(TargetFlushers(1, 2), 1);
