@@ -614,7 +614,8 @@ TEST(Text, TimeFiltersKeepAnExCallByItsTimestamp) {
 
 // A domain defined as "" is a domain named "": its column shows "" (one
 // column still), and a domain filter tests "" as the other verbs do; an
-// undefined one shows its id and is tested as "" too.
+// undefined one is "#N" in every verb (TraceIndex::Domain), and a filter
+// tests that name.
 TEST(Text, ADomainNamedEmptyShowsEmptyQuotesAndIsFilteredByName) {
   TraceBuilder b;
   b.String(1, "t").Domain(1, "").Thread(0, 101, "main");
@@ -633,10 +634,55 @@ TEST(Text, ADomainNamedEmptyShowsEmptyQuotesAndIsFilteredByName) {
       "400 101/main task_end #9 \"t\"\n"
       "500 101/main histogram_submit \"\" \"h\" length=0 x=[] y=[]\n";
   ExpectTextOnEveryPass({"text", "trace.itt"}, b.bytes(), all);
-  ExpectTextOnEveryPass({"text", "--domain=", "trace.itt"}, b.bytes(), all);
-  ExpectTextOnEveryPass({"text", "--domain=#*", "trace.itt"}, b.bytes(), "");
-  const DumpResult stats = RunDump({"stats", "--format=csv", "--domain=", "trace.itt"}, b.bytes());
-  EXPECT_EQ(CountOf(stats.out, "tasks,,t,task,1,"), 2) << stats.out;  // "" and #9 apart
+  const std::string named_empty =
+      "100 101/main task_begin \"\" \"t\" id=- parent=-\n"
+      "200 101/main task_end \"\" \"t\"\n"
+      "500 101/main histogram_submit \"\" \"h\" length=0 x=[] y=[]\n";
+  ExpectTextOnEveryPass({"text", "--domain=", "trace.itt"}, b.bytes(), named_empty);
+  ExpectTextOnEveryPass({"text", "--domain=#*", "trace.itt"}, b.bytes(),
+                        "300 101/main task_begin #9 \"t\" id=- parent=-\n"
+                        "400 101/main task_end #9 \"t\"\n");
+  const DumpResult stats = RunDump({"stats", "--format=csv", "trace.itt"}, b.bytes());
+  EXPECT_EQ(CountOf(stats.out, "tasks,,t,task,1,"), 1) << stats.out;
+  EXPECT_EQ(CountOf(stats.out, "tasks,#9,t,task,1,"), 1) << stats.out;
+  const DumpResult empty_only =
+      RunDump({"stats", "--format=csv", "--domain=", "trace.itt"}, b.bytes());
+  EXPECT_EQ(CountOf(empty_only.out, "tasks,,t,task,1,"), 1) << empty_only.out;
+  EXPECT_EQ(CountOf(empty_only.out, "#9"), 0) << empty_only.out;
+}
+
+// A string or domain id the trace does not define (its definition lost to
+// damage) is named "#N" by every verb, as text names it: one rule, in the
+// model (TraceIndex::String and Domain).
+TEST(Verbs, AnUndefinedStringOrDomainIsNamedByItsIdEverywhere) {
+  TraceBuilder b;
+  b.String(1, "t").Domain(1, "d").Thread(0, 101, "main");
+  b.Events(0, {Ev(format::EventKind::kTaskBegin, 1100, {{F::kDomain, U(1)}, {F::kName, U(7)}}),
+               Ev(format::EventKind::kTaskEnd, 1200, {{F::kDomain, U(1)}}),
+               Ev(format::EventKind::kTaskBegin, 1300, {{F::kDomain, U(9)}, {F::kName, U(1)}}),
+               Ev(format::EventKind::kTaskEnd, 1400, {{F::kDomain, U(9)}})});
+  b.End(2000);
+  ExpectTextOnEveryPass({"text", "trace.itt"}, b.bytes(),
+                        "100 101/main task_begin d \"#7\" id=- parent=-\n"
+                        "200 101/main task_end d \"#7\"\n"
+                        "300 101/main task_begin #9 \"t\" id=- parent=-\n"
+                        "400 101/main task_end #9 \"t\"\n");
+  const DumpResult stats = RunDump({"stats", "--format=csv", "trace.itt"}, b.bytes());
+  EXPECT_EQ(CountOf(stats.out, "tasks,d,#7,task,1,"), 1) << stats.out;
+  EXPECT_EQ(CountOf(stats.out, "tasks,#9,t,task,1,"), 1) << stats.out;
+  DumpResult chrome = RunDump({"chrome", "trace.itt", "-o", "out.json"}, b.bytes());
+  const std::string& json = chrome.files["out.json"];
+  EXPECT_EQ(CountOf(json, "\"name\":\"#7\""), 1) << json;
+  EXPECT_EQ(CountOf(json, "\"cat\":\"#9\""), 1) << json;
+  DumpResult perfetto =
+      RunDump({"perfetto", "--compress=none", "trace.itt", "-o", "out.pftrace"}, b.bytes());
+  const std::string& proto = perfetto.files["out.pftrace"];
+  EXPECT_NE(proto.find("#7"), std::string::npos);
+  EXPECT_NE(proto.find("#9"), std::string::npos);
+  const DumpResult vtune = RunDump({"vtune-csv", "trace.itt", "-o", "vt"}, b.bytes());
+  std::string tables;
+  for (const auto& [path, text] : vtune.files) tables += text;
+  EXPECT_NE(tables.find("\n#7,"), std::string::npos) << tables;  // (no domain column)
 }
 
 // A task_begin_fn_ex is named at its timestamp on its begin's line, as its

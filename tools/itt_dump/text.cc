@@ -172,8 +172,8 @@ class TextPrinter : public IntervalListener {
     });
   }
   // " thread kind domain " after the time, cached by the thread, kind and
-  // domain text (which the index keeps; a made-up "#id" domain is not
-  // cached). The cache compares the key's parts as they are in registers:
+  // domain text (which the index keeps, the "#N" of an undefined domain
+  // too). The cache compares the key's parts as they are in registers:
   // a key object built on the stack and compared as a whole was read back
   // before its stores could be forwarded, a stall on every line.
   struct ColumnsEntry {
@@ -184,7 +184,6 @@ class TextPrinter : public IntervalListener {
     std::string text;
   };
   std::array<ColumnsEntry, 64> columns_;
-  std::string columns_buf_;
   std::string_view Columns(const ThreadRec& t, const format::KindSchema& s, const Subject& sub) {
     const auto make = [&](std::string* out) {
       out->clear();
@@ -203,10 +202,6 @@ class TextPrinter : public IntervalListener {
       out->push_back(' ');
     };
     const char* domain = sub.has_domain ? sub.domain.data() : nullptr;
-    if (sub.has_domain && domain == domain_buf_.data()) {
-      make(&columns_buf_);
-      return columns_buf_;
-    }
     const size_t domain_size = sub.has_domain ? sub.domain.size() : 0;
     const size_t hash = reinterpret_cast<uintptr_t>(&t) / sizeof(ThreadRec) * 31 +
                         static_cast<uintptr_t>(s.kind) * 7 + reinterpret_cast<uintptr_t>(domain);
@@ -272,10 +267,9 @@ class TextPrinter : public IntervalListener {
   std::function<void()> before_sync_name_;
   // SyncNameText's, by string id: quoted names that stay in place.
   absl::node_hash_map<uint64_t, std::string> sync_names_;
-  std::string domain_buf_;  // Subject::domain when it is made up
-  std::string name_buf_;    // Subject::name when it is made up
-  TextBuffer line_;         // the lines printed and not yet written (TextBuffer::kWriteBatch)
-  Event untagged_;          // Print's copy of an event of a process other than the first
+  std::string name_buf_;  // Subject::name when it is made up
+  TextBuffer line_;       // the lines printed and not yet written (TextBuffer::kWriteBatch)
+  Event untagged_;        // Print's copy of an event of a process other than the first
 };
 
 void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const ThreadRec& t,
@@ -286,14 +280,8 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
     sub->domain_field = domain_i;
     sub->has_domain = domain != 0;
     sub->domain_id = domain;
-    const std::string_view d =
+    sub->domain =
         domains_.Get(domain, domain, [&](std::string_view* text) { *text = x_.Domain(domain); });
-    if (d.empty() && domain != 0 && x_.domains.Find(domain) == nullptr) {
-      domain_buf_ = absl::StrCat("#", domain);
-      sub->domain = domain_buf_;
-    } else {
-      sub->domain = d;
-    }
   }
   auto set_name = [&](int i, std::string_view name) {
     sub->name_field = i;
@@ -311,13 +299,7 @@ void TextPrinter::Describe(const Event& e, const format::KindSchema& s, const Th
   };
   // The name string `id` (a field's, i; -1: an end's, its begin's name).
   auto id_name = [&](int i, uint64_t id) {
-    const CachedText& c = CachedString(id);
-    // "#N" for an id the trace does not define; a defined "" stays "".
-    if (c.text.empty() && id != 0 && x_.strings.Find(id) == nullptr) {
-      own_name(i, absl::StrCat("#", id));
-    } else {
-      set_cached_name(i, c);
-    }
+    set_cached_name(i, CachedString(id));
     if (id == 0) sub->has_name = false;
   };
   auto string_name = [&](F f) {

@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <mutex>
 #include <string>
 #include <utility>
 
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 
@@ -72,14 +74,38 @@ bool TraceIndex::Defines(format::FieldRole role, uint64_t id) const {
   }
 }
 
+// Made up on a miss only: one mutex for every index costs nothing to a
+// trace whose ids are all defined.
+struct TraceIndex::UndefinedNames {
+  absl::node_hash_map<uint64_t, std::string> strings;  // node: views stay valid
+  absl::node_hash_map<uint64_t, std::string> domains;
+};
+
+namespace {
+
+std::mutex g_undefined_names_mu;
+
+std::string_view NameOrMadeUp(
+    const U64Map<std::string>& defined, uint64_t id,
+    std::shared_ptr<TraceIndex::UndefinedNames>* made_up,
+    absl::node_hash_map<uint64_t, std::string> TraceIndex::UndefinedNames::*of_kind) {
+  if (id == 0) return {};
+  if (const std::string* s = defined.Find(id)) return *s;
+  std::lock_guard<std::mutex> lock(g_undefined_names_mu);
+  if (*made_up == nullptr) *made_up = std::make_shared<TraceIndex::UndefinedNames>();
+  auto [it, added] = ((**made_up).*of_kind).try_emplace(id);
+  if (added) it->second = absl::StrCat("#", id);
+  return it->second;
+}
+
+}  // namespace
+
 std::string_view TraceIndex::String(uint64_t id) const {
-  const std::string* s = id != 0 ? strings.Find(id) : nullptr;
-  return s != nullptr ? std::string_view(*s) : std::string_view();
+  return NameOrMadeUp(strings, id, &undefined_names, &UndefinedNames::strings);
 }
 
 std::string_view TraceIndex::Domain(uint64_t id) const {
-  const std::string* s = id != 0 ? domains.Find(id) : nullptr;
-  return s != nullptr ? std::string_view(*s) : std::string_view();
+  return NameOrMadeUp(domains, id, &undefined_names, &UndefinedNames::domains);
 }
 
 void TraceIndex::AddProblem(Problem::Kind kind, uint64_t offset, uint64_t bytes,

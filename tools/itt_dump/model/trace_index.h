@@ -252,12 +252,18 @@ struct TraceIndex {
   // (format::IsDefinitionRef) that no definition gives.
   bool Defines(format::FieldRole role, uint64_t id) const;
 
-  // Name lookups; "" when the id is 0 or undefined.
+  // Name lookups: "" for id 0, and "#N" for an id N the file does not
+  // define (its definition lost to damage), so that every verb names it
+  // the same way. Any thread may call them.
   std::string_view String(uint64_t id) const;
   std::string_view Domain(uint64_t id) const;
   const ThreadRec* Thread(uint32_t index) const { return threads.Find(index); }
 
   void AddProblem(Problem::Kind kind, uint64_t offset, uint64_t bytes, std::string reason);
+
+  // The "#N" names String and Domain made up, where their views point.
+  struct UndefinedNames;
+  mutable std::shared_ptr<UndefinedNames> undefined_names;
 };
 
 // An events chunk whose events stopped decoding part-way (a malformed
