@@ -753,7 +753,7 @@ size_t FlusherWorker::Round(bool final, bool close_all) {
     // Acquire pairs with flusher 0's release: workers_[to] is there.
     const int move_to = t->flusher_move_to.load(std::memory_order_acquire);
     if (move_to >= 0 && move_to != index_ && !final) {
-      HandOver(t, move_to);
+      handing_.emplace_back(t, move_to);
       continue;
     }
     if (move_to == index_) {
@@ -776,6 +776,7 @@ size_t FlusherWorker::Round(bool final, bool close_all) {
     threads_[kept++] = t;
   }
   threads_.resize(kept);
+  if (!handing_.empty()) HandOver();
   // A round that is not busy is followed by a sleep: nothing may wait in an
   // open chunk through it.
   CloseChunks(final || close_all || drained < kBusyRoundBytes);
@@ -793,23 +794,30 @@ size_t FlusherWorker::Round(bool final, bool close_all) {
   return drained;
 }
 
-void FlusherWorker::HandOver(ThreadState* t, int to) {
+void FlusherWorker::HandOver() {
   // Drained at the handover (handover_mu_): a full round the new owner
-  // served already needs what `t` holds now out.
+  // served already needs what each thread holds now out.
   std::lock_guard<std::mutex> handovers(group_->handover_mu_);
-  DrainThread(t, /*bounded=*/true);
-  // Every chunk of `t` reaches the file before the new owner's first.
-  CloseChunkOf(t);
+  for (const auto& [t, to] : handing_) {
+    DrainThread(t, /*bounded=*/true);
+    CloseChunkOf(t);
+  }
+  // Every chunk of a thread reaches the file before its new owner's first:
+  // one commit for the round's handovers (a program that starts many short
+  // threads has each handed over by flusher 0).
   WritePending();
-  // The request is done; one made since stays, for the new owner. Then
-  // the new owner's number, after it (release: whoever reads the new owner
-  // and then asks for a move finds this request gone).
-  int asked = to;
-  t->flusher_move_to.compare_exchange_strong(asked, -1, std::memory_order_relaxed);
-  t->flusher_owner.store(to, std::memory_order_release);
-  t->flusher_moves.fetch_add(1, std::memory_order_release);
-  // The inbox's mutex orders this flusher's use of `t` before the next's.
-  group_->workers_[to]->Adopt(t);
+  for (const auto& [t, to] : handing_) {
+    // The request is done; one made since stays, for the new owner. Then
+    // the new owner's number, after it (release: whoever reads the new
+    // owner and then asks for a move finds this request gone).
+    int asked = to;
+    t->flusher_move_to.compare_exchange_strong(asked, -1, std::memory_order_relaxed);
+    t->flusher_owner.store(to, std::memory_order_release);
+    t->flusher_moves.fetch_add(1, std::memory_order_release);
+    // The inbox's mutex orders this flusher's use of `t` before the next's.
+    group_->workers_[to]->Adopt(t);
+  }
+  handing_.clear();
 }
 
 size_t FlusherWorker::DrainThread(ThreadState* t, bool bounded) {

@@ -37,6 +37,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collector/internal/output_file.h"
@@ -177,8 +178,9 @@ class FlusherWorker {
   size_t DrainThread(ThreadState* t, bool bounded);
   // Keeps the thread-info fields a kThreadSetName/kThreadIgnore record sets.
   void NoteThreadRecord(ThreadState* t, const uint8_t* record, uint64_t ticks);
-  // Drains `t`, writes out every chunk of it and passes it to worker `to`.
-  void HandOver(ThreadState* t, int to);
+  // Drains each thread of handing_, writes out every chunk of them (one
+  // commit for all) and passes each to the worker it is moving to.
+  void HandOver();
   // The open chunk of `t`, opening one if needed. The pointer is valid
   // until the next CloseChunks/CloseChunkOf.
   OpenChunk* ChunkFor(ThreadState* t);
@@ -203,6 +205,8 @@ class FlusherWorker {
   const size_t write_batch_;  // framed bytes collected before a commit
   format::ChunkWriter chunk_writer_;
   std::vector<ThreadState*> threads_;  // the threads this worker owns
+  // The threads a round hands to other workers, and to which (HandOver).
+  std::vector<std::pair<ThreadState*, int>> handing_;
   std::vector<OpenChunk> open_chunks_;
   std::vector<std::unique_ptr<format::EventStreamEncoder>> spare_encoders_;
   format::RecordEncoder records_;
