@@ -109,21 +109,33 @@ TEST(Flushers, OneFlusherWritesTheSameValues) {
   ExpectEveryValueOnceInOrder(run);
 }
 
+// flushers_program MODE ARG with kFlushers flushers: its exit status and
+// what it printed.
+struct ProgramRun {
+  int status = -1;
+  std::string printed;
+};
+ProgramRun RunFullRoundsProgram(const std::string& mode, const std::string& arg) {
+  const std::string dir = MakeTempDir(mode);
+  ProgramRun run;
+  run.status = RunProgram(
+      {Runfile("tests/collector/flushers_program"), mode, arg},
+      {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"),
+       "ITTC_OUTPUT=" + dir + "/" + mode + ".itt", "ITTC_FLUSHERS=" + std::to_string(kFlushers)},
+      dir + "/stdout.txt");
+  std::ifstream out(dir + "/stdout.txt");
+  run.printed.assign(std::istreambuf_iterator<char>(out), std::istreambuf_iterator<char>());
+  return run;
+}
+
 // A full round (what a flight dump asks before it is written) drains
 // every record made before it was asked, even those of a thread that no
 // flusher has yet (flusher 0 gives it one during the round), and those of
 // a thread whose ring is moving between flushers.
 TEST(Flushers, AFullRoundDrainsNewThreadsAndThreadsOnTheMove) {
-  const std::string dir = MakeTempDir("fullrounds");
-  const int status = RunProgram(
-      {Runfile("tests/collector/flushers_program"), "fullrounds", "200"},
-      {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"),
-       "ITTC_OUTPUT=" + dir + "/fullrounds.itt", "ITTC_FLUSHERS=" + std::to_string(kFlushers)},
-      dir + "/stdout.txt");
-  std::ifstream out(dir + "/stdout.txt");
-  const std::string printed((std::istreambuf_iterator<char>(out)),
-                            std::istreambuf_iterator<char>());
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << printed;
+  const ProgramRun run = RunFullRoundsProgram("fullrounds", "200");
+  EXPECT_TRUE(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0) << run.status << "\n"
+                                                                     << run.printed;
 }
 
 // A full round asked while the session stops is served by the flushers'
@@ -131,17 +143,10 @@ TEST(Flushers, AFullRoundDrainsNewThreadsAndThreadsOnTheMove) {
 // that were moving between flushers, and those a stopping flusher hands
 // back to flusher 0, too.
 TEST(Flushers, AFullRoundAskedWhileTheSessionStopsDrainsEveryRing) {
-  const std::string dir = MakeTempDir("stoprounds");
-  const int status = RunProgram(
-      {Runfile("tests/collector/flushers_program"), "stoprounds", "4"},
-      {"INTEL_LIBITTNOTIFY64=" + Runfile("collector/libittcollector.so"),
-       "ITTC_OUTPUT=" + dir + "/stoprounds.itt", "ITTC_FLUSHERS=" + std::to_string(kFlushers)},
-      dir + "/stdout.txt");
-  std::ifstream out(dir + "/stdout.txt");
-  const std::string printed((std::istreambuf_iterator<char>(out)),
-                            std::istreambuf_iterator<char>());
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << printed;
-  EXPECT_NE(printed.find("served "), std::string::npos) << printed;
+  const ProgramRun run = RunFullRoundsProgram("stoprounds", "4");
+  EXPECT_TRUE(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0) << run.status << "\n"
+                                                                     << run.printed;
+  EXPECT_NE(run.printed.find("served "), std::string::npos) << run.printed;
 }
 
 TEST(TargetFlushers, OnePerActiveThreadWhileTheCoresHoldBoth) {
