@@ -678,9 +678,9 @@ void FlusherWorker::Run() {
   // Nobody may wait for a park that will not come.
   g_running.fetch_sub(1, std::memory_order_relaxed);
   FutexWakeAll(&g_parked);
-  // The last rounds serve the full rounds asked before them.
-  const int asked = g_rounds_asked.load(std::memory_order_seq_cst);
   if (index_ != 0) {
+    // The last rounds serve the full rounds asked before them.
+    const int asked = g_rounds_asked.load(std::memory_order_seq_cst);
     // A thread handed over after the last round took the inbox was drained
     // when it was handed, maybe before a full round was asked: another
     // round drains it before this flusher serves.
@@ -706,11 +706,16 @@ void FlusherWorker::Run() {
   // (drained already, but for what a late call committed), and the end.
   if (!group_->failed()) Round(true);
   group_->StopOthers();
+  int asked = g_rounds_asked.load(std::memory_order_seq_cst);
   if (!group_->failed()) {
     // Calls waiting for room (block mode) see the stop within a nap and
     // count their drops: the losses written next count them. (A quarter
     // of the exit timeout at most, which Stop waits for all of this.)
     WaitForBlockedProducers(group_->settings_.exit_timeout_ms / 4);
+    // Every thread is this flusher's now, and the last round drains each
+    // ring to its end: it serves every full round asked so far, those
+    // asked while the others stopped too.
+    asked = g_rounds_asked.load(std::memory_order_seq_cst);
     Round(true);
     WriteEnd();
   }

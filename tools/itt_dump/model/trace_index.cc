@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <utility>
 
@@ -74,26 +75,36 @@ bool TraceIndex::Defines(format::FieldRole role, uint64_t id) const {
   }
 }
 
-// Made up on a miss only: one mutex for every index costs nothing to a
-// trace whose ids are all defined.
+// Made up on a miss only, then looked up under a shared lock: a trace
+// whose ids are all defined never takes it, and threads that meet the same
+// undefined ids do not wait for each other.
 struct TraceIndex::UndefinedNames {
+  std::shared_mutex mu;
   absl::node_hash_map<uint64_t, std::string> strings;  // node: views stay valid
   absl::node_hash_map<uint64_t, std::string> domains;
 };
 
+void TraceIndex::UndefinedNamesDeleter::operator()(UndefinedNames* names) const { delete names; }
+
+std::unique_ptr<TraceIndex::UndefinedNames, TraceIndex::UndefinedNamesDeleter>
+TraceIndex::NewUndefinedNames() {
+  return std::unique_ptr<UndefinedNames, UndefinedNamesDeleter>(new UndefinedNames);
+}
+
 namespace {
 
-std::mutex g_undefined_names_mu;
-
 std::string_view NameOrMadeUp(
-    const U64Map<std::string>& defined, uint64_t id,
-    std::shared_ptr<TraceIndex::UndefinedNames>* made_up,
+    const U64Map<std::string>& defined, uint64_t id, TraceIndex::UndefinedNames* made_up,
     absl::node_hash_map<uint64_t, std::string> TraceIndex::UndefinedNames::*of_kind) {
   if (id == 0) return {};
   if (const std::string* s = defined.Find(id)) return *s;
-  std::lock_guard<std::mutex> lock(g_undefined_names_mu);
-  if (*made_up == nullptr) *made_up = std::make_shared<TraceIndex::UndefinedNames>();
-  auto [it, added] = ((**made_up).*of_kind).try_emplace(id);
+  absl::node_hash_map<uint64_t, std::string>& names = made_up->*of_kind;
+  {
+    std::shared_lock<std::shared_mutex> lock(made_up->mu);
+    if (auto it = names.find(id); it != names.end()) return it->second;
+  }
+  std::unique_lock<std::shared_mutex> lock(made_up->mu);
+  auto [it, added] = names.try_emplace(id);
   if (added) it->second = absl::StrCat("#", id);
   return it->second;
 }
@@ -101,11 +112,11 @@ std::string_view NameOrMadeUp(
 }  // namespace
 
 std::string_view TraceIndex::String(uint64_t id) const {
-  return NameOrMadeUp(strings, id, &undefined_names, &UndefinedNames::strings);
+  return NameOrMadeUp(strings, id, undefined_names.get(), &UndefinedNames::strings);
 }
 
 std::string_view TraceIndex::Domain(uint64_t id) const {
-  return NameOrMadeUp(domains, id, &undefined_names, &UndefinedNames::domains);
+  return NameOrMadeUp(domains, id, undefined_names.get(), &UndefinedNames::domains);
 }
 
 void TraceIndex::AddProblem(Problem::Kind kind, uint64_t offset, uint64_t bytes,

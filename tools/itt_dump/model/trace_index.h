@@ -263,7 +263,11 @@ struct TraceIndex {
 
   // The "#N" names String and Domain made up, where their views point.
   struct UndefinedNames;
-  mutable std::shared_ptr<UndefinedNames> undefined_names;
+  struct UndefinedNamesDeleter {
+    void operator()(UndefinedNames* names) const;
+  };
+  std::unique_ptr<UndefinedNames, UndefinedNamesDeleter> undefined_names = NewUndefinedNames();
+  static std::unique_ptr<UndefinedNames, UndefinedNamesDeleter> NewUndefinedNames();
 };
 
 // An events chunk whose events stopped decoding part-way (a malformed
