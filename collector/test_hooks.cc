@@ -45,6 +45,18 @@ ITTC_EXPORT int ittc_test_full_round(void) {
   return ci::Flusher::WaitForRound(ticket, ci::DeadlineAfterMs(120 * 1000)) ? 1 : 0;
 }
 
+// hold == 1: flusher 0 will wait in its last rounds, once the other
+// flushers have stopped and before it looks at the full rounds asked,
+// until released (hold == 0); returns 1. hold == 2: waits until flusher 0
+// waits there; 1 then, 0 at a deadline only a hang reaches (two minutes).
+// Takes no session lock: callable while the session stops.
+ITTC_EXPORT int ittc_test_hold_last_round(int hold) {
+  if (hold == 2) {
+    return ci::Flusher::WaitLastRoundHeldForTest(ci::DeadlineAfterMs(120 * 1000)) ? 1 : 0;
+  }
+  return ci::Flusher::HoldLastRoundForTest(hold != 0) ? 1 : 0;
+}
+
 // Fills cpu_ns with the CPU time of each flusher thread so far (flusher 0
 // first), at most `max`; returns how many (0 without a running session).
 ITTC_EXPORT int ittc_test_flusher_cpu_ns(unsigned long long* cpu_ns, int max) {

@@ -110,6 +110,12 @@ std::atomic<int> g_hold{kHoldFree};
 std::atomic<int> g_parked{0};
 std::atomic<int> g_running{0};
 
+// The test hold of flusher 0's last rounds (HoldLastRoundForTest): asked,
+// then flusher 0 waiting in it, until the test frees it. Changes are
+// followed by a FUTEX_WAKE of all waiters, and waits name the value seen.
+enum LastRoundHold : int { kLastFree = 0, kLastAsked = 1, kLastWaiting = 2 };
+std::atomic<int> g_hold_last{kLastFree};
+
 long Futex(std::atomic<int>* addr, int op, int value, const timespec* timeout) {
   return syscall(SYS_futex, reinterpret_cast<int*>(addr), op, value, timeout, nullptr, 0);
 }
@@ -157,6 +163,19 @@ void ParkWhileHeld(const std::atomic<int>& stop) {
   }
   g_parked.fetch_sub(1, std::memory_order_relaxed);
   FutexWakeAll(&g_parked);
+}
+
+// Flusher 0's last rounds, before it looks at the full rounds asked: waits
+// while a test holds them there (HoldLastRoundForTest).
+void WaitWhileLastRoundHeld() {
+  int expected = kLastAsked;
+  if (!g_hold_last.compare_exchange_strong(expected, kLastWaiting, std::memory_order_acq_rel)) {
+    return;
+  }
+  FutexWakeAll(&g_hold_last);
+  while (g_hold_last.load(std::memory_order_acquire) == kLastWaiting) {
+    Futex(&g_hold_last, FUTEX_WAIT_PRIVATE, kLastWaiting, nullptr);
+  }
 }
 
 // The cores this process may run on (its affinity mask), at least 1.
@@ -224,15 +243,20 @@ bool Flusher::WaitForRound(uint32_t ticket, uint64_t deadline_ns) {
     bool any = false;
     bool all = true;
     for (const WakeWord& w : g_wake) {
-      // Acquire: a flusher that stopped committed its last chunks first.
+      // Tickets wrap: compare them as distances. Acquire: the round's
+      // commits come before.
+      const auto served = static_cast<uint32_t>(w.served.load(std::memory_order_acquire));
+      if (static_cast<int32_t>(served - ticket) >= 0) {
+        any = true;  // (stopped since, maybe: its last round served it)
+        continue;
+      }
+      // A flusher that stopped without serving it handed its threads to
+      // flusher 0 first, whose last round serves them (or, if none does,
+      // came after that round: nothing will).
       if (w.live.load(std::memory_order_acquire) == 0) continue;
       any = true;
-      // Tickets wrap: compare them as distances.
-      const auto served = static_cast<uint32_t>(w.served.load(std::memory_order_acquire));
-      if (static_cast<int32_t>(served - ticket) < 0) all = false;
+      all = false;
     }
-    // A flusher that stopped handed its threads to flusher 0 first, whose
-    // last round serves them.
     if (!any) return false;
     if (all) return true;
     const uint64_t now = MonotonicRawNs();
@@ -279,6 +303,24 @@ bool Flusher::HoldForTest(bool hold) {
     // rather than wait for a park that will not come.
     const timespec poll{0, 10 * 1000 * 1000};
     Futex(&g_parked, FUTEX_WAIT_PRIVATE, parked, &poll);
+  }
+}
+
+bool Flusher::HoldLastRoundForTest(bool hold) {
+  g_hold_last.store(hold ? kLastAsked : kLastFree, std::memory_order_release);
+  FutexWakeAll(&g_hold_last);
+  return true;
+}
+
+bool Flusher::WaitLastRoundHeldForTest(uint64_t deadline_ns) {
+  for (;;) {
+    const int hold = g_hold_last.load(std::memory_order_acquire);
+    if (hold == kLastWaiting) return true;
+    const uint64_t now = MonotonicRawNs();
+    if (now >= deadline_ns) return false;
+    const uint64_t left = std::min<uint64_t>(deadline_ns - now, 10 * 1000 * 1000);
+    const timespec ts{0, static_cast<long>(left)};
+    Futex(&g_hold_last, FUTEX_WAIT_PRIVATE, hold, &ts);
   }
 }
 
@@ -415,6 +457,7 @@ void Flusher::AbandonInChild() {
   g_running.store(0, std::memory_order_relaxed);
   g_parked.store(0, std::memory_order_relaxed);
   g_hold.store(kHoldFree, std::memory_order_relaxed);
+  g_hold_last.store(kLastFree, std::memory_order_relaxed);
   output_.AbandonInChild();
 }
 
@@ -706,6 +749,7 @@ void FlusherWorker::Run() {
   // (drained already, but for what a late call committed), and the end.
   if (!group_->failed()) Round(true);
   group_->StopOthers();
+  WaitWhileLastRoundHeld();
   int asked = g_rounds_asked.load(std::memory_order_seq_cst);
   if (!group_->failed()) {
     // Calls waiting for room (block mode) see the stop within a nap and

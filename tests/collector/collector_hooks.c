@@ -51,6 +51,16 @@ int FullRound(void) {
   return round();
 }
 
+void HoldLastRound(int hold) {
+  int (*set)(int) = (int (*)(int))Hook("ittc_test_hold_last_round");
+  set(hold ? 1 : 0);
+}
+
+int WaitLastRoundHeld(void) {
+  int (*wait)(int) = (int (*)(int))Hook("ittc_test_hold_last_round");
+  return wait(2);
+}
+
 int FlusherOfThisThread(void) {
   int (*owner)(void) = (int (*)(void))Hook("ittc_test_flusher_of_this_thread");
   return owner();

@@ -47,6 +47,12 @@ int FullRoundsAsked(void);
  * request), 0 when no flusher runs (no session, or it has stopped) or at
  * a deadline only a hang reaches. */
 int FullRound(void);
+/* With `hold`, flusher 0 waits in its last rounds (once the other
+ * flushers have stopped, before it looks at the full rounds asked) until
+ * HoldLastRound(0). WaitLastRoundHeld returns 1 once it waits there, 0
+ * at a deadline only a hang reaches. Neither takes the session's lock. */
+void HoldLastRound(int hold);
+int WaitLastRoundHeld(void);
 int FlusherOfThisThread(void);
 unsigned FlusherMovesOfThisThread(void);
 int MoveThisThread(int to);

@@ -27,7 +27,13 @@
  * serve too, must have drained the thread's ring. Prints "undrained ..."
  * as "fullrounds" does, then "served <rounds> <rounds that returned after
  * the main thread began to detach>" (whether any round overlapped the
- * stop is up to the scheduler; the count says how many may have). */
+ * stop is up to the scheduler; the count says how many may have).
+ *
+ * With "lastround": a thread records a value; flusher 0 is held in its
+ * last rounds (a test hook) while another thread detaches; once it waits
+ * there, a third asks for a full round, and the hold is released once
+ * the round is asked. The last round must serve it: exits 0 if it was
+ * served, 10 if not. */
 #define _GNU_SOURCE
 #include <ittnotify.h>
 #include <pthread.h>
@@ -191,7 +197,56 @@ static void* StopRounds(void* arg) {
   return NULL;
 }
 
+static void* Detach(void* arg) {
+  (void)arg;
+  __itt_detach();
+  return NULL;
+}
+
+static int g_last_round_served = -1;
+
+static void* AskFullRound(void* arg) {
+  (void)arg;
+  __atomic_store_n(&g_last_round_served, FullRound(), __ATOMIC_RELEASE);
+  return NULL;
+}
+
+static int LastRound(void) {
+  g_domain = __itt_domain_create("flushers");
+  __itt_marker(g_domain, __itt_null, __itt_string_handle_create("start"), __itt_scope_global);
+  __itt_counter counter = __itt_counter_create_typed("value", "flushers", __itt_metadata_u64);
+  unsigned long long value = 1;
+  __itt_counter_set_value(counter, &value);
+  HoldLastRound(1);
+  pthread_t detach;
+  if (pthread_create(&detach, NULL, Detach, NULL) != 0) return 4;
+  if (WaitLastRoundHeld() != 1) {
+    fprintf(stderr, "flusher 0 never reached its last round\n");
+    return 7;
+  }
+  const int asked = FullRoundsAsked();
+  pthread_t ask;
+  if (pthread_create(&ask, NULL, AskFullRound, NULL) != 0) return 4;
+  const double deadline = NowSeconds() + 200;
+  while (FullRoundsAsked() == asked) {
+    if (NowSeconds() > deadline) {
+      fprintf(stderr, "the full round was never asked\n");
+      return 7;
+    }
+    struct timespec nap = {0, 100 * 1000};
+    nanosleep(&nap, NULL);
+  }
+  HoldLastRound(0);
+  pthread_join(ask, NULL);
+  pthread_join(detach, NULL);
+  const int served = __atomic_load_n(&g_last_round_served, __ATOMIC_ACQUIRE);
+  printf("served %d\n", served);
+  fflush(stdout);
+  return served == 1 ? 0 : 10;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 2 && strcmp(argv[1], "lastround") == 0) return LastRound();
   if (argc == 3 && strcmp(argv[1], "stoprounds") == 0) {
     g_domain = __itt_domain_create("flushers");
     __itt_marker(g_domain, __itt_null, __itt_string_handle_create("start"), __itt_scope_global);
