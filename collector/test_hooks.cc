@@ -36,9 +36,9 @@ ITTC_EXPORT int ittc_test_flushers(void) { return ci::Flusher::RunningForTest();
 ITTC_EXPORT int ittc_test_full_rounds_asked(void) { return ci::Flusher::FullRoundsAskedForTest(); }
 
 // Asks every flusher for a full round (as a flight dump does) and waits
-// for it: 1 once every flusher has served it, 0 when no flusher runs (no
-// session, or its flushers have stopped) or at a deadline only a hang
-// reaches (two minutes). While the session stops, a round is served by
+// for it: 1 once every flusher has served it, 0 when none has and none
+// runs (no session, or its flushers have stopped) or at a deadline only
+// a hang reaches (two minutes). While the session stops, a round is served by
 // the flushers' last rounds.
 ITTC_EXPORT int ittc_test_full_round(void) {
   const uint32_t ticket = ci::Flusher::RequestFullRound();

@@ -243,17 +243,22 @@ bool Flusher::WaitForRound(uint32_t ticket, uint64_t deadline_ns) {
     bool any = false;
     bool all = true;
     for (const WakeWord& w : g_wake) {
-      // Tickets wrap: compare them as distances. Acquire: the round's
-      // commits come before.
+      // `live` first: a flusher stores its last `served` before it stores
+      // live = 0 (release), so one seen stopped shows its last. Acquire on
+      // both: the round's commits come before.
+      const bool live = w.live.load(std::memory_order_acquire) != 0;
       const auto served = static_cast<uint32_t>(w.served.load(std::memory_order_acquire));
-      if (static_cast<int32_t>(served - ticket) >= 0) {
-        any = true;  // (stopped since, maybe: its last round served it)
+      // Tickets wrap: compare them as distances. (One that stopped since
+      // may have served it in its last round; one never started has
+      // served nothing, 0.)
+      if (static_cast<int32_t>(served - ticket) >= 0 && (live || served != 0)) {
+        any = true;
         continue;
       }
       // A flusher that stopped without serving it handed its threads to
       // flusher 0 first, whose last round serves them (or, if none does,
       // came after that round: nothing will).
-      if (w.live.load(std::memory_order_acquire) == 0) continue;
+      if (!live) continue;
       any = true;
       all = false;
     }
@@ -307,7 +312,13 @@ bool Flusher::HoldForTest(bool hold) {
 }
 
 bool Flusher::HoldLastRoundForTest(bool hold) {
-  g_hold_last.store(hold ? kLastAsked : kLastFree, std::memory_order_release);
+  if (hold) {
+    // (Asked again while flusher 0 waits: it goes on waiting.)
+    int free = kLastFree;
+    g_hold_last.compare_exchange_strong(free, kLastAsked, std::memory_order_acq_rel);
+  } else {
+    g_hold_last.store(kLastFree, std::memory_order_release);
+  }
   FutexWakeAll(&g_hold_last);
   return true;
 }

@@ -256,7 +256,11 @@ class Flusher {
   // that drains all its rings and closes every open chunk, and returns the
   // request's ticket. WaitForRound(ticket) returns true once each flusher
   // has run such a round, begun after the request, and committed its
-  // chunks; false if no flusher runs or at `deadline_ns` (MonotonicRawNs).
+  // chunks (a flusher that stopped without one handed its threads to
+  // flusher 0 first, whose last round serves them); false if none has
+  // served it and none runs, or at `deadline_ns` (MonotonicRawNs). After a
+  // failed write the flushers serve without draining (nothing more is
+  // written).
   // Both async-signal-safe (atomics, futex, clock_gettime); never call
   // WaitForRound on a flusher thread.
   static uint32_t RequestFullRound();

@@ -44,8 +44,8 @@ int Flushers(void);
 int FullRoundsAsked(void);
 /* Asks every flusher for a full round, as a flight dump does, and waits
  * for it: 1 once served (every ring drained of what it held at the
- * request), 0 when no flusher runs (no session, or it has stopped) or at
- * a deadline only a hang reaches. */
+ * request), 0 when no flusher has served it and none runs (no session,
+ * or it has stopped) or at a deadline only a hang reaches. */
 int FullRound(void);
 /* With `hold`, flusher 0 waits in its last rounds (once the other
  * flushers have stopped, before it looks at the full rounds asked) until
