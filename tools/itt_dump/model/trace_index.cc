@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <utility>
 
-#include "absl/container/node_hash_map.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 
@@ -75,36 +73,20 @@ bool TraceIndex::Defines(format::FieldRole role, uint64_t id) const {
   }
 }
 
-// Made up on a miss only, then looked up under a shared lock: a trace
-// whose ids are all defined never takes it, and threads that meet the same
-// undefined ids do not wait for each other.
-struct TraceIndex::UndefinedNames {
-  std::shared_mutex mu;
-  absl::node_hash_map<uint64_t, std::string> strings;  // node: views stay valid
-  absl::node_hash_map<uint64_t, std::string> domains;
-};
-
-void TraceIndex::UndefinedNamesDeleter::operator()(UndefinedNames* names) const { delete names; }
-
-std::unique_ptr<TraceIndex::UndefinedNames, TraceIndex::UndefinedNamesDeleter>
-TraceIndex::NewUndefinedNames() {
-  return std::unique_ptr<UndefinedNames, UndefinedNamesDeleter>(new UndefinedNames);
-}
-
 namespace {
 
-std::string_view NameOrMadeUp(
-    const U64Map<std::string>& defined, uint64_t id, TraceIndex::UndefinedNames* made_up,
-    absl::node_hash_map<uint64_t, std::string> TraceIndex::UndefinedNames::*of_kind) {
+// `defined`'s name for `id`, or "#N" made up in `made_up` (under `mu`).
+std::string_view NameOrMadeUp(const U64Map<std::string>& defined, uint64_t id,
+                              absl::node_hash_map<uint64_t, std::string>* made_up,
+                              std::shared_mutex* mu) {
   if (id == 0) return {};
   if (const std::string* s = defined.Find(id)) return *s;
-  absl::node_hash_map<uint64_t, std::string>& names = made_up->*of_kind;
   {
-    std::shared_lock<std::shared_mutex> lock(made_up->mu);
-    if (auto it = names.find(id); it != names.end()) return it->second;
+    std::shared_lock<std::shared_mutex> lock(*mu);
+    if (auto it = made_up->find(id); it != made_up->end()) return it->second;
   }
-  std::unique_lock<std::shared_mutex> lock(made_up->mu);
-  auto [it, added] = names.try_emplace(id);
+  std::unique_lock<std::shared_mutex> lock(*mu);
+  auto [it, added] = made_up->try_emplace(id);
   if (added) it->second = absl::StrCat("#", id);
   return it->second;
 }
@@ -112,11 +94,11 @@ std::string_view NameOrMadeUp(
 }  // namespace
 
 std::string_view TraceIndex::String(uint64_t id) const {
-  return NameOrMadeUp(strings, id, undefined_names.get(), &UndefinedNames::strings);
+  return NameOrMadeUp(strings, id, &undefined_names->strings, &undefined_names->mu);
 }
 
 std::string_view TraceIndex::Domain(uint64_t id) const {
-  return NameOrMadeUp(domains, id, undefined_names.get(), &UndefinedNames::domains);
+  return NameOrMadeUp(domains, id, &undefined_names->domains, &undefined_names->mu);
 }
 
 void TraceIndex::AddProblem(Problem::Kind kind, uint64_t offset, uint64_t bytes,

@@ -21,10 +21,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "format/format.h"
@@ -261,13 +263,16 @@ struct TraceIndex {
 
   void AddProblem(Problem::Kind kind, uint64_t offset, uint64_t bytes, std::string reason);
 
-  // The "#N" names String and Domain made up, where their views point.
-  struct UndefinedNames;
-  struct UndefinedNamesDeleter {
-    void operator()(UndefinedNames* names) const;
+  // The "#N" names String and Domain made up, where their views point:
+  // made on a miss only, then looked up under the shared lock, so that a
+  // trace whose ids are all defined never takes it, and threads that meet
+  // the same undefined ids do not wait for each other.
+  struct UndefinedNames {
+    std::shared_mutex mu;
+    absl::node_hash_map<uint64_t, std::string> strings;  // node: views stay valid
+    absl::node_hash_map<uint64_t, std::string> domains;
   };
-  std::unique_ptr<UndefinedNames, UndefinedNamesDeleter> undefined_names = NewUndefinedNames();
-  static std::unique_ptr<UndefinedNames, UndefinedNamesDeleter> NewUndefinedNames();
+  std::unique_ptr<UndefinedNames> undefined_names = std::make_unique<UndefinedNames>();
 };
 
 // An events chunk whose events stopped decoding part-way (a malformed
