@@ -54,7 +54,8 @@ ITTC_EXPORT int ittc_test_hold_last_round(int hold) {
   if (hold == 2) {
     return ci::Flusher::WaitLastRoundHeldForTest(ci::DeadlineAfterMs(120 * 1000)) ? 1 : 0;
   }
-  return ci::Flusher::HoldLastRoundForTest(hold != 0) ? 1 : 0;
+  ci::Flusher::HoldLastRoundForTest(hold != 0);
+  return 1;
 }
 
 // Fills cpu_ns with the CPU time of each flusher thread so far (flusher 0

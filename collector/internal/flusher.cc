@@ -311,7 +311,7 @@ bool Flusher::HoldForTest(bool hold) {
   }
 }
 
-bool Flusher::HoldLastRoundForTest(bool hold) {
+void Flusher::HoldLastRoundForTest(bool hold) {
   if (hold) {
     // (Asked again while flusher 0 waits: it goes on waiting.)
     int free = kLastFree;
@@ -320,7 +320,6 @@ bool Flusher::HoldLastRoundForTest(bool hold) {
     g_hold_last.store(kLastFree, std::memory_order_release);
   }
   FutexWakeAll(&g_hold_last);
-  return true;
 }
 
 bool Flusher::WaitLastRoundHeldForTest(uint64_t deadline_ns) {
@@ -761,16 +760,15 @@ void FlusherWorker::Run() {
   if (!group_->failed()) Round(true);
   group_->StopOthers();
   WaitWhileLastRoundHeld();
-  int asked = g_rounds_asked.load(std::memory_order_seq_cst);
+  // Calls waiting for room (block mode) see the stop within a nap and
+  // count their drops: the losses written next count them. (A quarter of
+  // the exit timeout at most, which Stop waits for all of this.)
+  if (!group_->failed()) WaitForBlockedProducers(group_->settings_.exit_timeout_ms / 4);
+  // Every thread is this flusher's now, and the last round drains each
+  // ring to its end: it serves every full round asked so far, those asked
+  // while the others stopped too.
+  const int asked = g_rounds_asked.load(std::memory_order_seq_cst);
   if (!group_->failed()) {
-    // Calls waiting for room (block mode) see the stop within a nap and
-    // count their drops: the losses written next count them. (A quarter
-    // of the exit timeout at most, which Stop waits for all of this.)
-    WaitForBlockedProducers(group_->settings_.exit_timeout_ms / 4);
-    // Every thread is this flusher's now, and the last round drains each
-    // ring to its end: it serves every full round asked so far, those
-    // asked while the others stopped too.
-    asked = g_rounds_asked.load(std::memory_order_seq_cst);
     Round(true);
     WriteEnd();
   }

@@ -283,10 +283,10 @@ class Flusher {
 
   // Test hook (ittc_test_hold_last_round): with `hold`, flusher 0 waits
   // in its last rounds, once the other flushers have stopped and before
-  // it looks at the full rounds asked, until released (hold = false);
-  // returns true. WaitLastRoundHeldForTest returns true once it waits
-  // there, false at `deadline_ns`.
-  static bool HoldLastRoundForTest(bool hold);
+  // it looks at the full rounds asked, until released (hold = false).
+  // WaitLastRoundHeldForTest returns true once it waits there, false at
+  // `deadline_ns`.
+  static void HoldLastRoundForTest(bool hold);
   static bool WaitLastRoundHeldForTest(uint64_t deadline_ns);
 
   // Flusher threads running now (test hook ittc_test_flushers, benches).

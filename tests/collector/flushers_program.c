@@ -61,20 +61,54 @@ static double NowSeconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Waits until done(arg) is nonzero, looking every 100 us: 1 then, 0 once
+ * `seconds` have passed (a deadline only a hang reaches). */
+static int WaitUntil(int (*done)(const void*), const void* arg, double seconds) {
+  const double deadline = NowSeconds() + seconds;
+  while (!done(arg)) {
+    if (NowSeconds() > deadline) return 0;
+    struct timespec nap = {0, 100 * 1000};
+    nanosleep(&nap, NULL);
+  }
+  return 1;
+}
+
+/* WaitUntil's conditions. */
+static int MovedSince(const void* moves) {
+  return FlusherMovesOfThisThread() != *(const unsigned*)moves;
+}
+static int HasFlusher(const void* unused) {
+  (void)unused;
+  return FlusherOfThisThread() >= 0;
+}
+static int RoundsAskedPast(const void* asked) { return FullRoundsAsked() != *(const int*)asked; }
+static int g_warm_threads;
+static int AllWarm(const void* n) {
+  return __atomic_load_n(&g_warm_threads, __ATOMIC_ACQUIRE) >= *(const int*)n;
+}
+
+/* Starts the session and its flushers with a recording call. */
+static void StartSession(void) {
+  g_domain = __itt_domain_create("flushers");
+  __itt_marker(g_domain, __itt_null, __itt_string_handle_create("start"), __itt_scope_global);
+  g_flushers = Flushers();
+}
+
+/* The counter of worker `index`, named in `name` ("worker-<index>"). */
+static __itt_counter WorkerCounter(int index, char name[32]) {
+  snprintf(name, 32, "worker-%d", index);
+  return __itt_counter_create_typed(name, "flushers", __itt_metadata_u64);
+}
+
 /* Waits for the calling thread's ring to have changed flusher more than
  * `moves` times: to the flusher asked for, or to another one flusher 0
  * chose meanwhile to spread the threads (which may also move it back).
  * Only a hang reaches the deadline (the owner's next round may wait for a
  * CPU). */
 static void WaitForMove(const char* name, unsigned moves) {
-  const double deadline = NowSeconds() + 600;
-  while (FlusherMovesOfThisThread() == moves) {
-    if (NowSeconds() > deadline) {
-      fprintf(stderr, "%s: never moved from flusher %d\n", name, FlusherOfThisThread());
-      exit(6);
-    }
-    struct timespec nap = {0, 100 * 1000};
-    nanosleep(&nap, NULL);
+  if (!WaitUntil(MovedSince, &moves, 600)) {
+    fprintf(stderr, "%s: never moved from flusher %d\n", name, FlusherOfThisThread());
+    exit(6);
   }
 }
 
@@ -99,14 +133,9 @@ static void* Run(void* arg) {
     }
     if (segment < g_moves && g_flushers >= 2) {
       /* A thread flusher 0 has not seen yet has no flusher to leave. */
-      const double deadline = NowSeconds() + 600;
-      while (FlusherOfThisThread() < 0) {
-        if (NowSeconds() > deadline) {
-          fprintf(stderr, "%s: never given a flusher\n", name);
-          exit(7);
-        }
-        struct timespec nap = {0, 100 * 1000};
-        nanosleep(&nap, NULL);
+      if (!WaitUntil(HasFlusher, NULL, 600)) {
+        fprintf(stderr, "%s: never given a flusher\n", name);
+        exit(7);
       }
       moves = FlusherMovesOfThisThread();
       const int to = (FlusherOfThisThread() + 1) % g_flushers;
@@ -141,8 +170,7 @@ static void ExpectDrained(int index, int step) {
 static void* FullRounds(void* arg) {
   const int index = *(const int*)arg;
   char name[32];
-  snprintf(name, sizeof(name), "worker-%d", index);
-  __itt_counter counter = __itt_counter_create_typed(name, "flushers", __itt_metadata_u64);
+  __itt_counter counter = WorkerCounter(index, name);
   unsigned long long value = 0;
   __itt_counter_set_value(counter, &value);
   ExpectDrained(index, 0);
@@ -160,13 +188,11 @@ static void* FullRounds(void* arg) {
 }
 
 static int g_detaching;
-static int g_warm_threads;
 
 static void* StopRounds(void* arg) {
   const int index = *(const int*)arg;
   char name[32];
-  snprintf(name, sizeof(name), "worker-%d", index);
-  __itt_counter counter = __itt_counter_create_typed(name, "flushers", __itt_metadata_u64);
+  __itt_counter counter = WorkerCounter(index, name);
   unsigned long long value = 0;
   long served = 0;
   long during_stop = 0;
@@ -213,8 +239,7 @@ static void* AskFullRound(void* arg) {
 }
 
 static int LastRound(void) {
-  g_domain = __itt_domain_create("flushers");
-  __itt_marker(g_domain, __itt_null, __itt_string_handle_create("start"), __itt_scope_global);
+  StartSession();
   __itt_counter counter = __itt_counter_create_typed("value", "flushers", __itt_metadata_u64);
   unsigned long long value = 1;
   __itt_counter_set_value(counter, &value);
@@ -235,15 +260,10 @@ static int LastRound(void) {
     return 4;
   }
   /* (With the hook's two deadlines, within the test's time limit.) */
-  const double deadline = NowSeconds() + 30;
-  while (FullRoundsAsked() == asked) {
-    if (NowSeconds() > deadline) {
-      fprintf(stderr, "the full round was never asked\n");
-      HoldLastRound(0);
-      return 7;
-    }
-    struct timespec nap = {0, 100 * 1000};
-    nanosleep(&nap, NULL);
+  if (!WaitUntil(RoundsAskedPast, &asked, 30)) {
+    fprintf(stderr, "the full round was never asked\n");
+    HoldLastRound(0);
+    return 7;
   }
   HoldLastRound(0);
   pthread_join(ask, NULL);
@@ -259,9 +279,7 @@ static int LastRound(void) {
 int main(int argc, char** argv) {
   if (argc == 2 && strcmp(argv[1], "lastround") == 0) return LastRound();
   if (argc == 3 && strcmp(argv[1], "stoprounds") == 0) {
-    g_domain = __itt_domain_create("flushers");
-    __itt_marker(g_domain, __itt_null, __itt_string_handle_create("start"), __itt_scope_global);
-    g_flushers = Flushers();
+    StartSession();
     const int n = atoi(argv[2]);
     pthread_t ids[64];
     int indices[64];
@@ -271,14 +289,9 @@ int main(int argc, char** argv) {
       if (pthread_create(&ids[i], NULL, StopRounds, &indices[i]) != 0) return 4;
     }
     /* (Within the test's time limit: a hang is reported by the program.) */
-    const double deadline = NowSeconds() + 200;
-    while (__atomic_load_n(&g_warm_threads, __ATOMIC_ACQUIRE) < n) {
-      if (NowSeconds() > deadline) {
-        fprintf(stderr, "the threads never had 20 full rounds each\n");
-        return 7;
-      }
-      struct timespec nap = {0, 1000 * 1000};
-      nanosleep(&nap, NULL);
+    if (!WaitUntil(AllWarm, &n, 200)) {
+      fprintf(stderr, "the threads never had 20 full rounds each\n");
+      return 7;
     }
     __atomic_store_n(&g_detaching, 1, __ATOMIC_RELEASE);
     __itt_detach();
@@ -288,9 +301,7 @@ int main(int argc, char** argv) {
     return g_undrained == 0 ? 0 : 8;
   }
   if (argc == 3 && strcmp(argv[1], "fullrounds") == 0) {
-    g_domain = __itt_domain_create("flushers");
-    __itt_marker(g_domain, __itt_null, __itt_string_handle_create("start"), __itt_scope_global);
-    g_flushers = Flushers();
+    StartSession();
     const int n = atoi(argv[2]);
     for (int i = 0; i < n; ++i) {
       pthread_t id;
@@ -305,10 +316,7 @@ int main(int argc, char** argv) {
   g_events = atol(argv[2]);
   g_moves = atoi(argv[3]);
   const int detach = strcmp(argv[4], "detach") == 0;
-  g_domain = __itt_domain_create("flushers");
-  /* A recording call starts the session and its flushers. */
-  __itt_marker(g_domain, __itt_null, __itt_string_handle_create("start"), __itt_scope_global);
-  g_flushers = Flushers();
+  StartSession();
   printf("flushers %d\n", g_flushers);
   struct Worker* workers = calloc((size_t)threads, sizeof(struct Worker));
   pthread_t* ids = calloc((size_t)threads, sizeof(pthread_t));
